@@ -1,0 +1,277 @@
+//! The rust-analyzer side: an in-memory crate graph (std + `lacuna` prelude + one host crate) whose host file
+//! text is replaced for each check. std is loaded once, as library roots of high durability, so a re-check only
+//! re-parses the host and re-infers what changed.
+
+use std::sync::Arc;
+
+use ra_ap_base_db::{
+    CrateDisplayName, CrateGraphBuilder, CrateName, CrateOrigin, CrateWorkspaceData, DependencyBuilder, Env,
+    FileChange, LangCrateOrigin, SourceRoot,
+};
+use ra_ap_cfg::CfgOptions;
+use ra_ap_hir::{ChangeWithProcMacros, HirDisplay, Semantics};
+use ra_ap_ide::{AnalysisHost, AssistResolveStrategy, DiagnosticCode, DiagnosticsConfig, Edition, FileId, Severity};
+use ra_ap_intern::Symbol;
+use ra_ap_paths::{AbsPathBuf, Utf8PathBuf};
+use ra_ap_syntax::{ast, AstNode};
+use ra_ap_vfs::{file_set::FileSet, VfsPath};
+
+use crate::std_source::{rust_files, StdSource, TargetInfo};
+use crate::CheckerError;
+
+/// A diagnostic as rust-analyzer reports it, in spliced-text coordinates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RaDiagnostic {
+    pub start: usize,
+    pub end: usize,
+    /// rustc's code (`E0308`) when rust-analyzer maps to one.
+    pub code: Option<String>,
+    /// rust-analyzer's own name when it has no rustc code (`unresolved-macro-call`, `syntax-error`).
+    pub name: String,
+    pub message: String,
+}
+
+pub(crate) struct RaSession {
+    host: AnalysisHost,
+    host_file: FileId,
+    /// The text the host file holds now; setting the same text again is free.
+    current: Option<Arc<str>>,
+    config: DiagnosticsConfig,
+    /// How many std source files were loaded (for `--verbose` and benchmarks).
+    pub std_files: usize,
+}
+
+impl RaSession {
+    pub fn load(std_src: &StdSource, target: &TargetInfo, prelude: &str) -> Result<RaSession, CheckerError> {
+        let mut change = FileChange::default();
+        let mut next_id = 0u32;
+        let mut fresh_id = || {
+            let id = FileId::from_raw(next_id);
+            next_id += 1;
+            id
+        };
+
+        // std: every reachable source file in one library root, so `#[path]` includes across crate dirs resolve.
+        let mut files = Vec::new();
+        for dir in std_src.source_dirs() {
+            rust_files(&dir, &mut files);
+        }
+        let mut std_set = FileSet::default();
+        let mut root_ids = std::collections::HashMap::new();
+        let std_files = files.len();
+        for path in files {
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let Some(vfs_path) = vfs_path(&path) else { continue };
+            let id = fresh_id();
+            change.change_file(id, Some(text));
+            root_ids.insert(path.clone(), id);
+            std_set.insert(id, vfs_path);
+        }
+
+        let prelude_id = fresh_id();
+        change.change_file(prelude_id, Some(prelude.to_owned()));
+        let mut prelude_set = FileSet::default();
+        prelude_set.insert(prelude_id, VfsPath::new_virtual_path("/lacuna/lib.rs".to_owned()));
+
+        let host_file = fresh_id();
+        change.change_file(host_file, Some(String::new()));
+        let mut host_set = FileSet::default();
+        host_set.insert(host_file, VfsPath::new_virtual_path("/host/main.rs".to_owned()));
+
+        change.set_roots(vec![
+            SourceRoot::new_library(std_set),
+            SourceRoot::new_library(prelude_set),
+            SourceRoot::new_local(host_set),
+        ]);
+
+        let ws = triomphe::Arc::new(CrateWorkspaceData {
+            target: Ok(ra_ap_base_db::target::TargetData {
+                data_layout: target.data_layout.clone().into_boxed_str(),
+                arch: ra_ap_base_db::target::Arch::Other,
+            }),
+            toolchain: None,
+        });
+        let cwd = triomphe::Arc::new(AbsPathBuf::assert(Utf8PathBuf::from("/")));
+        let mut target_cfg = CfgOptions::default();
+        for (key, value) in &target.cfg {
+            match value {
+                Some(v) => target_cfg.insert_key_value(Symbol::intern(key), Symbol::intern(v)),
+                None => target_cfg.insert_atom(Symbol::intern(key)),
+            }
+        }
+
+        let mut graph = CrateGraphBuilder::default();
+        let mut std_crates = std::collections::HashMap::new();
+        for krate in std_src.crates() {
+            let Some(&root) = root_ids.get(&std_src.library.join(&krate.root)) else { continue };
+            let mut cfg = target_cfg.clone();
+            for feature in krate.features {
+                cfg.insert_key_value(Symbol::intern("feature"), Symbol::intern(feature));
+            }
+            let origin = match krate.name {
+                "core" => CrateOrigin::Lang(LangCrateOrigin::Core),
+                "alloc" => CrateOrigin::Lang(LangCrateOrigin::Alloc),
+                "std" => CrateOrigin::Lang(LangCrateOrigin::Std),
+                name => CrateOrigin::Library { repo: None, name: Symbol::intern(name) },
+            };
+            let id = graph.add_crate_root(
+                root,
+                Edition::Edition2024,
+                Some(CrateDisplayName::from_canonical_name(krate.name)),
+                None,
+                cfg.clone(),
+                Some(cfg),
+                Env::default(),
+                origin,
+                Vec::new(),
+                false,
+                cwd.clone(),
+                ws.clone(),
+            );
+            for dep in krate.deps {
+                if let Some(&dep_id) = std_crates.get(dep) {
+                    let name = CrateName::new(dep).expect("std crate names have no dashes");
+                    graph.add_dep(id, DependencyBuilder::with_prelude(name, dep_id, true, true)).map_err(
+                        |e| CheckerError::Internal { detail: format!("std crate graph: {e:?}") },
+                    )?;
+                }
+            }
+            std_crates.insert(krate.name, id);
+        }
+        if !std_crates.contains_key("std") {
+            return Err(CheckerError::StdSourceMissing {
+                detail: format!("{} has no usable std crate", std_src.library.display()),
+            });
+        }
+
+        let mut host_cfg = target_cfg;
+        // A debug build, as `rustc` without -O compiles the host.
+        host_cfg.insert_atom(Symbol::intern("debug_assertions"));
+        let lacuna = graph.add_crate_root(
+            prelude_id,
+            Edition::Edition2021,
+            Some(CrateDisplayName::from_canonical_name("lacuna")),
+            None,
+            host_cfg.clone(),
+            Some(host_cfg.clone()),
+            Env::default(),
+            CrateOrigin::Library { repo: None, name: Symbol::intern("lacuna") },
+            Vec::new(),
+            false,
+            cwd.clone(),
+            ws.clone(),
+        );
+        let host_crate = graph.add_crate_root(
+            host_file,
+            Edition::Edition2021,
+            Some(CrateDisplayName::from_canonical_name("host")),
+            None,
+            host_cfg.clone(),
+            Some(host_cfg),
+            Env::default(),
+            CrateOrigin::Local { repo: None, name: Some(Symbol::intern("host")) },
+            Vec::new(),
+            false,
+            cwd,
+            ws,
+        );
+        for (krate, prelude_crates) in [(lacuna, ["core", "std"]), (host_crate, ["core", "std"])] {
+            for name in prelude_crates {
+                let dep = DependencyBuilder::with_prelude(
+                    CrateName::new(name).expect("valid crate name"),
+                    std_crates[name],
+                    true,
+                    true,
+                );
+                graph.add_dep(krate, dep).map_err(|e| CheckerError::Internal { detail: format!("{e:?}") })?;
+            }
+            // `alloc` is a dependency but, as under rustc, not in the extern prelude.
+            if let Some(&alloc) = std_crates.get("alloc") {
+                let dep = DependencyBuilder::with_prelude(CrateName::new("alloc").unwrap(), alloc, false, true);
+                graph.add_dep(krate, dep).map_err(|e| CheckerError::Internal { detail: format!("{e:?}") })?;
+            }
+        }
+        let dep = DependencyBuilder::new(CrateName::new("lacuna").unwrap(), lacuna);
+        graph.add_dep(host_crate, dep).map_err(|e| CheckerError::Internal { detail: format!("{e:?}") })?;
+        change.set_crate_graph(graph);
+
+        let mut host = AnalysisHost::new(None);
+        host.apply_change(ChangeWithProcMacros { source_change: change, proc_macros: None });
+
+        let mut config = DiagnosticsConfig::test_sample();
+        config.style_lints = false;
+        config.term_search_fuel = 0;
+        Ok(RaSession { host, host_file, current: None, config, std_files })
+    }
+
+    /// Replaces the host file's text (a no-op if it is already this text).
+    pub fn set_text(&mut self, text: &str) {
+        if self.current.as_deref() == Some(text) {
+            return;
+        }
+        let mut change = FileChange::default();
+        change.change_file(self.host_file, Some(text.to_owned()));
+        self.host.apply_change(ChangeWithProcMacros { source_change: change, proc_macros: None });
+        self.current = Some(text.into());
+    }
+
+    /// Error-severity diagnostics for the host file as it is now. rust-analyzer's warnings and lints are not
+    /// verdicts and are dropped.
+    pub fn errors(&self) -> Result<Vec<RaDiagnostic>, CheckerError> {
+        let analysis = self.host.analysis();
+        let diags = analysis
+            .full_diagnostics(&self.config, AssistResolveStrategy::None, self.host_file)
+            .map_err(|_| CheckerError::Internal { detail: "rust-analyzer query cancelled".into() })?;
+        Ok(diags
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error && !d.unused)
+            .filter(|d| d.range.file_id == self.host_file)
+            .map(|d| {
+                let (code, name) = match d.code {
+                    DiagnosticCode::RustcHardError(c) if c.starts_with('E') => (Some(c.to_owned()), c.to_owned()),
+                    DiagnosticCode::SyntaxError => (None, "syntax-error".to_owned()),
+                    other => (None, other.as_str().to_owned()),
+                };
+                RaDiagnostic {
+                    start: usize::from(d.range.range.start()),
+                    end: usize::from(d.range.range.end()),
+                    code,
+                    name,
+                    message: d.message,
+                }
+            })
+            .collect())
+    }
+
+    /// The `T` in `Result<T, HoleError>` of the hole whose `agent` token starts at `offset` (spliced
+    /// coordinates), rendered as Rust; `None` if rust-analyzer cannot tell.
+    pub fn hole_type(&self, offset: usize) -> Option<String> {
+        let db = self.host.raw_database();
+        let sema = Semantics::new(db);
+        let file_id = sema.attach_first_edition(self.host_file);
+        let file = sema.parse(file_id);
+        let token = file.syntax().token_at_offset((offset as u32).into()).right_biased()?;
+        for descended in sema.descend_into_macros(token) {
+            let Some(call) = descended.parent_ancestors().find_map(ast::MacroCall::cast) else { continue };
+            let Some(expr) = call.syntax().parent().and_then(ast::MacroExpr::cast) else { continue };
+            let Some(info) = sema.type_of_expr(&ast::Expr::MacroExpr(expr)) else { continue };
+            let scope = sema.scope(call.syntax())?;
+            let inner = info.original.type_arguments().next()?;
+            if inner.is_unknown() {
+                return None;
+            }
+            // As source code, relative to the hole's module (default type parameters left out); types that
+            // cannot be written there (closures, opaque types) fall back to the display form.
+            return Some(match inner.display_source_code(db, scope.module().into(), false) {
+                Ok(text) => text,
+                Err(_) => inner.display_truncated(db, None, scope.krate().to_display_target(db)).to_string(),
+            });
+        }
+        None
+    }
+}
+
+fn vfs_path(path: &std::path::Path) -> Option<VfsPath> {
+    let utf8 = Utf8PathBuf::from_path_buf(path.to_path_buf()).ok()?;
+    AbsPathBuf::try_from(utf8).ok().map(VfsPath::from)
+}

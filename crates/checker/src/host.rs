@@ -1,0 +1,356 @@
+//! Host programs, their holes, and splicing a snippet into a hole.
+//!
+//! A host is a single-file Rust program. A hole is `agent!(...)` (or `lacuna::agent!(...)`) in expression
+//! position, found at the token level so holes inside other macros' arguments (`println!("{}", agent!(..)?)`)
+//! count too. Splicing is textual: the same spliced text goes to rust-analyzer and to rustc, so "accepted iff
+//! rustc accepts the spliced host" is a statement about one string.
+
+use ra_ap_syntax::{ast, AstNode, AstToken, Edition, SourceFile, SyntaxKind, SyntaxToken, TextRange, T};
+
+use crate::line_index::LineIndex;
+
+/// Appended to the host so the prelude is in scope without an import. At the end, host lines and columns stay
+/// as the user wrote them; `#[macro_use]` makes `agent!` visible in every module regardless of position.
+pub(crate) const PRELUDE_INJECTION: &str =
+    "\n#[macro_use] extern crate lacuna;\n#[allow(unused_imports)] use lacuna::prelude::*;\n";
+
+/// Around a snippet: the hole's value is `Ok(snippet)`, and the snippet is a block, so it may have statements
+/// before its final expression. Newlines keep a trailing `//` comment in the snippet from eating the `}`.
+pub(crate) const SNIPPET_OPEN: &str = "::core::result::Result::Ok::<_, ::lacuna::HoleError>({\n";
+pub(crate) const SNIPPET_CLOSE: &str = "\n})";
+
+/// One `agent!(...)` call in a host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hole {
+    /// 1-based, in source order.
+    pub number: usize,
+    /// Byte range of the whole macro call (path through closing delimiter) in the host text.
+    pub range: std::ops::Range<usize>,
+    /// 1-based line and column (in chars) of the call.
+    pub line: u32,
+    pub column: u32,
+    /// The task string, when it is a string literal.
+    pub task: Option<String>,
+    /// The model named by `agent!(model, "task")`.
+    pub model: Option<String>,
+}
+
+/// A host program, normalized (no BOM, `\n` line endings) and with its holes located.
+#[derive(Debug, Clone)]
+pub struct Host {
+    pub name: String,
+    pub text: String,
+    pub holes: Vec<Hole>,
+    pub(crate) line_index: LineIndex,
+}
+
+/// A host that cannot be used: it does not parse, or has no holes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostSyntaxError {
+    pub message: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Host {
+    /// Parses a host. Syntax errors are returned as data (the caller decides how to report them).
+    pub fn parse(name: &str, text: &str) -> Result<Host, Vec<HostSyntaxError>> {
+        let text = normalize(text);
+        let line_index = LineIndex::new(&text);
+        let parse = SourceFile::parse(&text, Edition::Edition2021);
+        if !parse.errors().is_empty() {
+            return Err(parse
+                .errors()
+                .iter()
+                .take(20)
+                .map(|e| {
+                    let (line, column) = line_index.line_col(usize::from(e.range().start()));
+                    HostSyntaxError { message: e.to_string(), line, column }
+                })
+                .collect());
+        }
+        let file = parse.tree();
+        let holes = find_holes(&file, &line_index);
+        Ok(Host { name: name.to_owned(), text, holes, line_index })
+    }
+
+    /// The host as the compiler sees it with every hole unfilled.
+    pub(crate) fn unfilled(&self) -> Spliced {
+        Spliced::new(self, None)
+    }
+
+    /// The host with `snippet` in hole `hole` (an index into [`Host::holes`]).
+    pub(crate) fn splice(&self, hole: usize, snippet: &str) -> Spliced {
+        Spliced::new(self, Some((&self.holes[hole], snippet)))
+    }
+}
+
+/// Strips a byte-order mark and turns `\r\n` into `\n`, as rustc does when it reads a file. Positions we report
+/// are in these coordinates (lines and char columns are unaffected).
+pub fn normalize(text: &str) -> String {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.contains("\r\n") {
+        text.replace("\r\n", "\n")
+    } else {
+        text.to_owned()
+    }
+}
+
+fn find_holes(file: &SourceFile, line_index: &LineIndex) -> Vec<Hole> {
+    let tokens: Vec<SyntaxToken> = file
+        .syntax()
+        .descendants_with_tokens()
+        .filter_map(|e| e.into_token())
+        .filter(|t| !t.kind().is_trivia())
+        .collect();
+    let mut holes = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        let is_call = t.kind() == SyntaxKind::IDENT
+            && t.text() == "agent"
+            && tokens.get(i + 1).is_some_and(|b| b.kind() == T![!])
+            && tokens.get(i + 2).is_some_and(|p| matches!(p.kind(), T!['('] | T!['['] | T!['{']))
+            // `macro_rules! agent { .. }` and uses inside macro definitions are not holes.
+            && !t.parent_ancestors().any(|a| matches!(a.kind(), SyntaxKind::MACRO_RULES | SyntaxKind::MACRO_DEF));
+        if !is_call {
+            i += 1;
+            continue;
+        }
+        // Include a `lacuna::` or `::lacuna::` path prefix in the hole.
+        let mut start = i;
+        if i >= 2 && tokens[i - 1].kind() == T![::] && tokens[i - 2].text() == "lacuna" {
+            start = i - 2;
+            if start >= 1 && tokens[start - 1].kind() == T![::] {
+                start -= 1;
+            }
+        }
+        let Some(close) = matching_close(&tokens, i + 2) else {
+            i += 1;
+            continue;
+        };
+        let args = &tokens[i + 3..close];
+        let range_start = usize::from(tokens[start].text_range().start());
+        let range_end = usize::from(tokens[close].text_range().end());
+        let (line, column) = line_index.line_col(range_start);
+        holes.push(Hole {
+            number: holes.len() + 1,
+            range: range_start..range_end,
+            line,
+            column,
+            task: task_literal(args),
+            model: model_name(args),
+        });
+        i = close + 1;
+    }
+    holes
+}
+
+/// Index of the token closing the delimiter at `open`.
+fn matching_close(tokens: &[SyntaxToken], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (j, t) in tokens.iter().enumerate().skip(open) {
+        match t.kind() {
+            T!['('] | T!['['] | T!['{'] => depth += 1,
+            T![')'] | T![']'] | T!['}'] => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The task: the last top-level argument, when it is a plain string literal.
+fn task_literal(args: &[SyntaxToken]) -> Option<String> {
+    let last = args.iter().rev().find(|t| t.kind() != T![,])?;
+    ast::String::cast(last.clone()).and_then(|s| s.value().ok().map(|v| v.into_owned()))
+}
+
+/// The model in `agent!(model, "task")`: an identifier (or string) followed by a comma at top level.
+fn model_name(args: &[SyntaxToken]) -> Option<String> {
+    match args {
+        [first, comma, _, ..] if comma.kind() == T![,] => match first.kind() {
+            SyntaxKind::IDENT => Some(first.text().to_owned()),
+            SyntaxKind::STRING => {
+                ast::String::cast(first.clone()).and_then(|s| s.value().ok().map(|v| v.into_owned()))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Where a byte of spliced text came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Byte offset in the snippet.
+    Snippet(usize),
+    /// Byte offset in the (normalized) host.
+    Host(usize),
+    /// Text Lacuna added (the prelude injection, the `Ok({ })` around the snippet).
+    Glue,
+}
+
+/// A host with the prelude appended and, optionally, one hole replaced by a snippet.
+#[derive(Debug, Clone)]
+pub(crate) struct Spliced {
+    pub text: String,
+    /// Where the appended prelude starts: everything from here on is glue.
+    prelude_at: usize,
+    hole: Option<SplicedHole>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct SplicedHole {
+    /// Host range of the replaced hole.
+    host_start: usize,
+    host_end: usize,
+    /// Spliced range of the replacement (glue + snippet + glue).
+    start: usize,
+    end: usize,
+    snippet_start: usize,
+    snippet_end: usize,
+}
+
+impl Spliced {
+    fn new(host: &Host, fill: Option<(&Hole, &str)>) -> Spliced {
+        let snippet_len = fill.map_or(0, |(_, s)| s.len());
+        let mut text = String::with_capacity(host.text.len() + PRELUDE_INJECTION.len() + snippet_len + 64);
+        let hole = match fill {
+            None => {
+                text.push_str(&host.text);
+                None
+            }
+            Some((hole, snippet)) => {
+                text.push_str(&host.text[..hole.range.start]);
+                let start = text.len();
+                text.push_str(SNIPPET_OPEN);
+                let snippet_start = text.len();
+                text.push_str(snippet);
+                let snippet_end = text.len();
+                text.push_str(SNIPPET_CLOSE);
+                let end = text.len();
+                text.push_str(&host.text[hole.range.end..]);
+                Some(SplicedHole {
+                    host_start: hole.range.start,
+                    host_end: hole.range.end,
+                    start,
+                    end,
+                    snippet_start,
+                    snippet_end,
+                })
+            }
+        };
+        let prelude_at = text.len();
+        text.push_str(PRELUDE_INJECTION);
+        Spliced { text, prelude_at, hole }
+    }
+
+    pub fn origin(&self, offset: usize) -> Origin {
+        if offset >= self.prelude_at {
+            return Origin::Glue;
+        }
+        match self.hole {
+            Some(h) if offset >= h.end => Origin::Host(offset - h.end + h.host_end),
+            Some(h) if offset >= h.snippet_start && offset <= h.snippet_end => Origin::Snippet(offset - h.snippet_start),
+            Some(h) if offset >= h.start => Origin::Glue,
+            _ => Origin::Host(offset),
+        }
+    }
+
+    /// The byte range of the snippet in the spliced text.
+    pub fn snippet_range(&self) -> Option<std::ops::Range<usize>> {
+        self.hole.map(|h| h.snippet_start..h.snippet_end)
+    }
+
+    /// The range `{ snippet }` occupies, braces included.
+    pub fn block_range(&self) -> Option<std::ops::Range<usize>> {
+        self.hole.map(|h| h.snippet_start - 2..h.snippet_end + 2)
+    }
+
+    /// Maps a host offset into spliced coordinates (a host offset inside the replaced hole maps to its start).
+    pub fn from_host(&self, host_offset: usize) -> usize {
+        match self.hole {
+            Some(h) if host_offset >= h.host_end => host_offset - h.host_end + h.end,
+            Some(h) if host_offset >= h.host_start => h.start,
+            _ => host_offset,
+        }
+    }
+}
+
+/// Is `range` (spliced coordinates) exactly the snippet block we inserted? Used to prove the snippet did not
+/// close our block early or open a comment or string that runs past it.
+pub(crate) fn block_is_intact(file: &SourceFile, block: &std::ops::Range<usize>) -> bool {
+    let range = TextRange::new((block.start as u32).into(), (block.end as u32).into());
+    let covering = file.syntax().covering_element(range);
+    let node = match covering {
+        ra_ap_syntax::NodeOrToken::Node(n) => n,
+        ra_ap_syntax::NodeOrToken::Token(t) => match t.parent() {
+            Some(p) => p,
+            None => return false,
+        },
+    };
+    // The braces belong to a STMT_LIST inside the BLOCK_EXPR; both span exactly the braces.
+    node.ancestors()
+        .take_while(|n| n.text_range() == range)
+        .any(|n| n.kind() == SyntaxKind::BLOCK_EXPR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(text: &str) -> Host {
+        Host::parse("host.rs", text).expect("host parses")
+    }
+
+    #[test]
+    fn finds_holes_in_source_order_including_macro_arguments() {
+        let h = host(
+            "fn main() {\n    let a: i32 = agent!(\"one\").unwrap();\n    println!(\"{}\", lacuna::agent!(fast, \"two\").unwrap_or(0));\n}\n",
+        );
+        assert_eq!(h.holes.len(), 2);
+        assert_eq!(h.holes[0].task.as_deref(), Some("one"));
+        assert_eq!((h.holes[0].line, h.holes[0].column), (2, 18));
+        assert_eq!(h.holes[1].model.as_deref(), Some("fast"));
+        assert_eq!(&h.text[h.holes[1].range.clone()], "lacuna::agent!(fast, \"two\")");
+    }
+
+    #[test]
+    fn macro_definitions_are_not_holes() {
+        let h = host("macro_rules! m { () => { agent!(\"x\") } }\nfn main() {}\n");
+        assert!(h.holes.is_empty());
+    }
+
+    #[test]
+    fn prelude_goes_after_the_host_text() {
+        let h = host("//! docs\n#![allow(dead_code)]\nfn main() { let _x: i32 = agent!(\"t\").unwrap(); }");
+        let s = h.splice(0, "1");
+        assert!(s.text.starts_with("//! docs\n#![allow(dead_code)]\nfn main() { let _x: i32 = ::core::result"));
+        assert!(s.text.ends_with(PRELUDE_INJECTION));
+        assert_eq!(s.origin(s.text.len() - 2), Origin::Glue);
+    }
+
+    #[test]
+    fn origins_map_back() {
+        let h = host("fn main() { let x: i32 = agent!(\"t\").unwrap(); let y = x; }\n");
+        let s = h.splice(0, "40 + 2");
+        let snip = s.snippet_range().unwrap();
+        assert_eq!(&s.text[snip.clone()], "40 + 2");
+        assert_eq!(s.origin(snip.start + 5), Origin::Snippet(5));
+        let y = s.text.find("let y").unwrap();
+        assert_eq!(s.origin(y), Origin::Host(h.text.find("let y").unwrap()));
+        assert_eq!(s.origin(3), Origin::Host(3));
+        assert_eq!(s.origin(snip.start - 1), Origin::Glue);
+        assert_eq!(s.from_host(h.text.find("let y").unwrap()), y);
+    }
+
+    #[test]
+    fn normalizes_bom_and_crlf() {
+        assert_eq!(normalize("\u{feff}a\r\nb"), "a\nb");
+    }
+}

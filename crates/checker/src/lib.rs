@@ -1,0 +1,621 @@
+//! Checking a snippet at a hole: is the host program, with the snippet in place of `agent!(...)`, a program
+//! rustc accepts?
+//!
+//! rust-analyzer (in memory, std loaded once) gives fast rejections with rustc's error codes. It has no borrow
+//! checker and can leave types unknown, so a snippet it finds clean is confirmed by rustc (`--emit=metadata`)
+//! before it is called accepted. The verdict says which of them decided.
+//!
+//! ```text
+//! Host::parse ─► Checker::prepare (rustc: host compiles; RA: baseline, expected types)
+//!            └─► Checker::check(hole, snippet) ─► splice ─► syntax ─► RA errors? ─► reject
+//!                                                                  └► clean ─► rustc ─► accept / reject
+//! ```
+
+mod analysis;
+mod diagnostic;
+mod host;
+mod line_index;
+pub mod render;
+mod rustc;
+mod std_source;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
+pub use host::{normalize, Hole, Host, HostSyntaxError};
+pub use rustc::Rustc;
+pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};
+
+use analysis::{RaDiagnostic, RaSession};
+use host::{Origin, Spliced};
+use line_index::LineIndex;
+use rustc::{RustcDiagnostic, RustcOutcome};
+
+/// The `lacuna` crate's type-level surface, as holes are checked against it.
+pub const PRELUDE_SOURCE: &str = include_str!("../prelude/lacuna.rs");
+
+/// Snippets larger than this are refused as input errors rather than checked.
+pub const MAX_SNIPPET_BYTES: usize = 1 << 20;
+
+/// Bracket nesting beyond which rust-analyzer is not asked (its parser and lowering recurse); rustc, which
+/// grows its stack on demand, decides alone.
+const MAX_RA_NESTING: usize = 256;
+
+/// rust-analyzer recurses on nesting; it runs on a thread with a stack this large (reserved, not committed).
+const RA_STACK_BYTES: usize = 512 << 20;
+
+/// Something that stops a check from happening at all. A rejected snippet is not an error: it is a [`Verdict`].
+#[derive(Debug, thiserror::Error)]
+pub enum CheckerError {
+    #[error("the Rust standard library source was not found ({detail}); {INSTALL_HINT}")]
+    StdSourceMissing { detail: String },
+    #[error("{detail}")]
+    Rustc { detail: String },
+    #[error("{detail}")]
+    Io { detail: String },
+    #[error("{name} does not parse as Rust:\n{}", render_syntax(.errors))]
+    HostSyntax { name: String, errors: Vec<HostSyntaxError> },
+    #[error("{name} has no hole: write `agent!(\"task\")` where a snippet should go")]
+    NoHoles { name: String },
+    #[error("{name} does not compile with its holes unfilled, so no snippet could be accepted; fix these first:\n{}", render_host_errors(.errors))]
+    HostDoesNotCompile { name: String, errors: Vec<Diagnostic> },
+    #[error("{name} has {count} hole(s); there is no hole {hole}")]
+    NoSuchHole { name: String, hole: usize, count: usize },
+    #[error("the snippet is {bytes} bytes; the limit is {MAX_SNIPPET_BYTES} bytes")]
+    SnippetTooLarge { bytes: usize },
+    #[error("internal error in the checker: {detail}")]
+    Internal { detail: String },
+}
+
+fn render_syntax(errors: &[HostSyntaxError]) -> String {
+    errors.iter().map(|e| format!("  {}:{}: {}", e.line, e.column, e.message)).collect::<Vec<_>>().join("\n")
+}
+
+fn render_host_errors(errors: &[Diagnostic]) -> String {
+    errors
+        .iter()
+        .map(|d| {
+            let code = d.code.as_deref().map(|c| format!("[{c}]")).unwrap_or_default();
+            let label = d.label.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
+            format!("  {}:{}: error{code}: {}{label}", d.line, d.column, d.message)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Who decided a verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DecidedBy {
+    /// rust-analyzer's parser or type checker found errors.
+    #[serde(rename = "rust-analyzer")]
+    RustAnalyzer,
+    /// rustc checked the spliced host.
+    #[serde(rename = "rustc")]
+    Rustc,
+    /// Lacuna's own rule: the snippet must be a block body and may not reach outside its hole.
+    #[serde(rename = "lacuna")]
+    Lacuna,
+}
+
+impl DecidedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecidedBy::RustAnalyzer => "rust-analyzer",
+            DecidedBy::Rustc => "rustc",
+            DecidedBy::Lacuna => "lacuna",
+        }
+    }
+}
+
+/// Milliseconds spent in each part of one check.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timings {
+    pub check: f64,
+    pub parse: f64,
+    pub rust_analyzer: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rustc: Option<f64>,
+}
+
+/// The answer for one snippet.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    pub accepted: bool,
+    pub decided_by: DecidedBy,
+    /// `T` of the hole, rendered as Rust, when rust-analyzer could tell.
+    pub expected_type: Option<String>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub timings: Timings,
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckerOptions {
+    /// Where the prelude rlib is cached. Default: `$LACUNA_CACHE_DIR`, `$XDG_CACHE_HOME/lacuna`,
+    /// `$HOME/.cache/lacuna`, else the system temp dir.
+    pub cache_dir: Option<PathBuf>,
+    /// How long rustc may take on one snippet before the snippet is rejected.
+    pub rustc_timeout: Duration,
+}
+
+impl Default for CheckerOptions {
+    fn default() -> Self {
+        CheckerOptions { cache_dir: None, rustc_timeout: Duration::from_secs(60) }
+    }
+}
+
+/// What it cost to start a checker.
+#[derive(Debug, Clone, Serialize)]
+pub struct StartupReport {
+    pub std_source: PathBuf,
+    pub std_files: usize,
+    pub rustc_version: String,
+    pub startup_ms: f64,
+}
+
+/// A host made ready for checks: it parses, compiles with its holes unfilled, and its holes' types are known.
+#[derive(Debug, Clone)]
+pub struct PreparedHost {
+    pub host: Host,
+    /// Per hole: `T`, when rust-analyzer could tell.
+    pub expected_types: Vec<Option<String>>,
+    /// rust-analyzer's (false) errors on the unfilled host, which rustc accepted: ignored in every check.
+    baseline: Vec<BaselineKey>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct BaselineKey {
+    host_start: usize,
+    name: String,
+    message: String,
+}
+
+/// A warm checker: std is loaded once; each check is an incremental re-analysis of the host file.
+pub struct Checker {
+    ra: RaSession,
+    rustc: Rustc,
+    /// rustc's outcome per spliced text: retries and benchmark reruns of the same snippet cost nothing.
+    rustc_memo: HashMap<Arc<str>, RustcOutcome>,
+    pub startup: StartupReport,
+}
+
+impl Checker {
+    /// Finds rustc and the std source, loads std into rust-analyzer. Takes a few hundred milliseconds.
+    pub fn new(options: CheckerOptions) -> Result<Checker, CheckerError> {
+        let started = Instant::now();
+        let cache_dir = options.cache_dir.unwrap_or_else(default_cache_dir);
+        let rustc = Rustc::discover(PRELUDE_SOURCE, &cache_dir, options.rustc_timeout)?;
+        let std_src = StdSource::locate(Some(&rustc.sysroot))?;
+        let target = TargetInfo::query(&rustc.path)?;
+        let ra = RaSession::load(&std_src, &target, PRELUDE_SOURCE)?;
+        let startup = StartupReport {
+            std_source: std_src.library.clone(),
+            std_files: ra.std_files,
+            rustc_version: rustc.version.clone(),
+            startup_ms: ms(started.elapsed()),
+        };
+        Ok(Checker { ra, rustc, rustc_memo: HashMap::new(), startup })
+    }
+
+    /// Parses a host and makes sure it compiles with its holes unfilled.
+    pub fn prepare(&mut self, name: &str, text: &str) -> Result<PreparedHost, CheckerError> {
+        let host = Host::parse(name, text)
+            .map_err(|errors| CheckerError::HostSyntax { name: name.to_owned(), errors })?;
+        if host.holes.is_empty() {
+            return Err(CheckerError::NoHoles { name: name.to_owned() });
+        }
+        let unfilled = host.unfilled();
+        if let RustcOutcome::Finished { errors } = self.rustc_check(&unfilled.text)? {
+            if !errors.is_empty() {
+                let errors = errors.iter().map(|e| map_host_rustc(e, &unfilled, &host.line_index)).collect();
+                return Err(CheckerError::HostDoesNotCompile { name: name.to_owned(), errors });
+            }
+        }
+        let hole_offsets: Vec<usize> = host
+            .holes
+            .iter()
+            .map(|h| unfilled.from_host(h.range.start + host.text[h.range.clone()].find("agent").unwrap_or(0)))
+            .collect();
+        let unfilled_text = unfilled.text.clone();
+        let (baseline, expected_types) = self.with_ra(move |ra| {
+            ra.set_text(&unfilled_text);
+            let errors = ra.errors()?;
+            let types = hole_offsets.iter().map(|&o| ra.hole_type(o)).collect::<Vec<_>>();
+            Ok((errors, types))
+        })?;
+        let baseline = baseline
+            .into_iter()
+            .filter_map(|d| match unfilled.origin(d.start) {
+                Origin::Host(host_start) => Some(BaselineKey { host_start, name: d.name, message: d.message }),
+                _ => None,
+            })
+            .collect();
+        Ok(PreparedHost { host, expected_types, baseline })
+    }
+
+    /// Checks `snippet` in hole `hole` (0-based index into the host's holes).
+    pub fn check(&mut self, prepared: &PreparedHost, hole: usize, snippet: &str) -> Result<Verdict, CheckerError> {
+        let started = Instant::now();
+        let host = &prepared.host;
+        if hole >= host.holes.len() {
+            return Err(CheckerError::NoSuchHole { name: host.name.clone(), hole: hole + 1, count: host.holes.len() });
+        }
+        let snippet = normalize(snippet);
+        if snippet.len() > MAX_SNIPPET_BYTES {
+            return Err(CheckerError::SnippetTooLarge { bytes: snippet.len() });
+        }
+        let spliced = host.splice(hole, &snippet);
+        let snippet_index = LineIndex::new(&snippet);
+        let expected_type = prepared.expected_types[hole].clone();
+        let mut timings = Timings::default();
+        let reject = |decided_by, diagnostics, mut timings: Timings| {
+            timings.check = ms(started.elapsed());
+            Ok(Verdict { accepted: false, decided_by, expected_type: expected_type.clone(), diagnostics, timings })
+        };
+
+        if nesting_depth(&snippet) <= MAX_RA_NESTING {
+            // 1. Syntax, and the snippet must stay inside its block.
+            let parse_started = Instant::now();
+            let file = ra_ap_syntax::SourceFile::parse(&spliced.text, ra_ap_syntax::Edition::Edition2021);
+            timings.parse = ms(parse_started.elapsed());
+            if !file.errors().is_empty() {
+                let diagnostics = file
+                    .errors()
+                    .iter()
+                    .map(|e| {
+                        let start = usize::from(e.range().start());
+                        let end = usize::from(e.range().end());
+                        let ra = RaDiagnostic {
+                            start,
+                            end,
+                            code: None,
+                            name: "syntax-error".into(),
+                            message: e.to_string(),
+                        };
+                        map_ra(&ra, &spliced, host, hole, &snippet_index)
+                    })
+                    .collect();
+                return reject(DecidedBy::RustAnalyzer, diagnostics, timings);
+            }
+            let block = spliced.block_range().expect("a spliced host has a snippet");
+            if !host::block_is_intact(&file.tree(), &block) {
+                let end = snippet_index.line_col(snippet.len());
+                let diagnostic = Diagnostic {
+                    severity: Severity::Error,
+                    code: None,
+                    kind: "snippet-escapes-hole".into(),
+                    message: "the snippet closes the hole's block early; a snippet is statements followed by a \
+                              final expression, with balanced delimiters"
+                        .into(),
+                    label: None,
+                    notes: Vec::new(),
+                    location: Location::Snippet,
+                    line: 1,
+                    column: 1,
+                    end_line: end.0,
+                    end_column: end.1,
+                };
+                return reject(DecidedBy::Lacuna, vec![diagnostic], timings);
+            }
+
+            // 2. rust-analyzer's type errors.
+            let ra_started = Instant::now();
+            let text = spliced.text.clone();
+            let ra_errors = self.with_ra(move |ra| {
+                ra.set_text(&text);
+                ra.errors()
+            });
+            timings.rust_analyzer = ms(ra_started.elapsed());
+            match ra_errors {
+                Ok(errors) => {
+                    let new_errors: Vec<Diagnostic> = errors
+                        .iter()
+                        .filter(|d| !is_baseline(d, &spliced, &prepared.baseline))
+                        .map(|d| map_ra(d, &spliced, host, hole, &snippet_index))
+                        .collect();
+                    if !new_errors.is_empty() {
+                        return reject(DecidedBy::RustAnalyzer, dedup(new_errors), timings);
+                    }
+                }
+                // rust-analyzer failing is no verdict: rustc decides alone.
+                Err(_) => {}
+            }
+        }
+
+        // 3. rustc's word.
+        let rustc_started = Instant::now();
+        let outcome = self.rustc_check(&spliced.text)?;
+        timings.rustc = Some(ms(rustc_started.elapsed()));
+        let diagnostics = match outcome {
+            RustcOutcome::TimedOut => vec![Diagnostic {
+                severity: Severity::Error,
+                code: None,
+                kind: "check-timeout".into(),
+                message: format!(
+                    "rustc did not finish checking the snippet within {} s",
+                    self.rustc_timeout().as_secs()
+                ),
+                label: None,
+                notes: Vec::new(),
+                location: Location::Snippet,
+                line: 1,
+                column: 1,
+                end_line: 1,
+                end_column: 1,
+            }],
+            RustcOutcome::Finished { errors } => {
+                dedup(errors.iter().map(|e| map_rustc(e, &spliced, host, hole, &snippet_index)).collect())
+            }
+        };
+        timings.check = ms(started.elapsed());
+        Ok(Verdict { accepted: diagnostics.is_empty(), decided_by: DecidedBy::Rustc, expected_type, diagnostics, timings })
+    }
+
+    pub fn rustc(&self) -> &Rustc {
+        &self.rustc
+    }
+
+    fn rustc_timeout(&self) -> Duration {
+        self.rustc.timeout()
+    }
+
+    fn rustc_check(&mut self, text: &str) -> Result<RustcOutcome, CheckerError> {
+        if let Some(outcome) = self.rustc_memo.get(text) {
+            return Ok(outcome.clone());
+        }
+        let outcome = self.rustc.check(text)?;
+        // A timeout may be load on the machine, not the snippet: do not remember it.
+        if matches!(outcome, RustcOutcome::Finished { .. }) {
+            self.rustc_memo.insert(text.into(), outcome.clone());
+        }
+        Ok(outcome)
+    }
+
+    /// Runs `f` on a thread with a large stack; a panic inside rust-analyzer becomes an error, not a crash.
+    fn with_ra<T: Send>(
+        &mut self,
+        f: impl FnOnce(&mut RaSession) -> Result<T, CheckerError> + Send,
+    ) -> Result<T, CheckerError> {
+        let ra = &mut self.ra;
+        std::thread::scope(|scope| {
+            let handle = std::thread::Builder::new()
+                .name("lacuna-rust-analyzer".into())
+                .stack_size(RA_STACK_BYTES)
+                .spawn_scoped(scope, move || f(ra))
+                .map_err(|e| CheckerError::Internal { detail: format!("spawning the analysis thread: {e}") })?;
+            handle.join().unwrap_or_else(|panic| {
+                let detail = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "rust-analyzer panicked".into());
+                Err(CheckerError::Internal { detail })
+            })
+        })
+    }
+}
+
+fn default_cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("LACUNA_CACHE_DIR") {
+        return dir.into();
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("lacuna");
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        return PathBuf::from(home).join(".cache/lacuna");
+    }
+    std::env::temp_dir().join("lacuna-cache")
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Deepest bracket nesting in the snippet, by rust-analyzer's lexer (so brackets in strings and comments don't
+/// count). Prefix operators and `else if` chains nest too; runs of them count as depth.
+fn nesting_depth(snippet: &str) -> usize {
+    use ra_ap_syntax::{SyntaxKind, T};
+    let lexed = ra_ap_parser::LexedStr::new(ra_ap_syntax::Edition::Edition2021, snippet);
+    let (mut depth, mut max, mut run) = (0usize, 0usize, 0usize);
+    for i in 0..lexed.len() {
+        let kind = lexed.kind(i);
+        match kind {
+            T!['('] | T!['['] | T!['{'] => depth += 1,
+            T![')'] | T![']'] | T!['}'] => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if kind.is_trivia() {
+            continue;
+        }
+        if matches!(kind, T![-] | T![!] | T![*] | T![&] | T![&&] | T![else] | T![if] | T![..]) {
+            run += 1;
+        } else if kind != SyntaxKind::WHITESPACE {
+            run = 0;
+        }
+        max = max.max(depth + run);
+    }
+    max
+}
+
+fn is_baseline(d: &RaDiagnostic, spliced: &Spliced, baseline: &[BaselineKey]) -> bool {
+    match spliced.origin(d.start) {
+        Origin::Host(host_start) => baseline
+            .iter()
+            .any(|b| b.host_start == host_start && b.name == d.name && b.message == d.message),
+        _ => false,
+    }
+}
+
+/// Same kind, place and message once.
+fn dedup(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen = Vec::new();
+    diagnostics.retain(|d| {
+        let key = (d.code.clone(), d.kind.clone(), d.message.clone(), d.line, d.column, d.location);
+        if seen.contains(&key) {
+            false
+        } else {
+            seen.push(key);
+            true
+        }
+    });
+    diagnostics
+}
+
+/// Positions for a spliced range: snippet coordinates when it starts in the snippet; the whole snippet when it
+/// starts in Lacuna's glue (the `Ok({ })` around it: "the snippet's value"); the hole otherwise.
+fn locate(
+    start: usize,
+    end: usize,
+    spliced: &Spliced,
+    host: &Host,
+    hole: usize,
+    snippet_index: &LineIndex,
+) -> (Location, (u32, u32), (u32, u32), Option<String>) {
+    let snippet_len = spliced.snippet_range().map_or(0, |r| r.len());
+    match spliced.origin(start) {
+        Origin::Snippet(s) => {
+            let e = match spliced.origin(end) {
+                Origin::Snippet(e) => e,
+                _ => snippet_len,
+            }
+            .max(s);
+            (Location::Snippet, snippet_index.line_col(s), snippet_index.line_col(e), None)
+        }
+        Origin::Glue => {
+            let (s, e) = tail_span(spliced, snippet_len);
+            (Location::Snippet, snippet_index.line_col(s), snippet_index.line_col(e), None)
+        }
+        Origin::Host(h) => {
+            let hole = &host.holes[hole];
+            let hole_end = host.line_index.line_col(hole.range.end);
+            let (line, column) = host.line_index.line_col(h);
+            let note = format!("in host code at {}:{line}:{column}: `{}`", host.name, host.line_index.line_text(line).trim());
+            (Location::Host, (hole.line, hole.column), hole_end, Some(note))
+        }
+    }
+}
+
+/// The snippet's final expression (what becomes the hole's value), as a range in the snippet.
+fn tail_span(spliced: &Spliced, snippet_len: usize) -> (usize, usize) {
+    let Some(range) = spliced.snippet_range() else { return (0, 0) };
+    let snippet = &spliced.text[range];
+    let trimmed_end = snippet.trim_end().len();
+    // The last statement-like segment: after the last `;` or `}` at the end of a line.
+    let start = snippet[..trimmed_end]
+        .rfind(|c| c == ';' || c == '\n')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let start = start + (snippet[start..trimmed_end].len() - snippet[start..trimmed_end].trim_start().len());
+    (start.min(snippet_len), trimmed_end.max(start))
+}
+
+fn map_ra(d: &RaDiagnostic, spliced: &Spliced, host: &Host, hole: usize, idx: &LineIndex) -> Diagnostic {
+    let (location, (line, column), (end_line, end_column), note) = locate(d.start, d.end, spliced, host, hole, idx);
+    let kind = match &d.code {
+        Some(code) => kind_for_code(code).to_owned(),
+        None => d.name.clone(),
+    };
+    Diagnostic {
+        severity: Severity::Error,
+        code: d.code.clone(),
+        kind,
+        message: d.message.clone(),
+        label: None,
+        notes: note.into_iter().collect(),
+        location,
+        line,
+        column,
+        end_line,
+        end_column,
+    }
+}
+
+fn primary_span(d: &RustcDiagnostic) -> Option<&rustc::RustcSpan> {
+    let ours = |s: &&rustc::RustcSpan| s.file_name == "<anon>";
+    d.spans.iter().filter(ours).find(|s| s.is_primary).or_else(|| d.spans.iter().find(ours))
+}
+
+fn rustc_notes(d: &RustcDiagnostic) -> Vec<String> {
+    d.children
+        .iter()
+        .filter(|c| !c.message.is_empty())
+        .map(|c| format!("{}: {}", c.level, c.message))
+        .collect()
+}
+
+fn rustc_kind(d: &RustcDiagnostic) -> String {
+    match &d.code {
+        Some(c) => kind_for_code(&c.code).to_owned(),
+        None if d.message.starts_with("expected ") || d.message.starts_with("unexpected ") => "syntax-error".into(),
+        None => "other".into(),
+    }
+}
+
+fn map_rustc(d: &RustcDiagnostic, spliced: &Spliced, host: &Host, hole: usize, idx: &LineIndex) -> Diagnostic {
+    let span = primary_span(d);
+    let (start, end) = span.map_or((0, 0), |s| (s.byte_start, s.byte_end));
+    let (location, (line, column), (end_line, end_column), note) = match span {
+        Some(_) => locate(start, end, spliced, host, hole, idx),
+        None => {
+            let hole = &host.holes[hole];
+            (Location::Host, (hole.line, hole.column), (hole.line, hole.column), None)
+        }
+    };
+    let mut notes: Vec<String> = note.into_iter().collect();
+    notes.extend(rustc_notes(d));
+    Diagnostic {
+        severity: Severity::Error,
+        code: d.code.as_ref().map(|c| c.code.clone()),
+        kind: rustc_kind(d),
+        message: d.message.clone(),
+        label: span.and_then(|s| s.label.clone()),
+        notes,
+        location,
+        line,
+        column,
+        end_line,
+        end_column,
+    }
+}
+
+/// A rustc error in the unfilled host, in host coordinates.
+fn map_host_rustc(d: &RustcDiagnostic, unfilled: &Spliced, host_index: &LineIndex) -> Diagnostic {
+    let span = primary_span(d);
+    let (start, end) = match span.map(|s| (unfilled.origin(s.byte_start), unfilled.origin(s.byte_end))) {
+        Some((Origin::Host(s), Origin::Host(e))) => (s, e.max(s)),
+        Some((Origin::Host(s), _)) => (s, s),
+        _ => (0, 0),
+    };
+    let (line, column) = host_index.line_col(start);
+    let (end_line, end_column) = host_index.line_col(end);
+    Diagnostic {
+        severity: Severity::Error,
+        code: d.code.as_ref().map(|c| c.code.clone()),
+        kind: rustc_kind(d),
+        message: d.message.clone(),
+        label: span.and_then(|s| s.label.clone()),
+        notes: rustc_notes(d),
+        location: Location::Host,
+        line,
+        column,
+        end_line,
+        end_column,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_counts_brackets_not_strings() {
+        assert_eq!(nesting_depth("((1))"), 2);
+        assert_eq!(nesting_depth("\"((((((((\""), 0);
+        assert!(nesting_depth(&"-".repeat(1000)) >= 1000);
+    }
+}

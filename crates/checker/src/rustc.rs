@@ -1,0 +1,207 @@
+//! rustc as the judge of acceptance: `--emit=metadata` (type and borrow check, no codegen) on the spliced host,
+//! with the `lacuna` prelude as an rlib compiled once per toolchain and prelude text.
+
+use std::hash::{Hash, Hasher};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde::Deserialize;
+use wait_timeout::ChildExt;
+
+use crate::CheckerError;
+
+/// A toolchain's rustc, with the prelude rlib ready and a scratch directory for outputs.
+#[derive(Debug)]
+pub struct Rustc {
+    pub path: PathBuf,
+    pub version: String,
+    pub sysroot: PathBuf,
+    prelude_rlib: PathBuf,
+    scratch: tempfile::TempDir,
+    timeout: Duration,
+}
+
+/// One diagnostic from `--error-format=json`.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct RustcDiagnostic {
+    pub message: String,
+    pub code: Option<RustcCode>,
+    pub level: String,
+    #[serde(default)]
+    pub spans: Vec<RustcSpan>,
+    #[serde(default)]
+    pub children: Vec<RustcDiagnostic>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct RustcCode {
+    pub code: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct RustcSpan {
+    pub byte_start: usize,
+    pub byte_end: usize,
+    pub is_primary: bool,
+    pub label: Option<String>,
+    /// Set when the span is in a macro expansion; the span itself may then point into another file.
+    pub file_name: String,
+}
+
+/// What rustc said about one source text.
+#[derive(Debug, Clone)]
+pub(crate) enum RustcOutcome {
+    Finished { errors: Vec<RustcDiagnostic> },
+    TimedOut,
+}
+
+impl Rustc {
+    /// Finds rustc (`$RUSTC`, else `rustc` on PATH), and builds or reuses the prelude rlib in `cache_dir`.
+    pub fn discover(prelude: &str, cache_dir: &Path, timeout: Duration) -> Result<Rustc, CheckerError> {
+        let path = PathBuf::from(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()));
+        let run = |args: &[&str]| -> Result<String, CheckerError> {
+            let out = Command::new(&path).args(args).output().map_err(|e| CheckerError::Rustc {
+                detail: format!("cannot run `{}`: {e}; install Rust or set RUSTC", path.display()),
+            })?;
+            if !out.status.success() {
+                return Err(CheckerError::Rustc {
+                    detail: format!("`rustc {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr)),
+                });
+            }
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        };
+        let version = run(&["--version"])?;
+        let sysroot = PathBuf::from(run(&["--print", "sysroot"])?);
+        let scratch = tempfile::Builder::new()
+            .prefix("lacuna-check-")
+            .tempdir()
+            .map_err(|e| CheckerError::Io { detail: format!("creating a scratch directory: {e}") })?;
+        let prelude_rlib = build_prelude(&path, &version, prelude, cache_dir, scratch.path())?;
+        Ok(Rustc { path, version, sysroot, prelude_rlib, scratch, timeout })
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Type- and borrow-checks `source` as a binary crate (edition 2021) that can use `lacuna`.
+    pub(crate) fn check(&self, source: &str) -> Result<RustcOutcome, CheckerError> {
+        let out = self.scratch.path().join("host.rmeta");
+        let mut child = Command::new(&self.path)
+            .args(["--edition", "2021", "--crate-type", "bin", "--crate-name", "host", "--emit"])
+            .arg(format!("metadata={}", out.display()))
+            .args(["--error-format", "json", "--extern"])
+            .arg(format!("lacuna={}", self.prelude_rlib.display()))
+            .arg("-")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .current_dir(self.scratch.path())
+            .spawn()
+            .map_err(|e| CheckerError::Rustc { detail: format!("cannot run `{}`: {e}", self.path.display()) })?;
+        let mut stdin = child.stdin.take().expect("stdin was piped");
+        let text = source.to_owned();
+        // Writing and reading happen on their own threads: a large input or output must not deadlock on pipes.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(text.as_bytes());
+        });
+        let mut stderr = child.stderr.take().expect("stderr was piped");
+        let reader = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stderr.read_to_string(&mut s);
+            s
+        });
+        let status = child
+            .wait_timeout(self.timeout)
+            .map_err(|e| CheckerError::Rustc { detail: format!("waiting for rustc: {e}") })?;
+        if status.is_none() {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = writer.join();
+            let _ = reader.join();
+            return Ok(RustcOutcome::TimedOut);
+        }
+        let _ = writer.join();
+        let stderr = reader.join().unwrap_or_default();
+        let errors = parse_diagnostics(&stderr)
+            .into_iter()
+            .filter(|d| d.level == "error" || d.level == "error: internal compiler error")
+            // "aborting due to N previous errors" carries no information of its own.
+            .filter(|d| !(d.spans.is_empty() && d.message.starts_with("aborting due to")))
+            .collect::<Vec<_>>();
+        let status = status.expect("checked above");
+        if !status.success() && errors.is_empty() {
+            return Err(CheckerError::Rustc {
+                detail: format!("rustc failed without diagnostics ({status}): {}", stderr.trim()),
+            });
+        }
+        Ok(RustcOutcome::Finished { errors })
+    }
+}
+
+pub(crate) fn parse_diagnostics(stderr: &str) -> Vec<RustcDiagnostic> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .filter_map(|l| serde_json::from_str::<RustcDiagnostic>(l).ok())
+        .collect()
+}
+
+/// Compiles the prelude to `cache_dir/liblacuna-<hash>.rlib` unless it is there already. The hash covers the
+/// prelude text and the rustc version, so a toolchain upgrade or prelude change builds anew.
+fn build_prelude(
+    rustc: &Path,
+    version: &str,
+    prelude: &str,
+    cache_dir: &Path,
+    scratch: &Path,
+) -> Result<PathBuf, CheckerError> {
+    // A cache key, not a security boundary: SipHash with fixed keys is stable for a given std.
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (version, prelude).hash(&mut hasher);
+    let rlib = cache_dir.join(format!("liblacuna-{:016x}.rlib", hasher.finish()));
+    if rlib.is_file() {
+        return Ok(rlib);
+    }
+    std::fs::create_dir_all(cache_dir).map_err(|e| CheckerError::Io {
+        detail: format!("creating the cache directory {}: {e}", cache_dir.display()),
+    })?;
+    let src = scratch.join("lacuna.rs");
+    std::fs::write(&src, prelude).map_err(|e| CheckerError::Io { detail: format!("{}: {e}", src.display()) })?;
+    let tmp_out = scratch.join("liblacuna.rlib");
+    let out = Command::new(rustc)
+        .args(["--edition", "2021", "--crate-type", "rlib", "--crate-name", "lacuna", "-o"])
+        .arg(&tmp_out)
+        .arg(&src)
+        .output()
+        .map_err(|e| CheckerError::Rustc { detail: format!("compiling the lacuna prelude: {e}") })?;
+    if !out.status.success() {
+        return Err(CheckerError::Internal {
+            detail: format!("the lacuna prelude does not compile: {}", String::from_utf8_lossy(&out.stderr)),
+        });
+    }
+    // Copy then rename within the cache dir: concurrent processes each publish a complete file.
+    let staged = cache_dir.join(format!(".liblacuna-{}.tmp", std::process::id()));
+    std::fs::copy(&tmp_out, &staged)
+        .and_then(|_| std::fs::rename(&staged, &rlib))
+        .map_err(|e| CheckerError::Io { detail: format!("writing {}: {e}", rlib.display()) })?;
+    Ok(rlib)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_json_diagnostics_and_skips_other_lines() {
+        let stderr = r#"{"$message_type":"diagnostic","message":"mismatched types","code":{"code":"E0308","explanation":null},"level":"error","spans":[{"file_name":"<anon>","byte_start":10,"byte_end":13,"line_start":1,"line_end":1,"column_start":11,"column_end":14,"is_primary":true,"text":[],"label":"expected `i32`, found `&str`","suggested_replacement":null,"suggestion_applicability":null,"expansion":null}],"children":[],"rendered":"error"}
+not json
+"#;
+        let d = parse_diagnostics(stderr);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].code.as_ref().map(|c| c.code.as_str()), Some("E0308"));
+        assert_eq!(d[0].spans[0].label.as_deref(), Some("expected `i32`, found `&str`"));
+    }
+}

@@ -1,0 +1,237 @@
+//! `lacuna check`: verdicts for snippets at holes, without running anything.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::Args;
+use lacuna_checker::render::render_verdict;
+use lacuna_checker::{Checker, CheckerOptions, PreparedHost, Verdict};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::exit;
+
+/// Check snippets against a hole, exactly as rustc would judge the host with the snippet in place.
+///
+/// Nothing of a snippet runs. rust-analyzer gives fast rejections; a snippet it finds clean is confirmed by rustc
+/// (`--emit=metadata`), and `decided_by` says which one decided.
+///
+/// Exit status: 0 all accepted, 1 any rejected, 2 usage or input error.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  lacuna check examples/primes.rs --snippet attempt1.rs --snippet attempt2.rs
+  lacuna check host.rs --hole 2 --snippet s.rs --json
+  lacuna check --batch jobs.jsonl --json
+
+A batch file has one job per line: {\"host\": PATH, \"snippet\": PATH, \"hole\": N}. `hole` is 1-based and may be
+left out when the host has one hole; relative paths resolve against the batch file's folder.")]
+pub struct CheckArgs {
+    /// The host program: a single-file Rust program (edition 2021) with `agent!(...)` holes.
+    #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+    host: Option<PathBuf>,
+
+    /// A snippet file to check in the hole. Repeat to check several, in order, in one warm process.
+    #[arg(long = "snippet", short = 's', value_name = "FILE", required_unless_present = "batch")]
+    snippets: Vec<PathBuf>,
+
+    /// Which hole, counting from 1 in source order. Needed when the host has more than one.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    hole: Option<u32>,
+
+    /// Jobs from a JSONL file instead of HOST and --snippet.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["snippets", "hole"])]
+    batch: Option<PathBuf>,
+
+    /// One JSON object per snippet per line on stdout, instead of rendered diagnostics.
+    #[arg(long)]
+    json: bool,
+
+    /// Print start-up facts (std source, rustc, timings) to stderr.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+}
+
+struct Job {
+    host: PathBuf,
+    snippet: PathBuf,
+    /// 1-based.
+    hole: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BatchLine {
+    host: PathBuf,
+    snippet: PathBuf,
+    hole: Option<u32>,
+}
+
+pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
+    let jobs = match &args.batch {
+        Some(batch) => read_batch(batch)?,
+        None => {
+            let host = args.host.clone().expect("clap requires HOST without --batch");
+            args.snippets.iter().map(|s| Job { host: host.clone(), snippet: s.clone(), hole: args.hole }).collect()
+        }
+    };
+    // Fail fast on a missing host in the single-host form: nothing could be checked.
+    if args.batch.is_none() {
+        let host = &jobs[0].host;
+        if !host.is_file() {
+            bail!("cannot read host {}: no such file", host.display());
+        }
+    }
+
+    let mut checker = Checker::new(CheckerOptions::default()).context("starting the checker")?;
+    if args.verbose {
+        let s = &checker.startup;
+        eprintln!(
+            "lacuna: std source {} ({} files), {}, ready in {:.0} ms",
+            s.std_source.display(),
+            s.std_files,
+            s.rustc_version,
+            s.startup_ms
+        );
+    }
+
+    let styled = std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("NO_COLOR").is_none();
+    let progress = (args.batch.is_some() && !args.json).then(|| indicatif::ProgressBar::new(jobs.len() as u64));
+    let mut hosts: HashMap<PathBuf, Result<PreparedHost, String>> = HashMap::new();
+    let (mut any_rejected, mut any_error) = (false, false);
+    let stdout = std::io::stdout();
+    for job in &jobs {
+        let outcome = check_job(&mut checker, &mut hosts, job);
+        let mut out = stdout.lock();
+        match outcome {
+            Ok((prepared, hole, verdict)) => {
+                any_rejected |= !verdict.accepted;
+                if args.json {
+                    writeln!(out, "{}", json_line(job, &prepared, hole, &verdict))?;
+                } else {
+                    let snippet_text = read_text(&job.snippet).unwrap_or_default();
+                    let name = job.snippet.display().to_string();
+                    let text = render_verdict(&prepared, hole, &name, &snippet_text, &verdict, styled);
+                    write!(out, "{text}")?;
+                }
+            }
+            Err(message) => {
+                any_error = true;
+                if args.json {
+                    let line = json!({
+                        "host": job.host, "snippet": job.snippet, "hole": job.hole,
+                        "accepted": false, "error": message,
+                    });
+                    writeln!(out, "{line}")?;
+                } else {
+                    eprintln!("error: {message}");
+                }
+                if args.batch.is_none() {
+                    // The same host would fail the same way for every snippet.
+                    break;
+                }
+            }
+        }
+        if let Some(p) = &progress {
+            p.inc(1);
+        }
+    }
+    if let Some(p) = progress {
+        p.finish_and_clear();
+    }
+    Ok(if any_error {
+        exit::INPUT_ERROR
+    } else if any_rejected {
+        exit::REJECTED
+    } else {
+        exit::ACCEPTED
+    })
+}
+
+/// One job: an input error is a message for the user, not a verdict.
+fn check_job(
+    checker: &mut Checker,
+    hosts: &mut HashMap<PathBuf, Result<PreparedHost, String>>,
+    job: &Job,
+) -> Result<(PreparedHost, usize, Verdict), String> {
+    let prepared = hosts
+        .entry(job.host.clone())
+        .or_insert_with(|| {
+            let text = read_text(&job.host).map_err(|e| format!("host {e}"))?;
+            checker.prepare(&job.host.display().to_string(), &text).map_err(|e| e.to_string())
+        })
+        .clone()?;
+    let holes = &prepared.host.holes;
+    let hole = match job.hole {
+        Some(n) if (n as usize) <= holes.len() => n as usize - 1,
+        Some(n) => {
+            return Err(format!("{} has {} hole(s); there is no hole {n}", job.host.display(), holes.len()))
+        }
+        None if holes.len() == 1 => 0,
+        None => {
+            let lines: Vec<String> = holes.iter().map(|h| h.line.to_string()).collect();
+            return Err(format!(
+                "{} has {} holes (on lines {}); pick one with --hole N",
+                job.host.display(),
+                holes.len(),
+                lines.join(", ")
+            ));
+        }
+    };
+    let snippet = read_text(&job.snippet).map_err(|e| format!("snippet {e}"))?;
+    let verdict = checker.check(&prepared, hole, &snippet).map_err(|e| format!("{}: {e}", job.snippet.display()))?;
+    Ok((prepared, hole, verdict))
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!("{}: not UTF-8 (invalid byte at offset {}); save it as UTF-8", path.display(), e.utf8_error().valid_up_to())
+    })
+}
+
+fn read_batch(path: &Path) -> anyhow::Result<Vec<Job>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read batch file {}", path.display()))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut jobs = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let job: BatchLine = serde_json::from_str(line).with_context(|| {
+            format!(
+                "{}:{}: expected {{\"host\": PATH, \"snippet\": PATH, \"hole\": N}}",
+                path.display(),
+                n + 1
+            )
+        })?;
+        if job.hole == Some(0) {
+            bail!("{}:{}: holes count from 1", path.display(), n + 1);
+        }
+        jobs.push(Job { host: base.join(job.host), snippet: base.join(job.snippet), hole: job.hole });
+    }
+    if jobs.is_empty() {
+        bail!("{} has no jobs", path.display());
+    }
+    Ok(jobs)
+}
+
+fn json_line(job: &Job, prepared: &PreparedHost, hole: usize, verdict: &Verdict) -> serde_json::Value {
+    let t = &verdict.timings;
+    let mut timings = json!({"check": t.check, "parse": t.parse, "rust_analyzer": t.rust_analyzer});
+    if let Some(r) = t.rustc {
+        timings["rustc"] = json!(r);
+    }
+    json!({
+        "host": job.host,
+        "snippet": job.snippet,
+        "hole": hole + 1,
+        "task": prepared.host.holes[hole].task,
+        "accepted": verdict.accepted,
+        "expected_type": verdict.expected_type,
+        "decided_by": verdict.decided_by,
+        "diagnostics": verdict.diagnostics,
+        "timings_ms": timings,
+    })
+}

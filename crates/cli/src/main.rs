@@ -1,0 +1,53 @@
+//! `lacuna`: typed holes for Rust. Parsing arguments, rendering and exit codes; the work is in the libraries.
+
+mod check;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Lacuna: safe LLM agents for Rust, as typed program holes.
+///
+/// A host program writes `agent!("task")` where a value should come from a model. Lacuna checks the code a model
+/// writes for a hole against the hole's scope and expected type before any of it runs.
+#[derive(Parser)]
+#[command(name = "lacuna", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Check(check::CheckArgs),
+}
+
+/// Exit statuses, stable for scripts.
+pub(crate) mod exit {
+    /// Every snippet was accepted.
+    pub const ACCEPTED: u8 = 0;
+    /// At least one snippet was rejected.
+    pub const REJECTED: u8 = 1;
+    /// Usage or input error: nothing, or not everything, could be checked.
+    pub const INPUT_ERROR: u8 = 2;
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { exit::INPUT_ERROR } else { exit::ACCEPTED });
+        }
+    };
+    let result = match cli.command {
+        Command::Check(args) => check::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(exit::INPUT_ERROR)
+        }
+    }
+}
