@@ -77,6 +77,10 @@ pub fn kind_for_code(code: &str) -> &'static str {
         "E0404" => "not-a-trait",
         "E0405" => "unresolved-trait",
         "E0412" => "unresolved-type",
+        "E0571" => "break-with-value-outside-loop",
+        "E0593" | "E0631" => "closure-signature-mismatch",
+        "E0317" => "if-without-else",
+        "E0533" => "expected-unit-struct-or-variant",
         "E0423" => "expected-value",
         "E0424" => "self-outside-method",
         "E0425" => "unresolved-name",
@@ -108,6 +112,44 @@ pub fn kind_for_code(code: &str) -> &'static str {
         "E0744" | "E0015" => "not-allowed-in-const",
         "E0765" | "E0766" => "unterminated-literal",
         _ => "other",
+    }
+}
+
+/// rustc reports parse errors and a few resolution errors without a code; their kind comes from the message.
+pub fn kind_for_uncoded_message(message: &str) -> &'static str {
+    const SYNTAX: &[&str] = &[
+        "expected ",
+        "unexpected ",
+        "mismatched closing delimiter",
+        "unclosed delimiter",
+        "this file contains an unclosed delimiter",
+        "unknown start of token",
+        "unterminated ",
+        "missing ",
+        "incorrect ",
+        "invalid ",
+        "found ",
+        "prefix ",
+        "character literal may only contain one codepoint",
+        "unknown character escape",
+        "leading `+` is not supported",
+        "comparison operators cannot be chained",
+        "macros that expand to items",
+    ];
+    if message.starts_with("cannot find macro") {
+        "unresolved-macro"
+    } else if SYNTAX.iter().any(|p| message.starts_with(p)) {
+        "syntax-error"
+    } else {
+        "other"
+    }
+}
+
+/// rust-analyzer's names for diagnostics without a rustc code, in the same vocabulary as rustc's.
+pub fn kind_for_ra_name(name: &str) -> &str {
+    match name {
+        "unresolved-macro-call" => "unresolved-macro",
+        other => other,
     }
 }
 

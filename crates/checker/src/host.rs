@@ -294,10 +294,11 @@ pub(crate) fn block_is_intact(file: &SourceFile, block: &std::ops::Range<usize>)
             None => return false,
         },
     };
-    // The braces belong to a STMT_LIST inside the BLOCK_EXPR; both span exactly the braces.
+    // The braces belong to a STMT_LIST inside the BLOCK_EXPR, both spanning exactly the braces; for a hole
+    // inside another macro's arguments (`println!("{}", agent!(..)?)`), to a TOKEN_TREE.
     node.ancestors()
         .take_while(|n| n.text_range() == range)
-        .any(|n| n.kind() == SyntaxKind::BLOCK_EXPR)
+        .any(|n| matches!(n.kind(), SyntaxKind::BLOCK_EXPR | SyntaxKind::TOKEN_TREE))
 }
 
 #[cfg(test)]

@@ -239,6 +239,26 @@ impl Checker {
 
     /// Checks `snippet` in hole `hole` (0-based index into the host's holes).
     pub fn check(&mut self, prepared: &PreparedHost, hole: usize, snippet: &str) -> Result<Verdict, CheckerError> {
+        self.check_inner(prepared, hole, snippet, true)
+    }
+
+    /// rustc's verdict alone, without rust-analyzer: the reference the fast path is tested against.
+    pub fn check_with_rustc_only(
+        &mut self,
+        prepared: &PreparedHost,
+        hole: usize,
+        snippet: &str,
+    ) -> Result<Verdict, CheckerError> {
+        self.check_inner(prepared, hole, snippet, false)
+    }
+
+    fn check_inner(
+        &mut self,
+        prepared: &PreparedHost,
+        hole: usize,
+        snippet: &str,
+        use_rust_analyzer: bool,
+    ) -> Result<Verdict, CheckerError> {
         let started = Instant::now();
         let host = &prepared.host;
         if hole >= host.holes.len() {
@@ -257,21 +277,21 @@ impl Checker {
             Ok(Verdict { accepted: false, decided_by, expected_type: expected_type.clone(), diagnostics, timings })
         };
 
-        if nesting_depth(&snippet) <= MAX_RA_NESTING {
-            // 1. Syntax, and the snippet must stay inside its block.
+        let ra_usable = nesting_depth(&snippet) <= MAX_RA_NESTING;
+        if ra_usable {
+            // 1. Syntax, and the snippet must stay inside its block. Without rust-analyzer, rustc judges syntax;
+            // the block rule is Lacuna's and holds either way.
             let parse_started = Instant::now();
             let file = ra_ap_syntax::SourceFile::parse(&spliced.text, ra_ap_syntax::Edition::Edition2021);
             timings.parse = ms(parse_started.elapsed());
-            if !file.errors().is_empty() {
-                let diagnostics = file
-                    .errors()
+            let parse_errors = file.errors();
+            if use_rust_analyzer && !parse_errors.is_empty() {
+                let diagnostics = parse_errors
                     .iter()
                     .map(|e| {
-                        let start = usize::from(e.range().start());
-                        let end = usize::from(e.range().end());
                         let ra = RaDiagnostic {
-                            start,
-                            end,
+                            start: usize::from(e.range().start()),
+                            end: usize::from(e.range().end()),
                             code: None,
                             name: "syntax-error".into(),
                             message: e.to_string(),
@@ -279,10 +299,10 @@ impl Checker {
                         map_ra(&ra, &spliced, host, hole, &snippet_index)
                     })
                     .collect();
-                return reject(DecidedBy::RustAnalyzer, diagnostics, timings);
+                return reject(DecidedBy::RustAnalyzer, dedup(diagnostics), timings);
             }
             let block = spliced.block_range().expect("a spliced host has a snippet");
-            if !host::block_is_intact(&file.tree(), &block) {
+            if parse_errors.is_empty() && !host::block_is_intact(&file.tree(), &block) {
                 let end = snippet_index.line_col(snippet.len());
                 let diagnostic = Diagnostic {
                     severity: Severity::Error,
@@ -301,7 +321,9 @@ impl Checker {
                 };
                 return reject(DecidedBy::Lacuna, vec![diagnostic], timings);
             }
+        }
 
+        if use_rust_analyzer && ra_usable {
             // 2. rust-analyzer's type errors.
             let ra_started = Instant::now();
             let text = spliced.text.clone();
@@ -518,7 +540,7 @@ fn map_ra(d: &RaDiagnostic, spliced: &Spliced, host: &Host, hole: usize, idx: &L
     let (location, (line, column), (end_line, end_column), note) = locate(d.start, d.end, spliced, host, hole, idx);
     let kind = match &d.code {
         Some(code) => kind_for_code(code).to_owned(),
-        None => d.name.clone(),
+        None => diagnostic::kind_for_ra_name(&d.name).to_owned(),
     };
     Diagnostic {
         severity: Severity::Error,
@@ -551,8 +573,7 @@ fn rustc_notes(d: &RustcDiagnostic) -> Vec<String> {
 fn rustc_kind(d: &RustcDiagnostic) -> String {
     match &d.code {
         Some(c) => kind_for_code(&c.code).to_owned(),
-        None if d.message.starts_with("expected ") || d.message.starts_with("unexpected ") => "syntax-error".into(),
-        None => "other".into(),
+        None => diagnostic::kind_for_uncoded_message(&d.message).to_owned(),
     }
 }
 

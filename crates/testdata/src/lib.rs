@@ -1,0 +1,195 @@
+//! The data-driven cases in `testdata/check/*.cases`, shared by the test suite and the benchmarks.
+//!
+//! A `.cases` file holds hosts and the snippets checked against them:
+//!
+//! ```text
+//! # comments start with '#', before the first section
+//! === host
+//! fn main() { let x: i32 = agent!("a number").unwrap(); }
+//! === case literal: accepted
+//! 42
+//! === case string-for-int: rejected E0308 snapshot
+//! "42"
+//! === case second-hole hole=2: rejected E0425
+//! y
+//! ```
+//!
+//! A case belongs to the host above it. Its expectation is what rustc says of the host with the snippet in
+//! place: `accepted`, or `rejected` with rustc's error codes (`syntax` for a parse error, which has no code;
+//! `lacuna` for a snippet that reaches outside its hole, which Lacuna rejects before any compiler sees it).
+//! `snapshot` asks for the rendered diagnostics to be compared with `testdata/check/snapshots/`.
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expect {
+    Accepted,
+    /// rustc's codes, sorted and deduplicated.
+    Rejected(Vec<String>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// `<file stem>/<case name>`, unique.
+    pub name: String,
+    pub file: PathBuf,
+    /// 1-based line of the case header, for messages.
+    pub line: usize,
+    pub host: std::sync::Arc<str>,
+    /// 0-based hole index.
+    pub hole: usize,
+    pub snippet: String,
+    pub expect: Expect,
+    pub snapshot: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct CaseError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// The repository's `testdata/` directory.
+pub fn testdata_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+/// Every case under `testdata/check/`, files in name order.
+pub fn load_all() -> Result<Vec<Case>, CaseError> {
+    let dir = testdata_dir().join("check");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| CaseError { file: dir.display().to_string(), line: 0, message: e.to_string() })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cases"))
+        .collect();
+    files.sort();
+    let mut cases = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| CaseError { file: file.display().to_string(), line: 0, message: e.to_string() })?;
+        cases.extend(parse(&file, &text)?);
+    }
+    let mut names = std::collections::HashSet::new();
+    for c in &cases {
+        if !names.insert(c.name.clone()) {
+            return Err(CaseError { file: c.file.display().to_string(), line: c.line, message: format!("duplicate case name {}", c.name) });
+        }
+    }
+    Ok(cases)
+}
+
+/// Parses one `.cases` file.
+pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let err = |line: usize, message: String| CaseError { file: file.display().to_string(), line, message };
+    // Sections: (header line number, header, body).
+    let mut sections: Vec<(usize, String, String)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if let Some(header) = line.strip_prefix("=== ") {
+            sections.push((i + 1, header.trim().to_owned(), String::new()));
+        } else if let Some((_, _, body)) = sections.last_mut() {
+            body.push_str(line);
+            body.push('\n');
+        } else if !(line.starts_with('#') || line.trim().is_empty()) {
+            return Err(err(i + 1, "text before the first `=== host` section".into()));
+        }
+    }
+    let mut cases = Vec::new();
+    let mut host: Option<std::sync::Arc<str>> = None;
+    for (line, header, body) in sections {
+        if header == "host" {
+            host = Some(body.into());
+            continue;
+        }
+        let Some(rest) = header.strip_prefix("case ") else {
+            return Err(err(line, format!("unknown section `{header}`; expected `host` or `case NAME: EXPECT`")));
+        };
+        let Some((name_part, expect_part)) = rest.split_once(':') else {
+            return Err(err(line, "a case header is `case NAME [hole=N]: accepted|rejected CODES [snapshot]`".into()));
+        };
+        let mut name_words = name_part.split_whitespace();
+        let name = name_words.next().ok_or_else(|| err(line, "case without a name".into()))?;
+        let mut hole = 0;
+        for word in name_words {
+            match word.strip_prefix("hole=").and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if n >= 1 => hole = n - 1,
+                _ => return Err(err(line, format!("unexpected `{word}` in case header"))),
+            }
+        }
+        let mut words = expect_part.split_whitespace();
+        let mut snapshot = false;
+        let expect = match words.next() {
+            Some("accepted") => Expect::Accepted,
+            Some("rejected") => Expect::Rejected(Vec::new()),
+            other => return Err(err(line, format!("expected `accepted` or `rejected`, found {other:?}"))),
+        };
+        let expect = match expect {
+            Expect::Accepted => {
+                for w in words {
+                    match w {
+                        "snapshot" => snapshot = true,
+                        _ => return Err(err(line, format!("unexpected `{w}` after `accepted`"))),
+                    }
+                }
+                Expect::Accepted
+            }
+            Expect::Rejected(_) => {
+                let mut codes = Vec::new();
+                for w in words {
+                    match w {
+                        "snapshot" => snapshot = true,
+                        code => codes.push(code.to_owned()),
+                    }
+                }
+                if codes.is_empty() {
+                    return Err(err(line, "a rejected case names rustc's error codes".into()));
+                }
+                codes.sort();
+                codes.dedup();
+                Expect::Rejected(codes)
+            }
+        };
+        let host = host.clone().ok_or_else(|| err(line, "case before any `=== host`".into()))?;
+        // The body's final newline is the file's, not the snippet's.
+        let snippet = body.strip_suffix('\n').unwrap_or(&body).to_owned();
+        cases.push(Case {
+            name: format!("{stem}/{name}"),
+            file: file.to_path_buf(),
+            line,
+            host,
+            hole,
+            snippet,
+            expect,
+            snapshot,
+        });
+    }
+    Ok(cases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_hosts_cases_and_expectations() {
+        let text = "# c\n=== host\nfn main() {}\n=== case a: accepted\n1\n=== case b hole=2: rejected E0425 E0308 snapshot\nx\ny\n";
+        let cases = parse(Path::new("t.cases"), text).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert_eq!(cases[0].name, "t/a");
+        assert_eq!(cases[0].snippet, "1");
+        assert_eq!(cases[1].hole, 1);
+        assert_eq!(cases[1].snippet, "x\ny");
+        assert_eq!(cases[1].expect, Expect::Rejected(vec!["E0308".into(), "E0425".into()]));
+        assert!(cases[1].snapshot);
+    }
+
+    #[test]
+    fn reports_malformed_headers_with_line_numbers() {
+        let e = parse(Path::new("t.cases"), "=== host\nfn main(){}\n=== case a accepted\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        let e = parse(Path::new("t.cases"), "=== case a: rejected\n1\n").unwrap_err();
+        assert!(e.message.contains("error codes"), "{e}");
+    }
+}
