@@ -63,6 +63,11 @@ pub mod __private {
         let _ = (model, task.as_ref());
         Err(crate::HoleError::Rejected { attempts: 0, diagnostics: Vec::new() })
     }
+
+    /// A value of any type, for the checker to ask rustc whether a hole's type is what it thinks. Never called.
+    pub fn placeholder<T>() -> T {
+        unreachable!("lacuna's type probe is checked, never run")
+    }
 }
 
 /// `use lacuna::prelude::*;` brings in what a host needs. Hosts run by `lacuna` have it without the import.

@@ -31,6 +31,15 @@ pub(crate) struct RaDiagnostic {
     pub message: String,
 }
 
+/// A hole's type as rust-analyzer infers it.
+#[derive(Debug, Clone)]
+pub(crate) struct HoleType {
+    /// For people: always present.
+    pub display: String,
+    /// As Rust source valid at the hole, when the type can be written there.
+    pub source: Option<String>,
+}
+
 pub(crate) struct RaSession {
     host: AnalysisHost,
     host_file: FileId,
@@ -244,8 +253,8 @@ impl RaSession {
     }
 
     /// The `T` in `Result<T, HoleError>` of the hole whose `agent` token starts at `offset` (spliced
-    /// coordinates), rendered as Rust; `None` if rust-analyzer cannot tell.
-    pub fn hole_type(&self, offset: usize) -> Option<String> {
+    /// coordinates); `None` if rust-analyzer cannot tell.
+    pub fn hole_type(&self, offset: usize) -> Option<HoleType> {
         let db = self.host.raw_database();
         let sema = Semantics::new(db);
         let file_id = sema.attach_first_edition(self.host_file);
@@ -261,11 +270,12 @@ impl RaSession {
                 return None;
             }
             // As source code, relative to the hole's module (default type parameters left out); types that
-            // cannot be written there (closures, opaque types) fall back to the display form.
-            return Some(match inner.display_source_code(db, scope.module().into(), false) {
-                Ok(text) => text,
-                Err(_) => inner.display_truncated(db, None, scope.krate().to_display_target(db)).to_string(),
-            });
+            // cannot be written there (closures, opaque types) have only the display form.
+            let source = inner.display_source_code(db, scope.module().into(), false).ok();
+            let display = source
+                .clone()
+                .unwrap_or_else(|| inner.display_truncated(db, None, scope.krate().to_display_target(db)).to_string());
+            return Some(HoleType { display, source });
         }
         None
     }

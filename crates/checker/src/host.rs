@@ -15,8 +15,15 @@ pub(crate) const PRELUDE_INJECTION: &str =
     "\n#[macro_use] extern crate lacuna;\n#[allow(unused_imports)] use lacuna::prelude::*;\n";
 
 /// Around a snippet: the hole's value is `Ok(snippet)`, and the snippet is a block, so it may have statements
-/// before its final expression. Newlines keep a trailing `//` comment in the snippet from eating the `}`.
-pub(crate) const SNIPPET_OPEN: &str = "::core::result::Result::Ok::<_, ::lacuna::HoleError>({\n";
+/// before its final expression. When the hole's type `T` is known it is written out, so the block is checked
+/// against `T` (coercions apply, and a wrong type is reported at the snippet's final expression, not in host
+/// code). Newlines keep a trailing `//` comment in the snippet from eating the `}`.
+pub(crate) fn snippet_open(ty: Option<&str>) -> String {
+    match ty {
+        Some(t) => format!("::core::result::Result::<{t}, ::lacuna::HoleError>::Ok({{\n"),
+        None => "::core::result::Result::Ok::<_, ::lacuna::HoleError>({\n".to_owned(),
+    }
+}
 pub(crate) const SNIPPET_CLOSE: &str = "\n})";
 
 /// One `agent!(...)` call in a host.
@@ -79,9 +86,29 @@ impl Host {
         Spliced::new(self, None)
     }
 
-    /// The host with `snippet` in hole `hole` (an index into [`Host::holes`]).
-    pub(crate) fn splice(&self, hole: usize, snippet: &str) -> Spliced {
-        Spliced::new(self, Some((&self.holes[hole], snippet)))
+    /// The host with `snippet` in hole `hole` (an index into [`Host::holes`]), typed `ty` when given.
+    pub(crate) fn splice(&self, hole: usize, snippet: &str, ty: Option<&str>) -> Spliced {
+        Spliced::new(self, Some((&self.holes[hole], snippet, ty)))
+    }
+
+    /// The host with each given hole replaced by a value of the given type, to learn whether rustc agrees that
+    /// `T` is the hole's type (and that `T` can be written at the hole).
+    pub(crate) fn with_typed_placeholders(&self, types: &[(usize, &str)]) -> String {
+        let mut holes: Vec<&(usize, &str)> = types.iter().collect();
+        holes.sort_by_key(|(i, _)| self.holes[*i].range.start);
+        let mut text = String::with_capacity(self.text.len() + 128 * holes.len());
+        let mut at = 0;
+        for &&(i, ty) in &holes {
+            let range = &self.holes[i].range;
+            text.push_str(&self.text[at..range.start]);
+            text.push_str(&format!(
+                "::core::result::Result::<{ty}, ::lacuna::HoleError>::Ok(::lacuna::__private::placeholder())"
+            ));
+            at = range.end;
+        }
+        text.push_str(&self.text[at..]);
+        text.push_str(PRELUDE_INJECTION);
+        text
     }
 }
 
@@ -217,18 +244,18 @@ struct SplicedHole {
 }
 
 impl Spliced {
-    fn new(host: &Host, fill: Option<(&Hole, &str)>) -> Spliced {
-        let snippet_len = fill.map_or(0, |(_, s)| s.len());
+    fn new(host: &Host, fill: Option<(&Hole, &str, Option<&str>)>) -> Spliced {
+        let snippet_len = fill.map_or(0, |(_, s, _)| s.len());
         let mut text = String::with_capacity(host.text.len() + PRELUDE_INJECTION.len() + snippet_len + 64);
         let hole = match fill {
             None => {
                 text.push_str(&host.text);
                 None
             }
-            Some((hole, snippet)) => {
+            Some((hole, snippet, ty)) => {
                 text.push_str(&host.text[..hole.range.start]);
                 let start = text.len();
-                text.push_str(SNIPPET_OPEN);
+                text.push_str(&snippet_open(ty));
                 let snippet_start = text.len();
                 text.push_str(snippet);
                 let snippet_end = text.len();
@@ -330,7 +357,7 @@ mod tests {
     #[test]
     fn prelude_goes_after_the_host_text() {
         let h = host("//! docs\n#![allow(dead_code)]\nfn main() { let _x: i32 = agent!(\"t\").unwrap(); }");
-        let s = h.splice(0, "1");
+        let s = h.splice(0, "1", None);
         assert!(s.text.starts_with("//! docs\n#![allow(dead_code)]\nfn main() { let _x: i32 = ::core::result"));
         assert!(s.text.ends_with(PRELUDE_INJECTION));
         assert_eq!(s.origin(s.text.len() - 2), Origin::Glue);
@@ -339,7 +366,7 @@ mod tests {
     #[test]
     fn origins_map_back() {
         let h = host("fn main() { let x: i32 = agent!(\"t\").unwrap(); let y = x; }\n");
-        let s = h.splice(0, "40 + 2");
+        let s = h.splice(0, "40 + 2", Some("i32"));
         let snip = s.snippet_range().unwrap();
         assert_eq!(&s.text[snip.clone()], "40 + 2");
         assert_eq!(s.origin(snip.start + 5), Origin::Snippet(5));

@@ -163,6 +163,9 @@ pub struct PreparedHost {
     pub host: Host,
     /// Per hole: `T`, when rust-analyzer could tell.
     pub expected_types: Vec<Option<String>>,
+    /// Per hole: `T` as source that rustc confirmed is the hole's type; snippets are spliced as
+    /// `Result::<T, HoleError>::Ok({ .. })` then, so they are checked against `T` itself.
+    glue_types: Vec<Option<String>>,
     /// rust-analyzer's (false) errors on the unfilled host, which rustc accepted: ignored in every check.
     baseline: Vec<BaselineKey>,
 }
@@ -234,7 +237,40 @@ impl Checker {
                 _ => None,
             })
             .collect();
-        Ok(PreparedHost { host, expected_types, baseline })
+        let glue_types = self.confirm_glue_types(&host, &expected_types)?;
+        let expected_types = expected_types.into_iter().map(|t| t.map(|t| t.display)).collect();
+        Ok(PreparedHost { host, expected_types, glue_types, baseline })
+    }
+
+    /// Which holes' types rustc agrees with, written as rust-analyzer renders them. One rustc run when all
+    /// agree (the usual case); otherwise one per hole.
+    fn confirm_glue_types(
+        &mut self,
+        host: &Host,
+        types: &[Option<analysis::HoleType>],
+    ) -> Result<Vec<Option<String>>, CheckerError> {
+        let candidates: Vec<(usize, &str)> = types
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.as_ref().and_then(|t| t.source.as_deref()).map(|s| (i, s)))
+            .collect();
+        let mut confirmed = vec![None; types.len()];
+        if candidates.is_empty() {
+            return Ok(confirmed);
+        }
+        let compiles = |checker: &mut Checker, holes: &[(usize, &str)]| -> Result<bool, CheckerError> {
+            Ok(matches!(
+                checker.rustc_check(&host.with_typed_placeholders(holes))?,
+                RustcOutcome::Finished { errors } if errors.is_empty()
+            ))
+        };
+        let all = compiles(self, &candidates)?;
+        for &(i, ty) in &candidates {
+            if all || (candidates.len() > 1 && compiles(self, &[(i, ty)])?) {
+                confirmed[i] = Some(ty.to_owned());
+            }
+        }
+        Ok(confirmed)
     }
 
     /// Checks `snippet` in hole `hole` (0-based index into the host's holes).
@@ -268,7 +304,7 @@ impl Checker {
         if snippet.len() > MAX_SNIPPET_BYTES {
             return Err(CheckerError::SnippetTooLarge { bytes: snippet.len() });
         }
-        let spliced = host.splice(hole, &snippet);
+        let spliced = host.splice(hole, &snippet, prepared.glue_types[hole].as_deref());
         let snippet_index = LineIndex::new(&snippet);
         let expected_type = prepared.expected_types[hole].clone();
         let mut timings = Timings::default();
