@@ -40,6 +40,23 @@ pub(crate) struct HoleType {
     pub source: Option<String>,
 }
 
+/// What rust-analyzer made of a spliced host.
+pub(crate) enum Outcome {
+    SyntaxErrors(Vec<RaDiagnostic>),
+    /// The snippet's text closes or reaches past the block it was put in.
+    EscapesHole,
+    /// Type errors (possibly none).
+    Errors(Vec<RaDiagnostic>),
+    /// Syntax was fine and the semantic pass was not requested.
+    NotAsked,
+}
+
+pub(crate) struct Analysed {
+    pub outcome: Outcome,
+    pub parse: std::time::Duration,
+    pub analysis: std::time::Duration,
+}
+
 pub(crate) struct RaSession {
     host: AnalysisHost,
     host_file: FileId,
@@ -213,6 +230,46 @@ impl RaSession {
         Ok(RaSession { host, host_file, current: None, config, std_files })
     }
 
+    /// Parses the spliced text, checks the snippet's block is intact, then (if `semantic`) collects type errors.
+    /// `block` is the range of the `{ snippet }` block in `text`.
+    pub fn analyse(&mut self, text: &str, block: std::ops::Range<usize>, semantic: bool) -> Analysed {
+        let started = std::time::Instant::now();
+        let file = ra_ap_syntax::SourceFile::parse(text, Edition::Edition2021);
+        let errors = file.errors();
+        let parse = started.elapsed();
+        let outcome = if !errors.is_empty() {
+            if semantic {
+                Outcome::SyntaxErrors(
+                    errors
+                        .iter()
+                        .map(|e| RaDiagnostic {
+                            start: usize::from(e.range().start()),
+                            end: usize::from(e.range().end()),
+                            code: None,
+                            name: "syntax-error".into(),
+                            message: e.to_string(),
+                        })
+                        .collect(),
+                )
+            } else {
+                // Without rust-analyzer's verdicts, rustc judges syntax.
+                Outcome::NotAsked
+            }
+        } else if !crate::host::block_is_intact(&file.tree(), &block) {
+            Outcome::EscapesHole
+        } else if semantic {
+            self.set_text(text);
+            match self.errors() {
+                Ok(errors) => Outcome::Errors(errors),
+                Err(_) => Outcome::NotAsked,
+            }
+        } else {
+            Outcome::NotAsked
+        };
+        let analysis = started.elapsed() - parse;
+        Analysed { outcome, parse, analysis }
+    }
+
     /// Replaces the host file's text (a no-op if it is already this text).
     pub fn set_text(&mut self, text: &str) {
         if self.current.as_deref() == Some(text) {
@@ -237,6 +294,10 @@ impl RaSession {
             .filter(|d| d.range.file_id == self.host_file)
             .map(|d| {
                 let (code, name) = match d.code {
+                    // rust-analyzer files a missing field on a field access under E0559; rustc says E0609.
+                    DiagnosticCode::RustcHardError("E0559") if d.message.starts_with("no field") => {
+                        (Some("E0609".to_owned()), "E0609".to_owned())
+                    }
                     DiagnosticCode::RustcHardError(c) if c.starts_with('E') => (Some(c.to_owned()), c.to_owned()),
                     DiagnosticCode::SyntaxError => (None, "syntax-error".to_owned()),
                     other => (None, other.as_str().to_owned()),

@@ -42,6 +42,26 @@ pub struct Diagnostic {
     pub end_column: u32,
 }
 
+impl Diagnostic {
+    /// An error about the snippet as a whole (it escapes its hole, rustc timed out or crashed on it), spanning
+    /// it from the start to `end`.
+    pub fn whole_snippet(kind: &str, message: String, end: (u32, u32)) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code: None,
+            kind: kind.to_owned(),
+            message,
+            label: None,
+            notes: Vec::new(),
+            location: Location::Snippet,
+            line: 1,
+            column: 1,
+            end_line: end.0,
+            end_column: end.1,
+        }
+    }
+}
+
 /// The stable kind name for a rustc error code; `other` for codes without a name here.
 pub fn kind_for_code(code: &str) -> &'static str {
     match code {

@@ -144,12 +144,15 @@ fn find_holes(file: &SourceFile, line_index: &LineIndex) -> Vec<Hole> {
             i += 1;
             continue;
         }
-        // Include a `lacuna::` or `::lacuna::` path prefix in the hole.
+        // Include a `lacuna::` or `::lacuna::` path prefix in the hole. Inside a token tree `::` may come as two
+        // `:` tokens.
         let mut start = i;
-        if i >= 2 && tokens[i - 1].kind() == T![::] && tokens[i - 2].text() == "lacuna" {
-            start = i - 2;
-            if start >= 1 && tokens[start - 1].kind() == T![::] {
-                start -= 1;
+        if let Some(before) = path_sep_before(&tokens, i) {
+            if before >= 1 && tokens[before - 1].text() == "lacuna" {
+                start = before - 1;
+                if let Some(root) = path_sep_before(&tokens, start) {
+                    start = root;
+                }
             }
         }
         let Some(close) = matching_close(&tokens, i + 2) else {
@@ -171,6 +174,15 @@ fn find_holes(file: &SourceFile, line_index: &LineIndex) -> Vec<Hole> {
         i = close + 1;
     }
     holes
+}
+
+/// If a `::` ends right before token `at`, the index of its first token.
+fn path_sep_before(tokens: &[SyntaxToken], at: usize) -> Option<usize> {
+    match at.checked_sub(1).map(|j| (j, tokens[j].kind())) {
+        Some((j, T![::])) => Some(j),
+        Some((j, T![:])) if j >= 1 && tokens[j - 1].kind() == T![:] => Some(j - 1),
+        _ => None,
+    }
 }
 
 /// Index of the token closing the delimiter at `open`.

@@ -46,8 +46,15 @@ pub const MAX_SNIPPET_BYTES: usize = 1 << 20;
 /// grows its stack on demand, decides alone.
 const MAX_RA_NESTING: usize = 256;
 
+/// Snippet size (in tokens) beyond which rust-analyzer is not asked: tree depth is bounded by token count, and
+/// a long operator chain nests as deeply as brackets do.
+const MAX_RA_TOKENS: usize = 20_000;
+
+/// Host nesting the checker takes at all (hosts are parsed by rust-analyzer whatever their depth).
+const MAX_HOST_NESTING: usize = 512;
+
 /// rust-analyzer recurses on nesting; it runs on a thread with a stack this large (reserved, not committed).
-const RA_STACK_BYTES: usize = 512 << 20;
+const RA_STACK_BYTES: usize = 1 << 30;
 
 /// Something that stops a check from happening at all. A rejected snippet is not an error: it is a [`Verdict`].
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +67,8 @@ pub enum CheckerError {
     Io { detail: String },
     #[error("{name} does not parse as Rust:\n{}", render_syntax(.errors))]
     HostSyntax { name: String, errors: Vec<HostSyntaxError> },
+    #[error("{name} nests {depth} levels deep; the checker takes hosts up to {MAX_HOST_NESTING} levels")]
+    HostTooDeep { name: String, depth: usize },
     #[error("{name} has no hole: write `agent!(\"task\")` where a snippet should go")]
     NoHoles { name: String },
     #[error("{name} does not compile with its holes unfilled, so no snippet could be accepted; fix these first:\n{}", render_host_errors(.errors))]
@@ -140,11 +149,13 @@ pub struct CheckerOptions {
     pub cache_dir: Option<PathBuf>,
     /// How long rustc may take on one snippet before the snippet is rejected.
     pub rustc_timeout: Duration,
+    /// Remember rustc's answer per spliced text (retries and reruns of a snippet then cost nothing).
+    pub memoize_rustc: bool,
 }
 
 impl Default for CheckerOptions {
     fn default() -> Self {
-        CheckerOptions { cache_dir: None, rustc_timeout: Duration::from_secs(60) }
+        CheckerOptions { cache_dir: None, rustc_timeout: Duration::from_secs(60), memoize_rustc: true }
     }
 }
 
@@ -183,6 +194,7 @@ pub struct Checker {
     rustc: Rustc,
     /// rustc's outcome per spliced text: retries and benchmark reruns of the same snippet cost nothing.
     rustc_memo: HashMap<Arc<str>, RustcOutcome>,
+    memoize_rustc: bool,
     pub startup: StartupReport,
 }
 
@@ -201,21 +213,34 @@ impl Checker {
             rustc_version: rustc.version.clone(),
             startup_ms: ms(started.elapsed()),
         };
-        Ok(Checker { ra, rustc, rustc_memo: HashMap::new(), startup })
+        Ok(Checker { ra, rustc, rustc_memo: HashMap::new(), memoize_rustc: options.memoize_rustc, startup })
     }
 
     /// Parses a host and makes sure it compiles with its holes unfilled.
     pub fn prepare(&mut self, name: &str, text: &str) -> Result<PreparedHost, CheckerError> {
-        let host = Host::parse(name, text)
+        let (depth, _) = lexical_size(text);
+        if depth > MAX_HOST_NESTING {
+            return Err(CheckerError::HostTooDeep { name: name.to_owned(), depth });
+        }
+        let (owned_name, owned_text) = (name.to_owned(), text.to_owned());
+        let host = self
+            .with_ra(move |_| Ok(Host::parse(&owned_name, &owned_text)))?
             .map_err(|errors| CheckerError::HostSyntax { name: name.to_owned(), errors })?;
         if host.holes.is_empty() {
             return Err(CheckerError::NoHoles { name: name.to_owned() });
         }
         let unfilled = host.unfilled();
-        if let RustcOutcome::Finished { errors } = self.rustc_check(&unfilled.text)? {
-            if !errors.is_empty() {
+        match self.rustc_check(&unfilled.text)? {
+            RustcOutcome::Finished { errors } if !errors.is_empty() => {
                 let errors = errors.iter().map(|e| map_host_rustc(e, &unfilled, &host.line_index)).collect();
                 return Err(CheckerError::HostDoesNotCompile { name: name.to_owned(), errors });
+            }
+            RustcOutcome::Finished { .. } => {}
+            RustcOutcome::TimedOut => {
+                return Err(CheckerError::Rustc { detail: format!("rustc did not finish checking {name} in time") })
+            }
+            RustcOutcome::Crashed { status } => {
+                return Err(CheckerError::Rustc { detail: format!("rustc crashed checking {name} ({status})") })
             }
         }
         let hole_offsets: Vec<usize> = host
@@ -313,74 +338,45 @@ impl Checker {
             Ok(Verdict { accepted: false, decided_by, expected_type: expected_type.clone(), diagnostics, timings })
         };
 
-        let ra_usable = nesting_depth(&snippet) <= MAX_RA_NESTING;
-        if ra_usable {
-            // 1. Syntax, and the snippet must stay inside its block. Without rust-analyzer, rustc judges syntax;
-            // the block rule is Lacuna's and holds either way.
-            let parse_started = Instant::now();
-            let file = ra_ap_syntax::SourceFile::parse(&spliced.text, ra_ap_syntax::Edition::Edition2021);
-            timings.parse = ms(parse_started.elapsed());
-            let parse_errors = file.errors();
-            if use_rust_analyzer && !parse_errors.is_empty() {
-                let diagnostics = parse_errors
-                    .iter()
-                    .map(|e| {
-                        let ra = RaDiagnostic {
-                            start: usize::from(e.range().start()),
-                            end: usize::from(e.range().end()),
-                            code: None,
-                            name: "syntax-error".into(),
-                            message: e.to_string(),
-                        };
-                        map_ra(&ra, &spliced, host, hole, &snippet_index)
-                    })
-                    .collect();
-                return reject(DecidedBy::RustAnalyzer, dedup(diagnostics), timings);
-            }
-            let block = spliced.block_range().expect("a spliced host has a snippet");
-            if parse_errors.is_empty() && !host::block_is_intact(&file.tree(), &block) {
-                let end = snippet_index.line_col(snippet.len());
-                let diagnostic = Diagnostic {
-                    severity: Severity::Error,
-                    code: None,
-                    kind: "snippet-escapes-hole".into(),
-                    message: "the snippet closes the hole's block early; a snippet is statements followed by a \
-                              final expression, with balanced delimiters"
-                        .into(),
-                    label: None,
-                    notes: Vec::new(),
-                    location: Location::Snippet,
-                    line: 1,
-                    column: 1,
-                    end_line: end.0,
-                    end_column: end.1,
-                };
-                return reject(DecidedBy::Lacuna, vec![diagnostic], timings);
-            }
-        }
-
-        if use_rust_analyzer && ra_usable {
-            // 2. rust-analyzer's type errors.
-            let ra_started = Instant::now();
+        // Everything that builds syntax trees runs on the analysis thread: deep trees need its stack, to build
+        // and to drop. Beyond the limits, rust-analyzer is not asked at all and rustc decides alone.
+        let (depth, tokens) = lexical_size(&snippet);
+        if depth <= MAX_RA_NESTING && tokens <= MAX_RA_TOKENS {
             let text = spliced.text.clone();
-            let ra_errors = self.with_ra(move |ra| {
-                ra.set_text(&text);
-                ra.errors()
-            });
-            timings.rust_analyzer = ms(ra_started.elapsed());
-            match ra_errors {
-                Ok(errors) => {
-                    let new_errors: Vec<Diagnostic> = errors
-                        .iter()
-                        .filter(|d| !is_baseline(d, &spliced, &prepared.baseline))
-                        .map(|d| map_ra(d, &spliced, host, hole, &snippet_index))
-                        .collect();
-                    if !new_errors.is_empty() {
-                        return reject(DecidedBy::RustAnalyzer, dedup(new_errors), timings);
+            let block = spliced.block_range().expect("a spliced host has a snippet");
+            let analysed = self.with_ra(move |ra| Ok(ra.analyse(&text, block, use_rust_analyzer)));
+            timings.parse = analysed.as_ref().map_or(0.0, |a| ms(a.parse));
+            timings.rust_analyzer = analysed.as_ref().map_or(0.0, |a| ms(a.analysis));
+            // rust-analyzer failing (a panic inside it) is no verdict: rustc decides alone.
+            if let Ok(analysed) = analysed {
+                match analysed.outcome {
+                    analysis::Outcome::SyntaxErrors(errors) => {
+                        let diagnostics =
+                            errors.iter().map(|d| map_ra(d, &spliced, host, hole, &snippet_index)).collect();
+                        return reject(DecidedBy::RustAnalyzer, dedup(diagnostics), timings);
                     }
+                    analysis::Outcome::EscapesHole => {
+                        let diagnostic = Diagnostic::whole_snippet(
+                            "snippet-escapes-hole",
+                            "the snippet closes the hole's block early; a snippet is statements followed by a \
+                             final expression, with balanced delimiters"
+                                .into(),
+                            snippet_index.line_col(snippet.len()),
+                        );
+                        return reject(DecidedBy::Lacuna, vec![diagnostic], timings);
+                    }
+                    analysis::Outcome::Errors(errors) => {
+                        let new_errors: Vec<Diagnostic> = errors
+                            .iter()
+                            .filter(|d| !is_baseline(d, &spliced, &prepared.baseline))
+                            .map(|d| map_ra(d, &spliced, host, hole, &snippet_index))
+                            .collect();
+                        if !new_errors.is_empty() {
+                            return reject(DecidedBy::RustAnalyzer, dedup(new_errors), timings);
+                        }
+                    }
+                    analysis::Outcome::NotAsked => {}
                 }
-                // rust-analyzer failing is no verdict: rustc decides alone.
-                Err(_) => {}
             }
         }
 
@@ -389,28 +385,28 @@ impl Checker {
         let outcome = self.rustc_check(&spliced.text)?;
         timings.rustc = Some(ms(rustc_started.elapsed()));
         let diagnostics = match outcome {
-            RustcOutcome::TimedOut => vec![Diagnostic {
-                severity: Severity::Error,
-                code: None,
-                kind: "check-timeout".into(),
-                message: format!(
-                    "rustc did not finish checking the snippet within {} s",
-                    self.rustc_timeout().as_secs()
-                ),
-                label: None,
-                notes: Vec::new(),
-                location: Location::Snippet,
-                line: 1,
-                column: 1,
-                end_line: 1,
-                end_column: 1,
-            }],
+            RustcOutcome::TimedOut => vec![Diagnostic::whole_snippet(
+                "check-timeout",
+                format!("rustc did not finish checking the snippet within {} s", self.rustc_timeout().as_secs()),
+                snippet_index.line_col(snippet.len()),
+            )],
+            RustcOutcome::Crashed { status } => vec![Diagnostic::whole_snippet(
+                "compiler-crash",
+                format!("rustc crashed while checking the snippet ({status}), so it cannot be accepted"),
+                snippet_index.line_col(snippet.len()),
+            )],
             RustcOutcome::Finished { errors } => {
                 dedup(errors.iter().map(|e| map_rustc(e, &spliced, host, hole, &snippet_index)).collect())
             }
         };
         timings.check = ms(started.elapsed());
         Ok(Verdict { accepted: diagnostics.is_empty(), decided_by: DecidedBy::Rustc, expected_type, diagnostics, timings })
+    }
+
+    /// The exact text the compilers see for `snippet` in `hole`: the host with the snippet spliced in and the
+    /// prelude appended.
+    pub fn spliced_text(&self, prepared: &PreparedHost, hole: usize, snippet: &str) -> String {
+        prepared.host.splice(hole, &normalize(snippet), prepared.glue_types[hole].as_deref()).text
     }
 
     pub fn rustc(&self) -> &Rustc {
@@ -427,7 +423,7 @@ impl Checker {
         }
         let outcome = self.rustc.check(text)?;
         // A timeout may be load on the machine, not the snippet: do not remember it.
-        if matches!(outcome, RustcOutcome::Finished { .. }) {
+        if self.memoize_rustc && matches!(outcome, RustcOutcome::Finished { .. }) {
             self.rustc_memo.insert(text.into(), outcome.clone());
         }
         Ok(outcome)
@@ -474,11 +470,11 @@ fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
-/// Deepest bracket nesting in the snippet, by rust-analyzer's lexer (so brackets in strings and comments don't
+/// (deepest nesting, token count) of a text, by rust-analyzer's lexer (so brackets in strings and comments don't
 /// count). Prefix operators and `else if` chains nest too; runs of them count as depth.
-fn nesting_depth(snippet: &str) -> usize {
+fn lexical_size(text: &str) -> (usize, usize) {
     use ra_ap_syntax::{SyntaxKind, T};
-    let lexed = ra_ap_parser::LexedStr::new(ra_ap_syntax::Edition::Edition2021, snippet);
+    let lexed = ra_ap_parser::LexedStr::new(ra_ap_syntax::Edition::Edition2021, text);
     let (mut depth, mut max, mut run) = (0usize, 0usize, 0usize);
     for i in 0..lexed.len() {
         let kind = lexed.kind(i);
@@ -497,7 +493,7 @@ fn nesting_depth(snippet: &str) -> usize {
         }
         max = max.max(depth + run);
     }
-    max
+    (max, lexed.len())
 }
 
 fn is_baseline(d: &RaDiagnostic, spliced: &Spliced, baseline: &[BaselineKey]) -> bool {
@@ -671,8 +667,8 @@ mod tests {
 
     #[test]
     fn nesting_counts_brackets_not_strings() {
-        assert_eq!(nesting_depth("((1))"), 2);
-        assert_eq!(nesting_depth("\"((((((((\""), 0);
-        assert!(nesting_depth(&"-".repeat(1000)) >= 1000);
+        assert_eq!(lexical_size("((1))").0, 2);
+        assert_eq!(lexical_size("\"((((((((\"").0, 0);
+        assert!(lexical_size(&"-".repeat(1000)).0 >= 1000);
     }
 }

@@ -55,6 +55,8 @@ pub(crate) struct RustcSpan {
 pub(crate) enum RustcOutcome {
     Finished { errors: Vec<RustcDiagnostic> },
     TimedOut,
+    /// rustc died without a diagnostic (a stack overflow on absurdly deep input, say). Never an acceptance.
+    Crashed { status: String },
 }
 
 impl Rustc {
@@ -86,6 +88,15 @@ impl Rustc {
         self.timeout
     }
 
+    /// Runs the same check as the checker's confirmation and returns how many errors rustc reported (`None` on
+    /// timeout). For benchmarks and tools that compare against plain rustc.
+    pub fn check_text(&self, source: &str) -> Result<Option<usize>, CheckerError> {
+        Ok(match self.check(source)? {
+            RustcOutcome::Finished { errors } => Some(errors.len()),
+            RustcOutcome::TimedOut | RustcOutcome::Crashed { .. } => None,
+        })
+    }
+
     /// Type- and borrow-checks `source` as a binary crate (edition 2021) that can use `lacuna`.
     pub(crate) fn check(&self, source: &str) -> Result<RustcOutcome, CheckerError> {
         let out = self.scratch.path().join("host.rmeta");
@@ -99,6 +110,8 @@ impl Rustc {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .current_dir(self.scratch.path())
+            // rustc's parser recurses; a deeper stack lets it judge deeply nested snippets instead of crashing.
+            .env("RUST_MIN_STACK", (256usize << 20).to_string())
             .spawn()
             .map_err(|e| CheckerError::Rustc { detail: format!("cannot run `{}`: {e}", self.path.display()) })?;
         let mut stdin = child.stdin.take().expect("stdin was piped");
@@ -133,9 +146,7 @@ impl Rustc {
             .collect::<Vec<_>>();
         let status = status.expect("checked above");
         if !status.success() && errors.is_empty() {
-            return Err(CheckerError::Rustc {
-                detail: format!("rustc failed without diagnostics ({status}): {}", stderr.trim()),
-            });
+            return Ok(RustcOutcome::Crashed { status: status.to_string() });
         }
         Ok(RustcOutcome::Finished { errors })
     }

@@ -105,14 +105,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         let outcome = check_job(&mut checker, &mut hosts, job);
         let mut out = stdout.lock();
         match outcome {
-            Ok((prepared, hole, verdict)) => {
+            Ok(Checked { prepared, hole, snippet, verdict }) => {
                 any_rejected |= !verdict.accepted;
                 if args.json {
                     writeln!(out, "{}", json_line(job, &prepared, hole, &verdict))?;
                 } else {
-                    let snippet_text = read_text(&job.snippet).unwrap_or_default();
                     let name = job.snippet.display().to_string();
-                    let text = render_verdict(&prepared, hole, &name, &snippet_text, &verdict, styled);
+                    let text = render_verdict(&prepared, hole, &name, &snippet, &verdict, styled);
                     write!(out, "{text}")?;
                 }
             }
@@ -149,12 +148,20 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     })
 }
 
+struct Checked {
+    prepared: PreparedHost,
+    /// 0-based.
+    hole: usize,
+    snippet: String,
+    verdict: Verdict,
+}
+
 /// One job: an input error is a message for the user, not a verdict.
 fn check_job(
     checker: &mut Checker,
     hosts: &mut HashMap<PathBuf, Result<PreparedHost, String>>,
     job: &Job,
-) -> Result<(PreparedHost, usize, Verdict), String> {
+) -> Result<Checked, String> {
     let prepared = hosts
         .entry(job.host.clone())
         .or_insert_with(|| {
@@ -181,7 +188,7 @@ fn check_job(
     };
     let snippet = read_text(&job.snippet).map_err(|e| format!("snippet {e}"))?;
     let verdict = checker.check(&prepared, hole, &snippet).map_err(|e| format!("{}: {e}", job.snippet.display()))?;
-    Ok((prepared, hole, verdict))
+    Ok(Checked { prepared, hole, snippet, verdict })
 }
 
 fn read_text(path: &Path) -> Result<String, String> {

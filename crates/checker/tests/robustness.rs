@@ -1,0 +1,158 @@
+//! Garbage, truncated, huge and deeply nested snippets and hosts: the checker answers (a verdict or an input
+//! error) and never panics; whatever it rejects comes with diagnostics inside the snippet or at the hole.
+
+use std::sync::{Mutex, OnceLock};
+
+use lacuna_checker::{Checker, CheckerError, CheckerOptions, Location, PreparedHost, Verdict, MAX_SNIPPET_BYTES};
+use proptest::prelude::*;
+
+const HOST: &str = r#"
+struct Point { x: i32, y: i32 }
+
+fn main() {
+    let xs: Vec<i32> = vec![3, 1, 2];
+    let p = Point { x: 1, y: 2 };
+    let name = String::from("n");
+    let out: i32 = agent!("some number").unwrap();
+    println!("{out} {} {} {}", xs.len(), p.x + p.y, name);
+}
+"#;
+
+struct Fixture {
+    checker: Checker,
+    host: PreparedHost,
+}
+
+fn fixture() -> &'static Mutex<Fixture> {
+    static FIXTURE: OnceLock<Mutex<Fixture>> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let mut checker = Checker::new(CheckerOptions::default()).expect("checker starts");
+        let host = checker.prepare("host.rs", HOST).expect("the fixture host compiles");
+        Mutex::new(Fixture { checker, host })
+    })
+}
+
+/// Checks a snippet and asserts the verdict is well-formed.
+fn check(snippet: &str) -> Result<Verdict, CheckerError> {
+    let mut f = fixture().lock().unwrap_or_else(|e| e.into_inner());
+    let Fixture { checker, host } = &mut *f;
+    let verdict = checker.check(host, 0, snippet)?;
+    let lines = snippet.split('\n').count() as u32;
+    if !verdict.accepted {
+        assert!(!verdict.diagnostics.is_empty(), "a rejection without diagnostics for {snippet:?}");
+    }
+    for d in &verdict.diagnostics {
+        assert!(d.line >= 1 && d.column >= 1, "{d:?}");
+        assert!((d.line, d.column) <= (d.end_line, d.end_column), "{d:?}");
+        if d.location == Location::Snippet {
+            assert!(d.end_line <= lines.max(1), "{d:?} beyond {lines} line(s) of {snippet:?}");
+        }
+    }
+    Ok(verdict)
+}
+
+const TOKENS: &[&str] = &[
+    "let", "mut", "x", "xs", "p", "name", "=", ";", "(", ")", "{", "}", "[", "]", "1", "2.0", "\"s\"", "'c'",
+    "fn", "->", "=>", "match", "if", "else", "loop", "break", "return", "&", "&mut", "*", "+", "-", "!", ".",
+    "::", ",", "|", "move", "'a", "r#\"", "/*", "*/", "//", "\n", "as", "i32", "String", "Vec", "<", ">", "?",
+    "agent!", "\"", "#", "$", "unsafe", "impl", "struct", "'", "..", "...", "@", "\\",
+];
+
+fn token_soup() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(TOKENS), 0..60).prop_map(|t| t.join(" "))
+}
+
+const VALID: &[&str] = &[
+    "let mut v = xs.clone();\nv.sort();\nv[0] + p.x",
+    "match xs.as_slice() {\n    [a, ..] => *a,\n    [] => 0,\n}",
+    "name.len() as i32 + xs.iter().sum::<i32>()",
+    "fn twice(n: i32) -> i32 { n * 2 }\ntwice(p.y)",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_text_never_panics(snippet in "\\PC{0,200}") {
+        check(&snippet).expect("a verdict, not an error");
+    }
+
+    #[test]
+    fn token_soup_never_panics(snippet in token_soup()) {
+        check(&snippet).expect("a verdict, not an error");
+    }
+
+    #[test]
+    fn truncated_snippets_never_panic(which in 0..VALID.len(), cut in 0usize..200) {
+        let full = VALID[which];
+        let mut cut = cut.min(full.len());
+        while !full.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        check(&full[..cut]).expect("a verdict, not an error");
+    }
+
+    #[test]
+    fn garbage_hosts_are_input_errors_not_panics(host in "\\PC{0,300}") {
+        let mut f = fixture().lock().unwrap_or_else(|e| e.into_inner());
+        // Most garbage does not parse or has no hole; whatever the answer, it comes back as a value.
+        let _ = f.checker.prepare("garbage.rs", &host);
+    }
+
+    #[test]
+    fn truncated_hosts_never_panic(cut in 0usize..HOST.len()) {
+        let mut f = fixture().lock().unwrap_or_else(|e| e.into_inner());
+        let _ = f.checker.prepare("truncated.rs", &HOST[..cut]);
+    }
+}
+
+#[test]
+fn the_valid_snippets_are_accepted() {
+    for snippet in VALID {
+        let v = check(snippet).unwrap();
+        assert!(v.accepted, "{snippet}: {:?}", v.diagnostics);
+    }
+}
+
+#[test]
+fn deep_nesting_is_judged_not_crashed() {
+    for depth in [10, 300, 3_000] {
+        let parens = format!("{}1{}", "(".repeat(depth), ")".repeat(depth));
+        let v = check(&parens).unwrap();
+        // rustc's own nesting limit rejects the deepest; the shallow ones are plain integers.
+        if depth <= 300 {
+            assert!(v.accepted, "depth {depth}: {:?}", v.diagnostics);
+        }
+        let blocks = format!("{}1{}", "{".repeat(depth), "}".repeat(depth));
+        check(&blocks).unwrap();
+        let negations = format!("{}1", "-".repeat(depth));
+        check(&negations).unwrap();
+        let unclosed = "(".repeat(depth);
+        assert!(!check(&unclosed).unwrap().accepted);
+    }
+}
+
+#[test]
+fn huge_snippets_are_refused_or_checked() {
+    let too_big = "1".repeat(MAX_SNIPPET_BYTES + 1);
+    match check(&too_big) {
+        Err(CheckerError::SnippetTooLarge { bytes }) => assert_eq!(bytes, MAX_SNIPPET_BYTES + 1),
+        other => panic!("expected SnippetTooLarge, got {other:?}"),
+    }
+    // A 3,000-term sum nests 3,000 deep in the syntax tree: rust-analyzer handles it on its analysis thread.
+    let long_sum = vec!["1"; 3_000].join(" + ");
+    assert!(check(&format!("({long_sum}) - 3_000 + p.x")).unwrap().accepted);
+    // Past the token limit rust-analyzer is skipped, and rustc alone decides.
+    let many_lets: String = (0..4_000).map(|i| format!("let _v{i} = {i};\n")).collect();
+    let v = check(&format!("{many_lets}p.y")).unwrap();
+    assert!(v.accepted, "{:?}", v.diagnostics);
+    assert_eq!(v.decided_by, lacuna_checker::DecidedBy::Rustc);
+}
+
+#[test]
+fn escaping_the_hole_is_rejected_even_when_rustc_would_compile_it() {
+    let escape = "0 }).unwrap(); } fn injected() -> i32 { 5 } fn another() { let out: i32 = Ok::<i32, ()>({ 0";
+    let v = check(escape).unwrap();
+    assert!(!v.accepted);
+    assert_eq!(v.diagnostics[0].kind, "snippet-escapes-hole");
+}
