@@ -260,7 +260,12 @@ impl RaSession {
         } else if semantic {
             self.set_text(text);
             match self.errors() {
-                Ok(errors) => Outcome::Errors(errors),
+                Ok(mut errors) => {
+                    for e in &mut errors {
+                        refine_code_in_patterns(&file.tree(), e);
+                    }
+                    Outcome::Errors(errors)
+                }
                 Err(_) => Outcome::NotAsked,
             }
         } else {
@@ -293,11 +298,12 @@ impl RaSession {
             .filter(|d| d.severity == Severity::Error && !d.unused)
             .filter(|d| d.range.file_id == self.host_file)
             .map(|d| {
+                let code = |c: &str| (Some(c.to_owned()), c.to_owned());
                 let (code, name) = match d.code {
-                    // rust-analyzer files a missing field on a field access under E0559; rustc says E0609.
-                    DiagnosticCode::RustcHardError("E0559") if d.message.starts_with("no field") => {
-                        (Some("E0609".to_owned()), "E0609".to_owned())
-                    }
+                    // Where rust-analyzer's code differs from rustc's for the same error, say rustc's.
+                    DiagnosticCode::RustcHardError("E0559") if d.message.contains("but a method") => code("E0615"),
+                    DiagnosticCode::RustcHardError("E0559") if d.message.starts_with("no field") => code("E0609"),
+                    DiagnosticCode::RustcHardError("undeclared-label") => code("E0426"),
                     DiagnosticCode::RustcHardError(c) if c.starts_with('E') => (Some(c.to_owned()), c.to_owned()),
                     DiagnosticCode::SyntaxError => (None, "syntax-error".to_owned()),
                     other => (None, other.as_str().to_owned()),
@@ -339,6 +345,31 @@ impl RaSession {
             return Some(HoleType { display, source });
         }
         None
+    }
+}
+
+/// rust-analyzer reports struct *patterns* with the codes of struct *expressions*; rustc has its own for them.
+fn refine_code_in_patterns(file: &ra_ap_syntax::SourceFile, d: &mut RaDiagnostic) {
+    let replacement = match d.code.as_deref() {
+        Some("E0063") => "E0027",
+        Some("E0559") | Some("E0560") => "E0026",
+        _ => return,
+    };
+    let range = ra_ap_syntax::TextRange::new((d.start as u32).into(), (d.end as u32).into());
+    if d.end > usize::from(file.syntax().text_range().end()) {
+        return;
+    }
+    let in_pattern = match file.syntax().covering_element(range) {
+        ra_ap_syntax::NodeOrToken::Node(n) => Some(n),
+        ra_ap_syntax::NodeOrToken::Token(t) => t.parent(),
+    }
+    .is_some_and(|n| {
+        n.ancestors().take_while(|a| !ast::Expr::can_cast(a.kind()) || a.kind() == ra_ap_syntax::SyntaxKind::RECORD_PAT)
+            .any(|a| a.kind() == ra_ap_syntax::SyntaxKind::RECORD_PAT)
+    });
+    if in_pattern {
+        d.code = Some(replacement.to_owned());
+        d.name = replacement.to_owned();
     }
 }
 

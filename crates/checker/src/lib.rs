@@ -371,7 +371,10 @@ impl Checker {
                             .filter(|d| !is_baseline(d, &spliced, &prepared.baseline))
                             .map(|d| map_ra(d, &spliced, host, hole, &snippet_index))
                             .collect();
-                        if !new_errors.is_empty() {
+                        // "Type annotations needed" alone is often rust-analyzer's echo of something it did not
+                        // resolve (a path it does not report); rustc names the real cause, or accepts.
+                        let only_unknown_types = new_errors.iter().all(|d| d.kind == "type-annotations-needed");
+                        if !new_errors.is_empty() && !only_unknown_types {
                             return reject(DecidedBy::RustAnalyzer, dedup(new_errors), timings);
                         }
                     }

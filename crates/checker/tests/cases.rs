@@ -170,5 +170,25 @@ fn checker_agrees(case: &Case, verdict: &Verdict) -> Result<(), Failed> {
     if !verdict.accepted && verdict.diagnostics.is_empty() {
         return Err("a rejection must come with diagnostics".into());
     }
+    // What a model is shown agrees with rustc: at least one of the checker's diagnostics has a code rustc gives,
+    // or the same kind (E0282 and E0283 are both `type-annotations-needed`).
+    if let Expect::Rejected(expected) = &case.expect {
+        let got = codes(verdict);
+        let expected_kinds: Vec<&str> =
+            expected.iter().map(|c| lacuna_checker::kind_for_code(c)).filter(|k| *k != "other").collect();
+        let agrees = got.iter().any(|c| expected.contains(c) || case.ra_codes.contains(c))
+            || verdict.diagnostics.iter().any(|d| expected_kinds.contains(&d.kind.as_str()))
+            || (expected.iter().any(|c| c == "E0765" || c == "E0758") && got.contains(&"syntax".to_owned()));
+        if !agrees {
+            return Err(format!(
+                "{}:{}: rustc says {expected:?}, the checker ({}) says {got:?}\n{}",
+                case.file.display(),
+                case.line,
+                verdict.decided_by.as_str(),
+                describe(verdict)
+            )
+            .into());
+        }
+    }
     Ok(())
 }

@@ -18,6 +18,8 @@
 //! place: `accepted`, or `rejected` with rustc's error codes (`syntax` for a parse error, which has no code;
 //! `lacuna` for a snippet that reaches outside its hole, which Lacuna rejects before any compiler sees it).
 //! `snapshot` asks for the rendered diagnostics to be compared with `testdata/check/snapshots/`.
+//! `ra=E0268` records a known divergence: rust-analyzer's fast path reports that code for this error where rustc
+//! reports the labelled one (both reject; the test accepts either).
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +43,8 @@ pub struct Case {
     pub snippet: String,
     pub expect: Expect,
     pub snapshot: bool,
+    /// Codes rust-analyzer is known to give for this rejection instead of rustc's.
+    pub ra_codes: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -120,6 +124,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
         }
         let mut words = expect_part.split_whitespace();
         let mut snapshot = false;
+        let mut ra_codes = Vec::new();
         let expect = match words.next() {
             Some("accepted") => Expect::Accepted,
             Some("rejected") => Expect::Rejected(Vec::new()),
@@ -140,6 +145,9 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
                 for w in words {
                     match w {
                         "snapshot" => snapshot = true,
+                        ra if ra.starts_with("ra=") => {
+                            ra_codes.extend(ra["ra=".len()..].split(',').map(str::to_owned))
+                        }
                         code => codes.push(code.to_owned()),
                     }
                 }
@@ -163,6 +171,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             snippet,
             expect,
             snapshot,
+            ra_codes,
         });
     }
     Ok(cases)
@@ -174,7 +183,7 @@ mod tests {
 
     #[test]
     fn parses_hosts_cases_and_expectations() {
-        let text = "# c\n=== host\nfn main() {}\n=== case a: accepted\n1\n=== case b hole=2: rejected E0425 E0308 snapshot\nx\ny\n";
+        let text = "# c\n=== host\nfn main() {}\n=== case a: accepted\n1\n=== case b hole=2: rejected E0425 E0308 snapshot ra=E0599,E0282\nx\ny\n";
         let cases = parse(Path::new("t.cases"), text).unwrap();
         assert_eq!(cases.len(), 2);
         assert_eq!(cases[0].name, "t/a");
@@ -183,6 +192,7 @@ mod tests {
         assert_eq!(cases[1].snippet, "x\ny");
         assert_eq!(cases[1].expect, Expect::Rejected(vec!["E0308".into(), "E0425".into()]));
         assert!(cases[1].snapshot);
+        assert_eq!(cases[1].ra_codes, vec!["E0599".to_owned(), "E0282".to_owned()]);
     }
 
     #[test]
