@@ -613,15 +613,33 @@ fn rustc_kind(d: &RustcDiagnostic) -> String {
 }
 
 fn map_rustc(d: &RustcDiagnostic, spliced: &Spliced, host: &Host, hole: usize, idx: &LineIndex) -> Diagnostic {
-    let span = primary_span(d);
-    let (start, end) = span.map_or((0, 0), |s| (s.byte_start, s.byte_end));
-    let (location, (line, column), (end_line, end_column), note) = match span {
-        Some(_) => locate(start, end, spliced, host, hole, idx),
+    let (location, start, end, note) = match primary_span(d) {
+        Some(span) => locate(span.byte_start, span.byte_end, spliced, host, hole, idx),
         None => {
             let hole = &host.holes[hole];
             (Location::Host, (hole.line, hole.column), (hole.line, hole.column), None)
         }
     };
+    from_rustc(d, location, start, end, note)
+}
+
+/// A rustc error in the unfilled host, in host coordinates.
+fn map_host_rustc(d: &RustcDiagnostic, unfilled: &Spliced, host_index: &LineIndex) -> Diagnostic {
+    let (start, end) = match primary_span(d).map(|s| (unfilled.origin(s.byte_start), unfilled.origin(s.byte_end))) {
+        Some((Origin::Host(s), Origin::Host(e))) => (s, e.max(s)),
+        Some((Origin::Host(s), _)) => (s, s),
+        _ => (0, 0),
+    };
+    from_rustc(d, Location::Host, host_index.line_col(start), host_index.line_col(end), None)
+}
+
+fn from_rustc(
+    d: &RustcDiagnostic,
+    location: Location,
+    (line, column): (u32, u32),
+    (end_line, end_column): (u32, u32),
+    note: Option<String>,
+) -> Diagnostic {
     let mut notes: Vec<String> = note.into_iter().collect();
     notes.extend(rustc_notes(d));
     Diagnostic {
@@ -629,34 +647,9 @@ fn map_rustc(d: &RustcDiagnostic, spliced: &Spliced, host: &Host, hole: usize, i
         code: d.code.as_ref().map(|c| c.code.clone()),
         kind: rustc_kind(d),
         message: d.message.clone(),
-        label: span.and_then(|s| s.label.clone()),
+        label: primary_span(d).and_then(|s| s.label.clone()),
         notes,
         location,
-        line,
-        column,
-        end_line,
-        end_column,
-    }
-}
-
-/// A rustc error in the unfilled host, in host coordinates.
-fn map_host_rustc(d: &RustcDiagnostic, unfilled: &Spliced, host_index: &LineIndex) -> Diagnostic {
-    let span = primary_span(d);
-    let (start, end) = match span.map(|s| (unfilled.origin(s.byte_start), unfilled.origin(s.byte_end))) {
-        Some((Origin::Host(s), Origin::Host(e))) => (s, e.max(s)),
-        Some((Origin::Host(s), _)) => (s, s),
-        _ => (0, 0),
-    };
-    let (line, column) = host_index.line_col(start);
-    let (end_line, end_column) = host_index.line_col(end);
-    Diagnostic {
-        severity: Severity::Error,
-        code: d.code.as_ref().map(|c| c.code.clone()),
-        kind: rustc_kind(d),
-        message: d.message.clone(),
-        label: span.and_then(|s| s.label.clone()),
-        notes: rustc_notes(d),
-        location: Location::Host,
         line,
         column,
         end_line,
