@@ -65,6 +65,8 @@ pub(crate) struct RaSession {
     config: DiagnosticsConfig,
     /// How many std source files were loaded (for `--verbose` and benchmarks).
     pub std_files: usize,
+    /// Every std file, core's first: what [`RaSession::errors_cold`] parses ahead on a second thread.
+    std_file_ids: Vec<FileId>,
 }
 
 impl RaSession {
@@ -85,12 +87,16 @@ impl RaSession {
         let mut std_set = FileSet::default();
         let mut root_ids = std::collections::HashMap::new();
         let std_files = files.len();
+        let mut std_file_ids = Vec::with_capacity(files.len());
         for path in files {
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
             let Some(vfs_path) = vfs_path(&path) else { continue };
             let id = fresh_id();
             change.change_file(id, Some(text));
             root_ids.insert(path.clone(), id);
+            if !for_other_platform(&path, target) {
+                std_file_ids.push(id);
+            }
             std_set.insert(id, vfs_path);
         }
 
@@ -227,7 +233,7 @@ impl RaSession {
         let mut config = DiagnosticsConfig::test_sample();
         config.style_lints = false;
         config.term_search_fuel = 0;
-        Ok(RaSession { host, host_file, current: None, config, std_files })
+        Ok(RaSession { host, host_file, current: None, config, std_files, std_file_ids })
     }
 
     /// Parses the spliced text, checks the snippet's block is intact, then (if `semantic`) collects type errors.
@@ -284,6 +290,34 @@ impl RaSession {
         change.change_file(self.host_file, Some(text.to_owned()));
         self.host.apply_change(ChangeWithProcMacros { source_change: change, proc_macros: None });
         self.current = Some(text.into());
+    }
+
+    /// [`RaSession::errors`] for the first host of a session: most of the cost is parsing std and collecting its
+    /// item trees, so a second thread parses std files ahead while this one works. Both only read the database,
+    /// so neither cancels the other; salsa makes a thread that needs a file the other is parsing wait for it.
+    pub fn errors_cold(&self) -> Result<Vec<RaDiagnostic>, CheckerError> {
+        let analysis = self.host.analysis();
+        let ids = self.std_file_ids.clone();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop_helper = stop.clone();
+        let helper = std::thread::Builder::new()
+            .name("lacuna-parse-ahead".into())
+            .stack_size(256 << 20)
+            .spawn(move || {
+                for id in ids {
+                    if stop_helper.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
+                    }
+                    let _ = analysis.parse(id);
+                }
+            });
+        let errors = self.errors();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(helper) = helper {
+            // A panic in the helper costs only its head start.
+            let _ = helper.join();
+        }
+        errors
     }
 
     /// Error-severity diagnostics for the host file as it is now. rust-analyzer's warnings and lints are not
@@ -346,6 +380,33 @@ impl RaSession {
         }
         None
     }
+}
+
+/// Platform directories of std and stdarch whose modules the target's cfg turns off. Only a prefetch hint: a
+/// file wrongly skipped is parsed when needed, a file wrongly kept is parsed for nothing.
+fn for_other_platform(path: &std::path::Path, target: &TargetInfo) -> bool {
+    const PLATFORM_DIRS: &[&str] = &[
+        "aarch64", "arm", "arm_shared", "wasm32", "wasm", "mips", "mips64", "powerpc", "powerpc64", "nvptx",
+        "riscv32", "riscv64", "riscv_shared", "loongarch32", "loongarch64", "loongarch_shared", "s390x", "hexagon",
+        "amdgpu", "windows", "wasi", "hermit", "sgx", "uefi", "solid", "teeos", "xous", "zkvm", "vexos", "trusty",
+        "motor", "itron", "darwin", "apple", "ios", "macos", "android", "freebsd", "netbsd", "openbsd", "dragonfly",
+        "illumos", "solaris", "haiku", "horizon", "vita", "espidf", "fuchsia", "redox", "aix", "hurd", "nto",
+        "vxworks", "l4re", "emscripten", "cygwin", "x86", "x86_64",
+    ];
+    let own: Vec<&str> = target
+        .cfg
+        .iter()
+        .filter(|(k, _)| matches!(k.as_str(), "target_arch" | "target_os" | "target_family"))
+        .filter_map(|(_, v)| v.as_deref())
+        .collect();
+    // x86_64 targets also compile core_arch's shared `x86` module.
+    let own_x86 = own.contains(&"x86_64") || own.contains(&"x86");
+    path.components().any(|c| {
+        let name = c.as_os_str().to_string_lossy();
+        PLATFORM_DIRS.contains(&name.as_ref())
+            && !own.contains(&name.as_ref())
+            && !(own_x86 && (name == "x86" || name == "x86_64"))
+    })
 }
 
 /// rust-analyzer reports struct *patterns* with the codes of struct *expressions*; rustc has its own for them.
