@@ -140,6 +140,20 @@ fn main() {
             percentile(&r, 50.0) / percentile(&l, 50.0)
         );
     }
+    let by_ra: Vec<f64> =
+        samples.iter().filter(|s| s.decided_by == DecidedBy::RustAnalyzer).map(|s| s.lacuna_ms).collect();
+    let rustc_same: Vec<f64> =
+        samples.iter().filter(|s| s.decided_by == DecidedBy::RustAnalyzer).map(|s| s.rustc_ms).collect();
+    println!(
+        "{:<10} {:>5} {:>11.2} ms {:>11.2} ms {:>11.2} ms {:>11.2} ms {:>8.1}x   (rejections rust-analyzer decided)",
+        "by RA",
+        by_ra.len(),
+        percentile(&by_ra, 50.0),
+        percentile(&by_ra, 90.0),
+        percentile(&rustc_same, 50.0),
+        percentile(&rustc_same, 90.0),
+        percentile(&rustc_same, 50.0) / percentile(&by_ra, 50.0)
+    );
     println!();
     println!("cold start to first verdict (new `lacuna check` process): {cold_ms:.0} ms");
     println!("checker start-up in process (std loaded): {startup_ms:.0} ms");

@@ -65,8 +65,9 @@ pub(crate) struct RaSession {
     config: DiagnosticsConfig,
     /// How many std source files were loaded (for `--verbose` and benchmarks).
     pub std_files: usize,
-    /// Every std file, core's first: what [`RaSession::errors_cold`] parses ahead on a second thread.
+    /// Every std file, core's first: what [`RaSession::errors_for_new_host`] parses ahead on a second thread.
     std_file_ids: Vec<FileId>,
+    std_item_trees_ready: bool,
 }
 
 impl RaSession {
@@ -233,7 +234,7 @@ impl RaSession {
         let mut config = DiagnosticsConfig::test_sample();
         config.style_lints = false;
         config.term_search_fuel = 0;
-        Ok(RaSession { host, host_file, current: None, config, std_files, std_file_ids })
+        Ok(RaSession { host, host_file, current: None, config, std_files, std_file_ids, std_item_trees_ready: false })
     }
 
     /// Parses the spliced text, checks the snippet's block is intact, then (if `semantic`) collects type errors.
@@ -292,10 +293,15 @@ impl RaSession {
         self.current = Some(text.into());
     }
 
-    /// [`RaSession::errors`] for the first host of a session: most of the cost is parsing std and collecting its
-    /// item trees, so a second thread parses std files ahead while this one works. Both only read the database,
-    /// so neither cancels the other; salsa makes a thread that needs a file the other is parsing wait for it.
-    pub fn errors_cold(&self) -> Result<Vec<RaDiagnostic>, CheckerError> {
+    /// [`RaSession::errors`], for a new host. For the session's first, most of the cost is parsing std and
+    /// collecting its item trees, so a second thread parses std files ahead while this one works. Both only read
+    /// the database, so neither cancels the other; salsa makes a thread that needs a file the other is parsing
+    /// wait for it. Later hosts find std's item trees computed (parse trees themselves are evicted), so no help.
+    pub fn errors_for_new_host(&mut self) -> Result<Vec<RaDiagnostic>, CheckerError> {
+        if self.std_item_trees_ready {
+            return self.errors();
+        }
+        self.std_item_trees_ready = true;
         let analysis = self.host.analysis();
         let ids = self.std_file_ids.clone();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -251,7 +251,7 @@ impl Checker {
         let unfilled_text = unfilled.text.clone();
         let (baseline, expected_types) = self.with_ra(move |ra| {
             ra.set_text(&unfilled_text);
-            let errors = ra.errors_cold()?;
+            let errors = ra.errors_for_new_host()?;
             let types = hole_offsets.iter().map(|&o| ra.hole_type(o)).collect::<Vec<_>>();
             Ok((errors, types))
         })?;
