@@ -97,22 +97,20 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     }
 
     let styled = std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("NO_COLOR").is_none();
-    let progress = (args.batch.is_some() && !args.json).then(|| indicatif::ProgressBar::new(jobs.len() as u64));
+    // On stderr, and only when it is a terminal (indicatif hides it otherwise), so JSON on stdout stays clean.
+    let progress = args.batch.is_some().then(|| indicatif::ProgressBar::new(jobs.len() as u64));
     let mut hosts: HashMap<PathBuf, Result<PreparedHost, String>> = HashMap::new();
     let (mut any_rejected, mut any_error) = (false, false);
-    let stdout = std::io::stdout();
     for job in &jobs {
-        let outcome = check_job(&mut checker, &mut hosts, job);
-        let mut out = stdout.lock();
-        match outcome {
+        // What this job prints: (stdout, stderr).
+        let (out, err) = match check_job(&mut checker, &mut hosts, job) {
             Ok(Checked { prepared, hole, snippet, verdict }) => {
                 any_rejected |= !verdict.accepted;
                 if args.json {
-                    writeln!(out, "{}", json_line(job, &prepared, hole, &verdict))?;
+                    (format!("{}\n", json_line(job, &prepared, hole, &verdict)), String::new())
                 } else {
                     let name = job.snippet.display().to_string();
-                    let text = render_verdict(&prepared, hole, &name, &snippet, &verdict, styled);
-                    write!(out, "{text}")?;
+                    (render_verdict(&prepared, hole, &name, &snippet, &verdict, styled), String::new())
                 }
             }
             Err(message) => {
@@ -122,18 +120,26 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                         "host": job.host, "snippet": job.snippet, "hole": job.hole,
                         "accepted": false, "error": message,
                     });
-                    writeln!(out, "{line}")?;
+                    (format!("{line}\n"), String::new())
                 } else {
-                    eprintln!("error: {message}");
-                }
-                if args.batch.is_none() {
-                    // The same host would fail the same way for every snippet.
-                    break;
+                    (String::new(), format!("error: {message}\n"))
                 }
             }
+        };
+        let write = || -> std::io::Result<()> {
+            std::io::stdout().lock().write_all(out.as_bytes())?;
+            std::io::stderr().lock().write_all(err.as_bytes())
+        };
+        match &progress {
+            Some(p) => {
+                p.suspend(write)?;
+                p.inc(1);
+            }
+            None => write()?,
         }
-        if let Some(p) = &progress {
-            p.inc(1);
+        // Without --batch every job shares one host: if it failed, every snippet would fail the same way.
+        if any_error && args.batch.is_none() {
+            break;
         }
     }
     if let Some(p) = progress {

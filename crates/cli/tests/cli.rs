@@ -148,6 +148,20 @@ fn input_errors_say_what_to_do_and_exit_2() {
 }
 
 #[test]
+fn missing_std_source_names_the_install_command() {
+    let dir = scratch(&[("host.rs", HOST), ("ok.rs", b"1")]);
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "host.rs", "-s", "ok.rs"])
+        .env("LACUNA_STD_SRC", dir.path().join("no-such-library"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("apt-get install -y rust-web-src") && err.contains("rust-src"), "{err}");
+}
+
+#[test]
 fn help_explains_the_contract() {
     let out = lacuna(&["check", "--help"], &repo());
     assert_eq!(out.status.code(), Some(0));
