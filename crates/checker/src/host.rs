@@ -312,7 +312,7 @@ impl Spliced {
     }
 
     /// Maps a host offset into spliced coordinates (a host offset inside the replaced hole maps to its start).
-    pub fn from_host(&self, host_offset: usize) -> usize {
+    pub fn spliced_offset(&self, host_offset: usize) -> usize {
         match self.hole {
             Some(h) if host_offset >= h.host_end => host_offset - h.host_end + h.end,
             Some(h) if host_offset >= h.host_start => h.start,
@@ -386,7 +386,7 @@ mod tests {
         assert_eq!(s.origin(y), Origin::Host(h.text.find("let y").unwrap()));
         assert_eq!(s.origin(3), Origin::Host(3));
         assert_eq!(s.origin(snip.start - 1), Origin::Glue);
-        assert_eq!(s.from_host(h.text.find("let y").unwrap()), y);
+        assert_eq!(s.spliced_offset(h.text.find("let y").unwrap()), y);
     }
 
     #[test]

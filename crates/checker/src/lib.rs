@@ -246,7 +246,7 @@ impl Checker {
         let hole_offsets: Vec<usize> = host
             .holes
             .iter()
-            .map(|h| unfilled.from_host(h.range.start + host.text[h.range.clone()].find("agent").unwrap_or(0)))
+            .map(|h| unfilled.spliced_offset(h.range.start + host.text[h.range.clone()].find("agent").unwrap_or(0)))
             .collect();
         let unfilled_text = unfilled.text.clone();
         let (baseline, expected_types) = self.with_ra(move |ra| {
@@ -564,7 +564,7 @@ fn tail_span(spliced: &Spliced, snippet_len: usize) -> (usize, usize) {
     let trimmed_end = snippet.trim_end().len();
     // The last statement-like segment: after the last `;` or `}` at the end of a line.
     let start = snippet[..trimmed_end]
-        .rfind(|c| c == ';' || c == '\n')
+        .rfind([';', '\n'])
         .map(|i| i + 1)
         .unwrap_or(0);
     let start = start + (snippet[start..trimmed_end].len() - snippet[start..trimmed_end].trim_start().len());

@@ -60,7 +60,7 @@ impl StdSource {
                 .filter(|e| e.file_name().to_string_lossy().starts_with("rustc-"))
                 .map(|e| e.path().join("library"))
                 .collect();
-            debian.sort_by(|a, b| version_key(b).cmp(&version_key(a)));
+            debian.sort_by_key(|p| std::cmp::Reverse(version_key(p)));
             candidates.extend(debian);
         }
         candidates
@@ -132,7 +132,7 @@ impl StdSource {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|n| n.starts_with(prefix))
             .collect();
-        found.sort_by(|a, b| version_key(Path::new(b)).cmp(&version_key(Path::new(a))));
+        found.sort_by_key(|n| std::cmp::Reverse(version_key(Path::new(n))));
         found.first().map(|n| PathBuf::from("vendor").join(n))
     }
 }
@@ -235,8 +235,8 @@ mod tests {
 
     #[test]
     fn newest_version_sorts_first() {
-        let mut v = vec![PathBuf::from("/usr/src/rustc-1.9.0"), PathBuf::from("/usr/src/rustc-1.96.0")];
-        v.sort_by(|a, b| version_key(b).cmp(&version_key(a)));
+        let mut v = [PathBuf::from("/usr/src/rustc-1.9.0"), PathBuf::from("/usr/src/rustc-1.96.0")];
+        v.sort_by_key(|p| std::cmp::Reverse(version_key(p)));
         assert_eq!(v[0], PathBuf::from("/usr/src/rustc-1.96.0"));
     }
 }
