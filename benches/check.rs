@@ -55,8 +55,8 @@ fn main() {
 
     // Warm, in process. rustc's memo is off so an accepted snippet pays for its rustc confirmation every time.
     let started = Instant::now();
-    let mut checker = Checker::new(CheckerOptions { memoize_rustc: false, ..CheckerOptions::default() })
-        .expect("checker starts");
+    let mut checker =
+        Checker::new(CheckerOptions { memoize_rustc: false, ..CheckerOptions::default() }).expect("checker starts");
     let startup_ms = started.elapsed().as_secs_f64() * 1e3;
     let mut prepared = std::collections::HashMap::new();
     let mut samples = Vec::new();
@@ -125,7 +125,10 @@ fn main() {
         count(DecidedBy::Lacuna)
     );
     println!();
-    println!("{:<10} {:>5} {:>14} {:>14} {:>14} {:>14} {:>9}", "", "n", "lacuna p50", "lacuna p90", "rustc p50", "rustc p90", "ratio p50");
+    println!(
+        "{:<10} {:>5} {:>14} {:>14} {:>14} {:>14} {:>9}",
+        "", "n", "lacuna p50", "lacuna p90", "rustc p50", "rustc p90", "ratio p50"
+    );
     for (name, accepted) in rows {
         let l = pick(accepted, |s| s.lacuna_ms);
         let r = pick(accepted, |s| s.rustc_ms);

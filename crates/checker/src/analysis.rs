@@ -164,9 +164,9 @@ impl RaSession {
             for dep in krate.deps {
                 if let Some(&dep_id) = std_crates.get(dep) {
                     let name = CrateName::new(dep).expect("std crate names have no dashes");
-                    graph.add_dep(id, DependencyBuilder::with_prelude(name, dep_id, true, true)).map_err(
-                        |e| CheckerError::Internal { detail: format!("std crate graph: {e:?}") },
-                    )?;
+                    graph
+                        .add_dep(id, DependencyBuilder::with_prelude(name, dep_id, true, true))
+                        .map_err(|e| CheckerError::Internal { detail: format!("std crate graph: {e:?}") })?;
                 }
             }
             std_crates.insert(krate.name, id);
@@ -306,10 +306,8 @@ impl RaSession {
         let ids = self.std_file_ids.clone();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stop_helper = stop.clone();
-        let helper = std::thread::Builder::new()
-            .name("lacuna-parse-ahead".into())
-            .stack_size(256 << 20)
-            .spawn(move || {
+        let helper =
+            std::thread::Builder::new().name("lacuna-parse-ahead".into()).stack_size(256 << 20).spawn(move || {
                 for id in ids {
                     if stop_helper.load(std::sync::atomic::Ordering::Relaxed) {
                         break;
@@ -393,12 +391,64 @@ impl RaSession {
 /// file wrongly skipped is parsed when needed, a file wrongly kept is parsed for nothing.
 fn for_other_platform(path: &std::path::Path, target: &TargetInfo) -> bool {
     const PLATFORM_DIRS: &[&str] = &[
-        "aarch64", "arm", "arm_shared", "wasm32", "wasm", "mips", "mips64", "powerpc", "powerpc64", "nvptx",
-        "riscv32", "riscv64", "riscv_shared", "loongarch32", "loongarch64", "loongarch_shared", "s390x", "hexagon",
-        "amdgpu", "windows", "wasi", "hermit", "sgx", "uefi", "solid", "teeos", "xous", "zkvm", "vexos", "trusty",
-        "motor", "itron", "darwin", "apple", "ios", "macos", "android", "freebsd", "netbsd", "openbsd", "dragonfly",
-        "illumos", "solaris", "haiku", "horizon", "vita", "espidf", "fuchsia", "redox", "aix", "hurd", "nto",
-        "vxworks", "l4re", "emscripten", "cygwin", "x86", "x86_64",
+        "aarch64",
+        "arm",
+        "arm_shared",
+        "wasm32",
+        "wasm",
+        "mips",
+        "mips64",
+        "powerpc",
+        "powerpc64",
+        "nvptx",
+        "riscv32",
+        "riscv64",
+        "riscv_shared",
+        "loongarch32",
+        "loongarch64",
+        "loongarch_shared",
+        "s390x",
+        "hexagon",
+        "amdgpu",
+        "windows",
+        "wasi",
+        "hermit",
+        "sgx",
+        "uefi",
+        "solid",
+        "teeos",
+        "xous",
+        "zkvm",
+        "vexos",
+        "trusty",
+        "motor",
+        "itron",
+        "darwin",
+        "apple",
+        "ios",
+        "macos",
+        "android",
+        "freebsd",
+        "netbsd",
+        "openbsd",
+        "dragonfly",
+        "illumos",
+        "solaris",
+        "haiku",
+        "horizon",
+        "vita",
+        "espidf",
+        "fuchsia",
+        "redox",
+        "aix",
+        "hurd",
+        "nto",
+        "vxworks",
+        "l4re",
+        "emscripten",
+        "cygwin",
+        "x86",
+        "x86_64",
     ];
     let own: Vec<&str> = target
         .cfg
@@ -432,7 +482,8 @@ fn refine_code_in_patterns(file: &ra_ap_syntax::SourceFile, d: &mut RaDiagnostic
         ra_ap_syntax::NodeOrToken::Token(t) => t.parent(),
     }
     .is_some_and(|n| {
-        n.ancestors().take_while(|a| !ast::Expr::can_cast(a.kind()) || a.kind() == ra_ap_syntax::SyntaxKind::RECORD_PAT)
+        n.ancestors()
+            .take_while(|a| !ast::Expr::can_cast(a.kind()) || a.kind() == ra_ap_syntax::SyntaxKind::RECORD_PAT)
             .any(|a| a.kind() == ra_ap_syntax::SyntaxKind::RECORD_PAT)
     });
     if in_pattern {

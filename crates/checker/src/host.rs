@@ -214,9 +214,7 @@ fn model_name(args: &[SyntaxToken]) -> Option<String> {
     match args {
         [first, comma, _, ..] if comma.kind() == T![,] => match first.kind() {
             SyntaxKind::IDENT => Some(first.text().to_owned()),
-            SyntaxKind::STRING => {
-                ast::String::cast(first.clone()).and_then(|s| s.value().ok().map(|v| v.into_owned()))
-            }
+            SyntaxKind::STRING => ast::String::cast(first.clone()).and_then(|s| s.value().ok().map(|v| v.into_owned())),
             _ => None,
         },
         _ => None,
@@ -295,7 +293,9 @@ impl Spliced {
         }
         match self.hole {
             Some(h) if offset >= h.end => Origin::Host(offset - h.end + h.host_end),
-            Some(h) if offset >= h.snippet_start && offset <= h.snippet_end => Origin::Snippet(offset - h.snippet_start),
+            Some(h) if offset >= h.snippet_start && offset <= h.snippet_end => {
+                Origin::Snippet(offset - h.snippet_start)
+            }
             Some(h) if offset >= h.start => Origin::Glue,
             _ => Origin::Host(offset),
         }

@@ -403,7 +403,13 @@ impl Checker {
             }
         };
         timings.check = ms(started.elapsed());
-        Ok(Verdict { accepted: diagnostics.is_empty(), decided_by: DecidedBy::Rustc, expected_type, diagnostics, timings })
+        Ok(Verdict {
+            accepted: diagnostics.is_empty(),
+            decided_by: DecidedBy::Rustc,
+            expected_type,
+            diagnostics,
+            timings,
+        })
     }
 
     /// The exact text the compilers see for `snippet` in `hole`: the host with the snippet spliced in and the
@@ -501,9 +507,9 @@ fn lexical_size(text: &str) -> (usize, usize) {
 
 fn is_baseline(d: &RaDiagnostic, spliced: &Spliced, baseline: &[BaselineKey]) -> bool {
     match spliced.origin(d.start) {
-        Origin::Host(host_start) => baseline
-            .iter()
-            .any(|b| b.host_start == host_start && b.name == d.name && b.message == d.message),
+        Origin::Host(host_start) => {
+            baseline.iter().any(|b| b.host_start == host_start && b.name == d.name && b.message == d.message)
+        }
         _ => false,
     }
 }
@@ -551,7 +557,8 @@ fn locate(
             let hole = &host.holes[hole];
             let hole_end = host.line_index.line_col(hole.range.end);
             let (line, column) = host.line_index.line_col(h);
-            let note = format!("in host code at {}:{line}:{column}: `{}`", host.name, host.line_index.line_text(line).trim());
+            let note =
+                format!("in host code at {}:{line}:{column}: `{}`", host.name, host.line_index.line_text(line).trim());
             (Location::Host, (hole.line, hole.column), hole_end, Some(note))
         }
     }
@@ -563,10 +570,7 @@ fn tail_span(spliced: &Spliced, snippet_len: usize) -> (usize, usize) {
     let snippet = &spliced.text[range];
     let trimmed_end = snippet.trim_end().len();
     // The last statement-like segment: after the last `;` or `}` at the end of a line.
-    let start = snippet[..trimmed_end]
-        .rfind([';', '\n'])
-        .map(|i| i + 1)
-        .unwrap_or(0);
+    let start = snippet[..trimmed_end].rfind([';', '\n']).map(|i| i + 1).unwrap_or(0);
     let start = start + (snippet[start..trimmed_end].len() - snippet[start..trimmed_end].trim_start().len());
     (start.min(snippet_len), trimmed_end.max(start))
 }
@@ -598,11 +602,7 @@ fn primary_span(d: &RustcDiagnostic) -> Option<&rustc::RustcSpan> {
 }
 
 fn rustc_notes(d: &RustcDiagnostic) -> Vec<String> {
-    d.children
-        .iter()
-        .filter(|c| !c.message.is_empty())
-        .map(|c| format!("{}: {}", c.level, c.message))
-        .collect()
+    d.children.iter().filter(|c| !c.message.is_empty()).map(|c| format!("{}: {}", c.level, c.message)).collect()
 }
 
 fn rustc_kind(d: &RustcDiagnostic) -> String {

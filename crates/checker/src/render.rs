@@ -4,8 +4,8 @@
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
-use crate::{Diagnostic, Location, PreparedHost, Verdict};
 use crate::line_index::LineIndex;
+use crate::{Diagnostic, Location, PreparedHost, Verdict};
 
 /// Renders every diagnostic of a verdict, then a one-line verdict.
 ///

@@ -53,10 +53,14 @@ pub(crate) struct RustcSpan {
 /// What rustc said about one source text.
 #[derive(Debug, Clone)]
 pub(crate) enum RustcOutcome {
-    Finished { errors: Vec<RustcDiagnostic> },
+    Finished {
+        errors: Vec<RustcDiagnostic>,
+    },
     TimedOut,
     /// rustc died without a diagnostic (a stack overflow on absurdly deep input, say). Never an acceptance.
-    Crashed { status: String },
+    Crashed {
+        status: String,
+    },
 }
 
 impl Rustc {

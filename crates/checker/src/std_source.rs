@@ -63,13 +63,11 @@ impl StdSource {
             debian.sort_by_key(|p| std::cmp::Reverse(version_key(p)));
             candidates.extend(debian);
         }
-        candidates
-            .into_iter()
-            .find(|dir| is_library_dir(dir))
-            .map(|library| StdSource { library })
-            .ok_or_else(|| CheckerError::StdSourceMissing {
+        candidates.into_iter().find(|dir| is_library_dir(dir)).map(|library| StdSource { library }).ok_or_else(|| {
+            CheckerError::StdSourceMissing {
                 detail: "no std source found in the rustup sysroot or /usr/src/rustc-*/library".into(),
-            })
+            }
+        })
     }
 
     /// The std crates, in dependency order (a crate's deps come before it).
@@ -143,10 +141,7 @@ fn is_library_dir(dir: &Path) -> bool {
 
 /// Numeric version components found in a path, for picking the newest of several.
 fn version_key(path: &Path) -> Vec<u64> {
-    path.to_string_lossy()
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|s| s.parse().ok())
-        .collect()
+    path.to_string_lossy().split(|c: char| !c.is_ascii_digit()).filter_map(|s| s.parse().ok()).collect()
 }
 
 /// All `.rs` files below `dir`, depth-first, sorted for determinism.

@@ -52,10 +52,10 @@ fn check(snippet: &str) -> Result<Verdict, CheckerError> {
 }
 
 const TOKENS: &[&str] = &[
-    "let", "mut", "x", "xs", "p", "name", "=", ";", "(", ")", "{", "}", "[", "]", "1", "2.0", "\"s\"", "'c'",
-    "fn", "->", "=>", "match", "if", "else", "loop", "break", "return", "&", "&mut", "*", "+", "-", "!", ".",
-    "::", ",", "|", "move", "'a", "r#\"", "/*", "*/", "//", "\n", "as", "i32", "String", "Vec", "<", ">", "?",
-    "agent!", "\"", "#", "$", "unsafe", "impl", "struct", "'", "..", "...", "@", "\\",
+    "let", "mut", "x", "xs", "p", "name", "=", ";", "(", ")", "{", "}", "[", "]", "1", "2.0", "\"s\"", "'c'", "fn",
+    "->", "=>", "match", "if", "else", "loop", "break", "return", "&", "&mut", "*", "+", "-", "!", ".", "::", ",", "|",
+    "move", "'a", "r#\"", "/*", "*/", "//", "\n", "as", "i32", "String", "Vec", "<", ">", "?", "agent!", "\"", "#",
+    "$", "unsafe", "impl", "struct", "'", "..", "...", "@", "\\",
 ];
 
 fn token_soup() -> impl Strategy<Value = String> {

@@ -178,9 +178,7 @@ fn check_job(
     let holes = &prepared.host.holes;
     let hole = match job.hole {
         Some(n) if (n as usize) <= holes.len() => n as usize - 1,
-        Some(n) => {
-            return Err(format!("{} has {} hole(s); there is no hole {n}", job.host.display(), holes.len()))
-        }
+        Some(n) => return Err(format!("{} has {} hole(s); there is no hole {n}", job.host.display(), holes.len())),
         None if holes.len() == 1 => 0,
         None => {
             let lines: Vec<String> = holes.iter().map(|h| h.line.to_string()).collect();
@@ -200,7 +198,11 @@ fn check_job(
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     String::from_utf8(bytes).map_err(|e| {
-        format!("{}: not UTF-8 (invalid byte at offset {}); save it as UTF-8", path.display(), e.utf8_error().valid_up_to())
+        format!(
+            "{}: not UTF-8 (invalid byte at offset {}); save it as UTF-8",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
     })
 }
 
@@ -213,11 +215,7 @@ fn read_batch(path: &Path) -> anyhow::Result<Vec<Job>> {
             continue;
         }
         let job: BatchLine = serde_json::from_str(line).with_context(|| {
-            format!(
-                "{}:{}: expected {{\"host\": PATH, \"snippet\": PATH, \"hole\": N}}",
-                path.display(),
-                n + 1
-            )
+            format!("{}:{}: expected {{\"host\": PATH, \"snippet\": PATH, \"hole\": N}}", path.display(), n + 1)
         })?;
         if job.hole == Some(0) {
             bail!("{}:{}: holes count from 1", path.display(), n + 1);

@@ -71,14 +71,21 @@ pub fn load_all() -> Result<Vec<Case>, CaseError> {
     files.sort();
     let mut cases = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| CaseError { file: file.display().to_string(), line: 0, message: e.to_string() })?;
+        let text = std::fs::read_to_string(&file).map_err(|e| CaseError {
+            file: file.display().to_string(),
+            line: 0,
+            message: e.to_string(),
+        })?;
         cases.extend(parse(&file, &text)?);
     }
     let mut names = std::collections::HashSet::new();
     for c in &cases {
         if !names.insert(c.name.clone()) {
-            return Err(CaseError { file: c.file.display().to_string(), line: c.line, message: format!("duplicate case name {}", c.name) });
+            return Err(CaseError {
+                file: c.file.display().to_string(),
+                line: c.line,
+                message: format!("duplicate case name {}", c.name),
+            });
         }
     }
     Ok(cases)
@@ -145,9 +152,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
                 for w in words {
                     match w {
                         "snapshot" => snapshot = true,
-                        ra if ra.starts_with("ra=") => {
-                            ra_codes.extend(ra["ra=".len()..].split(',').map(str::to_owned))
-                        }
+                        ra if ra.starts_with("ra=") => ra_codes.extend(ra["ra=".len()..].split(',').map(str::to_owned)),
                         code => codes.push(code.to_owned()),
                     }
                 }
