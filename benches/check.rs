@@ -28,6 +28,20 @@ fn percentile(values: &[f64], p: f64) -> f64 {
     v[rank]
 }
 
+/// One table row: lacuna's and rustc's times on the same snippets.
+fn print_row(name: &str, lacuna: &[f64], rustc: &[f64], comment: &str) {
+    println!(
+        "{:<10} {:>5} {:>11.2} ms {:>11.2} ms {:>11.2} ms {:>11.2} ms {:>8.1}x{comment}",
+        name,
+        lacuna.len(),
+        percentile(lacuna, 50.0),
+        percentile(lacuna, 90.0),
+        percentile(rustc, 50.0),
+        percentile(rustc, 90.0),
+        percentile(rustc, 50.0) / percentile(lacuna, 50.0)
+    );
+}
+
 fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -130,33 +144,12 @@ fn main() {
         "", "n", "lacuna p50", "lacuna p90", "rustc p50", "rustc p90", "ratio p50"
     );
     for (name, accepted) in rows {
-        let l = pick(accepted, |s| s.lacuna_ms);
-        let r = pick(accepted, |s| s.rustc_ms);
-        println!(
-            "{:<10} {:>5} {:>11.2} ms {:>11.2} ms {:>11.2} ms {:>11.2} ms {:>8.1}x",
-            name,
-            l.len(),
-            percentile(&l, 50.0),
-            percentile(&l, 90.0),
-            percentile(&r, 50.0),
-            percentile(&r, 90.0),
-            percentile(&r, 50.0) / percentile(&l, 50.0)
-        );
+        print_row(name, &pick(accepted, |s| s.lacuna_ms), &pick(accepted, |s| s.rustc_ms), "");
     }
-    let by_ra: Vec<f64> =
-        samples.iter().filter(|s| s.decided_by == DecidedBy::RustAnalyzer).map(|s| s.lacuna_ms).collect();
-    let rustc_same: Vec<f64> =
-        samples.iter().filter(|s| s.decided_by == DecidedBy::RustAnalyzer).map(|s| s.rustc_ms).collect();
-    println!(
-        "{:<10} {:>5} {:>11.2} ms {:>11.2} ms {:>11.2} ms {:>11.2} ms {:>8.1}x   (rejections rust-analyzer decided)",
-        "by RA",
-        by_ra.len(),
-        percentile(&by_ra, 50.0),
-        percentile(&by_ra, 90.0),
-        percentile(&rustc_same, 50.0),
-        percentile(&rustc_same, 90.0),
-        percentile(&rustc_same, 50.0) / percentile(&by_ra, 50.0)
-    );
+    let by_ra = |f: fn(&Sample) -> f64| -> Vec<f64> {
+        samples.iter().filter(|s| s.decided_by == DecidedBy::RustAnalyzer).map(f).collect()
+    };
+    print_row("by RA", &by_ra(|s| s.lacuna_ms), &by_ra(|s| s.rustc_ms), "   (rejections rust-analyzer decided)");
     println!();
     println!("cold start to first verdict (new `lacuna check` process): {cold_ms:.0} ms");
     println!("checker start-up in process (std loaded): {startup_ms:.0} ms");
