@@ -340,6 +340,67 @@ pub(crate) fn block_is_intact(file: &SourceFile, block: &std::ops::Range<usize>)
         .any(|n| matches!(n.kind(), SyntaxKind::BLOCK_EXPR | SyntaxKind::TOKEN_TREE))
 }
 
+/// How a snippet's control flow would leave its hole, if it does: `return` or `?` that returns from the host
+/// function, or `break`/`continue` that targets a loop or block outside the snippet. rustc accepts those in the
+/// spliced text, but a hole is an expression whose value is the snippet's final expression, so they are
+/// rejected. Returns the construct's range in the snippet and a description. Syntax only; `snippet` must be
+/// syntactically a block body (checked before).
+pub(crate) fn control_escape(snippet: &str) -> Option<(std::ops::Range<usize>, &'static str)> {
+    const PREFIX: &str = "fn __lacuna_snippet() {\n";
+    let text = format!("{PREFIX}{snippet}\n}}");
+    let file = SourceFile::parse(&text, Edition::Edition2021).tree();
+    let body = file.syntax().descendants().find_map(ast::Fn::cast)?.body()?;
+    let is_boundary = |n: &ra_ap_syntax::SyntaxNode| match n.kind() {
+        SyntaxKind::CLOSURE_EXPR | SyntaxKind::FN | SyntaxKind::CONST | SyntaxKind::STATIC => true,
+        SyntaxKind::BLOCK_EXPR => ast::BlockExpr::cast(n.clone()).is_some_and(|b| b.async_token().is_some()),
+        _ => false,
+    };
+    for node in body.syntax().descendants() {
+        let what = match node.kind() {
+            SyntaxKind::RETURN_EXPR => "`return` leaves the host function",
+            SyntaxKind::TRY_EXPR => "`?` may return from the host function",
+            SyntaxKind::BREAK_EXPR => "`break` leaves the snippet",
+            SyntaxKind::CONTINUE_EXPR => "`continue` leaves the snippet",
+            _ => continue,
+        };
+        let label = node
+            .children_with_tokens()
+            .filter_map(|e| e.into_node())
+            .find(|n| n.kind() == SyntaxKind::LIFETIME)
+            .map(|l| l.text().to_string());
+        let mut inside = false;
+        for ancestor in node.ancestors().skip(1) {
+            if ancestor == *body.syntax() {
+                break;
+            }
+            if is_boundary(&ancestor) {
+                inside = true;
+                break;
+            }
+            let is_loop = matches!(ancestor.kind(), SyntaxKind::LOOP_EXPR | SyntaxKind::WHILE_EXPR | SyntaxKind::FOR_EXPR);
+            let targets = match (&label, node.kind()) {
+                (None, SyntaxKind::BREAK_EXPR | SyntaxKind::CONTINUE_EXPR) => is_loop,
+                (Some(l), SyntaxKind::BREAK_EXPR | SyntaxKind::CONTINUE_EXPR) => ancestor
+                    .children()
+                    .find(|c| c.kind() == SyntaxKind::LABEL)
+                    .is_some_and(|c| c.text().to_string().trim_end_matches(':').trim() == l),
+                _ => false,
+            };
+            if targets {
+                inside = true;
+                break;
+            }
+        }
+        if !inside {
+            let range = node.text_range();
+            let start = usize::from(range.start()).saturating_sub(PREFIX.len()).min(snippet.len());
+            let end = usize::from(range.end()).saturating_sub(PREFIX.len()).min(snippet.len());
+            return Some((start..end, what));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,6 +448,21 @@ mod tests {
         assert_eq!(s.origin(3), Origin::Host(3));
         assert_eq!(s.origin(snip.start - 1), Origin::Glue);
         assert_eq!(s.spliced_offset(h.text.find("let y").unwrap()), y);
+    }
+
+    #[test]
+    fn control_flow_must_stay_in_the_hole() {
+        assert!(control_escape("return;").is_some());
+        assert!(control_escape("let x = y?;\nx").is_some());
+        assert!(control_escape("break").is_some());
+        assert!(control_escape("loop { break 'outer; }").is_some());
+        assert_eq!(control_escape("if a {\n    return 0;\n}\n1").map(|(r, _)| r), Some(10..18));
+        assert!(control_escape("loop { break 5; }").is_none());
+        assert!(control_escape("'a: { if x { break 'a 1; } 0 }").is_none());
+        assert!(control_escape("'o: for i in 0..3 { for j in 0..3 { if j > i { continue 'o; } } } 0").is_none());
+        assert!(control_escape("let f = |x: Option<i32>| -> Option<i32> { Some(x? + 1) };\nf(None)").is_none());
+        assert!(control_escape("fn g() -> i32 { return 1; }\ng()").is_none());
+        assert!(control_escape("let r = xs.iter().map(|x| { if *x > 0 { return 1; } 0 }).sum::<i32>(); r").is_none());
     }
 
     #[test]

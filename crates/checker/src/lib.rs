@@ -402,6 +402,32 @@ impl Checker {
                 dedup(errors.iter().map(|e| map_rustc(e, &spliced, host, hole, &snippet_index)).collect())
             }
         };
+        // rustc accepts a snippet that returns from the host function or breaks out of a host loop; Lacuna does
+        // not (checked last, so real errors are reported first).
+        if diagnostics.is_empty() {
+            let owned = snippet.clone();
+            if let Ok(Some((range, what))) = self.with_ra(move |_| Ok(host::control_escape(&owned))) {
+                let (line, column) = snippet_index.line_col(range.start);
+                let (end_line, end_column) = snippet_index.line_col(range.end);
+                let diagnostic = Diagnostic {
+                    severity: Severity::Error,
+                    code: None,
+                    kind: "control-escapes-hole".into(),
+                    message: format!(
+                        "{what}; a hole's value is the snippet's final expression, so control flow must stay \
+                         inside the snippet (handle the case and produce a value instead)"
+                    ),
+                    label: Some("leaves the hole".into()),
+                    notes: Vec::new(),
+                    location: Location::Snippet,
+                    line,
+                    column,
+                    end_line,
+                    end_column,
+                };
+                return reject(DecidedBy::Lacuna, vec![diagnostic], timings);
+            }
+        }
         timings.check = ms(started.elapsed());
         Ok(Verdict {
             accepted: diagnostics.is_empty(),
