@@ -456,7 +456,7 @@ mod tests {
         assert!(control_escape("let x = y?;\nx").is_some());
         assert!(control_escape("break").is_some());
         assert!(control_escape("loop { break 'outer; }").is_some());
-        assert_eq!(control_escape("if a {\n    return 0;\n}\n1").map(|(r, _)| r), Some(10..18));
+        assert_eq!(control_escape("if a {\n    return 0;\n}\n1").map(|(r, _)| r), Some(11..19));
         assert!(control_escape("loop { break 5; }").is_none());
         assert!(control_escape("'a: { if x { break 'a 1; } 0 }").is_none());
         assert!(control_escape("'o: for i in 0..3 { for j in 0..3 { if j > i { continue 'o; } } } 0").is_none());
