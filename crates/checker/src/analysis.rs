@@ -9,13 +9,17 @@ use ra_ap_base_db::{
     FileChange, LangCrateOrigin, SourceRoot,
 };
 use ra_ap_cfg::CfgOptions;
-use ra_ap_hir::{ChangeWithProcMacros, HirDisplay, Semantics};
+use ra_ap_hir::{ChangeWithProcMacros, GenericParam, HirDisplay, PathResolution, ScopeDef, Semantics};
+use ra_ap_ide_db::defs::{Definition, NameRefClass};
+use ra_ap_syntax::{SyntaxKind, TextRange};
 use ra_ap_ide::{AnalysisHost, AssistResolveStrategy, DiagnosticCode, DiagnosticsConfig, Edition, FileId, Severity};
 use ra_ap_intern::Symbol;
 use ra_ap_paths::{AbsPathBuf, Utf8PathBuf};
-use ra_ap_syntax::{ast, AstNode};
+use either::Either;
+use ra_ap_syntax::{ast, ast::HasLoopBody, AstNode, AstToken};
 use ra_ap_vfs::{file_set::FileSet, VfsPath};
 
+use crate::scope::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};
 use crate::std_source::{rust_files, StdSource, TargetInfo};
 use crate::CheckerError;
 
@@ -385,6 +389,176 @@ impl RaSession {
         }
         None
     }
+}
+
+impl RaSession {
+    /// The bindings visible at the hole whose `agent` token starts at `offset`, in the current text (the unfilled
+    /// host). `None` if rust-analyzer cannot place the hole.
+    pub fn hole_scope(&self, offset: usize) -> Option<HoleScope> {
+        let db = self.host.raw_database();
+        // Trait queries (`is_copy`) need the database attached to the thread.
+        ra_ap_hir::attach_db(db, || self.hole_scope_attached(offset))
+    }
+
+    fn hole_scope_attached(&self, offset: usize) -> Option<HoleScope> {
+        let db = self.host.raw_database();
+        let sema = Semantics::new(db);
+        let file_id = sema.attach_first_edition(self.host_file);
+        let file = sema.parse(file_id);
+        let token = file.syntax().token_at_offset((offset as u32).into()).right_biased()?;
+        let item_position = token
+            .parent_ancestors()
+            .find_map(ast::StmtList::cast)
+            .filter(|_| token.parent_ancestors().any(|a| a.kind() == SyntaxKind::FN))
+            .and_then(|list| list.l_curly_token())
+            .map(|curly| usize::from(curly.text_range().end()));
+        for descended in sema.descend_into_macros(token) {
+            let Some(call) = descended.parent_ancestors().find_map(ast::MacroCall::cast) else { continue };
+            let Some(scope) = sema.scope(call.syntax()) else { continue };
+            let module = scope.module();
+            let mut scope_info = HoleScope { item_position, ..HoleScope::default() };
+            let mut locals = Vec::new();
+            scope.process_all_names(&mut |name, def| match def {
+                ScopeDef::Local(local) => locals.push((name, local)),
+                ScopeDef::GenericParam(GenericParam::TypeParam(_) | GenericParam::ConstParam(_)) => {
+                    scope_info.generic = true
+                }
+                ScopeDef::ImplSelfType(imp) => {
+                    scope_info.self_type = imp.self_ty(db).display_source_code(db, module.into(), false).ok()
+                }
+                _ => {}
+            });
+            for (name, local) in locals {
+                let Some(decl) = local_decl(db, local) else { continue };
+                let ty = local.ty(db);
+                scope_info.bindings.push(Binding {
+                    name: name.as_str().to_owned(),
+                    decl,
+                    ty: ty.display_source_code(db, module.into(), false).ok(),
+                    ty_display: ty.display_truncated(db, None, scope.krate().to_display_target(db)).to_string(),
+                    mutable: local.is_mut(db),
+                    copy: ty.is_copy(db),
+                    mut_ref: ty.is_mutable_reference(),
+                    is_self: local.is_self(db),
+                });
+            }
+            scope_info.bindings.sort_by_key(|b| b.decl);
+            return Some(scope_info);
+        }
+        None
+    }
+
+    /// Where the snippet at `snippet` (a range of the current, spliced text) refers to `bindings` and `Self`.
+    pub fn snippet_uses(&self, snippet: std::ops::Range<usize>, bindings: &[Binding]) -> SnippetUses {
+        let db = self.host.raw_database();
+        ra_ap_hir::attach_db(db, || self.snippet_uses_attached(snippet, bindings))
+    }
+
+    fn snippet_uses_attached(&self, snippet: std::ops::Range<usize>, bindings: &[Binding]) -> SnippetUses {
+        let db = self.host.raw_database();
+        let sema = Semantics::new(db);
+        let file_id = sema.attach_first_edition(self.host_file);
+        let file = sema.parse(file_id);
+        let range = TextRange::new((snippet.start as u32).into(), (snippet.end as u32).into());
+        let binding_of = |local: ra_ap_hir::Local<'_>| {
+            let decl = local_decl(db, local)?;
+            let name = local.name(db);
+            bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())
+        };
+        let rel = |r: TextRange| usize::from(r.start()) - snippet.start..usize::from(r.end()) - snippet.start;
+        let mut out = SnippetUses::default();
+        let after_curly = |list: Option<ast::StmtList>| {
+            list.and_then(|l| l.l_curly_token()).map(|c| FuelPoint::After(usize::from(c.text_range().end()) - snippet.start))
+        };
+        for node in file.syntax().descendants() {
+            if !range.contains_range(node.text_range()) {
+                continue;
+            }
+            let point = if let Some(expr) = ast::LoopExpr::cast(node.clone()) {
+                after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
+            } else if let Some(expr) = ast::WhileExpr::cast(node.clone()) {
+                after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
+            } else if let Some(expr) = ast::ForExpr::cast(node.clone()) {
+                after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
+            } else if let Some(f) = ast::Fn::cast(node.clone()) {
+                after_curly(f.body().and_then(|b| b.stmt_list()))
+            } else if let Some(closure) = ast::ClosureExpr::cast(node.clone()) {
+                match closure.body() {
+                    Some(ast::Expr::BlockExpr(block)) if block.modifier().is_none() => after_curly(block.stmt_list()),
+                    Some(body) => Some(FuelPoint::Wrap(rel(body.syntax().text_range()))),
+                    None => None,
+                }
+            } else {
+                None
+            };
+            out.fuel_points.extend(point);
+        }
+        for element in file.syntax().descendants_with_tokens() {
+            let Some(token) = element.into_token() else { continue };
+            if !range.contains_range(token.text_range()) {
+                continue;
+            }
+            match token.kind() {
+                SyntaxKind::SELF_TYPE_KW => out.self_types.push(rel(token.text_range())),
+                SyntaxKind::IDENT | SyntaxKind::SELF_KW => {
+                    for descended in sema.descend_into_macros(token.clone()) {
+                        let Some(name_ref) = descended.parent().and_then(ast::NameRef::cast) else { continue };
+                        let (local, kind) = match NameRefClass::classify(&sema, &name_ref) {
+                            Some(NameRefClass::Definition(Definition::Local(local), _)) => (local, UseKind::Path),
+                            Some(NameRefClass::FieldShorthand { local_ref, .. }) => {
+                                (local_ref, UseKind::FieldShorthand)
+                            }
+                            _ => continue,
+                        };
+                        if let Some(binding) = binding_of(local) {
+                            out.uses.push(BindingUse { binding, range: rel(token.text_range()), kind });
+                        }
+                        break;
+                    }
+                }
+                SyntaxKind::STRING => {
+                    let Some(string) = ast::String::cast(token.clone()) else { continue };
+                    let Some(parts) = sema.as_format_args_parts(&string) else { continue };
+                    let Some(close) = token
+                        .parent_ancestors()
+                        .find_map(ast::MacroCall::cast)
+                        .and_then(|call| call.token_tree())
+                        .and_then(|tt| tt.syntax().last_token())
+                    else {
+                        continue;
+                    };
+                    let comma = close
+                        .prev_token()
+                        .into_iter()
+                        .flat_map(|t| std::iter::successors(Some(t), |t| t.prev_token()))
+                        .find(|t| !t.kind().is_trivia())
+                        .is_some_and(|t| t.kind() == SyntaxKind::COMMA);
+                    for (part, resolution) in parts {
+                        let Some(Either::Left(PathResolution::Local(local))) = resolution else { continue };
+                        if let Some(binding) = binding_of(local) {
+                            let close = usize::from(close.text_range().start()) - snippet.start;
+                            out.uses.push(BindingUse {
+                                binding,
+                                range: rel(part),
+                                kind: UseKind::FormatCapture { close, comma },
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// Offset of a local's declaration, when it is in the host file itself (not made by a macro).
+fn local_decl(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>) -> Option<usize> {
+    let source = local.primary_source(db);
+    if source.file().macro_file().is_some() {
+        return None;
+    }
+    Some(usize::from(source.syntax().text_range().start()))
 }
 
 /// Platform directories of std and stdarch whose modules the target's cfg turns off. Only a prefetch hint: a

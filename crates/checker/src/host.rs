@@ -11,7 +11,7 @@ use crate::line_index::LineIndex;
 
 /// Appended to the host so the prelude is in scope without an import. At the end, host lines and columns stay
 /// as the user wrote them; `#[macro_use]` makes `agent!` visible in every module regardless of position.
-pub(crate) const PRELUDE_INJECTION: &str =
+pub const PRELUDE_INJECTION: &str =
     "\n#[macro_use] extern crate lacuna;\n#[allow(unused_imports)] use lacuna::prelude::*;\n";
 
 /// Around a snippet: the hole's value is `Ok(snippet)`, and the snippet is a block, so it may have statements

@@ -17,6 +17,7 @@ mod host;
 mod line_index;
 pub mod render;
 mod rustc;
+mod scope;
 mod std_source;
 
 use std::collections::HashMap;
@@ -27,8 +28,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
-pub use host::{normalize, Hole, Host, HostSyntaxError};
-pub use rustc::Rustc;
+pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
+pub use rustc::{parse_rustc_errors, Rustc, RustcError};
+pub use scope::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};
 
 use analysis::{RaDiagnostic, RaSession};
@@ -174,6 +176,8 @@ pub struct PreparedHost {
     pub host: Host,
     /// Per hole: `T`, when rust-analyzer could tell.
     pub expected_types: Vec<Option<String>>,
+    /// Per hole: the bindings visible there and its context, when rust-analyzer could place the hole.
+    pub scopes: Vec<Option<HoleScope>>,
     /// Per hole: `T` as source that rustc confirmed is the hole's type; snippets are spliced as
     /// `Result::<T, HoleError>::Ok({ .. })` then, so they are checked against `T` itself.
     glue_types: Vec<Option<String>>,
@@ -196,6 +200,13 @@ pub struct Checker {
     rustc_memo: HashMap<Arc<str>, RustcOutcome>,
     memoize_rustc: bool,
     pub startup: StartupReport,
+}
+
+impl PreparedHost {
+    /// `T` of hole `hole` as Rust source, when rustc confirmed it (the type snippets are checked against).
+    pub fn glue_type(&self, hole: usize) -> Option<&str> {
+        self.glue_types.get(hole).and_then(|t| t.as_deref())
+    }
 }
 
 impl Checker {
@@ -249,11 +260,12 @@ impl Checker {
             .map(|h| unfilled.spliced_offset(h.range.start + host.text[h.range.clone()].find("agent").unwrap_or(0)))
             .collect();
         let unfilled_text = unfilled.text.clone();
-        let (baseline, expected_types) = self.with_ra(move |ra| {
+        let (baseline, expected_types, scopes) = self.with_ra(move |ra| {
             ra.set_text(&unfilled_text);
             let errors = ra.errors_for_new_host()?;
             let types = hole_offsets.iter().map(|&o| ra.hole_type(o)).collect::<Vec<_>>();
-            Ok((errors, types))
+            let scopes = hole_offsets.iter().map(|&o| ra.hole_scope(o)).collect::<Vec<_>>();
+            Ok((errors, types, scopes))
         })?;
         let baseline = baseline
             .into_iter()
@@ -264,7 +276,7 @@ impl Checker {
             .collect();
         let glue_types = self.confirm_glue_types(&host, &expected_types)?;
         let expected_types = expected_types.into_iter().map(|t| t.map(|t| t.display)).collect();
-        Ok(PreparedHost { host, expected_types, glue_types, baseline })
+        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline })
     }
 
     /// Which holes' types rustc agrees with, written as rust-analyzer renders them. One rustc run when all
@@ -438,6 +450,28 @@ impl Checker {
         })
     }
 
+    /// Where an (accepted) snippet in `hole` refers to the hole's bindings and to `Self`: what execution needs to
+    /// run it against the binding table. Empty when rust-analyzer could not place the hole.
+    pub fn snippet_uses(
+        &mut self,
+        prepared: &PreparedHost,
+        hole: usize,
+        snippet: &str,
+    ) -> Result<SnippetUses, CheckerError> {
+        let host = &prepared.host;
+        if hole >= host.holes.len() {
+            return Err(CheckerError::NoSuchHole { name: host.name.clone(), hole: hole + 1, count: host.holes.len() });
+        }
+        let Some(scope) = prepared.scopes[hole].clone() else { return Ok(SnippetUses::default()) };
+        let spliced = host.splice(hole, &normalize(snippet), prepared.glue_types[hole].as_deref());
+        let range = spliced.snippet_range().expect("a spliced host has a snippet");
+        let text = spliced.text;
+        self.with_ra(move |ra| {
+            ra.set_text(&text);
+            Ok(ra.snippet_uses(range, &scope.bindings))
+        })
+    }
+
     /// The exact text the compilers see for `snippet` in `hole`: the host with the snippet spliced in and the
     /// prelude appended.
     pub fn spliced_text(&self, prepared: &PreparedHost, hole: usize, snippet: &str) -> String {
@@ -488,7 +522,9 @@ impl Checker {
     }
 }
 
-fn default_cache_dir() -> PathBuf {
+/// Where Lacuna caches compiled artifacts: `$LACUNA_CACHE_DIR`, `$XDG_CACHE_HOME/lacuna`, `$HOME/.cache/lacuna`, else
+/// the system temp dir.
+pub fn default_cache_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("LACUNA_CACHE_DIR") {
         return dir.into();
     }

@@ -87,3 +87,8 @@ fn offset_of(index: &LineIndex, source: &str, line: u32, column: u32) -> usize {
     let col = (column as usize).saturating_sub(1);
     line_start + line_text.char_indices().nth(col).map_or(line_text.len(), |(i, _)| i)
 }
+
+/// One diagnostic rendered without colour: what a hole's `HoleError::Rejected` carries and a model is shown.
+pub fn render_plain(prepared: &PreparedHost, snippet_name: &str, snippet: &str, d: &Diagnostic) -> String {
+    render_diagnostic(&Renderer::plain(), prepared, snippet_name, &crate::normalize(snippet), d)
+}

@@ -23,6 +23,37 @@ pub struct Rustc {
     timeout: Duration,
 }
 
+/// A rustc error as data: its code, message and byte ranges in the checked source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustcError {
+    pub code: Option<String>,
+    pub message: String,
+    pub spans: Vec<std::ops::Range<usize>>,
+}
+
+impl RustcError {
+    fn new(d: &RustcDiagnostic, file_name: &str) -> RustcError {
+        fn spans(d: &RustcDiagnostic, file_name: &str, out: &mut Vec<std::ops::Range<usize>>) {
+            out.extend(d.spans.iter().filter(|s| s.file_name == file_name).map(|s| s.byte_start..s.byte_end));
+            for child in &d.children {
+                spans(child, file_name, out);
+            }
+        }
+        let mut all = Vec::new();
+        spans(d, file_name, &mut all);
+        RustcError { code: d.code.as_ref().map(|c| c.code.clone()), message: d.message.clone(), spans: all }
+    }
+}
+
+/// The errors in rustc's `--error-format=json` output, with their spans in `file_name` (as rustc was given it).
+pub fn parse_rustc_errors(stderr: &str, file_name: &str) -> Vec<RustcError> {
+    parse_diagnostics(stderr)
+        .iter()
+        .filter(|d| d.level.starts_with("error"))
+        .map(|d| RustcError::new(d, file_name))
+        .collect()
+}
+
 /// One diagnostic from `--error-format=json`.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct RustcDiagnostic {
@@ -97,6 +128,20 @@ impl Rustc {
     pub fn check_text(&self, source: &str) -> Result<Option<usize>, CheckerError> {
         Ok(match self.check(source)? {
             RustcOutcome::Finished { errors } => Some(errors.len()),
+            RustcOutcome::TimedOut | RustcOutcome::Crashed { .. } => None,
+        })
+    }
+
+    /// The `lacuna` rlib hosts and snippets are checked against and linked with.
+    pub fn prelude_rlib(&self) -> &Path {
+        &self.prelude_rlib
+    }
+
+    /// rustc's errors for `source` (checked like a snippet, `--emit=metadata`), each with every span it has in
+    /// `source` (primary and secondary, children's too). `None` when rustc timed out or crashed.
+    pub fn errors(&self, source: &str) -> Result<Option<Vec<RustcError>>, CheckerError> {
+        Ok(match self.check(source)? {
+            RustcOutcome::Finished { errors } => Some(errors.iter().map(|d| RustcError::new(d, "<anon>")).collect()),
             RustcOutcome::TimedOut | RustcOutcome::Crashed { .. } => None,
         })
     }
@@ -189,6 +234,8 @@ fn build_prelude(
     let out = Command::new(rustc)
         .args(["--edition", "2021", "--crate-type", "rlib", "--crate-name", "lacuna", "-o"])
         .arg(&tmp_out)
+        // The runtime sets std's alloc-error hook (unstable) so a refused allocation in a snippet is a panic.
+        .env("RUSTC_BOOTSTRAP", "1")
         .arg(&src)
         .output()
         .map_err(|e| CheckerError::Rustc { detail: format!("compiling the lacuna prelude: {e}") })?;

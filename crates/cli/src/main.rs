@@ -1,6 +1,7 @@
 //! `lacuna`: typed holes for Rust. Parsing arguments, rendering and exit codes; the work is in the libraries.
 
 mod check;
+mod run;
 
 use std::process::ExitCode;
 
@@ -20,6 +21,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Check(check::CheckArgs),
+    Run(run::RunArgs),
 }
 
 /// Exit statuses, stable for scripts.
@@ -30,6 +32,8 @@ pub(crate) mod exit {
     pub const REJECTED: u8 = 1;
     /// Usage or input error: nothing, or not everything, could be checked.
     pub const INPUT_ERROR: u8 = 2;
+    /// `lacuna run`: the host's status did not fit a process exit status.
+    pub const HOST_FAILED: u8 = 1;
 }
 
 fn main() -> ExitCode {
@@ -42,6 +46,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Run(args) => run::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,0 +1,81 @@
+//! What execution needs to know about a hole beyond the verdict: the bindings visible there (the binding table)
+//! and, for an accepted snippet, where it uses them. Plain data; rust-analyzer computes it (`analysis.rs`).
+
+use serde::Serialize;
+
+/// A local variable (or `self`) visible at a hole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Binding {
+    pub name: String,
+    /// Byte offset of the binding's declaration in the host: its identity across the unfilled and spliced texts
+    /// (declarations precede the hole, so splicing does not move them).
+    pub decl: usize,
+    /// The type as Rust source valid at the hole, when it can be written there.
+    pub ty: Option<String>,
+    /// The type for people (always present).
+    pub ty_display: String,
+    /// Declared `mut`.
+    pub mutable: bool,
+    /// The type is `Copy`.
+    pub copy: bool,
+    /// The type is `&mut U` (an immutable binding of it can still be reborrowed mutably).
+    pub mut_ref: bool,
+    /// The method receiver `self`.
+    pub is_self: bool,
+}
+
+/// The bindings and context of one hole.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HoleScope {
+    /// Locals and `self` visible at the hole, in declaration order.
+    pub bindings: Vec<Binding>,
+    /// The hole is inside a generic function or impl (type or const parameters in scope).
+    pub generic: bool,
+    /// `Self`, as Rust source, when the hole is inside an impl.
+    pub self_type: Option<String>,
+    /// Host offset just after the `{` of the innermost block around the hole: where an item can be declared
+    /// that sees everything the hole sees except locals.
+    pub item_position: Option<usize>,
+}
+
+/// One place an accepted snippet refers to a binding of its hole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BindingUse {
+    /// Index into [`HoleScope::bindings`].
+    pub binding: usize,
+    /// Byte range in the snippet (for a format-string capture: the name inside the string).
+    pub range: std::ops::Range<usize>,
+    pub kind: UseKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum UseKind {
+    /// A path expression or method receiver: `x`, `self`.
+    Path,
+    /// A struct literal field shorthand: `Point { x }`.
+    FieldShorthand,
+    /// An implicit capture in a format string, `"{x}"`; `close` is the snippet offset of the format macro's
+    /// closing delimiter and `comma` whether a `,` already precedes it.
+    FormatCapture { close: usize, comma: bool },
+}
+
+/// What an accepted snippet refers to: its hole's bindings, and `Self`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SnippetUses {
+    pub uses: Vec<BindingUse>,
+    /// Snippet ranges of the `Self` keyword.
+    pub self_types: Vec<std::ops::Range<usize>>,
+    /// Where a run-time budget check goes: every loop body, function body and closure body of the snippet.
+    pub fuel_points: Vec<FuelPoint>,
+}
+
+/// A place in a snippet where execution should count fuel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FuelPoint {
+    /// Right after the `{` that ends at this snippet offset.
+    After(usize),
+    /// Around this expression (a closure body without braces).
+    Wrap(std::ops::Range<usize>),
+}

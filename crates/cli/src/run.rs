@@ -1,0 +1,157 @@
+//! `lacuna run`: run a host program, with given snippets filling its holes.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use lacuna_checker::{Checker, CheckerOptions};
+use lacuna_jit::{Budgets, Engine, PathChoice, RunOptions};
+
+use crate::exit;
+
+/// Run a host program; when it reaches a hole, check the snippet given for that hole and, if accepted, run it
+/// right there, against the live values in scope.
+///
+/// The host is compiled by rustc and runs in this process; it is not restarted for a snippet. A rejected snippet
+/// runs nothing: the hole evaluates to `Err(HoleError::Rejected { .. })`. A snippet that panics, overflows,
+/// indexes out of bounds or runs out of a budget makes the hole `Err(HoleError::Runtime { .. })` or
+/// `Err(HoleError::Budget { .. })`, and the host goes on.
+///
+/// The program's stdout and stderr pass through; Lacuna's own messages go to stderr. The exit status is the
+/// host's (101 if its `main` panicked); 2 if Lacuna could not run it at all.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  lacuna run examples/primes/host.rs --snippet examples/primes/attempt2.rs
+  lacuna run host.rs --snippet 1=first.rs --snippet 2=second.rs --report report.json
+  lacuna run host.rs --snippet s.rs --path rustc --fuel 1000000
+
+A hole with no snippet evaluates to `Err(HoleError::Model { .. })` (\"no snippet was given for this hole\").")]
+pub struct RunArgs {
+    /// The host program: a single-file Rust program (edition 2021) with `agent!(...)` holes and a `main`.
+    host: PathBuf,
+
+    /// A snippet for a hole: `N=FILE` for hole N (counting from 1 in source order), or just `FILE` for a host
+    /// with one hole. Repeat for several holes.
+    #[arg(long = "snippet", short = 's', value_name = "[N=]FILE")]
+    snippets: Vec<String>,
+
+    /// How accepted snippets run: `auto` (the JIT where it can, rustc otherwise), `jit`, or `rustc`.
+    #[arg(long, value_enum, default_value_t = PathArg::Auto)]
+    path: PathArg,
+
+    /// Write a JSON report (per hole site: verdict, path, error, timings; the host's compile time and exit
+    /// status) to FILE.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+
+    /// Loop iterations plus function and closure calls one snippet run may make (0: unlimited).
+    #[arg(long, value_name = "N", default_value_t = Budgets::default().fuel)]
+    fuel: u64,
+
+    /// Wall time one snippet run may take, in milliseconds (0: unlimited).
+    #[arg(long, value_name = "MS", default_value_t = Budgets::default().time_ms)]
+    time_limit_ms: u64,
+
+    /// Memory one snippet run may hold allocated, in bytes; K, M and G suffixes allowed (0: unlimited).
+    #[arg(long, value_name = "BYTES", default_value = "1G", value_parser = parse_bytes)]
+    memory_limit: u64,
+
+    /// Print what happened at each hole to stderr when the program ends.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum PathArg {
+    Auto,
+    Jit,
+    Rustc,
+}
+
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (digits, scale) = match text.chars().last() {
+        Some('K' | 'k') => (&text[..text.len() - 1], 1u64 << 10),
+        Some('M' | 'm') => (&text[..text.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("`{text}` is not a size in bytes (examples: 1048576, 512K, 64M, 2G)"))
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let host_text = std::fs::read_to_string(&args.host)
+        .with_context(|| format!("cannot read the host program {}", args.host.display()))?;
+    let mut snippets = BTreeMap::new();
+    for spec in &args.snippets {
+        let (site, file) = match spec.split_once('=') {
+            Some((n, file)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
+                let n: u32 = n.parse().with_context(|| format!("`{n}` is not a hole number"))?;
+                if n == 0 {
+                    bail!("holes are numbered from 1 (in `--snippet {spec}`)");
+                }
+                (Some(n), PathBuf::from(file))
+            }
+            _ => (None, PathBuf::from(spec)),
+        };
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("cannot read the snippet {}", file.display()))?;
+        let site = match site {
+            Some(n) => n,
+            None if args.snippets.len() == 1 => 1,
+            None => bail!("with several snippets, say which hole each is for: `--snippet N={}`", file.display()),
+        };
+        if snippets.insert(site, text).is_some() {
+            bail!("two snippets for hole {site}");
+        }
+    }
+    let checker = Checker::new(CheckerOptions::default())?;
+    let options = RunOptions {
+        path: match args.path {
+            PathArg::Auto => PathChoice::Auto,
+            PathArg::Jit => PathChoice::Jit,
+            PathArg::Rustc => PathChoice::Rustc,
+        },
+        budgets: Budgets { fuel: args.fuel, time_ms: args.time_limit_ms, memory_bytes: args.memory_limit },
+        ..RunOptions::default()
+    };
+    let engine = Engine::new(checker, options)?;
+    let name = args.host.display().to_string();
+    let host = engine.load(&name, &host_text)?;
+    let holes = host.prepared.host.holes.len() as u32;
+    if let Some((&site, _)) = snippets.iter().find(|(&site, _)| site > holes) {
+        bail!("{name} has {holes} hole(s); there is no hole {site}");
+    }
+    if snippets.len() == 1 && holes > 1 && args.snippets.iter().all(|s| !s.contains('=')) {
+        bail!("{name} has {holes} holes; say which one the snippet is for: `--snippet N=FILE`");
+    }
+    let report = engine.run(&host, snippets)?;
+    let _ = std::io::stdout().flush();
+    if args.verbose {
+        for site in &report.sites {
+            let verdict = match site.accepted {
+                Some(true) => format!("accepted by {}", site.decided_by.as_deref().unwrap_or("?")),
+                Some(false) => format!("rejected by {}", site.decided_by.as_deref().unwrap_or("?")),
+                None => "no verdict".into(),
+            };
+            let error = site.error.as_deref().map(|e| format!("; {e}")).unwrap_or_default();
+            eprintln!(
+                "lacuna: hole {} (line {}): {} call(s), {verdict}{error}; check {:.1} ms, compile {:.1} ms, run {:.1} ms",
+                site.site, site.line, site.calls, site.timings_ms.check, site.timings_ms.compile, site.timings_ms.run
+            );
+        }
+        eprintln!("lacuna: host compiled in {:.1} ms; exit status {}", report.host_compile_ms, report.exit_status);
+    }
+    if let Some(path) = &args.report {
+        let json = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, json + "\n").with_context(|| format!("cannot write the report {}", path.display()))?;
+    }
+    Ok(u8::try_from(report.exit_status).unwrap_or(exit::HOST_FAILED))
+}

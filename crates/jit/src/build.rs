@@ -1,0 +1,123 @@
+//! Compiling generated sources (the instrumented host, rustc-path snippets) into libraries Lacuna loads, cached
+//! by content: the same source with the same toolchain is compiled once, across runs and processes.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use lacuna_checker::{parse_rustc_errors, Rustc, RustcError};
+
+use crate::ExecError;
+
+/// Flags every library is built with. Hosts and snippets must agree (they share types across the boundary);
+/// debug-build arithmetic (overflow checks, debug assertions) is what the programs they are compared with have.
+const FLAGS: &[&str] = &[
+    "--edition",
+    "2021",
+    "--crate-type",
+    "cdylib",
+    "-C",
+    "opt-level=0",
+    "-C",
+    "debug-assertions=on",
+    "-C",
+    "overflow-checks=on",
+    "-C",
+    "panic=unwind",
+    "--cap-lints",
+    "allow",
+    "--error-format",
+    "json",
+];
+
+/// A built (or cached) library.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub library: PathBuf,
+    /// The source file rustc compiled (panic locations name it).
+    pub source: PathBuf,
+    /// Milliseconds spent compiling; 0 for a cache hit.
+    pub compile_ms: f64,
+    pub cached: bool,
+}
+
+/// rustc said no.
+#[derive(Debug, Clone)]
+pub struct BuildFailure {
+    pub errors: Vec<RustcError>,
+    pub stderr: String,
+}
+
+pub struct Builder {
+    rustc: PathBuf,
+    version: String,
+    rlib: PathBuf,
+    dir: PathBuf,
+}
+
+impl Builder {
+    pub fn new(rustc: &Rustc, cache_dir: &Path) -> Result<Builder, ExecError> {
+        let dir = cache_dir.join("run");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| ExecError::Io { detail: format!("creating {}: {e}", dir.display()) })?;
+        Ok(Builder {
+            rustc: rustc.path.clone(),
+            version: rustc.version.clone(),
+            rlib: rustc.prelude_rlib().to_owned(),
+            dir,
+        })
+    }
+
+    /// Compiles `source` as crate `crate_name` into a cdylib, unless that exact build is cached.
+    pub fn build(&self, crate_name: &str, source: &str) -> Result<Result<Built, BuildFailure>, ExecError> {
+        // A cache key, not a security boundary: SipHash with fixed keys is stable for a given std.
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (&self.version, FLAGS, &self.rlib, crate_name, source).hash(&mut hasher);
+        let stem = format!("{crate_name}-{:016x}", hasher.finish());
+        let library = self.dir.join(format!("lib{stem}.so"));
+        let source_path = self.dir.join(format!("{stem}.rs"));
+        if library.is_file() && source_path.is_file() {
+            return Ok(Ok(Built { library, source: source_path, compile_ms: 0.0, cached: true }));
+        }
+        let io = |e: std::io::Error, what: &Path| ExecError::Io { detail: format!("{}: {e}", what.display()) };
+        std::fs::write(&source_path, source).map_err(|e| io(e, &source_path))?;
+        // Build under a private name, then rename: concurrent builders each publish a complete file.
+        let staged = self.dir.join(format!(".{stem}.{}.so", std::process::id()));
+        let started = Instant::now();
+        let out = Command::new(&self.rustc)
+            .args(FLAGS)
+            .args(["--crate-name", crate_name, "--extern"])
+            .arg(format!("lacuna={}", self.rlib.display()))
+            .arg("-o")
+            .arg(&staged)
+            .arg(&source_path)
+            .current_dir(&self.dir)
+            .output()
+            .map_err(|e| ExecError::Io { detail: format!("running {}: {e}", self.rustc.display()) })?;
+        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
+        if !out.status.success() {
+            let _ = std::fs::remove_file(&staged);
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            let errors = parse_rustc_errors(&stderr, &source_path.to_string_lossy());
+            return Ok(Err(BuildFailure { errors, stderr }));
+        }
+        std::fs::rename(&staged, &library).map_err(|e| io(e, &library))?;
+        Ok(Ok(Built { library, source: source_path, compile_ms, cached: false }))
+    }
+}
+
+impl BuildFailure {
+    /// The first few errors, one line each.
+    pub fn summary(&self) -> String {
+        if self.errors.is_empty() {
+            return self.stderr.lines().filter(|l| !l.starts_with('{')).take(5).collect::<Vec<_>>().join("; ");
+        }
+        self.errors
+            .iter()
+            .take(3)
+            .map(|e| format!("{}{}", e.code.as_deref().map(|c| format!("[{c}] ")).unwrap_or_default(), e.message))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}

@@ -1,0 +1,204 @@
+//! The host as Lacuna runs it. Each hole becomes a call to `lacuna::__private::enter` that hands Lacuna the hole's
+//! binding table: one pointer per binding in scope, into the host's own frame. How each binding is passed is
+//! settled once per host, by rustc: every binding starts with the most a snippet could need and is demoted where
+//! the host's own code conflicts with it.
+//!
+//! ```text
+//! movable  addr_of_mut!(x), and after the hole `if moved[i] { forget(x) }`: the snippet may take x (the host
+//!          never uses it again, else rustc reports the forget as a move and x is demoted)
+//! mutable  addr_of_mut!(x): the snippet may write x (x is `let mut`, not borrowed across the hole)
+//! shared   addr_of!(x): the snippet may read x
+//! absent   the host has x moved or exclusively borrowed at the hole; a snippet cannot use it there either
+//! ```
+
+use std::ops::Range;
+
+use lacuna_checker::{Binding, HoleScope, PreparedHost, Rustc, RustcError, PRELUDE_INJECTION};
+use serde::Serialize;
+
+use crate::ExecError;
+
+/// How the host hands one binding to its hole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostMode {
+    Movable,
+    Mutable,
+    Shared,
+    Absent,
+}
+
+/// One hole site of the instrumented host.
+#[derive(Debug, Clone)]
+pub struct SitePlan {
+    /// 1-based hole number: the site id the host passes to Lacuna.
+    pub site: u32,
+    pub scope: Option<HoleScope>,
+    /// One per binding of `scope`.
+    pub modes: Vec<HostMode>,
+}
+
+impl SitePlan {
+    pub fn bindings(&self) -> &[Binding] {
+        self.scope.as_ref().map_or(&[], |s| &s.bindings)
+    }
+}
+
+/// The host with its holes instrumented, ready to be compiled as a library Lacuna loads.
+#[derive(Debug, Clone)]
+pub struct Instrumented {
+    pub text: String,
+    pub sites: Vec<SitePlan>,
+    /// (host offset where a replaced hole ends, instrumented offset where its replacement ends), in order.
+    anchors: Vec<(usize, usize)>,
+    /// rustc checks (instrumentation rounds) it took.
+    pub rounds: u32,
+}
+
+impl Instrumented {
+    /// Where a host offset outside every hole is in the instrumented text.
+    pub fn offset(&self, host_offset: usize) -> usize {
+        match self.anchors.iter().rev().find(|(host_end, _)| *host_end <= host_offset) {
+            Some((host_end, inst_end)) => inst_end + (host_offset - host_end),
+            None => host_offset,
+        }
+    }
+}
+
+/// What the library exports besides the host's own items: the hook installer and `main` as Lacuna calls it.
+pub const ENTRY_POINTS: &str = r#"
+#[doc(hidden)]
+#[no_mangle]
+pub unsafe extern "C" fn __lacuna_install(hook: ::lacuna::__private::Hook, context: *const ()) {
+    unsafe { ::lacuna::__private::install(hook, context) }
+}
+#[doc(hidden)]
+#[no_mangle]
+pub extern "C" fn __lacuna_main() -> i32 {
+    ::lacuna::__private::run_main(main)
+}
+"#;
+
+const MAX_ROUNDS: u32 = 24;
+
+/// Instruments every hole of `prepared`, asking rustc (`--emit=metadata`) until the host compiles.
+pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented, ExecError> {
+    let mut sites: Vec<SitePlan> = prepared
+        .host
+        .holes
+        .iter()
+        .enumerate()
+        .map(|(i, hole)| {
+            let scope = prepared.scopes[i].clone();
+            let modes = scope
+                .as_ref()
+                .map(|s| s.bindings.iter().map(initial_mode).collect())
+                .unwrap_or_default();
+            SitePlan { site: hole.number as u32, scope, modes }
+        })
+        .collect();
+    for round in 1..=MAX_ROUNDS {
+        let rendered = render(prepared, &sites);
+        let errors = rustc
+            .errors(&rendered.text)
+            .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
+            .ok_or_else(|| ExecError::Instrument { detail: "rustc did not finish checking the host".into() })?;
+        if errors.is_empty() {
+            return Ok(Instrumented { text: rendered.text, sites, anchors: rendered.anchors, rounds: round });
+        }
+        let mut demoted = false;
+        for error in &errors {
+            for span in &error.spans {
+                for (site, binding, range) in &rendered.entries {
+                    if range.start <= span.start && span.end <= range.end {
+                        let mode = sites[*site].modes[*binding];
+                        let next = demote(mode, &sites[*site].bindings()[*binding]);
+                        demoted |= next != mode;
+                        sites[*site].modes[*binding] = next;
+                    }
+                }
+            }
+        }
+        if !demoted {
+            return Err(ExecError::Instrument { detail: describe(&errors) });
+        }
+    }
+    Err(ExecError::Instrument { detail: format!("no binding table compiled after {MAX_ROUNDS} rounds") })
+}
+
+fn initial_mode(binding: &Binding) -> HostMode {
+    match (binding.copy, binding.mutable) {
+        (false, _) => HostMode::Movable,
+        (true, true) => HostMode::Mutable,
+        (true, false) => HostMode::Shared,
+    }
+}
+
+fn demote(mode: HostMode, binding: &Binding) -> HostMode {
+    match mode {
+        HostMode::Movable if binding.mutable => HostMode::Mutable,
+        HostMode::Movable | HostMode::Mutable => HostMode::Shared,
+        HostMode::Shared | HostMode::Absent => HostMode::Absent,
+    }
+}
+
+fn describe(errors: &[RustcError]) -> String {
+    errors
+        .iter()
+        .take(5)
+        .map(|e| format!("{}{}", e.code.as_deref().map(|c| format!("[{c}] ")).unwrap_or_default(), e.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+struct Rendered {
+    text: String,
+    /// (site index, binding index, range of the text that passes it) for every passed binding.
+    entries: Vec<(usize, usize, Range<usize>)>,
+    anchors: Vec<(usize, usize)>,
+}
+
+fn render(prepared: &PreparedHost, sites: &[SitePlan]) -> Rendered {
+    let host = &prepared.host;
+    let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
+    let mut entries = Vec::new();
+    let mut anchors = Vec::new();
+    let mut at = 0;
+    for (index, (hole, plan)) in host.holes.iter().zip(sites).enumerate() {
+        text.push_str(&host.text[at..hole.range.start]);
+        let bindings = plan.bindings();
+        let ty = prepared.glue_type(index).map(|t| format!("::<{t}>")).unwrap_or_default();
+        text.push_str(&format!("{{ let mut __lacuna_moved = [0u8; {}]; ", bindings.len()));
+        text.push_str(&format!("let __lacuna_value = ::lacuna::__private::enter{ty}({}, &[", plan.site));
+        for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
+            let start = text.len();
+            let name = &binding.name;
+            match mode {
+                HostMode::Movable | HostMode::Mutable if binding.mutable => {
+                    text.push_str(&format!("::core::ptr::addr_of_mut!({name}) as *mut ()"))
+                }
+                HostMode::Absent => text.push_str("::core::ptr::null_mut::<()>()"),
+                _ => text.push_str(&format!("::core::ptr::addr_of!({name}) as *mut ()")),
+            }
+            if *mode != HostMode::Absent {
+                entries.push((index, i, start..text.len()));
+            }
+            text.push_str(", ");
+        }
+        text.push_str("], &mut __lacuna_moved); ");
+        for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
+            if *mode == HostMode::Movable {
+                let start = text.len();
+                text.push_str(&format!("if __lacuna_moved[{i}] != 0 {{ ::core::mem::forget({}); }} ", binding.name));
+                entries.push((index, i, start..text.len()));
+            }
+        }
+        text.push_str("__lacuna_value }");
+        at = hole.range.end;
+        anchors.push((at, text.len()));
+    }
+    text.push_str(&host.text[at..]);
+    text.push_str(PRELUDE_INJECTION);
+    text.push_str(ENTRY_POINTS);
+    Rendered { text, entries, anchors }
+}

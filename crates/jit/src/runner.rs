@@ -1,0 +1,625 @@
+//! The run: loading the host, the hook the host calls at each hole, and the per-site report.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use lacuna_checker::{Checker, Diagnostic, PreparedHost, Verdict};
+use serde::Serialize;
+
+use crate::build::Builder;
+use crate::instrument::{instrument, Instrumented};
+use crate::snippet::{generate, Access, SnippetSource};
+use crate::ExecError;
+
+/// Which way accepted snippets run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PathChoice {
+    /// The JIT where the snippet is in its subset, rustc otherwise.
+    #[default]
+    Auto,
+    Jit,
+    Rustc,
+}
+
+/// The way one snippet ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecPath {
+    Jit,
+    Rustc,
+}
+
+/// What one snippet run may use. A snippet that runs out gets `HoleError::Budget`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Budgets {
+    /// Loop iterations plus function and closure calls in the snippet (0: unlimited).
+    pub fuel: u64,
+    /// Wall time in milliseconds (0: unlimited). Checked with the fuel, so time spent inside one call into std or
+    /// host code is not interrupted.
+    pub time_ms: u64,
+    /// Bytes the snippet may hold allocated at once (0: unlimited).
+    pub memory_bytes: u64,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Budgets { fuel: 1_000_000_000, time_ms: 10_000, memory_bytes: 1 << 30 }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub path: PathChoice,
+    pub budgets: Budgets,
+    /// Stack of the thread the host's `main` runs on (snippets run on the thread that reaches their hole).
+    pub stack_bytes: usize,
+    /// Where compiled hosts and snippets are cached (default: [`lacuna_checker::default_cache_dir`]).
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { path: PathChoice::Auto, budgets: Budgets::default(), stack_bytes: 64 << 20, cache_dir: None }
+    }
+}
+
+/// Milliseconds per part of running one hole site, summed over its calls.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SiteTimings {
+    pub check: f64,
+    pub lower: f64,
+    pub compile: f64,
+    pub run: f64,
+}
+
+/// What happened at one hole site during a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteReport {
+    pub site: u32,
+    pub line: u32,
+    pub task: Option<String>,
+    /// Times execution reached the hole.
+    pub calls: u32,
+    /// The snippet's verdict; `None` when no snippet was given or the hole was never reached.
+    pub accepted: Option<bool>,
+    pub decided_by: Option<String>,
+    pub path: Option<ExecPath>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The last error the hole evaluated to, rendered.
+    pub error: Option<String>,
+    pub timings_ms: SiteTimings,
+}
+
+/// The result of running a host.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub host: String,
+    /// The host process's exit status as a Rust program would report it (101 for a panic in `main`).
+    pub exit_status: i32,
+    pub host_compile_ms: f64,
+    pub instrument_ms: f64,
+    pub sites: Vec<SiteReport>,
+}
+
+// The ABI shared with the `lacuna` runtime crate (`crates/checker/prelude/lacuna.rs`, `__private`). Field for
+// field the same `#[repr(C)]` structs; `tests/abi.rs` compiles a program against the runtime that checks sizes
+// and offsets agree.
+
+#[repr(C)]
+pub(crate) struct RawHoleCall {
+    site: u32,
+    table: *const *mut (),
+    moved: *mut u8,
+    len: usize,
+    out: *mut (),
+    error: *const u8,
+    error_len: usize,
+}
+
+#[repr(C)]
+pub(crate) struct RawRun {
+    fuel: u64,
+    time_ms: u64,
+    memory: u64,
+    stack_limit: usize,
+    fault: u32,
+    line: u32,
+    column: u32,
+    message_len: u32,
+    file_len: u32,
+    message: [u8; 4096],
+    file: [u8; 1024],
+}
+
+type Hook = unsafe extern "C" fn(*const (), *mut RawHoleCall) -> u32;
+type InstallFn = unsafe extern "C" fn(Hook, *const ());
+type MainFn = extern "C" fn() -> i32;
+type SnippetFn = extern "C" fn(*const *mut (), *mut u8, *mut (), *mut RawRun) -> u32;
+
+/// A host compiled and loaded, ready to run (any number of times, with different snippets).
+pub struct LoadedHost {
+    pub prepared: PreparedHost,
+    pub instrumented: Instrumented,
+    pub library: PathBuf,
+    pub compile_ms: f64,
+    pub instrument_ms: f64,
+    install: InstallFn,
+    main: MainFn,
+}
+
+/// A compiled, loaded snippet.
+struct Artifact {
+    entry: SnippetFn,
+    source: SnippetSource,
+    source_path: String,
+}
+
+/// Runs hosts. Owns the checker; the hook the hosts call reaches it through `shared`.
+pub struct Engine {
+    shared: &'static Shared,
+}
+
+/// What the hook needs. Leaked on purpose: host code (threads it spawned included) may call the hook at any
+/// time, so the pointer it holds must stay valid for the life of the process. Dropping the [`Engine`] drops the
+/// state inside (the checker, caches); a late hook call then gets an error.
+struct Shared {
+    state: Mutex<Option<State>>,
+}
+
+struct State {
+    checker: Checker,
+    builder: Builder,
+    options: RunOptions,
+    run: Option<CurrentRun>,
+    /// Compiled snippets by (library source): retries and reruns load them once.
+    artifacts: HashMap<String, Arc<Artifact>>,
+}
+
+struct CurrentRun {
+    host: Arc<LoadedHost>,
+    snippets: BTreeMap<u32, String>,
+    sites: BTreeMap<u32, SiteState>,
+}
+
+struct SiteState {
+    report: SiteReport,
+    verdict: Option<Verdict>,
+    artifact: Option<Arc<Artifact>>,
+}
+
+impl Engine {
+    pub fn new(checker: Checker, options: RunOptions) -> Result<Engine, ExecError> {
+        if options.path == PathChoice::Jit {
+            return Err(ExecError::unsupported(
+                "the Cranelift JIT path is not built yet; run with `--path rustc` (or the default, `auto`)",
+            ));
+        }
+        let cache_dir = options.cache_dir.clone().unwrap_or_else(lacuna_checker::default_cache_dir);
+        let builder = Builder::new(checker.rustc(), &cache_dir)?;
+        let state = State { checker, builder, options, run: None, artifacts: HashMap::new() };
+        let shared: &'static Shared = Box::leak(Box::new(Shared { state: Mutex::new(Some(state)) }));
+        Ok(Engine { shared })
+    }
+
+    /// Checks, instruments, compiles (or finds cached) and loads a host.
+    pub fn load(&self, name: &str, text: &str) -> Result<Arc<LoadedHost>, ExecError> {
+        let mut guard = self.shared.lock();
+        let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
+        let prepared = state.checker.prepare(name, text)?;
+        if !has_main(&prepared.host.text) {
+            return Err(ExecError::NoMain { host: name.to_owned() });
+        }
+        let started = Instant::now();
+        let instrumented = instrument(&prepared, state.checker.rustc())?;
+        let instrument_ms = ms(started);
+        let built = state
+            .builder
+            .build("lacuna_host", &instrumented.text)?
+            .map_err(|failure| ExecError::HostBuild { detail: failure.summary() })?;
+        let library = load_library(&built.library)?;
+        // SAFETY: the instrumented host defines both symbols with exactly these signatures (`ENTRY_POINTS`).
+        let (install, main) = unsafe {
+            let install = *library
+                .get::<InstallFn>(b"__lacuna_install\0")
+                .map_err(|e| load_error(&built.library, e))?;
+            let main = *library.get::<MainFn>(b"__lacuna_main\0").map_err(|e| load_error(&built.library, e))?;
+            (install, main)
+        };
+        // Never unloaded: the host's code and statics must outlive every thread that might still run them.
+        std::mem::forget(library);
+        Ok(Arc::new(LoadedHost {
+            prepared,
+            instrumented,
+            library: built.library,
+            compile_ms: built.compile_ms,
+            instrument_ms,
+            install,
+            main,
+        }))
+    }
+
+    /// Runs the host's `main` with `snippets` (by 1-based hole number) for its holes.
+    pub fn run(&self, host: &Arc<LoadedHost>, snippets: BTreeMap<u32, String>) -> Result<RunReport, ExecError> {
+        let stack_bytes = {
+            let mut guard = self.shared.lock();
+            let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
+            let sites = host
+                .prepared
+                .host
+                .holes
+                .iter()
+                .map(|hole| {
+                    let site = hole.number as u32;
+                    let report = SiteReport {
+                        site,
+                        line: hole.line,
+                        task: hole.task.clone(),
+                        calls: 0,
+                        accepted: None,
+                        decided_by: None,
+                        path: None,
+                        diagnostics: Vec::new(),
+                        error: None,
+                        timings_ms: SiteTimings::default(),
+                    };
+                    (site, SiteState { report, verdict: None, artifact: None })
+                })
+                .collect();
+            state.run = Some(CurrentRun { host: host.clone(), snippets, sites });
+            state.options.stack_bytes
+        };
+        let context: *const Shared = self.shared;
+        // SAFETY: `install` is the host library's `__lacuna_install`; `hook` matches `lacuna::__private::Hook` and
+        // `context` is the leaked `Shared`, valid for the rest of the process.
+        unsafe { (host.install)(hook, context.cast()) };
+        let main = host.main;
+        let exit_status = std::thread::Builder::new()
+            .name("main".into())
+            .stack_size(stack_bytes)
+            .spawn(move || main())
+            .map_err(|e| ExecError::Internal { detail: format!("spawning the host's main thread: {e}") })?
+            .join()
+            .unwrap_or(101);
+        let mut guard = self.shared.lock();
+        let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
+        let run = state.run.take().ok_or_else(|| ExecError::Internal { detail: "the run vanished".into() })?;
+        Ok(RunReport {
+            host: host.prepared.host.name.clone(),
+            exit_status,
+            host_compile_ms: host.compile_ms,
+            instrument_ms: host.instrument_ms,
+            sites: run.sites.into_values().map(|s| s.report).collect(),
+        })
+    }
+
+    /// The checker, for callers that also check (the CLI's verbose output, tests).
+    pub fn with_checker<R>(&self, f: impl FnOnce(&mut Checker) -> R) -> Option<R> {
+        self.shared.lock().as_mut().map(|s| f(&mut s.checker))
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.shared.lock().take();
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Option<State>> {
+        // A panic while holding the lock (a bug) must not wedge later holes: the state is still consistent
+        // between our short critical sections.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// One hole reached: check, compile and run its snippet. `Err` is the encoded `HoleError`.
+    fn hole(&'static self, call: &mut RawHoleCall) -> Result<(), String> {
+        let (artifact, budgets, stack_budget) = self.prepare(call.site)?;
+        let (stack_limit, stack_bytes) = stack_limit();
+        let mut run = RawRun {
+            fuel: budgets.fuel,
+            time_ms: budgets.time_ms,
+            memory: budgets.memory_bytes,
+            stack_limit: if stack_budget { stack_limit } else { 0 },
+            fault: 0,
+            line: 0,
+            column: 0,
+            message_len: 0,
+            file_len: 0,
+            message: [0; 4096],
+            file: [0; 1024],
+        };
+        let started = Instant::now();
+        // SAFETY: `entry` is the snippet library's `__lacuna_snippet`, generated for this site's binding table (the
+        // same `Instrumented` plan the host was built from), so `table`/`moved` have the entries it reads, and
+        // `out` is the host's slot for a value of the hole's type, which the entry writes only on success.
+        let status = (artifact.entry)(call.table, call.moved, call.out, &mut run);
+        let run_ms = ms(started);
+        let error = (status != 0).then(|| fault_error(&run, &artifact, &budgets, stack_bytes));
+        let mut guard = self.lock();
+        if let Some(site) = guard.as_mut().and_then(|s| s.run.as_mut()).and_then(|r| r.sites.get_mut(&call.site)) {
+            site.report.timings_ms.run += run_ms;
+            site.report.path = Some(ExecPath::Rustc);
+            if let Some(e) = &error {
+                site.report.error = Some(display_error(e));
+            }
+        }
+        match error {
+            None => Ok(()),
+            Some(e) => Err(e),
+        }
+    }
+
+    /// Everything before running: the verdict (cached per site), the compiled snippet (cached by source).
+    fn prepare(&'static self, site: u32) -> Result<(Arc<Artifact>, Budgets, bool), String> {
+        let mut guard = self.lock();
+        let state = guard.as_mut().ok_or_else(|| encode_model("the run is over"))?;
+        let State { checker, builder, options, run, artifacts } = state;
+        let run = run.as_mut().ok_or_else(|| encode_model("no run is in progress"))?;
+        let host = run.host.clone();
+        let hole_index = (site as usize).checked_sub(1).ok_or_else(|| encode_model("unknown hole site"))?;
+        let site_state = run.sites.get_mut(&site).ok_or_else(|| encode_model("unknown hole site"))?;
+        site_state.report.calls += 1;
+        let Some(snippet) = run.snippets.get(&site) else {
+            let error = encode_model(NO_SNIPPET);
+            site_state.report.error = Some(display_error(&error));
+            return Err(error);
+        };
+        if site_state.verdict.is_none() {
+            let verdict = checker.check(&host.prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?;
+            site_state.report.timings_ms.check += verdict.timings.check;
+            site_state.report.accepted = Some(verdict.accepted);
+            site_state.report.decided_by = Some(verdict.decided_by.as_str().to_owned());
+            site_state.report.diagnostics = verdict.diagnostics.clone();
+            site_state.verdict = Some(verdict);
+        }
+        let verdict = site_state.verdict.as_ref().expect("set above");
+        if !verdict.accepted {
+            let rendered: Vec<String> = verdict
+                .diagnostics
+                .iter()
+                .map(|d| lacuna_checker::render::render_plain(&host.prepared, "snippet.rs", snippet, d))
+                .collect();
+            let error = encode(&["rejected", "1"], &rendered);
+            site_state.report.error = Some(display_error(&error));
+            return Err(error);
+        }
+        let artifact = match &site_state.artifact {
+            Some(a) => a.clone(),
+            None => {
+                let started = Instant::now();
+                let compiled = compile_snippet(checker, builder, artifacts, &host, hole_index, snippet, self);
+                let elapsed = ms(started);
+                match compiled {
+                    Ok((artifact, lower_ms, compile_ms)) => {
+                        site_state.report.timings_ms.lower += lower_ms;
+                        site_state.report.timings_ms.compile += compile_ms.min(elapsed);
+                        site_state.artifact = Some(artifact.clone());
+                        artifact
+                    }
+                    Err(error) => {
+                        site_state.report.error = Some(display_error(&error));
+                        return Err(error);
+                    }
+                }
+            }
+        };
+        Ok((artifact, options.budgets, true))
+    }
+}
+
+/// The same text as the runtime's `__private::NO_SNIPPET`: a hole with no snippet is the same error whether the
+/// program runs under Lacuna or as plain rustc output.
+const NO_SNIPPET: &str = "no snippet was given for this hole";
+
+/// Generates, compiles and loads the rustc-path library for an accepted snippet. Returns the artifact and the
+/// milliseconds spent generating (lower) and compiling.
+fn compile_snippet(
+    checker: &mut Checker,
+    builder: &Builder,
+    artifacts: &mut HashMap<String, Arc<Artifact>>,
+    host: &LoadedHost,
+    hole_index: usize,
+    snippet: &str,
+    shared: &'static Shared,
+) -> Result<(Arc<Artifact>, f64, f64), String> {
+    let runtime = |message: String| encode(&["runtime", &message, "0", "0"], &[]);
+    let plan = &host.instrumented.sites[hole_index];
+    let hole_type = host.prepared.glue_type(hole_index).ok_or_else(|| {
+        runtime("the hole's type could not be written as Rust, so the snippet cannot be compiled to run".into())
+    })?;
+    let started = Instant::now();
+    let uses = checker.snippet_uses(&host.prepared, hole_index, snippet).map_err(|e| runtime(e.to_string()))?;
+    let mut lower_ms = ms(started);
+    let mut compile_ms = 0.0;
+    let mut overrides: BTreeMap<usize, Access> = BTreeMap::new();
+    // At most one retry per binding: rustc tells which bindings the snippet moves (E0507 on `*__lacuna_bN`).
+    for _ in 0..=plan.bindings().len() {
+        let started = Instant::now();
+        let source = generate(&host.instrumented, plan, hole_type, snippet, &uses, &overrides)
+            .map_err(|e| runtime(format!("cannot run this snippet: {e}")))?;
+        lower_ms += ms(started);
+        if let Some(artifact) = artifacts.get(&source.text) {
+            return Ok((artifact.clone(), lower_ms, compile_ms));
+        }
+        let built = builder.build("lacuna_snippet", &source.text).map_err(|e| runtime(e.to_string()))?;
+        let built = match built {
+            Ok(built) => built,
+            Err(failure) => {
+                compile_ms += failure_ms(&failure);
+                let moved: Vec<usize> = failure
+                    .errors
+                    .iter()
+                    .filter(|e| e.code.as_deref() == Some("E0507"))
+                    .filter_map(|e| moved_binding(&e.message))
+                    .filter(|i| overrides.get(i) != Some(&Access::Owned))
+                    .collect();
+                if moved.is_empty() {
+                    return Err(runtime(format!(
+                        "Lacuna could not compile the accepted snippet to run it (a Lacuna bug): {}",
+                        failure.summary()
+                    )));
+                }
+                for i in moved {
+                    overrides.insert(i, Access::Owned);
+                }
+                continue;
+            }
+        };
+        compile_ms += built.compile_ms;
+        let library = load_library(&built.library).map_err(|e| runtime(e.to_string()))?;
+        // SAFETY: the generated source defines `__lacuna_snippet` and `__lacuna_install` with these signatures.
+        let (entry, install) = unsafe {
+            let entry =
+                *library.get::<SnippetFn>(b"__lacuna_snippet\0").map_err(|e| runtime(load_error(&built.library, e).to_string()))?;
+            let install = *library
+                .get::<InstallFn>(b"__lacuna_install\0")
+                .map_err(|e| runtime(load_error(&built.library, e).to_string()))?;
+            (entry, install)
+        };
+        // Never unloaded (see `Engine::load`).
+        std::mem::forget(library);
+        let context: *const Shared = shared;
+        // SAFETY: as in `Engine::run`: holes inside host code the snippet calls reach the same hook.
+        unsafe { install(hook, context.cast()) };
+        let artifact =
+            Arc::new(Artifact { entry, source_path: built.source.to_string_lossy().into_owned(), source });
+        artifacts.insert(artifact.source.text.clone(), artifact.clone());
+        return Ok((artifact, lower_ms, compile_ms));
+    }
+    Err(runtime("Lacuna could not compile the accepted snippet to run it".into()))
+}
+
+fn failure_ms(_failure: &crate::BuildFailure) -> f64 {
+    0.0
+}
+
+/// `cannot move out of `*__lacuna_b3` which is behind a shared reference` → 3.
+fn moved_binding(message: &str) -> Option<usize> {
+    let at = message.find("__lacuna_b")? + "__lacuna_b".len();
+    let digits: String = message[at..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+/// The hook every loaded library calls at a hole.
+///
+/// # Safety
+/// `context` is the leaked `Shared` given to `__lacuna_install`; `call` points to the host's `RawHoleCall`.
+unsafe extern "C" fn hook(context: *const (), call: *mut RawHoleCall) -> u32 {
+    thread_local! {
+        static ERROR: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    // SAFETY: see the function's contract.
+    let (shared, call) = unsafe { (&*(context as *const Shared), &mut *call) };
+    // No panic may unwind into the host's frames (a different Rust runtime, through `extern "C"`).
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.hole(call)))
+        .unwrap_or_else(|_| Err(encode_model("internal error in Lacuna while running the hole")));
+    match result {
+        Ok(()) => 0,
+        Err(error) => {
+            ERROR.with(|e| {
+                let mut e = e.borrow_mut();
+                *e = error;
+                call.error = e.as_ptr();
+                call.error_len = e.len();
+            });
+            1
+        }
+    }
+}
+
+/// The error encoding the runtime decodes (`lacuna::__private::decode_error`).
+fn encode(head: &[&str], rest: &[String]) -> String {
+    head.iter().copied().chain(rest.iter().map(String::as_str)).collect::<Vec<_>>().join("\u{1f}")
+}
+
+fn encode_model(message: &str) -> String {
+    encode(&["model", message], &[])
+}
+
+/// An encoded error as `HoleError`'s `Display` would show it (for the report).
+fn display_error(encoded: &str) -> String {
+    let fields: Vec<&str> = encoded.split('\u{1f}').collect();
+    match fields.as_slice() {
+        ["rejected", attempts, diagnostics @ ..] => {
+            format!("rejected after {attempts} attempt(s) with {} error(s)", diagnostics.len())
+        }
+        ["runtime", message, line, column] => format!("runtime fault at {line}:{column}: {message}"),
+        ["budget", resource, limit] => format!("exceeded the {resource} budget ({limit})"),
+        ["model", message] => format!("model: {message}"),
+        _ => encoded.replace('\u{1f}', " "),
+    }
+}
+
+fn fault_error(run: &RawRun, artifact: &Artifact, budgets: &Budgets, stack_bytes: usize) -> String {
+    let text = |buf: &[u8], len: u32| String::from_utf8_lossy(&buf[..(len as usize).min(buf.len())]).into_owned();
+    match run.fault {
+        2 => encode(&["budget", "fuel", &budgets.fuel.to_string()], &[]),
+        3 => encode(&["budget", "time", &format!("{} ms", budgets.time_ms)], &[]),
+        4 => encode(&["budget", "stack", &stack_bytes.to_string()], &[]),
+        5 => encode(&["budget", "memory", &budgets.memory_bytes.to_string()], &[]),
+        _ => {
+            let mut message = text(&run.message, run.message_len);
+            if message.is_empty() {
+                message = "the snippet panicked".into();
+            }
+            let file = text(&run.file, run.file_len);
+            let (line, column) = if file == artifact.source_path {
+                artifact.source.snippet_position(run.line, run.column).unwrap_or((0, 0))
+            } else {
+                (0, 0)
+            };
+            encode(&["runtime", &message, &line.to_string(), &column.to_string()], &[])
+        }
+    }
+}
+
+/// The lowest address a snippet on this thread may push its stack to, and the stack it may use in bytes: the
+/// thread's stack less a margin for the std and host code it calls, so recursion in the snippet is a budget
+/// error instead of a stack overflow that would abort the process.
+fn stack_limit() -> (usize, usize) {
+    // SAFETY: `pthread_getattr_np` fills `attr` for the calling thread (glibc documents it for the main thread
+    // too); it is destroyed after reading the stack bounds.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return (0, 0);
+        }
+        let mut low: *mut libc::c_void = std::ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let ok = libc::pthread_attr_getstack(&attr, &mut low, &mut size) == 0;
+        libc::pthread_attr_destroy(&mut attr);
+        if !ok || low.is_null() {
+            return (0, 0);
+        }
+        let margin = (size / 4).clamp(64 << 10, 1 << 20);
+        let marker = 0u8;
+        let here = std::hint::black_box(&marker) as *const u8 as usize;
+        let limit = low as usize + margin;
+        (limit, here.saturating_sub(limit))
+    }
+}
+
+fn load_library(path: &std::path::Path) -> Result<libloading::Library, ExecError> {
+    // SAFETY: the library was just built by Lacuna from generated source; its initializers are std's and the
+    // host's own (none run snippet code).
+    unsafe { libloading::Library::new(path) }.map_err(|e| load_error(path, e))
+}
+
+fn load_error(path: &std::path::Path, e: libloading::Error) -> ExecError {
+    ExecError::Load { path: path.display().to_string(), detail: e.to_string() }
+}
+
+/// Whether the host defines `fn main` (a cheap textual test; the library build would fail without one).
+fn has_main(text: &str) -> bool {
+    text.match_indices("fn main").any(|(i, _)| {
+        let rest = text[i + 7..].trim_start();
+        rest.starts_with('(') || rest.starts_with('<')
+    })
+}
+
+fn ms(started: Instant) -> f64 {
+    (started.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
