@@ -554,7 +554,14 @@ impl RaSession {
 
 /// Offset of a local's declaration, when it is in the host file itself (not made by a macro).
 fn local_decl(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>) -> Option<usize> {
-    let source = local.primary_source(db);
+    // Locals rust-analyzer makes up while desugaring (a `for` loop's iterator) have names no source can spell and
+    // no syntax; `primary_source` panics on them.
+    let name = local.name(db);
+    let spellable = name.as_str().chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !spellable {
+        return None;
+    }
+    let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(db))).ok()?;
     if source.file().macro_file().is_some() {
         return None;
     }

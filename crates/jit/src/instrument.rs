@@ -106,18 +106,23 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
         if errors.is_empty() {
             return Ok(Instrumented { text: rendered.text, sites, anchors: rendered.anchors, rounds: round });
         }
-        let mut demoted = false;
+        // Each implicated binding is demoted one step per round (several errors often name the same one).
+        let mut implicated = std::collections::BTreeSet::new();
         for error in &errors {
             for span in &error.spans {
                 for (site, binding, range) in &rendered.entries {
                     if range.start <= span.start && span.end <= range.end {
-                        let mode = sites[*site].modes[*binding];
-                        let next = demote(mode, &sites[*site].bindings()[*binding]);
-                        demoted |= next != mode;
-                        sites[*site].modes[*binding] = next;
+                        implicated.insert((*site, *binding));
                     }
                 }
             }
+        }
+        let mut demoted = false;
+        for (site, binding) in implicated {
+            let mode = sites[site].modes[binding];
+            let next = demote(mode, &sites[site].bindings()[binding]);
+            demoted |= next != mode;
+            sites[site].modes[binding] = next;
         }
         if !demoted {
             return Err(ExecError::Instrument { detail: describe(&errors) });

@@ -1,0 +1,164 @@
+//! Differential tests: every accepted case in `testdata/check/*.cases`, run by `lacuna run`'s engine, must print
+//! exactly what the rustc-compiled host with the snippet spliced in textually prints, and exit the same way.
+//!
+//! - `rustc-path::<case>`: the snippet runs on the rustc path (the only path so far).
+//!
+//! Host output goes to the process's own stdout, so each run redirects file descriptor 1 to a file; tests run
+//! one at a time.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{Read, Seek, Write};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use lacuna_checker::{Checker, CheckerOptions};
+use lacuna_jit::{Engine, LoadedHost, PathChoice, RunOptions};
+use lacuna_testdata::{Case, Expect};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+struct Shared {
+    engine: Engine,
+    hosts: HashMap<Arc<str>, Result<Arc<LoadedHost>, String>>,
+    rustc: PathBuf,
+    rlib: PathBuf,
+    scratch: tempfile::TempDir,
+}
+
+/// What a program printed and how it ended.
+#[derive(Debug, PartialEq, Eq)]
+struct Outcome {
+    stdout: String,
+    status: i32,
+}
+
+fn main() {
+    let mut args = Arguments::from_args();
+    // Runs redirect the process's stdout: one at a time.
+    args.test_threads = Some(1);
+    let cases = lacuna_testdata::load_all().unwrap_or_else(|e| {
+        eprintln!("cannot load testdata: {e}");
+        std::process::exit(2);
+    });
+    let checker = Checker::new(CheckerOptions::default()).unwrap_or_else(|e| {
+        eprintln!("cannot start the checker: {e}");
+        std::process::exit(2);
+    });
+    let (rustc, rlib) = (checker.rustc().path.clone(), checker.rustc().prelude_rlib().to_owned());
+    let engine = Engine::new(checker, RunOptions { path: PathChoice::Rustc, ..RunOptions::default() })
+        .unwrap_or_else(|e| {
+            eprintln!("cannot start the engine: {e}");
+            std::process::exit(2);
+        });
+    let scratch = tempfile::tempdir().expect("a scratch directory");
+    let shared = Arc::new(Mutex::new(Shared { engine, hosts: HashMap::new(), rustc, rlib, scratch }));
+    let trials = cases
+        .into_iter()
+        .filter(|case| case.expect == Expect::Accepted)
+        .map(|case| {
+            let shared = shared.clone();
+            Trial::test(format!("rustc-path::{}", case.name), move || {
+                let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
+                differential(&mut shared, &case)
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn differential(shared: &mut Shared, case: &Case) -> Result<(), Failed> {
+    let expected = reference(shared, case)?;
+    let host = {
+        let Shared { engine, hosts, .. } = &mut *shared;
+        hosts
+            .entry(case.host.clone())
+            .or_insert_with(|| engine.load("host.rs", &case.host).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|e| format!("the host does not load: {e}"))?
+    };
+    let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
+    let (stdout, report) = capture_stdout(|| shared.engine.run(&host, snippets))?;
+    let report = report.map_err(|e| format!("the run failed: {e}"))?;
+    let got = Outcome { stdout, status: report.exit_status };
+    if got != expected {
+        let site = &report.sites[case.hole];
+        return Err(format!(
+            "{}:{}: lacuna run differs from the rustc-compiled program\n  rustc:  {:?}\n  lacuna: {:?}\n  hole: {}",
+            case.file.display(),
+            case.line,
+            expected,
+            got,
+            serde_json::to_string(site).unwrap_or_default()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The host with the snippet spliced in, compiled by rustc (debug build, like the libraries Lacuna builds) and
+/// run as its own process.
+fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
+    let text = shared
+        .engine
+        .with_checker(|checker| {
+            let prepared = checker.prepare("host.rs", &case.host)?;
+            Ok::<_, lacuna_checker::CheckerError>(checker.spliced_text(&prepared, case.hole, &case.snippet))
+        })
+        .ok_or("the engine is closed")??;
+    let dir = shared.scratch.path();
+    let source = dir.join("reference.rs");
+    let binary = dir.join("reference");
+    std::fs::write(&source, text)?;
+    let out = Command::new(&shared.rustc)
+        .args(["--edition", "2021", "-C", "debug-assertions=on", "--cap-lints", "allow", "--extern"])
+        .arg(format!("lacuna={}", shared.rlib.display()))
+        .arg("-o")
+        .arg(&binary)
+        .arg(&source)
+        .output()?;
+    if !out.status.success() {
+        return Err(format!("the reference program does not compile:\n{}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    let run = Command::new(&binary).current_dir(dir).env("RUST_BACKTRACE", "0").output()?;
+    Ok(Outcome {
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        status: run.status.code().unwrap_or(-1),
+    })
+}
+
+/// Runs `f` with file descriptor 1 pointing at a temporary file; returns what was written there.
+fn capture_stdout<R>(f: impl FnOnce() -> R) -> Result<(String, R), Failed> {
+    std::io::stdout().flush()?;
+    let mut file = tempfile::tempfile()?;
+    let saved = redirect(1, &file)?;
+    let result = f();
+    restore(1, saved)?;
+    file.seek(std::io::SeekFrom::Start(0))?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok((text, result))
+}
+
+fn redirect(fd: i32, to: &std::fs::File) -> std::io::Result<i32> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: plain descriptor calls; `saved` is a fresh duplicate we own until `restore`.
+    unsafe {
+        let saved = libc::dup(fd);
+        if saved < 0 || libc::dup2(to.as_raw_fd(), fd) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(saved)
+    }
+}
+
+fn restore(fd: i32, saved: i32) -> std::io::Result<()> {
+    // SAFETY: `saved` came from `redirect`; it is closed after being put back.
+    unsafe {
+        if libc::dup2(saved, fd) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        libc::close(saved);
+    }
+    Ok(())
+}
+
