@@ -99,6 +99,10 @@ pub mod __private {
         /// One flag per binding: set when the snippet moved the binding out (the host must then not drop it).
         pub moved: *mut u8,
         pub len: usize,
+        /// The hole's type parameters as `std::any::type_name` spells them, separated by U+001F (holes inside
+        /// generic functions are compiled per instantiation).
+        pub types: *const u8,
+        pub types_len: usize,
         pub out: *mut (),
         /// The error, encoded by Lacuna (see [`decode_error`]); valid until the hook's next call on this thread.
         pub error: *const u8,
@@ -116,7 +120,12 @@ pub mod __private {
     }
 
     /// A hole at run time: asks Lacuna for the value, handing it the hole's bindings.
-    pub fn enter<T>(site: u32, table: &[*mut ()], moved: &mut [u8]) -> Result<T, crate::HoleError> {
+    pub fn enter<T>(
+        site: u32,
+        table: &[*mut ()],
+        moved: &mut [u8],
+        types: &[&'static str],
+    ) -> Result<T, crate::HoleError> {
         let hook = HOOK.load(Ordering::SeqCst);
         if hook.is_null() {
             return Err(crate::HoleError::Model { message: NO_SNIPPET.into() });
@@ -127,11 +136,14 @@ pub mod __private {
         // SAFETY: only `install` stores into HOOK, and what it stores is a `Hook`.
         let hook: Hook = unsafe { std::mem::transmute::<*mut (), Hook>(hook) };
         let mut out = MaybeUninit::<T>::uninit();
+        let types = types.join("\u{1f}");
         let mut call = RawHoleCall {
             site,
             table: table.as_ptr(),
             moved: moved.as_mut_ptr(),
             len: table.len().min(moved.len()),
+            types: types.as_ptr(),
+            types_len: types.len(),
             out: out.as_mut_ptr().cast(),
             error: std::ptr::null(),
             error_len: 0,

@@ -420,9 +420,10 @@ impl RaSession {
             let mut locals = Vec::new();
             scope.process_all_names(&mut |name, def| match def {
                 ScopeDef::Local(local) => locals.push((name, local)),
-                ScopeDef::GenericParam(GenericParam::TypeParam(_) | GenericParam::ConstParam(_)) => {
-                    scope_info.generic = true
+                ScopeDef::GenericParam(GenericParam::TypeParam(_)) if name.as_str() != "Self" => {
+                    scope_info.type_params.push(name.as_str().to_owned())
                 }
+                ScopeDef::GenericParam(GenericParam::ConstParam(_)) => scope_info.const_params = true,
                 ScopeDef::ImplSelfType(imp) => {
                     scope_info.self_type = imp.self_ty(db).display_source_code(db, module.into(), false).ok()
                 }
@@ -443,6 +444,7 @@ impl RaSession {
                 });
             }
             scope_info.bindings.sort_by_key(|b| b.decl);
+            scope_info.type_params.sort();
             return Some(scope_info);
         }
         None

@@ -29,8 +29,10 @@ pub struct Binding {
 pub struct HoleScope {
     /// Locals and `self` visible at the hole, in declaration order.
     pub bindings: Vec<Binding>,
-    /// The hole is inside a generic function or impl (type or const parameters in scope).
-    pub generic: bool,
+    /// Type parameters in scope (of the enclosing function and impl), by name.
+    pub type_params: Vec<String>,
+    /// Const parameters are in scope (a snippet there cannot be compiled on its own yet).
+    pub const_params: bool,
     /// `Self`, as Rust source, when the hole is inside an impl.
     pub self_type: Option<String>,
     /// Host offset just after the `{` of the innermost block around the hole: where an item can be declared

@@ -190,7 +190,12 @@ fn render(prepared: &PreparedHost, sites: &[SitePlan]) -> Rendered {
             }
             text.push_str(", ");
         }
-        text.push_str("], &mut __lacuna_moved); ");
+        let type_names: Vec<String> = plan
+            .scope
+            .as_ref()
+            .map(|s| s.type_params.iter().map(|p| format!("::core::any::type_name::<{p}>()")).collect())
+            .unwrap_or_default();
+        text.push_str(&format!("], &mut __lacuna_moved, &[{}]); ", type_names.join(", ")));
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
             if *mode == HostMode::Movable {
                 let start = text.len();

@@ -114,6 +114,8 @@ pub(crate) struct RawHoleCall {
     table: *const *mut (),
     moved: *mut u8,
     len: usize,
+    types: *const u8,
+    types_len: usize,
     out: *mut (),
     error: *const u8,
     error_len: usize,
@@ -187,7 +189,8 @@ struct CurrentRun {
 struct SiteState {
     report: SiteReport,
     verdict: Option<Verdict>,
-    artifact: Option<Arc<Artifact>>,
+    /// Compiled snippet per instantiation (the type arguments, joined; empty outside generic functions).
+    artifacts: HashMap<String, Arc<Artifact>>,
 }
 
 impl Engine {
@@ -265,7 +268,7 @@ impl Engine {
                         error: None,
                         timings_ms: SiteTimings::default(),
                     };
-                    (site, SiteState { report, verdict: None, artifact: None })
+                    (site, SiteState { report, verdict: None, artifacts: HashMap::new() })
                 })
                 .collect();
             state.run = Some(CurrentRun { host: host.clone(), snippets, sites });
@@ -316,7 +319,14 @@ impl Shared {
 
     /// One hole reached: check, compile and run its snippet. `Err` is the encoded `HoleError`.
     fn hole(&'static self, call: &mut RawHoleCall) -> Result<(), String> {
-        let (artifact, budgets, stack_budget) = self.prepare(call.site)?;
+        let types = if call.types.is_null() || call.types_len == 0 {
+            String::new()
+        } else {
+            // SAFETY: the runtime's `enter` points `types` at `types_len` bytes of a string it keeps alive during
+            // the call.
+            String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(call.types, call.types_len) }).into_owned()
+        };
+        let (artifact, budgets, stack_budget) = self.prepare(call.site, &types)?;
         let (stack_limit, stack_bytes) = stack_limit();
         let mut run = RawRun {
             fuel: budgets.fuel,
@@ -353,7 +363,7 @@ impl Shared {
     }
 
     /// Everything before running: the verdict (cached per site), the compiled snippet (cached by source).
-    fn prepare(&'static self, site: u32) -> Result<(Arc<Artifact>, Budgets, bool), String> {
+    fn prepare(&'static self, site: u32, types: &str) -> Result<(Arc<Artifact>, Budgets, bool), String> {
         let mut guard = self.lock();
         let state = guard.as_mut().ok_or_else(|| encode_model("the run is over"))?;
         let State { checker, builder, options, run, artifacts } = state;
@@ -386,17 +396,20 @@ impl Shared {
             site_state.report.error = Some(display_error(&error));
             return Err(error);
         }
-        let artifact = match &site_state.artifact {
+        let artifact = match site_state.artifacts.get(types) {
             Some(a) => a.clone(),
             None => {
                 let started = Instant::now();
-                let compiled = compile_snippet(checker, builder, artifacts, &host, hole_index, snippet, self);
+                let type_args: Vec<String> =
+                    if types.is_empty() { Vec::new() } else { types.split('\u{1f}').map(str::to_owned).collect() };
+                let compiled =
+                    compile_snippet(checker, builder, artifacts, &host, hole_index, snippet, &type_args, self);
                 let elapsed = ms(started);
                 match compiled {
                     Ok((artifact, lower_ms, compile_ms)) => {
                         site_state.report.timings_ms.lower += lower_ms;
                         site_state.report.timings_ms.compile += compile_ms.min(elapsed);
-                        site_state.artifact = Some(artifact.clone());
+                        site_state.artifacts.insert(types.to_owned(), artifact.clone());
                         artifact
                     }
                     Err(error) => {
@@ -423,6 +436,7 @@ fn compile_snippet(
     host: &LoadedHost,
     hole_index: usize,
     snippet: &str,
+    type_args: &[String],
     shared: &'static Shared,
 ) -> Result<(Arc<Artifact>, f64, f64), String> {
     let runtime = |message: String| encode(&["runtime", &message, "0", "0"], &[]);
@@ -438,7 +452,7 @@ fn compile_snippet(
     // At most one retry per binding: rustc tells which bindings the snippet moves (E0507 on `*__lacuna_bN`).
     for _ in 0..=plan.bindings().len() {
         let started = Instant::now();
-        let source = generate(&host.instrumented, plan, hole_type, snippet, &uses, &overrides)
+        let source = generate(&host.instrumented, plan, hole_type, snippet, &uses, &overrides, type_args)
             .map_err(|e| runtime(format!("cannot run this snippet: {e}")))?;
         lower_ms += ms(started);
         if let Some(artifact) = artifacts.get(&source.text) {

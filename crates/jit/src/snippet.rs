@@ -69,10 +69,16 @@ pub fn generate(
     snippet: &str,
     uses: &SnippetUses,
     overrides: &BTreeMap<usize, Access>,
+    type_args: &[String],
 ) -> Result<SnippetSource, ExecError> {
     let scope = plan.scope.as_ref().ok_or_else(|| ExecError::unsupported("rust-analyzer could not place this hole"))?;
-    if scope.generic {
-        return Err(ExecError::unsupported("holes inside generic functions cannot run yet"));
+    if scope.const_params {
+        return Err(ExecError::unsupported("holes inside functions with const parameters cannot run yet"));
+    }
+    if type_args.len() != scope.type_params.len() {
+        return Err(ExecError::Internal {
+            detail: format!("the host passed {} type(s) for {} type parameter(s)", type_args.len(), scope.type_params.len()),
+        });
     }
     let item_position = scope
         .item_position
@@ -89,7 +95,12 @@ pub fn generate(
         };
         accesses.insert(u.binding, access);
     }
+    // A hole in a generic function runs per instantiation: its type parameters become aliases of the types
+    // this call was made with.
     let mut lines = String::new();
+    for (param, arg) in scope.type_params.iter().zip(type_args) {
+        lines.push_str(&format!("        type {param} = {};\n", type_name_as_source(arg)));
+    }
     for (&i, &access) in &accesses {
         let b = &bindings[i];
         let mode = plan.modes[i];
@@ -195,7 +206,7 @@ pub fn generate(
     text.push_str(&tail);
     text.push_str(&instrumented.text[at..]);
     text.push_str(
-        "\n#[global_allocator]\nstatic __LACUNA_ALLOCATOR: ::lacuna::__private::BudgetAllocator = \
+        "\nextern crate alloc as __lacuna_alloc;\n#[global_allocator]\nstatic __LACUNA_ALLOCATOR: ::lacuna::__private::BudgetAllocator = \
          ::lacuna::__private::BudgetAllocator;\n",
     );
     Ok(SnippetSource { text, first_line, map, accesses })
@@ -210,6 +221,28 @@ fn default_access(b: &Binding) -> Access {
     } else {
         Access::Shared
     }
+}
+
+/// `std::any::type_name` output as a type the snippet library can name: the host crate's paths start at `crate`,
+/// `alloc`'s at the library's own `extern crate alloc`.
+fn type_name_as_source(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(start) = rest.find(|c: char| c.is_alphabetic() || c == '_') {
+        let (before, from) = rest.split_at(start);
+        out.push_str(before);
+        let len = from.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(from.len());
+        let ident = &from[..len];
+        let continues_path = out.ends_with("::");
+        match ident {
+            "lacuna_host" if !continues_path => out.push_str("crate"),
+            "alloc" if !continues_path => out.push_str("__lacuna_alloc"),
+            _ => out.push_str(ident),
+        }
+        rest = &from[len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Named lifetimes (`'a`) are the enclosing function's; inside the entry they are inferred (`'_`).
@@ -318,6 +351,14 @@ fn apply(snippet: &str, mut edits: Vec<Edit>) -> (String, OffsetMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn type_names_become_paths_the_library_can_name() {
+        assert_eq!(type_name_as_source("alloc::vec::Vec<lacuna_host::Point>"), "__lacuna_alloc::vec::Vec<crate::Point>");
+        assert_eq!(type_name_as_source("&str"), "&str");
+        assert_eq!(type_name_as_source("core::option::Option<i32>"), "core::option::Option<i32>");
+        assert_eq!(type_name_as_source("my::alloc::X"), "my::alloc::X");
+    }
 
     #[test]
     fn lifetimes_are_erased_but_static_stays() {
