@@ -219,8 +219,12 @@ pub mod __private {
         pub column: u32,
         pub message_len: u32,
         pub file_len: u32,
+        pub trace_len: u32,
         pub message: [u8; 4096],
         pub file: [u8; 1024],
+        /// The panic's backtrace as std prints it (`at FILE:LINE:COL` lines), for faults inside std or host code
+        /// called from the snippet: Lacuna finds the snippet line the call came from.
+        pub trace: [u8; 16384],
     }
 
     /// The payload of a panic that stops a snippet for exceeding a budget.
@@ -242,8 +246,11 @@ pub mod __private {
     thread_local! {
         static BUDGETS: Cell<Budgets> = const { Cell::new(UNLIMITED) };
         static TICKS: Cell<u32> = const { Cell::new(0) };
-        static LAST_PANIC: RefCell<Option<(String, String, u32, u32)>> = const { RefCell::new(None) };
+        static LAST_PANIC: RefCell<Option<(String, String, u32, u32, String)>> = const { RefCell::new(None) };
     }
+
+    /// Memory a snippet that hit its budget may still allocate while its panic unwinds.
+    const PANIC_GRACE_BYTES: usize = 4 << 20;
 
     fn exceeded(kind: u32) -> ! {
         std::panic::panic_any(BudgetExceeded(kind))
@@ -280,7 +287,18 @@ pub mod __private {
     fn install_panic_hook() {
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
-            std::alloc::set_alloc_error_hook(|layout| panic!("memory allocation of {} bytes failed", layout.size()));
+            std::alloc::set_alloc_error_hook(|layout| {
+                // The panic itself allocates (its message, the hook's backtrace): grant a little grace so that does
+                // not fail too and abort the process.
+                let _ = BUDGETS.try_with(|b| {
+                    let mut budgets = b.get();
+                    if budgets.memory_left != usize::MAX {
+                        budgets.memory_left = budgets.memory_left.max(PANIC_GRACE_BYTES);
+                        b.set(budgets);
+                    }
+                });
+                panic!("memory allocation of {} bytes failed", layout.size())
+            });
             std::panic::set_hook(Box::new(|info| {
                 if info.payload().is::<BudgetExceeded>() {
                     return;
@@ -294,8 +312,19 @@ pub mod __private {
                 };
                 let (file, line, column) =
                     info.location().map_or((String::new(), 0, 0), |l| (l.file().to_owned(), l.line(), l.column()));
+                // Resolving a backtrace reads debug info and allocates freely: not on the snippet's memory budget.
+                let saved = BUDGETS.try_with(|b| {
+                    let budgets = b.get();
+                    b.set(Budgets { memory_left: usize::MAX, ..budgets });
+                    budgets
+                });
+                let trace = std::backtrace::Backtrace::force_capture().to_string();
+                if let Ok(saved) = saved {
+                    let _ = BUDGETS.try_with(|b| b.set(saved));
+                }
                 // A panic while a panic is being recorded must not recurse.
-                let _ = LAST_PANIC.try_with(|p| p.try_borrow_mut().map(|mut p| *p = Some((message, file, line, column))));
+                let _ = LAST_PANIC
+                    .try_with(|p| p.try_borrow_mut().map(|mut p| *p = Some((message, file, line, column, trace))));
             }))
         });
     }
@@ -342,9 +371,10 @@ pub mod __private {
             None if ended.memory_refused => 5,
             None => 1,
         };
-        if let Some((message, file, line, column)) = recorded {
+        if let Some((message, file, line, column, trace)) = recorded {
             run.message_len = copy_into(&mut run.message, &message);
             run.file_len = copy_into(&mut run.file, &file);
+            run.trace_len = copy_into(&mut run.trace, &trace);
             run.line = line;
             run.column = column;
         }

@@ -25,6 +25,9 @@ const FLAGS: &[&str] = &[
     "overflow-checks=on",
     "-C",
     "panic=unwind",
+    // Line tables let a fault inside std or host code be traced back to the snippet line that called it.
+    "-C",
+    "debuginfo=line-tables-only",
     "--cap-lints",
     "allow",
     "--error-format",

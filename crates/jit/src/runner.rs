@@ -88,6 +88,8 @@ pub struct SiteReport {
     pub decided_by: Option<String>,
     pub path: Option<ExecPath>,
     pub diagnostics: Vec<Diagnostic>,
+    /// What the hole evaluated to the last time: `ok`, `rejected`, `runtime`, `budget:<resource>`, `model`.
+    pub outcome: Option<String>,
     /// The last error the hole evaluated to, rendered.
     pub error: Option<String>,
     pub timings_ms: SiteTimings,
@@ -132,8 +134,10 @@ pub(crate) struct RawRun {
     column: u32,
     message_len: u32,
     file_len: u32,
+    trace_len: u32,
     message: [u8; 4096],
     file: [u8; 1024],
+    trace: [u8; 16384],
 }
 
 type Hook = unsafe extern "C" fn(*const (), *mut RawHoleCall) -> u32;
@@ -265,6 +269,7 @@ impl Engine {
                         decided_by: None,
                         path: None,
                         diagnostics: Vec::new(),
+                        outcome: None,
                         error: None,
                         timings_ms: SiteTimings::default(),
                     };
@@ -338,8 +343,10 @@ impl Shared {
             column: 0,
             message_len: 0,
             file_len: 0,
+            trace_len: 0,
             message: [0; 4096],
             file: [0; 1024],
+            trace: [0; 16384],
         };
         let started = Instant::now();
         // SAFETY: `entry` is the snippet library's `__lacuna_snippet`, generated for this site's binding table (the
@@ -352,8 +359,9 @@ impl Shared {
         if let Some(site) = guard.as_mut().and_then(|s| s.run.as_mut()).and_then(|r| r.sites.get_mut(&call.site)) {
             site.report.timings_ms.run += run_ms;
             site.report.path = Some(ExecPath::Rustc);
-            if let Some(e) = &error {
-                site.report.error = Some(display_error(e));
+            match &error {
+                Some(e) => site.report.record_error(e),
+                None => site.report.outcome = Some("ok".into()),
             }
         }
         match error {
@@ -374,7 +382,7 @@ impl Shared {
         site_state.report.calls += 1;
         let Some(snippet) = run.snippets.get(&site) else {
             let error = encode_model(NO_SNIPPET);
-            site_state.report.error = Some(display_error(&error));
+            site_state.report.record_error(&error);
             return Err(error);
         };
         if site_state.verdict.is_none() {
@@ -393,7 +401,7 @@ impl Shared {
                 .map(|d| lacuna_checker::render::render_plain(&host.prepared, "snippet.rs", snippet, d))
                 .collect();
             let error = encode(&["rejected", "1"], &rendered);
-            site_state.report.error = Some(display_error(&error));
+            site_state.report.record_error(&error);
             return Err(error);
         }
         let artifact = match site_state.artifacts.get(types) {
@@ -413,13 +421,26 @@ impl Shared {
                         artifact
                     }
                     Err(error) => {
-                        site_state.report.error = Some(display_error(&error));
+                        site_state.report.record_error(&error);
                         return Err(error);
                     }
                 }
             }
         };
         Ok((artifact, options.budgets, true))
+    }
+}
+
+impl SiteReport {
+    fn record_error(&mut self, encoded: &str) {
+        let mut fields = encoded.split('\u{1f}');
+        let outcome = match (fields.next(), fields.next()) {
+            (Some("budget"), Some(resource)) => format!("budget:{resource}"),
+            (Some(kind), _) => kind.to_owned(),
+            (None, _) => "model".to_owned(),
+        };
+        self.outcome = Some(outcome);
+        self.error = Some(display_error(encoded));
     }
 }
 
@@ -580,11 +601,27 @@ fn fault_error(run: &RawRun, artifact: &Artifact, budgets: &Budgets, stack_bytes
                 message = "the snippet panicked".into();
             }
             let file = text(&run.file, run.file_len);
-            let (line, column) = if file == artifact.source_path {
-                artifact.source.snippet_position(run.line, run.column).unwrap_or((0, 0))
-            } else {
-                (0, 0)
-            };
+            let in_snippet = |line, column| artifact.source.snippet_position(line, column);
+            // Where the panic happened if that is in the snippet; else the innermost snippet line on the stack
+            // (a fault inside std or host code the snippet called).
+            let (line, column) = (file == artifact.source_path)
+                .then(|| in_snippet(run.line, run.column))
+                .flatten()
+                .or_else(|| {
+                    let trace = text(&run.trace, run.trace_len);
+                    trace
+                        .lines()
+                        .filter_map(|l| l.trim().strip_prefix("at "))
+                        .filter_map(|at| at.strip_prefix(artifact.source_path.as_str())?.strip_prefix(':'))
+                        .filter_map(|pos| {
+                            let mut parts = pos.split(':');
+                            let line = parts.next()?.parse().ok()?;
+                            let column = parts.next().and_then(|c| c.parse().ok()).unwrap_or(1);
+                            in_snippet(line, column)
+                        })
+                        .next()
+                })
+                .unwrap_or((0, 0));
             encode(&["runtime", &message, &line.to_string(), &column.to_string()], &[])
         }
     }

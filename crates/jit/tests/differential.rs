@@ -2,6 +2,9 @@
 //! exactly what the rustc-compiled host with the snippet spliced in textually prints, and exit the same way.
 //!
 //! - `rustc-path::<case>`: the snippet runs on the rustc path (the only path so far).
+//! - cases that say `run=KIND` (faults, rejections) are not compared with a reference program (it would crash or
+//!   hang): the hole must evaluate to that kind of error and the host must print the case's `=== stdout`, which
+//!   shows it went on with its data intact.
 //!
 //! Host output goes to the process's own stdout, so each run redirects file descriptor 1 to a file; tests run
 //! one at a time.
@@ -13,7 +16,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_jit::{Engine, LoadedHost, PathChoice, RunOptions};
+use lacuna_jit::{Budgets, Engine, LoadedHost, PathChoice, RunOptions};
 use lacuna_testdata::{Case, Expect};
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -45,7 +48,9 @@ fn main() {
         std::process::exit(2);
     });
     let (rustc, rlib) = (checker.rustc().path.clone(), checker.rustc().prelude_rlib().to_owned());
-    let engine = Engine::new(checker, RunOptions { path: PathChoice::Rustc, ..RunOptions::default() })
+    // Small budgets, so the fault cases end quickly.
+    let budgets = Budgets { fuel: 20_000_000, time_ms: 3_000, memory_bytes: 256 << 20 };
+    let engine = Engine::new(checker, RunOptions { path: PathChoice::Rustc, budgets, ..RunOptions::default() })
         .unwrap_or_else(|e| {
             eprintln!("cannot start the engine: {e}");
             std::process::exit(2);
@@ -54,7 +59,7 @@ fn main() {
     let shared = Arc::new(Mutex::new(Shared { engine, hosts: HashMap::new(), rustc, rlib, scratch }));
     let trials = cases
         .into_iter()
-        .filter(|case| case.expect == Expect::Accepted)
+        .filter(|case| case.expect == Expect::Accepted || case.run.is_some())
         .map(|case| {
             let shared = shared.clone();
             Trial::test(format!("rustc-path::{}", case.name), move || {
@@ -67,7 +72,10 @@ fn main() {
 }
 
 fn differential(shared: &mut Shared, case: &Case) -> Result<(), Failed> {
-    let expected = reference(shared, case)?;
+    let expected = match &case.run {
+        Some(run) => Outcome { stdout: run.stdout.clone().unwrap_or_default(), status: 0 },
+        None => reference(shared, case)?,
+    };
     let host = {
         let Shared { engine, hosts, .. } = &mut *shared;
         hosts
@@ -80,6 +88,19 @@ fn differential(shared: &mut Shared, case: &Case) -> Result<(), Failed> {
     let (stdout, report) = capture_stdout(|| shared.engine.run(&host, snippets))?;
     let report = report.map_err(|e| format!("the run failed: {e}"))?;
     let got = Outcome { stdout, status: report.exit_status };
+    if let Some(run) = &case.run {
+        let outcome = report.sites[case.hole].outcome.as_deref().unwrap_or("none");
+        if outcome != run.outcome {
+            return Err(format!(
+                "{}:{}: the hole evaluated to `{outcome}`, the case says `{}`\n  {}",
+                case.file.display(),
+                case.line,
+                run.outcome,
+                serde_json::to_string(&report.sites[case.hole]).unwrap_or_default()
+            )
+            .into());
+        }
+    }
     if got != expected {
         let site = &report.sites[case.hole];
         return Err(format!(

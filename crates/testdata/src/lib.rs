@@ -20,6 +20,11 @@
 //! `snapshot` asks for the rendered diagnostics to be compared with `testdata/check/snapshots/`.
 //! `ra=E0268` records a known divergence: rust-analyzer's fast path reports that code for this error where rustc
 //! reports the labelled one (both reject; the test accepts either).
+//!
+//! For `lacuna run`, `run=KIND` says what the hole evaluates to when the host runs — `ok`, `runtime` (a fault),
+//! `budget:fuel|time|stack|memory`, `rejected` — and a following `=== stdout` section what the host prints. Cases
+//! without it are compared with the rustc-compiled program instead (accepted ones; a fault there would kill or
+//! hang the reference program, which is why fault cases say their outcome).
 
 use std::path::{Path, PathBuf};
 
@@ -45,7 +50,21 @@ pub struct Case {
     pub snapshot: bool,
     /// Codes rust-analyzer is known to give for this rejection instead of rustc's.
     pub ra_codes: Vec<String>,
+    /// What running the host with this snippet does, when the case says.
+    pub run: Option<RunExpect>,
 }
+
+/// The expected outcome of `lacuna run` for a case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunExpect {
+    /// `ok`, `runtime`, `budget:<resource>` or `rejected`.
+    pub outcome: String,
+    /// What the host prints (from an `=== stdout` section).
+    pub stdout: Option<String>,
+}
+
+const RUN_OUTCOMES: &[&str] =
+    &["ok", "runtime", "budget:fuel", "budget:time", "budget:stack", "budget:memory", "rejected"];
 
 #[derive(Debug, thiserror::Error)]
 #[error("{file}:{line}: {message}")]
@@ -114,6 +133,14 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             host = Some(body.into());
             continue;
         }
+        if header == "stdout" {
+            let run = cases
+                .last_mut()
+                .and_then(|c: &mut Case| c.run.as_mut())
+                .ok_or_else(|| err(line, "`=== stdout` follows a case with `run=...`".into()))?;
+            run.stdout = Some(body);
+            continue;
+        }
         let Some(rest) = header.strip_prefix("case ") else {
             return Err(err(line, format!("unknown section `{header}`; expected `host` or `case NAME: EXPECT`")));
         };
@@ -129,7 +156,18 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
                 _ => return Err(err(line, format!("unexpected `{word}` in case header"))),
             }
         }
-        let mut words = expect_part.split_whitespace();
+        let mut run = None;
+        let mut words_owned = Vec::new();
+        for w in expect_part.split_whitespace() {
+            match w.strip_prefix("run=") {
+                Some(kind) if RUN_OUTCOMES.contains(&kind) => {
+                    run = Some(RunExpect { outcome: kind.to_owned(), stdout: None })
+                }
+                Some(kind) => return Err(err(line, format!("unknown run outcome `{kind}`; one of {RUN_OUTCOMES:?}"))),
+                None => words_owned.push(w),
+            }
+        }
+        let mut words = words_owned.into_iter();
         let mut snapshot = false;
         let mut ra_codes = Vec::new();
         let expect = match words.next() {
@@ -177,6 +215,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             expect,
             snapshot,
             ra_codes,
+            run,
         });
     }
     Ok(cases)
@@ -198,6 +237,17 @@ mod tests {
         assert_eq!(cases[1].expect, Expect::Rejected(vec!["E0308".into(), "E0425".into()]));
         assert!(cases[1].snapshot);
         assert_eq!(cases[1].ra_codes, vec!["E0599".to_owned(), "E0282".to_owned()]);
+        assert_eq!(cases[0].run, None);
+    }
+
+    #[test]
+    fn parses_run_expectations_and_stdout() {
+        let text = "=== host\nfn main() {}\n=== case a: accepted run=runtime\n1\n=== stdout\nx\n[1]\n";
+        let cases = parse(Path::new("t.cases"), text).unwrap();
+        let run = cases[0].run.as_ref().unwrap();
+        assert_eq!(run.outcome, "runtime");
+        assert_eq!(run.stdout.as_deref(), Some("x\n[1]\n"));
+        assert!(parse(Path::new("t.cases"), "=== host\nfn main() {}\n=== case a: accepted run=crash\n1\n").is_err());
     }
 
     #[test]
