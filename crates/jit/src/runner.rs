@@ -674,3 +674,75 @@ fn has_main(text: &str) -> bool {
 fn ms(started: Instant) -> f64 {
     (started.elapsed().as_secs_f64() * 1e6).round() / 1e3
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Defines `layout()` from an expression over `RawHoleCall` and `RawRun`, and keeps the expression's text so
+    /// the same code can be compiled against the runtime crate.
+    macro_rules! layout_probe {
+        ($($expr:tt)*) => {
+            const LAYOUT_EXPR: &str = stringify!($($expr)*);
+            fn layout() -> String {
+                $($expr)*
+            }
+        };
+    }
+
+    layout_probe!(format!(
+        "call={} {} {} {} {} {} {} {} {} | run={} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+        std::mem::size_of::<RawHoleCall>(),
+        std::mem::offset_of!(RawHoleCall, site),
+        std::mem::offset_of!(RawHoleCall, table),
+        std::mem::offset_of!(RawHoleCall, moved),
+        std::mem::offset_of!(RawHoleCall, len),
+        std::mem::offset_of!(RawHoleCall, types),
+        std::mem::offset_of!(RawHoleCall, types_len),
+        std::mem::offset_of!(RawHoleCall, out),
+        std::mem::offset_of!(RawHoleCall, error_len),
+        std::mem::size_of::<RawRun>(),
+        std::mem::offset_of!(RawRun, fuel),
+        std::mem::offset_of!(RawRun, time_ms),
+        std::mem::offset_of!(RawRun, memory),
+        std::mem::offset_of!(RawRun, stack_limit),
+        std::mem::offset_of!(RawRun, fault),
+        std::mem::offset_of!(RawRun, line),
+        std::mem::offset_of!(RawRun, column),
+        std::mem::offset_of!(RawRun, message_len),
+        std::mem::offset_of!(RawRun, file_len),
+        std::mem::offset_of!(RawRun, trace_len),
+        std::mem::offset_of!(RawRun, message),
+        std::mem::offset_of!(RawRun, file),
+        std::mem::offset_of!(RawRun, trace),
+    ));
+
+    /// The mirrors in this crate and the runtime crate's structs have the same layout, field for field.
+    #[test]
+    fn abi_structs_match_the_runtime_crate() {
+        let dir = tempfile::tempdir().unwrap();
+        let rustc = lacuna_checker::Rustc::discover(
+            lacuna_checker::PRELUDE_SOURCE,
+            &lacuna_checker::default_cache_dir(),
+            std::time::Duration::from_secs(120),
+        )
+        .unwrap();
+        let program = format!(
+            "use lacuna::__private::{{RawHoleCall, RawRun}};\nfn main() {{ print!(\"{{}}\", {LAYOUT_EXPR}); }}\n"
+        );
+        let source = dir.path().join("abi.rs");
+        std::fs::write(&source, program).unwrap();
+        let binary = dir.path().join("abi");
+        let out = std::process::Command::new(&rustc.path)
+            .args(["--edition", "2021", "--extern"])
+            .arg(format!("lacuna={}", rustc.prelude_rlib().display()))
+            .arg("-o")
+            .arg(&binary)
+            .arg(&source)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let theirs = std::process::Command::new(&binary).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&theirs.stdout), layout());
+    }
+}
