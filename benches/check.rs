@@ -11,21 +11,14 @@ use std::time::Instant;
 
 use lacuna_checker::{Checker, CheckerOptions, DecidedBy};
 
+mod common;
+use common::{peak_rss_mib, percentile};
+
 struct Sample {
     accepted: bool,
     decided_by: DecidedBy,
     lacuna_ms: f64,
     rustc_ms: f64,
-}
-
-fn percentile(values: &[f64], p: f64) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
-    let rank = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
-    v[rank]
 }
 
 /// One table row: lacuna's and rustc's times on the same snippets.
@@ -40,13 +33,6 @@ fn print_row(name: &str, lacuna: &[f64], rustc: &[f64], comment: &str) {
         percentile(rustc, 90.0),
         percentile(rustc, 50.0) / percentile(lacuna, 50.0)
     );
-}
-
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
 }
 
 fn main() {

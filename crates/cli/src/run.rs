@@ -87,6 +87,9 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<u8> {
+    if matches!(args.path, PathArg::Jit) {
+        bail!("the Cranelift JIT path is not built yet; run with `--path rustc` (or the default, `auto`)");
+    }
     let host_text = std::fs::read_to_string(&args.host)
         .with_context(|| format!("cannot read the host program {}", args.host.display()))?;
     let mut snippets = BTreeMap::new();

@@ -170,3 +170,90 @@ fn help_explains_the_contract() {
         assert!(text.contains(needle), "{needle} missing from:\n{text}");
     }
 }
+
+// `lacuna run`
+
+/// A host that reports what its hole evaluated to, then shows its data survived.
+const RUN_HOST: &[u8] = b"fn main() {
+    let mut xs: Vec<i64> = vec![3, 1, 2];
+    let r: Result<i64, HoleError> = agent!(\"sort xs and return the largest\");
+    match r {
+        Ok(v) => println!(\"ok {v}\"),
+        Err(e) => println!(\"err {e}\"),
+    }
+    println!(\"{xs:?}\");
+}
+";
+
+#[test]
+fn run_executes_an_accepted_snippet_against_live_bindings() {
+    let dir = scratch(&[("host.rs", RUN_HOST), ("s.rs", b"xs.sort();\nxs[xs.len() - 1]\n")]);
+    let out = lacuna(&["run", "host.rs", "--snippet", "s.rs", "--report", "report.json"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "ok 3\n[1, 2, 3]\n");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+    let site = &report["sites"][0];
+    assert_eq!(site["accepted"], true);
+    assert_eq!(site["decided_by"], "rustc");
+    assert_eq!(site["path"], "rustc");
+    assert_eq!(site["outcome"], "ok");
+    assert_eq!(site["calls"], 1);
+    assert_eq!(report["exit_status"], 0);
+    for part in ["check", "lower", "compile", "run"] {
+        assert!(site["timings_ms"][part].is_number(), "{part}");
+    }
+}
+
+#[test]
+fn run_with_a_rejected_snippet_runs_none_of_it() {
+    let dir = scratch(&[("host.rs", RUN_HOST), ("s.rs", b"xs.push(100);\n\"largest\"\n")]);
+    let out = lacuna(&["run", "host.rs", "--snippet", "1=s.rs", "--report", "r.json"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("err no snippet was accepted after 1 attempt(s)"), "{text}");
+    assert!(text.contains("error[E0308]: expected i64, found &'static str"), "{text}");
+    assert!(text.ends_with("[3, 1, 2]\n"), "the rejected push must not have run: {text}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(report["sites"][0]["outcome"], "rejected");
+    assert_eq!(report["sites"][0]["diagnostics"][0]["code"], "E0308");
+}
+
+#[test]
+fn run_turns_a_panicking_snippet_into_an_error_value() {
+    let dir = scratch(&[("host.rs", RUN_HOST), ("s.rs", b"xs.push(4);\nxs[10]\n")]);
+    let out = lacuna(&["run", "host.rs", "--snippet", "s.rs"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "err the snippet faulted at 2:3: index out of bounds: the len is 4 but the index is 10\n[3, 1, 2, 4]\n"
+    );
+}
+
+#[test]
+fn run_passes_the_host_exit_status_through() {
+    let dir = scratch(&[("s.rs", b"let is_prime = |n: i64| n > 1;\nxs.iter().filter(|n| is_prime(n)).collect()\n")]);
+    let host = repo().join("examples/primes/host.rs");
+    let out = lacuna(&["run", host.to_str().unwrap(), "--snippet", "s.rs"], dir.path());
+    // The rejected snippet makes `.unwrap()` in the host's main panic: a Rust program's 101.
+    assert_eq!(out.status.code(), Some(101), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Rejected"), "{}", stderr(&out));
+}
+
+#[test]
+fn run_input_errors_say_what_to_do() {
+    let dir = scratch(&[("host.rs", RUN_HOST), ("s.rs", b"1\n")]);
+    let missing = lacuna(&["run", "nope.rs", "--snippet", "s.rs"], dir.path());
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("cannot read the host program nope.rs"), "{}", stderr(&missing));
+    let no_hole = lacuna(&["run", "host.rs", "--snippet", "3=s.rs"], dir.path());
+    assert_eq!(no_hole.status.code(), Some(2));
+    assert!(stderr(&no_hole).contains("there is no hole 3"), "{}", stderr(&no_hole));
+    let jit = lacuna(&["run", "host.rs", "--snippet", "s.rs", "--path", "jit"], dir.path());
+    assert_eq!(jit.status.code(), Some(2));
+    assert!(stderr(&jit).contains("--path rustc"), "{}", stderr(&jit));
+    let size = lacuna(&["run", "host.rs", "--snippet", "s.rs", "--memory-limit", "lots"], dir.path());
+    assert_eq!(size.status.code(), Some(2));
+    assert!(stderr(&size).contains("not a size in bytes"), "{}", stderr(&size));
+}

@@ -6,11 +6,10 @@
 //!   hang): the hole must evaluate to that kind of error and the host must print the case's `=== stdout`, which
 //!   shows it went on with its data intact.
 //!
-//! Host output goes to the process's own stdout, so each run redirects file descriptor 1 to a file; tests run
-//! one at a time.
+//! Host output goes to the process's own stdout, so each run redirects file descriptor 1 to a file
+//! ([`lacuna_testdata::capture_stdout`]); tests run one at a time.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Seek, Write};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -85,7 +84,7 @@ fn differential(shared: &mut Shared, case: &Case) -> Result<(), Failed> {
             .map_err(|e| format!("the host does not load: {e}"))?
     };
     let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
-    let (stdout, report) = capture_stdout(|| shared.engine.run(&host, snippets))?;
+    let (stdout, report) = lacuna_testdata::capture_stdout(|| shared.engine.run(&host, snippets))?;
     let report = report.map_err(|e| format!("the run failed: {e}"))?;
     let got = Outcome { stdout, status: report.exit_status };
     if let Some(run) = &case.run {
@@ -146,40 +145,3 @@ fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
         status: run.status.code().unwrap_or(-1),
     })
 }
-
-/// Runs `f` with file descriptor 1 pointing at a temporary file; returns what was written there.
-fn capture_stdout<R>(f: impl FnOnce() -> R) -> Result<(String, R), Failed> {
-    std::io::stdout().flush()?;
-    let mut file = tempfile::tempfile()?;
-    let saved = redirect(1, &file)?;
-    let result = f();
-    restore(1, saved)?;
-    file.seek(std::io::SeekFrom::Start(0))?;
-    let mut text = String::new();
-    file.read_to_string(&mut text)?;
-    Ok((text, result))
-}
-
-fn redirect(fd: i32, to: &std::fs::File) -> std::io::Result<i32> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: plain descriptor calls; `saved` is a fresh duplicate we own until `restore`.
-    unsafe {
-        let saved = libc::dup(fd);
-        if saved < 0 || libc::dup2(to.as_raw_fd(), fd) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(saved)
-    }
-}
-
-fn restore(fd: i32, saved: i32) -> std::io::Result<()> {
-    // SAFETY: `saved` came from `redirect`; it is closed after being put back.
-    unsafe {
-        if libc::dup2(saved, fd) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        libc::close(saved);
-    }
-    Ok(())
-}
-
