@@ -4,19 +4,19 @@
 
 use std::sync::Arc;
 
+use either::Either;
 use ra_ap_base_db::{
     CrateDisplayName, CrateGraphBuilder, CrateName, CrateOrigin, CrateWorkspaceData, DependencyBuilder, Env,
     FileChange, LangCrateOrigin, SourceRoot,
 };
 use ra_ap_cfg::CfgOptions;
 use ra_ap_hir::{ChangeWithProcMacros, GenericParam, HirDisplay, PathResolution, ScopeDef, Semantics};
-use ra_ap_ide_db::defs::{Definition, NameRefClass};
-use ra_ap_syntax::{SyntaxKind, TextRange};
 use ra_ap_ide::{AnalysisHost, AssistResolveStrategy, DiagnosticCode, DiagnosticsConfig, Edition, FileId, Severity};
+use ra_ap_ide_db::defs::{Definition, NameRefClass};
 use ra_ap_intern::Symbol;
 use ra_ap_paths::{AbsPathBuf, Utf8PathBuf};
-use either::Either;
 use ra_ap_syntax::{ast, ast::HasLoopBody, AstNode, AstToken};
+use ra_ap_syntax::{SyntaxKind, TextRange};
 use ra_ap_vfs::{file_set::FileSet, VfsPath};
 
 use crate::scope::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};
@@ -470,7 +470,8 @@ impl RaSession {
         let rel = |r: TextRange| usize::from(r.start()) - snippet.start..usize::from(r.end()) - snippet.start;
         let mut out = SnippetUses::default();
         let after_curly = |list: Option<ast::StmtList>| {
-            list.and_then(|l| l.l_curly_token()).map(|c| FuelPoint::After(usize::from(c.text_range().end()) - snippet.start))
+            list.and_then(|l| l.l_curly_token())
+                .map(|c| FuelPoint::After(usize::from(c.text_range().end()) - snippet.start))
         };
         for node in file.syntax().descendants() {
             if !range.contains_range(node.text_range()) {

@@ -377,7 +377,8 @@ pub(crate) fn control_escape(snippet: &str) -> Option<(std::ops::Range<usize>, &
                 inside = true;
                 break;
             }
-            let is_loop = matches!(ancestor.kind(), SyntaxKind::LOOP_EXPR | SyntaxKind::WHILE_EXPR | SyntaxKind::FOR_EXPR);
+            let is_loop =
+                matches!(ancestor.kind(), SyntaxKind::LOOP_EXPR | SyntaxKind::WHILE_EXPR | SyntaxKind::FOR_EXPR);
             let targets = match (&label, node.kind()) {
                 (None, SyntaxKind::BREAK_EXPR | SyntaxKind::CONTINUE_EXPR) => is_loop,
                 (Some(l), SyntaxKind::BREAK_EXPR | SyntaxKind::CONTINUE_EXPR) => ancestor

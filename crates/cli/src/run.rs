@@ -104,8 +104,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
             }
             _ => (None, PathBuf::from(spec)),
         };
-        let text = std::fs::read_to_string(&file)
-            .with_context(|| format!("cannot read the snippet {}", file.display()))?;
+        let text =
+            std::fs::read_to_string(&file).with_context(|| format!("cannot read the snippet {}", file.display()))?;
         let site = match site {
             Some(n) => n,
             None if args.snippets.len() == 1 => 1,

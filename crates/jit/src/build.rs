@@ -50,6 +50,8 @@ pub struct Built {
 pub struct BuildFailure {
     pub errors: Vec<RustcError>,
     pub stderr: String,
+    /// Milliseconds rustc took to say no.
+    pub compile_ms: f64,
 }
 
 pub struct Builder {
@@ -103,7 +105,7 @@ impl Builder {
             let _ = std::fs::remove_file(&staged);
             let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
             let errors = parse_rustc_errors(&stderr, &source_path.to_string_lossy());
-            return Ok(Err(BuildFailure { errors, stderr }));
+            return Ok(Err(BuildFailure { errors, stderr, compile_ms }));
         }
         std::fs::rename(&staged, &library).map_err(|e| io(e, &library))?;
         Ok(Ok(Built { library, source: source_path, compile_ms, cached: false }))

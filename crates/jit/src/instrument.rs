@@ -90,10 +90,7 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
         .enumerate()
         .map(|(i, hole)| {
             let scope = prepared.scopes[i].clone();
-            let modes = scope
-                .as_ref()
-                .map(|s| s.bindings.iter().map(initial_mode).collect())
-                .unwrap_or_default();
+            let modes = scope.as_ref().map(|s| s.bindings.iter().map(initial_mode).collect()).unwrap_or_default();
             SitePlan { site: hole.number as u32, scope, modes }
         })
         .collect();

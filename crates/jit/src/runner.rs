@@ -229,9 +229,8 @@ impl Engine {
         let library = load_library(&built.library)?;
         // SAFETY: the instrumented host defines both symbols with exactly these signatures (`ENTRY_POINTS`).
         let (install, main) = unsafe {
-            let install = *library
-                .get::<InstallFn>(b"__lacuna_install\0")
-                .map_err(|e| load_error(&built.library, e))?;
+            let install =
+                *library.get::<InstallFn>(b"__lacuna_install\0").map_err(|e| load_error(&built.library, e))?;
             let main = *library.get::<MainFn>(b"__lacuna_main\0").map_err(|e| load_error(&built.library, e))?;
             (install, main)
         };
@@ -386,7 +385,8 @@ impl Shared {
             return Err(error);
         };
         if site_state.verdict.is_none() {
-            let verdict = checker.check(&host.prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?;
+            let verdict =
+                checker.check(&host.prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?;
             site_state.report.timings_ms.check += verdict.timings.check;
             site_state.report.accepted = Some(verdict.accepted);
             site_state.report.decided_by = Some(verdict.decided_by.as_str().to_owned());
@@ -410,8 +410,8 @@ impl Shared {
                 let started = Instant::now();
                 let type_args: Vec<String> =
                     if types.is_empty() { Vec::new() } else { types.split('\u{1f}').map(str::to_owned).collect() };
-                let compiled =
-                    compile_snippet(checker, builder, artifacts, &host, hole_index, snippet, &type_args, self);
+                let request = SnippetRequest { host: &host, hole_index, snippet, type_args: &type_args };
+                let compiled = compile_snippet(checker, builder, artifacts, &request, self);
                 let elapsed = ms(started);
                 match compiled {
                     Ok((artifact, lower_ms, compile_ms)) => {
@@ -448,18 +448,25 @@ impl SiteReport {
 /// program runs under Lacuna or as plain rustc output.
 const NO_SNIPPET: &str = "no snippet was given for this hole";
 
+/// An accepted snippet to compile for one instantiation of its hole.
+struct SnippetRequest<'a> {
+    host: &'a LoadedHost,
+    hole_index: usize,
+    snippet: &'a str,
+    /// The hole's type arguments (empty outside generic functions).
+    type_args: &'a [String],
+}
+
 /// Generates, compiles and loads the rustc-path library for an accepted snippet. Returns the artifact and the
 /// milliseconds spent generating (lower) and compiling.
 fn compile_snippet(
     checker: &mut Checker,
     builder: &Builder,
     artifacts: &mut HashMap<String, Arc<Artifact>>,
-    host: &LoadedHost,
-    hole_index: usize,
-    snippet: &str,
-    type_args: &[String],
+    request: &SnippetRequest<'_>,
     shared: &'static Shared,
 ) -> Result<(Arc<Artifact>, f64, f64), String> {
+    let SnippetRequest { host, hole_index, snippet, type_args } = *request;
     let runtime = |message: String| encode(&["runtime", &message, "0", "0"], &[]);
     let plan = &host.instrumented.sites[hole_index];
     let hole_type = host.prepared.glue_type(hole_index).ok_or_else(|| {
@@ -483,7 +490,7 @@ fn compile_snippet(
         let built = match built {
             Ok(built) => built,
             Err(failure) => {
-                compile_ms += failure_ms(&failure);
+                compile_ms += failure.compile_ms;
                 let moved: Vec<usize> = failure
                     .errors
                     .iter()
@@ -507,8 +514,9 @@ fn compile_snippet(
         let library = load_library(&built.library).map_err(|e| runtime(e.to_string()))?;
         // SAFETY: the generated source defines `__lacuna_snippet` and `__lacuna_install` with these signatures.
         let (entry, install) = unsafe {
-            let entry =
-                *library.get::<SnippetFn>(b"__lacuna_snippet\0").map_err(|e| runtime(load_error(&built.library, e).to_string()))?;
+            let entry = *library
+                .get::<SnippetFn>(b"__lacuna_snippet\0")
+                .map_err(|e| runtime(load_error(&built.library, e).to_string()))?;
             let install = *library
                 .get::<InstallFn>(b"__lacuna_install\0")
                 .map_err(|e| runtime(load_error(&built.library, e).to_string()))?;
@@ -519,16 +527,11 @@ fn compile_snippet(
         let context: *const Shared = shared;
         // SAFETY: as in `Engine::run`: holes inside host code the snippet calls reach the same hook.
         unsafe { install(hook, context.cast()) };
-        let artifact =
-            Arc::new(Artifact { entry, source_path: built.source.to_string_lossy().into_owned(), source });
+        let artifact = Arc::new(Artifact { entry, source_path: built.source.to_string_lossy().into_owned(), source });
         artifacts.insert(artifact.source.text.clone(), artifact.clone());
         return Ok((artifact, lower_ms, compile_ms));
     }
     Err(runtime("Lacuna could not compile the accepted snippet to run it".into()))
-}
-
-fn failure_ms(_failure: &crate::BuildFailure) -> f64 {
-    0.0
 }
 
 /// `cannot move out of `*__lacuna_b3` which is behind a shared reference` → 3.

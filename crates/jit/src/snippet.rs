@@ -77,12 +77,15 @@ pub fn generate(
     }
     if type_args.len() != scope.type_params.len() {
         return Err(ExecError::Internal {
-            detail: format!("the host passed {} type(s) for {} type parameter(s)", type_args.len(), scope.type_params.len()),
+            detail: format!(
+                "the host passed {} type(s) for {} type parameter(s)",
+                type_args.len(),
+                scope.type_params.len()
+            ),
         });
     }
-    let item_position = scope
-        .item_position
-        .ok_or_else(|| ExecError::unsupported("the hole is not inside a function body"))?;
+    let item_position =
+        scope.item_position.ok_or_else(|| ExecError::unsupported("the hole is not inside a function body"))?;
     let bindings = &scope.bindings;
 
     // Which bindings the snippet uses, and how each is made available.
@@ -130,10 +133,9 @@ pub fn generate(
                     b.name
                 )))
             }
-            Access::Mutable if matches!(mode, HostMode::Mutable | HostMode::Movable) && b.mutable => format!(
-                "let {}: &mut {ty} = unsafe {{ &mut *({ptr} as *mut {ty}) }};",
-                reference_name(i)
-            ),
+            Access::Mutable if matches!(mode, HostMode::Mutable | HostMode::Movable) && b.mutable => {
+                format!("let {}: &mut {ty} = unsafe {{ &mut *({ptr} as *mut {ty}) }};", reference_name(i))
+            }
             Access::Mutable | Access::Shared => {
                 format!("let {}: &{ty} = unsafe {{ &*({ptr} as *const {ty}) }};", reference_name(i))
             }
@@ -318,7 +320,8 @@ impl OffsetMap {
             }
             delta += new_len as isize - old_len as isize;
         }
-        let original_byte = original_byte.unwrap_or_else(|| (edited as isize - delta).max(0) as usize).min(original.len());
+        let original_byte =
+            original_byte.unwrap_or_else(|| (edited as isize - delta).max(0) as usize).min(original.len());
         let chars = original.get(..original_byte).map_or(original_byte, |s| s.chars().count());
         chars as u32 + 1
     }
@@ -328,8 +331,7 @@ impl OffsetMap {
 fn apply(snippet: &str, mut edits: Vec<Edit>) -> (String, OffsetMap) {
     edits.sort_by_key(|e| (e.range.start, e.rank));
     let mut out = String::with_capacity(snippet.len() + 64 * edits.len());
-    let line_starts: Vec<usize> =
-        std::iter::once(0).chain(snippet.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let line_starts: Vec<usize> = std::iter::once(0).chain(snippet.match_indices('\n').map(|(i, _)| i + 1)).collect();
     let original_lines: Vec<String> = snippet.split('\n').map(str::to_owned).collect();
     let mut per_line = vec![Vec::new(); original_lines.len()];
     let mut at = 0;
@@ -354,7 +356,10 @@ mod tests {
 
     #[test]
     fn type_names_become_paths_the_library_can_name() {
-        assert_eq!(type_name_as_source("alloc::vec::Vec<lacuna_host::Point>"), "__lacuna_alloc::vec::Vec<crate::Point>");
+        assert_eq!(
+            type_name_as_source("alloc::vec::Vec<lacuna_host::Point>"),
+            "__lacuna_alloc::vec::Vec<crate::Point>"
+        );
         assert_eq!(type_name_as_source("&str"), "&str");
         assert_eq!(type_name_as_source("core::option::Option<i32>"), "core::option::Option<i32>");
         assert_eq!(type_name_as_source("my::alloc::X"), "my::alloc::X");

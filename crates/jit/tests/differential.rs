@@ -140,8 +140,5 @@ fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
         return Err(format!("the reference program does not compile:\n{}", String::from_utf8_lossy(&out.stderr)).into());
     }
     let run = Command::new(&binary).current_dir(dir).env("RUST_BACKTRACE", "0").output()?;
-    Ok(Outcome {
-        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
-        status: run.status.code().unwrap_or(-1),
-    })
+    Ok(Outcome { stdout: String::from_utf8_lossy(&run.stdout).into_owned(), status: run.status.code().unwrap_or(-1) })
 }
