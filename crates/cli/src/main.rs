@@ -1,6 +1,7 @@
 //! `lacuna`: typed holes for Rust. Parsing arguments, rendering and exit codes; the work is in the libraries.
 
 mod check;
+mod config;
 mod run;
 
 use std::process::ExitCode;

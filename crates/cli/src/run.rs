@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use lacuna_checker::{Checker, CheckerOptions};
 use lacuna_jit::{Budgets, Engine, PathChoice, RunOptions};
 
-use crate::exit;
+use crate::{config, exit};
 
 /// Run a host program; when it reaches a hole, check the snippet given for that hole and, if accepted, run it
 /// right there, against the live values in scope.
@@ -38,8 +38,9 @@ pub struct RunArgs {
     snippets: Vec<String>,
 
     /// How accepted snippets run: `auto` (the JIT where it can, rustc otherwise), `jit`, or `rustc`.
-    #[arg(long, value_enum, default_value_t = PathArg::Auto)]
-    path: PathArg,
+    /// [default: auto]
+    #[arg(long, value_enum)]
+    path: Option<PathArg>,
 
     /// Write a JSON report (per hole site: verdict, path, error, timings; the host's compile time and exit
     /// status) to FILE.
@@ -47,16 +48,23 @@ pub struct RunArgs {
     report: Option<PathBuf>,
 
     /// Loop iterations plus function and closure calls one snippet run may make (0: unlimited).
-    #[arg(long, value_name = "N", default_value_t = Budgets::default().fuel)]
-    fuel: u64,
+    /// [default: 1000000000]
+    #[arg(long, value_name = "N")]
+    fuel: Option<u64>,
 
-    /// Wall time one snippet run may take, in milliseconds (0: unlimited).
-    #[arg(long, value_name = "MS", default_value_t = Budgets::default().time_ms)]
-    time_limit_ms: u64,
+    /// Wall time one snippet run may take, in milliseconds (0: unlimited). [default: 10000]
+    #[arg(long, value_name = "MS")]
+    time_limit_ms: Option<u64>,
 
     /// Memory one snippet run may hold allocated, in bytes; K, M and G suffixes allowed (0: unlimited).
-    #[arg(long, value_name = "BYTES", default_value = "1G", value_parser = parse_bytes)]
-    memory_limit: u64,
+    /// [default: 1G]
+    #[arg(long, value_name = "BYTES", value_parser = config::parse_bytes)]
+    memory_limit: Option<u64>,
+
+    /// Defaults for these options from a TOML file (a `[run]` table; see the README). Without it,
+    /// `lacuna.toml` in the current directory is read if present. Flags win over the file.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 
     /// Print what happened at each hole to stderr when the program ends.
     #[arg(long, short = 'v')]
@@ -70,24 +78,20 @@ enum PathArg {
     Rustc,
 }
 
-fn parse_bytes(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let (digits, scale) = match text.chars().last() {
-        Some('K' | 'k') => (&text[..text.len() - 1], 1u64 << 10),
-        Some('M' | 'm') => (&text[..text.len() - 1], 1 << 20),
-        Some('G' | 'g') => (&text[..text.len() - 1], 1 << 30),
-        _ => (text, 1),
-    };
-    digits
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(scale))
-        .ok_or_else(|| format!("`{text}` is not a size in bytes (examples: 1048576, 512K, 64M, 2G)"))
-}
-
 pub fn run(args: RunArgs) -> anyhow::Result<u8> {
-    if matches!(args.path, PathArg::Jit) {
+    let (config, _) = config::load(args.config.as_deref())?;
+    let defaults = Budgets::default();
+    let path = args.path.unwrap_or(match config.run.path {
+        Some(config::PathName::Jit) => PathArg::Jit,
+        Some(config::PathName::Rustc) => PathArg::Rustc,
+        Some(config::PathName::Auto) | None => PathArg::Auto,
+    });
+    let budgets = Budgets {
+        fuel: args.fuel.or(config.run.fuel).unwrap_or(defaults.fuel),
+        time_ms: args.time_limit_ms.or(config.run.time_limit_ms).unwrap_or(defaults.time_ms),
+        memory_bytes: args.memory_limit.or(config.run.memory_limit.map(|b| b.0)).unwrap_or(defaults.memory_bytes),
+    };
+    if matches!(path, PathArg::Jit) {
         bail!("the Cranelift JIT path is not built yet; run with `--path rustc` (or the default, `auto`)");
     }
     let host_text = std::fs::read_to_string(&args.host)
@@ -117,12 +121,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     }
     let checker = Checker::new(CheckerOptions::default())?;
     let options = RunOptions {
-        path: match args.path {
+        path: match path {
             PathArg::Auto => PathChoice::Auto,
             PathArg::Jit => PathChoice::Jit,
             PathArg::Rustc => PathChoice::Rustc,
         },
-        budgets: Budgets { fuel: args.fuel, time_ms: args.time_limit_ms, memory_bytes: args.memory_limit },
+        budgets,
         ..RunOptions::default()
     };
     let engine = Engine::new(checker, options)?;

@@ -257,3 +257,18 @@ fn run_input_errors_say_what_to_do() {
     assert_eq!(size.status.code(), Some(2));
     assert!(stderr(&size).contains("not a size in bytes"), "{}", stderr(&size));
 }
+
+#[test]
+fn run_budgets_come_from_lacuna_toml_and_flags_win() {
+    let looping = b"let mut n: i64 = 0;\nwhile n >= 0 {\n    n += 1;\n}\nn\n";
+    let dir = scratch(&[("host.rs", RUN_HOST), ("s.rs", looping), ("lacuna.toml", b"[run]\nfuel = 1000\n")]);
+    let out = lacuna(&["run", "host.rs", "--snippet", "s.rs"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "err the snippet exceeded its fuel budget (1000)\n[3, 1, 2]\n");
+    let flag = lacuna(&["run", "host.rs", "--snippet", "s.rs", "--fuel", "2000"], dir.path());
+    assert_eq!(stdout(&flag), "err the snippet exceeded its fuel budget (2000)\n[3, 1, 2]\n");
+    std::fs::write(dir.path().join("bad.toml"), "[run]\nfule = 3\n").unwrap();
+    let bad = lacuna(&["run", "host.rs", "--snippet", "s.rs", "--config", "bad.toml"], dir.path());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("bad.toml") && stderr(&bad).contains("fule"), "{}", stderr(&bad));
+}
