@@ -192,13 +192,22 @@ pub mod __private {
         }
     }
 
-    /// Runs the host's `main` for Lacuna: its exit code, the way a Rust program's process would report it.
-    pub fn run_main<R: std::process::Termination>(main: fn() -> R) -> i32 {
-        let code = std::panic::catch_unwind(|| main().report());
+    /// Runs the host's `main` for Lacuna on a thread named `main` (so the host's panic messages read as they do in
+    /// a program), with `stack_bytes` of stack: its exit code, the way a Rust program's process would report it.
+    pub fn run_main<R: std::process::Termination + 'static>(main: fn() -> R, stack_bytes: usize) -> i32 {
+        let code = std::thread::Builder::new()
+            .name("main".into())
+            .stack_size(stack_bytes)
+            .spawn(move || main().report())
+            .map(|thread| thread.join());
         let _ = std::io::Write::flush(&mut std::io::stdout());
         match code {
-            Ok(code) => (0..=255u8).find(|&n| std::process::ExitCode::from(n) == code).map_or(1, i32::from),
-            Err(_) => 101,
+            Ok(Ok(code)) => (0..=255u8).find(|&n| std::process::ExitCode::from(n) == code).map_or(1, i32::from),
+            Ok(Err(_)) => 101,
+            Err(e) => {
+                eprintln!("lacuna: cannot start the host's main thread: {e}");
+                101
+            }
         }
     }
 

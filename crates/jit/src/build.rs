@@ -74,11 +74,18 @@ impl Builder {
         })
     }
 
-    /// Compiles `source` as crate `crate_name` into a cdylib, unless that exact build is cached.
-    pub fn build(&self, crate_name: &str, source: &str) -> Result<Result<Built, BuildFailure>, ExecError> {
+    /// Compiles `source` as crate `crate_name` into a cdylib, unless that exact build is cached. With
+    /// `display_name`, panic locations and debug info name that file instead of the generated one (a host's
+    /// panics then point at the user's file).
+    pub fn build(
+        &self,
+        crate_name: &str,
+        source: &str,
+        display_name: Option<&str>,
+    ) -> Result<Result<Built, BuildFailure>, ExecError> {
         // A cache key, not a security boundary: SipHash with fixed keys is stable for a given std.
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        (&self.version, FLAGS, &self.rlib, crate_name, source).hash(&mut hasher);
+        (&self.version, FLAGS, &self.rlib, crate_name, source, display_name).hash(&mut hasher);
         let stem = format!("{crate_name}-{:016x}", hasher.finish());
         let library = self.dir.join(format!("lib{stem}.so"));
         let source_path = self.dir.join(format!("{stem}.rs"));
@@ -90,7 +97,11 @@ impl Builder {
         // Build under a private name, then rename: concurrent builders each publish a complete file.
         let staged = self.dir.join(format!(".{stem}.{}.so", std::process::id()));
         let started = Instant::now();
-        let out = Command::new(&self.rustc)
+        let mut command = Command::new(&self.rustc);
+        if let Some(name) = display_name {
+            command.arg(format!("--remap-path-prefix={}={name}", source_path.display()));
+        }
+        let out = command
             .args(FLAGS)
             .args(["--crate-name", crate_name, "--extern"])
             .arg(format!("lacuna={}", self.rlib.display()))

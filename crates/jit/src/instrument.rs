@@ -74,8 +74,8 @@ pub unsafe extern "C" fn __lacuna_install(hook: ::lacuna::__private::Hook, conte
 }
 #[doc(hidden)]
 #[no_mangle]
-pub extern "C" fn __lacuna_main() -> i32 {
-    ::lacuna::__private::run_main(main)
+pub extern "C" fn __lacuna_main(stack_bytes: usize) -> i32 {
+    ::lacuna::__private::run_main(main, stack_bytes)
 }
 "#;
 

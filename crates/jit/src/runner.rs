@@ -142,7 +142,7 @@ pub(crate) struct RawRun {
 
 type Hook = unsafe extern "C" fn(*const (), *mut RawHoleCall) -> u32;
 type InstallFn = unsafe extern "C" fn(Hook, *const ());
-type MainFn = extern "C" fn() -> i32;
+type MainFn = extern "C" fn(usize) -> i32;
 type SnippetFn = extern "C" fn(*const *mut (), *mut u8, *mut (), *mut RawRun) -> u32;
 
 /// A host compiled and loaded, ready to run (any number of times, with different snippets).
@@ -224,7 +224,7 @@ impl Engine {
         let instrument_ms = ms(started);
         let built = state
             .builder
-            .build("lacuna_host", &instrumented.text)?
+            .build("lacuna_host", &instrumented.text, Some(name))?
             .map_err(|failure| ExecError::HostBuild { detail: failure.summary() })?;
         let library = load_library(&built.library)?;
         // SAFETY: the instrumented host defines both symbols with exactly these signatures (`ENTRY_POINTS`).
@@ -282,14 +282,9 @@ impl Engine {
         // SAFETY: `install` is the host library's `__lacuna_install`; `hook` matches `lacuna::__private::Hook` and
         // `context` is the leaked `Shared`, valid for the rest of the process.
         unsafe { (host.install)(hook, context.cast()) };
-        let main = host.main;
-        let exit_status = std::thread::Builder::new()
-            .name("main".into())
-            .stack_size(stack_bytes)
-            .spawn(move || main())
-            .map_err(|e| ExecError::Internal { detail: format!("spawning the host's main thread: {e}") })?
-            .join()
-            .unwrap_or(101);
+        // The host's `main` runs on a thread its own std spawns (named `main`, `stack_bytes` of stack); this
+        // call returns its exit code.
+        let exit_status = (host.main)(stack_bytes);
         let mut guard = self.shared.lock();
         let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
         let run = state.run.take().ok_or_else(|| ExecError::Internal { detail: "the run vanished".into() })?;
@@ -486,7 +481,7 @@ fn compile_snippet(
         if let Some(artifact) = artifacts.get(&source.text) {
             return Ok((artifact.clone(), lower_ms, compile_ms));
         }
-        let built = builder.build("lacuna_snippet", &source.text).map_err(|e| runtime(e.to_string()))?;
+        let built = builder.build("lacuna_snippet", &source.text, None).map_err(|e| runtime(e.to_string()))?;
         let built = match built {
             Ok(built) => built,
             Err(failure) => {
