@@ -312,7 +312,20 @@ impl Checker {
 
     /// Checks `snippet` in hole `hole` (0-based index into the host's holes).
     pub fn check(&mut self, prepared: &PreparedHost, hole: usize, snippet: &str) -> Result<Verdict, CheckerError> {
-        self.check_inner(prepared, hole, snippet, true)
+        self.check_inner(prepared, hole, snippet, Stage::Full).map(|v| v.expect("a full check decides"))
+    }
+
+    /// The fast part of [`Checker::check`] alone: `Some(rejection)` when the parser, rust-analyzer or Lacuna's
+    /// rules reject the snippet, `None` when only rustc can decide (then [`Checker::check`] gives the verdict; its
+    /// rust-analyzer part is cached by then). Never an acceptance. Lets a caller start work that pays off only
+    /// for accepted snippets while rustc checks.
+    pub fn precheck(
+        &mut self,
+        prepared: &PreparedHost,
+        hole: usize,
+        snippet: &str,
+    ) -> Result<Option<Verdict>, CheckerError> {
+        self.check_inner(prepared, hole, snippet, Stage::Fast)
     }
 
     /// rustc's verdict alone, without rust-analyzer: the reference the fast path is tested against.
@@ -322,16 +335,18 @@ impl Checker {
         hole: usize,
         snippet: &str,
     ) -> Result<Verdict, CheckerError> {
-        self.check_inner(prepared, hole, snippet, false)
+        self.check_inner(prepared, hole, snippet, Stage::RustcOnly).map(|v| v.expect("a full check decides"))
     }
 
+    /// `None` only for [`Stage::Fast`] when rustc would have to decide.
     fn check_inner(
         &mut self,
         prepared: &PreparedHost,
         hole: usize,
         snippet: &str,
-        use_rust_analyzer: bool,
-    ) -> Result<Verdict, CheckerError> {
+        stage: Stage,
+    ) -> Result<Option<Verdict>, CheckerError> {
+        let use_rust_analyzer = stage != Stage::RustcOnly;
         let started = Instant::now();
         let host = &prepared.host;
         if hole >= host.holes.len() {
@@ -347,7 +362,13 @@ impl Checker {
         let mut timings = Timings::default();
         let reject = |decided_by, diagnostics, mut timings: Timings| {
             timings.check = ms(started.elapsed());
-            Ok(Verdict { accepted: false, decided_by, expected_type: expected_type.clone(), diagnostics, timings })
+            Ok(Some(Verdict {
+                accepted: false,
+                decided_by,
+                expected_type: expected_type.clone(),
+                diagnostics,
+                timings,
+            }))
         };
 
         // Everything that builds syntax trees runs on the analysis thread: deep trees need its stack, to build
@@ -395,6 +416,9 @@ impl Checker {
             }
         }
 
+        if stage == Stage::Fast {
+            return Ok(None);
+        }
         // 3. rustc's word.
         let rustc_started = Instant::now();
         let outcome = self.rustc_check(&spliced.text)?;
@@ -441,13 +465,13 @@ impl Checker {
             }
         }
         timings.check = ms(started.elapsed());
-        Ok(Verdict {
+        Ok(Some(Verdict {
             accepted: diagnostics.is_empty(),
             decided_by: DecidedBy::Rustc,
             expected_type,
             diagnostics,
             timings,
-        })
+        }))
     }
 
     /// Where an (accepted) snippet in `hole` refers to the hole's bindings and to `Self`: what execution needs to
@@ -520,6 +544,17 @@ impl Checker {
             })
         })
     }
+}
+
+/// How far a check goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// rust-analyzer, then rustc.
+    Full,
+    /// rustc alone (the reference the fast path is tested against).
+    RustcOnly,
+    /// rust-analyzer and Lacuna's rules; stop where rustc would be asked.
+    Fast,
 }
 
 /// Where Lacuna caches compiled artifacts: `$LACUNA_CACHE_DIR`, `$XDG_CACHE_HOME/lacuna`, `$HOME/.cache/lacuna`, else

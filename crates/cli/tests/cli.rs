@@ -200,7 +200,7 @@ fn run_executes_an_accepted_snippet_against_live_bindings() {
     assert_eq!(site["outcome"], "ok");
     assert_eq!(site["calls"], 1);
     assert_eq!(report["exit_status"], 0);
-    for part in ["check", "lower", "compile", "run"] {
+    for part in ["check", "lower", "compile", "run", "total"] {
         assert!(site["timings_ms"][part].is_number(), "{part}");
     }
 }

@@ -54,6 +54,7 @@ pub struct BuildFailure {
     pub compile_ms: f64,
 }
 
+#[derive(Debug, Clone)]
 pub struct Builder {
     rustc: PathBuf,
     version: String,

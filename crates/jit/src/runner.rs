@@ -66,13 +66,15 @@ impl Default for RunOptions {
     }
 }
 
-/// Milliseconds per part of running one hole site, summed over its calls.
+/// Milliseconds per part of running one hole site, summed over its calls. The snippet's library is compiled
+/// while rustc checks it, so `check + lower + compile + run` can exceed `total`, the wall time the host waited.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SiteTimings {
     pub check: f64,
     pub lower: f64,
     pub compile: f64,
     pub run: f64,
+    pub total: f64,
 }
 
 /// What happened at one hole site during a run.
@@ -318,6 +320,16 @@ impl Shared {
 
     /// One hole reached: check, compile and run its snippet. `Err` is the encoded `HoleError`.
     fn hole(&'static self, call: &mut RawHoleCall) -> Result<(), String> {
+        let entered = Instant::now();
+        let result = self.hole_inner(call);
+        let mut guard = self.lock();
+        if let Some(site) = guard.as_mut().and_then(|s| s.run.as_mut()).and_then(|r| r.sites.get_mut(&call.site)) {
+            site.report.timings_ms.total += ms(entered);
+        }
+        result
+    }
+
+    fn hole_inner(&'static self, call: &mut RawHoleCall) -> Result<(), String> {
         let types = if call.types.is_null() || call.types_len == 0 {
             String::new()
         } else {
@@ -379,9 +391,37 @@ impl Shared {
             site_state.report.record_error(&error);
             return Err(error);
         };
+        let type_args: Vec<String> =
+            if types.is_empty() { Vec::new() } else { types.split('\u{1f}').map(str::to_owned).collect() };
+        // While rustc checks, build the snippet's library on another thread: if rustc accepts, running it does
+        // not wait for a second compiler run. Started only when the fast checks found nothing (rustc must decide)
+        // and never loaded unless the verdict is an acceptance.
+        let mut speculative = None;
         if site_state.verdict.is_none() {
-            let verdict =
-                checker.check(&host.prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?;
+            let check = |checker: &mut Checker| checker.check(&host.prepared, hole_index, snippet);
+            let pre =
+                checker.precheck(&host.prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?;
+            let verdict = match pre {
+                Some(rejection) => rejection,
+                None => {
+                    if !site_state.artifacts.contains_key(types) {
+                        let uses = checker.snippet_uses(&host.prepared, hole_index, snippet);
+                        if let Ok(uses) = uses {
+                            let job = BuildJob {
+                                builder: builder.clone(),
+                                host: host.clone(),
+                                hole_index,
+                                snippet: snippet.clone(),
+                                type_args: type_args.clone(),
+                                uses,
+                            };
+                            speculative =
+                                std::thread::Builder::new().name("lacuna-build".into()).spawn(move || job.build()).ok();
+                        }
+                    }
+                    check(checker).map_err(|e| encode_model(&e.to_string()))?
+                }
+            };
             site_state.report.timings_ms.check += verdict.timings.check;
             site_state.report.accepted = Some(verdict.accepted);
             site_state.report.decided_by = Some(verdict.decided_by.as_str().to_owned());
@@ -390,6 +430,7 @@ impl Shared {
         }
         let verdict = site_state.verdict.as_ref().expect("set above");
         if !verdict.accepted {
+            // A speculative build of a rejected snippet is left to finish on its own; nothing loads it.
             let rendered: Vec<String> = verdict
                 .diagnostics
                 .iter()
@@ -402,16 +443,28 @@ impl Shared {
         let artifact = match site_state.artifacts.get(types) {
             Some(a) => a.clone(),
             None => {
-                let started = Instant::now();
-                let type_args: Vec<String> =
-                    if types.is_empty() { Vec::new() } else { types.split('\u{1f}').map(str::to_owned).collect() };
-                let request = SnippetRequest { host: &host, hole_index, snippet, type_args: &type_args };
-                let compiled = compile_snippet(checker, builder, artifacts, &request, self);
-                let elapsed = ms(started);
-                match compiled {
+                let built = match speculative.map(|thread| thread.join()) {
+                    Some(Ok(built)) => built,
+                    Some(Err(_)) => Err(encode_runtime("internal error in Lacuna while building the snippet")),
+                    None => checker
+                        .snippet_uses(&host.prepared, hole_index, snippet)
+                        .map_err(|e| encode_runtime(&e.to_string()))
+                        .and_then(|uses| {
+                            BuildJob {
+                                builder: builder.clone(),
+                                host: host.clone(),
+                                hole_index,
+                                snippet: snippet.clone(),
+                                type_args: type_args.clone(),
+                                uses,
+                            }
+                            .build()
+                        }),
+                };
+                match built.and_then(|built| load_artifact(built, artifacts, self)) {
                     Ok((artifact, lower_ms, compile_ms)) => {
                         site_state.report.timings_ms.lower += lower_ms;
-                        site_state.report.timings_ms.compile += compile_ms.min(elapsed);
+                        site_state.report.timings_ms.compile += compile_ms;
                         site_state.artifacts.insert(types.to_owned(), artifact.clone());
                         artifact
                     }
@@ -443,90 +496,113 @@ impl SiteReport {
 /// program runs under Lacuna or as plain rustc output.
 const NO_SNIPPET: &str = "no snippet was given for this hole";
 
-/// An accepted snippet to compile for one instantiation of its hole.
-struct SnippetRequest<'a> {
-    host: &'a LoadedHost,
+/// Building the rustc-path library for a snippet at one instantiation of its hole. Owns everything it needs, so
+/// it can run on another thread while rustc checks the snippet.
+struct BuildJob {
+    builder: Builder,
+    host: Arc<LoadedHost>,
     hole_index: usize,
-    snippet: &'a str,
+    snippet: String,
     /// The hole's type arguments (empty outside generic functions).
-    type_args: &'a [String],
+    type_args: Vec<String>,
+    uses: lacuna_checker::SnippetUses,
 }
 
-/// Generates, compiles and loads the rustc-path library for an accepted snippet. Returns the artifact and the
-/// milliseconds spent generating (lower) and compiling.
-fn compile_snippet(
-    checker: &mut Checker,
-    builder: &Builder,
+/// A snippet library built (not yet loaded), with the milliseconds spent generating (lower) and compiling.
+struct BuiltSnippet {
+    built: crate::Built,
+    source: SnippetSource,
+    lower_ms: f64,
+    compile_ms: f64,
+}
+
+impl BuildJob {
+    /// Generates and compiles the library; rebuilds once per binding rustc says the snippet moves (E0507 on
+    /// `*__lacuna_bN`: the binding is then handed over owned).
+    fn build(self) -> Result<BuiltSnippet, String> {
+        let plan = &self.host.instrumented.sites[self.hole_index];
+        let hole_type = self.host.prepared.glue_type(self.hole_index).ok_or_else(|| {
+            encode_runtime("the hole's type could not be written as Rust, so the snippet cannot be compiled to run")
+        })?;
+        let (mut lower_ms, mut compile_ms) = (0.0, 0.0);
+        let mut overrides: BTreeMap<usize, Access> = BTreeMap::new();
+        for _ in 0..=plan.bindings().len() {
+            let started = Instant::now();
+            let source = generate(
+                &self.host.instrumented,
+                plan,
+                hole_type,
+                &self.snippet,
+                &self.uses,
+                &overrides,
+                &self.type_args,
+            )
+            .map_err(|e| encode_runtime(&format!("cannot run this snippet: {e}")))?;
+            lower_ms += ms(started);
+            let built =
+                self.builder.build("lacuna_snippet", &source.text, None).map_err(|e| encode_runtime(&e.to_string()))?;
+            match built {
+                Ok(built) => {
+                    compile_ms += built.compile_ms;
+                    return Ok(BuiltSnippet { built, source, lower_ms, compile_ms });
+                }
+                Err(failure) => {
+                    compile_ms += failure.compile_ms;
+                    let moved: Vec<usize> = failure
+                        .errors
+                        .iter()
+                        .filter(|e| e.code.as_deref() == Some("E0507"))
+                        .filter_map(|e| moved_binding(&e.message))
+                        .filter(|i| overrides.get(i) != Some(&Access::Owned))
+                        .collect();
+                    if moved.is_empty() {
+                        return Err(encode_runtime(&format!(
+                            "Lacuna could not compile the accepted snippet to run it (a Lacuna bug): {}",
+                            failure.summary()
+                        )));
+                    }
+                    for i in moved {
+                        overrides.insert(i, Access::Owned);
+                    }
+                }
+            }
+        }
+        Err(encode_runtime("Lacuna could not compile the accepted snippet to run it"))
+    }
+}
+
+/// Loads a built snippet library (once per library source) and installs the hook in it.
+fn load_artifact(
+    snippet: BuiltSnippet,
     artifacts: &mut HashMap<String, Arc<Artifact>>,
-    request: &SnippetRequest<'_>,
     shared: &'static Shared,
 ) -> Result<(Arc<Artifact>, f64, f64), String> {
-    let SnippetRequest { host, hole_index, snippet, type_args } = *request;
-    let runtime = |message: String| encode(&["runtime", &message, "0", "0"], &[]);
-    let plan = &host.instrumented.sites[hole_index];
-    let hole_type = host.prepared.glue_type(hole_index).ok_or_else(|| {
-        runtime("the hole's type could not be written as Rust, so the snippet cannot be compiled to run".into())
-    })?;
-    let started = Instant::now();
-    let uses = checker.snippet_uses(&host.prepared, hole_index, snippet).map_err(|e| runtime(e.to_string()))?;
-    let mut lower_ms = ms(started);
-    let mut compile_ms = 0.0;
-    let mut overrides: BTreeMap<usize, Access> = BTreeMap::new();
-    // At most one retry per binding: rustc tells which bindings the snippet moves (E0507 on `*__lacuna_bN`).
-    for _ in 0..=plan.bindings().len() {
-        let started = Instant::now();
-        let source = generate(&host.instrumented, plan, hole_type, snippet, &uses, &overrides, type_args)
-            .map_err(|e| runtime(format!("cannot run this snippet: {e}")))?;
-        lower_ms += ms(started);
-        if let Some(artifact) = artifacts.get(&source.text) {
-            return Ok((artifact.clone(), lower_ms, compile_ms));
-        }
-        let built = builder.build("lacuna_snippet", &source.text, None).map_err(|e| runtime(e.to_string()))?;
-        let built = match built {
-            Ok(built) => built,
-            Err(failure) => {
-                compile_ms += failure.compile_ms;
-                let moved: Vec<usize> = failure
-                    .errors
-                    .iter()
-                    .filter(|e| e.code.as_deref() == Some("E0507"))
-                    .filter_map(|e| moved_binding(&e.message))
-                    .filter(|i| overrides.get(i) != Some(&Access::Owned))
-                    .collect();
-                if moved.is_empty() {
-                    return Err(runtime(format!(
-                        "Lacuna could not compile the accepted snippet to run it (a Lacuna bug): {}",
-                        failure.summary()
-                    )));
-                }
-                for i in moved {
-                    overrides.insert(i, Access::Owned);
-                }
-                continue;
-            }
-        };
-        compile_ms += built.compile_ms;
-        let library = load_library(&built.library).map_err(|e| runtime(e.to_string()))?;
-        // SAFETY: the generated source defines `__lacuna_snippet` and `__lacuna_install` with these signatures.
-        let (entry, install) = unsafe {
-            let entry = *library
-                .get::<SnippetFn>(b"__lacuna_snippet\0")
-                .map_err(|e| runtime(load_error(&built.library, e).to_string()))?;
-            let install = *library
-                .get::<InstallFn>(b"__lacuna_install\0")
-                .map_err(|e| runtime(load_error(&built.library, e).to_string()))?;
-            (entry, install)
-        };
-        // Never unloaded (see `Engine::load`).
-        std::mem::forget(library);
-        let context: *const Shared = shared;
-        // SAFETY: as in `Engine::run`: holes inside host code the snippet calls reach the same hook.
-        unsafe { install(hook, context.cast()) };
-        let artifact = Arc::new(Artifact { entry, source_path: built.source.to_string_lossy().into_owned(), source });
-        artifacts.insert(artifact.source.text.clone(), artifact.clone());
-        return Ok((artifact, lower_ms, compile_ms));
+    let BuiltSnippet { built, source, lower_ms, compile_ms } = snippet;
+    if let Some(artifact) = artifacts.get(&source.text) {
+        return Ok((artifact.clone(), lower_ms, compile_ms));
     }
-    Err(runtime("Lacuna could not compile the accepted snippet to run it".into()))
+    let runtime = |e: ExecError| encode_runtime(&e.to_string());
+    let library = load_library(&built.library).map_err(runtime)?;
+    // SAFETY: the generated source defines `__lacuna_snippet` and `__lacuna_install` with these signatures.
+    let (entry, install) = unsafe {
+        let entry =
+            *library.get::<SnippetFn>(b"__lacuna_snippet\0").map_err(|e| runtime(load_error(&built.library, e)))?;
+        let install =
+            *library.get::<InstallFn>(b"__lacuna_install\0").map_err(|e| runtime(load_error(&built.library, e)))?;
+        (entry, install)
+    };
+    // Never unloaded (see `Engine::load`).
+    std::mem::forget(library);
+    let context: *const Shared = shared;
+    // SAFETY: as in `Engine::run`: holes inside host code the snippet calls reach the same hook.
+    unsafe { install(hook, context.cast()) };
+    let artifact = Arc::new(Artifact { entry, source_path: built.source.to_string_lossy().into_owned(), source });
+    artifacts.insert(artifact.source.text.clone(), artifact.clone());
+    Ok((artifact, lower_ms, compile_ms))
+}
+
+fn encode_runtime(message: &str) -> String {
+    encode(&["runtime", message, "0", "0"], &[])
 }
 
 /// `cannot move out of `*__lacuna_b3` which is behind a shared reference` → 3.
