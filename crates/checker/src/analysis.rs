@@ -555,6 +555,48 @@ impl RaSession {
     }
 }
 
+impl RaSession {
+    /// The typed view of the snippet in `block` (the spliced `{ .. }`, in the current text), or why it is
+    /// outside the subset.
+    pub fn typed_snippet(
+        &self,
+        block: std::ops::Range<usize>,
+        bindings: &[Binding],
+    ) -> Result<crate::typed::TypedSnippet, crate::typed::Unsupported> {
+        let db = self.host.raw_database();
+        ra_ap_hir::attach_db(db, || {
+            let sema = Semantics::new(db);
+            let file_id = sema.attach_first_edition(self.host_file);
+            let file = sema.parse(file_id);
+            let range = TextRange::new((block.start as u32).into(), (block.end as u32).into());
+            let whole = crate::typed::Unsupported { construct: "the snippet".into(), range: 0..0 };
+            let node = match file.syntax().covering_element(range) {
+                ra_ap_syntax::NodeOrToken::Node(n) => n,
+                ra_ap_syntax::NodeOrToken::Token(t) => t.parent().ok_or(whole.clone())?,
+            };
+            let block_expr = node
+                .ancestors()
+                .filter_map(ast::BlockExpr::cast)
+                .find(|b| b.syntax().text_range() == range)
+                .ok_or(whole.clone())?;
+            let mut builder = crate::typed_build::Builder::new(&sema, db, block.start + 2, bindings);
+            let body = builder.block(&block_expr)?;
+            let ty = body.ty.ok_or(whole)?;
+            let fns = builder.fns.iter().cloned().collect::<Option<Vec<_>>>().ok_or(crate::typed::Unsupported {
+                construct: "a function declared after its block".into(),
+                range: 0..0,
+            })?;
+            Ok(crate::typed::TypedSnippet {
+                body,
+                ty,
+                locals: builder.locals,
+                fns,
+                bindings: builder.used_bindings,
+            })
+        })
+    }
+}
+
 /// Offset of a local's declaration, when it is in the host file itself (not made by a macro).
 fn local_decl(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>) -> Option<usize> {
     // Locals rust-analyzer makes up while desugaring (a `for` loop's iterator) have names no source can spell and

@@ -18,6 +18,8 @@ mod line_index;
 pub mod render;
 mod rustc;
 mod scope;
+pub mod typed;
+mod typed_build;
 mod std_source;
 
 use std::collections::HashMap;
@@ -493,6 +495,34 @@ impl Checker {
         self.with_ra(move |ra| {
             ra.set_text(&text);
             Ok(ra.snippet_uses(range, &scope.bindings))
+        })
+    }
+
+    /// The typed view of an (accepted) snippet for the JIT, or why it is outside the JIT's subset.
+    pub fn typed_snippet(
+        &mut self,
+        prepared: &PreparedHost,
+        hole: usize,
+        snippet: &str,
+    ) -> Result<Result<typed::TypedSnippet, typed::Unsupported>, CheckerError> {
+        let host = &prepared.host;
+        if hole >= host.holes.len() {
+            return Err(CheckerError::NoSuchHole { name: host.name.clone(), hole: hole + 1, count: host.holes.len() });
+        }
+        let Some(scope) = prepared.scopes[hole].clone() else {
+            return Ok(Err(typed::Unsupported { construct: "a hole rust-analyzer could not place".into(), range: 0..0 }));
+        };
+        let snippet = normalize(snippet);
+        let (depth, tokens) = lexical_size(&snippet);
+        if depth > MAX_RA_NESTING || tokens > MAX_RA_TOKENS {
+            return Ok(Err(typed::Unsupported { construct: "a very large snippet".into(), range: 0..0 }));
+        }
+        let spliced = host.splice(hole, &snippet, prepared.glue_types[hole].as_deref());
+        let block = spliced.block_range().expect("a spliced host has a snippet");
+        let text = spliced.text;
+        self.with_ra(move |ra| {
+            ra.set_text(&text);
+            Ok(ra.typed_snippet(block, &scope.bindings))
         })
     }
 

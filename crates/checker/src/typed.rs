@@ -1,0 +1,213 @@
+//! The typed view of an accepted snippet that the JIT's lowering reads: plain data, every expression with its
+//! scalar type, every name resolved. rust-analyzer types never leave the checker; this is the narrow view.
+//!
+//! It covers the scalar subset (integers, floats, `bool`, `char`, `()`; locals, the hole's scalar bindings,
+//! arithmetic, comparisons, casts, `let`, assignment, `if`, `while`, `loop`, `for` over integer ranges, labelled
+//! `break`/`continue` with values, functions declared in the snippet, a few integer and float methods). Anything
+//! else is [`Unsupported`], and the snippet runs on the rustc path.
+
+use std::ops::Range;
+
+/// A scalar type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    Isize,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    Usize,
+    F32,
+    F64,
+    Bool,
+    Char,
+    Unit,
+    /// `!`: the type of `break`, `continue`, `return`, `panic!`-free divergence.
+    Never,
+}
+
+impl Scalar {
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Some(match name {
+            "i8" => Scalar::I8,
+            "i16" => Scalar::I16,
+            "i32" => Scalar::I32,
+            "i64" => Scalar::I64,
+            "i128" => Scalar::I128,
+            "isize" => Scalar::Isize,
+            "u8" => Scalar::U8,
+            "u16" => Scalar::U16,
+            "u32" => Scalar::U32,
+            "u64" => Scalar::U64,
+            "u128" => Scalar::U128,
+            "usize" => Scalar::Usize,
+            "f32" => Scalar::F32,
+            "f64" => Scalar::F64,
+            "bool" => Scalar::Bool,
+            "char" => Scalar::Char,
+            "()" => Scalar::Unit,
+            "!" => Scalar::Never,
+            _ => return None,
+        })
+    }
+
+    pub fn is_int(self) -> bool {
+        self.int_bits().is_some()
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::I128 | Scalar::Isize)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    /// Width of an integer type (pointer-sized types are 64-bit on the targets Lacuna runs on).
+    pub fn int_bits(self) -> Option<u32> {
+        Some(match self {
+            Scalar::I8 | Scalar::U8 => 8,
+            Scalar::I16 | Scalar::U16 => 16,
+            Scalar::I32 | Scalar::U32 => 32,
+            Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => 64,
+            Scalar::I128 | Scalar::U128 => 128,
+            _ => return None,
+        })
+    }
+}
+
+/// Why a snippet is outside the typed subset (it then runs on the rustc path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported {
+    pub construct: String,
+    /// Range in the snippet.
+    pub range: Range<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// A local variable: one of the hole's bindings, or declared in the snippet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LocalRef {
+    /// Index into the hole's [`crate::HoleScope::bindings`].
+    Binding(usize),
+    /// Index into [`TypedSnippet::locals`].
+    Snippet(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lit {
+    /// The magnitude; a negative literal is a negation of a literal.
+    Int(u128),
+    Float(f64),
+    Bool(bool),
+    Char(char),
+    Unit,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TExpr {
+    pub kind: TKind,
+    pub ty: Scalar,
+    pub range: Range<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TKind {
+    Lit(Lit),
+    Local(LocalRef),
+    Unary(UnOp, Box<TExpr>),
+    Binary(BinOp, Box<TExpr>, Box<TExpr>),
+    /// `expr as ty` (the target is the expression's `ty`).
+    Cast(Box<TExpr>),
+    /// `place = value`, or `place op= value`.
+    Assign { place: LocalRef, op: Option<BinOp>, value: Box<TExpr> },
+    Block(TBlock),
+    If { cond: Box<TExpr>, then: TBlock, otherwise: Option<Box<TExpr>> },
+    While { label: Option<String>, cond: Box<TExpr>, body: TBlock },
+    Loop { label: Option<String>, body: TBlock },
+    /// `for var in start..end` (or `..=`) over integers.
+    For { label: Option<String>, var: usize, start: Box<TExpr>, end: Box<TExpr>, inclusive: bool, body: TBlock },
+    Break { label: Option<String>, value: Option<Box<TExpr>> },
+    Continue { label: Option<String> },
+    /// A call of a function declared in the snippet (index into [`TypedSnippet::fns`]).
+    Call { function: usize, args: Vec<TExpr> },
+    /// `return` inside a function declared in the snippet.
+    Return(Option<Box<TExpr>>),
+    /// A method of a scalar: `x.abs()`, `x.pow(2)`, `a.min(b)`.
+    Method { name: String, receiver: Box<TExpr>, args: Vec<TExpr> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TStmt {
+    Let { local: usize, init: TExpr },
+    Expr(TExpr),
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TBlock {
+    pub stmts: Vec<TStmt>,
+    pub tail: Option<Box<TExpr>>,
+    /// The block's type (of its tail, `()` without one, `!` when it cannot finish).
+    pub ty: Option<Scalar>,
+    pub label: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TLocal {
+    pub name: String,
+    pub ty: Scalar,
+    pub mutable: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TFn {
+    pub name: String,
+    pub params: Vec<usize>,
+    pub ret: Scalar,
+    pub body: TBlock,
+}
+
+/// An accepted snippet in the typed subset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypedSnippet {
+    pub body: TBlock,
+    /// The hole's type.
+    pub ty: Scalar,
+    pub locals: Vec<TLocal>,
+    pub fns: Vec<TFn>,
+    /// The bindings the snippet uses, with their types.
+    pub bindings: Vec<(usize, Scalar)>,
+}

@@ -1,0 +1,418 @@
+//! Building the typed view ([`crate::typed`]) of a snippet from rust-analyzer's semantics.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use ra_ap_hir::{AsAssocItem, Function, Local, PathResolution, Semantics};
+use ra_ap_ide::RootDatabase;
+use ra_ap_syntax::ast::{self, HasArgList, HasGenericParams, HasLoopBody, HasName, RangeItem};
+use ra_ap_syntax::{AstNode, SyntaxNode};
+
+use crate::scope::Binding;
+use crate::typed::*;
+
+/// Methods of scalars the subset supports (the JIT implements exactly these).
+pub const SCALAR_METHODS: &[&str] = &[
+    "abs",
+    "pow",
+    "min",
+    "max",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "count_ones",
+    "is_positive",
+    "is_negative",
+    "signum",
+    "sqrt",
+    "floor",
+    "ceil",
+];
+
+pub(crate) struct Builder<'a, 'db> {
+    pub sema: &'a Semantics<'db, RootDatabase>,
+    pub db: &'db RootDatabase,
+    pub snippet_start: usize,
+    pub bindings: &'a [Binding],
+    pub locals: Vec<TLocal>,
+    local_ids: HashMap<Local<'db>, usize>,
+    pub fns: Vec<Option<TFn>>,
+    fn_ids: HashMap<Function, usize>,
+    pub used_bindings: Vec<(usize, Scalar)>,
+}
+
+type Result<T> = std::result::Result<T, Unsupported>;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    pub fn new(
+        sema: &'a Semantics<'db, RootDatabase>,
+        db: &'db RootDatabase,
+        snippet_start: usize,
+        bindings: &'a [Binding],
+    ) -> Self {
+        Builder {
+            sema,
+            db,
+            snippet_start,
+            bindings,
+            locals: Vec::new(),
+            local_ids: HashMap::new(),
+            fns: Vec::new(),
+            fn_ids: HashMap::new(),
+            used_bindings: Vec::new(),
+        }
+    }
+
+    fn range(&self, node: &SyntaxNode) -> Range<usize> {
+        let r = node.text_range();
+        usize::from(r.start()).saturating_sub(self.snippet_start)..usize::from(r.end()).saturating_sub(self.snippet_start)
+    }
+
+    fn unsupported<T>(&self, what: &str, node: &SyntaxNode) -> Result<T> {
+        Err(Unsupported { construct: what.to_owned(), range: self.range(node) })
+    }
+
+    fn scalar(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Scalar> {
+        if ty.is_unit() {
+            return Ok(Scalar::Unit);
+        }
+        if ty.is_never() {
+            return Ok(Scalar::Never);
+        }
+        match ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str())) {
+            Some(s) => Ok(s),
+            None => self.unsupported("a value that is not a scalar", node),
+        }
+    }
+
+    fn expr_type(&self, expr: &ast::Expr) -> Result<Scalar> {
+        match self.sema.type_of_expr(expr) {
+            Some(info) if !info.original.is_unknown() => self.scalar(&info.original, expr.syntax()),
+            _ => self.unsupported("an expression of unknown type", expr.syntax()),
+        }
+    }
+
+    /// The snippet's block (the `{ .. }` Lacuna spliced in).
+    pub fn block(&mut self, block: &ast::BlockExpr) -> Result<TBlock> {
+        if block.modifier().is_some() {
+            return self.unsupported("an async, unsafe, const or try block", block.syntax());
+        }
+        let label = block.label().and_then(|l| l.lifetime()).map(|l| l.text().to_string());
+        let Some(list) = block.stmt_list() else { return Ok(TBlock::default()) };
+        // Functions first: a call may come before the declaration.
+        for item in list.statements().filter_map(|s| match s {
+            ast::Stmt::Item(ast::Item::Fn(f)) => Some(f),
+            _ => None,
+        }) {
+            self.declare_fn(&item)?;
+        }
+        let mut stmts = Vec::new();
+        for stmt in list.statements() {
+            match stmt {
+                ast::Stmt::LetStmt(let_stmt) => stmts.push(self.let_stmt(&let_stmt)?),
+                ast::Stmt::ExprStmt(e) => match e.expr() {
+                    Some(expr) => stmts.push(TStmt::Expr(self.expr(&expr)?)),
+                    None => return self.unsupported("an empty statement", e.syntax()),
+                },
+                ast::Stmt::Item(ast::Item::Fn(f)) => self.define_fn(&f)?,
+                ast::Stmt::Item(item) => return self.unsupported("an item other than a function", item.syntax()),
+            }
+        }
+        let tail = match list.tail_expr() {
+            Some(e) => Some(Box::new(self.expr(&e)?)),
+            None => None,
+        };
+        let ty = match self.sema.type_of_expr(&ast::Expr::BlockExpr(block.clone())) {
+            Some(info) => Some(self.scalar(&info.original, block.syntax())?),
+            None => None,
+        };
+        Ok(TBlock { stmts, tail, ty, label })
+    }
+
+    fn let_stmt(&mut self, stmt: &ast::LetStmt) -> Result<TStmt> {
+        if stmt.let_else().is_some() {
+            return self.unsupported("`let .. else`", stmt.syntax());
+        }
+        let Some(ast::Pat::IdentPat(pat)) = stmt.pat() else {
+            return self.unsupported("a pattern other than a name in `let`", stmt.syntax());
+        };
+        let Some(init) = stmt.initializer() else {
+            return self.unsupported("`let` without a value", stmt.syntax());
+        };
+        let init = self.expr(&init)?;
+        let local = self.declare_local(&pat)?;
+        Ok(TStmt::Let { local, init })
+    }
+
+    fn declare_local(&mut self, pat: &ast::IdentPat) -> Result<usize> {
+        if pat.ref_token().is_some() || pat.pat().is_some() {
+            return self.unsupported("a `ref` or `@` binding", pat.syntax());
+        }
+        let Some(local) = self.sema.to_def(pat) else { return self.unsupported("an unresolved binding", pat.syntax()) };
+        let ty = self.scalar(&local.ty(self.db), pat.syntax())?;
+        let id = self.locals.len();
+        self.locals.push(TLocal {
+            name: pat.name().map(|n| n.text().to_string()).unwrap_or_default(),
+            ty,
+            mutable: pat.mut_token().is_some(),
+        });
+        self.local_ids.insert(local, id);
+        Ok(id)
+    }
+
+    fn declare_fn(&mut self, f: &ast::Fn) -> Result<()> {
+        let Some(def) = self.sema.to_def(f) else { return self.unsupported("an unresolved function", f.syntax()) };
+        if f.generic_param_list().is_some() || f.async_token().is_some() || f.const_token().is_some() {
+            return self.unsupported("a generic, async or const function", f.syntax());
+        }
+        self.fn_ids.insert(def, self.fns.len());
+        self.fns.push(None);
+        Ok(())
+    }
+
+    fn define_fn(&mut self, f: &ast::Fn) -> Result<()> {
+        let def = self.sema.to_def(f).expect("declared before");
+        let id = self.fn_ids[&def];
+        let mut params = Vec::new();
+        for param in f.param_list().into_iter().flat_map(|l| l.params()) {
+            let Some(ast::Pat::IdentPat(pat)) = param.pat() else {
+                return self.unsupported("a parameter pattern other than a name", param.syntax());
+            };
+            params.push(self.declare_local(&pat)?);
+        }
+        if f.param_list().and_then(|l| l.self_param()).is_some() {
+            return self.unsupported("a method", f.syntax());
+        }
+        let ret = self.scalar(&def.ret_type(self.db), f.syntax())?;
+        let Some(body) = f.body() else { return self.unsupported("a function without a body", f.syntax()) };
+        let body = self.block(&body)?;
+        let name = f.name().map(|n| n.text().to_string()).unwrap_or_default();
+        self.fns[id] = Some(TFn { name, params, ret, body });
+        Ok(())
+    }
+
+    fn local_ref(&mut self, local: Local<'db>, node: &SyntaxNode) -> Result<LocalRef> {
+        if let Some(&id) = self.local_ids.get(&local) {
+            return Ok(LocalRef::Snippet(id));
+        }
+        let name = local.name(self.db);
+        let source = local.primary_source(self.db);
+        let decl = usize::from(source.syntax().text_range().start());
+        let Some(index) = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()) else {
+            return self.unsupported("a local the subset does not know", node);
+        };
+        let ty = self.scalar(&local.ty(self.db), node)?;
+        if !self.used_bindings.iter().any(|(i, _)| *i == index) {
+            self.used_bindings.push((index, ty));
+        }
+        Ok(LocalRef::Binding(index))
+    }
+
+    fn label(l: Option<ast::Lifetime>) -> Option<String> {
+        l.map(|l| l.text().to_string())
+    }
+
+    pub fn expr(&mut self, expr: &ast::Expr) -> Result<TExpr> {
+        let ty = self.expr_type(expr)?;
+        let range = self.range(expr.syntax());
+        let kind = match expr {
+            ast::Expr::Literal(lit) => TKind::Lit(match lit.kind() {
+                ast::LiteralKind::IntNumber(n) => match n.value() {
+                    Ok(v) => Lit::Int(v),
+                    Err(_) => return self.unsupported("an integer literal out of range", expr.syntax()),
+                },
+                ast::LiteralKind::FloatNumber(f) => match f.value_string().parse::<f64>() {
+                    Ok(v) if v.is_finite() => Lit::Float(v),
+                    _ => return self.unsupported("a float literal out of range", expr.syntax()),
+                },
+                ast::LiteralKind::Bool(b) => Lit::Bool(b),
+                ast::LiteralKind::Char(c) => match c.value() {
+                    Ok(c) => Lit::Char(c),
+                    Err(_) => return self.unsupported("a malformed char literal", expr.syntax()),
+                },
+                _ => return self.unsupported("a string or byte literal", expr.syntax()),
+            }),
+            ast::Expr::ParenExpr(p) => match p.expr() {
+                Some(inner) => return self.expr(&inner),
+                None => return self.unsupported("empty parentheses", expr.syntax()),
+            },
+            ast::Expr::PathExpr(p) => {
+                let Some(path) = p.path() else { return self.unsupported("a path", expr.syntax()) };
+                match self.sema.resolve_path(&path) {
+                    Some(PathResolution::Local(local)) => TKind::Local(self.local_ref(local, expr.syntax())?),
+                    _ => return self.unsupported("a path that is not a local", expr.syntax()),
+                }
+            }
+            ast::Expr::PrefixExpr(p) => {
+                let op = match p.op_kind() {
+                    Some(ast::UnaryOp::Neg) => UnOp::Neg,
+                    Some(ast::UnaryOp::Not) => UnOp::Not,
+                    _ => return self.unsupported("a dereference", expr.syntax()),
+                };
+                let Some(inner) = p.expr() else { return self.unsupported("an operand", expr.syntax()) };
+                TKind::Unary(op, Box::new(self.expr(&inner)?))
+            }
+            ast::Expr::BinExpr(b) => {
+                let (Some(lhs), Some(rhs), Some(op)) = (b.lhs(), b.rhs(), b.op_kind()) else {
+                    return self.unsupported("an operator", expr.syntax());
+                };
+                match op {
+                    ast::BinaryOp::Assignment { op } => {
+                        let ast::Expr::PathExpr(place) = &lhs else {
+                            return self.unsupported("assignment to something other than a local", expr.syntax());
+                        };
+                        let Some(PathResolution::Local(local)) = place.path().and_then(|p| self.sema.resolve_path(&p))
+                        else {
+                            return self.unsupported("assignment to something other than a local", expr.syntax());
+                        };
+                        let place = self.local_ref(local, lhs.syntax())?;
+                        let value = Box::new(self.expr(&rhs)?);
+                        TKind::Assign { place, op: op.map(arith), value }
+                    }
+                    other => {
+                        let op = match other {
+                            ast::BinaryOp::ArithOp(a) => arith(a),
+                            ast::BinaryOp::LogicOp(ast::LogicOp::And) => BinOp::And,
+                            ast::BinaryOp::LogicOp(ast::LogicOp::Or) => BinOp::Or,
+                            ast::BinaryOp::CmpOp(ast::CmpOp::Eq { negated: false }) => BinOp::Eq,
+                            ast::BinaryOp::CmpOp(ast::CmpOp::Eq { negated: true }) => BinOp::Ne,
+                            ast::BinaryOp::CmpOp(ast::CmpOp::Ord { ordering, strict }) => {
+                                match (ordering, strict) {
+                                    (ast::Ordering::Less, true) => BinOp::Lt,
+                                    (ast::Ordering::Less, false) => BinOp::Le,
+                                    (ast::Ordering::Greater, true) => BinOp::Gt,
+                                    (ast::Ordering::Greater, false) => BinOp::Ge,
+                                }
+                            }
+                            ast::BinaryOp::Assignment { .. } => unreachable!("handled above"),
+                        };
+                        let (l, r) = (self.expr(&lhs)?, self.expr(&rhs)?);
+                        TKind::Binary(op, Box::new(l), Box::new(r))
+                    }
+                }
+            }
+            ast::Expr::CastExpr(c) => {
+                let Some(inner) = c.expr() else { return self.unsupported("a cast", expr.syntax()) };
+                TKind::Cast(Box::new(self.expr(&inner)?))
+            }
+            ast::Expr::BlockExpr(b) => TKind::Block(self.block(b)?),
+            ast::Expr::IfExpr(i) => {
+                let Some(cond) = i.condition() else { return self.unsupported("`if`", expr.syntax()) };
+                if matches!(cond, ast::Expr::LetExpr(_)) || cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind())) {
+                    return self.unsupported("`if let`", expr.syntax());
+                }
+                let Some(then) = i.then_branch() else { return self.unsupported("`if`", expr.syntax()) };
+                let otherwise = match i.else_branch() {
+                    Some(ast::ElseBranch::Block(b)) => {
+                        Some(Box::new(TExpr { ty: self.expr_type(&ast::Expr::BlockExpr(b.clone()))?, range: self.range(b.syntax()), kind: TKind::Block(self.block(&b)?) }))
+                    }
+                    Some(ast::ElseBranch::IfExpr(e)) => Some(Box::new(self.expr(&ast::Expr::IfExpr(e))?)),
+                    None => None,
+                };
+                TKind::If { cond: Box::new(self.expr(&cond)?), then: self.block(&then)?, otherwise }
+            }
+            ast::Expr::WhileExpr(w) => {
+                let Some(cond) = w.condition() else { return self.unsupported("`while`", expr.syntax()) };
+                if cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind())) || matches!(cond, ast::Expr::LetExpr(_)) {
+                    return self.unsupported("`while let`", expr.syntax());
+                }
+                let Some(body) = w.loop_body() else { return self.unsupported("`while`", expr.syntax()) };
+                let label = Self::label(w.label().and_then(|l| l.lifetime()));
+                TKind::While { label, cond: Box::new(self.expr(&cond)?), body: self.block(&body)? }
+            }
+            ast::Expr::LoopExpr(l) => {
+                let Some(body) = l.loop_body() else { return self.unsupported("`loop`", expr.syntax()) };
+                let label = Self::label(l.label().and_then(|l| l.lifetime()));
+                TKind::Loop { label, body: self.block(&body)? }
+            }
+            ast::Expr::ForExpr(f) => {
+                let (Some(ast::Pat::IdentPat(pat)), Some(ast::Expr::RangeExpr(range_expr)), Some(body)) =
+                    (f.pat(), f.iterable(), f.loop_body())
+                else {
+                    return self.unsupported("`for` over something other than an integer range", expr.syntax());
+                };
+                let (Some(start), Some(end)) = (range_expr.start(), range_expr.end()) else {
+                    return self.unsupported("an open range", expr.syntax());
+                };
+                let inclusive = range_expr.op_kind() == Some(ast::RangeOp::Inclusive);
+                let (start, end) = (self.expr(&start)?, self.expr(&end)?);
+                if !start.ty.is_int() {
+                    return self.unsupported("`for` over a range of non-integers", expr.syntax());
+                }
+                let var = self.declare_local(&pat)?;
+                let label = Self::label(f.label().and_then(|l| l.lifetime()));
+                TKind::For { label, var, start: Box::new(start), end: Box::new(end), inclusive, body: self.block(&body)? }
+            }
+            ast::Expr::BreakExpr(b) => {
+                let value = match b.expr() {
+                    Some(v) => Some(Box::new(self.expr(&v)?)),
+                    None => None,
+                };
+                TKind::Break { label: Self::label(b.lifetime()), value }
+            }
+            ast::Expr::ContinueExpr(c) => TKind::Continue { label: Self::label(c.lifetime()) },
+            ast::Expr::ReturnExpr(r) => {
+                let value = match r.expr() {
+                    Some(v) => Some(Box::new(self.expr(&v)?)),
+                    None => None,
+                };
+                TKind::Return(value)
+            }
+            ast::Expr::CallExpr(c) => {
+                let Some(ast::Expr::PathExpr(callee)) = c.expr() else {
+                    return self.unsupported("a call of something other than a function", expr.syntax());
+                };
+                let function = match callee.path().and_then(|p| self.sema.resolve_path(&p)) {
+                    Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) => self.fn_ids.get(&f).copied(),
+                    _ => None,
+                };
+                let Some(function) = function else {
+                    return self.unsupported("a call of a function not declared in the snippet", expr.syntax());
+                };
+                let mut args = Vec::new();
+                for a in c.arg_list().into_iter().flat_map(|l| l.args()) {
+                    args.push(self.expr(&a)?);
+                }
+                TKind::Call { function, args }
+            }
+            ast::Expr::MethodCallExpr(m) => {
+                let Some(f) = self.sema.resolve_method_call(m) else { return self.unsupported("a method", expr.syntax()) };
+                let name = f.name(self.db).as_str().to_owned();
+                // Only inherent methods of the primitive types (not a trait's, not the host's).
+                let inherent_primitive = match f.as_assoc_item(self.db).map(|a| a.container(self.db)) {
+                    Some(ra_ap_hir::AssocItemContainer::Impl(imp)) => {
+                        imp.trait_(self.db).is_none() && imp.self_ty(self.db).as_builtin().is_some()
+                    }
+                    _ => false,
+                };
+                if !SCALAR_METHODS.contains(&name.as_str()) || !inherent_primitive {
+                    return self.unsupported("a method outside the subset", expr.syntax());
+                }
+                let Some(receiver) = m.receiver() else { return self.unsupported("a method", expr.syntax()) };
+                let receiver = Box::new(self.expr(&receiver)?);
+                let mut args = Vec::new();
+                for a in m.arg_list().into_iter().flat_map(|l| l.args()) {
+                    args.push(self.expr(&a)?);
+                }
+                TKind::Method { name, receiver, args }
+            }
+            _ => return self.unsupported("an expression outside the subset", expr.syntax()),
+        };
+        Ok(TExpr { kind, ty, range })
+    }
+}
+
+fn arith(a: ast::ArithOp) -> BinOp {
+    match a {
+        ast::ArithOp::Add => BinOp::Add,
+        ast::ArithOp::Sub => BinOp::Sub,
+        ast::ArithOp::Mul => BinOp::Mul,
+        ast::ArithOp::Div => BinOp::Div,
+        ast::ArithOp::Rem => BinOp::Rem,
+        ast::ArithOp::Shl => BinOp::Shl,
+        ast::ArithOp::Shr => BinOp::Shr,
+        ast::ArithOp::BitXor => BinOp::BitXor,
+        ast::ArithOp::BitOr => BinOp::BitOr,
+        ast::ArithOp::BitAnd => BinOp::BitAnd,
+    }
+}
