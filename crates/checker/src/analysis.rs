@@ -586,13 +586,7 @@ impl RaSession {
                 construct: "a function declared after its block".into(),
                 range: 0..0,
             })?;
-            Ok(crate::typed::TypedSnippet {
-                body,
-                ty,
-                locals: builder.locals,
-                fns,
-                bindings: builder.used_bindings,
-            })
+            Ok(crate::typed::TypedSnippet { body, ty, locals: builder.locals, fns, bindings: builder.used_bindings })
         })
     }
 }

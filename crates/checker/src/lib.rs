@@ -18,9 +18,9 @@ mod line_index;
 pub mod render;
 mod rustc;
 mod scope;
+mod std_source;
 pub mod typed;
 mod typed_build;
-mod std_source;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -510,7 +510,10 @@ impl Checker {
             return Err(CheckerError::NoSuchHole { name: host.name.clone(), hole: hole + 1, count: host.holes.len() });
         }
         let Some(scope) = prepared.scopes[hole].clone() else {
-            return Ok(Err(typed::Unsupported { construct: "a hole rust-analyzer could not place".into(), range: 0..0 }));
+            return Ok(Err(typed::Unsupported {
+                construct: "a hole rust-analyzer could not place".into(),
+                range: 0..0,
+            }));
         };
         let snippet = normalize(snippet);
         let (depth, tokens) = lexical_size(&snippet);

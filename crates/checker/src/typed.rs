@@ -153,21 +153,55 @@ pub enum TKind {
     /// `expr as ty` (the target is the expression's `ty`).
     Cast(Box<TExpr>),
     /// `place = value`, or `place op= value`.
-    Assign { place: LocalRef, op: Option<BinOp>, value: Box<TExpr> },
+    Assign {
+        place: LocalRef,
+        op: Option<BinOp>,
+        value: Box<TExpr>,
+    },
     Block(TBlock),
-    If { cond: Box<TExpr>, then: TBlock, otherwise: Option<Box<TExpr>> },
-    While { label: Option<String>, cond: Box<TExpr>, body: TBlock },
-    Loop { label: Option<String>, body: TBlock },
+    If {
+        cond: Box<TExpr>,
+        then: TBlock,
+        otherwise: Option<Box<TExpr>>,
+    },
+    While {
+        label: Option<String>,
+        cond: Box<TExpr>,
+        body: TBlock,
+    },
+    Loop {
+        label: Option<String>,
+        body: TBlock,
+    },
     /// `for var in start..end` (or `..=`) over integers.
-    For { label: Option<String>, var: usize, start: Box<TExpr>, end: Box<TExpr>, inclusive: bool, body: TBlock },
-    Break { label: Option<String>, value: Option<Box<TExpr>> },
-    Continue { label: Option<String> },
+    For {
+        label: Option<String>,
+        var: usize,
+        start: Box<TExpr>,
+        end: Box<TExpr>,
+        inclusive: bool,
+        body: TBlock,
+    },
+    Break {
+        label: Option<String>,
+        value: Option<Box<TExpr>>,
+    },
+    Continue {
+        label: Option<String>,
+    },
     /// A call of a function declared in the snippet (index into [`TypedSnippet::fns`]).
-    Call { function: usize, args: Vec<TExpr> },
+    Call {
+        function: usize,
+        args: Vec<TExpr>,
+    },
     /// `return` inside a function declared in the snippet.
     Return(Option<Box<TExpr>>),
     /// A method of a scalar: `x.abs()`, `x.pow(2)`, `a.min(b)`.
-    Method { name: String, receiver: Box<TExpr>, args: Vec<TExpr> },
+    Method {
+        name: String,
+        receiver: Box<TExpr>,
+        args: Vec<TExpr>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -65,7 +65,8 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     fn range(&self, node: &SyntaxNode) -> Range<usize> {
         let r = node.text_range();
-        usize::from(r.start()).saturating_sub(self.snippet_start)..usize::from(r.end()).saturating_sub(self.snippet_start)
+        usize::from(r.start()).saturating_sub(self.snippet_start)
+            ..usize::from(r.end()).saturating_sub(self.snippet_start)
     }
 
     fn unsupported<T>(&self, what: &str, node: &SyntaxNode) -> Result<T> {
@@ -276,14 +277,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                             ast::BinaryOp::LogicOp(ast::LogicOp::Or) => BinOp::Or,
                             ast::BinaryOp::CmpOp(ast::CmpOp::Eq { negated: false }) => BinOp::Eq,
                             ast::BinaryOp::CmpOp(ast::CmpOp::Eq { negated: true }) => BinOp::Ne,
-                            ast::BinaryOp::CmpOp(ast::CmpOp::Ord { ordering, strict }) => {
-                                match (ordering, strict) {
-                                    (ast::Ordering::Less, true) => BinOp::Lt,
-                                    (ast::Ordering::Less, false) => BinOp::Le,
-                                    (ast::Ordering::Greater, true) => BinOp::Gt,
-                                    (ast::Ordering::Greater, false) => BinOp::Ge,
-                                }
-                            }
+                            ast::BinaryOp::CmpOp(ast::CmpOp::Ord { ordering, strict }) => match (ordering, strict) {
+                                (ast::Ordering::Less, true) => BinOp::Lt,
+                                (ast::Ordering::Less, false) => BinOp::Le,
+                                (ast::Ordering::Greater, true) => BinOp::Gt,
+                                (ast::Ordering::Greater, false) => BinOp::Ge,
+                            },
                             ast::BinaryOp::Assignment { .. } => unreachable!("handled above"),
                         };
                         let (l, r) = (self.expr(&lhs)?, self.expr(&rhs)?);
@@ -298,14 +297,18 @@ impl<'a, 'db> Builder<'a, 'db> {
             ast::Expr::BlockExpr(b) => TKind::Block(self.block(b)?),
             ast::Expr::IfExpr(i) => {
                 let Some(cond) = i.condition() else { return self.unsupported("`if`", expr.syntax()) };
-                if matches!(cond, ast::Expr::LetExpr(_)) || cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind())) {
+                if matches!(cond, ast::Expr::LetExpr(_))
+                    || cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind()))
+                {
                     return self.unsupported("`if let`", expr.syntax());
                 }
                 let Some(then) = i.then_branch() else { return self.unsupported("`if`", expr.syntax()) };
                 let otherwise = match i.else_branch() {
-                    Some(ast::ElseBranch::Block(b)) => {
-                        Some(Box::new(TExpr { ty: self.expr_type(&ast::Expr::BlockExpr(b.clone()))?, range: self.range(b.syntax()), kind: TKind::Block(self.block(&b)?) }))
-                    }
+                    Some(ast::ElseBranch::Block(b)) => Some(Box::new(TExpr {
+                        ty: self.expr_type(&ast::Expr::BlockExpr(b.clone()))?,
+                        range: self.range(b.syntax()),
+                        kind: TKind::Block(self.block(&b)?),
+                    })),
                     Some(ast::ElseBranch::IfExpr(e)) => Some(Box::new(self.expr(&ast::Expr::IfExpr(e))?)),
                     None => None,
                 };
@@ -313,7 +316,9 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             ast::Expr::WhileExpr(w) => {
                 let Some(cond) = w.condition() else { return self.unsupported("`while`", expr.syntax()) };
-                if cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind())) || matches!(cond, ast::Expr::LetExpr(_)) {
+                if cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind()))
+                    || matches!(cond, ast::Expr::LetExpr(_))
+                {
                     return self.unsupported("`while let`", expr.syntax());
                 }
                 let Some(body) = w.loop_body() else { return self.unsupported("`while`", expr.syntax()) };
@@ -341,7 +346,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 let var = self.declare_local(&pat)?;
                 let label = Self::label(f.label().and_then(|l| l.lifetime()));
-                TKind::For { label, var, start: Box::new(start), end: Box::new(end), inclusive, body: self.block(&body)? }
+                TKind::For {
+                    label,
+                    var,
+                    start: Box::new(start),
+                    end: Box::new(end),
+                    inclusive,
+                    body: self.block(&body)?,
+                }
             }
             ast::Expr::BreakExpr(b) => {
                 let value = match b.expr() {
@@ -376,7 +388,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 TKind::Call { function, args }
             }
             ast::Expr::MethodCallExpr(m) => {
-                let Some(f) = self.sema.resolve_method_call(m) else { return self.unsupported("a method", expr.syntax()) };
+                let Some(f) = self.sema.resolve_method_call(m) else {
+                    return self.unsupported("a method", expr.syntax());
+                };
                 let name = f.name(self.db).as_str().to_owned();
                 // Only inherent methods of the primitive types (not a trait's, not the host's).
                 let inherent_primitive = match f.as_assoc_item(self.db).map(|a| a.container(self.db)) {

@@ -91,9 +91,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
         time_ms: args.time_limit_ms.or(config.run.time_limit_ms).unwrap_or(defaults.time_ms),
         memory_bytes: args.memory_limit.or(config.run.memory_limit.map(|b| b.0)).unwrap_or(defaults.memory_bytes),
     };
-    if matches!(path, PathArg::Jit) {
-        bail!("the Cranelift JIT path is not built yet; run with `--path rustc` (or the default, `auto`)");
-    }
     let host_text = std::fs::read_to_string(&args.host)
         .with_context(|| format!("cannot read the host program {}", args.host.display()))?;
     let mut snippets = BTreeMap::new();

@@ -250,9 +250,6 @@ fn run_input_errors_say_what_to_do() {
     let no_hole = lacuna(&["run", "host.rs", "--snippet", "3=s.rs"], dir.path());
     assert_eq!(no_hole.status.code(), Some(2));
     assert!(stderr(&no_hole).contains("there is no hole 3"), "{}", stderr(&no_hole));
-    let jit = lacuna(&["run", "host.rs", "--snippet", "s.rs", "--path", "jit"], dir.path());
-    assert_eq!(jit.status.code(), Some(2));
-    assert!(stderr(&jit).contains("--path rustc"), "{}", stderr(&jit));
     let size = lacuna(&["run", "host.rs", "--snippet", "s.rs", "--memory-limit", "lots"], dir.path());
     assert_eq!(size.status.code(), Some(2));
     assert!(stderr(&size).contains("not a size in bytes"), "{}", stderr(&size));

@@ -18,6 +18,7 @@
 //! This is the only crate with `unsafe` code: loading libraries, calling into them, and the ABI both sides share.
 
 mod build;
+pub mod codegen;
 pub mod instrument;
 mod runner;
 pub mod snippet;

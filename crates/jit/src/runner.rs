@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use lacuna_checker::{Checker, Diagnostic, PreparedHost, Verdict};
+use lacuna_checker::{normalize, Checker, Diagnostic, PreparedHost, Verdict};
 use serde::Serialize;
 
 use crate::build::Builder;
@@ -165,6 +165,19 @@ struct Artifact {
     source_path: String,
 }
 
+/// A snippet compiled by Cranelift, with its (normalized) text for fault positions.
+struct JitArtifact {
+    compiled: crate::codegen::Compiled,
+    snippet: String,
+}
+
+/// A snippet ready to run, on one path or the other.
+#[derive(Clone)]
+enum Runnable {
+    Rustc(Arc<Artifact>),
+    Jit(Arc<JitArtifact>),
+}
+
 /// Runs hosts. Owns the checker; the hook the hosts call reaches it through `shared`.
 pub struct Engine {
     shared: &'static Shared,
@@ -196,16 +209,13 @@ struct SiteState {
     report: SiteReport,
     verdict: Option<Verdict>,
     /// Compiled snippet per instantiation (the type arguments, joined; empty outside generic functions).
-    artifacts: HashMap<String, Arc<Artifact>>,
+    artifacts: HashMap<String, Runnable>,
+    /// The lowered snippet when it is in the JIT's subset (outside generic functions only).
+    lowered: Option<Result<lacuna_lowering::Lowered, String>>,
 }
 
 impl Engine {
     pub fn new(checker: Checker, options: RunOptions) -> Result<Engine, ExecError> {
-        if options.path == PathChoice::Jit {
-            return Err(ExecError::unsupported(
-                "the Cranelift JIT path is not built yet; run with `--path rustc` (or the default, `auto`)",
-            ));
-        }
         let cache_dir = options.cache_dir.clone().unwrap_or_else(lacuna_checker::default_cache_dir);
         let builder = Builder::new(checker.rustc(), &cache_dir)?;
         let state = State { checker, builder, options, run: None, artifacts: HashMap::new() };
@@ -274,7 +284,7 @@ impl Engine {
                         error: None,
                         timings_ms: SiteTimings::default(),
                     };
-                    (site, SiteState { report, verdict: None, artifacts: HashMap::new() })
+                    (site, SiteState { report, verdict: None, artifacts: HashMap::new(), lowered: None })
                 })
                 .collect();
             state.run = Some(CurrentRun { host: host.clone(), snippets, sites });
@@ -337,34 +347,51 @@ impl Shared {
             // the call.
             String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(call.types, call.types_len) }).into_owned()
         };
-        let (artifact, budgets, stack_budget) = self.prepare(call.site, &types)?;
+        let (runnable, budgets) = self.prepare(call.site, &types)?;
         let (stack_limit, stack_bytes) = stack_limit();
-        let mut run = RawRun {
-            fuel: budgets.fuel,
-            time_ms: budgets.time_ms,
-            memory: budgets.memory_bytes,
-            stack_limit: if stack_budget { stack_limit } else { 0 },
-            fault: 0,
-            line: 0,
-            column: 0,
-            message_len: 0,
-            file_len: 0,
-            trace_len: 0,
-            message: [0; 4096],
-            file: [0; 1024],
-            trace: [0; 16384],
-        };
         let started = Instant::now();
-        // SAFETY: `entry` is the snippet library's `__lacuna_snippet`, generated for this site's binding table (the
-        // same `Instrumented` plan the host was built from), so `table`/`moved` have the entries it reads, and
-        // `out` is the host's slot for a value of the hole's type, which the entry writes only on success.
-        let status = (artifact.entry)(call.table, call.moved, call.out, &mut run);
+        let (path, error) = match &runnable {
+            Runnable::Rustc(artifact) => {
+                let mut run = RawRun {
+                    fuel: budgets.fuel,
+                    time_ms: budgets.time_ms,
+                    memory: budgets.memory_bytes,
+                    stack_limit,
+                    fault: 0,
+                    line: 0,
+                    column: 0,
+                    message_len: 0,
+                    file_len: 0,
+                    trace_len: 0,
+                    message: [0; 4096],
+                    file: [0; 1024],
+                    trace: [0; 16384],
+                };
+                // SAFETY: `entry` is the snippet library's `__lacuna_snippet`, generated for this site's binding
+                // table (the same `Instrumented` plan the host was built from), so `table`/`moved` have the
+                // entries it reads, and `out` is the host's slot for a value of the hole's type, which the entry
+                // writes only on success.
+                let status = (artifact.entry)(call.table, call.moved, call.out, &mut run);
+                (ExecPath::Rustc, (status != 0).then(|| fault_error(&run, artifact, &budgets, stack_bytes)))
+            }
+            Runnable::Jit(jit) => {
+                let mut context = crate::codegen::JitContext {
+                    fuel: if budgets.fuel == 0 { u64::MAX } else { budgets.fuel },
+                    stack_limit: stack_limit as u64,
+                    ..Default::default()
+                };
+                // SAFETY: the code was generated for this site's binding table: it reads (and writes, for `mut`
+                // bindings the host passes writable) only the scalar bindings the lowering listed, at the types
+                // the checker gave them, and writes the hole's scalar value to `out` when it returns 0.
+                let status = unsafe { (jit.compiled.entry)(call.table.cast(), call.out.cast(), &mut context) };
+                (ExecPath::Jit, (status != 0).then(|| jit_fault_error(&context, &jit.snippet, &budgets, stack_bytes)))
+            }
+        };
         let run_ms = ms(started);
-        let error = (status != 0).then(|| fault_error(&run, &artifact, &budgets, stack_bytes));
         let mut guard = self.lock();
         if let Some(site) = guard.as_mut().and_then(|s| s.run.as_mut()).and_then(|r| r.sites.get_mut(&call.site)) {
             site.report.timings_ms.run += run_ms;
-            site.report.path = Some(ExecPath::Rustc);
+            site.report.path = Some(path);
             match &error {
                 Some(e) => site.report.record_error(e),
                 None => site.report.outcome = Some("ok".into()),
@@ -377,7 +404,7 @@ impl Shared {
     }
 
     /// Everything before running: the verdict (cached per site), the compiled snippet (cached by source).
-    fn prepare(&'static self, site: u32, types: &str) -> Result<(Arc<Artifact>, Budgets, bool), String> {
+    fn prepare(&'static self, site: u32, types: &str) -> Result<(Runnable, Budgets), String> {
         let mut guard = self.lock();
         let state = guard.as_mut().ok_or_else(|| encode_model("the run is over"))?;
         let State { checker, builder, options, run, artifacts } = state;
@@ -404,7 +431,14 @@ impl Shared {
             let verdict = match pre {
                 Some(rejection) => rejection,
                 None => {
-                    if !site_state.artifacts.contains_key(types) {
+                    // Is it in the JIT's subset? (Cheap: rust-analyzer has the snippet analysed already.)
+                    if options.path != PathChoice::Rustc && type_args.is_empty() {
+                        let started = Instant::now();
+                        site_state.lowered = Some(lower_for_jit(checker, &host, hole_index, snippet));
+                        site_state.report.timings_ms.lower += ms(started);
+                    }
+                    let jit_ready = matches!(site_state.lowered, Some(Ok(_)));
+                    if !jit_ready && options.path != PathChoice::Jit && !site_state.artifacts.contains_key(types) {
                         let uses = checker.snippet_uses(&host.prepared, hole_index, snippet);
                         if let Ok(uses) = uses {
                             let job = BuildJob {
@@ -440,42 +474,63 @@ impl Shared {
             site_state.report.record_error(&error);
             return Err(error);
         }
-        let artifact = match site_state.artifacts.get(types) {
-            Some(a) => a.clone(),
-            None => {
-                let built = match speculative.map(|thread| thread.join()) {
-                    Some(Ok(built)) => built,
-                    Some(Err(_)) => Err(encode_runtime("internal error in Lacuna while building the snippet")),
-                    None => checker
-                        .snippet_uses(&host.prepared, hole_index, snippet)
-                        .map_err(|e| encode_runtime(&e.to_string()))
-                        .and_then(|uses| {
-                            BuildJob {
-                                builder: builder.clone(),
-                                host: host.clone(),
-                                hole_index,
-                                snippet: snippet.clone(),
-                                type_args: type_args.clone(),
-                                uses,
-                            }
-                            .build()
-                        }),
-                };
-                match built.and_then(|built| load_artifact(built, artifacts, self)) {
-                    Ok((artifact, lower_ms, compile_ms)) => {
-                        site_state.report.timings_ms.lower += lower_ms;
-                        site_state.report.timings_ms.compile += compile_ms;
-                        site_state.artifacts.insert(types.to_owned(), artifact.clone());
-                        artifact
-                    }
-                    Err(error) => {
-                        site_state.report.record_error(&error);
-                        return Err(error);
-                    }
+        if let Some(runnable) = site_state.artifacts.get(types) {
+            return Ok((runnable.clone(), options.budgets));
+        }
+        // The JIT, when the snippet is in its subset.
+        if let Some(Ok(lowered)) = &site_state.lowered {
+            let started = Instant::now();
+            let compiled = crate::codegen::compile(lowered);
+            site_state.report.timings_ms.compile += ms(started);
+            match compiled {
+                Ok(compiled) => {
+                    let jit = Runnable::Jit(Arc::new(JitArtifact { compiled, snippet: normalize(snippet) }));
+                    site_state.artifacts.insert(types.to_owned(), jit.clone());
+                    return Ok((jit, options.budgets));
                 }
+                Err(e) => site_state.lowered = Some(Err(e.to_string())),
             }
+        }
+        if options.path == PathChoice::Jit {
+            let why = match &site_state.lowered {
+                Some(Err(why)) => why.clone(),
+                _ => "a hole inside a generic function".into(),
+            };
+            let error = encode_runtime(&format!("the snippet is outside the JIT's subset: {why}"));
+            site_state.report.record_error(&error);
+            return Err(error);
+        }
+        let built = match speculative.map(|thread| thread.join()) {
+            Some(Ok(built)) => built,
+            Some(Err(_)) => Err(encode_runtime("internal error in Lacuna while building the snippet")),
+            None => checker
+                .snippet_uses(&host.prepared, hole_index, snippet)
+                .map_err(|e| encode_runtime(&e.to_string()))
+                .and_then(|uses| {
+                    BuildJob {
+                        builder: builder.clone(),
+                        host: host.clone(),
+                        hole_index,
+                        snippet: snippet.clone(),
+                        type_args: type_args.clone(),
+                        uses,
+                    }
+                    .build()
+                }),
         };
-        Ok((artifact, options.budgets, true))
+        match built.and_then(|built| load_artifact(built, artifacts, self)) {
+            Ok((artifact, lower_ms, compile_ms)) => {
+                site_state.report.timings_ms.lower += lower_ms;
+                site_state.report.timings_ms.compile += compile_ms;
+                let runnable = Runnable::Rustc(artifact);
+                site_state.artifacts.insert(types.to_owned(), runnable.clone());
+                Ok((runnable, options.budgets))
+            }
+            Err(error) => {
+                site_state.report.record_error(&error);
+                Err(error)
+            }
+        }
     }
 }
 
@@ -599,6 +654,53 @@ fn load_artifact(
     let artifact = Arc::new(Artifact { entry, source_path: built.source.to_string_lossy().into_owned(), source });
     artifacts.insert(artifact.source.text.clone(), artifact.clone());
     Ok((artifact, lower_ms, compile_ms))
+}
+
+/// The typed view and lowering of an accepted snippet, or why it is not for the JIT.
+fn lower_for_jit(
+    checker: &mut Checker,
+    host: &LoadedHost,
+    hole_index: usize,
+    snippet: &str,
+) -> Result<lacuna_lowering::Lowered, String> {
+    let typed = checker
+        .typed_snippet(&host.prepared, hole_index, snippet)
+        .map_err(|e| e.to_string())?
+        .map_err(|u| format!("{} (at snippet bytes {}..{})", u.construct, u.range.start, u.range.end))?;
+    let plan = &host.instrumented.sites[hole_index];
+    let lowered = lacuna_lowering::lower(typed, plan.bindings()).map_err(|e| e.to_string())?;
+    // The host must hand over each binding the snippet reads, writable where it writes.
+    for &(index, _) in &lowered.snippet.bindings {
+        let mode = plan.modes[index];
+        let writable = matches!(mode, crate::instrument::HostMode::Mutable | crate::instrument::HostMode::Movable);
+        if mode == crate::instrument::HostMode::Absent
+            || (lowered.written_bindings.contains(&index) && !(writable && plan.bindings()[index].mutable))
+        {
+            return Err(format!("`{}` is not available to the JIT at this hole", plan.bindings()[index].name));
+        }
+    }
+    Ok(lowered)
+}
+
+fn jit_fault_error(
+    context: &crate::codegen::JitContext,
+    snippet: &str,
+    budgets: &Budgets,
+    stack_bytes: usize,
+) -> String {
+    use crate::codegen::Fault;
+    match Fault::from_code(context.fault) {
+        Some(Fault::Fuel) => encode(&["budget", "fuel", &budgets.fuel.to_string()], &[]),
+        Some(Fault::Stack) => encode(&["budget", "stack", &stack_bytes.to_string()], &[]),
+        Some(fault) => {
+            let at = (context.fault_at as usize).min(snippet.len());
+            let before = &snippet[..snippet.floor_char_boundary(at)];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            encode(&["runtime", fault.message(), &line.to_string(), &column.to_string()], &[])
+        }
+        None => encode_runtime("the JIT-compiled snippet stopped without saying why"),
+    }
 }
 
 fn encode_runtime(message: &str) -> String {

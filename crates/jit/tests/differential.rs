@@ -1,7 +1,9 @@
 //! Differential tests: every accepted case in `testdata/check/*.cases`, run by `lacuna run`'s engine, must print
 //! exactly what the rustc-compiled host with the snippet spliced in textually prints, and exit the same way.
 //!
-//! - `rustc-path::<case>`: the snippet runs on the rustc path (the only path so far).
+//! - `rustc-path::<case>`: the snippet runs on the rustc path (forced).
+//! - `auto::<case>`: the snippet runs on the JIT path when it is in the JIT's subset, the rustc path otherwise
+//!   (cases marked `jit` must take the JIT path).
 //! - cases that say `run=KIND` (faults, rejections) are not compared with a reference program (it would crash or
 //!   hang): the hole must evaluate to that kind of error and the host must print the case's `=== stdout`, which
 //!   shows it went on with its data intact.
@@ -19,16 +21,22 @@ use lacuna_jit::{Budgets, Engine, LoadedHost, PathChoice, RunOptions};
 use lacuna_testdata::{Case, Expect};
 use libtest_mimic::{Arguments, Failed, Trial};
 
+/// Hosts loaded by one engine (or why one would not load).
+type LoadedHosts = HashMap<Arc<str>, Result<Arc<LoadedHost>, String>>;
+
 struct Shared {
-    engine: Engine,
-    hosts: HashMap<Arc<str>, Result<Arc<LoadedHost>, String>>,
+    /// One engine per path: [`PathChoice::Rustc`] and [`PathChoice::Auto`].
+    engines: [Engine; 2],
+    hosts: [LoadedHosts; 2],
     rustc: PathBuf,
     rlib: PathBuf,
+    /// The reference program's outcome per case (shared by both paths' trials).
+    references: HashMap<String, Outcome>,
     scratch: tempfile::TempDir,
 }
 
 /// What a program printed and how it ended.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Outcome {
     stdout: String,
     status: i32,
@@ -42,51 +50,80 @@ fn main() {
         eprintln!("cannot load testdata: {e}");
         std::process::exit(2);
     });
-    let checker = Checker::new(CheckerOptions::default()).unwrap_or_else(|e| {
-        eprintln!("cannot start the checker: {e}");
-        std::process::exit(2);
-    });
-    let (rustc, rlib) = (checker.rustc().path.clone(), checker.rustc().prelude_rlib().to_owned());
-    // Small budgets, so the fault cases end quickly.
-    let budgets = Budgets { fuel: 20_000_000, time_ms: 3_000, memory_bytes: 256 << 20 };
-    let engine = Engine::new(checker, RunOptions { path: PathChoice::Rustc, budgets, ..RunOptions::default() })
-        .unwrap_or_else(|e| {
-            eprintln!("cannot start the engine: {e}");
+    let engine = |path| {
+        let checker = Checker::new(CheckerOptions::default()).unwrap_or_else(|e| {
+            eprintln!("cannot start the checker: {e}");
             std::process::exit(2);
         });
-    let scratch = tempfile::tempdir().expect("a scratch directory");
-    let shared = Arc::new(Mutex::new(Shared { engine, hosts: HashMap::new(), rustc, rlib, scratch }));
-    let trials = cases
-        .into_iter()
-        .filter(|case| case.expect == Expect::Accepted || case.run.is_some())
-        .map(|case| {
-            let shared = shared.clone();
-            Trial::test(format!("rustc-path::{}", case.name), move || {
-                let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
-                differential(&mut shared, &case)
-            })
+        // Small budgets, so the fault cases end quickly.
+        let budgets = Budgets { fuel: 20_000_000, time_ms: 3_000, memory_bytes: 256 << 20 };
+        Engine::new(checker, RunOptions { path, budgets, ..RunOptions::default() }).unwrap_or_else(|e| {
+            eprintln!("cannot start the engine: {e}");
+            std::process::exit(2);
         })
-        .collect();
+    };
+    let engines = [engine(PathChoice::Rustc), engine(PathChoice::Auto)];
+    let (rustc, rlib) = engines[0]
+        .with_checker(|c| (c.rustc().path.clone(), c.rustc().prelude_rlib().to_owned()))
+        .expect("the engine is open");
+    let scratch = tempfile::tempdir().expect("a scratch directory");
+    let shared = Arc::new(Mutex::new(Shared {
+        engines,
+        hosts: [HashMap::new(), HashMap::new()],
+        rustc,
+        rlib,
+        references: HashMap::new(),
+        scratch,
+    }));
+    let mut trials = Vec::new();
+    for case in cases.into_iter().filter(|case| case.expect == Expect::Accepted || case.run.is_some()) {
+        let case = Arc::new(case);
+        for (engine, name) in [(0, "rustc-path"), (1, "auto")] {
+            let (shared, case) = (shared.clone(), case.clone());
+            trials.push(Trial::test(format!("{name}::{}", case.name), move || {
+                let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
+                differential(&mut shared, &case, engine)
+            }));
+        }
+    }
     libtest_mimic::run(&args, trials).exit();
 }
 
-fn differential(shared: &mut Shared, case: &Case) -> Result<(), Failed> {
+fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), Failed> {
     let expected = match &case.run {
         Some(run) => Outcome { stdout: run.stdout.clone().unwrap_or_default(), status: 0 },
-        None => reference(shared, case)?,
+        None => match shared.references.get(&case.name) {
+            Some(outcome) => outcome.clone(),
+            None => {
+                let outcome = reference(shared, case)?;
+                shared.references.insert(case.name.clone(), outcome.clone());
+                outcome
+            }
+        },
     };
     let host = {
-        let Shared { engine, hosts, .. } = &mut *shared;
-        hosts
+        let Shared { engines, hosts, .. } = &mut *shared;
+        hosts[engine]
             .entry(case.host.clone())
-            .or_insert_with(|| engine.load("host.rs", &case.host).map_err(|e| e.to_string()))
+            .or_insert_with(|| engines[engine].load("host.rs", &case.host).map_err(|e| e.to_string()))
             .clone()
             .map_err(|e| format!("the host does not load: {e}"))?
     };
     let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
-    let (stdout, report) = lacuna_testdata::capture_stdout(|| shared.engine.run(&host, snippets))?;
+    let (stdout, report) = lacuna_testdata::capture_stdout(|| shared.engines[engine].run(&host, snippets))?;
     let report = report.map_err(|e| format!("the run failed: {e}"))?;
     let got = Outcome { stdout, status: report.exit_status };
+    let site = &report.sites[case.hole];
+    if engine == 1 && case.jit && site.path != Some(lacuna_jit::ExecPath::Jit) {
+        return Err(format!(
+            "{}:{}: the case is marked `jit` but ran on {:?}: {}",
+            case.file.display(),
+            case.line,
+            site.path,
+            serde_json::to_string(site).unwrap_or_default()
+        )
+        .into());
+    }
     if let Some(run) = &case.run {
         let outcome = report.sites[case.hole].outcome.as_deref().unwrap_or("none");
         if outcome != run.outcome {
@@ -118,8 +155,7 @@ fn differential(shared: &mut Shared, case: &Case) -> Result<(), Failed> {
 /// The host with the snippet spliced in, compiled by rustc (debug build, like the libraries Lacuna builds) and
 /// run as its own process.
 fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
-    let text = shared
-        .engine
+    let text = shared.engines[0]
         .with_checker(|checker| {
             let prepared = checker.prepare("host.rs", &case.host)?;
             Ok::<_, lacuna_checker::CheckerError>(checker.spliced_text(&prepared, case.hole, &case.snippet))

@@ -21,6 +21,8 @@
 //! `ra=E0268` records a known divergence: rust-analyzer's fast path reports that code for this error where rustc
 //! reports the labelled one (both reject; the test accepts either).
 //!
+//! `jit` says the snippet is in the JIT's subset: `lacuna run` must run it on the JIT path.
+//!
 //! For `lacuna run`, `run=KIND` says what the hole evaluates to when the host runs — `ok`, `runtime` (a fault),
 //! `budget:fuel|time|stack|memory`, `rejected` — and a following `=== stdout` section what the host prints. Cases
 //! without it are compared with the rustc-compiled program instead (accepted ones; a fault there would kill or
@@ -52,6 +54,8 @@ pub struct Case {
     pub ra_codes: Vec<String>,
     /// What running the host with this snippet does, when the case says.
     pub run: Option<RunExpect>,
+    /// `jit`: the snippet is in the JIT's subset, so `lacuna run` must run it on the JIT path.
+    pub jit: bool,
 }
 
 /// The expected outcome of `lacuna run` for a case.
@@ -157,8 +161,13 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             }
         }
         let mut run = None;
+        let mut jit = false;
         let mut words_owned = Vec::new();
         for w in expect_part.split_whitespace() {
+            if w == "jit" {
+                jit = true;
+                continue;
+            }
             match w.strip_prefix("run=") {
                 Some(kind) if RUN_OUTCOMES.contains(&kind) => {
                     run = Some(RunExpect { outcome: kind.to_owned(), stdout: None })
@@ -216,6 +225,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             snapshot,
             ra_codes,
             run,
+            jit,
         });
     }
     Ok(cases)

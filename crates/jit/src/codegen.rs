@@ -1,0 +1,989 @@
+//! The JIT path: a lowered snippet ([`lacuna_lowering::Lowered`]) compiled by Cranelift to native code that runs
+//! against the binding table directly (scalars are read and written in place; no serialization).
+//!
+//! The compiled entry is `fn(table: *const *mut u8, out: *mut u8, ctx: *mut JitContext) -> u32`. Arithmetic has
+//! the semantics of a debug rustc build: overflow, division by zero and over-long shifts are faults. A fault
+//! stores its kind and the snippet offset of the operation in the context and returns 1; every loop iteration
+//! and function entry spends fuel, and function entries check the stack against the context's limit.
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, AbiParam, BlockArg, FuncRef, InstBuilder, MemFlags, Type, Value};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use lacuna_checker::typed::{BinOp, Lit, LocalRef, Scalar, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp};
+use lacuna_lowering::Lowered;
+
+/// What generated code reads (budgets) and writes (a fault). Shared layout with the generated code: fields at
+/// fixed offsets.
+#[repr(C)]
+#[derive(Debug, Default)]
+pub struct JitContext {
+    /// Fuel left (offset 0).
+    pub fuel: u64,
+    /// Lowest stack address allowed (offset 8; 0: unchecked).
+    pub stack_limit: u64,
+    /// [`Fault`] code (offset 16; 0: none).
+    pub fault: u32,
+    /// Snippet byte offset of the faulting operation (offset 20).
+    pub fault_at: u32,
+}
+
+const FUEL_OFFSET: i32 = 0;
+const STACK_OFFSET: i32 = 8;
+const FAULT_OFFSET: i32 = 16;
+const FAULT_AT_OFFSET: i32 = 20;
+
+/// Why generated code stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Fault {
+    Add = 1,
+    Sub,
+    Mul,
+    DivByZero,
+    RemByZero,
+    DivOverflow,
+    RemOverflow,
+    Neg,
+    Shl,
+    Shr,
+    Fuel = 100,
+    Stack = 101,
+}
+
+impl Fault {
+    pub fn from_code(code: u32) -> Option<Fault> {
+        use Fault::*;
+        [Add, Sub, Mul, DivByZero, RemByZero, DivOverflow, RemOverflow, Neg, Shl, Shr, Fuel, Stack]
+            .into_iter()
+            .find(|f| *f as u32 == code)
+    }
+
+    /// rustc's panic message for the same fault in a debug build.
+    pub fn message(self) -> &'static str {
+        match self {
+            Fault::Add => "attempt to add with overflow",
+            Fault::Sub => "attempt to subtract with overflow",
+            Fault::Mul => "attempt to multiply with overflow",
+            Fault::DivByZero => "attempt to divide by zero",
+            Fault::RemByZero => "attempt to calculate the remainder with a divisor of zero",
+            Fault::DivOverflow => "attempt to divide with overflow",
+            Fault::RemOverflow => "attempt to calculate the remainder with overflow",
+            Fault::Neg => "attempt to negate with overflow",
+            Fault::Shl => "attempt to shift left with overflow",
+            Fault::Shr => "attempt to shift right with overflow",
+            Fault::Fuel => "out of fuel",
+            Fault::Stack => "out of stack",
+        }
+    }
+}
+
+/// The native entry of a compiled snippet.
+pub type JitEntry = unsafe extern "C" fn(*const *mut u8, *mut u8, *mut JitContext) -> u32;
+
+/// A compiled snippet. The module owns the code; it is kept for as long as the entry may be called.
+pub struct Compiled {
+    pub entry: JitEntry,
+    _module: JITModule,
+}
+
+// SAFETY: the module is only used to own the finalized code, which is immutable; the entry is a plain function.
+unsafe impl Send for Compiled {}
+// SAFETY: as above: no interior mutability is reachable through `&Compiled`.
+unsafe impl Sync for Compiled {}
+
+#[derive(Debug, thiserror::Error)]
+#[error("Cranelift: {0}")]
+pub struct CodegenError(pub String);
+
+fn err(e: impl std::fmt::Display) -> CodegenError {
+    CodegenError(e.to_string())
+}
+
+fn clif(ty: Scalar) -> Option<Type> {
+    Some(match ty {
+        Scalar::I8 | Scalar::U8 | Scalar::Bool => types::I8,
+        Scalar::I16 | Scalar::U16 => types::I16,
+        Scalar::I32 | Scalar::U32 | Scalar::Char => types::I32,
+        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => types::I64,
+        Scalar::I128 | Scalar::U128 => types::I128,
+        Scalar::F32 => types::F32,
+        Scalar::F64 => types::F64,
+        Scalar::Unit | Scalar::Never => return None,
+    })
+}
+
+extern "C" fn helper_fmod_f64(a: f64, b: f64) -> f64 {
+    a % b
+}
+extern "C" fn helper_fmod_f32(a: f32, b: f32) -> f32 {
+    a % b
+}
+extern "C" fn helper_fmin_f64(a: f64, b: f64) -> f64 {
+    a.min(b)
+}
+extern "C" fn helper_fmax_f64(a: f64, b: f64) -> f64 {
+    a.max(b)
+}
+extern "C" fn helper_fmin_f32(a: f32, b: f32) -> f32 {
+    a.min(b)
+}
+extern "C" fn helper_fmax_f32(a: f32, b: f32) -> f32 {
+    a.max(b)
+}
+extern "C" fn helper_signum_f64(a: f64) -> f64 {
+    a.signum()
+}
+extern "C" fn helper_signum_f32(a: f32) -> f32 {
+    a.signum()
+}
+/// `base.pow(exp)` for an integer of `bits` bits (signed or not), in i128: the result and whether it overflowed.
+extern "C" fn helper_pow(base: i64, exp: u32, bits: u32, signed: u32, overflow: *mut u8) -> i64 {
+    let (min, max): (i128, i128) =
+        if signed != 0 { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+    let base = if signed != 0 { base as i128 } else { (base as u64 as i128) & max };
+    // Exponentiation by squaring in i128: if even i128 overflows, so does any 64-bit-or-narrower type.
+    let (acc, over) = match base.checked_pow(exp) {
+        Some(v) if v >= min && v <= max => (v, false),
+        _ => (0, true),
+    };
+    // SAFETY: generated code passes a pointer to a stack slot of one byte.
+    unsafe { *overflow = over as u8 };
+    acc as i64
+}
+
+const HELPERS: &[(&str, *const u8)] = &[
+    ("lacuna_fmod_f64", helper_fmod_f64 as *const u8),
+    ("lacuna_fmod_f32", helper_fmod_f32 as *const u8),
+    ("lacuna_fmin_f64", helper_fmin_f64 as *const u8),
+    ("lacuna_fmax_f64", helper_fmax_f64 as *const u8),
+    ("lacuna_fmin_f32", helper_fmin_f32 as *const u8),
+    ("lacuna_fmax_f32", helper_fmax_f32 as *const u8),
+    ("lacuna_signum_f64", helper_signum_f64 as *const u8),
+    ("lacuna_signum_f32", helper_signum_f32 as *const u8),
+    ("lacuna_pow", helper_pow as *const u8),
+];
+
+/// Compiles a lowered snippet.
+pub fn compile(lowered: &Lowered) -> Result<Compiled, CodegenError> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").map_err(err)?;
+    flags.set("is_pic", "false").map_err(err)?;
+    let isa = cranelift_native::builder().map_err(err)?.finish(settings::Flags::new(flags)).map_err(err)?;
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    for (name, ptr) in HELPERS {
+        builder.symbol(*name, *ptr);
+    }
+    let mut module = JITModule::new(builder);
+    let snippet = &lowered.snippet;
+    let ptr = module.target_config().pointer_type();
+
+    // Declare helpers and snippet functions first (calls may come before definitions).
+    let mut helpers = HashMap::new();
+    for (name, _) in HELPERS {
+        let mut sig = module.make_signature();
+        let (params, rets): (&[Type], &[Type]) = match *name {
+            "lacuna_pow" => (&[types::I64, types::I32, types::I32, types::I32, ptr], &[types::I64]),
+            n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
+            n if n.ends_with("f32") && (n.contains("signum")) => (&[types::F32], &[types::F32]),
+            n if n.ends_with("f64") => (&[types::F64, types::F64], &[types::F64]),
+            _ => (&[types::F32, types::F32], &[types::F32]),
+        };
+        sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        sig.returns.extend(rets.iter().map(|t| AbiParam::new(*t)));
+        let id = module.declare_function(name, Linkage::Import, &sig).map_err(err)?;
+        helpers.insert(*name, id);
+    }
+    let mut fn_ids = Vec::new();
+    for (i, f) in snippet.fns.iter().enumerate() {
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(ptr));
+        for &p in &f.params {
+            if let Some(t) = clif(snippet.locals[p].ty) {
+                sig.params.push(AbiParam::new(t));
+            }
+        }
+        sig.returns.push(AbiParam::new(types::I32));
+        if let Some(t) = clif(f.ret) {
+            sig.returns.push(AbiParam::new(t));
+        }
+        fn_ids.push(module.declare_function(&format!("snippet_fn_{i}"), Linkage::Local, &sig).map_err(err)?);
+    }
+    let mut entry_sig = module.make_signature();
+    entry_sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr)]);
+    entry_sig.returns.push(AbiParam::new(types::I32));
+    let entry_id = module.declare_function("snippet_entry", Linkage::Export, &entry_sig).map_err(err)?;
+
+    let mut fctx = FunctionBuilderContext::new();
+    let mut ctx = module.make_context();
+    for (i, f) in snippet.fns.iter().enumerate() {
+        ctx.func.signature = module.declarations().get_function_decl(fn_ids[i]).signature.clone();
+        {
+            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, Some(f.ret))?;
+            let block = g.b.current_block().expect("the entry block");
+            let params = g.b.block_params(block).to_vec();
+            g.ctx = params[0];
+            let mut next = 1;
+            for &p in &f.params {
+                if let Some(t) = clif(snippet.locals[p].ty) {
+                    let var = g.b.declare_var(t);
+                    g.b.def_var(var, params[next]);
+                    g.vars.insert(p, var);
+                    next += 1;
+                }
+            }
+            g.enter_checks(0)?;
+            let value = g.block(&f.body)?;
+            g.return_ok(value, f.ret);
+            g.b.finalize();
+        }
+        module.define_function(fn_ids[i], &mut ctx).map_err(|e| CodegenError(format!("{e:?}")))?;
+        module.clear_context(&mut ctx);
+    }
+    ctx.func.signature = entry_sig;
+    {
+        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, None)?;
+        let block = g.b.current_block().expect("the entry block");
+        let params = g.b.block_params(block).to_vec();
+        g.table = params[0];
+        let out = params[1];
+        g.ctx = params[2];
+        g.enter_checks(0)?;
+        let value = g.block(&snippet.body)?;
+        if let (Some(v), Some(_)) = (value, clif(snippet.ty)) {
+            g.b.ins().store(MemFlags::trusted(), v, out, 0);
+        }
+        let zero = g.b.ins().iconst(types::I32, 0);
+        g.b.ins().return_(&[zero]);
+        g.b.finalize();
+    }
+    module.define_function(entry_id, &mut ctx).map_err(|e| CodegenError(format!("{e:?}")))?;
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().map_err(err)?;
+    let code = module.get_finalized_function(entry_id);
+    // SAFETY: `code` is the finalized entry with exactly the `JitEntry` signature declared above.
+    let entry = unsafe { std::mem::transmute::<*const u8, JitEntry>(code) };
+    Ok(Compiled { entry, _module: module })
+}
+
+struct LoopCtx {
+    label: Option<String>,
+    /// Where `continue` goes.
+    next: cranelift_codegen::ir::Block,
+    exit: cranelift_codegen::ir::Block,
+    /// The exit block's parameter type, for `break value` out of `loop`.
+    value: Option<Type>,
+}
+
+struct Gen<'a, 'b> {
+    b: FunctionBuilder<'b>,
+    snippet: &'a TypedSnippet,
+    funcs: Vec<FuncRef>,
+    helpers: HashMap<&'static str, FuncRef>,
+    ctx: Value,
+    table: Value,
+    vars: HashMap<usize, Variable>,
+    loops: Vec<LoopCtx>,
+    /// `Some(ret)` inside a snippet function (returns `(status, value)`), `None` in the entry (returns status).
+    in_fn: Option<Scalar>,
+}
+
+type R<T> = Result<T, CodegenError>;
+
+impl<'a, 'b> Gen<'a, 'b> {
+    fn new(
+        mut b: FunctionBuilder<'b>,
+        module: &mut JITModule,
+        snippet: &'a TypedSnippet,
+        fn_ids: &[FuncId],
+        helper_ids: &HashMap<&'static str, FuncId>,
+        in_fn: Option<Scalar>,
+    ) -> R<Self> {
+        let funcs = fn_ids.iter().map(|id| module.declare_func_in_func(*id, b.func)).collect();
+        let helpers = helper_ids.iter().map(|(n, id)| (*n, module.declare_func_in_func(*id, b.func))).collect();
+        // The entry block takes the function's parameters; the first is always the context (the entry's
+        // parameters are table, out, context: the caller reassigns).
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        b.seal_block(block);
+        let first = b.block_params(block)[0];
+        Ok(Gen { b, snippet, funcs, helpers, ctx: first, table: first, vars: HashMap::new(), loops: Vec::new(), in_fn })
+    }
+
+    /// Ends the current block with a fault return when `cond` is non-zero.
+    fn fault_if(&mut self, cond: Value, fault: Fault, at: usize) {
+        let fault_block = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(cond, fault_block, &[], cont, &[]);
+        self.b.switch_to_block(fault_block);
+        self.b.seal_block(fault_block);
+        let code = self.b.ins().iconst(types::I32, fault as i64);
+        self.b.ins().store(MemFlags::trusted(), code, self.ctx, FAULT_OFFSET);
+        let at = self.b.ins().iconst(types::I32, at.min(u32::MAX as usize) as i64);
+        self.b.ins().store(MemFlags::trusted(), at, self.ctx, FAULT_AT_OFFSET);
+        self.return_fault();
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    fn return_fault(&mut self) {
+        let one = self.b.ins().iconst(types::I32, 1);
+        match self.in_fn.and_then(clif) {
+            Some(t) => {
+                let zero = self.zero(t);
+                self.b.ins().return_(&[one, zero]);
+            }
+            None => {
+                self.b.ins().return_(&[one]);
+            }
+        }
+    }
+
+    fn return_ok(&mut self, value: Option<Value>, ret: Scalar) {
+        let zero = self.b.ins().iconst(types::I32, 0);
+        match clif(ret) {
+            Some(t) => {
+                let v = value.unwrap_or_else(|| self.zero(t));
+                self.b.ins().return_(&[zero, v]);
+            }
+            None => {
+                self.b.ins().return_(&[zero]);
+            }
+        }
+    }
+
+    fn zero(&mut self, t: Type) -> Value {
+        if t == types::F64 {
+            self.b.ins().f64const(0.0)
+        } else if t == types::F32 {
+            self.b.ins().f32const(0.0)
+        } else {
+            self.b.ins().iconst(t, 0)
+        }
+    }
+
+    /// Continue in a fresh block no edge reaches (after `break`, `continue`, `return`).
+    fn dead_block(&mut self) {
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+        self.b.seal_block(dead);
+    }
+
+    /// Fuel for this iteration or call, and (at function entry) the stack limit.
+    fn enter_checks(&mut self, at: usize) -> R<()> {
+        self.tick(at);
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let limit = self.b.ins().load(types::I64, MemFlags::trusted(), self.ctx, STACK_OFFSET);
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+        self.fault_if(below, Fault::Stack, at);
+        Ok(())
+    }
+
+    fn tick(&mut self, at: usize) {
+        let fuel = self.b.ins().load(types::I64, MemFlags::trusted(), self.ctx, FUEL_OFFSET);
+        let empty = self.b.ins().icmp_imm(IntCC::Equal, fuel, 0);
+        self.fault_if(empty, Fault::Fuel, at);
+        let left = self.b.ins().iadd_imm(fuel, -1);
+        self.b.ins().store(MemFlags::trusted(), left, self.ctx, FUEL_OFFSET);
+    }
+
+    fn binding_ptr(&mut self, index: usize) -> Value {
+        self.b.ins().load(types::I64, MemFlags::trusted(), self.table, (index * 8) as i32)
+    }
+
+    fn read(&mut self, local: LocalRef, ty: Scalar) -> Option<Value> {
+        let t = clif(ty)?;
+        match local {
+            LocalRef::Snippet(id) => Some(self.b.use_var(self.vars[&id])),
+            LocalRef::Binding(i) => {
+                let p = self.binding_ptr(i);
+                Some(self.b.ins().load(t, MemFlags::trusted(), p, 0))
+            }
+        }
+    }
+
+    fn write(&mut self, local: LocalRef, value: Option<Value>) {
+        let Some(v) = value else { return };
+        match local {
+            LocalRef::Snippet(id) => {
+                let var = self.vars[&id];
+                self.b.def_var(var, v);
+            }
+            LocalRef::Binding(i) => {
+                let p = self.binding_ptr(i);
+                self.b.ins().store(MemFlags::trusted(), v, p, 0);
+            }
+        }
+    }
+
+    fn local_ty(&self, local: LocalRef) -> Scalar {
+        match local {
+            LocalRef::Snippet(id) => self.snippet.locals[id].ty,
+            LocalRef::Binding(i) => {
+                self.snippet.bindings.iter().find(|(b, _)| *b == i).map(|(_, t)| *t).unwrap_or(Scalar::Unit)
+            }
+        }
+    }
+
+    fn block(&mut self, block: &TBlock) -> R<Option<Value>> {
+        for stmt in &block.stmts {
+            match stmt {
+                TStmt::Let { local, init } => {
+                    let v = self.expr(init)?;
+                    if let Some(t) = clif(self.snippet.locals[*local].ty) {
+                        let var = self.b.declare_var(t);
+                        let v = v.unwrap_or_else(|| self.zero(t));
+                        self.b.def_var(var, v);
+                        self.vars.insert(*local, var);
+                    }
+                }
+                TStmt::Expr(e) => {
+                    self.expr(e)?;
+                }
+            }
+        }
+        match &block.tail {
+            Some(t) => self.expr(t),
+            None => Ok(None),
+        }
+    }
+
+    fn expr(&mut self, e: &TExpr) -> R<Option<Value>> {
+        let at = e.range.start;
+        Ok(match &e.kind {
+            TKind::Lit(lit) => self.lit(lit, e.ty, false),
+            TKind::Local(l) => self.read(*l, e.ty),
+            TKind::Unary(UnOp::Neg, inner) if matches!(inner.kind, TKind::Lit(Lit::Int(_))) => {
+                // `-128i8` is a literal, not a negation that overflows.
+                let TKind::Lit(lit) = &inner.kind else { unreachable!() };
+                self.lit(lit, e.ty, true)
+            }
+            TKind::Unary(op, inner) => {
+                let v = self.expr(inner)?.ok_or_else(|| CodegenError("a unary operand without a value".into()))?;
+                Some(match op {
+                    UnOp::Neg if e.ty.is_float() => self.b.ins().fneg(v),
+                    UnOp::Neg => {
+                        let bits = e.ty.int_bits().unwrap_or(64);
+                        let t = clif(e.ty).unwrap_or(types::I64);
+                        let min = if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) };
+                        let min = self.b.ins().iconst(t, min);
+                        let is_min = self.b.ins().icmp(IntCC::Equal, v, min);
+                        self.fault_if(is_min, Fault::Neg, at);
+                        self.b.ins().ineg(v)
+                    }
+                    UnOp::Not if e.ty == Scalar::Bool => self.b.ins().bxor_imm(v, 1),
+                    UnOp::Not => self.b.ins().bnot(v),
+                })
+            }
+            TKind::Binary(BinOp::And, l, r) | TKind::Binary(BinOp::Or, l, r) => {
+                let is_and = matches!(e.kind, TKind::Binary(BinOp::And, ..));
+                let lv = self.expr(l)?.ok_or_else(|| CodegenError("`&&` operand".into()))?;
+                let rhs_block = self.b.create_block();
+                let merge = self.b.create_block();
+                self.b.append_block_param(merge, types::I8);
+                if is_and {
+                    self.b.ins().brif(lv, rhs_block, &[], merge, &[BlockArg::Value(lv)]);
+                } else {
+                    self.b.ins().brif(lv, merge, &[BlockArg::Value(lv)], rhs_block, &[]);
+                }
+                self.b.switch_to_block(rhs_block);
+                self.b.seal_block(rhs_block);
+                let rv = self.expr(r)?.ok_or_else(|| CodegenError("`&&` operand".into()))?;
+                self.b.ins().jump(merge, &[BlockArg::Value(rv)]);
+                self.b.switch_to_block(merge);
+                self.b.seal_block(merge);
+                Some(self.b.block_params(merge)[0])
+            }
+            TKind::Binary(op, l, r) => {
+                let lv = self.expr(l)?;
+                let rv = self.expr(r)?;
+                match (lv, rv) {
+                    (Some(lv), Some(rv)) => Some(self.binary(*op, l.ty, r.ty, lv, rv, at)),
+                    _ => None,
+                }
+            }
+            TKind::Cast(inner) => {
+                let v = self.expr(inner)?;
+                v.map(|v| self.cast(v, inner.ty, e.ty))
+            }
+            TKind::Assign { place, op, value } => {
+                let v = self.expr(value)?;
+                let v = match (op, v) {
+                    (Some(op), Some(v)) => {
+                        let ty = self.local_ty(*place);
+                        let current = self.read(*place, ty).ok_or_else(|| CodegenError("assignment".into()))?;
+                        Some(self.binary(*op, ty, value.ty, current, v, at))
+                    }
+                    (_, v) => v,
+                };
+                self.write(*place, v);
+                None
+            }
+            TKind::Block(b) => self.block(b)?,
+            TKind::If { cond, then, otherwise } => {
+                let c = self.expr(cond)?.ok_or_else(|| CodegenError("`if` condition".into()))?;
+                let then_block = self.b.create_block();
+                let else_block = self.b.create_block();
+                let merge = self.b.create_block();
+                let t = clif(e.ty);
+                if let Some(t) = t {
+                    self.b.append_block_param(merge, t);
+                }
+                self.b.ins().brif(c, then_block, &[], else_block, &[]);
+                self.b.switch_to_block(then_block);
+                self.b.seal_block(then_block);
+                let tv = self.block(then)?;
+                self.jump_with(merge, t, tv);
+                self.b.switch_to_block(else_block);
+                self.b.seal_block(else_block);
+                let ev = match otherwise {
+                    Some(o) => self.expr(o)?,
+                    None => None,
+                };
+                self.jump_with(merge, t, ev);
+                self.b.switch_to_block(merge);
+                self.b.seal_block(merge);
+                t.map(|_| self.b.block_params(merge)[0])
+            }
+            TKind::While { label, cond, body } => {
+                let header = self.b.create_block();
+                let body_block = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                let c = self.expr(cond)?.ok_or_else(|| CodegenError("`while` condition".into()))?;
+                self.b.ins().brif(c, body_block, &[], exit, &[]);
+                self.b.switch_to_block(body_block);
+                self.b.seal_block(body_block);
+                self.tick(at);
+                self.loops.push(LoopCtx { label: label.clone(), next: header, exit, value: None });
+                self.block(body)?;
+                self.loops.pop();
+                self.b.ins().jump(header, &[]);
+                self.b.seal_block(header);
+                self.b.switch_to_block(exit);
+                self.b.seal_block(exit);
+                None
+            }
+            TKind::Loop { label, body } => {
+                let header = self.b.create_block();
+                let exit = self.b.create_block();
+                let t = clif(e.ty);
+                if let Some(t) = t {
+                    self.b.append_block_param(exit, t);
+                }
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                self.tick(at);
+                self.loops.push(LoopCtx { label: label.clone(), next: header, exit, value: t });
+                self.block(body)?;
+                self.loops.pop();
+                self.b.ins().jump(header, &[]);
+                self.b.seal_block(header);
+                self.b.switch_to_block(exit);
+                self.b.seal_block(exit);
+                t.map(|_| self.b.block_params(exit)[0])
+            }
+            TKind::For { label, var, start, end, inclusive, body } => {
+                let ty = self.snippet.locals[*var].ty;
+                let t = clif(ty).ok_or_else(|| CodegenError("`for` variable".into()))?;
+                let s = self.expr(start)?.ok_or_else(|| CodegenError("`for` start".into()))?;
+                let end_v = self.expr(end)?.ok_or_else(|| CodegenError("`for` end".into()))?;
+                let counter = self.b.declare_var(t);
+                self.b.def_var(counter, s);
+                let header = self.b.create_block();
+                let body_block = self.b.create_block();
+                let latch = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                let i = self.b.use_var(counter);
+                let (lt, le) = if ty.is_signed() {
+                    (IntCC::SignedLessThan, IntCC::SignedLessThanOrEqual)
+                } else {
+                    (IntCC::UnsignedLessThan, IntCC::UnsignedLessThanOrEqual)
+                };
+                let go = self.b.ins().icmp(if *inclusive { le } else { lt }, i, end_v);
+                self.b.ins().brif(go, body_block, &[], exit, &[]);
+                self.b.switch_to_block(body_block);
+                self.b.seal_block(body_block);
+                self.tick(at);
+                let loop_var = self.b.declare_var(t);
+                let i = self.b.use_var(counter);
+                self.b.def_var(loop_var, i);
+                self.vars.insert(*var, loop_var);
+                self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: None });
+                self.block(body)?;
+                self.loops.pop();
+                self.b.ins().jump(latch, &[]);
+                self.b.switch_to_block(latch);
+                self.b.seal_block(latch);
+                let i = self.b.use_var(counter);
+                if *inclusive {
+                    // `..=end` stops after `end` without computing `end + 1` (which may not exist).
+                    let last = self.b.ins().icmp(IntCC::Equal, i, end_v);
+                    let step = self.b.create_block();
+                    self.b.ins().brif(last, exit, &[], step, &[]);
+                    self.b.switch_to_block(step);
+                    self.b.seal_block(step);
+                }
+                let i = self.b.use_var(counter);
+                let next = self.b.ins().iadd_imm(i, 1);
+                self.b.def_var(counter, next);
+                self.b.ins().jump(header, &[]);
+                self.b.seal_block(header);
+                self.b.switch_to_block(exit);
+                self.b.seal_block(exit);
+                None
+            }
+            TKind::Break { label, value } => {
+                let v = match value {
+                    Some(v) => self.expr(v)?,
+                    None => None,
+                };
+                let target = self.find_loop(label)?;
+                let (exit, t) = (self.loops[target].exit, self.loops[target].value);
+                self.jump_with(exit, t, v);
+                self.dead_block();
+                None
+            }
+            TKind::Continue { label } => {
+                let target = self.find_loop(label)?;
+                let next = self.loops[target].next;
+                self.b.ins().jump(next, &[]);
+                self.dead_block();
+                None
+            }
+            TKind::Return(value) => {
+                let v = match value {
+                    Some(v) => self.expr(v)?,
+                    None => None,
+                };
+                let ret = self.in_fn.ok_or_else(|| CodegenError("`return` outside a function".into()))?;
+                self.return_ok(v, ret);
+                self.dead_block();
+                None
+            }
+            TKind::Call { function, args } => {
+                let mut values = vec![self.ctx];
+                for a in args {
+                    if let Some(v) = self.expr(a)? {
+                        values.push(v);
+                    }
+                }
+                let call = self.b.ins().call(self.funcs[*function], &values);
+                let results = self.b.inst_results(call).to_vec();
+                let failed = self.b.ins().icmp_imm(IntCC::NotEqual, results[0], 0);
+                let fail_block = self.b.create_block();
+                let cont = self.b.create_block();
+                self.b.ins().brif(failed, fail_block, &[], cont, &[]);
+                self.b.switch_to_block(fail_block);
+                self.b.seal_block(fail_block);
+                self.return_fault();
+                self.b.switch_to_block(cont);
+                self.b.seal_block(cont);
+                results.get(1).copied()
+            }
+            TKind::Method { name, receiver, args } => {
+                let rv = self.expr(receiver)?.ok_or_else(|| CodegenError("receiver".into()))?;
+                let mut avs = Vec::new();
+                for a in args {
+                    avs.push(self.expr(a)?.ok_or_else(|| CodegenError("argument".into()))?);
+                }
+                Some(self.method(name, receiver.ty, rv, &avs, at)?)
+            }
+        })
+    }
+
+    fn find_loop(&self, label: &Option<String>) -> R<usize> {
+        match label {
+            None => self.loops.len().checked_sub(1),
+            Some(l) => self.loops.iter().rposition(|c| c.label.as_ref() == Some(l)),
+        }
+        .ok_or_else(|| CodegenError("`break` or `continue` without its loop".into()))
+    }
+
+    fn jump_with(&mut self, target: cranelift_codegen::ir::Block, t: Option<Type>, v: Option<Value>) {
+        match t {
+            Some(t) => {
+                let v = v.unwrap_or_else(|| self.zero(t));
+                self.b.ins().jump(target, &[BlockArg::Value(v)]);
+            }
+            None => {
+                self.b.ins().jump(target, &[]);
+            }
+        }
+    }
+
+    fn lit(&mut self, lit: &Lit, ty: Scalar, negate: bool) -> Option<Value> {
+        let t = clif(ty)?;
+        Some(match lit {
+            Lit::Int(v) if ty.is_float() => {
+                let f = if negate { -(*v as f64) } else { *v as f64 };
+                if ty == Scalar::F32 {
+                    self.b.ins().f32const(f as f32)
+                } else {
+                    self.b.ins().f64const(f)
+                }
+            }
+            Lit::Int(v) => {
+                let v = if negate { (*v as i128).wrapping_neg() } else { *v as i128 };
+                self.b.ins().iconst(t, v as i64)
+            }
+            Lit::Float(f) => {
+                let f = if negate { -f } else { *f };
+                if ty == Scalar::F32 {
+                    self.b.ins().f32const(f as f32)
+                } else {
+                    self.b.ins().f64const(f)
+                }
+            }
+            Lit::Bool(b) => self.b.ins().iconst(types::I8, *b as i64),
+            Lit::Char(c) => self.b.ins().iconst(types::I32, *c as u32 as i64),
+            Lit::Unit => return None,
+        })
+    }
+
+    fn binary(&mut self, op: BinOp, lt: Scalar, rt: Scalar, l: Value, r: Value, at: usize) -> Value {
+        use BinOp::*;
+        if lt.is_float() {
+            let f32 = lt == Scalar::F32;
+            return match op {
+                Add => self.b.ins().fadd(l, r),
+                Sub => self.b.ins().fsub(l, r),
+                Mul => self.b.ins().fmul(l, r),
+                Div => self.b.ins().fdiv(l, r),
+                Rem => self.call_helper(if f32 { "lacuna_fmod_f32" } else { "lacuna_fmod_f64" }, &[l, r]),
+                Eq => self.b.ins().fcmp(FloatCC::Equal, l, r),
+                Ne => self.b.ins().fcmp(FloatCC::NotEqual, l, r),
+                Lt => self.b.ins().fcmp(FloatCC::LessThan, l, r),
+                Le => self.b.ins().fcmp(FloatCC::LessThanOrEqual, l, r),
+                Gt => self.b.ins().fcmp(FloatCC::GreaterThan, l, r),
+                Ge => self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, l, r),
+                _ => l,
+            };
+        }
+        let signed = lt.is_signed();
+        let bits = lt.int_bits().unwrap_or(8);
+        let t = clif(lt).unwrap_or(types::I8);
+        match op {
+            Add | Sub | Mul => {
+                let (v, over) = match (op, signed) {
+                    (Add, true) => self.b.ins().sadd_overflow(l, r),
+                    (Add, false) => self.b.ins().uadd_overflow(l, r),
+                    (Sub, true) => self.b.ins().ssub_overflow(l, r),
+                    (Sub, false) => self.b.ins().usub_overflow(l, r),
+                    (_, true) => self.b.ins().smul_overflow(l, r),
+                    (_, false) => self.b.ins().umul_overflow(l, r),
+                };
+                let fault = match op {
+                    Add => Fault::Add,
+                    Sub => Fault::Sub,
+                    _ => Fault::Mul,
+                };
+                if lt != Scalar::Bool {
+                    self.fault_if(over, fault, at);
+                }
+                v
+            }
+            Div | Rem => {
+                let zero = self.b.ins().icmp_imm(IntCC::Equal, r, 0);
+                self.fault_if(zero, if op == Div { Fault::DivByZero } else { Fault::RemByZero }, at);
+                if signed {
+                    let min = if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) };
+                    let is_min = self.b.ins().icmp_imm(IntCC::Equal, l, min);
+                    let minus_one = self.b.ins().icmp_imm(IntCC::Equal, r, -1);
+                    let both = self.b.ins().band(is_min, minus_one);
+                    self.fault_if(both, if op == Div { Fault::DivOverflow } else { Fault::RemOverflow }, at);
+                }
+                match (op, signed) {
+                    (Div, true) => self.b.ins().sdiv(l, r),
+                    (Div, false) => self.b.ins().udiv(l, r),
+                    (_, true) => self.b.ins().srem(l, r),
+                    (_, false) => self.b.ins().urem(l, r),
+                }
+            }
+            BitAnd => self.b.ins().band(l, r),
+            BitOr => self.b.ins().bor(l, r),
+            BitXor => self.b.ins().bxor(l, r),
+            Shl | Shr => {
+                // Rust checks the amount as unsigned against the width (a negative amount is huge).
+                let too_far = self.b.ins().icmp_imm(IntCC::UnsignedGreaterThanOrEqual, r, bits as i64);
+                self.fault_if(too_far, if op == Shl { Fault::Shl } else { Fault::Shr }, at);
+                let amount = self.resize(r, clif(rt).unwrap_or(types::I64), t, false);
+                match (op, signed) {
+                    (Shl, _) => self.b.ins().ishl(l, amount),
+                    (_, true) => self.b.ins().sshr(l, amount),
+                    (_, false) => self.b.ins().ushr(l, amount),
+                }
+            }
+            Eq | Ne | Lt | Le | Gt | Ge => {
+                let cc = match (op, signed) {
+                    (Eq, _) => IntCC::Equal,
+                    (Ne, _) => IntCC::NotEqual,
+                    (Lt, true) => IntCC::SignedLessThan,
+                    (Lt, false) => IntCC::UnsignedLessThan,
+                    (Le, true) => IntCC::SignedLessThanOrEqual,
+                    (Le, false) => IntCC::UnsignedLessThanOrEqual,
+                    (Gt, true) => IntCC::SignedGreaterThan,
+                    (Gt, false) => IntCC::UnsignedGreaterThan,
+                    (_, true) => IntCC::SignedGreaterThanOrEqual,
+                    (_, false) => IntCC::UnsignedGreaterThanOrEqual,
+                };
+                self.b.ins().icmp(cc, l, r)
+            }
+            And | Or => l,
+        }
+    }
+
+    /// An integer value from one width to another (sign- or zero-extending).
+    fn resize(&mut self, v: Value, from: Type, to: Type, signed: bool) -> Value {
+        if from == to {
+            v
+        } else if from.bits() > to.bits() {
+            self.b.ins().ireduce(to, v)
+        } else if signed {
+            self.b.ins().sextend(to, v)
+        } else {
+            self.b.ins().uextend(to, v)
+        }
+    }
+
+    fn cast(&mut self, v: Value, from: Scalar, to: Scalar) -> Value {
+        let (Some(ft), Some(tt)) = (clif(from), clif(to)) else { return v };
+        if from == to {
+            return v;
+        }
+        match (from.is_float(), to.is_float()) {
+            (true, true) => {
+                if tt.bits() > ft.bits() {
+                    self.b.ins().fpromote(tt, v)
+                } else {
+                    self.b.ins().fdemote(tt, v)
+                }
+            }
+            (false, true) => {
+                if from.is_signed() {
+                    self.b.ins().fcvt_from_sint(tt, v)
+                } else {
+                    self.b.ins().fcvt_from_uint(tt, v)
+                }
+            }
+            (true, false) => {
+                // `as` saturates (NaN → 0): convert at 64 bits, clamp to the target's range, narrow.
+                let bits = to.int_bits().unwrap_or(64);
+                if to.is_signed() {
+                    let wide = self.b.ins().fcvt_to_sint_sat(types::I64, v);
+                    if bits == 64 {
+                        return wide;
+                    }
+                    let (min, max) = (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1);
+                    let lo = self.b.ins().iconst(types::I64, min);
+                    let hi = self.b.ins().iconst(types::I64, max);
+                    let c = self.b.ins().smax(wide, lo);
+                    let c = self.b.ins().smin(c, hi);
+                    self.b.ins().ireduce(tt, c)
+                } else {
+                    let wide = self.b.ins().fcvt_to_uint_sat(types::I64, v);
+                    if bits == 64 {
+                        return wide;
+                    }
+                    let hi = self.b.ins().iconst(types::I64, ((1u64 << bits) - 1) as i64);
+                    let c = self.b.ins().umin(wide, hi);
+                    self.b.ins().ireduce(tt, c)
+                }
+            }
+            (false, false) => self.resize(v, ft, tt, from.is_signed()),
+        }
+    }
+
+    fn call_helper(&mut self, name: &str, args: &[Value]) -> Value {
+        let f = self.helpers[name];
+        let call = self.b.ins().call(f, args);
+        self.b.inst_results(call)[0]
+    }
+
+    fn method(&mut self, name: &str, ty: Scalar, v: Value, args: &[Value], at: usize) -> R<Value> {
+        let t = clif(ty).ok_or_else(|| CodegenError("method receiver".into()))?;
+        let f32 = ty == Scalar::F32;
+        Ok(match name {
+            "abs" if ty.is_float() => self.b.ins().fabs(v),
+            "abs" => {
+                let bits = ty.int_bits().unwrap_or(64);
+                let min = if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) };
+                let is_min = self.b.ins().icmp_imm(IntCC::Equal, v, min);
+                self.fault_if(is_min, Fault::Neg, at);
+                let neg = self.b.ins().ineg(v);
+                let negative = self.b.ins().icmp_imm(IntCC::SignedLessThan, v, 0);
+                self.b.ins().select(negative, neg, v)
+            }
+            "signum" if ty.is_float() => {
+                self.call_helper(if f32 { "lacuna_signum_f32" } else { "lacuna_signum_f64" }, &[v])
+            }
+            "signum" => {
+                let one = self.b.ins().iconst(t, 1);
+                let minus = self.b.ins().iconst(t, -1);
+                let zero = self.b.ins().iconst(t, 0);
+                let pos = self.b.ins().icmp_imm(IntCC::SignedGreaterThan, v, 0);
+                let neg = self.b.ins().icmp_imm(IntCC::SignedLessThan, v, 0);
+                let s = self.b.ins().select(neg, minus, zero);
+                self.b.ins().select(pos, one, s)
+            }
+            "is_positive" => self.b.ins().icmp_imm(IntCC::SignedGreaterThan, v, 0),
+            "is_negative" => self.b.ins().icmp_imm(IntCC::SignedLessThan, v, 0),
+            "count_ones" => {
+                let c = self.b.ins().popcnt(v);
+                self.resize(c, t, types::I32, false)
+            }
+            "sqrt" => self.b.ins().sqrt(v),
+            "floor" => self.b.ins().floor(v),
+            "ceil" => self.b.ins().ceil(v),
+            "min" | "max" if ty.is_float() => {
+                let helper = match (name, f32) {
+                    ("min", true) => "lacuna_fmin_f32",
+                    ("min", false) => "lacuna_fmin_f64",
+                    ("max", true) => "lacuna_fmax_f32",
+                    _ => "lacuna_fmax_f64",
+                };
+                self.call_helper(helper, &[v, args[0]])
+            }
+            "min" | "max" => {
+                let cc = match (name, ty.is_signed()) {
+                    ("min", true) => IntCC::SignedLessThan,
+                    ("min", false) => IntCC::UnsignedLessThan,
+                    (_, true) => IntCC::SignedGreaterThan,
+                    (_, false) => IntCC::UnsignedGreaterThan,
+                };
+                let keep = self.b.ins().icmp(cc, v, args[0]);
+                self.b.ins().select(keep, v, args[0])
+            }
+            "wrapping_add" => self.b.ins().iadd(v, args[0]),
+            "wrapping_sub" => self.b.ins().isub(v, args[0]),
+            "wrapping_mul" => self.b.ins().imul(v, args[0]),
+            "pow" => {
+                let bits = ty.int_bits().unwrap_or(64);
+                let wide = self.resize(v, t, types::I64, ty.is_signed());
+                let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                    cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                    1,
+                    0,
+                ));
+                let flag_ptr = self.b.ins().stack_addr(types::I64, slot, 0);
+                let bits_v = self.b.ins().iconst(types::I32, bits as i64);
+                let signed_v = self.b.ins().iconst(types::I32, ty.is_signed() as i64);
+                let r = self.call_helper("lacuna_pow", &[wide, args[0], bits_v, signed_v, flag_ptr]);
+                let over = self.b.ins().load(types::I8, MemFlags::trusted(), flag_ptr, 0);
+                self.fault_if(over, Fault::Mul, at);
+                self.resize(r, types::I64, t, ty.is_signed())
+            }
+            other => return Err(CodegenError(format!("the method `{other}`"))),
+        })
+    }
+}

@@ -1,0 +1,278 @@
+//! Lowering: from the checker's typed view of an accepted snippet ([`lacuna_checker::typed`]) to the program the
+//! JIT compiles, or [`Unsupported`] with the construct and where it is.
+//!
+//! Pure: no IO, no global state, no panics on any input. The JIT compiles exactly what passes here:
+//! - scalar types up to 64 bits (no `i128`/`u128`), `bool`, `char`, `()`;
+//! - operators with their operand types (arithmetic on integers and floats, bit operations and shifts on
+//!   integers, comparisons, `&&`/`||`, `!` on `bool` and integers, `-` on signed integers and floats);
+//! - casts between numeric types, `bool`/`char` to integers, `u8` to `char`;
+//! - the methods in [`lacuna_checker::typed`]'s list with the argument types Rust gives them;
+//! - its own ownership rules for what it admits: every value is `Copy`, so the rules are that only `mut`
+//!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
+
+use lacuna_checker::typed::{BinOp, LocalRef, Scalar, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp};
+use lacuna_checker::Binding;
+
+/// Why a snippet does not go to the JIT.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{construct} (at snippet bytes {}..{})", range.start, range.end)]
+pub struct Unsupported {
+    pub construct: String,
+    pub range: std::ops::Range<usize>,
+}
+
+/// A snippet ready for the JIT: the typed tree, checked, and the facts codegen needs about bindings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lowered {
+    pub snippet: TypedSnippet,
+    /// Bindings the snippet assigns (their host place must be writable).
+    pub written_bindings: Vec<usize>,
+}
+
+/// Checks `snippet` against the subset. `bindings` are the hole's (to know which are `mut`).
+pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Unsupported> {
+    let mut checker = Check { snippet: &snippet, bindings, written: Vec::new(), loops: Vec::new(), in_fn: None };
+    checker.scalar(snippet.ty, 0..0)?;
+    for &(_, ty) in &snippet.bindings {
+        checker.scalar(ty, 0..0)?;
+    }
+    for f in &snippet.fns {
+        checker.in_fn = Some(f.ret);
+        checker.scalar(f.ret, 0..0)?;
+        checker.block(&f.body)?;
+    }
+    checker.in_fn = None;
+    checker.block(&snippet.body)?;
+    let written_bindings = checker.written;
+    Ok(Lowered { snippet, written_bindings })
+}
+
+struct Check<'a> {
+    snippet: &'a TypedSnippet,
+    bindings: &'a [Binding],
+    written: Vec<usize>,
+    /// Enclosing loops: (label, is `loop`).
+    loops: Vec<(Option<String>, bool)>,
+    /// Inside a snippet function: its return type.
+    in_fn: Option<Scalar>,
+}
+
+fn unsupported<T>(construct: impl Into<String>, range: &std::ops::Range<usize>) -> Result<T, Unsupported> {
+    Err(Unsupported { construct: construct.into(), range: range.clone() })
+}
+
+impl Check<'_> {
+    fn scalar(&self, ty: Scalar, range: std::ops::Range<usize>) -> Result<(), Unsupported> {
+        match ty {
+            Scalar::I128 | Scalar::U128 => unsupported("128-bit integers", &range),
+            _ => Ok(()),
+        }
+    }
+
+    fn block(&mut self, block: &TBlock) -> Result<(), Unsupported> {
+        if block.label.is_some() {
+            return unsupported("a labelled block", &(0..0));
+        }
+        for stmt in &block.stmts {
+            match stmt {
+                TStmt::Let { local, init } => {
+                    self.scalar(self.snippet.locals[*local].ty, init.range.clone())?;
+                    self.expr(init)?;
+                }
+                TStmt::Expr(e) => self.expr(e)?,
+            }
+        }
+        if let Some(tail) = &block.tail {
+            self.expr(tail)?;
+        }
+        Ok(())
+    }
+
+    fn local_ty(&self, local: LocalRef) -> Option<Scalar> {
+        match local {
+            LocalRef::Snippet(id) => self.snippet.locals.get(id).map(|l| l.ty),
+            LocalRef::Binding(i) => self.snippet.bindings.iter().find(|(b, _)| *b == i).map(|(_, t)| *t),
+        }
+    }
+
+    fn expr(&mut self, e: &TExpr) -> Result<(), Unsupported> {
+        self.scalar(e.ty, e.range.clone())?;
+        match &e.kind {
+            TKind::Lit(_) => Ok(()),
+            TKind::Local(local) => match self.local_ty(*local) {
+                Some(_) => Ok(()),
+                None => unsupported("an unknown local", &e.range),
+            },
+            TKind::Unary(op, inner) => {
+                self.expr(inner)?;
+                let ok = match op {
+                    UnOp::Neg => inner.ty.is_signed() || inner.ty.is_float(),
+                    UnOp::Not => inner.ty.is_int() || inner.ty == Scalar::Bool,
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this unary operator on this type", &e.range)
+                }
+            }
+            TKind::Binary(op, l, r) => {
+                self.expr(l)?;
+                self.expr(r)?;
+                self.binary(*op, l.ty, r.ty, &e.range)
+            }
+            TKind::Cast(inner) => {
+                self.expr(inner)?;
+                let (from, to) = (inner.ty, e.ty);
+                let numeric = |t: Scalar| t.is_int() || t.is_float();
+                let ok = (numeric(from) && numeric(to))
+                    || (matches!(from, Scalar::Bool | Scalar::Char) && to.is_int())
+                    || (from == Scalar::U8 && to == Scalar::Char)
+                    || from == to;
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this cast", &e.range)
+                }
+            }
+            TKind::Assign { place, op, value } => {
+                self.expr(value)?;
+                match place {
+                    LocalRef::Snippet(id) if !self.snippet.locals[*id].mutable => {
+                        return unsupported("assignment to a local that is not `mut`", &e.range)
+                    }
+                    LocalRef::Binding(i) => {
+                        if !self.bindings.get(*i).is_some_and(|b| b.mutable) {
+                            return unsupported("assignment to a binding that is not `mut`", &e.range);
+                        }
+                        if !self.written.contains(i) {
+                            self.written.push(*i);
+                        }
+                    }
+                    LocalRef::Snippet(_) => {}
+                }
+                let place_ty = self
+                    .local_ty(*place)
+                    .ok_or(Unsupported { construct: "an unknown local".into(), range: e.range.clone() })?;
+                match op {
+                    Some(op) => self.binary(*op, place_ty, value.ty, &e.range),
+                    None => Ok(()),
+                }
+            }
+            TKind::Block(b) => self.block(b),
+            TKind::If { cond, then, otherwise } => {
+                self.expr(cond)?;
+                self.block(then)?;
+                match otherwise {
+                    Some(o) => self.expr(o),
+                    None => Ok(()),
+                }
+            }
+            TKind::While { label, cond, body } => {
+                self.expr(cond)?;
+                self.loops.push((label.clone(), false));
+                let r = self.block(body);
+                self.loops.pop();
+                r
+            }
+            TKind::Loop { label, body } => {
+                self.loops.push((label.clone(), true));
+                let r = self.block(body);
+                self.loops.pop();
+                r
+            }
+            TKind::For { label, start, end, body, .. } => {
+                self.expr(start)?;
+                self.expr(end)?;
+                self.loops.push((label.clone(), false));
+                let r = self.block(body);
+                self.loops.pop();
+                r
+            }
+            TKind::Break { label, value } => {
+                let target = match label {
+                    None => self.loops.last(),
+                    Some(l) => self.loops.iter().rev().find(|(name, _)| name.as_ref() == Some(l)),
+                };
+                let Some((_, is_loop)) = target else { return unsupported("`break` outside a loop", &e.range) };
+                if value.is_some() && !is_loop {
+                    return unsupported("`break` with a value out of a `while` or `for`", &e.range);
+                }
+                match value {
+                    Some(v) => self.expr(v),
+                    None => Ok(()),
+                }
+            }
+            TKind::Continue { label } => {
+                let found = match label {
+                    None => !self.loops.is_empty(),
+                    Some(l) => self.loops.iter().any(|(name, _)| name.as_ref() == Some(l)),
+                };
+                if found {
+                    Ok(())
+                } else {
+                    unsupported("`continue` outside a loop", &e.range)
+                }
+            }
+            TKind::Return(value) => {
+                if self.in_fn.is_none() {
+                    return unsupported("`return` from the snippet", &e.range);
+                }
+                match value {
+                    Some(v) => self.expr(v),
+                    None => Ok(()),
+                }
+            }
+            TKind::Call { function, args } => {
+                let Some(f) = self.snippet.fns.get(*function) else {
+                    return unsupported("an unknown function", &e.range);
+                };
+                if f.params.len() != args.len() {
+                    return unsupported("a call with the wrong number of arguments", &e.range);
+                }
+                for a in args {
+                    self.expr(a)?;
+                }
+                Ok(())
+            }
+            TKind::Method { name, receiver, args } => {
+                self.expr(receiver)?;
+                for a in args {
+                    self.expr(a)?;
+                }
+                let t = receiver.ty;
+                let arg = |i: usize| args.get(i).map(|a| a.ty);
+                let ok = match (name.as_str(), args.len()) {
+                    ("abs" | "signum", 0) => t.is_signed() || t.is_float(),
+                    ("is_positive" | "is_negative", 0) => t.is_signed(),
+                    ("count_ones", 0) => t.is_int(),
+                    ("sqrt" | "floor" | "ceil", 0) => t.is_float(),
+                    ("pow", 1) => t.is_int() && arg(0) == Some(Scalar::U32),
+                    ("min" | "max", 1) => (t.is_int() || t.is_float()) && arg(0) == Some(t),
+                    ("wrapping_add" | "wrapping_sub" | "wrapping_mul", 1) => t.is_int() && arg(0) == Some(t),
+                    _ => false,
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported(format!("the method `{name}` on `{t:?}`"), &e.range)
+                }
+            }
+        }
+    }
+
+    fn binary(&self, op: BinOp, l: Scalar, r: Scalar, range: &std::ops::Range<usize>) -> Result<(), Unsupported> {
+        use BinOp::*;
+        let ok = match op {
+            Add | Sub | Mul | Div | Rem => l == r && (l.is_int() || l.is_float()),
+            BitAnd | BitOr | BitXor => l == r && (l.is_int() || l == Scalar::Bool),
+            Shl | Shr => l.is_int() && r.is_int(),
+            Eq | Ne | Lt | Le | Gt | Ge => l == r && l != Scalar::Unit && l != Scalar::Never,
+            And | Or => l == Scalar::Bool && r == Scalar::Bool,
+        };
+        if ok {
+            Ok(())
+        } else {
+            unsupported(format!("`{op:?}` on `{l:?}` and `{r:?}`"), range)
+        }
+    }
+}
