@@ -1,13 +1,16 @@
 //! `lacuna run`: what it costs to accept and execute a snippet, against recompiling the program with rustc.
 //!
-//! Run: `cargo bench -p lacuna-cli --bench run` (add `-- --json` for a machine-readable summary).
+//! Run: `cargo bench -p lacuna-cli --bench run` (add `-- --json` for a machine-readable summary, `-- --kernels`
+//! for the kernel table alone).
 //!
 //! For every accepted testdata case that runs to completion (the differential suite's cases), in one process:
 //! - lacuna, rustc path: the wall time the host waits at the hole: check, lower, compile (overlapped with rustc's
 //!   check) and run, in the running host (cold artifact cache: a fresh cache directory, rustc's verdict memo off);
 //! - baseline: what running the snippet costs without Lacuna: splice it into the host textually, compile the
 //!   program with rustc (same debug flags) and run it.
-//! - the JIT path: not built yet (reported as such).
+//! - the JIT path (auto): the same snippets; the share that ran on the JIT, and for those, JIT against the rustc
+//!   path on the same snippets;
+//! - compute kernels in the JIT's subset, run on the JIT against the same code compiled by `rustc -O`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::process::Command;
@@ -22,10 +25,12 @@ use common::{peak_rss_mib, percentile};
 
 fn main() {
     let json = std::env::args().any(|a| a == "--json");
+    // `--kernels`: only the kernel table (no testdata cases).
+    let kernels_only = std::env::args().any(|a| a == "--kernels");
     let cases: Vec<_> = lacuna_testdata::load_all()
         .expect("testdata loads")
         .into_iter()
-        .filter(|c| c.expect == Expect::Accepted && c.run.is_none())
+        .filter(|c| c.expect == Expect::Accepted && c.run.is_none() && !kernels_only)
         .collect();
     let cache = tempfile::tempdir().expect("temp dir");
     let checker = Checker::new(CheckerOptions {
@@ -37,11 +42,30 @@ fn main() {
     let (rustc, rlib) = (checker.rustc().path.clone(), checker.rustc().prelude_rlib().to_owned());
     let options = RunOptions {
         path: PathChoice::Rustc,
-        budgets: Budgets::default(),
+        budgets: Budgets { fuel: 0, ..Budgets::default() },
         cache_dir: Some(cache.path().to_owned()),
         ..RunOptions::default()
     };
     let engine = Engine::new(checker, options).expect("engine starts");
+    let auto_checker = Checker::new(CheckerOptions {
+        memoize_rustc: false,
+        cache_dir: Some(cache.path().to_owned()),
+        ..CheckerOptions::default()
+    })
+    .expect("checker starts");
+    let auto = Engine::new(
+        auto_checker,
+        RunOptions {
+            path: PathChoice::Auto,
+            // Kernels run long: no fuel limit here (the time limit still holds).
+            budgets: Budgets { fuel: 0, ..Budgets::default() },
+            cache_dir: Some(cache.path().to_owned()),
+            ..RunOptions::default()
+        },
+    )
+    .expect("engine starts");
+    let mut auto_hosts = HashMap::new();
+    let (mut jit_ms, mut jit_rustc_ms, mut jit_count) = (Vec::new(), Vec::new(), 0usize);
     let scratch = tempfile::tempdir().expect("temp dir");
     let mut hosts = HashMap::new();
     let (mut lacuna_ms, mut baseline_ms, mut host_ms) = (Vec::new(), Vec::new(), Vec::new());
@@ -65,6 +89,22 @@ fn main() {
         check_ms.push(t.check);
         compile_ms.push(t.compile);
         exec_ms.push(t.run);
+        let rustc_total = t.total;
+
+        // The same snippet on the auto path.
+        let auto_host = auto_hosts
+            .entry(case.host.clone())
+            .or_insert_with(|| auto.load("host.rs", &case.host).expect("testdata hosts load"))
+            .clone();
+        let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
+        let (_, report) =
+            lacuna_testdata::capture_stdout(|| auto.run(&auto_host, snippets)).expect("stdout can be captured");
+        let site = &report.expect("the host runs").sites[case.hole];
+        if site.path == Some(lacuna_jit::ExecPath::Jit) {
+            jit_count += 1;
+            jit_ms.push(site.timings_ms.total);
+            jit_rustc_ms.push(rustc_total);
+        }
 
         // Baseline: the textual splice, compiled and run as a program.
         let spliced = engine
@@ -91,7 +131,9 @@ fn main() {
         progress.inc(1);
     }
     progress.finish_and_clear();
+    let kernels = kernels(&auto, &rustc, scratch.path());
     let p = |v: &[f64], q| percentile(v, q);
+    let share = jit_count as f64 / cases.len() as f64;
     if json {
         println!(
             "{}",
@@ -102,8 +144,12 @@ fn main() {
                     "run_p50_ms": p(&exec_ms, 50.0)},
                 "baseline_splice_compile_run": {"p50_ms": p(&baseline_ms, 50.0), "p90_ms": p(&baseline_ms, 90.0)},
                 "ratio_p50": p(&baseline_ms, 50.0) / p(&lacuna_ms, 50.0),
-                "jit_path": null,
-                "jit_share": 0.0,
+                "jit_share": share,
+                "jit_path": {"n": jit_count, "p50_ms": p(&jit_ms, 50.0), "p90_ms": p(&jit_ms, 90.0),
+                    "rustc_path_same_snippets_p50_ms": p(&jit_rustc_ms, 50.0),
+                    "ratio_p50": p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0)},
+                "kernels": kernels.iter().map(|(name, jit, native)| serde_json::json!({
+                    "name": name, "jit_ms": jit, "rustc_O_ms": native, "ratio": jit / native})).collect::<Vec<_>>(),
                 "host_compile_p50_ms": p(&host_ms, 50.0),
                 "peak_rss_mib": peak_rss_mib(),
             })
@@ -121,9 +167,73 @@ fn main() {
     row("baseline: splice, rustc, run", &baseline_ms);
     println!();
     println!("ratio baseline/rustc path (p50): {:.2}x", p(&baseline_ms, 50.0) / p(&lacuna_ms, 50.0));
-    println!("JIT path: not built yet; every snippet ran on the rustc path (JIT share 0%)");
+    println!();
+    println!("JIT share (auto path): {jit_count} of {} ({:.0}%)", cases.len(), share * 100.0);
+    row("JIT path, wall time at the hole", &jit_ms);
+    row("rustc path, same snippets", &jit_rustc_ms);
+    println!("ratio rustc path/JIT on those (p50): {:.1}x", p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0));
+    println!();
+    println!("{:<34} {:>11} {:>11} {:>8}", "kernel (run time)", "JIT", "rustc -O", "ratio");
+    for (name, jit, native) in &kernels {
+        println!("{name:<34} {jit:>8.1} ms {native:>8.1} ms {:>7.2}x", jit / native);
+    }
     println!("host library compile (per host, {} hosts): p50 {:.0} ms", host_ms.len(), p(&host_ms, 50.0));
     if let Some(mib) = peak_rss_mib() {
         println!("peak RSS of this process: {mib:.0} MiB");
     }
+}
+
+/// Compute kernels in the JIT's subset: (name, body using `n`). Each is run at a hole on the JIT and, as the same
+/// code, in a program compiled with `rustc -O`; both report only the kernel's own run time.
+const KERNELS: &[(&str, &str, i64)] = &[
+    (
+        "primes below n (trial division)",
+        "let mut count = 0i64;\nlet mut k = 2i64;\nwhile k < n {\n    let mut d = 2i64;\n    let mut prime = true;\n    while d * d <= k {\n        if k % d == 0 {\n            prime = false;\n            break;\n        }\n        d += 1;\n    }\n    if prime {\n        count += 1;\n    }\n    k += 1;\n}\ncount",
+        200_000,
+    ),
+    (
+        "collatz steps for 1..n",
+        "let mut total = 0i64;\nfor start in 1..n {\n    let mut x = start;\n    while x != 1 {\n        x = if x % 2 == 0 { x / 2 } else { 3 * x + 1 };\n        total += 1;\n    }\n}\ntotal",
+        300_000,
+    ),
+    (
+        "gcd sum over a grid",
+        "fn gcd(a: i64, b: i64) -> i64 {\n    if b == 0 { a } else { gcd(b, a % b) }\n}\nlet mut s = 0i64;\nfor i in 1..n {\n    for j in 1..n {\n        s += gcd(i, j);\n    }\n}\ns",
+        700,
+    ),
+    (
+        "float series (pi by Leibniz)",
+        "let mut acc = 0.0f64;\nlet mut sign = 1.0f64;\nfor k in 0..n {\n    acc += sign / (2 * k + 1) as f64;\n    sign = -sign;\n}\n(acc * 4.0 * 1000000.0) as i64",
+        20_000_000,
+    ),
+];
+
+fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) -> Vec<(String, f64, f64)> {
+    let mut out = Vec::new();
+    for (name, body, n) in KERNELS {
+        let host = format!(
+            "fn main() {{\n    let n: i64 = std::hint::black_box({n});\n    let r: i64 = agent!(\"kernel\").unwrap();\n    println!(\"{{r}}\");\n}}\n"
+        );
+        let loaded = auto.load("kernel.rs", &host).expect("kernel host loads");
+        let snippets = BTreeMap::from([(1u32, body.to_string())]);
+        // Warm (verdict and compiled code cached), then measured: the snippet's run time only.
+        let _ = lacuna_testdata::capture_stdout(|| auto.run(&loaded, snippets.clone()));
+        let (jit_out, report) = lacuna_testdata::capture_stdout(|| auto.run(&loaded, snippets)).expect("capture");
+        let site = report.expect("kernel runs").sites[0].clone();
+        assert_eq!(site.path, Some(lacuna_jit::ExecPath::Jit), "kernel {name} must be in the JIT's subset: {site:?}");
+        let program = format!(
+            "fn main() {{\n    let n: i64 = std::hint::black_box({n});\n    let t = std::time::Instant::now();\n    let r: i64 = {{\n{body}\n    }};\n    let e = t.elapsed();\n    println!(\"{{r}}\");\n    eprintln!(\"{{}}\", e.as_secs_f64() * 1e3);\n}}\n"
+        );
+        let source = scratch.join("kernel.rs");
+        let binary = scratch.join("kernel");
+        std::fs::write(&source, program).unwrap();
+        let built =
+            Command::new(rustc).args(["--edition", "2021", "-O", "-o"]).arg(&binary).arg(&source).output().unwrap();
+        assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+        let ran = Command::new(&binary).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&ran.stdout), jit_out, "kernel {name}: JIT and rustc -O disagree");
+        let native: f64 = String::from_utf8_lossy(&ran.stderr).trim().parse().unwrap_or(f64::NAN);
+        out.push((name.to_string(), site.timings_ms.run, native));
+    }
+    out
 }

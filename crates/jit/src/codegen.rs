@@ -104,6 +104,19 @@ fn err(e: impl std::fmt::Display) -> CodegenError {
     CodegenError(e.to_string())
 }
 
+/// `k` when `e` is an integer literal `2^k` that fits its type.
+fn power_of_two(e: &TExpr) -> Option<u32> {
+    match e.kind {
+        TKind::Lit(Lit::Int(v)) if v.is_power_of_two() && e.ty.is_int() => {
+            let k = v.trailing_zeros();
+            // For signed types 2^(bits-1) does not fit; leave such cases to the general path.
+            let limit = e.ty.int_bits()? - u32::from(e.ty.is_signed());
+            (k < limit).then_some(k)
+        }
+        _ => None,
+    }
+}
+
 fn clif(ty: Scalar) -> Option<Type> {
     Some(match ty {
         Scalar::I8 | Scalar::U8 | Scalar::Bool => types::I8,
@@ -259,6 +272,7 @@ pub fn compile(lowered: &Lowered) -> Result<Compiled, CodegenError> {
         if let (Some(v), Some(_)) = (value, clif(snippet.ty)) {
             g.b.ins().store(MemFlags::trusted(), v, out, 0);
         }
+        g.store_fuel();
         let zero = g.b.ins().iconst(types::I32, 0);
         g.b.ins().return_(&[zero]);
         g.b.finalize();
@@ -292,6 +306,8 @@ struct Gen<'a, 'b> {
     loops: Vec<LoopCtx>,
     /// `Some(ret)` inside a snippet function (returns `(status, value)`), `None` in the entry (returns status).
     in_fn: Option<Scalar>,
+    /// Fuel left, kept in a register within a function: written back to the context around calls and returns.
+    fuel: Option<Variable>,
 }
 
 type R<T> = Result<T, CodegenError>;
@@ -314,7 +330,18 @@ impl<'a, 'b> Gen<'a, 'b> {
         b.switch_to_block(block);
         b.seal_block(block);
         let first = b.block_params(block)[0];
-        Ok(Gen { b, snippet, funcs, helpers, ctx: first, table: first, vars: HashMap::new(), loops: Vec::new(), in_fn })
+        Ok(Gen {
+            b,
+            snippet,
+            funcs,
+            helpers,
+            ctx: first,
+            table: first,
+            vars: HashMap::new(),
+            loops: Vec::new(),
+            in_fn,
+            fuel: None,
+        })
     }
 
     /// Ends the current block with a fault return when `cond` is non-zero.
@@ -346,7 +373,22 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
+    fn store_fuel(&mut self) {
+        if let Some(var) = self.fuel {
+            let left = self.b.use_var(var);
+            self.b.ins().store(MemFlags::trusted(), left, self.ctx, FUEL_OFFSET);
+        }
+    }
+
+    fn load_fuel(&mut self) {
+        if let Some(var) = self.fuel {
+            let left = self.b.ins().load(types::I64, MemFlags::trusted(), self.ctx, FUEL_OFFSET);
+            self.b.def_var(var, left);
+        }
+    }
+
     fn return_ok(&mut self, value: Option<Value>, ret: Scalar) {
+        self.store_fuel();
         let zero = self.b.ins().iconst(types::I32, 0);
         match clif(ret) {
             Some(t) => {
@@ -378,6 +420,9 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Fuel for this iteration or call, and (at function entry) the stack limit.
     fn enter_checks(&mut self, at: usize) -> R<()> {
+        let var = self.b.declare_var(types::I64);
+        self.fuel = Some(var);
+        self.load_fuel();
         self.tick(at);
         let sp = self.b.ins().get_stack_pointer(types::I64);
         let limit = self.b.ins().load(types::I64, MemFlags::trusted(), self.ctx, STACK_OFFSET);
@@ -387,11 +432,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     fn tick(&mut self, at: usize) {
-        let fuel = self.b.ins().load(types::I64, MemFlags::trusted(), self.ctx, FUEL_OFFSET);
+        let Some(var) = self.fuel else { return };
+        let fuel = self.b.use_var(var);
         let empty = self.b.ins().icmp_imm(IntCC::Equal, fuel, 0);
         self.fault_if(empty, Fault::Fuel, at);
         let left = self.b.ins().iadd_imm(fuel, -1);
-        self.b.ins().store(MemFlags::trusted(), left, self.ctx, FUEL_OFFSET);
+        self.b.def_var(var, left);
     }
 
     fn binding_ptr(&mut self, index: usize) -> Value {
@@ -500,6 +546,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.switch_to_block(merge);
                 self.b.seal_block(merge);
                 Some(self.b.block_params(merge)[0])
+            }
+            TKind::Binary(op @ (BinOp::Div | BinOp::Rem), l, r) if power_of_two(r).is_some() && l.ty.is_int() => {
+                // Division by a literal power of two cannot fault: shifts and masks, as rustc -O emits.
+                let k = power_of_two(r).unwrap_or(0);
+                let lv = self.expr(l)?;
+                lv.map(|lv| self.div_by_power_of_two(*op, l.ty, lv, k))
             }
             TKind::Binary(op, l, r) => {
                 let lv = self.expr(l)?;
@@ -678,8 +730,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                         values.push(v);
                     }
                 }
+                self.store_fuel();
                 let call = self.b.ins().call(self.funcs[*function], &values);
                 let results = self.b.inst_results(call).to_vec();
+                self.load_fuel();
                 let failed = self.b.ins().icmp_imm(IntCC::NotEqual, results[0], 0);
                 let fail_block = self.b.create_block();
                 let cont = self.b.create_block();
@@ -840,6 +894,33 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().icmp(cc, l, r)
             }
             And | Or => l,
+        }
+    }
+
+    /// `x / 2^k` or `x % 2^k` with Rust's semantics (truncation toward zero; the remainder has the dividend's sign).
+    fn div_by_power_of_two(&mut self, op: BinOp, ty: Scalar, x: Value, k: u32) -> Value {
+        let t = clif(ty).unwrap_or(types::I64);
+        let bits = ty.int_bits().unwrap_or(64) as i64;
+        if k == 0 {
+            return if op == BinOp::Div { x } else { self.b.ins().iconst(t, 0) };
+        }
+        if !ty.is_signed() {
+            return if op == BinOp::Div {
+                self.b.ins().ushr_imm(x, k as i64)
+            } else {
+                self.b.ins().band_imm(x, ((1u128 << k) - 1) as i64)
+            };
+        }
+        // Bias negative dividends by 2^k - 1 so the arithmetic shift rounds toward zero.
+        let sign = self.b.ins().sshr_imm(x, bits - 1);
+        let bias = self.b.ins().ushr_imm(sign, bits - k as i64);
+        let biased = self.b.ins().iadd(x, bias);
+        let quotient = self.b.ins().sshr_imm(biased, k as i64);
+        if op == BinOp::Div {
+            quotient
+        } else {
+            let back = self.b.ins().ishl_imm(quotient, k as i64);
+            self.b.ins().isub(x, back)
         }
     }
 
