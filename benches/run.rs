@@ -66,6 +66,7 @@ fn main() {
     .expect("engine starts");
     let mut auto_hosts = HashMap::new();
     let (mut jit_ms, mut jit_rustc_ms, mut jit_count) = (Vec::new(), Vec::new(), 0usize);
+    let mut not_jit: HashMap<String, usize> = HashMap::new();
     let scratch = tempfile::tempdir().expect("temp dir");
     let mut hosts = HashMap::new();
     let (mut lacuna_ms, mut baseline_ms, mut host_ms) = (Vec::new(), Vec::new(), Vec::new());
@@ -104,6 +105,9 @@ fn main() {
             jit_count += 1;
             jit_ms.push(site.timings_ms.total);
             jit_rustc_ms.push(rustc_total);
+        } else if let Some(why) = &site.not_jit {
+            let why = why.split(" (at snippet bytes").next().unwrap_or(why).to_owned();
+            *not_jit.entry(why).or_default() += 1;
         }
 
         // Baseline: the textual splice, compiled and run as a program.
@@ -172,6 +176,12 @@ fn main() {
     row("JIT path, wall time at the hole", &jit_ms);
     row("rustc path, same snippets", &jit_rustc_ms);
     println!("ratio rustc path/JIT on those (p50): {:.1}x", p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0));
+    let mut reasons: Vec<_> = not_jit.into_iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    println!("why the others did not run on the JIT (first construct outside the subset):");
+    for (why, n) in reasons.iter().take(8) {
+        println!("  {n:>4}  {why}");
+    }
     println!();
     println!("{:<34} {:>11} {:>11} {:>8}", "kernel (run time)", "JIT", "rustc -O", "ratio");
     for (name, jit, native) in &kernels {

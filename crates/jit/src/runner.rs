@@ -89,6 +89,8 @@ pub struct SiteReport {
     pub accepted: Option<bool>,
     pub decided_by: Option<String>,
     pub path: Option<ExecPath>,
+    /// Why an accepted snippet did not run on the JIT (outside its subset), when it did not.
+    pub not_jit: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
     /// What the hole evaluated to the last time: `ok`, `rejected`, `runtime`, `budget:<resource>`, `model`.
     pub outcome: Option<String>,
@@ -279,6 +281,7 @@ impl Engine {
                         accepted: None,
                         decided_by: None,
                         path: None,
+                        not_jit: None,
                         diagnostics: Vec::new(),
                         outcome: None,
                         error: None,
@@ -491,11 +494,14 @@ impl Shared {
                 Err(e) => site_state.lowered = Some(Err(e.to_string())),
             }
         }
+        let why = match &site_state.lowered {
+            Some(Err(why)) => why.clone(),
+            Some(Ok(_)) => "Cranelift could not compile it".into(),
+            None if options.path == PathChoice::Rustc => "the rustc path was asked for".into(),
+            None => "a hole inside a generic function".into(),
+        };
+        site_state.report.not_jit = Some(why.clone());
         if options.path == PathChoice::Jit {
-            let why = match &site_state.lowered {
-                Some(Err(why)) => why.clone(),
-                _ => "a hole inside a generic function".into(),
-            };
             let error = encode_runtime(&format!("the snippet is outside the JIT's subset: {why}"));
             site_state.report.record_error(&error);
             return Err(error);
