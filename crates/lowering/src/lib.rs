@@ -276,3 +276,101 @@ impl Check<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lacuna_checker::typed::{Lit, TFn, TLocal};
+
+    fn lit(v: u128, ty: Scalar) -> TExpr {
+        TExpr { kind: TKind::Lit(Lit::Int(v)), ty, range: 0..1 }
+    }
+
+    fn snippet(stmts: Vec<TStmt>, tail: TExpr, locals: Vec<TLocal>) -> TypedSnippet {
+        let ty = tail.ty;
+        TypedSnippet {
+            body: TBlock { stmts, tail: Some(Box::new(tail)), ty: Some(ty), label: None },
+            ty,
+            locals,
+            fns: Vec::new(),
+            bindings: Vec::new(),
+        }
+    }
+
+    fn local(name: &str, ty: Scalar, mutable: bool) -> TLocal {
+        TLocal { name: name.into(), ty, mutable }
+    }
+
+    #[test]
+    fn assigning_an_immutable_local_is_outside_the_subset() {
+        let assign = TExpr {
+            kind: TKind::Assign { place: LocalRef::Snippet(0), op: None, value: Box::new(lit(2, Scalar::I32)) },
+            ty: Scalar::Unit,
+            range: 4..9,
+        };
+        let s = snippet(
+            vec![TStmt::Let { local: 0, init: lit(1, Scalar::I32) }, TStmt::Expr(assign)],
+            TExpr { kind: TKind::Local(LocalRef::Snippet(0)), ty: Scalar::I32, range: 10..11 },
+            vec![local("x", Scalar::I32, false)],
+        );
+        let e = lower(s.clone(), &[]).unwrap_err();
+        assert_eq!(e.range, 4..9);
+        let mut ok = s;
+        ok.locals[0].mutable = true;
+        assert!(lower(ok, &[]).is_ok());
+    }
+
+    #[test]
+    fn wide_integers_and_mistyped_methods_are_outside_the_subset() {
+        assert!(lower(snippet(vec![], lit(1, Scalar::I128), vec![]), &[]).is_err());
+        let pow = TExpr {
+            kind: TKind::Method {
+                name: "pow".into(),
+                receiver: Box::new(lit(2, Scalar::I64)),
+                args: vec![lit(3, Scalar::I64)],
+            },
+            ty: Scalar::I64,
+            range: 0..5,
+        };
+        assert!(lower(snippet(vec![], pow, vec![]), &[]).is_err(), "pow takes a u32");
+        let pow = TExpr {
+            kind: TKind::Method {
+                name: "pow".into(),
+                receiver: Box::new(lit(2, Scalar::I64)),
+                args: vec![lit(3, Scalar::U32)],
+            },
+            ty: Scalar::I64,
+            range: 0..5,
+        };
+        assert!(lower(snippet(vec![], pow, vec![]), &[]).is_ok());
+    }
+
+    #[test]
+    fn break_with_a_value_only_leaves_loop_and_return_only_leaves_functions() {
+        let brk = TExpr {
+            kind: TKind::Break { label: None, value: Some(Box::new(lit(1, Scalar::I32))) },
+            ty: Scalar::Never,
+            range: 2..9,
+        };
+        let body = TBlock { stmts: vec![TStmt::Expr(brk)], tail: None, ty: Some(Scalar::Unit), label: None };
+        let cond = TExpr { kind: TKind::Lit(Lit::Bool(true)), ty: Scalar::Bool, range: 0..1 };
+        let while_loop = TExpr {
+            kind: TKind::While { label: None, cond: Box::new(cond), body: body.clone() },
+            ty: Scalar::Unit,
+            range: 0..10,
+        };
+        assert!(lower(snippet(vec![], while_loop, vec![]), &[]).is_err());
+        let plain_loop = TExpr { kind: TKind::Loop { label: None, body }, ty: Scalar::I32, range: 0..10 };
+        assert!(lower(snippet(vec![], plain_loop, vec![]), &[]).is_ok());
+        let ret = TExpr { kind: TKind::Return(Some(Box::new(lit(1, Scalar::I32)))), ty: Scalar::Never, range: 0..8 };
+        assert!(lower(snippet(vec![], ret.clone(), vec![]), &[]).is_err());
+        let mut in_fn = snippet(vec![], lit(0, Scalar::I32), vec![]);
+        in_fn.fns.push(TFn {
+            name: "f".into(),
+            params: vec![],
+            ret: Scalar::I32,
+            body: TBlock { stmts: vec![TStmt::Expr(ret)], tail: None, ty: Some(Scalar::Never), label: None },
+        });
+        assert!(lower(in_fn, &[]).is_ok());
+    }
+}
