@@ -158,6 +158,12 @@ pub fn kind_for_uncoded_message(message: &str) -> &'static str {
     ];
     if message.starts_with("cannot find macro") {
         "unresolved-macro"
+    } else if message.starts_with("literal out of range") {
+        "literal-out-of-range"
+    } else if message.starts_with("this arithmetic operation will overflow") {
+        "arithmetic-overflow"
+    } else if message.starts_with("this operation will panic at runtime") {
+        "unconditional-panic"
     } else if SYNTAX.iter().any(|p| message.starts_with(p)) {
         "syntax-error"
     } else {

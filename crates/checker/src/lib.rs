@@ -113,6 +113,10 @@ pub enum DecidedBy {
     /// Lacuna's own rule: the snippet must be a block body and may not reach outside its hole.
     #[serde(rename = "lacuna")]
     Lacuna,
+    /// An acceptance by the JIT subset's own checks (rust-analyzer found no error, and the subset's rules cover
+    /// what rustc would still say of it); only `lacuna run` gives these.
+    #[serde(rename = "jit-subset")]
+    JitSubset,
 }
 
 impl DecidedBy {
@@ -121,6 +125,7 @@ impl DecidedBy {
             DecidedBy::RustAnalyzer => "rust-analyzer",
             DecidedBy::Rustc => "rustc",
             DecidedBy::Lacuna => "lacuna",
+            DecidedBy::JitSubset => "jit-subset",
         }
     }
 }

@@ -1,4 +1,5 @@
-//! rustc as the judge of acceptance: `--emit=metadata` (type and borrow check, no codegen) on the spliced host,
+//! rustc as the judge of acceptance: its full analysis without codegen (`-Z no-codegen`: type and borrow check and
+//! the MIR lints that are errors by default) on the spliced host,
 //! with the `lacuna` prelude as an rlib compiled once per toolchain and prelude text.
 
 use std::hash::{Hash, Hasher};
@@ -148,10 +149,13 @@ impl Rustc {
 
     /// Type- and borrow-checks `source` as a binary crate (edition 2021) that can use `lacuna`.
     pub(crate) fn check(&self, source: &str) -> Result<RustcOutcome, CheckerError> {
-        let out = self.scratch.path().join("host.rmeta");
         let mut child = Command::new(&self.path)
-            .args(["--edition", "2021", "--crate-type", "bin", "--crate-name", "host", "--emit"])
-            .arg(format!("metadata={}", out.display()))
+            .args(["--edition", "2021", "--crate-type", "bin", "--crate-name", "host"])
+            // Type and borrow checking alone (`--emit=metadata`) skips the MIR lints that are errors by default
+            // (`arithmetic_overflow`, `unconditional_panic`): a program rustc would not build could be accepted.
+            // `-Z no-codegen` runs the whole analysis, at the same cost, and writes nothing.
+            .args(["-Z", "no-codegen"])
+            .env("RUSTC_BOOTSTRAP", "1")
             .args(["--error-format", "json", "--extern"])
             .arg(format!("lacuna={}", self.prelude_rlib.display()))
             .arg("-")

@@ -57,6 +57,30 @@ impl Scalar {
         })
     }
 
+    /// The type as Rust spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::I8 => "i8",
+            Scalar::I16 => "i16",
+            Scalar::I32 => "i32",
+            Scalar::I64 => "i64",
+            Scalar::I128 => "i128",
+            Scalar::Isize => "isize",
+            Scalar::U8 => "u8",
+            Scalar::U16 => "u16",
+            Scalar::U32 => "u32",
+            Scalar::U64 => "u64",
+            Scalar::U128 => "u128",
+            Scalar::Usize => "usize",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::Bool => "bool",
+            Scalar::Char => "char",
+            Scalar::Unit => "()",
+            Scalar::Never => "!",
+        }
+    }
+
     pub fn is_int(self) -> bool {
         self.int_bits().is_some()
     }

@@ -3,7 +3,8 @@
 //!
 //! - `rustc-path::<case>`: the snippet runs on the rustc path (forced).
 //! - `auto::<case>`: the snippet runs on the JIT path when it is in the JIT's subset, the rustc path otherwise
-//!   (cases marked `jit` must take the JIT path).
+//!   (cases marked `jit` must take the JIT path). For a case rustc rejects, `auto::` checks that `lacuna run`
+//!   rejects it too: in particular that the JIT subset's own acceptance (without rustc) never accepts it.
 //! - cases that say `run=KIND` (faults, rejections) are not compared with a reference program (it would crash or
 //!   hang): the hole must evaluate to that kind of error and the host must print the case's `=== stdout`, which
 //!   shows it went on with its data intact.
@@ -76,9 +77,11 @@ fn main() {
         scratch,
     }));
     let mut trials = Vec::new();
-    for case in cases.into_iter().filter(|case| case.expect == Expect::Accepted || case.run.is_some()) {
+    for case in cases {
         let case = Arc::new(case);
-        for (engine, name) in [(0, "rustc-path"), (1, "auto")] {
+        let compared = case.expect == Expect::Accepted || case.run.is_some();
+        let engines: &[(usize, &str)] = if compared { &[(0, "rustc-path"), (1, "auto")] } else { &[(1, "auto")] };
+        for &(engine, name) in engines {
             let (shared, case) = (shared.clone(), case.clone());
             trials.push(Trial::test(format!("{name}::{}", case.name), move || {
                 let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
@@ -90,6 +93,9 @@ fn main() {
 }
 
 fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), Failed> {
+    if case.expect != Expect::Accepted && case.run.is_none() {
+        return rejected_stays_rejected(shared, case, engine);
+    }
     let expected = match &case.run {
         Some(run) => Outcome { stdout: run.stdout.clone().unwrap_or_default(), status: 0 },
         None => match shared.references.get(&case.name) {
@@ -146,6 +152,34 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
             expected,
             got,
             serde_json::to_string(site).unwrap_or_default()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// A snippet rustc rejects is rejected under `lacuna run` too: neither the checker nor the JIT subset's own
+/// acceptance (which skips rustc) may accept it.
+fn rejected_stays_rejected(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), Failed> {
+    let host = {
+        let Shared { engines, hosts, .. } = &mut *shared;
+        hosts[engine]
+            .entry(case.host.clone())
+            .or_insert_with(|| engines[engine].load("host.rs", &case.host).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|e| format!("the host does not load: {e}"))?
+    };
+    let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
+    let (_, report) = lacuna_testdata::capture_stdout(|| shared.engines[engine].run(&host, snippets))?;
+    let report = report.map_err(|e| format!("the run failed: {e}"))?;
+    let site = &report.sites[case.hole];
+    if site.calls > 0 && site.accepted != Some(false) {
+        return Err(format!(
+            "{}:{}: rustc rejects this snippet, but lacuna run decided {:?} ({:?})",
+            case.file.display(),
+            case.line,
+            site.accepted,
+            site.decided_by
         )
         .into());
     }

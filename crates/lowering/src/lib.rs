@@ -10,7 +10,7 @@
 //! - its own ownership rules for what it admits: every value is `Copy`, so the rules are that only `mut`
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
-use lacuna_checker::typed::{BinOp, LocalRef, Scalar, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp};
+use lacuna_checker::typed::{BinOp, Lit, LocalRef, Scalar, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp};
 use lacuna_checker::Binding;
 
 /// Why a snippet does not go to the JIT.
@@ -277,10 +277,325 @@ impl Check<'_> {
     }
 }
 
+/// What [`accept_without_rustc`] needs to know about the host.
+#[derive(Debug, Clone, Copy)]
+pub struct HostFacts {
+    /// The host raises lint levels somewhere (`deny`, `forbid`, `warn(..)` promoted by `-D`): a warning in the
+    /// snippet could then be an error, so rustc must decide.
+    pub raises_lints: bool,
+    /// The hole's type, when rustc confirmed it at prepare time, is exactly the snippet's scalar type.
+    pub hole_type_matches: bool,
+}
+
+/// Whether the subset's own checks are enough to accept `lowered` without asking rustc, given that
+/// rust-analyzer found no error in it. `Err` says why rustc must decide.
+///
+/// rust-analyzer type-checks the subset (every expression scalar and known) and the lowering's rules cover what
+/// rustc's borrow checker would say of it (only `Copy` values; assignments to `mut` places only; the host hands
+/// over bindings it does not borrow). What remains are rustc's deny-by-default lints and errors rust-analyzer does
+/// not report, modelled conservatively here:
+/// - `overflowing_literals`: every literal must fit its type (a negated literal may reach the signed minimum);
+/// - `arithmetic_overflow` and `unconditional_panic`: rustc's const propagation may know values — literals,
+///   locals assigned from them, and the host's own locals (it sees the host function around the hole). An
+///   overflow-checked operation whose operands could all be known that way is left to rustc, unless they are plain
+///   literals whose result fits;
+/// - E0689 (a method on an ambiguous numeric type): a method's receiver must have a type that does not come from
+///   an unsuffixed literal (a binding, a cast, a suffixed literal, a call);
+/// - E0428 (two functions of one name in one block).
+pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), String> {
+    if host.raises_lints {
+        return Err("the host raises lint levels".into());
+    }
+    if !host.hole_type_matches {
+        return Err("the hole's type is not confirmed to be the snippet's".into());
+    }
+    let snippet = &lowered.snippet;
+    let mut names: Vec<&str> = snippet.fns.iter().map(|f| f.name.as_str()).collect();
+    names.sort_unstable();
+    if names.windows(2).any(|w| w[0] == w[1]) {
+        return Err("two functions with one name".into());
+    }
+    // Which snippet locals rustc's const propagation could know: any assigned a value it could know.
+    let mut known = vec![false; snippet.locals.len()];
+    loop {
+        let before = known.clone();
+        let mut visit = |b: &TBlock| mark_known_locals(b, &mut known);
+        visit(&snippet.body);
+        for f in &snippet.fns {
+            visit(&f.body);
+        }
+        if known == before {
+            break;
+        }
+    }
+    // Parameters of snippet functions are unknown to an intraprocedural analysis, unless assigned known values.
+    let guard = Guard { known: &known };
+    guard.block(&snippet.body)?;
+    for f in &snippet.fns {
+        guard.block(&f.body)?;
+    }
+    Ok(())
+}
+
+/// Could rustc's const propagation know this value? Over-approximates: literals, host bindings, known locals,
+/// and operations on such values.
+fn possibly_known(e: &TExpr, known: &[bool]) -> bool {
+    match &e.kind {
+        TKind::Lit(_) => true,
+        TKind::Local(LocalRef::Binding(_)) => true,
+        TKind::Local(LocalRef::Snippet(id)) => known.get(*id).copied().unwrap_or(true),
+        TKind::Unary(_, inner) | TKind::Cast(inner) => possibly_known(inner, known),
+        TKind::Binary(_, l, r) => possibly_known(l, known) && possibly_known(r, known),
+        TKind::Method { receiver, args, .. } => {
+            possibly_known(receiver, known) && args.iter().all(|a| possibly_known(a, known))
+        }
+        TKind::Block(b) => b.tail.as_ref().is_some_and(|t| possibly_known(t, known)),
+        TKind::If { then, otherwise, .. } => {
+            then.tail.as_ref().is_some_and(|t| possibly_known(t, known))
+                || otherwise.as_ref().is_some_and(|o| possibly_known(o, known))
+        }
+        // Loops, calls of snippet functions: not evaluated by rustc's lint. Assignments are `()`.
+        _ => false,
+    }
+}
+
+fn mark_known_locals(block: &TBlock, known: &mut Vec<bool>) {
+    fn expr(e: &TExpr, known: &mut Vec<bool>) {
+        match &e.kind {
+            TKind::Assign { place: LocalRef::Snippet(id), value, .. } => {
+                if possibly_known(value, known) {
+                    known[*id] = true;
+                }
+                expr(value, known);
+            }
+            TKind::For { var, start, end, body, .. } => {
+                // The loop variable starts at `start`: known to rustc when `start` is.
+                if possibly_known(start, known) {
+                    known[*var] = true;
+                }
+                expr(start, known);
+                expr(end, known);
+                mark_known_locals(body, known);
+            }
+            _ => each_child(e, &mut |c| match c {
+                Child::Expr(c) => expr(c, known),
+                Child::Block(b) => mark_known_locals(b, known),
+            }),
+        }
+    }
+    for stmt in &block.stmts {
+        match stmt {
+            TStmt::Let { local, init } => {
+                if possibly_known(init, known) {
+                    known[*local] = true;
+                }
+                expr(init, known);
+            }
+            TStmt::Expr(e) => expr(e, known),
+        }
+    }
+    if let Some(t) = &block.tail {
+        expr(t, known);
+    }
+}
+
+/// A direct part of an expression.
+enum Child<'a> {
+    Expr(&'a TExpr),
+    Block(&'a TBlock),
+}
+
+/// Calls `f` for each direct sub-expression and sub-block of `e`.
+fn each_child<'a>(e: &'a TExpr, f: &mut dyn FnMut(Child<'a>)) {
+    match &e.kind {
+        TKind::Lit(_) | TKind::Local(_) | TKind::Continue { .. } => {}
+        TKind::Unary(_, x) | TKind::Cast(x) => f(Child::Expr(x)),
+        TKind::Binary(_, l, r) => {
+            f(Child::Expr(l));
+            f(Child::Expr(r));
+        }
+        TKind::Assign { value, .. } => f(Child::Expr(value)),
+        TKind::Block(b) => f(Child::Block(b)),
+        TKind::If { cond, then, otherwise } => {
+            f(Child::Expr(cond));
+            f(Child::Block(then));
+            if let Some(o) = otherwise {
+                f(Child::Expr(o));
+            }
+        }
+        TKind::While { cond, body, .. } => {
+            f(Child::Expr(cond));
+            f(Child::Block(body));
+        }
+        TKind::Loop { body, .. } => f(Child::Block(body)),
+        TKind::For { start, end, body, .. } => {
+            f(Child::Expr(start));
+            f(Child::Expr(end));
+            f(Child::Block(body));
+        }
+        TKind::Break { value, .. } | TKind::Return(value) => {
+            if let Some(v) = value {
+                f(Child::Expr(v));
+            }
+        }
+        TKind::Call { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+        TKind::Method { receiver, args, .. } => {
+            f(Child::Expr(receiver));
+            args.iter().for_each(|a| f(Child::Expr(a)));
+        }
+    }
+}
+
+struct Guard<'a> {
+    known: &'a [bool],
+}
+
+/// The value of a plain integer literal (possibly negated), as rustc's lint would see it.
+fn literal_value(e: &TExpr) -> Option<i128> {
+    match &e.kind {
+        TKind::Lit(Lit::Int(v)) => i128::try_from(*v).ok(),
+        TKind::Unary(UnOp::Neg, inner) => literal_value(inner).map(|v| -v),
+        _ => None,
+    }
+}
+
+fn range_of(ty: Scalar) -> Option<(i128, i128)> {
+    let bits = ty.int_bits()?;
+    if bits >= 128 {
+        return None;
+    }
+    Some(if ty.is_signed() { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) })
+}
+
+impl Guard<'_> {
+    /// An overflow-checked integer operation: could rustc's lint evaluate it and find a panic?
+    fn operation(&self, op: BinOp, ty: Scalar, l_known: bool, l_literal: Option<i128>, r: &TExpr) -> Result<(), &'static str> {
+        let r_known = self.known(r);
+        match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul if l_known && r_known => {
+                let fits = l_literal.zip(literal_value(r)).and_then(|(a, b)| {
+                    let v = match op {
+                        BinOp::Add => a.checked_add(b),
+                        BinOp::Sub => a.checked_sub(b),
+                        _ => a.checked_mul(b),
+                    }?;
+                    let (min, max) = range_of(ty)?;
+                    (v >= min && v <= max).then_some(())
+                });
+                fits.ok_or("arithmetic rustc might evaluate at compile time")
+            }
+            BinOp::Div | BinOp::Rem => match literal_value(r) {
+                // A known divisor other than 0 and -1 cannot panic.
+                Some(d) if d != 0 && d != -1 => Ok(()),
+                // -1 panics only for a known minimum dividend.
+                Some(-1) if !l_known => Ok(()),
+                _ if !r_known => Ok(()),
+                _ => Err("a division rustc might evaluate at compile time"),
+            },
+            BinOp::Shl | BinOp::Shr => {
+                let bits = range_of(ty).map_or(0, |_| i128::from(ty.int_bits().unwrap_or(0)));
+                match literal_value(r) {
+                    Some(n) if bits > 0 && (0..bits).contains(&n) => Ok(()),
+                    _ if !r_known => Ok(()),
+                    _ => Err("a shift rustc might evaluate at compile time"),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn block(&self, b: &TBlock) -> Result<(), String> {
+        for stmt in &b.stmts {
+            match stmt {
+                TStmt::Let { init, .. } => self.expr(init)?,
+                TStmt::Expr(e) => self.expr(e)?,
+            }
+        }
+        match &b.tail {
+            Some(t) => self.expr(t),
+            None => Ok(()),
+        }
+    }
+
+    fn known(&self, e: &TExpr) -> bool {
+        possibly_known(e, self.known)
+    }
+
+    fn expr(&self, e: &TExpr) -> Result<(), String> {
+        let at = |what: &str| Err(format!("{what} (at snippet bytes {}..{})", e.range.start, e.range.end));
+        match &e.kind {
+            TKind::Lit(Lit::Int(v)) => {
+                let Some((_, max)) = range_of(e.ty) else {
+                    return if e.ty.is_float() { Ok(()) } else { at("an integer literal of an unusual type") };
+                };
+                if i128::try_from(*v).map_or(true, |v| v > max) {
+                    return at("a literal that may not fit its type");
+                }
+            }
+            TKind::Unary(UnOp::Neg, inner) if matches!(inner.kind, TKind::Lit(Lit::Int(_))) => {
+                let (Some((min, _)), Some(v)) = (range_of(e.ty), literal_value(e)) else {
+                    return if e.ty.is_float() { Ok(()) } else { at("a negative literal of an unusual type") };
+                };
+                if v < min {
+                    return at("a negative literal that may not fit its type");
+                }
+                return Ok(());
+            }
+            TKind::Lit(Lit::Float(f)) => {
+                if e.ty == Scalar::F32 && (*f as f32).is_infinite() {
+                    return at("a float literal out of range");
+                }
+            }
+            TKind::Unary(UnOp::Neg, inner) if inner.ty.is_int() && self.known(inner) => {
+                return at("a negation rustc might evaluate");
+            }
+            TKind::Binary(..) | TKind::Assign { op: Some(_), .. } => {
+                // The operation, its left operand's type and whether rustc could know it, and the right operand.
+                let (op, ty, l_known, l_literal, r) = match &e.kind {
+                    TKind::Binary(op, l, r) => (*op, l.ty, self.known(l), literal_value(l), &**r),
+                    TKind::Assign { op: Some(op), place, value } => {
+                        let known = match place {
+                            LocalRef::Binding(_) => true,
+                            LocalRef::Snippet(id) => self.known.get(*id).copied().unwrap_or(true),
+                        };
+                        // The place's type: the value's, except for shifts (whose amount may differ).
+                        let ty = if matches!(op, BinOp::Shl | BinOp::Shr) { Scalar::I128 } else { value.ty };
+                        (*op, ty, known, None, &**value)
+                    }
+                    _ => unreachable!("matched above"),
+                };
+                if ty.is_int() || ty == Scalar::I128 {
+                    self.operation(op, ty, l_known, l_literal, r).or_else(|why| at(why))?;
+                }
+            }
+            TKind::Method { receiver, .. } => {
+                let determined = match &receiver.kind {
+                    TKind::Local(LocalRef::Binding(_)) | TKind::Cast(_) | TKind::Call { .. } | TKind::Method { .. } => true,
+                    _ => false,
+                };
+                if !determined {
+                    return at("a method on a value whose type may come from an unsuffixed literal");
+                }
+            }
+            _ => {}
+        }
+        let mut result = Ok(());
+        each_child(e, &mut |c| {
+            if result.is_ok() {
+                result = match c {
+                    Child::Expr(c) => self.expr(c),
+                    Child::Block(b) => self.block(b),
+                };
+            }
+        });
+        result
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lacuna_checker::typed::{Lit, TFn, TLocal};
+    use lacuna_checker::typed::{TFn, TLocal};
 
     fn lit(v: u128, ty: Scalar) -> TExpr {
         TExpr { kind: TKind::Lit(Lit::Int(v)), ty, range: 0..1 }
