@@ -3,7 +3,7 @@
 //! Run: `cargo bench -p lacuna-cli --bench check` (add `-- --json` for a machine-readable summary).
 //!
 //! Reports, for rejected and for accepted snippets: the warm in-process check time (p50/p90) next to
-//! `rustc --emit=metadata` on the same spliced file, and their ratio; which checker decided; the cold start of the
+//! `rustc -Z no-codegen` on the same spliced file, and their ratio; which checker decided; the cold start of the
 //! `lacuna` binary to its first verdict; and the peak RSS of this process (which holds the checker).
 
 use std::process::Command;
@@ -117,7 +117,7 @@ fn main() {
         println!("{summary}");
         return;
     }
-    println!("lacuna check vs rustc --emit=metadata, {} testdata cases, one process", samples.len());
+    println!("lacuna check vs rustc -Z no-codegen, {} testdata cases, one process", samples.len());
     println!(
         "decided by: rust-analyzer {}, rustc {}, lacuna {}",
         count(DecidedBy::RustAnalyzer),

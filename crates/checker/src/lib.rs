@@ -2,7 +2,7 @@
 //! rustc accepts?
 //!
 //! rust-analyzer (in memory, std loaded once) gives fast rejections with rustc's error codes. It has no borrow
-//! checker and can leave types unknown, so a snippet it finds clean is confirmed by rustc (`--emit=metadata`)
+//! checker and can leave types unknown, so a snippet it finds clean is confirmed by rustc (`-Z no-codegen`)
 //! before it is called accepted. The verdict says which of them decided.
 //!
 //! ```text

@@ -138,7 +138,7 @@ impl Rustc {
         &self.prelude_rlib
     }
 
-    /// rustc's errors for `source` (checked like a snippet, `--emit=metadata`), each with every span it has in
+    /// rustc's errors for `source` (checked like a snippet, `-Z no-codegen`), each with every span it has in
     /// `source` (primary and secondary, children's too). `None` when rustc timed out or crashed.
     pub fn errors(&self, source: &str) -> Result<Option<Vec<RustcError>>, CheckerError> {
         Ok(match self.check(source)? {

@@ -16,7 +16,7 @@ use crate::exit;
 /// Check snippets against a hole, exactly as rustc would judge the host with the snippet in place.
 ///
 /// Nothing of a snippet runs. rust-analyzer gives fast rejections; a snippet it finds clean is confirmed by rustc
-/// (`--emit=metadata`), and `decided_by` says which one decided.
+/// (`-Z no-codegen`: its analysis without code generation), and `decided_by` says which one decided.
 ///
 /// Exit status: 0 all accepted, 1 any rejected, 2 usage or input error.
 #[derive(Args, Debug)]

@@ -81,7 +81,7 @@ pub extern "C" fn __lacuna_main(stack_bytes: usize) -> i32 {
 
 const MAX_ROUNDS: u32 = 24;
 
-/// Instruments every hole of `prepared`, asking rustc (`--emit=metadata`) until the host compiles.
+/// Instruments every hole of `prepared`, asking rustc (`-Z no-codegen`) until the host compiles.
 pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented, ExecError> {
     let mut sites: Vec<SitePlan> = prepared
         .host

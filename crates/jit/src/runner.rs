@@ -460,7 +460,9 @@ impl Shared {
                     }
                     let started = Instant::now();
                     match site_state.lowered.as_ref().and_then(|l| l.as_ref().ok()) {
-                        Some(lowered) if options.path != PathChoice::Rustc && subset_accepts(&host, hole_index, lowered) => {
+                        Some(lowered)
+                            if options.path != PathChoice::Rustc && subset_accepts(&host, hole_index, lowered) =>
+                        {
                             subset_verdict(&host, hole_index, pre_ms + ms(started))
                         }
                         _ => check(checker).map_err(|e| encode_model(&e.to_string()))?,

@@ -469,7 +469,14 @@ fn range_of(ty: Scalar) -> Option<(i128, i128)> {
 
 impl Guard<'_> {
     /// An overflow-checked integer operation: could rustc's lint evaluate it and find a panic?
-    fn operation(&self, op: BinOp, ty: Scalar, l_known: bool, l_literal: Option<i128>, r: &TExpr) -> Result<(), &'static str> {
+    fn operation(
+        &self,
+        op: BinOp,
+        ty: Scalar,
+        l_known: bool,
+        l_literal: Option<i128>,
+        r: &TExpr,
+    ) -> Result<(), &'static str> {
         let r_known = self.known(r);
         match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul if l_known && r_known => {
@@ -541,10 +548,8 @@ impl Guard<'_> {
                 }
                 return Ok(());
             }
-            TKind::Lit(Lit::Float(f)) => {
-                if e.ty == Scalar::F32 && (*f as f32).is_infinite() {
-                    return at("a float literal out of range");
-                }
+            TKind::Lit(Lit::Float(f)) if e.ty == Scalar::F32 && (*f as f32).is_infinite() => {
+                return at("a float literal out of range");
             }
             TKind::Unary(UnOp::Neg, inner) if inner.ty.is_int() && self.known(inner) => {
                 return at("a negation rustc might evaluate");
@@ -565,14 +570,14 @@ impl Guard<'_> {
                     _ => unreachable!("matched above"),
                 };
                 if ty.is_int() || ty == Scalar::I128 {
-                    self.operation(op, ty, l_known, l_literal, r).or_else(|why| at(why))?;
+                    self.operation(op, ty, l_known, l_literal, r).or_else(&at)?;
                 }
             }
             TKind::Method { receiver, .. } => {
-                let determined = match &receiver.kind {
-                    TKind::Local(LocalRef::Binding(_)) | TKind::Cast(_) | TKind::Call { .. } | TKind::Method { .. } => true,
-                    _ => false,
-                };
+                let determined = matches!(
+                    &receiver.kind,
+                    TKind::Local(LocalRef::Binding(_)) | TKind::Cast(_) | TKind::Call { .. } | TKind::Method { .. }
+                );
                 if !determined {
                     return at("a method on a value whose type may come from an unsuffixed literal");
                 }
