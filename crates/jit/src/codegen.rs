@@ -615,13 +615,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.switch_to_block(body_block);
                 self.b.seal_block(body_block);
                 self.tick(at);
-                self.loops.push(LoopCtx { label: label.clone(), next: header, exit, value: None });
-                self.block(body)?;
-                self.loops.pop();
-                self.b.ins().jump(header, &[]);
-                self.b.seal_block(header);
-                self.b.switch_to_block(exit);
-                self.b.seal_block(exit);
+                self.loop_body(LoopCtx { label: label.clone(), next: header, exit, value: None }, body)?;
                 None
             }
             TKind::Loop { label, body } => {
@@ -634,13 +628,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().jump(header, &[]);
                 self.b.switch_to_block(header);
                 self.tick(at);
-                self.loops.push(LoopCtx { label: label.clone(), next: header, exit, value: t });
-                self.block(body)?;
-                self.loops.pop();
-                self.b.ins().jump(header, &[]);
-                self.b.seal_block(header);
-                self.b.switch_to_block(exit);
-                self.b.seal_block(exit);
+                self.loop_body(LoopCtx { label: label.clone(), next: header, exit, value: t }, body)?;
                 t.map(|_| self.b.block_params(exit)[0])
             }
             TKind::For { label, var, start, end, inclusive, body } => {
@@ -754,6 +742,20 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Some(self.method(name, receiver.ty, rv, &avs, at)?)
             }
         })
+    }
+
+    /// The body of a `while` or `loop` whose header (`next`) is the current loop head: then back to the header,
+    /// and on at the exit.
+    fn loop_body(&mut self, ctx: LoopCtx, body: &TBlock) -> R<()> {
+        let (header, exit) = (ctx.next, ctx.exit);
+        self.loops.push(ctx);
+        self.block(body)?;
+        self.loops.pop();
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(())
     }
 
     fn find_loop(&self, label: &Option<String>) -> R<usize> {

@@ -426,6 +426,14 @@ impl Shared {
         // While rustc checks, build the snippet's library on another thread: if rustc accepts, running it does
         // not wait for a second compiler run. Started only when the fast checks found nothing (rustc must decide)
         // and never loaded unless the verdict is an acceptance.
+        let job = |uses| BuildJob {
+            builder: builder.clone(),
+            host: host.clone(),
+            hole_index,
+            snippet: snippet.clone(),
+            type_args: type_args.clone(),
+            uses,
+        };
         let mut speculative = None;
         if site_state.verdict.is_none() {
             let check = |checker: &mut Checker| checker.check(&host.prepared, hole_index, snippet);
@@ -446,14 +454,7 @@ impl Shared {
                     if !jit_ready && options.path != PathChoice::Jit && !site_state.artifacts.contains_key(types) {
                         let uses = checker.snippet_uses(&host.prepared, hole_index, snippet);
                         if let Ok(uses) = uses {
-                            let job = BuildJob {
-                                builder: builder.clone(),
-                                host: host.clone(),
-                                hole_index,
-                                snippet: snippet.clone(),
-                                type_args: type_args.clone(),
-                                uses,
-                            };
+                            let job = job(uses);
                             speculative =
                                 std::thread::Builder::new().name("lacuna-build".into()).spawn(move || job.build()).ok();
                         }
@@ -522,17 +523,7 @@ impl Shared {
             None => checker
                 .snippet_uses(&host.prepared, hole_index, snippet)
                 .map_err(|e| encode_runtime(&e.to_string()))
-                .and_then(|uses| {
-                    BuildJob {
-                        builder: builder.clone(),
-                        host: host.clone(),
-                        hole_index,
-                        snippet: snippet.clone(),
-                        type_args: type_args.clone(),
-                        uses,
-                    }
-                    .build()
-                }),
+                .and_then(|uses| job(uses).build()),
         };
         match built.and_then(|built| load_artifact(built, artifacts, self)) {
             Ok((artifact, lower_ms, compile_ms)) => {

@@ -18,7 +18,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_jit::{Budgets, Engine, LoadedHost, PathChoice, RunOptions};
+use lacuna_jit::{Budgets, Engine, LoadedHost, PathChoice, RunOptions, RunReport};
 use lacuna_testdata::{Case, Expect};
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -107,17 +107,7 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
             }
         },
     };
-    let host = {
-        let Shared { engines, hosts, .. } = &mut *shared;
-        hosts[engine]
-            .entry(case.host.clone())
-            .or_insert_with(|| engines[engine].load("host.rs", &case.host).map_err(|e| e.to_string()))
-            .clone()
-            .map_err(|e| format!("the host does not load: {e}"))?
-    };
-    let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
-    let (stdout, report) = lacuna_testdata::capture_stdout(|| shared.engines[engine].run(&host, snippets))?;
-    let report = report.map_err(|e| format!("the run failed: {e}"))?;
+    let (stdout, report) = run_case(shared, case, engine)?;
     let got = Outcome { stdout, status: report.exit_status };
     let site = &report.sites[case.hole];
     if engine == 1 && case.jit && site.path != Some(lacuna_jit::ExecPath::Jit) {
@@ -161,17 +151,7 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
 /// A snippet rustc rejects is rejected under `lacuna run` too: neither the checker nor the JIT subset's own
 /// acceptance (which skips rustc) may accept it.
 fn rejected_stays_rejected(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), Failed> {
-    let host = {
-        let Shared { engines, hosts, .. } = &mut *shared;
-        hosts[engine]
-            .entry(case.host.clone())
-            .or_insert_with(|| engines[engine].load("host.rs", &case.host).map_err(|e| e.to_string()))
-            .clone()
-            .map_err(|e| format!("the host does not load: {e}"))?
-    };
-    let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
-    let (_, report) = lacuna_testdata::capture_stdout(|| shared.engines[engine].run(&host, snippets))?;
-    let report = report.map_err(|e| format!("the run failed: {e}"))?;
+    let (_, report) = run_case(shared, case, engine)?;
     let site = &report.sites[case.hole];
     if site.calls > 0 && site.accepted != Some(false) {
         return Err(format!(
@@ -184,6 +164,22 @@ fn rejected_stays_rejected(shared: &mut Shared, case: &Case, engine: usize) -> R
         .into());
     }
     Ok(())
+}
+
+/// Runs the case's host (loaded once per engine) with the case's snippet in its hole: what it printed, and the
+/// report.
+fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, RunReport), Failed> {
+    let host = {
+        let Shared { engines, hosts, .. } = &mut *shared;
+        hosts[engine]
+            .entry(case.host.clone())
+            .or_insert_with(|| engines[engine].load("host.rs", &case.host).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|e| format!("the host does not load: {e}"))?
+    };
+    let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
+    let (stdout, report) = lacuna_testdata::capture_stdout(|| shared.engines[engine].run(&host, snippets))?;
+    Ok((stdout, report.map_err(|e| format!("the run failed: {e}"))?))
 }
 
 /// The host with the snippet spliced in, compiled by rustc (debug build, like the libraries Lacuna builds) and
