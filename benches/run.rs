@@ -106,7 +106,8 @@ fn main() {
             jit_ms.push(site.timings_ms.total);
             jit_rustc_ms.push(rustc_total);
         } else if let Some(why) = &site.not_jit {
-            let why = why.split(" (at snippet bytes").next().unwrap_or(why).to_owned();
+            // "<construct> at <line>:<column>": group by the construct.
+            let why = why.rsplit_once(" at ").map_or(why.as_str(), |(construct, _)| construct).to_owned();
             *not_jit.entry(why).or_default() += 1;
         }
 

@@ -146,8 +146,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
                 None => "no verdict".into(),
             };
             let error = site.error.as_deref().map(|e| format!("; {e}")).unwrap_or_default();
+            let path = match site.path {
+                Some(lacuna_jit::ExecPath::Jit) => ", ran on the JIT".to_owned(),
+                Some(lacuna_jit::ExecPath::Rustc) => match &site.not_jit {
+                    Some(why) => format!(", ran on the rustc path (not the JIT: {why})"),
+                    None => ", ran on the rustc path".to_owned(),
+                },
+                None => String::new(),
+            };
             eprintln!(
-                "lacuna: hole {} (line {}): {} call(s), {verdict}{error}; check {:.1} ms, compile {:.1} ms, run {:.1} ms",
+                "lacuna: hole {} (line {}): {} call(s), {verdict}{path}{error}; check {:.1} ms, compile {:.1} ms, run {:.1} ms",
                 site.site, site.line, site.calls, site.timings_ms.check, site.timings_ms.compile, site.timings_ms.run
             );
         }

@@ -693,12 +693,17 @@ fn lower_for_jit(
     hole_index: usize,
     snippet: &str,
 ) -> Result<lacuna_lowering::Lowered, String> {
+    let normalized = normalize(snippet);
+    let at = |construct: &str, offset: usize| {
+        let (line, column) = line_col(&normalized, offset);
+        format!("{construct} at {line}:{column}")
+    };
     let typed = checker
         .typed_snippet(&host.prepared, hole_index, snippet)
         .map_err(|e| e.to_string())?
-        .map_err(|u| format!("{} (at snippet bytes {}..{})", u.construct, u.range.start, u.range.end))?;
+        .map_err(|u| at(&u.construct, u.range.start))?;
     let plan = &host.instrumented.sites[hole_index];
-    let lowered = lacuna_lowering::lower(typed, plan.bindings()).map_err(|e| e.to_string())?;
+    let lowered = lacuna_lowering::lower(typed, plan.bindings()).map_err(|e| at(&e.construct, e.range.start))?;
     // The host must hand over each binding the snippet reads, writable where it writes.
     for &(index, _) in &lowered.snippet.bindings {
         let mode = plan.modes[index];
@@ -723,14 +728,19 @@ fn jit_fault_error(
         Some(Fault::Fuel) => encode(&["budget", "fuel", &budgets.fuel.to_string()], &[]),
         Some(Fault::Stack) => encode(&["budget", "stack", &stack_bytes.to_string()], &[]),
         Some(fault) => {
-            let at = (context.fault_at as usize).min(snippet.len());
-            let before = &snippet[..snippet.floor_char_boundary(at)];
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            let (line, column) = line_col(snippet, context.fault_at as usize);
             encode(&["runtime", fault.message(), &line.to_string(), &column.to_string()], &[])
         }
         None => encode_runtime("the JIT-compiled snippet stopped without saying why"),
     }
+}
+
+/// 1-based line and column (in chars) of a byte offset in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
 }
 
 fn encode_runtime(message: &str) -> String {
