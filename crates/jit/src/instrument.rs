@@ -51,8 +51,6 @@ pub struct Instrumented {
     pub sites: Vec<SitePlan>,
     /// (host offset where a replaced hole ends, instrumented offset where its replacement ends), in order.
     anchors: Vec<(usize, usize)>,
-    /// rustc checks (instrumentation rounds) it took.
-    pub rounds: u32,
 }
 
 impl Instrumented {
@@ -94,14 +92,14 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
             SitePlan { site: hole.number as u32, scope, modes }
         })
         .collect();
-    for round in 1..=MAX_ROUNDS {
+    for _ in 0..MAX_ROUNDS {
         let rendered = render(prepared, &sites);
         let errors = rustc
             .errors(&rendered.text)
             .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
             .ok_or_else(|| ExecError::Instrument { detail: "rustc did not finish checking the host".into() })?;
         if errors.is_empty() {
-            return Ok(Instrumented { text: rendered.text, sites, anchors: rendered.anchors, rounds: round });
+            return Ok(Instrumented { text: rendered.text, sites, anchors: rendered.anchors });
         }
         // Each implicated binding is demoted one step per round (several errors often name the same one).
         let mut implicated = std::collections::BTreeSet::new();

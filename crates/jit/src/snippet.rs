@@ -37,7 +37,6 @@ pub struct SnippetSource {
     pub first_line: u32,
     /// For mapping columns: per edited snippet line, (edited column, original column) boundaries.
     map: OffsetMap,
-    pub accesses: BTreeMap<usize, Access>,
 }
 
 impl SnippetSource {
@@ -60,7 +59,7 @@ fn reference_name(binding: usize) -> String {
     format!("__lacuna_b{binding}")
 }
 
-/// Builds the library source for `snippet` at `plan`'s hole. `accesses` overrides the default access per binding
+/// Builds the library source for `snippet` at `plan`'s hole. `overrides` replaces the default access per binding
 /// index (the runner passes `Owned` for bindings rustc said the snippet moves).
 pub fn generate(
     instrumented: &Instrumented,
@@ -211,7 +210,7 @@ pub fn generate(
         "\nextern crate alloc as __lacuna_alloc;\n#[global_allocator]\nstatic __LACUNA_ALLOCATOR: ::lacuna::__private::BudgetAllocator = \
          ::lacuna::__private::BudgetAllocator;\n",
     );
-    Ok(SnippetSource { text, first_line, map, accesses })
+    Ok(SnippetSource { text, first_line, map })
 }
 
 /// How a binding is made available unless rustc says the snippet moves it.
