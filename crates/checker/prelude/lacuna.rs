@@ -82,6 +82,12 @@ pub mod __private {
         Err(crate::HoleError::Model { message: NO_SNIPPET.into() })
     }
 
+    /// A hole's task as text: what `agent!(task)` accepts (`&str`, `String`, anything `AsRef<str>`), borrowed so
+    /// the host keeps its value.
+    pub fn task_text<S: AsRef<str> + ?Sized>(task: &S) -> String {
+        task.as_ref().to_owned()
+    }
+
     /// A value of any type, for the checker to ask rustc whether a hole's type is what it thinks. Never called.
     pub fn placeholder<T>() -> T {
         unreachable!("lacuna's type probe is checked, never run")
@@ -103,6 +109,9 @@ pub mod __private {
         /// generic functions are compiled per instantiation).
         pub types: *const u8,
         pub types_len: usize,
+        /// The task as the host evaluated it (UTF-8), for the model's prompt.
+        pub task: *const u8,
+        pub task_len: usize,
         pub out: *mut (),
         /// The error, encoded by Lacuna (see [`decode_error`]); valid until the hook's next call on this thread.
         pub error: *const u8,
@@ -125,6 +134,7 @@ pub mod __private {
         table: &[*mut ()],
         moved: &mut [u8],
         types: &[&'static str],
+        task: &str,
     ) -> Result<T, crate::HoleError> {
         let hook = HOOK.load(Ordering::SeqCst);
         if hook.is_null() {
@@ -144,6 +154,8 @@ pub mod __private {
             len: table.len().min(moved.len()),
             types: types.as_ptr(),
             types_len: types.len(),
+            task: task.as_ptr(),
+            task_len: task.len(),
             out: out.as_mut_ptr().cast(),
             error: std::ptr::null(),
             error_len: 0,

@@ -40,6 +40,8 @@ pub struct Hole {
     pub task: Option<String>,
     /// The model named by `agent!(model, "task")`.
     pub model: Option<String>,
+    /// Byte range of the task expression in the host text (evaluated at run time for the prompt).
+    pub task_range: Option<std::ops::Range<usize>>,
 }
 
 /// A host program, normalized (no BOM, `\n` line endings) and with its holes located.
@@ -170,6 +172,7 @@ fn find_holes(file: &SourceFile, line_index: &LineIndex) -> Vec<Hole> {
             column,
             task: task_literal(args),
             model: model_name(args),
+            task_range: task_range(args),
         });
         i = close + 1;
     }
@@ -207,6 +210,17 @@ fn matching_close(tokens: &[SyntaxToken], open: usize) -> Option<usize> {
 fn task_literal(args: &[SyntaxToken]) -> Option<String> {
     let last = args.iter().rev().find(|t| t.kind() != T![,])?;
     ast::String::cast(last.clone()).and_then(|s| s.value().ok().map(|v| v.into_owned()))
+}
+
+/// The task expression: every argument token after the model (if any), without a trailing comma.
+fn task_range(args: &[SyntaxToken]) -> Option<std::ops::Range<usize>> {
+    let rest = if model_name(args).is_some() { &args[2..] } else { args };
+    let rest = match rest {
+        [init @ .., last] if last.kind() == T![,] => init,
+        _ => rest,
+    };
+    let (first, last) = (rest.first()?, rest.last()?);
+    Some(usize::from(first.text_range().start())..usize::from(last.text_range().end()))
 }
 
 /// The model in `agent!(model, "task")`: an identifier (or string) followed by a comma at top level.
@@ -420,6 +434,21 @@ mod tests {
         assert_eq!((h.holes[0].line, h.holes[0].column), (2, 18));
         assert_eq!(h.holes[1].model.as_deref(), Some("fast"));
         assert_eq!(&h.text[h.holes[1].range.clone()], "lacuna::agent!(fast, \"two\")");
+        assert_eq!(&h.text[h.holes[0].task_range.clone().unwrap()], "\"one\"");
+        assert_eq!(&h.text[h.holes[1].task_range.clone().unwrap()], "\"two\"");
+    }
+
+    #[test]
+    fn a_computed_task_is_a_range_of_the_host() {
+        let h = host(
+            "fn main() {
+    let t = 1;
+    let a: Result<i32, _> = agent!(format!(\"n={}\", t),);
+}
+",
+        );
+        assert_eq!(&h.text[h.holes[0].task_range.clone().unwrap()], "format!(\"n={}\", t)");
+        assert_eq!(h.holes[0].task, None);
     }
 
     #[test]

@@ -168,7 +168,10 @@ fn render(prepared: &PreparedHost, sites: &[SitePlan]) -> Rendered {
         text.push_str(&host.text[at..hole.range.start]);
         let bindings = plan.bindings();
         let ty = prepared.glue_type(index).map(|t| format!("::<{t}>")).unwrap_or_default();
-        text.push_str(&format!("{{ let mut __lacuna_moved = [0u8; {}]; ", bindings.len()));
+        // The task is evaluated first, by reference (the host keeps its value), before any binding is handed over.
+        let task = hole.task_range.clone().map_or("\"\"", |r| &host.text[r]);
+        text.push_str(&format!("{{ let __lacuna_task = ::lacuna::__private::task_text(&({task})); "));
+        text.push_str(&format!("let mut __lacuna_moved = [0u8; {}]; ", bindings.len()));
         text.push_str(&format!("let __lacuna_value = ::lacuna::__private::enter{ty}({}, &[", plan.site));
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
             let start = text.len();
@@ -190,7 +193,7 @@ fn render(prepared: &PreparedHost, sites: &[SitePlan]) -> Rendered {
             .as_ref()
             .map(|s| s.type_params.iter().map(|p| format!("::core::any::type_name::<{p}>()")).collect())
             .unwrap_or_default();
-        text.push_str(&format!("], &mut __lacuna_moved, &[{}]); ", type_names.join(", ")));
+        text.push_str(&format!("], &mut __lacuna_moved, &[{}], &__lacuna_task); ", type_names.join(", ")));
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
             if *mode == HostMode::Movable {
                 let start = text.len();

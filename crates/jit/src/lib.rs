@@ -22,9 +22,14 @@ pub mod codegen;
 pub mod instrument;
 mod runner;
 pub mod snippet;
+pub mod source;
 
 pub use build::{BuildFailure, Builder, Built};
 pub use runner::{Budgets, Engine, ExecPath, LoadedHost, PathChoice, RunOptions, RunReport, SiteReport, SiteTimings};
+pub use source::{
+    Attempt, AttemptRecord, AttemptTimings, BindingInfo, GivenSnippets, HoleRequest, Proposal, SnippetSource,
+    HOLE_MARKER, NO_SNIPPET,
+};
 
 /// Something that stops a run (not a snippet's fault or rejection: those are values of the hole).
 #[derive(Debug, thiserror::Error)]

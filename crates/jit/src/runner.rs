@@ -11,6 +11,10 @@ use serde::Serialize;
 use crate::build::Builder;
 use crate::instrument::{instrument, Instrumented};
 use crate::snippet::{generate, Access, SnippetSource};
+use crate::source::{
+    Attempt, AttemptRecord, AttemptTimings, BindingInfo, GivenSnippets, HoleRequest, SnippetSource as Source,
+    HOLE_MARKER,
+};
 use crate::ExecError;
 
 /// Which way accepted snippets run.
@@ -58,11 +62,20 @@ pub struct RunOptions {
     pub stack_bytes: usize,
     /// Where compiled hosts and snippets are cached (default: [`lacuna_checker::default_cache_dir`]).
     pub cache_dir: Option<PathBuf>,
+    /// Holes nested deeper than this (a hole reached while this many snippets run on the thread) are
+    /// `HoleError::Depth` (0: no cap).
+    pub max_depth: u32,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { path: PathChoice::Auto, budgets: Budgets::default(), stack_bytes: 64 << 20, cache_dir: None }
+        RunOptions {
+            path: PathChoice::Auto,
+            budgets: Budgets::default(),
+            stack_bytes: 64 << 20,
+            cache_dir: None,
+            max_depth: 32,
+        }
     }
 }
 
@@ -70,6 +83,8 @@ impl Default for RunOptions {
 /// while rustc checks it, so `check + lower + compile + run` can exceed `total`, the wall time the host waited.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SiteTimings {
+    /// Waiting for the snippet source (the model).
+    pub model: f64,
     pub check: f64,
     pub lower: f64,
     pub compile: f64,
@@ -85,7 +100,9 @@ pub struct SiteReport {
     pub task: Option<String>,
     /// Times execution reached the hole.
     pub calls: u32,
-    /// The snippet's verdict; `None` when no snippet was given or the hole was never reached.
+    /// Snippets (or replies without code) tried, over all calls.
+    pub attempts: u32,
+    /// The last snippet's verdict; `None` when no snippet was given or the hole was never reached.
     pub accepted: Option<bool>,
     pub decided_by: Option<String>,
     pub path: Option<ExecPath>,
@@ -122,6 +139,8 @@ pub(crate) struct RawHoleCall {
     len: usize,
     types: *const u8,
     types_len: usize,
+    task: *const u8,
+    task_len: usize,
     out: *mut (),
     error: *const u8,
     error_len: usize,
@@ -156,6 +175,8 @@ pub struct LoadedHost {
     pub library: PathBuf,
     pub compile_ms: f64,
     pub instrument_ms: f64,
+    /// The host's item signatures, for prompts.
+    pub signatures: Vec<String>,
     install: InstallFn,
     main: MainFn,
 }
@@ -203,17 +224,25 @@ struct State {
 
 struct CurrentRun {
     host: Arc<LoadedHost>,
-    snippets: BTreeMap<u32, String>,
+    source: Arc<dyn Source>,
     sites: BTreeMap<u32, SiteState>,
 }
 
 struct SiteState {
     report: SiteReport,
-    verdict: Option<Verdict>,
-    /// Compiled snippet per instantiation (the type arguments, joined; empty outside generic functions).
-    artifacts: HashMap<String, Runnable>,
+    /// Per snippet text tried here: its verdict and compiled forms (a retry or a later call with the same text
+    /// costs nothing).
+    snippets: HashMap<String, SnippetState>,
+}
+
+struct SnippetState {
+    verdict: Verdict,
+    /// The verdict's diagnostics rendered rustc-style against the snippet.
+    rendered: Vec<String>,
     /// The lowered snippet when it is in the JIT's subset (outside generic functions only).
     lowered: Option<Result<lacuna_lowering::Lowered, String>>,
+    /// Compiled snippet per instantiation (the type arguments, joined; empty outside generic functions).
+    artifacts: HashMap<String, Runnable>,
 }
 
 impl Engine {
@@ -233,6 +262,7 @@ impl Engine {
         if !has_main(&prepared.host.text) {
             return Err(ExecError::NoMain { host: name.to_owned() });
         }
+        let signatures = lacuna_checker::signatures(&prepared.host.text);
         let started = Instant::now();
         let instrumented = instrument(&prepared, state.checker.rustc())?;
         let instrument_ms = ms(started);
@@ -256,6 +286,7 @@ impl Engine {
             library: built.library,
             compile_ms: built.compile_ms,
             instrument_ms,
+            signatures,
             install,
             main,
         }))
@@ -263,6 +294,11 @@ impl Engine {
 
     /// Runs the host's `main` with `snippets` (by 1-based hole number) for its holes.
     pub fn run(&self, host: &Arc<LoadedHost>, snippets: BTreeMap<u32, String>) -> Result<RunReport, ExecError> {
+        self.run_with(host, Arc::new(GivenSnippets(snippets)))
+    }
+
+    /// Runs the host's `main`, asking `source` for a snippet each time execution reaches a hole.
+    pub fn run_with(&self, host: &Arc<LoadedHost>, source: Arc<dyn Source>) -> Result<RunReport, ExecError> {
         let stack_bytes = {
             let mut guard = self.shared.lock();
             let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
@@ -278,6 +314,7 @@ impl Engine {
                         line: hole.line,
                         task: hole.task.clone(),
                         calls: 0,
+                        attempts: 0,
                         accepted: None,
                         decided_by: None,
                         path: None,
@@ -287,10 +324,10 @@ impl Engine {
                         error: None,
                         timings_ms: SiteTimings::default(),
                     };
-                    (site, SiteState { report, verdict: None, artifacts: HashMap::new(), lowered: None })
+                    (site, SiteState { report, snippets: HashMap::new() })
                 })
                 .collect();
-            state.run = Some(CurrentRun { host: host.clone(), snippets, sites });
+            state.run = Some(CurrentRun { host: host.clone(), source, sites });
             state.options.stack_bytes
         };
         let context: *const Shared = self.shared;
@@ -331,29 +368,204 @@ impl Shared {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// One hole reached: check, compile and run its snippet. `Err` is the encoded `HoleError`.
+    /// One hole reached: ask the source for snippets until one is accepted (then run it) or the source gives up.
+    /// `Err` is the encoded `HoleError`.
     fn hole(&'static self, call: &mut RawHoleCall) -> Result<(), String> {
         let entered = Instant::now();
         let result = self.hole_inner(call);
         let mut guard = self.lock();
         if let Some(site) = guard.as_mut().and_then(|s| s.run.as_mut()).and_then(|r| r.sites.get_mut(&call.site)) {
             site.report.timings_ms.total += ms(entered);
+            if let Err(error) = &result {
+                site.report.record_error(error);
+            }
         }
         result
     }
 
     fn hole_inner(&'static self, call: &mut RawHoleCall) -> Result<(), String> {
-        let types = if call.types.is_null() || call.types_len == 0 {
-            String::new()
-        } else {
-            // SAFETY: the runtime's `enter` points `types` at `types_len` bytes of a string it keeps alive during
-            // the call.
-            String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(call.types, call.types_len) }).into_owned()
+        let text = |ptr: *const u8, len: usize| {
+            if ptr.is_null() || len == 0 {
+                String::new()
+            } else {
+                // SAFETY: the runtime's `enter` points `types` and `task` at that many bytes of strings it keeps
+                // alive during the call.
+                String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(ptr, len) }).into_owned()
+            }
         };
-        let (runnable, budgets) = self.prepare(call.site, &types)?;
+        let types = text(call.types, call.types_len);
+        let task = text(call.task, call.task_len);
+        let depth = DEPTH.with(|d| d.get()) + 1;
+        let (request, source, max_depth) = {
+            let mut guard = self.lock();
+            let state = guard.as_mut().ok_or_else(|| encode_model("the run is over"))?;
+            let max_depth = state.options.max_depth;
+            let run = state.run.as_mut().ok_or_else(|| encode_model("no run is in progress"))?;
+            let site = run.sites.get_mut(&call.site).ok_or_else(|| encode_model("unknown hole site"))?;
+            site.report.calls += 1;
+            (hole_request(&run.host, call.site, depth, task), run.source.clone(), max_depth)
+        };
+        if max_depth != 0 && depth > max_depth {
+            return Err(encode(&["depth", &max_depth.to_string()], &[]));
+        }
+        let mut attempts: Vec<Attempt> = Vec::new();
+        loop {
+            let proposal = match source.propose(&request, &attempts) {
+                Ok(Some(proposal)) => proposal,
+                Ok(None) => break,
+                Err(message) => {
+                    let error = encode_model(&message);
+                    source.record(&self.attempt_record(&request, &attempts, None, &error));
+                    return Err(error);
+                }
+            };
+            let mut record = AttemptRecord {
+                site: request.site,
+                line: request.line,
+                depth,
+                attempt: attempts.len() as u32 + 1,
+                task: request.task.clone(),
+                source: proposal.trace,
+                snippet: None,
+                accepted: false,
+                decided_by: None,
+                diagnostics: Vec::new(),
+                path: None,
+                outcome: String::new(),
+                error: None,
+                timings_ms: AttemptTimings { model: proposal.model_ms, ..Default::default() },
+            };
+            let snippet = match proposal.snippet {
+                Ok(snippet) => snippet,
+                Err(reason) => {
+                    record.outcome = "no-code".into();
+                    record.diagnostics = vec![reason.clone()];
+                    self.note_attempt(&record);
+                    source.record(&record);
+                    attempts.push(Attempt {
+                        snippet: None,
+                        accepted: false,
+                        diagnostics: vec![reason],
+                        runtime_error: None,
+                    });
+                    continue;
+                }
+            };
+            record.snippet = Some(snippet.clone());
+            let prepared = self.prepare(call.site, &types, &snippet, &mut record);
+            let (runnable, budgets) = match prepared {
+                Ok(Prepared::Ready(runnable, budgets)) => (runnable, budgets),
+                Ok(Prepared::Rejected(diagnostics)) => {
+                    record.outcome = "rejected".into();
+                    self.note_attempt(&record);
+                    source.record(&record);
+                    attempts.push(Attempt {
+                        snippet: Some(snippet),
+                        accepted: false,
+                        diagnostics,
+                        runtime_error: None,
+                    });
+                    continue;
+                }
+                Err(error) => {
+                    record.outcome = outcome_of(&error);
+                    record.error = Some(display_error(&error));
+                    self.note_attempt(&record);
+                    source.record(&record);
+                    return Err(error);
+                }
+            };
+            let previous_depth = DEPTH.with(|d| d.replace(depth));
+            let result = self.execute(call, &runnable, &budgets, &mut record);
+            DEPTH.with(|d| d.set(previous_depth));
+            record.outcome = match &result {
+                Ok(()) => "ok".into(),
+                Err(error) => outcome_of(error),
+            };
+            record.error = result.as_ref().err().map(|e| display_error(e));
+            self.note_attempt(&record);
+            source.record(&record);
+            match result {
+                Err(error) if source.retry_after_fault() => attempts.push(Attempt {
+                    snippet: Some(snippet),
+                    accepted: true,
+                    diagnostics: Vec::new(),
+                    runtime_error: Some(display_error(&error)),
+                }),
+                other => return other,
+            }
+        }
+        match attempts.last() {
+            None => Err(encode_model("the snippet source gave no snippet")),
+            Some(Attempt { runtime_error: Some(error), .. }) => Err(encode_runtime(error)),
+            Some(last) => Err(encode(&["rejected", &attempts.len().to_string()], &last.diagnostics)),
+        }
+    }
+
+    /// The record of an attempt that ended before any snippet (the source failed).
+    fn attempt_record(
+        &self,
+        request: &HoleRequest,
+        attempts: &[Attempt],
+        path: Option<ExecPath>,
+        error: &str,
+    ) -> AttemptRecord {
+        AttemptRecord {
+            site: request.site,
+            line: request.line,
+            depth: request.depth,
+            attempt: attempts.len() as u32 + 1,
+            task: request.task.clone(),
+            source: serde_json::Value::Null,
+            snippet: None,
+            accepted: false,
+            decided_by: None,
+            diagnostics: Vec::new(),
+            path,
+            outcome: outcome_of(error),
+            error: Some(display_error(error)),
+            timings_ms: AttemptTimings::default(),
+        }
+    }
+
+    /// Adds an attempt to its site's report.
+    fn note_attempt(&self, record: &AttemptRecord) {
+        let mut guard = self.lock();
+        let Some(site) = guard.as_mut().and_then(|s| s.run.as_mut()).and_then(|r| r.sites.get_mut(&record.site)) else {
+            return;
+        };
+        let report = &mut site.report;
+        report.attempts += 1;
+        if record.snippet.is_some() && record.outcome != "no-code" && record.decided_by.is_some() {
+            report.accepted = Some(record.accepted);
+            report.decided_by = record.decided_by.clone();
+        }
+        if record.path.is_some() {
+            report.path = record.path;
+        }
+        let t = &mut report.timings_ms;
+        t.model += record.timings_ms.model;
+        t.check += record.timings_ms.check;
+        t.lower += record.timings_ms.lower;
+        t.compile += record.timings_ms.compile;
+        t.run += record.timings_ms.run;
+        if record.outcome == "ok" {
+            report.outcome = Some("ok".into());
+            report.error = None;
+        }
+    }
+
+    /// Runs an accepted snippet at the hole. `Err` is the encoded fault.
+    fn execute(
+        &self,
+        call: &mut RawHoleCall,
+        runnable: &Runnable,
+        budgets: &Budgets,
+        record: &mut AttemptRecord,
+    ) -> Result<(), String> {
         let (stack_limit, stack_bytes) = stack_limit();
         let started = Instant::now();
-        let (path, error) = match &runnable {
+        let (path, error) = match runnable {
             Runnable::Rustc(artifact) => {
                 let mut run = RawRun {
                     fuel: budgets.fuel,
@@ -375,7 +587,7 @@ impl Shared {
                 // entries it reads, and `out` is the host's slot for a value of the hole's type, which the entry
                 // writes only on success.
                 let status = (artifact.entry)(call.table, call.moved, call.out, &mut run);
-                (ExecPath::Rustc, (status != 0).then(|| fault_error(&run, artifact, &budgets, stack_bytes)))
+                (ExecPath::Rustc, (status != 0).then(|| fault_error(&run, artifact, budgets, stack_bytes)))
             }
             Runnable::Jit(jit) => {
                 let mut context = crate::codegen::JitContext {
@@ -387,27 +599,26 @@ impl Shared {
                 // bindings the host passes writable) only the scalar bindings the lowering listed, at the types
                 // the checker gave them, and writes the hole's scalar value to `out` when it returns 0.
                 let status = unsafe { (jit.compiled.entry)(call.table.cast(), call.out.cast(), &mut context) };
-                (ExecPath::Jit, (status != 0).then(|| jit_fault_error(&context, &jit.snippet, &budgets, stack_bytes)))
+                (ExecPath::Jit, (status != 0).then(|| jit_fault_error(&context, &jit.snippet, budgets, stack_bytes)))
             }
         };
-        let run_ms = ms(started);
-        let mut guard = self.lock();
-        if let Some(site) = guard.as_mut().and_then(|s| s.run.as_mut()).and_then(|r| r.sites.get_mut(&call.site)) {
-            site.report.timings_ms.run += run_ms;
-            site.report.path = Some(path);
-            match &error {
-                Some(e) => site.report.record_error(e),
-                None => site.report.outcome = Some("ok".into()),
-            }
-        }
+        record.timings_ms.run += ms(started);
+        record.path = Some(path);
         match error {
             None => Ok(()),
             Some(e) => Err(e),
         }
     }
 
-    /// Everything before running: the verdict (cached per site), the compiled snippet (cached by source).
-    fn prepare(&'static self, site: u32, types: &str) -> Result<(Runnable, Budgets), String> {
+    /// Everything before running one snippet: the verdict (cached per site and snippet text), the compiled
+    /// snippet (cached per instantiation). Timings go to `record`.
+    fn prepare(
+        &'static self,
+        site: u32,
+        types: &str,
+        snippet: &str,
+        record: &mut AttemptRecord,
+    ) -> Result<Prepared, String> {
         let mut guard = self.lock();
         let state = guard.as_mut().ok_or_else(|| encode_model("the run is over"))?;
         let State { checker, builder, options, run, artifacts } = state;
@@ -415,12 +626,6 @@ impl Shared {
         let host = run.host.clone();
         let hole_index = (site as usize).checked_sub(1).ok_or_else(|| encode_model("unknown hole site"))?;
         let site_state = run.sites.get_mut(&site).ok_or_else(|| encode_model("unknown hole site"))?;
-        site_state.report.calls += 1;
-        let Some(snippet) = run.snippets.get(&site) else {
-            let error = encode_model(NO_SNIPPET);
-            site_state.report.record_error(&error);
-            return Err(error);
-        };
         let type_args: Vec<String> =
             if types.is_empty() { Vec::new() } else { types.split('\u{1f}').map(str::to_owned).collect() };
         // While rustc checks, build the snippet's library on another thread: if rustc accepts, running it does
@@ -430,12 +635,13 @@ impl Shared {
             builder: builder.clone(),
             host: host.clone(),
             hole_index,
-            snippet: snippet.clone(),
+            snippet: snippet.to_owned(),
             type_args: type_args.clone(),
             uses,
         };
         let mut speculative = None;
-        if site_state.verdict.is_none() {
+        if !site_state.snippets.contains_key(snippet) {
+            let mut lowered = None;
             let check = |checker: &mut Checker| checker.check(&host.prepared, hole_index, snippet);
             let pre_started = Instant::now();
             let pre =
@@ -447,11 +653,11 @@ impl Shared {
                     // Is it in the JIT's subset? (Cheap: rust-analyzer has the snippet analysed already.)
                     if options.path != PathChoice::Rustc && type_args.is_empty() {
                         let started = Instant::now();
-                        site_state.lowered = Some(lower_for_jit(checker, &host, hole_index, snippet));
-                        site_state.report.timings_ms.lower += ms(started);
+                        lowered = Some(lower_for_jit(checker, &host, hole_index, snippet));
+                        record.timings_ms.lower += ms(started);
                     }
-                    let jit_ready = matches!(site_state.lowered, Some(Ok(_)));
-                    if !jit_ready && options.path != PathChoice::Jit && !site_state.artifacts.contains_key(types) {
+                    let jit_ready = matches!(lowered, Some(Ok(_)));
+                    if !jit_ready && options.path != PathChoice::Jit {
                         let uses = checker.snippet_uses(&host.prepared, hole_index, snippet);
                         if let Ok(uses) = uses {
                             let job = job(uses);
@@ -460,52 +666,54 @@ impl Shared {
                         }
                     }
                     let started = Instant::now();
-                    match site_state.lowered.as_ref().and_then(|l| l.as_ref().ok()) {
-                        Some(lowered)
-                            if options.path != PathChoice::Rustc && subset_accepts(&host, hole_index, lowered) =>
-                        {
+                    match lowered.as_ref().and_then(|l| l.as_ref().ok()) {
+                        Some(l) if options.path != PathChoice::Rustc && subset_accepts(&host, hole_index, l) => {
                             subset_verdict(&host, hole_index, pre_ms + ms(started))
                         }
                         _ => check(checker).map_err(|e| encode_model(&e.to_string()))?,
                     }
                 }
             };
-            site_state.report.timings_ms.check += verdict.timings.check;
-            site_state.report.accepted = Some(verdict.accepted);
-            site_state.report.decided_by = Some(verdict.decided_by.as_str().to_owned());
-            site_state.report.diagnostics = verdict.diagnostics.clone();
-            site_state.verdict = Some(verdict);
-        }
-        let verdict = site_state.verdict.as_ref().expect("set above");
-        if !verdict.accepted {
-            // A speculative build of a rejected snippet is left to finish on its own; nothing loads it.
-            let rendered: Vec<String> = verdict
+            record.timings_ms.check += verdict.timings.check;
+            let rendered = verdict
                 .diagnostics
                 .iter()
                 .map(|d| lacuna_checker::render::render_plain(&host.prepared, "snippet.rs", snippet, d))
                 .collect();
-            let error = encode(&["rejected", "1"], &rendered);
-            site_state.report.record_error(&error);
-            return Err(error);
+            site_state.report.diagnostics = verdict.diagnostics.clone();
+            site_state
+                .snippets
+                .insert(snippet.to_owned(), SnippetState { verdict, rendered, lowered, artifacts: HashMap::new() });
         }
-        if let Some(runnable) = site_state.artifacts.get(types) {
-            return Ok((runnable.clone(), options.budgets));
+        let snippet_state = site_state.snippets.get_mut(snippet).expect("inserted above");
+        let verdict = &snippet_state.verdict;
+        record.accepted = verdict.accepted;
+        record.decided_by = Some(verdict.decided_by.as_str().to_owned());
+        record.diagnostics = snippet_state.rendered.clone();
+        site_state.report.diagnostics = verdict.diagnostics.clone();
+        if !verdict.accepted {
+            // A speculative build of a rejected snippet is left to finish on its own; nothing loads it.
+            return Ok(Prepared::Rejected(snippet_state.rendered.clone()));
+        }
+        if let Some(runnable) = snippet_state.artifacts.get(types) {
+            return Ok(Prepared::Ready(runnable.clone(), options.budgets));
         }
         // The JIT, when the snippet is in its subset.
-        if let Some(Ok(lowered)) = &site_state.lowered {
+        if let Some(Ok(lowered)) = &snippet_state.lowered {
             let started = Instant::now();
             let compiled = crate::codegen::compile(lowered);
-            site_state.report.timings_ms.compile += ms(started);
+            record.timings_ms.compile += ms(started);
             match compiled {
                 Ok(compiled) => {
                     let jit = Runnable::Jit(Arc::new(JitArtifact { compiled, snippet: normalize(snippet) }));
-                    site_state.artifacts.insert(types.to_owned(), jit.clone());
-                    return Ok((jit, options.budgets));
+                    snippet_state.artifacts.insert(types.to_owned(), jit.clone());
+                    site_state.report.not_jit = None;
+                    return Ok(Prepared::Ready(jit, options.budgets));
                 }
-                Err(e) => site_state.lowered = Some(Err(e.to_string())),
+                Err(e) => snippet_state.lowered = Some(Err(e.to_string())),
             }
         }
-        let why = match &site_state.lowered {
+        let why = match &snippet_state.lowered {
             Some(Err(why)) => why.clone(),
             Some(Ok(_)) => "Cranelift could not compile it".into(),
             None if options.path == PathChoice::Rustc => "the rustc path was asked for".into(),
@@ -513,9 +721,7 @@ impl Shared {
         };
         site_state.report.not_jit = Some(why.clone());
         if options.path == PathChoice::Jit {
-            let error = encode_runtime(&format!("the snippet is outside the JIT's subset: {why}"));
-            site_state.report.record_error(&error);
-            return Err(error);
+            return Err(encode_runtime(&format!("the snippet is outside the JIT's subset: {why}")));
         }
         let built = match speculative.map(|thread| thread.join()) {
             Some(Ok(built)) => built,
@@ -525,38 +731,75 @@ impl Shared {
                 .map_err(|e| encode_runtime(&e.to_string()))
                 .and_then(|uses| job(uses).build()),
         };
-        match built.and_then(|built| load_artifact(built, artifacts, self)) {
-            Ok((artifact, lower_ms, compile_ms)) => {
-                site_state.report.timings_ms.lower += lower_ms;
-                site_state.report.timings_ms.compile += compile_ms;
-                let runnable = Runnable::Rustc(artifact);
-                site_state.artifacts.insert(types.to_owned(), runnable.clone());
-                Ok((runnable, options.budgets))
-            }
-            Err(error) => {
-                site_state.report.record_error(&error);
-                Err(error)
-            }
-        }
+        let (artifact, lower_ms, compile_ms) = load_artifact(built?, artifacts, self)?;
+        record.timings_ms.lower += lower_ms;
+        record.timings_ms.compile += compile_ms;
+        let runnable = Runnable::Rustc(artifact);
+        snippet_state.artifacts.insert(types.to_owned(), runnable.clone());
+        Ok(Prepared::Ready(runnable, options.budgets))
+    }
+}
+
+/// A snippet made ready to run, or its rejection (rendered diagnostics).
+enum Prepared {
+    Ready(Runnable, Budgets),
+    Rejected(Vec<String>),
+}
+
+thread_local! {
+    /// How many holes' snippets are running on this thread (the nesting depth of the current hole).
+    static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// What a source needs to know about a hole reached at `site`.
+fn hole_request(host: &LoadedHost, site: u32, depth: u32, task: String) -> HoleRequest {
+    let index = site as usize - 1;
+    let prepared = &host.prepared;
+    let hole = &prepared.host.holes[index];
+    let text = &prepared.host.text;
+    let enclosing_source = format!("{}{HOLE_MARKER}{}", &text[..hole.range.start], &text[hole.range.end..]);
+    let plan = &host.instrumented.sites[index];
+    let bindings = plan
+        .bindings()
+        .iter()
+        .zip(&plan.modes)
+        .map(|(b, mode)| BindingInfo {
+            name: b.name.clone(),
+            ty: b.ty_display.clone(),
+            mutable: b.mutable,
+            available: *mode != crate::instrument::HostMode::Absent,
+        })
+        .collect();
+    HoleRequest {
+        host: prepared.host.name.clone(),
+        site,
+        line: hole.line,
+        column: hole.column,
+        depth,
+        task,
+        model: hole.model.clone(),
+        expected_type: prepared.glue_type(index).map(str::to_owned).or_else(|| prepared.expected_types[index].clone()),
+        enclosing_source,
+        bindings,
+        signatures: host.signatures.clone(),
+    }
+}
+
+fn outcome_of(encoded: &str) -> String {
+    let mut fields = encoded.split('\u{1f}');
+    match (fields.next(), fields.next()) {
+        (Some("budget"), Some(resource)) => format!("budget:{resource}"),
+        (Some(kind), _) if !kind.is_empty() => kind.to_owned(),
+        _ => "model".to_owned(),
     }
 }
 
 impl SiteReport {
     fn record_error(&mut self, encoded: &str) {
-        let mut fields = encoded.split('\u{1f}');
-        let outcome = match (fields.next(), fields.next()) {
-            (Some("budget"), Some(resource)) => format!("budget:{resource}"),
-            (Some(kind), _) => kind.to_owned(),
-            (None, _) => "model".to_owned(),
-        };
-        self.outcome = Some(outcome);
+        self.outcome = Some(outcome_of(encoded));
         self.error = Some(display_error(encoded));
     }
 }
-
-/// The same text as the runtime's `__private::NO_SNIPPET`: a hole with no snippet is the same error whether the
-/// program runs under Lacuna or as plain rustc output.
-const NO_SNIPPET: &str = "no snippet was given for this hole";
 
 /// Building the rustc-path library for a snippet at one instantiation of its hole. Owns everything it needs, so
 /// it can run on another thread while rustc checks the snippet.
@@ -907,7 +1150,7 @@ mod tests {
     }
 
     layout_probe!(format!(
-        "call={} {} {} {} {} {} {} {} {} | run={} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+        "call={} {} {} {} {} {} {} {} {} {} | run={} {} {} {} {} {} {} {} {} {} {} {} {} {}",
         std::mem::size_of::<RawHoleCall>(),
         std::mem::offset_of!(RawHoleCall, site),
         std::mem::offset_of!(RawHoleCall, table),
@@ -915,6 +1158,7 @@ mod tests {
         std::mem::offset_of!(RawHoleCall, len),
         std::mem::offset_of!(RawHoleCall, types),
         std::mem::offset_of!(RawHoleCall, types_len),
+        std::mem::offset_of!(RawHoleCall, task_len),
         std::mem::offset_of!(RawHoleCall, out),
         std::mem::offset_of!(RawHoleCall, error_len),
         std::mem::size_of::<RawRun>(),

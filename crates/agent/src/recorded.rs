@@ -1,0 +1,226 @@
+//! Replies that need no network: scripted replies for demos and tests, and record/replay cassettes keyed by the
+//! request, so a rerun of a benchmark costs no model calls and gives the same run.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::llm::{ChatRequest, Llm, LlmError};
+
+/// Canned replies, handed out in order, one per request. The file holds replies separated by lines that read
+/// `=== reply` (text before the first such line is a comment).
+pub struct Scripted {
+    name: String,
+    replies: Vec<String>,
+    next: Mutex<usize>,
+}
+
+/// The line that starts each reply in a script file.
+pub const REPLY_SEPARATOR: &str = "=== reply";
+
+impl Scripted {
+    pub fn new(name: impl Into<String>, replies: Vec<String>) -> Scripted {
+        Scripted { name: name.into(), replies, next: Mutex::new(0) }
+    }
+
+    pub fn from_file(path: &Path) -> Result<Scripted, LlmError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| LlmError::Io { detail: format!("cannot read the script {}: {e}", path.display()) })?;
+        let replies = Scripted::parse(&text);
+        if replies.is_empty() {
+            return Err(LlmError::Io {
+                detail: format!(
+                    "the script {} has no replies: start each with a line `{REPLY_SEPARATOR}`",
+                    path.display()
+                ),
+            });
+        }
+        Ok(Scripted::new(path.display().to_string(), replies))
+    }
+
+    /// The replies of a script file's text.
+    pub fn parse(text: &str) -> Vec<String> {
+        let mut replies: Vec<String> = Vec::new();
+        let mut current: Option<String> = None;
+        for line in text.split_inclusive('\n') {
+            if line.trim_end() == REPLY_SEPARATOR {
+                replies.extend(current.take());
+                current = Some(String::new());
+            } else if let Some(reply) = current.as_mut() {
+                reply.push_str(line);
+            }
+        }
+        replies.extend(current);
+        replies.into_iter().map(|r| r.trim_end_matches('\n').to_owned()).collect()
+    }
+}
+
+impl Llm for Scripted {
+    fn describe(&self) -> String {
+        format!("script:{}", self.name)
+    }
+
+    fn complete(&self, _request: &ChatRequest) -> Result<String, LlmError> {
+        let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+        let reply = self
+            .replies
+            .get(*next)
+            .ok_or_else(|| LlmError::ScriptExhausted { script: self.name.clone(), replies: self.replies.len() })?;
+        *next += 1;
+        Ok(reply.clone())
+    }
+}
+
+/// One line of a cassette.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CassetteEntry {
+    pub key: String,
+    pub model: String,
+    pub request: ChatRequest,
+    pub reply: String,
+}
+
+/// The cassette key of a request to a model: SHA-256 over the model and the request.
+pub fn request_key(model: &str, request: &ChatRequest) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(model.as_bytes());
+    hasher.update([0]);
+    hasher.update(serde_json::to_vec(request).unwrap_or_default());
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Passes requests to a model and appends each exchange to a cassette (JSON lines).
+pub struct Recorder {
+    inner: Box<dyn Llm>,
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
+}
+
+impl Recorder {
+    pub fn new(inner: Box<dyn Llm>, path: &Path) -> Result<Recorder, LlmError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| LlmError::Io { detail: format!("cannot create {}: {e}", dir.display()) })?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| LlmError::Io { detail: format!("cannot open the cassette {}: {e}", path.display()) })?;
+        Ok(Recorder { inner, path: path.to_owned(), file: Mutex::new(file) })
+    }
+}
+
+impl Llm for Recorder {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+
+    fn complete(&self, request: &ChatRequest) -> Result<String, LlmError> {
+        let reply = self.inner.complete(request)?;
+        let model = self.inner.describe();
+        let entry =
+            CassetteEntry { key: request_key(&model, request), model, request: request.clone(), reply: reply.clone() };
+        let mut line = serde_json::to_string(&entry).map_err(|e| LlmError::Io { detail: e.to_string() })?;
+        line.push('\n');
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        file.write_all(line.as_bytes())
+            .map_err(|e| LlmError::Io { detail: format!("cannot write the cassette {}: {e}", self.path.display()) })?;
+        Ok(reply)
+    }
+}
+
+/// Answers from a cassette: the replies recorded for the same model and request, in recorded order (the last
+/// one again once they are used up). Never touches the network.
+pub struct Replay {
+    name: String,
+    model: Option<String>,
+    replies: HashMap<String, Vec<String>>,
+    used: Mutex<HashMap<String, usize>>,
+}
+
+impl Replay {
+    /// `model`: which recorded model this replay stands for (`None`: the first the cassette names).
+    pub fn from_file(path: &Path, model: Option<String>) -> Result<Replay, LlmError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| LlmError::Io { detail: format!("cannot read the cassette {}: {e}", path.display()) })?;
+        let mut replies: HashMap<String, Vec<String>> = HashMap::new();
+        let mut first_model = None;
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let entry: CassetteEntry = serde_json::from_str(line).map_err(|e| LlmError::Io {
+                detail: format!("{}:{}: not a cassette entry: {e}", path.display(), n + 1),
+            })?;
+            first_model.get_or_insert_with(|| entry.model.clone());
+            replies.entry(entry.key).or_default().push(entry.reply);
+        }
+        Ok(Replay {
+            name: path.display().to_string(),
+            model: model.or(first_model),
+            replies,
+            used: Mutex::new(HashMap::new()),
+        })
+    }
+}
+
+impl Llm for Replay {
+    fn describe(&self) -> String {
+        self.model.clone().unwrap_or_else(|| format!("replay:{}", self.name))
+    }
+
+    fn complete(&self, request: &ChatRequest) -> Result<String, LlmError> {
+        let key = request_key(&self.describe(), request);
+        let recorded = self
+            .replies
+            .get(&key)
+            .ok_or_else(|| LlmError::NotRecorded { cassette: self.name.clone(), key: key.clone() })?;
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        let n = used.entry(key).or_insert(0);
+        let reply = recorded[(*n).min(recorded.len() - 1)].clone();
+        *n += 1;
+        Ok(reply)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::Message;
+
+    #[test]
+    fn scripts_split_on_reply_lines_and_keep_code_intact() {
+        let text = "a comment\n=== reply\n```rust\nlet x = 1;\nx\n```\n=== reply\n\n42\n";
+        assert_eq!(Scripted::parse(text), vec!["```rust\nlet x = 1;\nx\n```".to_owned(), "\n42".to_owned()]);
+        assert!(Scripted::parse("no separator at all").is_empty());
+    }
+
+    #[test]
+    fn a_recorded_exchange_replays_and_an_unknown_one_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let cassette = dir.path().join("sub/run.jsonl");
+        let request = ChatRequest { system: "s".into(), messages: vec![Message::user("task")] };
+        let recorder =
+            Recorder::new(Box::new(Scripted::new("t", vec!["one".into(), "two".into()])), &cassette).unwrap();
+        assert_eq!(recorder.complete(&request).unwrap(), "one");
+        assert_eq!(recorder.complete(&request).unwrap(), "two");
+        let replay = Replay::from_file(&cassette, None).unwrap();
+        assert_eq!(replay.describe(), "script:t");
+        assert_eq!(replay.complete(&request).unwrap(), "one");
+        assert_eq!(replay.complete(&request).unwrap(), "two");
+        assert_eq!(replay.complete(&request).unwrap(), "two");
+        let other = ChatRequest { system: "s".into(), messages: vec![Message::user("other task")] };
+        assert!(matches!(replay.complete(&other), Err(LlmError::NotRecorded { .. })));
+    }
+
+    #[test]
+    fn a_broken_cassette_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cassette = dir.path().join("bad.jsonl");
+        std::fs::write(&cassette, "{\"key\": 1}\n").unwrap();
+        let Err(LlmError::Io { detail }) = Replay::from_file(&cassette, None) else { panic!("expected an error") };
+        assert!(detail.contains("bad.jsonl:1"), "{detail}");
+    }
+}
