@@ -84,11 +84,9 @@ pub struct CassetteEntry {
     pub reply: String,
 }
 
-/// The cassette key of a request to a model: SHA-256 over the model and the request.
-pub fn request_key(model: &str, request: &ChatRequest) -> String {
+/// The cassette key of a request: SHA-256 over the request (system instruction and messages).
+pub fn request_key(request: &ChatRequest) -> String {
     let mut hasher = Sha256::new();
-    hasher.update(model.as_bytes());
-    hasher.update([0]);
     hasher.update(serde_json::to_vec(request).unwrap_or_default());
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -124,7 +122,7 @@ impl Llm for Recorder {
         let reply = self.inner.complete(request)?;
         let model = self.inner.describe();
         let entry =
-            CassetteEntry { key: request_key(&model, request), model, request: request.clone(), reply: reply.clone() };
+            CassetteEntry { key: request_key(request), model, request: request.clone(), reply: reply.clone() };
         let mut line = serde_json::to_string(&entry).map_err(|e| LlmError::Io { detail: e.to_string() })?;
         line.push('\n');
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
@@ -134,32 +132,31 @@ impl Llm for Recorder {
     }
 }
 
-/// Answers from a cassette: the replies recorded for the same model and request, in recorded order (the last
-/// one again once they are used up). Never touches the network.
+/// Answers from a cassette: the replies recorded for the same request (and model, when one is named), in
+/// recorded order (the last one again once they are used up). Never touches the network.
 pub struct Replay {
     name: String,
     model: Option<String>,
-    replies: HashMap<String, Vec<String>>,
+    /// By request key: (model, reply) in recorded order.
+    replies: HashMap<String, Vec<(String, String)>>,
     used: Mutex<HashMap<String, usize>>,
 }
 
 impl Replay {
-    /// `model`: which recorded model this replay stands for (`None`: the first the cassette names).
+    /// `model`: which recorded model this replay stands for (`None`: any).
     pub fn from_file(path: &Path, model: Option<String>) -> Result<Replay, LlmError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| LlmError::Io { detail: format!("cannot read the cassette {}: {e}", path.display()) })?;
-        let mut replies: HashMap<String, Vec<String>> = HashMap::new();
-        let mut first_model = None;
+        let mut replies: HashMap<String, Vec<(String, String)>> = HashMap::new();
         for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let entry: CassetteEntry = serde_json::from_str(line).map_err(|e| LlmError::Io {
                 detail: format!("{}:{}: not a cassette entry: {e}", path.display(), n + 1),
             })?;
-            first_model.get_or_insert_with(|| entry.model.clone());
-            replies.entry(entry.key).or_default().push(entry.reply);
+            replies.entry(entry.key).or_default().push((entry.model, entry.reply));
         }
         Ok(Replay {
             name: path.display().to_string(),
-            model: model.or(first_model),
+            model,
             replies,
             used: Mutex::new(HashMap::new()),
         })
@@ -172,13 +169,20 @@ impl Llm for Replay {
     }
 
     fn complete(&self, request: &ChatRequest) -> Result<String, LlmError> {
-        let key = request_key(&self.describe(), request);
-        let recorded = self
+        let key = request_key(request);
+        let recorded: Vec<&String> = self
             .replies
             .get(&key)
-            .ok_or_else(|| LlmError::NotRecorded { cassette: self.name.clone(), key: key.clone() })?;
+            .into_iter()
+            .flatten()
+            .filter(|(model, _)| self.model.as_ref().is_none_or(|m| m == model))
+            .map(|(_, reply)| reply)
+            .collect();
+        if recorded.is_empty() {
+            return Err(LlmError::NotRecorded { cassette: self.name.clone(), key });
+        }
         let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
-        let n = used.entry(key).or_insert(0);
+        let n = used.entry(format!("{key} {}", self.describe())).or_insert(0);
         let reply = recorded[(*n).min(recorded.len() - 1)].clone();
         *n += 1;
         Ok(reply)
@@ -207,7 +211,8 @@ mod tests {
         assert_eq!(recorder.complete(&request).unwrap(), "one");
         assert_eq!(recorder.complete(&request).unwrap(), "two");
         let replay = Replay::from_file(&cassette, None).unwrap();
-        assert_eq!(replay.describe(), "script:t");
+        assert_eq!(Replay::from_file(&cassette, Some("script:t".into())).unwrap().complete(&request).unwrap(), "one");
+        assert!(Replay::from_file(&cassette, Some("openai:x".into())).unwrap().complete(&request).is_err());
         assert_eq!(replay.complete(&request).unwrap(), "one");
         assert_eq!(replay.complete(&request).unwrap(), "two");
         assert_eq!(replay.complete(&request).unwrap(), "two");

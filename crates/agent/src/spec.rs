@@ -40,6 +40,18 @@ impl std::str::FromStr for ModelSpec {
     }
 }
 
+impl ModelSpec {
+    /// How the model is named in traces and cassettes (what [`Llm::describe`] says once connected).
+    pub fn describe(&self) -> String {
+        match self {
+            ModelSpec::OpenAi { model } => format!("openai:{model}"),
+            ModelSpec::Anthropic { model } => format!("anthropic:{model}"),
+            ModelSpec::Script { path } => format!("script:{}", path.display()),
+            ModelSpec::Replay { path } => format!("replay:{}", path.display()),
+        }
+    }
+}
+
 /// Settings for connecting to a model; unset ones come from the environment, then defaults.
 #[derive(Debug, Clone, Default)]
 pub struct ModelSettings {
@@ -53,6 +65,8 @@ pub struct ModelSettings {
     pub http: HttpOptions,
     /// Append every exchange to this cassette.
     pub record: Option<PathBuf>,
+    /// For a replay: answer only with replies recorded from this model (a named model of a planner/worker run).
+    pub replay_as: Option<String>,
 }
 
 /// The model `spec` names, set up with `settings`.
@@ -85,7 +99,7 @@ pub fn connect(spec: &ModelSpec, settings: &ModelSettings) -> Result<Arc<dyn Llm
             Box::new(Anthropic::new(base, api_key, model, settings.sampling.clone(), settings.http.clone())?)
         }
         ModelSpec::Script { path } => Box::new(Scripted::from_file(path)?),
-        ModelSpec::Replay { path } => Box::new(Replay::from_file(path, None)?),
+        ModelSpec::Replay { path } => Box::new(Replay::from_file(path, settings.replay_as.clone())?),
     };
     Ok(match &settings.record {
         Some(path) => Arc::new(Recorder::new(model, path)?),

@@ -6,6 +6,27 @@
 //! fuel = 1000000000      # loop iterations plus fn and closure calls per snippet run (0: unlimited)
 //! time-limit-ms = 10000  # per snippet run (0: unlimited)
 //! memory-limit = "1G"    # bytes held at once per snippet run; K, M, G suffixes (0: unlimited)
+//!
+//! [agent]
+//! model = "openai:gpt-4o-mini"   # openai:<model> | anthropic:<model> | script:<file> | replay:<file>
+//! base-url = "http://127.0.0.1:8080/v1"   # default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the public API
+//! api-key-env = "OPENAI_API_KEY" # which environment variable holds the key
+//! temperature = 0.2
+//! max-tokens = 2048
+//! timeout-s = 120                # per model request
+//! max-retries = 4                # on HTTP 429 / 5xx / refused connections, with backoff
+//! max-attempts = 3               # snippets per hole call; each rejection's diagnostics feed the next
+//! max-depth = 32                 # nested holes deeper than this are HoleError::Depth (0: no cap)
+//! retry-after-fault = false      # ask again when an accepted snippet faults (see the README)
+//! system-prompt-file = "prompts/system.txt"   # or system-prompt = "..."
+//! context = "Amounts are in cents."           # extra text in every prompt
+//!
+//! [models.planner]               # for agent!(planner, "...") holes; same keys as [agent] for a model
+//! model = "anthropic:claude-sonnet-4-5"
+//!
+//! [sites.2]                      # a prompt for hole 2 only
+//! system-prompt = "..."
+//! context = "..."
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -21,6 +42,74 @@ pub const DEFAULT_FILE: &str = "lacuna.toml";
 pub struct Config {
     #[serde(default)]
     pub run: RunConfig,
+    #[serde(default)]
+    pub agent: AgentConfig,
+    #[serde(default)]
+    pub models: std::collections::BTreeMap<String, ModelConfig>,
+    #[serde(default)]
+    pub sites: std::collections::BTreeMap<u32, PromptConfig>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AgentConfig {
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub timeout_s: Option<u64>,
+    pub max_retries: Option<u32>,
+    pub max_attempts: Option<u32>,
+    pub max_depth: Option<u32>,
+    pub retry_after_fault: Option<bool>,
+    pub system_prompt: Option<String>,
+    pub system_prompt_file: Option<PathBuf>,
+    pub context: Option<String>,
+}
+
+impl AgentConfig {
+    /// The default model's part.
+    pub fn model_config(&self) -> ModelConfig {
+        ModelConfig {
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            api_key_env: self.api_key_env.clone(),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            timeout_s: self.timeout_s,
+            max_retries: self.max_retries,
+        }
+    }
+
+    pub fn prompt_config(&self) -> PromptConfig {
+        PromptConfig {
+            system_prompt: self.system_prompt.clone(),
+            system_prompt_file: self.system_prompt_file.clone(),
+            context: self.context.clone(),
+        }
+    }
+}
+
+/// A model and how to reach it.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ModelConfig {
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub timeout_s: Option<u64>,
+    pub max_retries: Option<u32>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PromptConfig {
+    pub system_prompt: Option<String>,
+    pub system_prompt_file: Option<PathBuf>,
+    pub context: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -115,5 +204,20 @@ mod tests {
         assert_eq!(c.run.fuel, Some(5));
         assert_eq!(c.run.memory_limit, Some(Bytes(2048)));
         assert!(toml::from_str::<Config>("[run]\nfule = 5\n").is_err());
+    }
+
+    #[test]
+    fn agent_models_and_sites_parse() {
+        let c: Config = toml::from_str(
+            "[agent]\nmodel = \"openai:m\"\nmax-attempts = 5\ncontext = \"c\"\n[models.planner]\nmodel = \"script:p.txt\"\n\
+             [sites.2]\nsystem-prompt = \"s\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.agent.model_config().model.as_deref(), Some("openai:m"));
+        assert_eq!(c.agent.max_attempts, Some(5));
+        assert_eq!(c.agent.prompt_config().context.as_deref(), Some("c"));
+        assert_eq!(c.models["planner"].model.as_deref(), Some("script:p.txt"));
+        assert_eq!(c.sites[&2].system_prompt.as_deref(), Some("s"));
+        assert!(toml::from_str::<Config>("[agent]\nmax-atempts = 5\n").is_err());
     }
 }

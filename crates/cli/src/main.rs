@@ -1,5 +1,6 @@
 //! `lacuna`: typed holes for Rust. Parsing arguments, rendering and exit codes; the work is in the libraries.
 
+mod agent;
 mod check;
 mod config;
 mod run;

@@ -1,18 +1,20 @@
-//! `lacuna run`: run a host program, with given snippets filling its holes.
+//! `lacuna run`: run a host program, with given snippets or a model filling its holes.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_jit::{Budgets, Engine, PathChoice, RunOptions};
+use lacuna_jit::{Budgets, Engine, GivenSnippets, PathChoice, RunOptions, SnippetSource};
 
-use crate::{config, exit};
+use crate::{agent, config, exit};
 
-/// Run a host program; when it reaches a hole, check the snippet given for that hole and, if accepted, run it
-/// right there, against the live values in scope.
+/// Run a host program; when it reaches a hole, get a snippet for it (given with --snippet, or written by a model
+/// with --model), check it against the hole and, if accepted, run it right there, against the live values in
+/// scope. With a model, a rejected snippet's diagnostics go back to the model for another attempt.
 ///
 /// The host is compiled by rustc and runs in this process; it is not restarted for a snippet. A rejected snippet
 /// runs nothing: the hole evaluates to `Err(HoleError::Rejected { .. })`. A snippet that panics, overflows,
@@ -26,16 +28,57 @@ use crate::{config, exit};
   lacuna run examples/primes/host.rs --snippet examples/primes/attempt2.rs
   lacuna run host.rs --snippet 1=first.rs --snippet 2=second.rs --report report.json
   lacuna run host.rs --snippet s.rs --path rustc --fuel 1000000
+  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 lacuna run examples/report.rs --model openai:qwen2.5-coder
+  lacuna run examples/report.rs --model openai:gpt-4o-mini --record traces/report.jsonl
+  lacuna run examples/report.rs --model replay:traces/report.jsonl     # no network
+  lacuna run examples/report.rs --model script:replies.txt --trace trace.jsonl
 
-A hole with no snippet evaluates to `Err(HoleError::Model { .. })` (\"no snippet was given for this hole\").")]
+Without --model, a hole with no snippet evaluates to `Err(HoleError::Model { .. })` (\"no snippet was given for
+this hole\"). Model settings (base URL, key variable, temperature, named models for `agent!(name, ..)`) can
+also come from lacuna.toml; see the README.")]
 pub struct RunArgs {
     /// The host program: a single-file Rust program (edition 2021) with `agent!(...)` holes and a `main`.
     host: PathBuf,
 
     /// A snippet for a hole: `N=FILE` for hole N (counting from 1 in source order), or just `FILE` for a host
     /// with one hole. Repeat for several holes.
-    #[arg(long = "snippet", short = 's', value_name = "[N=]FILE")]
+    #[arg(long = "snippet", short = 's', value_name = "[N=]FILE", conflicts_with = "model")]
     snippets: Vec<String>,
+
+    /// The model that writes snippets: `openai:<model>` (any OpenAI-compatible endpoint: $OPENAI_BASE_URL,
+    /// $OPENAI_API_KEY), `anthropic:<model>` ($ANTHROPIC_API_KEY), `script:<file>` (canned replies separated by
+    /// `=== reply` lines), `replay:<file>` (a cassette written by --record).
+    #[arg(long, short = 'm', value_name = "SPEC")]
+    model: Option<String>,
+
+    /// Append every model request and reply to this cassette (JSON lines), for `--model replay:FILE` later.
+    #[arg(long, value_name = "FILE", requires = "model")]
+    record: Option<PathBuf>,
+
+    /// Write one JSON line per attempt (hole, depth, prompt, reply, snippet, verdict, diagnostics, path, timings).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+
+    /// Snippets the model may try per hole call. [default: 3]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_attempts: Option<u32>,
+
+    /// Holes nested deeper than this are `HoleError::Depth` (0: no cap). [default: 32]
+    #[arg(long, value_name = "N")]
+    max_depth: Option<u32>,
+
+    /// Ask the model again when an accepted snippet faults at run time (off: the fault is the hole's error).
+    /// With it, code that ran may be followed by more code: only ill-typed code is guaranteed never to run.
+    #[arg(long)]
+    retry_after_fault: bool,
+
+    /// Seconds one model request may take. [default: 120]
+    #[arg(long, value_name = "SECS")]
+    model_timeout: Option<u64>,
+
+    /// A file whose text replaces the default system instruction.
+    #[arg(long, value_name = "FILE")]
+    system_prompt: Option<PathBuf>,
 
     /// How accepted snippets run: `auto` (the JIT where it can, rustc otherwise), `jit`, or `rustc`.
     /// [default: auto]
@@ -69,6 +112,19 @@ pub struct RunArgs {
     /// Print what happened at each hole to stderr when the program ends.
     #[arg(long, short = 'v')]
     verbose: bool,
+}
+
+impl RunArgs {
+    fn agent_flags(&self) -> agent::Flags {
+        agent::Flags {
+            record: self.record.clone(),
+            trace: self.trace.clone(),
+            max_attempts: self.max_attempts,
+            retry_after_fault: self.retry_after_fault,
+            model_timeout: self.model_timeout,
+            system_prompt: self.system_prompt.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -116,6 +172,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
             bail!("two snippets for hole {site}");
         }
     }
+    let agent = match args.model.clone().or(config.agent.model.clone()) {
+        Some(spec) if args.snippets.is_empty() => Some(Arc::new(agent::build(&spec, &args.agent_flags(), &config)?)),
+        _ => None,
+    };
     let checker = Checker::new(CheckerOptions::default())?;
     let options = RunOptions {
         path: match path {
@@ -124,6 +184,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
             PathArg::Rustc => PathChoice::Rustc,
         },
         budgets,
+        max_depth: args.max_depth.or(config.agent.max_depth).unwrap_or(RunOptions::default().max_depth),
         ..RunOptions::default()
     };
     let engine = Engine::new(checker, options)?;
@@ -136,8 +197,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     if snippets.len() == 1 && holes > 1 && args.snippets.iter().all(|s| !s.contains('=')) {
         bail!("{name} has {holes} holes; say which one the snippet is for: `--snippet N=FILE`");
     }
-    let report = engine.run(&host, snippets)?;
+    let source: Arc<dyn SnippetSource> = match &agent {
+        Some(agent) => agent.clone(),
+        None => Arc::new(GivenSnippets(snippets)),
+    };
+    let report = engine.run_with(&host, source)?;
     let _ = std::io::stdout().flush();
+    if let Some(agent) = &agent {
+        eprintln!("lacuna: {}", agent.summary());
+    }
     if args.verbose {
         for site in &report.sites {
             let verdict = match site.accepted {
@@ -155,8 +223,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
                 None => String::new(),
             };
             eprintln!(
-                "lacuna: hole {} (line {}): {} call(s), {verdict}{path}{error}; check {:.1} ms, compile {:.1} ms, run {:.1} ms",
-                site.site, site.line, site.calls, site.timings_ms.check, site.timings_ms.compile, site.timings_ms.run
+                "lacuna: hole {} (line {}): {} call(s), {} attempt(s), {verdict}{path}{error}; model {:.1} ms, check \
+                 {:.1} ms, compile {:.1} ms, run {:.1} ms",
+                site.site,
+                site.line,
+                site.calls,
+                site.attempts,
+                site.timings_ms.model,
+                site.timings_ms.check,
+                site.timings_ms.compile,
+                site.timings_ms.run
             );
         }
         eprintln!("lacuna: host compiled in {:.1} ms; exit status {}", report.host_compile_ms, report.exit_status);
