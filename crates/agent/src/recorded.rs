@@ -121,8 +121,7 @@ impl Llm for Recorder {
     fn complete(&self, request: &ChatRequest) -> Result<String, LlmError> {
         let reply = self.inner.complete(request)?;
         let model = self.inner.describe();
-        let entry =
-            CassetteEntry { key: request_key(request), model, request: request.clone(), reply: reply.clone() };
+        let entry = CassetteEntry { key: request_key(request), model, request: request.clone(), reply: reply.clone() };
         let mut line = serde_json::to_string(&entry).map_err(|e| LlmError::Io { detail: e.to_string() })?;
         line.push('\n');
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
@@ -154,12 +153,7 @@ impl Replay {
             })?;
             replies.entry(entry.key).or_default().push((entry.model, entry.reply));
         }
-        Ok(Replay {
-            name: path.display().to_string(),
-            model,
-            replies,
-            used: Mutex::new(HashMap::new()),
-        })
+        Ok(Replay { name: path.display().to_string(), model, replies, used: Mutex::new(HashMap::new()) })
     }
 }
 

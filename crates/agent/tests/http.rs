@@ -100,14 +100,9 @@ fn bad_keys_and_unknown_models_say_what_to_check() {
 fn an_unreachable_endpoint_is_named() {
     // A port that was just free: nothing listens there.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let model = OpenAiCompatible::new(
-        &format!("http://127.0.0.1:{port}/v1"),
-        None,
-        "coder",
-        Sampling::default(),
-        quick(1),
-    )
-    .unwrap();
+    let model =
+        OpenAiCompatible::new(&format!("http://127.0.0.1:{port}/v1"), None, "coder", Sampling::default(), quick(1))
+            .unwrap();
     let error = model.complete(&request()).unwrap_err();
     assert!(matches!(error, LlmError::Unreachable { .. }), "{error}");
     assert!(error.to_string().contains(&format!("127.0.0.1:{port}")), "{error}");
@@ -116,8 +111,7 @@ fn an_unreachable_endpoint_is_named() {
 #[test]
 fn anthropic_messages_api_shape() {
     let server = ChatServer::start(vec![Canned::anthropic_reply("```rust\n3\n```")]);
-    let model =
-        Anthropic::new(&server.url(), "key-a".into(), "claude-test", Sampling::default(), quick(0)).unwrap();
+    let model = Anthropic::new(&server.url(), "key-a".into(), "claude-test", Sampling::default(), quick(0)).unwrap();
     assert_eq!(model.complete(&request()).unwrap(), "```rust\n3\n```");
     let seen = &server.seen()[0];
     assert_eq!(seen.path, "/v1/messages");

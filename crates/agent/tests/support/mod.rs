@@ -67,7 +67,8 @@ impl Seen {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
-    /// The text of every message, in order (OpenAI's and Anthropic's shapes alike).
+    /// The text of every message, in order (OpenAI's and Anthropic's shapes alike; OpenAI's first is the system
+    /// message).
     pub fn message_texts(&self) -> Vec<String> {
         self.body["messages"]
             .as_array()
@@ -96,8 +97,7 @@ impl ChatServer {
             for mut request in server2.incoming_requests() {
                 let mut body = String::new();
                 let _ = request.as_reader().read_to_string(&mut body);
-                let headers =
-                    request.headers().iter().map(|h| (h.field.to_string(), h.value.to_string())).collect();
+                let headers = request.headers().iter().map(|h| (h.field.to_string(), h.value.to_string())).collect();
                 seen2.lock().unwrap().push(Seen {
                     path: request.url().to_owned(),
                     headers,
@@ -115,7 +115,9 @@ impl ChatServer {
                         tiny_http::Header::from_bytes("content-type", "application/json").expect("a header"),
                     );
                     for (name, value) in &canned.headers {
-                        response.add_header(tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a header"));
+                        response.add_header(
+                            tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a header"),
+                        );
                     }
                     let _ = request.respond(response);
                 });
