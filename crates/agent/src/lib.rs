@@ -34,7 +34,7 @@ pub use spec::{connect, ModelSettings, ModelSpec};
 pub enum AgentError {
     #[error("`{spec}` is not a model: {why}")]
     BadSpec { spec: String, why: String },
-    #[error("{0}")]
+    #[error(transparent)]
     Llm(#[from] LlmError),
     #[error("{path}: {detail}")]
     Io { path: String, detail: String },

@@ -17,6 +17,8 @@ use lacuna_jit::{Engine, RunOptions, RunReport};
 use libtest_mimic::{Arguments, Failed, Trial};
 use support::{Canned, ChatServer};
 
+type RunTest = fn(&Engine) -> Result<(), Failed>;
+
 /// The depth cap the engine runs with here (small, so the cap test is quick).
 const MAX_DEPTH: u32 = 3;
 
@@ -33,7 +35,7 @@ fn main() {
         std::process::exit(2);
     });
     let engine = Arc::new(Mutex::new(engine));
-    let tests: [(&str, fn(&Engine) -> Result<(), Failed>); 9] = [
+    let tests: [(&str, RunTest); 9] = [
         ("a_rejection_is_retried_with_its_diagnostics", a_rejection_is_retried_with_its_diagnostics),
         ("a_rejected_attempt_changes_nothing", a_rejected_attempt_changes_nothing),
         ("a_reply_without_code_is_a_failed_attempt", a_reply_without_code_is_a_failed_attempt),

@@ -35,7 +35,8 @@ pub struct RustcError {
 impl RustcError {
     fn new(d: &RustcDiagnostic, file_name: &str) -> RustcError {
         fn spans(d: &RustcDiagnostic, file_name: &str, out: &mut Vec<std::ops::Range<usize>>) {
-            out.extend(d.spans.iter().filter(|s| s.file_name == file_name).map(|s| s.byte_start..s.byte_end));
+            // A span inside a macro from elsewhere (`addr_of!` in core) counts where the macro was called.
+            out.extend(d.spans.iter().filter_map(|s| s.in_file(file_name)).map(|s| s.byte_start..s.byte_end));
             for child in &d.children {
                 spans(child, file_name, out);
             }
@@ -78,8 +79,29 @@ pub(crate) struct RustcSpan {
     pub byte_end: usize,
     pub is_primary: bool,
     pub label: Option<String>,
-    /// Set when the span is in a macro expansion; the span itself may then point into another file.
     pub file_name: String,
+    /// Set when the span is in a macro expansion; the span itself may then point into another file.
+    #[serde(default)]
+    pub expansion: Option<Box<RustcExpansion>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct RustcExpansion {
+    /// Where the macro was invoked.
+    pub span: RustcSpan,
+}
+
+impl RustcSpan {
+    /// This span if it is in `file_name`, else the innermost macro call site in `file_name` it expands from.
+    fn in_file(&self, file_name: &str) -> Option<&RustcSpan> {
+        let mut span = self;
+        loop {
+            if span.file_name == file_name {
+                return Some(span);
+            }
+            span = &span.expansion.as_ref()?.span;
+        }
+    }
 }
 
 /// What rustc said about one source text.

@@ -1,6 +1,6 @@
 //! Setting up the model side of `lacuna run` from flags and `lacuna.toml`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -19,8 +19,19 @@ pub struct Flags {
 }
 
 /// The agent for `spec` (the default model), with the named models, prompts and limits of `config`.
-pub fn build(spec: &str, flags: &Flags, config: &Config) -> anyhow::Result<Agent> {
-    let default_spec: ModelSpec = spec.parse()?;
+/// The agent for the `--model` spec, or the config's `[agent] model` when `spec` is `None`. Relative `script:` and
+/// `replay:` paths and prompt files in `config` are read from `config_dir`.
+pub fn build(spec: Option<&str>, flags: &Flags, config: &Config, config_dir: Option<&Path>) -> anyhow::Result<Agent> {
+    let relative = |spec: ModelSpec| match (spec, config_dir) {
+        (ModelSpec::Script { path }, Some(dir)) if path.is_relative() => ModelSpec::Script { path: dir.join(path) },
+        (ModelSpec::Replay { path }, Some(dir)) if path.is_relative() => ModelSpec::Replay { path: dir.join(path) },
+        (spec, _) => spec,
+    };
+    let (spec, default_spec) = match (spec, &config.agent.model) {
+        (Some(spec), _) => (spec, spec.parse::<ModelSpec>()?),
+        (None, Some(spec)) => (spec.as_str(), relative(spec.parse()?)),
+        (None, None) => anyhow::bail!("no model: give --model or set `model` in the [agent] table of lacuna.toml"),
+    };
     let agent_config = config.agent.model_config();
     let settings = |model: &ModelConfig, replay_as: Option<String>| ModelSettings {
         base_url: model.base_url.clone(),
@@ -39,14 +50,14 @@ pub fn build(spec: &str, flags: &Flags, config: &Config) -> anyhow::Result<Agent
         .with_context(|| format!("cannot set up the model `{spec}`"))?;
 
     let mut template = PromptTemplate::default();
-    apply_prompt(&mut template, &config.agent.prompt_config())?;
+    apply_prompt(&mut template, &config.agent.prompt_config(), config_dir)?;
     if let Some(path) = &flags.system_prompt {
         template.system = read_prompt(path)?;
     }
     let mut site_templates = std::collections::BTreeMap::new();
     for (&site, prompt) in &config.sites {
         let mut site_template = template.clone();
-        apply_prompt(&mut site_template, prompt)?;
+        apply_prompt(&mut site_template, prompt, config_dir)?;
         site_templates.insert(site, site_template);
     }
     let options = AgentOptions {
@@ -61,7 +72,7 @@ pub fn build(spec: &str, flags: &Flags, config: &Config) -> anyhow::Result<Agent
             .model
             .as_deref()
             .with_context(|| format!("[models.{name}] in lacuna.toml needs `model = \"provider:name\"`"))?;
-        let named_spec: ModelSpec = named_spec.parse()?;
+        let named_spec = relative(named_spec.parse()?);
         // Replaying a run replays its named models too: each answers with what it said when recorded.
         let (named_spec, replay_as) = match &default_spec {
             ModelSpec::Replay { path } => (ModelSpec::Replay { path: path.clone() }, Some(named_spec.describe())),
@@ -77,12 +88,12 @@ pub fn build(spec: &str, flags: &Flags, config: &Config) -> anyhow::Result<Agent
     Ok(agent)
 }
 
-fn apply_prompt(template: &mut PromptTemplate, prompt: &PromptConfig) -> anyhow::Result<()> {
+fn apply_prompt(template: &mut PromptTemplate, prompt: &PromptConfig, dir: Option<&Path>) -> anyhow::Result<()> {
     if let Some(system) = &prompt.system_prompt {
         template.system = system.clone();
     }
     if let Some(path) = &prompt.system_prompt_file {
-        template.system = read_prompt(path)?;
+        template.system = read_prompt(&dir.map_or(path.clone(), |d| d.join(path)))?;
     }
     if let Some(context) = &prompt.context {
         template.context = Some(context.clone());

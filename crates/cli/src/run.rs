@@ -135,7 +135,8 @@ enum PathArg {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<u8> {
-    let (config, _) = config::load(args.config.as_deref())?;
+    let (config, config_path) = config::load(args.config.as_deref())?;
+    let config_dir = config_path.as_deref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty());
     let defaults = Budgets::default();
     let path = args.path.unwrap_or(match config.run.path {
         Some(config::PathName::Jit) => PathArg::Jit,
@@ -172,9 +173,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
             bail!("two snippets for hole {site}");
         }
     }
-    let agent = match args.model.clone().or(config.agent.model.clone()) {
-        Some(spec) if args.snippets.is_empty() => Some(Arc::new(agent::build(&spec, &args.agent_flags(), &config)?)),
-        _ => None,
+    let wants_model = args.model.is_some() || (config.agent.model.is_some() && args.snippets.is_empty());
+    let agent = if wants_model {
+        Some(Arc::new(agent::build(args.model.as_deref(), &args.agent_flags(), &config, config_dir)?))
+    } else {
+        None
     };
     let checker = Checker::new(CheckerOptions::default())?;
     let options = RunOptions {
