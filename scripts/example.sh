@@ -14,3 +14,6 @@ if [ "$status" -gt 1 ]; then exit "$status"; fi
 echo
 echo "running examples/primes/host.rs with attempt2.rs in its hole:"
 cargo run -q -p lacuna-cli -- run examples/primes/host.rs --snippet examples/primes/attempt2.rs --verbose
+echo
+echo "running examples/memory/host.rs with a scripted model (appendix C's memory tool):"
+cargo run -q -p lacuna-cli -- run examples/memory/host.rs --model script:examples/memory/replies.txt
