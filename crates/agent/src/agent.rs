@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use lacuna_jit::{Attempt, AttemptRecord, HoleRequest, Proposal, SnippetSource};
+use lacuna_jit::{Attempt, AttemptRecord, AttemptTimings, HoleRequest, Proposal, SnippetSource};
 use serde::Serialize;
 
 use crate::extract::extract_code;
@@ -62,16 +62,8 @@ pub struct Summary {
     /// Accepted attempts that faulted or ran out of a budget.
     pub runtime_faults: u32,
     pub model_errors: u32,
-    pub timings_ms: SummaryTimings,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct SummaryTimings {
-    pub model: f64,
-    pub check: f64,
-    pub lower: f64,
-    pub compile: f64,
-    pub run: f64,
+    /// Summed over attempts.
+    pub timings_ms: AttemptTimings,
 }
 
 impl Summary {
@@ -196,12 +188,7 @@ impl SnippetSource for Agent {
                     s.runtime_faults += 1;
                 }
             }
-            let t = &mut s.timings_ms;
-            t.model += record.timings_ms.model;
-            t.check += record.timings_ms.check;
-            t.lower += record.timings_ms.lower;
-            t.compile += record.timings_ms.compile;
-            t.run += record.timings_ms.run;
+            s.timings_ms.add(&record.timings_ms);
         }
         if let Some(trace) = &self.trace {
             let mut out = trace.lock().unwrap_or_else(|p| p.into_inner());

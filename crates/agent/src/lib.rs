@@ -20,7 +20,7 @@ mod providers;
 mod recorded;
 mod spec;
 
-pub use agent::{Agent, AgentOptions, Summary, SummaryTimings};
+pub use agent::{Agent, AgentOptions, Summary};
 pub use extract::extract_code;
 pub use http::HttpOptions;
 pub use llm::{ChatRequest, Llm, LlmError, Message, Role};

@@ -98,6 +98,17 @@ pub struct AttemptTimings {
     pub run: f64,
 }
 
+impl AttemptTimings {
+    /// Adds `other`'s times to these (totals over attempts).
+    pub fn add(&mut self, other: &AttemptTimings) {
+        self.model += other.model;
+        self.check += other.check;
+        self.lower += other.lower;
+        self.compile += other.compile;
+        self.run += other.run;
+    }
+}
+
 /// A supplier of snippets for holes.
 pub trait SnippetSource: Send + Sync {
     /// The next snippet to try at `hole`, after `attempts` at this same call (empty the first time). `Ok(None)`:
