@@ -55,7 +55,12 @@ pub fn build(spec: Option<&str>, flags: &Flags, config: &Config, config_dir: Opt
         template.system = read_prompt(path)?;
     }
     let mut site_templates = std::collections::BTreeMap::new();
-    for (&site, prompt) in &config.sites {
+    for (key, prompt) in &config.sites {
+        let site: u32 = key
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .with_context(|| format!("[sites.{key}] in lacuna.toml: holes are numbered from 1"))?;
         let mut site_template = template.clone();
         apply_prompt(&mut site_template, prompt, config_dir)?;
         site_templates.insert(site, site_template);

@@ -47,7 +47,8 @@ pub struct Config {
     #[serde(default)]
     pub models: std::collections::BTreeMap<String, ModelConfig>,
     #[serde(default)]
-    pub sites: std::collections::BTreeMap<u32, PromptConfig>,
+    /// By hole number (TOML keys are strings; `[sites.2]`).
+    pub sites: std::collections::BTreeMap<String, PromptConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -217,7 +218,7 @@ mod tests {
         assert_eq!(c.agent.max_attempts, Some(5));
         assert_eq!(c.agent.prompt_config().context.as_deref(), Some("c"));
         assert_eq!(c.models["planner"].model.as_deref(), Some("script:p.txt"));
-        assert_eq!(c.sites[&2].system_prompt.as_deref(), Some("s"));
+        assert_eq!(c.sites["2"].system_prompt.as_deref(), Some("s"));
         assert!(toml::from_str::<Config>("[agent]\nmax-atempts = 5\n").is_err());
     }
 }
