@@ -20,6 +20,10 @@ Write the body of a block: statements, then a final expression of the required t
 `Ok(..)`, and do not leave the hole with `return`, `?`, `break` or `continue`. Print progress with `println!` when \
 it helps the user. The program's functions are your tools: call them.
 
+Your code may contain holes itself: `agent!(\"subtask\")` (or `agent!(format!(..))`) is an expression of type \
+`Result<U, lacuna::HoleError>` whose code is written later, for that smaller task, seeing everything in scope at \
+that point, your locals included. Use it to split work you cannot finish directly.
+
 Reply with exactly one ```rust code block.";
 
 /// The parts of a prompt a run can replace, per run and per hole site.

@@ -35,12 +35,14 @@ fn main() {
         std::process::exit(2);
     });
     let engine = Arc::new(Mutex::new(engine));
-    let tests: [(&str, RunTest); 9] = [
+    let tests: [(&str, RunTest); 11] = [
         ("a_rejection_is_retried_with_its_diagnostics", a_rejection_is_retried_with_its_diagnostics),
         ("a_rejected_attempt_changes_nothing", a_rejected_attempt_changes_nothing),
         ("a_reply_without_code_is_a_failed_attempt", a_reply_without_code_is_a_failed_attempt),
         ("attempts_run_out_as_rejected", attempts_run_out_as_rejected),
         ("holes_nest_and_the_depth_cap_stops_them", holes_nest_and_the_depth_cap_stops_them),
+        ("holes_written_in_generated_code_nest_three_deep", holes_written_in_generated_code_nest_three_deep),
+        ("generated_code_fans_out_to_holes_on_threads", generated_code_fans_out_to_holes_on_threads),
         (
             "a_runtime_fault_is_the_holes_error_unless_retry_is_on",
             a_runtime_fault_is_the_holes_error_unless_retry_is_on,
@@ -211,6 +213,99 @@ fn main() {
         .collect();
     // Records are written when an attempt is done: the deepest first.
     expect_eq("trace depths", depths, vec![3, 2, 1])
+}
+
+fn holes_written_in_generated_code_nest_three_deep(engine: &Engine) -> Result<(), Failed> {
+    // The model's code has a hole, whose code has a hole: each sees the host's bindings and the snippet locals
+    // around it, and writes to the host's `log` reach the host.
+    let host = r#"
+fn main() {
+    let words: Vec<String> = vec!["alpha".into(), "beta".into(), "gamma".into()];
+    let mut log: Vec<String> = Vec::new();
+    let summary: Result<String, lacuna::HoleError> = agent!("summarize the words");
+    match summary {
+        Ok(s) => println!("summary: {s}"),
+        Err(e) => println!("error: {e}"),
+    }
+    println!("log: {log:?}");
+}
+"#;
+    let server = ChatServer::start(vec![
+        Canned::reply(
+            "```rust\nlet longest: usize = words.iter().map(|w| w.len()).max().unwrap_or(0);\n\
+             log.push(format!(\"depth 1 saw {} words\", words.len()));\n\
+             let detail: String = match agent!(format!(\"describe the words of length {longest}\")) {\n\
+             \x20   Ok(d) => d,\n    Err(e) => format!(\"failed: {e}\"),\n};\nformat!(\"{longest}: {detail}\")\n```",
+        ),
+        // Rejected (the second line does not type-check): its first line must not run.
+        Canned::reply(
+            "```rust\nlog.push(\"rejected code ran\".to_string());\nlet n: usize = \"many\";\nformat!(\"{n}\")\n```",
+        ),
+        Canned::reply(
+            "```rust\nlet picked: Vec<&String> = words.iter().filter(|w| w.len() == longest).collect();\n\
+             log.push(format!(\"depth 2 picked {}\", picked.len()));\n\
+             let count: usize = agent!(\"count the letters of the picked words\").unwrap_or(0);\n\
+             format!(\"{picked:?} with {count} letters\")\n```",
+        ),
+        Canned::reply(
+            "```rust\nlog.push(\"depth 3 counted\".to_string());\npicked.iter().map(|w| w.len()).sum::<usize>()\n```",
+        ),
+    ]);
+    let trace = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
+    let agent = Agent::new(openai(&server), options(2)).with_trace(trace.path()).map_err(|e| e.to_string())?;
+    let (stdout, report, _) = run(engine, host, agent)?;
+    expect_eq(
+        "stdout",
+        stdout.as_str(),
+        "summary: 5: [\"alpha\", \"gamma\"] with 10 letters\n\
+         log: [\"depth 1 saw 3 words\", \"depth 2 picked 2\", \"depth 3 counted\"]\n",
+    )?;
+    let seen = server.seen();
+    expect_eq("requests", seen.len(), 4)?;
+    let retry = seen[2].message_texts();
+    expect(&format!("the nested retry carries rustc's diagnostic: {}", retry[3]), retry[3].contains("E0308"))?;
+    let second = seen[1].message_texts();
+    expect("the nested prompt has the runtime task", second[1].contains("Task: describe the words of length 5"))?;
+    expect("the nested prompt lists the snippet's locals", second[1].contains("- `longest: usize`"))?;
+    expect("the nested prompt lists the host's bindings", second[1].contains("- `mut log: Vec<String>`"))?;
+    expect("the nested prompt shows the outer snippet", second[1].contains("let longest: usize = words"))?;
+    let third = seen[3].message_texts();
+    expect("the deepest prompt sees both snippets' locals", third[1].contains("- `picked: Vec<&String>`"))?;
+    let parents: Vec<(u32, Option<u32>)> = report.sites.iter().map(|s| (s.site, s.parent)).collect();
+    expect_eq("sites and their parents", parents, vec![(1, None), (2, Some(1)), (3, Some(2))])?;
+    expect_eq("nested lines (in their snippets)", (report.sites[1].line, report.sites[2].line), (3, 3))?;
+    let depths: Vec<u64> = std::fs::read_to_string(trace.path())
+        .map_err(|e| e.to_string())?
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["depth"].as_u64())
+        .collect();
+    expect_eq("trace depths", depths, vec![2, 3, 2, 1])
+}
+
+fn generated_code_fans_out_to_holes_on_threads(engine: &Engine) -> Result<(), Failed> {
+    // Parallel map written by the model: one nested hole per word, each reached on its own thread.
+    let host = r#"
+fn main() {
+    let words: Vec<String> = vec!["alpha".into(), "beta".into(), "gamma".into()];
+    let shouted: Result<Vec<String>, lacuna::HoleError> = agent!("shout every word, in parallel");
+    println!("{shouted:?}");
+}
+"#;
+    let server = ChatServer::start(vec![
+        Canned::reply(
+            "```rust\nstd::thread::scope(|s| {\n    let handles: Vec<_> = words\n        .iter()\n        \
+             .map(|w| s.spawn(move || agent!(format!(\"shout {w}\")).unwrap_or_else(|e: lacuna::HoleError| e.to_string())))\n        \
+             .collect();\n    handles.into_iter().map(|h| h.join().unwrap()).collect()\n})\n```",
+        ),
+        Canned::reply("```rust\nw.to_uppercase()\n```"),
+    ]);
+    let (stdout, report, _) = run(engine, host, Agent::new(openai(&server), options(1)))?;
+    expect_eq("stdout", stdout.as_str(), "Ok([\"ALPHA\", \"BETA\", \"GAMMA\"])\n")?;
+    expect_eq("requests (one per hole call)", server.seen().len(), 4)?;
+    let nested = report.sites.iter().find(|s| s.parent == Some(1)).ok_or("no nested site in the report")?;
+    expect_eq("nested calls", nested.calls, 3)?;
+    expect_eq("nested outcome", nested.outcome.as_deref(), Some("ok"))
 }
 
 fn a_runtime_fault_is_the_holes_error_unless_retry_is_on(engine: &Engine) -> Result<(), Failed> {

@@ -315,6 +315,11 @@ impl Spliced {
         }
     }
 
+    /// The program without the prelude appended.
+    pub fn program(&self) -> &str {
+        &self.text[..self.prelude_at]
+    }
+
     /// The byte range of the snippet in the spliced text.
     pub fn snippet_range(&self) -> Option<std::ops::Range<usize>> {
         self.hole.map(|h| h.snippet_start..h.snippet_end)

@@ -211,10 +211,27 @@ pub struct Checker {
     pub startup: StartupReport,
 }
 
+/// A snippet filled into its hole, as a program of its own: where the holes written inside the snippet live
+/// (their scope is the host's plus the snippet's locals).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilledHost {
+    /// The host with the (normalized) snippet in the hole, exactly as checks splice it, without the prelude.
+    pub text: String,
+    /// The snippet's byte range in `text`.
+    pub snippet: std::ops::Range<usize>,
+}
+
 impl PreparedHost {
     /// `T` of hole `hole` as Rust source, when rustc confirmed it (the type snippets are checked against).
     pub fn glue_type(&self, hole: usize) -> Option<&str> {
         self.glue_types.get(hole).and_then(|t| t.as_deref())
+    }
+
+    /// The host with `snippet` in hole `hole` (0-based), spliced as the checks splice it.
+    pub fn filled(&self, hole: usize, snippet: &str) -> FilledHost {
+        let spliced = self.host.splice(hole, &normalize(snippet), self.glue_type(hole));
+        let snippet = spliced.snippet_range().expect("a spliced host has a snippet");
+        FilledHost { text: spliced.program().to_owned(), snippet }
     }
 }
 

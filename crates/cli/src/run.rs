@@ -225,11 +225,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
                 },
                 None => String::new(),
             };
+            let place = match site.parent {
+                Some(parent) => format!("line {} of hole {parent}'s snippet", site.line),
+                None => format!("line {}", site.line),
+            };
             eprintln!(
-                "lacuna: hole {} (line {}): {} call(s), {} attempt(s), {verdict}{path}{error}; model {:.1} ms, check \
+                "lacuna: hole {} ({place}): {} call(s), {} attempt(s), {verdict}{path}{error}; model {:.1} ms, check \
                  {:.1} ms, compile {:.1} ms, run {:.1} ms",
                 site.site,
-                site.line,
                 site.calls,
                 site.attempts,
                 site.timings_ms.model,

@@ -9,8 +9,8 @@ use lacuna_checker::{normalize, Checker, Diagnostic, PreparedHost, Verdict};
 use serde::Serialize;
 
 use crate::build::Builder;
-use crate::instrument::{instrument, Instrumented};
-use crate::snippet::{generate, Access, SnippetSource};
+use crate::instrument::{instrument, Instrumented, SitePlan};
+use crate::snippet::{generate, nested_table, Access, LibraryBase, NestedHole, SnippetSource};
 use crate::source::{
     Attempt, AttemptRecord, AttemptTimings, BindingInfo, GivenSnippets, HoleRequest, SnippetSource as Source,
     HOLE_MARKER,
@@ -96,6 +96,10 @@ pub struct SiteTimings {
 #[derive(Debug, Clone, Serialize)]
 pub struct SiteReport {
     pub site: u32,
+    /// For a hole written inside a snippet: the site whose snippet it is in (`line` is then a line of that
+    /// snippet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
     pub line: u32,
     pub task: Option<String>,
     /// Times execution reached the hole.
@@ -226,10 +230,13 @@ struct CurrentRun {
     host: Arc<LoadedHost>,
     source: Arc<dyn Source>,
     sites: BTreeMap<u32, SiteState>,
+    /// The id the next hole found inside a snippet gets.
+    next_site: u32,
 }
 
 struct SiteState {
     report: SiteReport,
+    home: Arc<SiteHome>,
     /// Per snippet text tried here: its verdict and compiled forms (a retry or a later call with the same text
     /// costs nothing).
     snippets: HashMap<String, SnippetState>,
@@ -243,6 +250,40 @@ struct SnippetState {
     lowered: Option<Result<lacuna_lowering::Lowered, String>>,
     /// Compiled snippet per instantiation (the type arguments, joined; empty outside generic functions).
     artifacts: HashMap<String, Runnable>,
+    /// The snippet has holes of its own.
+    nests: bool,
+    /// For an accepted snippet with holes of its own: the program with the snippet filled in, where they live.
+    filled: Option<Arc<Filled>>,
+}
+
+/// Where a hole site lives: the program its snippets are checked against (the host, or for a hole written inside
+/// a snippet, the program with that snippet filled in), the hole's index there, and its binding table.
+struct SiteHome {
+    prepared: Arc<PreparedHost>,
+    index: usize,
+    plan: SitePlan,
+    signatures: Arc<Vec<String>>,
+    parent: Option<Parent>,
+}
+
+/// The snippet a hole was written in.
+struct Parent {
+    site: u32,
+    snippet: String,
+    /// The instantiation (type arguments) of the snippet's library the hole's entry goes into.
+    types: String,
+    /// Where the snippet starts in the filled program.
+    snippet_start: usize,
+}
+
+/// An accepted snippet filled into its hole, prepared and instrumented as a program of its own.
+struct Filled {
+    prepared: Arc<PreparedHost>,
+    instrumented: Instrumented,
+    signatures: Arc<Vec<String>>,
+    snippet: std::ops::Range<usize>,
+    /// Indices (in `prepared`) of the holes inside the snippet.
+    holes: Vec<usize>,
 }
 
 impl Engine {
@@ -302,32 +343,29 @@ impl Engine {
         let stack_bytes = {
             let mut guard = self.shared.lock();
             let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
-            let sites = host
+            let prepared = Arc::new(host.prepared.clone());
+            let signatures = Arc::new(host.signatures.clone());
+            let sites: BTreeMap<u32, SiteState> = host
                 .prepared
                 .host
                 .holes
                 .iter()
-                .map(|hole| {
+                .enumerate()
+                .map(|(index, hole)| {
                     let site = hole.number as u32;
-                    let report = SiteReport {
-                        site,
-                        line: hole.line,
-                        task: hole.task.clone(),
-                        calls: 0,
-                        attempts: 0,
-                        accepted: None,
-                        decided_by: None,
-                        path: None,
-                        not_jit: None,
-                        diagnostics: Vec::new(),
-                        outcome: None,
-                        error: None,
-                        timings_ms: SiteTimings::default(),
-                    };
-                    (site, SiteState { report, snippets: HashMap::new() })
+                    let home = Arc::new(SiteHome {
+                        prepared: prepared.clone(),
+                        index,
+                        plan: host.instrumented.sites[index].clone(),
+                        signatures: signatures.clone(),
+                        parent: None,
+                    });
+                    let report = SiteReport::new(site, None, hole.line, hole.task.clone());
+                    (site, SiteState { report, home, snippets: HashMap::new() })
                 })
                 .collect();
-            state.run = Some(CurrentRun { host: host.clone(), source, sites });
+            let next_site = sites.keys().max().map_or(1, |m| m + 1);
+            state.run = Some(CurrentRun { host: host.clone(), source, sites, next_site });
             state.options.stack_bytes
         };
         let context: *const Shared = self.shared;
@@ -403,7 +441,7 @@ impl Shared {
             let run = state.run.as_mut().ok_or_else(|| encode_model("no run is in progress"))?;
             let site = run.sites.get_mut(&call.site).ok_or_else(|| encode_model("unknown hole site"))?;
             site.report.calls += 1;
-            (hole_request(&run.host, call.site, depth, task), run.source.clone(), max_depth)
+            (hole_request(call.site, &site.home, depth, task), run.source.clone(), max_depth)
         };
         if max_depth != 0 && depth > max_depth {
             return Err(encode(&["depth", &max_depth.to_string()], &[]));
@@ -624,53 +662,58 @@ impl Shared {
         let State { checker, builder, options, run, artifacts } = state;
         let run = run.as_mut().ok_or_else(|| encode_model("no run is in progress"))?;
         let host = run.host.clone();
-        let hole_index = (site as usize).checked_sub(1).ok_or_else(|| encode_model("unknown hole site"))?;
-        let site_state = run.sites.get_mut(&site).ok_or_else(|| encode_model("unknown hole site"))?;
+        let home = run.sites.get(&site).ok_or_else(|| encode_model("unknown hole site"))?.home.clone();
+        let prepared = &*home.prepared;
+        let hole_index = home.index;
         let type_args: Vec<String> =
             if types.is_empty() { Vec::new() } else { types.split('\u{1f}').map(str::to_owned).collect() };
-        // While rustc checks, build the snippet's library on another thread: if rustc accepts, running it does
-        // not wait for a second compiler run. Started only when the fast checks found nothing (rustc must decide)
-        // and never loaded unless the verdict is an acceptance.
-        let job = |uses| BuildJob {
+        let job = |uses, parent: Option<Arc<Artifact>>, nested: Vec<NestedHole>| BuildJob {
             builder: builder.clone(),
             host: host.clone(),
-            hole_index,
-            snippet: snippet.to_owned(),
+            home: home.clone(),
+            parent,
+            snippet: normalize(snippet),
             type_args: type_args.clone(),
             uses,
+            nested,
         };
+        let site_state = run.sites.get_mut(&site).ok_or_else(|| encode_model("unknown hole site"))?;
         let mut speculative = None;
         if !site_state.snippets.contains_key(snippet) {
             let mut lowered = None;
-            let check = |checker: &mut Checker| checker.check(&host.prepared, hole_index, snippet);
+            let mut nests = false;
             let pre_started = Instant::now();
-            let pre =
-                checker.precheck(&host.prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?;
+            let pre = checker.precheck(prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?;
             let pre_ms = ms(pre_started);
             let verdict = match pre {
                 Some(rejection) => rejection,
                 None => {
+                    // A snippet with holes of its own runs on the rustc path, built once its holes are known.
+                    nests = has_holes(prepared, hole_index, snippet);
                     // Is it in the JIT's subset? (Cheap: rust-analyzer has the snippet analysed already.)
-                    if options.path != PathChoice::Rustc && type_args.is_empty() {
+                    if options.path != PathChoice::Rustc && type_args.is_empty() && !nests {
                         let started = Instant::now();
-                        lowered = Some(lower_for_jit(checker, &host, hole_index, snippet));
+                        lowered = Some(lower_for_jit(checker, &home, snippet));
                         record.timings_ms.lower += ms(started);
                     }
                     let jit_ready = matches!(lowered, Some(Ok(_)));
-                    if !jit_ready && options.path != PathChoice::Jit {
-                        let uses = checker.snippet_uses(&host.prepared, hole_index, snippet);
-                        if let Ok(uses) = uses {
-                            let job = job(uses);
+                    // While rustc checks, build the snippet's library on another thread: if rustc accepts,
+                    // running it does not wait for a second compiler run. Never loaded unless the verdict is an
+                    // acceptance.
+                    if !jit_ready && !nests && options.path != PathChoice::Jit {
+                        let parent = parent_artifact(&run.sites, &home);
+                        if let (Ok(uses), Ok(parent)) = (checker.snippet_uses(prepared, hole_index, snippet), parent) {
+                            let job = job(uses, parent, Vec::new());
                             speculative =
                                 std::thread::Builder::new().name("lacuna-build".into()).spawn(move || job.build()).ok();
                         }
                     }
                     let started = Instant::now();
                     match lowered.as_ref().and_then(|l| l.as_ref().ok()) {
-                        Some(l) if options.path != PathChoice::Rustc && subset_accepts(&host, hole_index, l) => {
-                            subset_verdict(&host, hole_index, pre_ms + ms(started))
+                        Some(l) if options.path != PathChoice::Rustc && subset_accepts(&home, l) => {
+                            subset_verdict(&home, pre_ms + ms(started))
                         }
-                        _ => check(checker).map_err(|e| encode_model(&e.to_string()))?,
+                        _ => checker.check(prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?,
                     }
                 }
             };
@@ -678,13 +721,16 @@ impl Shared {
             let rendered = verdict
                 .diagnostics
                 .iter()
-                .map(|d| lacuna_checker::render::render_plain(&host.prepared, "snippet.rs", snippet, d))
+                .map(|d| lacuna_checker::render::render_plain(prepared, "snippet.rs", snippet, d))
                 .collect();
+            let site_state = run.sites.get_mut(&site).ok_or_else(|| encode_model("unknown hole site"))?;
             site_state.report.diagnostics = verdict.diagnostics.clone();
-            site_state
-                .snippets
-                .insert(snippet.to_owned(), SnippetState { verdict, rendered, lowered, artifacts: HashMap::new() });
+            site_state.snippets.insert(
+                snippet.to_owned(),
+                SnippetState { verdict, rendered, lowered, artifacts: HashMap::new(), nests, filled: None },
+            );
         }
+        let site_state = run.sites.get_mut(&site).ok_or_else(|| encode_model("unknown hole site"))?;
         let snippet_state = site_state.snippets.get_mut(snippet).expect("inserted above");
         let verdict = &snippet_state.verdict;
         record.accepted = verdict.accepted;
@@ -716,6 +762,7 @@ impl Shared {
         let why = match &snippet_state.lowered {
             Some(Err(why)) => why.clone(),
             Some(Ok(_)) => "Cranelift could not compile it".into(),
+            None if snippet_state.nests => "it has holes of its own".into(),
             None if options.path == PathChoice::Rustc => "the rustc path was asked for".into(),
             None => "a hole inside a generic function".into(),
         };
@@ -723,20 +770,126 @@ impl Shared {
         if options.path == PathChoice::Jit {
             return Err(encode_runtime(&format!("the snippet is outside the JIT's subset: {why}")));
         }
+        // Holes written inside the snippet: the filled program is prepared once per snippet; each instantiation
+        // of the snippet's library gets its own site ids for them.
+        let mut nested = Vec::new();
+        if snippet_state.nests {
+            let filled = match &snippet_state.filled {
+                Some(filled) => filled.clone(),
+                None => {
+                    let started = Instant::now();
+                    let filled = Arc::new(fill(checker, &home, snippet)?);
+                    record.timings_ms.check += ms(started);
+                    snippet_state.filled = Some(filled.clone());
+                    filled
+                }
+            };
+            nested = register_nested(run, site, snippet, types, &home, &filled);
+        }
         let built = match speculative.map(|thread| thread.join()) {
             Some(Ok(built)) => built,
             Some(Err(_)) => Err(encode_runtime("internal error in Lacuna while building the snippet")),
-            None => checker
-                .snippet_uses(&host.prepared, hole_index, snippet)
-                .map_err(|e| encode_runtime(&e.to_string()))
-                .and_then(|uses| job(uses).build()),
+            None => {
+                let parent = parent_artifact(&run.sites, &home)?;
+                checker
+                    .snippet_uses(prepared, hole_index, snippet)
+                    .map_err(|e| encode_runtime(&e.to_string()))
+                    .and_then(|uses| job(uses, parent, nested).build())
+            }
         };
         let (artifact, lower_ms, compile_ms) = load_artifact(built?, artifacts, self)?;
         record.timings_ms.lower += lower_ms;
         record.timings_ms.compile += compile_ms;
         let runnable = Runnable::Rustc(artifact);
+        let site_state = run.sites.get_mut(&site).ok_or_else(|| encode_model("unknown hole site"))?;
+        let snippet_state = site_state.snippets.get_mut(snippet).expect("inserted above");
         snippet_state.artifacts.insert(types.to_owned(), runnable.clone());
         Ok(Prepared::Ready(runnable, options.budgets))
+    }
+}
+
+/// Whether a snippet has holes of its own (`agent!` calls).
+fn has_holes(prepared: &PreparedHost, hole_index: usize, snippet: &str) -> bool {
+    let mentions = snippet.match_indices("agent").any(|(i, _)| snippet[i + 5..].trim_start().starts_with('!'));
+    if !mentions {
+        return false;
+    }
+    let filled = prepared.filled(hole_index, snippet);
+    lacuna_checker::Host::parse(&prepared.host.name, &filled.text)
+        .is_ok_and(|h| h.holes.iter().any(|hole| filled.snippet.contains(&hole.range.start)))
+}
+
+/// Prepares the holes written inside an accepted snippet: the program with the snippet filled in, checked and
+/// instrumented like a host (its holes' scopes and binding tables).
+fn fill(checker: &mut Checker, home: &SiteHome, snippet: &str) -> Result<Filled, String> {
+    let error = |detail: &dyn std::fmt::Display| {
+        encode_runtime(&format!("Lacuna could not prepare the holes inside this snippet: {detail}"))
+    };
+    let filled = home.prepared.filled(home.index, snippet);
+    let prepared = checker.prepare(&home.prepared.host.name, &filled.text).map_err(|e| error(&e))?;
+    let holes: Vec<usize> = (0..prepared.host.holes.len())
+        .filter(|&i| filled.snippet.contains(&prepared.host.holes[i].range.start))
+        .collect();
+    let ranges: Vec<_> = holes.iter().map(|&i| prepared.host.holes[i].range.clone()).collect();
+    if ranges.windows(2).any(|w| w[1].start < w[0].end) {
+        return Err(error(&"a hole inside another hole's task cannot run"));
+    }
+    let instrumented = instrument(&prepared, checker.rustc()).map_err(|e| error(&e))?;
+    let signatures = Arc::new(lacuna_checker::signatures(&prepared.host.text));
+    Ok(Filled { prepared: Arc::new(prepared), instrumented, signatures, snippet: filled.snippet, holes })
+}
+
+/// Gives the holes inside `snippet` (at `site`, instantiation `types`) site ids and registers them with the run.
+fn register_nested(
+    run: &mut CurrentRun,
+    site: u32,
+    snippet: &str,
+    types: &str,
+    home: &SiteHome,
+    filled: &Filled,
+) -> Vec<NestedHole> {
+    let start = filled.snippet.start;
+    let first_line = filled.prepared.host.text[..start].matches('\n').count() as u32 + 1;
+    let relative = |r: &std::ops::Range<usize>| r.start - start..r.end - start;
+    let mut nested = Vec::with_capacity(filled.holes.len());
+    for &index in &filled.holes {
+        let id = run.next_site;
+        run.next_site += 1;
+        let hole = &filled.prepared.host.holes[index];
+        let inner = &filled.instrumented.sites[index];
+        let table = nested_table(&home.plan, inner.bindings(), &inner.modes, filled.snippet.clone());
+        let plan = SitePlan { site: id, scope: inner.scope.clone(), modes: table.iter().map(|e| e.mode).collect() };
+        nested.push(NestedHole {
+            site: id,
+            range: relative(&hole.range),
+            task: hole.task_range.as_ref().map(relative),
+            ty: filled.prepared.glue_type(index).map(str::to_owned),
+            type_params: inner.scope.as_ref().map(|s| s.type_params.clone()).unwrap_or_default(),
+            table,
+        });
+        let home = Arc::new(SiteHome {
+            prepared: filled.prepared.clone(),
+            index,
+            plan,
+            signatures: filled.signatures.clone(),
+            parent: Some(Parent { site, snippet: snippet.to_owned(), types: types.to_owned(), snippet_start: start }),
+        });
+        let report = SiteReport::new(id, Some(site), hole.line.saturating_sub(first_line) + 1, hole.task.clone());
+        run.sites.insert(id, SiteState { report, home, snippets: HashMap::new() });
+    }
+    nested
+}
+
+/// The compiled snippet a hole written inside a snippet is in (its library is the base of theirs).
+fn parent_artifact(sites: &BTreeMap<u32, SiteState>, home: &SiteHome) -> Result<Option<Arc<Artifact>>, String> {
+    let Some(parent) = &home.parent else { return Ok(None) };
+    let runnable = sites
+        .get(&parent.site)
+        .and_then(|s| s.snippets.get(&parent.snippet))
+        .and_then(|s| s.artifacts.get(&parent.types));
+    match runnable {
+        Some(Runnable::Rustc(artifact)) => Ok(Some(artifact.clone())),
+        _ => Err(encode_runtime("the snippet this hole was written in is not loaded (a Lacuna bug)")),
     }
 }
 
@@ -752,13 +905,13 @@ thread_local! {
 }
 
 /// What a source needs to know about a hole reached at `site`.
-fn hole_request(host: &LoadedHost, site: u32, depth: u32, task: String) -> HoleRequest {
-    let index = site as usize - 1;
-    let prepared = &host.prepared;
+fn hole_request(site: u32, home: &SiteHome, depth: u32, task: String) -> HoleRequest {
+    let prepared = &home.prepared;
+    let index = home.index;
     let hole = &prepared.host.holes[index];
     let text = &prepared.host.text;
     let enclosing_source = format!("{}{HOLE_MARKER}{}", &text[..hole.range.start], &text[hole.range.end..]);
-    let plan = &host.instrumented.sites[index];
+    let plan = &home.plan;
     let bindings = plan
         .bindings()
         .iter()
@@ -781,7 +934,7 @@ fn hole_request(host: &LoadedHost, site: u32, depth: u32, task: String) -> HoleR
         expected_type: prepared.glue_type(index).map(str::to_owned).or_else(|| prepared.expected_types[index].clone()),
         enclosing_source,
         bindings,
-        signatures: host.signatures.clone(),
+        signatures: home.signatures.as_ref().clone(),
     }
 }
 
@@ -795,6 +948,25 @@ fn outcome_of(encoded: &str) -> String {
 }
 
 impl SiteReport {
+    fn new(site: u32, parent: Option<u32>, line: u32, task: Option<String>) -> SiteReport {
+        SiteReport {
+            site,
+            parent,
+            line,
+            task,
+            calls: 0,
+            attempts: 0,
+            accepted: None,
+            decided_by: None,
+            path: None,
+            not_jit: None,
+            diagnostics: Vec::new(),
+            outcome: None,
+            error: None,
+            timings_ms: SiteTimings::default(),
+        }
+    }
+
     fn record_error(&mut self, encoded: &str) {
         self.outcome = Some(outcome_of(encoded));
         self.error = Some(display_error(encoded));
@@ -806,11 +978,16 @@ impl SiteReport {
 struct BuildJob {
     builder: Builder,
     host: Arc<LoadedHost>,
-    hole_index: usize,
+    home: Arc<SiteHome>,
+    /// For a hole written inside a snippet: that snippet's library, the base of this one.
+    parent: Option<Arc<Artifact>>,
+    /// Normalized.
     snippet: String,
     /// The hole's type arguments (empty outside generic functions).
     type_args: Vec<String>,
     uses: lacuna_checker::SnippetUses,
+    /// Holes written inside the snippet.
+    nested: Vec<NestedHole>,
 }
 
 /// A snippet library built (not yet loaded), with the milliseconds spent generating (lower) and compiling.
@@ -825,24 +1002,23 @@ impl BuildJob {
     /// Generates and compiles the library; rebuilds once per binding rustc says the snippet moves (E0507 on
     /// `*__lacuna_bN`: the binding is then handed over owned).
     fn build(self) -> Result<BuiltSnippet, String> {
-        let plan = &self.host.instrumented.sites[self.hole_index];
-        let hole_type = self.host.prepared.glue_type(self.hole_index).ok_or_else(|| {
+        let plan = &self.home.plan;
+        let base = match (&self.parent, &self.home.parent) {
+            (Some(artifact), Some(parent)) => {
+                LibraryBase::Snippet { source: &artifact.source, snippet_start: parent.snippet_start }
+            }
+            _ => LibraryBase::Host(&self.host.instrumented),
+        };
+        let hole_type = self.home.prepared.glue_type(self.home.index).ok_or_else(|| {
             encode_runtime("the hole's type could not be written as Rust, so the snippet cannot be compiled to run")
         })?;
         let (mut lower_ms, mut compile_ms) = (0.0, 0.0);
         let mut overrides: BTreeMap<usize, Access> = BTreeMap::new();
         for _ in 0..=plan.bindings().len() {
             let started = Instant::now();
-            let source = generate(
-                &self.host.instrumented,
-                plan,
-                hole_type,
-                &self.snippet,
-                &self.uses,
-                &overrides,
-                &self.type_args,
-            )
-            .map_err(|e| encode_runtime(&format!("cannot run this snippet: {e}")))?;
+            let source =
+                generate(base, plan, hole_type, &self.snippet, &self.uses, &overrides, &self.type_args, &self.nested)
+                    .map_err(|e| encode_runtime(&format!("cannot run this snippet: {e}")))?;
             lower_ms += ms(started);
             let built =
                 self.builder.build("lacuna_snippet", &source.text, None).map_err(|e| encode_runtime(&e.to_string()))?;
@@ -908,44 +1084,39 @@ fn load_artifact(
 
 /// Whether the subset's own checks accept a lowered snippet without rustc (see
 /// [`lacuna_lowering::accept_without_rustc`]).
-fn subset_accepts(host: &LoadedHost, hole_index: usize, lowered: &lacuna_lowering::Lowered) -> bool {
-    let text = &host.prepared.host.text;
+fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> bool {
+    let text = &home.prepared.host.text;
     let facts = lacuna_lowering::HostFacts {
         // Conservative: any mention raises the doubt.
         raises_lints: text.contains("deny") || text.contains("forbid"),
-        hole_type_matches: host.prepared.glue_type(hole_index) == Some(lowered.snippet.ty.name()),
+        hole_type_matches: home.prepared.glue_type(home.index) == Some(lowered.snippet.ty.name()),
     };
     lacuna_lowering::accept_without_rustc(lowered, facts).is_ok()
 }
 
 /// The verdict for a snippet the subset accepted on its own.
-fn subset_verdict(host: &LoadedHost, hole_index: usize, check_ms: f64) -> Verdict {
+fn subset_verdict(home: &SiteHome, check_ms: f64) -> Verdict {
     Verdict {
         accepted: true,
         decided_by: lacuna_checker::DecidedBy::JitSubset,
-        expected_type: host.prepared.expected_types[hole_index].clone(),
+        expected_type: home.prepared.expected_types[home.index].clone(),
         diagnostics: Vec::new(),
         timings: lacuna_checker::Timings { check: check_ms, ..Default::default() },
     }
 }
 
 /// The typed view and lowering of an accepted snippet, or why it is not for the JIT.
-fn lower_for_jit(
-    checker: &mut Checker,
-    host: &LoadedHost,
-    hole_index: usize,
-    snippet: &str,
-) -> Result<lacuna_lowering::Lowered, String> {
+fn lower_for_jit(checker: &mut Checker, home: &SiteHome, snippet: &str) -> Result<lacuna_lowering::Lowered, String> {
     let normalized = normalize(snippet);
     let at = |construct: &str, offset: usize| {
         let (line, column) = line_col(&normalized, offset);
         format!("{construct} at {line}:{column}")
     };
     let typed = checker
-        .typed_snippet(&host.prepared, hole_index, snippet)
+        .typed_snippet(&home.prepared, home.index, snippet)
         .map_err(|e| e.to_string())?
         .map_err(|u| at(&u.construct, u.range.start))?;
-    let plan = &host.instrumented.sites[hole_index];
+    let plan = &home.plan;
     let lowered = lacuna_lowering::lower(typed, plan.bindings()).map_err(|e| at(&e.construct, e.range.start))?;
     // The host must hand over each binding the snippet reads, writable where it writes.
     for &(index, _) in &lowered.snippet.bindings {

@@ -35,6 +35,8 @@ pub struct SnippetSource {
     pub text: String,
     /// Line (1-based) of the library source where the snippet's first line is.
     pub first_line: u32,
+    /// Byte offset in `text` where the (edited) snippet starts.
+    pub snippet_start: usize,
     /// For mapping columns: per edited snippet line, (edited column, original column) boundaries.
     map: OffsetMap,
 }
@@ -54,6 +56,140 @@ impl SnippetSource {
     }
 }
 
+/// The library source an entry is declared in.
+#[derive(Debug, Clone, Copy)]
+pub enum LibraryBase<'a> {
+    /// The instrumented host, for the host's own holes.
+    Host(&'a Instrumented),
+    /// The library of the snippet a hole was written in, for holes inside generated code: the new entry goes
+    /// inside that snippet (where it sees the snippet's items), and the old entry is no longer exported.
+    /// `snippet_start` is where that snippet starts in the program the hole's scope was computed on.
+    Snippet { source: &'a SnippetSource, snippet_start: usize },
+}
+
+/// How an entry is declared: exported, and once it is the base of a nested hole's library, private (the
+/// replacement keeps the line count, so positions after it stay put).
+const ENTRY_EXPORTED: &str = "#[no_mangle]\n#[allow(warnings)]\npub extern \"C\" fn __lacuna_snippet(";
+const ENTRY_PRIVATE: &str = "#[allow(warnings)]\n#[allow(unused)]\nextern \"C\" fn __lacuna_snippet_outer(";
+/// What every snippet library ends with.
+const LIBRARY_TRAILER: &str =
+    "\nextern crate alloc as __lacuna_alloc;\n#[global_allocator]\nstatic __LACUNA_ALLOCATOR: \
+    ::lacuna::__private::BudgetAllocator = ::lacuna::__private::BudgetAllocator;\n";
+
+impl LibraryBase<'_> {
+    /// The base source split where an entry for a hole whose innermost block opens at `item_position` goes.
+    fn split(&self, item_position: usize) -> Result<(String, String), ExecError> {
+        match self {
+            LibraryBase::Host(instrumented) => {
+                let at = instrumented.offset(item_position);
+                Ok((instrumented.text[..at].to_owned(), instrumented.text[at..].to_owned()))
+            }
+            LibraryBase::Snippet { source, snippet_start } => {
+                let text = source
+                    .text
+                    .strip_suffix(LIBRARY_TRAILER)
+                    .ok_or_else(|| ExecError::Internal { detail: "a snippet library without its trailer".into() })?;
+                let in_snippet = item_position.saturating_sub(*snippet_start).min(source.map.original_len);
+                let at = source.snippet_start + source.map.edited_offset(in_snippet);
+                let before = &text[..at];
+                if !before.contains(ENTRY_EXPORTED) {
+                    return Err(ExecError::Internal { detail: "the enclosing snippet's entry is missing".into() });
+                }
+                Ok((before.replacen(ENTRY_EXPORTED, ENTRY_PRIVATE, 1), text[at..].to_owned()))
+            }
+        }
+    }
+}
+
+/// A hole written inside the snippet. At run time it calls Lacuna like a host's hole does, with its own site id
+/// and a binding table built in the entry: the snippet's locals and the outer hole's bindings, as its scope lists
+/// them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NestedHole {
+    pub site: u32,
+    /// Byte range of the `agent!(..)` call in the (normalized) snippet.
+    pub range: Range<usize>,
+    /// Byte range of its task expression in the snippet.
+    pub task: Option<Range<usize>>,
+    /// `T` as Rust source, when rustc confirmed it.
+    pub ty: Option<String>,
+    /// Type parameters in scope there (of generic functions the snippet declares, or the outer hole's).
+    pub type_params: Vec<String>,
+    /// One entry per binding of the nested hole's scope, in its order.
+    pub table: Vec<TableEntry>,
+}
+
+/// How one binding of a nested hole's scope is passed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableEntry {
+    pub place: Place,
+    pub mode: HostMode,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// A local the snippet declared.
+    Local { name: String, mutable: bool },
+    /// Binding `i` of the outer hole's table.
+    Outer(usize),
+}
+
+/// The table of a hole written inside a snippet: `inner` is the hole's scope and `inner_modes` what rustc allowed
+/// at it in the filled program (whose `snippet` range is the outer snippet); `outer` is the outer hole's plan.
+/// Outer bindings are capped by how the outer entry can hand them on (it holds them by reference or by copy, so
+/// they are never movable from the nested hole).
+pub fn nested_table(
+    outer: &SitePlan,
+    inner: &[Binding],
+    inner_modes: &[HostMode],
+    snippet: Range<usize>,
+) -> Vec<TableEntry> {
+    inner
+        .iter()
+        .zip(inner_modes)
+        .map(|(b, &mode)| {
+            if snippet.contains(&b.decl) {
+                return TableEntry { place: Place::Local { name: b.name.clone(), mutable: b.mutable }, mode };
+            }
+            let found = outer.bindings().iter().position(|o| o.decl == b.decl && o.name == b.name);
+            let Some(i) = found else { return TableEntry { place: Place::Outer(usize::MAX), mode: HostMode::Absent } };
+            let o = &outer.bindings()[i];
+            let outer_mode = outer.modes[i];
+            let cap = if outer_mode == HostMode::Absent || o.ty.is_none() {
+                HostMode::Absent
+            } else if declared_mut(o, default_access(o), outer_mode) {
+                HostMode::Mutable
+            } else {
+                HostMode::Shared
+            };
+            TableEntry { place: Place::Outer(i), mode: weaker(mode, cap) }
+        })
+        .collect()
+}
+
+fn weaker(a: HostMode, b: HostMode) -> HostMode {
+    let rank = |m| match m {
+        HostMode::Absent => 0,
+        HostMode::Shared => 1,
+        HostMode::Mutable => 2,
+        HostMode::Movable => 3,
+    };
+    if rank(a) <= rank(b) {
+        a
+    } else {
+        b
+    }
+}
+
+/// Whether the entry declares a binding writable (`&mut T` or an owned `let mut`).
+fn declared_mut(b: &Binding, access: Access, mode: HostMode) -> bool {
+    match access {
+        Access::Owned => true,
+        Access::Mutable => matches!(mode, HostMode::Mutable | HostMode::Movable) && b.mutable,
+        Access::Copy | Access::Shared => false,
+    }
+}
+
 /// Names of things the entry declares, chosen so no snippet refers to them by accident.
 fn reference_name(binding: usize) -> String {
     format!("__lacuna_b{binding}")
@@ -62,13 +198,14 @@ fn reference_name(binding: usize) -> String {
 /// Builds the library source for `snippet` at `plan`'s hole. `overrides` replaces the default access per binding
 /// index (the runner passes `Owned` for bindings rustc said the snippet moves).
 pub fn generate(
-    instrumented: &Instrumented,
+    base: LibraryBase<'_>,
     plan: &SitePlan,
     hole_type: &str,
     snippet: &str,
     uses: &SnippetUses,
     overrides: &BTreeMap<usize, Access>,
     type_args: &[String],
+    nested: &[NestedHole],
 ) -> Result<SnippetSource, ExecError> {
     let scope = plan.scope.as_ref().ok_or_else(|| ExecError::unsupported("rust-analyzer could not place this hole"))?;
     if scope.const_params {
@@ -97,6 +234,21 @@ pub fn generate(
         };
         accesses.insert(u.binding, access);
     }
+    // Bindings only the nested holes pass on are declared too: by `&mut` only where one of them may write (a
+    // shared reference is `Copy`, so closures that spawn threads can each take it).
+    let mut nested_only: BTreeMap<usize, Access> = BTreeMap::new();
+    for entry in nested.iter().flat_map(|n| &n.table) {
+        if let (Place::Outer(i), true) = (&entry.place, entry.mode != HostMode::Absent) {
+            if !accesses.contains_key(i) {
+                let writes = matches!(entry.mode, HostMode::Mutable | HostMode::Movable);
+                let access = nested_only.entry(*i).or_insert(Access::Shared);
+                if writes {
+                    *access = Access::Mutable;
+                }
+            }
+        }
+    }
+    accesses.extend(nested_only);
     // A hole in a generic function runs per instantiation: its type parameters become aliases of the types
     // this call was made with.
     let mut lines = String::new();
@@ -132,7 +284,7 @@ pub fn generate(
                     b.name
                 )))
             }
-            Access::Mutable if matches!(mode, HostMode::Mutable | HostMode::Movable) && b.mutable => {
+            Access::Mutable if declared_mut(b, access, mode) => {
                 format!("let {}: &mut {ty} = unsafe {{ &mut *({ptr} as *mut {ty}) }};", reference_name(i))
             }
             Access::Mutable | Access::Shared => {
@@ -186,6 +338,10 @@ pub fn generate(
             }
         }
     }
+    for hole in nested {
+        let replacement = nested_call(hole, &mut edits, bindings, &accesses, plan, snippet)?;
+        edits.push(Edit::replace(hole.range.clone(), replacement));
+    }
     let (edited, map) = apply(snippet, edits);
 
     let ty = erase_lifetimes(hole_type);
@@ -198,19 +354,100 @@ pub fn generate(
         "\n        }};\n        unsafe {{ ::core::ptr::write(__lacuna_out as *mut {ty}, __lacuna_value) }};\n    }};\n    \
          unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, __lacuna_body) }}\n}}\n"
     );
-    let at = instrumented.offset(item_position);
-    let mut text = String::with_capacity(instrumented.text.len() + head.len() + edited.len() + tail.len() + 256);
-    text.push_str(&instrumented.text[..at]);
+    let (before, after) = base.split(item_position)?;
+    let mut text = String::with_capacity(before.len() + after.len() + head.len() + edited.len() + tail.len() + 256);
+    text.push_str(&before);
     text.push_str(&head);
     let first_line = text.matches('\n').count() as u32 + 1;
+    let snippet_start = text.len();
     text.push_str(&edited);
     text.push_str(&tail);
-    text.push_str(&instrumented.text[at..]);
-    text.push_str(
-        "\nextern crate alloc as __lacuna_alloc;\n#[global_allocator]\nstatic __LACUNA_ALLOCATOR: ::lacuna::__private::BudgetAllocator = \
-         ::lacuna::__private::BudgetAllocator;\n",
-    );
-    Ok(SnippetSource { text, first_line, map })
+    text.push_str(&after);
+    text.push_str(LIBRARY_TRAILER);
+    Ok(SnippetSource { text, first_line, snippet_start, map })
+}
+
+/// The call a nested hole becomes inside the entry (as the host's holes become calls in the instrumented host).
+/// Takes the edits inside the hole out of `edits`: they apply to its task, which the call evaluates first.
+fn nested_call(
+    hole: &NestedHole,
+    edits: &mut Vec<Edit>,
+    bindings: &[Binding],
+    accesses: &BTreeMap<usize, Access>,
+    plan: &SitePlan,
+    snippet: &str,
+) -> Result<String, ExecError> {
+    let inside = |e: &Edit, r: &Range<usize>| {
+        if e.range.is_empty() {
+            r.start < e.range.start && e.range.start < r.end
+        } else {
+            r.start <= e.range.start && e.range.end <= r.end
+        }
+    };
+    let (mine, rest): (Vec<Edit>, Vec<Edit>) = edits.drain(..).partition(|e| inside(e, &hole.range));
+    *edits = rest;
+    let task = match &hole.task {
+        Some(range) => {
+            let shifted = mine
+                .into_iter()
+                .filter(|e| {
+                    inside(e, range)
+                        || (e.range.is_empty() && (e.range.start == range.start || e.range.start == range.end))
+                })
+                .map(|e| Edit { range: e.range.start - range.start..e.range.end - range.start, ..e })
+                .collect();
+            apply(&snippet[range.clone()], shifted).0
+        }
+        None => "\"\"".to_owned(),
+    };
+    let mut entries = Vec::with_capacity(hole.table.len());
+    let mut forgets = String::new();
+    for (k, entry) in hole.table.iter().enumerate() {
+        if entry.mode == HostMode::Absent {
+            entries.push("::core::ptr::null_mut::<()>()".to_owned());
+            continue;
+        }
+        let (place, mutable) = match &entry.place {
+            Place::Local { name, mutable } => (name.clone(), *mutable),
+            Place::Outer(i) => {
+                let b = bindings.get(*i).ok_or_else(|| ExecError::Internal {
+                    detail: "a nested hole's table names a binding the outer hole lacks".into(),
+                })?;
+                let access = *accesses.get(i).ok_or_else(|| ExecError::Internal {
+                    detail: format!("`{}` is not declared for the nested hole", b.name),
+                })?;
+                let place = match access {
+                    Access::Shared | Access::Mutable => format!("(*{})", reference_name(*i)),
+                    Access::Copy | Access::Owned if b.is_self => reference_name(*i),
+                    Access::Copy | Access::Owned => b.name.clone(),
+                };
+                (place, declared_mut(b, access, plan.modes[*i]))
+            }
+        };
+        if matches!(entry.mode, HostMode::Movable | HostMode::Mutable) && mutable {
+            entries.push(format!("::core::ptr::addr_of_mut!({place}) as *mut ()"));
+        } else {
+            entries.push(format!("::core::ptr::addr_of!({place}) as *mut ()"));
+        }
+        if entry.mode == HostMode::Movable && matches!(entry.place, Place::Local { .. }) {
+            forgets.push_str(&format!("if __lacuna_nested_moved[{k}] != 0 {{ ::core::mem::forget({place}); }} "));
+        }
+    }
+    // The call keeps the hole's line count, so lines after it map back unchanged.
+    let newlines = snippet[hole.range.clone()].matches('\n').count().saturating_sub(task.matches('\n').count());
+    forgets.push_str(&"\n".repeat(newlines));
+    let ty = hole.ty.as_deref().map(|t| format!("::<{}>", erase_lifetimes(t))).unwrap_or_default();
+    let types: Vec<String> = hole.type_params.iter().map(|p| format!("::core::any::type_name::<{p}>()")).collect();
+    Ok(format!(
+        "{{ let __lacuna_nested_task = ::lacuna::__private::task_text(&({task})); \
+         let mut __lacuna_nested_moved = [0u8; {}]; \
+         let __lacuna_nested_value = ::lacuna::__private::enter{ty}({}, &[{}], &mut __lacuna_nested_moved, &[{}], \
+         &__lacuna_nested_task); {forgets}__lacuna_nested_value }}",
+        hole.table.len(),
+        hole.site,
+        entries.join(", "),
+        types.join(", "),
+    ))
 }
 
 /// How a binding is made available unless rustc says the snippet moves it.
@@ -297,9 +534,23 @@ struct OffsetMap {
     /// Per line (0-based): each edit as (original byte column, original length, new length), in order.
     edits: Vec<Vec<(usize, usize, usize)>>,
     original_lines: Vec<String>,
+    /// Every edit as (original byte offset, original length, new length), in order.
+    spans: Vec<(usize, usize, usize)>,
+    original_len: usize,
 }
 
 impl OffsetMap {
+    /// The edited byte offset of an original offset outside every replaced range (before any insertion there).
+    fn edited_offset(&self, original: usize) -> usize {
+        let delta: isize = self
+            .spans
+            .iter()
+            .filter(|(start, _, _)| *start < original)
+            .map(|&(_, old, new)| new as isize - old as isize)
+            .sum();
+        (original as isize + delta) as usize
+    }
+
     /// 1-based char column in the original snippet line for a 1-based byte column of the edited line (rustc's
     /// panic locations count chars; snippets are mostly ASCII, and an approximate column is harmless).
     fn original_column(&self, line: u32, column: u32) -> u32 {
@@ -326,13 +577,14 @@ impl OffsetMap {
     }
 }
 
-/// Applies non-overlapping edits (none adds a newline). Returns the edited text and its column map.
+/// Applies non-overlapping edits (none changes the line count). Returns the edited text and its column map.
 fn apply(snippet: &str, mut edits: Vec<Edit>) -> (String, OffsetMap) {
     edits.sort_by_key(|e| (e.range.start, e.rank));
     let mut out = String::with_capacity(snippet.len() + 64 * edits.len());
     let line_starts: Vec<usize> = std::iter::once(0).chain(snippet.match_indices('\n').map(|(i, _)| i + 1)).collect();
     let original_lines: Vec<String> = snippet.split('\n').map(str::to_owned).collect();
     let mut per_line = vec![Vec::new(); original_lines.len()];
+    let mut spans = Vec::with_capacity(edits.len());
     let mut at = 0;
     for edit in edits {
         if edit.range.start < at {
@@ -341,12 +593,13 @@ fn apply(snippet: &str, mut edits: Vec<Edit>) -> (String, OffsetMap) {
         out.push_str(&snippet[at..edit.range.start]);
         let line = line_starts.partition_point(|&s| s <= edit.range.start) - 1;
         per_line[line].push((edit.range.start - line_starts[line], edit.range.len(), edit.text.len()));
+        spans.push((edit.range.start, edit.range.len(), edit.text.len()));
         out.push_str(&edit.text);
         at = edit.range.end;
     }
     out.push_str(&snippet[at..]);
     let lines = original_lines.len() as u32;
-    (out, OffsetMap { lines, edits: per_line, original_lines })
+    (out, OffsetMap { lines, edits: per_line, original_lines, spans, original_len: snippet.len() })
 }
 
 #[cfg(test)]
@@ -369,6 +622,67 @@ mod tests {
         assert_eq!(erase_lifetimes("&'a [&'b str]"), "&'_ [&'_ str]");
         assert_eq!(erase_lifetimes("&'static str"), "&'static str");
         assert_eq!(erase_lifetimes("Foo<'a, u8>"), "Foo<'_, u8>");
+    }
+
+    fn binding(name: &str, decl: usize, mutable: bool, copy: bool) -> Binding {
+        Binding {
+            name: name.into(),
+            decl,
+            ty: Some("T".into()),
+            ty_display: "T".into(),
+            mutable,
+            copy,
+            mut_ref: false,
+            is_self: false,
+        }
+    }
+
+    #[test]
+    fn nested_tables_pass_snippet_locals_and_cap_outer_bindings() {
+        // The outer hole sees `log` (mut, handed over writable), `words` (shared) and `gone` (moved by the host).
+        let outer = SitePlan {
+            site: 1,
+            scope: Some(lacuna_checker::HoleScope {
+                bindings: vec![
+                    binding("log", 10, true, false),
+                    binding("words", 20, false, false),
+                    binding("gone", 30, false, false),
+                ],
+                ..Default::default()
+            }),
+            modes: vec![HostMode::Mutable, HostMode::Shared, HostMode::Absent],
+        };
+        // The nested hole (the outer snippet spans 100..200) sees those and the snippet's `n` and `v`.
+        let inner = [
+            binding("log", 10, true, false),
+            binding("words", 20, false, false),
+            binding("gone", 30, false, false),
+            binding("n", 120, false, true),
+            binding("v", 150, true, false),
+        ];
+        let modes = [HostMode::Movable, HostMode::Movable, HostMode::Movable, HostMode::Shared, HostMode::Movable];
+        let table = nested_table(&outer, &inner, &modes, 100..200);
+        let local = |name: &str, mutable| Place::Local { name: name.into(), mutable };
+        assert_eq!(
+            table,
+            vec![
+                // Held by `&mut` in the outer entry: writable, never movable.
+                TableEntry { place: Place::Outer(0), mode: HostMode::Mutable },
+                TableEntry { place: Place::Outer(1), mode: HostMode::Shared },
+                TableEntry { place: Place::Outer(2), mode: HostMode::Absent },
+                TableEntry { place: local("n", false), mode: HostMode::Shared },
+                TableEntry { place: local("v", true), mode: HostMode::Movable },
+            ]
+        );
+    }
+
+    #[test]
+    fn edited_offsets_follow_the_edits_before_them() {
+        let snippet = "let y = x + 1;\n{ x }";
+        let (_, map) = apply(snippet, vec![Edit::replace(8..9, "(*b)".into()), Edit::replace(17..18, "(*b)".into())]);
+        assert_eq!(map.edited_offset(0), 0);
+        assert_eq!(map.edited_offset(16), 19);
+        assert_eq!(map.edited_offset(snippet.len()), snippet.len() + 6);
     }
 
     #[test]
