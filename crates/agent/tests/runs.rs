@@ -35,7 +35,7 @@ fn main() {
         std::process::exit(2);
     });
     let engine = Arc::new(Mutex::new(engine));
-    let tests: [(&str, RunTest); 11] = [
+    let tests: [(&str, RunTest); 12] = [
         ("a_rejection_is_retried_with_its_diagnostics", a_rejection_is_retried_with_its_diagnostics),
         ("a_rejected_attempt_changes_nothing", a_rejected_attempt_changes_nothing),
         ("a_reply_without_code_is_a_failed_attempt", a_reply_without_code_is_a_failed_attempt),
@@ -43,6 +43,7 @@ fn main() {
         ("holes_nest_and_the_depth_cap_stops_them", holes_nest_and_the_depth_cap_stops_them),
         ("holes_written_in_generated_code_nest_three_deep", holes_written_in_generated_code_nest_three_deep),
         ("generated_code_fans_out_to_holes_on_threads", generated_code_fans_out_to_holes_on_threads),
+        ("nested_holes_in_methods_generic_functions_and_moves", nested_holes_in_methods_generic_functions_and_moves),
         (
             "a_runtime_fault_is_the_holes_error_unless_retry_is_on",
             a_runtime_fault_is_the_holes_error_unless_retry_is_on,
@@ -306,6 +307,59 @@ fn main() {
     let nested = report.sites.iter().find(|s| s.parent == Some(1)).ok_or("no nested site in the report")?;
     expect_eq("nested calls", nested.calls, 3)?;
     expect_eq("nested outcome", nested.outcome.as_deref(), Some("ok"))
+}
+
+fn nested_holes_in_methods_generic_functions_and_moves(engine: &Engine) -> Result<(), Failed> {
+    // A nested hole writing through `&mut self`; nested holes under a generic function's hole (one set per
+    // instantiation); a nested snippet that moves (and drops) a local of its parent snippet.
+    let host = r#"
+struct Counter { n: u32 }
+
+impl Counter {
+    fn bump(&mut self) -> u32 {
+        agent!("bump the counter").unwrap_or(0)
+    }
+}
+
+fn describe<T: std::fmt::Debug>(x: T) -> String {
+    agent!("describe x").unwrap_or_else(|e| format!("error: {e}"))
+}
+
+fn main() {
+    let mut c = Counter { n: 1 };
+    println!("bump {}", c.bump());
+    println!("n {}", c.n);
+    println!("{}", describe(7));
+    println!("{}", describe("seven"));
+    let letters: Result<usize, lacuna::HoleError> = agent!("count letters");
+    println!("{letters:?}");
+}
+"#;
+    let describe = "```rust\nlet shown: String = format!(\"{x:?}\");\n\
+                    agent!(format!(\"polish {shown}\")).unwrap_or_else(|e| format!(\"error: {e}\"))\n```";
+    let server = ChatServer::start(vec![
+        Canned::reply(
+            "```rust\nself.n += 1;\nlet base: u32 = self.n;\nagent!(\"add ten and double base\").unwrap_or(0)\n```",
+        ),
+        Canned::reply("```rust\nself.n += 10;\nbase * 2\n```"),
+        Canned::reply(describe),
+        Canned::reply("```rust\nformat!(\"<{shown}>\")\n```"),
+        Canned::reply(describe),
+        Canned::reply("```rust\nformat!(\"<{shown}>\")\n```"),
+        Canned::reply(
+            "```rust\nlet owned: Vec<String> = vec![\"ab\".to_string(), \"cde\".to_string()];\n\
+             agent!(\"count the letters, consuming owned\").unwrap_or(0)\n```",
+        ),
+        Canned::reply("```rust\nowned.into_iter().map(|s| s.len()).sum::<usize>()\n```"),
+    ]);
+    let (stdout, report, _) = run(engine, host, Agent::new(openai(&server), options(1)))?;
+    expect_eq("stdout", stdout.as_str(), "bump 4\nn 12\n<7>\n<\"seven\">\nOk(5)\n")?;
+    let parents: Vec<(u32, Option<u32>)> = report.sites.iter().map(|s| (s.site, s.parent)).collect();
+    expect_eq(
+        "sites and their parents",
+        parents,
+        vec![(1, None), (2, None), (3, None), (4, Some(1)), (5, Some(2)), (6, Some(2)), (7, Some(3))],
+    )
 }
 
 fn a_runtime_fault_is_the_holes_error_unless_retry_is_on(engine: &Engine) -> Result<(), Failed> {

@@ -480,7 +480,16 @@ fn type_name_as_source(name: &str) -> String {
         rest = &from[len..];
     }
     out.push_str(rest);
-    out
+    // `type T = &str;` needs a lifetime: the snippet was checked for every `T`, so naming one changes nothing.
+    let mut with_lifetimes = String::with_capacity(out.len() + 8);
+    let mut chars = out.chars().peekable();
+    while let Some(c) = chars.next() {
+        with_lifetimes.push(c);
+        if c == '&' && chars.peek() != Some(&'\'') {
+            with_lifetimes.push_str("'static ");
+        }
+    }
+    with_lifetimes
 }
 
 /// Named lifetimes (`'a`) are the enclosing function's; inside the entry they are inferred (`'_`).
@@ -612,7 +621,8 @@ mod tests {
             type_name_as_source("alloc::vec::Vec<lacuna_host::Point>"),
             "__lacuna_alloc::vec::Vec<crate::Point>"
         );
-        assert_eq!(type_name_as_source("&str"), "&str");
+        assert_eq!(type_name_as_source("&str"), "&'static str");
+        assert_eq!(type_name_as_source("&mut [&u8]"), "&'static mut [&'static u8]");
         assert_eq!(type_name_as_source("core::option::Option<i32>"), "core::option::Option<i32>");
         assert_eq!(type_name_as_source("my::alloc::X"), "my::alloc::X");
     }
