@@ -35,7 +35,7 @@ fn main() {
         std::process::exit(2);
     });
     let engine = Arc::new(Mutex::new(engine));
-    let tests: [(&str, RunTest); 12] = [
+    let tests: [(&str, RunTest); 13] = [
         ("a_rejection_is_retried_with_its_diagnostics", a_rejection_is_retried_with_its_diagnostics),
         ("a_rejected_attempt_changes_nothing", a_rejected_attempt_changes_nothing),
         ("a_reply_without_code_is_a_failed_attempt", a_reply_without_code_is_a_failed_attempt),
@@ -43,6 +43,7 @@ fn main() {
         ("holes_nest_and_the_depth_cap_stops_them", holes_nest_and_the_depth_cap_stops_them),
         ("holes_written_in_generated_code_nest_three_deep", holes_written_in_generated_code_nest_three_deep),
         ("generated_code_fans_out_to_holes_on_threads", generated_code_fans_out_to_holes_on_threads),
+        ("the_depth_cap_stops_holes_nested_in_generated_code", the_depth_cap_stops_holes_nested_in_generated_code),
         ("nested_holes_in_methods_generic_functions_and_moves", nested_holes_in_methods_generic_functions_and_moves),
         (
             "a_runtime_fault_is_the_holes_error_unless_retry_is_on",
@@ -307,6 +308,28 @@ fn main() {
     let nested = report.sites.iter().find(|s| s.parent == Some(1)).ok_or("no nested site in the report")?;
     expect_eq("nested calls", nested.calls, 3)?;
     expect_eq("nested outcome", nested.outcome.as_deref(), Some("ok"))
+}
+
+fn the_depth_cap_stops_holes_nested_in_generated_code(engine: &Engine) -> Result<(), Failed> {
+    // Every reply has a hole of its own: the fourth level is past the cap and is not asked for.
+    let host = r#"
+fn main() {
+    let levels: u32 = agent!("go as deep as you can").unwrap_or(999);
+    println!("levels {levels}");
+}
+"#;
+    let server = ChatServer::start(vec![Canned::reply(
+        "```rust\nlet deeper: Result<u32, lacuna::HoleError> = agent!(\"go one level deeper\");\n\
+         match deeper {\n    Ok(v) => v + 1,\n    \
+         Err(lacuna::HoleError::Depth { limit }) => { println!(\"cap {limit}\"); 0 }\n    \
+         Err(e) => { println!(\"unexpected: {e}\"); 100 }\n}\n```",
+    )]);
+    let (stdout, report, _) = run(engine, host, Agent::new(openai(&server), options(1)))?;
+    // The deepest snippet answers 0, each one above adds 1.
+    expect_eq("stdout", stdout.as_str(), "cap 3\nlevels 2\n")?;
+    expect_eq("requests (one per level)", server.seen().len(), MAX_DEPTH as usize)?;
+    let outcomes: Vec<Option<&str>> = report.sites.iter().map(|s| s.outcome.as_deref()).collect();
+    expect_eq("outcomes per level", outcomes, vec![Some("ok"), Some("ok"), Some("ok"), Some("depth")])
 }
 
 fn nested_holes_in_methods_generic_functions_and_moves(engine: &Engine) -> Result<(), Failed> {
