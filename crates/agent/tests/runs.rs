@@ -96,6 +96,16 @@ fn expect_eq<T: PartialEq + std::fmt::Debug>(what: &str, actual: T, expected: T)
     }
 }
 
+/// The depth of every attempt in a trace, in the order they were written.
+fn trace_depths(trace: &tempfile::NamedTempFile) -> Result<Vec<u64>, Failed> {
+    Ok(std::fs::read_to_string(trace.path())
+        .map_err(|e| e.to_string())?
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["depth"].as_u64())
+        .collect())
+}
+
 fn expect(what: &str, condition: bool) -> Result<(), Failed> {
     if condition {
         Ok(())
@@ -207,12 +217,7 @@ fn main() {
     expect_eq("stdout", stdout.as_str(), "depth cap 3 reached at n = 3\nresult 3\n")?;
     expect_eq("requests (one per level)", server.seen().len(), MAX_DEPTH as usize)?;
     expect_eq("calls", report.sites[0].calls, MAX_DEPTH + 1)?;
-    let depths: Vec<u64> = std::fs::read_to_string(trace.path())
-        .map_err(|e| e.to_string())?
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v["depth"].as_u64())
-        .collect();
+    let depths = trace_depths(&trace)?;
     // Records are written when an attempt is done: the deepest first.
     expect_eq("trace depths", depths, vec![3, 2, 1])
 }
@@ -276,12 +281,7 @@ fn main() {
     let parents: Vec<(u32, Option<u32>)> = report.sites.iter().map(|s| (s.site, s.parent)).collect();
     expect_eq("sites and their parents", parents, vec![(1, None), (2, Some(1)), (3, Some(2))])?;
     expect_eq("nested lines (in their snippets)", (report.sites[1].line, report.sites[2].line), (3, 3))?;
-    let depths: Vec<u64> = std::fs::read_to_string(trace.path())
-        .map_err(|e| e.to_string())?
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v["depth"].as_u64())
-        .collect();
+    let depths = trace_depths(&trace)?;
     expect_eq("trace depths", depths, vec![2, 3, 2, 1])
 }
 
@@ -302,8 +302,14 @@ fn main() {
         ),
         Canned::reply("```rust\nw.to_uppercase()\n```"),
     ]);
-    let (stdout, report, _) = run(engine, host, Agent::new(openai(&server), options(1)))?;
+    let trace = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
+    let agent = Agent::new(openai(&server), options(1)).with_trace(trace.path()).map_err(|e| e.to_string())?;
+    let (stdout, report, _) = run(engine, host, agent)?;
     expect_eq("stdout", stdout.as_str(), "Ok([\"ALPHA\", \"BETA\", \"GAMMA\"])\n")?;
+    // The threads start with no snippet running on them; the holes still count the snippet they are written in.
+    let mut depths = trace_depths(&trace)?;
+    depths.sort();
+    expect_eq("trace depths", depths, vec![1, 2, 2, 2])?;
     expect_eq("requests (one per hole call)", server.seen().len(), 4)?;
     let nested = report.sites.iter().find(|s| s.parent == Some(1)).ok_or("no nested site in the report")?;
     expect_eq("nested calls", nested.calls, 3)?;

@@ -264,6 +264,8 @@ struct SiteHome {
     plan: SitePlan,
     signatures: Arc<Vec<String>>,
     parent: Option<Parent>,
+    /// How many snippets the hole is written inside (0 for the host's holes).
+    level: u32,
 }
 
 /// The snippet a hole was written in.
@@ -359,6 +361,7 @@ impl Engine {
                         plan: host.instrumented.sites[index].clone(),
                         signatures: signatures.clone(),
                         parent: None,
+                        level: 0,
                     });
                     let report = SiteReport::new(site, None, hole.line, hole.task.clone());
                     (site, SiteState { report, home, snippets: HashMap::new() })
@@ -433,15 +436,17 @@ impl Shared {
         };
         let types = text(call.types, call.types_len);
         let task = text(call.task, call.task_len);
-        let depth = DEPTH.with(|d| d.get()) + 1;
-        let (request, source, max_depth) = {
+        let (request, source, max_depth, depth) = {
             let mut guard = self.lock();
             let state = guard.as_mut().ok_or_else(|| encode_model("the run is over"))?;
             let max_depth = state.options.max_depth;
             let run = state.run.as_mut().ok_or_else(|| encode_model("no run is in progress"))?;
             let site = run.sites.get_mut(&call.site).ok_or_else(|| encode_model("unknown hole site"))?;
             site.report.calls += 1;
-            (hole_request(call.site, &site.home, depth, task), run.source.clone(), max_depth)
+            // Snippets running below on this thread, and at least the snippets this hole is written inside (which
+            // may have started this thread).
+            let depth = (DEPTH.with(|d| d.get()) + 1).max(site.home.level + 1);
+            (hole_request(call.site, &site.home, depth, task), run.source.clone(), max_depth, depth)
         };
         if max_depth != 0 && depth > max_depth {
             return Err(encode(&["depth", &max_depth.to_string()], &[]));
@@ -873,6 +878,7 @@ fn register_nested(
             plan,
             signatures: filled.signatures.clone(),
             parent: Some(Parent { site, snippet: snippet.to_owned(), types: types.to_owned(), snippet_start: start }),
+            level: home.level + 1,
         });
         let report = SiteReport::new(id, Some(site), hole.line.saturating_sub(first_line) + 1, hole.task.clone());
         run.sites.insert(id, SiteState { report, home, snippets: HashMap::new() });
