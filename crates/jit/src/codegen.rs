@@ -105,6 +105,20 @@ fn err(e: impl std::fmt::Display) -> CodegenError {
 }
 
 /// `k` when `e` is an integer literal `2^k` that fits its type.
+/// `x % 2^k` on integers up to 64 bits: `(x, k)`.
+fn remainder_by_power_of_two(e: &TExpr) -> Option<(&TExpr, u32)> {
+    match &e.kind {
+        TKind::Binary(BinOp::Rem, x, r) if x.ty.is_int() && x.ty.int_bits()? <= 64 => {
+            Some((x.as_ref(), power_of_two(r)?))
+        }
+        _ => None,
+    }
+}
+
+fn is_zero(e: &TExpr) -> bool {
+    matches!(e.kind, TKind::Lit(Lit::Int(0)))
+}
+
 fn power_of_two(e: &TExpr) -> Option<u32> {
     match e.kind {
         TKind::Lit(Lit::Int(v)) if v.is_power_of_two() && e.ty.is_int() => {
@@ -546,6 +560,16 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.switch_to_block(merge);
                 self.b.seal_block(merge);
                 Some(self.b.block_params(merge)[0])
+            }
+            TKind::Binary(op @ (BinOp::Eq | BinOp::Ne), l, r)
+                if remainder_by_power_of_two(l).is_some() && is_zero(r) =>
+            {
+                // `x % 2^k == 0` whatever x's sign: the low k bits are zero (no sign adjustment, as rustc -O).
+                let (x, k) = remainder_by_power_of_two(l).unwrap_or((l, 0));
+                let xv = self.expr(x)?.ok_or_else(|| CodegenError("a remainder without a value".into()))?;
+                let low = self.b.ins().band_imm(xv, ((1u128 << k) - 1) as i64);
+                let cc = if *op == BinOp::Eq { IntCC::Equal } else { IntCC::NotEqual };
+                Some(self.b.ins().icmp_imm(cc, low, 0))
             }
             TKind::Binary(op @ (BinOp::Div | BinOp::Rem), l, r) if power_of_two(r).is_some() && l.ty.is_int() => {
                 // Division by a literal power of two cannot fault: shifts and masks, as rustc -O emits.
