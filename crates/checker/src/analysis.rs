@@ -441,6 +441,7 @@ impl RaSession {
                     copy: ty.is_copy(db),
                     mut_ref: ty.is_mutable_reference(),
                     is_self: local.is_self(db),
+                    const_opaque: const_opaque(db, local),
                 });
             }
             scope_info.bindings.sort_by_key(|b| b.decl);
@@ -605,6 +606,48 @@ fn local_decl(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>) 
         return None;
     }
     Some(usize::from(source.syntax().text_range().start()))
+}
+
+/// Whether rustc's compile-time evaluation (the `arithmetic_overflow` and `unconditional_panic` lints, which do
+/// not look into calls) cannot know the local's value: an immutable parameter of a function or closure, an
+/// immutable `for` loop variable (it comes from `Iterator::next`), or an immutable `let` binding initialized by a
+/// call. Anything else might be known (false is the safe answer).
+fn const_opaque(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>) -> bool {
+    // A `mut` binding (parameters included) may have been assigned a constant before the hole.
+    if local.is_mut(db) {
+        return false;
+    }
+    if local.is_self(db) {
+        return true;
+    }
+    let name = local.name(db);
+    if !name.as_str().chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return false;
+    }
+    let Ok(source) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(db))) else {
+        return false;
+    };
+    let Some(pat) = source.as_ident_pat() else { return true };
+    if pat.ref_token().is_some() {
+        return false;
+    }
+    // The binding must be the whole pattern: in `let (a, b) = ..` or `Some(x)` its value is a part of another's.
+    let Some(parent) = pat.syntax().parent() else { return false };
+    if ast::Param::can_cast(parent.kind()) {
+        return true;
+    }
+    if let Some(for_expr) = ast::ForExpr::cast(parent.clone()) {
+        return for_expr.pat().is_some_and(|p| p.syntax() == pat.syntax());
+    }
+    let Some(let_stmt) = ast::LetStmt::cast(parent) else { return false };
+    if let_stmt.let_else().is_some() {
+        return false;
+    }
+    let mut init = let_stmt.initializer();
+    while let Some(ast::Expr::ParenExpr(inner)) = &init {
+        init = inner.expr();
+    }
+    matches!(init, Some(ast::Expr::CallExpr(_) | ast::Expr::MethodCallExpr(_)))
 }
 
 /// Platform directories of std and stdarch whose modules the target's cfg turns off. Only a prefetch hint: a

@@ -22,6 +22,9 @@ pub struct Binding {
     pub mut_ref: bool,
     /// The method receiver `self`.
     pub is_self: bool,
+    /// rustc's compile-time evaluation cannot know the value at the hole (a parameter, a `for` variable, an
+    /// immutable binding initialized by a call), so its lints cannot fire on arithmetic over it.
+    pub const_opaque: bool,
 }
 
 /// The bindings and context of one hole.

@@ -1096,6 +1096,7 @@ fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> bool {
         // Conservative: any mention raises the doubt.
         raises_lints: text.contains("deny") || text.contains("forbid"),
         hole_type_matches: home.prepared.glue_type(home.index) == Some(lowered.snippet.ty.name()),
+        opaque_bindings: home.plan.bindings().iter().map(|b| b.const_opaque).collect(),
     };
     lacuna_lowering::accept_without_rustc(lowered, facts).is_ok()
 }

@@ -644,6 +644,7 @@ mod tests {
             copy,
             mut_ref: false,
             is_self: false,
+            const_opaque: false,
         }
     }
 

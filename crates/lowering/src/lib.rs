@@ -278,13 +278,22 @@ impl Check<'_> {
 }
 
 /// What [`accept_without_rustc`] needs to know about the host.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct HostFacts {
     /// The host raises lint levels somewhere (`deny`, `forbid`, `warn(..)` promoted by `-D`): a warning in the
     /// snippet could then be an error, so rustc must decide.
     pub raises_lints: bool,
     /// The hole's type, when rustc confirmed it at prepare time, is exactly the snippet's scalar type.
     pub hole_type_matches: bool,
+    /// Per binding of the hole: rustc's compile-time evaluation cannot know its value
+    /// ([`lacuna_checker::Binding::const_opaque`]).
+    pub opaque_bindings: Vec<bool>,
+}
+
+/// What rustc's compile-time evaluation might know: per snippet local, and per hole binding.
+struct Known {
+    locals: Vec<bool>,
+    bindings: Vec<bool>,
 }
 
 /// Whether the subset's own checks are enough to accept `lowered` without asking rustc, given that
@@ -316,15 +325,16 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
         return Err("two functions with one name".into());
     }
     // Which snippet locals rustc's const propagation could know: any assigned a value it could know.
-    let mut known = vec![false; snippet.locals.len()];
+    let bindings = host.opaque_bindings.iter().map(|opaque| !opaque).collect();
+    let mut known = Known { locals: vec![false; snippet.locals.len()], bindings };
     loop {
-        let before = known.clone();
+        let before = known.locals.clone();
         let mut visit = |b: &TBlock| mark_known_locals(b, &mut known);
         visit(&snippet.body);
         for f in &snippet.fns {
             visit(&f.body);
         }
-        if known == before {
+        if known.locals == before {
             break;
         }
     }
@@ -339,11 +349,11 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
 
 /// Could rustc's const propagation know this value? Over-approximates: literals, host bindings, known locals,
 /// and operations on such values.
-fn possibly_known(e: &TExpr, known: &[bool]) -> bool {
+fn possibly_known(e: &TExpr, known: &Known) -> bool {
     match &e.kind {
         TKind::Lit(_) => true,
-        TKind::Local(LocalRef::Binding(_)) => true,
-        TKind::Local(LocalRef::Snippet(id)) => known.get(*id).copied().unwrap_or(true),
+        TKind::Local(LocalRef::Binding(i)) => known.bindings.get(*i).copied().unwrap_or(true),
+        TKind::Local(LocalRef::Snippet(id)) => known.locals.get(*id).copied().unwrap_or(true),
         TKind::Unary(_, inner) | TKind::Cast(inner) => possibly_known(inner, known),
         TKind::Binary(_, l, r) => possibly_known(l, known) && possibly_known(r, known),
         TKind::Method { receiver, args, .. } => {
@@ -359,19 +369,19 @@ fn possibly_known(e: &TExpr, known: &[bool]) -> bool {
     }
 }
 
-fn mark_known_locals(block: &TBlock, known: &mut Vec<bool>) {
-    fn expr(e: &TExpr, known: &mut Vec<bool>) {
+fn mark_known_locals(block: &TBlock, known: &mut Known) {
+    fn expr(e: &TExpr, known: &mut Known) {
         match &e.kind {
             TKind::Assign { place: LocalRef::Snippet(id), value, .. } => {
                 if possibly_known(value, known) {
-                    known[*id] = true;
+                    known.locals[*id] = true;
                 }
                 expr(value, known);
             }
             TKind::For { var, start, end, body, .. } => {
                 // The loop variable starts at `start`: known to rustc when `start` is.
                 if possibly_known(start, known) {
-                    known[*var] = true;
+                    known.locals[*var] = true;
                 }
                 expr(start, known);
                 expr(end, known);
@@ -387,7 +397,7 @@ fn mark_known_locals(block: &TBlock, known: &mut Vec<bool>) {
         match stmt {
             TStmt::Let { local, init } => {
                 if possibly_known(init, known) {
-                    known[*local] = true;
+                    known.locals[*local] = true;
                 }
                 expr(init, known);
             }
@@ -447,7 +457,7 @@ fn each_child<'a>(e: &'a TExpr, f: &mut dyn FnMut(Child<'a>)) {
 }
 
 struct Guard<'a> {
-    known: &'a [bool],
+    known: &'a Known,
 }
 
 /// The value of a plain integer literal (possibly negated), as rustc's lint would see it.
@@ -560,8 +570,8 @@ impl Guard<'_> {
                     TKind::Binary(op, l, r) => (*op, l.ty, self.known(l), literal_value(l), &**r),
                     TKind::Assign { op: Some(op), place, value } => {
                         let known = match place {
-                            LocalRef::Binding(_) => true,
-                            LocalRef::Snippet(id) => self.known.get(*id).copied().unwrap_or(true),
+                            LocalRef::Binding(i) => self.known.bindings.get(*i).copied().unwrap_or(true),
+                            LocalRef::Snippet(id) => self.known.locals.get(*id).copied().unwrap_or(true),
                         };
                         // The place's type: the value's, except for shifts (whose amount may differ).
                         let ty = if matches!(op, BinOp::Shl | BinOp::Shr) { Scalar::I128 } else { value.ty };
