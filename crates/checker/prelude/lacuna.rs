@@ -268,6 +268,9 @@ pub mod __private {
         static BUDGETS: Cell<Budgets> = const { Cell::new(UNLIMITED) };
         static TICKS: Cell<u32> = const { Cell::new(0) };
         static LAST_PANIC: RefCell<Option<(String, String, u32, u32, String)>> = const { RefCell::new(None) };
+        /// How many `run_snippet` calls are active on this thread: panics outside them are the program's own and
+        /// go to the hook that was there before.
+        static CAPTURING: Cell<u32> = const { Cell::new(0) };
     }
 
     /// Memory a snippet that hit its budget may still allocate while its panic unwinds.
@@ -320,7 +323,11 @@ pub mod __private {
                 });
                 panic!("memory allocation of {} bytes failed", layout.size())
             });
-            std::panic::set_hook(Box::new(|info| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if CAPTURING.try_with(|c| c.get()).unwrap_or(0) == 0 {
+                    return previous(info);
+                }
                 if info.payload().is::<BudgetExceeded>() {
                     return;
                 }
@@ -379,7 +386,9 @@ pub mod __private {
         };
         BUDGETS.with(|b| b.set(budgets));
         LAST_PANIC.with(|p| *p.borrow_mut() = None);
+        CAPTURING.with(|c| c.set(c.get() + 1));
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+        CAPTURING.with(|c| c.set(c.get() - 1));
         let _ = std::io::Write::flush(&mut std::io::stdout());
         let ended = BUDGETS.with(|b| b.replace(outer));
         let payload = match result {

@@ -1,7 +1,7 @@
 //! The host's items as a prompt lists them: functions as signatures (no bodies), types in full, `impl` blocks
 //! with their methods' signatures. Pure syntax.
 
-use ra_ap_syntax::ast::{self, HasModuleItem, HasName, HasVisibility};
+use ra_ap_syntax::ast::{self, HasAttrs, HasGenericParams, HasModuleItem, HasName, HasVisibility};
 use ra_ap_syntax::{AstNode, Edition, SourceFile};
 
 /// Signatures of the items `text` defines (at top level, in `mod`s and in `impl`/`trait` blocks), in source
@@ -19,6 +19,73 @@ pub fn parses_as_block_body(text: &str) -> bool {
     let wrapped = format!("fn __lacuna_probe() {{\n{text}\n}}\n");
     let parse = SourceFile::parse(&wrapped, Edition::Edition2021);
     parse.errors().is_empty() && parse.tree().items().count() == 1
+}
+
+/// A top-level host function whose parameters and result are scalars spelled as primitive types: the JIT can
+/// call it through a shim the instrumented host exports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalarFn {
+    pub name: String,
+    /// Parameter types, as written (`i64`, `bool`, ...).
+    pub params: Vec<String>,
+    /// The result type, `()` when there is none.
+    pub ret: String,
+}
+
+/// Scalar types a shim passes by value through `extern "C"` (128-bit integers have no stable C ABI).
+const SHIM_SCALARS: &[&str] =
+    &["i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64", "bool", "char"];
+
+/// The top-level functions of `text` with scalar parameters (simple names) and a scalar or `()` result: no
+/// generics, `self`, `async`, `unsafe`, `const`, `extern` or patterns in parameters. Pure syntax; the JIT's typed
+/// view checks the real types with rust-analyzer before it calls one.
+pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
+    let file = SourceFile::parse(text, Edition::Edition2021).tree();
+    let scalar = |ty: Option<ast::Type>| match ty {
+        Some(ast::Type::PathType(p)) => {
+            let text = p.syntax().to_string();
+            SHIM_SCALARS.contains(&text.trim()).then(|| text.trim().to_owned())
+        }
+        _ => None,
+    };
+    file.items()
+        .filter_map(|item| match item {
+            ast::Item::Fn(f) => Some(f),
+            _ => None,
+        })
+        .filter_map(|f| {
+            let name = f.name()?.text().to_string();
+            // Attributes (`#[cfg(..)]`, `#[test]`) may make the function absent or special: no shim.
+            let plain = f.attrs().next().is_none()
+                && f.generic_param_list().is_none()
+                && f.where_clause().is_none()
+                && f.async_token().is_none()
+                && f.unsafe_token().is_none()
+                && f.const_token().is_none()
+                && f.abi().is_none()
+                && f.body().is_some()
+                && name != "main";
+            let list = f.param_list()?;
+            if !plain || list.self_param().is_some() {
+                return None;
+            }
+            let params = list
+                .params()
+                .map(|p| match p.pat() {
+                    Some(ast::Pat::IdentPat(pat)) if pat.ref_token().is_none() => scalar(p.ty()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<String>>>()?;
+            let ret = match f.ret_type() {
+                None => "()".to_owned(),
+                Some(r) => match r.ty() {
+                    Some(ast::Type::TupleType(t)) if t.fields().next().is_none() => "()".to_owned(),
+                    ty => scalar(ty)?,
+                },
+            };
+            Some(ScalarFn { name, params, ret })
+        })
+        .collect()
 }
 
 fn items(list: impl Iterator<Item = ast::Item>, out: &mut Vec<String>) {
@@ -104,6 +171,25 @@ fn squeeze(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scalar_fns_are_plain_top_level_functions_over_scalars() {
+        let text = "fn is_prime(n: i64) -> bool { n > 1 }\nfn log(x: f64) { }\nfn unit(a: u8, b: char) -> () {}\n\
+                    fn g<T>(x: T) -> T { x }\nfn s(x: &str) -> usize { 0 }\nfn w(x: i128) -> i64 { 0 }\n\
+                    fn main() {}\nmod m { pub fn inner(x: i64) -> i64 { x } }\nunsafe fn u(x: i64) {}\n\
+                    fn pat((a, b): (i64, i64)) -> i64 { a }\n";
+        let found: Vec<(String, Vec<String>, String)> =
+            scalar_fns(text).into_iter().map(|f| (f.name, f.params, f.ret)).collect();
+        let own = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            found,
+            vec![
+                ("is_prime".into(), own(&["i64"]), "bool".into()),
+                ("log".into(), own(&["f64"]), "()".into()),
+                ("unit".into(), own(&["u8", "char"]), "()".into()),
+            ]
+        );
+    }
     use expect_test::expect;
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! It covers the scalar subset (integers, floats, `bool`, `char`, `()`; locals, the hole's scalar bindings,
 //! arithmetic, comparisons, casts, `let`, assignment, `if`, `while`, `loop`, `for` over integer ranges, labelled
-//! `break`/`continue` with values, functions declared in the snippet, a few integer and float methods). Anything
+//! `break`/`continue` with values, functions declared in the snippet, calls of the host's top-level functions
+//! over scalars, a few integer and float methods). Anything
 //! else is [`Unsupported`], and the snippet runs on the rustc path.
 
 use std::ops::Range;
@@ -216,6 +217,12 @@ pub enum TKind {
     /// A call of a function declared in the snippet (index into [`TypedSnippet::fns`]).
     Call {
         function: usize,
+        args: Vec<TExpr>,
+    },
+    /// A call of a function the host declares at its top level, over scalars (the instrumented host exports a shim
+    /// for each such function; see `lacuna_checker::scalar_fns`).
+    HostCall {
+        name: String,
         args: Vec<TExpr>,
     },
     /// `return` inside a function declared in the snippet.

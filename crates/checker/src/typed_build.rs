@@ -93,6 +93,28 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
     }
 
+    /// `f`'s name when it is a function at the top level of the host (not std's, not a method) whose parameters
+    /// and result are scalars passed by value (`()` allowed as the result; no 128-bit integers). Whether the host
+    /// exports a shim for it (no generics, no attributes, ...) is settled when the call is compiled.
+    fn host_scalar_fn(&self, f: Function) -> Option<String> {
+        let module = f.module(self.db);
+        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+            return None;
+        }
+        if f.as_assoc_item(self.db).is_some() || f.self_param(self.db).is_some() {
+            return None;
+        }
+        let by_value = |ty: &ra_ap_hir::Type<'db>, unit: bool| {
+            if ty.is_unit() {
+                return unit;
+            }
+            let scalar = ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
+            matches!(scalar, Some(s) if !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))
+        };
+        let params_ok = f.params_without_self(self.db).iter().all(|p| by_value(p.ty(), false));
+        (params_ok && by_value(&f.ret_type(self.db), true)).then(|| f.name(self.db).as_str().to_owned())
+    }
+
     /// The snippet's block (the `{ .. }` Lacuna spliced in).
     pub fn block(&mut self, block: &ast::BlockExpr) -> Result<TBlock> {
         if block.modifier().is_some() {
@@ -374,11 +396,18 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let Some(ast::Expr::PathExpr(callee)) = c.expr() else {
                     return self.unsupported("a call of something other than a function", expr.syntax());
                 };
-                let function = match callee.path().and_then(|p| self.sema.resolve_path(&p)) {
-                    Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) => self.fn_ids.get(&f).copied(),
+                let resolved = match callee.path().and_then(|p| self.sema.resolve_path(&p)) {
+                    Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) => Some(f),
                     _ => None,
                 };
-                let Some(function) = function else {
+                let Some(function) = resolved.and_then(|f| self.fn_ids.get(&f).copied()) else {
+                    if let Some(name) = resolved.and_then(|f| self.host_scalar_fn(f)) {
+                        let mut args = Vec::new();
+                        for a in c.arg_list().into_iter().flat_map(|l| l.args()) {
+                            args.push(self.expr(&a)?);
+                        }
+                        return Ok(TExpr { kind: TKind::HostCall { name, args }, ty, range });
+                    }
                     return self.unsupported("a call of a function not declared in the snippet", expr.syntax());
                 };
                 let mut args = Vec::new();

@@ -6,10 +6,12 @@
 //! stores its kind and the snippet offset of the operation in the context and returns 1; every loop iteration
 //! and function entry spends fuel, and function entries check the stack against the context's limit.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, AbiParam, BlockArg, FuncRef, InstBuilder, MemFlags, Type, Value};
+use cranelift_codegen::ir::{
+    types, AbiParam, BlockArg, FuncRef, InstBuilder, MemFlags, StackSlotData, StackSlotKind, Type, Value,
+};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -30,12 +32,16 @@ pub struct JitContext {
     pub fault: u32,
     /// Snippet byte offset of the faulting operation (offset 20).
     pub fault_at: u32,
+    /// The `lacuna::__private::RawRun` host function calls run under (offset 24; null when the snippet calls
+    /// none): a panic in one leaves its message there.
+    pub run: u64,
 }
 
 const FUEL_OFFSET: i32 = 0;
 const STACK_OFFSET: i32 = 8;
 const FAULT_OFFSET: i32 = 16;
 const FAULT_AT_OFFSET: i32 = 20;
+const RUN_OFFSET: i32 = 24;
 
 /// Why generated code stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +57,8 @@ pub enum Fault {
     Neg,
     Shl,
     Shr,
+    /// A host function the snippet called panicked (the message is in the context's `run`).
+    HostPanic,
     Fuel = 100,
     Stack = 101,
 }
@@ -58,7 +66,7 @@ pub enum Fault {
 impl Fault {
     pub fn from_code(code: u32) -> Option<Fault> {
         use Fault::*;
-        [Add, Sub, Mul, DivByZero, RemByZero, DivOverflow, RemOverflow, Neg, Shl, Shr, Fuel, Stack]
+        [Add, Sub, Mul, DivByZero, RemByZero, DivOverflow, RemOverflow, Neg, Shl, Shr, HostPanic, Fuel, Stack]
             .into_iter()
             .find(|f| *f as u32 == code)
     }
@@ -76,6 +84,7 @@ impl Fault {
             Fault::Neg => "attempt to negate with overflow",
             Fault::Shl => "attempt to shift left with overflow",
             Fault::Shr => "attempt to shift right with overflow",
+            Fault::HostPanic => "a host function panicked",
             Fault::Fuel => "out of fuel",
             Fault::Stack => "out of stack",
         }
@@ -88,6 +97,8 @@ pub type JitEntry = unsafe extern "C" fn(*const *mut u8, *mut u8, *mut JitContex
 /// A compiled snippet. The module owns the code; it is kept for as long as the entry may be called.
 pub struct Compiled {
     pub entry: JitEntry,
+    /// The snippet calls host functions: [`JitContext::run`] must point to a `RawRun`.
+    pub calls_host: bool,
     _module: JITModule,
 }
 
@@ -117,6 +128,63 @@ fn remainder_by_power_of_two(e: &TExpr) -> Option<(&TExpr, u32)> {
 
 fn is_zero(e: &TExpr) -> bool {
     matches!(e.kind, TKind::Lit(Lit::Int(0)))
+}
+
+/// The host functions a block calls, with their parameter and result types.
+fn host_calls_in_block(block: &TBlock, out: &mut BTreeMap<String, (Vec<Scalar>, Scalar)>) {
+    for stmt in &block.stmts {
+        match stmt {
+            TStmt::Let { init, .. } => host_calls(init, out),
+            TStmt::Expr(e) => host_calls(e, out),
+        }
+    }
+    if let Some(tail) = &block.tail {
+        host_calls(tail, out);
+    }
+}
+
+fn host_calls(e: &TExpr, out: &mut BTreeMap<String, (Vec<Scalar>, Scalar)>) {
+    match &e.kind {
+        TKind::HostCall { name, args } => {
+            out.insert(name.clone(), (args.iter().map(|a| a.ty).collect(), e.ty));
+            args.iter().for_each(|a| host_calls(a, out));
+        }
+        TKind::Lit(_) | TKind::Local(_) | TKind::Continue { .. } => {}
+        TKind::Unary(_, x) | TKind::Cast(x) => host_calls(x, out),
+        TKind::Binary(_, l, r) => {
+            host_calls(l, out);
+            host_calls(r, out);
+        }
+        TKind::Assign { value, .. } => host_calls(value, out),
+        TKind::Block(b) => host_calls_in_block(b, out),
+        TKind::If { cond, then, otherwise } => {
+            host_calls(cond, out);
+            host_calls_in_block(then, out);
+            if let Some(o) = otherwise {
+                host_calls(o, out);
+            }
+        }
+        TKind::While { cond, body, .. } => {
+            host_calls(cond, out);
+            host_calls_in_block(body, out);
+        }
+        TKind::Loop { body, .. } => host_calls_in_block(body, out),
+        TKind::For { start, end, body, .. } => {
+            host_calls(start, out);
+            host_calls(end, out);
+            host_calls_in_block(body, out);
+        }
+        TKind::Break { value, .. } | TKind::Return(value) => {
+            if let Some(v) = value {
+                host_calls(v, out);
+            }
+        }
+        TKind::Call { args, .. } => args.iter().for_each(|a| host_calls(a, out)),
+        TKind::Method { receiver, args, .. } => {
+            host_calls(receiver, out);
+            args.iter().for_each(|a| host_calls(a, out));
+        }
+    }
 }
 
 fn power_of_two(e: &TExpr) -> Option<u32> {
@@ -195,8 +263,9 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_pow", helper_pow as *const u8),
 ];
 
-/// Compiles a lowered snippet.
-pub fn compile(lowered: &Lowered) -> Result<Compiled, CodegenError> {
+/// Compiles a lowered snippet. `host_symbol` finds the host's exported functions (the shims of host functions the
+/// snippet calls).
+pub fn compile(lowered: &Lowered, host_symbol: &dyn Fn(&str) -> Option<*const u8>) -> Result<Compiled, CodegenError> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(err)?;
     flags.set("is_pic", "false").map_err(err)?;
@@ -205,9 +274,39 @@ pub fn compile(lowered: &Lowered) -> Result<Compiled, CodegenError> {
     for (name, ptr) in HELPERS {
         builder.symbol(*name, *ptr);
     }
-    let mut module = JITModule::new(builder);
     let snippet = &lowered.snippet;
+    let mut calls = BTreeMap::new();
+    host_calls_in_block(&snippet.body, &mut calls);
+    for f in &snippet.fns {
+        host_calls_in_block(&f.body, &mut calls);
+    }
+    for name in calls.keys() {
+        let symbol = crate::instrument::host_fn_symbol(name);
+        let address = host_symbol(&symbol)
+            .ok_or_else(|| CodegenError(format!("the host does not export `{name}` to the JIT")))?;
+        builder.symbol(symbol, address);
+    }
+    let mut module = JITModule::new(builder);
     let ptr = module.target_config().pointer_type();
+    let mut host_fns = HashMap::new();
+    for (name, (params, _)) in &calls {
+        let mut sig = module.make_signature();
+        sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
+        for &p in params {
+            let t = clif(p).ok_or_else(|| CodegenError(format!("a `{}` argument", p.name())))?;
+            // C passes narrow integers extended to 32 bits (`bool`, `char` and unsigned types with zeros).
+            let param = match t.bits() {
+                b if b >= 32 || p.is_float() => AbiParam::new(t),
+                _ if p.is_signed() => AbiParam::new(t).sext(),
+                _ => AbiParam::new(t).uext(),
+            };
+            sig.params.push(param);
+        }
+        sig.returns.push(AbiParam::new(types::I32));
+        let id =
+            module.declare_function(&crate::instrument::host_fn_symbol(name), Linkage::Import, &sig).map_err(err)?;
+        host_fns.insert(name.clone(), id);
+    }
 
     // Declare helpers and snippet functions first (calls may come before definitions).
     let mut helpers = HashMap::new();
@@ -251,7 +350,7 @@ pub fn compile(lowered: &Lowered) -> Result<Compiled, CodegenError> {
         ctx.func.signature = module.declarations().get_function_decl(fn_ids[i]).signature.clone();
         {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, Some(f.ret))?;
+            let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, Some(f.ret))?;
             let block = g.b.current_block().expect("the entry block");
             let params = g.b.block_params(block).to_vec();
             g.ctx = params[0];
@@ -275,7 +374,7 @@ pub fn compile(lowered: &Lowered) -> Result<Compiled, CodegenError> {
     ctx.func.signature = entry_sig;
     {
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, None)?;
+        let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, None)?;
         let block = g.b.current_block().expect("the entry block");
         let params = g.b.block_params(block).to_vec();
         g.table = params[0];
@@ -297,7 +396,7 @@ pub fn compile(lowered: &Lowered) -> Result<Compiled, CodegenError> {
     let code = module.get_finalized_function(entry_id);
     // SAFETY: `code` is the finalized entry with exactly the `JitEntry` signature declared above.
     let entry = unsafe { std::mem::transmute::<*const u8, JitEntry>(code) };
-    Ok(Compiled { entry, _module: module })
+    Ok(Compiled { entry, calls_host: !calls.is_empty(), _module: module })
 }
 
 struct LoopCtx {
@@ -314,6 +413,8 @@ struct Gen<'a, 'b> {
     snippet: &'a TypedSnippet,
     funcs: Vec<FuncRef>,
     helpers: HashMap<&'static str, FuncRef>,
+    /// Shims of the host functions the snippet calls, by function name.
+    host_fns: HashMap<String, FuncRef>,
     ctx: Value,
     table: Value,
     vars: HashMap<usize, Variable>,
@@ -333,9 +434,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         snippet: &'a TypedSnippet,
         fn_ids: &[FuncId],
         helper_ids: &HashMap<&'static str, FuncId>,
+        host_ids: &HashMap<String, FuncId>,
         in_fn: Option<Scalar>,
     ) -> R<Self> {
         let funcs = fn_ids.iter().map(|id| module.declare_func_in_func(*id, b.func)).collect();
+        let host_fns = host_ids.iter().map(|(n, id)| (n.clone(), module.declare_func_in_func(*id, b.func))).collect();
         let helpers = helper_ids.iter().map(|(n, id)| (*n, module.declare_func_in_func(*id, b.func))).collect();
         // The entry block takes the function's parameters; the first is always the context (the entry's
         // parameters are table, out, context: the caller reassigns).
@@ -349,6 +452,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             snippet,
             funcs,
             helpers,
+            host_fns,
             ctx: first,
             table: first,
             vars: HashMap::new(),
@@ -757,6 +861,26 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(cont);
                 results.get(1).copied()
             }
+            TKind::HostCall { name, args } => {
+                let mut values = Vec::with_capacity(args.len() + 2);
+                for a in args {
+                    values.push(self.expr(a)?.ok_or_else(|| CodegenError("a host call's argument".into()))?);
+                }
+                let ret = clif(e.ty);
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4));
+                let ptr = self.b.func.dfg.value_type(self.ctx);
+                let out = self.b.ins().stack_addr(ptr, slot, 0);
+                let run = self.b.ins().load(ptr, MemFlags::trusted(), self.ctx, RUN_OFFSET);
+                values.splice(0..0, [run, out]);
+                let callee = *self.host_fns.get(name).ok_or_else(|| CodegenError(format!("host function `{name}`")))?;
+                self.store_fuel();
+                let call = self.b.ins().call(callee, &values);
+                let status = self.b.inst_results(call)[0];
+                self.load_fuel();
+                let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
+                self.fault_if(panicked, Fault::HostPanic, at);
+                ret.map(|t| self.b.ins().stack_load(t, slot, 0))
+            }
             TKind::Method { name, receiver, args } => {
                 let rv = self.expr(receiver)?.ok_or_else(|| CodegenError("receiver".into()))?;
                 let mut avs = Vec::new();
@@ -1092,5 +1216,20 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             other => return Err(CodegenError(format!("the method `{other}`"))),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Generated code reads and writes the context at these offsets.
+    #[test]
+    fn context_offsets_match_the_struct() {
+        assert_eq!(std::mem::offset_of!(JitContext, fuel), FUEL_OFFSET as usize);
+        assert_eq!(std::mem::offset_of!(JitContext, stack_limit), STACK_OFFSET as usize);
+        assert_eq!(std::mem::offset_of!(JitContext, fault), FAULT_OFFSET as usize);
+        assert_eq!(std::mem::offset_of!(JitContext, fault_at), FAULT_AT_OFFSET as usize);
+        assert_eq!(std::mem::offset_of!(JitContext, run), RUN_OFFSET as usize);
     }
 }

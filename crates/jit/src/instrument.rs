@@ -49,6 +49,8 @@ impl SitePlan {
 pub struct Instrumented {
     pub text: String,
     pub sites: Vec<SitePlan>,
+    /// The host functions the JIT can call (each through its exported shim, [`host_fn_symbol`]).
+    pub host_fns: Vec<lacuna_checker::ScalarFn>,
     /// (host offset where a replaced hole ends, instrumented offset where its replacement ends), in order.
     anchors: Vec<(usize, usize)>,
 }
@@ -79,6 +81,33 @@ pub extern "C" fn __lacuna_main(stack_bytes: usize) -> i32 {
 
 const MAX_ROUNDS: u32 = 24;
 
+/// The symbol of the shim through which JIT code calls host function `name`: `(run, out, args..) -> status`, the
+/// call made under `lacuna::__private::run_snippet` (a panic is status 1 with `run`'s fault filled in).
+pub fn host_fn_symbol(name: &str) -> String {
+    format!("__lacuna_host_fn_{name}")
+}
+
+fn shims(fns: &[lacuna_checker::ScalarFn]) -> String {
+    let mut text = String::new();
+    for f in fns {
+        let params: Vec<String> = f.params.iter().enumerate().map(|(i, t)| format!("__lacuna_a{i}: {t}")).collect();
+        let args: Vec<String> = (0..f.params.len()).map(|i| format!("__lacuna_a{i}")).collect();
+        text.push_str(&format!(
+            "\n#[doc(hidden)]\n#[no_mangle]\n#[allow(improper_ctypes_definitions)]\npub unsafe extern \"C\" fn {symbol}(\
+             __lacuna_run: *mut ::lacuna::__private::RawRun, __lacuna_out: *mut {ret}{sep}{params}) -> u32 {{\n    \
+             unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, move || unsafe {{ \
+             ::core::ptr::write(__lacuna_out, crate::{name}({args})) }}) }}\n}}\n",
+            symbol = host_fn_symbol(&f.name),
+            ret = f.ret,
+            sep = if params.is_empty() { "" } else { ", " },
+            params = params.join(", "),
+            name = f.name,
+            args = args.join(", "),
+        ));
+    }
+    text
+}
+
 /// Instruments every hole of `prepared`, asking rustc (`-Z no-codegen`) until the host compiles.
 pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented, ExecError> {
     let mut sites: Vec<SitePlan> = prepared
@@ -92,14 +121,20 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
             SitePlan { site: hole.number as u32, scope, modes }
         })
         .collect();
+    let mut host_fns = lacuna_checker::scalar_fns(&prepared.host.text);
     for _ in 0..MAX_ROUNDS {
-        let rendered = render(prepared, &sites);
+        let rendered = render(prepared, &sites, &host_fns);
         let errors = rustc
             .errors(&rendered.text)
             .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
             .ok_or_else(|| ExecError::Instrument { detail: "rustc did not finish checking the host".into() })?;
         if errors.is_empty() {
-            return Ok(Instrumented { text: rendered.text, sites, anchors: rendered.anchors });
+            return Ok(Instrumented { text: rendered.text, sites, host_fns, anchors: rendered.anchors });
+        }
+        // A shim that does not compile (a function the syntax cannot tell is special) costs only the JIT's calls.
+        if errors.iter().flat_map(|e| &e.spans).any(|span| span.end > rendered.shims_at) {
+            host_fns.clear();
+            continue;
         }
         // Each implicated binding is demoted one step per round (several errors often name the same one).
         let mut implicated = std::collections::BTreeSet::new();
@@ -156,9 +191,11 @@ struct Rendered {
     /// (site index, binding index, range of the text that passes it) for every passed binding.
     entries: Vec<(usize, usize, Range<usize>)>,
     anchors: Vec<(usize, usize)>,
+    /// Where the shims start.
+    shims_at: usize,
 }
 
-fn render(prepared: &PreparedHost, sites: &[SitePlan]) -> Rendered {
+fn render(prepared: &PreparedHost, sites: &[SitePlan], host_fns: &[lacuna_checker::ScalarFn]) -> Rendered {
     let host = &prepared.host;
     let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
     let mut entries = Vec::new();
@@ -208,5 +245,7 @@ fn render(prepared: &PreparedHost, sites: &[SitePlan]) -> Rendered {
     text.push_str(&host.text[at..]);
     text.push_str(PRELUDE_INJECTION);
     text.push_str(ENTRY_POINTS);
-    Rendered { text, entries, anchors }
+    let shims_at = text.len();
+    text.push_str(&shims(host_fns));
+    Rendered { text, entries, anchors, shims_at }
 }

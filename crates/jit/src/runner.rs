@@ -167,6 +167,37 @@ pub(crate) struct RawRun {
     trace: [u8; 16384],
 }
 
+impl RawRun {
+    /// No budgets: for host functions the JIT calls.
+    fn unlimited() -> RawRun {
+        RawRun {
+            fuel: 0,
+            time_ms: 0,
+            memory: 0,
+            stack_limit: 0,
+            fault: 0,
+            line: 0,
+            column: 0,
+            message_len: 0,
+            file_len: 0,
+            trace_len: 0,
+            message: [0; 4096],
+            file: [0; 1024],
+            trace: [0; 16384],
+        }
+    }
+}
+
+impl LoadedHost {
+    /// The address of a symbol the host library exports.
+    fn symbol(&self, name: &str) -> Option<*const u8> {
+        let name = std::ffi::CString::new(name).ok()?;
+        // SAFETY: `handle` is the host library's `dlopen` handle, never closed; `name` is NUL-terminated.
+        let address = unsafe { libc::dlsym(self.handle as *mut libc::c_void, name.as_ptr()) };
+        (!address.is_null()).then_some(address as *const u8)
+    }
+}
+
 type Hook = unsafe extern "C" fn(*const (), *mut RawHoleCall) -> u32;
 type InstallFn = unsafe extern "C" fn(Hook, *const ());
 type MainFn = extern "C" fn(usize) -> i32;
@@ -183,6 +214,8 @@ pub struct LoadedHost {
     pub signatures: Vec<String>,
     install: InstallFn,
     main: MainFn,
+    /// The host library's `dlopen` handle (never closed), for the JIT's calls of host functions.
+    handle: usize,
 }
 
 /// A compiled, loaded snippet.
@@ -322,7 +355,7 @@ impl Engine {
             (install, main)
         };
         // Never unloaded: the host's code and statics must outlive every thread that might still run them.
-        std::mem::forget(library);
+        let handle = libloading::os::unix::Library::from(library).into_raw() as usize;
         Ok(Arc::new(LoadedHost {
             prepared,
             instrumented,
@@ -332,6 +365,7 @@ impl Engine {
             signatures,
             install,
             main,
+            handle,
         }))
     }
 
@@ -615,15 +649,7 @@ impl Shared {
                     time_ms: budgets.time_ms,
                     memory: budgets.memory_bytes,
                     stack_limit,
-                    fault: 0,
-                    line: 0,
-                    column: 0,
-                    message_len: 0,
-                    file_len: 0,
-                    trace_len: 0,
-                    message: [0; 4096],
-                    file: [0; 1024],
-                    trace: [0; 16384],
+                    ..RawRun::unlimited()
                 };
                 // SAFETY: `entry` is the snippet library's `__lacuna_snippet`, generated for this site's binding
                 // table (the same `Instrumented` plan the host was built from), so `table`/`moved` have the
@@ -633,16 +659,23 @@ impl Shared {
                 (ExecPath::Rustc, (status != 0).then(|| fault_error(&run, artifact, budgets, stack_bytes)))
             }
             Runnable::Jit(jit) => {
+                // Host functions run under the host library's `run_snippet` (no budgets of their own: like host code
+                // a rustc-path snippet calls, they do not count fuel); a panic leaves its message here.
+                let mut host_run = jit.compiled.calls_host.then(|| Box::new(RawRun::unlimited()));
                 let mut context = crate::codegen::JitContext {
                     fuel: if budgets.fuel == 0 { u64::MAX } else { budgets.fuel },
                     stack_limit: stack_limit as u64,
+                    run: host_run.as_mut().map_or(0, |r| &mut **r as *mut RawRun as u64),
                     ..Default::default()
                 };
                 // SAFETY: the code was generated for this site's binding table: it reads (and writes, for `mut`
                 // bindings the host passes writable) only the scalar bindings the lowering listed, at the types
-                // the checker gave them, and writes the hole's scalar value to `out` when it returns 0.
+                // the checker gave them, and writes the hole's scalar value to `out` when it returns 0. Host
+                // functions it calls get `context.run`, a live `RawRun`, whenever the code calls any.
                 let status = unsafe { (jit.compiled.entry)(call.table.cast(), call.out.cast(), &mut context) };
-                (ExecPath::Jit, (status != 0).then(|| jit_fault_error(&context, &jit.snippet, budgets, stack_bytes)))
+                let error = (status != 0)
+                    .then(|| jit_fault_error(&context, host_run.as_deref(), &jit.snippet, budgets, stack_bytes));
+                (ExecPath::Jit, error)
             }
         };
         record.timings_ms.run += ms(started);
@@ -752,7 +785,7 @@ impl Shared {
         // The JIT, when the snippet is in its subset.
         if let Some(Ok(lowered)) = &snippet_state.lowered {
             let started = Instant::now();
-            let compiled = crate::codegen::compile(lowered);
+            let compiled = crate::codegen::compile(lowered, &|symbol| host.symbol(symbol));
             record.timings_ms.compile += ms(started);
             match compiled {
                 Ok(compiled) => {
@@ -1140,6 +1173,7 @@ fn lower_for_jit(checker: &mut Checker, home: &SiteHome, snippet: &str) -> Resul
 
 fn jit_fault_error(
     context: &crate::codegen::JitContext,
+    host_run: Option<&RawRun>,
     snippet: &str,
     budgets: &Budgets,
     stack_bytes: usize,
@@ -1148,6 +1182,18 @@ fn jit_fault_error(
     match Fault::from_code(context.fault) {
         Some(Fault::Fuel) => encode(&["budget", "fuel", &budgets.fuel.to_string()], &[]),
         Some(Fault::Stack) => encode(&["budget", "stack", &stack_bytes.to_string()], &[]),
+        Some(Fault::HostPanic) => {
+            // Where the snippet called the host function, with the panic's own message.
+            let (line, column) = line_col(snippet, context.fault_at as usize);
+            let message = host_run
+                .map(|run| {
+                    String::from_utf8_lossy(&run.message[..(run.message_len as usize).min(run.message.len())])
+                        .into_owned()
+                })
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| Fault::HostPanic.message().to_owned());
+            encode(&["runtime", &message, &line.to_string(), &column.to_string()], &[])
+        }
         Some(fault) => {
             let (line, column) = line_col(snippet, context.fault_at as usize);
             encode(&["runtime", fault.message(), &line.to_string(), &column.to_string()], &[])

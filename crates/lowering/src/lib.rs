@@ -234,6 +234,12 @@ impl Check<'_> {
                 }
                 Ok(())
             }
+            TKind::HostCall { args, .. } => {
+                for a in args {
+                    self.expr(a)?;
+                }
+                Ok(())
+            }
             TKind::Method { name, receiver, args } => {
                 self.expr(receiver)?;
                 for a in args {
@@ -448,7 +454,7 @@ fn each_child<'a>(e: &'a TExpr, f: &mut dyn FnMut(Child<'a>)) {
                 f(Child::Expr(v));
             }
         }
-        TKind::Call { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+        TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
         TKind::Method { receiver, args, .. } => {
             f(Child::Expr(receiver));
             args.iter().for_each(|a| f(Child::Expr(a)));
@@ -586,7 +592,11 @@ impl Guard<'_> {
             TKind::Method { receiver, .. } => {
                 let determined = matches!(
                     &receiver.kind,
-                    TKind::Local(LocalRef::Binding(_)) | TKind::Cast(_) | TKind::Call { .. } | TKind::Method { .. }
+                    TKind::Local(LocalRef::Binding(_))
+                        | TKind::Cast(_)
+                        | TKind::Call { .. }
+                        | TKind::HostCall { .. }
+                        | TKind::Method { .. }
                 );
                 if !determined {
                     return at("a method on a value whose type may come from an unsuffixed literal");
