@@ -4,7 +4,8 @@
 //! It covers the scalar subset (integers, floats, `bool`, `char`, `()`; locals, the hole's scalar bindings,
 //! arithmetic, comparisons, casts, `let`, assignment, `if`, `while`, `loop`, `for` over integer ranges, labelled
 //! `break`/`continue` with values, functions declared in the snippet, calls of the host's top-level functions
-//! over scalars, a few integer and float methods). Anything
+//! over scalars, a few integer and float methods, and reading the hole's sequences of scalars — `Vec<S>`, `&[S]`
+//! — by `len()`, indexing and `iter().sum()`). Anything
 //! else is [`Unsupported`], and the snippet runs on the rustc path.
 
 use std::ops::Range;
@@ -225,6 +226,15 @@ pub enum TKind {
         name: String,
         args: Vec<TExpr>,
     },
+    /// `v.len()` of a sequence binding.
+    SeqLen(Seq),
+    /// `v[index]` read from a sequence binding (bounds-checked).
+    SeqIndex {
+        seq: Seq,
+        index: Box<TExpr>,
+    },
+    /// `v.iter().sum()` of a sequence binding of integers (overflow-checked, as in a debug build).
+    SeqSum(Seq),
     /// `return` inside a function declared in the snippet.
     Return(Option<Box<TExpr>>),
     /// A method of a scalar: `x.abs()`, `x.pow(2)`, `a.min(b)`.
@@ -233,6 +243,26 @@ pub enum TKind {
         receiver: Box<TExpr>,
         args: Vec<TExpr>,
     },
+}
+
+/// How a hole binding holds a sequence of scalars: where its elements and its length are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeqKind {
+    /// `Vec<S>`: the binding is the vector (its buffer pointer and length at the offsets the host's std uses).
+    Vec,
+    /// `&Vec<S>` or `&mut Vec<S>`: the binding points to a vector.
+    RefVec,
+    /// `&[S]` or `&mut [S]`: the binding is a (pointer, length) pair.
+    Slice,
+}
+
+/// A sequence binding of the hole, read by the snippet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seq {
+    /// Index into the hole's bindings.
+    pub binding: usize,
+    pub kind: SeqKind,
+    pub elem: Scalar,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -93,6 +93,73 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
     }
 
+    /// A hole binding that is a sequence of scalars (`Vec<S>`, `&Vec<S>`, `&mut Vec<S>`, `&[S]`, `&mut [S]`,
+    /// with `S` at most 64 bits), as `expr` names it.
+    fn sequence(&mut self, expr: &ast::Expr) -> Option<Seq> {
+        let ast::Expr::PathExpr(p) = expr else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        if self.local_ids.contains_key(&local) {
+            return None;
+        }
+        let name = local.name(self.db);
+        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
+        let decl = usize::from(source.syntax().text_range().start());
+        let binding = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
+        let ty = local.ty(self.db);
+        let vec_elem = |ty: &ra_ap_hir::Type<'db>| -> Option<ra_ap_hir::Type<'db>> {
+            let ra_ap_hir::Adt::Struct(s) = ty.as_adt()? else { return None };
+            let is_vec = s.name(self.db).as_str() == "Vec"
+                && s.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
+            if !is_vec {
+                return None;
+            }
+            ty.type_arguments().next()
+        };
+        let (kind, elem) = match ty.as_reference() {
+            Some((inner, _)) if inner.is_slice() => (SeqKind::Slice, inner.as_slice()?),
+            Some((inner, _)) => (SeqKind::RefVec, vec_elem(&inner)?),
+            None => (SeqKind::Vec, vec_elem(&ty)?),
+        };
+        let elem = elem.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))?;
+        if matches!(elem, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
+            return None;
+        }
+        if !self.used_bindings.iter().any(|(i, _)| *i == binding) {
+            self.used_bindings.push((binding, elem));
+        }
+        Some(Seq { binding, kind, elem })
+    }
+
+    /// `v.len()` or `v.iter().sum()` on a sequence binding.
+    fn sequence_method(&mut self, m: &ast::MethodCallExpr) -> Option<TKind> {
+        let name = m.name_ref()?.text().to_string();
+        let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
+        if !no_args {
+            return None;
+        }
+        match name.as_str() {
+            "len" => Some(TKind::SeqLen(self.sequence(&m.receiver()?)?)),
+            "sum" => {
+                let ast::Expr::MethodCallExpr(iter) = m.receiver()? else { return None };
+                let iter_no_args = iter.arg_list().is_some_and(|l| l.args().next().is_none());
+                if iter.name_ref()?.text() != "iter" || !iter_no_args {
+                    return None;
+                }
+                // `Iterator::sum` itself (not a host trait's `sum`), to the element type.
+                let f = self.sema.resolve_method_call(m)?;
+                let from_iterator = match f.as_assoc_item(self.db).map(|a| a.container(self.db)) {
+                    Some(ra_ap_hir::AssocItemContainer::Trait(t)) => t.name(self.db).as_str() == "Iterator",
+                    _ => false,
+                };
+                let seq = self.sequence(&iter.receiver()?)?;
+                let result = self.sema.type_of_expr(&ast::Expr::MethodCallExpr(m.clone()))?.original;
+                let result = result.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
+                (from_iterator && seq.elem.is_int() && result == Some(seq.elem)).then_some(TKind::SeqSum(seq))
+            }
+            _ => None,
+        }
+    }
+
     /// `f`'s name when it is a function at the top level of the host (not std's, not a method) whose parameters
     /// and result are scalars passed by value (`()` allowed as the result; no 128-bit integers). Whether the host
     /// exports a shim for it (no generics, no attributes, ...) is settled when the call is compiled.
@@ -415,6 +482,38 @@ impl<'a, 'db> Builder<'a, 'db> {
                     args.push(self.expr(&a)?);
                 }
                 TKind::Call { function, args }
+            }
+            ast::Expr::IndexExpr(ix) => {
+                let (Some(base), Some(index)) = (ix.base(), ix.index()) else {
+                    return self.unsupported("an index expression", expr.syntax());
+                };
+                let Some(seq) = self.sequence(&base) else {
+                    return self.unsupported("indexing something other than a sequence of scalars", expr.syntax());
+                };
+                let index = self.expr(&index)?;
+                if index.ty != Scalar::Usize {
+                    return self.unsupported("an index that is not a `usize`", expr.syntax());
+                }
+                // A `Vec`'s indexing is a call of `Index::index`, whose faults rustc places at the `[`.
+                if seq.kind != SeqKind::Slice {
+                    if let Some(bracket) = ix.l_brack_token() {
+                        let start = usize::from(bracket.text_range().start()).saturating_sub(self.snippet_start);
+                        let kind = TKind::SeqIndex { seq, index: Box::new(index) };
+                        return Ok(TExpr { kind, ty, range: start..range.end });
+                    }
+                }
+                TKind::SeqIndex { seq, index: Box::new(index) }
+            }
+            ast::Expr::MethodCallExpr(m) if self.sequence_method(m).is_some() => {
+                let Some(kind) = self.sequence_method(m) else {
+                    return self.unsupported("a method", expr.syntax());
+                };
+                // An overflow inside `sum` is placed, as rustc places it, at the method's name.
+                if let (TKind::SeqSum(_), Some(name)) = (&kind, m.name_ref()) {
+                    let start = usize::from(name.syntax().text_range().start()).saturating_sub(self.snippet_start);
+                    return Ok(TExpr { kind, ty, range: start..range.end });
+                }
+                kind
             }
             ast::Expr::MethodCallExpr(m) => {
                 let Some(f) = self.sema.resolve_method_call(m) else {

@@ -16,7 +16,9 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
-use lacuna_checker::typed::{BinOp, Lit, LocalRef, Scalar, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp};
+use lacuna_checker::typed::{
+    BinOp, Lit, LocalRef, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
+};
 use lacuna_lowering::Lowered;
 
 /// What generated code reads (budgets) and writes (a fault). Shared layout with the generated code: fields at
@@ -35,6 +37,8 @@ pub struct JitContext {
     /// The `lacuna::__private::RawRun` host function calls run under (offset 24; null when the snippet calls
     /// none): a panic in one leaves its message there.
     pub run: u64,
+    /// Values for a fault's message (offsets 32 and 40): an index fault's length and index.
+    pub fault_values: [u64; 2],
 }
 
 const FUEL_OFFSET: i32 = 0;
@@ -42,6 +46,7 @@ const STACK_OFFSET: i32 = 8;
 const FAULT_OFFSET: i32 = 16;
 const FAULT_AT_OFFSET: i32 = 20;
 const RUN_OFFSET: i32 = 24;
+const FAULT_VALUES_OFFSET: i32 = 32;
 
 /// Why generated code stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +64,8 @@ pub enum Fault {
     Shr,
     /// A host function the snippet called panicked (the message is in the context's `run`).
     HostPanic,
+    /// An index past a sequence's end (the length and the index are in the context's `fault_values`).
+    IndexOutOfBounds,
     Fuel = 100,
     Stack = 101,
 }
@@ -66,9 +73,24 @@ pub enum Fault {
 impl Fault {
     pub fn from_code(code: u32) -> Option<Fault> {
         use Fault::*;
-        [Add, Sub, Mul, DivByZero, RemByZero, DivOverflow, RemOverflow, Neg, Shl, Shr, HostPanic, Fuel, Stack]
-            .into_iter()
-            .find(|f| *f as u32 == code)
+        [
+            Add,
+            Sub,
+            Mul,
+            DivByZero,
+            RemByZero,
+            DivOverflow,
+            RemOverflow,
+            Neg,
+            Shl,
+            Shr,
+            HostPanic,
+            IndexOutOfBounds,
+            Fuel,
+            Stack,
+        ]
+        .into_iter()
+        .find(|f| *f as u32 == code)
     }
 
     /// rustc's panic message for the same fault in a debug build.
@@ -85,6 +107,7 @@ impl Fault {
             Fault::Shl => "attempt to shift left with overflow",
             Fault::Shr => "attempt to shift right with overflow",
             Fault::HostPanic => "a host function panicked",
+            Fault::IndexOutOfBounds => "index out of bounds",
             Fault::Fuel => "out of fuel",
             Fault::Stack => "out of stack",
         }
@@ -180,6 +203,8 @@ fn host_calls(e: &TExpr, out: &mut BTreeMap<String, (Vec<Scalar>, Scalar)>) {
             }
         }
         TKind::Call { args, .. } => args.iter().for_each(|a| host_calls(a, out)),
+        TKind::SeqLen(_) | TKind::SeqSum(_) => {}
+        TKind::SeqIndex { index, .. } => host_calls(index, out),
         TKind::Method { receiver, args, .. } => {
             host_calls(receiver, out);
             args.iter().for_each(|a| host_calls(a, out));
@@ -263,9 +288,16 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_pow", helper_pow as *const u8),
 ];
 
-/// Compiles a lowered snippet. `host_symbol` finds the host's exported functions (the shims of host functions the
-/// snippet calls).
-pub fn compile(lowered: &Lowered, host_symbol: &dyn Fn(&str) -> Option<*const u8>) -> Result<Compiled, CodegenError> {
+/// What compiled code needs to know about the host library it runs against.
+pub struct HostAbi<'a> {
+    /// Finds the host's exported functions (the shims of host functions the snippet calls).
+    pub symbol: &'a dyn Fn(&str) -> Option<*const u8>,
+    /// Byte offsets of a `Vec`'s buffer pointer and length in the host's std, when known.
+    pub vec_fields: Option<(i32, i32)>,
+}
+
+/// Compiles a lowered snippet.
+pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, CodegenError> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(err)?;
     flags.set("is_pic", "false").map_err(err)?;
@@ -282,7 +314,7 @@ pub fn compile(lowered: &Lowered, host_symbol: &dyn Fn(&str) -> Option<*const u8
     }
     for name in calls.keys() {
         let symbol = crate::instrument::host_fn_symbol(name);
-        let address = host_symbol(&symbol)
+        let address = (host.symbol)(&symbol)
             .ok_or_else(|| CodegenError(format!("the host does not export `{name}` to the JIT")))?;
         builder.symbol(symbol, address);
     }
@@ -350,7 +382,7 @@ pub fn compile(lowered: &Lowered, host_symbol: &dyn Fn(&str) -> Option<*const u8
         ctx.func.signature = module.declarations().get_function_decl(fn_ids[i]).signature.clone();
         {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, Some(f.ret))?;
+            let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, Some(f.ret))?;
             let block = g.b.current_block().expect("the entry block");
             let params = g.b.block_params(block).to_vec();
             g.ctx = params[0];
@@ -374,7 +406,7 @@ pub fn compile(lowered: &Lowered, host_symbol: &dyn Fn(&str) -> Option<*const u8
     ctx.func.signature = entry_sig;
     {
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, None)?;
+        let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, None)?;
         let block = g.b.current_block().expect("the entry block");
         let params = g.b.block_params(block).to_vec();
         g.table = params[0];
@@ -415,6 +447,8 @@ struct Gen<'a, 'b> {
     helpers: HashMap<&'static str, FuncRef>,
     /// Shims of the host functions the snippet calls, by function name.
     host_fns: HashMap<String, FuncRef>,
+    /// Where a `Vec` keeps its buffer pointer and length (the host's std).
+    vec_fields: Option<(i32, i32)>,
     ctx: Value,
     table: Value,
     vars: HashMap<usize, Variable>,
@@ -435,6 +469,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         fn_ids: &[FuncId],
         helper_ids: &HashMap<&'static str, FuncId>,
         host_ids: &HashMap<String, FuncId>,
+        vec_fields: Option<(i32, i32)>,
         in_fn: Option<Scalar>,
     ) -> R<Self> {
         let funcs = fn_ids.iter().map(|id| module.declare_func_in_func(*id, b.func)).collect();
@@ -453,6 +488,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             funcs,
             helpers,
             host_fns,
+            vec_fields,
             ctx: first,
             table: first,
             vars: HashMap::new(),
@@ -861,6 +897,21 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(cont);
                 results.get(1).copied()
             }
+            TKind::SeqLen(seq) => Some(self.seq_parts(seq)?.1),
+            TKind::SeqIndex { seq, index } => {
+                let i = self.expr(index)?.ok_or_else(|| CodegenError("an index".into()))?;
+                let (data, len) = self.seq_parts(seq)?;
+                let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                // The message's values, stored whether or not the check fails (cheaper than a branch of its own).
+                self.b.ins().store(MemFlags::trusted(), len, self.ctx, FAULT_VALUES_OFFSET);
+                self.b.ins().store(MemFlags::trusted(), i, self.ctx, FAULT_VALUES_OFFSET + 8);
+                self.fault_if(past, Fault::IndexOutOfBounds, at);
+                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let offset = self.b.ins().imul_imm(i, i64::from(t.bytes()));
+                let address = self.b.ins().iadd(data, offset);
+                Some(self.b.ins().load(t, MemFlags::trusted(), address, 0))
+            }
+            TKind::SeqSum(seq) => Some(self.seq_sum(seq, at)?),
             TKind::HostCall { name, args } => {
                 let mut values = Vec::with_capacity(args.len() + 2);
                 for a in args {
@@ -953,6 +1004,61 @@ impl<'a, 'b> Gen<'a, 'b> {
             Lit::Char(c) => self.b.ins().iconst(types::I32, *c as u32 as i64),
             Lit::Unit => return None,
         })
+    }
+
+    /// A sequence binding's buffer pointer and length.
+    fn seq_parts(&mut self, seq: &Seq) -> R<(Value, Value)> {
+        let base = self.binding_ptr(seq.binding);
+        let vec = |g: &mut Self, vec: Value| -> R<(Value, Value)> {
+            let (ptr_at, len_at) =
+                g.vec_fields.ok_or_else(|| CodegenError("the host's `Vec` layout is unknown".into()))?;
+            let data = g.b.ins().load(types::I64, MemFlags::trusted(), vec, ptr_at);
+            let len = g.b.ins().load(types::I64, MemFlags::trusted(), vec, len_at);
+            Ok((data, len))
+        };
+        match seq.kind {
+            SeqKind::Vec => vec(self, base),
+            SeqKind::RefVec => {
+                let target = self.b.ins().load(types::I64, MemFlags::trusted(), base, 0);
+                vec(self, target)
+            }
+            SeqKind::Slice => {
+                let data = self.b.ins().load(types::I64, MemFlags::trusted(), base, 0);
+                let len = self.b.ins().load(types::I64, MemFlags::trusted(), base, 8);
+                Ok((data, len))
+            }
+        }
+    }
+
+    /// `v.iter().sum()` over integers: a loop with the debug build's overflow check.
+    fn seq_sum(&mut self, seq: &Seq, at: usize) -> R<Value> {
+        let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+        let (data, len) = self.seq_parts(seq)?;
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        self.b.append_block_param(header, t);
+        self.b.append_block_param(exit, t);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let acc = self.zero(t);
+        self.b.ins().jump(header, &[BlockArg::Value(zero), BlockArg::Value(acc)]);
+        self.b.switch_to_block(header);
+        let (k, acc) = (self.b.block_params(header)[0], self.b.block_params(header)[1]);
+        let done = self.b.ins().icmp(IntCC::Equal, k, len);
+        self.b.ins().brif(done, exit, &[BlockArg::Value(acc)], body, &[]);
+        self.b.switch_to_block(body);
+        self.b.seal_block(body);
+        let offset = self.b.ins().imul_imm(k, i64::from(t.bytes()));
+        let address = self.b.ins().iadd(data, offset);
+        let x = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+        let acc = self.binary(BinOp::Add, seq.elem, seq.elem, acc, x, at);
+        let next = self.b.ins().iadd_imm(k, 1);
+        self.b.ins().jump(header, &[BlockArg::Value(next), BlockArg::Value(acc)]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(self.b.block_params(exit)[0])
     }
 
     fn binary(&mut self, op: BinOp, lt: Scalar, rt: Scalar, l: Value, r: Value, at: usize) -> Value {
@@ -1231,5 +1337,6 @@ mod tests {
         assert_eq!(std::mem::offset_of!(JitContext, fault), FAULT_OFFSET as usize);
         assert_eq!(std::mem::offset_of!(JitContext, fault_at), FAULT_AT_OFFSET as usize);
         assert_eq!(std::mem::offset_of!(JitContext, run), RUN_OFFSET as usize);
+        assert_eq!(std::mem::offset_of!(JitContext, fault_values), FAULT_VALUES_OFFSET as usize);
     }
 }

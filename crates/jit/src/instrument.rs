@@ -77,6 +77,24 @@ pub unsafe extern "C" fn __lacuna_install(hook: ::lacuna::__private::Hook, conte
 pub extern "C" fn __lacuna_main(stack_bytes: usize) -> i32 {
     ::lacuna::__private::run_main(main, stack_bytes)
 }
+#[doc(hidden)]
+#[no_mangle]
+pub unsafe extern "C" fn __lacuna_vec_layout(out: *mut usize) {
+    // Where this std's `Vec` keeps its buffer pointer and its length (private fields): read back from a known one.
+    let mut v: ::std::vec::Vec<u64> = ::std::vec::Vec::with_capacity(5);
+    v.extend([7u64, 8, 9]);
+    let (ptr, len) = if ::core::mem::size_of::<::std::vec::Vec<u64>>() == 3 * ::core::mem::size_of::<usize>() {
+        let words: [usize; 3] = unsafe { ::core::mem::transmute_copy(&v) };
+        let at = |x: usize| words.iter().position(|&w| w == x).map_or(usize::MAX, |i| i * ::core::mem::size_of::<usize>());
+        (at(v.as_ptr() as usize), at(v.len()))
+    } else {
+        (usize::MAX, usize::MAX)
+    };
+    unsafe {
+        *out = ptr;
+        *out.add(1) = len;
+    }
+}
 "#;
 
 const MAX_ROUNDS: u32 = 24;

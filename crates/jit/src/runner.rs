@@ -191,11 +191,27 @@ impl RawRun {
 impl LoadedHost {
     /// The address of a symbol the host library exports.
     fn symbol(&self, name: &str) -> Option<*const u8> {
-        let name = std::ffi::CString::new(name).ok()?;
-        // SAFETY: `handle` is the host library's `dlopen` handle, never closed; `name` is NUL-terminated.
-        let address = unsafe { libc::dlsym(self.handle as *mut libc::c_void, name.as_ptr()) };
-        (!address.is_null()).then_some(address as *const u8)
+        library_symbol(self.handle, name)
     }
+}
+
+fn library_symbol(handle: usize, name: &str) -> Option<*const u8> {
+    let name = std::ffi::CString::new(name).ok()?;
+    // SAFETY: `handle` is a `dlopen` handle that is never closed; `name` is NUL-terminated.
+    let address = unsafe { libc::dlsym(handle as *mut libc::c_void, name.as_ptr()) };
+    (!address.is_null()).then_some(address as *const u8)
+}
+
+/// Asks the host library where its std's `Vec` keeps its buffer pointer and length.
+fn vec_layout(handle: usize) -> Option<(i32, i32)> {
+    let probe = library_symbol(handle, "__lacuna_vec_layout")?;
+    // SAFETY: the instrumented host defines `__lacuna_vec_layout` with this signature (`ENTRY_POINTS`); it writes
+    // two words.
+    let probe = unsafe { std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut usize)>(probe) };
+    let mut out = [usize::MAX; 2];
+    // SAFETY: `out` has room for the two words.
+    unsafe { probe(out.as_mut_ptr()) };
+    Some((i32::try_from(out[0]).ok()?, i32::try_from(out[1]).ok()?))
 }
 
 type Hook = unsafe extern "C" fn(*const (), *mut RawHoleCall) -> u32;
@@ -216,6 +232,8 @@ pub struct LoadedHost {
     main: MainFn,
     /// The host library's `dlopen` handle (never closed), for the JIT's calls of host functions.
     handle: usize,
+    /// Byte offsets of a `Vec`'s buffer pointer and length in the host's std (`__lacuna_vec_layout`).
+    vec_fields: Option<(i32, i32)>,
 }
 
 /// A compiled, loaded snippet.
@@ -356,6 +374,7 @@ impl Engine {
         };
         // Never unloaded: the host's code and statics must outlive every thread that might still run them.
         let handle = libloading::os::unix::Library::from(library).into_raw() as usize;
+        let vec_fields = vec_layout(handle);
         Ok(Arc::new(LoadedHost {
             prepared,
             instrumented,
@@ -366,6 +385,7 @@ impl Engine {
             install,
             main,
             handle,
+            vec_fields,
         }))
     }
 
@@ -785,7 +805,9 @@ impl Shared {
         // The JIT, when the snippet is in its subset.
         if let Some(Ok(lowered)) = &snippet_state.lowered {
             let started = Instant::now();
-            let compiled = crate::codegen::compile(lowered, &|symbol| host.symbol(symbol));
+            let symbol = |name: &str| host.symbol(name);
+            let abi = crate::codegen::HostAbi { symbol: &symbol, vec_fields: host.vec_fields };
+            let compiled = crate::codegen::compile(lowered, &abi);
             record.timings_ms.compile += ms(started);
             match compiled {
                 Ok(compiled) => {
@@ -1182,6 +1204,12 @@ fn jit_fault_error(
     match Fault::from_code(context.fault) {
         Some(Fault::Fuel) => encode(&["budget", "fuel", &budgets.fuel.to_string()], &[]),
         Some(Fault::Stack) => encode(&["budget", "stack", &stack_bytes.to_string()], &[]),
+        Some(Fault::IndexOutOfBounds) => {
+            let (line, column) = line_col(snippet, context.fault_at as usize);
+            let [len, index] = context.fault_values;
+            let message = format!("index out of bounds: the len is {len} but the index is {index}");
+            encode(&["runtime", &message, &line.to_string(), &column.to_string()], &[])
+        }
         Some(Fault::HostPanic) => {
             // Where the snippet called the host function, with the panic's own message.
             let (line, column) = line_col(snippet, context.fault_at as usize);

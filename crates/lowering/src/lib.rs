@@ -10,7 +10,7 @@
 //! - its own ownership rules for what it admits: every value is `Copy`, so the rules are that only `mut`
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
-use lacuna_checker::typed::{BinOp, Lit, LocalRef, Scalar, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp};
+use lacuna_checker::typed::{BinOp, Lit, LocalRef, Scalar, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp};
 use lacuna_checker::Binding;
 
 /// Why a snippet does not go to the JIT.
@@ -240,6 +240,8 @@ impl Check<'_> {
                 }
                 Ok(())
             }
+            TKind::SeqLen(_) | TKind::SeqSum(_) => Ok(()),
+            TKind::SeqIndex { index, .. } => self.expr(index),
             TKind::Method { name, receiver, args } => {
                 self.expr(receiver)?;
                 for a in args {
@@ -455,6 +457,8 @@ fn each_child<'a>(e: &'a TExpr, f: &mut dyn FnMut(Child<'a>)) {
             }
         }
         TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+        TKind::SeqLen(_) | TKind::SeqSum(_) => {}
+        TKind::SeqIndex { index, .. } => f(Child::Expr(index)),
         TKind::Method { receiver, args, .. } => {
             f(Child::Expr(receiver));
             args.iter().for_each(|a| f(Child::Expr(a)));
@@ -547,6 +551,8 @@ impl Guard<'_> {
     fn expr(&self, e: &TExpr) -> Result<(), String> {
         let at = |what: &str| Err(format!("{what} (at snippet bytes {}..{})", e.range.start, e.range.end));
         match &e.kind {
+            // Indexing a slice is built into MIR (its length is a place rustc might know); a `Vec`'s is a call.
+            TKind::SeqIndex { seq, .. } if seq.kind == SeqKind::Slice => return at("indexing a slice"),
             TKind::Lit(Lit::Int(v)) => {
                 let Some((_, max)) = range_of(e.ty) else {
                     return if e.ty.is_float() { Ok(()) } else { at("an integer literal of an unusual type") };
