@@ -235,6 +235,15 @@ pub enum TKind {
     },
     /// `v.iter().sum()` of a sequence binding of integers (overflow-checked, as in a debug build).
     SeqSum(Seq),
+    /// `v[index] = value` or `v[index] op= value` into a writable sequence binding (bounds-checked).
+    SeqStore {
+        seq: Seq,
+        /// Where an index fault is placed (a `Vec`'s `[`; a slice's place); an overflow is at the expression.
+        index_at: usize,
+        index: Box<TExpr>,
+        op: Option<BinOp>,
+        value: Box<TExpr>,
+    },
     /// `return` inside a function declared in the snippet.
     Return(Option<Box<TExpr>>),
     /// A method of a scalar: `x.abs()`, `x.pow(2)`, `a.min(b)`.
@@ -263,6 +272,8 @@ pub struct Seq {
     pub binding: usize,
     pub kind: SeqKind,
     pub elem: Scalar,
+    /// Its elements may be written: a `mut` binding of a `Vec`, or a `&mut` reference.
+    pub writable: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

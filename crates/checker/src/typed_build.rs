@@ -115,10 +115,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             ty.type_arguments().next()
         };
-        let (kind, elem) = match ty.as_reference() {
-            Some((inner, _)) if inner.is_slice() => (SeqKind::Slice, inner.as_slice()?),
-            Some((inner, _)) => (SeqKind::RefVec, vec_elem(&inner)?),
-            None => (SeqKind::Vec, vec_elem(&ty)?),
+        let (kind, elem, writable) = match ty.as_reference() {
+            Some((inner, m)) if inner.is_slice() => {
+                (SeqKind::Slice, inner.as_slice()?, m == ra_ap_hir::Mutability::Mut)
+            }
+            Some((inner, m)) => (SeqKind::RefVec, vec_elem(&inner)?, m == ra_ap_hir::Mutability::Mut),
+            None => (SeqKind::Vec, vec_elem(&ty)?, local.is_mut(self.db)),
         };
         let elem = elem.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))?;
         if matches!(elem, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
@@ -127,7 +129,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !self.used_bindings.iter().any(|(i, _)| *i == binding) {
             self.used_bindings.push((binding, elem));
         }
-        Some(Seq { binding, kind, elem })
+        Some(Seq { binding, kind, elem, writable })
     }
 
     /// `v.len()` or `v.iter().sum()` on a sequence binding.
@@ -348,16 +350,39 @@ impl<'a, 'db> Builder<'a, 'db> {
                 };
                 match op {
                     ast::BinaryOp::Assignment { op } => {
-                        let ast::Expr::PathExpr(place) = &lhs else {
-                            return self.unsupported("assignment to something other than a local", expr.syntax());
-                        };
-                        let Some(PathResolution::Local(local)) = place.path().and_then(|p| self.sema.resolve_path(&p))
-                        else {
-                            return self.unsupported("assignment to something other than a local", expr.syntax());
-                        };
-                        let place = self.local_ref(local, lhs.syntax())?;
-                        let value = Box::new(self.expr(&rhs)?);
-                        TKind::Assign { place, op: op.map(arith), value }
+                        if let ast::Expr::IndexExpr(ix) = &lhs {
+                            let (Some(base), Some(index)) = (ix.base(), ix.index()) else {
+                                return self.unsupported("an index expression", expr.syntax());
+                            };
+                            let Some(seq) = self.sequence(&base) else {
+                                return self
+                                    .unsupported("assignment into something other than a sequence", expr.syntax());
+                            };
+                            let index = self.expr(&index)?;
+                            if index.ty != Scalar::Usize {
+                                return self.unsupported("an index that is not a `usize`", expr.syntax());
+                            }
+                            let value = Box::new(self.expr(&rhs)?);
+                            // Index faults at the `[` for a `Vec` (`IndexMut::index_mut`), at the place for a slice.
+                            let index_at = match (seq.kind, ix.l_brack_token()) {
+                                (SeqKind::Slice, _) | (_, None) => self.range(lhs.syntax()).start,
+                                (_, Some(b)) => usize::from(b.text_range().start()).saturating_sub(self.snippet_start),
+                            };
+                            let index = Box::new(index);
+                            TKind::SeqStore { seq, index_at, index, op: op.map(arith), value }
+                        } else {
+                            let ast::Expr::PathExpr(place) = &lhs else {
+                                return self.unsupported("assignment to something other than a local", expr.syntax());
+                            };
+                            let Some(PathResolution::Local(local)) =
+                                place.path().and_then(|p| self.sema.resolve_path(&p))
+                            else {
+                                return self.unsupported("assignment to something other than a local", expr.syntax());
+                            };
+                            let place = self.local_ref(local, lhs.syntax())?;
+                            let value = Box::new(self.expr(&rhs)?);
+                            TKind::Assign { place, op: op.map(arith), value }
+                        }
                     }
                     other => {
                         let op = match other {

@@ -205,6 +205,10 @@ fn host_calls(e: &TExpr, out: &mut BTreeMap<String, (Vec<Scalar>, Scalar)>) {
         TKind::Call { args, .. } => args.iter().for_each(|a| host_calls(a, out)),
         TKind::SeqLen(_) | TKind::SeqSum(_) => {}
         TKind::SeqIndex { index, .. } => host_calls(index, out),
+        TKind::SeqStore { index, value, .. } => {
+            host_calls(index, out);
+            host_calls(value, out);
+        }
         TKind::Method { receiver, args, .. } => {
             host_calls(receiver, out);
             args.iter().for_each(|a| host_calls(a, out));
@@ -900,18 +904,27 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::SeqLen(seq) => Some(self.seq_parts(seq)?.1),
             TKind::SeqIndex { seq, index } => {
                 let i = self.expr(index)?.ok_or_else(|| CodegenError("an index".into()))?;
-                let (data, len) = self.seq_parts(seq)?;
-                let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
-                // The message's values, stored whether or not the check fails (cheaper than a branch of its own).
-                self.b.ins().store(MemFlags::trusted(), len, self.ctx, FAULT_VALUES_OFFSET);
-                self.b.ins().store(MemFlags::trusted(), i, self.ctx, FAULT_VALUES_OFFSET + 8);
-                self.fault_if(past, Fault::IndexOutOfBounds, at);
+                let address = self.seq_element(seq, i, at)?;
                 let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
-                let offset = self.b.ins().imul_imm(i, i64::from(t.bytes()));
-                let address = self.b.ins().iadd(data, offset);
                 Some(self.b.ins().load(t, MemFlags::trusted(), address, 0))
             }
             TKind::SeqSum(seq) => Some(self.seq_sum(seq, at)?),
+            TKind::SeqStore { seq, index_at, index, op, value } => {
+                // Rust evaluates the value first, then the place.
+                let v = self.expr(value)?.ok_or_else(|| CodegenError("an assigned value".into()))?;
+                let i = self.expr(index)?.ok_or_else(|| CodegenError("an index".into()))?;
+                let address = self.seq_element(seq, i, *index_at)?;
+                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let v = match op {
+                    Some(op) => {
+                        let old = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                        self.binary(*op, seq.elem, value.ty, old, v, at)
+                    }
+                    None => v,
+                };
+                self.b.ins().store(MemFlags::trusted(), v, address, 0);
+                None
+            }
             TKind::HostCall { name, args } => {
                 let mut values = Vec::with_capacity(args.len() + 2);
                 for a in args {
@@ -1028,6 +1041,19 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Ok((data, len))
             }
         }
+    }
+
+    /// The address of element `i` of a sequence, after the bounds check (a fault at `at` past the end).
+    fn seq_element(&mut self, seq: &Seq, i: Value, at: usize) -> R<Value> {
+        let (data, len) = self.seq_parts(seq)?;
+        let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+        // The message's values, stored whether or not the check fails (cheaper than a branch of its own).
+        self.b.ins().store(MemFlags::trusted(), len, self.ctx, FAULT_VALUES_OFFSET);
+        self.b.ins().store(MemFlags::trusted(), i, self.ctx, FAULT_VALUES_OFFSET + 8);
+        self.fault_if(past, Fault::IndexOutOfBounds, at);
+        let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+        let offset = self.b.ins().imul_imm(i, i64::from(t.bytes()));
+        Ok(self.b.ins().iadd(data, offset))
     }
 
     /// `v.iter().sum()` over integers: a loop with the debug build's overflow check.

@@ -242,6 +242,22 @@ impl Check<'_> {
             }
             TKind::SeqLen(_) | TKind::SeqSum(_) => Ok(()),
             TKind::SeqIndex { index, .. } => self.expr(index),
+            TKind::SeqStore { seq, index, op, value, .. } => {
+                self.expr(index)?;
+                self.expr(value)?;
+                if !seq.writable {
+                    return unsupported("assignment into a sequence that is not writable", &e.range);
+                }
+                // A `Vec` binding itself is written (the host must hand it over writable); through a `&mut`
+                // only what it points to is.
+                if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+                    self.written.push(seq.binding);
+                }
+                match op {
+                    Some(op) => self.binary(*op, seq.elem, value.ty, &e.range),
+                    None => Ok(()),
+                }
+            }
             TKind::Method { name, receiver, args } => {
                 self.expr(receiver)?;
                 for a in args {
@@ -459,6 +475,10 @@ fn each_child<'a>(e: &'a TExpr, f: &mut dyn FnMut(Child<'a>)) {
         TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
         TKind::SeqLen(_) | TKind::SeqSum(_) => {}
         TKind::SeqIndex { index, .. } => f(Child::Expr(index)),
+        TKind::SeqStore { index, value, .. } => {
+            f(Child::Expr(index));
+            f(Child::Expr(value));
+        }
         TKind::Method { receiver, args, .. } => {
             f(Child::Expr(receiver));
             args.iter().for_each(|a| f(Child::Expr(a)));
@@ -551,8 +571,14 @@ impl Guard<'_> {
     fn expr(&self, e: &TExpr) -> Result<(), String> {
         let at = |what: &str| Err(format!("{what} (at snippet bytes {}..{})", e.range.start, e.range.end));
         match &e.kind {
-            // Indexing a slice is built into MIR (its length is a place rustc might know); a `Vec`'s is a call.
-            TKind::SeqIndex { seq, .. } if seq.kind == SeqKind::Slice => return at("indexing a slice"),
+            // Behind a reference, what the sequence's elements are borrowed by is not in the binding's mode (the
+            // host may hold a borrow of an element across the hole): rustc's borrow check decides. (Indexing a
+            // slice is also built into MIR, where rustc might know its length.)
+            TKind::SeqLen(seq) | TKind::SeqSum(seq) | TKind::SeqIndex { seq, .. } | TKind::SeqStore { seq, .. }
+                if seq.kind != SeqKind::Vec =>
+            {
+                return at("a sequence behind a reference")
+            }
             TKind::Lit(Lit::Int(v)) => {
                 let Some((_, max)) = range_of(e.ty) else {
                     return if e.ty.is_float() { Ok(()) } else { at("an integer literal of an unusual type") };
