@@ -27,6 +27,18 @@ pub const SCALAR_METHODS: &[&str] = &[
     "sqrt",
     "floor",
     "ceil",
+    "trunc",
+    "powi",
+    "saturating_add",
+    "saturating_sub",
+    "saturating_mul",
+    "wrapping_neg",
+    "unsigned_abs",
+    "abs_diff",
+    "leading_zeros",
+    "trailing_zeros",
+    "count_zeros",
+    "is_power_of_two",
 ];
 
 pub(crate) struct Builder<'a, 'db> {

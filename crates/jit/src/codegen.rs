@@ -241,6 +241,12 @@ fn clif(ty: Scalar) -> Option<Type> {
     })
 }
 
+extern "C" fn helper_powi_f64(a: f64, n: i32) -> f64 {
+    a.powi(n)
+}
+extern "C" fn helper_powi_f32(a: f32, n: i32) -> f32 {
+    a.powi(n)
+}
 extern "C" fn helper_fmod_f64(a: f64, b: f64) -> f64 {
     a % b
 }
@@ -290,6 +296,8 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_signum_f64", helper_signum_f64 as *const u8),
     ("lacuna_signum_f32", helper_signum_f32 as *const u8),
     ("lacuna_pow", helper_pow as *const u8),
+    ("lacuna_powi_f64", helper_powi_f64 as *const u8),
+    ("lacuna_powi_f32", helper_powi_f32 as *const u8),
 ];
 
 /// What compiled code needs to know about the host library it runs against.
@@ -350,6 +358,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         let mut sig = module.make_signature();
         let (params, rets): (&[Type], &[Type]) = match *name {
             "lacuna_pow" => (&[types::I64, types::I32, types::I32, types::I32, ptr], &[types::I64]),
+            "lacuna_powi_f64" => (&[types::F64, types::I32], &[types::F64]),
+            "lacuna_powi_f32" => (&[types::F32, types::I32], &[types::F32]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
             n if n.ends_with("f32") && (n.contains("signum")) => (&[types::F32], &[types::F32]),
             n if n.ends_with("f64") => (&[types::F64, types::F64], &[types::F64]),
@@ -1326,6 +1336,66 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let keep = self.b.ins().icmp(cc, v, args[0]);
                 self.b.ins().select(keep, v, args[0])
+            }
+            "trunc" => self.b.ins().trunc(v),
+            "powi" => self.call_helper(if f32 { "lacuna_powi_f32" } else { "lacuna_powi_f64" }, &[v, args[0]]),
+            "wrapping_neg" => self.b.ins().ineg(v),
+            "unsigned_abs" => self.b.ins().iabs(v),
+            "abs_diff" => {
+                let cc = if ty.is_signed() { IntCC::SignedGreaterThan } else { IntCC::UnsignedGreaterThan };
+                let greater = self.b.ins().icmp(cc, v, args[0]);
+                let down = self.b.ins().isub(v, args[0]);
+                let up = self.b.ins().isub(args[0], v);
+                self.b.ins().select(greater, down, up)
+            }
+            "leading_zeros" | "trailing_zeros" | "count_zeros" => {
+                let c = match name {
+                    "leading_zeros" => self.b.ins().clz(v),
+                    "trailing_zeros" => self.b.ins().ctz(v),
+                    _ => {
+                        let flipped = self.b.ins().bnot(v);
+                        self.b.ins().popcnt(flipped)
+                    }
+                };
+                self.resize(c, t, types::I32, false)
+            }
+            "is_power_of_two" => {
+                let ones = self.b.ins().popcnt(v);
+                self.b.ins().icmp_imm(IntCC::Equal, ones, 1)
+            }
+            "saturating_add" | "saturating_sub" | "saturating_mul" => {
+                let a = args[0];
+                let signed = ty.is_signed();
+                let (r, over) = match (name, signed) {
+                    ("saturating_add", true) => self.b.ins().sadd_overflow(v, a),
+                    ("saturating_add", false) => self.b.ins().uadd_overflow(v, a),
+                    ("saturating_sub", true) => self.b.ins().ssub_overflow(v, a),
+                    ("saturating_sub", false) => self.b.ins().usub_overflow(v, a),
+                    (_, true) => self.b.ins().smul_overflow(v, a),
+                    (_, false) => self.b.ins().umul_overflow(v, a),
+                };
+                let bits = ty.int_bits().unwrap_or(64);
+                let (min, max) = if signed {
+                    let min = if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) };
+                    (min, !min)
+                } else {
+                    (0, if bits == 64 { -1 } else { (1i64 << bits) - 1 })
+                };
+                let (min, max) = (self.b.ins().iconst(t, min), self.b.ins().iconst(t, max));
+                // Which bound the true result passed: a signed sum past the top when `a` is positive, a difference
+                // when `a` is negative, a product when the signs agree; unsigned ones only one way.
+                let toward_max = match (name, signed) {
+                    ("saturating_add", true) => self.b.ins().icmp_imm(IntCC::SignedGreaterThan, a, 0),
+                    ("saturating_sub", true) => self.b.ins().icmp_imm(IntCC::SignedLessThan, a, 0),
+                    (_, true) => {
+                        let signs = self.b.ins().bxor(v, a);
+                        self.b.ins().icmp_imm(IntCC::SignedGreaterThanOrEqual, signs, 0)
+                    }
+                    ("saturating_sub", false) => self.b.ins().iconst(types::I8, 0),
+                    _ => self.b.ins().iconst(types::I8, 1),
+                };
+                let bound = self.b.ins().select(toward_max, max, min);
+                self.b.ins().select(over, bound, r)
             }
             "wrapping_add" => self.b.ins().iadd(v, args[0]),
             "wrapping_sub" => self.b.ins().isub(v, args[0]),

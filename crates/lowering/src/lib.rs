@@ -273,6 +273,14 @@ impl Check<'_> {
                     ("pow", 1) => t.is_int() && arg(0) == Some(Scalar::U32),
                     ("min" | "max", 1) => (t.is_int() || t.is_float()) && arg(0) == Some(t),
                     ("wrapping_add" | "wrapping_sub" | "wrapping_mul", 1) => t.is_int() && arg(0) == Some(t),
+                    ("saturating_add" | "saturating_sub" | "saturating_mul" | "abs_diff", 1) => {
+                        t.is_int() && arg(0) == Some(t)
+                    }
+                    ("wrapping_neg" | "leading_zeros" | "trailing_zeros" | "count_zeros", 0) => t.is_int(),
+                    ("unsigned_abs", 0) => t.is_signed() && t.is_int(),
+                    ("is_power_of_two", 0) => t.is_int() && !t.is_signed(),
+                    ("trunc", 0) => t.is_float(),
+                    ("powi", 1) => t.is_float() && arg(0) == Some(Scalar::I32),
                     _ => false,
                 };
                 if ok {
