@@ -226,6 +226,14 @@ pub enum TKind {
         name: String,
         args: Vec<TExpr>,
     },
+    /// `for &x in &v`, `for &x in v.iter()` or `for x in v.iter().copied()` over a sequence binding (`var` is
+    /// each element in turn).
+    ForSeq {
+        label: Option<String>,
+        var: usize,
+        seq: Seq,
+        body: TBlock,
+    },
     /// `v.len()` of a sequence binding.
     SeqLen(Seq),
     /// `v[index]` read from a sequence binding (bounds-checked).

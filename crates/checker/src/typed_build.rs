@@ -144,6 +144,40 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some(Seq { binding, kind, elem, writable })
     }
 
+    /// The element pattern and the sequence of `for &x in &v`, `for &x in v.iter()` or
+    /// `for x in v.iter().copied()`.
+    fn sequence_loop(&mut self, f: &ast::ForExpr) -> Option<(ast::IdentPat, Seq)> {
+        let no_args = |m: &ast::MethodCallExpr| m.arg_list().is_some_and(|l| l.args().next().is_none());
+        let iter_receiver = |e: &ast::Expr| match e {
+            ast::Expr::MethodCallExpr(m) if no_args(m) && m.name_ref().is_some_and(|n| n.text() == "iter") => {
+                m.receiver()
+            }
+            _ => None,
+        };
+        let (pat, base) = match (f.pat()?, f.iterable()?) {
+            // `for &x in &v` / `for &x in v.iter()`.
+            (ast::Pat::RefPat(r), iterable) => {
+                let ast::Pat::IdentPat(pat) = r.pat()? else { return None };
+                let base = match &iterable {
+                    ast::Expr::RefExpr(e) if e.mut_token().is_none() && e.raw_token().is_none() => e.expr()?,
+                    other => iter_receiver(other)?,
+                };
+                (pat, base)
+            }
+            // `for x in v.iter().copied()`.
+            (ast::Pat::IdentPat(pat), ast::Expr::MethodCallExpr(m))
+                if no_args(&m) && m.name_ref().is_some_and(|n| n.text() == "copied") =>
+            {
+                (pat, iter_receiver(&m.receiver()?)?)
+            }
+            _ => return None,
+        };
+        if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.at_token().is_some() {
+            return None;
+        }
+        Some((pat, self.sequence(&base)?))
+    }
+
     /// `v.len()` or `v.iter().sum()` on a sequence binding.
     fn sequence_method(&mut self, m: &ast::MethodCallExpr) -> Option<TKind> {
         let name = m.name_ref()?.text().to_string();
@@ -455,6 +489,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let Some(body) = l.loop_body() else { return self.unsupported("`loop`", expr.syntax()) };
                 let label = Self::label(l.label().and_then(|l| l.lifetime()));
                 TKind::Loop { label, body: self.block(&body)? }
+            }
+            ast::Expr::ForExpr(f) if self.sequence_loop(f).is_some() => {
+                let (Some((pat, seq)), Some(body)) = (self.sequence_loop(f), f.loop_body()) else {
+                    return self.unsupported("`for` over a sequence", expr.syntax());
+                };
+                let var = self.declare_local(&pat)?;
+                let label = Self::label(f.label().and_then(|l| l.lifetime()));
+                TKind::ForSeq { label, var, seq, body: self.block(&body)? }
             }
             ast::Expr::ForExpr(f) => {
                 let (Some(ast::Pat::IdentPat(pat)), Some(ast::Expr::RangeExpr(range_expr)), Some(body)) =

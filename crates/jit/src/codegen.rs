@@ -197,6 +197,7 @@ fn host_calls(e: &TExpr, out: &mut BTreeMap<String, (Vec<Scalar>, Scalar)>) {
             host_calls(end, out);
             host_calls_in_block(body, out);
         }
+        TKind::ForSeq { body, .. } => host_calls_in_block(body, out),
         TKind::Break { value, .. } | TKind::Return(value) => {
             if let Some(v) = value {
                 host_calls(v, out);
@@ -854,6 +855,47 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 let i = self.b.use_var(counter);
                 let next = self.b.ins().iadd_imm(i, 1);
+                self.b.def_var(counter, next);
+                self.b.ins().jump(header, &[]);
+                self.b.seal_block(header);
+                self.b.switch_to_block(exit);
+                self.b.seal_block(exit);
+                None
+            }
+            TKind::ForSeq { label, var, seq, body } => {
+                // A slice iterator: the buffer and length as the loop starts (the body cannot change them).
+                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let (data, len) = self.seq_parts(seq)?;
+                let counter = self.b.declare_var(types::I64);
+                let zero = self.b.ins().iconst(types::I64, 0);
+                self.b.def_var(counter, zero);
+                let header = self.b.create_block();
+                let body_block = self.b.create_block();
+                let latch = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                let k = self.b.use_var(counter);
+                let go = self.b.ins().icmp(IntCC::UnsignedLessThan, k, len);
+                self.b.ins().brif(go, body_block, &[], exit, &[]);
+                self.b.switch_to_block(body_block);
+                self.b.seal_block(body_block);
+                self.tick(at);
+                let k = self.b.use_var(counter);
+                let offset = self.b.ins().imul_imm(k, i64::from(t.bytes()));
+                let address = self.b.ins().iadd(data, offset);
+                let element = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                let loop_var = self.b.declare_var(t);
+                self.b.def_var(loop_var, element);
+                self.vars.insert(*var, loop_var);
+                self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: None });
+                self.block(body)?;
+                self.loops.pop();
+                self.b.ins().jump(latch, &[]);
+                self.b.switch_to_block(latch);
+                self.b.seal_block(latch);
+                let k = self.b.use_var(counter);
+                let next = self.b.ins().iadd_imm(k, 1);
                 self.b.def_var(counter, next);
                 self.b.ins().jump(header, &[]);
                 self.b.seal_block(header);

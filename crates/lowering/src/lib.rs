@@ -188,6 +188,12 @@ impl Check<'_> {
                 self.loops.pop();
                 r
             }
+            TKind::ForSeq { label, body, .. } => {
+                self.loops.push((label.clone(), false));
+                let r = self.block(body);
+                self.loops.pop();
+                r
+            }
             TKind::Break { label, value } => {
                 let target = match label {
                     None => self.loops.last(),
@@ -379,6 +385,29 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
     Ok(())
 }
 
+/// Whether `block` writes an element of sequence binding `binding` anywhere inside it.
+fn block_writes_seq(block: &TBlock, binding: usize) -> bool {
+    fn expr(e: &TExpr, binding: usize) -> bool {
+        if let TKind::SeqStore { seq, .. } = &e.kind {
+            if seq.binding == binding {
+                return true;
+            }
+        }
+        let mut found = false;
+        each_child(e, &mut |c| {
+            found |= match c {
+                Child::Expr(c) => expr(c, binding),
+                Child::Block(b) => block_writes_seq(b, binding),
+            }
+        });
+        found
+    }
+    block.stmts.iter().any(|s| match s {
+        TStmt::Let { init, .. } => expr(init, binding),
+        TStmt::Expr(e) => expr(e, binding),
+    }) || block.tail.as_ref().is_some_and(|t| expr(t, binding))
+}
+
 /// Could rustc's const propagation know this value? Over-approximates: literals, host bindings, known locals,
 /// and operations on such values.
 fn possibly_known(e: &TExpr, known: &Known) -> bool {
@@ -475,6 +504,7 @@ fn each_child<'a>(e: &'a TExpr, f: &mut dyn FnMut(Child<'a>)) {
             f(Child::Expr(end));
             f(Child::Block(body));
         }
+        TKind::ForSeq { body, .. } => f(Child::Block(body)),
         TKind::Break { value, .. } | TKind::Return(value) => {
             if let Some(v) = value {
                 f(Child::Expr(v));
@@ -582,10 +612,18 @@ impl Guard<'_> {
             // Behind a reference, what the sequence's elements are borrowed by is not in the binding's mode (the
             // host may hold a borrow of an element across the hole): rustc's borrow check decides. (Indexing a
             // slice is also built into MIR, where rustc might know its length.)
-            TKind::SeqLen(seq) | TKind::SeqSum(seq) | TKind::SeqIndex { seq, .. } | TKind::SeqStore { seq, .. }
+            TKind::SeqLen(seq)
+            | TKind::SeqSum(seq)
+            | TKind::SeqIndex { seq, .. }
+            | TKind::SeqStore { seq, .. }
+            | TKind::ForSeq { seq, .. }
                 if seq.kind != SeqKind::Vec =>
             {
                 return at("a sequence behind a reference")
+            }
+            // Writing the vector a loop iterates is rustc's borrow error (E0502), which rust-analyzer does not report.
+            TKind::ForSeq { seq, body, .. } if block_writes_seq(body, seq.binding) => {
+                return at("a write to the sequence the loop iterates")
             }
             TKind::Lit(Lit::Int(v)) => {
                 let Some((_, max)) = range_of(e.ty) else {
