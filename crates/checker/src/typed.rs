@@ -325,3 +325,59 @@ pub struct TypedSnippet {
     /// The bindings the snippet uses, with their types.
     pub bindings: Vec<(usize, Scalar)>,
 }
+
+/// A direct part of an expression.
+pub enum Child<'a> {
+    Expr(&'a TExpr),
+    Block(&'a TBlock),
+}
+
+impl TExpr {
+    /// Calls `f` for each direct sub-expression and sub-block.
+    pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
+        match &self.kind {
+            TKind::Lit(_) | TKind::Local(_) | TKind::Continue { .. } => {}
+            TKind::Unary(_, x) | TKind::Cast(x) => f(Child::Expr(x)),
+            TKind::Binary(_, l, r) => {
+                f(Child::Expr(l));
+                f(Child::Expr(r));
+            }
+            TKind::Assign { value, .. } => f(Child::Expr(value)),
+            TKind::Block(b) => f(Child::Block(b)),
+            TKind::If { cond, then, otherwise } => {
+                f(Child::Expr(cond));
+                f(Child::Block(then));
+                if let Some(o) = otherwise {
+                    f(Child::Expr(o));
+                }
+            }
+            TKind::While { cond, body, .. } => {
+                f(Child::Expr(cond));
+                f(Child::Block(body));
+            }
+            TKind::Loop { body, .. } => f(Child::Block(body)),
+            TKind::For { start, end, body, .. } => {
+                f(Child::Expr(start));
+                f(Child::Expr(end));
+                f(Child::Block(body));
+            }
+            TKind::ForSeq { body, .. } => f(Child::Block(body)),
+            TKind::Break { value, .. } | TKind::Return(value) => {
+                if let Some(v) = value {
+                    f(Child::Expr(v));
+                }
+            }
+            TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+            TKind::SeqLen(_) | TKind::SeqSum(_) => {}
+            TKind::SeqIndex { index, .. } => f(Child::Expr(index)),
+            TKind::SeqStore { index, value, .. } => {
+                f(Child::Expr(index));
+                f(Child::Expr(value));
+            }
+            TKind::Method { receiver, args, .. } => {
+                f(Child::Expr(receiver));
+                args.iter().for_each(|a| f(Child::Expr(a)));
+            }
+        }
+    }
+}

@@ -353,6 +353,30 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub fn expr(&mut self, expr: &ast::Expr) -> Result<TExpr> {
         let ty = self.expr_type(expr)?;
         let range = self.range(expr.syntax());
+        // Sequence bindings read by loops and methods, before the general forms.
+        match expr {
+            ast::Expr::ForExpr(f) => {
+                if let (Some((pat, seq)), Some(body)) = (self.sequence_loop(f), f.loop_body()) {
+                    let var = self.declare_local(&pat)?;
+                    let label = Self::label(f.label().and_then(|l| l.lifetime()));
+                    let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                    return Ok(TExpr { kind, ty, range });
+                }
+            }
+            ast::Expr::MethodCallExpr(m) => {
+                if let Some(kind) = self.sequence_method(m) {
+                    // An overflow inside `sum` is placed, as rustc places it, at the method's name.
+                    let start = match (&kind, m.name_ref()) {
+                        (TKind::SeqSum(_), Some(name)) => {
+                            usize::from(name.syntax().text_range().start()).saturating_sub(self.snippet_start)
+                        }
+                        _ => range.start,
+                    };
+                    return Ok(TExpr { kind, ty, range: start..range.end });
+                }
+            }
+            _ => {}
+        }
         let kind = match expr {
             ast::Expr::Literal(lit) => TKind::Lit(match lit.kind() {
                 ast::LiteralKind::IntNumber(n) => match n.value() {
@@ -490,14 +514,6 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let label = Self::label(l.label().and_then(|l| l.lifetime()));
                 TKind::Loop { label, body: self.block(&body)? }
             }
-            ast::Expr::ForExpr(f) if self.sequence_loop(f).is_some() => {
-                let (Some((pat, seq)), Some(body)) = (self.sequence_loop(f), f.loop_body()) else {
-                    return self.unsupported("`for` over a sequence", expr.syntax());
-                };
-                let var = self.declare_local(&pat)?;
-                let label = Self::label(f.label().and_then(|l| l.lifetime()));
-                TKind::ForSeq { label, var, seq, body: self.block(&body)? }
-            }
             ast::Expr::ForExpr(f) => {
                 let (Some(ast::Pat::IdentPat(pat)), Some(ast::Expr::RangeExpr(range_expr)), Some(body)) =
                     (f.pat(), f.iterable(), f.loop_body())
@@ -582,17 +598,6 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                 }
                 TKind::SeqIndex { seq, index: Box::new(index) }
-            }
-            ast::Expr::MethodCallExpr(m) if self.sequence_method(m).is_some() => {
-                let Some(kind) = self.sequence_method(m) else {
-                    return self.unsupported("a method", expr.syntax());
-                };
-                // An overflow inside `sum` is placed, as rustc places it, at the method's name.
-                if let (TKind::SeqSum(_), Some(name)) = (&kind, m.name_ref()) {
-                    let start = usize::from(name.syntax().text_range().start()).saturating_sub(self.snippet_start);
-                    return Ok(TExpr { kind, ty, range: start..range.end });
-                }
-                kind
             }
             ast::Expr::MethodCallExpr(m) => {
                 let Some(f) = self.sema.resolve_method_call(m) else {

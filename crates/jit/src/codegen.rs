@@ -17,7 +17,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use lacuna_checker::typed::{
-    BinOp, Lit, LocalRef, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
+    BinOp, Child, Lit, LocalRef, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
 };
 use lacuna_lowering::Lowered;
 
@@ -167,54 +167,13 @@ fn host_calls_in_block(block: &TBlock, out: &mut BTreeMap<String, (Vec<Scalar>, 
 }
 
 fn host_calls(e: &TExpr, out: &mut BTreeMap<String, (Vec<Scalar>, Scalar)>) {
-    match &e.kind {
-        TKind::HostCall { name, args } => {
-            out.insert(name.clone(), (args.iter().map(|a| a.ty).collect(), e.ty));
-            args.iter().for_each(|a| host_calls(a, out));
-        }
-        TKind::Lit(_) | TKind::Local(_) | TKind::Continue { .. } => {}
-        TKind::Unary(_, x) | TKind::Cast(x) => host_calls(x, out),
-        TKind::Binary(_, l, r) => {
-            host_calls(l, out);
-            host_calls(r, out);
-        }
-        TKind::Assign { value, .. } => host_calls(value, out),
-        TKind::Block(b) => host_calls_in_block(b, out),
-        TKind::If { cond, then, otherwise } => {
-            host_calls(cond, out);
-            host_calls_in_block(then, out);
-            if let Some(o) = otherwise {
-                host_calls(o, out);
-            }
-        }
-        TKind::While { cond, body, .. } => {
-            host_calls(cond, out);
-            host_calls_in_block(body, out);
-        }
-        TKind::Loop { body, .. } => host_calls_in_block(body, out),
-        TKind::For { start, end, body, .. } => {
-            host_calls(start, out);
-            host_calls(end, out);
-            host_calls_in_block(body, out);
-        }
-        TKind::ForSeq { body, .. } => host_calls_in_block(body, out),
-        TKind::Break { value, .. } | TKind::Return(value) => {
-            if let Some(v) = value {
-                host_calls(v, out);
-            }
-        }
-        TKind::Call { args, .. } => args.iter().for_each(|a| host_calls(a, out)),
-        TKind::SeqLen(_) | TKind::SeqSum(_) => {}
-        TKind::SeqIndex { index, .. } => host_calls(index, out),
-        TKind::SeqStore { index, value, .. } => {
-            host_calls(index, out);
-            host_calls(value, out);
-        }
-        TKind::Method { receiver, args, .. } => {
-            host_calls(receiver, out);
-            args.iter().for_each(|a| host_calls(a, out));
-        }
+    if let TKind::HostCall { name, args } = &e.kind {
+        out.insert(name.clone(), (args.iter().map(|a| a.ty).collect(), e.ty));
     }
+    e.each_child(&mut |c| match c {
+        Child::Expr(c) => host_calls(c, out),
+        Child::Block(b) => host_calls_in_block(b, out),
+    });
 }
 
 fn power_of_two(e: &TExpr) -> Option<u32> {

@@ -10,7 +10,9 @@
 //! - its own ownership rules for what it admits: every value is `Copy`, so the rules are that only `mut`
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
-use lacuna_checker::typed::{BinOp, Lit, LocalRef, Scalar, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp};
+use lacuna_checker::typed::{
+    BinOp, Child, Lit, LocalRef, Scalar, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
+};
 use lacuna_checker::Binding;
 
 /// Why a snippet does not go to the JIT.
@@ -394,7 +396,7 @@ fn block_writes_seq(block: &TBlock, binding: usize) -> bool {
             }
         }
         let mut found = false;
-        each_child(e, &mut |c| {
+        e.each_child(&mut |c| {
             found |= match c {
                 Child::Expr(c) => expr(c, binding),
                 Child::Block(b) => block_writes_seq(b, binding),
@@ -448,7 +450,7 @@ fn mark_known_locals(block: &TBlock, known: &mut Known) {
                 expr(end, known);
                 mark_known_locals(body, known);
             }
-            _ => each_child(e, &mut |c| match c {
+            _ => e.each_child(&mut |c| match c {
                 Child::Expr(c) => expr(c, known),
                 Child::Block(b) => mark_known_locals(b, known),
             }),
@@ -467,60 +469,6 @@ fn mark_known_locals(block: &TBlock, known: &mut Known) {
     }
     if let Some(t) = &block.tail {
         expr(t, known);
-    }
-}
-
-/// A direct part of an expression.
-enum Child<'a> {
-    Expr(&'a TExpr),
-    Block(&'a TBlock),
-}
-
-/// Calls `f` for each direct sub-expression and sub-block of `e`.
-fn each_child<'a>(e: &'a TExpr, f: &mut dyn FnMut(Child<'a>)) {
-    match &e.kind {
-        TKind::Lit(_) | TKind::Local(_) | TKind::Continue { .. } => {}
-        TKind::Unary(_, x) | TKind::Cast(x) => f(Child::Expr(x)),
-        TKind::Binary(_, l, r) => {
-            f(Child::Expr(l));
-            f(Child::Expr(r));
-        }
-        TKind::Assign { value, .. } => f(Child::Expr(value)),
-        TKind::Block(b) => f(Child::Block(b)),
-        TKind::If { cond, then, otherwise } => {
-            f(Child::Expr(cond));
-            f(Child::Block(then));
-            if let Some(o) = otherwise {
-                f(Child::Expr(o));
-            }
-        }
-        TKind::While { cond, body, .. } => {
-            f(Child::Expr(cond));
-            f(Child::Block(body));
-        }
-        TKind::Loop { body, .. } => f(Child::Block(body)),
-        TKind::For { start, end, body, .. } => {
-            f(Child::Expr(start));
-            f(Child::Expr(end));
-            f(Child::Block(body));
-        }
-        TKind::ForSeq { body, .. } => f(Child::Block(body)),
-        TKind::Break { value, .. } | TKind::Return(value) => {
-            if let Some(v) = value {
-                f(Child::Expr(v));
-            }
-        }
-        TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
-        TKind::SeqLen(_) | TKind::SeqSum(_) => {}
-        TKind::SeqIndex { index, .. } => f(Child::Expr(index)),
-        TKind::SeqStore { index, value, .. } => {
-            f(Child::Expr(index));
-            f(Child::Expr(value));
-        }
-        TKind::Method { receiver, args, .. } => {
-            f(Child::Expr(receiver));
-            args.iter().for_each(|a| f(Child::Expr(a)));
-        }
     }
 }
 
@@ -683,7 +631,7 @@ impl Guard<'_> {
             _ => {}
         }
         let mut result = Ok(());
-        each_child(e, &mut |c| {
+        e.each_child(&mut |c| {
             if result.is_ok() {
                 result = match c {
                     Child::Expr(c) => self.expr(c),
