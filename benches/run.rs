@@ -27,6 +27,10 @@ fn main() {
     let json = std::env::args().any(|a| a == "--json");
     // `--kernels`: only the kernel table (no testdata cases).
     let kernels_only = std::env::args().any(|a| a == "--kernels");
+    // `--share`: only the auto path, one line per case that did not run on the JIT and why.
+    if std::env::args().any(|a| a == "--share") {
+        return share_by_case();
+    }
     let cases: Vec<_> = lacuna_testdata::load_all()
         .expect("testdata loads")
         .into_iter()
@@ -192,6 +196,53 @@ fn main() {
     if let Some(mib) = peak_rss_mib() {
         println!("peak RSS of this process: {mib:.0} MiB");
     }
+}
+
+/// The JIT share alone, with each case that missed it: what to widen the subset for next.
+fn share_by_case() {
+    let cases: Vec<_> = lacuna_testdata::load_all()
+        .expect("testdata loads")
+        .into_iter()
+        .filter(|c| c.expect == Expect::Accepted && c.run.is_none())
+        .collect();
+    let cache = tempfile::tempdir().expect("temp dir");
+    let checker =
+        Checker::new(CheckerOptions { cache_dir: Some(cache.path().to_owned()), ..CheckerOptions::default() })
+            .expect("checker starts");
+    let auto = Engine::new(
+        checker,
+        RunOptions { path: PathChoice::Auto, cache_dir: Some(cache.path().to_owned()), ..RunOptions::default() },
+    )
+    .expect("engine starts");
+    let mut hosts = HashMap::new();
+    let mut jit_count = 0;
+    let progress = indicatif::ProgressBar::new(cases.len() as u64);
+    let mut misses = Vec::new();
+    for case in &cases {
+        let host = hosts
+            .entry(case.host.clone())
+            .or_insert_with(|| auto.load("host.rs", &case.host).expect("testdata hosts load"))
+            .clone();
+        let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
+        let (_, report) =
+            lacuna_testdata::capture_stdout(|| auto.run(&host, snippets)).expect("stdout can be captured");
+        let site = &report.expect("the host runs").sites[case.hole];
+        if site.path == Some(lacuna_jit::ExecPath::Jit) {
+            jit_count += 1;
+        } else {
+            misses.push(format!("{:<48} {}", case.name, site.not_jit.as_deref().unwrap_or("(no reason given)")));
+        }
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    for miss in &misses {
+        println!("{miss}");
+    }
+    println!(
+        "JIT share (auto path): {jit_count} of {} ({:.0}%)",
+        cases.len(),
+        100.0 * jit_count as f64 / cases.len() as f64
+    );
 }
 
 /// Compute kernels in the JIT's subset: (name, body using `n`). Each is run at a hole on the JIT and, as the same

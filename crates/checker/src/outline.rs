@@ -21,15 +21,34 @@ pub fn parses_as_block_body(text: &str) -> bool {
     parse.errors().is_empty() && parse.tree().items().count() == 1
 }
 
-/// A top-level host function whose parameters and result are scalars spelled as primitive types: the JIT can
-/// call it through a shim the instrumented host exports.
+/// A top-level host function, or a method of a top-level inherent `impl` taking `&self` or `&mut self`, whose
+/// other parameters and result are scalars spelled as primitive types: the JIT can call it through a shim the
+/// instrumented host exports ([`ScalarFn::symbol`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScalarFn {
     pub name: String,
+    /// For a method: the `impl`'s type (a plain name) and whether the receiver is `&mut self`.
+    pub method_of: Option<(String, bool)>,
     /// Parameter types, as written (`i64`, `bool`, ...).
     pub params: Vec<String>,
     /// The result type, `()` when there is none.
     pub ret: String,
+}
+
+impl ScalarFn {
+    /// The symbol of its shim: `(run, out, [self pointer,] args..) -> status`.
+    pub fn symbol(&self) -> String {
+        shim_symbol(self.method_of.as_ref().map(|(ty, _)| ty.as_str()), &self.name)
+    }
+}
+
+/// The symbol of the shim for host function `name`, or for method `name` of type `self_ty` (the type's name is
+/// length-prefixed, so no two pairs share a symbol).
+pub fn shim_symbol(self_ty: Option<&str>, name: &str) -> String {
+    match self_ty {
+        None => format!("__lacuna_host_fn_{name}"),
+        Some(ty) => format!("__lacuna_host_method_{}{ty}_{name}", ty.len()),
+    }
 }
 
 /// Scalar types a shim passes by value through `extern "C"` (128-bit integers have no stable C ABI).
@@ -48,12 +67,34 @@ pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
         }
         _ => None,
     };
-    file.items()
-        .filter_map(|item| match item {
-            ast::Item::Fn(f) => Some(f),
-            _ => None,
-        })
-        .filter_map(|f| {
+    // Top-level functions, and methods of top-level inherent impls of a plainly named type.
+    let mut fns: Vec<(ast::Fn, Option<String>)> = Vec::new();
+    for item in file.items() {
+        match item {
+            ast::Item::Fn(f) => fns.push((f, None)),
+            ast::Item::Impl(imp)
+                if imp.trait_().is_none()
+                    && imp.generic_param_list().is_none()
+                    && imp.where_clause().is_none()
+                    && imp.unsafe_token().is_none()
+                    && imp.attrs().next().is_none() =>
+            {
+                let Some(ast::Type::PathType(ty)) = imp.self_ty() else { continue };
+                let ty = ty.syntax().to_string();
+                if !ty.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                for assoc in imp.assoc_item_list().into_iter().flat_map(|l| l.assoc_items()) {
+                    if let ast::AssocItem::Fn(f) = assoc {
+                        fns.push((f, Some(ty.clone())));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    fns.into_iter()
+        .filter_map(|(f, self_ty)| {
             let name = f.name()?.text().to_string();
             // Attributes (`#[cfg(..)]`, `#[test]`) may make the function absent or special: no shim.
             let plain = f.attrs().next().is_none()
@@ -66,9 +107,19 @@ pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
                 && f.body().is_some()
                 && name != "main";
             let list = f.param_list()?;
-            if !plain || list.self_param().is_some() {
+            if !plain {
                 return None;
             }
+            let method_of = match (self_ty, list.self_param()) {
+                (None, None) => None,
+                // `&self` / `&mut self` without an explicit type or lifetime.
+                (Some(ty), Some(this))
+                    if this.amp_token().is_some() && this.lifetime().is_none() && this.ty().is_none() =>
+                {
+                    Some((ty, this.mut_token().is_some()))
+                }
+                _ => return None,
+            };
             let params = list
                 .params()
                 .map(|p| match p.pat() {
@@ -83,7 +134,7 @@ pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
                     ty => scalar(ty)?,
                 },
             };
-            Some(ScalarFn { name, params, ret })
+            Some(ScalarFn { name, method_of, params, ret })
         })
         .collect()
 }
@@ -178,8 +229,11 @@ mod tests {
                     fn g<T>(x: T) -> T { x }\nfn s(x: &str) -> usize { 0 }\nfn w(x: i128) -> i64 { 0 }\n\
                     fn main() {}\nmod m { pub fn inner(x: i64) -> i64 { x } }\nunsafe fn u(x: i64) {}\n\
                     fn pat((a, b): (i64, i64)) -> i64 { a }\n";
-        let found: Vec<(String, Vec<String>, String)> =
-            scalar_fns(text).into_iter().map(|f| (f.name, f.params, f.ret)).collect();
+        let found: Vec<(String, Vec<String>, String)> = scalar_fns(text)
+            .into_iter()
+            .inspect(|f| assert_eq!(f.method_of, None))
+            .map(|f| (f.name, f.params, f.ret))
+            .collect();
         let own = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert_eq!(
             found,
@@ -190,6 +244,24 @@ mod tests {
             ]
         );
     }
+    #[test]
+    fn scalar_methods_take_a_reference_receiver_in_a_plain_inherent_impl() {
+        let text = "struct C { n: u32 }\nimpl C {\n    fn get(&self) -> u32 { self.n }\n    \
+                    pub fn bump(&mut self, by: u32) -> u32 { self.n += by; self.n }\n    fn new() -> C { C { n: 0 } }\n    \
+                    fn take(self) -> u32 { self.n }\n    fn name(&self) -> String { String::new() }\n}\n\
+                    impl Clone for C { fn clone(&self) -> C { C { n: self.n } } }\n\
+                    impl<T> W<T> { fn get(&self) -> u32 { 0 } }\n";
+        let found: Vec<(String, Option<(String, bool)>, String)> =
+            scalar_fns(text).into_iter().map(|f| (f.symbol(), f.method_of, f.ret)).collect();
+        assert_eq!(
+            found,
+            vec![
+                ("__lacuna_host_method_1C_get".into(), Some(("C".into(), false)), "u32".into()),
+                ("__lacuna_host_method_1C_bump".into(), Some(("C".into(), true)), "u32".into()),
+            ]
+        );
+    }
+
     use expect_test::expect;
 
     #[test]

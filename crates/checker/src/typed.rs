@@ -178,9 +178,11 @@ pub enum TKind {
     Binary(BinOp, Box<TExpr>, Box<TExpr>),
     /// `expr as ty` (the target is the expression's `ty`).
     Cast(Box<TExpr>),
+    /// `*r` of a hole binding `r: &S` or `r: &mut S` (index into the hole's bindings).
+    Deref(usize),
     /// `place = value`, or `place op= value`.
     Assign {
-        place: LocalRef,
+        place: Place,
         op: Option<BinOp>,
         value: Box<TExpr>,
     },
@@ -220,10 +222,15 @@ pub enum TKind {
         function: usize,
         args: Vec<TExpr>,
     },
-    /// A call of a function the host declares at its top level, over scalars (the instrumented host exports a shim
-    /// for each such function; see `lacuna_checker::scalar_fns`).
+    /// A call of a function the host declares at its top level, or of a method of a top-level inherent impl with a
+    /// `&self`/`&mut self` receiver, over scalars (the instrumented host exports a shim for each such function;
+    /// see `lacuna_checker::scalar_fns`).
     HostCall {
+        /// The function's name (for messages).
         name: String,
+        /// The shim's symbol ([`crate::ScalarFn::symbol`]).
+        symbol: String,
+        receiver: Option<SelfArg>,
         args: Vec<TExpr>,
     },
     /// `for &x in &v`, `for &x in v.iter()` or `for x in v.iter().copied()` over a sequence binding (`var` is
@@ -262,6 +269,25 @@ pub enum TKind {
     },
 }
 
+/// The receiver of a host method: a hole binding that holds the value or a reference to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SelfArg {
+    /// Index into the hole's bindings.
+    pub binding: usize,
+    /// The binding is `&T` or `&mut T` (the value is where it points); otherwise it is the `T` itself.
+    pub through_ref: bool,
+    /// The method takes `&mut self`.
+    pub mutable: bool,
+}
+
+/// What an assignment writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Local(LocalRef),
+    /// `*r` of a hole binding `r: &mut S` (index into the hole's bindings).
+    Deref(usize),
+}
+
 /// How a hole binding holds a sequence of scalars: where its elements and its length are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeqKind {
@@ -286,7 +312,11 @@ pub struct Seq {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TStmt {
-    Let { local: usize, init: TExpr },
+    /// `let x = init;`, or `let x;` (assigned later, as rustc's initialization check requires).
+    Let {
+        local: usize,
+        init: Option<TExpr>,
+    },
     Expr(TExpr),
 }
 
@@ -336,7 +366,7 @@ impl TExpr {
     /// Calls `f` for each direct sub-expression and sub-block.
     pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
         match &self.kind {
-            TKind::Lit(_) | TKind::Local(_) | TKind::Continue { .. } => {}
+            TKind::Lit(_) | TKind::Local(_) | TKind::Deref(_) | TKind::Continue { .. } => {}
             TKind::Unary(_, x) | TKind::Cast(x) => f(Child::Expr(x)),
             TKind::Binary(_, l, r) => {
                 f(Child::Expr(l));

@@ -108,15 +108,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// A hole binding that is a sequence of scalars (`Vec<S>`, `&Vec<S>`, `&mut Vec<S>`, `&[S]`, `&mut [S]`,
     /// with `S` at most 64 bits), as `expr` names it.
     fn sequence(&mut self, expr: &ast::Expr) -> Option<Seq> {
-        let ast::Expr::PathExpr(p) = expr else { return None };
-        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
-        if self.local_ids.contains_key(&local) {
-            return None;
-        }
-        let name = local.name(self.db);
-        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
-        let decl = usize::from(source.syntax().text_range().start());
-        let binding = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
+        let (binding, local) = self.hole_binding(expr)?;
         let ty = local.ty(self.db);
         let vec_elem = |ty: &ra_ap_hir::Type<'db>| -> Option<ra_ap_hir::Type<'db>> {
             let ra_ap_hir::Adt::Struct(s) = ty.as_adt()? else { return None };
@@ -138,10 +130,82 @@ impl<'a, 'db> Builder<'a, 'db> {
         if matches!(elem, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
             return None;
         }
-        if !self.used_bindings.iter().any(|(i, _)| *i == binding) {
-            self.used_bindings.push((binding, elem));
-        }
+        self.note_binding(binding, elem);
         Some(Seq { binding, kind, elem, writable })
+    }
+
+    /// The hole binding `expr` names (not a snippet local), with its local.
+    fn hole_binding(&self, expr: &ast::Expr) -> Option<(usize, Local<'db>)> {
+        let ast::Expr::PathExpr(p) = expr else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        if self.local_ids.contains_key(&local) {
+            return None;
+        }
+        let name = local.name(self.db);
+        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
+        let decl = usize::from(source.syntax().text_range().start());
+        let binding = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
+        Some((binding, local))
+    }
+
+    fn note_binding(&mut self, binding: usize, ty: Scalar) {
+        if !self.used_bindings.iter().any(|(i, _)| *i == binding) {
+            self.used_bindings.push((binding, ty));
+        }
+    }
+
+    /// The hole binding `r: &S` or `r: &mut S` (`S` a scalar up to 64 bits) that `expr` names, with `S` and whether
+    /// it is `&mut`.
+    fn scalar_reference(&mut self, expr: &ast::Expr) -> Option<(usize, Scalar, bool)> {
+        let (binding, local) = self.hole_binding(expr)?;
+        let (inner, mutability) = local.ty(self.db).as_reference()?;
+        let elem = inner.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))?;
+        if matches!(elem, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
+            return None;
+        }
+        self.note_binding(binding, elem);
+        Some((binding, elem, mutability == ra_ap_hir::Mutability::Mut))
+    }
+
+    /// For a method of a top-level inherent impl of a host type with a `&self`/`&mut self` receiver and scalar
+    /// parameters and result: the type's name and whether the receiver is `&mut self`.
+    fn host_scalar_method(&self, f: Function) -> Option<(ra_ap_hir::Adt, String, bool)> {
+        let ra_ap_hir::AssocItemContainer::Impl(imp) = f.as_assoc_item(self.db)?.container(self.db) else {
+            return None;
+        };
+        let module = imp.module(self.db);
+        if imp.trait_(self.db).is_some()
+            || !module.is_crate_root(self.db)
+            || !module.krate(self.db).origin(self.db).is_local()
+        {
+            return None;
+        }
+        let adt = imp.self_ty(self.db).as_adt()?;
+        let mutable = match f.self_param(self.db)?.access(self.db) {
+            ra_ap_hir::Access::Shared => false,
+            ra_ap_hir::Access::Exclusive => true,
+            ra_ap_hir::Access::Owned => return None,
+        };
+        self.scalar_signature(f)?;
+        Some((adt, adt.name(self.db).as_str().to_owned(), mutable))
+    }
+
+    /// The hole binding a host method's receiver expression names: the value itself, `&value`, `&mut value`, or a
+    /// binding holding a reference to it.
+    fn self_arg(&mut self, expr: &ast::Expr, adt: ra_ap_hir::Adt, mutable: bool) -> Option<SelfArg> {
+        let (expr, explicit_ref) = match expr {
+            ast::Expr::RefExpr(r) if r.raw_token().is_none() => (r.expr()?, true),
+            other => (other.clone(), false),
+        };
+        let (binding, local) = self.hole_binding(&expr)?;
+        let ty = local.ty(self.db);
+        let through_ref = match ty.as_reference() {
+            Some((inner, _)) if !explicit_ref && inner.as_adt() == Some(adt) => true,
+            None if ty.as_adt() == Some(adt) => false,
+            _ => return None,
+        };
+        self.note_binding(binding, Scalar::Unit);
+        Some(SelfArg { binding, through_ref, mutable })
     }
 
     /// The element pattern and the sequence of `for &x in &v`, `for &x in v.iter()` or
@@ -219,6 +283,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         if f.as_assoc_item(self.db).is_some() || f.self_param(self.db).is_some() {
             return None;
         }
+        self.scalar_signature(f)?;
+        Some(f.name(self.db).as_str().to_owned())
+    }
+
+    /// `f`'s parameters (other than `self`) and result are scalars passed by value (`()` allowed as the result; no
+    /// 128-bit integers).
+    fn scalar_signature(&self, f: Function) -> Option<()> {
         let by_value = |ty: &ra_ap_hir::Type<'db>, unit: bool| {
             if ty.is_unit() {
                 return unit;
@@ -227,12 +298,38 @@ impl<'a, 'db> Builder<'a, 'db> {
             matches!(scalar, Some(s) if !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))
         };
         let params_ok = f.params_without_self(self.db).iter().all(|p| by_value(p.ty(), false));
-        (params_ok && by_value(&f.ret_type(self.db), true)).then(|| f.name(self.db).as_str().to_owned())
+        (params_ok && by_value(&f.ret_type(self.db), true)).then_some(())
+    }
+
+    /// The name of the `core` trait `f` belongs to (declared in it, or implementing it).
+    fn core_trait_of(&self, f: Function) -> Option<String> {
+        let t = match f.as_assoc_item(self.db)?.container(self.db) {
+            ra_ap_hir::AssocItemContainer::Trait(t) => t,
+            ra_ap_hir::AssocItemContainer::Impl(imp) => imp.trait_(self.db)?,
+        };
+        let krate = t.module(self.db).krate(self.db).display_name(self.db)?.to_string();
+        (krate == "core").then(|| t.name(self.db).as_str().to_owned())
+    }
+
+    /// A conversion between scalars that is a `From`/`Into` impl of `core` (all are lossless, so each means what
+    /// the `as` cast between the same types means; the lowering admits only the casts the JIT implements).
+    fn conversion(&mut self, f: Function, value: &ast::Expr, ty: Scalar, range: Range<usize>) -> Result<Option<TExpr>> {
+        let name = f.name(self.db);
+        let is_conversion = match self.core_trait_of(f).as_deref() {
+            Some("From") => name.as_str() == "from",
+            Some("Into") => name.as_str() == "into",
+            _ => false,
+        };
+        if !is_conversion {
+            return Ok(None);
+        }
+        let inner = self.expr(value)?;
+        Ok(Some(TExpr { kind: TKind::Cast(Box::new(inner)), ty, range }))
     }
 
     /// The snippet's block (the `{ .. }` Lacuna spliced in).
     pub fn block(&mut self, block: &ast::BlockExpr) -> Result<TBlock> {
-        if block.modifier().is_some() {
+        if block.modifier().is_some_and(|m| !matches!(m, ast::BlockModifier::Label(_))) {
             return self.unsupported("an async, unsafe, const or try block", block.syntax());
         }
         let label = block.label().and_then(|l| l.lifetime()).map(|l| l.text().to_string());
@@ -253,6 +350,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                     None => return self.unsupported("an empty statement", e.syntax()),
                 },
                 ast::Stmt::Item(ast::Item::Fn(f)) => self.define_fn(&f)?,
+                // Only name resolution, which rust-analyzer has done.
+                ast::Stmt::Item(ast::Item::Use(_)) => {}
                 ast::Stmt::Item(item) => return self.unsupported("an item other than a function", item.syntax()),
             }
         }
@@ -274,10 +373,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(ast::Pat::IdentPat(pat)) = stmt.pat() else {
             return self.unsupported("a pattern other than a name in `let`", stmt.syntax());
         };
-        let Some(init) = stmt.initializer() else {
-            return self.unsupported("`let` without a value", stmt.syntax());
+        let init = match stmt.initializer() {
+            Some(init) => Some(self.expr(&init)?),
+            None => None,
         };
-        let init = self.expr(&init)?;
         let local = self.declare_local(&pat)?;
         Ok(TStmt::Let { local, init })
     }
@@ -340,9 +439,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return self.unsupported("a local the subset does not know", node);
         };
         let ty = self.scalar(&local.ty(self.db), node)?;
-        if !self.used_bindings.iter().any(|(i, _)| *i == index) {
-            self.used_bindings.push((index, ty));
-        }
+        self.note_binding(index, ty);
         Ok(LocalRef::Binding(index))
     }
 
@@ -409,7 +506,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let op = match p.op_kind() {
                     Some(ast::UnaryOp::Neg) => UnOp::Neg,
                     Some(ast::UnaryOp::Not) => UnOp::Not,
-                    _ => return self.unsupported("a dereference", expr.syntax()),
+                    Some(ast::UnaryOp::Deref) => {
+                        let Some((binding, _, _)) = p.expr().and_then(|inner| self.scalar_reference(&inner)) else {
+                            return self.unsupported("a dereference", expr.syntax());
+                        };
+                        return Ok(TExpr { kind: TKind::Deref(binding), ty, range });
+                    }
+                    None => return self.unsupported("a prefix operator", expr.syntax()),
                 };
                 let Some(inner) = p.expr() else { return self.unsupported("an operand", expr.syntax()) };
                 TKind::Unary(op, Box::new(self.expr(&inner)?))
@@ -440,6 +543,17 @@ impl<'a, 'db> Builder<'a, 'db> {
                             };
                             let index = Box::new(index);
                             TKind::SeqStore { seq, index_at, index, op: op.map(arith), value }
+                        } else if let ast::Expr::PrefixExpr(deref) = &lhs {
+                            let target = match deref.op_kind() {
+                                Some(ast::UnaryOp::Deref) => deref.expr().and_then(|r| self.scalar_reference(&r)),
+                                _ => None,
+                            };
+                            let Some((binding, _, true)) = target else {
+                                return self
+                                    .unsupported("assignment through something other than a `&mut`", expr.syntax());
+                            };
+                            let value = Box::new(self.expr(&rhs)?);
+                            TKind::Assign { place: Place::Deref(binding), op: op.map(arith), value }
                         } else {
                             let ast::Expr::PathExpr(place) = &lhs else {
                                 return self.unsupported("assignment to something other than a local", expr.syntax());
@@ -451,7 +565,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                             };
                             let place = self.local_ref(local, lhs.syntax())?;
                             let value = Box::new(self.expr(&rhs)?);
-                            TKind::Assign { place, op: op.map(arith), value }
+                            TKind::Assign { place: Place::Local(place), op: op.map(arith), value }
                         }
                     }
                     other => {
@@ -562,20 +676,50 @@ impl<'a, 'db> Builder<'a, 'db> {
                     Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) => Some(f),
                     _ => None,
                 };
+                let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                if let (Some(f), [value]) = (resolved, args.as_slice()) {
+                    // `i64::from(x)`.
+                    if let Some(cast) = self.conversion(f, value, ty, range.clone())? {
+                        return Ok(cast);
+                    }
+                }
+                if let (Some(f), [a, b]) = (resolved, args.as_slice()) {
+                    // `std::cmp::max(a, b)` / `min`: what `a.max(b)` is.
+                    let name = f.name(self.db).as_str().to_owned();
+                    let in_cmp = f.module(self.db).name(self.db).is_some_and(|m| m.as_str() == "cmp")
+                        && f.module(self.db)
+                            .krate(self.db)
+                            .display_name(self.db)
+                            .is_some_and(|n| n.to_string() == "core")
+                        && f.as_assoc_item(self.db).is_none();
+                    if in_cmp && (name == "max" || name == "min") {
+                        let receiver = Box::new(self.expr(a)?);
+                        let args = vec![self.expr(b)?];
+                        return Ok(TExpr { kind: TKind::Method { name, receiver, args }, ty, range });
+                    }
+                }
                 let Some(function) = resolved.and_then(|f| self.fn_ids.get(&f).copied()) else {
                     if let Some(name) = resolved.and_then(|f| self.host_scalar_fn(f)) {
-                        let mut args = Vec::new();
-                        for a in c.arg_list().into_iter().flat_map(|l| l.args()) {
-                            args.push(self.expr(&a)?);
+                        let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                        let symbol = crate::shim_symbol(None, &name);
+                        let kind = TKind::HostCall { name, symbol, receiver: None, args };
+                        return Ok(TExpr { kind, ty, range });
+                    }
+                    // `Type::method(&mut value, ..)`.
+                    if let Some((adt, ty_name, mutable)) = resolved.and_then(|f| self.host_scalar_method(f)) {
+                        if let Some((first, rest)) = args.split_first() {
+                            if let Some(receiver) = self.self_arg(first, adt, mutable) {
+                                let name = resolved.map(|f| f.name(self.db).as_str().to_owned()).unwrap_or_default();
+                                let args = rest.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                                let symbol = crate::shim_symbol(Some(&ty_name), &name);
+                                let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
+                                return Ok(TExpr { kind, ty, range });
+                            }
                         }
-                        return Ok(TExpr { kind: TKind::HostCall { name, args }, ty, range });
                     }
                     return self.unsupported("a call of a function not declared in the snippet", expr.syntax());
                 };
-                let mut args = Vec::new();
-                for a in c.arg_list().into_iter().flat_map(|l| l.args()) {
-                    args.push(self.expr(&a)?);
-                }
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
                 TKind::Call { function, args }
             }
             ast::Expr::IndexExpr(ix) => {
@@ -604,14 +748,37 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.unsupported("a method", expr.syntax());
                 };
                 let name = f.name(self.db).as_str().to_owned();
-                // Only inherent methods of the primitive types (not a trait's, not the host's).
+                let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
+                if let (true, Some(receiver)) = (no_args, m.receiver()) {
+                    // `x.into()`.
+                    if let Some(cast) = self.conversion(f, &receiver, ty, range.clone())? {
+                        return Ok(cast);
+                    }
+                }
+                // A method of the host's own type, on a hole binding.
+                if let (Some((adt, ty_name, mutable)), Some(receiver)) = (self.host_scalar_method(f), m.receiver()) {
+                    if let Some(receiver) = self.self_arg(&receiver, adt, mutable) {
+                        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                        let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                        let symbol = crate::shim_symbol(Some(&ty_name), &name);
+                        let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
+                        // A panic inside is placed, as rustc's debug info places the call, at the method's name.
+                        let start = m.name_ref().map_or(range.start, |n| {
+                            usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start)
+                        });
+                        return Ok(TExpr { kind, ty, range: start..range.end });
+                    }
+                }
+                // Inherent methods of the primitive types (not the host's), and `Ord::max`/`min` (integers have no
+                // inherent ones).
                 let inherent_primitive = match f.as_assoc_item(self.db).map(|a| a.container(self.db)) {
                     Some(ra_ap_hir::AssocItemContainer::Impl(imp)) => {
                         imp.trait_(self.db).is_none() && imp.self_ty(self.db).as_builtin().is_some()
                     }
                     _ => false,
                 };
-                if !SCALAR_METHODS.contains(&name.as_str()) || !inherent_primitive {
+                let ord = (name == "max" || name == "min") && self.core_trait_of(f).as_deref() == Some("Ord");
+                if !SCALAR_METHODS.contains(&name.as_str()) || !(inherent_primitive || ord) {
                     return self.unsupported("a method outside the subset", expr.syntax());
                 }
                 let Some(receiver) = m.receiver() else { return self.unsupported("a method", expr.syntax()) };

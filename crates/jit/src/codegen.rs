@@ -17,7 +17,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use lacuna_checker::typed::{
-    BinOp, Child, Lit, LocalRef, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
+    BinOp, Child, Lit, LocalRef, Place, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
 };
 use lacuna_lowering::Lowered;
 
@@ -153,11 +153,14 @@ fn is_zero(e: &TExpr) -> bool {
     matches!(e.kind, TKind::Lit(Lit::Int(0)))
 }
 
-/// The host functions a block calls, with their parameter and result types.
-fn host_calls_in_block(block: &TBlock, out: &mut BTreeMap<String, (Vec<Scalar>, Scalar)>) {
+/// A host function or method the snippet calls, by its shim's symbol: (name, has a receiver, parameter types).
+type HostCalls = BTreeMap<String, (String, bool, Vec<Scalar>)>;
+
+/// The host functions and methods a block calls.
+fn host_calls_in_block(block: &TBlock, out: &mut HostCalls) {
     for stmt in &block.stmts {
         match stmt {
-            TStmt::Let { init, .. } => host_calls(init, out),
+            TStmt::Let { init, .. } => init.iter().for_each(|init| host_calls(init, out)),
             TStmt::Expr(e) => host_calls(e, out),
         }
     }
@@ -166,9 +169,9 @@ fn host_calls_in_block(block: &TBlock, out: &mut BTreeMap<String, (Vec<Scalar>, 
     }
 }
 
-fn host_calls(e: &TExpr, out: &mut BTreeMap<String, (Vec<Scalar>, Scalar)>) {
-    if let TKind::HostCall { name, args } = &e.kind {
-        out.insert(name.clone(), (args.iter().map(|a| a.ty).collect(), e.ty));
+fn host_calls(e: &TExpr, out: &mut HostCalls) {
+    if let TKind::HostCall { name, symbol, receiver, args } = &e.kind {
+        out.insert(symbol.clone(), (name.clone(), receiver.is_some(), args.iter().map(|a| a.ty).collect()));
     }
     e.each_child(&mut |c| match c {
         Child::Expr(c) => host_calls(c, out),
@@ -284,18 +287,20 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     for f in &snippet.fns {
         host_calls_in_block(&f.body, &mut calls);
     }
-    for name in calls.keys() {
-        let symbol = crate::instrument::host_fn_symbol(name);
-        let address = (host.symbol)(&symbol)
+    for (symbol, (name, _, _)) in &calls {
+        let address = (host.symbol)(symbol)
             .ok_or_else(|| CodegenError(format!("the host does not export `{name}` to the JIT")))?;
         builder.symbol(symbol, address);
     }
     let mut module = JITModule::new(builder);
     let ptr = module.target_config().pointer_type();
     let mut host_fns = HashMap::new();
-    for (name, (params, _)) in &calls {
+    for (symbol, (_, has_receiver, params)) in &calls {
         let mut sig = module.make_signature();
         sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
+        if *has_receiver {
+            sig.params.push(AbiParam::new(ptr));
+        }
         for &p in params {
             let t = clif(p).ok_or_else(|| CodegenError(format!("a `{}` argument", p.name())))?;
             // C passes narrow integers extended to 32 bits (`bool`, `char` and unsigned types with zeros).
@@ -307,9 +312,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             sig.params.push(param);
         }
         sig.returns.push(AbiParam::new(types::I32));
-        let id =
-            module.declare_function(&crate::instrument::host_fn_symbol(name), Linkage::Import, &sig).map_err(err)?;
-        host_fns.insert(name.clone(), id);
+        let id = module.declare_function(symbol, Linkage::Import, &sig).map_err(err)?;
+        host_fns.insert(symbol.clone(), id);
     }
 
     // Declare helpers and snippet functions first (calls may come before definitions).
@@ -410,8 +414,10 @@ struct LoopCtx {
     /// Where `continue` goes.
     next: cranelift_codegen::ir::Block,
     exit: cranelift_codegen::ir::Block,
-    /// The exit block's parameter type, for `break value` out of `loop`.
+    /// The exit block's parameter type, for `break value` out of `loop` or a labelled block.
     value: Option<Type>,
+    /// A labelled block: only a `break` naming it leaves it.
+    is_block: bool,
 }
 
 struct Gen<'a, 'b> {
@@ -583,6 +589,31 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
+    /// Where the hole binding `r: &S` / `&mut S` points.
+    fn referent(&mut self, binding: usize) -> Value {
+        let p = self.binding_ptr(binding);
+        self.b.ins().load(types::I64, MemFlags::trusted(), p, 0)
+    }
+
+    fn read_place(&mut self, place: Place, ty: Scalar) -> Option<Value> {
+        match place {
+            Place::Local(local) => self.read(local, ty),
+            Place::Deref(binding) => {
+                let t = clif(ty)?;
+                let target = self.referent(binding);
+                Some(self.b.ins().load(t, MemFlags::trusted(), target, 0))
+            }
+        }
+    }
+
+    fn place_ty(&self, place: Place) -> Scalar {
+        match place {
+            Place::Local(local) => self.local_ty(local),
+            // The binding's listed type is what it points to.
+            Place::Deref(binding) => self.local_ty(LocalRef::Binding(binding)),
+        }
+    }
+
     fn write(&mut self, local: LocalRef, value: Option<Value>) {
         let Some(v) = value else { return };
         match local {
@@ -607,10 +638,34 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     fn block(&mut self, block: &TBlock) -> R<Option<Value>> {
+        if block.label.is_none() {
+            return self.block_inner(block);
+        }
+        // A labelled block: `break 'label value` jumps to its exit with the value.
+        let exit = self.b.create_block();
+        let t = block.ty.and_then(clif);
+        if let Some(t) = t {
+            self.b.append_block_param(exit, t);
+        }
+        self.loops.push(LoopCtx { label: block.label.clone(), next: exit, exit, value: t, is_block: true });
+        let v = self.block_inner(block);
+        self.loops.pop();
+        let v = v?;
+        self.jump_with(exit, t, v);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(t.map(|_| self.b.block_params(exit)[0]))
+    }
+
+    fn block_inner(&mut self, block: &TBlock) -> R<Option<Value>> {
         for stmt in &block.stmts {
             match stmt {
                 TStmt::Let { local, init } => {
-                    let v = self.expr(init)?;
+                    let v = match init {
+                        Some(init) => self.expr(init)?,
+                        // `let x;`: rustc proved every use comes after an assignment.
+                        None => None,
+                    };
                     if let Some(t) = clif(self.snippet.locals[*local].ty) {
                         let var = self.b.declare_var(t);
                         let v = v.unwrap_or_else(|| self.zero(t));
@@ -634,6 +689,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(match &e.kind {
             TKind::Lit(lit) => self.lit(lit, e.ty, false),
             TKind::Local(l) => self.read(*l, e.ty),
+            TKind::Deref(binding) => self.read_place(Place::Deref(*binding), e.ty),
             TKind::Unary(UnOp::Neg, inner) if matches!(inner.kind, TKind::Lit(Lit::Int(_))) => {
                 // `-128i8` is a literal, not a negation that overflows.
                 let TKind::Lit(lit) = &inner.kind else { unreachable!() };
@@ -707,13 +763,21 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let v = self.expr(value)?;
                 let v = match (op, v) {
                     (Some(op), Some(v)) => {
-                        let ty = self.local_ty(*place);
-                        let current = self.read(*place, ty).ok_or_else(|| CodegenError("assignment".into()))?;
+                        let ty = self.place_ty(*place);
+                        let current = self.read_place(*place, ty).ok_or_else(|| CodegenError("assignment".into()))?;
                         Some(self.binary(*op, ty, value.ty, current, v, at))
                     }
                     (_, v) => v,
                 };
-                self.write(*place, v);
+                match place {
+                    Place::Local(local) => self.write(*local, v),
+                    Place::Deref(binding) => {
+                        if let Some(v) = v {
+                            let target = self.referent(*binding);
+                            self.b.ins().store(MemFlags::trusted(), v, target, 0);
+                        }
+                    }
+                }
                 None
             }
             TKind::Block(b) => self.block(b)?,
@@ -753,7 +817,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.switch_to_block(body_block);
                 self.b.seal_block(body_block);
                 self.tick(at);
-                self.loop_body(LoopCtx { label: label.clone(), next: header, exit, value: None }, body)?;
+                self.loop_body(
+                    LoopCtx { label: label.clone(), next: header, exit, value: None, is_block: false },
+                    body,
+                )?;
                 None
             }
             TKind::Loop { label, body } => {
@@ -766,7 +833,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().jump(header, &[]);
                 self.b.switch_to_block(header);
                 self.tick(at);
-                self.loop_body(LoopCtx { label: label.clone(), next: header, exit, value: t }, body)?;
+                self.loop_body(LoopCtx { label: label.clone(), next: header, exit, value: t, is_block: false }, body)?;
                 t.map(|_| self.b.block_params(exit)[0])
             }
             TKind::For { label, var, start, end, inclusive, body } => {
@@ -797,7 +864,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let i = self.b.use_var(counter);
                 self.b.def_var(loop_var, i);
                 self.vars.insert(*var, loop_var);
-                self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: None });
+                self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: None, is_block: false });
                 self.block(body)?;
                 self.loops.pop();
                 self.b.ins().jump(latch, &[]);
@@ -847,7 +914,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let loop_var = self.b.declare_var(t);
                 self.b.def_var(loop_var, element);
                 self.vars.insert(*var, loop_var);
-                self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: None });
+                self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: None, is_block: false });
                 self.block(body)?;
                 self.loops.pop();
                 self.b.ins().jump(latch, &[]);
@@ -936,8 +1003,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().store(MemFlags::trusted(), v, address, 0);
                 None
             }
-            TKind::HostCall { name, args } => {
-                let mut values = Vec::with_capacity(args.len() + 2);
+            TKind::HostCall { name, symbol, receiver, args } => {
+                let mut values = Vec::with_capacity(args.len() + 3);
+                if let Some(r) = receiver {
+                    let this = if r.through_ref { self.referent(r.binding) } else { self.binding_ptr(r.binding) };
+                    values.push(this);
+                }
                 for a in args {
                     values.push(self.expr(a)?.ok_or_else(|| CodegenError("a host call's argument".into()))?);
                 }
@@ -947,7 +1018,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let out = self.b.ins().stack_addr(ptr, slot, 0);
                 let run = self.b.ins().load(ptr, MemFlags::trusted(), self.ctx, RUN_OFFSET);
                 values.splice(0..0, [run, out]);
-                let callee = *self.host_fns.get(name).ok_or_else(|| CodegenError(format!("host function `{name}`")))?;
+                let callee =
+                    *self.host_fns.get(symbol).ok_or_else(|| CodegenError(format!("host function `{name}`")))?;
                 self.store_fuel();
                 let call = self.b.ins().call(callee, &values);
                 let status = self.b.inst_results(call)[0];
@@ -983,7 +1055,7 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     fn find_loop(&self, label: &Option<String>) -> R<usize> {
         match label {
-            None => self.loops.len().checked_sub(1),
+            None => self.loops.iter().rposition(|c| !c.is_block),
             Some(l) => self.loops.iter().rposition(|c| c.label.as_ref() == Some(l)),
         }
         .ok_or_else(|| CodegenError("`break` or `continue` without its loop".into()))

@@ -49,7 +49,7 @@ impl SitePlan {
 pub struct Instrumented {
     pub text: String,
     pub sites: Vec<SitePlan>,
-    /// The host functions the JIT can call (each through its exported shim, [`host_fn_symbol`]).
+    /// The host functions and methods the JIT can call (each through its exported shim).
     pub host_fns: Vec<lacuna_checker::ScalarFn>,
     /// (host offset where a replaced hole ends, instrumented offset where its replacement ends), in order.
     anchors: Vec<(usize, usize)>,
@@ -99,31 +99,31 @@ pub unsafe extern "C" fn __lacuna_vec_layout(out: *mut usize) {
 
 const MAX_ROUNDS: u32 = 24;
 
-/// The symbol of the shim through which JIT code calls host function `name`: `(run, out, args..) -> status`, the
-/// call made under `lacuna::__private::run_snippet` (a panic is status 1 with `run`'s fault filled in).
-pub fn host_fn_symbol(name: &str) -> String {
-    format!("__lacuna_host_fn_{name}")
-}
-
-fn shims(fns: &[lacuna_checker::ScalarFn]) -> String {
-    let mut text = String::new();
-    for f in fns {
-        let params: Vec<String> = f.params.iter().enumerate().map(|(i, t)| format!("__lacuna_a{i}: {t}")).collect();
-        let args: Vec<String> = (0..f.params.len()).map(|i| format!("__lacuna_a{i}")).collect();
-        text.push_str(&format!(
-            "\n#[doc(hidden)]\n#[no_mangle]\n#[allow(improper_ctypes_definitions)]\npub unsafe extern \"C\" fn {symbol}(\
-             __lacuna_run: *mut ::lacuna::__private::RawRun, __lacuna_out: *mut {ret}{sep}{params}) -> u32 {{\n    \
-             unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, move || unsafe {{ \
-             ::core::ptr::write(__lacuna_out, crate::{name}({args})) }}) }}\n}}\n",
-            symbol = host_fn_symbol(&f.name),
-            ret = f.ret,
-            sep = if params.is_empty() { "" } else { ", " },
-            params = params.join(", "),
-            name = f.name,
-            args = args.join(", "),
-        ));
-    }
-    text
+/// The shims through which JIT code calls host functions and methods ([`lacuna_checker::ScalarFn::symbol`]):
+/// `(run, out, [self pointer,] args..) -> status`, the call made under `lacuna::__private::run_snippet` (a panic
+/// is status 1 with `run`'s fault filled in).
+fn shim(f: &lacuna_checker::ScalarFn) -> String {
+    let mut params: Vec<String> = f.params.iter().enumerate().map(|(i, t)| format!("__lacuna_a{i}: {t}")).collect();
+    let args: Vec<String> = (0..f.params.len()).map(|i| format!("__lacuna_a{i}")).collect();
+    let callee = match &f.method_of {
+        None => format!("crate::{}", f.name),
+        Some((ty, _)) => {
+            params.insert(0, format!("__lacuna_this: *mut {ty}"));
+            format!("(*__lacuna_this).{}", f.name)
+        }
+    };
+    format!(
+        "\n#[doc(hidden)]\n#[no_mangle]\n#[allow(improper_ctypes_definitions, private_interfaces)]\n\
+         pub unsafe extern \"C\" fn {symbol}(\
+         __lacuna_run: *mut ::lacuna::__private::RawRun, __lacuna_out: *mut {ret}{sep}{params}) -> u32 {{\n    \
+         unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, move || unsafe {{ \
+         ::core::ptr::write(__lacuna_out, {callee}({args})) }}) }}\n}}\n",
+        symbol = f.symbol(),
+        ret = f.ret,
+        sep = if params.is_empty() { "" } else { ", " },
+        params = params.join(", "),
+        args = args.join(", "),
+    )
 }
 
 /// Instruments every hole of `prepared`, asking rustc (`-Z no-codegen`) until the host compiles.
@@ -149,9 +149,24 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
         if errors.is_empty() {
             return Ok(Instrumented { text: rendered.text, sites, host_fns, anchors: rendered.anchors });
         }
-        // A shim that does not compile (a function the syntax cannot tell is special) costs only the JIT's calls.
-        if errors.iter().flat_map(|e| &e.spans).any(|span| span.end > rendered.shims_at) {
-            host_fns.clear();
+        // A shim that does not compile (a function the syntax cannot tell is special) costs only the JIT's calls
+        // of that function: it is dropped (all of them, when an error cannot be placed in one).
+        let in_shims: Vec<_> =
+            errors.iter().flat_map(|e| &e.spans).filter(|span| span.end > rendered.shims_at).collect();
+        if !in_shims.is_empty() {
+            let failing: Vec<usize> = rendered
+                .shims
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| in_shims.iter().any(|span| r.start <= span.start && span.end <= r.end))
+                .map(|(i, _)| i)
+                .collect();
+            if failing.is_empty() {
+                host_fns.clear();
+            } else {
+                host_fns =
+                    host_fns.into_iter().enumerate().filter(|(i, _)| !failing.contains(i)).map(|(_, f)| f).collect();
+            }
             continue;
         }
         // Each implicated binding is demoted one step per round (several errors often name the same one).
@@ -211,6 +226,8 @@ struct Rendered {
     anchors: Vec<(usize, usize)>,
     /// Where the shims start.
     shims_at: usize,
+    /// Where each of `host_fns`' shims is.
+    shims: Vec<std::ops::Range<usize>>,
 }
 
 fn render(prepared: &PreparedHost, sites: &[SitePlan], host_fns: &[lacuna_checker::ScalarFn]) -> Rendered {
@@ -264,6 +281,11 @@ fn render(prepared: &PreparedHost, sites: &[SitePlan], host_fns: &[lacuna_checke
     text.push_str(PRELUDE_INJECTION);
     text.push_str(ENTRY_POINTS);
     let shims_at = text.len();
-    text.push_str(&shims(host_fns));
-    Rendered { text, entries, anchors, shims_at }
+    let mut shim_ranges = Vec::new();
+    for f in host_fns {
+        let start = text.len();
+        text.push_str(&shim(f));
+        shim_ranges.push(start..text.len());
+    }
+    Rendered { text, entries, anchors, shims_at, shims: shim_ranges }
 }

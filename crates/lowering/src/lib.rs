@@ -11,7 +11,7 @@
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
 use lacuna_checker::typed::{
-    BinOp, Child, Lit, LocalRef, Scalar, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
+    BinOp, Child, Lit, LocalRef, Place, Scalar, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
 };
 use lacuna_checker::Binding;
 
@@ -33,7 +33,14 @@ pub struct Lowered {
 
 /// Checks `snippet` against the subset. `bindings` are the hole's (to know which are `mut`).
 pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Unsupported> {
-    let mut checker = Check { snippet: &snippet, bindings, written: Vec::new(), loops: Vec::new(), in_fn: None };
+    let mut checker = Check {
+        snippet: &snippet,
+        bindings,
+        written: Vec::new(),
+        loops: Vec::new(),
+        in_fn: None,
+        deferred: Vec::new(),
+    };
     checker.scalar(snippet.ty, 0..0)?;
     for &(_, ty) in &snippet.bindings {
         checker.scalar(ty, 0..0)?;
@@ -53,10 +60,23 @@ struct Check<'a> {
     snippet: &'a TypedSnippet,
     bindings: &'a [Binding],
     written: Vec<usize>,
-    /// Enclosing loops: (label, is `loop`).
-    loops: Vec<(Option<String>, bool)>,
+    /// Enclosing loops and labelled blocks, innermost last.
+    loops: Vec<(Option<String>, Target)>,
     /// Inside a snippet function: its return type.
     in_fn: Option<Scalar>,
+    /// Locals declared without a value (`let x;`): assigned once on each path, which rustc checks.
+    deferred: Vec<usize>,
+}
+
+/// What `break` and `continue` may leave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// `while` or `for`: `break` without a value.
+    Loop,
+    /// `loop`: `break` with a value.
+    ValueLoop,
+    /// A labelled block: only a labelled `break`, with a value; never `continue`.
+    Block,
 }
 
 fn unsupported<T>(construct: impl Into<String>, range: &std::ops::Range<usize>) -> Result<T, Unsupported> {
@@ -73,13 +93,25 @@ impl Check<'_> {
 
     fn block(&mut self, block: &TBlock) -> Result<(), Unsupported> {
         if block.label.is_some() {
-            return unsupported("a labelled block", &(0..0));
+            self.loops.push((block.label.clone(), Target::Block));
         }
+        let r = self.block_inner(block);
+        if block.label.is_some() {
+            self.loops.pop();
+        }
+        r
+    }
+
+    fn block_inner(&mut self, block: &TBlock) -> Result<(), Unsupported> {
         for stmt in &block.stmts {
             match stmt {
-                TStmt::Let { local, init } => {
+                TStmt::Let { local, init: Some(init) } => {
                     self.scalar(self.snippet.locals[*local].ty, init.range.clone())?;
                     self.expr(init)?;
+                }
+                TStmt::Let { local, init: None } => {
+                    self.scalar(self.snippet.locals[*local].ty, 0..0)?;
+                    self.deferred.push(*local);
                 }
                 TStmt::Expr(e) => self.expr(e)?,
             }
@@ -90,11 +122,36 @@ impl Check<'_> {
         Ok(())
     }
 
+    /// Runs `f` inside a loop of kind `target`.
+    fn in_loop(
+        &mut self,
+        label: &Option<String>,
+        target: Target,
+        f: impl FnOnce(&mut Self) -> Result<(), Unsupported>,
+    ) -> Result<(), Unsupported> {
+        self.loops.push((label.clone(), target));
+        let r = f(self);
+        self.loops.pop();
+        r
+    }
+
+    /// The loop or block a `break`/`continue` with this label leaves (an unlabelled one leaves the innermost loop).
+    fn target(&self, label: &Option<String>) -> Option<Target> {
+        match label {
+            None => self.loops.iter().rev().find(|(_, t)| *t != Target::Block).map(|(_, t)| *t),
+            Some(l) => self.loops.iter().rev().find(|(name, _)| name.as_ref() == Some(l)).map(|(_, t)| *t),
+        }
+    }
+
     fn local_ty(&self, local: LocalRef) -> Option<Scalar> {
         match local {
             LocalRef::Snippet(id) => self.snippet.locals.get(id).map(|l| l.ty),
-            LocalRef::Binding(i) => self.snippet.bindings.iter().find(|(b, _)| *b == i).map(|(_, t)| *t),
+            LocalRef::Binding(i) => self.binding_ty(i),
         }
+    }
+
+    fn binding_ty(&self, binding: usize) -> Option<Scalar> {
+        self.snippet.bindings.iter().find(|(b, _)| *b == binding).map(|(_, t)| *t)
     }
 
     fn expr(&mut self, e: &TExpr) -> Result<(), Unsupported> {
@@ -104,6 +161,10 @@ impl Check<'_> {
             TKind::Local(local) => match self.local_ty(*local) {
                 Some(_) => Ok(()),
                 None => unsupported("an unknown local", &e.range),
+            },
+            TKind::Deref(binding) => match self.binding_ty(*binding) {
+                Some(_) => Ok(()),
+                None => unsupported("an unknown binding", &e.range),
             },
             TKind::Unary(op, inner) => {
                 self.expr(inner)?;
@@ -138,23 +199,32 @@ impl Check<'_> {
             }
             TKind::Assign { place, op, value } => {
                 self.expr(value)?;
-                match place {
-                    LocalRef::Snippet(id) if !self.snippet.locals[*id].mutable => {
+                let place_ty = match place {
+                    Place::Local(LocalRef::Snippet(id))
+                        if !self.snippet.locals[*id].mutable && !(op.is_none() && self.deferred.contains(id)) =>
+                    {
                         return unsupported("assignment to a local that is not `mut`", &e.range)
                     }
-                    LocalRef::Binding(i) => {
+                    Place::Local(LocalRef::Binding(i)) => {
                         if !self.bindings.get(*i).is_some_and(|b| b.mutable) {
                             return unsupported("assignment to a binding that is not `mut`", &e.range);
                         }
                         if !self.written.contains(i) {
                             self.written.push(*i);
                         }
+                        self.binding_ty(*i)
                     }
-                    LocalRef::Snippet(_) => {}
-                }
-                let place_ty = self
-                    .local_ty(*place)
-                    .ok_or(Unsupported { construct: "an unknown local".into(), range: e.range.clone() })?;
+                    Place::Local(local) => self.local_ty(*local),
+                    // Through a `&mut`: only what it points to is written.
+                    Place::Deref(i) => {
+                        if !self.bindings.get(*i).is_some_and(|b| b.mut_ref) {
+                            return unsupported("assignment through a reference that is not `&mut`", &e.range);
+                        }
+                        self.binding_ty(*i)
+                    }
+                };
+                let place_ty =
+                    place_ty.ok_or(Unsupported { construct: "an unknown place".into(), range: e.range.clone() })?;
                 match op {
                     Some(op) => self.binary(*op, place_ty, value.ty, &e.range),
                     None => Ok(()),
@@ -171,38 +241,20 @@ impl Check<'_> {
             }
             TKind::While { label, cond, body } => {
                 self.expr(cond)?;
-                self.loops.push((label.clone(), false));
-                let r = self.block(body);
-                self.loops.pop();
-                r
+                self.in_loop(label, Target::Loop, |c| c.block(body))
             }
-            TKind::Loop { label, body } => {
-                self.loops.push((label.clone(), true));
-                let r = self.block(body);
-                self.loops.pop();
-                r
-            }
+            TKind::Loop { label, body } => self.in_loop(label, Target::ValueLoop, |c| c.block(body)),
             TKind::For { label, start, end, body, .. } => {
                 self.expr(start)?;
                 self.expr(end)?;
-                self.loops.push((label.clone(), false));
-                let r = self.block(body);
-                self.loops.pop();
-                r
+                self.in_loop(label, Target::Loop, |c| c.block(body))
             }
-            TKind::ForSeq { label, body, .. } => {
-                self.loops.push((label.clone(), false));
-                let r = self.block(body);
-                self.loops.pop();
-                r
-            }
+            TKind::ForSeq { label, body, .. } => self.in_loop(label, Target::Loop, |c| c.block(body)),
             TKind::Break { label, value } => {
-                let target = match label {
-                    None => self.loops.last(),
-                    Some(l) => self.loops.iter().rev().find(|(name, _)| name.as_ref() == Some(l)),
+                let Some(target) = self.target(label) else {
+                    return unsupported("`break` outside a loop", &e.range);
                 };
-                let Some((_, is_loop)) = target else { return unsupported("`break` outside a loop", &e.range) };
-                if value.is_some() && !is_loop {
+                if value.is_some() && target == Target::Loop {
                     return unsupported("`break` with a value out of a `while` or `for`", &e.range);
                 }
                 match value {
@@ -210,17 +262,10 @@ impl Check<'_> {
                     None => Ok(()),
                 }
             }
-            TKind::Continue { label } => {
-                let found = match label {
-                    None => !self.loops.is_empty(),
-                    Some(l) => self.loops.iter().any(|(name, _)| name.as_ref() == Some(l)),
-                };
-                if found {
-                    Ok(())
-                } else {
-                    unsupported("`continue` outside a loop", &e.range)
-                }
-            }
+            TKind::Continue { label } => match self.target(label) {
+                Some(Target::Loop | Target::ValueLoop) => Ok(()),
+                _ => unsupported("`continue` outside a loop", &e.range),
+            },
             TKind::Return(value) => {
                 if self.in_fn.is_none() {
                     return unsupported("`return` from the snippet", &e.range);
@@ -242,9 +287,24 @@ impl Check<'_> {
                 }
                 Ok(())
             }
-            TKind::HostCall { args, .. } => {
+            TKind::HostCall { args, receiver, .. } => {
                 for a in args {
                     self.expr(a)?;
+                }
+                match receiver {
+                    // `&mut self` on the binding's own value: the host must hand it over writable.
+                    Some(r) if r.mutable && !r.through_ref => {
+                        if !self.bindings.get(r.binding).is_some_and(|b| b.mutable) {
+                            return unsupported("a `&mut self` method on a binding that is not `mut`", &e.range);
+                        }
+                        if !self.written.contains(&r.binding) {
+                            self.written.push(r.binding);
+                        }
+                    }
+                    Some(r) if r.mutable && !self.bindings.get(r.binding).is_some_and(|b| b.mut_ref) => {
+                        return unsupported("a `&mut self` method through a shared reference", &e.range);
+                    }
+                    _ => {}
                 }
                 Ok(())
             }
@@ -405,7 +465,7 @@ fn block_writes_seq(block: &TBlock, binding: usize) -> bool {
         found
     }
     block.stmts.iter().any(|s| match s {
-        TStmt::Let { init, .. } => expr(init, binding),
+        TStmt::Let { init, .. } => init.as_ref().is_some_and(|init| expr(init, binding)),
         TStmt::Expr(e) => expr(e, binding),
     }) || block.tail.as_ref().is_some_and(|t| expr(t, binding))
 }
@@ -422,12 +482,16 @@ fn possibly_known(e: &TExpr, known: &Known) -> bool {
         TKind::Method { receiver, args, .. } => {
             possibly_known(receiver, known) && args.iter().all(|a| possibly_known(a, known))
         }
+        // A `break` may carry a known value out of a labelled block or a `loop` (rustc's lint follows the jump).
+        TKind::Block(b) if b.label.is_some() => true,
+        TKind::Loop { .. } => true,
         TKind::Block(b) => b.tail.as_ref().is_some_and(|t| possibly_known(t, known)),
         TKind::If { then, otherwise, .. } => {
             then.tail.as_ref().is_some_and(|t| possibly_known(t, known))
                 || otherwise.as_ref().is_some_and(|o| possibly_known(o, known))
         }
-        // Loops, calls of snippet functions: not evaluated by rustc's lint. Assignments are `()`.
+        // `while`/`for` (values `()`), calls of snippet functions (the lint is intraprocedural), reads through
+        // references (which rustc decides anyway): not evaluated by rustc's lint. Assignments are `()`.
         _ => false,
     }
 }
@@ -435,7 +499,7 @@ fn possibly_known(e: &TExpr, known: &Known) -> bool {
 fn mark_known_locals(block: &TBlock, known: &mut Known) {
     fn expr(e: &TExpr, known: &mut Known) {
         match &e.kind {
-            TKind::Assign { place: LocalRef::Snippet(id), value, .. } => {
+            TKind::Assign { place: Place::Local(LocalRef::Snippet(id)), value, .. } => {
                 if possibly_known(value, known) {
                     known.locals[*id] = true;
                 }
@@ -458,12 +522,13 @@ fn mark_known_locals(block: &TBlock, known: &mut Known) {
     }
     for stmt in &block.stmts {
         match stmt {
-            TStmt::Let { local, init } => {
+            TStmt::Let { local, init: Some(init) } => {
                 if possibly_known(init, known) {
                     known.locals[*local] = true;
                 }
                 expr(init, known);
             }
+            TStmt::Let { init: None, .. } => {}
             TStmt::Expr(e) => expr(e, known),
         }
     }
@@ -540,7 +605,9 @@ impl Guard<'_> {
     fn block(&self, b: &TBlock) -> Result<(), String> {
         for stmt in &b.stmts {
             match stmt {
-                TStmt::Let { init, .. } => self.expr(init)?,
+                TStmt::Let { init: Some(init), .. } => self.expr(init)?,
+                // Whether every path assigns it before a use, and only once, is rustc's check.
+                TStmt::Let { init: None, .. } => return Err("a `let` without a value".into()),
                 TStmt::Expr(e) => self.expr(e)?,
             }
         }
@@ -569,6 +636,9 @@ impl Guard<'_> {
             {
                 return at("a sequence behind a reference")
             }
+            // Whether the host holds a borrow of what the reference points to is not in the binding's mode.
+            TKind::Deref(_) | TKind::Assign { place: Place::Deref(_), .. } => return at("a place behind a reference"),
+            TKind::HostCall { receiver: Some(r), .. } if r.through_ref => return at("a receiver behind a reference"),
             // Writing the vector a loop iterates is rustc's borrow error (E0502), which rust-analyzer does not report.
             TKind::ForSeq { seq, body, .. } if block_writes_seq(body, seq.binding) => {
                 return at("a write to the sequence the loop iterates")
@@ -602,8 +672,9 @@ impl Guard<'_> {
                     TKind::Binary(op, l, r) => (*op, l.ty, self.known(l), literal_value(l), &**r),
                     TKind::Assign { op: Some(op), place, value } => {
                         let known = match place {
-                            LocalRef::Binding(i) => self.known.bindings.get(*i).copied().unwrap_or(true),
-                            LocalRef::Snippet(id) => self.known.locals.get(*id).copied().unwrap_or(true),
+                            Place::Local(LocalRef::Binding(i)) => self.known.bindings.get(*i).copied().unwrap_or(true),
+                            Place::Local(LocalRef::Snippet(id)) => self.known.locals.get(*id).copied().unwrap_or(true),
+                            Place::Deref(_) => true,
                         };
                         // The place's type: the value's, except for shifts (whose amount may differ).
                         let ty = if matches!(op, BinOp::Shl | BinOp::Shr) { Scalar::I128 } else { value.ty };
@@ -670,12 +741,16 @@ mod tests {
     #[test]
     fn assigning_an_immutable_local_is_outside_the_subset() {
         let assign = TExpr {
-            kind: TKind::Assign { place: LocalRef::Snippet(0), op: None, value: Box::new(lit(2, Scalar::I32)) },
+            kind: TKind::Assign {
+                place: Place::Local(LocalRef::Snippet(0)),
+                op: None,
+                value: Box::new(lit(2, Scalar::I32)),
+            },
             ty: Scalar::Unit,
             range: 4..9,
         };
         let s = snippet(
-            vec![TStmt::Let { local: 0, init: lit(1, Scalar::I32) }, TStmt::Expr(assign)],
+            vec![TStmt::Let { local: 0, init: Some(lit(1, Scalar::I32)) }, TStmt::Expr(assign)],
             TExpr { kind: TKind::Local(LocalRef::Snippet(0)), ty: Scalar::I32, range: 10..11 },
             vec![local("x", Scalar::I32, false)],
         );
