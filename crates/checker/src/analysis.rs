@@ -582,12 +582,20 @@ impl RaSession {
                 .ok_or(whole.clone())?;
             let mut builder = crate::typed_build::Builder::new(&sema, db, block.start + 2, bindings);
             let body = builder.block(&block_expr)?;
-            let ty = body.ty.ok_or(whole)?;
+            let ty = body.ty.clone().ok_or(whole)?;
             let fns = builder.fns.iter().cloned().collect::<Option<Vec<_>>>().ok_or(crate::typed::Unsupported {
                 construct: "a function declared after its block".into(),
                 range: 0..0,
             })?;
-            Ok(crate::typed::TypedSnippet { body, ty, locals: builder.locals, fns, bindings: builder.used_bindings })
+            let references = builder.references.get();
+            Ok(crate::typed::TypedSnippet {
+                body,
+                ty,
+                locals: builder.locals,
+                fns,
+                bindings: builder.used_bindings,
+                references,
+            })
         })
     }
 }

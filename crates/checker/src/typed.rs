@@ -108,6 +108,55 @@ impl Scalar {
     }
 }
 
+/// The type of a value in the typed view: a scalar, or a small aggregate of scalars the JIT keeps in registers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Scalar(Scalar),
+    /// `Option<S>`.
+    Option(Scalar),
+    /// `(S, S, ..)`, two or more elements (`()` is [`Scalar::Unit`]).
+    Tuple(Vec<Scalar>),
+}
+
+impl From<Scalar> for Ty {
+    fn from(s: Scalar) -> Ty {
+        Ty::Scalar(s)
+    }
+}
+
+impl Ty {
+    /// The scalar, for a scalar type.
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// A scalar type, or `!` for the others: for operations only the lowering's checks let reach scalars.
+    pub fn s(&self) -> Scalar {
+        self.scalar().unwrap_or(Scalar::Never)
+    }
+
+    /// The scalars the value is made of, in order (an `Option`'s tag is a `bool`).
+    pub fn parts(&self) -> Vec<Scalar> {
+        match self {
+            Ty::Scalar(s) => vec![*s],
+            Ty::Option(s) => vec![Scalar::Bool, *s],
+            Ty::Tuple(elems) => elems.clone(),
+        }
+    }
+
+    /// The type as Rust spells it (as rustc prints the hole's type).
+    pub fn name(&self) -> String {
+        match self {
+            Ty::Scalar(s) => s.name().to_owned(),
+            Ty::Option(s) => format!("Option<{}>", s.name()),
+            Ty::Tuple(elems) => format!("({})", elems.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")),
+        }
+    }
+}
+
 /// Why a snippet is outside the typed subset (it then runs on the rustc path).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsupported {
@@ -166,8 +215,15 @@ pub enum Lit {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TExpr {
     pub kind: TKind,
-    pub ty: Scalar,
+    pub ty: Ty,
     pub range: Range<usize>,
+}
+
+impl TExpr {
+    /// The expression's scalar type (`!` for an aggregate: see [`Ty::s`]).
+    pub fn s(&self) -> Scalar {
+        self.ty.s()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -261,12 +317,71 @@ pub enum TKind {
     },
     /// `return` inside a function declared in the snippet.
     Return(Option<Box<TExpr>>),
-    /// A method of a scalar: `x.abs()`, `x.pow(2)`, `a.min(b)`.
+    /// A method of a scalar: `x.abs()`, `x.pow(2)`, `a.min(b)`, `x.checked_add(y)`, `c.to_digit(10)`; or of an
+    /// `Option` of one: `o.unwrap()`, `o.unwrap_or(v)`, `o.is_some()`.
     Method {
         name: String,
         receiver: Box<TExpr>,
         args: Vec<TExpr>,
     },
+    /// `Some(value)`.
+    Some(Box<TExpr>),
+    /// `None` (of the expression's type).
+    None,
+    /// `(a, b, ..)`.
+    Tuple(Vec<TExpr>),
+    /// `t.0` of a tuple.
+    Field(Box<TExpr>, usize),
+    /// `match`, and what `if let` and `while let` mean: the first arm whose pattern matches and whose guard holds.
+    Match {
+        scrutinee: Box<TExpr>,
+        arms: Vec<Arm>,
+    },
+    /// `o.map(|x| body)`, `o.and_then(..)`, `o.filter(..)`, `o.unwrap_or_else(|| ..)`, `o.is_some_and(..)` with the
+    /// closure written in place (it runs at most once, where the call is): `param` is bound to the payload.
+    OptionClosure {
+        method: String,
+        receiver: Box<TExpr>,
+        param: Option<TPat>,
+        body: Box<TExpr>,
+    },
+    /// `o.expect("message")`, `panic!("message")`, `unreachable!()`: a panic with a fixed message.
+    Panic {
+        receiver: Option<Box<TExpr>>,
+        message: String,
+    },
+}
+
+/// One arm of a [`TKind::Match`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arm {
+    pub pat: TPat,
+    pub guard: Option<TExpr>,
+    pub body: TExpr,
+}
+
+/// A pattern over the typed view's values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TPat {
+    /// `_`.
+    Wild,
+    /// A name (a snippet local), matching anything.
+    Bind(usize),
+    /// A literal (`negative` for `-1`).
+    Lit {
+        lit: Lit,
+        negative: bool,
+    },
+    /// `lo..=hi` / `lo..hi` over integers or chars (`None` for an open end; each end a literal and whether negated).
+    Range {
+        lo: Option<(Lit, bool)>,
+        hi: Option<(Lit, bool)>,
+        inclusive: bool,
+    },
+    Or(Vec<TPat>),
+    Some(Box<TPat>),
+    None,
+    Tuple(Vec<TPat>),
 }
 
 /// The receiver of a host method: a hole binding that holds the value or a reference to it.
@@ -317,6 +432,12 @@ pub enum TStmt {
         local: usize,
         init: Option<TExpr>,
     },
+    /// `let PAT = init;` with an irrefutable pattern, or `let PAT = init else { .. };` (`otherwise` diverges).
+    LetPat {
+        pat: TPat,
+        init: TExpr,
+        otherwise: Option<TBlock>,
+    },
     Expr(TExpr),
 }
 
@@ -325,14 +446,14 @@ pub struct TBlock {
     pub stmts: Vec<TStmt>,
     pub tail: Option<Box<TExpr>>,
     /// The block's type (of its tail, `()` without one, `!` when it cannot finish).
-    pub ty: Option<Scalar>,
+    pub ty: Option<Ty>,
     pub label: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TLocal {
     pub name: String,
-    pub ty: Scalar,
+    pub ty: Ty,
     pub mutable: bool,
 }
 
@@ -340,7 +461,7 @@ pub struct TLocal {
 pub struct TFn {
     pub name: String,
     pub params: Vec<usize>,
-    pub ret: Scalar,
+    pub ret: Ty,
     pub body: TBlock,
 }
 
@@ -349,17 +470,45 @@ pub struct TFn {
 pub struct TypedSnippet {
     pub body: TBlock,
     /// The hole's type.
-    pub ty: Scalar,
+    pub ty: Ty,
     pub locals: Vec<TLocal>,
     pub fns: Vec<TFn>,
     /// The bindings the snippet uses, with their types.
     pub bindings: Vec<(usize, Scalar)>,
+    /// The snippet takes shared references to scalars (`&x`, a closure's `&i64` parameter), which the typed view
+    /// reads as the values they point to: whether each borrow is allowed is rustc's check.
+    pub references: bool,
 }
 
 /// A direct part of an expression.
 pub enum Child<'a> {
     Expr(&'a TExpr),
     Block(&'a TBlock),
+}
+
+impl TBlock {
+    /// Calls `f` for each direct part: the statements' expressions and `let .. else` blocks, then the tail.
+    pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
+        for stmt in &self.stmts {
+            match stmt {
+                TStmt::Let { init, .. } => {
+                    if let Some(init) = init {
+                        f(Child::Expr(init));
+                    }
+                }
+                TStmt::LetPat { init, otherwise, .. } => {
+                    f(Child::Expr(init));
+                    if let Some(b) = otherwise {
+                        f(Child::Block(b));
+                    }
+                }
+                TStmt::Expr(e) => f(Child::Expr(e)),
+            }
+        }
+        if let Some(t) = &self.tail {
+            f(Child::Expr(t));
+        }
+    }
 }
 
 impl TExpr {
@@ -407,6 +556,27 @@ impl TExpr {
             TKind::Method { receiver, args, .. } => {
                 f(Child::Expr(receiver));
                 args.iter().for_each(|a| f(Child::Expr(a)));
+            }
+            TKind::Some(x) | TKind::Field(x, _) => f(Child::Expr(x)),
+            TKind::None => {}
+            TKind::Tuple(xs) => xs.iter().for_each(|x| f(Child::Expr(x))),
+            TKind::Match { scrutinee, arms } => {
+                f(Child::Expr(scrutinee));
+                for arm in arms {
+                    if let Some(g) = &arm.guard {
+                        f(Child::Expr(g));
+                    }
+                    f(Child::Expr(&arm.body));
+                }
+            }
+            TKind::OptionClosure { receiver, body, .. } => {
+                f(Child::Expr(receiver));
+                f(Child::Expr(body));
+            }
+            TKind::Panic { receiver, .. } => {
+                if let Some(r) = receiver {
+                    f(Child::Expr(r));
+                }
             }
         }
     }

@@ -6,7 +6,7 @@ use std::ops::Range;
 use ra_ap_hir::{AsAssocItem, Function, Local, PathResolution, Semantics};
 use ra_ap_ide::RootDatabase;
 use ra_ap_syntax::ast::{self, HasArgList, HasGenericParams, HasLoopBody, HasName, RangeItem};
-use ra_ap_syntax::{AstNode, SyntaxNode};
+use ra_ap_syntax::{AstNode, AstToken, SyntaxNode};
 
 use crate::scope::Binding;
 use crate::typed::*;
@@ -51,6 +51,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub fns: Vec<Option<TFn>>,
     fn_ids: HashMap<Function, usize>,
     pub used_bindings: Vec<(usize, Scalar)>,
+    /// A shared reference to a scalar was read as its value somewhere (see `TypedSnippet::references`).
+    pub references: std::cell::Cell<bool>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -72,6 +74,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             fns: Vec::new(),
             fn_ids: HashMap::new(),
             used_bindings: Vec::new(),
+            references: std::cell::Cell::new(false),
         }
     }
 
@@ -85,22 +88,88 @@ impl<'a, 'db> Builder<'a, 'db> {
         Err(Unsupported { construct: what.to_owned(), range: self.range(node) })
     }
 
-    fn scalar(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Scalar> {
+    fn builtin(ty: &ra_ap_hir::Type<'db>) -> Option<Scalar> {
         if ty.is_unit() {
-            return Ok(Scalar::Unit);
+            return Some(Scalar::Unit);
         }
         if ty.is_never() {
-            return Ok(Scalar::Never);
+            return Some(Scalar::Never);
         }
-        match ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str())) {
+        ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))
+    }
+
+    /// A scalar that can be part of an aggregate (it has a value of at most 64 bits), or a shared reference to
+    /// one (read as the value).
+    fn part(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Scalar> {
+        let valued = |s: &Scalar| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never);
+        if let Some(s) = Self::builtin(ty).filter(valued) {
+            return Some(s);
+        }
+        let s = self.shared_scalar_ref(ty).filter(valued)?;
+        self.references.set(true);
+        Some(s)
+    }
+
+    /// `&S` (shared) for a scalar `S`.
+    fn shared_scalar_ref(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Scalar> {
+        match ty.as_reference() {
+            Some((inner, ra_ap_hir::Mutability::Shared)) => Self::builtin(&inner),
+            _ => None,
+        }
+    }
+
+    /// `adt` is `core`'s type of this name.
+    fn is_core_adt(&self, adt: ra_ap_hir::Adt, name: &str) -> bool {
+        adt.name(self.db).as_str() == name
+            && adt.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+    }
+
+    /// `Some` (true) or `None` (false) of `core`'s `Option`.
+    fn option_variant(&self, v: ra_ap_hir::EnumVariant) -> Option<bool> {
+        if !self.is_core_adt(ra_ap_hir::Adt::Enum(v.parent_enum(self.db)), "Option") {
+            return None;
+        }
+        match v.name(self.db).as_str() {
+            "Some" => Some(true),
+            "None" => Some(false),
+            _ => None,
+        }
+    }
+
+    fn ty(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Ty> {
+        if let Some(s) = Self::builtin(ty) {
+            return Ok(Ty::Scalar(s));
+        }
+        if let Some(s) = self.shared_scalar_ref(ty) {
+            self.references.set(true);
+            return Ok(Ty::Scalar(s));
+        }
+        if let Some(adt) = ty.as_adt() {
+            if self.is_core_adt(adt, "Option") {
+                if let Some(s) = ty.type_arguments().next().as_ref().and_then(|t| self.part(t)) {
+                    return Ok(Ty::Option(s));
+                }
+            }
+        }
+        if ty.is_tuple() {
+            let parts: Option<Vec<Scalar>> = ty.tuple_fields(self.db).iter().map(|t| self.part(t)).collect();
+            if let Some(parts) = parts.filter(|p| p.len() >= 2) {
+                return Ok(Ty::Tuple(parts));
+            }
+        }
+        self.unsupported("a value that is not a scalar", node)
+    }
+
+    fn scalar(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Scalar> {
+        match Self::builtin(ty) {
             Some(s) => Ok(s),
             None => self.unsupported("a value that is not a scalar", node),
         }
     }
 
-    fn expr_type(&self, expr: &ast::Expr) -> Result<Scalar> {
+    fn expr_type(&self, expr: &ast::Expr) -> Result<Ty> {
         match self.sema.type_of_expr(expr) {
-            Some(info) if !info.original.is_unknown() => self.scalar(&info.original, expr.syntax()),
+            Some(info) if !info.original.is_unknown() => self.ty(&info.original, expr.syntax()),
             _ => self.unsupported("an expression of unknown type", expr.syntax()),
         }
     }
@@ -234,6 +303,15 @@ impl<'a, 'db> Builder<'a, 'db> {
             {
                 (pat, iter_receiver(&m.receiver()?)?)
             }
+            // `for x in &v` / `for x in v.iter()`: `x` is a shared reference, read as the element.
+            (ast::Pat::IdentPat(pat), iterable) => {
+                let base = match &iterable {
+                    ast::Expr::RefExpr(e) if e.mut_token().is_none() && e.raw_token().is_none() => e.expr()?,
+                    other => iter_receiver(other)?,
+                };
+                self.references.set(true);
+                (pat, base)
+            }
             _ => return None,
         };
         if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.at_token().is_some() {
@@ -313,7 +391,7 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// A conversion between scalars that is a `From`/`Into` impl of `core` (all are lossless, so each means what
     /// the `as` cast between the same types means; the lowering admits only the casts the JIT implements).
-    fn conversion(&mut self, f: Function, value: &ast::Expr, ty: Scalar, range: Range<usize>) -> Result<Option<TExpr>> {
+    fn conversion(&mut self, f: Function, value: &ast::Expr, ty: Ty, range: Range<usize>) -> Result<Option<TExpr>> {
         let name = f.name(self.db);
         let is_conversion = match self.core_trait_of(f).as_deref() {
             Some("From") => name.as_str() == "from",
@@ -360,18 +438,36 @@ impl<'a, 'db> Builder<'a, 'db> {
             None => None,
         };
         let ty = match self.sema.type_of_expr(&ast::Expr::BlockExpr(block.clone())) {
-            Some(info) => Some(self.scalar(&info.original, block.syntax())?),
+            Some(info) => Some(self.ty(&info.original, block.syntax())?),
             None => None,
         };
         Ok(TBlock { stmts, tail, ty, label })
     }
 
     fn let_stmt(&mut self, stmt: &ast::LetStmt) -> Result<TStmt> {
-        if stmt.let_else().is_some() {
-            return self.unsupported("`let .. else`", stmt.syntax());
-        }
-        let Some(ast::Pat::IdentPat(pat)) = stmt.pat() else {
-            return self.unsupported("a pattern other than a name in `let`", stmt.syntax());
+        let simple = match stmt.pat() {
+            Some(ast::Pat::IdentPat(p))
+                if stmt.let_else().is_none() && self.sema.resolve_bind_pat_to_const(&p).is_none() =>
+            {
+                Some(p)
+            }
+            _ => None,
+        };
+        let Some(pat) = simple else {
+            // `let (a, b) = t;`, `let Some(x) = o else { .. };`
+            let (Some(pat), Some(init)) = (stmt.pat(), stmt.initializer()) else {
+                return self.unsupported("a `let` pattern without a value", stmt.syntax());
+            };
+            let init = self.expr(&init)?;
+            let pat = self.pat(&pat)?;
+            let otherwise = match stmt.let_else() {
+                Some(e) => match e.block_expr() {
+                    Some(b) => Some(self.block(&b)?),
+                    None => return self.unsupported("`let .. else`", stmt.syntax()),
+                },
+                None => None,
+            };
+            return Ok(TStmt::LetPat { pat, init, otherwise });
         };
         let init = match stmt.initializer() {
             Some(init) => Some(self.expr(&init)?),
@@ -386,7 +482,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return self.unsupported("a `ref` or `@` binding", pat.syntax());
         }
         let Some(local) = self.sema.to_def(pat) else { return self.unsupported("an unresolved binding", pat.syntax()) };
-        let ty = self.scalar(&local.ty(self.db), pat.syntax())?;
+        let ty = self.ty(&local.ty(self.db), pat.syntax())?;
         let id = self.locals.len();
         self.locals.push(TLocal {
             name: pat.name().map(|n| n.text().to_string()).unwrap_or_default(),
@@ -420,7 +516,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if f.param_list().and_then(|l| l.self_param()).is_some() {
             return self.unsupported("a method", f.syntax());
         }
-        let ret = self.scalar(&def.ret_type(self.db), f.syntax())?;
+        let ret = self.ty(&def.ret_type(self.db), f.syntax())?;
         let Some(body) = f.body() else { return self.unsupported("a function without a body", f.syntax()) };
         let body = self.block(&body)?;
         let name = f.name().map(|n| n.text().to_string()).unwrap_or_default();
@@ -443,8 +539,230 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(LocalRef::Binding(index))
     }
 
+    /// A hole binding `r: &S` used as a value: what it points to.
+    fn binding_through_ref(&mut self, local: Local<'db>) -> Option<usize> {
+        if self.local_ids.contains_key(&local) {
+            return None;
+        }
+        let s = self.shared_scalar_ref(&local.ty(self.db))?;
+        let name = local.name(self.db);
+        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
+        let decl = usize::from(source.syntax().text_range().start());
+        let index = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
+        self.note_binding(index, s);
+        Some(index)
+    }
+
     fn label(l: Option<ast::Lifetime>) -> Option<String> {
         l.map(|l| l.text().to_string())
+    }
+
+    /// `MAX`, `MIN` and `BITS` of a primitive integer type, as literals of the expression's type.
+    fn primitive_const(&self, c: ra_ap_hir::Const, ty: &Ty) -> Option<TKind> {
+        let ra_ap_hir::AssocItemContainer::Impl(imp) = c.as_assoc_item(self.db)?.container(self.db) else {
+            return None;
+        };
+        let owner = imp.self_ty(self.db).as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))?;
+        let bits = owner.int_bits().filter(|b| *b <= 64)?;
+        let name = c.name(self.db)?;
+        let lit = |v: u128| TKind::Lit(Lit::Int(v));
+        Some(match (name.as_str(), owner.is_signed()) {
+            ("BITS", _) if ty == &Ty::Scalar(Scalar::U32) => lit(u128::from(bits)),
+            ("MAX", true) if ty == &Ty::Scalar(owner) => lit((1u128 << (bits - 1)) - 1),
+            ("MAX", false) if ty == &Ty::Scalar(owner) => lit((1u128 << bits) - 1),
+            ("MIN", false) if ty == &Ty::Scalar(owner) => lit(0),
+            ("MIN", true) if ty == &Ty::Scalar(owner) => {
+                TKind::Unary(UnOp::Neg, Box::new(TExpr { kind: lit(1u128 << (bits - 1)), ty: ty.clone(), range: 0..0 }))
+            }
+            _ => return None,
+        })
+    }
+
+    /// A pattern (its names become snippet locals).
+    fn pat(&mut self, pat: &ast::Pat) -> Result<TPat> {
+        let literal = |lit: &ast::LiteralPat| -> Option<(Lit, bool)> {
+            let value = match lit.literal()?.kind() {
+                ast::LiteralKind::IntNumber(n) => Lit::Int(n.value().ok()?),
+                ast::LiteralKind::Char(c) => Lit::Char(c.value().ok()?),
+                ast::LiteralKind::Bool(b) => Lit::Bool(b),
+                _ => return None,
+            };
+            Some((value, lit.minus_token().is_some()))
+        };
+        Ok(match pat {
+            ast::Pat::WildcardPat(_) => TPat::Wild,
+            ast::Pat::IdentPat(p) => match self.sema.resolve_bind_pat_to_const(p) {
+                Some(ra_ap_hir::ModuleDef::EnumVariant(v)) if self.option_variant(v) == Some(false) => TPat::None,
+                Some(_) => return self.unsupported("a constant in a pattern", pat.syntax()),
+                None => TPat::Bind(self.declare_local(p)?),
+            },
+            ast::Pat::LiteralPat(l) => match literal(l) {
+                Some((lit, negative)) => TPat::Lit { lit, negative },
+                None => return self.unsupported("a literal pattern of this kind", pat.syntax()),
+            },
+            ast::Pat::RangePat(r) => {
+                let end = |p: Option<ast::Pat>| -> Result<Option<(Lit, bool)>> {
+                    match p {
+                        None => Ok(None),
+                        Some(ast::Pat::LiteralPat(l)) => match literal(&l) {
+                            Some(v) => Ok(Some(v)),
+                            None => self.unsupported("a range pattern of this kind", pat.syntax()),
+                        },
+                        Some(_) => self.unsupported("a range pattern with a constant", pat.syntax()),
+                    }
+                };
+                let inclusive = r.op_token().is_some_and(|t| t.text() == "..=");
+                TPat::Range { lo: end(r.start())?, hi: end(r.end())?, inclusive }
+            }
+            ast::Pat::OrPat(o) => TPat::Or(o.pats().map(|p| self.pat(&p)).collect::<Result<_>>()?),
+            ast::Pat::ParenPat(p) => match p.pat() {
+                Some(inner) => self.pat(&inner)?,
+                None => return self.unsupported("a pattern", pat.syntax()),
+            },
+            ast::Pat::TuplePat(t) => {
+                if t.syntax().children_with_tokens().any(|c| c.kind() == ra_ap_syntax::SyntaxKind::DOT2) {
+                    return self.unsupported("`..` in a tuple pattern", pat.syntax());
+                }
+                TPat::Tuple(t.fields().map(|p| self.pat(&p)).collect::<Result<_>>()?)
+            }
+            ast::Pat::TupleStructPat(t) => {
+                let variant = match t.path().and_then(|p| self.sema.resolve_path(&p)) {
+                    Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) => self.option_variant(v),
+                    _ => None,
+                };
+                let fields: Vec<ast::Pat> = t.fields().collect();
+                match (variant, fields.as_slice()) {
+                    (Some(true), [inner]) => TPat::Some(Box::new(self.pat(inner)?)),
+                    _ => return self.unsupported("a pattern of a type other than `Option`", pat.syntax()),
+                }
+            }
+            ast::Pat::PathPat(p) => match p.path().and_then(|p| self.sema.resolve_path(&p)) {
+                Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v)))
+                    if self.option_variant(v) == Some(false) =>
+                {
+                    TPat::None
+                }
+                _ => return self.unsupported("a path pattern", pat.syntax()),
+            },
+            _ => return self.unsupported("a pattern outside the subset", pat.syntax()),
+        })
+    }
+
+    /// A closure written in place with at most one parameter: its parameter pattern and body. (`return` inside it
+    /// would leave the closure, not the snippet function: not in the subset.)
+    fn closure(&mut self, e: &ast::Expr) -> Result<(Option<TPat>, TExpr)> {
+        let ast::Expr::ClosureExpr(c) = e else {
+            return self.unsupported("a closure that is not written in place", e.syntax());
+        };
+        let params: Vec<ast::Param> = c.param_list().into_iter().flat_map(|l| l.params()).collect();
+        let param = match params.as_slice() {
+            [] => None,
+            [p] => match p.pat() {
+                // `|&x|` over a reference to a scalar: `x` is the scalar.
+                Some(ast::Pat::RefPat(r)) => match r.pat() {
+                    Some(inner) => Some(self.pat(&inner)?),
+                    None => return self.unsupported("a closure parameter", p.syntax()),
+                },
+                Some(pat) => Some(self.pat(&pat)?),
+                None => return self.unsupported("a closure parameter", p.syntax()),
+            },
+            _ => return self.unsupported("a closure with several parameters", c.syntax()),
+        };
+        let Some(body) = c.body() else { return self.unsupported("a closure without a body", c.syntax()) };
+        if body.syntax().descendants().any(|n| ast::ReturnExpr::can_cast(n.kind())) {
+            return self.unsupported("`return` inside a closure", body.syntax());
+        }
+        let body = self.expr(&body)?;
+        Ok((param, body))
+    }
+
+    /// The text of a single string literal with no formatting (`panic!("..")`, `expect("..")`).
+    fn plain_message(tokens: impl Iterator<Item = ra_ap_syntax::SyntaxToken>) -> Option<String> {
+        let strings: Vec<_> = tokens
+            .filter(|t| !t.kind().is_trivia() && !matches!(t.text(), "(" | ")" | "[" | "]" | "{" | "}"))
+            .collect();
+        let [token] = strings.as_slice() else { return None };
+        let s = ast::String::cast(token.clone())?;
+        let value = s.value().ok()?.to_string();
+        (!value.contains('{') && !value.contains('}')).then_some(value)
+    }
+
+    /// Methods of `Option<S>` and the `Option`-valued methods of scalars.
+    fn option_method(
+        &mut self,
+        m: &ast::MethodCallExpr,
+        f: Function,
+        ty: &Ty,
+        range: &Range<usize>,
+    ) -> Result<Option<TExpr>> {
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        let name = f.name(self.db).as_str().to_owned();
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let Ok(receiver_ty) = self.expr_type(&receiver) else { return Ok(None) };
+        // Placed, as rustc places a `#[track_caller]` method's panic, at the method's name.
+        let at_name = m
+            .name_ref()
+            .map_or(range.start, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let in_core = |this: &Self| {
+            this.sema.resolve_method_call(m).is_some_and(|f| {
+                f.module(this.db).krate(this.db).display_name(this.db).is_some_and(|n| n.to_string() == "core")
+            })
+        };
+        if !in_core(self) {
+            return Ok(None);
+        }
+        let kind = match (&receiver_ty, name.as_str(), args.as_slice()) {
+            (Ty::Option(_), "unwrap" | "unwrap_or_default" | "is_some" | "is_none", [])
+            | (Ty::Option(_), "unwrap_or" | "or" | "xor", [_]) => {
+                let receiver = Box::new(self.expr(&receiver)?);
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                let start = if name == "unwrap" { at_name } else { range.start };
+                return Ok(Some(TExpr {
+                    kind: TKind::Method { name, receiver, args },
+                    ty: ty.clone(),
+                    range: start..range.end,
+                }));
+            }
+            (Ty::Option(_), "expect", [message]) => {
+                let ast::Expr::Literal(lit) = message else { return Ok(None) };
+                let Some(message) =
+                    Self::plain_message(lit.syntax().descendants_with_tokens().filter_map(|t| t.into_token()))
+                else {
+                    return Ok(None);
+                };
+                let receiver = Some(Box::new(self.expr(&receiver)?));
+                TKind::Panic { receiver, message }
+            }
+            (
+                Ty::Option(_),
+                "map" | "and_then" | "filter" | "is_some_and" | "is_none_or" | "unwrap_or_else",
+                [closure],
+            ) => {
+                let receiver = Box::new(self.expr(&receiver)?);
+                let (param, body) = self.closure(closure)?;
+                TKind::OptionClosure { method: name, receiver, param, body: Box::new(body) }
+            }
+            (Ty::Scalar(s), "checked_add" | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem", [_])
+                if s.is_int() =>
+            {
+                let receiver = Box::new(self.expr(&receiver)?);
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                TKind::Method { name, receiver, args }
+            }
+            (Ty::Scalar(Scalar::Char), "to_digit", [_]) => {
+                let receiver = Box::new(self.expr(&receiver)?);
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                // `to_digit` panics (at its name) on a radix above 36.
+                return Ok(Some(TExpr {
+                    kind: TKind::Method { name, receiver, args },
+                    ty: ty.clone(),
+                    range: at_name..range.end,
+                }));
+            }
+            _ => return Ok(None),
+        };
+        let start = if matches!(kind, TKind::Panic { .. }) { at_name } else { range.start };
+        Ok(Some(TExpr { kind, ty: ty.clone(), range: start..range.end }))
     }
 
     pub fn expr(&mut self, expr: &ast::Expr) -> Result<TExpr> {
@@ -498,8 +816,86 @@ impl<'a, 'db> Builder<'a, 'db> {
             ast::Expr::PathExpr(p) => {
                 let Some(path) = p.path() else { return self.unsupported("a path", expr.syntax()) };
                 match self.sema.resolve_path(&path) {
-                    Some(PathResolution::Local(local)) => TKind::Local(self.local_ref(local, expr.syntax())?),
+                    Some(PathResolution::Local(local)) => match self.binding_through_ref(local) {
+                        Some(binding) => TKind::Deref(binding),
+                        None => TKind::Local(self.local_ref(local, expr.syntax())?),
+                    },
+                    Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v)))
+                        if self.option_variant(v) == Some(false) =>
+                    {
+                        TKind::None
+                    }
+                    Some(PathResolution::Def(ra_ap_hir::ModuleDef::Const(c))) => match self.primitive_const(c, &ty) {
+                        Some(kind) => kind,
+                        None => return self.unsupported("a constant", expr.syntax()),
+                    },
                     _ => return self.unsupported("a path that is not a local", expr.syntax()),
+                }
+            }
+            // `&x` of a scalar: the typed view reads a shared reference as its value.
+            ast::Expr::RefExpr(r) if r.mut_token().is_none() && r.raw_token().is_none() && ty.scalar().is_some() => {
+                let Some(inner) = r.expr() else { return self.unsupported("a reference", expr.syntax()) };
+                self.references.set(true);
+                let mut value = self.expr(&inner)?;
+                value.range = range;
+                return Ok(value);
+            }
+            ast::Expr::TupleExpr(t) => TKind::Tuple(t.fields().map(|f| self.expr(&f)).collect::<Result<_>>()?),
+            ast::Expr::FieldExpr(f) => {
+                let index = f.name_ref().and_then(|n| n.text().parse::<usize>().ok());
+                let (Some(base), Some(index)) = (f.expr(), index) else {
+                    return self.unsupported("a field of a struct", expr.syntax());
+                };
+                let base = self.expr(&base)?;
+                if !matches!(&base.ty, Ty::Tuple(parts) if index < parts.len()) {
+                    return self.unsupported("a field of something other than a tuple", expr.syntax());
+                }
+                TKind::Field(Box::new(base), index)
+            }
+            ast::Expr::MatchExpr(m) => {
+                let Some(scrutinee) = m.expr() else { return self.unsupported("`match`", expr.syntax()) };
+                let scrutinee = Box::new(self.expr(&scrutinee)?);
+                let mut arms = Vec::new();
+                for arm in m.match_arm_list().into_iter().flat_map(|l| l.arms()) {
+                    let (Some(pat), Some(body)) = (arm.pat(), arm.expr()) else {
+                        return self.unsupported("a `match` arm", arm.syntax());
+                    };
+                    let pat = self.pat(&pat)?;
+                    let guard = match arm.guard().and_then(|g| g.condition()) {
+                        Some(ast::Expr::LetExpr(_)) => return self.unsupported("an `if let` guard", arm.syntax()),
+                        Some(c) => Some(self.expr(&c)?),
+                        None => None,
+                    };
+                    arms.push(Arm { pat, guard, body: self.expr(&body)? });
+                }
+                TKind::Match { scrutinee, arms }
+            }
+            ast::Expr::MacroExpr(mac) => {
+                let Some(call) = mac.macro_call() else { return self.unsupported("a macro", expr.syntax()) };
+                let name =
+                    call.path().and_then(|p| p.segment()).and_then(|s| s.name_ref()).map(|n| n.text().to_string());
+                let from_std = self.sema.resolve_macro_call(&call).is_some_and(|m| {
+                    m.module(self.db)
+                        .krate(self.db)
+                        .display_name(self.db)
+                        .is_some_and(|n| matches!(n.to_string().as_str(), "core" | "std"))
+                });
+                let tokens = call
+                    .token_tree()
+                    .map(|t| t.syntax().descendants_with_tokens().filter_map(|t| t.into_token()).collect::<Vec<_>>())
+                    .unwrap_or_default();
+                let message = match name.as_deref() {
+                    Some("panic") => Self::plain_message(tokens.into_iter()),
+                    Some("unreachable")
+                        if tokens.iter().all(|t| t.kind().is_trivia() || matches!(t.text(), "(" | ")")) =>
+                    {
+                        Some("internal error: entered unreachable code".to_owned())
+                    }
+                    _ => None,
+                };
+                match (from_std, message) {
+                    (true, Some(message)) => TKind::Panic { receiver: None, message },
+                    _ => return self.unsupported("a macro outside the subset", expr.syntax()),
                 }
             }
             ast::Expr::PrefixExpr(p) => {
@@ -507,10 +903,19 @@ impl<'a, 'db> Builder<'a, 'db> {
                     Some(ast::UnaryOp::Neg) => UnOp::Neg,
                     Some(ast::UnaryOp::Not) => UnOp::Not,
                     Some(ast::UnaryOp::Deref) => {
-                        let Some((binding, _, _)) = p.expr().and_then(|inner| self.scalar_reference(&inner)) else {
-                            return self.unsupported("a dereference", expr.syntax());
-                        };
-                        return Ok(TExpr { kind: TKind::Deref(binding), ty, range });
+                        let Some(inner) = p.expr() else { return self.unsupported("a dereference", expr.syntax()) };
+                        if let Some((binding, _, _)) = self.scalar_reference(&inner) {
+                            return Ok(TExpr { kind: TKind::Deref(binding), ty, range });
+                        }
+                        // `*x` of a shared reference to a scalar, which the typed view reads as the value.
+                        let shared = self.sema.type_of_expr(&inner).and_then(|t| self.shared_scalar_ref(&t.original));
+                        if shared.is_some() {
+                            self.references.set(true);
+                            let mut value = self.expr(&inner)?;
+                            value.range = range;
+                            return Ok(value);
+                        }
+                        return self.unsupported("a dereference", expr.syntax());
                     }
                     None => return self.unsupported("a prefix operator", expr.syntax()),
                 };
@@ -532,7 +937,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                                     .unsupported("assignment into something other than a sequence", expr.syntax());
                             };
                             let index = self.expr(&index)?;
-                            if index.ty != Scalar::Usize {
+                            if index.s() != Scalar::Usize {
                                 return self.unsupported("an index that is not a `usize`", expr.syntax());
                             }
                             let value = Box::new(self.expr(&rhs)?);
@@ -595,12 +1000,35 @@ impl<'a, 'db> Builder<'a, 'db> {
             ast::Expr::BlockExpr(b) => TKind::Block(self.block(b)?),
             ast::Expr::IfExpr(i) => {
                 let Some(cond) = i.condition() else { return self.unsupported("`if`", expr.syntax()) };
-                if matches!(cond, ast::Expr::LetExpr(_))
-                    || cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind()))
-                {
-                    return self.unsupported("`if let`", expr.syntax());
-                }
                 let Some(then) = i.then_branch() else { return self.unsupported("`if`", expr.syntax()) };
+                if let ast::Expr::LetExpr(l) = &cond {
+                    // `if let P = e { A } else { B }` is `match e { P => A, _ => B }`.
+                    let (Some(pat), Some(scrutinee)) = (l.pat(), l.expr()) else {
+                        return self.unsupported("`if let`", expr.syntax());
+                    };
+                    let scrutinee = Box::new(self.expr(&scrutinee)?);
+                    let pat = self.pat(&pat)?;
+                    let then_ty = self.expr_type(&ast::Expr::BlockExpr(then.clone()))?;
+                    let body =
+                        TExpr { ty: then_ty, range: self.range(then.syntax()), kind: TKind::Block(self.block(&then)?) };
+                    let otherwise = match i.else_branch() {
+                        Some(ast::ElseBranch::Block(b)) => TExpr {
+                            ty: self.expr_type(&ast::Expr::BlockExpr(b.clone()))?,
+                            range: self.range(b.syntax()),
+                            kind: TKind::Block(self.block(&b)?),
+                        },
+                        Some(ast::ElseBranch::IfExpr(e)) => self.expr(&ast::Expr::IfExpr(e))?,
+                        None => {
+                            TExpr { ty: Ty::Scalar(Scalar::Unit), range: range.clone(), kind: TKind::Lit(Lit::Unit) }
+                        }
+                    };
+                    let arms =
+                        vec![Arm { pat, guard: None, body }, Arm { pat: TPat::Wild, guard: None, body: otherwise }];
+                    return Ok(TExpr { kind: TKind::Match { scrutinee, arms }, ty, range });
+                }
+                if cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind())) {
+                    return self.unsupported("a `let` chain", expr.syntax());
+                }
                 let otherwise = match i.else_branch() {
                     Some(ast::ElseBranch::Block(b)) => Some(Box::new(TExpr {
                         ty: self.expr_type(&ast::Expr::BlockExpr(b.clone()))?,
@@ -614,13 +1042,34 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             ast::Expr::WhileExpr(w) => {
                 let Some(cond) = w.condition() else { return self.unsupported("`while`", expr.syntax()) };
-                if cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind()))
-                    || matches!(cond, ast::Expr::LetExpr(_))
-                {
-                    return self.unsupported("`while let`", expr.syntax());
-                }
                 let Some(body) = w.loop_body() else { return self.unsupported("`while`", expr.syntax()) };
                 let label = Self::label(w.label().and_then(|l| l.lifetime()));
+                if let ast::Expr::LetExpr(l) = &cond {
+                    // `while let P = e { body }` is `loop { match e { P => body, _ => break } }`.
+                    let (Some(pat), Some(scrutinee)) = (l.pat(), l.expr()) else {
+                        return self.unsupported("`while let`", expr.syntax());
+                    };
+                    let scrutinee = Box::new(self.expr(&scrutinee)?);
+                    let pat = self.pat(&pat)?;
+                    let unit = Ty::Scalar(Scalar::Unit);
+                    let body = TExpr {
+                        ty: unit.clone(),
+                        range: self.range(body.syntax()),
+                        kind: TKind::Block(self.block(&body)?),
+                    };
+                    let leave = TExpr {
+                        ty: Ty::Scalar(Scalar::Never),
+                        range: range.clone(),
+                        kind: TKind::Break { label: label.clone(), value: None },
+                    };
+                    let arms = vec![Arm { pat, guard: None, body }, Arm { pat: TPat::Wild, guard: None, body: leave }];
+                    let step = TExpr { kind: TKind::Match { scrutinee, arms }, ty: unit.clone(), range: range.clone() };
+                    let body = TBlock { stmts: vec![TStmt::Expr(step)], tail: None, ty: Some(unit), label: None };
+                    return Ok(TExpr { kind: TKind::Loop { label, body }, ty, range });
+                }
+                if cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind())) {
+                    return self.unsupported("a `let` chain", expr.syntax());
+                }
                 TKind::While { label, cond: Box::new(self.expr(&cond)?), body: self.block(&body)? }
             }
             ast::Expr::LoopExpr(l) => {
@@ -639,7 +1088,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 };
                 let inclusive = range_expr.op_kind() == Some(ast::RangeOp::Inclusive);
                 let (start, end) = (self.expr(&start)?, self.expr(&end)?);
-                if !start.ty.is_int() {
+                if !start.s().is_int() {
                     return self.unsupported("`for` over a range of non-integers", expr.syntax());
                 }
                 let var = self.declare_local(&pat)?;
@@ -672,14 +1121,22 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let Some(ast::Expr::PathExpr(callee)) = c.expr() else {
                     return self.unsupported("a call of something other than a function", expr.syntax());
                 };
-                let resolved = match callee.path().and_then(|p| self.sema.resolve_path(&p)) {
+                let resolution = callee.path().and_then(|p| self.sema.resolve_path(&p));
+                if let Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) = resolution {
+                    let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                    if let (Some(true), [value]) = (self.option_variant(v), args.as_slice()) {
+                        return Ok(TExpr { kind: TKind::Some(Box::new(self.expr(value)?)), ty, range });
+                    }
+                    return self.unsupported("a variant of a type other than `Option`", expr.syntax());
+                }
+                let resolved = match resolution {
                     Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) => Some(f),
                     _ => None,
                 };
                 let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
                 if let (Some(f), [value]) = (resolved, args.as_slice()) {
                     // `i64::from(x)`.
-                    if let Some(cast) = self.conversion(f, value, ty, range.clone())? {
+                    if let Some(cast) = self.conversion(f, value, ty.clone(), range.clone())? {
                         return Ok(cast);
                     }
                 }
@@ -730,7 +1187,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.unsupported("indexing something other than a sequence of scalars", expr.syntax());
                 };
                 let index = self.expr(&index)?;
-                if index.ty != Scalar::Usize {
+                if index.s() != Scalar::Usize {
                     return self.unsupported("an index that is not a `usize`", expr.syntax());
                 }
                 // A `Vec`'s indexing is a call of `Index::index`, whose faults rustc places at the `[`.
@@ -751,9 +1208,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
                 if let (true, Some(receiver)) = (no_args, m.receiver()) {
                     // `x.into()`.
-                    if let Some(cast) = self.conversion(f, &receiver, ty, range.clone())? {
+                    if let Some(cast) = self.conversion(f, &receiver, ty.clone(), range.clone())? {
                         return Ok(cast);
                     }
+                }
+                if let Some(e) = self.option_method(m, f, &ty, &range)? {
+                    return Ok(e);
                 }
                 // A method of the host's own type, on a hole binding.
                 if let (Some((adt, ty_name, mutable)), Some(receiver)) = (self.host_scalar_method(f), m.receiver()) {

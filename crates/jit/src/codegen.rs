@@ -17,7 +17,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use lacuna_checker::typed::{
-    BinOp, Child, Lit, LocalRef, Place, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
+    BinOp, Child, Lit, LocalRef, Place, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_lowering::Lowered;
 
@@ -66,12 +66,16 @@ pub enum Fault {
     HostPanic,
     /// An index past a sequence's end (the length and the index are in the context's `fault_values`).
     IndexOutOfBounds,
+    /// `unwrap()` of `None`.
+    UnwrapNone,
+    /// A panic with a fixed message: index `fault_values[0]` into [`Compiled::messages`].
+    Panic,
     Fuel = 100,
     Stack = 101,
 }
 
 impl Fault {
-    pub fn from_code(code: u32) -> Option<Fault> {
+    const ALL: [Fault; 16] = {
         use Fault::*;
         [
             Add,
@@ -86,11 +90,15 @@ impl Fault {
             Shr,
             HostPanic,
             IndexOutOfBounds,
+            UnwrapNone,
+            Panic,
             Fuel,
             Stack,
         ]
-        .into_iter()
-        .find(|f| *f as u32 == code)
+    };
+
+    pub fn from_code(code: u32) -> Option<Fault> {
+        Fault::ALL.into_iter().find(|f| *f as u32 == code)
     }
 
     /// rustc's panic message for the same fault in a debug build.
@@ -108,6 +116,8 @@ impl Fault {
             Fault::Shr => "attempt to shift right with overflow",
             Fault::HostPanic => "a host function panicked",
             Fault::IndexOutOfBounds => "index out of bounds",
+            Fault::UnwrapNone => "called `Option::unwrap()` on a `None` value",
+            Fault::Panic => "explicit panic",
             Fault::Fuel => "out of fuel",
             Fault::Stack => "out of stack",
         }
@@ -122,6 +132,8 @@ pub struct Compiled {
     pub entry: JitEntry,
     /// The snippet calls host functions: [`JitContext::run`] must point to a `RawRun`.
     pub calls_host: bool,
+    /// Messages of the snippet's fixed panics ([`Fault::Panic`]).
+    pub messages: Vec<String>,
     _module: JITModule,
 }
 
@@ -142,7 +154,7 @@ fn err(e: impl std::fmt::Display) -> CodegenError {
 /// `x % 2^k` on integers up to 64 bits: `(x, k)`.
 fn remainder_by_power_of_two(e: &TExpr) -> Option<(&TExpr, u32)> {
     match &e.kind {
-        TKind::Binary(BinOp::Rem, x, r) if x.ty.is_int() && x.ty.int_bits()? <= 64 => {
+        TKind::Binary(BinOp::Rem, x, r) if x.s().is_int() && x.s().int_bits()? <= 64 => {
             Some((x.as_ref(), power_of_two(r)?))
         }
         _ => None,
@@ -158,20 +170,15 @@ type HostCalls = BTreeMap<String, (String, bool, Vec<Scalar>)>;
 
 /// The host functions and methods a block calls.
 fn host_calls_in_block(block: &TBlock, out: &mut HostCalls) {
-    for stmt in &block.stmts {
-        match stmt {
-            TStmt::Let { init, .. } => init.iter().for_each(|init| host_calls(init, out)),
-            TStmt::Expr(e) => host_calls(e, out),
-        }
-    }
-    if let Some(tail) = &block.tail {
-        host_calls(tail, out);
-    }
+    block.each_child(&mut |c| match c {
+        Child::Expr(c) => host_calls(c, out),
+        Child::Block(b) => host_calls_in_block(b, out),
+    });
 }
 
 fn host_calls(e: &TExpr, out: &mut HostCalls) {
     if let TKind::HostCall { name, symbol, receiver, args } = &e.kind {
-        out.insert(symbol.clone(), (name.clone(), receiver.is_some(), args.iter().map(|a| a.ty).collect()));
+        out.insert(symbol.clone(), (name.clone(), receiver.is_some(), args.iter().map(|a| a.s()).collect()));
     }
     e.each_child(&mut |c| match c {
         Child::Expr(c) => host_calls(c, out),
@@ -181,10 +188,10 @@ fn host_calls(e: &TExpr, out: &mut HostCalls) {
 
 fn power_of_two(e: &TExpr) -> Option<u32> {
     match e.kind {
-        TKind::Lit(Lit::Int(v)) if v.is_power_of_two() && e.ty.is_int() => {
+        TKind::Lit(Lit::Int(v)) if v.is_power_of_two() && e.s().is_int() => {
             let k = v.trailing_zeros();
             // For signed types 2^(bits-1) does not fit; leave such cases to the general path.
-            let limit = e.ty.int_bits()? - u32::from(e.ty.is_signed());
+            let limit = e.s().int_bits()? - u32::from(e.s().is_signed());
             (k < limit).then_some(k)
         }
         _ => None,
@@ -203,6 +210,19 @@ fn clif(ty: Scalar) -> Option<Type> {
         Scalar::Unit | Scalar::Never => return None,
     })
 }
+
+/// The Cranelift values a value of type `ty` is kept in (none for `()` and `!`).
+fn flat(ty: &Ty) -> Vec<Type> {
+    ty.parts().into_iter().filter_map(clif).collect()
+}
+
+/// The symbol of the host library's function writing an `Option<S>` in rustc's layout (see
+/// `instrument::ENTRY_POINTS`).
+pub fn option_writer_symbol(s: Scalar) -> String {
+    format!("__lacuna_option_write_{}", s.name())
+}
+
+type Vals = Vec<Value>;
 
 extern "C" fn helper_powi_f64(a: f64, n: i32) -> f64 {
     a.powi(n)
@@ -276,6 +296,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(err)?;
     flags.set("is_pic", "false").map_err(err)?;
+    // Snippet functions return a status and their value's parts (an `Option` or a tuple: more than two registers).
+    flags.set("enable_multi_ret_implicit_sret", "true").map_err(err)?;
     let isa = cranelift_native::builder().map_err(err)?.finish(settings::Flags::new(flags)).map_err(err)?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     for (name, ptr) in HELPERS {
@@ -291,6 +313,12 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         let address = (host.symbol)(symbol)
             .ok_or_else(|| CodegenError(format!("the host does not export `{name}` to the JIT")))?;
         builder.symbol(symbol, address);
+    }
+    if let Ty::Option(s) = &snippet.ty {
+        let symbol = option_writer_symbol(*s);
+        if let Some(address) = (host.symbol)(&symbol) {
+            builder.symbol(symbol, address);
+        }
     }
     let mut module = JITModule::new(builder);
     let ptr = module.target_config().pointer_type();
@@ -339,52 +367,80 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         let mut sig = module.make_signature();
         sig.params.push(AbiParam::new(ptr));
         for &p in &f.params {
-            if let Some(t) = clif(snippet.locals[p].ty) {
-                sig.params.push(AbiParam::new(t));
-            }
+            sig.params.extend(flat(&snippet.locals[p].ty).into_iter().map(AbiParam::new));
         }
         sig.returns.push(AbiParam::new(types::I32));
-        if let Some(t) = clif(f.ret) {
-            sig.returns.push(AbiParam::new(t));
-        }
+        sig.returns.extend(flat(&f.ret).into_iter().map(AbiParam::new));
         fn_ids.push(module.declare_function(&format!("snippet_fn_{i}"), Linkage::Local, &sig).map_err(err)?);
     }
     let mut entry_sig = module.make_signature();
     entry_sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr)]);
     entry_sig.returns.push(AbiParam::new(types::I32));
     let entry_id = module.declare_function("snippet_entry", Linkage::Export, &entry_sig).map_err(err)?;
+    // An `Option` result is written by the host library, which knows rustc's layout for it.
+    let option_writer = match &snippet.ty {
+        Ty::Option(s) => {
+            let symbol = option_writer_symbol(*s);
+            let address = (host.symbol)(&symbol)
+                .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+            let mut sig = module.make_signature();
+            sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I8).uext()]);
+            let t = clif(*s).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
+            sig.params.push(match t.bits() {
+                b if b >= 32 || s.is_float() => AbiParam::new(t),
+                _ if s.is_signed() => AbiParam::new(t).sext(),
+                _ => AbiParam::new(t).uext(),
+            });
+            Some((symbol, address, sig))
+        }
+        _ => None,
+    };
 
     let mut fctx = FunctionBuilderContext::new();
     let mut ctx = module.make_context();
+    let mut messages = Vec::new();
     for (i, f) in snippet.fns.iter().enumerate() {
         ctx.func.signature = module.declarations().get_function_decl(fn_ids[i]).signature.clone();
         {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, Some(f.ret))?;
+            let mut g =
+                Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, Some(f.ret.clone()))?;
             let block = g.b.current_block().expect("the entry block");
             let params = g.b.block_params(block).to_vec();
             g.ctx = params[0];
             let mut next = 1;
             for &p in &f.params {
-                if let Some(t) = clif(snippet.locals[p].ty) {
+                let mut vars = Vec::new();
+                for t in flat(&snippet.locals[p].ty) {
                     let var = g.b.declare_var(t);
                     g.b.def_var(var, params[next]);
-                    g.vars.insert(p, var);
+                    vars.push(var);
                     next += 1;
                 }
+                g.vars.insert(p, vars);
             }
             g.enter_checks(0)?;
             let value = g.block(&f.body)?;
-            g.return_ok(value, f.ret);
+            g.return_ok(value, &f.ret);
             g.b.finalize();
+            messages.append(&mut g.messages);
         }
         module.define_function(fn_ids[i], &mut ctx).map_err(|e| CodegenError(format!("{e:?}")))?;
         module.clear_context(&mut ctx);
     }
     ctx.func.signature = entry_sig;
     {
+        let writer = match option_writer {
+            Some((symbol, _, sig)) => {
+                let id = module.declare_function(&symbol, Linkage::Import, &sig).map_err(err)?;
+                Some(module.declare_func_in_func(id, &mut ctx.func))
+            }
+            None => None,
+        };
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, None)?;
+        // Panic messages of the snippet functions come first.
+        g.messages = std::mem::take(&mut messages);
         let block = g.b.current_block().expect("the entry block");
         let params = g.b.block_params(block).to_vec();
         g.table = params[0];
@@ -392,13 +448,23 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         g.ctx = params[2];
         g.enter_checks(0)?;
         let value = g.block(&snippet.body)?;
-        if let (Some(v), Some(_)) = (value, clif(snippet.ty)) {
-            g.b.ins().store(MemFlags::trusted(), v, out, 0);
+        match (&snippet.ty, writer) {
+            (Ty::Option(_), Some(writer)) => {
+                if let [tag, payload] = value[..] {
+                    g.b.ins().call(writer, &[out, tag, payload]);
+                }
+            }
+            _ => {
+                if let Some(&v) = value.first() {
+                    g.b.ins().store(MemFlags::trusted(), v, out, 0);
+                }
+            }
         }
         g.store_fuel();
         let zero = g.b.ins().iconst(types::I32, 0);
         g.b.ins().return_(&[zero]);
         g.b.finalize();
+        messages = std::mem::take(&mut g.messages);
     }
     module.define_function(entry_id, &mut ctx).map_err(|e| CodegenError(format!("{e:?}")))?;
     module.clear_context(&mut ctx);
@@ -406,7 +472,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     let code = module.get_finalized_function(entry_id);
     // SAFETY: `code` is the finalized entry with exactly the `JitEntry` signature declared above.
     let entry = unsafe { std::mem::transmute::<*const u8, JitEntry>(code) };
-    Ok(Compiled { entry, calls_host: !calls.is_empty(), _module: module })
+    Ok(Compiled { entry, calls_host: !calls.is_empty(), messages, _module: module })
 }
 
 struct LoopCtx {
@@ -414,8 +480,8 @@ struct LoopCtx {
     /// Where `continue` goes.
     next: cranelift_codegen::ir::Block,
     exit: cranelift_codegen::ir::Block,
-    /// The exit block's parameter type, for `break value` out of `loop` or a labelled block.
-    value: Option<Type>,
+    /// The exit block's parameter types, for `break value` out of `loop` or a labelled block.
+    value: Vec<Type>,
     /// A labelled block: only a `break` naming it leaves it.
     is_block: bool,
 }
@@ -431,10 +497,12 @@ struct Gen<'a, 'b> {
     vec_fields: Option<(i32, i32)>,
     ctx: Value,
     table: Value,
-    vars: HashMap<usize, Variable>,
+    vars: HashMap<usize, Vec<Variable>>,
     loops: Vec<LoopCtx>,
-    /// `Some(ret)` inside a snippet function (returns `(status, value)`), `None` in the entry (returns status).
-    in_fn: Option<Scalar>,
+    /// `Some(ret)` inside a snippet function (returns `(status, value..)`), `None` in the entry (returns status).
+    in_fn: Option<Ty>,
+    /// Messages of fixed panics ([`Fault::Panic`]), indexed by the fault's value.
+    messages: Vec<String>,
     /// Fuel left, kept in a register within a function: written back to the context around calls and returns.
     fuel: Option<Variable>,
 }
@@ -450,7 +518,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         helper_ids: &HashMap<&'static str, FuncId>,
         host_ids: &HashMap<String, FuncId>,
         vec_fields: Option<(i32, i32)>,
-        in_fn: Option<Scalar>,
+        in_fn: Option<Ty>,
     ) -> R<Self> {
         let funcs = fn_ids.iter().map(|id| module.declare_func_in_func(*id, b.func)).collect();
         let host_fns = host_ids.iter().map(|(n, id)| (n.clone(), module.declare_func_in_func(*id, b.func))).collect();
@@ -474,6 +542,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             vars: HashMap::new(),
             loops: Vec::new(),
             in_fn,
+            messages: Vec::new(),
             fuel: None,
         })
     }
@@ -495,16 +564,11 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     fn return_fault(&mut self) {
-        let one = self.b.ins().iconst(types::I32, 1);
-        match self.in_fn.and_then(clif) {
-            Some(t) => {
-                let zero = self.zero(t);
-                self.b.ins().return_(&[one, zero]);
-            }
-            None => {
-                self.b.ins().return_(&[one]);
-            }
+        let mut values = vec![self.b.ins().iconst(types::I32, 1)];
+        for t in self.in_fn.as_ref().map(flat).unwrap_or_default() {
+            values.push(self.zero(t));
         }
+        self.b.ins().return_(&values);
     }
 
     fn store_fuel(&mut self) {
@@ -521,18 +585,20 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    fn return_ok(&mut self, value: Option<Value>, ret: Scalar) {
+    fn return_ok(&mut self, value: Vals, ret: &Ty) {
         self.store_fuel();
-        let zero = self.b.ins().iconst(types::I32, 0);
-        match clif(ret) {
-            Some(t) => {
-                let v = value.unwrap_or_else(|| self.zero(t));
-                self.b.ins().return_(&[zero, v]);
-            }
-            None => {
-                self.b.ins().return_(&[zero]);
-            }
+        let mut values = vec![self.b.ins().iconst(types::I32, 0)];
+        let value = self.fill(value, &flat(ret));
+        values.extend(value);
+        self.b.ins().return_(&values);
+    }
+
+    /// `values` as `ts` asks: zeros where a diverging or unit expression left none.
+    fn fill(&mut self, values: Vals, ts: &[Type]) -> Vals {
+        if values.len() == ts.len() {
+            return values;
         }
+        ts.iter().map(|&t| self.zero(t)).collect()
     }
 
     fn zero(&mut self, t: Type) -> Value {
@@ -578,14 +644,20 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().load(types::I64, MemFlags::trusted(), self.table, (index * 8) as i32)
     }
 
-    fn read(&mut self, local: LocalRef, ty: Scalar) -> Option<Value> {
-        let t = clif(ty)?;
+    fn read(&mut self, local: LocalRef, ty: &Ty) -> Vals {
         match local {
-            LocalRef::Snippet(id) => Some(self.b.use_var(self.vars[&id])),
-            LocalRef::Binding(i) => {
-                let p = self.binding_ptr(i);
-                Some(self.b.ins().load(t, MemFlags::trusted(), p, 0))
+            LocalRef::Snippet(id) => {
+                let vars = self.vars.get(&id).cloned().unwrap_or_default();
+                vars.into_iter().map(|v| self.b.use_var(v)).collect()
             }
+            // Bindings are scalars.
+            LocalRef::Binding(i) => match ty.scalar().and_then(clif) {
+                Some(t) => {
+                    let p = self.binding_ptr(i);
+                    vec![self.b.ins().load(t, MemFlags::trusted(), p, 0)]
+                }
+                None => Vec::new(),
+            },
         }
     }
 
@@ -597,7 +669,7 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     fn read_place(&mut self, place: Place, ty: Scalar) -> Option<Value> {
         match place {
-            Place::Local(local) => self.read(local, ty),
+            Place::Local(local) => self.read(local, &Ty::Scalar(ty)).first().copied(),
             Place::Deref(binding) => {
                 let t = clif(ty)?;
                 let target = self.referent(binding);
@@ -608,70 +680,115 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     fn place_ty(&self, place: Place) -> Scalar {
         match place {
-            Place::Local(local) => self.local_ty(local),
+            Place::Local(local) => self.local_ty(local).s(),
             // The binding's listed type is what it points to.
-            Place::Deref(binding) => self.local_ty(LocalRef::Binding(binding)),
+            Place::Deref(binding) => self.local_ty(LocalRef::Binding(binding)).s(),
         }
     }
 
-    fn write(&mut self, local: LocalRef, value: Option<Value>) {
-        let Some(v) = value else { return };
+    fn write(&mut self, local: LocalRef, values: Vals) {
         match local {
             LocalRef::Snippet(id) => {
-                let var = self.vars[&id];
-                self.b.def_var(var, v);
+                let vars = self.vars.get(&id).cloned().unwrap_or_default();
+                if vars.len() == values.len() {
+                    for (var, v) in vars.into_iter().zip(values) {
+                        self.b.def_var(var, v);
+                    }
+                }
             }
             LocalRef::Binding(i) => {
-                let p = self.binding_ptr(i);
-                self.b.ins().store(MemFlags::trusted(), v, p, 0);
+                if let Some(&v) = values.first() {
+                    let p = self.binding_ptr(i);
+                    self.b.ins().store(MemFlags::trusted(), v, p, 0);
+                }
             }
         }
     }
 
-    fn local_ty(&self, local: LocalRef) -> Scalar {
+    /// Fresh variables for a snippet local, holding `values` (zeros when there are none yet).
+    fn declare(&mut self, local: usize, values: Vals) {
+        let ts = flat(&self.snippet.locals[local].ty);
+        let values = self.fill(values, &ts);
+        let mut vars = Vec::new();
+        for (t, v) in ts.into_iter().zip(values) {
+            let var = self.b.declare_var(t);
+            self.b.def_var(var, v);
+            vars.push(var);
+        }
+        self.vars.insert(local, vars);
+    }
+
+    fn local_ty(&self, local: LocalRef) -> Ty {
         match local {
-            LocalRef::Snippet(id) => self.snippet.locals[id].ty,
+            LocalRef::Snippet(id) => self.snippet.locals[id].ty.clone(),
             LocalRef::Binding(i) => {
-                self.snippet.bindings.iter().find(|(b, _)| *b == i).map(|(_, t)| *t).unwrap_or(Scalar::Unit)
+                Ty::Scalar(self.snippet.bindings.iter().find(|(b, _)| *b == i).map(|(_, t)| *t).unwrap_or(Scalar::Unit))
             }
         }
     }
 
-    fn block(&mut self, block: &TBlock) -> R<Option<Value>> {
+    /// A scalar or `()` expression's value (none for `()` and `!`).
+    fn opt(&mut self, e: &TExpr) -> R<Option<Value>> {
+        Ok(self.expr(e)?.first().copied())
+    }
+
+    /// A scalar expression's value.
+    fn one(&mut self, e: &TExpr) -> R<Value> {
+        let values = self.expr(e)?;
+        match values[..] {
+            [v] => Ok(v),
+            _ => Err(CodegenError(format!("a scalar where the snippet has `{}`", e.ty.name()))),
+        }
+    }
+
+    fn block(&mut self, block: &TBlock) -> R<Vals> {
         if block.label.is_none() {
             return self.block_inner(block);
         }
         // A labelled block: `break 'label value` jumps to its exit with the value.
         let exit = self.b.create_block();
-        let t = block.ty.and_then(clif);
-        if let Some(t) = t {
+        let ts = block.ty.as_ref().map(flat).unwrap_or_default();
+        for &t in &ts {
             self.b.append_block_param(exit, t);
         }
-        self.loops.push(LoopCtx { label: block.label.clone(), next: exit, exit, value: t, is_block: true });
+        let ctx = LoopCtx { label: block.label.clone(), next: exit, exit, value: ts.clone(), is_block: true };
+        self.loops.push(ctx);
         let v = self.block_inner(block);
         self.loops.pop();
         let v = v?;
-        self.jump_with(exit, t, v);
+        self.jump_with(exit, &ts, v);
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
-        Ok(t.map(|_| self.b.block_params(exit)[0]))
+        Ok(self.b.block_params(exit).to_vec())
     }
 
-    fn block_inner(&mut self, block: &TBlock) -> R<Option<Value>> {
+    fn block_inner(&mut self, block: &TBlock) -> R<Vals> {
         for stmt in &block.stmts {
             match stmt {
                 TStmt::Let { local, init } => {
                     let v = match init {
                         Some(init) => self.expr(init)?,
                         // `let x;`: rustc proved every use comes after an assignment.
-                        None => None,
+                        None => Vec::new(),
                     };
-                    if let Some(t) = clif(self.snippet.locals[*local].ty) {
-                        let var = self.b.declare_var(t);
-                        let v = v.unwrap_or_else(|| self.zero(t));
-                        self.b.def_var(var, v);
-                        self.vars.insert(*local, var);
+                    self.declare(*local, v);
+                }
+                TStmt::LetPat { pat, init, otherwise } => {
+                    let v = self.expr(init)?;
+                    if let Some(otherwise) = otherwise {
+                        let matched = self.test_pat(pat, &init.ty, &v);
+                        let bind = self.b.create_block();
+                        let other = self.b.create_block();
+                        self.b.ins().brif(matched, bind, &[], other, &[]);
+                        self.b.switch_to_block(other);
+                        self.b.seal_block(other);
+                        // The `else` block diverges.
+                        self.block(otherwise)?;
+                        self.b.ins().jump(bind, &[]);
+                        self.b.switch_to_block(bind);
+                        self.b.seal_block(bind);
                     }
+                    self.bind_pat(pat, &init.ty, &v);
                 }
                 TStmt::Expr(e) => {
                     self.expr(e)?;
@@ -680,41 +797,127 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         match &block.tail {
             Some(t) => self.expr(t),
-            None => Ok(None),
+            None => Ok(Vec::new()),
         }
     }
 
-    fn expr(&mut self, e: &TExpr) -> R<Option<Value>> {
+    /// Whether `values` (of type `ty`) match `pat`: a `bool` value.
+    fn test_pat(&mut self, pat: &TPat, ty: &Ty, values: &[Value]) -> Value {
+        match (pat, ty) {
+            (TPat::Wild | TPat::Bind(_), _) => self.b.ins().iconst(types::I8, 1),
+            (TPat::Lit { lit, negative }, Ty::Scalar(s)) => {
+                let (Some(&v), Some(k)) = (values.first(), self.lit(lit, *s, *negative)) else {
+                    return self.b.ins().iconst(types::I8, 0);
+                };
+                self.b.ins().icmp(IntCC::Equal, v, k)
+            }
+            (TPat::Range { lo, hi, inclusive }, Ty::Scalar(s)) => {
+                let Some(&v) = values.first() else { return self.b.ins().iconst(types::I8, 0) };
+                let signed = s.is_signed();
+                let mut ok = self.b.ins().iconst(types::I8, 1);
+                if let Some((lit, negative)) = lo {
+                    if let Some(k) = self.lit(lit, *s, *negative) {
+                        let cc =
+                            if signed { IntCC::SignedGreaterThanOrEqual } else { IntCC::UnsignedGreaterThanOrEqual };
+                        let c = self.b.ins().icmp(cc, v, k);
+                        ok = self.b.ins().band(ok, c);
+                    }
+                }
+                if let Some((lit, negative)) = hi {
+                    if let Some(k) = self.lit(lit, *s, *negative) {
+                        let cc = match (signed, inclusive) {
+                            (true, true) => IntCC::SignedLessThanOrEqual,
+                            (true, false) => IntCC::SignedLessThan,
+                            (false, true) => IntCC::UnsignedLessThanOrEqual,
+                            (false, false) => IntCC::UnsignedLessThan,
+                        };
+                        let c = self.b.ins().icmp(cc, v, k);
+                        ok = self.b.ins().band(ok, c);
+                    }
+                }
+                ok
+            }
+            (TPat::Or(alternatives), ty) => {
+                let mut any = self.b.ins().iconst(types::I8, 0);
+                for alternative in alternatives {
+                    let m = self.test_pat(alternative, ty, values);
+                    any = self.b.ins().bor(any, m);
+                }
+                any
+            }
+            (TPat::Some(inner), Ty::Option(s)) => {
+                let (Some(&tag), Some(&payload)) = (values.first(), values.get(1)) else {
+                    return self.b.ins().iconst(types::I8, 0);
+                };
+                let inner = self.test_pat(inner, &Ty::Scalar(*s), &[payload]);
+                self.b.ins().band(tag, inner)
+            }
+            (TPat::None, Ty::Option(_)) => match values.first() {
+                Some(&tag) => self.b.ins().bxor_imm(tag, 1),
+                None => self.b.ins().iconst(types::I8, 0),
+            },
+            (TPat::Tuple(elems), Ty::Tuple(parts)) => {
+                let mut all = self.b.ins().iconst(types::I8, 1);
+                for ((elem, part), &v) in elems.iter().zip(parts).zip(values) {
+                    let m = self.test_pat(elem, &Ty::Scalar(*part), &[v]);
+                    all = self.b.ins().band(all, m);
+                }
+                all
+            }
+            // The lowering admits no other combination.
+            _ => self.b.ins().iconst(types::I8, 0),
+        }
+    }
+
+    /// Binds the names of `pat` (which matched) to the parts of `values`.
+    fn bind_pat(&mut self, pat: &TPat, ty: &Ty, values: &[Value]) {
+        match (pat, ty) {
+            (TPat::Bind(local), _) => self.declare(*local, values.to_vec()),
+            (TPat::Some(inner), Ty::Option(s)) => {
+                if let Some(&payload) = values.get(1) {
+                    self.bind_pat(inner, &Ty::Scalar(*s), &[payload]);
+                }
+            }
+            (TPat::Tuple(elems), Ty::Tuple(parts)) => {
+                for ((elem, part), &v) in elems.iter().zip(parts).zip(values) {
+                    self.bind_pat(elem, &Ty::Scalar(*part), &[v]);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn expr(&mut self, e: &TExpr) -> R<Vals> {
         let at = e.range.start;
-        Ok(match &e.kind {
-            TKind::Lit(lit) => self.lit(lit, e.ty, false),
-            TKind::Local(l) => self.read(*l, e.ty),
-            TKind::Deref(binding) => self.read_place(Place::Deref(*binding), e.ty),
+        let value: Option<Value> = match &e.kind {
+            TKind::Lit(lit) => self.lit(lit, e.s(), false),
+            TKind::Local(l) => return Ok(self.read(*l, &e.ty)),
+            TKind::Deref(binding) => self.read_place(Place::Deref(*binding), e.s()),
             TKind::Unary(UnOp::Neg, inner) if matches!(inner.kind, TKind::Lit(Lit::Int(_))) => {
                 // `-128i8` is a literal, not a negation that overflows.
                 let TKind::Lit(lit) = &inner.kind else { unreachable!() };
-                self.lit(lit, e.ty, true)
+                self.lit(lit, e.s(), true)
             }
             TKind::Unary(op, inner) => {
-                let v = self.expr(inner)?.ok_or_else(|| CodegenError("a unary operand without a value".into()))?;
+                let v = self.one(inner)?;
                 Some(match op {
-                    UnOp::Neg if e.ty.is_float() => self.b.ins().fneg(v),
+                    UnOp::Neg if e.s().is_float() => self.b.ins().fneg(v),
                     UnOp::Neg => {
-                        let bits = e.ty.int_bits().unwrap_or(64);
-                        let t = clif(e.ty).unwrap_or(types::I64);
+                        let bits = e.s().int_bits().unwrap_or(64);
+                        let t = clif(e.s()).unwrap_or(types::I64);
                         let min = if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) };
                         let min = self.b.ins().iconst(t, min);
                         let is_min = self.b.ins().icmp(IntCC::Equal, v, min);
                         self.fault_if(is_min, Fault::Neg, at);
                         self.b.ins().ineg(v)
                     }
-                    UnOp::Not if e.ty == Scalar::Bool => self.b.ins().bxor_imm(v, 1),
+                    UnOp::Not if e.s() == Scalar::Bool => self.b.ins().bxor_imm(v, 1),
                     UnOp::Not => self.b.ins().bnot(v),
                 })
             }
             TKind::Binary(BinOp::And, l, r) | TKind::Binary(BinOp::Or, l, r) => {
                 let is_and = matches!(e.kind, TKind::Binary(BinOp::And, ..));
-                let lv = self.expr(l)?.ok_or_else(|| CodegenError("`&&` operand".into()))?;
+                let lv = self.one(l)?;
                 let rhs_block = self.b.create_block();
                 let merge = self.b.create_block();
                 self.b.append_block_param(merge, types::I8);
@@ -725,7 +928,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 self.b.switch_to_block(rhs_block);
                 self.b.seal_block(rhs_block);
-                let rv = self.expr(r)?.ok_or_else(|| CodegenError("`&&` operand".into()))?;
+                let rv = self.one(r)?;
                 self.b.ins().jump(merge, &[BlockArg::Value(rv)]);
                 self.b.switch_to_block(merge);
                 self.b.seal_block(merge);
@@ -736,41 +939,46 @@ impl<'a, 'b> Gen<'a, 'b> {
             {
                 // `x % 2^k == 0` whatever x's sign: the low k bits are zero (no sign adjustment, as rustc -O).
                 let (x, k) = remainder_by_power_of_two(l).unwrap_or((l, 0));
-                let xv = self.expr(x)?.ok_or_else(|| CodegenError("a remainder without a value".into()))?;
+                let xv = self.one(x)?;
                 let low = self.b.ins().band_imm(xv, ((1u128 << k) - 1) as i64);
                 let cc = if *op == BinOp::Eq { IntCC::Equal } else { IntCC::NotEqual };
                 Some(self.b.ins().icmp_imm(cc, low, 0))
             }
-            TKind::Binary(op @ (BinOp::Div | BinOp::Rem), l, r) if power_of_two(r).is_some() && l.ty.is_int() => {
+            TKind::Binary(op @ (BinOp::Div | BinOp::Rem), l, r) if power_of_two(r).is_some() && l.s().is_int() => {
                 // Division by a literal power of two cannot fault: shifts and masks, as rustc -O emits.
                 let k = power_of_two(r).unwrap_or(0);
-                let lv = self.expr(l)?;
-                lv.map(|lv| self.div_by_power_of_two(*op, l.ty, lv, k))
+                let lv = self.opt(l)?;
+                lv.map(|lv| self.div_by_power_of_two(*op, l.s(), lv, k))
             }
             TKind::Binary(op, l, r) => {
-                let lv = self.expr(l)?;
-                let rv = self.expr(r)?;
+                let lv = self.opt(l)?;
+                let rv = self.opt(r)?;
                 match (lv, rv) {
-                    (Some(lv), Some(rv)) => Some(self.binary(*op, l.ty, r.ty, lv, rv, at)),
+                    (Some(lv), Some(rv)) => Some(self.binary(*op, l.s(), r.s(), lv, rv, at)),
                     _ => None,
                 }
             }
             TKind::Cast(inner) => {
-                let v = self.expr(inner)?;
-                v.map(|v| self.cast(v, inner.ty, e.ty))
+                let v = self.opt(inner)?;
+                v.map(|v| self.cast(v, inner.s(), e.s()))
+            }
+            TKind::Assign { place: Place::Local(local), op: None, value } if value.ty.scalar().is_none() => {
+                let values = self.expr(value)?;
+                self.write(*local, values);
+                None
             }
             TKind::Assign { place, op, value } => {
-                let v = self.expr(value)?;
+                let v = self.opt(value)?;
                 let v = match (op, v) {
                     (Some(op), Some(v)) => {
                         let ty = self.place_ty(*place);
                         let current = self.read_place(*place, ty).ok_or_else(|| CodegenError("assignment".into()))?;
-                        Some(self.binary(*op, ty, value.ty, current, v, at))
+                        Some(self.binary(*op, ty, value.s(), current, v, at))
                     }
                     (_, v) => v,
                 };
                 match place {
-                    Place::Local(local) => self.write(*local, v),
+                    Place::Local(local) => self.write(*local, v.into_iter().collect()),
                     Place::Deref(binding) => {
                         if let Some(v) = v {
                             let target = self.referent(*binding);
@@ -780,31 +988,26 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 None
             }
-            TKind::Block(b) => self.block(b)?,
+            TKind::Block(b) => return self.block(b),
             TKind::If { cond, then, otherwise } => {
-                let c = self.expr(cond)?.ok_or_else(|| CodegenError("`if` condition".into()))?;
+                let c = self.one(cond)?;
                 let then_block = self.b.create_block();
                 let else_block = self.b.create_block();
-                let merge = self.b.create_block();
-                let t = clif(e.ty);
-                if let Some(t) = t {
-                    self.b.append_block_param(merge, t);
-                }
+                let ts = flat(&e.ty);
+                let merge = self.merge_block(&ts);
                 self.b.ins().brif(c, then_block, &[], else_block, &[]);
                 self.b.switch_to_block(then_block);
                 self.b.seal_block(then_block);
                 let tv = self.block(then)?;
-                self.jump_with(merge, t, tv);
+                self.jump_with(merge, &ts, tv);
                 self.b.switch_to_block(else_block);
                 self.b.seal_block(else_block);
                 let ev = match otherwise {
                     Some(o) => self.expr(o)?,
-                    None => None,
+                    None => Vec::new(),
                 };
-                self.jump_with(merge, t, ev);
-                self.b.switch_to_block(merge);
-                self.b.seal_block(merge);
-                t.map(|_| self.b.block_params(merge)[0])
+                self.jump_with(merge, &ts, ev);
+                return Ok(self.enter_merge(merge));
             }
             TKind::While { label, cond, body } => {
                 let header = self.b.create_block();
@@ -812,35 +1015,36 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let exit = self.b.create_block();
                 self.b.ins().jump(header, &[]);
                 self.b.switch_to_block(header);
-                let c = self.expr(cond)?.ok_or_else(|| CodegenError("`while` condition".into()))?;
+                let c = self.one(cond)?;
                 self.b.ins().brif(c, body_block, &[], exit, &[]);
                 self.b.switch_to_block(body_block);
                 self.b.seal_block(body_block);
                 self.tick(at);
                 self.loop_body(
-                    LoopCtx { label: label.clone(), next: header, exit, value: None, is_block: false },
+                    LoopCtx { label: label.clone(), next: header, exit, value: Vec::new(), is_block: false },
                     body,
                 )?;
                 None
             }
             TKind::Loop { label, body } => {
                 let header = self.b.create_block();
+                let ts = flat(&e.ty);
                 let exit = self.b.create_block();
-                let t = clif(e.ty);
-                if let Some(t) = t {
+                for &t in &ts {
                     self.b.append_block_param(exit, t);
                 }
                 self.b.ins().jump(header, &[]);
                 self.b.switch_to_block(header);
                 self.tick(at);
-                self.loop_body(LoopCtx { label: label.clone(), next: header, exit, value: t, is_block: false }, body)?;
-                t.map(|_| self.b.block_params(exit)[0])
+                let ctx = LoopCtx { label: label.clone(), next: header, exit, value: ts, is_block: false };
+                self.loop_body(ctx, body)?;
+                return Ok(self.b.block_params(exit).to_vec());
             }
             TKind::For { label, var, start, end, inclusive, body } => {
-                let ty = self.snippet.locals[*var].ty;
+                let ty = self.snippet.locals[*var].ty.s();
                 let t = clif(ty).ok_or_else(|| CodegenError("`for` variable".into()))?;
-                let s = self.expr(start)?.ok_or_else(|| CodegenError("`for` start".into()))?;
-                let end_v = self.expr(end)?.ok_or_else(|| CodegenError("`for` end".into()))?;
+                let s = self.one(start)?;
+                let end_v = self.one(end)?;
                 let counter = self.b.declare_var(t);
                 self.b.def_var(counter, s);
                 let header = self.b.create_block();
@@ -863,8 +1067,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let loop_var = self.b.declare_var(t);
                 let i = self.b.use_var(counter);
                 self.b.def_var(loop_var, i);
-                self.vars.insert(*var, loop_var);
-                self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: None, is_block: false });
+                self.vars.insert(*var, vec![loop_var]);
+                self.loops.push(LoopCtx {
+                    label: label.clone(),
+                    next: latch,
+                    exit,
+                    value: Vec::new(),
+                    is_block: false,
+                });
                 self.block(body)?;
                 self.loops.pop();
                 self.b.ins().jump(latch, &[]);
@@ -913,8 +1123,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let element = self.b.ins().load(t, MemFlags::trusted(), address, 0);
                 let loop_var = self.b.declare_var(t);
                 self.b.def_var(loop_var, element);
-                self.vars.insert(*var, loop_var);
-                self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: None, is_block: false });
+                self.vars.insert(*var, vec![loop_var]);
+                self.loops.push(LoopCtx {
+                    label: label.clone(),
+                    next: latch,
+                    exit,
+                    value: Vec::new(),
+                    is_block: false,
+                });
                 self.block(body)?;
                 self.loops.pop();
                 self.b.ins().jump(latch, &[]);
@@ -932,11 +1148,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::Break { label, value } => {
                 let v = match value {
                     Some(v) => self.expr(v)?,
-                    None => None,
+                    None => Vec::new(),
                 };
                 let target = self.find_loop(label)?;
-                let (exit, t) = (self.loops[target].exit, self.loops[target].value);
-                self.jump_with(exit, t, v);
+                let (exit, ts) = (self.loops[target].exit, self.loops[target].value.clone());
+                self.jump_with(exit, &ts, v);
                 self.dead_block();
                 None
             }
@@ -950,19 +1166,17 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::Return(value) => {
                 let v = match value {
                     Some(v) => self.expr(v)?,
-                    None => None,
+                    None => Vec::new(),
                 };
-                let ret = self.in_fn.ok_or_else(|| CodegenError("`return` outside a function".into()))?;
-                self.return_ok(v, ret);
+                let ret = self.in_fn.clone().ok_or_else(|| CodegenError("`return` outside a function".into()))?;
+                self.return_ok(v, &ret);
                 self.dead_block();
                 None
             }
             TKind::Call { function, args } => {
                 let mut values = vec![self.ctx];
                 for a in args {
-                    if let Some(v) = self.expr(a)? {
-                        values.push(v);
-                    }
+                    values.extend(self.expr(a)?);
                 }
                 self.store_fuel();
                 let call = self.b.ins().call(self.funcs[*function], &values);
@@ -977,11 +1191,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.return_fault();
                 self.b.switch_to_block(cont);
                 self.b.seal_block(cont);
-                results.get(1).copied()
+                return Ok(results[1..].to_vec());
             }
             TKind::SeqLen(seq) => Some(self.seq_parts(seq)?.1),
             TKind::SeqIndex { seq, index } => {
-                let i = self.expr(index)?.ok_or_else(|| CodegenError("an index".into()))?;
+                let i = self.one(index)?;
                 let address = self.seq_element(seq, i, at)?;
                 let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
                 Some(self.b.ins().load(t, MemFlags::trusted(), address, 0))
@@ -989,14 +1203,14 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::SeqSum(seq) => Some(self.seq_sum(seq, at)?),
             TKind::SeqStore { seq, index_at, index, op, value } => {
                 // Rust evaluates the value first, then the place.
-                let v = self.expr(value)?.ok_or_else(|| CodegenError("an assigned value".into()))?;
-                let i = self.expr(index)?.ok_or_else(|| CodegenError("an index".into()))?;
+                let v = self.one(value)?;
+                let i = self.one(index)?;
                 let address = self.seq_element(seq, i, *index_at)?;
                 let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
                 let v = match op {
                     Some(op) => {
                         let old = self.b.ins().load(t, MemFlags::trusted(), address, 0);
-                        self.binary(*op, seq.elem, value.ty, old, v, at)
+                        self.binary(*op, seq.elem, value.s(), old, v, at)
                     }
                     None => v,
                 };
@@ -1010,9 +1224,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                     values.push(this);
                 }
                 for a in args {
-                    values.push(self.expr(a)?.ok_or_else(|| CodegenError("a host call's argument".into()))?);
+                    values.push(self.one(a)?);
                 }
-                let ret = clif(e.ty);
+                let ret = clif(e.s());
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4));
                 let ptr = self.b.func.dfg.value_type(self.ctx);
                 let out = self.b.ins().stack_addr(ptr, slot, 0);
@@ -1028,15 +1242,281 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.fault_if(panicked, Fault::HostPanic, at);
                 ret.map(|t| self.b.ins().stack_load(t, slot, 0))
             }
+            TKind::Method { name, receiver, args } if receiver.ty.scalar().is_none() || e.ty.scalar().is_none() => {
+                return self.aggregate_method(name, receiver, args, &e.ty, at);
+            }
             TKind::Method { name, receiver, args } => {
-                let rv = self.expr(receiver)?.ok_or_else(|| CodegenError("receiver".into()))?;
+                let rv = self.one(receiver)?;
                 let mut avs = Vec::new();
                 for a in args {
-                    avs.push(self.expr(a)?.ok_or_else(|| CodegenError("argument".into()))?);
+                    avs.push(self.one(a)?);
                 }
-                Some(self.method(name, receiver.ty, rv, &avs, at)?)
+                Some(self.method(name, receiver.s(), rv, &avs, at)?)
             }
+            TKind::Some(inner) => {
+                let v = self.one(inner)?;
+                let tag = self.b.ins().iconst(types::I8, 1);
+                return Ok(vec![tag, v]);
+            }
+            TKind::None => {
+                let tag = self.b.ins().iconst(types::I8, 0);
+                let payload = match e.ty {
+                    Ty::Option(s) => clif(s).map(|t| self.zero(t)),
+                    _ => None,
+                };
+                return Ok(std::iter::once(tag).chain(payload).collect());
+            }
+            TKind::Tuple(elems) => {
+                let mut values = Vec::new();
+                for x in elems {
+                    values.extend(self.expr(x)?);
+                }
+                return Ok(values);
+            }
+            TKind::Field(base, index) => {
+                let values = self.expr(base)?;
+                values.get(*index).copied()
+            }
+            TKind::Match { scrutinee, arms } => {
+                let values = self.expr(scrutinee)?;
+                let ts = flat(&e.ty);
+                let merge = self.merge_block(&ts);
+                for arm in arms {
+                    let matched = self.test_pat(&arm.pat, &scrutinee.ty, &values);
+                    let bind = self.b.create_block();
+                    let next = self.b.create_block();
+                    self.b.ins().brif(matched, bind, &[], next, &[]);
+                    self.b.switch_to_block(bind);
+                    self.b.seal_block(bind);
+                    self.bind_pat(&arm.pat, &scrutinee.ty, &values);
+                    if let Some(guard) = &arm.guard {
+                        let holds = self.one(guard)?;
+                        let body = self.b.create_block();
+                        self.b.ins().brif(holds, body, &[], next, &[]);
+                        self.b.switch_to_block(body);
+                        self.b.seal_block(body);
+                    }
+                    let v = self.expr(&arm.body)?;
+                    self.jump_with(merge, &ts, v);
+                    self.b.switch_to_block(next);
+                    self.b.seal_block(next);
+                }
+                // No arm matched: impossible for a `match` rustc (or a final catch-all arm) made exhaustive.
+                self.panic_with("internal error: entered unreachable code", at);
+                self.jump_with(merge, &ts, Vec::new());
+                return Ok(self.enter_merge(merge));
+            }
+            TKind::OptionClosure { method, receiver, param, body } => {
+                return self.option_closure(method, receiver, param.as_ref(), body, &e.ty);
+            }
+            TKind::Panic { receiver, message } => {
+                let Some(receiver) = receiver else {
+                    self.panic_with(message, at);
+                    return Ok(Vec::new());
+                };
+                let values = self.expr(receiver)?;
+                let (Some(&tag), Some(&payload)) = (values.first(), values.get(1)) else {
+                    return Err(CodegenError("`expect` of something other than an `Option`".into()));
+                };
+                let none = self.b.ins().icmp_imm(IntCC::Equal, tag, 0);
+                let index = self.message(message);
+                let index = self.b.ins().iconst(types::I64, index as i64);
+                self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
+                self.fault_if(none, Fault::Panic, at);
+                Some(payload)
+            }
+        };
+        Ok(value.into_iter().collect())
+    }
+
+    /// The index of a fixed panic message.
+    fn message(&mut self, message: &str) -> usize {
+        match self.messages.iter().position(|m| m == message) {
+            Some(i) => i,
+            None => {
+                self.messages.push(message.to_owned());
+                self.messages.len() - 1
+            }
+        }
+    }
+
+    /// A panic with a fixed message, here (the code after it is unreachable).
+    fn panic_with(&mut self, message: &str, at: usize) {
+        let index = self.message(message);
+        let index = self.b.ins().iconst(types::I64, index as i64);
+        self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
+        let always = self.b.ins().iconst(types::I8, 1);
+        self.fault_if(always, Fault::Panic, at);
+    }
+
+    /// Methods of `Option`s of scalars, and the `Option`-valued methods of scalars.
+    fn aggregate_method(&mut self, name: &str, receiver: &TExpr, args: &[TExpr], ty: &Ty, at: usize) -> R<Vals> {
+        let rv = self.expr(receiver)?;
+        let mut avs = Vec::new();
+        for a in args {
+            avs.push(self.expr(a)?);
+        }
+        let arg = |i: usize, part: usize| -> R<Value> {
+            avs.get(i).and_then(|a| a.get(part)).copied().ok_or_else(|| CodegenError(format!("`{name}`'s argument")))
+        };
+        if let Ty::Option(payload_ty) = receiver.ty {
+            let (Some(&tag), Some(&payload)) = (rv.first(), rv.get(1)) else {
+                return Err(CodegenError("an `Option` without parts".into()));
+            };
+            return Ok(match name {
+                "unwrap" => {
+                    let none = self.b.ins().icmp_imm(IntCC::Equal, tag, 0);
+                    self.fault_if(none, Fault::UnwrapNone, at);
+                    vec![payload]
+                }
+                "unwrap_or" => vec![self.b.ins().select(tag, payload, arg(0, 0)?)],
+                "unwrap_or_default" => {
+                    let t = clif(payload_ty).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
+                    let zero = self.zero(t);
+                    vec![self.b.ins().select(tag, payload, zero)]
+                }
+                "is_some" => vec![tag],
+                "is_none" => vec![self.b.ins().bxor_imm(tag, 1)],
+                "or" => {
+                    let (other_tag, other) = (arg(0, 0)?, arg(0, 1)?);
+                    vec![self.b.ins().select(tag, tag, other_tag), self.b.ins().select(tag, payload, other)]
+                }
+                "xor" => {
+                    // Some when exactly one is: that one.
+                    let (other_tag, other) = (arg(0, 0)?, arg(0, 1)?);
+                    let one = self.b.ins().bxor(tag, other_tag);
+                    vec![one, self.b.ins().select(tag, payload, other)]
+                }
+                _ => return Err(CodegenError(format!("the `Option` method `{name}`"))),
+            });
+        }
+        let s = receiver.s();
+        let x = rv.first().copied().ok_or_else(|| CodegenError("a receiver".into()))?;
+        let t = clif(s).ok_or_else(|| CodegenError("a receiver type".into()))?;
+        Ok(match name {
+            "checked_add" | "checked_sub" | "checked_mul" => {
+                let y = arg(0, 0)?;
+                let (v, over) = match (name, s.is_signed()) {
+                    ("checked_add", true) => self.b.ins().sadd_overflow(x, y),
+                    ("checked_add", false) => self.b.ins().uadd_overflow(x, y),
+                    ("checked_sub", true) => self.b.ins().ssub_overflow(x, y),
+                    ("checked_sub", false) => self.b.ins().usub_overflow(x, y),
+                    (_, true) => self.b.ins().smul_overflow(x, y),
+                    (_, false) => self.b.ins().umul_overflow(x, y),
+                };
+                let ok = self.b.ins().bxor_imm(over, 1);
+                vec![ok, v]
+            }
+            "checked_div" | "checked_rem" => {
+                // None for a zero divisor and for MIN / -1; the division itself runs on a safe divisor.
+                let y = arg(0, 0)?;
+                let zero = self.b.ins().icmp_imm(IntCC::Equal, y, 0);
+                let mut bad = zero;
+                if s.is_signed() {
+                    let bits = s.int_bits().unwrap_or(64);
+                    let min = if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) };
+                    let is_min = self.b.ins().icmp_imm(IntCC::Equal, x, min);
+                    let minus_one = self.b.ins().icmp_imm(IntCC::Equal, y, -1);
+                    let both = self.b.ins().band(is_min, minus_one);
+                    bad = self.b.ins().bor(zero, both);
+                }
+                let one = self.b.ins().iconst(t, 1);
+                let safe = self.b.ins().select(bad, one, y);
+                let v = match (name, s.is_signed()) {
+                    ("checked_div", true) => self.b.ins().sdiv(x, safe),
+                    ("checked_div", false) => self.b.ins().udiv(x, safe),
+                    (_, true) => self.b.ins().srem(x, safe),
+                    (_, false) => self.b.ins().urem(x, safe),
+                };
+                let ok = self.b.ins().bxor_imm(bad, 1);
+                vec![ok, v]
+            }
+            "to_digit" => {
+                // core's `char::to_digit` for a radix the lowering proved to be a literal in 2..=36.
+                let radix = arg(0, 0)?;
+                let zero_char = self.b.ins().iadd_imm(x, -('0' as i64));
+                let is_dec = self.b.ins().icmp_imm(IntCC::UnsignedLessThan, zero_char, 10);
+                let lower = self.b.ins().bor_imm(x, 0x20);
+                let from_a = self.b.ins().iadd_imm(lower, -('a' as i64));
+                // saturating_add(10): values near u32::MAX stay invalid either way.
+                let from_a_ten = self.b.ins().iadd_imm(from_a, 10);
+                let wrapped = self.b.ins().icmp_imm(IntCC::UnsignedGreaterThan, from_a, (u32::MAX - 10) as i64);
+                let max = self.b.ins().iconst(types::I32, u32::MAX as i64);
+                let letter_digit = self.b.ins().select(wrapped, max, from_a_ten);
+                let big_radix = self.b.ins().icmp_imm(IntCC::UnsignedGreaterThan, radix, 10);
+                let not_dec = self.b.ins().bxor_imm(is_dec, 1);
+                let use_letter = self.b.ins().band(big_radix, not_dec);
+                let digit = self.b.ins().select(use_letter, letter_digit, zero_char);
+                let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, digit, radix);
+                vec![ok, digit]
+            }
+            _ => return Err(CodegenError(format!("the method `{name}` giving `{}`", ty.name()))),
         })
+    }
+
+    /// `Option` methods taking a closure written in place: the closure's body runs here, at most once.
+    fn option_closure(
+        &mut self,
+        method: &str,
+        receiver: &TExpr,
+        param: Option<&TPat>,
+        body: &TExpr,
+        ty: &Ty,
+    ) -> R<Vals> {
+        let rv = self.expr(receiver)?;
+        let Ty::Option(payload_ty) = receiver.ty else {
+            return Err(CodegenError("a closure method of something other than an `Option`".into()));
+        };
+        let (Some(&tag), Some(&payload)) = (rv.first(), rv.get(1)) else {
+            return Err(CodegenError("an `Option` without parts".into()));
+        };
+        let ts = flat(ty);
+        let merge = self.merge_block(&ts);
+        let some_block = self.b.create_block();
+        let none_block = self.b.create_block();
+        self.b.ins().brif(tag, some_block, &[], none_block, &[]);
+        // The closure's parameter, bound to the payload (or nothing, for `unwrap_or_else`).
+        let run_body = |g: &mut Self| -> R<Vals> {
+            if let Some(p) = param {
+                g.bind_pat(p, &Ty::Scalar(payload_ty), &[payload]);
+            }
+            g.expr(body)
+        };
+        self.b.switch_to_block(some_block);
+        self.b.seal_block(some_block);
+        let when_some: Vals = match method {
+            "map" => {
+                let v = run_body(self)?;
+                let one = self.b.ins().iconst(types::I8, 1);
+                std::iter::once(one).chain(v).collect()
+            }
+            "and_then" | "is_some_and" | "is_none_or" => run_body(self)?,
+            "filter" => {
+                let keep = run_body(self)?;
+                let keep = keep.first().copied().ok_or_else(|| CodegenError("a filter's result".into()))?;
+                vec![keep, payload]
+            }
+            "unwrap_or_else" => vec![payload],
+            _ => return Err(CodegenError(format!("the `Option` method `{method}`"))),
+        };
+        self.jump_with(merge, &ts, when_some);
+        self.b.switch_to_block(none_block);
+        self.b.seal_block(none_block);
+        let when_none: Vals = match method {
+            "unwrap_or_else" => self.expr(body)?,
+            "is_none_or" => vec![self.b.ins().iconst(types::I8, 1)],
+            "is_some_and" => vec![self.b.ins().iconst(types::I8, 0)],
+            // `None` (its payload is filled with zeros).
+            _ => vec![self.b.ins().iconst(types::I8, 0)],
+        };
+        let when_none = if when_none.len() == 1 && ts.len() == 2 {
+            let zero = self.zero(ts[1]);
+            vec![when_none[0], zero]
+        } else {
+            when_none
+        };
+        self.jump_with(merge, &ts, when_none);
+        Ok(self.enter_merge(merge))
     }
 
     /// The body of a `while` or `loop` whose header (`next`) is the current loop head: then back to the header,
@@ -1061,16 +1541,26 @@ impl<'a, 'b> Gen<'a, 'b> {
         .ok_or_else(|| CodegenError("`break` or `continue` without its loop".into()))
     }
 
-    fn jump_with(&mut self, target: cranelift_codegen::ir::Block, t: Option<Type>, v: Option<Value>) {
-        match t {
-            Some(t) => {
-                let v = v.unwrap_or_else(|| self.zero(t));
-                self.b.ins().jump(target, &[BlockArg::Value(v)]);
-            }
-            None => {
-                self.b.ins().jump(target, &[]);
-            }
+    fn jump_with(&mut self, target: cranelift_codegen::ir::Block, ts: &[Type], values: Vals) {
+        let values = self.fill(values, ts);
+        let args: Vec<BlockArg> = values.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(target, &args);
+    }
+
+    /// A block where branches meet with values of types `ts`.
+    fn merge_block(&mut self, ts: &[Type]) -> cranelift_codegen::ir::Block {
+        let merge = self.b.create_block();
+        for &t in ts {
+            self.b.append_block_param(merge, t);
         }
+        merge
+    }
+
+    /// Continues at `merge` (every branch into it emitted): its values.
+    fn enter_merge(&mut self, merge: cranelift_codegen::ir::Block) -> Vals {
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+        self.b.block_params(merge).to_vec()
     }
 
     fn lit(&mut self, lit: &Lit, ty: Scalar, negate: bool) -> Option<Value> {

@@ -77,6 +77,24 @@ pub unsafe extern "C" fn __lacuna_install(hook: ::lacuna::__private::Hook, conte
 pub extern "C" fn __lacuna_main(stack_bytes: usize) -> i32 {
     ::lacuna::__private::run_main(main, stack_bytes)
 }
+// `Option<S>` in this rustc's layout, for the JIT's results (`codegen::option_writer_symbol`).
+macro_rules! __lacuna_option_writers {
+    ($($t:ty => $name:ident),*) => {$(
+        #[doc(hidden)]
+        #[no_mangle]
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe extern "C" fn $name(out: *mut ::core::option::Option<$t>, is_some: u8, value: $t) {
+            unsafe { ::core::ptr::write(out, if is_some != 0 { ::core::option::Option::Some(value) } else { ::core::option::Option::None }) }
+        }
+    )*};
+}
+__lacuna_option_writers!(
+    i8 => __lacuna_option_write_i8, i16 => __lacuna_option_write_i16, i32 => __lacuna_option_write_i32,
+    i64 => __lacuna_option_write_i64, isize => __lacuna_option_write_isize, u8 => __lacuna_option_write_u8,
+    u16 => __lacuna_option_write_u16, u32 => __lacuna_option_write_u32, u64 => __lacuna_option_write_u64,
+    usize => __lacuna_option_write_usize, f32 => __lacuna_option_write_f32, f64 => __lacuna_option_write_f64,
+    bool => __lacuna_option_write_bool, char => __lacuna_option_write_char
+);
 #[doc(hidden)]
 #[no_mangle]
 pub unsafe extern "C" fn __lacuna_vec_layout(out: *mut usize) {

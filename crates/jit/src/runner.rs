@@ -693,8 +693,10 @@ impl Shared {
                 // the checker gave them, and writes the hole's scalar value to `out` when it returns 0. Host
                 // functions it calls get `context.run`, a live `RawRun`, whenever the code calls any.
                 let status = unsafe { (jit.compiled.entry)(call.table.cast(), call.out.cast(), &mut context) };
-                let error = (status != 0)
-                    .then(|| jit_fault_error(&context, host_run.as_deref(), &jit.snippet, budgets, stack_bytes));
+                let error = (status != 0).then(|| {
+                    let messages = &jit.compiled.messages;
+                    jit_fault_error(&context, host_run.as_deref(), messages, &jit.snippet, budgets, stack_bytes)
+                });
                 (ExecPath::Jit, error)
             }
         };
@@ -1150,7 +1152,7 @@ fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> bool {
     let facts = lacuna_lowering::HostFacts {
         // Conservative: any mention raises the doubt.
         raises_lints: text.contains("deny") || text.contains("forbid"),
-        hole_type_matches: home.prepared.glue_type(home.index) == Some(lowered.snippet.ty.name()),
+        hole_type_matches: home.prepared.glue_type(home.index) == Some(lowered.snippet.ty.name().as_str()),
         opaque_bindings: home.plan.bindings().iter().map(|b| b.const_opaque).collect(),
     };
     lacuna_lowering::accept_without_rustc(lowered, facts).is_ok()
@@ -1196,6 +1198,7 @@ fn lower_for_jit(checker: &mut Checker, home: &SiteHome, snippet: &str) -> Resul
 fn jit_fault_error(
     context: &crate::codegen::JitContext,
     host_run: Option<&RawRun>,
+    messages: &[String],
     snippet: &str,
     budgets: &Budgets,
     stack_bytes: usize,
@@ -1209,6 +1212,14 @@ fn jit_fault_error(
             let [len, index] = context.fault_values;
             let message = format!("index out of bounds: the len is {len} but the index is {index}");
             encode(&["runtime", &message, &line.to_string(), &column.to_string()], &[])
+        }
+        Some(Fault::Panic) => {
+            let (line, column) = line_col(snippet, context.fault_at as usize);
+            let message = usize::try_from(context.fault_values[0])
+                .ok()
+                .and_then(|i| messages.get(i))
+                .map_or(Fault::Panic.message(), |m| m.as_str());
+            encode(&["runtime", message, &line.to_string(), &column.to_string()], &[])
         }
         Some(Fault::HostPanic) => {
             // Where the snippet called the host function, with the panic's own message.

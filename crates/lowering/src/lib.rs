@@ -11,7 +11,7 @@
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
 use lacuna_checker::typed::{
-    BinOp, Child, Lit, LocalRef, Place, Scalar, SeqKind, TBlock, TExpr, TKind, TStmt, TypedSnippet, UnOp,
+    Arm, BinOp, Child, Lit, LocalRef, Place, Scalar, SeqKind, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_checker::Binding;
 
@@ -41,13 +41,18 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         in_fn: None,
         deferred: Vec::new(),
     };
-    checker.scalar(snippet.ty, 0..0)?;
+    checker.ty(&snippet.ty, 0..0)?;
+    // The hole's value is written in rustc's layout: a scalar, or an `Option` of one (through the host's
+    // conversion); a tuple's layout is rustc's choice.
+    if matches!(snippet.ty, Ty::Tuple(_)) {
+        return unsupported("a tuple as the hole's value", &(0..0));
+    }
     for &(_, ty) in &snippet.bindings {
         checker.scalar(ty, 0..0)?;
     }
     for f in &snippet.fns {
-        checker.in_fn = Some(f.ret);
-        checker.scalar(f.ret, 0..0)?;
+        checker.in_fn = Some(f.ret.clone());
+        checker.ty(&f.ret, 0..0)?;
         checker.block(&f.body)?;
     }
     checker.in_fn = None;
@@ -63,7 +68,7 @@ struct Check<'a> {
     /// Enclosing loops and labelled blocks, innermost last.
     loops: Vec<(Option<String>, Target)>,
     /// Inside a snippet function: its return type.
-    in_fn: Option<Scalar>,
+    in_fn: Option<Ty>,
     /// Locals declared without a value (`let x;`): assigned once on each path, which rustc checks.
     deferred: Vec<usize>,
 }
@@ -91,6 +96,71 @@ impl Check<'_> {
         }
     }
 
+    fn ty(&self, ty: &Ty, range: std::ops::Range<usize>) -> Result<(), Unsupported> {
+        for part in ty.parts() {
+            self.scalar(part, range.clone())?;
+        }
+        match ty {
+            Ty::Option(_) | Ty::Tuple(_) if ty.parts().iter().any(|p| matches!(p, Scalar::Unit | Scalar::Never)) => {
+                unsupported(format!("the type `{}`", ty.name()), &range)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `pat` fits a value of type `ty` (its names are snippet locals of the part's type).
+    fn pat(&self, pat: &TPat, ty: &Ty, range: &std::ops::Range<usize>) -> Result<(), Unsupported> {
+        let ok = match (pat, ty) {
+            (TPat::Wild, _) => true,
+            (TPat::Bind(local), ty) => self.snippet.locals.get(*local).is_some_and(|l| &l.ty == ty),
+            (TPat::Lit { lit, .. }, Ty::Scalar(s)) => {
+                matches!(
+                    (lit, s),
+                    (Lit::Int(_), s) if s.is_int()
+                ) || matches!((lit, s), (Lit::Char(_), Scalar::Char) | (Lit::Bool(_), Scalar::Bool))
+            }
+            (TPat::Range { lo, hi, .. }, Ty::Scalar(s)) => {
+                (s.is_int() || *s == Scalar::Char)
+                    && [lo, hi].iter().all(|end| match end {
+                        Some((Lit::Int(_), _)) => s.is_int(),
+                        Some((Lit::Char(_), false)) => *s == Scalar::Char,
+                        Some(_) => false,
+                        None => true,
+                    })
+            }
+            (TPat::Or(alternatives), ty) => {
+                for alternative in alternatives {
+                    self.pat(alternative, ty, range)?;
+                }
+                // Names bound in alternatives would need one local each: not in the subset.
+                !alternatives.iter().any(binds)
+            }
+            (TPat::Some(inner), Ty::Option(s)) => return self.pat(inner, &Ty::Scalar(*s), range),
+            (TPat::None, Ty::Option(_)) => true,
+            (TPat::Tuple(elems), Ty::Tuple(parts)) if elems.len() == parts.len() => {
+                for (elem, part) in elems.iter().zip(parts) {
+                    self.pat(elem, &Ty::Scalar(*part), range)?;
+                }
+                true
+            }
+            _ => false,
+        };
+        if ok {
+            Ok(())
+        } else {
+            unsupported(format!("this pattern on `{}`", ty.name()), range)
+        }
+    }
+
+    /// A closure body written in place: `break`/`continue` cannot leave it (rustc rejects such code; the subset
+    /// does not model it).
+    fn closure_body(&mut self, body: &TExpr) -> Result<(), Unsupported> {
+        let loops = std::mem::take(&mut self.loops);
+        let r = self.expr(body);
+        self.loops = loops;
+        r
+    }
+
     fn block(&mut self, block: &TBlock) -> Result<(), Unsupported> {
         if block.label.is_some() {
             self.loops.push((block.label.clone(), Target::Block));
@@ -106,12 +176,19 @@ impl Check<'_> {
         for stmt in &block.stmts {
             match stmt {
                 TStmt::Let { local, init: Some(init) } => {
-                    self.scalar(self.snippet.locals[*local].ty, init.range.clone())?;
+                    self.ty(&self.snippet.locals[*local].ty, init.range.clone())?;
                     self.expr(init)?;
                 }
                 TStmt::Let { local, init: None } => {
-                    self.scalar(self.snippet.locals[*local].ty, 0..0)?;
+                    self.ty(&self.snippet.locals[*local].ty, 0..0)?;
                     self.deferred.push(*local);
+                }
+                TStmt::LetPat { pat, init, otherwise } => {
+                    self.expr(init)?;
+                    self.pat(pat, &init.ty, &init.range)?;
+                    if let Some(b) = otherwise {
+                        self.block(b)?;
+                    }
                 }
                 TStmt::Expr(e) => self.expr(e)?,
             }
@@ -143,10 +220,10 @@ impl Check<'_> {
         }
     }
 
-    fn local_ty(&self, local: LocalRef) -> Option<Scalar> {
+    fn local_ty(&self, local: LocalRef) -> Option<Ty> {
         match local {
-            LocalRef::Snippet(id) => self.snippet.locals.get(id).map(|l| l.ty),
-            LocalRef::Binding(i) => self.binding_ty(i),
+            LocalRef::Snippet(id) => self.snippet.locals.get(id).map(|l| l.ty.clone()),
+            LocalRef::Binding(i) => self.binding_ty(i).map(Ty::Scalar),
         }
     }
 
@@ -155,7 +232,7 @@ impl Check<'_> {
     }
 
     fn expr(&mut self, e: &TExpr) -> Result<(), Unsupported> {
-        self.scalar(e.ty, e.range.clone())?;
+        self.ty(&e.ty, e.range.clone())?;
         match &e.kind {
             TKind::Lit(_) => Ok(()),
             TKind::Local(local) => match self.local_ty(*local) {
@@ -169,8 +246,8 @@ impl Check<'_> {
             TKind::Unary(op, inner) => {
                 self.expr(inner)?;
                 let ok = match op {
-                    UnOp::Neg => inner.ty.is_signed() || inner.ty.is_float(),
-                    UnOp::Not => inner.ty.is_int() || inner.ty == Scalar::Bool,
+                    UnOp::Neg => inner.s().is_signed() || inner.s().is_float(),
+                    UnOp::Not => inner.s().is_int() || inner.s() == Scalar::Bool,
                 };
                 if ok {
                     Ok(())
@@ -181,11 +258,11 @@ impl Check<'_> {
             TKind::Binary(op, l, r) => {
                 self.expr(l)?;
                 self.expr(r)?;
-                self.binary(*op, l.ty, r.ty, &e.range)
+                self.binary(*op, l.s(), r.s(), &e.range)
             }
             TKind::Cast(inner) => {
                 self.expr(inner)?;
-                let (from, to) = (inner.ty, e.ty);
+                let (from, to) = (inner.s(), e.s());
                 let numeric = |t: Scalar| t.is_int() || t.is_float();
                 let ok = (numeric(from) && numeric(to))
                     || (matches!(from, Scalar::Bool | Scalar::Char) && to.is_int())
@@ -214,7 +291,7 @@ impl Check<'_> {
                         }
                         self.binding_ty(*i)
                     }
-                    Place::Local(local) => self.local_ty(*local),
+                    Place::Local(local) => self.local_ty(*local).map(|t| t.s()),
                     // Through a `&mut`: only what it points to is written.
                     Place::Deref(i) => {
                         if !self.bindings.get(*i).is_some_and(|b| b.mut_ref) {
@@ -226,7 +303,7 @@ impl Check<'_> {
                 let place_ty =
                     place_ty.ok_or(Unsupported { construct: "an unknown place".into(), range: e.range.clone() })?;
                 match op {
-                    Some(op) => self.binary(*op, place_ty, value.ty, &e.range),
+                    Some(op) => self.binary(*op, place_ty, value.s(), &e.range),
                     None => Ok(()),
                 }
             }
@@ -322,7 +399,7 @@ impl Check<'_> {
                     self.written.push(seq.binding);
                 }
                 match op {
-                    Some(op) => self.binary(*op, seq.elem, value.ty, &e.range),
+                    Some(op) => self.binary(*op, seq.elem, value.s(), &e.range),
                     None => Ok(()),
                 }
             }
@@ -331,8 +408,47 @@ impl Check<'_> {
                 for a in args {
                     self.expr(a)?;
                 }
-                let t = receiver.ty;
-                let arg = |i: usize| args.get(i).map(|a| a.ty);
+                if let Ty::Option(payload) = receiver.ty {
+                    let arg = |i: usize| args.get(i).map(|a| &a.ty);
+                    let ok = match (name.as_str(), args.len()) {
+                        ("unwrap" | "unwrap_or_default", 0) => e.ty == Ty::Scalar(payload),
+                        ("is_some" | "is_none", 0) => e.s() == Scalar::Bool,
+                        ("unwrap_or", 1) => arg(0) == Some(&Ty::Scalar(payload)),
+                        ("or" | "xor", 1) => arg(0) == Some(&receiver.ty),
+                        _ => false,
+                    };
+                    return if ok {
+                        Ok(())
+                    } else {
+                        unsupported(format!("the method `{name}` of an `Option`"), &e.range)
+                    };
+                }
+                let t = receiver.s();
+                let arg = |i: usize| args.get(i).map(|a| a.s());
+                if e.ty == Ty::Option(t) && t.is_int() && name.starts_with("checked_") {
+                    return match (name.as_str(), arg(0)) {
+                        ("checked_add" | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem", Some(a))
+                            if a == t =>
+                        {
+                            Ok(())
+                        }
+                        _ => unsupported(format!("the method `{name}`"), &e.range),
+                    };
+                }
+                if name == "to_digit" {
+                    // A literal radix in 2..=36: the radix assertion (whose message varies across toolchains)
+                    // cannot fire.
+                    let literal_radix = matches!(args.first().map(|a| &a.kind), Some(TKind::Lit(Lit::Int(2..=36))));
+                    return if t == Scalar::Char
+                        && arg(0) == Some(Scalar::U32)
+                        && literal_radix
+                        && e.ty == Ty::Option(Scalar::U32)
+                    {
+                        Ok(())
+                    } else {
+                        unsupported("the method `to_digit`", &e.range)
+                    };
+                }
                 let ok = match (name.as_str(), args.len()) {
                     ("abs" | "signum", 0) => t.is_signed() || t.is_float(),
                     ("is_positive" | "is_negative", 0) => t.is_signed(),
@@ -357,6 +473,87 @@ impl Check<'_> {
                     unsupported(format!("the method `{name}` on `{t:?}`"), &e.range)
                 }
             }
+            TKind::Some(inner) => {
+                self.expr(inner)?;
+                match &e.ty {
+                    Ty::Option(s) if inner.ty == Ty::Scalar(*s) => Ok(()),
+                    _ => unsupported("`Some` of this type", &e.range),
+                }
+            }
+            TKind::None => match e.ty {
+                Ty::Option(_) => Ok(()),
+                _ => unsupported("`None` of this type", &e.range),
+            },
+            TKind::Tuple(elems) => {
+                for x in elems {
+                    self.expr(x)?;
+                }
+                let parts: Vec<Ty> = elems.iter().map(|x| x.ty.clone()).collect();
+                match &e.ty {
+                    Ty::Tuple(ps) if ps.iter().map(|p| Ty::Scalar(*p)).collect::<Vec<_>>() == parts => Ok(()),
+                    _ => unsupported("a tuple of this type", &e.range),
+                }
+            }
+            TKind::Field(base, index) => {
+                self.expr(base)?;
+                match &base.ty {
+                    Ty::Tuple(ps) if ps.get(*index).map(|p| Ty::Scalar(*p)) == Some(e.ty.clone()) => Ok(()),
+                    _ => unsupported("a field of this type", &e.range),
+                }
+            }
+            TKind::Match { scrutinee, arms } => {
+                self.expr(scrutinee)?;
+                if arms.is_empty() {
+                    return unsupported("a `match` without arms", &e.range);
+                }
+                for Arm { pat, guard, body } in arms {
+                    self.pat(pat, &scrutinee.ty, &body.range)?;
+                    if let Some(g) = guard {
+                        self.expr(g)?;
+                        if g.ty != Ty::Scalar(Scalar::Bool) {
+                            return unsupported("a guard that is not a `bool`", &g.range);
+                        }
+                    }
+                    self.expr(body)?;
+                }
+                Ok(())
+            }
+            TKind::OptionClosure { method, receiver, param, body } => {
+                self.expr(receiver)?;
+                let Ty::Option(payload) = receiver.ty else {
+                    return unsupported("a closure method of something other than an `Option`", &e.range);
+                };
+                let takes_payload = method != "unwrap_or_else";
+                match (param, takes_payload) {
+                    (Some(p), true) => self.pat(p, &Ty::Scalar(payload), &e.range)?,
+                    (None, false) => {}
+                    _ => return unsupported("a closure with the wrong parameters", &e.range),
+                }
+                self.closure_body(body)?;
+                let ok = match method.as_str() {
+                    "map" => matches!((&e.ty, &body.ty), (Ty::Option(r), Ty::Scalar(b)) if r == b),
+                    "and_then" => body.ty == e.ty && matches!(e.ty, Ty::Option(_)),
+                    "filter" => body.ty == Ty::Scalar(Scalar::Bool) && e.ty == receiver.ty,
+                    "is_some_and" | "is_none_or" => body.ty == Ty::Scalar(Scalar::Bool) && e.s() == Scalar::Bool,
+                    "unwrap_or_else" => body.ty == Ty::Scalar(payload) && e.ty == body.ty,
+                    _ => false,
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported(format!("`{method}` with this closure"), &e.range)
+                }
+            }
+            TKind::Panic { receiver, .. } => match receiver {
+                Some(r) => {
+                    self.expr(r)?;
+                    match r.ty {
+                        Ty::Option(s) if e.ty == Ty::Scalar(s) => Ok(()),
+                        _ => unsupported("`expect` on this type", &e.range),
+                    }
+                }
+                None => Ok(()),
+            },
         }
     }
 
@@ -374,6 +571,36 @@ impl Check<'_> {
         } else {
             unsupported(format!("`{op:?}` on `{l:?}` and `{r:?}`"), range)
         }
+    }
+}
+
+/// The pattern binds a name somewhere.
+fn binds(pat: &TPat) -> bool {
+    match pat {
+        TPat::Bind(_) => true,
+        TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().any(binds),
+        TPat::Some(p) => binds(p),
+        _ => false,
+    }
+}
+
+/// The pattern matches every value of its type.
+fn irrefutable(pat: &TPat) -> bool {
+    match pat {
+        TPat::Wild | TPat::Bind(_) => true,
+        TPat::Tuple(ps) => ps.iter().all(irrefutable),
+        TPat::Or(ps) => ps.iter().any(irrefutable),
+        _ => false,
+    }
+}
+
+/// The snippet locals a pattern binds.
+fn bound_locals(pat: &TPat, out: &mut Vec<usize>) {
+    match pat {
+        TPat::Bind(l) => out.push(*l),
+        TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| bound_locals(p, out)),
+        TPat::Some(p) => bound_locals(p, out),
+        _ => {}
     }
 }
 
@@ -419,6 +646,9 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
         return Err("the hole's type is not confirmed to be the snippet's".into());
     }
     let snippet = &lowered.snippet;
+    if snippet.references {
+        return Err("the snippet borrows (rustc's borrow check decides)".into());
+    }
     let mut names: Vec<&str> = snippet.fns.iter().map(|f| f.name.as_str()).collect();
     names.sort_unstable();
     if names.windows(2).any(|w| w[0] == w[1]) {
@@ -466,6 +696,9 @@ fn block_writes_seq(block: &TBlock, binding: usize) -> bool {
     }
     block.stmts.iter().any(|s| match s {
         TStmt::Let { init, .. } => init.as_ref().is_some_and(|init| expr(init, binding)),
+        TStmt::LetPat { init, otherwise, .. } => {
+            expr(init, binding) || otherwise.as_ref().is_some_and(|b| block_writes_seq(b, binding))
+        }
         TStmt::Expr(e) => expr(e, binding),
     }) || block.tail.as_ref().is_some_and(|t| expr(t, binding))
 }
@@ -490,6 +723,12 @@ fn possibly_known(e: &TExpr, known: &Known) -> bool {
             then.tail.as_ref().is_some_and(|t| possibly_known(t, known))
                 || otherwise.as_ref().is_some_and(|o| possibly_known(o, known))
         }
+        // Aggregates are built and taken apart in MIR, where rustc's lint follows them.
+        TKind::Some(x) | TKind::Field(x, _) => possibly_known(x, known),
+        TKind::None => true,
+        TKind::Tuple(xs) => xs.iter().all(|x| possibly_known(x, known)),
+        TKind::Match { arms, .. } => arms.iter().any(|a| possibly_known(&a.body, known)),
+        TKind::OptionClosure { receiver, body, .. } => possibly_known(receiver, known) || possibly_known(body, known),
         // `while`/`for` (values `()`), calls of snippet functions (the lint is intraprocedural), reads through
         // references (which rustc decides anyway): not evaluated by rustc's lint. Assignments are `()`.
         _ => false,
@@ -504,6 +743,29 @@ fn mark_known_locals(block: &TBlock, known: &mut Known) {
                     known.locals[*id] = true;
                 }
                 expr(value, known);
+            }
+            TKind::Match { scrutinee, arms } => {
+                // Names a pattern binds are known when what is matched could be.
+                if possibly_known(scrutinee, known) {
+                    let mut locals = Vec::new();
+                    arms.iter().for_each(|a| bound_locals(&a.pat, &mut locals));
+                    locals.into_iter().for_each(|l| known.locals[l] = true);
+                }
+                e.each_child(&mut |c| match c {
+                    Child::Expr(c) => expr(c, known),
+                    Child::Block(b) => mark_known_locals(b, known),
+                })
+            }
+            TKind::OptionClosure { receiver, param: Some(p), .. } => {
+                if possibly_known(receiver, known) {
+                    let mut locals = Vec::new();
+                    bound_locals(p, &mut locals);
+                    locals.into_iter().for_each(|l| known.locals[l] = true);
+                }
+                e.each_child(&mut |c| match c {
+                    Child::Expr(c) => expr(c, known),
+                    Child::Block(b) => mark_known_locals(b, known),
+                })
             }
             TKind::For { var, start, end, body, .. } => {
                 // The loop variable starts at `start`: known to rustc when `start` is.
@@ -529,6 +791,17 @@ fn mark_known_locals(block: &TBlock, known: &mut Known) {
                 expr(init, known);
             }
             TStmt::Let { init: None, .. } => {}
+            TStmt::LetPat { pat, init, otherwise } => {
+                if possibly_known(init, known) {
+                    let mut locals = Vec::new();
+                    bound_locals(pat, &mut locals);
+                    locals.into_iter().for_each(|l| known.locals[l] = true);
+                }
+                expr(init, known);
+                if let Some(b) = otherwise {
+                    mark_known_locals(b, known);
+                }
+            }
             TStmt::Expr(e) => expr(e, known),
         }
     }
@@ -608,6 +881,15 @@ impl Guard<'_> {
                 TStmt::Let { init: Some(init), .. } => self.expr(init)?,
                 // Whether every path assigns it before a use, and only once, is rustc's check.
                 TStmt::Let { init: None, .. } => return Err("a `let` without a value".into()),
+                TStmt::LetPat { pat, init, otherwise } => {
+                    if otherwise.is_none() && !irrefutable(pat) {
+                        return Err("a refutable pattern in `let`".into());
+                    }
+                    self.expr(init)?;
+                    if let Some(b) = otherwise {
+                        self.block(b)?;
+                    }
+                }
                 TStmt::Expr(e) => self.expr(e)?,
             }
         }
@@ -639,37 +921,41 @@ impl Guard<'_> {
             // Whether the host holds a borrow of what the reference points to is not in the binding's mode.
             TKind::Deref(_) | TKind::Assign { place: Place::Deref(_), .. } => return at("a place behind a reference"),
             TKind::HostCall { receiver: Some(r), .. } if r.through_ref => return at("a receiver behind a reference"),
+            // Exhaustiveness is rustc's to judge, unless a last catch-all arm settles it.
+            TKind::Match { arms, .. } if !arms.last().is_some_and(|a| a.guard.is_none() && irrefutable(&a.pat)) => {
+                return at("a `match` whose arms rustc must find exhaustive")
+            }
             // Writing the vector a loop iterates is rustc's borrow error (E0502), which rust-analyzer does not report.
             TKind::ForSeq { seq, body, .. } if block_writes_seq(body, seq.binding) => {
                 return at("a write to the sequence the loop iterates")
             }
             TKind::Lit(Lit::Int(v)) => {
-                let Some((_, max)) = range_of(e.ty) else {
-                    return if e.ty.is_float() { Ok(()) } else { at("an integer literal of an unusual type") };
+                let Some((_, max)) = range_of(e.s()) else {
+                    return if e.s().is_float() { Ok(()) } else { at("an integer literal of an unusual type") };
                 };
                 if i128::try_from(*v).map_or(true, |v| v > max) {
                     return at("a literal that may not fit its type");
                 }
             }
             TKind::Unary(UnOp::Neg, inner) if matches!(inner.kind, TKind::Lit(Lit::Int(_))) => {
-                let (Some((min, _)), Some(v)) = (range_of(e.ty), literal_value(e)) else {
-                    return if e.ty.is_float() { Ok(()) } else { at("a negative literal of an unusual type") };
+                let (Some((min, _)), Some(v)) = (range_of(e.s()), literal_value(e)) else {
+                    return if e.s().is_float() { Ok(()) } else { at("a negative literal of an unusual type") };
                 };
                 if v < min {
                     return at("a negative literal that may not fit its type");
                 }
                 return Ok(());
             }
-            TKind::Lit(Lit::Float(f)) if e.ty == Scalar::F32 && (*f as f32).is_infinite() => {
+            TKind::Lit(Lit::Float(f)) if e.s() == Scalar::F32 && (*f as f32).is_infinite() => {
                 return at("a float literal out of range");
             }
-            TKind::Unary(UnOp::Neg, inner) if inner.ty.is_int() && self.known(inner) => {
+            TKind::Unary(UnOp::Neg, inner) if inner.s().is_int() && self.known(inner) => {
                 return at("a negation rustc might evaluate");
             }
             TKind::Binary(..) | TKind::Assign { op: Some(_), .. } => {
                 // The operation, its left operand's type and whether rustc could know it, and the right operand.
                 let (op, ty, l_known, l_literal, r) = match &e.kind {
-                    TKind::Binary(op, l, r) => (*op, l.ty, self.known(l), literal_value(l), &**r),
+                    TKind::Binary(op, l, r) => (*op, l.s(), self.known(l), literal_value(l), &**r),
                     TKind::Assign { op: Some(op), place, value } => {
                         let known = match place {
                             Place::Local(LocalRef::Binding(i)) => self.known.bindings.get(*i).copied().unwrap_or(true),
@@ -677,7 +963,7 @@ impl Guard<'_> {
                             Place::Deref(_) => true,
                         };
                         // The place's type: the value's, except for shifts (whose amount may differ).
-                        let ty = if matches!(op, BinOp::Shl | BinOp::Shr) { Scalar::I128 } else { value.ty };
+                        let ty = if matches!(op, BinOp::Shl | BinOp::Shr) { Scalar::I128 } else { value.s() };
                         (*op, ty, known, None, &**value)
                     }
                     _ => unreachable!("matched above"),
@@ -720,22 +1006,23 @@ mod tests {
     use lacuna_checker::typed::{TFn, TLocal};
 
     fn lit(v: u128, ty: Scalar) -> TExpr {
-        TExpr { kind: TKind::Lit(Lit::Int(v)), ty, range: 0..1 }
+        TExpr { kind: TKind::Lit(Lit::Int(v)), ty: ty.into(), range: 0..1 }
     }
 
     fn snippet(stmts: Vec<TStmt>, tail: TExpr, locals: Vec<TLocal>) -> TypedSnippet {
-        let ty = tail.ty;
+        let ty = tail.ty.clone();
         TypedSnippet {
-            body: TBlock { stmts, tail: Some(Box::new(tail)), ty: Some(ty), label: None },
+            body: TBlock { stmts, tail: Some(Box::new(tail)), ty: Some(ty.clone()), label: None },
             ty,
             locals,
             fns: Vec::new(),
             bindings: Vec::new(),
+            references: false,
         }
     }
 
     fn local(name: &str, ty: Scalar, mutable: bool) -> TLocal {
-        TLocal { name: name.into(), ty, mutable }
+        TLocal { name: name.into(), ty: ty.into(), mutable }
     }
 
     #[test]
@@ -746,12 +1033,12 @@ mod tests {
                 op: None,
                 value: Box::new(lit(2, Scalar::I32)),
             },
-            ty: Scalar::Unit,
+            ty: Scalar::Unit.into(),
             range: 4..9,
         };
         let s = snippet(
             vec![TStmt::Let { local: 0, init: Some(lit(1, Scalar::I32)) }, TStmt::Expr(assign)],
-            TExpr { kind: TKind::Local(LocalRef::Snippet(0)), ty: Scalar::I32, range: 10..11 },
+            TExpr { kind: TKind::Local(LocalRef::Snippet(0)), ty: Scalar::I32.into(), range: 10..11 },
             vec![local("x", Scalar::I32, false)],
         );
         let e = lower(s.clone(), &[]).unwrap_err();
@@ -770,7 +1057,7 @@ mod tests {
                 receiver: Box::new(lit(2, Scalar::I64)),
                 args: vec![lit(3, Scalar::I64)],
             },
-            ty: Scalar::I64,
+            ty: Scalar::I64.into(),
             range: 0..5,
         };
         assert!(lower(snippet(vec![], pow, vec![]), &[]).is_err(), "pow takes a u32");
@@ -780,7 +1067,7 @@ mod tests {
                 receiver: Box::new(lit(2, Scalar::I64)),
                 args: vec![lit(3, Scalar::U32)],
             },
-            ty: Scalar::I64,
+            ty: Scalar::I64.into(),
             range: 0..5,
         };
         assert!(lower(snippet(vec![], pow, vec![]), &[]).is_ok());
@@ -790,27 +1077,28 @@ mod tests {
     fn break_with_a_value_only_leaves_loop_and_return_only_leaves_functions() {
         let brk = TExpr {
             kind: TKind::Break { label: None, value: Some(Box::new(lit(1, Scalar::I32))) },
-            ty: Scalar::Never,
+            ty: Scalar::Never.into(),
             range: 2..9,
         };
-        let body = TBlock { stmts: vec![TStmt::Expr(brk)], tail: None, ty: Some(Scalar::Unit), label: None };
-        let cond = TExpr { kind: TKind::Lit(Lit::Bool(true)), ty: Scalar::Bool, range: 0..1 };
+        let body = TBlock { stmts: vec![TStmt::Expr(brk)], tail: None, ty: Some(Scalar::Unit.into()), label: None };
+        let cond = TExpr { kind: TKind::Lit(Lit::Bool(true)), ty: Scalar::Bool.into(), range: 0..1 };
         let while_loop = TExpr {
             kind: TKind::While { label: None, cond: Box::new(cond), body: body.clone() },
-            ty: Scalar::Unit,
+            ty: Scalar::Unit.into(),
             range: 0..10,
         };
         assert!(lower(snippet(vec![], while_loop, vec![]), &[]).is_err());
-        let plain_loop = TExpr { kind: TKind::Loop { label: None, body }, ty: Scalar::I32, range: 0..10 };
+        let plain_loop = TExpr { kind: TKind::Loop { label: None, body }, ty: Scalar::I32.into(), range: 0..10 };
         assert!(lower(snippet(vec![], plain_loop, vec![]), &[]).is_ok());
-        let ret = TExpr { kind: TKind::Return(Some(Box::new(lit(1, Scalar::I32)))), ty: Scalar::Never, range: 0..8 };
+        let ret =
+            TExpr { kind: TKind::Return(Some(Box::new(lit(1, Scalar::I32)))), ty: Scalar::Never.into(), range: 0..8 };
         assert!(lower(snippet(vec![], ret.clone(), vec![]), &[]).is_err());
         let mut in_fn = snippet(vec![], lit(0, Scalar::I32), vec![]);
         in_fn.fns.push(TFn {
             name: "f".into(),
             params: vec![],
-            ret: Scalar::I32,
-            body: TBlock { stmts: vec![TStmt::Expr(ret)], tail: None, ty: Some(Scalar::Never), label: None },
+            ret: Scalar::I32.into(),
+            body: TBlock { stmts: vec![TStmt::Expr(ret)], tail: None, ty: Some(Scalar::Never.into()), label: None },
         });
         assert!(lower(in_fn, &[]).is_ok());
     }
