@@ -350,6 +350,103 @@ pub enum TKind {
         receiver: Option<Box<TExpr>>,
         message: String,
     },
+    /// An iterator chain consumed where it is built: `v.iter().filter(|&x| x > 2).map(|x| x * x).sum()`.
+    Consume {
+        chain: IterChain,
+        sink: Sink,
+    },
+    /// `for PAT in CHAIN { body }` over an iterator chain.
+    ForIter {
+        label: Option<String>,
+        pat: TPat,
+        chain: IterChain,
+        body: TBlock,
+    },
+}
+
+/// An iterator over a range or one of the hole's sequences, through adaptors, fused into one loop by the JIT.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IterChain {
+    pub source: IterSource,
+    /// The adaptors, in order, each with the type of the items it yields.
+    pub stages: Vec<(Stage, Ty)>,
+    /// Where the chain starts in the snippet (closures' panics are placed inside them).
+    pub range: Range<usize>,
+}
+
+impl IterChain {
+    /// The type of the items the chain yields.
+    pub fn item(&self) -> Ty {
+        match self.stages.last() {
+            Some((_, ty)) => ty.clone(),
+            None => match &self.source {
+                IterSource::Range { start, .. } => start.ty.clone(),
+                IterSource::Seq(seq) => Ty::Scalar(seq.elem),
+            },
+        }
+    }
+}
+
+/// Where an iterator's items come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IterSource {
+    /// `a..b`, `a..=b`, `a..` over integers.
+    Range { start: Box<TExpr>, end: Option<Box<TExpr>>, inclusive: bool },
+    /// The elements of a sequence binding (`v.iter()`: shared references, read as the elements).
+    Seq(Seq),
+}
+
+/// A closure written in place: its parameter patterns and body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Closure {
+    pub params: Vec<TPat>,
+    pub body: Box<TExpr>,
+}
+
+/// An iterator adaptor.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stage {
+    Map(Closure),
+    Filter(Closure),
+    /// The closure returns an `Option`; its payloads are the items.
+    FilterMap(Closure),
+    TakeWhile(Closure),
+    SkipWhile(Closure),
+    /// `(index, item)`.
+    Enumerate,
+    /// Only right after the source or element-wise stages (`map`, `filter`, `filter_map`): the source runs
+    /// backwards.
+    Rev,
+    Take(Box<TExpr>),
+    Skip(Box<TExpr>),
+}
+
+/// What consumes an iterator chain.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sink {
+    /// Integers only (overflow-checked; placed at `at`, the method's name).
+    Sum {
+        at: usize,
+    },
+    Product {
+        at: usize,
+    },
+    Count,
+    Max,
+    Min,
+    Last,
+    Any(Closure),
+    All(Closure),
+    Position(Closure),
+    Find(Closure),
+    /// `max_by_key` / `min_by_key` (the last maximum, the first minimum, as `Iterator`'s do).
+    MaxByKey(Closure),
+    MinByKey(Closure),
+    /// `fold(init, |acc, x| body)`.
+    Fold {
+        init: Box<TExpr>,
+        closure: Closure,
+    },
 }
 
 /// One arm of a [`TKind::Match`].
@@ -486,6 +583,27 @@ pub enum Child<'a> {
     Block(&'a TBlock),
 }
 
+impl IterChain {
+    /// Calls `f` for the source's bounds and each adaptor's argument or closure body, in order.
+    pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
+        if let IterSource::Range { start, end, .. } = &self.source {
+            f(Child::Expr(start));
+            if let Some(end) = end {
+                f(Child::Expr(end));
+            }
+        }
+        for (stage, _) in &self.stages {
+            match stage {
+                Stage::Map(c) | Stage::Filter(c) | Stage::FilterMap(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
+                    f(Child::Expr(&c.body))
+                }
+                Stage::Take(n) | Stage::Skip(n) => f(Child::Expr(n)),
+                Stage::Enumerate | Stage::Rev => {}
+            }
+        }
+    }
+}
+
 impl TBlock {
     /// Calls `f` for each direct part: the statements' expressions and `let .. else` blocks, then the tail.
     pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
@@ -577,6 +695,26 @@ impl TExpr {
                 if let Some(r) = receiver {
                     f(Child::Expr(r));
                 }
+            }
+            TKind::Consume { chain, sink } => {
+                chain.each_child(f);
+                match sink {
+                    Sink::Any(c)
+                    | Sink::All(c)
+                    | Sink::Position(c)
+                    | Sink::Find(c)
+                    | Sink::MaxByKey(c)
+                    | Sink::MinByKey(c) => f(Child::Expr(&c.body)),
+                    Sink::Fold { init, closure } => {
+                        f(Child::Expr(init));
+                        f(Child::Expr(&closure.body));
+                    }
+                    Sink::Sum { .. } | Sink::Product { .. } | Sink::Count | Sink::Max | Sink::Min | Sink::Last => {}
+                }
+            }
+            TKind::ForIter { chain, body, .. } => {
+                chain.each_child(f);
+                f(Child::Block(body));
             }
         }
     }

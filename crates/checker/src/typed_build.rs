@@ -113,7 +113,10 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// `&S` (shared) for a scalar `S`.
     fn shared_scalar_ref(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Scalar> {
         match ty.as_reference() {
-            Some((inner, ra_ap_hir::Mutability::Shared)) => Self::builtin(&inner),
+            // `&&S` too (a `filter` closure's parameter over `iter()`).
+            Some((inner, ra_ap_hir::Mutability::Shared)) => {
+                Self::builtin(&inner).or_else(|| self.shared_scalar_ref(&inner))
+            }
             _ => None,
         }
     }
@@ -615,6 +618,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                 TPat::Range { lo: end(r.start())?, hi: end(r.end())?, inclusive }
             }
             ast::Pat::OrPat(o) => TPat::Or(o.pats().map(|p| self.pat(&p)).collect::<Result<_>>()?),
+            // `&x` against a shared reference: the typed view reads references as values.
+            ast::Pat::RefPat(r) if r.mut_token().is_none() => match r.pat() {
+                Some(inner) => {
+                    self.references.set(true);
+                    self.pat(&inner)?
+                }
+                None => return self.unsupported("a pattern", pat.syntax()),
+            },
             ast::Pat::ParenPat(p) => match p.pat() {
                 Some(inner) => self.pat(&inner)?,
                 None => return self.unsupported("a pattern", pat.syntax()),
@@ -651,29 +662,213 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// A closure written in place with at most one parameter: its parameter pattern and body. (`return` inside it
     /// would leave the closure, not the snippet function: not in the subset.)
     fn closure(&mut self, e: &ast::Expr) -> Result<(Option<TPat>, TExpr)> {
+        let Closure { mut params, body } = self.closure_with(e, None)?;
+        if params.len() > 1 {
+            return self.unsupported("a closure with several parameters", e.syntax());
+        }
+        Ok((params.pop(), *body))
+    }
+
+    /// A closure written in place (with `n` parameters when given).
+    fn closure_with(&mut self, e: &ast::Expr, n: Option<usize>) -> Result<Closure> {
         let ast::Expr::ClosureExpr(c) = e else {
             return self.unsupported("a closure that is not written in place", e.syntax());
         };
         let params: Vec<ast::Param> = c.param_list().into_iter().flat_map(|l| l.params()).collect();
-        let param = match params.as_slice() {
-            [] => None,
-            [p] => match p.pat() {
-                // `|&x|` over a reference to a scalar: `x` is the scalar.
-                Some(ast::Pat::RefPat(r)) => match r.pat() {
-                    Some(inner) => Some(self.pat(&inner)?),
-                    None => return self.unsupported("a closure parameter", p.syntax()),
-                },
-                Some(pat) => Some(self.pat(&pat)?),
+        if n.is_some_and(|n| n != params.len()) {
+            return self.unsupported("a closure with an unexpected number of parameters", c.syntax());
+        }
+        let mut pats = Vec::new();
+        for p in &params {
+            match p.pat() {
+                Some(pat) => pats.push(self.pat(&pat)?),
                 None => return self.unsupported("a closure parameter", p.syntax()),
-            },
-            _ => return self.unsupported("a closure with several parameters", c.syntax()),
-        };
+            }
+        }
         let Some(body) = c.body() else { return self.unsupported("a closure without a body", c.syntax()) };
         if body.syntax().descendants().any(|n| ast::ReturnExpr::can_cast(n.kind())) {
             return self.unsupported("`return` inside a closure", body.syntax());
         }
-        let body = self.expr(&body)?;
-        Ok((param, body))
+        let body = Box::new(self.expr(&body)?);
+        Ok(Closure { params: pats, body })
+    }
+
+    /// `e` as an iterator chain's parts, when it is one the JIT fuses: its base (a range, or the receiver of
+    /// the first `iter()`) and its method calls in order. Pure syntax and resolution; nothing is built.
+    fn chain_parts(&self, e: &ast::Expr) -> Option<(ast::Expr, Vec<ast::MethodCallExpr>)> {
+        const ADAPTORS: &[&str] = &[
+            "iter",
+            "copied",
+            "cloned",
+            "into_iter",
+            "map",
+            "filter",
+            "filter_map",
+            "take_while",
+            "skip_while",
+            "enumerate",
+            "rev",
+            "take",
+            "skip",
+        ];
+        let mut calls = Vec::new();
+        let mut current = e.clone();
+        loop {
+            match current {
+                ast::Expr::ParenExpr(p) => current = p.expr()?,
+                ast::Expr::MethodCallExpr(m)
+                    if m.name_ref().is_some_and(|n| ADAPTORS.iter().any(|a| n.text() == *a)) =>
+                {
+                    let from_core = self.sema.resolve_method_call(&m).is_some_and(|f| {
+                        f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+                    });
+                    if !from_core {
+                        return None;
+                    }
+                    current = m.receiver()?;
+                    calls.push(m);
+                }
+                _ => break,
+            }
+        }
+        calls.reverse();
+        let first = calls.first().and_then(|c| c.name_ref()).map(|n| n.text().to_string()).unwrap_or_default();
+        let base = match current {
+            ast::Expr::RangeExpr(_) => current,
+            other if first == "iter" => other,
+            _ => return None,
+        };
+        Some((base, calls))
+    }
+
+    /// The iterator chain `e` builds (see [`Self::chain_parts`]).
+    fn iter_chain(&mut self, e: &ast::Expr) -> Result<Option<IterChain>> {
+        let Some((base, calls)) = self.chain_parts(e) else { return Ok(None) };
+        let range = self.range(e.syntax());
+        let mut calls = calls.into_iter().peekable();
+        let source = match &base {
+            ast::Expr::RangeExpr(r) => {
+                let Some(start) = r.start() else { return self.unsupported("a range without a start", r.syntax()) };
+                let start = Box::new(self.expr(&start)?);
+                if !start.s().is_int() {
+                    return self.unsupported("a range of non-integers", r.syntax());
+                }
+                let end = match r.end() {
+                    Some(end) => Some(Box::new(self.expr(&end)?)),
+                    None => None,
+                };
+                let inclusive = r.op_kind() == Some(ast::RangeOp::Inclusive);
+                if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "into_iter")) {
+                    calls.next();
+                }
+                IterSource::Range { start, end, inclusive }
+            }
+            other => {
+                let Some(seq) = self.sequence(other) else {
+                    return self
+                        .unsupported("an iterator over something other than a sequence of scalars", other.syntax());
+                };
+                calls.next();
+                self.references.set(true);
+                IterSource::Seq(seq)
+            }
+        };
+        let mut chain = IterChain { source, stages: Vec::new(), range };
+        for call in calls {
+            let name = call.name_ref().map(|n| n.text().to_string()).unwrap_or_default();
+            let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
+            let item = chain.item();
+            let scalar_item = item.scalar().is_some();
+            let element_wise =
+                chain.stages.iter().all(|(s, _)| matches!(s, Stage::Map(_) | Stage::Filter(_) | Stage::FilterMap(_)));
+            let (stage, ty) = match (name.as_str(), args.as_slice()) {
+                ("copied" | "cloned", []) if scalar_item => continue,
+                ("map", [c]) => {
+                    let c = self.closure_with(c, Some(1))?;
+                    let ty = c.body.ty.clone();
+                    (Stage::Map(c), ty)
+                }
+                ("filter", [c]) => (Stage::Filter(self.closure_with(c, Some(1))?), item),
+                ("take_while", [c]) => (Stage::TakeWhile(self.closure_with(c, Some(1))?), item),
+                ("skip_while", [c]) => (Stage::SkipWhile(self.closure_with(c, Some(1))?), item),
+                ("filter_map", [c]) => {
+                    let c = self.closure_with(c, Some(1))?;
+                    let Ty::Option(payload) = c.body.ty else {
+                        return self.unsupported("a `filter_map` closure", call.syntax());
+                    };
+                    (Stage::FilterMap(c), Ty::Scalar(payload))
+                }
+                ("enumerate", []) => match item.scalar() {
+                    Some(s) => (Stage::Enumerate, Ty::Tuple(vec![Scalar::Usize, s])),
+                    None => return self.unsupported("`enumerate` of tuples", call.syntax()),
+                },
+                ("rev", []) => {
+                    let bounded = !matches!(&chain.source, IterSource::Range { end: None, .. });
+                    if !(bounded && element_wise) {
+                        return self.unsupported("`rev` after an adaptor that counts", call.syntax());
+                    }
+                    (Stage::Rev, item)
+                }
+                ("take", [n]) => (Stage::Take(Box::new(self.expr(n)?)), item),
+                ("skip", [n]) => (Stage::Skip(Box::new(self.expr(n)?)), item),
+                _ => return self.unsupported("an iterator adaptor outside the subset", call.syntax()),
+            };
+            chain.stages.push((stage, ty));
+        }
+        Ok(Some(chain))
+    }
+
+    /// `CHAIN.sink(..)`: an iterator chain consumed where it is built.
+    fn consume(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        const SINKS: &[&str] = &[
+            "sum",
+            "product",
+            "count",
+            "max",
+            "min",
+            "last",
+            "any",
+            "all",
+            "position",
+            "find",
+            "max_by_key",
+            "min_by_key",
+            "fold",
+        ];
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        if !SINKS.contains(&name.as_str()) || self.chain_parts(&receiver).is_none() {
+            return Ok(None);
+        }
+        let in_iterator =
+            self.sema.resolve_method_call(m).and_then(|f| self.core_trait_of(f)).as_deref() == Some("Iterator");
+        if !in_iterator {
+            return Ok(None);
+        }
+        let Some(chain) = self.iter_chain(&receiver)? else { return Ok(None) };
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let sink = match (name.as_str(), args.as_slice()) {
+            ("sum", []) => Sink::Sum { at },
+            ("product", []) => Sink::Product { at },
+            ("count", []) => Sink::Count,
+            ("max", []) => Sink::Max,
+            ("min", []) => Sink::Min,
+            ("last", []) => Sink::Last,
+            ("any", [c]) => Sink::Any(self.closure_with(c, Some(1))?),
+            ("all", [c]) => Sink::All(self.closure_with(c, Some(1))?),
+            ("position", [c]) => Sink::Position(self.closure_with(c, Some(1))?),
+            ("find", [c]) => Sink::Find(self.closure_with(c, Some(1))?),
+            ("max_by_key", [c]) => Sink::MaxByKey(self.closure_with(c, Some(1))?),
+            ("min_by_key", [c]) => Sink::MinByKey(self.closure_with(c, Some(1))?),
+            ("fold", [init, c]) => {
+                let init = Box::new(self.expr(init)?);
+                Sink::Fold { init, closure: self.closure_with(c, Some(2))? }
+            }
+            _ => return self.unsupported("an iterator method outside the subset", m.syntax()),
+        };
+        Ok(Some(TKind::Consume { chain, sink }))
     }
 
     /// The text of a single string literal with no formatting (`panic!("..")`, `expect("..")`).
@@ -722,6 +917,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                     ty: ty.clone(),
                     range: start..range.end,
                 }));
+            }
+            // `Option<&S>` is read as `Option<S>`.
+            (Ty::Option(_), "copied" | "cloned", []) => {
+                let mut value = self.expr(&receiver)?;
+                value.range = range.clone();
+                return Ok(Some(value));
             }
             (Ty::Option(_), "expect", [message]) => {
                 let ast::Expr::Literal(lit) = message else { return Ok(None) };
@@ -777,8 +978,24 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
                     return Ok(TExpr { kind, ty, range });
                 }
+                // (A plain range is the `for` below.)
+                let chain = match f.iterable() {
+                    Some(iterable) if self.chain_parts(&iterable).is_some_and(|(_, calls)| !calls.is_empty()) => {
+                        self.iter_chain(&iterable)?
+                    }
+                    _ => None,
+                };
+                if let (Some(chain), Some(pat), Some(body)) = (chain, f.pat(), f.loop_body()) {
+                    let pat = self.pat(&pat)?;
+                    let label = Self::label(f.label().and_then(|l| l.lifetime()));
+                    let kind = TKind::ForIter { label, pat, chain, body: self.block(&body)? };
+                    return Ok(TExpr { kind, ty, range });
+                }
             }
             ast::Expr::MethodCallExpr(m) => {
+                if let Some(kind) = self.consume(m)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
                 if let Some(kind) = self.sequence_method(m) {
                     // An overflow inside `sum` is placed, as rustc places it, at the method's name.
                     let start = match (&kind, m.name_ref()) {

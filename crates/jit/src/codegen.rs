@@ -17,7 +17,8 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use lacuna_checker::typed::{
-    BinOp, Child, Lit, LocalRef, Place, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    BinOp, Child, Closure, IterChain, IterSource, Lit, LocalRef, Place, Scalar, Seq, SeqKind, Sink, Stage, TBlock,
+    TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_lowering::Lowered;
 
@@ -1309,6 +1310,18 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::OptionClosure { method, receiver, param, body } => {
                 return self.option_closure(method, receiver, param.as_ref(), body, &e.ty);
             }
+            TKind::Consume { chain, sink } => return self.consume(chain, sink, &e.ty, at),
+            TKind::ForIter { label, pat, chain, body } => {
+                let item_ty = chain.item();
+                self.drive(chain, at, &mut |g, item, next, exit| {
+                    g.bind_pat(pat, &item_ty, &item);
+                    g.loops.push(LoopCtx { label: label.clone(), next, exit, value: Vec::new(), is_block: false });
+                    let r = g.block(body);
+                    g.loops.pop();
+                    r.map(|_| ())
+                })?;
+                None
+            }
             TKind::Panic { receiver, message } => {
                 let Some(receiver) = receiver else {
                     self.panic_with(message, at);
@@ -1327,6 +1340,495 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
         };
         Ok(value.into_iter().collect())
+    }
+
+    /// A variable of type `t` holding `v`.
+    fn var(&mut self, t: Type, v: Value) -> Variable {
+        let var = self.b.declare_var(t);
+        self.b.def_var(var, v);
+        var
+    }
+
+    fn int_const(&mut self, t: Type, v: i64) -> Value {
+        self.b.ins().iconst(t, v)
+    }
+
+    /// Runs an iterator chain as one loop: `each` gets every item the chain yields, and the blocks to jump to for
+    /// the next item and out of the loop (it may end the current block with either, or fall through). Adaptor
+    /// arguments are evaluated first, in order, as Rust builds the adaptors before iterating.
+    fn drive(
+        &mut self,
+        chain: &IterChain,
+        at: usize,
+        each: &mut dyn FnMut(&mut Self, Vals, cranelift_codegen::ir::Block, cranelift_codegen::ir::Block) -> R<()>,
+    ) -> R<()> {
+        let reversed = chain.stages.iter().any(|(s, _)| matches!(s, Stage::Rev));
+        // The source's state.
+        enum Src {
+            Range {
+                t: Type,
+                signed: bool,
+                counter: Variable,
+                end: Option<Value>,
+                inclusive: bool,
+                done: Variable,
+                start: Value,
+            },
+            /// The buffer and length as the loop starts (nothing in the loop can change the binding).
+            Seq { t: Type, data: Value, index: Variable, len: Value },
+        }
+        let src = match &chain.source {
+            IterSource::Range { start, end, inclusive } => {
+                let s = start.s();
+                let t = clif(s).ok_or_else(|| CodegenError("a range's type".into()))?;
+                let start_v = self.one(start)?;
+                let end_v = match end {
+                    Some(e) => Some(self.one(e)?),
+                    None => None,
+                };
+                let first = match (reversed, end_v) {
+                    (true, Some(end_v)) => end_v,
+                    _ => start_v,
+                };
+                let counter = self.var(t, first);
+                let zero = self.int_const(types::I8, 0);
+                let done = self.var(types::I8, zero);
+                Src::Range {
+                    t,
+                    signed: s.is_signed(),
+                    counter,
+                    end: end_v,
+                    inclusive: *inclusive,
+                    done,
+                    start: start_v,
+                }
+            }
+            IterSource::Seq(seq) => {
+                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let (data, len) = self.seq_parts(seq)?;
+                let first = if reversed { len } else { self.int_const(types::I64, 0) };
+                let index = self.var(types::I64, first);
+                Src::Seq { t, data, index, len }
+            }
+        };
+        // Adaptor state: counters and limits.
+        let mut state: Vec<Option<(Variable, Option<Value>)>> = Vec::new();
+        for (stage, _) in &chain.stages {
+            state.push(match stage {
+                Stage::Take(n) | Stage::Skip(n) => {
+                    let n = self.one(n)?;
+                    let zero = self.int_const(types::I64, 0);
+                    Some((self.var(types::I64, zero), Some(n)))
+                }
+                Stage::Enumerate => {
+                    let zero = self.int_const(types::I64, 0);
+                    Some((self.var(types::I64, zero), None))
+                }
+                Stage::SkipWhile(_) => {
+                    let one = self.int_const(types::I8, 1);
+                    Some((self.var(types::I8, one), None))
+                }
+                _ => None,
+            });
+        }
+        let header = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        self.tick(at);
+        // An exhausted `take` yields nothing more, without pulling from what is before it.
+        for ((stage, _), st) in chain.stages.iter().zip(&state) {
+            if let (Stage::Take(_), Some((taken, Some(n)))) = (stage, st) {
+                let taken = self.b.use_var(*taken);
+                let full = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, taken, *n);
+                let go = self.b.create_block();
+                self.b.ins().brif(full, exit, &[], go, &[]);
+                self.b.switch_to_block(go);
+                self.b.seal_block(go);
+            }
+        }
+        // The source's next item.
+        let go = self.b.create_block();
+        let mut item: Vals = match src {
+            Src::Range { t, signed, counter, end, inclusive, done, start } => {
+                let (lt, le, gt) = if signed {
+                    (IntCC::SignedLessThan, IntCC::SignedLessThanOrEqual, IntCC::SignedGreaterThan)
+                } else {
+                    (IntCC::UnsignedLessThan, IntCC::UnsignedLessThanOrEqual, IntCC::UnsignedGreaterThan)
+                };
+                let i = self.b.use_var(counter);
+                let finished = self.b.use_var(done);
+                match (end, reversed) {
+                    (None, _) => {
+                        // `a..`: the next value must exist (a debug build panics on the overflow).
+                        self.b.ins().jump(go, &[]);
+                        self.b.switch_to_block(go);
+                        self.b.seal_block(go);
+                        let one = self.int_const(t, 1);
+                        let (next, over) = if signed {
+                            self.b.ins().sadd_overflow(i, one)
+                        } else {
+                            self.b.ins().uadd_overflow(i, one)
+                        };
+                        self.fault_if(over, Fault::Add, at);
+                        self.b.def_var(counter, next);
+                        vec![i]
+                    }
+                    (Some(end), false) if !inclusive => {
+                        let more = self.b.ins().icmp(lt, i, end);
+                        self.b.ins().brif(more, go, &[], exit, &[]);
+                        self.b.switch_to_block(go);
+                        self.b.seal_block(go);
+                        let next = self.b.ins().iadd_imm(i, 1);
+                        self.b.def_var(counter, next);
+                        vec![i]
+                    }
+                    (Some(end), false) => {
+                        // `a..=b` stops after `b` without computing `b + 1`.
+                        let within = self.b.ins().icmp(le, i, end);
+                        let not_done = self.b.ins().bxor_imm(finished, 1);
+                        let more = self.b.ins().band(within, not_done);
+                        self.b.ins().brif(more, go, &[], exit, &[]);
+                        self.b.switch_to_block(go);
+                        self.b.seal_block(go);
+                        let last = self.b.ins().icmp(IntCC::Equal, i, end);
+                        let one = self.int_const(t, 1);
+                        let zero = self.int_const(t, 0);
+                        let step = self.b.ins().select(last, zero, one);
+                        let next = self.b.ins().iadd(i, step);
+                        self.b.def_var(counter, next);
+                        self.b.def_var(done, last);
+                        vec![i]
+                    }
+                    (Some(_), true) if !inclusive => {
+                        // `(a..b).rev()`: from `b - 1` down to `a`.
+                        let more = self.b.ins().icmp(gt, i, start);
+                        self.b.ins().brif(more, go, &[], exit, &[]);
+                        self.b.switch_to_block(go);
+                        self.b.seal_block(go);
+                        let value = self.b.ins().iadd_imm(i, -1);
+                        self.b.def_var(counter, value);
+                        vec![value]
+                    }
+                    (Some(_), true) => {
+                        // `(a..=b).rev()`: from `b` down to `a`, without computing `a - 1`.
+                        let ge =
+                            if signed { IntCC::SignedGreaterThanOrEqual } else { IntCC::UnsignedGreaterThanOrEqual };
+                        let within = self.b.ins().icmp(ge, i, start);
+                        let not_done = self.b.ins().bxor_imm(finished, 1);
+                        let more = self.b.ins().band(within, not_done);
+                        self.b.ins().brif(more, go, &[], exit, &[]);
+                        self.b.switch_to_block(go);
+                        self.b.seal_block(go);
+                        let last = self.b.ins().icmp(IntCC::Equal, i, start);
+                        let one = self.int_const(t, 1);
+                        let zero = self.int_const(t, 0);
+                        let step = self.b.ins().select(last, zero, one);
+                        let next = self.b.ins().isub(i, step);
+                        self.b.def_var(counter, next);
+                        self.b.def_var(done, last);
+                        vec![i]
+                    }
+                }
+            }
+            Src::Seq { t, data, index, len } => {
+                let k = self.b.use_var(index);
+                let (more, position) = if reversed {
+                    let more = self.b.ins().icmp_imm(IntCC::NotEqual, k, 0);
+                    (more, None)
+                } else {
+                    (self.b.ins().icmp(IntCC::UnsignedLessThan, k, len), Some(k))
+                };
+                self.b.ins().brif(more, go, &[], exit, &[]);
+                self.b.switch_to_block(go);
+                self.b.seal_block(go);
+                let position = match position {
+                    Some(k) => {
+                        let next = self.b.ins().iadd_imm(k, 1);
+                        self.b.def_var(index, next);
+                        k
+                    }
+                    None => {
+                        let previous = self.b.ins().iadd_imm(k, -1);
+                        self.b.def_var(index, previous);
+                        previous
+                    }
+                };
+                let offset = self.b.ins().imul_imm(position, i64::from(t.bytes()));
+                let address = self.b.ins().iadd(data, offset);
+                vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)]
+            }
+        };
+        // The adaptors, in order.
+        let mut item_ty = match &chain.source {
+            IterSource::Range { start, .. } => start.ty.clone(),
+            IterSource::Seq(seq) => Ty::Scalar(seq.elem),
+        };
+        for ((stage, ty), st) in chain.stages.iter().zip(&state) {
+            match stage {
+                Stage::Map(c) => {
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    item = self.expr(&c.body)?;
+                }
+                Stage::Filter(c) => {
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    let keep = self.one(&c.body)?;
+                    let go = self.b.create_block();
+                    self.b.ins().brif(keep, go, &[], header, &[]);
+                    self.b.switch_to_block(go);
+                    self.b.seal_block(go);
+                }
+                Stage::FilterMap(c) => {
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    let v = self.expr(&c.body)?;
+                    let (Some(&tag), Some(&payload)) = (v.first(), v.get(1)) else {
+                        return Err(CodegenError("a `filter_map` closure's `Option`".into()));
+                    };
+                    let go = self.b.create_block();
+                    self.b.ins().brif(tag, go, &[], header, &[]);
+                    self.b.switch_to_block(go);
+                    self.b.seal_block(go);
+                    item = vec![payload];
+                }
+                Stage::TakeWhile(c) => {
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    let keep = self.one(&c.body)?;
+                    let go = self.b.create_block();
+                    self.b.ins().brif(keep, go, &[], exit, &[]);
+                    self.b.switch_to_block(go);
+                    self.b.seal_block(go);
+                }
+                Stage::SkipWhile(c) => {
+                    let Some((skipping, _)) = st else { return Err(CodegenError("`skip_while` state".into())) };
+                    let skipping_v = self.b.use_var(*skipping);
+                    let test = self.b.create_block();
+                    let go = self.b.create_block();
+                    self.b.ins().brif(skipping_v, test, &[], go, &[]);
+                    self.b.switch_to_block(test);
+                    self.b.seal_block(test);
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    let skip = self.one(&c.body)?;
+                    let stop = self.b.create_block();
+                    self.b.ins().brif(skip, header, &[], stop, &[]);
+                    self.b.switch_to_block(stop);
+                    self.b.seal_block(stop);
+                    let zero = self.int_const(types::I8, 0);
+                    self.b.def_var(*skipping, zero);
+                    self.b.ins().jump(go, &[]);
+                    self.b.switch_to_block(go);
+                    self.b.seal_block(go);
+                }
+                Stage::Enumerate => {
+                    let Some((count, _)) = st else { return Err(CodegenError("`enumerate` state".into())) };
+                    let i = self.b.use_var(*count);
+                    let next = self.b.ins().iadd_imm(i, 1);
+                    self.b.def_var(*count, next);
+                    item.insert(0, i);
+                }
+                Stage::Rev => {}
+                Stage::Take(_) => {
+                    let Some((taken, _)) = st else { return Err(CodegenError("`take` state".into())) };
+                    let t = self.b.use_var(*taken);
+                    let next = self.b.ins().iadd_imm(t, 1);
+                    self.b.def_var(*taken, next);
+                }
+                Stage::Skip(_) => {
+                    let Some((skipped, Some(n))) = st else { return Err(CodegenError("`skip` state".into())) };
+                    let k = self.b.use_var(*skipped);
+                    let dropping = self.b.ins().icmp(IntCC::UnsignedLessThan, k, *n);
+                    let drop_block = self.b.create_block();
+                    let go = self.b.create_block();
+                    self.b.ins().brif(dropping, drop_block, &[], go, &[]);
+                    self.b.switch_to_block(drop_block);
+                    self.b.seal_block(drop_block);
+                    let next = self.b.ins().iadd_imm(k, 1);
+                    self.b.def_var(*skipped, next);
+                    self.b.ins().jump(header, &[]);
+                    self.b.switch_to_block(go);
+                    self.b.seal_block(go);
+                }
+            }
+            item_ty = ty.clone();
+        }
+        each(self, item, header, exit)?;
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(())
+    }
+
+    /// Binds a closure's parameters to values.
+    fn bind_params(&mut self, c: &Closure, args: &[(&Ty, &Vals)]) {
+        for (pat, (ty, values)) in c.params.iter().zip(args) {
+            self.bind_pat(pat, ty, values);
+        }
+    }
+
+    /// An iterator chain consumed by `sink`: the sink's value.
+    fn consume(&mut self, chain: &IterChain, sink: &Sink, ty: &Ty, at: usize) -> R<Vals> {
+        let item_ty = chain.item();
+        let item_parts = flat(&item_ty);
+        let zeros = |g: &mut Self, ts: &[Type]| -> Vec<Variable> {
+            ts.iter()
+                .map(|&t| {
+                    let z = g.zero(t);
+                    g.var(t, z)
+                })
+                .collect()
+        };
+        let set = |g: &mut Self, vars: &[Variable], values: &[Value]| {
+            for (var, v) in vars.iter().zip(values) {
+                g.b.def_var(*var, *v);
+            }
+        };
+        let get = |g: &mut Self, vars: &[Variable]| -> Vals { vars.iter().map(|v| g.b.use_var(*v)).collect() };
+        match sink {
+            Sink::Sum { at: op_at } | Sink::Product { at: op_at } => {
+                let s = ty.s();
+                let t = clif(s).ok_or_else(|| CodegenError("a sum's type".into()))?;
+                let is_sum = matches!(sink, Sink::Sum { .. });
+                let first = self.int_const(t, if is_sum { 0 } else { 1 });
+                let acc = self.var(t, first);
+                let op = if is_sum { BinOp::Add } else { BinOp::Mul };
+                self.drive(chain, at, &mut |g, item, _, _| {
+                    let x = item.first().copied().ok_or_else(|| CodegenError("an item".into()))?;
+                    let a = g.b.use_var(acc);
+                    let v = g.binary(op, s, s, a, x, *op_at);
+                    g.b.def_var(acc, v);
+                    Ok(())
+                })?;
+                Ok(vec![self.b.use_var(acc)])
+            }
+            Sink::Count => {
+                let zero = self.int_const(types::I64, 0);
+                let n = self.var(types::I64, zero);
+                self.drive(chain, at, &mut |g, _, _, _| {
+                    let k = g.b.use_var(n);
+                    let next = g.b.ins().iadd_imm(k, 1);
+                    g.b.def_var(n, next);
+                    Ok(())
+                })?;
+                Ok(vec![self.b.use_var(n)])
+            }
+            Sink::Max | Sink::Min | Sink::Last | Sink::MaxByKey(_) | Sink::MinByKey(_) => {
+                let s = item_ty.s();
+                let zero = self.int_const(types::I8, 0);
+                let have = self.var(types::I8, zero);
+                let best = zeros(self, &item_parts);
+                let key_ty = match sink {
+                    Sink::MaxByKey(c) | Sink::MinByKey(c) => c.body.s(),
+                    _ => s,
+                };
+                let key_t = clif(key_ty).ok_or_else(|| CodegenError("a key's type".into()))?;
+                let best_key = zeros(self, &[key_t]);
+                self.drive(chain, at, &mut |g, item, _, _| {
+                    let key = match sink {
+                        Sink::MaxByKey(c) | Sink::MinByKey(c) => {
+                            g.bind_params(c, &[(&item_ty, &item)]);
+                            g.one(&c.body)?
+                        }
+                        _ => item.first().copied().ok_or_else(|| CodegenError("an item".into()))?,
+                    };
+                    let had = g.b.use_var(have);
+                    let current = g.b.use_var(best_key[0]);
+                    // `max` keeps the last of equal maxima, `min` the first of equal minima.
+                    let better = match sink {
+                        Sink::Max | Sink::MaxByKey(_) => g.binary(BinOp::Ge, key_ty, key_ty, key, current, at),
+                        Sink::Min | Sink::MinByKey(_) => g.binary(BinOp::Lt, key_ty, key_ty, key, current, at),
+                        _ => g.int_const(types::I8, 1),
+                    };
+                    let first = g.b.ins().bxor_imm(had, 1);
+                    let take = g.b.ins().bor(first, better);
+                    for (var, &v) in best.iter().zip(&item) {
+                        let old = g.b.use_var(*var);
+                        let new = g.b.ins().select(take, v, old);
+                        g.b.def_var(*var, new);
+                    }
+                    let new_key = g.b.ins().select(take, key, current);
+                    g.b.def_var(best_key[0], new_key);
+                    let one = g.int_const(types::I8, 1);
+                    g.b.def_var(have, one);
+                    Ok(())
+                })?;
+                let mut out = vec![self.b.use_var(have)];
+                out.extend(get(self, &best));
+                Ok(out)
+            }
+            Sink::Any(c) | Sink::All(c) => {
+                let is_any = matches!(sink, Sink::Any(_));
+                let init = self.int_const(types::I8, if is_any { 0 } else { 1 });
+                let result = self.var(types::I8, init);
+                self.drive(chain, at, &mut |g, item, _, exit| {
+                    g.bind_params(c, &[(&item_ty, &item)]);
+                    let holds = g.one(&c.body)?;
+                    let decided = if is_any { holds } else { g.b.ins().bxor_imm(holds, 1) };
+                    let decide = g.b.create_block();
+                    let go = g.b.create_block();
+                    g.b.ins().brif(decided, decide, &[], go, &[]);
+                    g.b.switch_to_block(decide);
+                    g.b.seal_block(decide);
+                    let v = g.int_const(types::I8, if is_any { 1 } else { 0 });
+                    g.b.def_var(result, v);
+                    g.b.ins().jump(exit, &[]);
+                    g.b.switch_to_block(go);
+                    g.b.seal_block(go);
+                    Ok(())
+                })?;
+                Ok(vec![self.b.use_var(result)])
+            }
+            Sink::Position(c) | Sink::Find(c) => {
+                let is_position = matches!(sink, Sink::Position(_));
+                let zero = self.int_const(types::I8, 0);
+                let found = self.var(types::I8, zero);
+                let zero64 = self.int_const(types::I64, 0);
+                let index = self.var(types::I64, zero64);
+                let value = zeros(self, if is_position { &[types::I64] } else { &item_parts });
+                self.drive(chain, at, &mut |g, item, _, exit| {
+                    g.bind_params(c, &[(&item_ty, &item)]);
+                    let holds = g.one(&c.body)?;
+                    let hit = g.b.create_block();
+                    let go = g.b.create_block();
+                    g.b.ins().brif(holds, hit, &[], go, &[]);
+                    g.b.switch_to_block(hit);
+                    g.b.seal_block(hit);
+                    let one = g.int_const(types::I8, 1);
+                    g.b.def_var(found, one);
+                    let i = g.b.use_var(index);
+                    if is_position {
+                        set(g, &value, &[i]);
+                    } else {
+                        set(g, &value, &item);
+                    }
+                    g.b.ins().jump(exit, &[]);
+                    g.b.switch_to_block(go);
+                    g.b.seal_block(go);
+                    let i = g.b.use_var(index);
+                    let next = g.b.ins().iadd_imm(i, 1);
+                    g.b.def_var(index, next);
+                    Ok(())
+                })?;
+                let mut out = vec![self.b.use_var(found)];
+                out.extend(get(self, &value));
+                Ok(out)
+            }
+            Sink::Fold { init, closure } => {
+                let first = self.expr(init)?;
+                let ts = flat(ty);
+                let acc = zeros(self, &ts);
+                let first = self.fill(first, &ts);
+                set(self, &acc, &first);
+                self.drive(chain, at, &mut |g, item, _, _| {
+                    let current = get(g, &acc);
+                    g.bind_params(closure, &[(ty, &current), (&item_ty, &item)]);
+                    let next = g.expr(&closure.body)?;
+                    let next = g.fill(next, &ts);
+                    set(g, &acc, &next);
+                    Ok(())
+                })?;
+                Ok(get(self, &acc))
+            }
+        }
     }
 
     /// The index of a fixed panic message.

@@ -11,7 +11,8 @@
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
 use lacuna_checker::typed::{
-    Arm, BinOp, Child, Lit, LocalRef, Place, Scalar, SeqKind, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    Arm, BinOp, Child, Closure, IterChain, IterSource, Lit, LocalRef, Place, Scalar, SeqKind, Sink, Stage, TBlock,
+    TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_checker::Binding;
 
@@ -554,7 +555,136 @@ impl Check<'_> {
                 }
                 None => Ok(()),
             },
+            TKind::Consume { chain, sink } => {
+                let item = self.chain(chain)?;
+                let s = item.scalar();
+                let ordered =
+                    |s: Option<Scalar>| s.is_some_and(|s| s.is_int() || s == Scalar::Char || s == Scalar::Bool);
+                let ok = match sink {
+                    // Integer sums and products only (a float sum's start value differs between toolchains).
+                    Sink::Sum { .. } | Sink::Product { .. } => s.is_some_and(|s| s.is_int()) && e.ty == item,
+                    Sink::Count => e.ty == Ty::Scalar(Scalar::Usize),
+                    Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::Option(s.unwrap_or(Scalar::Never)),
+                    Sink::Last => s.is_some() && e.ty == Ty::Option(s.unwrap_or(Scalar::Never)),
+                    Sink::Any(c) | Sink::All(c) => {
+                        self.closure(c, &[item.clone()], &Ty::Scalar(Scalar::Bool), &e.range)?;
+                        e.ty == Ty::Scalar(Scalar::Bool)
+                    }
+                    Sink::Position(c) => {
+                        self.closure(c, &[item.clone()], &Ty::Scalar(Scalar::Bool), &e.range)?;
+                        e.ty == Ty::Option(Scalar::Usize)
+                    }
+                    Sink::Find(c) => {
+                        self.closure(c, &[item.clone()], &Ty::Scalar(Scalar::Bool), &e.range)?;
+                        s.is_some() && e.ty == Ty::Option(s.unwrap_or(Scalar::Never))
+                    }
+                    Sink::MaxByKey(c) | Sink::MinByKey(c) => {
+                        self.closure(c, &[item.clone()], &c.body.ty, &e.range)?;
+                        ordered(c.body.ty.scalar()) && s.is_some() && e.ty == Ty::Option(s.unwrap_or(Scalar::Never))
+                    }
+                    Sink::Fold { init, closure } => {
+                        self.expr(init)?;
+                        self.closure(closure, &[e.ty.clone(), item.clone()], &e.ty, &e.range)?;
+                        init.ty == e.ty && !matches!(e.ty, Ty::Scalar(Scalar::Unit | Scalar::Never))
+                    }
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this use of an iterator", &e.range)
+                }
+            }
+            TKind::ForIter { label, pat, chain, body } => {
+                let item = self.chain(chain)?;
+                self.pat(pat, &item, &e.range)?;
+                self.in_loop(label, Target::Loop, |c| c.block(body))
+            }
         }
+    }
+
+    /// An iterator chain: its items' type.
+    fn chain(&mut self, chain: &IterChain) -> Result<Ty, Unsupported> {
+        let range = &chain.range;
+        let mut item = match &chain.source {
+            IterSource::Range { start, end, .. } => {
+                self.expr(start)?;
+                if let Some(end) = end {
+                    self.expr(end)?;
+                    if end.ty != start.ty {
+                        return unsupported("a range with ends of two types", range);
+                    }
+                }
+                if !start.s().is_int() {
+                    return unsupported("a range of non-integers", range);
+                }
+                start.ty.clone()
+            }
+            IterSource::Seq(seq) => Ty::Scalar(seq.elem),
+        };
+        for (stage, ty) in &chain.stages {
+            let bool_ty = Ty::Scalar(Scalar::Bool);
+            let next = match stage {
+                Stage::Map(c) => {
+                    self.closure(c, &[item.clone()], &c.body.ty, range)?;
+                    c.body.ty.clone()
+                }
+                Stage::Filter(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
+                    self.closure(c, &[item.clone()], &bool_ty, range)?;
+                    item.clone()
+                }
+                Stage::FilterMap(c) => match c.body.ty {
+                    Ty::Option(s) => {
+                        self.closure(c, &[item.clone()], &c.body.ty, range)?;
+                        Ty::Scalar(s)
+                    }
+                    _ => return unsupported("a `filter_map` closure that does not return an `Option`", range),
+                },
+                Stage::Enumerate => match item.scalar() {
+                    Some(s) => Ty::Tuple(vec![Scalar::Usize, s]),
+                    None => return unsupported("`enumerate` of an aggregate", range),
+                },
+                Stage::Rev => item.clone(),
+                Stage::Take(n) | Stage::Skip(n) => {
+                    self.expr(n)?;
+                    if n.ty != Ty::Scalar(Scalar::Usize) {
+                        return unsupported("a count that is not a `usize`", range);
+                    }
+                    item.clone()
+                }
+            };
+            // Items are scalars or pairs of them.
+            let fits = match &next {
+                Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
+                Ty::Tuple(parts) => parts.len() == 2,
+                Ty::Option(_) => false,
+            };
+            if &next != ty || !fits {
+                return unsupported(format!("iterator items of type `{}`", next.name()), range);
+            }
+            item = next;
+        }
+        Ok(item)
+    }
+
+    /// A closure written in place, called with arguments of types `args`, returning `ret`.
+    fn closure(
+        &mut self,
+        c: &Closure,
+        args: &[Ty],
+        ret: &Ty,
+        range: &std::ops::Range<usize>,
+    ) -> Result<(), Unsupported> {
+        if c.params.len() != args.len() {
+            return unsupported("a closure with the wrong number of parameters", range);
+        }
+        for (p, ty) in c.params.iter().zip(args) {
+            self.pat(p, ty, range)?;
+        }
+        self.closure_body(&c.body)?;
+        if &c.body.ty != ret && c.body.ty != Ty::Scalar(Scalar::Never) {
+            return unsupported("a closure of an unexpected type", range);
+        }
+        Ok(())
     }
 
     fn binary(&self, op: BinOp, l: Scalar, r: Scalar, range: &std::ops::Range<usize>) -> Result<(), Unsupported> {
