@@ -306,6 +306,15 @@ pub enum TKind {
     },
     /// `v.iter().sum()` of a sequence binding of integers (overflow-checked, as in a debug build).
     SeqSum(Seq),
+    /// A method of a sequence binding that allocates nothing: `is_empty()`, `contains(&x)`, `first()`, `last()`,
+    /// `get(i)` read it; `sort()`, `sort_unstable()`, `reverse()`, `swap(i, j)`, `fill(x)`, `dedup()` change it in
+    /// place. (Faults of `swap` are placed at `at`, the method's name.)
+    SeqMethod {
+        seq: Seq,
+        name: String,
+        args: Vec<TExpr>,
+        at: usize,
+    },
     /// `v[index] = value` or `v[index] op= value` into a writable sequence binding (bounds-checked).
     SeqStore {
         seq: Seq,
@@ -604,6 +613,9 @@ impl IterChain {
     }
 }
 
+/// Sequence methods that change the sequence.
+pub const SEQ_MUTATORS: &[&str] = &["sort", "sort_unstable", "reverse", "swap", "fill", "dedup"];
+
 impl TBlock {
     /// Calls `f` for each direct part: the statements' expressions and `let .. else` blocks, then the tail.
     pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
@@ -666,6 +678,7 @@ impl TExpr {
             }
             TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
             TKind::SeqLen(_) | TKind::SeqSum(_) => {}
+            TKind::SeqMethod { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
             TKind::SeqIndex { index, .. } => f(Child::Expr(index)),
             TKind::SeqStore { index, value, .. } => {
                 f(Child::Expr(index));

@@ -323,6 +323,42 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some((pat, self.sequence(&base)?))
     }
 
+    /// Methods of a sequence binding that allocate nothing (see [`TKind::SeqMethod`]).
+    fn sequence_in_place(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        const METHODS: &[&str] = &[
+            "is_empty",
+            "contains",
+            "first",
+            "last",
+            "get",
+            "sort",
+            "sort_unstable",
+            "reverse",
+            "swap",
+            "fill",
+            "dedup",
+        ];
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        if !METHODS.contains(&name.as_str()) {
+            return Ok(None);
+        }
+        // The slice's or `Vec`'s own method (`core` or `alloc`), not a trait's.
+        let own = self.sema.resolve_method_call(m).is_some_and(|f| {
+            let krate = f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string());
+            matches!(krate.as_deref(), Some("core" | "alloc")) && self.core_trait_of(f).is_none()
+        });
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        if !own {
+            return Ok(None);
+        }
+        let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        Ok(Some(TKind::SeqMethod { seq, name, args, at }))
+    }
+
     /// `v.len()` or `v.iter().sum()` on a sequence binding.
     fn sequence_method(&mut self, m: &ast::MethodCallExpr) -> Option<TKind> {
         let name = m.name_ref()?.text().to_string();
@@ -994,6 +1030,9 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             ast::Expr::MethodCallExpr(m) => {
                 if let Some(kind) = self.consume(m)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
+                if let Some(kind) = self.sequence_in_place(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }
                 if let Some(kind) = self.sequence_method(m) {

@@ -282,7 +282,61 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_pow", helper_pow as *const u8),
     ("lacuna_powi_f64", helper_powi_f64 as *const u8),
     ("lacuna_powi_f32", helper_powi_f32 as *const u8),
+    ("lacuna_sort_i8", helper_sort::<i8> as *const u8),
+    ("lacuna_sort_i16", helper_sort::<i16> as *const u8),
+    ("lacuna_sort_i32", helper_sort::<i32> as *const u8),
+    ("lacuna_sort_i64", helper_sort::<i64> as *const u8),
+    ("lacuna_sort_u8", helper_sort::<u8> as *const u8),
+    ("lacuna_sort_u16", helper_sort::<u16> as *const u8),
+    ("lacuna_sort_u32", helper_sort::<u32> as *const u8),
+    ("lacuna_sort_u64", helper_sort::<u64> as *const u8),
+    ("lacuna_reverse_8", helper_reverse::<u8> as *const u8),
+    ("lacuna_reverse_16", helper_reverse::<u16> as *const u8),
+    ("lacuna_reverse_32", helper_reverse::<u32> as *const u8),
+    ("lacuna_reverse_64", helper_reverse::<u64> as *const u8),
+    ("lacuna_dedup_8", helper_dedup::<u8> as *const u8),
+    ("lacuna_dedup_16", helper_dedup::<u16> as *const u8),
+    ("lacuna_dedup_32", helper_dedup::<u32> as *const u8),
+    ("lacuna_dedup_64", helper_dedup::<u64> as *const u8),
 ];
+
+/// Sorts `len` elements at `data` (integers, `char`s as `u32`, `bool`s as `u8`: the order of the bits' integer
+/// is the type's order, so the result is what `sort`/`sort_unstable` give).
+///
+/// # Safety
+/// `data` points to `len` initialized elements that nothing else accesses during the call.
+unsafe extern "C" fn helper_sort<T: Ord>(data: *mut T, len: usize) {
+    // SAFETY: the caller passes a live sequence's buffer and length, written by nothing else meanwhile (the
+    // lowering admits this only on a writable binding).
+    unsafe { std::slice::from_raw_parts_mut(data, len) }.sort_unstable();
+}
+
+/// Reverses `len` elements of this width at `data`.
+///
+/// # Safety
+/// As [`helper_sort`].
+unsafe extern "C" fn helper_reverse<T>(data: *mut T, len: usize) {
+    // SAFETY: as in `helper_sort`.
+    unsafe { std::slice::from_raw_parts_mut(data, len) }.reverse();
+}
+
+/// `Vec::dedup` on `len` elements of this width at `data` (integers, `char`s, `bool`s: equal values are equal
+/// bits): the new length.
+///
+/// # Safety
+/// As [`helper_sort`].
+unsafe extern "C" fn helper_dedup<T: PartialEq + Copy>(data: *mut T, len: usize) -> usize {
+    // SAFETY: as in `helper_sort`.
+    let items = unsafe { std::slice::from_raw_parts_mut(data, len) };
+    let mut kept = usize::from(len > 0);
+    for read in 1..len {
+        if items[read] != items[kept - 1] {
+            items[kept] = items[read];
+            kept += 1;
+        }
+    }
+    kept
+}
 
 /// What compiled code needs to know about the host library it runs against.
 pub struct HostAbi<'a> {
@@ -353,6 +407,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_pow" => (&[types::I64, types::I32, types::I32, types::I32, ptr], &[types::I64]),
             "lacuna_powi_f64" => (&[types::F64, types::I32], &[types::F64]),
             "lacuna_powi_f32" => (&[types::F32, types::I32], &[types::F32]),
+            n if n.starts_with("lacuna_sort_") || n.starts_with("lacuna_reverse_") => (&[ptr, types::I64], &[]),
+            n if n.starts_with("lacuna_dedup_") => (&[ptr, types::I64], &[types::I64]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
             n if n.ends_with("f32") && (n.contains("signum")) => (&[types::F32], &[types::F32]),
             n if n.ends_with("f64") => (&[types::F64, types::F64], &[types::F64]),
@@ -1202,6 +1258,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Some(self.b.ins().load(t, MemFlags::trusted(), address, 0))
             }
             TKind::SeqSum(seq) => Some(self.seq_sum(seq, at)?),
+            TKind::SeqMethod { seq, name, args, at: name_at } => return self.seq_method(seq, name, args, *name_at),
             TKind::SeqStore { seq, index_at, index, op, value } => {
                 // Rust evaluates the value first, then the place.
                 let v = self.one(value)?;
@@ -2116,6 +2173,157 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Ok((data, len))
             }
         }
+    }
+
+    /// Where a `Vec` binding (or the `Vec` a binding points to) keeps its length.
+    fn vec_len_address(&mut self, seq: &Seq) -> R<Value> {
+        let (_, len_at) = self.vec_fields.ok_or_else(|| CodegenError("the host's `Vec` layout is unknown".into()))?;
+        let base = self.binding_ptr(seq.binding);
+        let vec = match seq.kind {
+            SeqKind::Vec => base,
+            SeqKind::RefVec => self.b.ins().load(types::I64, MemFlags::trusted(), base, 0),
+            SeqKind::Slice => return Err(CodegenError("a slice's length cannot change".into())),
+        };
+        Ok(self.b.ins().iadd_imm(vec, i64::from(len_at)))
+    }
+
+    /// Methods of a sequence binding that allocate nothing ([`TKind::SeqMethod`]).
+    fn seq_method(&mut self, seq: &Seq, name: &str, args: &[TExpr], at: usize) -> R<Vals> {
+        let mut values = Vec::new();
+        for a in args {
+            values.push(self.one(a)?);
+        }
+        let (data, len) = self.seq_parts(seq)?;
+        let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+        let width = t.bits();
+        let element = |g: &mut Self, i: Value| -> Value {
+            let offset = g.b.ins().imul_imm(i, i64::from(t.bytes()));
+            g.b.ins().iadd(data, offset)
+        };
+        Ok(match name {
+            "is_empty" => vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)],
+            "contains" => {
+                let x = values[0];
+                let zero = self.int_const(types::I64, 0);
+                let index = self.var(types::I64, zero);
+                let no = self.int_const(types::I8, 0);
+                let found = self.var(types::I8, no);
+                let header = self.b.create_block();
+                let body = self.b.create_block();
+                let hit = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                let i = self.b.use_var(index);
+                let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+                self.b.ins().brif(more, body, &[], exit, &[]);
+                self.b.switch_to_block(body);
+                self.b.seal_block(body);
+                let address = element(self, i);
+                let y = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                let equal = self.binary(BinOp::Eq, seq.elem, seq.elem, y, x, at);
+                let next = self.b.ins().iadd_imm(i, 1);
+                self.b.def_var(index, next);
+                self.b.ins().brif(equal, hit, &[], header, &[]);
+                self.b.seal_block(header);
+                self.b.switch_to_block(hit);
+                self.b.seal_block(hit);
+                let yes = self.int_const(types::I8, 1);
+                self.b.def_var(found, yes);
+                self.b.ins().jump(exit, &[]);
+                self.b.switch_to_block(exit);
+                self.b.seal_block(exit);
+                vec![self.b.use_var(found)]
+            }
+            "first" | "last" | "get" => {
+                let index = match name {
+                    "first" => self.int_const(types::I64, 0),
+                    "last" => self.b.ins().iadd_imm(len, -1),
+                    _ => values[0],
+                };
+                // `last` of an empty sequence: the index wraps to the maximum, past the end.
+                let present = self.b.ins().icmp(IntCC::UnsignedLessThan, index, len);
+                let ts = [types::I8, t];
+                let merge = self.merge_block(&ts);
+                let read = self.b.create_block();
+                let absent = self.b.create_block();
+                self.b.ins().brif(present, read, &[], absent, &[]);
+                self.b.switch_to_block(read);
+                self.b.seal_block(read);
+                let address = element(self, index);
+                let v = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                let one = self.int_const(types::I8, 1);
+                self.jump_with(merge, &ts, vec![one, v]);
+                self.b.switch_to_block(absent);
+                self.b.seal_block(absent);
+                let zero = self.int_const(types::I8, 0);
+                let payload = self.zero(t);
+                self.jump_with(merge, &ts, vec![zero, payload]);
+                self.enter_merge(merge)
+            }
+            "sort" | "sort_unstable" => {
+                let kind = if seq.elem.is_signed() { "i" } else { "u" };
+                let helper = format!("lacuna_sort_{kind}{width}");
+                let f = *self.helpers.get(helper.as_str()).ok_or_else(|| CodegenError(format!("no `{helper}`")))?;
+                self.b.ins().call(f, &[data, len]);
+                Vec::new()
+            }
+            "reverse" => {
+                let helper = format!("lacuna_reverse_{width}");
+                let f = *self.helpers.get(helper.as_str()).ok_or_else(|| CodegenError(format!("no `{helper}`")))?;
+                self.b.ins().call(f, &[data, len]);
+                Vec::new()
+            }
+            "dedup" => {
+                let helper = format!("lacuna_dedup_{width}");
+                let f = *self.helpers.get(helper.as_str()).ok_or_else(|| CodegenError(format!("no `{helper}`")))?;
+                let call = self.b.ins().call(f, &[data, len]);
+                let kept = self.b.inst_results(call)[0];
+                let len_address = self.vec_len_address(seq)?;
+                self.b.ins().store(MemFlags::trusted(), kept, len_address, 0);
+                Vec::new()
+            }
+            "swap" => {
+                let (a, b) = (values[0], values[1]);
+                for i in [a, b] {
+                    let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                    self.b.ins().store(MemFlags::trusted(), len, self.ctx, FAULT_VALUES_OFFSET);
+                    self.b.ins().store(MemFlags::trusted(), i, self.ctx, FAULT_VALUES_OFFSET + 8);
+                    self.fault_if(past, Fault::IndexOutOfBounds, at);
+                }
+                let (pa, pb) = (element(self, a), element(self, b));
+                let x = self.b.ins().load(t, MemFlags::trusted(), pa, 0);
+                let y = self.b.ins().load(t, MemFlags::trusted(), pb, 0);
+                self.b.ins().store(MemFlags::trusted(), y, pa, 0);
+                self.b.ins().store(MemFlags::trusted(), x, pb, 0);
+                Vec::new()
+            }
+            "fill" => {
+                let x = values[0];
+                let zero = self.int_const(types::I64, 0);
+                let index = self.var(types::I64, zero);
+                let header = self.b.create_block();
+                let body = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                let i = self.b.use_var(index);
+                let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+                self.b.ins().brif(more, body, &[], exit, &[]);
+                self.b.switch_to_block(body);
+                self.b.seal_block(body);
+                let address = element(self, i);
+                self.b.ins().store(MemFlags::trusted(), x, address, 0);
+                let next = self.b.ins().iadd_imm(i, 1);
+                self.b.def_var(index, next);
+                self.b.ins().jump(header, &[]);
+                self.b.seal_block(header);
+                self.b.switch_to_block(exit);
+                self.b.seal_block(exit);
+                Vec::new()
+            }
+            _ => return Err(CodegenError(format!("the sequence method `{name}`"))),
+        })
     }
 
     /// The address of element `i` of a sequence, after the bounds check (a fault at `at` past the end).

@@ -387,6 +387,40 @@ impl Check<'_> {
                 Ok(())
             }
             TKind::SeqLen(_) | TKind::SeqSum(_) => Ok(()),
+            TKind::SeqMethod { seq, name, args, .. } => {
+                for a in args {
+                    self.expr(a)?;
+                }
+                let elem = Ty::Scalar(seq.elem);
+                let arg = |i: usize| args.get(i).map(|a| &a.ty);
+                let ordered = seq.elem.is_int() || matches!(seq.elem, Scalar::Char | Scalar::Bool);
+                let usize_ty = Ty::Scalar(Scalar::Usize);
+                let ok = match (name.as_str(), args.len()) {
+                    ("is_empty", 0) => e.ty == Ty::Scalar(Scalar::Bool),
+                    ("contains", 1) => arg(0) == Some(&elem) && e.ty == Ty::Scalar(Scalar::Bool),
+                    ("first" | "last", 0) => e.ty == Ty::Option(seq.elem),
+                    ("get", 1) => arg(0) == Some(&usize_ty) && e.ty == Ty::Option(seq.elem),
+                    ("sort" | "sort_unstable", 0) => ordered,
+                    ("reverse", 0) => true,
+                    ("swap", 2) => arg(0) == Some(&usize_ty) && arg(1) == Some(&usize_ty),
+                    ("fill", 1) => arg(0) == Some(&elem),
+                    // `dedup` changes the length: a `Vec`'s only.
+                    ("dedup", 0) => seq.kind != SeqKind::Slice && !seq.elem.is_float(),
+                    _ => false,
+                };
+                if !ok {
+                    return unsupported(format!("the sequence method `{name}`"), &e.range);
+                }
+                if lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()) {
+                    if !seq.writable {
+                        return unsupported("changing a sequence that is not writable", &e.range);
+                    }
+                    if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+                        self.written.push(seq.binding);
+                    }
+                }
+                Ok(())
+            }
             TKind::SeqIndex { index, .. } => self.expr(index),
             TKind::SeqStore { seq, index, op, value, .. } => {
                 self.expr(index)?;
@@ -810,10 +844,14 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
 /// Whether `block` writes an element of sequence binding `binding` anywhere inside it.
 fn block_writes_seq(block: &TBlock, binding: usize) -> bool {
     fn expr(e: &TExpr, binding: usize) -> bool {
-        if let TKind::SeqStore { seq, .. } = &e.kind {
-            if seq.binding == binding {
-                return true;
+        match &e.kind {
+            TKind::SeqStore { seq, .. } if seq.binding == binding => return true,
+            TKind::SeqMethod { seq, name, .. }
+                if seq.binding == binding && lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()) =>
+            {
+                return true
             }
+            _ => {}
         }
         let mut found = false;
         e.each_child(&mut |c| {
@@ -1041,6 +1079,7 @@ impl Guard<'_> {
             // slice is also built into MIR, where rustc might know its length.)
             TKind::SeqLen(seq)
             | TKind::SeqSum(seq)
+            | TKind::SeqMethod { seq, .. }
             | TKind::SeqIndex { seq, .. }
             | TKind::SeqStore { seq, .. }
             | TKind::ForSeq { seq, .. }
