@@ -581,8 +581,9 @@ pub struct TypedSnippet {
     pub fns: Vec<TFn>,
     /// The bindings the snippet uses, with their types.
     pub bindings: Vec<(usize, Scalar)>,
-    /// The snippet takes shared references to scalars (`&x`, a closure's `&i64` parameter), which the typed view
-    /// reads as the values they point to: whether each borrow is allowed is rustc's check.
+    /// The snippet borrows a place (`&x`) or keeps a reference in a `let` or parameter, which the typed view reads
+    /// as the value it points to: whether each borrow is allowed is rustc's check. (Closure parameters and items of
+    /// iterators over the hole's sequences are references too; the lowering judges those itself.)
     pub references: bool,
 }
 

@@ -105,9 +105,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(s) = Self::builtin(ty).filter(valued) {
             return Some(s);
         }
-        let s = self.shared_scalar_ref(ty).filter(valued)?;
-        self.references.set(true);
-        Some(s)
+        self.shared_scalar_ref(ty).filter(valued)
     }
 
     /// `&S` (shared) for a scalar `S`.
@@ -144,7 +142,6 @@ impl<'a, 'db> Builder<'a, 'db> {
             return Ok(Ty::Scalar(s));
         }
         if let Some(s) = self.shared_scalar_ref(ty) {
-            self.references.set(true);
             return Ok(Ty::Scalar(s));
         }
         if let Some(adt) = ty.as_adt() {
@@ -312,7 +309,6 @@ impl<'a, 'db> Builder<'a, 'db> {
                     ast::Expr::RefExpr(e) if e.mut_token().is_none() && e.raw_token().is_none() => e.expr()?,
                     other => iter_receiver(other)?,
                 };
-                self.references.set(true);
                 (pat, base)
             }
             _ => return None,
@@ -498,6 +494,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return self.unsupported("a `let` pattern without a value", stmt.syntax());
             };
             let init = self.expr(&init)?;
+            for ident in pat.syntax().descendants().filter_map(ast::IdentPat::cast) {
+                self.note_reference_local(&ident);
+            }
             let pat = self.pat(&pat)?;
             let otherwise = match stmt.let_else() {
                 Some(e) => match e.block_expr() {
@@ -513,7 +512,16 @@ impl<'a, 'db> Builder<'a, 'db> {
             None => None,
         };
         let local = self.declare_local(&pat)?;
+        self.note_reference_local(&pat);
         Ok(TStmt::Let { local, init })
+    }
+
+    /// A `let` or parameter that holds a reference (read as its value): whether it outlives a write to what it
+    /// points to is rustc's borrow check.
+    fn note_reference_local(&self, pat: &ast::IdentPat) {
+        if self.sema.to_def(pat).is_some_and(|l| l.ty(self.db).as_reference().is_some()) {
+            self.references.set(true);
+        }
     }
 
     fn declare_local(&mut self, pat: &ast::IdentPat) -> Result<usize> {
@@ -551,6 +559,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return self.unsupported("a parameter pattern other than a name", param.syntax());
             };
             params.push(self.declare_local(&pat)?);
+            self.note_reference_local(&pat);
         }
         if f.param_list().and_then(|l| l.self_param()).is_some() {
             return self.unsupported("a method", f.syntax());
@@ -656,10 +665,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             ast::Pat::OrPat(o) => TPat::Or(o.pats().map(|p| self.pat(&p)).collect::<Result<_>>()?),
             // `&x` against a shared reference: the typed view reads references as values.
             ast::Pat::RefPat(r) if r.mut_token().is_none() => match r.pat() {
-                Some(inner) => {
-                    self.references.set(true);
-                    self.pat(&inner)?
-                }
+                Some(inner) => self.pat(&inner)?,
                 None => return self.unsupported("a pattern", pat.syntax()),
             },
             ast::Pat::ParenPat(p) => match p.pat() {
@@ -805,7 +811,6 @@ impl<'a, 'db> Builder<'a, 'db> {
                         .unsupported("an iterator over something other than a sequence of scalars", other.syntax());
                 };
                 calls.next();
-                self.references.set(true);
                 IterSource::Seq(seq)
             }
         };
@@ -1091,7 +1096,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             // `&x` of a scalar: the typed view reads a shared reference as its value.
             ast::Expr::RefExpr(r) if r.mut_token().is_none() && r.raw_token().is_none() && ty.scalar().is_some() => {
                 let Some(inner) = r.expr() else { return self.unsupported("a reference", expr.syntax()) };
-                self.references.set(true);
+                // A borrow of a place (not of a literal) is for rustc's borrow check to judge.
+                if !matches!(inner, ast::Expr::Literal(_)) {
+                    self.references.set(true);
+                }
                 let mut value = self.expr(&inner)?;
                 value.range = range;
                 return Ok(value);
@@ -1166,7 +1174,6 @@ impl<'a, 'db> Builder<'a, 'db> {
                         // `*x` of a shared reference to a scalar, which the typed view reads as the value.
                         let shared = self.sema.type_of_expr(&inner).and_then(|t| self.shared_scalar_ref(&t.original));
                         if shared.is_some() {
-                            self.references.set(true);
                             let mut value = self.expr(&inner)?;
                             value.range = range;
                             return Ok(value);

@@ -813,6 +813,14 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
     if snippet.references {
         return Err("the snippet borrows (rustc's borrow check decides)".into());
     }
+    // Elements read by reference (iterators, `first`, `for x in &v`) while the snippet also changes a sequence:
+    // whether a borrow is live across the change is rustc's check.
+    let mut seq_access = SeqAccess::default();
+    seq_access.block(&snippet.body);
+    snippet.fns.iter().for_each(|f| seq_access.block(&f.body));
+    if seq_access.mutates && seq_access.borrows {
+        return Err("a sequence changed while its elements may be borrowed".into());
+    }
     let mut names: Vec<&str> = snippet.fns.iter().map(|f| f.name.as_str()).collect();
     names.sort_unstable();
     if names.windows(2).any(|w| w[0] == w[1]) {
@@ -839,6 +847,101 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
         guard.block(&f.body)?;
     }
     Ok(())
+}
+
+/// Whether a closure of the iterator chain `e` assigns a variable or calls a `&mut self` method.
+fn closures_write(e: &TExpr) -> bool {
+    fn writes(e: &TExpr) -> bool {
+        let here = match &e.kind {
+            TKind::Assign { .. } | TKind::SeqStore { .. } => true,
+            TKind::HostCall { receiver: Some(r), .. } => r.mutable,
+            TKind::SeqMethod { name, .. } => lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()),
+            _ => false,
+        };
+        here || children_any(e, writes)
+    }
+    let (chain, sink) = match &e.kind {
+        TKind::Consume { chain, sink } => (chain, Some(sink)),
+        TKind::ForIter { chain, .. } => (chain, None),
+        _ => return false,
+    };
+    let stage_closures = chain.stages.iter().filter_map(|(stage, _)| match stage {
+        Stage::Map(c) | Stage::Filter(c) | Stage::FilterMap(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => Some(c),
+        _ => None,
+    });
+    let sink_closure = sink.and_then(|s| match s {
+        Sink::Any(c)
+        | Sink::All(c)
+        | Sink::Position(c)
+        | Sink::Find(c)
+        | Sink::MaxByKey(c)
+        | Sink::MinByKey(c)
+        | Sink::Fold { closure: c, .. } => Some(c),
+        _ => None,
+    });
+    stage_closures.chain(sink_closure).any(|c| writes(&c.body))
+}
+
+/// Whether `f` holds for an expression inside `e` (not `e` itself).
+fn children_any(e: &TExpr, f: fn(&TExpr) -> bool) -> bool {
+    let mut found = false;
+    e.each_child(&mut |c| {
+        found |= match c {
+            Child::Expr(c) => f(c),
+            Child::Block(b) => block_any(b, f),
+        }
+    });
+    found
+}
+
+/// Whether `f` holds for an expression inside `b`.
+fn block_any(b: &TBlock, f: fn(&TExpr) -> bool) -> bool {
+    let mut found = false;
+    b.each_child(&mut |c| {
+        found |= match c {
+            Child::Expr(c) => f(c),
+            Child::Block(b) => block_any(b, f),
+        }
+    });
+    found
+}
+
+/// How a snippet uses the hole's sequences.
+#[derive(Default)]
+struct SeqAccess {
+    /// It writes an element or changes one in place.
+    mutates: bool,
+    /// It reads elements by reference: iterates one, `first`/`last`/`get`/`contains`.
+    borrows: bool,
+}
+
+impl SeqAccess {
+    fn block(&mut self, b: &TBlock) {
+        b.each_child(&mut |c| match c {
+            Child::Expr(e) => self.expr(e),
+            Child::Block(b) => self.block(b),
+        });
+    }
+
+    fn expr(&mut self, e: &TExpr) {
+        match &e.kind {
+            TKind::SeqStore { .. } => self.mutates = true,
+            TKind::SeqMethod { name, .. } if lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()) => {
+                self.mutates = true
+            }
+            TKind::SeqMethod { .. } | TKind::ForSeq { .. } => self.borrows = true,
+            TKind::Consume { chain, .. } | TKind::ForIter { chain, .. }
+                if matches!(chain.source, IterSource::Seq(_)) =>
+            {
+                self.borrows = true
+            }
+            _ => {}
+        }
+        e.each_child(&mut |c| match c {
+            Child::Expr(e) => self.expr(e),
+            Child::Block(b) => self.block(b),
+        });
+    }
 }
 
 /// Whether `block` writes an element of sequence binding `binding` anywhere inside it.
@@ -1077,6 +1180,17 @@ impl Guard<'_> {
             // Behind a reference, what the sequence's elements are borrowed by is not in the binding's mode (the
             // host may hold a borrow of an element across the hole): rustc's borrow check decides. (Indexing a
             // slice is also built into MIR, where rustc might know its length.)
+            TKind::Consume { chain: IterChain { source: IterSource::Seq(seq), .. }, .. }
+            | TKind::ForIter { chain: IterChain { source: IterSource::Seq(seq), .. }, .. }
+                if seq.kind != SeqKind::Vec =>
+            {
+                return at("a sequence behind a reference")
+            }
+            // An iterator holds its closures while it runs: one that changes a captured variable conflicts with any
+            // other use of it meanwhile (E0499, E0502, E0503), which is rustc's borrow check.
+            TKind::Consume { .. } | TKind::ForIter { .. } if closures_write(e) => {
+                return at("an iterator closure that changes a captured variable")
+            }
             TKind::SeqLen(seq)
             | TKind::SeqSum(seq)
             | TKind::SeqMethod { seq, .. }
