@@ -218,6 +218,7 @@ fn share_by_case() {
     let mut jit_count = 0;
     let progress = indicatif::ProgressBar::new(cases.len() as u64);
     let mut misses = Vec::new();
+    let mut waited = Vec::new();
     for case in &cases {
         let host = hosts
             .entry(case.host.clone())
@@ -229,6 +230,9 @@ fn share_by_case() {
         let site = &report.expect("the host runs").sites[case.hole];
         if site.path == Some(lacuna_jit::ExecPath::Jit) {
             jit_count += 1;
+            if let Some(why) = &site.rustc_because {
+                waited.push(format!("{:<48} {why}", case.name));
+            }
         } else {
             misses.push(format!("{:<48} {}", case.name, site.not_jit.as_deref().unwrap_or("(no reason given)")));
         }
@@ -237,6 +241,10 @@ fn share_by_case() {
     progress.finish_and_clear();
     for miss in &misses {
         println!("{miss}");
+    }
+    println!("\non the JIT after rustc's verdict ({} cases), because:", waited.len());
+    for w in &waited {
+        println!("{w}");
     }
     println!(
         "JIT share (auto path): {jit_count} of {} ({:.0}%)",

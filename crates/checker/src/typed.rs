@@ -561,6 +561,9 @@ pub struct TLocal {
     pub name: String,
     pub ty: Ty,
     pub mutable: bool,
+    /// Its type is written out (`let x: i64`, a parameter) or a suffixed literal's, so never an integer or float
+    /// type rustc still has to infer from an unsuffixed literal (on which a method call is E0689).
+    pub fixed_type: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

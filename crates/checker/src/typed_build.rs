@@ -513,6 +513,15 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         let local = self.declare_local(&pat)?;
         self.note_reference_local(&pat);
+        let suffixed = |e: &ast::Expr| match e {
+            ast::Expr::Literal(l) => match l.kind() {
+                ast::LiteralKind::IntNumber(n) => n.suffix().is_some(),
+                ast::LiteralKind::FloatNumber(f) => f.suffix().is_some(),
+                _ => false,
+            },
+            _ => false,
+        };
+        self.locals[local].fixed_type = stmt.ty().is_some() || stmt.initializer().is_some_and(|e| suffixed(&e));
         Ok(TStmt::Let { local, init })
     }
 
@@ -535,6 +544,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             name: pat.name().map(|n| n.text().to_string()).unwrap_or_default(),
             ty,
             mutable: pat.mut_token().is_some(),
+            fixed_type: false,
         });
         self.local_ids.insert(local, id);
         Ok(id)
@@ -558,7 +568,9 @@ impl<'a, 'db> Builder<'a, 'db> {
             let Some(ast::Pat::IdentPat(pat)) = param.pat() else {
                 return self.unsupported("a parameter pattern other than a name", param.syntax());
             };
-            params.push(self.declare_local(&pat)?);
+            let local = self.declare_local(&pat)?;
+            self.locals[local].fixed_type = true;
+            params.push(local);
             self.note_reference_local(&pat);
         }
         if f.param_list().and_then(|l| l.self_param()).is_some() {

@@ -187,10 +187,24 @@ const RUN_HOST: &[u8] = b"fn main() {
 
 #[test]
 fn run_executes_an_accepted_snippet_against_live_bindings() {
+    // On both paths: the JIT's (the subset's own verdict; `sort` changes the host's vector in place) and
+    // rustc's.
+    for (path, decided_by) in [("auto", "jit-subset"), ("rustc", "rustc")] {
+        let dir = scratch(&[("host.rs", RUN_HOST), ("s.rs", b"xs.sort();\nxs[xs.len() - 1]\n")]);
+        let args = ["run", "host.rs", "--snippet", "s.rs", "--report", "report.json", "--path", path];
+        let out = lacuna(&args, dir.path());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(stdout(&out), "ok 3\n[1, 2, 3]\n");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+        let site = &report["sites"][0];
+        assert_eq!(site["decided_by"], decided_by);
+        assert_eq!(site["path"], if path == "auto" { "jit" } else { "rustc" });
+    }
     let dir = scratch(&[("host.rs", RUN_HOST), ("s.rs", b"xs.sort();\nxs[xs.len() - 1]\n")]);
-    let out = lacuna(&["run", "host.rs", "--snippet", "s.rs", "--report", "report.json"], dir.path());
+    let out =
+        lacuna(&["run", "host.rs", "--snippet", "s.rs", "--report", "report.json", "--path", "rustc"], dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "ok 3\n[1, 2, 3]\n");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
     let site = &report["sites"][0];

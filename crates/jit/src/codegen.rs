@@ -1497,30 +1497,18 @@ impl<'a, 'b> Gen<'a, 'b> {
         for ((stage, _), st) in chain.stages.iter().zip(&state) {
             if let (Stage::Take(_), Some((taken, Some(n)))) = (stage, st) {
                 let taken = self.b.use_var(*taken);
-                let full = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, taken, *n);
-                let go = self.b.create_block();
-                self.b.ins().brif(full, exit, &[], go, &[]);
-                self.b.switch_to_block(go);
-                self.b.seal_block(go);
+                let room = self.b.ins().icmp(IntCC::UnsignedLessThan, taken, *n);
+                self.continue_if(room, exit);
             }
         }
         // The source's next item.
-        let go = self.b.create_block();
         let mut item: Vals = match src {
             Src::Range { t, signed, counter, end, inclusive, done, start } => {
-                let (lt, le, gt) = if signed {
-                    (IntCC::SignedLessThan, IntCC::SignedLessThanOrEqual, IntCC::SignedGreaterThan)
-                } else {
-                    (IntCC::UnsignedLessThan, IntCC::UnsignedLessThanOrEqual, IntCC::UnsignedGreaterThan)
-                };
+                let cc = |s: IntCC, u: IntCC| if signed { s } else { u };
                 let i = self.b.use_var(counter);
-                let finished = self.b.use_var(done);
-                match (end, reversed) {
-                    (None, _) => {
+                match end {
+                    None => {
                         // `a..`: the next value must exist (a debug build panics on the overflow).
-                        self.b.ins().jump(go, &[]);
-                        self.b.switch_to_block(go);
-                        self.b.seal_block(go);
                         let one = self.int_const(t, 1);
                         let (next, over) = if signed {
                             self.b.ins().sadd_overflow(i, one)
@@ -1531,57 +1519,40 @@ impl<'a, 'b> Gen<'a, 'b> {
                         self.b.def_var(counter, next);
                         vec![i]
                     }
-                    (Some(end), false) if !inclusive => {
-                        let more = self.b.ins().icmp(lt, i, end);
-                        self.b.ins().brif(more, go, &[], exit, &[]);
-                        self.b.switch_to_block(go);
-                        self.b.seal_block(go);
+                    Some(end) if !inclusive && !reversed => {
+                        let more = self.b.ins().icmp(cc(IntCC::SignedLessThan, IntCC::UnsignedLessThan), i, end);
+                        self.continue_if(more, exit);
                         let next = self.b.ins().iadd_imm(i, 1);
                         self.b.def_var(counter, next);
                         vec![i]
                     }
-                    (Some(end), false) => {
-                        // `a..=b` stops after `b` without computing `b + 1`.
-                        let within = self.b.ins().icmp(le, i, end);
-                        let not_done = self.b.ins().bxor_imm(finished, 1);
-                        let more = self.b.ins().band(within, not_done);
-                        self.b.ins().brif(more, go, &[], exit, &[]);
-                        self.b.switch_to_block(go);
-                        self.b.seal_block(go);
-                        let last = self.b.ins().icmp(IntCC::Equal, i, end);
-                        let one = self.int_const(t, 1);
-                        let zero = self.int_const(t, 0);
-                        let step = self.b.ins().select(last, zero, one);
-                        let next = self.b.ins().iadd(i, step);
-                        self.b.def_var(counter, next);
-                        self.b.def_var(done, last);
-                        vec![i]
-                    }
-                    (Some(_), true) if !inclusive => {
+                    Some(_) if !inclusive => {
                         // `(a..b).rev()`: from `b - 1` down to `a`.
-                        let more = self.b.ins().icmp(gt, i, start);
-                        self.b.ins().brif(more, go, &[], exit, &[]);
-                        self.b.switch_to_block(go);
-                        self.b.seal_block(go);
+                        let more =
+                            self.b.ins().icmp(cc(IntCC::SignedGreaterThan, IntCC::UnsignedGreaterThan), i, start);
+                        self.continue_if(more, exit);
                         let value = self.b.ins().iadd_imm(i, -1);
                         self.b.def_var(counter, value);
                         vec![value]
                     }
-                    (Some(_), true) => {
-                        // `(a..=b).rev()`: from `b` down to `a`, without computing `a - 1`.
-                        let ge =
-                            if signed { IntCC::SignedGreaterThanOrEqual } else { IntCC::UnsignedGreaterThanOrEqual };
-                        let within = self.b.ins().icmp(ge, i, start);
+                    Some(end) => {
+                        // `a..=b`, forwards or backwards: stops at the far end without stepping past it (the
+                        // value there may not exist).
+                        let (bound, within) = if reversed {
+                            (start, cc(IntCC::SignedGreaterThanOrEqual, IntCC::UnsignedGreaterThanOrEqual))
+                        } else {
+                            (end, cc(IntCC::SignedLessThanOrEqual, IntCC::UnsignedLessThanOrEqual))
+                        };
+                        let within = self.b.ins().icmp(within, i, bound);
+                        let finished = self.b.use_var(done);
                         let not_done = self.b.ins().bxor_imm(finished, 1);
                         let more = self.b.ins().band(within, not_done);
-                        self.b.ins().brif(more, go, &[], exit, &[]);
-                        self.b.switch_to_block(go);
-                        self.b.seal_block(go);
-                        let last = self.b.ins().icmp(IntCC::Equal, i, start);
+                        self.continue_if(more, exit);
+                        let last = self.b.ins().icmp(IntCC::Equal, i, bound);
                         let one = self.int_const(t, 1);
                         let zero = self.int_const(t, 0);
                         let step = self.b.ins().select(last, zero, one);
-                        let next = self.b.ins().isub(i, step);
+                        let next = if reversed { self.b.ins().isub(i, step) } else { self.b.ins().iadd(i, step) };
                         self.b.def_var(counter, next);
                         self.b.def_var(done, last);
                         vec![i]
@@ -1596,9 +1567,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 } else {
                     (self.b.ins().icmp(IntCC::UnsignedLessThan, k, len), Some(k))
                 };
-                self.b.ins().brif(more, go, &[], exit, &[]);
-                self.b.switch_to_block(go);
-                self.b.seal_block(go);
+                self.continue_if(more, exit);
                 let position = match position {
                     Some(k) => {
                         let next = self.b.ins().iadd_imm(k, 1);
@@ -1630,10 +1599,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Stage::Filter(c) => {
                     self.bind_params(c, &[(&item_ty, &item)]);
                     let keep = self.one(&c.body)?;
-                    let go = self.b.create_block();
-                    self.b.ins().brif(keep, go, &[], header, &[]);
-                    self.b.switch_to_block(go);
-                    self.b.seal_block(go);
+                    self.continue_if(keep, header);
                 }
                 Stage::FilterMap(c) => {
                     self.bind_params(c, &[(&item_ty, &item)]);
@@ -1641,19 +1607,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let (Some(&tag), Some(&payload)) = (v.first(), v.get(1)) else {
                         return Err(CodegenError("a `filter_map` closure's `Option`".into()));
                     };
-                    let go = self.b.create_block();
-                    self.b.ins().brif(tag, go, &[], header, &[]);
-                    self.b.switch_to_block(go);
-                    self.b.seal_block(go);
+                    self.continue_if(tag, header);
                     item = vec![payload];
                 }
                 Stage::TakeWhile(c) => {
                     self.bind_params(c, &[(&item_ty, &item)]);
                     let keep = self.one(&c.body)?;
-                    let go = self.b.create_block();
-                    self.b.ins().brif(keep, go, &[], exit, &[]);
-                    self.b.switch_to_block(go);
-                    self.b.seal_block(go);
+                    self.continue_if(keep, exit);
                 }
                 Stage::SkipWhile(c) => {
                     let Some((skipping, _)) = st else { return Err(CodegenError("`skip_while` state".into())) };
@@ -1713,6 +1673,14 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
         Ok(())
+    }
+
+    /// Continues in a fresh block when `cond` holds; otherwise jumps to `otherwise`.
+    fn continue_if(&mut self, cond: Value, otherwise: cranelift_codegen::ir::Block) {
+        let go = self.b.create_block();
+        self.b.ins().brif(cond, go, &[], otherwise, &[]);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
     }
 
     /// Binds a closure's parameters to values.

@@ -112,6 +112,9 @@ pub struct SiteReport {
     pub path: Option<ExecPath>,
     /// Why an accepted snippet did not run on the JIT (outside its subset), when it did not.
     pub not_jit: Option<String>,
+    /// For a snippet that ran on the JIT after rustc's verdict: why the subset's own checks could not accept it
+    /// without rustc.
+    pub rustc_because: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
     /// What the hole evaluated to the last time: `ok`, `rejected`, `runtime`, `budget:<resource>`, `model`.
     pub outcome: Option<String>,
@@ -301,6 +304,8 @@ struct SnippetState {
     lowered: Option<Result<lacuna_lowering::Lowered, String>>,
     /// Compiled snippet per instantiation (the type arguments, joined; empty outside generic functions).
     artifacts: HashMap<String, Runnable>,
+    /// Why the JIT's subset left the verdict to rustc, for a snippet in the subset.
+    rustc_because: Option<String>,
     /// The snippet has holes of its own.
     nests: bool,
     /// For an accepted snippet with holes of its own: the program with the snippet filled in, where they live.
@@ -742,6 +747,7 @@ impl Shared {
         if !site_state.snippets.contains_key(snippet) {
             let mut lowered = None;
             let mut nests = false;
+            let mut rustc_because = None;
             let pre_started = Instant::now();
             let pre = checker.precheck(prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?;
             let pre_ms = ms(pre_started);
@@ -769,11 +775,16 @@ impl Shared {
                         }
                     }
                     let started = Instant::now();
-                    match lowered.as_ref().and_then(|l| l.as_ref().ok()) {
-                        Some(l) if options.path != PathChoice::Rustc && subset_accepts(&home, l) => {
-                            subset_verdict(&home, pre_ms + ms(started))
+                    let subset = match lowered.as_ref().and_then(|l| l.as_ref().ok()) {
+                        Some(l) if options.path != PathChoice::Rustc => Some(subset_accepts(&home, l)),
+                        _ => None,
+                    };
+                    match subset {
+                        Some(Ok(())) => subset_verdict(&home, pre_ms + ms(started)),
+                        _ => {
+                            rustc_because = subset.and_then(Result::err);
+                            checker.check(prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?
                         }
-                        _ => checker.check(prepared, hole_index, snippet).map_err(|e| encode_model(&e.to_string()))?,
                     }
                 }
             };
@@ -787,7 +798,15 @@ impl Shared {
             site_state.report.diagnostics = verdict.diagnostics.clone();
             site_state.snippets.insert(
                 snippet.to_owned(),
-                SnippetState { verdict, rendered, lowered, artifacts: HashMap::new(), nests, filled: None },
+                SnippetState {
+                    verdict,
+                    rendered,
+                    lowered,
+                    artifacts: HashMap::new(),
+                    rustc_because,
+                    nests,
+                    filled: None,
+                },
             );
         }
         let site_state = run.sites.get_mut(&site).ok_or_else(|| encode_model("unknown hole site"))?;
@@ -816,6 +835,7 @@ impl Shared {
                     let jit = Runnable::Jit(Arc::new(JitArtifact { compiled, snippet: normalize(snippet) }));
                     snippet_state.artifacts.insert(types.to_owned(), jit.clone());
                     site_state.report.not_jit = None;
+                    site_state.report.rustc_because = snippet_state.rustc_because.clone();
                     return Ok(Prepared::Ready(jit, options.budgets));
                 }
                 Err(e) => snippet_state.lowered = Some(Err(e.to_string())),
@@ -1023,6 +1043,7 @@ impl SiteReport {
             decided_by: None,
             path: None,
             not_jit: None,
+            rustc_because: None,
             diagnostics: Vec::new(),
             outcome: None,
             error: None,
@@ -1147,7 +1168,7 @@ fn load_artifact(
 
 /// Whether the subset's own checks accept a lowered snippet without rustc (see
 /// [`lacuna_lowering::accept_without_rustc`]).
-fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> bool {
+fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> Result<(), String> {
     let text = &home.prepared.host.text;
     let facts = lacuna_lowering::HostFacts {
         // Conservative: any mention raises the doubt.
@@ -1155,7 +1176,7 @@ fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> bool {
         hole_type_matches: home.prepared.glue_type(home.index) == Some(lowered.snippet.ty.name().as_str()),
         opaque_bindings: home.plan.bindings().iter().map(|b| b.const_opaque).collect(),
     };
-    lacuna_lowering::accept_without_rustc(lowered, facts).is_ok()
+    lacuna_lowering::accept_without_rustc(lowered, facts)
 }
 
 /// The verdict for a snippet the subset accepted on its own.

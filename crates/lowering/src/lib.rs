@@ -841,12 +841,94 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
         }
     }
     // Parameters of snippet functions are unknown to an intraprocedural analysis, unless assigned known values.
-    let guard = Guard { known: &known };
+    let multi = assigned_more_than_once(snippet);
+    let guard = Guard { snippet, known: std::cell::RefCell::new(known), multi };
     guard.block(&snippet.body)?;
     for f in &snippet.fns {
+        guard.forget();
         guard.block(&f.body)?;
     }
     Ok(())
+}
+
+/// `e`'s type is not one rustc still infers from an unsuffixed literal (a method call on such a receiver is
+/// E0689): it is not a number, or it comes from a typed place, a cast, a call, or an operand that has one.
+fn type_determined(e: &TExpr, snippet: &TypedSnippet) -> bool {
+    if !e.s().is_int() && !e.s().is_float() {
+        return true;
+    }
+    match &e.kind {
+        TKind::Local(LocalRef::Snippet(l)) => snippet.locals.get(*l).is_some_and(|l| l.fixed_type),
+        TKind::Local(LocalRef::Binding(_))
+        | TKind::Deref(_)
+        | TKind::SeqIndex { .. }
+        | TKind::SeqLen(_)
+        | TKind::Cast(_)
+        | TKind::Call { .. }
+        | TKind::HostCall { .. }
+        | TKind::Method { .. } => true,
+        TKind::Unary(_, x) => type_determined(x, snippet),
+        // A shift has its left operand's type; the other operators unify both sides.
+        TKind::Binary(BinOp::Shl | BinOp::Shr, l, _) => type_determined(l, snippet),
+        TKind::Binary(_, l, r) => type_determined(l, snippet) || type_determined(r, snippet),
+        TKind::Block(b) => b.tail.as_ref().is_some_and(|t| type_determined(t, snippet)),
+        _ => false,
+    }
+}
+
+/// The snippet locals `e` assigns or declares with a value anywhere inside it.
+fn assigned_within(e: &TExpr, out: &mut Vec<usize>) {
+    fn block(b: &TBlock, out: &mut Vec<usize>) {
+        for stmt in &b.stmts {
+            if let TStmt::Let { local, init: Some(_) } = stmt {
+                out.push(*local);
+            }
+        }
+        b.each_child(&mut |c| match c {
+            Child::Expr(c) => assigned_within(c, out),
+            Child::Block(b) => block(b, out),
+        });
+    }
+    if let TKind::Assign { place: Place::Local(LocalRef::Snippet(id)), .. } = &e.kind {
+        out.push(*id);
+    }
+    e.each_child(&mut |c| match c {
+        Child::Expr(c) => assigned_within(c, out),
+        Child::Block(b) => block(b, out),
+    });
+}
+
+/// Per snippet local: it is assigned in more than one place (a `let` with a value counts), so rustc's lint knows
+/// its value only inside the basic block of an assignment (`ConstPropMode::OnlyInsideOwnBlock`).
+fn assigned_more_than_once(snippet: &TypedSnippet) -> Vec<bool> {
+    fn expr(e: &TExpr, counts: &mut Vec<u32>) {
+        if let TKind::Assign { place: Place::Local(LocalRef::Snippet(id)), .. } = &e.kind {
+            if let Some(c) = counts.get_mut(*id) {
+                *c += 1;
+            }
+        }
+        e.each_child(&mut |c| match c {
+            Child::Expr(c) => expr(c, counts),
+            Child::Block(b) => block(b, counts),
+        });
+    }
+    fn block(b: &TBlock, counts: &mut Vec<u32>) {
+        for stmt in &b.stmts {
+            if let TStmt::Let { local, init: Some(_) } = stmt {
+                if let Some(c) = counts.get_mut(*local) {
+                    *c += 1;
+                }
+            }
+        }
+        b.each_child(&mut |c| match c {
+            Child::Expr(c) => expr(c, counts),
+            Child::Block(b) => block(b, counts),
+        });
+    }
+    let mut counts = vec![0u32; snippet.locals.len()];
+    block(&snippet.body, &mut counts);
+    snippet.fns.iter().for_each(|f| block(&f.body, &mut counts));
+    counts.into_iter().map(|c| c > 1).collect()
 }
 
 /// Whether a closure of the iterator chain `e` assigns a variable or calls a `&mut self` method.
@@ -1081,8 +1163,14 @@ fn mark_known_locals(block: &TBlock, known: &mut Known) {
     }
 }
 
+/// Walks the snippet in evaluation order with what rustc's lint could know at each point: locals assigned once
+/// as the fixpoint found; locals assigned more than once only after a known assignment and before the next
+/// place where MIR surely starts a new basic block (a loop's head or body, an `if`'s or `match`'s arms and what
+/// follows them, a closure's or function's body). Where unsure it keeps them known (the conservative side).
 struct Guard<'a> {
-    known: &'a Known,
+    snippet: &'a TypedSnippet,
+    known: std::cell::RefCell<Known>,
+    multi: Vec<bool>,
 }
 
 /// The value of a plain integer literal (possibly negated), as rustc's lint would see it.
@@ -1103,6 +1191,117 @@ fn range_of(ty: Scalar) -> Option<(i128, i128)> {
 }
 
 impl Guard<'_> {
+    /// A new basic block: locals assigned more than once are no longer known.
+    fn forget(&self) {
+        let mut known = self.known.borrow_mut();
+        for (local, multi) in self.multi.iter().enumerate() {
+            if *multi {
+                known.locals[local] = false;
+            }
+        }
+    }
+
+    /// After `local` is assigned a value that is (or is not) possibly known.
+    fn assigned(&self, local: usize, value_known: bool) {
+        if self.multi.get(local).copied().unwrap_or(false) {
+            self.known.borrow_mut().locals[local] = value_known;
+        }
+    }
+
+    /// The children of `e`, in evaluation order, forgetting at the basic-block boundaries MIR surely has.
+    fn children(&self, e: &TExpr) -> Result<(), String> {
+        let literal_condition = |c: &TExpr| matches!(c.kind, TKind::Lit(_));
+        match &e.kind {
+            TKind::If { cond, then, otherwise } => {
+                self.expr(cond)?;
+                let split = !literal_condition(cond);
+                if split {
+                    self.forget();
+                }
+                self.block(then)?;
+                if split {
+                    self.forget();
+                }
+                if let Some(o) = otherwise {
+                    self.expr(o)?;
+                }
+                if split {
+                    self.forget();
+                }
+                Ok(())
+            }
+            TKind::While { cond, body, .. } => {
+                self.forget();
+                self.expr(cond)?;
+                if !literal_condition(cond) {
+                    self.forget();
+                }
+                self.block(body)?;
+                self.forget();
+                Ok(())
+            }
+            TKind::Loop { body, .. } => {
+                self.forget();
+                self.block(body)?;
+                self.forget();
+                Ok(())
+            }
+            TKind::Match { scrutinee, arms } => {
+                self.expr(scrutinee)?;
+                for arm in arms {
+                    self.forget();
+                    if let Some(g) = &arm.guard {
+                        self.expr(g)?;
+                    }
+                    self.expr(&arm.body)?;
+                }
+                self.forget();
+                Ok(())
+            }
+            TKind::For { start, end, body, .. } => {
+                self.expr(start)?;
+                self.expr(end)?;
+                self.forget();
+                self.block(body)?;
+                self.forget();
+                Ok(())
+            }
+            TKind::ForSeq { body, .. } => {
+                self.forget();
+                self.block(body)?;
+                self.forget();
+                Ok(())
+            }
+            // Closures (their own MIR bodies) and the loops iterators run.
+            TKind::ForIter { .. } | TKind::Consume { .. } | TKind::OptionClosure { .. } => {
+                let mut result = Ok(());
+                e.each_child(&mut |c| {
+                    if result.is_ok() {
+                        self.forget();
+                        result = match c {
+                            Child::Expr(c) => self.expr(c),
+                            Child::Block(b) => self.block(b),
+                        };
+                    }
+                });
+                self.forget();
+                result
+            }
+            _ => {
+                let mut result = Ok(());
+                e.each_child(&mut |c| {
+                    if result.is_ok() {
+                        result = match c {
+                            Child::Expr(c) => self.expr(c),
+                            Child::Block(b) => self.block(b),
+                        };
+                    }
+                });
+                result
+            }
+        }
+    }
+
     /// An overflow-checked integer operation: could rustc's lint evaluate it and find a panic?
     fn operation(
         &self,
@@ -1149,7 +1348,10 @@ impl Guard<'_> {
     fn block(&self, b: &TBlock) -> Result<(), String> {
         for stmt in &b.stmts {
             match stmt {
-                TStmt::Let { init: Some(init), .. } => self.expr(init)?,
+                TStmt::Let { local, init: Some(init) } => {
+                    self.expr(init)?;
+                    self.assigned(*local, self.known(init));
+                }
                 // Whether every path assigns it before a use, and only once, is rustc's check.
                 TStmt::Let { init: None, .. } => return Err("a `let` without a value".into()),
                 TStmt::LetPat { pat, init, otherwise } => {
@@ -1170,8 +1372,22 @@ impl Guard<'_> {
         }
     }
 
+    /// Could rustc's lint know `e`'s value where it is evaluated? Locals assigned inside `e` itself (in a block
+    /// operand) count as known: the state here is from before `e`.
     fn known(&self, e: &TExpr) -> bool {
-        possibly_known(e, self.known)
+        let state = self.known.borrow();
+        let mut inside = Vec::new();
+        assigned_within(e, &mut inside);
+        if inside.is_empty() {
+            return possibly_known(e, &state);
+        }
+        let mut state = Known { locals: state.locals.clone(), bindings: state.bindings.clone() };
+        for local in inside {
+            if let Some(k) = state.locals.get_mut(local) {
+                *k = true;
+            }
+        }
+        possibly_known(e, &state)
     }
 
     fn expr(&self, e: &TExpr) -> Result<(), String> {
@@ -1240,11 +1456,13 @@ impl Guard<'_> {
                 let (op, ty, l_known, l_literal, r) = match &e.kind {
                     TKind::Binary(op, l, r) => (*op, l.s(), self.known(l), literal_value(l), &**r),
                     TKind::Assign { op: Some(op), place, value } => {
+                        let state = self.known.borrow();
                         let known = match place {
-                            Place::Local(LocalRef::Binding(i)) => self.known.bindings.get(*i).copied().unwrap_or(true),
-                            Place::Local(LocalRef::Snippet(id)) => self.known.locals.get(*id).copied().unwrap_or(true),
+                            Place::Local(LocalRef::Binding(i)) => state.bindings.get(*i).copied().unwrap_or(true),
+                            Place::Local(LocalRef::Snippet(id)) => state.locals.get(*id).copied().unwrap_or(true),
                             Place::Deref(_) => true,
                         };
+                        drop(state);
                         // The place's type: the value's, except for shifts (whose amount may differ).
                         let ty = if matches!(op, BinOp::Shl | BinOp::Shr) { Scalar::I128 } else { value.s() };
                         (*op, ty, known, None, &**value)
@@ -1256,30 +1474,23 @@ impl Guard<'_> {
                 }
             }
             TKind::Method { receiver, .. } => {
-                let determined = matches!(
-                    &receiver.kind,
-                    TKind::Local(LocalRef::Binding(_))
-                        | TKind::Cast(_)
-                        | TKind::Call { .. }
-                        | TKind::HostCall { .. }
-                        | TKind::Method { .. }
-                );
-                if !determined {
+                if !type_determined(receiver, self.snippet) {
                     return at("a method on a value whose type may come from an unsuffixed literal");
                 }
             }
             _ => {}
         }
-        let mut result = Ok(());
-        e.each_child(&mut |c| {
-            if result.is_ok() {
-                result = match c {
-                    Child::Expr(c) => self.expr(c),
-                    Child::Block(b) => self.block(b),
-                };
-            }
-        });
-        result
+        self.children(e)?;
+        // After an assignment: what rustc could know of the local now.
+        if let TKind::Assign { place: Place::Local(LocalRef::Snippet(id)), op, value } = &e.kind {
+            let value_known = self.known(value);
+            let now = match op {
+                None => value_known,
+                Some(_) => value_known && self.known.borrow().locals.get(*id).copied().unwrap_or(true),
+            };
+            self.assigned(*id, now);
+        }
+        Ok(())
     }
 }
 
@@ -1305,7 +1516,7 @@ mod tests {
     }
 
     fn local(name: &str, ty: Scalar, mutable: bool) -> TLocal {
-        TLocal { name: name.into(), ty: ty.into(), mutable }
+        TLocal { name: name.into(), ty: ty.into(), mutable, fixed_type: false }
     }
 
     #[test]
