@@ -595,6 +595,7 @@ impl RaSession {
                 fns,
                 bindings: builder.used_bindings,
                 references,
+                fields: builder.fields,
             })
         })
     }

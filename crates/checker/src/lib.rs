@@ -32,7 +32,10 @@ use serde::Serialize;
 
 pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
 pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
-pub use outline::{parses_as_block_body, scalar_fns, shim_symbol, signatures, ScalarFn};
+pub use outline::{
+    field_offset_symbol, parses_as_block_body, scalar_fns, shim_symbol, signatures, struct_fields, ScalarFn,
+    StructField,
+};
 pub use rustc::{parse_rustc_errors, Rustc, RustcError};
 pub use scope::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};

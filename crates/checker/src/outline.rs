@@ -51,6 +51,48 @@ pub fn shim_symbol(self_ty: Option<&str>, name: &str) -> String {
     }
 }
 
+/// A named field of a primitive scalar type in a top-level struct (no generics, not `repr(packed)`): the
+/// instrumented host exports its offset ([`StructField::symbol`]) so JIT code can read and write it in place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructField {
+    pub ty_name: String,
+    pub field: String,
+}
+
+impl StructField {
+    pub fn symbol(&self) -> String {
+        field_offset_symbol(&self.ty_name, &self.field)
+    }
+}
+
+/// The exported `usize` static holding the offset of `field` in struct `ty`.
+pub fn field_offset_symbol(ty: &str, field: &str) -> String {
+    format!("__lacuna_offset_{}{ty}_{field}", ty.len())
+}
+
+/// The scalar fields of `text`'s top-level structs (see [`StructField`]). Pure syntax.
+pub fn struct_fields(text: &str) -> Vec<StructField> {
+    let file = SourceFile::parse(text, Edition::Edition2021).tree();
+    let mut out = Vec::new();
+    for item in file.items() {
+        let ast::Item::Struct(st) = item else { continue };
+        let packed = st.attrs().any(|a| a.syntax().to_string().contains("packed"));
+        if packed || st.generic_param_list().is_some() {
+            continue;
+        }
+        let (Some(name), Some(ast::FieldList::RecordFieldList(fields))) = (st.name(), st.field_list()) else {
+            continue;
+        };
+        for field in fields.fields() {
+            let scalar = matches!(field.ty(), Some(ast::Type::PathType(p)) if SHIM_SCALARS.contains(&p.syntax().to_string().trim()));
+            if let (true, Some(field_name)) = (scalar, field.name()) {
+                out.push(StructField { ty_name: name.text().to_string(), field: field_name.text().to_string() });
+            }
+        }
+    }
+    out
+}
+
 /// Scalar types a shim passes by value through `extern "C"` (128-bit integers have no stable C ABI).
 const SHIM_SCALARS: &[&str] =
     &["i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64", "bool", "char"];
@@ -260,6 +302,14 @@ mod tests {
                 ("__lacuna_host_method_1C_bump".into(), Some(("C".into(), true)), "u32".into()),
             ]
         );
+    }
+
+    #[test]
+    fn struct_fields_are_the_scalar_fields_of_plain_top_level_structs() {
+        let text = "#[derive(Debug)]\nstruct Item { name: String, price: u32, pub count: i64 }\n\
+                    struct W<T> { x: T, n: u8 }\n#[repr(packed)]\nstruct P { a: u8 }\nstruct T(u8);\n";
+        let found: Vec<String> = struct_fields(text).into_iter().map(|f| f.symbol()).collect();
+        assert_eq!(found, vec!["__lacuna_offset_4Item_price", "__lacuna_offset_4Item_count"]);
     }
 
     use expect_test::expect;

@@ -236,6 +236,8 @@ pub enum TKind {
     Cast(Box<TExpr>),
     /// `*r` of a hole binding `r: &S` or `r: &mut S` (index into the hole's bindings).
     Deref(usize),
+    /// `x.field` of a host struct's scalar field (index into [`TypedSnippet::fields`]).
+    HostField(usize),
     /// `place = value`, or `place op= value`.
     Assign {
         place: Place,
@@ -507,6 +509,22 @@ pub enum Place {
     Local(LocalRef),
     /// `*r` of a hole binding `r: &mut S` (index into the hole's bindings).
     Deref(usize),
+    /// `x.field = ..` of a host struct's scalar field (index into [`TypedSnippet::fields`]).
+    HostField(usize),
+}
+
+/// A scalar field of a host struct the snippet reads or writes in place, in a hole binding that holds the struct
+/// or a reference to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldOf {
+    /// Index into the hole's bindings.
+    pub binding: usize,
+    /// The binding is `&T` or `&mut T` (`mutable`: `&mut T`); otherwise it is the struct itself.
+    pub through_ref: bool,
+    pub mutable_ref: bool,
+    pub ty: Scalar,
+    /// The exported static holding the field's offset ([`crate::field_offset_symbol`]).
+    pub symbol: String,
 }
 
 /// How a hole binding holds a sequence of scalars: where its elements and its length are.
@@ -588,6 +606,8 @@ pub struct TypedSnippet {
     /// as the value it points to: whether each borrow is allowed is rustc's check. (Closure parameters and items of
     /// iterators over the hole's sequences are references too; the lowering judges those itself.)
     pub references: bool,
+    /// Host structs' fields the snippet reads or writes.
+    pub fields: Vec<FieldOf>,
 }
 
 /// A direct part of an expression.
@@ -649,7 +669,7 @@ impl TExpr {
     /// Calls `f` for each direct sub-expression and sub-block.
     pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
         match &self.kind {
-            TKind::Lit(_) | TKind::Local(_) | TKind::Deref(_) | TKind::Continue { .. } => {}
+            TKind::Lit(_) | TKind::Local(_) | TKind::Deref(_) | TKind::HostField(_) | TKind::Continue { .. } => {}
             TKind::Unary(_, x) | TKind::Cast(x) => f(Child::Expr(x)),
             TKind::Binary(_, l, r) => {
                 f(Child::Expr(l));

@@ -53,6 +53,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub used_bindings: Vec<(usize, Scalar)>,
     /// A shared reference to a scalar was read as its value somewhere (see `TypedSnippet::references`).
     pub references: std::cell::Cell<bool>,
+    /// Host structs' fields used (see `TypedSnippet::fields`).
+    pub fields: Vec<FieldOf>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -75,6 +77,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             fn_ids: HashMap::new(),
             used_bindings: Vec::new(),
             references: std::cell::Cell::new(false),
+            fields: Vec::new(),
         }
     }
 
@@ -599,6 +602,38 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(LocalRef::Binding(index))
     }
 
+    /// `x.field`: a scalar field of a struct the host declares at its top level (no generics), in a hole binding
+    /// that holds the struct or a reference to it.
+    fn host_field(&mut self, f: &ast::FieldExpr) -> Option<usize> {
+        let base = f.expr()?;
+        let (binding, local) = self.hole_binding(&base)?;
+        let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return None };
+        let ty = Self::builtin(&field.ty(self.db))
+            .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?;
+        let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return None };
+        let module = st.module(self.db);
+        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+            return None;
+        }
+        let adt = ra_ap_hir::Adt::Struct(st);
+        let local_ty = local.ty(self.db);
+        let (through_ref, mutable_ref) = match local_ty.as_reference() {
+            Some((inner, m)) if inner.as_adt() == Some(adt) => (true, m == ra_ap_hir::Mutability::Mut),
+            None if local_ty.as_adt() == Some(adt) => (false, false),
+            _ => return None,
+        };
+        let symbol = crate::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
+        self.note_binding(binding, Scalar::Unit);
+        let entry = FieldOf { binding, through_ref, mutable_ref, ty, symbol };
+        Some(match self.fields.iter().position(|f| *f == entry) {
+            Some(i) => i,
+            None => {
+                self.fields.push(entry);
+                self.fields.len() - 1
+            }
+        })
+    }
+
     /// A hole binding `r: &S` used as a value: what it points to.
     fn binding_through_ref(&mut self, local: Local<'db>) -> Option<usize> {
         if self.local_ids.contains_key(&local) {
@@ -1117,6 +1152,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return Ok(value);
             }
             ast::Expr::TupleExpr(t) => TKind::Tuple(t.fields().map(|f| self.expr(&f)).collect::<Result<_>>()?),
+            ast::Expr::FieldExpr(f) if f.name_ref().is_some_and(|n| n.text().parse::<usize>().is_err()) => {
+                match self.host_field(f) {
+                    Some(i) => TKind::HostField(i),
+                    None => return self.unsupported("a field of a struct", expr.syntax()),
+                }
+            }
             ast::Expr::FieldExpr(f) => {
                 let index = f.name_ref().and_then(|n| n.text().parse::<usize>().ok());
                 let (Some(base), Some(index)) = (f.expr(), index) else {
@@ -1223,6 +1264,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                             };
                             let index = Box::new(index);
                             TKind::SeqStore { seq, index_at, index, op: op.map(arith), value }
+                        } else if let ast::Expr::FieldExpr(f) = &lhs {
+                            let Some(i) = self.host_field(f) else {
+                                return self.unsupported("assignment to a field of a struct", expr.syntax());
+                            };
+                            let value = Box::new(self.expr(&rhs)?);
+                            TKind::Assign { place: Place::HostField(i), op: op.map(arith), value }
                         } else if let ast::Expr::PrefixExpr(deref) = &lhs {
                             let target = match deref.op_kind() {
                                 Some(ast::UnaryOp::Deref) => deref.expr().and_then(|r| self.scalar_reference(&r)),

@@ -26,8 +26,11 @@ fn scratch(files: &[(&str, &[u8])]) -> tempfile::TempDir {
     dir
 }
 
+/// The checkout under test (cargo sets the package's directory when it runs a test; the compile-time one may be
+/// another checkout's when they share a target dir).
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let package = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    package.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))).join("../..")
 }
 
 const HOST: &[u8] = b"fn main() {\n    let xs = vec![1i64, 2, 3];\n    let total: i64 = agent!(\"sum xs\").unwrap();\n    println!(\"{total}\");\n}\n";

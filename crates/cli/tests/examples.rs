@@ -9,7 +9,9 @@ use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
     let args = Arguments::from_args();
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    // The checkout under test (the compile-time directory may be another checkout's sharing the target dir).
+    let package = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let examples = package.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))).join("../../examples");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&examples)
         .expect("examples/ is readable")
         .filter_map(|e| e.ok().map(|e| e.path()))

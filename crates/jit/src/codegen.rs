@@ -377,6 +377,16 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     }
     let mut module = JITModule::new(builder);
     let ptr = module.target_config().pointer_type();
+    // Offsets of the host structs' fields the snippet uses, from the statics the host library exports.
+    let mut field_offsets = Vec::new();
+    for f in &snippet.fields {
+        let address = (host.symbol)(&f.symbol)
+            .ok_or_else(|| CodegenError(format!("the host does not export `{}` to the JIT", f.symbol)))?;
+        // SAFETY: the instrumented host declares this symbol as a `usize` static (`instrument::render`), and the
+        // host library stays loaded.
+        let offset = unsafe { *address.cast::<usize>() };
+        field_offsets.push(i32::try_from(offset).map_err(|_| CodegenError("a field offset out of range".into()))?);
+    }
     let mut host_fns = HashMap::new();
     for (symbol, (_, has_receiver, params)) in &calls {
         let mut sig = module.make_signature();
@@ -462,6 +472,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
             let mut g =
                 Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, Some(f.ret.clone()))?;
+            g.field_offsets = field_offsets.clone();
             let block = g.b.current_block().expect("the entry block");
             let params = g.b.block_params(block).to_vec();
             g.ctx = params[0];
@@ -496,6 +507,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         };
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, None)?;
+        g.field_offsets = field_offsets;
         // Panic messages of the snippet functions come first.
         g.messages = std::mem::take(&mut messages);
         let block = g.b.current_block().expect("the entry block");
@@ -560,6 +572,8 @@ struct Gen<'a, 'b> {
     in_fn: Option<Ty>,
     /// Messages of fixed panics ([`Fault::Panic`]), indexed by the fault's value.
     messages: Vec<String>,
+    /// Byte offsets of the snippet's host struct fields ([`TypedSnippet::fields`]).
+    field_offsets: Vec<i32>,
     /// Fuel left, kept in a register within a function: written back to the context around calls and returns.
     fuel: Option<Variable>,
 }
@@ -600,6 +614,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             loops: Vec::new(),
             in_fn,
             messages: Vec::new(),
+            field_offsets: Vec::new(),
             fuel: None,
         })
     }
@@ -724,8 +739,22 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().load(types::I64, MemFlags::trusted(), p, 0)
     }
 
+    /// Where a host struct's field is.
+    fn field_address(&mut self, field: usize) -> Value {
+        let f = &self.snippet.fields[field];
+        let (binding, through_ref) = (f.binding, f.through_ref);
+        let base = if through_ref { self.referent(binding) } else { self.binding_ptr(binding) };
+        let offset = self.field_offsets.get(field).copied().unwrap_or(0);
+        self.b.ins().iadd_imm(base, i64::from(offset))
+    }
+
     fn read_place(&mut self, place: Place, ty: Scalar) -> Option<Value> {
         match place {
+            Place::HostField(field) => {
+                let t = clif(ty)?;
+                let address = self.field_address(field);
+                Some(self.b.ins().load(t, MemFlags::trusted(), address, 0))
+            }
             Place::Local(local) => self.read(local, &Ty::Scalar(ty)).first().copied(),
             Place::Deref(binding) => {
                 let t = clif(ty)?;
@@ -740,6 +769,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Place::Local(local) => self.local_ty(local).s(),
             // The binding's listed type is what it points to.
             Place::Deref(binding) => self.local_ty(LocalRef::Binding(binding)).s(),
+            Place::HostField(field) => self.snippet.fields[field].ty,
         }
     }
 
@@ -950,6 +980,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::Lit(lit) => self.lit(lit, e.s(), false),
             TKind::Local(l) => return Ok(self.read(*l, &e.ty)),
             TKind::Deref(binding) => self.read_place(Place::Deref(*binding), e.s()),
+            TKind::HostField(field) => self.read_place(Place::HostField(*field), e.s()),
             TKind::Unary(UnOp::Neg, inner) if matches!(inner.kind, TKind::Lit(Lit::Int(_))) => {
                 // `-128i8` is a literal, not a negation that overflows.
                 let TKind::Lit(lit) = &inner.kind else { unreachable!() };
@@ -1039,6 +1070,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                     Place::Deref(binding) => {
                         if let Some(v) = v {
                             let target = self.referent(*binding);
+                            self.b.ins().store(MemFlags::trusted(), v, target, 0);
+                        }
+                    }
+                    Place::HostField(field) => {
+                        if let Some(v) = v {
+                            let target = self.field_address(*field);
                             self.b.ins().store(MemFlags::trusted(), v, target, 0);
                         }
                     }

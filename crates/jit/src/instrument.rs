@@ -158,14 +158,20 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
         })
         .collect();
     let mut host_fns = lacuna_checker::scalar_fns(&prepared.host.text);
+    let mut fields = lacuna_checker::struct_fields(&prepared.host.text);
     for _ in 0..MAX_ROUNDS {
-        let rendered = render(prepared, &sites, &host_fns);
+        let rendered = render(prepared, &sites, &host_fns, &fields);
         let errors = rustc
             .errors(&rendered.text)
             .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
             .ok_or_else(|| ExecError::Instrument { detail: "rustc did not finish checking the host".into() })?;
         if errors.is_empty() {
             return Ok(Instrumented { text: rendered.text, sites, host_fns, anchors: rendered.anchors });
+        }
+        // Field offsets that do not compile (a name the syntax cannot tell apart): the JIT does without them.
+        if errors.iter().flat_map(|e| &e.spans).any(|span| span.start >= rendered.fields_at) {
+            fields.clear();
+            continue;
         }
         // A shim that does not compile (a function the syntax cannot tell is special) costs only the JIT's calls
         // of that function: it is dropped (all of them, when an error cannot be placed in one).
@@ -246,9 +252,16 @@ struct Rendered {
     shims_at: usize,
     /// Where each of `host_fns`' shims is.
     shims: Vec<std::ops::Range<usize>>,
+    /// Where the field offsets start (after the shims).
+    fields_at: usize,
 }
 
-fn render(prepared: &PreparedHost, sites: &[SitePlan], host_fns: &[lacuna_checker::ScalarFn]) -> Rendered {
+fn render(
+    prepared: &PreparedHost,
+    sites: &[SitePlan],
+    host_fns: &[lacuna_checker::ScalarFn],
+    fields: &[lacuna_checker::StructField],
+) -> Rendered {
     let host = &prepared.host;
     let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
     let mut entries = Vec::new();
@@ -305,5 +318,15 @@ fn render(prepared: &PreparedHost, sites: &[SitePlan], host_fns: &[lacuna_checke
         text.push_str(&shim(f));
         shim_ranges.push(start..text.len());
     }
-    Rendered { text, entries, anchors, shims_at, shims: shim_ranges }
+    // The offsets of the host structs' scalar fields, for JIT code that reads and writes them in place.
+    let fields_at = text.len();
+    for f in fields {
+        text.push_str(&format!(
+            "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::offset_of!({}, {});\n",
+            f.symbol(),
+            f.ty_name,
+            f.field
+        ));
+    }
+    Rendered { text, entries, anchors, shims_at, shims: shim_ranges, fields_at }
 }

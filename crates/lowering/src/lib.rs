@@ -244,6 +244,10 @@ impl Check<'_> {
                 Some(_) => Ok(()),
                 None => unsupported("an unknown binding", &e.range),
             },
+            TKind::HostField(i) => match self.snippet.fields.get(*i) {
+                Some(f) if e.ty == Ty::Scalar(f.ty) && self.binding_ty(f.binding).is_some() => Ok(()),
+                _ => unsupported("an unknown field", &e.range),
+            },
             TKind::Unary(op, inner) => {
                 self.expr(inner)?;
                 let ok = match op {
@@ -293,6 +297,23 @@ impl Check<'_> {
                         self.binding_ty(*i)
                     }
                     Place::Local(local) => self.local_ty(*local).map(|t| t.s()),
+                    Place::HostField(i) => {
+                        let Some(f) = self.snippet.fields.get(*i) else {
+                            return unsupported("an unknown field", &e.range);
+                        };
+                        if f.through_ref && !f.mutable_ref {
+                            return unsupported("assignment through a reference that is not `&mut`", &e.range);
+                        }
+                        if !f.through_ref {
+                            if !self.bindings.get(f.binding).is_some_and(|b| b.mutable) {
+                                return unsupported("assignment to a field of a binding that is not `mut`", &e.range);
+                            }
+                            if !self.written.contains(&f.binding) {
+                                self.written.push(f.binding);
+                            }
+                        }
+                        Some(f.ty)
+                    }
                     // Through a `&mut`: only what it points to is written.
                     Place::Deref(i) => {
                         if !self.bindings.get(*i).is_some_and(|b| b.mut_ref) {
@@ -1063,6 +1084,8 @@ fn possibly_known(e: &TExpr, known: &Known) -> bool {
         TKind::Lit(_) => true,
         TKind::Local(LocalRef::Binding(i)) => known.bindings.get(*i).copied().unwrap_or(true),
         TKind::Local(LocalRef::Snippet(id)) => known.locals.get(*id).copied().unwrap_or(true),
+        // A field of a host binding: known when the binding could be.
+        TKind::HostField(_) => known.bindings.iter().any(|k| *k),
         TKind::Unary(_, inner) | TKind::Cast(inner) => possibly_known(inner, known),
         TKind::Binary(_, l, r) => possibly_known(l, known) && possibly_known(r, known),
         TKind::Method { receiver, args, .. } => {
@@ -1419,6 +1442,11 @@ impl Guard<'_> {
             }
             // Whether the host holds a borrow of what the reference points to is not in the binding's mode.
             TKind::Deref(_) | TKind::Assign { place: Place::Deref(_), .. } => return at("a place behind a reference"),
+            TKind::HostField(i) | TKind::Assign { place: Place::HostField(i), .. }
+                if self.snippet.fields.get(*i).is_none_or(|f| f.through_ref) =>
+            {
+                return at("a place behind a reference")
+            }
             TKind::HostCall { receiver: Some(r), .. } if r.through_ref => return at("a receiver behind a reference"),
             // Exhaustiveness is rustc's to judge, unless a last catch-all arm settles it.
             TKind::Match { arms, .. } if !arms.last().is_some_and(|a| a.guard.is_none() && irrefutable(&a.pat)) => {
@@ -1460,7 +1488,7 @@ impl Guard<'_> {
                         let known = match place {
                             Place::Local(LocalRef::Binding(i)) => state.bindings.get(*i).copied().unwrap_or(true),
                             Place::Local(LocalRef::Snippet(id)) => state.locals.get(*id).copied().unwrap_or(true),
-                            Place::Deref(_) => true,
+                            Place::Deref(_) | Place::HostField(_) => true,
                         };
                         drop(state);
                         // The place's type: the value's, except for shifts (whose amount may differ).
@@ -1512,6 +1540,7 @@ mod tests {
             fns: Vec::new(),
             bindings: Vec::new(),
             references: false,
+            fields: Vec::new(),
         }
     }
 

@@ -78,9 +78,14 @@ pub struct CaseError {
     pub message: String,
 }
 
-/// The repository's `testdata/` directory.
+/// The repository's `testdata/` directory. Under `cargo test`/`cargo bench` the running package's directory
+/// (every package is `crates/NAME`), so a binary built by another checkout sharing the target dir still reads this
+/// checkout's cases; otherwise where this crate was built.
 pub fn testdata_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+    let package = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let package = package.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    // `benches/` belongs to the cli package: its manifest dir is `crates/cli` too.
+    package.join("../../testdata")
 }
 
 /// Every case under `testdata/check/`, files in name order.
