@@ -595,6 +595,7 @@ impl RaSession {
                 fns,
                 bindings: builder.used_bindings,
                 references,
+                owns_vectors: builder.owns_vectors.get(),
                 fields: builder.fields,
             })
         })

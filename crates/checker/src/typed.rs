@@ -116,6 +116,9 @@ pub enum Ty {
     Option(Scalar),
     /// `(S, S, ..)`, two or more elements (`()` is [`Scalar::Unit`]).
     Tuple(Vec<Scalar>),
+    /// `Vec<S>` the snippet owns: its buffer pointer, capacity and length, the buffer allocated through the host
+    /// library's allocator so the host can own what the snippet returns.
+    Vec(Scalar),
 }
 
 impl From<Scalar> for Ty {
@@ -144,6 +147,7 @@ impl Ty {
             Ty::Scalar(s) => vec![*s],
             Ty::Option(s) => vec![Scalar::Bool, *s],
             Ty::Tuple(elems) => elems.clone(),
+            Ty::Vec(_) => vec![Scalar::Usize; 3],
         }
     }
 
@@ -153,6 +157,7 @@ impl Ty {
             Ty::Scalar(s) => s.name().to_owned(),
             Ty::Option(s) => format!("Option<{}>", s.name()),
             Ty::Tuple(elems) => format!("({})", elems.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")),
+            Ty::Vec(s) => format!("Vec<{}>", s.name()),
         }
     }
 }
@@ -366,6 +371,9 @@ pub enum TKind {
         chain: IterChain,
         sink: Sink,
     },
+    /// `vec![a, b, ..]` or `Vec::new()` (no elements): a `Vec` the snippet owns, allocated to fit its elements
+    /// (faults of the allocation are placed at the expression).
+    VecLit(Vec<TExpr>),
     /// `for PAT in CHAIN { body }` over an iterator chain.
     ForIter {
         label: Option<String>,
@@ -458,6 +466,10 @@ pub enum Sink {
         init: Box<TExpr>,
         closure: Closure,
     },
+    /// `collect()` into a `Vec` of the items (faults of the allocation are placed at `at`, the method's name).
+    Collect {
+        at: usize,
+    },
 }
 
 /// One arm of a [`TKind::Match`].
@@ -536,12 +548,14 @@ pub enum SeqKind {
     RefVec,
     /// `&[S]` or `&mut [S]`: the binding is a (pointer, length) pair.
     Slice,
+    /// A `Vec<S>` the snippet owns ([`Ty::Vec`]): `binding` is then the snippet local's index.
+    Local,
 }
 
-/// A sequence binding of the hole, read by the snippet.
+/// A sequence the snippet reads: one of the hole's bindings, or a vector the snippet owns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Seq {
-    /// Index into the hole's bindings.
+    /// Index into the hole's bindings (into [`TypedSnippet::locals`] for [`SeqKind::Local`]).
     pub binding: usize,
     pub kind: SeqKind,
     pub elem: Scalar,
@@ -608,6 +622,8 @@ pub struct TypedSnippet {
     pub references: bool,
     /// Host structs' fields the snippet reads or writes.
     pub fields: Vec<FieldOf>,
+    /// The snippet builds vectors of its own ([`Ty::Vec`]): moves and borrows of owned values are rustc's check.
+    pub owns_vectors: bool,
 }
 
 /// A direct part of an expression.
@@ -638,7 +654,7 @@ impl IterChain {
 }
 
 /// Sequence methods that change the sequence.
-pub const SEQ_MUTATORS: &[&str] = &["sort", "sort_unstable", "reverse", "swap", "fill", "dedup"];
+pub const SEQ_MUTATORS: &[&str] = &["sort", "sort_unstable", "reverse", "swap", "fill", "dedup", "push", "pop"];
 
 impl TBlock {
     /// Calls `f` for each direct part: the statements' expressions and `let .. else` blocks, then the tail.
@@ -714,7 +730,7 @@ impl TExpr {
             }
             TKind::Some(x) | TKind::Field(x, _) => f(Child::Expr(x)),
             TKind::None => {}
-            TKind::Tuple(xs) => xs.iter().for_each(|x| f(Child::Expr(x))),
+            TKind::Tuple(xs) | TKind::VecLit(xs) => xs.iter().for_each(|x| f(Child::Expr(x))),
             TKind::Match { scrutinee, arms } => {
                 f(Child::Expr(scrutinee));
                 for arm in arms {
@@ -746,7 +762,13 @@ impl TExpr {
                         f(Child::Expr(init));
                         f(Child::Expr(&closure.body));
                     }
-                    Sink::Sum { .. } | Sink::Product { .. } | Sink::Count | Sink::Max | Sink::Min | Sink::Last => {}
+                    Sink::Sum { .. }
+                    | Sink::Product { .. }
+                    | Sink::Count
+                    | Sink::Max
+                    | Sink::Min
+                    | Sink::Last
+                    | Sink::Collect { .. } => {}
                 }
             }
             TKind::ForIter { chain, body, .. } => {

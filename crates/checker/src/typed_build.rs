@@ -55,6 +55,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub references: std::cell::Cell<bool>,
     /// Host structs' fields used (see `TypedSnippet::fields`).
     pub fields: Vec<FieldOf>,
+    /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_vectors`).
+    pub owns_vectors: std::cell::Cell<bool>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -78,11 +80,13 @@ impl<'a, 'db> Builder<'a, 'db> {
             used_bindings: Vec::new(),
             references: std::cell::Cell::new(false),
             fields: Vec::new(),
+            owns_vectors: std::cell::Cell::new(false),
         }
     }
 
     fn range(&self, node: &SyntaxNode) -> Range<usize> {
-        let r = node.text_range();
+        // Nodes inside a macro's expansion (`vec![..]`'s elements) are placed where the snippet wrote them.
+        let r = self.sema.original_range_opt(node).map_or_else(|| node.text_range(), |r| r.range);
         usize::from(r.start()).saturating_sub(self.snippet_start)
             ..usize::from(r.end()).saturating_sub(self.snippet_start)
     }
@@ -153,6 +157,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return Ok(Ty::Option(s));
                 }
             }
+            if let Some(s) = self.vec_elem(ty).as_ref().and_then(|t| self.part(t)) {
+                if !matches!(s, Scalar::I128 | Scalar::U128) {
+                    self.owns_vectors.set(true);
+                    return Ok(Ty::Vec(s));
+                }
+            }
         }
         if ty.is_tuple() {
             let parts: Option<Vec<Scalar>> = ty.tuple_fields(self.db).iter().map(|t| self.part(t)).collect();
@@ -180,17 +190,12 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// A hole binding that is a sequence of scalars (`Vec<S>`, `&Vec<S>`, `&mut Vec<S>`, `&[S]`, `&mut [S]`,
     /// with `S` at most 64 bits), as `expr` names it.
     fn sequence(&mut self, expr: &ast::Expr) -> Option<Seq> {
+        if let Some(seq) = self.owned_sequence(expr) {
+            return Some(seq);
+        }
         let (binding, local) = self.hole_binding(expr)?;
         let ty = local.ty(self.db);
-        let vec_elem = |ty: &ra_ap_hir::Type<'db>| -> Option<ra_ap_hir::Type<'db>> {
-            let ra_ap_hir::Adt::Struct(s) = ty.as_adt()? else { return None };
-            let is_vec = s.name(self.db).as_str() == "Vec"
-                && s.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
-            if !is_vec {
-                return None;
-            }
-            ty.type_arguments().next()
-        };
+        let vec_elem = |ty: &ra_ap_hir::Type<'db>| self.vec_elem(ty);
         let (kind, elem, writable) = match ty.as_reference() {
             Some((inner, m)) if inner.is_slice() => {
                 (SeqKind::Slice, inner.as_slice()?, m == ra_ap_hir::Mutability::Mut)
@@ -204,6 +209,42 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         self.note_binding(binding, elem);
         Some(Seq { binding, kind, elem, writable })
+    }
+
+    /// `vec![a, b, ..]` and `vec![]`, read from the macro's expansion (its elements keep their place in the
+    /// snippet); `vec![x; n]` is not in the subset.
+    fn vec_macro(&mut self, call: &ast::MacroCall) -> Result<TKind> {
+        let Some(expansion) = self.sema.expand_macro_call(call) else {
+            return self.unsupported("a `vec!` that does not expand", call.syntax());
+        };
+        let array = expansion.value.descendants().find_map(ast::ArrayExpr::cast);
+        let Some(array) = array else { return Ok(TKind::VecLit(Vec::new())) };
+        if array.semicolon_token().is_some() {
+            return self.unsupported("`vec![value; count]`", call.syntax());
+        }
+        let elems = array.exprs().map(|e| self.expr(&e)).collect::<Result<Vec<_>>>()?;
+        Ok(TKind::VecLit(elems))
+    }
+
+    /// The element type of std's `Vec<T>`.
+    fn vec_elem(&self, ty: &ra_ap_hir::Type<'db>) -> Option<ra_ap_hir::Type<'db>> {
+        let ra_ap_hir::Adt::Struct(s) = ty.as_adt()? else { return None };
+        let is_vec = s.name(self.db).as_str() == "Vec"
+            && s.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
+        if !is_vec {
+            return None;
+        }
+        ty.type_arguments().next()
+    }
+
+    /// A snippet local holding a `Vec<S>` the snippet owns, as `expr` names it.
+    fn owned_sequence(&self, expr: &ast::Expr) -> Option<Seq> {
+        let ast::Expr::PathExpr(p) = expr else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        let &id = self.local_ids.get(&local)?;
+        let l = self.locals.get(id)?;
+        let Ty::Vec(elem) = l.ty else { return None };
+        Some(Seq { binding: id, kind: SeqKind::Local, elem, writable: l.mutable })
     }
 
     /// The hole binding `expr` names (not a snippet local), with its local.
@@ -336,6 +377,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             "swap",
             "fill",
             "dedup",
+            "push",
+            "pop",
         ];
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         if !METHODS.contains(&name.as_str()) {
@@ -922,6 +965,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             "max_by_key",
             "min_by_key",
             "fold",
+            "collect",
         ];
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let Some(receiver) = m.receiver() else { return Ok(None) };
@@ -954,6 +998,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let init = Box::new(self.expr(init)?);
                 Sink::Fold { init, closure: self.closure_with(c, Some(2))? }
             }
+            // Into a `Vec` of the items only (the lowering checks the types).
+            ("collect", []) => match self.expr_type(&ast::Expr::MethodCallExpr(m.clone()))? {
+                Ty::Vec(_) => Sink::Collect { at },
+                _ => return self.unsupported("a collection other than a `Vec` of scalars", m.syntax()),
+            },
             _ => return self.unsupported("an iterator method outside the subset", m.syntax()),
         };
         Ok(Some(TKind::Consume { chain, sink }))
@@ -1201,6 +1250,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                     .token_tree()
                     .map(|t| t.syntax().descendants_with_tokens().filter_map(|t| t.into_token()).collect::<Vec<_>>())
                     .unwrap_or_default();
+                let from_alloc = self.sema.resolve_macro_call(&call).is_some_and(|m| {
+                    m.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc")
+                });
+                if from_alloc && name.as_deref() == Some("vec") && matches!(ty, Ty::Vec(_)) {
+                    return Ok(TExpr { kind: self.vec_macro(&call)?, ty, range });
+                }
                 let message = match name.as_deref() {
                     Some("panic") => Self::plain_message(tokens.into_iter()),
                     Some("unreachable")
@@ -1456,6 +1511,17 @@ impl<'a, 'db> Builder<'a, 'db> {
                     _ => None,
                 };
                 let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                if let (Some(f), [], Ty::Vec(_)) = (resolved, args.as_slice(), &ty) {
+                    // `Vec::new()`.
+                    let in_alloc = f
+                        .module(self.db)
+                        .krate(self.db)
+                        .display_name(self.db)
+                        .is_some_and(|n| n.to_string() == "alloc");
+                    if in_alloc && f.name(self.db).as_str() == "new" && f.as_assoc_item(self.db).is_some() {
+                        return Ok(TExpr { kind: TKind::VecLit(Vec::new()), ty, range });
+                    }
+                }
                 if let (Some(f), [value]) = (resolved, args.as_slice()) {
                     // `i64::from(x)`.
                     if let Some(cast) = self.conversion(f, value, ty.clone(), range.clone())? {

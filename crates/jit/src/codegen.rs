@@ -40,6 +40,8 @@ pub struct JitContext {
     pub run: u64,
     /// Values for a fault's message (offsets 32 and 40): an index fault's length and index.
     pub fault_values: [u64; 2],
+    /// The run's [`crate::heap::Heap`] (offset 48; null when the snippet builds no vectors). Read by helpers only.
+    pub heap: u64,
 }
 
 const FUEL_OFFSET: i32 = 0;
@@ -71,12 +73,16 @@ pub enum Fault {
     UnwrapNone,
     /// A panic with a fixed message: index `fault_values[0]` into [`Compiled::messages`].
     Panic,
+    /// `capacity overflow`: a vector's size past `isize::MAX` bytes.
+    CapacityOverflow,
     Fuel = 100,
     Stack = 101,
+    /// The snippet's vectors would hold more than its memory budget (the bytes asked for in `fault_values[0]`).
+    Memory = 102,
 }
 
 impl Fault {
-    const ALL: [Fault; 16] = {
+    const ALL: [Fault; 18] = {
         use Fault::*;
         [
             Add,
@@ -93,8 +99,10 @@ impl Fault {
             IndexOutOfBounds,
             UnwrapNone,
             Panic,
+            CapacityOverflow,
             Fuel,
             Stack,
+            Memory,
         ]
     };
 
@@ -121,6 +129,8 @@ impl Fault {
             Fault::Panic => "explicit panic",
             Fault::Fuel => "out of fuel",
             Fault::Stack => "out of stack",
+            Fault::CapacityOverflow => "capacity overflow",
+            Fault::Memory => "out of memory",
         }
     }
 }
@@ -135,6 +145,9 @@ pub struct Compiled {
     pub calls_host: bool,
     /// Messages of the snippet's fixed panics ([`Fault::Panic`]).
     pub messages: Vec<String>,
+    /// The host library's allocator functions, when the snippet allocates: [`JitContext::heap`] must then point
+    /// to a [`crate::heap::Heap`] over them.
+    pub heap_fns: Option<(crate::heap::ReallocFn, crate::heap::DeallocFn)>,
     _module: JITModule,
 }
 
@@ -185,6 +198,38 @@ fn host_calls(e: &TExpr, out: &mut HostCalls) {
         Child::Expr(c) => host_calls(c, out),
         Child::Block(b) => host_calls_in_block(b, out),
     });
+}
+
+/// The snippet allocates: it builds vectors, or pushes onto the host's.
+fn allocates(snippet: &TypedSnippet) -> bool {
+    fn in_expr(e: &TExpr) -> bool {
+        if let TKind::SeqMethod { name, .. } = &e.kind {
+            if name == "push" {
+                return true;
+            }
+        }
+        let mut found = false;
+        e.each_child(&mut |c| {
+            found = found
+                || match c {
+                    Child::Expr(x) => in_expr(x),
+                    Child::Block(b) => in_block(b),
+                }
+        });
+        found
+    }
+    fn in_block(b: &TBlock) -> bool {
+        let mut found = false;
+        b.each_child(&mut |c| {
+            found = found
+                || match c {
+                    Child::Expr(x) => in_expr(x),
+                    Child::Block(b) => in_block(b),
+                }
+        });
+        found
+    }
+    snippet.owns_vectors || in_block(&snippet.body) || snippet.fns.iter().any(|f| in_block(&f.body))
 }
 
 fn power_of_two(e: &TExpr) -> Option<u32> {
@@ -298,6 +343,8 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_dedup_16", helper_dedup::<u16> as *const u8),
     ("lacuna_dedup_32", helper_dedup::<u32> as *const u8),
     ("lacuna_dedup_64", helper_dedup::<u64> as *const u8),
+    ("lacuna_vec_grow", crate::heap::helper_vec_grow as *const u8),
+    ("lacuna_vec_release", crate::heap::helper_vec_release as *const u8),
 ];
 
 /// Sorts `len` elements at `data` (integers, `char`s as `u32`, `bool`s as `u8`: the order of the bits' integer
@@ -419,6 +466,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_powi_f32" => (&[types::F32, types::I32], &[types::F32]),
             n if n.starts_with("lacuna_sort_") || n.starts_with("lacuna_reverse_") => (&[ptr, types::I64], &[]),
             n if n.starts_with("lacuna_dedup_") => (&[ptr, types::I64], &[types::I64]),
+            "lacuna_vec_grow" => (&[ptr, ptr, types::I64, types::I64, types::I64, types::I64, types::I64], &[ptr]),
+            "lacuna_vec_release" => (&[ptr, ptr], &[]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
             n if n.ends_with("f32") && (n.contains("signum")) => (&[types::F32], &[types::F32]),
             n if n.ends_with("f64") => (&[types::F64, types::F64], &[types::F64]),
@@ -523,6 +572,17 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
                     g.b.ins().call(writer, &[out, tag, payload]);
                 }
             }
+            (Ty::Vec(_), _) => {
+                // The buffer becomes the host's, in the host's `Vec` layout.
+                if let [ptr, cap, len] = value[..] {
+                    let release = g.helpers["lacuna_vec_release"];
+                    g.b.ins().call(release, &[g.ctx, ptr]);
+                    let offsets = g.vec_offsets()?;
+                    for (v, at) in [ptr, cap, len].into_iter().zip(offsets) {
+                        g.b.ins().store(MemFlags::trusted(), v, out, at);
+                    }
+                }
+            }
             _ => {
                 if let Some(&v) = value.first() {
                     g.b.ins().store(MemFlags::trusted(), v, out, 0);
@@ -541,7 +601,40 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     let code = module.get_finalized_function(entry_id);
     // SAFETY: `code` is the finalized entry with exactly the `JitEntry` signature declared above.
     let entry = unsafe { std::mem::transmute::<*const u8, JitEntry>(code) };
-    Ok(Compiled { entry, calls_host: !calls.is_empty(), messages, _module: module })
+    let heap_fns = if allocates(snippet) {
+        let realloc = (host.symbol)("__lacuna_realloc")
+            .ok_or_else(|| CodegenError("the host does not export its allocator to the JIT".into()))?;
+        let dealloc = (host.symbol)("__lacuna_dealloc")
+            .ok_or_else(|| CodegenError("the host does not export its allocator to the JIT".into()))?;
+        // SAFETY: the instrumented host defines both with these signatures (`instrument::ENTRY_POINTS`), and the
+        // host library stays loaded.
+        unsafe {
+            Some((
+                std::mem::transmute::<*const u8, crate::heap::ReallocFn>(realloc),
+                std::mem::transmute::<*const u8, crate::heap::DeallocFn>(dealloc),
+            ))
+        }
+    } else {
+        None
+    };
+    Ok(Compiled { entry, calls_host: !calls.is_empty(), messages, heap_fns, _module: module })
+}
+
+/// Where a vector's parts are kept ([`Gen::vec_home`]).
+#[derive(Clone, Copy)]
+enum VecHome {
+    /// A snippet's own vector: variables for the pointer, capacity and length.
+    Vars([Variable; 3]),
+    /// A host `Vec` at this address (its fields at the offsets the host's std uses).
+    Mem(Value),
+}
+
+/// A vector's parts, in the order a [`Ty::Vec`] keeps them.
+#[derive(Clone, Copy)]
+enum VecField {
+    Ptr = 0,
+    Cap = 1,
+    Len = 2,
 }
 
 struct LoopCtx {
@@ -1368,6 +1461,24 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 return Ok(values);
             }
+            TKind::VecLit(elems) => {
+                let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a vector of this type".into())) };
+                let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                // The elements first (they may fault), then the buffer, exactly their size (as `vec!` allocates).
+                let mut values = Vec::new();
+                for x in elems {
+                    values.push(self.one(x)?);
+                }
+                let home = self.vec_new(elem, values.len(), at)?;
+                let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
+                let ptr = self.b.use_var(vars[0]);
+                for (i, v) in values.into_iter().enumerate() {
+                    self.b.ins().store(MemFlags::trusted(), v, ptr, (i as u32 * t.bytes()) as i32);
+                }
+                let n = self.int_const(types::I64, elems.len() as i64);
+                self.b.def_var(vars[2], n);
+                return Ok(vars.iter().map(|v| self.b.use_var(*v)).collect());
+            }
             TKind::Field(base, index) => {
                 let values = self.expr(base)?;
                 values.get(*index).copied()
@@ -1890,6 +2001,16 @@ impl<'a, 'b> Gen<'a, 'b> {
                 })?;
                 Ok(get(self, &acc))
             }
+            Sink::Collect { at: op_at } => {
+                let &Ty::Vec(elem) = ty else { return Err(CodegenError("`collect` into this type".into())) };
+                let home = self.vec_new(elem, 0, *op_at)?;
+                self.drive(chain, at, &mut |g, item, _, _| {
+                    let x = item.first().copied().ok_or_else(|| CodegenError("an item".into()))?;
+                    g.vec_push(home, elem, true, x, *op_at)
+                })?;
+                let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
+                Ok(get(self, &vars))
+            }
         }
     }
 
@@ -2158,6 +2279,10 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// A sequence binding's buffer pointer and length.
     fn seq_parts(&mut self, seq: &Seq) -> R<(Value, Value)> {
+        if seq.kind == SeqKind::Local {
+            let home = self.vec_home(seq)?;
+            return Ok((self.vec_get(&home, VecField::Ptr)?, self.vec_get(&home, VecField::Len)?));
+        }
         let base = self.binding_ptr(seq.binding);
         let vec = |g: &mut Self, vec: Value| -> R<(Value, Value)> {
             let (ptr_at, len_at) =
@@ -2177,19 +2302,129 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let len = self.b.ins().load(types::I64, MemFlags::trusted(), base, 8);
                 Ok((data, len))
             }
+            SeqKind::Local => Err(CodegenError("a snippet's vector".into())),
         }
     }
 
-    /// Where a `Vec` binding (or the `Vec` a binding points to) keeps its length.
-    fn vec_len_address(&mut self, seq: &Seq) -> R<Value> {
-        let (_, len_at) = self.vec_fields.ok_or_else(|| CodegenError("the host's `Vec` layout is unknown".into()))?;
-        let base = self.binding_ptr(seq.binding);
-        let vec = match seq.kind {
-            SeqKind::Vec => base,
-            SeqKind::RefVec => self.b.ins().load(types::I64, MemFlags::trusted(), base, 0),
+    /// Byte offsets of a `Vec`'s buffer pointer, capacity and length in the host's std (the capacity is the word
+    /// the probe did not name).
+    fn vec_offsets(&self) -> R<[i32; 3]> {
+        let (ptr_at, len_at) =
+            self.vec_fields.ok_or_else(|| CodegenError("the host's `Vec` layout is unknown".into()))?;
+        let cap_at = 24 - ptr_at - len_at;
+        let words = [ptr_at, cap_at, len_at];
+        if words.iter().all(|w| [0, 8, 16].contains(w)) && ptr_at != len_at {
+            Ok(words)
+        } else {
+            Err(CodegenError("the host's `Vec` layout is not three words".into()))
+        }
+    }
+
+    /// Where a vector's pointer, capacity and length are kept: a snippet's own in variables, a host one in memory.
+    fn vec_home(&mut self, seq: &Seq) -> R<VecHome> {
+        Ok(match seq.kind {
+            SeqKind::Local => {
+                let vars = self.vars.get(&seq.binding).cloned().unwrap_or_default();
+                let [ptr, cap, len] = vars[..] else { return Err(CodegenError("a vector local".into())) };
+                VecHome::Vars([ptr, cap, len])
+            }
+            SeqKind::Vec => VecHome::Mem(self.binding_ptr(seq.binding)),
+            SeqKind::RefVec => {
+                let base = self.binding_ptr(seq.binding);
+                VecHome::Mem(self.b.ins().load(types::I64, MemFlags::trusted(), base, 0))
+            }
             SeqKind::Slice => return Err(CodegenError("a slice's length cannot change".into())),
-        };
-        Ok(self.b.ins().iadd_imm(vec, i64::from(len_at)))
+        })
+    }
+
+    fn vec_get(&mut self, home: &VecHome, field: VecField) -> R<Value> {
+        Ok(match home {
+            VecHome::Vars(vars) => self.b.use_var(vars[field as usize]),
+            VecHome::Mem(base) => {
+                let at = self.vec_offsets()?[field as usize];
+                self.b.ins().load(types::I64, MemFlags::trusted(), *base, at)
+            }
+        })
+    }
+
+    fn vec_set(&mut self, home: &VecHome, field: VecField, v: Value) -> R<()> {
+        match home {
+            VecHome::Vars(vars) => self.b.def_var(vars[field as usize], v),
+            VecHome::Mem(base) => {
+                let at = self.vec_offsets()?[field as usize];
+                self.b.ins().store(MemFlags::trusted(), v, *base, at);
+            }
+        }
+        Ok(())
+    }
+
+    /// After a helper call that records its fault in the context: return the fault when `failed` is non-zero.
+    fn helper_fault_if(&mut self, failed: Value, at: usize) {
+        let fault_block = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(failed, fault_block, &[], cont, &[]);
+        self.b.switch_to_block(fault_block);
+        self.b.seal_block(fault_block);
+        let at = self.b.ins().iconst(types::I32, at.min(u32::MAX as usize) as i64);
+        self.b.ins().store(MemFlags::trusted(), at, self.ctx, FAULT_AT_OFFSET);
+        self.return_fault();
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    /// A buffer for `cap` elements of `elem` grown from `ptr` (capacity `old_cap`) through the host's allocator.
+    fn vec_grow(&mut self, ptr: Value, old_cap: Value, cap: Value, elem: Type, owned: bool, at: usize) -> Value {
+        let size = self.int_const(types::I64, i64::from(elem.bytes()));
+        let owned = self.int_const(types::I64, i64::from(owned));
+        let f = self.helpers["lacuna_vec_grow"];
+        let call = self.b.ins().call(f, &[self.ctx, ptr, old_cap, cap, size, size, owned]);
+        let new = self.b.inst_results(call)[0];
+        let failed = self.b.ins().icmp_imm(IntCC::Equal, new, 0);
+        self.helper_fault_if(failed, at);
+        new
+    }
+
+    /// A new vector of the snippet's own, in fresh variables: empty, or allocated to hold `n` elements.
+    fn vec_new(&mut self, elem: Scalar, n: usize, at: usize) -> R<VecHome> {
+        let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+        // An empty `Vec`'s buffer pointer is its alignment (`NonNull::dangling`).
+        let mut ptr = self.int_const(types::I64, i64::from(t.bytes()));
+        let zero = self.int_const(types::I64, 0);
+        let cap = self.int_const(types::I64, n as i64);
+        if n > 0 {
+            ptr = self.vec_grow(ptr, zero, cap, t, true, at);
+        }
+        let vars = [self.var(types::I64, ptr), self.var(types::I64, cap), self.var(types::I64, zero)];
+        Ok(VecHome::Vars(vars))
+    }
+
+    /// `v.push(x)`: grows the buffer as `Vec` does (double, at least 4 elements, 8 for bytes) when it is full.
+    fn vec_push(&mut self, home: VecHome, elem: Scalar, owned: bool, x: Value, at: usize) -> R<()> {
+        let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+        let len = self.vec_get(&home, VecField::Len)?;
+        let cap = self.vec_get(&home, VecField::Cap)?;
+        let full = self.b.ins().icmp(IntCC::Equal, len, cap);
+        let grow = self.b.create_block();
+        let store = self.b.create_block();
+        self.b.ins().brif(full, grow, &[], store, &[]);
+        self.b.switch_to_block(grow);
+        self.b.seal_block(grow);
+        let ptr = self.vec_get(&home, VecField::Ptr)?;
+        let min = self.int_const(types::I64, if t.bytes() == 1 { 8 } else { 4 });
+        let doubled = self.b.ins().ishl_imm(cap, 1);
+        let new_cap = self.b.ins().umax(doubled, min);
+        let new = self.vec_grow(ptr, cap, new_cap, t, owned, at);
+        self.vec_set(&home, VecField::Ptr, new)?;
+        self.vec_set(&home, VecField::Cap, new_cap)?;
+        self.b.ins().jump(store, &[]);
+        self.b.switch_to_block(store);
+        self.b.seal_block(store);
+        let ptr = self.vec_get(&home, VecField::Ptr)?;
+        let offset = self.b.ins().imul_imm(len, i64::from(t.bytes()));
+        let address = self.b.ins().iadd(ptr, offset);
+        self.b.ins().store(MemFlags::trusted(), x, address, 0);
+        let len = self.b.ins().iadd_imm(len, 1);
+        self.vec_set(&home, VecField::Len, len)
     }
 
     /// Methods of a sequence binding that allocate nothing ([`TKind::SeqMethod`]).
@@ -2284,9 +2519,36 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let f = *self.helpers.get(helper.as_str()).ok_or_else(|| CodegenError(format!("no `{helper}`")))?;
                 let call = self.b.ins().call(f, &[data, len]);
                 let kept = self.b.inst_results(call)[0];
-                let len_address = self.vec_len_address(seq)?;
-                self.b.ins().store(MemFlags::trusted(), kept, len_address, 0);
+                let home = self.vec_home(seq)?;
+                self.vec_set(&home, VecField::Len, kept)?;
                 Vec::new()
+            }
+            "push" => {
+                let home = self.vec_home(seq)?;
+                self.vec_push(home, seq.elem, seq.kind == SeqKind::Local, values[0], at)?;
+                Vec::new()
+            }
+            "pop" => {
+                let home = self.vec_home(seq)?;
+                let empty = self.b.ins().icmp_imm(IntCC::Equal, len, 0);
+                let merge = self.merge_block(&[types::I8, t]);
+                let none = self.b.create_block();
+                let some = self.b.create_block();
+                self.b.ins().brif(empty, none, &[], some, &[]);
+                self.b.switch_to_block(none);
+                self.b.seal_block(none);
+                let no = self.int_const(types::I8, 0);
+                let nothing = self.zero(t);
+                self.jump_with(merge, &[types::I8, t], vec![no, nothing]);
+                self.b.switch_to_block(some);
+                self.b.seal_block(some);
+                let last = self.b.ins().iadd_imm(len, -1);
+                self.vec_set(&home, VecField::Len, last)?;
+                let address = element(self, last);
+                let x = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                let yes = self.int_const(types::I8, 1);
+                self.jump_with(merge, &[types::I8, t], vec![yes, x]);
+                self.enter_merge(merge)
             }
             "swap" => {
                 let (a, b) = (values[0], values[1]);

@@ -97,6 +97,30 @@ __lacuna_option_writers!(
 );
 #[doc(hidden)]
 #[no_mangle]
+pub unsafe extern "C" fn __lacuna_realloc(ptr: *mut u8, old_size: usize, align: usize, new_size: usize) -> *mut u8 {
+    // Buffers of the JIT's vectors come from this library's global allocator, so the host's std can free the
+    // ones it gets. Null when refused (or for a layout that cannot exist), which the JIT reports as a fault.
+    let Ok(new) = ::std::alloc::Layout::from_size_align(new_size, align) else { return ::core::ptr::null_mut() };
+    if new_size == 0 {
+        return ::core::ptr::null_mut();
+    }
+    unsafe {
+        if ptr.is_null() || old_size == 0 {
+            ::std::alloc::alloc(new)
+        } else {
+            ::std::alloc::realloc(ptr, ::std::alloc::Layout::from_size_align_unchecked(old_size, align), new_size)
+        }
+    }
+}
+#[doc(hidden)]
+#[no_mangle]
+pub unsafe extern "C" fn __lacuna_dealloc(ptr: *mut u8, size: usize, align: usize) {
+    if size != 0 {
+        unsafe { ::std::alloc::dealloc(ptr, ::std::alloc::Layout::from_size_align_unchecked(size, align)) }
+    }
+}
+#[doc(hidden)]
+#[no_mangle]
 pub unsafe extern "C" fn __lacuna_vec_layout(out: *mut usize) {
     // Where this std's `Vec` keeps its buffer pointer and its length (private fields): read back from a known one.
     let mut v: ::std::vec::Vec<u64> = ::std::vec::Vec::with_capacity(5);

@@ -19,6 +19,7 @@
 
 mod build;
 pub mod codegen;
+mod heap;
 pub mod instrument;
 mod runner;
 pub mod snippet;

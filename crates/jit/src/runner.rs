@@ -687,17 +687,26 @@ impl Shared {
                 // Host functions run under the host library's `run_snippet` (no budgets of their own: like host code
                 // a rustc-path snippet calls, they do not count fuel); a panic leaves its message here.
                 let mut host_run = jit.compiled.calls_host.then(|| Box::new(RawRun::unlimited()));
+                // The snippet's vectors: whatever it still owns when it ends is freed when `heap` drops.
+                let memory_limit = if budgets.memory_bytes == 0 { usize::MAX } else { budgets.memory_bytes as usize };
+                let mut heap = jit
+                    .compiled
+                    .heap_fns
+                    .map(|(realloc, dealloc)| Box::new(crate::heap::Heap::new(realloc, dealloc, memory_limit)));
                 let mut context = crate::codegen::JitContext {
                     fuel: if budgets.fuel == 0 { u64::MAX } else { budgets.fuel },
                     stack_limit: stack_limit as u64,
                     run: host_run.as_mut().map_or(0, |r| &mut **r as *mut RawRun as u64),
+                    heap: heap.as_mut().map_or(0, |h| &mut **h as *mut crate::heap::Heap as u64),
                     ..Default::default()
                 };
                 // SAFETY: the code was generated for this site's binding table: it reads (and writes, for `mut`
                 // bindings the host passes writable) only the scalar bindings the lowering listed, at the types
-                // the checker gave them, and writes the hole's scalar value to `out` when it returns 0. Host
-                // functions it calls get `context.run`, a live `RawRun`, whenever the code calls any.
+                // the checker gave them, and writes the hole's value to `out` when it returns 0 (a vector's buffer
+                // released to the host first). Host functions it calls get `context.run`, a live `RawRun`, whenever
+                // the code calls any; `context.heap` is a live `Heap` whenever the code allocates.
                 let status = unsafe { (jit.compiled.entry)(call.table.cast(), call.out.cast(), &mut context) };
+                drop(heap);
                 let error = (status != 0).then(|| {
                     let messages = &jit.compiled.messages;
                     jit_fault_error(&context, host_run.as_deref(), messages, &jit.snippet, budgets, stack_bytes)
@@ -1228,6 +1237,7 @@ fn jit_fault_error(
     match Fault::from_code(context.fault) {
         Some(Fault::Fuel) => encode(&["budget", "fuel", &budgets.fuel.to_string()], &[]),
         Some(Fault::Stack) => encode(&["budget", "stack", &stack_bytes.to_string()], &[]),
+        Some(Fault::Memory) => encode(&["budget", "memory", &budgets.memory_bytes.to_string()], &[]),
         Some(Fault::IndexOutOfBounds) => {
             let (line, column) = line_col(snippet, context.fault_at as usize);
             let [len, index] = context.fault_values;

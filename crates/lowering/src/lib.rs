@@ -54,6 +54,11 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     for f in &snippet.fns {
         checker.in_fn = Some(f.ret.clone());
         checker.ty(&f.ret, 0..0)?;
+        // Vectors stay where the snippet's body builds them (no drops across calls to track).
+        let param_tys = f.params.iter().filter_map(|&p| snippet.locals.get(p)).map(|l| &l.ty);
+        if matches!(f.ret, Ty::Vec(_)) || param_tys.into_iter().any(|t| matches!(t, Ty::Vec(_))) {
+            return unsupported("a vector passed to or returned from a snippet function", &(0..0));
+        }
         checker.block(&f.body)?;
     }
     checker.in_fn = None;
@@ -425,8 +430,12 @@ impl Check<'_> {
                     ("reverse", 0) => true,
                     ("swap", 2) => arg(0) == Some(&usize_ty) && arg(1) == Some(&usize_ty),
                     ("fill", 1) => arg(0) == Some(&elem),
-                    // `dedup` changes the length: a `Vec`'s only.
+                    // `dedup`, `push` and `pop` change the length: a `Vec`'s only.
                     ("dedup", 0) => seq.kind != SeqKind::Slice && !seq.elem.is_float(),
+                    ("push", 1) => {
+                        seq.kind != SeqKind::Slice && arg(0) == Some(&elem) && e.ty == Ty::Scalar(Scalar::Unit)
+                    }
+                    ("pop", 0) => seq.kind != SeqKind::Slice && e.ty == Ty::Option(seq.elem),
                     _ => false,
                 };
                 if !ok {
@@ -640,7 +649,13 @@ impl Check<'_> {
                     Sink::Fold { init, closure } => {
                         self.expr(init)?;
                         self.closure(closure, &[e.ty.clone(), item.clone()], &e.ty, &e.range)?;
-                        init.ty == e.ty && !matches!(e.ty, Ty::Scalar(Scalar::Unit | Scalar::Never))
+                        init.ty == e.ty
+                            && matches!(e.ty, Ty::Scalar(_) | Ty::Option(_) | Ty::Tuple(_))
+                            && !matches!(e.ty, Ty::Scalar(Scalar::Unit | Scalar::Never))
+                    }
+                    Sink::Collect { .. } => {
+                        s.is_some_and(|s| !matches!(s, Scalar::Unit | Scalar::Never))
+                            && e.ty == Ty::Vec(s.unwrap_or(Scalar::Never))
                     }
                 };
                 if ok {
@@ -653,6 +668,20 @@ impl Check<'_> {
                 let item = self.chain(chain)?;
                 self.pat(pat, &item, &e.range)?;
                 self.in_loop(label, Target::Loop, |c| c.block(body))
+            }
+            TKind::VecLit(elems) => {
+                for x in elems {
+                    self.expr(x)?;
+                }
+                match e.ty {
+                    Ty::Vec(s)
+                        if elems.iter().all(|x| x.ty == Ty::Scalar(s))
+                            && !matches!(s, Scalar::Unit | Scalar::Never) =>
+                    {
+                        Ok(())
+                    }
+                    _ => unsupported("a vector of this type", &e.range),
+                }
             }
         }
     }
@@ -711,7 +740,7 @@ impl Check<'_> {
             let fits = match &next {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                 Ty::Tuple(parts) => parts.len() == 2,
-                Ty::Option(_) => false,
+                Ty::Option(_) | Ty::Vec(_) => false,
             };
             if &next != ty || !fits {
                 return unsupported(format!("iterator items of type `{}`", next.name()), range);
@@ -833,6 +862,9 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
     let snippet = &lowered.snippet;
     if snippet.references {
         return Err("the snippet borrows (rustc's borrow check decides)".into());
+    }
+    if snippet.owns_vectors {
+        return Err("the snippet owns vectors (rustc's move and borrow checks decide)".into());
     }
     // Elements read by reference (iterators, `first`, `for x in &v`) while the snippet also changes a sequence:
     // whether a borrow is live across the change is rustc's check.

@@ -1,0 +1,218 @@
+//! Buffers JIT code allocates (the vectors a snippet builds), through the host library's allocator.
+//!
+//! A snippet's vectors must be allocated by the host library's global allocator: the one it returns becomes the
+//! host's `Vec`, which the host's std frees. The JIT does not track drops; instead every buffer the snippet
+//! allocates is recorded here, and whatever is still recorded when the snippet ends — normally or by a fault —
+//! is freed then. A buffer that leaves the snippet (the hole's value) is released from the record first. The
+//! bytes the snippet holds at once count against its memory budget.
+
+use std::collections::HashMap;
+
+use crate::codegen::{Fault, JitContext};
+
+/// `__lacuna_realloc(ptr, old_size, align, new_size) -> ptr` of the instrumented host (null when refused).
+pub type ReallocFn = unsafe extern "C" fn(*mut u8, usize, usize, usize) -> *mut u8;
+/// `__lacuna_dealloc(ptr, size, align)` of the instrumented host.
+pub type DeallocFn = unsafe extern "C" fn(*mut u8, usize, usize);
+
+/// The buffers one snippet run owns.
+pub struct Heap {
+    realloc: ReallocFn,
+    dealloc: DeallocFn,
+    /// Buffer address → (size, align).
+    live: HashMap<usize, (usize, usize)>,
+    /// Bytes the snippet may hold at once (`usize::MAX`: unlimited), and holds.
+    limit: usize,
+    held: usize,
+}
+
+impl Heap {
+    pub fn new(realloc: ReallocFn, dealloc: DeallocFn, limit: usize) -> Heap {
+        Heap { realloc, dealloc, live: HashMap::new(), limit, held: 0 }
+    }
+
+    /// Grows (or first allocates) a buffer of `old_size` bytes to `new_size` bytes: one of the snippet's own
+    /// vectors (`owned`), or a host vector's, which is grown through the same allocator and stays the host's.
+    fn grow(
+        &mut self,
+        ptr: usize,
+        old_size: usize,
+        new_size: usize,
+        align: usize,
+        owned: bool,
+    ) -> Result<usize, Fault> {
+        if new_size > isize::MAX as usize {
+            return Err(Fault::CapacityOverflow);
+        }
+        let grown = new_size.saturating_sub(old_size);
+        if owned && self.held.saturating_add(grown) > self.limit {
+            return Err(Fault::Memory);
+        }
+        let ours = owned && self.live.remove(&ptr).is_some();
+        let old = if old_size == 0 { std::ptr::null_mut() } else { ptr as *mut u8 };
+        // SAFETY: `old` is null or a buffer of `old_size` bytes at `align` from the host library's allocator (one
+        // this heap recorded, or a host `Vec`'s buffer of exactly its capacity); `new_size` is at most
+        // `isize::MAX`; the host function allocates when `old` is null.
+        let new = unsafe { (self.realloc)(old, old_size, align, new_size) };
+        if new.is_null() {
+            if ours {
+                self.live.insert(ptr, (old_size, align));
+            }
+            return Err(Fault::Memory);
+        }
+        if owned {
+            self.held += grown;
+            self.live.insert(new as usize, (new_size, align));
+        }
+        Ok(new as usize)
+    }
+
+    /// The buffer leaves the snippet (it is the hole's value): the host owns it now.
+    fn release(&mut self, ptr: usize) {
+        if let Some((size, _)) = self.live.remove(&ptr) {
+            self.held -= size;
+        }
+    }
+
+    /// Frees every buffer the snippet still owns.
+    pub fn free_all(&mut self) {
+        for (ptr, (size, align)) in self.live.drain() {
+            // SAFETY: each recorded buffer came from `realloc` with this size and alignment and was not released.
+            unsafe { (self.dealloc)(ptr as *mut u8, size, align) };
+        }
+        self.held = 0;
+    }
+}
+
+impl Drop for Heap {
+    fn drop(&mut self) {
+        self.free_all();
+    }
+}
+
+/// JIT helper: grows a vector's buffer from `old_cap` to `new_cap` elements of `size` bytes at `align` (`owned`:
+/// the snippet's own vector, else a host one). Returns the new buffer, or 0 with the fault recorded in the
+/// context.
+///
+/// # Safety
+/// `ctx` is the live context of the running snippet, whose `heap` points to its [`Heap`]; `ptr` is the vector's
+/// buffer with capacity `old_cap`.
+pub(crate) unsafe extern "C" fn helper_vec_grow(
+    ctx: *mut JitContext,
+    ptr: usize,
+    old_cap: usize,
+    new_cap: usize,
+    size: usize,
+    align: usize,
+    owned: usize,
+) -> usize {
+    // SAFETY: as the caller guarantees; generated code calls this only with its own context.
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: the runner sets `heap` to a `Heap` that outlives the call whenever the snippet builds vectors.
+    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    let (Some(old_size), Some(new_size)) = (old_cap.checked_mul(size), new_cap.checked_mul(size)) else {
+        ctx.fault = Fault::CapacityOverflow as u32;
+        return 0;
+    };
+    match heap.grow(ptr, old_size, new_size, align, owned != 0) {
+        Ok(new) => new,
+        Err(fault) => {
+            ctx.fault = fault as u32;
+            if fault == Fault::Memory {
+                ctx.fault_values[0] = new_size as u64;
+            }
+            0
+        }
+    }
+}
+
+/// JIT helper: the buffer becomes the host's (the hole's value).
+///
+/// # Safety
+/// As [`helper_vec_grow`].
+pub(crate) unsafe extern "C" fn helper_vec_release(ctx: *mut JitContext, ptr: usize) {
+    // SAFETY: as in `helper_vec_grow`.
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: as in `helper_vec_grow`.
+    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    heap.release(ptr);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Bytes the test allocator holds (the tests in this module run one at a time through `LOCK`).
+    static HELD: AtomicUsize = AtomicUsize::new(0);
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    unsafe extern "C" fn test_realloc(ptr: *mut u8, old_size: usize, align: usize, new_size: usize) -> *mut u8 {
+        let new = std::alloc::Layout::from_size_align(new_size, align).expect("a layout");
+        // SAFETY: as `__lacuna_realloc` in the instrumented host: `ptr` is null or a live buffer of `old_size`.
+        let p = unsafe {
+            if ptr.is_null() {
+                std::alloc::alloc(new)
+            } else {
+                std::alloc::realloc(ptr, std::alloc::Layout::from_size_align_unchecked(old_size, align), new_size)
+            }
+        };
+        HELD.fetch_add(new_size, Ordering::SeqCst);
+        HELD.fetch_sub(if ptr.is_null() { 0 } else { old_size }, Ordering::SeqCst);
+        p
+    }
+
+    unsafe extern "C" fn test_dealloc(ptr: *mut u8, size: usize, align: usize) {
+        // SAFETY: `ptr` came from `test_realloc` with this size and alignment.
+        unsafe { std::alloc::dealloc(ptr, std::alloc::Layout::from_size_align_unchecked(size, align)) };
+        HELD.fetch_sub(size, Ordering::SeqCst);
+    }
+
+    fn context(heap: &mut Heap) -> JitContext {
+        JitContext { heap: heap as *mut Heap as u64, ..Default::default() }
+    }
+
+    #[test]
+    fn buffers_the_snippet_still_owns_are_freed_and_a_released_one_is_not() {
+        let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let before = HELD.load(Ordering::SeqCst);
+        let mut heap = Heap::new(test_realloc, test_dealloc, usize::MAX);
+        let mut ctx = context(&mut heap);
+        // SAFETY: `ctx.heap` points to `heap`, alive for these calls.
+        let (kept, given) = unsafe {
+            let a = helper_vec_grow(&mut ctx, 8, 0, 4, 8, 8, 1);
+            let a = helper_vec_grow(&mut ctx, a, 4, 8, 8, 8, 1);
+            let b = helper_vec_grow(&mut ctx, 8, 0, 16, 8, 8, 1);
+            helper_vec_release(&mut ctx, b);
+            (a, b)
+        };
+        assert!(kept != 0 && given != 0);
+        assert_eq!(HELD.load(Ordering::SeqCst) - before, 64 + 128);
+        drop(heap);
+        assert_eq!(HELD.load(Ordering::SeqCst) - before, 128, "only the released buffer is left");
+        // SAFETY: the released buffer is ours to free now, with the size it was grown to.
+        unsafe { test_dealloc(given as *mut u8, 128, 8) };
+    }
+
+    #[test]
+    fn growing_past_the_budget_or_isize_max_is_a_fault_and_keeps_the_old_buffer() {
+        let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let before = HELD.load(Ordering::SeqCst);
+        let mut heap = Heap::new(test_realloc, test_dealloc, 1000);
+        let mut ctx = context(&mut heap);
+        // SAFETY: as above.
+        let (small, refused, overflow) = unsafe {
+            let small = helper_vec_grow(&mut ctx, 8, 0, 100, 8, 8, 1);
+            let refused = helper_vec_grow(&mut ctx, small, 100, 200, 8, 8, 1);
+            let memory_fault = ctx.fault;
+            ctx.fault = 0;
+            let overflow = helper_vec_grow(&mut ctx, small, 100, usize::MAX / 4, 8, 8, 1);
+            (small, (refused, memory_fault), (overflow, ctx.fault))
+        };
+        assert_ne!(small, 0);
+        assert_eq!(refused, (0, Fault::Memory as u32));
+        assert_eq!(overflow, (0, Fault::CapacityOverflow as u32));
+        drop(heap);
+        assert_eq!(HELD.load(Ordering::SeqCst), before, "the 800-byte buffer was still recorded, and freed");
+    }
+}
