@@ -5,7 +5,7 @@
 //! arithmetic, comparisons, casts, `let`, assignment, `if`, `while`, `loop`, `for` over integer ranges, labelled
 //! `break`/`continue` with values, functions declared in the snippet, calls of the host's top-level functions
 //! over scalars, a few integer and float methods, and reading the hole's sequences of scalars — `Vec<S>`, `&[S]`
-//! — by `len()`, indexing and `iter().sum()`). Anything
+//! — by `len()`, indexing and `iter().sum()`; vectors of scalars the snippet builds). Anything
 //! else is [`Unsupported`], and the snippet runs on the rustc path.
 
 use std::ops::Range;

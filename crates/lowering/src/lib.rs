@@ -1572,6 +1572,7 @@ mod tests {
             fns: Vec::new(),
             bindings: Vec::new(),
             references: false,
+            owns_vectors: false,
             fields: Vec::new(),
         }
     }
@@ -1656,5 +1657,19 @@ mod tests {
             body: TBlock { stmts: vec![TStmt::Expr(ret)], tail: None, ty: Some(Scalar::Never.into()), label: None },
         });
         assert!(lower(in_fn, &[]).is_ok());
+    }
+    #[test]
+    fn vectors_the_snippet_owns_are_in_the_subset_and_left_to_rustc_to_accept() {
+        let vec_ty = Ty::Vec(Scalar::I64);
+        let lit_vec = TExpr { kind: TKind::VecLit(vec![lit(1, Scalar::I64)]), ty: vec_ty.clone(), range: 0..9 };
+        let mut s = snippet(vec![], lit_vec, vec![]);
+        s.owns_vectors = true;
+        let lowered = lower(s.clone(), &[]).expect("a vector of scalars is in the subset");
+        let facts = HostFacts { raises_lints: false, hole_type_matches: true, opaque_bindings: vec![] };
+        let why = accept_without_rustc(&lowered, facts).unwrap_err();
+        assert!(why.contains("owns vectors"), "{why}");
+        // Elements of another type than the vector's are not.
+        let mixed = TExpr { kind: TKind::VecLit(vec![lit(1, Scalar::I32)]), ty: vec_ty, range: 0..9 };
+        assert!(lower(snippet(vec![], mixed, vec![]), &[]).is_err());
     }
 }
