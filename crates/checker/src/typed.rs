@@ -371,6 +371,8 @@ pub enum TKind {
         chain: IterChain,
         sink: Sink,
     },
+    /// `v.clone()` / `v.to_vec()` of a sequence: a new vector the snippet owns, of the same elements.
+    SeqClone(Seq),
     /// `vec![a, b, ..]` or `Vec::new()` (no elements): a `Vec` the snippet owns, allocated to fit its elements
     /// (faults of the allocation are placed at the expression).
     VecLit(Vec<TExpr>),
@@ -685,7 +687,12 @@ impl TExpr {
     /// Calls `f` for each direct sub-expression and sub-block.
     pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
         match &self.kind {
-            TKind::Lit(_) | TKind::Local(_) | TKind::Deref(_) | TKind::HostField(_) | TKind::Continue { .. } => {}
+            TKind::Lit(_)
+            | TKind::Local(_)
+            | TKind::Deref(_)
+            | TKind::HostField(_)
+            | TKind::Continue { .. }
+            | TKind::SeqClone(_) => {}
             TKind::Unary(_, x) | TKind::Cast(x) => f(Child::Expr(x)),
             TKind::Binary(_, l, r) => {
                 f(Child::Expr(l));

@@ -401,6 +401,23 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TKind::SeqMethod { seq, name, args, at }))
     }
 
+    /// `v.clone()` of a vector or `s.to_vec()` of a sequence of scalars: a new vector the snippet owns.
+    fn sequence_copy(&mut self, m: &ast::MethodCallExpr, ty: &Ty) -> Option<TKind> {
+        let name = m.name_ref()?.text().to_string();
+        let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
+        if !no_args || !matches!(name.as_str(), "clone" | "to_vec") {
+            return None;
+        }
+        let f = self.sema.resolve_method_call(m)?;
+        let krate = f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string());
+        let std_copy = match name.as_str() {
+            "clone" => self.core_trait_of(f).as_deref() == Some("Clone"),
+            _ => krate.as_deref() == Some("alloc"),
+        };
+        let seq = self.sequence(&m.receiver()?)?;
+        (std_copy && *ty == Ty::Vec(seq.elem)).then_some(TKind::SeqClone(seq))
+    }
+
     /// `v.len()` or `v.iter().sum()` on a sequence binding.
     fn sequence_method(&mut self, m: &ast::MethodCallExpr) -> Option<TKind> {
         let name = m.name_ref()?.text().to_string();
@@ -1128,12 +1145,36 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let kind = TKind::ForIter { label, pat, chain, body: self.block(&body)? };
                     return Ok(TExpr { kind, ty, range });
                 }
+                // `for x in VEC` over a vector the snippet owns (consumed): the vector in a hidden local, then a
+                // loop over its elements.
+                if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
+                    (f.iterable(), f.pat(), f.loop_body())
+                {
+                    if let Ok(Ty::Vec(elem)) = self.expr_type(&iterable) {
+                        let init = self.expr(&iterable)?;
+                        let hidden = self.locals.len();
+                        let name = format!("<for at {}>", range.start);
+                        self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true });
+                        let seq = Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false };
+                        let var = self.declare_local(&pat)?;
+                        let label = Self::label(f.label().and_then(|l| l.lifetime()));
+                        let each = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                        let unit = Ty::Scalar(Scalar::Unit);
+                        let tail = Some(Box::new(TExpr { kind: each, ty: ty.clone(), range: range.clone() }));
+                        let stmts = vec![TStmt::Let { local: hidden, init: Some(init) }];
+                        let block = TBlock { stmts, tail, ty: Some(unit), label: None };
+                        return Ok(TExpr { kind: TKind::Block(block), ty, range });
+                    }
+                }
             }
             ast::Expr::MethodCallExpr(m) => {
                 if let Some(kind) = self.consume(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }
                 if let Some(kind) = self.sequence_in_place(m)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
+                if let Some(kind) = self.sequence_copy(m, &ty) {
                     return Ok(TExpr { kind, ty, range });
                 }
                 if let Some(kind) = self.sequence_method(m) {

@@ -345,6 +345,7 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_dedup_64", helper_dedup::<u64> as *const u8),
     ("lacuna_vec_grow", crate::heap::helper_vec_grow as *const u8),
     ("lacuna_vec_release", crate::heap::helper_vec_release as *const u8),
+    ("lacuna_copy", helper_copy as *const u8),
 ];
 
 /// Sorts `len` elements at `data` (integers, `char`s as `u32`, `bool`s as `u8`: the order of the bits' integer
@@ -356,6 +357,15 @@ unsafe extern "C" fn helper_sort<T: Ord>(data: *mut T, len: usize) {
     // SAFETY: the caller passes a live sequence's buffer and length, written by nothing else meanwhile (the
     // lowering admits this only on a writable binding).
     unsafe { std::slice::from_raw_parts_mut(data, len) }.sort_unstable();
+}
+
+/// Copies `bytes` bytes from `src` to `dst`.
+///
+/// # Safety
+/// Both are live buffers of at least `bytes` bytes that do not overlap.
+unsafe extern "C" fn helper_copy(dst: *mut u8, src: *const u8, bytes: usize) {
+    // SAFETY: the caller copies a sequence into a buffer just allocated for it.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, bytes) };
 }
 
 /// Reverses `len` elements of this width at `data`.
@@ -468,6 +478,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             n if n.starts_with("lacuna_dedup_") => (&[ptr, types::I64], &[types::I64]),
             "lacuna_vec_grow" => (&[ptr, ptr, types::I64, types::I64, types::I64, types::I64, types::I64], &[ptr]),
             "lacuna_vec_release" => (&[ptr, ptr], &[]),
+            "lacuna_copy" => (&[ptr, ptr, types::I64], &[]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
             n if n.ends_with("f32") && (n.contains("signum")) => (&[types::F32], &[types::F32]),
             n if n.ends_with("f64") => (&[types::F64, types::F64], &[types::F64]),
@@ -1460,6 +1471,31 @@ impl<'a, 'b> Gen<'a, 'b> {
                     values.extend(self.expr(x)?);
                 }
                 return Ok(values);
+            }
+            TKind::SeqClone(seq) => {
+                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let (data, len) = self.seq_parts(seq)?;
+                let home = self.vec_new(seq.elem, 0, at)?;
+                let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
+                // A copy's capacity is its length (as `to_vec` allocates); an empty one allocates nothing.
+                let copy = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.ins().brif(len, copy, &[], done, &[]);
+                self.b.switch_to_block(copy);
+                self.b.seal_block(copy);
+                let dangling = self.b.use_var(vars[0]);
+                let zero = self.int_const(types::I64, 0);
+                let ptr = self.vec_grow(dangling, zero, len, t, true, at);
+                let bytes = self.b.ins().imul_imm(len, i64::from(t.bytes()));
+                let f = self.helpers["lacuna_copy"];
+                self.b.ins().call(f, &[ptr, data, bytes]);
+                self.b.def_var(vars[0], ptr);
+                self.b.def_var(vars[1], len);
+                self.b.def_var(vars[2], len);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+                return Ok(vars.iter().map(|v| self.b.use_var(*v)).collect());
             }
             TKind::VecLit(elems) => {
                 let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a vector of this type".into())) };

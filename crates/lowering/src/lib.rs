@@ -669,6 +669,13 @@ impl Check<'_> {
                 self.pat(pat, &item, &e.range)?;
                 self.in_loop(label, Target::Loop, |c| c.block(body))
             }
+            TKind::SeqClone(seq) => {
+                if e.ty == Ty::Vec(seq.elem) {
+                    Ok(())
+                } else {
+                    unsupported("a copy of a sequence to this type", &e.range)
+                }
+            }
             TKind::VecLit(elems) => {
                 for x in elems {
                     self.expr(x)?;
