@@ -595,7 +595,7 @@ impl RaSession {
                 fns,
                 bindings: builder.used_bindings,
                 references,
-                owns_vectors: builder.owns_vectors.get(),
+                owns_buffers: builder.owns_buffers.get(),
                 fields: builder.fields,
             })
         })

@@ -119,6 +119,10 @@ pub enum Ty {
     /// `Vec<S>` the snippet owns: its buffer pointer, capacity and length, the buffer allocated through the host
     /// library's allocator so the host can own what the snippet returns.
     Vec(Scalar),
+    /// `&str` (or `&String`, read as the text it holds): its pointer and length in bytes.
+    Str,
+    /// `String` the snippet owns: as a `Vec<u8>`, allocated through the host library's allocator.
+    String,
 }
 
 impl From<Scalar> for Ty {
@@ -147,7 +151,8 @@ impl Ty {
             Ty::Scalar(s) => vec![*s],
             Ty::Option(s) => vec![Scalar::Bool, *s],
             Ty::Tuple(elems) => elems.clone(),
-            Ty::Vec(_) => vec![Scalar::Usize; 3],
+            Ty::Vec(_) | Ty::String => vec![Scalar::Usize; 3],
+            Ty::Str => vec![Scalar::Usize; 2],
         }
     }
 
@@ -158,6 +163,8 @@ impl Ty {
             Ty::Option(s) => format!("Option<{}>", s.name()),
             Ty::Tuple(elems) => format!("({})", elems.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")),
             Ty::Vec(s) => format!("Vec<{}>", s.name()),
+            Ty::Str => "&str".to_owned(),
+            Ty::String => "String".to_owned(),
         }
     }
 }
@@ -215,6 +222,8 @@ pub enum Lit {
     Bool(bool),
     Char(char),
     Unit,
+    /// A string literal (of type `&str`).
+    Str(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -371,6 +380,35 @@ pub enum TKind {
         chain: IterChain,
         sink: Sink,
     },
+    /// The text of a string binding of the hole (`String`, `&String`, `&str`) or of a `String` the snippet owns,
+    /// read in place as a `&str` (a [`Seq`] of bytes).
+    TextOf(Seq),
+    /// A method of text (`&str` or `String` receivers, read only): `len`, `is_empty`, `to_string` (and
+    /// `to_owned`, `String::from`, `into`, `clone`: a new `String`), `==` and `!=` (with the other text in `args`).
+    TextMethod {
+        name: String,
+        receiver: Box<TExpr>,
+        args: Vec<TExpr>,
+    },
+    /// `s.push_str(text)`, `s.push(c)`, `s += text` on a writable `String` (faults of the allocation at `at`).
+    StringPush {
+        seq: Seq,
+        value: Box<TExpr>,
+        at: usize,
+    },
+    /// `left + right`: a `String` (moved) with a `&str` appended.
+    Concat {
+        left: Box<TExpr>,
+        right: Box<TExpr>,
+        at: usize,
+    },
+    /// `format!(..)`: a new `String`.
+    Format(Vec<FmtPiece>),
+    /// `print!`, `println!`, `eprint!`, `eprintln!`: the text goes to the host's stdout or stderr.
+    Print {
+        pieces: Vec<FmtPiece>,
+        stderr: bool,
+    },
     /// `v.clone()` / `v.to_vec()` of a sequence: a new vector the snippet owns, of the same elements.
     SeqClone(Seq),
     /// `vec![a, b, ..]` or `Vec::new()` (no elements): a `Vec` the snippet owns, allocated to fit its elements
@@ -415,6 +453,160 @@ pub enum IterSource {
     Range { start: Box<TExpr>, end: Option<Box<TExpr>>, inclusive: bool },
     /// The elements of a sequence binding (`v.iter()`: shared references, read as the elements).
     Seq(Seq),
+}
+
+/// A piece of a format string: literal text, or an argument formatted by a spec.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FmtPiece {
+    Lit(String),
+    Arg { value: TExpr, spec: FmtSpec },
+}
+
+/// `{:<fill><align><sign><#><0><width>.<precision><trait>}` with constant width and precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FmtSpec {
+    pub fill: Option<char>,
+    /// `<`, `^` or `>`.
+    pub align: Option<char>,
+    pub plus: bool,
+    pub alternate: bool,
+    pub zero: bool,
+    pub width: Option<usize>,
+    pub precision: Option<usize>,
+    pub trait_: FmtTrait,
+}
+
+/// Which formatting trait a spec names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FmtTrait {
+    #[default]
+    Display,
+    Debug,
+    LowerHex,
+    UpperHex,
+    Binary,
+    Octal,
+    LowerExp,
+    UpperExp,
+}
+
+/// Parses a format string into literal text and arguments (`None` for what the typed view does not cover:
+/// widths or precisions taken from arguments, `{:x?}`-style debug hex). Each argument says which one it
+/// formats.
+pub fn parse_format(template: &str) -> Option<Vec<(Option<FmtArgRef>, String, FmtSpec)>> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut chars = template.chars().peekable();
+    let mut next_positional = 0;
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                text.push('}');
+            }
+            '}' => return None,
+            '{' => {
+                let mut inner = String::new();
+                loop {
+                    match chars.next()? {
+                        '}' => break,
+                        ch => inner.push(ch),
+                    }
+                }
+                if !text.is_empty() {
+                    out.push((None, std::mem::take(&mut text), FmtSpec::default()));
+                }
+                let (name, spec) = inner.split_once(':').unwrap_or((inner.as_str(), ""));
+                let name = name.trim();
+                let arg = if name.is_empty() {
+                    next_positional += 1;
+                    FmtArgRef::Index(next_positional - 1)
+                } else if let Ok(i) = name.parse::<usize>() {
+                    FmtArgRef::Index(i)
+                } else if name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    FmtArgRef::Name(name.to_owned())
+                } else {
+                    return None;
+                };
+                out.push((Some(arg), String::new(), parse_spec(spec)?));
+            }
+            c => text.push(c),
+        }
+    }
+    if !text.is_empty() {
+        out.push((None, text, FmtSpec::default()));
+    }
+    Some(out)
+}
+
+/// Which argument a `{..}` formats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FmtArgRef {
+    Index(usize),
+    Name(String),
+}
+
+fn parse_spec(spec: &str) -> Option<FmtSpec> {
+    let mut s = FmtSpec::default();
+    let chars: Vec<char> = spec.chars().collect();
+    let mut i = 0;
+    let is_align = |c: Option<&char>| matches!(c, Some('<' | '^' | '>'));
+    if chars.len() >= 2 && is_align(chars.get(1)) {
+        s.fill = Some(chars[0]);
+        s.align = Some(chars[1]);
+        i = 2;
+    } else if is_align(chars.first()) {
+        s.align = Some(chars[0]);
+        i = 1;
+    }
+    if chars.get(i) == Some(&'+') {
+        s.plus = true;
+        i += 1;
+    } else if chars.get(i) == Some(&'-') {
+        return None;
+    }
+    if chars.get(i) == Some(&'#') {
+        s.alternate = true;
+        i += 1;
+    }
+    if chars.get(i) == Some(&'0') {
+        s.zero = true;
+        i += 1;
+    }
+    let number = |i: &mut usize| -> Option<usize> {
+        let start = *i;
+        while chars.get(*i).is_some_and(|c| c.is_ascii_digit()) {
+            *i += 1;
+        }
+        (start < *i).then(|| chars[start..*i].iter().collect::<String>().parse().ok()).flatten()
+    };
+    s.width = number(&mut i);
+    if chars.get(i) == Some(&'$') {
+        return None;
+    }
+    if chars.get(i) == Some(&'.') {
+        i += 1;
+        s.precision = Some(number(&mut i)?);
+        if chars.get(i) == Some(&'$') {
+            return None;
+        }
+    }
+    s.trait_ = match chars[i..].iter().collect::<String>().as_str() {
+        "" => FmtTrait::Display,
+        "?" => FmtTrait::Debug,
+        "x" => FmtTrait::LowerHex,
+        "X" => FmtTrait::UpperHex,
+        "b" => FmtTrait::Binary,
+        "o" => FmtTrait::Octal,
+        "e" => FmtTrait::LowerExp,
+        "E" => FmtTrait::UpperExp,
+        _ => return None,
+    };
+    Some(s)
 }
 
 /// A closure written in place: its parameter patterns and body.
@@ -624,8 +816,9 @@ pub struct TypedSnippet {
     pub references: bool,
     /// Host structs' fields the snippet reads or writes.
     pub fields: Vec<FieldOf>,
-    /// The snippet builds vectors of its own ([`Ty::Vec`]): moves and borrows of owned values are rustc's check.
-    pub owns_vectors: bool,
+    /// The snippet builds vectors or strings of its own ([`Ty::Vec`], [`Ty::String`]) or reads the host's text:
+    /// moves and borrows of owned values are rustc's check.
+    pub owns_buffers: bool,
 }
 
 /// A direct part of an expression.
@@ -738,6 +931,23 @@ impl TExpr {
             TKind::Some(x) | TKind::Field(x, _) => f(Child::Expr(x)),
             TKind::None => {}
             TKind::Tuple(xs) | TKind::VecLit(xs) => xs.iter().for_each(|x| f(Child::Expr(x))),
+            TKind::TextOf(_) => {}
+            TKind::TextMethod { receiver, args, .. } => {
+                f(Child::Expr(receiver));
+                args.iter().for_each(|a| f(Child::Expr(a)));
+            }
+            TKind::StringPush { value, .. } => f(Child::Expr(value)),
+            TKind::Concat { left, right, .. } => {
+                f(Child::Expr(left));
+                f(Child::Expr(right));
+            }
+            TKind::Format(pieces) | TKind::Print { pieces, .. } => {
+                for p in pieces {
+                    if let FmtPiece::Arg { value, .. } = p {
+                        f(Child::Expr(value));
+                    }
+                }
+            }
             TKind::Match { scrutinee, arms } => {
                 f(Child::Expr(scrutinee));
                 for arm in arms {

@@ -11,6 +11,8 @@ use ra_ap_syntax::{AstNode, AstToken, SyntaxNode};
 use crate::scope::Binding;
 use crate::typed::*;
 
+mod text;
+
 /// Methods of scalars the subset supports (the JIT implements exactly these).
 pub const SCALAR_METHODS: &[&str] = &[
     "abs",
@@ -55,8 +57,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub references: std::cell::Cell<bool>,
     /// Host structs' fields used (see `TypedSnippet::fields`).
     pub fields: Vec<FieldOf>,
-    /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_vectors`).
-    pub owns_vectors: std::cell::Cell<bool>,
+    /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_buffers`).
+    pub owns_buffers: std::cell::Cell<bool>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -80,7 +82,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             used_bindings: Vec::new(),
             references: std::cell::Cell::new(false),
             fields: Vec::new(),
-            owns_vectors: std::cell::Cell::new(false),
+            owns_buffers: std::cell::Cell::new(false),
         }
     }
 
@@ -148,6 +150,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(s) = Self::builtin(ty) {
             return Ok(Ty::Scalar(s));
         }
+        if let Some(t) = self.text_ty(ty) {
+            self.owns_buffers.set(true);
+            return Ok(t);
+        }
         if let Some(s) = self.shared_scalar_ref(ty) {
             return Ok(Ty::Scalar(s));
         }
@@ -159,7 +165,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             if let Some(s) = self.vec_elem(ty).as_ref().and_then(|t| self.part(t)) {
                 if !matches!(s, Scalar::I128 | Scalar::U128) {
-                    self.owns_vectors.set(true);
+                    self.owns_buffers.set(true);
                     return Ok(Ty::Vec(s));
                 }
             }
@@ -1168,6 +1174,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
             }
             ast::Expr::MethodCallExpr(m) => {
+                if let Some(kind) = self.text_method(m)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
                 if let Some(kind) = self.consume(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }
@@ -1205,7 +1214,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                     Ok(c) => Lit::Char(c),
                     Err(_) => return self.unsupported("a malformed char literal", expr.syntax()),
                 },
-                _ => return self.unsupported("a string or byte literal", expr.syntax()),
+                ast::LiteralKind::String(s) => match s.value() {
+                    Ok(v) => Lit::Str(v.into_owned()),
+                    Err(_) => return self.unsupported("a malformed string literal", expr.syntax()),
+                },
+                _ => return self.unsupported("a byte literal", expr.syntax()),
             }),
             ast::Expr::ParenExpr(p) => match p.expr() {
                 Some(inner) => return self.expr(&inner),
@@ -1213,6 +1226,9 @@ impl<'a, 'db> Builder<'a, 'db> {
             },
             ast::Expr::PathExpr(p) => {
                 let Some(path) = p.path() else { return self.unsupported("a path", expr.syntax()) };
+                if let Some(kind) = self.text_binding_path(expr, &ty) {
+                    return Ok(TExpr { kind, ty, range });
+                }
                 match self.sema.resolve_path(&path) {
                     Some(PathResolution::Local(local)) => match self.binding_through_ref(local) {
                         Some(binding) => TKind::Deref(binding),
@@ -1230,6 +1246,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                     _ => return self.unsupported("a path that is not a local", expr.syntax()),
                 }
             }
+            ast::Expr::RefExpr(r) if ty == Ty::Str => match self.text_ref(r, &ty)? {
+                Some(kind) => kind,
+                None => return self.unsupported("a reference", expr.syntax()),
+            },
             // `&x` of a scalar: the typed view reads a shared reference as its value.
             ast::Expr::RefExpr(r) if r.mut_token().is_none() && r.raw_token().is_none() && ty.scalar().is_some() => {
                 let Some(inner) = r.expr() else { return self.unsupported("a reference", expr.syntax()) };
@@ -1297,6 +1317,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if from_alloc && name.as_deref() == Some("vec") && matches!(ty, Ty::Vec(_)) {
                     return Ok(TExpr { kind: self.vec_macro(&call)?, ty, range });
                 }
+                let std_format = (from_alloc && name.as_deref() == Some("format"))
+                    || (from_std && matches!(name.as_deref(), Some("print" | "println" | "eprint" | "eprintln")));
+                if let (true, Some(name)) = (std_format, name.as_deref()) {
+                    return Ok(TExpr { kind: self.format_macro(&call, name)?, ty, range });
+                }
                 let message = match name.as_deref() {
                     Some("panic") => Self::plain_message(tokens.into_iter()),
                     Some("unreachable")
@@ -1338,6 +1363,28 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let (Some(lhs), Some(rhs), Some(op)) = (b.lhs(), b.rhs(), b.op_kind()) else {
                     return self.unsupported("an operator", expr.syntax());
                 };
+                let at = b
+                    .op_token()
+                    .map_or(range.start, |t| usize::from(t.text_range().start()).saturating_sub(self.snippet_start));
+                match op {
+                    ast::BinaryOp::CmpOp(ast::CmpOp::Eq { negated }) => {
+                        if let Some(kind) = self.text_comparison(if negated { "!=" } else { "==" }, &lhs, &rhs)? {
+                            return Ok(TExpr { kind, ty, range });
+                        }
+                    }
+                    ast::BinaryOp::ArithOp(ast::ArithOp::Add) if ty == Ty::String => {
+                        let left = Box::new(self.expr(&lhs)?);
+                        let right = Box::new(self.text_operand(&rhs)?);
+                        return Ok(TExpr { kind: TKind::Concat { left, right, at }, ty, range });
+                    }
+                    ast::BinaryOp::Assignment { op: Some(ast::ArithOp::Add) } => {
+                        if let Some(seq) = self.text_seq(&lhs) {
+                            let value = Box::new(self.text_operand(&rhs)?);
+                            return Ok(TExpr { kind: TKind::StringPush { seq, value, at }, ty, range });
+                        }
+                    }
+                    _ => {}
+                }
                 match op {
                     ast::BinaryOp::Assignment { op } => {
                         if let ast::Expr::IndexExpr(ix) = &lhs {
@@ -1552,6 +1599,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                     _ => None,
                 };
                 let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                if let Some(f) = resolved {
+                    if let Some(kind) = self.string_constructor(f, &args, &ty)? {
+                        return Ok(TExpr { kind, ty, range });
+                    }
+                }
                 if let (Some(f), [], Ty::Vec(_)) = (resolved, args.as_slice(), &ty) {
                     // `Vec::new()`.
                     let in_alloc = f

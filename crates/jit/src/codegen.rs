@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, BlockArg, FuncRef, InstBuilder, MemFlags, StackSlotData, StackSlotKind, Type, Value,
+    types, AbiParam, BlockArg, FuncRef, InstBuilder, MemFlags, StackSlot, StackSlotData, StackSlotKind, Type, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -147,7 +147,10 @@ pub struct Compiled {
     pub messages: Vec<String>,
     /// The host library's allocator functions, when the snippet allocates: [`JitContext::heap`] must then point
     /// to a [`crate::heap::Heap`] over them.
-    pub heap_fns: Option<(crate::heap::ReallocFn, crate::heap::DeallocFn)>,
+    pub heap_fns: Option<crate::heap::HostFns>,
+    /// String literals and format specs the code points to.
+    _data: Vec<Box<[u8]>>,
+    _specs: Vec<Box<crate::text::RawSpec>>,
     _module: JITModule,
 }
 
@@ -229,7 +232,7 @@ fn allocates(snippet: &TypedSnippet) -> bool {
         });
         found
     }
-    snippet.owns_vectors || in_block(&snippet.body) || snippet.fns.iter().any(|f| in_block(&f.body))
+    snippet.owns_buffers || in_block(&snippet.body) || snippet.fns.iter().any(|f| in_block(&f.body))
 }
 
 fn power_of_two(e: &TExpr) -> Option<u32> {
@@ -346,6 +349,11 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_vec_grow", crate::heap::helper_vec_grow as *const u8),
     ("lacuna_vec_release", crate::heap::helper_vec_release as *const u8),
     ("lacuna_copy", helper_copy as *const u8),
+    ("lacuna_fmt", crate::text::helper_fmt as *const u8),
+    ("lacuna_push_char", crate::text::helper_push_char as *const u8),
+    ("lacuna_push_str", crate::text::helper_push_str as *const u8),
+    ("lacuna_bytes_eq", crate::text::helper_bytes_eq as *const u8),
+    ("lacuna_print", crate::text::helper_print as *const u8),
 ];
 
 /// Sorts `len` elements at `data` (integers, `char`s as `u32`, `bool`s as `u8`: the order of the bits' integer
@@ -479,6 +487,11 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_vec_grow" => (&[ptr, ptr, types::I64, types::I64, types::I64, types::I64, types::I64], &[ptr]),
             "lacuna_vec_release" => (&[ptr, ptr], &[]),
             "lacuna_copy" => (&[ptr, ptr, types::I64], &[]),
+            "lacuna_fmt" => (&[ptr, ptr, types::I32, types::I64, types::I64, ptr], &[types::I32]),
+            "lacuna_push_char" => (&[ptr, ptr, types::I32], &[types::I32]),
+            "lacuna_push_str" => (&[ptr, ptr, ptr, types::I64], &[types::I32]),
+            "lacuna_bytes_eq" => (&[ptr, types::I64, ptr, types::I64], &[types::I8]),
+            "lacuna_print" => (&[ptr, ptr, types::I32], &[]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
             n if n.ends_with("f32") && (n.contains("signum")) => (&[types::F32], &[types::F32]),
             n if n.ends_with("f64") => (&[types::F64, types::F64], &[types::F64]),
@@ -526,6 +539,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     let mut fctx = FunctionBuilderContext::new();
     let mut ctx = module.make_context();
     let mut messages = Vec::new();
+    let mut data = Vec::new();
+    let mut specs = Vec::new();
     for (i, f) in snippet.fns.iter().enumerate() {
         ctx.func.signature = module.declarations().get_function_decl(fn_ids[i]).signature.clone();
         {
@@ -552,6 +567,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             g.return_ok(value, &f.ret);
             g.b.finalize();
             messages.append(&mut g.messages);
+            data.append(&mut g.data);
+            specs.append(&mut g.specs);
         }
         module.define_function(fn_ids[i], &mut ctx).map_err(|e| CodegenError(format!("{e:?}")))?;
         module.clear_context(&mut ctx);
@@ -583,7 +600,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
                     g.b.ins().call(writer, &[out, tag, payload]);
                 }
             }
-            (Ty::Vec(_), _) => {
+            (Ty::Vec(_) | Ty::String, _) => {
                 // The buffer becomes the host's, in the host's `Vec` layout.
                 if let [ptr, cap, len] = value[..] {
                     let release = g.helpers["lacuna_vec_release"];
@@ -605,6 +622,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         g.b.ins().return_(&[zero]);
         g.b.finalize();
         messages = std::mem::take(&mut g.messages);
+        data.append(&mut g.data);
+        specs.append(&mut g.specs);
     }
     module.define_function(entry_id, &mut ctx).map_err(|e| CodegenError(format!("{e:?}")))?;
     module.clear_context(&mut ctx);
@@ -617,18 +636,29 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             .ok_or_else(|| CodegenError("the host does not export its allocator to the JIT".into()))?;
         let dealloc = (host.symbol)("__lacuna_dealloc")
             .ok_or_else(|| CodegenError("the host does not export its allocator to the JIT".into()))?;
-        // SAFETY: the instrumented host defines both with these signatures (`instrument::ENTRY_POINTS`), and the
+        let print = (host.symbol)("__lacuna_print")
+            .ok_or_else(|| CodegenError("the host does not export its output to the JIT".into()))?;
+        // SAFETY: the instrumented host defines these with these signatures (`instrument::ENTRY_POINTS`), and the
         // host library stays loaded.
         unsafe {
-            Some((
-                std::mem::transmute::<*const u8, crate::heap::ReallocFn>(realloc),
-                std::mem::transmute::<*const u8, crate::heap::DeallocFn>(dealloc),
-            ))
+            Some(crate::heap::HostFns {
+                realloc: std::mem::transmute::<*const u8, crate::heap::ReallocFn>(realloc),
+                dealloc: std::mem::transmute::<*const u8, crate::heap::DeallocFn>(dealloc),
+                print: std::mem::transmute::<*const u8, crate::heap::PrintFn>(print),
+            })
         }
     } else {
         None
     };
-    Ok(Compiled { entry, calls_host: !calls.is_empty(), messages, heap_fns, _module: module })
+    Ok(Compiled {
+        entry,
+        calls_host: !calls.is_empty(),
+        messages,
+        heap_fns,
+        _data: data,
+        _specs: specs,
+        _module: module,
+    })
 }
 
 /// Where a vector's parts are kept ([`Gen::vec_home`]).
@@ -676,6 +706,9 @@ struct Gen<'a, 'b> {
     in_fn: Option<Ty>,
     /// Messages of fixed panics ([`Fault::Panic`]), indexed by the fault's value.
     messages: Vec<String>,
+    /// String literals and format specs the code points to (moved into [`Compiled`]).
+    data: Vec<Box<[u8]>>,
+    specs: Vec<Box<crate::text::RawSpec>>,
     /// Byte offsets of the snippet's host struct fields ([`TypedSnippet::fields`]).
     field_offsets: Vec<i32>,
     /// Fuel left, kept in a register within a function: written back to the context around calls and returns.
@@ -718,6 +751,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             loops: Vec::new(),
             in_fn,
             messages: Vec::new(),
+            data: Vec::new(),
+            specs: Vec::new(),
             field_offsets: Vec::new(),
             fuel: None,
         })
@@ -1081,6 +1116,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn expr(&mut self, e: &TExpr) -> R<Vals> {
         let at = e.range.start;
         let value: Option<Value> = match &e.kind {
+            TKind::Lit(Lit::Str(text)) => return Ok(self.str_literal(text)),
             TKind::Lit(lit) => self.lit(lit, e.s(), false),
             TKind::Local(l) => return Ok(self.read(*l, &e.ty)),
             TKind::Deref(binding) => self.read_place(Place::Deref(*binding), e.s()),
@@ -1471,6 +1507,61 @@ impl<'a, 'b> Gen<'a, 'b> {
                     values.extend(self.expr(x)?);
                 }
                 return Ok(values);
+            }
+            TKind::TextOf(seq) => {
+                let (data, len) = self.seq_parts(seq)?;
+                return Ok(vec![data, len]);
+            }
+            TKind::TextMethod { name, receiver, args } => {
+                let (data, len) = self.text_parts(receiver)?;
+                return Ok(match name.as_str() {
+                    "len" => vec![len],
+                    "is_empty" => vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)],
+                    "as_str" => vec![data, len],
+                    _ if e.ty == Ty::Str => vec![data, len],
+                    "to_string" | "to_owned" | "clone" | "into" => self.owned_copy(data, len, types::I8, at)?,
+                    "==" | "!=" => {
+                        let (other, other_len) = self.text_parts(&args[0])?;
+                        let f = self.helpers["lacuna_bytes_eq"];
+                        let call = self.b.ins().call(f, &[data, len, other, other_len]);
+                        let equal = self.b.inst_results(call)[0];
+                        if name == "==" {
+                            vec![equal]
+                        } else {
+                            vec![self.b.ins().bxor_imm(equal, 1)]
+                        }
+                    }
+                    _ => return Err(CodegenError(format!("the text method `{name}`"))),
+                });
+            }
+            TKind::StringPush { seq, value, at: push_at } => {
+                let home = self.vec_home(seq)?;
+                let slot = self.text_slot(&home, seq.kind == SeqKind::Local)?;
+                self.append_text(slot, value, *push_at)?;
+                self.text_unslot(slot, &home)?;
+                return Ok(Vec::new());
+            }
+            TKind::Concat { left, right, at: op_at } => {
+                let mut values = self.expr(left)?;
+                values.push(self.int_const(types::I64, 1));
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 3));
+                for (i, v) in values.iter().enumerate() {
+                    self.b.ins().stack_store(*v, slot, (i * 8) as i32);
+                }
+                let address = self.b.ins().stack_addr(types::I64, slot, 0);
+                self.append_text(address, right, *op_at)?;
+                return Ok((0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect());
+            }
+            TKind::Format(pieces) => {
+                let (slot, _) = self.format_into(pieces, at)?;
+                return Ok((0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect());
+            }
+            TKind::Print { pieces, stderr } => {
+                let (_, address) = self.format_into(pieces, at)?;
+                let to = self.int_const(types::I32, i64::from(*stderr));
+                let f = self.helpers["lacuna_print"];
+                self.b.ins().call(f, &[self.ctx, address, to]);
+                return Ok(Vec::new());
             }
             TKind::SeqClone(seq) => {
                 let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
@@ -2309,7 +2400,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             Lit::Bool(b) => self.b.ins().iconst(types::I8, *b as i64),
             Lit::Char(c) => self.b.ins().iconst(types::I32, *c as u32 as i64),
-            Lit::Unit => return None,
+            Lit::Unit | Lit::Str(_) => return None,
         })
     }
 
@@ -2418,6 +2509,158 @@ impl<'a, 'b> Gen<'a, 'b> {
         let failed = self.b.ins().icmp_imm(IntCC::Equal, new, 0);
         self.helper_fault_if(failed, at);
         new
+    }
+
+    /// A string literal: its bytes, kept with the compiled code.
+    fn str_literal(&mut self, text: &str) -> Vals {
+        let len = self.int_const(types::I64, text.len() as i64);
+        if text.is_empty() {
+            return vec![self.int_const(types::I64, 1), len];
+        }
+        let bytes: Box<[u8]> = text.as_bytes().into();
+        let ptr = self.int_const(types::I64, bytes.as_ptr() as i64);
+        self.data.push(bytes);
+        vec![ptr, len]
+    }
+
+    /// The pointer and length of text: a `&str` value, or a `String`'s (pointer, capacity, length).
+    fn text_parts(&mut self, e: &TExpr) -> R<(Value, Value)> {
+        let values = self.expr(e)?;
+        match (&e.ty, values.as_slice()) {
+            (Ty::Str, [data, len]) | (Ty::String, [data, _, len]) => Ok((*data, *len)),
+            _ => Err(CodegenError("text".into())),
+        }
+    }
+
+    /// A new buffer the snippet owns holding a copy of `len` elements at `data` (capacity = length).
+    fn owned_copy(&mut self, data: Value, len: Value, t: Type, at: usize) -> R<Vals> {
+        let align = self.int_const(types::I64, i64::from(t.bytes()));
+        let zero = self.int_const(types::I64, 0);
+        let vars = [self.var(types::I64, align), self.var(types::I64, zero), self.var(types::I64, zero)];
+        let copy = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(len, copy, &[], done, &[]);
+        self.b.switch_to_block(copy);
+        self.b.seal_block(copy);
+        let ptr = self.vec_grow(align, zero, len, t, true, at);
+        let bytes = self.b.ins().imul_imm(len, i64::from(t.bytes()));
+        let f = self.helpers["lacuna_copy"];
+        self.b.ins().call(f, &[ptr, data, bytes]);
+        self.b.def_var(vars[0], ptr);
+        self.b.def_var(vars[1], len);
+        self.b.def_var(vars[2], len);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        Ok(vars.iter().map(|v| self.b.use_var(*v)).collect())
+    }
+
+    /// A `String`'s (pointer, capacity, length) and whether the snippet owns it, copied to a stack slot for the
+    /// text helpers (`text::TextSlot`): its address.
+    fn text_slot(&mut self, home: &VecHome, owned: bool) -> R<Value> {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 3));
+        for (i, field) in [VecField::Ptr, VecField::Cap, VecField::Len].into_iter().enumerate() {
+            let v = self.vec_get(home, field)?;
+            self.b.ins().stack_store(v, slot, (i * 8) as i32);
+        }
+        let owned = self.int_const(types::I64, i64::from(owned));
+        self.b.ins().stack_store(owned, slot, 24);
+        Ok(self.b.ins().stack_addr(types::I64, slot, 0))
+    }
+
+    /// The `String` back from the helpers' slot.
+    fn text_unslot(&mut self, slot: Value, home: &VecHome) -> R<()> {
+        for (i, field) in [VecField::Ptr, VecField::Cap, VecField::Len].into_iter().enumerate() {
+            let v = self.b.ins().load(types::I64, MemFlags::trusted(), slot, (i * 8) as i32);
+            self.vec_set(home, field, v)?;
+        }
+        Ok(())
+    }
+
+    /// Appends text or a `char` to the `String` at `slot` (a growing buffer the snippet or the host owns: a host
+    /// `String` grows through the same allocator, which is why `push_str` on one is fine).
+    fn append_text(&mut self, slot: Value, value: &TExpr, at: usize) -> R<()> {
+        let status = if value.ty == Ty::Scalar(Scalar::Char) {
+            let c = self.one(value)?;
+            let f = self.helpers["lacuna_push_char"];
+            let call = self.b.ins().call(f, &[self.ctx, slot, c]);
+            self.b.inst_results(call)[0]
+        } else {
+            let (data, len) = self.text_parts(value)?;
+            let f = self.helpers["lacuna_push_str"];
+            let call = self.b.ins().call(f, &[self.ctx, slot, data, len]);
+            self.b.inst_results(call)[0]
+        };
+        self.helper_fault_if(status, at);
+        Ok(())
+    }
+
+    /// The pieces of a format string appended, in order, to a new `String` in a stack slot.
+    fn format_into(&mut self, pieces: &[lacuna_checker::typed::FmtPiece], at: usize) -> R<(StackSlot, Value)> {
+        use crate::text::{RawSpec, KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
+        use lacuna_checker::typed::{FmtPiece, FmtSpec};
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 3));
+        let one = self.int_const(types::I64, 1);
+        let zero = self.int_const(types::I64, 0);
+        for (i, v) in [one, zero, zero, one].into_iter().enumerate() {
+            self.b.ins().stack_store(v, slot, (i * 8) as i32);
+        }
+        let address = self.b.ins().stack_addr(types::I64, slot, 0);
+        for piece in pieces {
+            let (kind, a, b, spec, at) = match piece {
+                FmtPiece::Lit(text) => {
+                    let parts = self.str_literal(text);
+                    (KIND_STR, parts[0], parts[1], FmtSpec::default(), at)
+                }
+                FmtPiece::Arg { value, spec } => {
+                    let zero = self.int_const(types::I64, 0);
+                    match &value.ty {
+                        Ty::Str | Ty::String => {
+                            let (data, len) = self.text_parts(value)?;
+                            (KIND_STR, data, len, *spec, value.range.start)
+                        }
+                        Ty::Scalar(s) => {
+                            let v = self.one(value)?;
+                            let t = clif(*s).ok_or_else(|| CodegenError("a formatted value".into()))?;
+                            let bits = t.bits();
+                            let (kind, word) = if s.is_float() {
+                                let as_int = self.b.ins().bitcast(
+                                    if bits == 32 { types::I32 } else { types::I64 },
+                                    MemFlags::new(),
+                                    v,
+                                );
+                                let word = if bits == 32 { self.b.ins().uextend(types::I64, as_int) } else { as_int };
+                                (KIND_FLOAT | bits << 8, word)
+                            } else {
+                                let kind = match s {
+                                    Scalar::Bool => KIND_BOOL,
+                                    Scalar::Char => KIND_CHAR,
+                                    s if s.is_signed() => KIND_SIGNED | bits << 8,
+                                    _ => KIND_UNSIGNED | bits << 8,
+                                };
+                                let word = match bits {
+                                    64 => v,
+                                    _ if s.is_signed() => self.b.ins().sextend(types::I64, v),
+                                    _ => self.b.ins().uextend(types::I64, v),
+                                };
+                                (kind, word)
+                            };
+                            (kind, word, zero, *spec, value.range.start)
+                        }
+                        other => return Err(CodegenError(format!("formatting a `{}`", other.name()))),
+                    }
+                }
+            };
+            let raw = Box::new(RawSpec::new(&spec));
+            let spec_ptr = self.int_const(types::I64, &*raw as *const RawSpec as i64);
+            self.specs.push(raw);
+            let kind = self.int_const(types::I32, i64::from(kind));
+            let f = self.helpers["lacuna_fmt"];
+            let call = self.b.ins().call(f, &[self.ctx, address, kind, a, b, spec_ptr]);
+            let status = self.b.inst_results(call)[0];
+            self.helper_fault_if(status, at);
+        }
+        Ok((slot, address))
     }
 
     /// A new vector of the snippet's own, in fresh variables: empty, or allocated to hold `n` elements.

@@ -14,11 +14,20 @@ use crate::codegen::{Fault, JitContext};
 pub type ReallocFn = unsafe extern "C" fn(*mut u8, usize, usize, usize) -> *mut u8;
 /// `__lacuna_dealloc(ptr, size, align)` of the instrumented host.
 pub type DeallocFn = unsafe extern "C" fn(*mut u8, usize, usize);
+/// `__lacuna_print(ptr, len, stderr)` of the instrumented host.
+pub type PrintFn = unsafe extern "C" fn(*const u8, usize, u32);
+
+/// The instrumented host's functions a snippet's buffers go through.
+#[derive(Clone, Copy)]
+pub struct HostFns {
+    pub realloc: ReallocFn,
+    pub dealloc: DeallocFn,
+    pub print: PrintFn,
+}
 
 /// The buffers one snippet run owns.
 pub struct Heap {
-    realloc: ReallocFn,
-    dealloc: DeallocFn,
+    host: HostFns,
     /// Buffer address → (size, align).
     live: HashMap<usize, (usize, usize)>,
     /// Bytes the snippet may hold at once (`usize::MAX`: unlimited), and holds.
@@ -27,8 +36,20 @@ pub struct Heap {
 }
 
 impl Heap {
-    pub fn new(realloc: ReallocFn, dealloc: DeallocFn, limit: usize) -> Heap {
-        Heap { realloc, dealloc, live: HashMap::new(), limit, held: 0 }
+    pub fn new(host: HostFns, limit: usize) -> Heap {
+        Heap { host, live: HashMap::new(), limit, held: 0 }
+    }
+
+    /// Writes text through the host's stdout or stderr (so it lands in the host's buffers, in order with what
+    /// the host prints), then frees the buffer if the snippet owns it.
+    pub fn print(&mut self, ptr: *const u8, len: usize, stderr: bool) {
+        // SAFETY: `ptr` is readable for `len` bytes (a buffer the snippet built).
+        unsafe { (self.host.print)(ptr, len, u32::from(stderr)) };
+        if let Some((size, align)) = self.live.remove(&(ptr as usize)) {
+            self.held -= size;
+            // SAFETY: a recorded buffer of this size and alignment, no longer referenced (the text was a temporary).
+            unsafe { (self.host.dealloc)(ptr as *mut u8, size, align) };
+        }
     }
 
     /// Grows (or first allocates) a buffer of `old_size` bytes to `new_size` bytes: one of the snippet's own
@@ -53,7 +74,7 @@ impl Heap {
         // SAFETY: `old` is null or a buffer of `old_size` bytes at `align` from the host library's allocator (one
         // this heap recorded, or a host `Vec`'s buffer of exactly its capacity); `new_size` is at most
         // `isize::MAX`; the host function allocates when `old` is null.
-        let new = unsafe { (self.realloc)(old, old_size, align, new_size) };
+        let new = unsafe { (self.host.realloc)(old, old_size, align, new_size) };
         if new.is_null() {
             if ours {
                 self.live.insert(ptr, (old_size, align));
@@ -78,7 +99,7 @@ impl Heap {
     pub fn free_all(&mut self) {
         for (ptr, (size, align)) in self.live.drain() {
             // SAFETY: each recorded buffer came from `realloc` with this size and alignment and was not released.
-            unsafe { (self.dealloc)(ptr as *mut u8, size, align) };
+            unsafe { (self.host.dealloc)(ptr as *mut u8, size, align) };
         }
         self.held = 0;
     }
@@ -168,6 +189,12 @@ mod tests {
         HELD.fetch_sub(size, Ordering::SeqCst);
     }
 
+    unsafe extern "C" fn test_print(_: *const u8, _: usize, _: u32) {}
+
+    fn host() -> HostFns {
+        HostFns { realloc: test_realloc, dealloc: test_dealloc, print: test_print }
+    }
+
     fn context(heap: &mut Heap) -> JitContext {
         JitContext { heap: heap as *mut Heap as u64, ..Default::default() }
     }
@@ -176,7 +203,7 @@ mod tests {
     fn buffers_the_snippet_still_owns_are_freed_and_a_released_one_is_not() {
         let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let before = HELD.load(Ordering::SeqCst);
-        let mut heap = Heap::new(test_realloc, test_dealloc, usize::MAX);
+        let mut heap = Heap::new(host(), usize::MAX);
         let mut ctx = context(&mut heap);
         // SAFETY: `ctx.heap` points to `heap`, alive for these calls.
         let (kept, given) = unsafe {
@@ -198,7 +225,7 @@ mod tests {
     fn growing_past_the_budget_or_isize_max_is_a_fault_and_keeps_the_old_buffer() {
         let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let before = HELD.load(Ordering::SeqCst);
-        let mut heap = Heap::new(test_realloc, test_dealloc, 1000);
+        let mut heap = Heap::new(host(), 1000);
         let mut ctx = context(&mut heap);
         // SAFETY: as above.
         let (small, refused, overflow) = unsafe {

@@ -114,6 +114,15 @@ pub unsafe extern "C" fn __lacuna_realloc(ptr: *mut u8, old_size: usize, align: 
 }
 #[doc(hidden)]
 #[no_mangle]
+pub unsafe extern "C" fn __lacuna_print(ptr: *const u8, len: usize, stderr: u32) {
+    // The JIT's `print!`/`println!` write through this library's std, in order with the host's own output. Errors
+    // are ignored (a panic must not unwind into JIT code).
+    use ::std::io::Write as _;
+    let bytes = unsafe { ::core::slice::from_raw_parts(ptr, len) };
+    let _ = if stderr != 0 { ::std::io::stderr().write_all(bytes) } else { ::std::io::stdout().write_all(bytes) };
+}
+#[doc(hidden)]
+#[no_mangle]
 pub unsafe extern "C" fn __lacuna_dealloc(ptr: *mut u8, size: usize, align: usize) {
     if size != 0 {
         unsafe { ::std::alloc::dealloc(ptr, ::std::alloc::Layout::from_size_align_unchecked(size, align)) }

@@ -24,6 +24,7 @@ pub mod instrument;
 mod runner;
 pub mod snippet;
 pub mod source;
+mod text;
 
 pub use build::{BuildFailure, Builder, Built};
 pub use runner::{Budgets, Engine, ExecPath, LoadedHost, PathChoice, RunOptions, RunReport, SiteReport, SiteTimings};

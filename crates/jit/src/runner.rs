@@ -689,10 +689,7 @@ impl Shared {
                 let mut host_run = jit.compiled.calls_host.then(|| Box::new(RawRun::unlimited()));
                 // The snippet's vectors: whatever it still owns when it ends is freed when `heap` drops.
                 let memory_limit = if budgets.memory_bytes == 0 { usize::MAX } else { budgets.memory_bytes as usize };
-                let mut heap = jit
-                    .compiled
-                    .heap_fns
-                    .map(|(realloc, dealloc)| Box::new(crate::heap::Heap::new(realloc, dealloc, memory_limit)));
+                let mut heap = jit.compiled.heap_fns.map(|host| Box::new(crate::heap::Heap::new(host, memory_limit)));
                 let mut context = crate::codegen::JitContext {
                     fuel: if budgets.fuel == 0 { u64::MAX } else { budgets.fuel },
                     stack_limit: stack_limit as u64,

@@ -48,6 +48,10 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     if matches!(snippet.ty, Ty::Tuple(_)) {
         return unsupported("a tuple as the hole's value", &(0..0));
     }
+    // A `&str` would point into memory the snippet does not hand over.
+    if snippet.ty == Ty::Str {
+        return unsupported("a `&str` as the hole's value", &(0..0));
+    }
     for &(_, ty) in &snippet.bindings {
         checker.scalar(ty, 0..0)?;
     }
@@ -56,8 +60,9 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         checker.ty(&f.ret, 0..0)?;
         // Vectors stay where the snippet's body builds them (no drops across calls to track).
         let param_tys = f.params.iter().filter_map(|&p| snippet.locals.get(p)).map(|l| &l.ty);
-        if matches!(f.ret, Ty::Vec(_)) || param_tys.into_iter().any(|t| matches!(t, Ty::Vec(_))) {
-            return unsupported("a vector passed to or returned from a snippet function", &(0..0));
+        let owned = |t: &Ty| matches!(t, Ty::Vec(_) | Ty::Str | Ty::String);
+        if owned(&f.ret) || param_tys.into_iter().any(owned) {
+            return unsupported("a vector or text passed to or returned from a snippet function", &(0..0));
         }
         checker.block(&f.body)?;
     }
@@ -669,6 +674,83 @@ impl Check<'_> {
                 self.pat(pat, &item, &e.range)?;
                 self.in_loop(label, Target::Loop, |c| c.block(body))
             }
+            TKind::TextOf(seq) => {
+                if e.ty == Ty::Str && seq.elem == Scalar::U8 {
+                    Ok(())
+                } else {
+                    unsupported("text of this type", &e.range)
+                }
+            }
+            TKind::TextMethod { name, receiver, args } => {
+                self.expr(receiver)?;
+                for a in args {
+                    self.expr(a)?;
+                }
+                let text = |t: &Ty| matches!(t, Ty::Str | Ty::String);
+                let ok = text(&receiver.ty)
+                    && match (name.as_str(), args.as_slice()) {
+                        ("len", []) => e.ty == Ty::Scalar(Scalar::Usize),
+                        ("is_empty", []) => e.ty == Ty::Scalar(Scalar::Bool),
+                        ("to_string" | "to_owned" | "clone" | "into", []) => text(&e.ty),
+                        ("as_str", []) => e.ty == Ty::Str,
+                        ("==" | "!=", [other]) => text(&other.ty) && e.ty == Ty::Scalar(Scalar::Bool),
+                        _ => false,
+                    };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported(format!("the text method `{name}`"), &e.range)
+                }
+            }
+            TKind::StringPush { seq, value, .. } => {
+                self.expr(value)?;
+                if !seq.writable || seq.kind == SeqKind::Slice || seq.elem != Scalar::U8 {
+                    return unsupported("changing text that is not writable", &e.range);
+                }
+                if !matches!(value.ty, Ty::Str | Ty::String | Ty::Scalar(Scalar::Char)) {
+                    return unsupported("appending something other than text", &e.range);
+                }
+                if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+                    self.written.push(seq.binding);
+                }
+                Ok(())
+            }
+            TKind::Concat { left, right, .. } => {
+                self.expr(left)?;
+                self.expr(right)?;
+                if left.ty == Ty::String && matches!(right.ty, Ty::Str | Ty::String) && e.ty == Ty::String {
+                    Ok(())
+                } else {
+                    unsupported("`+` of these types", &e.range)
+                }
+            }
+            TKind::Format(pieces) | TKind::Print { pieces, .. } => {
+                let want = if matches!(e.kind, TKind::Format(_)) { Ty::String } else { Ty::Scalar(Scalar::Unit) };
+                if e.ty != want {
+                    return unsupported("a formatting macro of this type", &e.range);
+                }
+                for p in pieces {
+                    let lacuna_checker::typed::FmtPiece::Arg { value, spec } = p else { continue };
+                    self.expr(value)?;
+                    use lacuna_checker::typed::FmtTrait;
+                    let ok = match (&value.ty, spec.trait_) {
+                        (Ty::Scalar(s), FmtTrait::Display | FmtTrait::Debug) => {
+                            !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128)
+                        }
+                        (
+                            Ty::Scalar(s),
+                            FmtTrait::LowerHex | FmtTrait::UpperHex | FmtTrait::Binary | FmtTrait::Octal,
+                        ) => s.is_int(),
+                        (Ty::Scalar(s), FmtTrait::LowerExp | FmtTrait::UpperExp) => s.is_int() || s.is_float(),
+                        (Ty::Str | Ty::String, FmtTrait::Display | FmtTrait::Debug) => true,
+                        _ => false,
+                    };
+                    if !ok {
+                        return unsupported(format!("formatting a `{}` this way", value.ty.name()), &value.range);
+                    }
+                }
+                Ok(())
+            }
             TKind::SeqClone(seq) => {
                 if e.ty == Ty::Vec(seq.elem) {
                     Ok(())
@@ -747,7 +829,7 @@ impl Check<'_> {
             let fits = match &next {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                 Ty::Tuple(parts) => parts.len() == 2,
-                Ty::Option(_) | Ty::Vec(_) => false,
+                Ty::Option(_) | Ty::Vec(_) | Ty::Str | Ty::String => false,
             };
             if &next != ty || !fits {
                 return unsupported(format!("iterator items of type `{}`", next.name()), range);
@@ -870,8 +952,8 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
     if snippet.references {
         return Err("the snippet borrows (rustc's borrow check decides)".into());
     }
-    if snippet.owns_vectors {
-        return Err("the snippet owns vectors (rustc's move and borrow checks decide)".into());
+    if snippet.owns_buffers {
+        return Err("the snippet owns vectors or strings (rustc's move and borrow checks decide)".into());
     }
     // Elements read by reference (iterators, `first`, `for x in &v`) while the snippet also changes a sequence:
     // whether a borrow is live across the change is rustc's check.
@@ -1579,7 +1661,7 @@ mod tests {
             fns: Vec::new(),
             bindings: Vec::new(),
             references: false,
-            owns_vectors: false,
+            owns_buffers: false,
             fields: Vec::new(),
         }
     }
@@ -1670,7 +1752,7 @@ mod tests {
         let vec_ty = Ty::Vec(Scalar::I64);
         let lit_vec = TExpr { kind: TKind::VecLit(vec![lit(1, Scalar::I64)]), ty: vec_ty.clone(), range: 0..9 };
         let mut s = snippet(vec![], lit_vec, vec![]);
-        s.owns_vectors = true;
+        s.owns_buffers = true;
         let lowered = lower(s.clone(), &[]).expect("a vector of scalars is in the subset");
         let facts = HostFacts { raises_lints: false, hole_type_matches: true, opaque_bindings: vec![] };
         let why = accept_without_rustc(&lowered, facts).unwrap_err();

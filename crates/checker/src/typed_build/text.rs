@@ -1,0 +1,310 @@
+//! Text in the typed view: `&str`, `String`, the hole's string bindings, `format!` and the printing macros.
+
+use ra_ap_hir::{AsAssocItem, Local, PathResolution};
+use ra_ap_syntax::ast::{self, HasArgList, HasName};
+use ra_ap_syntax::{AstNode, AstToken, SyntaxKind};
+
+use super::{Builder, Result};
+use crate::typed::*;
+
+/// Methods of text the typed view reads (see [`TKind::TextMethod`]).
+const TEXT_METHODS: &[&str] = &["len", "is_empty", "to_string", "to_owned", "clone", "into", "as_str"];
+
+impl<'db> Builder<'_, 'db> {
+    fn is_string(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
+        let Some(ra_ap_hir::Adt::Struct(s)) = ty.as_adt() else { return false };
+        s.name(self.db).as_str() == "String"
+            && s.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc")
+    }
+
+    /// `String` as [`Ty::String`]; `&str`, `&&str` and `&String` as [`Ty::Str`].
+    pub(super) fn text_ty(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
+        if self.is_string(ty) {
+            return Some(Ty::String);
+        }
+        let (inner, mutability) = ty.as_reference()?;
+        let shared = mutability == ra_ap_hir::Mutability::Shared;
+        let str_ref = |t: &ra_ap_hir::Type<'db>| t.as_reference().is_some_and(|(i, m)| i.is_str() && m == mutability);
+        (shared && (inner.is_str() || self.is_string(&inner) || str_ref(&inner))).then_some(Ty::Str)
+    }
+
+    /// The text `expr` names in place: a string binding of the hole (`String`, `&String`, `&mut String`, `&str`)
+    /// or a `String` the snippet owns, as a sequence of bytes.
+    pub(super) fn text_seq(&mut self, expr: &ast::Expr) -> Option<Seq> {
+        let ast::Expr::PathExpr(p) = expr else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        if let Some(&id) = self.local_ids.get(&local) {
+            let l = self.locals.get(id)?;
+            return (l.ty == Ty::String).then_some(Seq {
+                binding: id,
+                kind: SeqKind::Local,
+                elem: Scalar::U8,
+                writable: l.mutable,
+            });
+        }
+        let (binding, _) = self.hole_binding(expr)?;
+        let ty = local.ty(self.db);
+        let (kind, writable) = match ty.as_reference() {
+            Some((inner, ra_ap_hir::Mutability::Shared)) if inner.is_str() => (SeqKind::Slice, false),
+            Some((inner, m)) if self.is_string(&inner) => (SeqKind::RefVec, m == ra_ap_hir::Mutability::Mut),
+            None if self.is_string(&ty) => (SeqKind::Vec, local.is_mut(self.db)),
+            _ => return None,
+        };
+        self.owns_buffers.set(true);
+        self.note_binding(binding, Scalar::U8);
+        Some(Seq { binding, kind, elem: Scalar::U8, writable })
+    }
+
+    /// Text read where a reference to it is enough (a receiver, an operand of `==`, a format argument): the hole's
+    /// string bindings in place, other text by value.
+    pub(super) fn text_operand(&mut self, expr: &ast::Expr) -> Result<TExpr> {
+        let range = self.range(expr.syntax());
+        if let Some(seq) = self.text_seq(expr) {
+            if seq.kind != SeqKind::Local {
+                return Ok(TExpr { kind: TKind::TextOf(seq), ty: Ty::Str, range });
+            }
+        }
+        let inner = match expr {
+            ast::Expr::RefExpr(r) if r.mut_token().is_none() => r.expr(),
+            _ => None,
+        };
+        if let Some(inner) = inner {
+            if self.text_seq(&inner).is_some_and(|s| s.kind != SeqKind::Local) {
+                return self.text_operand(&inner);
+            }
+        }
+        self.expr(expr)
+    }
+
+    /// A path to a hole binding holding text by reference (`&str`, `&String`), read in place.
+    pub(super) fn text_binding_path(&mut self, expr: &ast::Expr, ty: &Ty) -> Option<TKind> {
+        if *ty != Ty::Str {
+            return None;
+        }
+        let seq = self.text_seq(expr)?;
+        matches!(seq.kind, SeqKind::Slice | SeqKind::RefVec).then_some(TKind::TextOf(seq))
+    }
+
+    /// `&s` of text: the text itself (a borrow, which rustc judges).
+    pub(super) fn text_ref(&mut self, r: &ast::RefExpr, ty: &Ty) -> Result<Option<TKind>> {
+        if *ty != Ty::Str || r.mut_token().is_some() || r.raw_token().is_some() {
+            return Ok(None);
+        }
+        let Some(inner) = r.expr() else { return Ok(None) };
+        self.references.set(true);
+        let value = self.text_operand(&inner)?;
+        Ok(Some(match value.ty {
+            Ty::Str => value.kind,
+            Ty::String => TKind::TextMethod { name: "as_str".into(), receiver: Box::new(value), args: Vec::new() },
+            _ => return self.unsupported("a reference to something other than text", r.syntax()),
+        }))
+    }
+
+    /// Methods of text: reading ones ([`TEXT_METHODS`]), and `push_str` / `push` on a writable `String`.
+    pub(super) fn text_method(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        let Some(f) = self.sema.resolve_method_call(m) else { return Ok(None) };
+        let krate = f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string());
+        if !matches!(krate.as_deref(), Some("core" | "alloc")) {
+            return Ok(None);
+        }
+        let receiver_is_text = self
+            .sema
+            .type_of_expr(&receiver)
+            .is_some_and(|t| self.text_ty(&t.original).is_some() || t.original.strip_references().is_str());
+        if !receiver_is_text {
+            return Ok(None);
+        }
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        if matches!(name.as_str(), "push_str" | "push") {
+            let (Some(seq), [value]) = (self.text_seq(&receiver), args.as_slice()) else {
+                return self.unsupported("changing text other than a `String` binding or local", m.syntax());
+            };
+            let value = if name == "push_str" { self.text_operand(value)? } else { self.expr(value)? };
+            return Ok(Some(TKind::StringPush { seq, value: Box::new(value), at }));
+        }
+        if !TEXT_METHODS.contains(&name.as_str()) || !args.is_empty() {
+            return Ok(None);
+        }
+        let receiver = Box::new(self.text_operand(&receiver)?);
+        Ok(Some(TKind::TextMethod { name, receiver, args: Vec::new() }))
+    }
+
+    /// `String::from(text)` and `String::new()`.
+    pub(super) fn string_constructor(
+        &mut self,
+        f: ra_ap_hir::Function,
+        args: &[ast::Expr],
+        ty: &Ty,
+    ) -> Result<Option<TKind>> {
+        let in_alloc = f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
+        let of_string = matches!(
+            f.as_assoc_item(self.db).map(|a| a.container(self.db)),
+            Some(ra_ap_hir::AssocItemContainer::Impl(imp)) if self.is_string(&imp.self_ty(self.db))
+        );
+        if *ty != Ty::String || !(in_alloc || of_string) {
+            return Ok(None);
+        }
+        Ok(match (f.name(self.db).as_str(), args) {
+            ("new", []) if of_string => Some(TKind::Format(Vec::new())),
+            ("from", [text]) => {
+                let receiver = Box::new(self.text_operand(text)?);
+                if !matches!(receiver.ty, Ty::Str | Ty::String) {
+                    return Ok(None);
+                }
+                Some(TKind::TextMethod { name: "to_string".into(), receiver, args: Vec::new() })
+            }
+            _ => None,
+        })
+    }
+
+    /// `a == b` and `a != b` of text.
+    pub(super) fn text_comparison(&mut self, op: &str, lhs: &ast::Expr, rhs: &ast::Expr) -> Result<Option<TKind>> {
+        let is_text = |b: &Self, e: &ast::Expr| {
+            b.sema.type_of_expr(e).is_some_and(|t| b.text_ty(&t.original).is_some() || t.original.is_str())
+        };
+        if !is_text(self, lhs) || !is_text(self, rhs) {
+            return Ok(None);
+        }
+        let receiver = Box::new(self.text_operand(lhs)?);
+        let other = self.text_operand(rhs)?;
+        Ok(Some(TKind::TextMethod { name: op.to_owned(), receiver, args: vec![other] }))
+    }
+
+    /// `format!`, `print!`, `println!`, `eprint!`, `eprintln!` with a literal format string.
+    pub(super) fn format_macro(&mut self, call: &ast::MacroCall, name: &str) -> Result<TKind> {
+        let Some(tt) = call.token_tree() else { return self.unsupported("a macro without arguments", call.syntax()) };
+        let first = tt.syntax().children_with_tokens().filter_map(|t| t.into_token()).find(|t| {
+            !t.kind().is_trivia()
+                && !matches!(t.kind(), SyntaxKind::L_PAREN | SyntaxKind::L_BRACK | SyntaxKind::L_CURLY)
+        });
+        let newline = name.ends_with("ln");
+        let mut pieces = Vec::new();
+        match first {
+            // `println!()`.
+            Some(t)
+                if matches!(t.kind(), SyntaxKind::R_PAREN | SyntaxKind::R_BRACK | SyntaxKind::R_CURLY) && newline => {}
+            Some(t) if t.kind() == SyntaxKind::STRING => {
+                let Some(string) = ast::String::cast(t) else {
+                    return self.unsupported("a format string", call.syntax());
+                };
+                pieces = self.format_pieces(call, &string)?;
+            }
+            _ => return self.unsupported("a format string that is not a literal", call.syntax()),
+        }
+        if newline {
+            pieces.push(FmtPiece::Lit("\n".into()));
+        }
+        Ok(match name {
+            "format" => TKind::Format(pieces),
+            _ => TKind::Print { pieces, stderr: name.starts_with('e') },
+        })
+    }
+
+    fn format_pieces(&mut self, call: &ast::MacroCall, string: &ast::String) -> Result<Vec<FmtPiece>> {
+        let unsupported = |b: &Self| b.unsupported("a format string outside the subset", call.syntax());
+        let Ok(template) = string.value() else { return unsupported(self) };
+        let Some(parsed) = parse_format(&template) else { return unsupported(self) };
+        // Explicit arguments, from `format_args!`'s expansion (they keep their place in the snippet).
+        let mut positional = Vec::new();
+        let mut named = Vec::new();
+        if parsed.iter().any(|(arg, ..)| arg.is_some()) {
+            for arg in self.format_args(call) {
+                match arg.name() {
+                    Some(n) => named.push((n.text().to_string(), arg.expr())),
+                    None => positional.push(arg.expr()),
+                }
+            }
+        }
+        // Names captured from the scope (`{x}`), as rust-analyzer resolves them.
+        let captures: Vec<(String, Local<'db>)> = self
+            .sema
+            .as_format_args_parts(string)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(range, resolution)| {
+                let Some(either::Either::Left(PathResolution::Local(local))) = resolution else { return None };
+                let start = usize::from(range.start() - string.syntax().text_range().start());
+                let end = usize::from(range.end() - string.syntax().text_range().start());
+                Some((string.text().get(start..end)?.to_owned(), local))
+            })
+            .collect();
+        let mut pieces = Vec::new();
+        for (arg, text, spec) in parsed {
+            let Some(arg) = arg else {
+                pieces.push(FmtPiece::Lit(text));
+                continue;
+            };
+            let value = match &arg {
+                FmtArgRef::Index(i) => match positional.get(*i) {
+                    Some(Some(e)) => self.text_operand(&e.clone())?,
+                    _ => return unsupported(self),
+                },
+                FmtArgRef::Name(n) => match named.iter().find(|(m, _)| m == n) {
+                    Some((_, Some(e))) => self.text_operand(&e.clone())?,
+                    Some((_, None)) => return unsupported(self),
+                    None => match captures.iter().find(|(m, _)| m == n) {
+                        Some((_, local)) => self.captured(*local, call)?,
+                        None => return unsupported(self),
+                    },
+                },
+            };
+            pieces.push(FmtPiece::Arg { value, spec });
+        }
+        Ok(pieces)
+    }
+
+    /// The arguments after the format string, from the `format_args!` the macro expands to.
+    fn format_args(&self, call: &ast::MacroCall) -> Vec<ast::FormatArgsArg> {
+        let mut node = match self.sema.expand_macro_call(call) {
+            Some(n) => n.value,
+            None => return Vec::new(),
+        };
+        for _ in 0..4 {
+            if let Some(fa) = node.descendants().find_map(ast::FormatArgsExpr::cast) {
+                return fa.args().collect();
+            }
+            let Some(inner) = node.descendants().find_map(ast::MacroCall::cast) else { break };
+            match self.sema.expand_macro_call(&inner) {
+                Some(n) => node = n.value,
+                None => break,
+            }
+        }
+        Vec::new()
+    }
+
+    /// A variable a format string names (`{x}`): read as a path to it would be.
+    fn captured(&mut self, local: Local<'db>, call: &ast::MacroCall) -> Result<TExpr> {
+        let range = self.range(call.syntax());
+        let ty = self.ty(&local.ty(self.db), call.syntax())?;
+        if let Some(&id) = self.local_ids.get(&local) {
+            return Ok(TExpr { kind: TKind::Local(LocalRef::Snippet(id)), ty, range });
+        }
+        let name = local.name(self.db);
+        let decl = usize::from(local.primary_source(self.db).syntax().text_range().start());
+        let Some(binding) = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()) else {
+            return self.unsupported("a local the subset does not know", call.syntax());
+        };
+        let bty = local.ty(self.db);
+        let text = match bty.as_reference() {
+            Some((inner, ra_ap_hir::Mutability::Shared)) if inner.is_str() => Some(SeqKind::Slice),
+            Some((inner, _)) if self.is_string(&inner) => Some(SeqKind::RefVec),
+            None if self.is_string(&bty) => Some(SeqKind::Vec),
+            _ => None,
+        };
+        if let Some(kind) = text {
+            self.owns_buffers.set(true);
+            self.note_binding(binding, Scalar::U8);
+            let seq = Seq { binding, kind, elem: Scalar::U8, writable: false };
+            return Ok(TExpr { kind: TKind::TextOf(seq), ty: Ty::Str, range });
+        }
+        if let Some(b) = self.binding_through_ref(local) {
+            return Ok(TExpr { kind: TKind::Deref(b), ty, range });
+        }
+        let kind = TKind::Local(self.local_ref(local, call.syntax())?);
+        Ok(TExpr { kind, ty, range })
+    }
+}

@@ -1,0 +1,352 @@
+//! Helpers JIT code calls for text: formatting one argument as `format!` would (std's own formatting for the
+//! digits, the spec's padding applied as `Formatter` applies it), appending to a `String` the snippet owns,
+//! comparing, printing through the host.
+
+use lacuna_checker::typed::{FmtSpec, FmtTrait};
+
+use crate::codegen::{Fault, JitContext};
+use crate::heap::Heap;
+
+/// A [`FmtSpec`] as generated code passes it (by address; the compiled snippet owns it).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RawSpec {
+    /// `u32::MAX`: none.
+    pub fill: u32,
+    /// 0 none, `<`, `^`, `>` as bytes.
+    pub align: u8,
+    pub plus: u8,
+    pub alternate: u8,
+    pub zero: u8,
+    pub trait_: u8,
+    /// `u64::MAX`: none.
+    pub width: u64,
+    pub precision: u64,
+}
+
+impl RawSpec {
+    pub fn new(s: &FmtSpec) -> RawSpec {
+        RawSpec {
+            fill: s.fill.map_or(u32::MAX, u32::from),
+            align: s.align.map_or(0, |c| c as u8),
+            plus: s.plus.into(),
+            alternate: s.alternate.into(),
+            zero: s.zero.into(),
+            trait_: match s.trait_ {
+                FmtTrait::Display => 0,
+                FmtTrait::Debug => 1,
+                FmtTrait::LowerHex => 2,
+                FmtTrait::UpperHex => 3,
+                FmtTrait::Binary => 4,
+                FmtTrait::Octal => 5,
+                FmtTrait::LowerExp => 6,
+                FmtTrait::UpperExp => 7,
+            },
+            width: s.width.map_or(u64::MAX, |w| w as u64),
+            precision: s.precision.map_or(u64::MAX, |p| p as u64),
+        }
+    }
+}
+
+/// What kind of value an argument is (`kind & 0xff`; the integer or float width in bits is `kind >> 8`).
+pub const KIND_STR: u32 = 0;
+pub const KIND_SIGNED: u32 = 1;
+pub const KIND_UNSIGNED: u32 = 2;
+pub const KIND_FLOAT: u32 = 3;
+pub const KIND_BOOL: u32 = 5;
+pub const KIND_CHAR: u32 = 6;
+
+/// The formatted argument, as `format!` with this spec writes it (`None`: a combination the lowering does not
+/// admit).
+fn format_one(kind: u32, a: u64, b: u64, spec: &RawSpec) -> Option<String> {
+    let bits = kind >> 8;
+    let precision = (spec.precision != u64::MAX).then_some(spec.precision as usize);
+    let plus = spec.plus != 0;
+    let alt = spec.alternate != 0;
+    match kind & 0xff {
+        KIND_STR => {
+            // SAFETY: generated code passes the pointer and length of text (a literal, a binding, a `String`).
+            let text = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(a as *const u8, b as usize)) };
+            match spec.trait_ {
+                // `Debug` for `str` writes the quoted text and ignores width and precision.
+                1 => Some(format!("{text:?}")),
+                _ => Some(pad(truncate(text, precision), spec, '<')),
+            }
+        }
+        KIND_CHAR => {
+            let c = char::from_u32(a as u32)?;
+            match spec.trait_ {
+                1 => Some(format!("{c:?}")),
+                _ => Some(pad(truncate(c.encode_utf8(&mut [0; 4]), precision), spec, '<')),
+            }
+        }
+        KIND_BOOL => Some(pad(truncate(if a != 0 { "true" } else { "false" }, precision), spec, '<')),
+        KIND_SIGNED | KIND_UNSIGNED => {
+            let signed = kind & 0xff == KIND_SIGNED;
+            let value = a as i64;
+            // The bits of the value in its own width (hex, binary and octal print those).
+            let raw = if bits >= 64 { a } else { a & ((1u64 << bits) - 1) };
+            let magnitude = if signed { value.unsigned_abs() } else { a };
+            let negative = signed && value < 0;
+            let (prefix, digits) = match spec.trait_ {
+                0 | 1 => ("", magnitude.to_string()),
+                2 => ("0x", format!("{raw:x}")),
+                3 => ("0x", format!("{raw:X}")),
+                4 => ("0b", format!("{raw:b}")),
+                5 => ("0o", format!("{raw:o}")),
+                6 | 7 => {
+                    let e = match precision {
+                        Some(p) => format!("{magnitude:.p$e}"),
+                        None => format!("{magnitude:e}"),
+                    };
+                    let e = if spec.trait_ == 7 { e.to_uppercase() } else { e };
+                    return Some(pad_number(negative, plus, "", &e, spec));
+                }
+                _ => return None,
+            };
+            let negative = negative && spec.trait_ <= 1;
+            Some(pad_number(negative, plus, if alt { prefix } else { "" }, &digits, spec))
+        }
+        KIND_FLOAT => {
+            let (x, negative) = if bits == 32 {
+                let x = f32::from_bits(a as u32);
+                (x as f64, x.is_sign_negative() && !x.is_nan())
+            } else {
+                let x = f64::from_bits(a);
+                (x, x.is_sign_negative() && !x.is_nan())
+            };
+            // The digits of the magnitude as std writes them for this width (f32 prints its own shortest digits).
+            let body = |v: f64| -> String {
+                let v = v.abs();
+                match (bits == 32, spec.trait_, precision) {
+                    (true, 1, None) => format!("{:?}", v as f32),
+                    (true, 1, Some(p)) => format!("{:.p$?}", v as f32),
+                    (true, 6, None) => format!("{:e}", v as f32),
+                    (true, 6, Some(p)) => format!("{:.p$e}", v as f32),
+                    (true, 7, None) => format!("{:E}", v as f32),
+                    (true, 7, Some(p)) => format!("{:.p$E}", v as f32),
+                    (true, _, None) => format!("{}", v as f32),
+                    (true, _, Some(p)) => format!("{:.p$}", v as f32),
+                    (false, 1, None) => format!("{v:?}"),
+                    (false, 1, Some(p)) => format!("{v:.p$?}"),
+                    (false, 6, None) => format!("{v:e}"),
+                    (false, 6, Some(p)) => format!("{v:.p$e}"),
+                    (false, 7, None) => format!("{v:E}"),
+                    (false, 7, Some(p)) => format!("{v:.p$E}"),
+                    (false, _, None) => format!("{v}"),
+                    (false, _, Some(p)) => format!("{v:.p$}"),
+                }
+            };
+            if spec.trait_ >= 2 && spec.trait_ <= 5 {
+                return None;
+            }
+            Some(pad_number(negative, plus && !x.is_nan(), "", &body(x), spec))
+        }
+        _ => None,
+    }
+}
+
+/// At most `precision` chars of `text`.
+fn truncate(text: &str, precision: Option<usize>) -> &str {
+    match precision.and_then(|p| text.char_indices().nth(p)) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
+/// `Formatter::pad`: `text` in `width` chars, aligned (by default `default`) with the fill char.
+fn pad(text: &str, spec: &RawSpec, default: char) -> String {
+    let width = if spec.width == u64::MAX { 0 } else { spec.width as usize };
+    let len = text.chars().count();
+    if len >= width {
+        return text.to_owned();
+    }
+    let fill = char::from_u32(spec.fill).unwrap_or(' ');
+    let align = if spec.align == 0 { default } else { spec.align as char };
+    let gap = width - len;
+    let (before, after) = match align {
+        '<' => (0, gap),
+        '^' => (gap / 2, gap - gap / 2),
+        _ => (gap, 0),
+    };
+    let mut out = String::with_capacity(text.len() + gap);
+    out.extend(std::iter::repeat_n(fill, before));
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(fill, after));
+    out
+}
+
+/// `Formatter::pad_integral` (and the float equivalent): the sign, a prefix, the digits; `0` pads with zeros
+/// after the sign and prefix, otherwise the whole is padded (right-aligned by default).
+fn pad_number(negative: bool, plus: bool, prefix: &str, digits: &str, spec: &RawSpec) -> String {
+    let sign = if negative {
+        "-"
+    } else if plus {
+        "+"
+    } else {
+        ""
+    };
+    let width = if spec.width == u64::MAX { 0 } else { spec.width as usize };
+    let len = sign.len() + prefix.len() + digits.chars().count();
+    if spec.zero != 0 && len < width {
+        let zeros = "0".repeat(width - len);
+        return format!("{sign}{prefix}{zeros}{digits}");
+    }
+    pad(&format!("{sign}{prefix}{digits}"), spec, '>')
+}
+
+/// A `String` being changed, at a stack slot of the generated code: (pointer, capacity, length, owned) — owned
+/// 1 for the snippet's own, 0 for a host `String` (which grows through the same allocator and stays the host's).
+pub type TextSlot = [usize; 4];
+
+/// Appends `bytes` to the `String` at `text`, growing it as `String` does.
+///
+/// # Safety
+/// `text` is a live slot; `bytes` are readable.
+unsafe fn append(ctx: &mut JitContext, text: *mut TextSlot, bytes: &[u8]) -> u32 {
+    if bytes.is_empty() {
+        return 0;
+    }
+    // SAFETY: as the caller guarantees.
+    let [ptr, cap, len, owned] = unsafe { *text };
+    let Some(needed) = len.checked_add(bytes.len()) else {
+        ctx.fault = Fault::CapacityOverflow as u32;
+        return 1;
+    };
+    let mut ptr = ptr;
+    let mut cap = cap;
+    if needed > cap {
+        let new_cap = needed.max(cap.saturating_mul(2)).max(8);
+        // SAFETY: `ctx` is the running snippet's context, `ptr` its buffer of `cap` bytes.
+        ptr = unsafe { crate::heap::helper_vec_grow(ctx, ptr, cap, new_cap, 1, 1, owned) };
+        if ptr == 0 {
+            return 1;
+        }
+        cap = new_cap;
+    }
+    // SAFETY: the buffer has room for `needed` bytes; `bytes` is not inside it (it was just formatted, or is
+    // other text, which a `&mut String` cannot alias).
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), (ptr as *mut u8).add(len), bytes.len()) };
+    // SAFETY: as above.
+    unsafe { *text = [ptr, cap, needed, owned] };
+    0
+}
+
+/// JIT helper: appends one formatted argument (or literal text, `KIND_STR` with the `Display` spec) to the
+/// `String` triple at `text`. Returns 1 on a fault (recorded in the context).
+///
+/// # Safety
+/// `ctx` is the running snippet's context with a live heap; `text` its `String` triple; `spec` a live
+/// [`RawSpec`]; for `KIND_STR`, `a` and `b` are the pointer and length of UTF-8 text.
+pub(crate) unsafe extern "C" fn helper_fmt(
+    ctx: *mut JitContext,
+    text: *mut TextSlot,
+    kind: u32,
+    a: u64,
+    b: u64,
+    spec: *const RawSpec,
+) -> u32 {
+    // SAFETY: as the caller guarantees.
+    let (ctx, spec) = unsafe { (&mut *ctx, &*spec) };
+    let plain = kind == KIND_STR && spec.trait_ == 0 && spec.width == u64::MAX && spec.precision == u64::MAX;
+    if plain {
+        // SAFETY: as the caller guarantees for text.
+        let bytes = unsafe { std::slice::from_raw_parts(a as *const u8, b as usize) };
+        // SAFETY: as the caller guarantees.
+        return unsafe { append(ctx, text, bytes) };
+    }
+    match format_one(kind, a, b, spec) {
+        // SAFETY: as the caller guarantees.
+        Some(s) => unsafe { append(ctx, text, s.as_bytes()) },
+        None => {
+            ctx.fault = Fault::Panic as u32;
+            ctx.fault_values[0] = u64::MAX;
+            1
+        }
+    }
+}
+
+/// JIT helper: appends a `char`, UTF-8 encoded, to the `String` triple at `text`.
+///
+/// # Safety
+/// As [`helper_fmt`].
+pub(crate) unsafe extern "C" fn helper_push_char(ctx: *mut JitContext, text: *mut TextSlot, c: u32) -> u32 {
+    // SAFETY: as the caller guarantees.
+    let ctx = unsafe { &mut *ctx };
+    let c = char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER);
+    // SAFETY: as the caller guarantees.
+    unsafe { append(ctx, text, c.encode_utf8(&mut [0; 4]).as_bytes()) }
+}
+
+/// JIT helper: appends `len` bytes at `src` to the `String` triple at `text`.
+///
+/// # Safety
+/// As [`helper_fmt`]; `src` is readable for `len` bytes.
+pub(crate) unsafe extern "C" fn helper_push_str(
+    ctx: *mut JitContext,
+    text: *mut TextSlot,
+    src: *const u8,
+    len: usize,
+) -> u32 {
+    // SAFETY: as the caller guarantees.
+    let (ctx, bytes) = unsafe { (&mut *ctx, std::slice::from_raw_parts(src, len)) };
+    // SAFETY: as the caller guarantees.
+    unsafe { append(ctx, text, bytes) }
+}
+
+/// JIT helper: whether two byte strings are equal (1) or not (0).
+///
+/// # Safety
+/// Both are readable for their lengths.
+pub(crate) unsafe extern "C" fn helper_bytes_eq(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> u8 {
+    // SAFETY: as the caller guarantees.
+    unsafe { std::slice::from_raw_parts(a, a_len) == std::slice::from_raw_parts(b, b_len) }.into()
+}
+
+/// JIT helper: prints the `String` triple at `text` through the host's stdout (`stderr` 0) or stderr, then
+/// frees it.
+///
+/// # Safety
+/// As [`helper_fmt`].
+pub(crate) unsafe extern "C" fn helper_print(ctx: *mut JitContext, text: *mut TextSlot, stderr: u32) {
+    // SAFETY: as the caller guarantees.
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: the runner sets `heap` whenever the snippet allocates, which printing does.
+    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    // SAFETY: as the caller guarantees.
+    let [ptr, _, len, _] = unsafe { *text };
+    heap.print(ptr as *const u8, len, stderr != 0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(s: &str) -> RawSpec {
+        let parsed = lacuna_checker::typed::parse_format(&format!("{{:{s}}}")).expect("a spec");
+        RawSpec::new(&parsed[0].2)
+    }
+
+    #[test]
+    fn arguments_format_as_std_formats_them() {
+        let int = |v: i64, bits: u32, s: &str| format_one(KIND_SIGNED | bits << 8, v as u64, 0, &spec(s));
+        assert_eq!(int(42, 64, "+08").as_deref(), Some(format!("{:+08}", 42).as_str()));
+        assert_eq!(int(-1, 8, "#010x").as_deref(), Some(format!("{:#010x}", -1i8).as_str()));
+        assert_eq!(int(-7, 32, "^9").as_deref(), Some(format!("{:^9}", -7i32).as_str()));
+        assert_eq!(int(1234, 64, ".2e").as_deref(), Some(format!("{:.2e}", 1234i64).as_str()));
+        let float = |v: f64, s: &str| format_one(KIND_FLOAT | 64 << 8, v.to_bits(), 0, &spec(s));
+        assert_eq!(float(-3.14159, "08.2").as_deref(), Some(format!("{:08.2}", -3.14159).as_str()));
+        assert_eq!(float(1e16, "?").as_deref(), Some(format!("{:?}", 1e16).as_str()));
+        assert_eq!(float(f64::NAN, "+").as_deref(), Some(format!("{:+}", f64::NAN).as_str()));
+        let single = format_one(KIND_FLOAT | 32 << 8, u64::from(0.1f32.to_bits()), 0, &spec(""));
+        assert_eq!(single.as_deref(), Some("0.1"));
+        let text = "abcdef";
+        let s = |sp: &str| format_one(KIND_STR, text.as_ptr() as u64, text.len() as u64, &spec(sp));
+        assert_eq!(s("*^9.2").as_deref(), Some(format!("{:*^9.2}", text).as_str()));
+        assert_eq!(s("10?").as_deref(), Some(format!("{:10?}", text).as_str()));
+        assert_eq!(s("05").as_deref(), Some(format!("{:05}", text).as_str()));
+        let c = format_one(KIND_CHAR, 'é' as u64, 0, &spec(">4"));
+        assert_eq!(c.as_deref(), Some(format!("{:>4}", 'é').as_str()));
+        assert_eq!(format_one(KIND_BOOL, 1, 0, &spec("<6")).as_deref(), Some("true  "));
+    }
+}
