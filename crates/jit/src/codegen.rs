@@ -203,13 +203,23 @@ fn host_calls(e: &TExpr, out: &mut HostCalls) {
     });
 }
 
-/// The snippet allocates: it builds vectors, or pushes onto the host's.
+/// The snippet allocates or prints: it builds vectors or strings, grows the host's, or prints through the host.
 fn allocates(snippet: &TypedSnippet) -> bool {
     fn in_expr(e: &TExpr) -> bool {
-        if let TKind::SeqMethod { name, .. } = &e.kind {
-            if name == "push" {
-                return true;
-            }
+        let allocating = match &e.kind {
+            TKind::SeqMethod { name, .. } => name == "push",
+            TKind::StringPush { .. }
+            | TKind::Concat { .. }
+            | TKind::Format(_)
+            | TKind::Print { .. }
+            | TKind::VecLit(_)
+            | TKind::SeqClone(_)
+            | TKind::TextMethod { .. }
+            | TKind::Consume { sink: Sink::Collect { .. }, .. } => true,
+            _ => false,
+        };
+        if allocating {
+            return true;
         }
         let mut found = false;
         e.each_child(&mut |c| {
@@ -354,6 +364,9 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_push_str", crate::text::helper_push_str as *const u8),
     ("lacuna_bytes_eq", crate::text::helper_bytes_eq as *const u8),
     ("lacuna_print", crate::text::helper_print as *const u8),
+    ("lacuna_trim", crate::text::helper_trim as *const u8),
+    ("lacuna_find", crate::text::helper_find as *const u8),
+    ("lacuna_transform", crate::text::helper_transform as *const u8),
 ];
 
 /// Sorts `len` elements at `data` (integers, `char`s as `u32`, `bool`s as `u8`: the order of the bits' integer
@@ -492,6 +505,9 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_push_str" => (&[ptr, ptr, ptr, types::I64], &[types::I32]),
             "lacuna_bytes_eq" => (&[ptr, types::I64, ptr, types::I64], &[types::I8]),
             "lacuna_print" => (&[ptr, ptr, types::I32], &[]),
+            "lacuna_trim" => (&[ptr, types::I64, types::I32, ptr], &[]),
+            "lacuna_find" => (&[ptr, types::I64, ptr, types::I64, types::I32, types::I32], &[types::I8]),
+            "lacuna_transform" => (&[ptr, ptr, ptr, types::I64, types::I32, types::I64], &[types::I32]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
             n if n.ends_with("f32") && (n.contains("signum")) => (&[types::F32], &[types::F32]),
             n if n.ends_with("f64") => (&[types::F64, types::F64], &[types::F64]),
@@ -1518,6 +1534,53 @@ impl<'a, 'b> Gen<'a, 'b> {
                     "len" => vec![len],
                     "is_empty" => vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)],
                     "as_str" => vec![data, len],
+                    "trim" | "trim_start" | "trim_end" => {
+                        let which = match name.as_str() {
+                            "trim" => 0,
+                            "trim_start" => 1,
+                            _ => 2,
+                        };
+                        let which = self.int_const(types::I32, which);
+                        let slot =
+                            self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
+                        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+                        let f = self.helpers["lacuna_trim"];
+                        self.b.ins().call(f, &[data, len, which, out]);
+                        vec![self.b.ins().stack_load(types::I64, slot, 0), self.b.ins().stack_load(types::I64, slot, 8)]
+                    }
+                    "contains" | "starts_with" | "ends_with" => {
+                        let which = match name.as_str() {
+                            "contains" => 0,
+                            "starts_with" => 1,
+                            _ => 2,
+                        };
+                        let which = self.int_const(types::I32, which);
+                        let pattern = &args[0];
+                        let (p, p_len, c) = if pattern.ty == Ty::Scalar(Scalar::Char) {
+                            let c = self.one(pattern)?;
+                            (self.int_const(types::I64, 0), self.int_const(types::I64, 0), c)
+                        } else {
+                            let (p, p_len) = self.text_parts(pattern)?;
+                            (p, p_len, self.int_const(types::I32, 0))
+                        };
+                        let f = self.helpers["lacuna_find"];
+                        let call = self.b.ins().call(f, &[data, len, p, p_len, c, which]);
+                        vec![self.b.inst_results(call)[0]]
+                    }
+                    "to_uppercase" | "to_lowercase" | "repeat" => {
+                        let (slot, address) = self.new_text_slot();
+                        let (op, n) = match name.as_str() {
+                            "to_uppercase" => (0, self.int_const(types::I64, 0)),
+                            "to_lowercase" => (1, self.int_const(types::I64, 0)),
+                            _ => (2, self.one(&args[0])?),
+                        };
+                        let op = self.int_const(types::I32, op);
+                        let f = self.helpers["lacuna_transform"];
+                        let call = self.b.ins().call(f, &[self.ctx, address, data, len, op, n]);
+                        let status = self.b.inst_results(call)[0];
+                        self.helper_fault_if(status, at);
+                        (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect()
+                    }
                     _ if e.ty == Ty::Str => vec![data, len],
                     "to_string" | "to_owned" | "clone" | "into" => self.owned_copy(data, len, types::I8, at)?,
                     "==" | "!=" => {
@@ -2595,17 +2658,22 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
-    /// The pieces of a format string appended, in order, to a new `String` in a stack slot.
-    fn format_into(&mut self, pieces: &[lacuna_checker::typed::FmtPiece], at: usize) -> R<(StackSlot, Value)> {
-        use crate::text::{RawSpec, KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
-        use lacuna_checker::typed::{FmtPiece, FmtSpec};
+    /// A new, empty `String` the snippet owns in a stack slot for the text helpers (`text::TextSlot`).
+    fn new_text_slot(&mut self) -> (StackSlot, Value) {
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 3));
         let one = self.int_const(types::I64, 1);
         let zero = self.int_const(types::I64, 0);
         for (i, v) in [one, zero, zero, one].into_iter().enumerate() {
             self.b.ins().stack_store(v, slot, (i * 8) as i32);
         }
-        let address = self.b.ins().stack_addr(types::I64, slot, 0);
+        (slot, self.b.ins().stack_addr(types::I64, slot, 0))
+    }
+
+    /// The pieces of a format string appended, in order, to a new `String` in a stack slot.
+    fn format_into(&mut self, pieces: &[lacuna_checker::typed::FmtPiece], at: usize) -> R<(StackSlot, Value)> {
+        use crate::text::{RawSpec, KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
+        use lacuna_checker::typed::{FmtPiece, FmtSpec};
+        let (slot, address) = self.new_text_slot();
         for piece in pieces {
             let (kind, a, b, spec, at) = match piece {
                 FmtPiece::Lit(text) => {

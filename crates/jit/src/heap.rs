@@ -129,7 +129,12 @@ pub(crate) unsafe extern "C" fn helper_vec_grow(
 ) -> usize {
     // SAFETY: as the caller guarantees; generated code calls this only with its own context.
     let ctx = unsafe { &mut *ctx };
-    // SAFETY: the runner sets `heap` to a `Heap` that outlives the call whenever the snippet builds vectors.
+    if ctx.heap == 0 {
+        // Not reached: the runner gives every snippet that allocates a heap. A fault, not undefined behaviour.
+        ctx.fault = Fault::Memory as u32;
+        return 0;
+    }
+    // SAFETY: the runner sets `heap` to a `Heap` that outlives the call whenever the snippet allocates.
     let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
     let (Some(old_size), Some(new_size)) = (old_cap.checked_mul(size), new_cap.checked_mul(size)) else {
         ctx.fault = Fault::CapacityOverflow as u32;
@@ -154,6 +159,9 @@ pub(crate) unsafe extern "C" fn helper_vec_grow(
 pub(crate) unsafe extern "C" fn helper_vec_release(ctx: *mut JitContext, ptr: usize) {
     // SAFETY: as in `helper_vec_grow`.
     let ctx = unsafe { &mut *ctx };
+    if ctx.heap == 0 {
+        return;
+    }
     // SAFETY: as in `helper_vec_grow`.
     let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
     heap.release(ptr);

@@ -294,6 +294,107 @@ pub(crate) unsafe extern "C" fn helper_push_str(
     unsafe { append(ctx, text, bytes) }
 }
 
+/// # Safety
+/// `ptr` is readable UTF-8 for `len` bytes.
+unsafe fn text<'a>(ptr: *const u8, len: usize) -> &'a str {
+    // SAFETY: as the caller guarantees (generated code passes only text it got from `&str`s and `String`s).
+    unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) }
+}
+
+/// JIT helper: `trim` (0), `trim_start` (1), `trim_end` (2) of the text: the (pointer, length) written to `out`.
+///
+/// # Safety
+/// `ptr` is readable UTF-8 for `len` bytes; `out` has room for two words.
+pub(crate) unsafe extern "C" fn helper_trim(ptr: *const u8, len: usize, which: u32, out: *mut [usize; 2]) {
+    // SAFETY: as the caller guarantees.
+    let t = unsafe { text(ptr, len) };
+    let trimmed = match which {
+        0 => t.trim(),
+        1 => t.trim_start(),
+        _ => t.trim_end(),
+    };
+    // SAFETY: as the caller guarantees.
+    unsafe { *out = [trimmed.as_ptr() as usize, trimmed.len()] };
+}
+
+/// JIT helper: `contains` (0), `starts_with` (1), `ends_with` (2) of a text pattern, or of the `char` `c` when
+/// `pattern` is null.
+///
+/// # Safety
+/// `ptr` and (when not null) `pattern` are readable UTF-8 for their lengths.
+pub(crate) unsafe extern "C" fn helper_find(
+    ptr: *const u8,
+    len: usize,
+    pattern: *const u8,
+    pattern_len: usize,
+    c: u32,
+    which: u32,
+) -> u8 {
+    // SAFETY: as the caller guarantees.
+    let t = unsafe { text(ptr, len) };
+    let mut buffer = [0; 4];
+    let p = if pattern.is_null() {
+        char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER).encode_utf8(&mut buffer)
+    } else {
+        // SAFETY: as the caller guarantees.
+        unsafe { text(pattern, pattern_len) }
+    };
+    let found = match which {
+        0 => t.contains(p),
+        1 => t.starts_with(p),
+        _ => t.ends_with(p),
+    };
+    found.into()
+}
+
+/// JIT helper: `to_uppercase` (0), `to_lowercase` (1), `repeat(n)` (2) of the text, appended to the new
+/// `String` at `out`. `repeat` past `isize::MAX` bytes is `capacity overflow`, as std's.
+///
+/// # Safety
+/// As [`helper_fmt`]; `ptr` is readable UTF-8 for `len` bytes.
+pub(crate) unsafe extern "C" fn helper_transform(
+    ctx: *mut JitContext,
+    out: *mut TextSlot,
+    ptr: *const u8,
+    len: usize,
+    op: u32,
+    n: usize,
+) -> u32 {
+    // SAFETY: as the caller guarantees.
+    let (ctx, t) = unsafe { (&mut *ctx, text(ptr, len)) };
+    let result = match op {
+        0 => t.to_uppercase(),
+        1 => t.to_lowercase(),
+        _ => {
+            let Some(total) = len.checked_mul(n).filter(|&total| total <= isize::MAX as usize) else {
+                ctx.fault = Fault::CapacityOverflow as u32;
+                return 1;
+            };
+            // The whole buffer at once (as std's `repeat`), through the heap, so the memory budget sees it.
+            // SAFETY: as the caller guarantees.
+            let [buffer, cap, used, owned] = unsafe { *out };
+            if total > cap {
+                // SAFETY: `buffer` is the slot's buffer of `cap` bytes.
+                let grown = unsafe { crate::heap::helper_vec_grow(ctx, buffer, cap, total, 1, 1, owned) };
+                if grown == 0 {
+                    return 1;
+                }
+                // SAFETY: as the caller guarantees.
+                unsafe { *out = [grown, total, used, owned] };
+            }
+            for _ in 0..n {
+                // SAFETY: as the caller guarantees.
+                if unsafe { append(ctx, out, t.as_bytes()) } != 0 {
+                    return 1;
+                }
+            }
+            return 0;
+        }
+    };
+    // SAFETY: as the caller guarantees.
+    unsafe { append(ctx, out, result.as_bytes()) }
+}
+
 /// JIT helper: whether two byte strings are equal (1) or not (0).
 ///
 /// # Safety
@@ -311,7 +412,10 @@ pub(crate) unsafe extern "C" fn helper_bytes_eq(a: *const u8, a_len: usize, b: *
 pub(crate) unsafe extern "C" fn helper_print(ctx: *mut JitContext, text: *mut TextSlot, stderr: u32) {
     // SAFETY: as the caller guarantees.
     let ctx = unsafe { &mut *ctx };
-    // SAFETY: the runner sets `heap` whenever the snippet allocates, which printing does.
+    if ctx.heap == 0 {
+        return;
+    }
+    // SAFETY: the runner sets `heap` whenever the snippet allocates or prints.
     let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
     // SAFETY: as the caller guarantees.
     let [ptr, _, len, _] = unsafe { *text };

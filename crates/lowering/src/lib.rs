@@ -692,7 +692,13 @@ impl Check<'_> {
                         ("len", []) => e.ty == Ty::Scalar(Scalar::Usize),
                         ("is_empty", []) => e.ty == Ty::Scalar(Scalar::Bool),
                         ("to_string" | "to_owned" | "clone" | "into", []) => text(&e.ty),
-                        ("as_str", []) => e.ty == Ty::Str,
+                        ("as_str" | "trim" | "trim_start" | "trim_end", []) => e.ty == Ty::Str,
+                        ("to_uppercase" | "to_lowercase", []) => e.ty == Ty::String,
+                        ("repeat", [n]) => n.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::String,
+                        ("contains" | "starts_with" | "ends_with", [pattern]) => {
+                            (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char))
+                                && e.ty == Ty::Scalar(Scalar::Bool)
+                        }
                         ("==" | "!=", [other]) => text(&other.ty) && e.ty == Ty::Scalar(Scalar::Bool),
                         _ => false,
                     };

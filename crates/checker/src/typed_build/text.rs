@@ -7,8 +7,25 @@ use ra_ap_syntax::{AstNode, AstToken, SyntaxKind};
 use super::{Builder, Result};
 use crate::typed::*;
 
-/// Methods of text the typed view reads (see [`TKind::TextMethod`]).
-const TEXT_METHODS: &[&str] = &["len", "is_empty", "to_string", "to_owned", "clone", "into", "as_str"];
+/// Methods of text the typed view reads (see [`TKind::TextMethod`]), with how many arguments they take.
+const TEXT_METHODS: &[(&str, usize)] = &[
+    ("len", 0),
+    ("is_empty", 0),
+    ("to_string", 0),
+    ("to_owned", 0),
+    ("clone", 0),
+    ("into", 0),
+    ("as_str", 0),
+    ("trim", 0),
+    ("trim_start", 0),
+    ("trim_end", 0),
+    ("to_uppercase", 0),
+    ("to_lowercase", 0),
+    ("repeat", 1),
+    ("contains", 1),
+    ("starts_with", 1),
+    ("ends_with", 1),
+];
 
 impl<'db> Builder<'_, 'db> {
     fn is_string(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
@@ -109,14 +126,22 @@ impl<'db> Builder<'_, 'db> {
         if !matches!(krate.as_deref(), Some("core" | "alloc")) {
             return Ok(None);
         }
-        let receiver_is_text = self
-            .sema
-            .type_of_expr(&receiver)
-            .is_some_and(|t| self.text_ty(&t.original).is_some() || t.original.strip_references().is_str());
+        let receiver_ty = self.sema.type_of_expr(&receiver).map(|t| t.original);
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        // `x.to_string()` of a scalar: what `format!("{x}")` makes.
+        let scalar_receiver = receiver_ty.as_ref().and_then(|t| Self::builtin(&t.strip_references()));
+        if let (Some(_), "to_string", []) = (scalar_receiver, name.as_str(), args.as_slice()) {
+            if self.core_trait_of(f).is_none() && krate.as_deref() == Some("alloc") {
+                self.owns_buffers.set(true);
+                let value = self.expr(&receiver)?;
+                return Ok(Some(TKind::Format(vec![FmtPiece::Arg { value, spec: FmtSpec::default() }])));
+            }
+        }
+        let receiver_is_text =
+            receiver_ty.as_ref().is_some_and(|t| self.text_ty(t).is_some() || t.strip_references().is_str());
         if !receiver_is_text {
             return Ok(None);
         }
-        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let at =
             m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
         if matches!(name.as_str(), "push_str" | "push") {
@@ -126,11 +151,12 @@ impl<'db> Builder<'_, 'db> {
             let value = if name == "push_str" { self.text_operand(value)? } else { self.expr(value)? };
             return Ok(Some(TKind::StringPush { seq, value: Box::new(value), at }));
         }
-        if !TEXT_METHODS.contains(&name.as_str()) || !args.is_empty() {
+        if !TEXT_METHODS.contains(&(name.as_str(), args.len())) {
             return Ok(None);
         }
         let receiver = Box::new(self.text_operand(&receiver)?);
-        Ok(Some(TKind::TextMethod { name, receiver, args: Vec::new() }))
+        let args = args.iter().map(|a| self.text_operand(a)).collect::<Result<Vec<_>>>()?;
+        Ok(Some(TKind::TextMethod { name, receiver, args }))
     }
 
     /// `String::from(text)` and `String::new()`.
