@@ -276,6 +276,21 @@ const KERNELS: &[(&str, &str, i64)] = &[
         "let mut acc = 0.0f64;\nlet mut sign = 1.0f64;\nfor k in 0..n {\n    acc += sign / (2 * k + 1) as f64;\n    sign = -sign;\n}\n(acc * 4.0 * 1000000.0) as i64",
         20_000_000,
     ),
+    (
+        "prime sieve (vec![true; n])",
+        "let n = n as usize;\nlet mut sieve = vec![true; n];\nlet mut count = 0i64;\nlet mut i = 2;\nwhile i < n {\n    if sieve[i] {\n        count += 1;\n        let mut j = i * i;\n        while j < n {\n            sieve[j] = false;\n            j += i;\n        }\n    }\n    i += 1;\n}\ncount",
+        5_000_000,
+    ),
+    (
+        "sorting collected numbers",
+        "let mut v: Vec<i64> = (0..n).map(|i| (i * 7919 + 13) % 1_000_003).collect();\nv.sort();\nv[(n / 2) as usize] + v[0] + v.len() as i64",
+        1_000_000,
+    ),
+    (
+        "string building (push_str, to_string)",
+        "let mut s = String::new();\nfor i in 0..n {\n    s.push_str(&i.to_string());\n    s.push(',');\n}\ns.len() as i64",
+        200_000,
+    ),
 ];
 
 fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) -> Vec<(String, f64, f64)> {

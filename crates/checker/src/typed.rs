@@ -414,6 +414,11 @@ pub enum TKind {
     /// `vec![a, b, ..]` or `Vec::new()` (no elements): a `Vec` the snippet owns, allocated to fit its elements
     /// (faults of the allocation are placed at the expression).
     VecLit(Vec<TExpr>),
+    /// `vec![value; count]` (faults of the allocation are placed at the expression).
+    VecRepeat {
+        value: Box<TExpr>,
+        count: Box<TExpr>,
+    },
     /// `for PAT in CHAIN { body }` over an iterator chain.
     ForIter {
         label: Option<String>,
@@ -441,6 +446,7 @@ impl IterChain {
             None => match &self.source {
                 IterSource::Range { start, .. } => start.ty.clone(),
                 IterSource::Seq(seq) => Ty::Scalar(seq.elem),
+                IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
             },
         }
     }
@@ -453,6 +459,8 @@ pub enum IterSource {
     Range { start: Box<TExpr>, end: Option<Box<TExpr>>, inclusive: bool },
     /// The elements of a sequence binding (`v.iter()`: shared references, read as the elements).
     Seq(Seq),
+    /// `text.chars()`: the `char`s of text (a `&str` or `String` value).
+    Chars(Box<TExpr>),
 }
 
 /// A piece of a format string: literal text, or an argument formatted by a spec.
@@ -836,6 +844,9 @@ impl IterChain {
                 f(Child::Expr(end));
             }
         }
+        if let IterSource::Chars(text) = &self.source {
+            f(Child::Expr(text));
+        }
         for (stage, _) in &self.stages {
             match stage {
                 Stage::Map(c) | Stage::Filter(c) | Stage::FilterMap(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
@@ -847,6 +858,26 @@ impl IterChain {
         }
     }
 }
+
+/// Methods of `char` the JIT runs through `lacuna_char_op`, by their operation number (their index here).
+pub const CHAR_METHODS: &[&str] = &[
+    "is_alphabetic",
+    "is_numeric",
+    "is_alphanumeric",
+    "is_whitespace",
+    "is_uppercase",
+    "is_lowercase",
+    "is_ascii",
+    "is_ascii_digit",
+    "is_ascii_alphabetic",
+    "is_ascii_alphanumeric",
+    "is_ascii_uppercase",
+    "is_ascii_lowercase",
+    "is_ascii_punctuation",
+    "is_ascii_whitespace",
+    "to_ascii_uppercase",
+    "to_ascii_lowercase",
+];
 
 /// Sequence methods that change the sequence.
 pub const SEQ_MUTATORS: &[&str] = &["sort", "sort_unstable", "reverse", "swap", "fill", "dedup", "push", "pop"];
@@ -932,6 +963,10 @@ impl TExpr {
             TKind::None => {}
             TKind::Tuple(xs) | TKind::VecLit(xs) => xs.iter().for_each(|x| f(Child::Expr(x))),
             TKind::TextOf(_) => {}
+            TKind::VecRepeat { value, count } => {
+                f(Child::Expr(value));
+                f(Child::Expr(count));
+            }
             TKind::TextMethod { receiver, args, .. } => {
                 f(Child::Expr(receiver));
                 args.iter().for_each(|a| f(Child::Expr(a)));

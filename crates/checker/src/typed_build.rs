@@ -15,6 +15,22 @@ mod text;
 
 /// Methods of scalars the subset supports (the JIT implements exactly these).
 pub const SCALAR_METHODS: &[&str] = &[
+    "is_alphabetic",
+    "is_numeric",
+    "is_alphanumeric",
+    "is_whitespace",
+    "is_uppercase",
+    "is_lowercase",
+    "is_ascii",
+    "is_ascii_digit",
+    "is_ascii_alphabetic",
+    "is_ascii_alphanumeric",
+    "is_ascii_uppercase",
+    "is_ascii_lowercase",
+    "is_ascii_punctuation",
+    "is_ascii_whitespace",
+    "to_ascii_uppercase",
+    "to_ascii_lowercase",
     "abs",
     "pow",
     "min",
@@ -217,17 +233,38 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some(Seq { binding, kind, elem, writable })
     }
 
-    /// `vec![a, b, ..]` and `vec![]`, read from the macro's expansion (its elements keep their place in the
-    /// snippet); `vec![x; n]` is not in the subset.
+    /// `vec![a, b, ..]`, `vec![x; n]` and `vec![]`, read from the macro's expansion (its elements keep their
+    /// place in the snippet).
     fn vec_macro(&mut self, call: &ast::MacroCall) -> Result<TKind> {
         let Some(expansion) = self.sema.expand_macro_call(call) else {
             return self.unsupported("a `vec!` that does not expand", call.syntax());
         };
-        let array = expansion.value.descendants().find_map(ast::ArrayExpr::cast);
-        let Some(array) = array else { return Ok(TKind::VecLit(Vec::new())) };
-        if array.semicolon_token().is_some() {
-            return self.unsupported("`vec![value; count]`", call.syntax());
+        let tokens: Vec<_> = call
+            .token_tree()
+            .map(|t| t.syntax().children_with_tokens().filter_map(|t| t.into_token()).collect())
+            .unwrap_or_default();
+        let empty =
+            tokens.iter().all(|t| t.kind().is_trivia() || matches!(t.text(), "(" | ")" | "[" | "]" | "{" | "}"));
+        if empty {
+            return Ok(TKind::VecLit(Vec::new()));
         }
+        if tokens.iter().any(|t| t.kind() == ra_ap_syntax::SyntaxKind::SEMICOLON) {
+            // `vec![value; count]` is `from_elem(value, count)`.
+            let from_elem = expansion.value.descendants().filter_map(ast::CallExpr::cast).find(|c| {
+                matches!(c.expr(), Some(ast::Expr::PathExpr(p)) if p.path().and_then(|p| p.segment()).is_some_and(|s| s.to_string() == "from_elem"))
+            });
+            let args: Vec<ast::Expr> =
+                from_elem.into_iter().flat_map(|c| c.arg_list()).flat_map(|l| l.args()).collect();
+            let [value, count] = args.as_slice() else {
+                return self.unsupported("`vec![value; count]`", call.syntax());
+            };
+            let value = Box::new(self.expr(value)?);
+            let count = Box::new(self.expr(count)?);
+            return Ok(TKind::VecRepeat { value, count });
+        }
+        let Some(array) = expansion.value.descendants().find_map(ast::ArrayExpr::cast) else {
+            return self.unsupported("a `vec!` of this form", call.syntax());
+        };
         let elems = array.exprs().map(|e| self.expr(&e)).collect::<Result<Vec<_>>>()?;
         Ok(TKind::VecLit(elems))
     }
@@ -865,6 +902,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             "rev",
             "take",
             "skip",
+            "chars",
         ];
         let mut calls = Vec::new();
         let mut current = e.clone();
@@ -890,7 +928,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let first = calls.first().and_then(|c| c.name_ref()).map(|n| n.text().to_string()).unwrap_or_default();
         let base = match current {
             ast::Expr::RangeExpr(_) => current,
-            other if first == "iter" => other,
+            other if first == "iter" || first == "chars" => other,
             _ => return None,
         };
         Some((base, calls))
@@ -917,6 +955,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                     calls.next();
                 }
                 IterSource::Range { start, end, inclusive }
+            }
+            other if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "chars")) => {
+                calls.next();
+                let text = self.text_operand(other)?;
+                if !matches!(text.ty, Ty::Str | Ty::String) {
+                    return self.unsupported("`chars` of something other than text", other.syntax());
+                }
+                IterSource::Chars(Box::new(text))
             }
             other => {
                 let Some(seq) = self.sequence(other) else {
@@ -1023,7 +1069,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             // Into a `Vec` of the items only (the lowering checks the types).
             ("collect", []) => match self.expr_type(&ast::Expr::MethodCallExpr(m.clone()))? {
-                Ty::Vec(_) => Sink::Collect { at },
+                Ty::Vec(_) | Ty::String => Sink::Collect { at },
                 _ => return self.unsupported("a collection other than a `Vec` of scalars", m.syntax()),
             },
             _ => return self.unsupported("an iterator method outside the subset", m.syntax()),

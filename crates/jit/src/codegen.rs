@@ -213,6 +213,7 @@ fn allocates(snippet: &TypedSnippet) -> bool {
             | TKind::Format(_)
             | TKind::Print { .. }
             | TKind::VecLit(_)
+            | TKind::VecRepeat { .. }
             | TKind::SeqClone(_)
             | TKind::TextMethod { .. }
             | TKind::Consume { sink: Sink::Collect { .. }, .. } => true,
@@ -365,6 +366,8 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_bytes_eq", crate::text::helper_bytes_eq as *const u8),
     ("lacuna_print", crate::text::helper_print as *const u8),
     ("lacuna_trim", crate::text::helper_trim as *const u8),
+    ("lacuna_char_op", crate::text::helper_char_op as *const u8),
+    ("lacuna_next_char", crate::text::helper_next_char as *const u8),
     ("lacuna_find", crate::text::helper_find as *const u8),
     ("lacuna_transform", crate::text::helper_transform as *const u8),
 ];
@@ -506,6 +509,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_bytes_eq" => (&[ptr, types::I64, ptr, types::I64], &[types::I8]),
             "lacuna_print" => (&[ptr, ptr, types::I32], &[]),
             "lacuna_trim" => (&[ptr, types::I64, types::I32, ptr], &[]),
+            "lacuna_char_op" => (&[types::I32, types::I32], &[types::I32]),
+            "lacuna_next_char" => (&[ptr, ptr, types::I32], &[types::I32]),
             "lacuna_find" => (&[ptr, types::I64, ptr, types::I64, types::I32, types::I32], &[types::I8]),
             "lacuna_transform" => (&[ptr, ptr, ptr, types::I64, types::I32, types::I64], &[types::I32]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
@@ -1651,6 +1656,46 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(done);
                 return Ok(vars.iter().map(|v| self.b.use_var(*v)).collect());
             }
+            TKind::VecRepeat { value, count } => {
+                let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a vector of this type".into())) };
+                let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let x = self.one(value)?;
+                let n = self.one(count)?;
+                let home = self.vec_new(elem, 0, at)?;
+                let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
+                let fill = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.ins().brif(n, fill, &[], done, &[]);
+                self.b.switch_to_block(fill);
+                self.b.seal_block(fill);
+                let dangling = self.b.use_var(vars[0]);
+                let zero = self.int_const(types::I64, 0);
+                let ptr = self.vec_grow(dangling, zero, n, t, true, at);
+                self.b.def_var(vars[0], ptr);
+                self.b.def_var(vars[1], n);
+                self.b.def_var(vars[2], n);
+                // Every element: a counted loop over the buffer.
+                let i = self.var(types::I64, zero);
+                let head = self.b.create_block();
+                let body = self.b.create_block();
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(head);
+                let k = self.b.use_var(i);
+                let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k, n);
+                self.b.ins().brif(more, body, &[], done, &[]);
+                self.b.switch_to_block(body);
+                self.b.seal_block(body);
+                let offset = self.b.ins().imul_imm(k, i64::from(t.bytes()));
+                let address = self.b.ins().iadd(ptr, offset);
+                self.b.ins().store(MemFlags::trusted(), x, address, 0);
+                let next = self.b.ins().iadd_imm(k, 1);
+                self.b.def_var(i, next);
+                self.b.ins().jump(head, &[]);
+                self.b.seal_block(head);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+                return Ok(vars.iter().map(|v| self.b.use_var(*v)).collect());
+            }
             TKind::VecLit(elems) => {
                 let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a vector of this type".into())) };
                 let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
@@ -1771,6 +1816,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             },
             /// The buffer and length as the loop starts (nothing in the loop can change the binding).
             Seq { t: Type, data: Value, index: Variable, len: Value },
+            /// Text, decoded by a helper from a (front, back) byte position pair in a stack slot.
+            Chars { data: Value, state: Value },
         }
         let src = match &chain.source {
             IterSource::Range { start, end, inclusive } => {
@@ -1804,6 +1851,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let first = if reversed { len } else { self.int_const(types::I64, 0) };
                 let index = self.var(types::I64, first);
                 Src::Seq { t, data, index, len }
+            }
+            IterSource::Chars(text) => {
+                let (data, len) = self.text_parts(text)?;
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
+                let zero = self.int_const(types::I64, 0);
+                self.b.ins().stack_store(zero, slot, 0);
+                self.b.ins().stack_store(len, slot, 8);
+                Src::Chars { data, state: self.b.ins().stack_addr(types::I64, slot, 0) }
             }
         };
         // Adaptor state: counters and limits.
@@ -1922,11 +1977,22 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let address = self.b.ins().iadd(data, offset);
                 vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)]
             }
+            Src::Chars { data, state } => {
+                let from_back = self.int_const(types::I32, i64::from(reversed));
+                let f = self.helpers["lacuna_next_char"];
+                let call = self.b.ins().call(f, &[data, state, from_back]);
+                let c = self.b.inst_results(call)[0];
+                // `char::MAX + 1`: the text is exhausted.
+                let more = self.b.ins().icmp_imm(IntCC::UnsignedLessThan, c, 0x11_0000);
+                self.continue_if(more, exit);
+                vec![c]
+            }
         };
         // The adaptors, in order.
         let mut item_ty = match &chain.source {
             IterSource::Range { start, .. } => start.ty.clone(),
             IterSource::Seq(seq) => Ty::Scalar(seq.elem),
+            IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
         };
         for ((stage, ty), st) in chain.stages.iter().zip(&state) {
             match stage {
@@ -2190,6 +2256,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                     Ok(())
                 })?;
                 Ok(get(self, &acc))
+            }
+            Sink::Collect { at: op_at } if *ty == Ty::String => {
+                let (slot, address) = self.new_text_slot();
+                let f = self.helpers["lacuna_push_char"];
+                self.drive(chain, at, &mut |g, item, _, _| {
+                    let c = item.first().copied().ok_or_else(|| CodegenError("an item".into()))?;
+                    let call = g.b.ins().call(f, &[g.ctx, address, c]);
+                    let status = g.b.inst_results(call)[0];
+                    g.helper_fault_if(status, *op_at);
+                    Ok(())
+                })?;
+                Ok((0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect())
             }
             Sink::Collect { at: op_at } => {
                 let &Ty::Vec(elem) = ty else { return Err(CodegenError("`collect` into this type".into())) };
@@ -3173,6 +3251,13 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn method(&mut self, name: &str, ty: Scalar, v: Value, args: &[Value], at: usize) -> R<Value> {
         let t = clif(ty).ok_or_else(|| CodegenError("method receiver".into()))?;
         let f32 = ty == Scalar::F32;
+        if let Some(op) = lacuna_checker::typed::CHAR_METHODS.iter().position(|m| *m == name) {
+            let op = self.int_const(types::I32, op as i64);
+            let f = self.helpers["lacuna_char_op"];
+            let call = self.b.ins().call(f, &[v, op]);
+            let r = self.b.inst_results(call)[0];
+            return Ok(if name.starts_with("to_") { r } else { self.b.ins().ireduce(types::I8, r) });
+        }
         Ok(match name {
             "abs" if ty.is_float() => self.b.ins().fabs(v),
             "abs" => {

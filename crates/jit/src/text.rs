@@ -395,6 +395,51 @@ pub(crate) unsafe extern "C" fn helper_transform(
     unsafe { append(ctx, out, result.as_bytes()) }
 }
 
+/// JIT helper: the next `char` of the text at `data` between the byte positions `state` = [front, back] —
+/// from the front, or from the back when `from_back` — moving that position past it; `0x110000` once they meet.
+///
+/// # Safety
+/// `data[front..back]` is readable UTF-8 and both positions are on `char` boundaries.
+pub(crate) unsafe extern "C" fn helper_next_char(data: *const u8, state: *mut [usize; 2], from_back: u32) -> u32 {
+    // SAFETY: as the caller guarantees.
+    let [front, back] = unsafe { *state };
+    // SAFETY: as the caller guarantees.
+    let rest = unsafe { text(data.add(front), back - front) };
+    let next = if from_back != 0 { rest.chars().next_back() } else { rest.chars().next() };
+    let Some(c) = next else { return 0x11_0000 };
+    let step = c.len_utf8();
+    // SAFETY: as the caller guarantees.
+    unsafe { *state = if from_back != 0 { [front, back - step] } else { [front + step, back] } };
+    c as u32
+}
+
+/// JIT helper: the `char` method number `op` of [`lacuna_checker::typed::CHAR_METHODS`] on `c` (a `bool` as
+/// 0 or 1, or a `char`).
+pub(crate) extern "C" fn helper_char_op(c: u32, op: u32) -> u32 {
+    let Some(c) = char::from_u32(c) else { return 0 };
+    let name = lacuna_checker::typed::CHAR_METHODS.get(op as usize).copied().unwrap_or("");
+    let answer = match name {
+        "is_alphabetic" => c.is_alphabetic(),
+        "is_numeric" => c.is_numeric(),
+        "is_alphanumeric" => c.is_alphanumeric(),
+        "is_whitespace" => c.is_whitespace(),
+        "is_uppercase" => c.is_uppercase(),
+        "is_lowercase" => c.is_lowercase(),
+        "is_ascii" => c.is_ascii(),
+        "is_ascii_digit" => c.is_ascii_digit(),
+        "is_ascii_alphabetic" => c.is_ascii_alphabetic(),
+        "is_ascii_alphanumeric" => c.is_ascii_alphanumeric(),
+        "is_ascii_uppercase" => c.is_ascii_uppercase(),
+        "is_ascii_lowercase" => c.is_ascii_lowercase(),
+        "is_ascii_punctuation" => c.is_ascii_punctuation(),
+        "is_ascii_whitespace" => c.is_ascii_whitespace(),
+        "to_ascii_uppercase" => return c.to_ascii_uppercase() as u32,
+        "to_ascii_lowercase" => return c.to_ascii_lowercase() as u32,
+        _ => false,
+    };
+    answer.into()
+}
+
 /// JIT helper: whether two byte strings are equal (1) or not (0).
 ///
 /// # Safety

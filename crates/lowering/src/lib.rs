@@ -534,6 +534,10 @@ impl Check<'_> {
                     ("unsigned_abs", 0) => t.is_signed() && t.is_int(),
                     ("is_power_of_two", 0) => t.is_int() && !t.is_signed(),
                     ("trunc", 0) => t.is_float(),
+                    (m, 0) if lacuna_checker::typed::CHAR_METHODS.contains(&m) => {
+                        let to_char = m.starts_with("to_");
+                        t == Scalar::Char && e.ty == Ty::Scalar(if to_char { Scalar::Char } else { Scalar::Bool })
+                    }
                     ("powi", 1) => t.is_float() && arg(0) == Some(Scalar::I32),
                     _ => false,
                 };
@@ -659,8 +663,9 @@ impl Check<'_> {
                             && !matches!(e.ty, Ty::Scalar(Scalar::Unit | Scalar::Never))
                     }
                     Sink::Collect { .. } => {
-                        s.is_some_and(|s| !matches!(s, Scalar::Unit | Scalar::Never))
-                            && e.ty == Ty::Vec(s.unwrap_or(Scalar::Never))
+                        (s.is_some_and(|s| !matches!(s, Scalar::Unit | Scalar::Never))
+                            && e.ty == Ty::Vec(s.unwrap_or(Scalar::Never)))
+                            || (s == Some(Scalar::Char) && e.ty == Ty::String)
                     }
                 };
                 if ok {
@@ -764,6 +769,14 @@ impl Check<'_> {
                     unsupported("a copy of a sequence to this type", &e.range)
                 }
             }
+            TKind::VecRepeat { value, count } => {
+                self.expr(value)?;
+                self.expr(count)?;
+                match (&e.ty, &value.ty) {
+                    (Ty::Vec(s), Ty::Scalar(v)) if s == v && count.ty == Ty::Scalar(Scalar::Usize) => Ok(()),
+                    _ => unsupported("a vector of this type", &e.range),
+                }
+            }
             TKind::VecLit(elems) => {
                 for x in elems {
                     self.expr(x)?;
@@ -799,6 +812,13 @@ impl Check<'_> {
                 start.ty.clone()
             }
             IterSource::Seq(seq) => Ty::Scalar(seq.elem),
+            IterSource::Chars(text) => {
+                self.expr(text)?;
+                if !matches!(text.ty, Ty::Str | Ty::String) {
+                    return unsupported("`chars` of something other than text", range);
+                }
+                Ty::Scalar(Scalar::Char)
+            }
         };
         for (stage, ty) in &chain.stages {
             let bool_ty = Ty::Scalar(Scalar::Bool);
