@@ -15,22 +15,6 @@ mod text;
 
 /// Methods of scalars the subset supports (the JIT implements exactly these).
 pub const SCALAR_METHODS: &[&str] = &[
-    "is_alphabetic",
-    "is_numeric",
-    "is_alphanumeric",
-    "is_whitespace",
-    "is_uppercase",
-    "is_lowercase",
-    "is_ascii",
-    "is_ascii_digit",
-    "is_ascii_alphabetic",
-    "is_ascii_alphanumeric",
-    "is_ascii_uppercase",
-    "is_ascii_lowercase",
-    "is_ascii_punctuation",
-    "is_ascii_whitespace",
-    "to_ascii_uppercase",
-    "to_ascii_lowercase",
     "abs",
     "pow",
     "min",
@@ -1765,7 +1749,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                     _ => false,
                 };
                 let ord = (name == "max" || name == "min") && self.core_trait_of(f).as_deref() == Some("Ord");
-                if !SCALAR_METHODS.contains(&name.as_str()) || !(inherent_primitive || ord) {
+                let known = SCALAR_METHODS.contains(&name.as_str()) || CHAR_METHODS.contains(&name.as_str());
+                if !known || !(inherent_primitive || ord) {
                     return self.unsupported("a method outside the subset", expr.syntax());
                 }
                 let Some(receiver) = m.receiver() else { return self.unsupported("a method", expr.syntax()) };

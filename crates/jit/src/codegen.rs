@@ -223,24 +223,18 @@ fn allocates(snippet: &TypedSnippet) -> bool {
             return true;
         }
         let mut found = false;
-        e.each_child(&mut |c| {
-            found = found
-                || match c {
-                    Child::Expr(x) => in_expr(x),
-                    Child::Block(b) => in_block(b),
-                }
-        });
+        e.each_child(&mut |c| found = found || in_child(c));
         found
+    }
+    fn in_child(c: Child<'_>) -> bool {
+        match c {
+            Child::Expr(x) => in_expr(x),
+            Child::Block(b) => in_block(b),
+        }
     }
     fn in_block(b: &TBlock) -> bool {
         let mut found = false;
-        b.each_child(&mut |c| {
-            found = found
-                || match c {
-                    Child::Expr(x) => in_expr(x),
-                    Child::Block(b) => in_block(b),
-                }
-        });
+        b.each_child(&mut |c| found = found || in_child(c));
         found
     }
     snippet.owns_buffers || in_block(&snippet.body) || snippet.fns.iter().any(|f| in_block(&f.body))
@@ -1634,27 +1628,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::SeqClone(seq) => {
                 let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
                 let (data, len) = self.seq_parts(seq)?;
-                let home = self.vec_new(seq.elem, 0, at)?;
-                let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
-                // A copy's capacity is its length (as `to_vec` allocates); an empty one allocates nothing.
-                let copy = self.b.create_block();
-                let done = self.b.create_block();
-                self.b.ins().brif(len, copy, &[], done, &[]);
-                self.b.switch_to_block(copy);
-                self.b.seal_block(copy);
-                let dangling = self.b.use_var(vars[0]);
-                let zero = self.int_const(types::I64, 0);
-                let ptr = self.vec_grow(dangling, zero, len, t, true, at);
-                let bytes = self.b.ins().imul_imm(len, i64::from(t.bytes()));
-                let f = self.helpers["lacuna_copy"];
-                self.b.ins().call(f, &[ptr, data, bytes]);
-                self.b.def_var(vars[0], ptr);
-                self.b.def_var(vars[1], len);
-                self.b.def_var(vars[2], len);
-                self.b.ins().jump(done, &[]);
-                self.b.switch_to_block(done);
-                self.b.seal_block(done);
-                return Ok(vars.iter().map(|v| self.b.use_var(*v)).collect());
+                // A copy's capacity is its length (as `to_vec` allocates).
+                return self.owned_copy(data, len, t, at);
             }
             TKind::VecRepeat { value, count } => {
                 let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a vector of this type".into())) };
