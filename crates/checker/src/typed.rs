@@ -404,6 +404,14 @@ pub enum TKind {
     },
     /// `format!(..)`: a new `String`.
     Format(Vec<FmtPiece>),
+    /// `text.parse::<S>()` of a scalar, consumed where it is made (`unwrap`, `expect`, `unwrap_or`, `ok`, ..).
+    /// An `unwrap` or `expect` of the error panics at `at`, as std's does.
+    Parse {
+        text: Box<TExpr>,
+        target: Scalar,
+        then: ParseThen,
+        at: usize,
+    },
     /// `print!`, `println!`, `eprint!`, `eprintln!`: the text goes to the host's stdout or stderr.
     Print {
         pieces: Vec<FmtPiece>,
@@ -461,6 +469,19 @@ pub enum IterSource {
     Seq(Seq),
     /// `text.chars()`: the `char`s of text (a `&str` or `String` value).
     Chars(Box<TExpr>),
+}
+
+/// What is done with a `parse` result ([`TKind::Parse`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParseThen {
+    Unwrap,
+    Expect(String),
+    UnwrapOr(Box<TExpr>),
+    UnwrapOrDefault,
+    /// `.ok()`: an `Option`.
+    Ok,
+    IsOk,
+    IsErr,
 }
 
 /// A piece of a format string: literal text, or an argument formatted by a spec.
@@ -972,6 +993,12 @@ impl TExpr {
                 args.iter().for_each(|a| f(Child::Expr(a)));
             }
             TKind::StringPush { value, .. } => f(Child::Expr(value)),
+            TKind::Parse { text, then, .. } => {
+                f(Child::Expr(text));
+                if let ParseThen::UnwrapOr(v) = then {
+                    f(Child::Expr(v));
+                }
+            }
             TKind::Concat { left, right, .. } => {
                 f(Child::Expr(left));
                 f(Child::Expr(right));

@@ -1204,6 +1204,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
             }
             ast::Expr::MethodCallExpr(m) => {
+                if let Some(kind) = self.parse_method(m)? {
+                    // A panic of `unwrap` or `expect` is placed at the method's name.
+                    let start = match &kind {
+                        TKind::Parse { at, then: ParseThen::Unwrap | ParseThen::Expect(_), .. } => *at,
+                        _ => range.start,
+                    };
+                    return Ok(TExpr { kind, ty, range: start..range.end });
+                }
                 if let Some(kind) = self.text_method(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }

@@ -360,6 +360,7 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_bytes_eq", crate::text::helper_bytes_eq as *const u8),
     ("lacuna_print", crate::text::helper_print as *const u8),
     ("lacuna_trim", crate::text::helper_trim as *const u8),
+    ("lacuna_parse", crate::text::helper_parse as *const u8),
     ("lacuna_char_op", crate::text::helper_char_op as *const u8),
     ("lacuna_next_char", crate::text::helper_next_char as *const u8),
     ("lacuna_find", crate::text::helper_find as *const u8),
@@ -503,6 +504,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_bytes_eq" => (&[ptr, types::I64, ptr, types::I64], &[types::I8]),
             "lacuna_print" => (&[ptr, ptr, types::I32], &[]),
             "lacuna_trim" => (&[ptr, types::I64, types::I32, ptr], &[]),
+            "lacuna_parse" => (&[ptr, types::I64, types::I32, ptr], &[types::I32]),
             "lacuna_char_op" => (&[types::I32, types::I32], &[types::I32]),
             "lacuna_next_char" => (&[ptr, ptr, types::I32], &[types::I32]),
             "lacuna_find" => (&[ptr, types::I64, ptr, types::I64, types::I32, types::I32], &[types::I8]),
@@ -1624,6 +1626,65 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let f = self.helpers["lacuna_print"];
                 self.b.ins().call(f, &[self.ctx, address, to]);
                 return Ok(Vec::new());
+            }
+            TKind::Parse { text, target, then, at: name_at } => {
+                use lacuna_checker::typed::ParseThen;
+                let t = clif(*target).ok_or_else(|| CodegenError("a parsed type".into()))?;
+                let (data, len) = self.text_parts(text)?;
+                let code = crate::text::PARSE_TARGETS
+                    .iter()
+                    .position(|s| s == target)
+                    .ok_or_else(|| CodegenError(format!("parsing a `{}`", target.name())))?;
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+                let zero64 = self.int_const(types::I64, 0);
+                self.b.ins().stack_store(zero64, slot, 0);
+                let out = self.b.ins().stack_addr(types::I64, slot, 0);
+                let code = self.int_const(types::I32, code as i64);
+                let f = self.helpers["lacuna_parse"];
+                let call = self.b.ins().call(f, &[data, len, code, out]);
+                let status = self.b.inst_results(call)[0];
+                let raw = self.b.ins().stack_load(types::I64, slot, 0);
+                let value = match t {
+                    types::I64 => raw,
+                    types::F64 => self.b.ins().bitcast(types::F64, MemFlags::new(), raw),
+                    types::F32 => {
+                        let bits = self.b.ins().ireduce(types::I32, raw);
+                        self.b.ins().bitcast(types::F32, MemFlags::new(), bits)
+                    }
+                    _ => self.b.ins().ireduce(t, raw),
+                };
+                let ok = self.b.ins().icmp_imm(IntCC::Equal, status, 0);
+                return Ok(match then {
+                    ParseThen::Unwrap | ParseThen::Expect(_) => {
+                        // The message of each error `parse` can give, chosen by the helper's status.
+                        let mut index = self.int_const(types::I64, 0);
+                        for (i, error) in crate::text::parse_errors(*target).iter().enumerate() {
+                            let message = match then {
+                                ParseThen::Expect(m) => format!("{m}: {error}"),
+                                _ => format!("called `Result::unwrap()` on an `Err` value: {error}"),
+                            };
+                            let k = self.message(&message);
+                            let k = self.int_const(types::I64, k as i64);
+                            let this = self.b.ins().icmp_imm(IntCC::Equal, status, i as i64 + 1);
+                            index = self.b.ins().select(this, k, index);
+                        }
+                        self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
+                        let failed = self.b.ins().bxor_imm(ok, 1);
+                        self.fault_if(failed, Fault::Panic, *name_at);
+                        vec![value]
+                    }
+                    ParseThen::UnwrapOrDefault => {
+                        let zero = self.zero(t);
+                        vec![self.b.ins().select(ok, value, zero)]
+                    }
+                    ParseThen::UnwrapOr(default) => {
+                        let d = self.one(default)?;
+                        vec![self.b.ins().select(ok, value, d)]
+                    }
+                    ParseThen::Ok => vec![ok, value],
+                    ParseThen::IsOk => vec![ok],
+                    ParseThen::IsErr => vec![self.b.ins().bxor_imm(ok, 1)],
+                });
             }
             TKind::SeqClone(seq) => {
                 let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;

@@ -2,7 +2,7 @@
 //! digits, the spec's padding applied as `Formatter` applies it), appending to a `String` the snippet owns,
 //! comparing, printing through the host.
 
-use lacuna_checker::typed::{FmtSpec, FmtTrait};
+use lacuna_checker::typed::{FmtSpec, FmtTrait, Scalar};
 
 use crate::codegen::{Fault, JitContext};
 use crate::heap::Heap;
@@ -438,6 +438,83 @@ pub(crate) extern "C" fn helper_char_op(c: u32, op: u32) -> u32 {
         _ => false,
     };
     answer.into()
+}
+
+/// The scalar types `parse` reads, by the code generated code passes.
+pub const PARSE_TARGETS: &[Scalar] = &[
+    Scalar::I8,
+    Scalar::I16,
+    Scalar::I32,
+    Scalar::I64,
+    Scalar::Isize,
+    Scalar::U8,
+    Scalar::U16,
+    Scalar::U32,
+    Scalar::U64,
+    Scalar::Usize,
+    Scalar::F32,
+    Scalar::F64,
+    Scalar::Bool,
+    Scalar::Char,
+];
+
+/// `text.parse::<target>()`: the value's bits (integers extended to 64 bits, floats' own bits) or the error's
+/// `Debug` text.
+fn parse(text: &str, target: Scalar) -> Result<u64, String> {
+    fn bits<T, E: std::fmt::Debug>(r: Result<T, E>, f: impl Fn(T) -> u64) -> Result<u64, String> {
+        r.map(f).map_err(|e| format!("{e:?}"))
+    }
+    match target {
+        Scalar::I8 => bits(text.parse::<i8>(), |v| v as i64 as u64),
+        Scalar::I16 => bits(text.parse::<i16>(), |v| v as i64 as u64),
+        Scalar::I32 => bits(text.parse::<i32>(), |v| v as i64 as u64),
+        Scalar::I64 => bits(text.parse::<i64>(), |v| v as u64),
+        Scalar::Isize => bits(text.parse::<isize>(), |v| v as i64 as u64),
+        Scalar::U8 => bits(text.parse::<u8>(), u64::from),
+        Scalar::U16 => bits(text.parse::<u16>(), u64::from),
+        Scalar::U32 => bits(text.parse::<u32>(), u64::from),
+        Scalar::U64 => bits(text.parse::<u64>(), |v| v),
+        Scalar::Usize => bits(text.parse::<usize>(), |v| v as u64),
+        Scalar::F32 => bits(text.parse::<f32>(), |v| u64::from(v.to_bits())),
+        Scalar::F64 => bits(text.parse::<f64>(), f64::to_bits),
+        Scalar::Bool => bits(text.parse::<bool>(), u64::from),
+        Scalar::Char => bits(text.parse::<char>(), |c| u64::from(c as u32)),
+        _ => Err("a type `parse` does not read".into()),
+    }
+}
+
+/// The `Debug` texts of every error `parse` can give for `target`, in a fixed order: the helper reports an error
+/// as its position here (plus one), so the compiled code can name the panic message.
+pub fn parse_errors(target: Scalar) -> Vec<String> {
+    let mut out = Vec::new();
+    for probe in
+        ["", "x", "99999999999999999999999999999999999999999", "-99999999999999999999999999999999999999999", "ab"]
+    {
+        if let Err(e) = parse(probe, target) {
+            if !out.contains(&e) {
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
+/// JIT helper: parses the text as the scalar numbered `target` in [`PARSE_TARGETS`]: 0 with the value's bits in
+/// `out`, or 1 + the error's position in [`parse_errors`].
+///
+/// # Safety
+/// `ptr` is readable UTF-8 for `len` bytes; `out` is writable.
+pub(crate) unsafe extern "C" fn helper_parse(ptr: *const u8, len: usize, target: u32, out: *mut u64) -> u32 {
+    let Some(&target) = PARSE_TARGETS.get(target as usize) else { return 1 };
+    // SAFETY: as the caller guarantees.
+    match parse(unsafe { text(ptr, len) }, target) {
+        Ok(bits) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { *out = bits };
+            0
+        }
+        Err(e) => parse_errors(target).iter().position(|known| *known == e).map_or(1, |i| i as u32 + 1),
+    }
 }
 
 /// JIT helper: whether two byte strings are equal (1) or not (0).

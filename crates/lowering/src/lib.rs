@@ -11,8 +11,8 @@
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
 use lacuna_checker::typed::{
-    Arm, BinOp, Child, Closure, IterChain, IterSource, Lit, LocalRef, Place, Scalar, SeqKind, Sink, Stage, TBlock,
-    TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    Arm, BinOp, Child, Closure, IterChain, IterSource, Lit, LocalRef, ParseThen, Place, Scalar, SeqKind, Sink, Stage,
+    TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_checker::Binding;
 
@@ -761,6 +761,26 @@ impl Check<'_> {
                     }
                 }
                 Ok(())
+            }
+            TKind::Parse { text, target, then, .. } => {
+                self.expr(text)?;
+                if let ParseThen::UnwrapOr(v) = then {
+                    self.expr(v)?;
+                }
+                let value = Ty::Scalar(*target);
+                let ok = matches!(text.ty, Ty::Str | Ty::String)
+                    && !matches!(target, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)
+                    && match then {
+                        ParseThen::Unwrap | ParseThen::Expect(_) | ParseThen::UnwrapOrDefault => e.ty == value,
+                        ParseThen::UnwrapOr(v) => v.ty == value && e.ty == value,
+                        ParseThen::Ok => e.ty == Ty::Option(*target),
+                        ParseThen::IsOk | ParseThen::IsErr => e.ty == Ty::Scalar(Scalar::Bool),
+                    };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this use of `parse`", &e.range)
+                }
             }
             TKind::SeqClone(seq) => {
                 if e.ty == Ty::Vec(seq.elem) {

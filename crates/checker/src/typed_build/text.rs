@@ -159,6 +159,51 @@ impl<'db> Builder<'_, 'db> {
         Ok(Some(TKind::TextMethod { name, receiver, args }))
     }
 
+    /// `text.parse::<S>()` followed by what consumes the `Result` (see [`TKind::Parse`]), as `m` (the consumer)
+    /// names it.
+    pub(super) fn parse_method(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        let Some(ast::Expr::MethodCallExpr(parse)) = m.receiver() else { return Ok(None) };
+        if parse.name_ref().is_none_or(|n| n.text() != "parse") {
+            return Ok(None);
+        }
+        let in_core = |b: &Self, call: &ast::MethodCallExpr| {
+            b.sema
+                .resolve_method_call(call)
+                .is_some_and(|f| f.module(b.db).krate(b.db).display_name(b.db).is_some_and(|n| n.to_string() == "core"))
+        };
+        if !in_core(self, &parse) || !in_core(self, m) {
+            return Ok(None);
+        }
+        // `Result<S, E>`: the target is `S`.
+        let Some(result) = self.sema.type_of_expr(&ast::Expr::MethodCallExpr(parse.clone())) else { return Ok(None) };
+        let Some(target) = result.original.type_arguments().next().and_then(|t| Self::builtin(&t)) else {
+            return Ok(None);
+        };
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let Some(receiver) = parse.receiver() else { return Ok(None) };
+        let text = Box::new(self.text_operand(&receiver)?);
+        let then = match (name.as_str(), args.as_slice()) {
+            ("unwrap", []) => ParseThen::Unwrap,
+            ("unwrap_or_default", []) => ParseThen::UnwrapOrDefault,
+            ("ok", []) => ParseThen::Ok,
+            ("is_ok", []) => ParseThen::IsOk,
+            ("is_err", []) => ParseThen::IsErr,
+            ("unwrap_or", [v]) => ParseThen::UnwrapOr(Box::new(self.expr(v)?)),
+            ("expect", [message]) => {
+                let tokens = message.syntax().descendants_with_tokens().filter_map(|t| t.into_token());
+                match Self::plain_message(tokens) {
+                    Some(text) => ParseThen::Expect(text),
+                    None => return self.unsupported("an `expect` message that is not a literal", m.syntax()),
+                }
+            }
+            _ => return self.unsupported("a use of `parse` outside the subset", m.syntax()),
+        };
+        Ok(Some(TKind::Parse { text, target, then, at }))
+    }
+
     /// `String::from(text)` and `String::new()`.
     pub(super) fn string_constructor(
         &mut self,
