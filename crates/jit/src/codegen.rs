@@ -2757,6 +2757,15 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Appends text or a `char` to the `String` at `slot` (a growing buffer the snippet or the host owns: a host
     /// `String` grows through the same allocator, which is why `push_str` on one is fine).
     fn append_text(&mut self, slot: Value, value: &TExpr, at: usize) -> R<()> {
+        // `s.push_str(&format!(..))`, `s += &x.to_string()`: the arguments evaluated first, as for the temporary
+        // `String`, then formatted straight into `s` (no temporary to allocate and keep).
+        if let TKind::TextMethod { name, receiver, .. } = &value.kind {
+            if let (true, TKind::Format(pieces)) = (name == "as_str", &receiver.kind) {
+                let args = self.format_args(pieces, receiver.range.start)?;
+                self.append_formatted(slot, args);
+                return Ok(());
+            }
+        }
         let status = if value.ty == Ty::Scalar(Scalar::Char) {
             let c = self.one(value)?;
             let f = self.helpers["lacuna_push_char"];
@@ -2785,11 +2794,24 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// The pieces of a format string appended, in order, to a new `String` in a stack slot.
     fn format_into(&mut self, pieces: &[lacuna_checker::typed::FmtPiece], at: usize) -> R<(StackSlot, Value)> {
-        use crate::text::{RawSpec, KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
-        use lacuna_checker::typed::{FmtPiece, FmtSpec};
         let (slot, address) = self.new_text_slot();
+        let args = self.format_args(pieces, at)?;
+        self.append_formatted(address, args);
+        Ok((slot, address))
+    }
+
+    /// Each piece of a format string evaluated, in order (what `format_args!` does before anything is written):
+    /// the helper's kind, value words, spec and fault position for each.
+    fn format_args(
+        &mut self,
+        pieces: &[lacuna_checker::typed::FmtPiece],
+        at: usize,
+    ) -> R<Vec<(u32, Value, Value, lacuna_checker::typed::FmtSpec, usize)>> {
+        use crate::text::{KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
+        use lacuna_checker::typed::{FmtPiece, FmtSpec};
+        let mut out = Vec::new();
         for piece in pieces {
-            let (kind, a, b, spec, at) = match piece {
+            out.push(match piece {
                 FmtPiece::Lit(text) => {
                     let parts = self.str_literal(text);
                     (KIND_STR, parts[0], parts[1], FmtSpec::default(), at)
@@ -2832,9 +2854,20 @@ impl<'a, 'b> Gen<'a, 'b> {
                         other => return Err(CodegenError(format!("formatting a `{}`", other.name()))),
                     }
                 }
-            };
-            let raw = Box::new(RawSpec::new(&spec));
-            let spec_ptr = self.int_const(types::I64, &*raw as *const RawSpec as i64);
+            });
+        }
+        Ok(out)
+    }
+
+    /// Appends evaluated format pieces to the `String` at `address` (a `text::TextSlot`).
+    fn append_formatted(
+        &mut self,
+        address: Value,
+        args: Vec<(u32, Value, Value, lacuna_checker::typed::FmtSpec, usize)>,
+    ) {
+        for (kind, a, b, spec, at) in args {
+            let raw = Box::new(crate::text::RawSpec::new(&spec));
+            let spec_ptr = self.int_const(types::I64, &*raw as *const crate::text::RawSpec as i64);
             self.specs.push(raw);
             let kind = self.int_const(types::I32, i64::from(kind));
             let f = self.helpers["lacuna_fmt"];
@@ -2842,7 +2875,6 @@ impl<'a, 'b> Gen<'a, 'b> {
             let status = self.b.inst_results(call)[0];
             self.helper_fault_if(status, at);
         }
-        Ok((slot, address))
     }
 
     /// A new vector of the snippet's own, in fresh variables: empty, or allocated to hold `n` elements.

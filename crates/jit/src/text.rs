@@ -255,6 +255,31 @@ pub(crate) unsafe extern "C" fn helper_fmt(
         // SAFETY: as the caller guarantees.
         return unsafe { append(ctx, text, bytes) };
     }
+    // Integers with no spec: their digits straight from a buffer on the stack.
+    let bare = spec.trait_ == 0
+        && spec.width == u64::MAX
+        && spec.plus == 0
+        && matches!(kind & 0xff, KIND_SIGNED | KIND_UNSIGNED);
+    if bare {
+        let negative = kind & 0xff == KIND_SIGNED && (a as i64) < 0;
+        let mut magnitude = if negative { (a as i64).unsigned_abs() } else { a };
+        let mut digits = [0u8; 21];
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (magnitude % 10) as u8;
+            magnitude /= 10;
+            if magnitude == 0 {
+                break;
+            }
+        }
+        if negative {
+            at -= 1;
+            digits[at] = b'-';
+        }
+        // SAFETY: as the caller guarantees.
+        return unsafe { append(ctx, text, &digits[at..]) };
+    }
     match format_one(kind, a, b, spec) {
         // SAFETY: as the caller guarantees.
         Some(s) => unsafe { append(ctx, text, s.as_bytes()) },
