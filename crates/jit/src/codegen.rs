@@ -1710,24 +1710,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.def_var(vars[0], ptr);
                 self.b.def_var(vars[1], n);
                 self.b.def_var(vars[2], n);
-                // Every element: a counted loop over the buffer.
-                let i = self.var(types::I64, zero);
-                let head = self.b.create_block();
-                let body = self.b.create_block();
-                self.b.ins().jump(head, &[]);
-                self.b.switch_to_block(head);
-                let k = self.b.use_var(i);
-                let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k, n);
-                self.b.ins().brif(more, body, &[], done, &[]);
-                self.b.switch_to_block(body);
-                self.b.seal_block(body);
-                let offset = self.b.ins().imul_imm(k, i64::from(t.bytes()));
-                let address = self.b.ins().iadd(ptr, offset);
-                self.b.ins().store(MemFlags::trusted(), x, address, 0);
-                let next = self.b.ins().iadd_imm(k, 1);
-                self.b.def_var(i, next);
-                self.b.ins().jump(head, &[]);
-                self.b.seal_block(head);
+                self.fill_elements(ptr, n, t, x);
+                self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
                 self.b.seal_block(done);
                 return Ok(vars.iter().map(|v| self.b.use_var(*v)).collect());
@@ -3059,31 +3043,36 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Vec::new()
             }
             "fill" => {
-                let x = values[0];
-                let zero = self.int_const(types::I64, 0);
-                let index = self.var(types::I64, zero);
-                let header = self.b.create_block();
-                let body = self.b.create_block();
-                let exit = self.b.create_block();
-                self.b.ins().jump(header, &[]);
-                self.b.switch_to_block(header);
-                let i = self.b.use_var(index);
-                let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
-                self.b.ins().brif(more, body, &[], exit, &[]);
-                self.b.switch_to_block(body);
-                self.b.seal_block(body);
-                let address = element(self, i);
-                self.b.ins().store(MemFlags::trusted(), x, address, 0);
-                let next = self.b.ins().iadd_imm(i, 1);
-                self.b.def_var(index, next);
-                self.b.ins().jump(header, &[]);
-                self.b.seal_block(header);
-                self.b.switch_to_block(exit);
-                self.b.seal_block(exit);
+                self.fill_elements(data, len, t, values[0]);
                 Vec::new()
             }
             _ => return Err(CodegenError(format!("the sequence method `{name}`"))),
         })
+    }
+
+    /// Stores `x` into each of the `len` elements of type `t` at `data` (`fill`, `vec![x; n]`).
+    fn fill_elements(&mut self, data: Value, len: Value, t: Type, x: Value) {
+        let zero = self.int_const(types::I64, 0);
+        let index = self.var(types::I64, zero);
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let i = self.b.use_var(index);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        self.b.seal_block(body);
+        let offset = self.b.ins().imul_imm(i, i64::from(t.bytes()));
+        let address = self.b.ins().iadd(data, offset);
+        self.b.ins().store(MemFlags::trusted(), x, address, 0);
+        let next = self.b.ins().iadd_imm(i, 1);
+        self.b.def_var(index, next);
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
     }
 
     /// The address of element `i` of a sequence, after the bounds check (a fault at `at` past the end).

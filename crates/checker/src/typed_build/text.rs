@@ -60,6 +60,12 @@ impl<'db> Builder<'_, 'db> {
             });
         }
         let (binding, _) = self.hole_binding(expr)?;
+        self.text_binding(binding, local)
+    }
+
+    /// The hole binding `binding` (the local `local`) as text in place, when it holds a `String`, `&String`,
+    /// `&mut String` or `&str`.
+    fn text_binding(&mut self, binding: usize, local: Local<'db>) -> Option<Seq> {
         let ty = local.ty(self.db);
         let (kind, writable) = match ty.as_reference() {
             Some((inner, ra_ap_hir::Mutability::Shared)) if inner.is_str() => (SeqKind::Slice, false),
@@ -359,17 +365,7 @@ impl<'db> Builder<'_, 'db> {
         let Some(binding) = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()) else {
             return self.unsupported("a local the subset does not know", call.syntax());
         };
-        let bty = local.ty(self.db);
-        let text = match bty.as_reference() {
-            Some((inner, ra_ap_hir::Mutability::Shared)) if inner.is_str() => Some(SeqKind::Slice),
-            Some((inner, _)) if self.is_string(&inner) => Some(SeqKind::RefVec),
-            None if self.is_string(&bty) => Some(SeqKind::Vec),
-            _ => None,
-        };
-        if let Some(kind) = text {
-            self.owns_buffers.set(true);
-            self.note_binding(binding, Scalar::U8);
-            let seq = Seq { binding, kind, elem: Scalar::U8, writable: false };
+        if let Some(seq) = self.text_binding(binding, local) {
             return Ok(TExpr { kind: TKind::TextOf(seq), ty: Ty::Str, range });
         }
         if let Some(b) = self.binding_through_ref(local) {
