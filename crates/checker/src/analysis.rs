@@ -596,6 +596,7 @@ impl RaSession {
                 bindings: builder.used_bindings,
                 references,
                 owns_buffers: builder.owns_buffers.get(),
+                rustc_decides: builder.rustc_decides.take(),
                 fields: builder.fields,
             })
         })

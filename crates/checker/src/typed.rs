@@ -206,7 +206,7 @@ pub enum UnOp {
 }
 
 /// A local variable: one of the hole's bindings, or declared in the snippet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LocalRef {
     /// Index into the hole's [`crate::HoleScope::bindings`].
     Binding(usize),
@@ -845,9 +845,12 @@ pub struct TypedSnippet {
     pub references: bool,
     /// Host structs' fields the snippet reads or writes.
     pub fields: Vec<FieldOf>,
-    /// The snippet builds vectors or strings of its own ([`Ty::Vec`], [`Ty::String`]) or reads the host's text:
-    /// moves and borrows of owned values are rustc's check.
+    /// The snippet builds vectors or strings of its own ([`Ty::Vec`], [`Ty::String`]) or reads the host's text
+    /// (it needs the JIT's heap; the lowering checks moves and borrows of owned values).
     pub owns_buffers: bool,
+    /// A construct rustc may reject where rust-analyzer does not report it, and the typed view cannot tell (an
+    /// unusual pair of text types compared, a trait bound of a pattern argument): rustc must decide.
+    pub rustc_decides: Option<Unsupported>,
 }
 
 /// A direct part of an expression.

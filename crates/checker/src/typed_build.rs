@@ -59,6 +59,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub fields: Vec<FieldOf>,
     /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_buffers`).
     pub owns_buffers: std::cell::Cell<bool>,
+    /// The first construct rustc must judge (see `TypedSnippet::rustc_decides`).
+    pub rustc_decides: std::cell::RefCell<Option<Unsupported>>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -83,7 +85,23 @@ impl<'a, 'db> Builder<'a, 'db> {
             references: std::cell::Cell::new(false),
             fields: Vec::new(),
             owns_buffers: std::cell::Cell::new(false),
+            rustc_decides: std::cell::RefCell::new(None),
         }
+    }
+
+    /// Notes a construct whose verdict only rustc can give (the first one noted is kept).
+    pub(crate) fn rustc_decides(&self, construct: &str, node: &SyntaxNode) {
+        let mut slot = self.rustc_decides.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(Unsupported { construct: construct.to_owned(), range: self.range(node) });
+        }
+    }
+
+    /// `ty` holds a reference somewhere: itself, a type argument (`Option<&i64>`, `Vec<&str>`) or a tuple field.
+    fn holds_reference(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
+        ty.as_reference().is_some()
+            || ty.type_arguments().any(|t| self.holds_reference(&t))
+            || (ty.is_tuple() && ty.tuple_fields(self.db).iter().any(|t| self.holds_reference(t)))
     }
 
     fn range(&self, node: &SyntaxNode) -> Range<usize> {
@@ -618,7 +636,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// A `let` or parameter that holds a reference (read as its value): whether it outlives a write to what it
     /// points to is rustc's borrow check.
     fn note_reference_local(&self, pat: &ast::IdentPat) {
-        if self.sema.to_def(pat).is_some_and(|l| l.ty(self.db).as_reference().is_some()) {
+        if self.sema.to_def(pat).is_some_and(|l| self.holds_reference(&l.ty(self.db))) {
             self.references.set(true);
         }
     }
@@ -665,6 +683,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         if f.param_list().and_then(|l| l.self_param()).is_some() {
             return self.unsupported("a method", f.syntax());
+        }
+        // A returned reference: whether its lifetime works out is rustc's check.
+        if self.holds_reference(&def.ret_type(self.db)) {
+            self.references.set(true);
         }
         let ret = self.ty(&def.ret_type(self.db), f.syntax())?;
         let Some(body) = f.body() else { return self.unsupported("a function without a body", f.syntax()) };
@@ -1581,8 +1603,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                 TKind::Loop { label, body: self.block(&body)? }
             }
             ast::Expr::ForExpr(f) => {
-                let (Some(ast::Pat::IdentPat(pat)), Some(ast::Expr::RangeExpr(range_expr)), Some(body)) =
-                    (f.pat(), f.iterable(), f.loop_body())
+                let (
+                    Some(pat @ (ast::Pat::IdentPat(_) | ast::Pat::WildcardPat(_))),
+                    Some(ast::Expr::RangeExpr(range_expr)),
+                    Some(body),
+                ) = (f.pat(), f.iterable(), f.loop_body())
                 else {
                     return self.unsupported("`for` over something other than an integer range", expr.syntax());
                 };
@@ -1594,7 +1619,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if !start.s().is_int() {
                     return self.unsupported("`for` over a range of non-integers", expr.syntax());
                 }
-                let var = self.declare_local(&pat)?;
+                let var = match &pat {
+                    ast::Pat::IdentPat(pat) => self.declare_local(pat)?,
+                    // `for _ in ..`: the counter in a local no name reaches.
+                    _ => {
+                        let name = format!("<for at {}>", range.start);
+                        self.locals.push(TLocal { name, ty: start.ty.clone(), mutable: false, fixed_type: true });
+                        self.locals.len() - 1
+                    }
+                };
                 let label = Self::label(f.label().and_then(|l| l.lifetime()));
                 TKind::For {
                     label,

@@ -120,6 +120,15 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
         )
         .into());
     }
+    if engine == 1 && case.subset && site.decided_by.as_deref() != Some("jit-subset") {
+        return Err(format!(
+            "{}:{}: the case is marked `subset` but rustc had to decide: {}",
+            case.file.display(),
+            case.line,
+            site.rustc_because.as_deref().unwrap_or("(no reason given)")
+        )
+        .into());
+    }
     if let Some(run) = &case.run {
         let outcome = report.sites[case.hole].outcome.as_deref().unwrap_or("none");
         if outcome != run.outcome {

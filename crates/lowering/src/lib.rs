@@ -16,6 +16,8 @@ use lacuna_checker::typed::{
 };
 use lacuna_checker::Binding;
 
+mod ownership;
+
 /// Why a snippet does not go to the JIT.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{construct} (at snippet bytes {}..{})", range.start, range.end)]
@@ -998,17 +1000,11 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
     if snippet.references {
         return Err("the snippet borrows (rustc's borrow check decides)".into());
     }
-    if snippet.owns_buffers {
-        return Err("the snippet owns vectors or strings (rustc's move and borrow checks decide)".into());
+    if let Some(doubt) = &snippet.rustc_decides {
+        return Err(format!("{} (at snippet bytes {}..{})", doubt.construct, doubt.range.start, doubt.range.end));
     }
-    // Elements read by reference (iterators, `first`, `for x in &v`) while the snippet also changes a sequence:
-    // whether a borrow is live across the change is rustc's check.
-    let mut seq_access = SeqAccess::default();
-    seq_access.block(&snippet.body);
-    snippet.fns.iter().for_each(|f| seq_access.block(&f.body));
-    if seq_access.mutates && seq_access.borrows {
-        return Err("a sequence changed while its elements may be borrowed".into());
-    }
+    // Moves and borrows of vectors, strings and the places loops and iterators borrow.
+    ownership::check(snippet)?;
     let mut names: Vec<&str> = snippet.fns.iter().map(|f| f.name.as_str()).collect();
     names.sort_unstable();
     if names.windows(2).any(|w| w[0] == w[1]) {
@@ -1123,7 +1119,7 @@ fn assigned_more_than_once(snippet: &TypedSnippet) -> Vec<bool> {
 fn closures_write(e: &TExpr) -> bool {
     fn writes(e: &TExpr) -> bool {
         let here = match &e.kind {
-            TKind::Assign { .. } | TKind::SeqStore { .. } => true,
+            TKind::Assign { .. } | TKind::SeqStore { .. } | TKind::StringPush { .. } => true,
             TKind::HostCall { receiver: Some(r), .. } => r.mutable,
             TKind::SeqMethod { name, .. } => lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()),
             _ => false,
@@ -1174,74 +1170,6 @@ fn block_any(b: &TBlock, f: fn(&TExpr) -> bool) -> bool {
         }
     });
     found
-}
-
-/// How a snippet uses the hole's sequences.
-#[derive(Default)]
-struct SeqAccess {
-    /// It writes an element or changes one in place.
-    mutates: bool,
-    /// It reads elements by reference: iterates one, `first`/`last`/`get`/`contains`.
-    borrows: bool,
-}
-
-impl SeqAccess {
-    fn block(&mut self, b: &TBlock) {
-        b.each_child(&mut |c| match c {
-            Child::Expr(e) => self.expr(e),
-            Child::Block(b) => self.block(b),
-        });
-    }
-
-    fn expr(&mut self, e: &TExpr) {
-        match &e.kind {
-            TKind::SeqStore { .. } => self.mutates = true,
-            TKind::SeqMethod { name, .. } if lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()) => {
-                self.mutates = true
-            }
-            TKind::SeqMethod { .. } | TKind::ForSeq { .. } => self.borrows = true,
-            TKind::Consume { chain, .. } | TKind::ForIter { chain, .. }
-                if matches!(chain.source, IterSource::Seq(_)) =>
-            {
-                self.borrows = true
-            }
-            _ => {}
-        }
-        e.each_child(&mut |c| match c {
-            Child::Expr(e) => self.expr(e),
-            Child::Block(b) => self.block(b),
-        });
-    }
-}
-
-/// Whether `block` writes an element of sequence binding `binding` anywhere inside it.
-fn block_writes_seq(block: &TBlock, binding: usize) -> bool {
-    fn expr(e: &TExpr, binding: usize) -> bool {
-        match &e.kind {
-            TKind::SeqStore { seq, .. } if seq.binding == binding => return true,
-            TKind::SeqMethod { seq, name, .. }
-                if seq.binding == binding && lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()) =>
-            {
-                return true
-            }
-            _ => {}
-        }
-        let mut found = false;
-        e.each_child(&mut |c| {
-            found |= match c {
-                Child::Expr(c) => expr(c, binding),
-                Child::Block(b) => block_writes_seq(b, binding),
-            }
-        });
-        found
-    }
-    block.stmts.iter().any(|s| match s {
-        TStmt::Let { init, .. } => init.as_ref().is_some_and(|init| expr(init, binding)),
-        TStmt::LetPat { init, otherwise, .. } => {
-            expr(init, binding) || otherwise.as_ref().is_some_and(|b| block_writes_seq(b, binding))
-        }
-        TStmt::Expr(e) => expr(e, binding),
-    }) || block.tail.as_ref().is_some_and(|t| expr(t, binding))
 }
 
 /// Could rustc's const propagation know this value? Over-approximates: literals, host bindings, known locals,
@@ -1588,7 +1516,7 @@ impl Guard<'_> {
             // slice is also built into MIR, where rustc might know its length.)
             TKind::Consume { chain: IterChain { source: IterSource::Seq(seq), .. }, .. }
             | TKind::ForIter { chain: IterChain { source: IterSource::Seq(seq), .. }, .. }
-                if seq.kind != SeqKind::Vec =>
+                if !matches!(seq.kind, SeqKind::Vec | SeqKind::Local) =>
             {
                 return at("a sequence behind a reference")
             }
@@ -1602,8 +1530,9 @@ impl Guard<'_> {
             | TKind::SeqMethod { seq, .. }
             | TKind::SeqIndex { seq, .. }
             | TKind::SeqStore { seq, .. }
+            | TKind::StringPush { seq, .. }
             | TKind::ForSeq { seq, .. }
-                if seq.kind != SeqKind::Vec =>
+                if !matches!(seq.kind, SeqKind::Vec | SeqKind::Local) =>
             {
                 return at("a sequence behind a reference")
             }
@@ -1618,10 +1547,6 @@ impl Guard<'_> {
             // Exhaustiveness is rustc's to judge, unless a last catch-all arm settles it.
             TKind::Match { arms, .. } if !arms.last().is_some_and(|a| a.guard.is_none() && irrefutable(&a.pat)) => {
                 return at("a `match` whose arms rustc must find exhaustive")
-            }
-            // Writing the vector a loop iterates is rustc's borrow error (E0502), which rust-analyzer does not report.
-            TKind::ForSeq { seq, body, .. } if block_writes_seq(body, seq.binding) => {
-                return at("a write to the sequence the loop iterates")
             }
             TKind::Lit(Lit::Int(v)) => {
                 let Some((_, max)) = range_of(e.s()) else {
@@ -1708,6 +1633,7 @@ mod tests {
             bindings: Vec::new(),
             references: false,
             owns_buffers: false,
+            rustc_decides: None,
             fields: Vec::new(),
         }
     }
@@ -1794,15 +1720,27 @@ mod tests {
         assert!(lower(in_fn, &[]).is_ok());
     }
     #[test]
-    fn vectors_the_snippet_owns_are_in_the_subset_and_left_to_rustc_to_accept() {
+    fn vectors_the_snippet_owns_are_in_the_subset_and_their_moves_are_checked() {
         let vec_ty = Ty::Vec(Scalar::I64);
         let lit_vec = TExpr { kind: TKind::VecLit(vec![lit(1, Scalar::I64)]), ty: vec_ty.clone(), range: 0..9 };
-        let mut s = snippet(vec![], lit_vec, vec![]);
+        let facts = || HostFacts { raises_lints: false, hole_type_matches: true, opaque_bindings: vec![] };
+        let mut s = snippet(vec![], lit_vec.clone(), vec![]);
         s.owns_buffers = true;
-        let lowered = lower(s.clone(), &[]).expect("a vector of scalars is in the subset");
-        let facts = HostFacts { raises_lints: false, hole_type_matches: true, opaque_bindings: vec![] };
-        let why = accept_without_rustc(&lowered, facts).unwrap_err();
-        assert!(why.contains("owns vectors"), "{why}");
+        let lowered = lower(s, &[]).expect("a vector of scalars is in the subset");
+        assert_eq!(accept_without_rustc(&lowered, facts()), Ok(()));
+        // `let v = vec![1]; let w = v; v`: a use after a move is rustc's E0382.
+        let read_v = TExpr { kind: TKind::Local(LocalRef::Snippet(0)), ty: vec_ty.clone(), range: 20..21 };
+        let stmts =
+            vec![TStmt::Let { local: 0, init: Some(lit_vec) }, TStmt::Let { local: 1, init: Some(read_v.clone()) }];
+        let locals = vec![
+            TLocal { name: "v".into(), ty: vec_ty.clone(), mutable: false, fixed_type: false },
+            TLocal { name: "w".into(), ty: vec_ty.clone(), mutable: false, fixed_type: false },
+        ];
+        let mut s = snippet(stmts, read_v, locals);
+        s.owns_buffers = true;
+        let lowered = lower(s, &[]).expect("moves are in the subset");
+        let why = accept_without_rustc(&lowered, facts()).unwrap_err();
+        assert!(why.contains("`v` used where it may have been moved"), "{why}");
         // Elements of another type than the vector's are not.
         let mixed = TExpr { kind: TKind::VecLit(vec![lit(1, Scalar::I32)]), ty: vec_ty, range: 0..9 };
         assert!(lower(snippet(vec![], mixed, vec![]), &[]).is_err());

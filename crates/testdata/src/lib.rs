@@ -21,7 +21,8 @@
 //! `ra=E0268` records a known divergence: rust-analyzer's fast path reports that code for this error where rustc
 //! reports the labelled one (both reject; the test accepts either).
 //!
-//! `jit` says the snippet is in the JIT's subset: `lacuna run` must run it on the JIT path.
+//! `jit` says the snippet is in the JIT's subset: `lacuna run` must run it on the JIT path. `subset` says more: the
+//! subset's own checks accept it, so it runs on the JIT without waiting for rustc's verdict (implies `jit`).
 //!
 //! For `lacuna run`, `run=KIND` says what the hole evaluates to when the host runs — `ok`, `runtime` (a fault),
 //! `budget:fuel|time|stack|memory`, `rejected` — and a following `=== stdout` section what the host prints. Cases
@@ -56,6 +57,8 @@ pub struct Case {
     pub run: Option<RunExpect>,
     /// `jit`: the snippet is in the JIT's subset, so `lacuna run` must run it on the JIT path.
     pub jit: bool,
+    /// `subset`: the subset's own checks accept it (no rustc verdict needed); implies `jit`.
+    pub subset: bool,
 }
 
 /// The expected outcome of `lacuna run` for a case.
@@ -167,10 +170,12 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
         }
         let mut run = None;
         let mut jit = false;
+        let mut subset = false;
         let mut words_owned = Vec::new();
         for w in expect_part.split_whitespace() {
-            if w == "jit" {
+            if w == "jit" || w == "subset" {
                 jit = true;
+                subset |= w == "subset";
                 continue;
             }
             match w.strip_prefix("run=") {
@@ -231,6 +236,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             ra_codes,
             run,
             jit,
+            subset,
         });
     }
     Ok(cases)

@@ -108,13 +108,12 @@ impl<'db> Builder<'_, 'db> {
         matches!(seq.kind, SeqKind::Slice | SeqKind::RefVec).then_some(TKind::TextOf(seq))
     }
 
-    /// `&s` of text: the text itself (a borrow, which rustc judges).
+    /// `&s` of text: the text itself (a borrow the lowering's ownership check follows).
     pub(super) fn text_ref(&mut self, r: &ast::RefExpr, ty: &Ty) -> Result<Option<TKind>> {
         if *ty != Ty::Str || r.mut_token().is_some() || r.raw_token().is_some() {
             return Ok(None);
         }
         let Some(inner) = r.expr() else { return Ok(None) };
-        self.references.set(true);
         let value = self.text_operand(&inner)?;
         Ok(Some(match value.ty {
             Ty::Str => value.kind,
@@ -136,7 +135,10 @@ impl<'db> Builder<'_, 'db> {
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         // `x.to_string()` of a scalar: what `format!("{x}")` makes.
         let scalar_receiver = receiver_ty.as_ref().and_then(|t| Self::builtin(&t.strip_references()));
-        if let (Some(_), "to_string", []) = (scalar_receiver, name.as_str(), args.as_slice()) {
+        if let (Some(s), "to_string", []) = (scalar_receiver, name.as_str(), args.as_slice()) {
+            if matches!(s, Scalar::Unit | Scalar::Never) {
+                return Ok(None);
+            }
             if self.core_trait_of(f).is_none() && krate.as_deref() == Some("alloc") {
                 self.owns_buffers.set(true);
                 let value = self.expr(&receiver)?;
@@ -159,6 +161,22 @@ impl<'db> Builder<'_, 'db> {
         }
         if !TEXT_METHODS.contains(&(name.as_str(), args.len())) {
             return Ok(None);
+        }
+        // A pattern argument's type must implement `Pattern`, a bound rust-analyzer does not check.
+        if matches!(name.as_str(), "contains" | "starts_with" | "ends_with") {
+            let pattern = args.first().and_then(|a| self.sema.type_of_expr(a)).map(|t| t.original);
+            let fits = pattern.is_some_and(|t| {
+                t.is_char()
+                    || t.as_reference().is_some_and(|(inner, m)| {
+                        m == ra_ap_hir::Mutability::Shared
+                            && (inner.is_str()
+                                || self.is_string(&inner)
+                                || inner.as_reference().is_some_and(|(i, _)| i.is_str()))
+                    })
+            });
+            if !fits {
+                self.rustc_decides("a pattern of this type", m.syntax());
+            }
         }
         let receiver = Box::new(self.text_operand(&receiver)?);
         let args = args.iter().map(|a| self.text_operand(a)).collect::<Result<Vec<_>>>()?;
@@ -185,6 +203,9 @@ impl<'db> Builder<'_, 'db> {
         let Some(target) = result.original.type_arguments().next().and_then(|t| Self::builtin(&t)) else {
             return Ok(None);
         };
+        if matches!(target, Scalar::Unit | Scalar::Never) {
+            return Ok(None);
+        }
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let at =
@@ -232,7 +253,9 @@ impl<'db> Builder<'_, 'db> {
                 if !matches!(receiver.ty, Ty::Str | Ty::String) {
                     return Ok(None);
                 }
-                Some(TKind::TextMethod { name: "to_string".into(), receiver, args: Vec::new() })
+                // `String::from` of a `String` moves it (`into` says so to the ownership check).
+                let name = if receiver.ty == Ty::String { "into" } else { "to_string" };
+                Some(TKind::TextMethod { name: name.into(), receiver, args: Vec::new() })
             }
             _ => None,
         })
@@ -245,6 +268,23 @@ impl<'db> Builder<'_, 'db> {
         };
         if !is_text(self, lhs) || !is_text(self, rhs) {
             return Ok(None);
+        }
+        // std's `PartialEq` impls between text types cover these pairs; for others (`&String == String`,
+        // `&&str == &str`) rust-analyzer does not report the missing impl.
+        let kind = |b: &Self, e: &ast::Expr| {
+            let t = b.sema.type_of_expr(e)?.original;
+            if b.is_string(&t) {
+                return Some(0);
+            }
+            match t.as_reference() {
+                Some((inner, ra_ap_hir::Mutability::Shared)) if inner.is_str() => Some(1),
+                Some((inner, ra_ap_hir::Mutability::Shared)) if b.is_string(&inner) => Some(2),
+                _ => None,
+            }
+        };
+        let pair = (kind(self, lhs), kind(self, rhs));
+        if !matches!(pair, (Some(a), Some(b)) if a == b || (a != 2 && b != 2) || (a != 0 && b != 0)) {
+            self.rustc_decides("a comparison of these text types", lhs.syntax());
         }
         let receiver = Box::new(self.text_operand(lhs)?);
         let other = self.text_operand(rhs)?;
@@ -288,12 +328,10 @@ impl<'db> Builder<'_, 'db> {
         // Explicit arguments, from `format_args!`'s expansion (they keep their place in the snippet).
         let mut positional = Vec::new();
         let mut named = Vec::new();
-        if parsed.iter().any(|(arg, ..)| arg.is_some()) {
-            for arg in self.format_args(call) {
-                match arg.name() {
-                    Some(n) => named.push((n.text().to_string(), arg.expr())),
-                    None => positional.push(arg.expr()),
-                }
+        for arg in self.format_args(call) {
+            match arg.name() {
+                Some(n) => named.push((n.text().to_string(), arg.expr())),
+                None => positional.push(arg.expr()),
             }
         }
         // Names captured from the scope (`{x}`), as rust-analyzer resolves them.
@@ -309,6 +347,12 @@ impl<'db> Builder<'_, 'db> {
                 Some((string.text().get(start..end)?.to_owned(), local))
             })
             .collect();
+        // An argument no placeholder formats is rustc's error ("argument never used").
+        let used_index = |i: usize| parsed.iter().any(|(a, ..)| a == &Some(FmtArgRef::Index(i)));
+        let used_name = |n: &str| parsed.iter().any(|(a, ..)| matches!(a, Some(FmtArgRef::Name(m)) if m == n));
+        if !(0..positional.len()).all(used_index) || !named.iter().all(|(n, _)| used_name(n)) {
+            return self.unsupported("a format argument no placeholder uses", call.syntax());
+        }
         let mut pieces = Vec::new();
         for (arg, text, spec) in parsed {
             let Some(arg) = arg else {

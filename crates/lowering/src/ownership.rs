@@ -1,0 +1,794 @@
+//! The subset's own move and borrow check, so that a snippet with vectors and strings can be accepted without
+//! asking rustc. It answers "rustc's borrow checker would accept this" conservatively: `Err` says why rustc must
+//! decide, never that the snippet is wrong.
+//!
+//! What it models, over the typed view (where every local is a scalar, an `Option`/tuple of scalars, a `Vec<S>`,
+//! a `String` or a `&str`):
+//! - **Moves.** A `Vec`/`String` local read by value (`let w = v;`, `for x in v`, `s + "!"`, a call argument, the
+//!   hole's value) is moved; any later use on some path is E0382. Paths join by union, `break` and `continue`
+//!   carry their state to where they jump; a loop body is walked twice, the second time from its head's state
+//!   after one iteration (moves and re-initialisations are gen/kill facts, so that is the fixpoint). Moving inside
+//!   a closure, or out of a hole binding, is left to rustc.
+//! - **Loans.** References are never stored: a local whose type holds one makes the builder set
+//!   [`TypedSnippet::references`], which sends the snippet to rustc before this check. So a loan lives only
+//!   while the expression that takes it is evaluated: text read in place (`&s`, `s.as_str()`, `s.trim()`), an
+//!   element reference (`v.first()`, `v.iter().max()`), a loop or iterator over a sequence, and the variables an
+//!   iterator's closures capture. Each construct's later parts must not change or move what its earlier parts
+//!   still borrow: a loop body must not touch the sequence it iterates or what the iterator's closures read
+//!   (E0502, E0506, E0505), a `match`'s arms not what its scrutinee borrows, `s.push_str(&s)` is E0502.
+//! - **Mutability.** Only `mut` locals are changed in place (E0596).
+//!
+//! Over-approximations (each only sends more snippets to rustc): a `*` the typed view drops is not seen, so
+//! `*v.first().unwrap()` still counts as a loan of `v` within its expression; a `match` on a `Vec` local moves it.
+
+use std::collections::BTreeSet;
+
+use lacuna_checker::typed::{
+    Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, ParseThen, Place, Scalar, Seq, SeqKind, Sink, Stage,
+    TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, SEQ_MUTATORS,
+};
+
+type Owners = BTreeSet<LocalRef>;
+
+/// Whether rustc's move and borrow checks (and the trait bounds of formatting) would accept `snippet`, as far as
+/// the subset can tell. `Err` says why rustc must decide.
+pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
+    if snippet.ty == Ty::Str || snippet.fns.iter().any(|f| f.ret == Ty::Str) {
+        return Err("a function or the snippet returns borrowed text".into());
+    }
+    let mut walk = Walk { snippet, moved: Owners::new(), frames: Vec::new(), closures: 0 };
+    walk.block(&snippet.body)?;
+    for f in &snippet.fns {
+        walk.moved.clear();
+        walk.block(&f.body)?;
+    }
+    Ok(())
+}
+
+/// A value that owns a buffer: reading it by value moves it.
+fn owns(ty: &Ty) -> bool {
+    matches!(ty, Ty::Vec(_) | Ty::String)
+}
+
+/// Whose buffer a sequence is.
+fn owner(seq: &Seq) -> LocalRef {
+    match seq.kind {
+        SeqKind::Local => LocalRef::Snippet(seq.binding),
+        _ => LocalRef::Binding(seq.binding),
+    }
+}
+
+fn at(what: &str, e: &TExpr) -> String {
+    format!("{what} (at snippet bytes {}..{})", e.range.start, e.range.end)
+}
+
+/// The evaluation order's walk, with the locals that may be moved at this point.
+struct Walk<'a> {
+    snippet: &'a TypedSnippet,
+    moved: Owners,
+    /// The loops and labelled blocks around this point, innermost last.
+    frames: Vec<Frame>,
+    /// How many closures the walk is inside.
+    closures: usize,
+}
+
+/// A loop or labelled block: what may be moved where `break` and `continue` jump.
+struct Frame {
+    label: Option<String>,
+    is_loop: bool,
+    breaks: Owners,
+    continues: Owners,
+}
+
+impl Walk<'_> {
+    fn name(&self, o: LocalRef) -> String {
+        match o {
+            LocalRef::Snippet(id) => self.snippet.locals.get(id).map_or("a local".into(), |l| format!("`{}`", l.name)),
+            LocalRef::Binding(i) => format!("hole binding {i}"),
+        }
+    }
+
+    fn moved_check(&self, o: LocalRef, e: &TExpr) -> Result<(), String> {
+        if self.moved.contains(&o) {
+            return Err(at(&format!("{} used where it may have been moved", self.name(o)), e));
+        }
+        Ok(())
+    }
+
+    fn moves(&mut self, id: usize) {
+        self.moved.insert(LocalRef::Snippet(id));
+    }
+
+    fn init(&mut self, id: usize) {
+        self.moved.remove(&LocalRef::Snippet(id));
+    }
+
+    fn init_pat(&mut self, pat: &TPat) {
+        match pat {
+            TPat::Bind(l) => self.init(*l),
+            TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| self.init_pat(p)),
+            TPat::Some(p) => self.init_pat(p),
+            _ => {}
+        }
+    }
+
+    /// `e` must not change or move what `live` borrows.
+    fn no_conflict(&self, e: &TExpr, live: &Owners) -> Result<(), String> {
+        let mut touched = Owners::new();
+        writes(e, true, self.snippet, &mut touched);
+        self.no_overlap(&touched, live, e)
+    }
+
+    fn no_conflict_block(&self, b: &TBlock, live: &Owners, e: &TExpr) -> Result<(), String> {
+        let mut touched = Owners::new();
+        block_writes(b, self.snippet, &mut touched);
+        self.no_overlap(&touched, live, e)
+    }
+
+    fn no_overlap(&self, touched: &Owners, live: &Owners, e: &TExpr) -> Result<(), String> {
+        match touched.intersection(live).next() {
+            Some(o) => Err(at(&format!("{} changed or moved while it is borrowed", self.name(*o)), e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Operands evaluated in order while the loans of the earlier ones (and `live`) last.
+    fn in_order<'e>(
+        &mut self,
+        operands: impl IntoIterator<Item = (&'e TExpr, bool)>,
+        mut live: Owners,
+    ) -> Result<Owners, String> {
+        for (e, by_value) in operands {
+            self.no_conflict(e, &live)?;
+            live.extend(self.expr(e, by_value)?);
+        }
+        Ok(live)
+    }
+
+    /// Runs `body` as a loop's: from the state before it, then from its head's state after one iteration (the
+    /// fixpoint, moves being gen/kill facts). Afterwards: what `break`s carry, and for a loop that may end at its
+    /// head (`while`, `for`, a closure), the head's state.
+    fn repeated(
+        &mut self,
+        label: Option<&str>,
+        ends_at_head: bool,
+        mut body: impl FnMut(&mut Self) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let before = self.moved.clone();
+        self.frames.push(Frame {
+            label: label.map(str::to_owned),
+            is_loop: true,
+            breaks: Owners::new(),
+            continues: Owners::new(),
+        });
+        let mut head = before.clone();
+        let mut result = Ok(());
+        for _ in 0..2 {
+            self.moved = head.clone();
+            result = body(self);
+            if result.is_err() {
+                break;
+            }
+            let frame = self.frames.last().expect("pushed above");
+            head = &(&before | &self.moved) | &frame.continues;
+        }
+        let frame = self.frames.pop().expect("pushed above");
+        result?;
+        self.moved = if ends_at_head { &head | &frame.breaks } else { frame.breaks };
+        Ok(())
+    }
+
+    /// Where `break` or `continue` with `label` jumps: the innermost loop, or the loop or block of that label.
+    fn jump(&mut self, label: &Option<String>, is_break: bool) {
+        let target = self.frames.iter_mut().rev().find(|f| match label {
+            Some(l) => f.label.as_deref() == Some(l.as_str()),
+            None => f.is_loop,
+        });
+        // A jump the frames do not show (impossible in code rust-analyzer accepted) changes nothing here; the
+        // state it carries is a subset of what later code sees anyway.
+        if let Some(frame) = target {
+            let into = if is_break { &mut frame.breaks } else { &mut frame.continues };
+            into.extend(self.moved.iter().copied());
+        }
+    }
+
+    /// Alternatives from one state; afterwards, what any of them moved.
+    fn branches(
+        &mut self,
+        count: usize,
+        mut arm: impl FnMut(&mut Self, usize) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let start = self.moved.clone();
+        let mut after = Owners::new();
+        for i in 0..count {
+            self.moved = start.clone();
+            arm(self, i)?;
+            after.extend(self.moved.iter().copied());
+        }
+        self.moved = after;
+        Ok(())
+    }
+
+    fn block(&mut self, b: &TBlock) -> Result<Owners, String> {
+        let Some(label) = &b.label else { return self.plain_block(b) };
+        // A labelled block: left at its end or by `break 'label`.
+        self.frames.push(Frame {
+            label: Some(label.clone()),
+            is_loop: false,
+            breaks: Owners::new(),
+            continues: Owners::new(),
+        });
+        let result = self.plain_block(b);
+        let frame = self.frames.pop().expect("pushed above");
+        let loans = result?;
+        self.moved.extend(frame.breaks);
+        Ok(loans)
+    }
+
+    fn plain_block(&mut self, b: &TBlock) -> Result<Owners, String> {
+        // Temporaries (and their loans) end with each statement.
+        for stmt in &b.stmts {
+            match stmt {
+                TStmt::Let { local, init } => {
+                    if let Some(init) = init {
+                        self.expr(init, true)?;
+                    }
+                    self.init(*local);
+                }
+                TStmt::LetPat { pat, init, otherwise } => {
+                    let loans = self.expr(init, true)?;
+                    if let Some(o) = otherwise {
+                        self.no_conflict_block(o, &loans, init)?;
+                        let start = self.moved.clone();
+                        self.block(o)?;
+                        // `else` diverges; what it moved does not reach what follows, but keeping it is safe.
+                        self.moved.extend(start);
+                    }
+                    self.init_pat(pat);
+                }
+                TStmt::Expr(e) => {
+                    self.expr(e, true)?;
+                }
+            }
+        }
+        match &b.tail {
+            Some(t) => self.expr(t, true),
+            None => Ok(Owners::new()),
+        }
+    }
+
+    fn seq_use(&self, seq: &Seq, e: &TExpr) -> Result<(), String> {
+        self.moved_check(owner(seq), e)
+    }
+
+    /// Changing `seq` in place needs a `mut` local (a hole binding's mode is the runner's check).
+    fn seq_change(&self, seq: &Seq, e: &TExpr) -> Result<(), String> {
+        self.seq_use(seq, e)?;
+        if seq.kind == SeqKind::Local && !self.snippet.locals.get(seq.binding).is_some_and(|l| l.mutable) {
+            return Err(at("a vector or string changed through a binding that is not `mut`", e));
+        }
+        Ok(())
+    }
+
+    /// Walks `e`, read by value (moved, if it owns a buffer) or by reference. Returns what its value borrows.
+    fn expr(&mut self, e: &TExpr, by_value: bool) -> Result<Owners, String> {
+        let none = Owners::new;
+        Ok(match &e.kind {
+            TKind::Local(LocalRef::Snippet(id)) => {
+                self.moved_check(LocalRef::Snippet(*id), e)?;
+                if owns(&e.ty) && by_value {
+                    if self.closures > 0 {
+                        return Err(at("a value moved inside a closure", e));
+                    }
+                    self.moves(*id);
+                    none()
+                } else if owns(&e.ty) {
+                    Owners::from([LocalRef::Snippet(*id)])
+                } else {
+                    none()
+                }
+            }
+            TKind::Local(LocalRef::Binding(_)) if owns(&e.ty) => return Err(at("a hole binding read as a value", e)),
+            TKind::Lit(_)
+            | TKind::Local(LocalRef::Binding(_))
+            | TKind::Deref(_)
+            | TKind::HostField(_)
+            | TKind::None => none(),
+            TKind::TextOf(seq) => {
+                self.seq_use(seq, e)?;
+                Owners::from([owner(seq)])
+            }
+            TKind::SeqLen(seq) | TKind::SeqSum(seq) | TKind::SeqClone(seq) => {
+                self.seq_use(seq, e)?;
+                none()
+            }
+            TKind::SeqIndex { seq, index } => {
+                self.seq_use(seq, e)?;
+                self.expr(index, true)?;
+                none()
+            }
+            TKind::SeqStore { seq, index, value, .. } => {
+                self.seq_change(seq, e)?;
+                let loans = self.in_order([(&**index, true), (&**value, true)], none())?;
+                self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
+                none()
+            }
+            TKind::SeqMethod { seq, name, args, .. } => {
+                let mutator = SEQ_MUTATORS.contains(&name.as_str());
+                if mutator {
+                    self.seq_change(seq, e)?;
+                } else {
+                    self.seq_use(seq, e)?;
+                }
+                let loans = self.in_order(args.iter().map(|a| (a, true)), none())?;
+                if mutator {
+                    self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
+                }
+                // `first`, `last`, `get` hand out references to elements.
+                if mutator || matches!(name.as_str(), "is_empty" | "contains") {
+                    none()
+                } else {
+                    Owners::from([owner(seq)])
+                }
+            }
+            TKind::StringPush { seq, value, .. } => {
+                self.seq_change(seq, e)?;
+                if value.ty != Ty::Str && value.ty != Ty::Scalar(Scalar::Char) {
+                    return Err(at("text of this type appended", e));
+                }
+                let loans = self.expr(value, false)?;
+                self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
+                none()
+            }
+            TKind::Concat { left, right, .. } => {
+                if right.ty != Ty::Str {
+                    return Err(at("text of this type appended", e));
+                }
+                self.in_order([(&**left, true), (&**right, false)], none())?;
+                none()
+            }
+            TKind::TextMethod { name, receiver, args } => {
+                // `into` of a `String` (also `String::from` of one) moves it.
+                let moves = name == "into" && receiver.ty == Ty::String;
+                let live = self.in_order([(&**receiver, moves)], none())?;
+                let live = self.in_order(args.iter().map(|a| (a, false)), live)?;
+                if e.ty == Ty::Str {
+                    live
+                } else {
+                    none()
+                }
+            }
+            TKind::Format(pieces) | TKind::Print { pieces, .. } => {
+                let values: Vec<&TExpr> = pieces
+                    .iter()
+                    .filter_map(|p| match p {
+                        FmtPiece::Arg { value, spec } => Some((value, spec)),
+                        FmtPiece::Lit(_) => None,
+                    })
+                    .map(|(value, spec)| formattable(&value.ty, spec.trait_).then_some(value).ok_or(value))
+                    .collect::<Result<_, _>>()
+                    .map_err(|value| at("a value formatted by a trait its type may not implement", value))?;
+                self.in_order(values.into_iter().map(|v| (v, false)), none())?;
+                none()
+            }
+            TKind::Parse { text, then, .. } => {
+                let loans = self.expr(text, false)?;
+                if let ParseThen::UnwrapOr(v) = then {
+                    self.in_order([(&**v, true)], loans)?;
+                }
+                none()
+            }
+            TKind::VecLit(xs) => {
+                self.in_order(xs.iter().map(|x| (x, true)), none())?;
+                none()
+            }
+            TKind::VecRepeat { value, count } => {
+                self.in_order([(&**value, true), (&**count, true)], none())?;
+                none()
+            }
+            TKind::Unary(_, x) | TKind::Cast(x) => {
+                self.expr(x, true)?;
+                none()
+            }
+            TKind::Binary(_, l, r) => {
+                if owns(&l.ty) || owns(&r.ty) {
+                    return Err(at("an operator on a vector or string", e));
+                }
+                self.in_order([(&**l, true), (&**r, true)], none())?;
+                none()
+            }
+            TKind::Assign { place, value, op } => {
+                let loans = self.expr(value, true)?;
+                let target = match place {
+                    Place::Local(r) => *r,
+                    Place::Deref(b) => LocalRef::Binding(*b),
+                    Place::HostField(i) => {
+                        LocalRef::Binding(self.snippet.fields.get(*i).map_or(usize::MAX, |f| f.binding))
+                    }
+                };
+                self.no_overlap(&Owners::from([target]), &loans, e)?;
+                match (place, op) {
+                    (Place::Local(LocalRef::Snippet(id)), None) => self.init(*id),
+                    (Place::Local(r), Some(_)) => self.moved_check(*r, e)?,
+                    _ => {}
+                }
+                none()
+            }
+            TKind::Block(b) => self.block(b)?,
+            TKind::If { cond, then, otherwise } => {
+                self.expr(cond, true)?;
+                let mut loans = Owners::new();
+                self.branches(2, |w, i| {
+                    let l = match (i, otherwise) {
+                        (0, _) => w.block(then)?,
+                        (_, Some(o)) => w.expr(o, true)?,
+                        (_, None) => Owners::new(),
+                    };
+                    loans.extend(l);
+                    Ok(())
+                })?;
+                loans
+            }
+            TKind::Match { scrutinee, arms } => {
+                let scrutinee_loans = self.expr(scrutinee, true)?;
+                for arm in arms {
+                    if let Some(g) = &arm.guard {
+                        self.no_conflict(g, &scrutinee_loans)?;
+                    }
+                    self.no_conflict(&arm.body, &scrutinee_loans)?;
+                }
+                let mut loans = scrutinee_loans;
+                self.branches(arms.len(), |w, i| {
+                    let arm = &arms[i];
+                    w.init_pat(&arm.pat);
+                    if let Some(g) = &arm.guard {
+                        w.expr(g, true)?;
+                    }
+                    loans.extend(w.expr(&arm.body, true)?);
+                    Ok(())
+                })?;
+                loans
+            }
+            TKind::While { cond, body, label } => {
+                self.repeated(label.as_deref(), true, |w| {
+                    w.expr(cond, true)?;
+                    w.block(body).map(drop)
+                })?;
+                none()
+            }
+            TKind::Loop { body, label } => {
+                let mut loans = Owners::new();
+                self.repeated(label.as_deref(), false, |w| {
+                    loans.extend(w.block(body)?);
+                    Ok(())
+                })?;
+                loans.extend(break_loans(body));
+                loans
+            }
+            TKind::For { var, start, end, body, label, .. } => {
+                self.in_order([(&**start, true), (&**end, true)], none())?;
+                self.repeated(label.as_deref(), true, |w| {
+                    w.init(*var);
+                    w.block(body).map(drop)
+                })?;
+                none()
+            }
+            TKind::ForSeq { var, seq, body, label } => {
+                self.seq_use(seq, e)?;
+                self.no_conflict_block(body, &Owners::from([owner(seq)]), e)?;
+                self.repeated(label.as_deref(), true, |w| {
+                    w.init(*var);
+                    w.block(body).map(drop)
+                })?;
+                none()
+            }
+            TKind::ForIter { pat, chain, body, label } => {
+                let live = self.chain(chain, e)?;
+                self.no_conflict_block(body, &live, e)?;
+                self.repeated(label.as_deref(), true, |w| {
+                    w.init_pat(pat);
+                    w.block(body).map(drop)
+                })?;
+                none()
+            }
+            TKind::Consume { chain, sink } => {
+                let live = self.chain(chain, e)?;
+                let closure = match sink {
+                    Sink::Any(c)
+                    | Sink::All(c)
+                    | Sink::Position(c)
+                    | Sink::Find(c)
+                    | Sink::MaxByKey(c)
+                    | Sink::MinByKey(c) => Some(c),
+                    Sink::Fold { init, closure } => {
+                        self.in_order([(&**init, true)], live.clone())?;
+                        Some(closure)
+                    }
+                    _ => None,
+                };
+                let mut live = live;
+                if let Some(c) = closure {
+                    self.no_conflict(&c.body, &live)?;
+                    live.extend(mentions(&c.body, self.snippet));
+                    self.closure(&c.params, &c.body)?;
+                }
+                match sink {
+                    Sink::Sum { .. }
+                    | Sink::Product { .. }
+                    | Sink::Count
+                    | Sink::Any(_)
+                    | Sink::All(_)
+                    | Sink::Position(_) => none(),
+                    _ => live,
+                }
+            }
+            TKind::Break { value, label } => {
+                if let Some(v) = value {
+                    self.expr(v, true)?;
+                }
+                self.jump(label, true);
+                none()
+            }
+            TKind::Continue { label } => {
+                self.jump(label, false);
+                none()
+            }
+            TKind::Return(value) => {
+                if let Some(v) = value {
+                    self.expr(v, true)?;
+                }
+                none()
+            }
+            TKind::Call { args, .. } | TKind::HostCall { args, .. } => {
+                self.in_order(args.iter().map(|a| (a, true)), none())?;
+                none()
+            }
+            TKind::Method { name, receiver, args } => {
+                if owns(&receiver.ty) {
+                    return Err(at("a method of a vector or string outside the check", e));
+                }
+                let loans =
+                    self.in_order(std::iter::once((&**receiver, true)).chain(args.iter().map(|a| (a, true))), none())?;
+                // Methods that make a new scalar or a copy end the receiver's loan.
+                let copies =
+                    matches!(name.as_str(), "copied" | "cloned" | "is_some" | "is_none" | "len" | "count_ones");
+                if copies || matches!(e.ty, Ty::Scalar(Scalar::Bool | Scalar::Unit)) {
+                    none()
+                } else {
+                    loans
+                }
+            }
+            TKind::OptionClosure { receiver, param, body, .. } => {
+                let mut loans = self.expr(receiver, true)?;
+                self.no_conflict(body, &loans)?;
+                let params: Vec<TPat> = param.iter().cloned().collect();
+                loans.extend(self.closure(&params, body)?);
+                loans
+            }
+            TKind::Panic { receiver, .. } => {
+                if let Some(r) = receiver {
+                    self.expr(r, true)?;
+                }
+                none()
+            }
+            TKind::Some(x) | TKind::Field(x, _) => self.expr(x, true)?,
+            TKind::Tuple(xs) => self.in_order(xs.iter().map(|x| (x, true)), none())?,
+        })
+    }
+
+    /// A closure's body, run any number of times where it is called.
+    fn closure(&mut self, params: &[TPat], body: &TExpr) -> Result<Owners, String> {
+        self.closures += 1;
+        let mut loans = Owners::new();
+        let result = self.repeated(None, true, |w| {
+            params.iter().for_each(|p| w.init_pat(p));
+            loans.extend(w.expr(body, true)?);
+            Ok(())
+        });
+        self.closures -= 1;
+        result.map(|()| loans)
+    }
+
+    /// Builds an iterator chain: its source, then the adaptors' arguments in order. Returns what it borrows
+    /// while it runs: the sequence it iterates, the text whose `chars` it yields, whatever its closures read.
+    fn chain(&mut self, chain: &IterChain, e: &TExpr) -> Result<Owners, String> {
+        let mut live = match &chain.source {
+            IterSource::Range { start, end, .. } => {
+                let ends = std::iter::once(&**start).chain(end.as_deref()).map(|x| (x, true));
+                self.in_order(ends, Owners::new())?;
+                Owners::new()
+            }
+            IterSource::Seq(seq) => {
+                self.seq_use(seq, e)?;
+                Owners::from([owner(seq)])
+            }
+            IterSource::Chars(text) => self.expr(text, false)?,
+        };
+        for (stage, _) in &chain.stages {
+            match stage {
+                Stage::Map(c) | Stage::Filter(c) | Stage::FilterMap(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
+                    self.no_conflict(&c.body, &live)?;
+                    live.extend(mentions(&c.body, self.snippet));
+                    live.extend(self.closure(&c.params, &c.body)?);
+                }
+                Stage::Take(n) | Stage::Skip(n) => live = self.in_order([(&**n, true)], live)?,
+                Stage::Enumerate | Stage::Rev => {}
+            }
+        }
+        Ok(live)
+    }
+}
+
+/// Whether std implements formatting trait `t` for a value of type `ty` (as the typed view reads it: a
+/// reference to a scalar is the scalar, which implements the same traits).
+fn formattable(ty: &Ty, t: FmtTrait) -> bool {
+    let int = |s: &Scalar| s.is_int();
+    match (ty, t) {
+        (_, FmtTrait::Debug) => true,
+        (Ty::Scalar(s), FmtTrait::Display) => !matches!(s, Scalar::Unit | Scalar::Never),
+        (Ty::Str | Ty::String, FmtTrait::Display) => true,
+        (Ty::Scalar(s), FmtTrait::LowerHex | FmtTrait::UpperHex | FmtTrait::Binary | FmtTrait::Octal) => int(s),
+        (Ty::Scalar(s), FmtTrait::LowerExp | FmtTrait::UpperExp) => int(s) || s.is_float(),
+        _ => false,
+    }
+}
+
+/// The loans `break` values inside `b` may carry out of a `loop`: whatever they mention.
+fn break_loans(b: &TBlock) -> Owners {
+    fn expr(e: &TExpr, out: &mut Owners) {
+        if let TKind::Break { value: Some(v), .. } = &e.kind {
+            collect_mentions(v, out, None);
+        }
+        e.each_child(&mut |c| match c {
+            Child::Expr(c) => expr(c, out),
+            Child::Block(b) => block(b, out),
+        });
+    }
+    fn block(b: &TBlock, out: &mut Owners) {
+        b.each_child(&mut |c| match c {
+            Child::Expr(c) => expr(c, out),
+            Child::Block(b) => block(b, out),
+        });
+    }
+    let mut out = Owners::new();
+    block(b, &mut out);
+    out
+}
+
+/// Everything `e` reads or changes: locals, sequences, the hole bindings behind references and fields.
+fn mentions(e: &TExpr, snippet: &TypedSnippet) -> Owners {
+    let mut out = Owners::new();
+    collect_mentions(e, &mut out, Some(snippet));
+    out
+}
+
+fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: Option<&TypedSnippet>) {
+    let field_binding = |i: usize| snippet.and_then(|s| s.fields.get(i)).map_or(usize::MAX, |f| f.binding);
+    match &e.kind {
+        TKind::Local(r) => {
+            out.insert(*r);
+        }
+        TKind::Deref(b) => {
+            out.insert(LocalRef::Binding(*b));
+        }
+        TKind::HostField(i) => {
+            out.insert(LocalRef::Binding(field_binding(*i)));
+        }
+        TKind::Assign { place, .. } => {
+            out.insert(match place {
+                Place::Local(r) => *r,
+                Place::Deref(b) => LocalRef::Binding(*b),
+                Place::HostField(i) => LocalRef::Binding(field_binding(*i)),
+            });
+        }
+        TKind::HostCall { receiver: Some(r), .. } => {
+            out.insert(LocalRef::Binding(r.binding));
+        }
+        _ => {}
+    }
+    if let Some(seq) = seq_of(e) {
+        out.insert(owner(seq));
+    }
+    e.each_child(&mut |c| match c {
+        Child::Expr(c) => collect_mentions(c, out, snippet),
+        Child::Block(b) => block_mentions(b, out, snippet),
+    });
+}
+
+fn block_mentions(b: &TBlock, out: &mut Owners, snippet: Option<&TypedSnippet>) {
+    b.each_child(&mut |c| match c {
+        Child::Expr(c) => collect_mentions(c, out, snippet),
+        Child::Block(b) => block_mentions(b, out, snippet),
+    });
+}
+
+/// The sequence an expression reads or changes in place, if any.
+fn seq_of(e: &TExpr) -> Option<&Seq> {
+    match &e.kind {
+        TKind::TextOf(seq)
+        | TKind::SeqLen(seq)
+        | TKind::SeqSum(seq)
+        | TKind::SeqClone(seq)
+        | TKind::SeqIndex { seq, .. }
+        | TKind::SeqStore { seq, .. }
+        | TKind::SeqMethod { seq, .. }
+        | TKind::StringPush { seq, .. }
+        | TKind::ForSeq { seq, .. } => Some(seq),
+        TKind::Consume { chain, .. } | TKind::ForIter { chain, .. } => match &chain.source {
+            IterSource::Seq(seq) => Some(seq),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// What `e` (read by value or by reference) may change or move: assigned places, sequences changed in place,
+/// `Vec`/`String` locals read by value.
+fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
+    let field_binding = |i: usize| snippet.fields.get(i).map_or(usize::MAX, |f| f.binding);
+    match &e.kind {
+        TKind::Local(LocalRef::Snippet(id)) if by_value && owns(&e.ty) => {
+            out.insert(LocalRef::Snippet(*id));
+        }
+        TKind::Assign { place, .. } => {
+            out.insert(match place {
+                Place::Local(r) => *r,
+                Place::Deref(b) => LocalRef::Binding(*b),
+                Place::HostField(i) => LocalRef::Binding(field_binding(*i)),
+            });
+        }
+        TKind::SeqStore { seq, .. } | TKind::StringPush { seq, .. } => {
+            out.insert(owner(seq));
+        }
+        TKind::SeqMethod { seq, name, .. } if SEQ_MUTATORS.contains(&name.as_str()) => {
+            out.insert(owner(seq));
+        }
+        TKind::HostCall { receiver: Some(r), .. } if r.mutable => {
+            out.insert(LocalRef::Binding(r.binding));
+        }
+        _ => {}
+    }
+    // Operands read by reference (text read in place) do not move.
+    match &e.kind {
+        TKind::TextMethod { name, receiver, args } => {
+            writes(receiver, name == "into" && receiver.ty == Ty::String, snippet, out);
+            args.iter().for_each(|a| writes(a, false, snippet, out));
+        }
+        TKind::Format(pieces) | TKind::Print { pieces, .. } => pieces.iter().for_each(|p| {
+            if let FmtPiece::Arg { value, .. } = p {
+                writes(value, false, snippet, out)
+            }
+        }),
+        TKind::StringPush { value, .. } => writes(value, false, snippet, out),
+        TKind::Concat { left, right, .. } => {
+            writes(left, true, snippet, out);
+            writes(right, false, snippet, out);
+        }
+        TKind::Parse { text, then, .. } => {
+            writes(text, false, snippet, out);
+            if let ParseThen::UnwrapOr(v) = then {
+                writes(v, true, snippet, out);
+            }
+        }
+        TKind::Consume { chain: IterChain { source: IterSource::Chars(text), .. }, .. }
+        | TKind::ForIter { chain: IterChain { source: IterSource::Chars(text), .. }, .. } => {
+            writes(text, false, snippet, out);
+            e.each_child(&mut |c| match c {
+                Child::Expr(c) if !std::ptr::eq(c, &**text) => writes(c, true, snippet, out),
+                Child::Expr(_) => {}
+                Child::Block(b) => block_writes(b, snippet, out),
+            });
+        }
+        _ => e.each_child(&mut |c| match c {
+            Child::Expr(c) => writes(c, true, snippet, out),
+            Child::Block(b) => block_writes(b, snippet, out),
+        }),
+    }
+}
+
+fn block_writes(b: &TBlock, snippet: &TypedSnippet, out: &mut Owners) {
+    b.each_child(&mut |c| match c {
+        Child::Expr(c) => writes(c, true, snippet, out),
+        Child::Block(b) => block_writes(b, snippet, out),
+    });
+}
