@@ -21,15 +21,18 @@ pub fn parses_as_block_body(text: &str) -> bool {
     parse.errors().is_empty() && parse.tree().items().count() == 1
 }
 
-/// A top-level host function, or a method of a top-level inherent `impl` taking `&self` or `&mut self`, whose
-/// other parameters and result are scalars spelled as primitive types: the JIT can call it through a shim the
+/// A host function — at top level or `pub` in a top-level `mod` — or a method of a top-level inherent `impl`
+/// taking `&self` or `&mut self`, whose other parameters are scalars spelled as primitive types or `&str`, and
+/// whose result is a scalar, `()`, `String` or `Option` of a scalar: the JIT can call it through a shim the
 /// instrumented host exports ([`ScalarFn::symbol`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScalarFn {
     pub name: String,
+    /// The `mod` it is declared in (`None` at top level).
+    pub module: Option<String>,
     /// For a method: the `impl`'s type (a plain name) and whether the receiver is `&mut self`.
     pub method_of: Option<(String, bool)>,
-    /// Parameter types, as written (`i64`, `bool`, ...).
+    /// Parameter types, as written (`i64`, `bool`, `&str`, ...).
     pub params: Vec<String>,
     /// The result type, `()` when there is none.
     pub ret: String,
@@ -38,8 +41,24 @@ pub struct ScalarFn {
 impl ScalarFn {
     /// The symbol of its shim: `(run, out, [self pointer,] args..) -> status`.
     pub fn symbol(&self) -> String {
-        shim_symbol(self.method_of.as_ref().map(|(ty, _)| ty.as_str()), &self.name)
+        match &self.module {
+            Some(m) => module_shim_symbol(m, &self.name),
+            None => shim_symbol(self.method_of.as_ref().map(|(ty, _)| ty.as_str()), &self.name),
+        }
     }
+
+    /// The path the host's own code calls it by, from the crate root.
+    pub fn path(&self) -> String {
+        match &self.module {
+            Some(m) => format!("{m}::{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// The symbol of the shim for function `name` of top-level module `module`.
+pub fn module_shim_symbol(module: &str, name: &str) -> String {
+    format!("__lacuna_host_modfn_{}{module}_{name}", module.len())
 }
 
 /// The symbol of the shim for host function `name`, or for method `name` of type `self_ty` (the type's name is
@@ -102,18 +121,53 @@ const SHIM_SCALARS: &[&str] =
 /// view checks the real types with rust-analyzer before it calls one.
 pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
     let file = SourceFile::parse(text, Edition::Edition2021).tree();
-    let scalar = |ty: Option<ast::Type>| match ty {
+    let scalar = |ty: &Option<ast::Type>| match ty {
         Some(ast::Type::PathType(p)) => {
             let text = p.syntax().to_string();
             SHIM_SCALARS.contains(&text.trim()).then(|| text.trim().to_owned())
         }
         _ => None,
     };
-    // Top-level functions, and methods of top-level inherent impls of a plainly named type.
-    let mut fns: Vec<(ast::Fn, Option<String>)> = Vec::new();
+    // `&str` as a parameter (passed as pointer and length).
+    let param = |ty: Option<ast::Type>| match &ty {
+        Some(ast::Type::RefType(r)) if r.mut_token().is_none() && r.lifetime().is_none() => {
+            matches!(r.ty(), Some(ast::Type::PathType(p)) if p.syntax().to_string().trim() == "str")
+                .then(|| "&str".to_owned())
+        }
+        _ => scalar(&ty),
+    };
+    // `String` and `Option<S>` as results (written for the JIT in a fixed layout).
+    let result = |ty: Option<ast::Type>| {
+        let text = ty.as_ref().map(|t| t.syntax().to_string().split_whitespace().collect::<String>());
+        match text.as_deref() {
+            Some("String") => Some("String".to_owned()),
+            Some(t) if t.starts_with("Option<") && t.ends_with('>') => {
+                let inner = &t["Option<".len()..t.len() - 1];
+                SHIM_SCALARS.contains(&inner).then(|| format!("Option<{inner}>"))
+            }
+            _ => scalar(&ty),
+        }
+    };
+    // Top-level functions, `pub` functions of top-level modules, and methods of top-level inherent impls of a
+    // plainly named type.
+    let mut fns: Vec<(ast::Fn, Option<String>, Option<String>)> = Vec::new();
     for item in file.items() {
         match item {
-            ast::Item::Fn(f) => fns.push((f, None)),
+            ast::Item::Fn(f) => fns.push((f, None, None)),
+            ast::Item::Module(m) => {
+                let (Some(name), Some(list)) = (m.name(), m.item_list()) else { continue };
+                if m.attrs().next().is_some() {
+                    continue;
+                }
+                for inner in list.items() {
+                    if let ast::Item::Fn(f) = inner {
+                        // Exactly `pub` (not `pub(crate)`): callable from the crate root.
+                        if f.visibility().is_some_and(|v| v.syntax().to_string() == "pub") {
+                            fns.push((f, None, Some(name.text().to_string())));
+                        }
+                    }
+                }
+            }
             ast::Item::Impl(imp)
                 if imp.trait_().is_none()
                     && imp.generic_param_list().is_none()
@@ -128,7 +182,7 @@ pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
                 }
                 for assoc in imp.assoc_item_list().into_iter().flat_map(|l| l.assoc_items()) {
                     if let ast::AssocItem::Fn(f) = assoc {
-                        fns.push((f, Some(ty.clone())));
+                        fns.push((f, Some(ty.clone()), None));
                     }
                 }
             }
@@ -136,7 +190,7 @@ pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
         }
     }
     fns.into_iter()
-        .filter_map(|(f, self_ty)| {
+        .filter_map(|(f, self_ty, module)| {
             let name = f.name()?.text().to_string();
             // Attributes (`#[cfg(..)]`, `#[test]`) may make the function absent or special: no shim.
             let plain = f.attrs().next().is_none()
@@ -165,7 +219,7 @@ pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
             let params = list
                 .params()
                 .map(|p| match p.pat() {
-                    Some(ast::Pat::IdentPat(pat)) if pat.ref_token().is_none() => scalar(p.ty()),
+                    Some(ast::Pat::IdentPat(pat)) if pat.ref_token().is_none() => param(p.ty()),
                     _ => None,
                 })
                 .collect::<Option<Vec<String>>>()?;
@@ -173,10 +227,10 @@ pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
                 None => "()".to_owned(),
                 Some(r) => match r.ty() {
                     Some(ast::Type::TupleType(t)) if t.fields().next().is_none() => "()".to_owned(),
-                    ty => scalar(ty)?,
+                    ty => result(ty)?,
                 },
             };
-            Some(ScalarFn { name, method_of, params, ret })
+            Some(ScalarFn { name, module, method_of, params, ret })
         })
         .collect()
 }
@@ -266,25 +320,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scalar_fns_are_plain_top_level_functions_over_scalars() {
+    fn scalar_fns_are_plain_functions_over_scalars_and_text() {
         let text = "fn is_prime(n: i64) -> bool { n > 1 }\nfn log(x: f64) { }\nfn unit(a: u8, b: char) -> () {}\n\
                     fn g<T>(x: T) -> T { x }\nfn s(x: &str) -> usize { 0 }\nfn w(x: i128) -> i64 { 0 }\n\
-                    fn main() {}\nmod m { pub fn inner(x: i64) -> i64 { x } }\nunsafe fn u(x: i64) {}\n\
-                    fn pat((a, b): (i64, i64)) -> i64 { a }\n";
-        let found: Vec<(String, Vec<String>, String)> = scalar_fns(text)
+                    fn main() {}\nmod m { pub fn inner(x: i64) -> i64 { x } fn private(x: i64) -> i64 { x } \
+                    pub(crate) fn c(x: i64) -> i64 { x } }\nunsafe fn u(x: i64) {}\n\
+                    fn pat((a, b): (i64, i64)) -> i64 { a }\nfn up(s: &str) -> String { s.into() }\n\
+                    fn find(s: &str) -> Option<u32> { None }\nfn named<'a>(s: &'a str) -> u8 { 0 }\n\
+                    fn owned(s: String) -> u8 { 0 }\nfn vec() -> Option<Vec<u8>> { None }\n";
+        let found: Vec<(String, Option<String>, Vec<String>, String)> = scalar_fns(text)
             .into_iter()
             .inspect(|f| assert_eq!(f.method_of, None))
-            .map(|f| (f.name, f.params, f.ret))
+            .map(|f| (f.name, f.module, f.params, f.ret))
             .collect();
         let own = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert_eq!(
             found,
             vec![
-                ("is_prime".into(), own(&["i64"]), "bool".into()),
-                ("log".into(), own(&["f64"]), "()".into()),
-                ("unit".into(), own(&["u8", "char"]), "()".into()),
+                ("is_prime".into(), None, own(&["i64"]), "bool".into()),
+                ("log".into(), None, own(&["f64"]), "()".into()),
+                ("unit".into(), None, own(&["u8", "char"]), "()".into()),
+                ("s".into(), None, own(&["&str"]), "usize".into()),
+                ("inner".into(), Some("m".into()), own(&["i64"]), "i64".into()),
+                ("up".into(), None, own(&["&str"]), "String".into()),
+                ("find".into(), None, own(&["&str"]), "Option<u32>".into()),
             ]
         );
+        let inner = scalar_fns(text).into_iter().find(|f| f.name == "inner").expect("found above");
+        assert_eq!((inner.symbol().as_str(), inner.path().as_str()), ("__lacuna_host_modfn_1m_inner", "m::inner"));
     }
     #[test]
     fn scalar_methods_take_a_reference_receiver_in_a_plain_inherent_impl() {
@@ -300,6 +363,7 @@ mod tests {
             vec![
                 ("__lacuna_host_method_1C_get".into(), Some(("C".into(), false)), "u32".into()),
                 ("__lacuna_host_method_1C_bump".into(), Some(("C".into(), true)), "u32".into()),
+                ("__lacuna_host_method_1C_name".into(), Some(("C".into(), false)), "String".into()),
             ]
         );
     }

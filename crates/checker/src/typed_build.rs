@@ -496,30 +496,61 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// `f`'s name when it is a function at the top level of the host (not std's, not a method) whose parameters
     /// and result are scalars passed by value (`()` allowed as the result; no 128-bit integers). Whether the host
     /// exports a shim for it (no generics, no attributes, ...) is settled when the call is compiled.
-    fn host_scalar_fn(&self, f: Function) -> Option<String> {
+    /// A function of the host the JIT calls through a shim: declared at the top level or in a top-level `mod`,
+    /// with the signature [`Builder::scalar_signature`] admits. Its name as the host's code calls it (`lookup`,
+    /// `tools::lookup`) and its shim's symbol.
+    fn host_scalar_fn(&self, f: Function) -> Option<(String, String)> {
         let module = f.module(self.db);
-        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+        if !module.krate(self.db).origin(self.db).is_local() {
             return None;
         }
         if f.as_assoc_item(self.db).is_some() || f.self_param(self.db).is_some() {
             return None;
         }
         self.scalar_signature(f)?;
-        Some(f.name(self.db).as_str().to_owned())
+        let name = f.name(self.db).as_str().to_owned();
+        if module.is_crate_root(self.db) {
+            let symbol = crate::shim_symbol(None, &name);
+            return Some((name, symbol));
+        }
+        // The instrumented host exports shims for `pub` functions of top-level modules only.
+        let parent = module.parent(self.db)?;
+        if !parent.is_crate_root(self.db)
+            || !matches!(ra_ap_hir::HasVisibility::visibility(&f, self.db), ra_ap_hir::Visibility::Public)
+        {
+            return None;
+        }
+        let module_name = module.name(self.db)?.as_str().to_owned();
+        let symbol = crate::module_shim_symbol(&module_name, &name);
+        Some((format!("{module_name}::{name}"), symbol))
     }
 
-    /// `f`'s parameters (other than `self`) and result are scalars passed by value (`()` allowed as the result; no
-    /// 128-bit integers).
+    /// The arguments of a call of a host function or method: scalars, or text passed as `&str`.
+    fn host_args(&mut self, args: &[ast::Expr], node: &SyntaxNode) -> Result<Vec<TExpr>> {
+        let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+        if args.iter().any(|a| a.ty.scalar().is_none() && a.ty != Ty::Str) {
+            return self.unsupported("an argument of this type to a host function", node);
+        }
+        Ok(args)
+    }
+
+    /// `f`'s parameters (other than `self`) are scalars passed by value or `&str`, and its result is a scalar,
+    /// `()`, `String` or `Option` of a scalar (no 128-bit integers anywhere).
     fn scalar_signature(&self, f: Function) -> Option<()> {
-        let by_value = |ty: &ra_ap_hir::Type<'db>, unit: bool| {
-            if ty.is_unit() {
-                return unit;
-            }
+        let scalar = |ty: &ra_ap_hir::Type<'db>| {
             let scalar = ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
             matches!(scalar, Some(s) if !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))
         };
-        let params_ok = f.params_without_self(self.db).iter().all(|p| by_value(p.ty(), false));
-        (params_ok && by_value(&f.ret_type(self.db), true)).then_some(())
+        let param = |ty: &ra_ap_hir::Type<'db>| {
+            scalar(ty)
+                || ty.as_reference().is_some_and(|(inner, m)| m == ra_ap_hir::Mutability::Shared && inner.is_str())
+        };
+        let ret = f.ret_type(self.db);
+        let option_of_scalar = ret.as_adt().is_some_and(|adt| self.is_core_adt(adt, "Option"))
+            && ret.type_arguments().next().is_some_and(|t| scalar(&t));
+        let ret_ok = ret.is_unit() || scalar(&ret) || self.is_string(&ret) || option_of_scalar;
+        let params_ok = f.params_without_self(self.db).iter().all(|p| param(p.ty()));
+        (params_ok && ret_ok).then_some(())
     }
 
     /// The name of the `core` trait `f` belongs to (declared in it, or implementing it).
@@ -1708,9 +1739,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                 }
                 let Some(function) = resolved.and_then(|f| self.fn_ids.get(&f).copied()) else {
-                    if let Some(name) = resolved.and_then(|f| self.host_scalar_fn(f)) {
-                        let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
-                        let symbol = crate::shim_symbol(None, &name);
+                    if let Some((name, symbol)) = resolved.and_then(|f| self.host_scalar_fn(f)) {
+                        let args = self.host_args(&args, expr.syntax())?;
                         let kind = TKind::HostCall { name, symbol, receiver: None, args };
                         return Ok(TExpr { kind, ty, range });
                     }
@@ -1719,7 +1749,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                         if let Some((first, rest)) = args.split_first() {
                             if let Some(receiver) = self.self_arg(first, adt, mutable) {
                                 let name = resolved.map(|f| f.name(self.db).as_str().to_owned()).unwrap_or_default();
-                                let args = rest.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                                let args = self.host_args(rest, expr.syntax())?;
                                 let symbol = crate::shim_symbol(Some(&ty_name), &name);
                                 let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
                                 return Ok(TExpr { kind, ty, range });
@@ -1771,7 +1801,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if let (Some((adt, ty_name, mutable)), Some(receiver)) = (self.host_scalar_method(f), m.receiver()) {
                     if let Some(receiver) = self.self_arg(&receiver, adt, mutable) {
                         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
-                        let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                        let args = self.host_args(&args, m.syntax())?;
                         let symbol = crate::shim_symbol(Some(&ty_name), &name);
                         let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
                         // A panic inside is placed, as rustc's debug info places the call, at the method's name.

@@ -183,7 +183,7 @@ fn is_zero(e: &TExpr) -> bool {
 }
 
 /// A host function or method the snippet calls, by its shim's symbol: (name, has a receiver, parameter types).
-type HostCalls = BTreeMap<String, (String, bool, Vec<Scalar>)>;
+type HostCalls = BTreeMap<String, (String, bool, Vec<Ty>)>;
 
 /// The host functions and methods a block calls.
 fn host_calls_in_block(block: &TBlock, out: &mut HostCalls) {
@@ -195,7 +195,7 @@ fn host_calls_in_block(block: &TBlock, out: &mut HostCalls) {
 
 fn host_calls(e: &TExpr, out: &mut HostCalls) {
     if let TKind::HostCall { name, symbol, receiver, args } = &e.kind {
-        out.insert(symbol.clone(), (name.clone(), receiver.is_some(), args.iter().map(|a| a.s()).collect()));
+        out.insert(symbol.clone(), (name.clone(), receiver.is_some(), args.iter().map(|a| a.ty.clone()).collect()));
     }
     e.each_child(&mut |c| match c {
         Child::Expr(c) => host_calls(c, out),
@@ -208,6 +208,7 @@ fn allocates(snippet: &TypedSnippet) -> bool {
     fn in_expr(e: &TExpr) -> bool {
         let allocating = match &e.kind {
             TKind::SeqMethod { name, .. } => name == "push",
+            TKind::HostCall { .. } => e.ty == Ty::String,
             TKind::StringPush { .. }
             | TKind::Concat { .. }
             | TKind::Format(_)
@@ -353,6 +354,7 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_dedup_64", helper_dedup::<u64> as *const u8),
     ("lacuna_vec_grow", crate::heap::helper_vec_grow as *const u8),
     ("lacuna_vec_release", crate::heap::helper_vec_release as *const u8),
+    ("lacuna_vec_adopt", crate::heap::helper_vec_adopt as *const u8),
     ("lacuna_copy", helper_copy as *const u8),
     ("lacuna_fmt", crate::text::helper_fmt as *const u8),
     ("lacuna_push_char", crate::text::helper_push_char as *const u8),
@@ -470,7 +472,13 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         if *has_receiver {
             sig.params.push(AbiParam::new(ptr));
         }
-        for &p in params {
+        for p in params {
+            // `&str`: pointer and length.
+            if *p == Ty::Str {
+                sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64)]);
+                continue;
+            }
+            let p = p.s();
             let t = clif(p).ok_or_else(|| CodegenError(format!("a `{}` argument", p.name())))?;
             // C passes narrow integers extended to 32 bits (`bool`, `char` and unsigned types with zeros).
             let param = match t.bits() {
@@ -497,6 +505,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             n if n.starts_with("lacuna_dedup_") => (&[ptr, types::I64], &[types::I64]),
             "lacuna_vec_grow" => (&[ptr, ptr, types::I64, types::I64, types::I64, types::I64, types::I64], &[ptr]),
             "lacuna_vec_release" => (&[ptr, ptr], &[]),
+            "lacuna_vec_adopt" => (&[ptr, ptr, types::I64], &[]),
             "lacuna_copy" => (&[ptr, ptr, types::I64], &[]),
             "lacuna_fmt" => (&[ptr, ptr, types::I32, types::I64, types::I64, ptr], &[types::I32]),
             "lacuna_push_char" => (&[ptr, ptr, types::I32], &[types::I32]),
@@ -1476,10 +1485,15 @@ impl<'a, 'b> Gen<'a, 'b> {
                     values.push(this);
                 }
                 for a in args {
-                    values.push(self.one(a)?);
+                    if a.ty == Ty::Str {
+                        let (data, len) = self.text_parts(a)?;
+                        values.extend([data, len]);
+                    } else {
+                        values.push(self.one(a)?);
+                    }
                 }
                 let ret = clif(e.s());
-                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4));
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 4));
                 let ptr = self.b.func.dfg.value_type(self.ctx);
                 let out = self.b.ins().stack_addr(ptr, slot, 0);
                 let run = self.b.ins().load(ptr, MemFlags::trusted(), self.ctx, RUN_OFFSET);
@@ -1492,7 +1506,23 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.load_fuel();
                 let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
                 self.fault_if(panicked, Fault::HostPanic, at);
-                ret.map(|t| self.b.ins().stack_load(t, slot, 0))
+                // The shim's layouts (`instrument::shim`): a `String` as [pointer, capacity, length], an `Option`
+                // as a `u8` tag and the payload at offset 8.
+                match &e.ty {
+                    Ty::String => {
+                        let parts: Vals = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
+                        let adopt = self.helpers["lacuna_vec_adopt"];
+                        self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1]]);
+                        return Ok(parts);
+                    }
+                    Ty::Option(s) => {
+                        let t = clif(*s).ok_or_else(|| CodegenError(format!("an `Option<{}>` result", s.name())))?;
+                        let tag = self.b.ins().stack_load(types::I8, slot, 0);
+                        let payload = self.b.ins().stack_load(t, slot, 8);
+                        return Ok(vec![tag, payload]);
+                    }
+                    _ => ret.map(|t| self.b.ins().stack_load(t, slot, 0)),
+                }
             }
             TKind::Method { name, receiver, args } if receiver.ty.scalar().is_none() || e.ty.scalar().is_none() => {
                 return self.aggregate_method(name, receiver, args, &e.ty, at);

@@ -95,6 +95,15 @@ impl Heap {
         }
     }
 
+    /// A buffer made elsewhere with the host library's allocator (a `String` a host function returned) becomes
+    /// the snippet's: freed with the others unless it leaves the snippet. Counts against the budget from now on.
+    fn adopt(&mut self, ptr: usize, size: usize, align: usize) {
+        if size > 0 {
+            self.held = self.held.saturating_add(size);
+            self.live.insert(ptr, (size, align));
+        }
+    }
+
     /// Frees every buffer the snippet still owns.
     pub fn free_all(&mut self) {
         for (ptr, (size, align)) in self.live.drain() {
@@ -167,6 +176,23 @@ pub(crate) unsafe extern "C" fn helper_vec_release(ctx: *mut JitContext, ptr: us
     heap.release(ptr);
 }
 
+/// JIT helper: a host function's `String` result, `cap` bytes at `ptr`, becomes the snippet's.
+///
+/// # Safety
+/// As [`helper_vec_grow`]; `ptr` is a buffer of `cap` bytes from the host library's allocator that nothing else
+/// owns.
+pub(crate) unsafe extern "C" fn helper_vec_adopt(ctx: *mut JitContext, ptr: usize, cap: usize) {
+    // SAFETY: as in `helper_vec_grow`.
+    let ctx = unsafe { &mut *ctx };
+    if ctx.heap == 0 {
+        // Not reached (a snippet whose host call returns a `String` gets a heap); the buffer then leaks.
+        return;
+    }
+    // SAFETY: as in `helper_vec_grow`.
+    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    heap.adopt(ptr, cap, 1);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,6 +253,31 @@ mod tests {
         assert_eq!(HELD.load(Ordering::SeqCst) - before, 128, "only the released buffer is left");
         // SAFETY: the released buffer is ours to free now, with the size it was grown to.
         unsafe { test_dealloc(given as *mut u8, 128, 8) };
+    }
+
+    #[test]
+    fn an_adopted_buffer_is_freed_with_the_others_unless_released() {
+        let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let before = HELD.load(Ordering::SeqCst);
+        let mut heap = Heap::new(host(), usize::MAX);
+        let mut ctx = context(&mut heap);
+        // Two `String` buffers a host function made with the same allocator.
+        // SAFETY: fresh buffers of these sizes; `ctx.heap` points to `heap`.
+        let (dropped, returned) = unsafe {
+            let dropped = test_realloc(std::ptr::null_mut(), 0, 1, 10) as usize;
+            let returned = test_realloc(std::ptr::null_mut(), 0, 1, 20) as usize;
+            helper_vec_adopt(&mut ctx, dropped, 10);
+            helper_vec_adopt(&mut ctx, returned, 20);
+            // An empty `String`'s dangling pointer owns nothing.
+            helper_vec_adopt(&mut ctx, 1, 0);
+            helper_vec_release(&mut ctx, returned);
+            (dropped, returned)
+        };
+        assert_ne!(dropped, 0);
+        drop(heap);
+        assert_eq!(HELD.load(Ordering::SeqCst) - before, 20, "only the released buffer is left");
+        // SAFETY: the released buffer is ours to free now.
+        unsafe { test_dealloc(returned as *mut u8, 20, 1) };
     }
 
     #[test]

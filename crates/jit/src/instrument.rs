@@ -152,28 +152,52 @@ const MAX_ROUNDS: u32 = 24;
 
 /// The shims through which JIT code calls host functions and methods ([`lacuna_checker::ScalarFn::symbol`]):
 /// `(run, out, [self pointer,] args..) -> status`, the call made under `lacuna::__private::run_snippet` (a panic
-/// is status 1 with `run`'s fault filled in).
+/// is status 1 with `run`'s fault filled in). A `&str` argument comes as pointer and length; a `String` result
+/// is written as `[pointer, capacity, length]` (the buffer is the JIT's from then on), an `Option<S>` as a `u8`
+/// tag at offset 0 and the payload at offset 8.
 fn shim(f: &lacuna_checker::ScalarFn) -> String {
-    let mut params: Vec<String> = f.params.iter().enumerate().map(|(i, t)| format!("__lacuna_a{i}: {t}")).collect();
-    let args: Vec<String> = (0..f.params.len()).map(|i| format!("__lacuna_a{i}")).collect();
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    for (i, t) in f.params.iter().enumerate() {
+        if t == "&str" {
+            params.push(format!("__lacuna_a{i}: *const u8, __lacuna_a{i}_len: usize"));
+            args.push(format!(
+                "unsafe {{ ::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(__lacuna_a{i}, __lacuna_a{i}_len)) }}"
+            ));
+        } else {
+            params.push(format!("__lacuna_a{i}: {t}"));
+            args.push(format!("__lacuna_a{i}"));
+        }
+    }
     let callee = match &f.method_of {
-        None => format!("crate::{}", f.name),
+        None => format!("crate::{}", f.path()),
         Some((ty, _)) => {
             params.insert(0, format!("__lacuna_this: *mut {ty}"));
             format!("(*__lacuna_this).{}", f.name)
         }
     };
+    let call = format!("{callee}({})", args.join(", "));
+    let (out, write) = if f.ret == "String" {
+        let write = format!(
+            "let mut __lacuna_s = ::core::mem::ManuallyDrop::new({call}); ::core::ptr::write(__lacuna_out,              [__lacuna_s.as_mut_ptr() as usize, __lacuna_s.capacity(), __lacuna_s.len()])"
+        );
+        ("[usize; 3]".to_owned(), write)
+    } else if let Some(inner) = f.ret.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
+        let write = format!(
+            "match {call} {{ Some(__lacuna_v) => {{ ::core::ptr::write(__lacuna_out, 1);              ::core::ptr::write(__lacuna_out.add(8).cast::<{inner}>(), __lacuna_v) }}              None => ::core::ptr::write(__lacuna_out, 0) }}"
+        );
+        ("u8".to_owned(), write)
+    } else {
+        (f.ret.clone(), format!("::core::ptr::write(__lacuna_out, {call})"))
+    };
     format!(
         "\n#[doc(hidden)]\n#[no_mangle]\n#[allow(improper_ctypes_definitions, private_interfaces)]\n\
          pub unsafe extern \"C\" fn {symbol}(\
-         __lacuna_run: *mut ::lacuna::__private::RawRun, __lacuna_out: *mut {ret}{sep}{params}) -> u32 {{\n    \
-         unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, move || unsafe {{ \
-         ::core::ptr::write(__lacuna_out, {callee}({args})) }}) }}\n}}\n",
+         __lacuna_run: *mut ::lacuna::__private::RawRun, __lacuna_out: *mut {out}{sep}{params}) -> u32 {{\n    \
+         unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, move || unsafe {{ {write} }}) }}\n}}\n",
         symbol = f.symbol(),
-        ret = f.ret,
         sep = if params.is_empty() { "" } else { ", " },
         params = params.join(", "),
-        args = args.join(", "),
     )
 }
 

@@ -28,7 +28,7 @@ const TEXT_METHODS: &[(&str, usize)] = &[
 ];
 
 impl<'db> Builder<'_, 'db> {
-    fn is_string(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
+    pub(super) fn is_string(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
         let Some(ra_ap_hir::Adt::Struct(s)) = ty.as_adt() else { return false };
         s.name(self.db).as_str() == "String"
             && s.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc")
