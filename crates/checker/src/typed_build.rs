@@ -1106,7 +1106,14 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             // Into a `Vec` of the items only (the lowering checks the types).
             ("collect", []) => match self.expr_type(&ast::Expr::MethodCallExpr(m.clone()))? {
-                Ty::Vec(_) | Ty::String => Sink::Collect { at },
+                Ty::Vec(_) | Ty::String => {
+                    // A `Vec<&S>` keeps references (read as the values): rustc's borrow check judges them.
+                    let real = self.sema.type_of_expr(&ast::Expr::MethodCallExpr(m.clone()));
+                    if real.is_none_or(|t| self.holds_reference(&t.original)) {
+                        self.references.set(true);
+                    }
+                    Sink::Collect { at }
+                }
                 _ => return self.unsupported("a collection other than a `Vec` of scalars", m.syntax()),
             },
             _ => return self.unsupported("an iterator method outside the subset", m.syntax()),

@@ -355,6 +355,7 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_vec_grow", crate::heap::helper_vec_grow as *const u8),
     ("lacuna_vec_release", crate::heap::helper_vec_release as *const u8),
     ("lacuna_vec_adopt", crate::heap::helper_vec_adopt as *const u8),
+    ("lacuna_vec_free", crate::heap::helper_vec_free as *const u8),
     ("lacuna_copy", helper_copy as *const u8),
     ("lacuna_fmt", crate::text::helper_fmt as *const u8),
     ("lacuna_push_char", crate::text::helper_push_char as *const u8),
@@ -506,6 +507,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_vec_grow" => (&[ptr, ptr, types::I64, types::I64, types::I64, types::I64, types::I64], &[ptr]),
             "lacuna_vec_release" => (&[ptr, ptr], &[]),
             "lacuna_vec_adopt" => (&[ptr, ptr, types::I64], &[]),
+            "lacuna_vec_free" => (&[ptr, ptr], &[]),
             "lacuna_copy" => (&[ptr, ptr, types::I64], &[]),
             "lacuna_fmt" => (&[ptr, ptr, types::I32, types::I64, types::I64, ptr], &[types::I32]),
             "lacuna_push_char" => (&[ptr, ptr, types::I32], &[types::I32]),
@@ -739,6 +741,10 @@ struct Gen<'a, 'b> {
     field_offsets: Vec<i32>,
     /// Fuel left, kept in a register within a function: written back to the context around calls and returns.
     fuel: Option<Variable>,
+    /// `Vec`/`String` locals moved somewhere ([`lacuna_lowering::moved_locals`]): never freed at their scope's end.
+    moved: std::collections::BTreeSet<usize>,
+    /// The run has a heap (the snippet allocates).
+    has_heap: bool,
 }
 
 type R<T> = Result<T, CodegenError>;
@@ -781,6 +787,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             specs: Vec::new(),
             field_offsets: Vec::new(),
             fuel: None,
+            moved: lacuna_lowering::moved_locals(snippet),
+            has_heap: allocates(snippet),
         })
     }
 
@@ -1047,10 +1055,30 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
             }
         }
-        match &block.tail {
-            Some(t) => self.expr(t),
-            None => Ok(Vec::new()),
+        let value = match &block.tail {
+            Some(t) => self.expr(t)?,
+            None => Vec::new(),
+        };
+        // The block's own vectors and strings that were never moved are dropped here, as rustc drops them.
+        for stmt in &block.stmts {
+            if let TStmt::Let { local, .. } = stmt {
+                self.drop_local(*local);
+            }
         }
+        Ok(value)
+    }
+
+    /// Frees the buffer of a `Vec`/`String` local that is never moved (it owns the buffer alone): at the end of
+    /// its scope, or before it is assigned a new value.
+    fn drop_local(&mut self, local: usize) {
+        let owned = matches!(self.snippet.locals.get(local).map(|l| &l.ty), Some(Ty::Vec(_) | Ty::String));
+        if !owned || self.moved.contains(&local) || !self.has_heap {
+            return;
+        }
+        let Some(&ptr) = self.vars.get(&local).and_then(|vars| vars.first()) else { return };
+        let ptr = self.b.use_var(ptr);
+        let free = self.helpers["lacuna_vec_free"];
+        self.b.ins().call(free, &[self.ctx, ptr]);
     }
 
     /// Whether `values` (of type `ty`) match `pat`: a `bool` value.
@@ -1218,6 +1246,10 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::Assign { place: Place::Local(local), op: None, value } if value.ty.scalar().is_none() => {
                 let values = self.expr(value)?;
+                // The old value is dropped (after the new one is made: it may read the old).
+                if let LocalRef::Snippet(id) = local {
+                    self.drop_local(*id);
+                }
                 self.write(*local, values);
                 None
             }

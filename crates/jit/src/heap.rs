@@ -95,6 +95,16 @@ impl Heap {
         }
     }
 
+    /// The owner of a recorded buffer went out of scope: free it now (a pointer not recorded — a dangling
+    /// empty buffer, a host's — is left alone).
+    fn free(&mut self, ptr: usize) {
+        if let Some((size, align)) = self.live.remove(&ptr) {
+            self.held -= size;
+            // SAFETY: a recorded buffer of this size and alignment, and its only owner is gone.
+            unsafe { (self.host.dealloc)(ptr as *mut u8, size, align) };
+        }
+    }
+
     /// A buffer made elsewhere with the host library's allocator (a `String` a host function returned) becomes
     /// the snippet's: freed with the others unless it leaves the snippet. Counts against the budget from now on.
     fn adopt(&mut self, ptr: usize, size: usize, align: usize) {
@@ -174,6 +184,21 @@ pub(crate) unsafe extern "C" fn helper_vec_release(ctx: *mut JitContext, ptr: us
     // SAFETY: as in `helper_vec_grow`.
     let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
     heap.release(ptr);
+}
+
+/// JIT helper: the local owning the buffer at `ptr` went out of scope (or was assigned a new value).
+///
+/// # Safety
+/// As [`helper_vec_grow`]; nothing reads the buffer afterwards.
+pub(crate) unsafe extern "C" fn helper_vec_free(ctx: *mut JitContext, ptr: usize) {
+    // SAFETY: as in `helper_vec_grow`.
+    let ctx = unsafe { &mut *ctx };
+    if ctx.heap == 0 {
+        return;
+    }
+    // SAFETY: as in `helper_vec_grow`.
+    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    heap.free(ptr);
 }
 
 /// JIT helper: a host function's `String` result, `cap` bytes at `ptr`, becomes the snippet's.
@@ -278,6 +303,29 @@ mod tests {
         assert_eq!(HELD.load(Ordering::SeqCst) - before, 20, "only the released buffer is left");
         // SAFETY: the released buffer is ours to free now.
         unsafe { test_dealloc(returned as *mut u8, 20, 1) };
+    }
+
+    #[test]
+    fn a_freed_buffer_is_gone_and_stops_counting_and_unknown_pointers_are_left_alone() {
+        let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let before = HELD.load(Ordering::SeqCst);
+        let mut heap = Heap::new(host(), 100);
+        let mut ctx = context(&mut heap);
+        // SAFETY: `ctx.heap` points to `heap`; the freed buffer is not used afterwards.
+        let again = unsafe {
+            let a = helper_vec_grow(&mut ctx, 8, 0, 10, 8, 8, 1);
+            helper_vec_free(&mut ctx, a);
+            // A dangling empty buffer's pointer and an already freed one: nothing to do.
+            helper_vec_free(&mut ctx, 8);
+            helper_vec_free(&mut ctx, a);
+            // The 80 bytes no longer count: another 80 fit the 100-byte budget.
+            helper_vec_grow(&mut ctx, 8, 0, 10, 8, 8, 1)
+        };
+        assert_ne!(again, 0);
+        assert_eq!(ctx.fault, 0);
+        assert_eq!(HELD.load(Ordering::SeqCst) - before, 80);
+        drop(heap);
+        assert_eq!(HELD.load(Ordering::SeqCst), before);
     }
 
     #[test]

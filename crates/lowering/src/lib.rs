@@ -18,6 +18,8 @@ use lacuna_checker::Binding;
 
 mod ownership;
 
+pub use ownership::moved_locals;
+
 /// Why a snippet does not go to the JIT.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{construct} (at snippet bytes {}..{})", range.start, range.end)]

@@ -251,10 +251,21 @@ impl Walk<'_> {
                 }
             }
         }
-        match &b.tail {
-            Some(t) => self.expr(t, true),
-            None => Ok(Owners::new()),
+        let Some(tail) = &b.tail else { return Ok(Owners::new()) };
+        let loans = self.expr(tail, true)?;
+        // The block's locals end with it: its value may not borrow them (E0597).
+        let mut declared = Vec::new();
+        for stmt in &b.stmts {
+            match stmt {
+                TStmt::Let { local, .. } => declared.push(*local),
+                TStmt::LetPat { pat, .. } => crate::bound_locals(pat, &mut declared),
+                TStmt::Expr(_) => {}
+            }
         }
+        if let Some(l) = declared.into_iter().find(|l| loans.contains(&LocalRef::Snippet(*l))) {
+            return Err(at(&format!("{} borrowed by its block's value", self.name(LocalRef::Snippet(l))), tail));
+        }
+        Ok(loans)
     }
 
     fn seq_use(&self, seq: &Seq, e: &TExpr) -> Result<(), String> {
@@ -512,13 +523,15 @@ impl Walk<'_> {
                     live.extend(mentions(&c.body, self.snippet));
                     self.closure(&c.params, &c.body)?;
                 }
+                // A collected `Vec<&S>` sets `TypedSnippet::references` in the builder: `collect` makes owned items.
                 match sink {
                     Sink::Sum { .. }
                     | Sink::Product { .. }
                     | Sink::Count
                     | Sink::Any(_)
                     | Sink::All(_)
-                    | Sink::Position(_) => none(),
+                    | Sink::Position(_)
+                    | Sink::Collect { .. } => none(),
                     _ => live,
                 }
             }
@@ -748,42 +761,72 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
         }
         _ => {}
     }
-    // Operands read by reference (text read in place) do not move.
+    operands(e, &mut |c, by_value| match c {
+        Child::Expr(c) => writes(c, by_value, snippet, out),
+        Child::Block(b) => block_writes(b, snippet, out),
+    });
+}
+
+/// `e`'s children with whether each is read by value (moved, if it owns a buffer) or by reference (text read in
+/// place, the receiver of a reading method).
+fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
     match &e.kind {
         TKind::TextMethod { name, receiver, args } => {
-            writes(receiver, name == "into" && receiver.ty == Ty::String, snippet, out);
-            args.iter().for_each(|a| writes(a, false, snippet, out));
+            f(Child::Expr(receiver), name == "into" && receiver.ty == Ty::String);
+            args.iter().for_each(|a| f(Child::Expr(a), false));
         }
         TKind::Format(pieces) | TKind::Print { pieces, .. } => pieces.iter().for_each(|p| {
             if let FmtPiece::Arg { value, .. } = p {
-                writes(value, false, snippet, out)
+                f(Child::Expr(value), false)
             }
         }),
-        TKind::StringPush { value, .. } => writes(value, false, snippet, out),
+        TKind::StringPush { value, .. } => f(Child::Expr(value), false),
         TKind::Concat { left, right, .. } => {
-            writes(left, true, snippet, out);
-            writes(right, false, snippet, out);
+            f(Child::Expr(left), true);
+            f(Child::Expr(right), false);
         }
         TKind::Parse { text, then, .. } => {
-            writes(text, false, snippet, out);
+            f(Child::Expr(text), false);
             if let ParseThen::UnwrapOr(v) = then {
-                writes(v, true, snippet, out);
+                f(Child::Expr(v), true);
             }
         }
         TKind::Consume { chain: IterChain { source: IterSource::Chars(text), .. }, .. }
         | TKind::ForIter { chain: IterChain { source: IterSource::Chars(text), .. }, .. } => {
-            writes(text, false, snippet, out);
+            f(Child::Expr(text), false);
             e.each_child(&mut |c| match c {
-                Child::Expr(c) if !std::ptr::eq(c, &**text) => writes(c, true, snippet, out),
-                Child::Expr(_) => {}
-                Child::Block(b) => block_writes(b, snippet, out),
+                Child::Expr(c) if std::ptr::eq(c, &**text) => {}
+                c => f(c, true),
             });
         }
-        _ => e.each_child(&mut |c| match c {
-            Child::Expr(c) => writes(c, true, snippet, out),
-            Child::Block(b) => block_writes(b, snippet, out),
-        }),
+        _ => e.each_child(&mut |c| f(c, true)),
     }
+}
+
+/// The `Vec`/`String` locals read by value anywhere in the snippet (moved somewhere): the others own their
+/// buffers until their scope ends, where the JIT frees them.
+pub fn moved_locals(snippet: &TypedSnippet) -> BTreeSet<usize> {
+    fn expr(e: &TExpr, by_value: bool, out: &mut BTreeSet<usize>) {
+        if let TKind::Local(LocalRef::Snippet(id)) = &e.kind {
+            if by_value && owns(&e.ty) {
+                out.insert(*id);
+            }
+        }
+        operands(e, &mut |c, by_value| match c {
+            Child::Expr(c) => expr(c, by_value, out),
+            Child::Block(b) => block(b, out),
+        });
+    }
+    fn block(b: &TBlock, out: &mut BTreeSet<usize>) {
+        b.each_child(&mut |c| match c {
+            Child::Expr(c) => expr(c, true, out),
+            Child::Block(b) => block(b, out),
+        });
+    }
+    let mut out = BTreeSet::new();
+    block(&snippet.body, &mut out);
+    snippet.fns.iter().for_each(|f| block(&f.body, &mut out));
+    out
 }
 
 fn block_writes(b: &TBlock, snippet: &TypedSnippet, out: &mut Owners) {
