@@ -412,6 +412,14 @@ pub enum TKind {
         then: ParseThen,
         at: usize,
     },
+    /// `T::try_from(value)` or `value.try_into()` between integer types, consumed where it is made like a
+    /// [`TKind::Parse`] (the error is `TryFromIntError(())`; an `unwrap` or `expect` of it panics at `at`).
+    TryConvert {
+        value: Box<TExpr>,
+        target: Scalar,
+        then: ParseThen,
+        at: usize,
+    },
     /// `print!`, `println!`, `eprint!`, `eprintln!`: the text goes to the host's stdout or stderr.
     Print {
         pieces: Vec<FmtPiece>,
@@ -471,7 +479,7 @@ pub enum IterSource {
     Chars(Box<TExpr>),
 }
 
-/// What is done with a `parse` result ([`TKind::Parse`]).
+/// What is done with a `parse` or `try_from` result ([`TKind::Parse`], [`TKind::TryConvert`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParseThen {
     Unwrap,
@@ -996,7 +1004,7 @@ impl TExpr {
                 args.iter().for_each(|a| f(Child::Expr(a)));
             }
             TKind::StringPush { value, .. } => f(Child::Expr(value)),
-            TKind::Parse { text, then, .. } => {
+            TKind::TryConvert { value: text, then, .. } | TKind::Parse { text, then, .. } => {
                 f(Child::Expr(text));
                 if let ParseThen::UnwrapOr(v) = then {
                     f(Child::Expr(v));

@@ -553,6 +553,59 @@ impl<'a, 'db> Builder<'a, 'db> {
         (params_ok && ret_ok).then_some(())
     }
 
+    /// `T::try_from(x)` or `x.try_into()` between integer types (up to 64 bits), followed by what consumes the
+    /// `Result` ([`TKind::TryConvert`]), as `m` (the consumer) names it.
+    fn try_convert(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        let (source, conversion) = match m.receiver() {
+            Some(ast::Expr::MethodCallExpr(call)) if call.name_ref().is_some_and(|n| n.text() == "try_into") => {
+                let Some(f) = self.sema.resolve_method_call(&call) else { return Ok(None) };
+                if call.arg_list().is_some_and(|l| l.args().next().is_some()) {
+                    return Ok(None);
+                }
+                (call.receiver(), (f, ast::Expr::MethodCallExpr(call.clone()), "TryInto"))
+            }
+            Some(ast::Expr::CallExpr(call)) => {
+                let Some(ast::Expr::PathExpr(p)) = call.expr() else { return Ok(None) };
+                let Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) =
+                    p.path().and_then(|p| self.sema.resolve_path(&p))
+                else {
+                    return Ok(None);
+                };
+                let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                let [value] = args.as_slice() else { return Ok(None) };
+                (Some(value.clone()), (f, ast::Expr::CallExpr(call.clone()), "TryFrom"))
+            }
+            _ => return Ok(None),
+        };
+        let (f, call, trait_name) = conversion;
+        let Some(source) = source else { return Ok(None) };
+        if self.core_trait_of(f).as_deref() != Some(trait_name) {
+            return Ok(None);
+        }
+        let consumer_in_core = self.sema.resolve_method_call(m).is_some_and(|f| {
+            f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+        });
+        if !consumer_in_core {
+            return Ok(None);
+        }
+        // `Result<T, E>`: the target is `T`; the source's type is the value's.
+        let Some(result) = self.sema.type_of_expr(&call) else { return Ok(None) };
+        let Some(target) = result.original.type_arguments().next().and_then(|t| Self::builtin(&t)) else {
+            return Ok(None);
+        };
+        let value = self.expr(&source)?;
+        let narrow_int = |s: Scalar| s.int_bits().is_some_and(|b| b <= 64);
+        if !narrow_int(target) || !value.ty.scalar().is_some_and(narrow_int) {
+            return Ok(None);
+        }
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let then = self.result_consumer(m, &name, &args, trait_name)?;
+        Ok(Some(TKind::TryConvert { value: Box::new(value), target, then, at }))
+    }
+
     /// The name of the `core` trait `f` belongs to (declared in it, or implementing it).
     fn core_trait_of(&self, f: Function) -> Option<String> {
         let t = match f.as_assoc_item(self.db)?.container(self.db) {
@@ -1264,6 +1317,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
             }
             ast::Expr::MethodCallExpr(m) => {
+                if let Some(kind) = self.try_convert(m)? {
+                    let TKind::TryConvert { at, .. } = &kind else { unreachable!("made above") };
+                    let start =
+                        if matches!(kind, TKind::TryConvert { then: ParseThen::Unwrap | ParseThen::Expect(_), .. }) {
+                            *at
+                        } else {
+                            range.start
+                        };
+                    return Ok(TExpr { kind, ty, range: start..range.end });
+                }
                 if let Some(kind) = self.parse_method(m)? {
                     // A panic of `unwrap` or `expect` is placed at the method's name.
                     let start = match &kind {

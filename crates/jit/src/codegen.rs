@@ -1689,6 +1689,66 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().call(f, &[self.ctx, address, to]);
                 return Ok(Vec::new());
             }
+            TKind::TryConvert { value, target, then, at: name_at } => {
+                use lacuna_checker::typed::ParseThen;
+                let source = value.s();
+                let (Some(st), Some(tt)) = (clif(source), clif(*target)) else {
+                    return Err(CodegenError("an integer conversion".into()));
+                };
+                let v = self.one(value)?;
+                // In range of the target: compared in the source's type, against the bounds both types share.
+                let range = |s: Scalar| -> (i128, i128) {
+                    let bits = s.int_bits().unwrap_or(64);
+                    if s.is_signed() {
+                        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+                    } else {
+                        (0, (1i128 << bits) - 1)
+                    }
+                };
+                let ((smin, smax), (tmin, tmax)) = (range(source), range(*target));
+                let (lo, hi) = (smin.max(tmin), smax.min(tmax));
+                let signed = source.is_signed();
+                let mut ok = self.b.ins().iconst(types::I8, 1);
+                if lo > smin {
+                    let k = self.int_const(st, lo as i64);
+                    let cc = if signed { IntCC::SignedGreaterThanOrEqual } else { IntCC::UnsignedGreaterThanOrEqual };
+                    let c = self.b.ins().icmp(cc, v, k);
+                    ok = self.b.ins().band(ok, c);
+                }
+                if hi < smax {
+                    // `hi` fits the source type; as a bit pattern for unsigned 64-bit sources.
+                    let k = self.int_const(st, hi as u64 as i64);
+                    let cc = if signed { IntCC::SignedLessThanOrEqual } else { IntCC::UnsignedLessThanOrEqual };
+                    let c = self.b.ins().icmp(cc, v, k);
+                    ok = self.b.ins().band(ok, c);
+                }
+                let converted = self.cast(v, source, *target);
+                return Ok(match then {
+                    ParseThen::Unwrap | ParseThen::Expect(_) => {
+                        let message = match then {
+                            ParseThen::Expect(m) => format!("{m}: TryFromIntError(())"),
+                            _ => "called `Result::unwrap()` on an `Err` value: TryFromIntError(())".to_owned(),
+                        };
+                        let k = self.message(&message);
+                        let k = self.int_const(types::I64, k as i64);
+                        self.b.ins().store(MemFlags::trusted(), k, self.ctx, FAULT_VALUES_OFFSET);
+                        let failed = self.b.ins().bxor_imm(ok, 1);
+                        self.fault_if(failed, Fault::Panic, *name_at);
+                        vec![converted]
+                    }
+                    ParseThen::UnwrapOrDefault => {
+                        let zero = self.zero(tt);
+                        vec![self.b.ins().select(ok, converted, zero)]
+                    }
+                    ParseThen::UnwrapOr(default) => {
+                        let d = self.one(default)?;
+                        vec![self.b.ins().select(ok, converted, d)]
+                    }
+                    ParseThen::Ok => vec![ok, converted],
+                    ParseThen::IsOk => vec![ok],
+                    ParseThen::IsErr => vec![self.b.ins().bxor_imm(ok, 1)],
+                });
+            }
             TKind::Parse { text, target, then, at: name_at } => {
                 use lacuna_checker::typed::ParseThen;
                 let t = clif(*target).ok_or_else(|| CodegenError("a parsed type".into()))?;

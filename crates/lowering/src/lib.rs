@@ -766,6 +766,27 @@ impl Check<'_> {
                 }
                 Ok(())
             }
+            TKind::TryConvert { value, target, then, .. } => {
+                self.expr(value)?;
+                if let ParseThen::UnwrapOr(v) = then {
+                    self.expr(v)?;
+                }
+                let result = Ty::Scalar(*target);
+                let int = |s: Scalar| s.int_bits().is_some_and(|b| b <= 64);
+                let ok = value.ty.scalar().is_some_and(int)
+                    && int(*target)
+                    && match then {
+                        ParseThen::Unwrap | ParseThen::Expect(_) | ParseThen::UnwrapOrDefault => e.ty == result,
+                        ParseThen::UnwrapOr(v) => v.ty == result && e.ty == result,
+                        ParseThen::Ok => e.ty == Ty::Option(*target),
+                        ParseThen::IsOk | ParseThen::IsErr => e.ty == Ty::Scalar(Scalar::Bool),
+                    };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this use of `try_from`", &e.range)
+                }
+            }
             TKind::Parse { text, target, then, .. } => {
                 self.expr(text)?;
                 if let ParseThen::UnwrapOr(v) = then {

@@ -382,6 +382,13 @@ impl Walk<'_> {
                 self.in_order(values.into_iter().map(|v| (v, false)), none())?;
                 none()
             }
+            TKind::TryConvert { value, then, .. } => {
+                let loans = self.expr(value, true)?;
+                if let ParseThen::UnwrapOr(v) = then {
+                    self.in_order([(&**v, true)], loans)?;
+                }
+                none()
+            }
             TKind::Parse { text, then, .. } => {
                 let loans = self.expr(text, false)?;
                 if let ParseThen::UnwrapOr(v) = then {

@@ -212,7 +212,19 @@ impl<'db> Builder<'_, 'db> {
             m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
         let Some(receiver) = parse.receiver() else { return Ok(None) };
         let text = Box::new(self.text_operand(&receiver)?);
-        let then = match (name.as_str(), args.as_slice()) {
+        let then = self.result_consumer(m, &name, &args, "parse")?;
+        Ok(Some(TKind::Parse { text, target, then, at }))
+    }
+
+    /// What `m` (named `name`, with `args`) does with the `Result` of `parse` or `try_from` (`what`).
+    pub(super) fn result_consumer(
+        &mut self,
+        m: &ast::MethodCallExpr,
+        name: &str,
+        args: &[ast::Expr],
+        what: &str,
+    ) -> Result<ParseThen> {
+        Ok(match (name, args) {
             ("unwrap", []) => ParseThen::Unwrap,
             ("unwrap_or_default", []) => ParseThen::UnwrapOrDefault,
             ("ok", []) => ParseThen::Ok,
@@ -226,9 +238,8 @@ impl<'db> Builder<'_, 'db> {
                     None => return self.unsupported("an `expect` message that is not a literal", m.syntax()),
                 }
             }
-            _ => return self.unsupported("a use of `parse` outside the subset", m.syntax()),
-        };
-        Ok(Some(TKind::Parse { text, target, then, at }))
+            _ => return self.unsupported(&format!("a use of `{what}` outside the subset"), m.syntax()),
+        })
     }
 
     /// `String::from(text)` and `String::new()`.
