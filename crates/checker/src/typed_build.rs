@@ -61,6 +61,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub owns_buffers: std::cell::Cell<bool>,
     /// The first construct rustc must judge (see `TypedSnippet::rustc_decides`).
     pub rustc_decides: std::cell::RefCell<Option<Unsupported>>,
+    /// Constants whose bodies are being built (a constant is computed where it is used).
+    expanding_consts: Vec<ra_ap_hir::Const>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -86,6 +88,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             fields: Vec::new(),
             owns_buffers: std::cell::Cell::new(false),
             rustc_decides: std::cell::RefCell::new(None),
+            expanding_consts: Vec::new(),
         }
     }
 
@@ -657,6 +660,19 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ast::Stmt::Item(ast::Item::Fn(f)) => self.define_fn(&f)?,
                 // Only name resolution, which rust-analyzer has done.
                 ast::Stmt::Item(ast::Item::Use(_)) => {}
+                // A constant is computed where it is used; its value is also evaluated here once, as rustc evaluates
+                // every constant (so the subset's lint checks see its arithmetic even when it is unused).
+                ast::Stmt::Item(ast::Item::Const(c)) => {
+                    let def = self.sema.to_def(&c);
+                    match def.map(|d| self.const_body(d)).transpose()?.flatten() {
+                        Some(body) => {
+                            let value = self.expr(&body)?;
+                            self.expanding_consts.pop();
+                            stmts.push(TStmt::Expr(value));
+                        }
+                        None => return self.unsupported("a constant outside the subset", c.syntax()),
+                    }
+                }
                 ast::Stmt::Item(item) => return self.unsupported("an item other than a function", item.syntax()),
             }
         }
@@ -846,6 +862,38 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// `MAX`, `MIN` and `BITS` of a primitive integer type, as literals of the expression's type.
+    /// The body of a constant declared in the host file or the snippet whose value is plain arithmetic: literals,
+    /// operators, casts, parentheses and other such constants. Pushes `c` on `expanding_consts` (the caller pops it
+    /// after building the body); a constant that refers to itself is outside the subset.
+    fn const_body(&mut self, c: ra_ap_hir::Const) -> Result<Option<ast::Expr>> {
+        let Some(source) = self.sema.source(c) else { return Ok(None) };
+        if c.as_assoc_item(self.db).is_some() || source.file_id.macro_file().is_some() {
+            return Ok(None);
+        }
+        let Some(body) = source.value.body() else { return Ok(None) };
+        if self.expanding_consts.contains(&c) {
+            return self.unsupported("a constant defined by itself", body.syntax());
+        }
+        let plain = body.syntax().descendants().all(|n| {
+            ast::Expr::cast(n.clone()).is_none_or(|e| {
+                matches!(
+                    e,
+                    ast::Expr::Literal(_)
+                        | ast::Expr::BinExpr(_)
+                        | ast::Expr::PrefixExpr(_)
+                        | ast::Expr::CastExpr(_)
+                        | ast::Expr::ParenExpr(_)
+                        | ast::Expr::PathExpr(_)
+                )
+            })
+        });
+        if !plain {
+            return Ok(None);
+        }
+        self.expanding_consts.push(c);
+        Ok(Some(body))
+    }
+
     fn primitive_const(&self, c: ra_ap_hir::Const, ty: &Ty) -> Option<TKind> {
         let ra_ap_hir::AssocItemContainer::Impl(imp) = c.as_assoc_item(self.db)?.container(self.db) else {
             return None;
@@ -1402,7 +1450,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                     Some(PathResolution::Def(ra_ap_hir::ModuleDef::Const(c))) => match self.primitive_const(c, &ty) {
                         Some(kind) => kind,
-                        None => return self.unsupported("a constant", expr.syntax()),
+                        None => match self.const_body(c)? {
+                            // The constant's value, computed where it is used (pure arithmetic on literals).
+                            Some(body) => {
+                                let mut value = self.expr(&body)?;
+                                self.expanding_consts.pop();
+                                value.range = range;
+                                return Ok(value);
+                            }
+                            None => return self.unsupported("a constant", expr.syntax()),
+                        },
                     },
                     _ => return self.unsupported("a path that is not a local", expr.syntax()),
                 }

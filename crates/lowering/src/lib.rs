@@ -1323,6 +1323,49 @@ fn literal_value(e: &TExpr) -> Option<i128> {
     }
 }
 
+/// The value rustc's constant evaluation gives an integer expression made of literals, operators and casts, when
+/// it gives one without a panic (`None`: not such an expression, or it would overflow, divide by zero or shift
+/// too far — which rustc reports). Exact: only used where the result must match rustc's.
+fn folded(e: &TExpr) -> Option<i128> {
+    let ty = e.s();
+    let (min, max) = range_of(ty)?;
+    let bits = ty.int_bits()?;
+    let fits = |v: i128| (v >= min && v <= max).then_some(v);
+    // Two's-complement wrap into `ty` (for casts and shifts, which do not check the value).
+    let wrap = |v: i128| {
+        let m = v & ((1i128 << bits) - 1);
+        if ty.is_signed() && m > max {
+            m - (1i128 << bits)
+        } else {
+            m
+        }
+    };
+    match &e.kind {
+        TKind::Lit(Lit::Int(v)) => fits(i128::try_from(*v).ok()?),
+        TKind::Unary(UnOp::Neg, x) => fits(folded(x)?.checked_neg()?),
+        TKind::Unary(UnOp::Not, x) => Some(wrap(!folded(x)?)),
+        TKind::Cast(x) if x.s().is_int() => Some(wrap(folded(x)?)),
+        TKind::Binary(op, l, r) => {
+            let a = folded(l)?;
+            let b = folded(r)?;
+            match op {
+                BinOp::Add => fits(a.checked_add(b)?),
+                BinOp::Sub => fits(a.checked_sub(b)?),
+                BinOp::Mul => fits(a.checked_mul(b)?),
+                BinOp::Div if b != 0 => fits(a.checked_div(b)?),
+                BinOp::Rem if b != 0 => fits(a.checked_rem(b)?).filter(|_| !(a == min && b == -1)),
+                BinOp::Shl if (0..i128::from(bits)).contains(&b) => Some(wrap(a << b)),
+                BinOp::Shr if (0..i128::from(bits)).contains(&b) => Some(a >> b),
+                BinOp::BitAnd => Some(a & b),
+                BinOp::BitOr => Some(a | b),
+                BinOp::BitXor => Some(a ^ b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 fn range_of(ty: Scalar) -> Option<(i128, i128)> {
     let bits = ty.int_bits()?;
     if bits >= 128 {
@@ -1455,7 +1498,7 @@ impl Guard<'_> {
         let r_known = self.known(r);
         match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul if l_known && r_known => {
-                let fits = l_literal.zip(literal_value(r)).and_then(|(a, b)| {
+                let fits = l_literal.zip(folded(r)).and_then(|(a, b)| {
                     let v = match op {
                         BinOp::Add => a.checked_add(b),
                         BinOp::Sub => a.checked_sub(b),
@@ -1466,7 +1509,7 @@ impl Guard<'_> {
                 });
                 fits.ok_or("arithmetic rustc might evaluate at compile time")
             }
-            BinOp::Div | BinOp::Rem => match literal_value(r) {
+            BinOp::Div | BinOp::Rem => match folded(r) {
                 // A known divisor other than 0 and -1 cannot panic.
                 Some(d) if d != 0 && d != -1 => Ok(()),
                 // -1 panics only for a known minimum dividend.
@@ -1476,7 +1519,7 @@ impl Guard<'_> {
             },
             BinOp::Shl | BinOp::Shr => {
                 let bits = range_of(ty).map_or(0, |_| i128::from(ty.int_bits().unwrap_or(0)));
-                match literal_value(r) {
+                match folded(r) {
                     Some(n) if bits > 0 && (0..bits).contains(&n) => Ok(()),
                     _ if !r_known => Ok(()),
                     _ => Err("a shift rustc might evaluate at compile time"),
@@ -1597,7 +1640,7 @@ impl Guard<'_> {
             TKind::Binary(..) | TKind::Assign { op: Some(_), .. } => {
                 // The operation, its left operand's type and whether rustc could know it, and the right operand.
                 let (op, ty, l_known, l_literal, r) = match &e.kind {
-                    TKind::Binary(op, l, r) => (*op, l.s(), self.known(l), literal_value(l), &**r),
+                    TKind::Binary(op, l, r) => (*op, l.s(), self.known(l), folded(l), &**r),
                     TKind::Assign { op: Some(op), place, value } => {
                         let state = self.known.borrow();
                         let known = match place {
@@ -1742,6 +1785,32 @@ mod tests {
         });
         assert!(lower(in_fn, &[]).is_ok());
     }
+    #[test]
+    fn folding_gives_rustcs_constant_values_and_nothing_where_rustc_reports_a_panic() {
+        let bin = |op, l: TExpr, r: TExpr| {
+            let ty = l.ty.clone();
+            TExpr { kind: TKind::Binary(op, Box::new(l), Box::new(r)), ty, range: 0..1 }
+        };
+        let cast = |x: TExpr, to: Scalar| TExpr { kind: TKind::Cast(Box::new(x)), ty: to.into(), range: 0..1 };
+        let neg = |x: TExpr| {
+            let ty = x.ty.clone();
+            TExpr { kind: TKind::Unary(UnOp::Neg, Box::new(x)), ty, range: 0..1 }
+        };
+        let u8_ = Scalar::U8;
+        let i32_ = Scalar::I32;
+        assert_eq!(folded(&bin(BinOp::Add, lit(200, u8_), lit(100, u8_))), None);
+        assert_eq!(folded(&bin(BinOp::Add, lit(200, u8_), lit(55, u8_))), Some(255));
+        let step = bin(BinOp::Add, bin(BinOp::Div, lit(40, i32_), lit(8, i32_)), lit(1, i32_));
+        assert_eq!(folded(&step), Some(6));
+        assert_eq!(folded(&cast(lit(300, i32_), u8_)), Some(44));
+        assert_eq!(folded(&cast(neg(lit(1, i32_)), u8_)), Some(255));
+        assert_eq!(folded(&bin(BinOp::Div, neg(lit(128, Scalar::I8)), neg(lit(1, Scalar::I8)))), None);
+        assert_eq!(folded(&bin(BinOp::Rem, lit(7, i32_), lit(0, i32_))), None);
+        assert_eq!(folded(&bin(BinOp::Shl, lit(1, i32_), lit(31, i32_))), Some(i128::from(i32::MIN)));
+        assert_eq!(folded(&bin(BinOp::Shl, lit(1, u8_), lit(8, u8_))), None);
+        assert_eq!(folded(&bin(BinOp::Shr, neg(lit(8, i32_)), lit(1, i32_))), Some(-4));
+    }
+
     #[test]
     fn vectors_the_snippet_owns_are_in_the_subset_and_their_moves_are_checked() {
         let vec_ty = Ty::Vec(Scalar::I64);
