@@ -442,6 +442,7 @@ impl RaSession {
                     mut_ref: ty.is_mutable_reference(),
                     is_self: local.is_self(db),
                     const_opaque: const_opaque(db, local),
+                    const_value: const_value(db, local),
                 });
             }
             scope_info.bindings.sort_by_key(|b| b.decl);
@@ -659,6 +660,34 @@ fn const_opaque(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>
         init = inner.expr();
     }
     matches!(init, Some(ast::Expr::CallExpr(_) | ast::Expr::MethodCallExpr(_)))
+}
+
+/// The integer an immutable `let name = <literal>;` (or `-<literal>`) binding holds: what rustc's constant
+/// propagation knows of it at the hole.
+fn const_value(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>) -> Option<i128> {
+    if local.is_mut(db) || local.is_self(db) {
+        return None;
+    }
+    let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(db))).ok()?;
+    let pat = source.as_ident_pat()?;
+    if pat.ref_token().is_some() || pat.pat().is_some() {
+        return None;
+    }
+    let let_stmt = ast::LetStmt::cast(pat.syntax().parent()?)?;
+    if let_stmt.let_else().is_some() {
+        return None;
+    }
+    let literal = |e: &ast::Expr| match e {
+        ast::Expr::Literal(l) => match l.kind() {
+            ast::LiteralKind::IntNumber(n) => n.value().ok().and_then(|v| i128::try_from(v).ok()),
+            _ => None,
+        },
+        _ => None,
+    };
+    match let_stmt.initializer()? {
+        ast::Expr::PrefixExpr(p) if p.op_kind() == Some(ast::UnaryOp::Neg) => literal(&p.expr()?).map(|v| -v),
+        e => literal(&e),
+    }
 }
 
 /// Platform directories of std and stdarch whose modules the target's cfg turns off. Only a prefetch hint: a

@@ -25,6 +25,9 @@ pub struct Binding {
     /// rustc's compile-time evaluation cannot know the value at the hole (a parameter, a `for` variable, an
     /// immutable binding initialized by a call), so its lints cannot fire on arithmetic over it.
     pub const_opaque: bool,
+    /// The value rustc's compile-time evaluation knows at the hole, when the binding is immutable and initialized
+    /// with an integer literal (possibly negated): `let limit: i64 = 6;`.
+    pub const_value: Option<i128>,
 }
 
 /// The bindings and context of one hole.

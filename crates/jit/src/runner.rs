@@ -1181,6 +1181,7 @@ fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> Result
         raises_lints: text.contains("deny") || text.contains("forbid"),
         hole_type_matches: home.prepared.glue_type(home.index) == Some(lowered.snippet.ty.name().as_str()),
         opaque_bindings: home.plan.bindings().iter().map(|b| b.const_opaque).collect(),
+        binding_values: home.plan.bindings().iter().map(|b| b.const_value).collect(),
     };
     lacuna_lowering::accept_without_rustc(lowered, facts)
 }

@@ -645,6 +645,7 @@ mod tests {
             mut_ref: false,
             is_self: false,
             const_opaque: false,
+            const_value: None,
         }
     }
 

@@ -989,6 +989,9 @@ pub struct HostFacts {
     /// Per binding of the hole: rustc's compile-time evaluation cannot know its value
     /// ([`lacuna_checker::Binding::const_opaque`]).
     pub opaque_bindings: Vec<bool>,
+    /// Per binding of the hole: the value rustc's compile-time evaluation knows, when the checker could tell
+    /// ([`lacuna_checker::Binding::const_value`]).
+    pub binding_values: Vec<Option<i128>>,
 }
 
 /// What rustc's compile-time evaluation might know: per snippet local, and per hole binding.
@@ -1049,7 +1052,10 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
     }
     // Parameters of snippet functions are unknown to an intraprocedural analysis, unless assigned known values.
     let multi = assigned_more_than_once(snippet);
-    let guard = Guard { snippet, known: std::cell::RefCell::new(known), multi };
+    let mut values = Values { bindings: host.binding_values, locals: vec![None; snippet.locals.len()] };
+    values.locals_of(&snippet.body, &multi);
+    snippet.fns.iter().for_each(|f| values.locals_of(&f.body, &multi));
+    let guard = Guard { snippet, known: std::cell::RefCell::new(known), multi, values };
     guard.block(&snippet.body)?;
     for f in &snippet.fns {
         guard.forget();
@@ -1312,6 +1318,8 @@ struct Guard<'a> {
     snippet: &'a TypedSnippet,
     known: std::cell::RefCell<Known>,
     multi: Vec<bool>,
+    /// Values rustc's lint knows exactly.
+    values: Values,
 }
 
 /// The value of a plain integer literal (possibly negated), as rustc's lint would see it.
@@ -1323,10 +1331,54 @@ fn literal_value(e: &TExpr) -> Option<i128> {
     }
 }
 
+/// What is known exactly of variables: per hole binding ([`HostFacts::binding_values`]) and per snippet local
+/// (declared once with a value that folds, and never assigned again).
+#[derive(Default)]
+struct Values {
+    bindings: Vec<Option<i128>>,
+    locals: Vec<Option<i128>>,
+}
+
+impl Values {
+    /// Adds the snippet locals of `b` (and blocks inside it) declared once with a folding value, in order.
+    fn locals_of(&mut self, b: &TBlock, multi: &[bool]) {
+        fn expr(e: &TExpr, values: &mut Values, multi: &[bool]) {
+            e.each_child(&mut |c| match c {
+                Child::Expr(c) => expr(c, values, multi),
+                Child::Block(b) => values.locals_of(b, multi),
+            });
+        }
+        for stmt in &b.stmts {
+            match stmt {
+                TStmt::Let { local, init: Some(init) } => {
+                    expr(init, self, multi);
+                    if !multi.get(*local).copied().unwrap_or(true) {
+                        let v = folded(init, self);
+                        if let Some(slot) = self.locals.get_mut(*local) {
+                            *slot = v;
+                        }
+                    }
+                }
+                TStmt::Let { init: None, .. } => {}
+                TStmt::LetPat { init, otherwise, .. } => {
+                    expr(init, self, multi);
+                    if let Some(o) = otherwise {
+                        self.locals_of(o, multi);
+                    }
+                }
+                TStmt::Expr(e) => expr(e, self, multi),
+            }
+        }
+        if let Some(t) = &b.tail {
+            expr(t, self, multi);
+        }
+    }
+}
+
 /// The value rustc's constant evaluation gives an integer expression made of literals, operators and casts, when
 /// it gives one without a panic (`None`: not such an expression, or it would overflow, divide by zero or shift
 /// too far — which rustc reports). Exact: only used where the result must match rustc's.
-fn folded(e: &TExpr) -> Option<i128> {
+fn folded(e: &TExpr, values: &Values) -> Option<i128> {
     let ty = e.s();
     let (min, max) = range_of(ty)?;
     let bits = ty.int_bits()?;
@@ -1342,12 +1394,15 @@ fn folded(e: &TExpr) -> Option<i128> {
     };
     match &e.kind {
         TKind::Lit(Lit::Int(v)) => fits(i128::try_from(*v).ok()?),
-        TKind::Unary(UnOp::Neg, x) => fits(folded(x)?.checked_neg()?),
-        TKind::Unary(UnOp::Not, x) => Some(wrap(!folded(x)?)),
-        TKind::Cast(x) if x.s().is_int() => Some(wrap(folded(x)?)),
+        // A hole binding or snippet local rustc's constant propagation knows exactly.
+        TKind::Local(LocalRef::Binding(i)) => fits(values.bindings.get(*i).copied().flatten()?),
+        TKind::Local(LocalRef::Snippet(id)) => fits(values.locals.get(*id).copied().flatten()?),
+        TKind::Unary(UnOp::Neg, x) => fits(folded(x, values)?.checked_neg()?),
+        TKind::Unary(UnOp::Not, x) => Some(wrap(!folded(x, values)?)),
+        TKind::Cast(x) if x.s().is_int() => Some(wrap(folded(x, values)?)),
         TKind::Binary(op, l, r) => {
-            let a = folded(l)?;
-            let b = folded(r)?;
+            let a = folded(l, values)?;
+            let b = folded(r, values)?;
             match op {
                 BinOp::Add => fits(a.checked_add(b)?),
                 BinOp::Sub => fits(a.checked_sub(b)?),
@@ -1498,7 +1553,7 @@ impl Guard<'_> {
         let r_known = self.known(r);
         match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul if l_known && r_known => {
-                let fits = l_literal.zip(folded(r)).and_then(|(a, b)| {
+                let fits = l_literal.zip(folded(r, &self.values)).and_then(|(a, b)| {
                     let v = match op {
                         BinOp::Add => a.checked_add(b),
                         BinOp::Sub => a.checked_sub(b),
@@ -1509,7 +1564,7 @@ impl Guard<'_> {
                 });
                 fits.ok_or("arithmetic rustc might evaluate at compile time")
             }
-            BinOp::Div | BinOp::Rem => match folded(r) {
+            BinOp::Div | BinOp::Rem => match folded(r, &self.values) {
                 // A known divisor other than 0 and -1 cannot panic.
                 Some(d) if d != 0 && d != -1 => Ok(()),
                 // -1 panics only for a known minimum dividend.
@@ -1519,7 +1574,7 @@ impl Guard<'_> {
             },
             BinOp::Shl | BinOp::Shr => {
                 let bits = range_of(ty).map_or(0, |_| i128::from(ty.int_bits().unwrap_or(0)));
-                match folded(r) {
+                match folded(r, &self.values) {
                     Some(n) if bits > 0 && (0..bits).contains(&n) => Ok(()),
                     _ if !r_known => Ok(()),
                     _ => Err("a shift rustc might evaluate at compile time"),
@@ -1640,7 +1695,7 @@ impl Guard<'_> {
             TKind::Binary(..) | TKind::Assign { op: Some(_), .. } => {
                 // The operation, its left operand's type and whether rustc could know it, and the right operand.
                 let (op, ty, l_known, l_literal, r) = match &e.kind {
-                    TKind::Binary(op, l, r) => (*op, l.s(), self.known(l), folded(l), &**r),
+                    TKind::Binary(op, l, r) => (*op, l.s(), self.known(l), folded(l, &self.values), &**r),
                     TKind::Assign { op: Some(op), place, value } => {
                         let state = self.known.borrow();
                         let known = match place {
@@ -1798,24 +1853,35 @@ mod tests {
         };
         let u8_ = Scalar::U8;
         let i32_ = Scalar::I32;
-        assert_eq!(folded(&bin(BinOp::Add, lit(200, u8_), lit(100, u8_))), None);
-        assert_eq!(folded(&bin(BinOp::Add, lit(200, u8_), lit(55, u8_))), Some(255));
+        assert_eq!(folded(&bin(BinOp::Add, lit(200, u8_), lit(100, u8_)), &Values::default()), None);
+        assert_eq!(folded(&bin(BinOp::Add, lit(200, u8_), lit(55, u8_)), &Values::default()), Some(255));
         let step = bin(BinOp::Add, bin(BinOp::Div, lit(40, i32_), lit(8, i32_)), lit(1, i32_));
-        assert_eq!(folded(&step), Some(6));
-        assert_eq!(folded(&cast(lit(300, i32_), u8_)), Some(44));
-        assert_eq!(folded(&cast(neg(lit(1, i32_)), u8_)), Some(255));
-        assert_eq!(folded(&bin(BinOp::Div, neg(lit(128, Scalar::I8)), neg(lit(1, Scalar::I8)))), None);
-        assert_eq!(folded(&bin(BinOp::Rem, lit(7, i32_), lit(0, i32_))), None);
-        assert_eq!(folded(&bin(BinOp::Shl, lit(1, i32_), lit(31, i32_))), Some(i128::from(i32::MIN)));
-        assert_eq!(folded(&bin(BinOp::Shl, lit(1, u8_), lit(8, u8_))), None);
-        assert_eq!(folded(&bin(BinOp::Shr, neg(lit(8, i32_)), lit(1, i32_))), Some(-4));
+        assert_eq!(folded(&step, &Values::default()), Some(6));
+        assert_eq!(folded(&cast(lit(300, i32_), u8_), &Values::default()), Some(44));
+        assert_eq!(folded(&cast(neg(lit(1, i32_)), u8_), &Values::default()), Some(255));
+        assert_eq!(
+            folded(&bin(BinOp::Div, neg(lit(128, Scalar::I8)), neg(lit(1, Scalar::I8))), &Values::default()),
+            None
+        );
+        assert_eq!(folded(&bin(BinOp::Rem, lit(7, i32_), lit(0, i32_)), &Values::default()), None);
+        assert_eq!(
+            folded(&bin(BinOp::Shl, lit(1, i32_), lit(31, i32_)), &Values::default()),
+            Some(i128::from(i32::MIN))
+        );
+        assert_eq!(folded(&bin(BinOp::Shl, lit(1, u8_), lit(8, u8_)), &Values::default()), None);
+        assert_eq!(folded(&bin(BinOp::Shr, neg(lit(8, i32_)), lit(1, i32_)), &Values::default()), Some(-4));
     }
 
     #[test]
     fn vectors_the_snippet_owns_are_in_the_subset_and_their_moves_are_checked() {
         let vec_ty = Ty::Vec(Scalar::I64);
         let lit_vec = TExpr { kind: TKind::VecLit(vec![lit(1, Scalar::I64)]), ty: vec_ty.clone(), range: 0..9 };
-        let facts = || HostFacts { raises_lints: false, hole_type_matches: true, opaque_bindings: vec![] };
+        let facts = || HostFacts {
+            raises_lints: false,
+            hole_type_matches: true,
+            opaque_bindings: vec![],
+            binding_values: vec![],
+        };
         let mut s = snippet(vec![], lit_vec.clone(), vec![]);
         s.owns_buffers = true;
         let lowered = lower(s, &[]).expect("a vector of scalars is in the subset");
