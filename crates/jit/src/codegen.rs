@@ -1068,6 +1068,58 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(value)
     }
 
+    /// What a `Result` made in place (`parse`, `try_from`) turns into, given whether it is `Ok` and the value it
+    /// holds then: `unwrap`/`expect` panic at `at` with std's message for the error (`errors`, chosen by
+    /// `status` - error `i` is status `i + 1` - when there are several), the others select.
+    #[allow(clippy::too_many_arguments)]
+    fn consume_result(
+        &mut self,
+        then: &lacuna_checker::typed::ParseThen,
+        ok: Value,
+        value: Value,
+        t: Type,
+        errors: &[String],
+        status: Option<Value>,
+        at: usize,
+    ) -> R<Vals> {
+        use lacuna_checker::typed::ParseThen;
+        Ok(match then {
+            ParseThen::Unwrap | ParseThen::Expect(_) => {
+                let mut index = self.int_const(types::I64, 0);
+                for (i, error) in errors.iter().enumerate() {
+                    let message = match then {
+                        ParseThen::Expect(m) => format!("{m}: {error}"),
+                        _ => format!("called `Result::unwrap()` on an `Err` value: {error}"),
+                    };
+                    let k = self.message(&message);
+                    let k = self.int_const(types::I64, k as i64);
+                    index = match status {
+                        Some(status) => {
+                            let this = self.b.ins().icmp_imm(IntCC::Equal, status, i as i64 + 1);
+                            self.b.ins().select(this, k, index)
+                        }
+                        None => k,
+                    };
+                }
+                self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
+                let failed = self.b.ins().bxor_imm(ok, 1);
+                self.fault_if(failed, Fault::Panic, at);
+                vec![value]
+            }
+            ParseThen::UnwrapOrDefault => {
+                let zero = self.zero(t);
+                vec![self.b.ins().select(ok, value, zero)]
+            }
+            ParseThen::UnwrapOr(default) => {
+                let d = self.one(default)?;
+                vec![self.b.ins().select(ok, value, d)]
+            }
+            ParseThen::Ok => vec![ok, value],
+            ParseThen::IsOk => vec![ok],
+            ParseThen::IsErr => vec![self.b.ins().bxor_imm(ok, 1)],
+        })
+    }
+
     /// Frees the buffer of a `Vec`/`String` local that is never moved (it owns the buffer alone): at the end of
     /// its scope, or before it is assigned a new value.
     fn drop_local(&mut self, local: usize) {
@@ -1690,7 +1742,6 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return Ok(Vec::new());
             }
             TKind::TryConvert { value, target, then, at: name_at } => {
-                use lacuna_checker::typed::ParseThen;
                 let source = value.s();
                 let (Some(st), Some(tt)) = (clif(source), clif(*target)) else {
                     return Err(CodegenError("an integer conversion".into()));
@@ -1723,34 +1774,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                     ok = self.b.ins().band(ok, c);
                 }
                 let converted = self.cast(v, source, *target);
-                return Ok(match then {
-                    ParseThen::Unwrap | ParseThen::Expect(_) => {
-                        let message = match then {
-                            ParseThen::Expect(m) => format!("{m}: TryFromIntError(())"),
-                            _ => "called `Result::unwrap()` on an `Err` value: TryFromIntError(())".to_owned(),
-                        };
-                        let k = self.message(&message);
-                        let k = self.int_const(types::I64, k as i64);
-                        self.b.ins().store(MemFlags::trusted(), k, self.ctx, FAULT_VALUES_OFFSET);
-                        let failed = self.b.ins().bxor_imm(ok, 1);
-                        self.fault_if(failed, Fault::Panic, *name_at);
-                        vec![converted]
-                    }
-                    ParseThen::UnwrapOrDefault => {
-                        let zero = self.zero(tt);
-                        vec![self.b.ins().select(ok, converted, zero)]
-                    }
-                    ParseThen::UnwrapOr(default) => {
-                        let d = self.one(default)?;
-                        vec![self.b.ins().select(ok, converted, d)]
-                    }
-                    ParseThen::Ok => vec![ok, converted],
-                    ParseThen::IsOk => vec![ok],
-                    ParseThen::IsErr => vec![self.b.ins().bxor_imm(ok, 1)],
-                });
+                let errors = ["TryFromIntError(())".to_owned()];
+                return self.consume_result(then, ok, converted, tt, &errors, None, *name_at);
             }
             TKind::Parse { text, target, then, at: name_at } => {
-                use lacuna_checker::typed::ParseThen;
                 let t = clif(*target).ok_or_else(|| CodegenError("a parsed type".into()))?;
                 let (data, len) = self.text_parts(text)?;
                 let code = crate::text::PARSE_TARGETS
@@ -1776,37 +1803,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                     _ => self.b.ins().ireduce(t, raw),
                 };
                 let ok = self.b.ins().icmp_imm(IntCC::Equal, status, 0);
-                return Ok(match then {
-                    ParseThen::Unwrap | ParseThen::Expect(_) => {
-                        // The message of each error `parse` can give, chosen by the helper's status.
-                        let mut index = self.int_const(types::I64, 0);
-                        for (i, error) in crate::text::parse_errors(*target).iter().enumerate() {
-                            let message = match then {
-                                ParseThen::Expect(m) => format!("{m}: {error}"),
-                                _ => format!("called `Result::unwrap()` on an `Err` value: {error}"),
-                            };
-                            let k = self.message(&message);
-                            let k = self.int_const(types::I64, k as i64);
-                            let this = self.b.ins().icmp_imm(IntCC::Equal, status, i as i64 + 1);
-                            index = self.b.ins().select(this, k, index);
-                        }
-                        self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
-                        let failed = self.b.ins().bxor_imm(ok, 1);
-                        self.fault_if(failed, Fault::Panic, *name_at);
-                        vec![value]
-                    }
-                    ParseThen::UnwrapOrDefault => {
-                        let zero = self.zero(t);
-                        vec![self.b.ins().select(ok, value, zero)]
-                    }
-                    ParseThen::UnwrapOr(default) => {
-                        let d = self.one(default)?;
-                        vec![self.b.ins().select(ok, value, d)]
-                    }
-                    ParseThen::Ok => vec![ok, value],
-                    ParseThen::IsOk => vec![ok],
-                    ParseThen::IsErr => vec![self.b.ins().bxor_imm(ok, 1)],
-                });
+                let errors = crate::text::parse_errors(*target);
+                return self.consume_result(then, ok, value, t, &errors, Some(status), *name_at);
             }
             TKind::SeqClone(seq) => {
                 let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;

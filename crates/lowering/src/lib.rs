@@ -771,16 +771,8 @@ impl Check<'_> {
                 if let ParseThen::UnwrapOr(v) = then {
                     self.expr(v)?;
                 }
-                let result = Ty::Scalar(*target);
                 let int = |s: Scalar| s.int_bits().is_some_and(|b| b <= 64);
-                let ok = value.ty.scalar().is_some_and(int)
-                    && int(*target)
-                    && match then {
-                        ParseThen::Unwrap | ParseThen::Expect(_) | ParseThen::UnwrapOrDefault => e.ty == result,
-                        ParseThen::UnwrapOr(v) => v.ty == result && e.ty == result,
-                        ParseThen::Ok => e.ty == Ty::Option(*target),
-                        ParseThen::IsOk | ParseThen::IsErr => e.ty == Ty::Scalar(Scalar::Bool),
-                    };
+                let ok = value.ty.scalar().is_some_and(int) && int(*target) && consumer_fits(then, *target, &e.ty);
                 if ok {
                     Ok(())
                 } else {
@@ -792,15 +784,9 @@ impl Check<'_> {
                 if let ParseThen::UnwrapOr(v) = then {
                     self.expr(v)?;
                 }
-                let value = Ty::Scalar(*target);
                 let ok = matches!(text.ty, Ty::Str | Ty::String)
                     && !matches!(target, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)
-                    && match then {
-                        ParseThen::Unwrap | ParseThen::Expect(_) | ParseThen::UnwrapOrDefault => e.ty == value,
-                        ParseThen::UnwrapOr(v) => v.ty == value && e.ty == value,
-                        ParseThen::Ok => e.ty == Ty::Option(*target),
-                        ParseThen::IsOk | ParseThen::IsErr => e.ty == Ty::Scalar(Scalar::Bool),
-                    };
+                    && consumer_fits(then, *target, &e.ty);
                 if ok {
                     Ok(())
                 } else {
@@ -965,6 +951,17 @@ fn irrefutable(pat: &TPat) -> bool {
         TPat::Tuple(ps) => ps.iter().all(irrefutable),
         TPat::Or(ps) => ps.iter().any(irrefutable),
         _ => false,
+    }
+}
+
+/// What consumes a `Result<target, _>` made in place (`parse`, `try_from`) gives a value of type `ty`.
+fn consumer_fits(then: &ParseThen, target: Scalar, ty: &Ty) -> bool {
+    let value = Ty::Scalar(target);
+    match then {
+        ParseThen::Unwrap | ParseThen::Expect(_) | ParseThen::UnwrapOrDefault => *ty == value,
+        ParseThen::UnwrapOr(v) => v.ty == value && *ty == value,
+        ParseThen::Ok => *ty == Ty::Option(target),
+        ParseThen::IsOk | ParseThen::IsErr => *ty == Ty::Scalar(Scalar::Bool),
     }
 }
 
