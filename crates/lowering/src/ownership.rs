@@ -30,6 +30,9 @@ use lacuna_checker::typed::{
 
 type Owners = BTreeSet<LocalRef>;
 
+/// The in-place methods of slices a `Vec` reaches through `DerefMut` (no two-phase borrow of the receiver).
+const SLICE_MUTATORS: &[&str] = &["sort", "sort_unstable", "reverse", "swap", "fill"];
+
 /// Whether rustc's move and borrow checks (and the trait bounds of formatting) would accept `snippet`, as far as
 /// the subset can tell. `Err` says why rustc must decide.
 pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
@@ -140,6 +143,21 @@ impl Walk<'_> {
     ) -> Result<Owners, String> {
         for (e, by_value) in operands {
             self.no_conflict(e, &live)?;
+            live.extend(self.expr(e, by_value)?);
+        }
+        Ok(live)
+    }
+
+    /// Operands evaluated in order while `held` (a method's receiver) stays borrowed: none may change or move it
+    /// (E0499, E0502). Returns the operands' own loans.
+    fn while_held<'e>(
+        &mut self,
+        operands: impl IntoIterator<Item = (&'e TExpr, bool)>,
+        held: &Owners,
+    ) -> Result<Owners, String> {
+        let mut live = Owners::new();
+        for (e, by_value) in operands {
+            self.no_conflict(e, &(held | &live))?;
             live.extend(self.expr(e, by_value)?);
         }
         Ok(live)
@@ -317,12 +335,12 @@ impl Walk<'_> {
             }
             TKind::SeqIndex { seq, index } => {
                 self.seq_use(seq, e)?;
-                self.expr(index, true)?;
+                self.while_held([(&**index, true)], &Owners::from([owner(seq)]))?;
                 none()
             }
             TKind::SeqStore { seq, index, value, .. } => {
                 self.seq_change(seq, e)?;
-                let loans = self.in_order([(&**index, true), (&**value, true)], none())?;
+                let loans = self.while_held([(&**index, true), (&**value, true)], &Owners::from([owner(seq)]))?;
                 self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
                 none()
             }
@@ -333,7 +351,16 @@ impl Walk<'_> {
                 } else {
                     self.seq_use(seq, e)?;
                 }
-                let loans = self.in_order(args.iter().map(|a| (a, true)), none())?;
+                // The receiver is borrowed first: a `Vec` method's `&mut self` is a two-phase borrow (the arguments
+                // may read it), a slice method's goes through `DerefMut` first (they may not: E0502).
+                if SLICE_MUTATORS.contains(&name.as_str()) {
+                    let mut read = Owners::new();
+                    args.iter().for_each(|a| read.extend(mentions(a, self.snippet)));
+                    if read.contains(&owner(seq)) {
+                        return Err(at("a slice method's argument reads its receiver", e));
+                    }
+                }
+                let loans = self.while_held(args.iter().map(|a| (a, true)), &Owners::from([owner(seq)]))?;
                 if mutator {
                     self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
                 }
@@ -349,7 +376,7 @@ impl Walk<'_> {
                 if value.ty != Ty::Str && value.ty != Ty::Scalar(Scalar::Char) {
                     return Err(at("text of this type appended", e));
                 }
-                let loans = self.expr(value, false)?;
+                let loans = self.while_held([(&**value, false)], &Owners::from([owner(seq)]))?;
                 self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
                 none()
             }
