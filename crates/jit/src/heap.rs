@@ -1,10 +1,11 @@
 //! Buffers JIT code allocates (the vectors a snippet builds), through the host library's allocator.
 //!
 //! A snippet's vectors must be allocated by the host library's global allocator: the one it returns becomes the
-//! host's `Vec`, which the host's std frees. The JIT does not track drops; instead every buffer the snippet
-//! allocates is recorded here, and whatever is still recorded when the snippet ends — normally or by a fault —
-//! is freed then. A buffer that leaves the snippet (the hole's value) is released from the record first. The
-//! bytes the snippet holds at once count against its memory budget.
+//! host's `Vec`, which the host's std frees. Every buffer the snippet allocates (or adopts from a host function)
+//! is recorded here. Generated code frees a named local's buffer where rustc would drop it when the local is never
+//! moved; whatever is still recorded when the snippet ends — normally or by a fault — is freed then. A buffer that
+//! leaves the snippet (the hole's value) is released from the record first. The bytes the snippet holds at once
+//! count against its memory budget.
 
 use std::collections::HashMap;
 
