@@ -61,6 +61,15 @@ fn owner(seq: &Seq) -> LocalRef {
     }
 }
 
+/// Whose value an assignment to `place` changes (a host field's: its binding's).
+fn place_owner(place: &Place, snippet: &TypedSnippet) -> LocalRef {
+    match place {
+        Place::Local(r) => *r,
+        Place::Deref(b) => LocalRef::Binding(*b),
+        Place::HostField(i) => LocalRef::Binding(snippet.fields.get(*i).map_or(usize::MAX, |f| f.binding)),
+    }
+}
+
 fn at(what: &str, e: &TExpr) -> String {
     format!("{what} (at snippet bytes {}..{})", e.range.start, e.range.end)
 }
@@ -446,13 +455,7 @@ impl Walk<'_> {
             }
             TKind::Assign { place, value, op } => {
                 let loans = self.expr(value, true)?;
-                let target = match place {
-                    Place::Local(r) => *r,
-                    Place::Deref(b) => LocalRef::Binding(*b),
-                    Place::HostField(i) => {
-                        LocalRef::Binding(self.snippet.fields.get(*i).map_or(usize::MAX, |f| f.binding))
-                    }
-                };
+                let target = place_owner(place, self.snippet);
                 self.no_overlap(&Owners::from([target]), &loans, e)?;
                 match (place, op) {
                     (Place::Local(LocalRef::Snippet(id)), None) => self.init(*id),
@@ -509,7 +512,7 @@ impl Walk<'_> {
                     loans.extend(w.block(body)?);
                     Ok(())
                 })?;
-                loans.extend(break_loans(body));
+                loans.extend(break_loans(body, self.snippet));
                 loans
             }
             TKind::For { var, start, end, body, label, .. } => {
@@ -683,36 +686,35 @@ fn formattable(ty: &Ty, t: FmtTrait) -> bool {
 }
 
 /// The loans `break` values inside `b` may carry out of a `loop`: whatever they mention.
-fn break_loans(b: &TBlock) -> Owners {
-    fn expr(e: &TExpr, out: &mut Owners) {
+fn break_loans(b: &TBlock, snippet: &TypedSnippet) -> Owners {
+    fn expr(e: &TExpr, out: &mut Owners, snippet: &TypedSnippet) {
         if let TKind::Break { value: Some(v), .. } = &e.kind {
-            collect_mentions(v, out, None);
+            collect_mentions(v, out, snippet);
         }
         e.each_child(&mut |c| match c {
-            Child::Expr(c) => expr(c, out),
-            Child::Block(b) => block(b, out),
+            Child::Expr(c) => expr(c, out, snippet),
+            Child::Block(b) => block(b, out, snippet),
         });
     }
-    fn block(b: &TBlock, out: &mut Owners) {
+    fn block(b: &TBlock, out: &mut Owners, snippet: &TypedSnippet) {
         b.each_child(&mut |c| match c {
-            Child::Expr(c) => expr(c, out),
-            Child::Block(b) => block(b, out),
+            Child::Expr(c) => expr(c, out, snippet),
+            Child::Block(b) => block(b, out, snippet),
         });
     }
     let mut out = Owners::new();
-    block(b, &mut out);
+    block(b, &mut out, snippet);
     out
 }
 
 /// Everything `e` reads or changes: locals, sequences, the hole bindings behind references and fields.
 fn mentions(e: &TExpr, snippet: &TypedSnippet) -> Owners {
     let mut out = Owners::new();
-    collect_mentions(e, &mut out, Some(snippet));
+    collect_mentions(e, &mut out, snippet);
     out
 }
 
-fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: Option<&TypedSnippet>) {
-    let field_binding = |i: usize| snippet.and_then(|s| s.fields.get(i)).map_or(usize::MAX, |f| f.binding);
+fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: &TypedSnippet) {
     match &e.kind {
         TKind::Local(r) => {
             out.insert(*r);
@@ -721,14 +723,10 @@ fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: Option<&TypedSnippet>)
             out.insert(LocalRef::Binding(*b));
         }
         TKind::HostField(i) => {
-            out.insert(LocalRef::Binding(field_binding(*i)));
+            out.insert(place_owner(&Place::HostField(*i), snippet));
         }
         TKind::Assign { place, .. } => {
-            out.insert(match place {
-                Place::Local(r) => *r,
-                Place::Deref(b) => LocalRef::Binding(*b),
-                Place::HostField(i) => LocalRef::Binding(field_binding(*i)),
-            });
+            out.insert(place_owner(place, snippet));
         }
         TKind::HostCall { receiver: Some(r), .. } => {
             out.insert(LocalRef::Binding(r.binding));
@@ -744,7 +742,7 @@ fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: Option<&TypedSnippet>)
     });
 }
 
-fn block_mentions(b: &TBlock, out: &mut Owners, snippet: Option<&TypedSnippet>) {
+fn block_mentions(b: &TBlock, out: &mut Owners, snippet: &TypedSnippet) {
     b.each_child(&mut |c| match c {
         Child::Expr(c) => collect_mentions(c, out, snippet),
         Child::Block(b) => block_mentions(b, out, snippet),
@@ -774,17 +772,12 @@ fn seq_of(e: &TExpr) -> Option<&Seq> {
 /// What `e` (read by value or by reference) may change or move: assigned places, sequences changed in place,
 /// `Vec`/`String` locals read by value.
 fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
-    let field_binding = |i: usize| snippet.fields.get(i).map_or(usize::MAX, |f| f.binding);
     match &e.kind {
         TKind::Local(LocalRef::Snippet(id)) if by_value && owns(&e.ty) => {
             out.insert(LocalRef::Snippet(*id));
         }
         TKind::Assign { place, .. } => {
-            out.insert(match place {
-                Place::Local(r) => *r,
-                Place::Deref(b) => LocalRef::Binding(*b),
-                Place::HostField(i) => LocalRef::Binding(field_binding(*i)),
-            });
+            out.insert(place_owner(place, snippet));
         }
         TKind::SeqStore { seq, .. } | TKind::StringPush { seq, .. } => {
             out.insert(owner(seq));
