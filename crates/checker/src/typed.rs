@@ -116,9 +116,9 @@ pub enum Ty {
     Option(Scalar),
     /// `(S, S, ..)`, two or more elements (`()` is [`Scalar::Unit`]).
     Tuple(Vec<Scalar>),
-    /// `Vec<S>` the snippet owns: its buffer pointer, capacity and length, the buffer allocated through the host
-    /// library's allocator so the host can own what the snippet returns.
-    Vec(Scalar),
+    /// `Vec<E>` the snippet owns: its buffer pointer, capacity and length, the buffer allocated through the host
+    /// library's allocator so the host can own what the snippet returns (and, for `Vec<String>`, each element's).
+    Vec(Elem),
     /// `&str` (or `&String`, read as the text it holds): its pointer and length in bytes.
     Str,
     /// `String` the snippet owns: as a `Vec<u8>`, allocated through the host library's allocator.
@@ -162,10 +162,63 @@ impl Ty {
             Ty::Scalar(s) => s.name().to_owned(),
             Ty::Option(s) => format!("Option<{}>", s.name()),
             Ty::Tuple(elems) => format!("({})", elems.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")),
-            Ty::Vec(s) => format!("Vec<{}>", s.name()),
+            Ty::Vec(e) => format!("Vec<{}>", e.name()),
             Ty::Str => "&str".to_owned(),
             Ty::String => "String".to_owned(),
         }
+    }
+}
+
+/// The element type of a sequence: a scalar, or a `String` (24 bytes in the host's `String` layout, its own
+/// buffer owned by the element).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Elem {
+    Scalar(Scalar),
+    String,
+}
+
+impl From<Scalar> for Elem {
+    fn from(s: Scalar) -> Elem {
+        Elem::Scalar(s)
+    }
+}
+
+impl Elem {
+    /// The scalar, for a sequence of scalars.
+    pub fn scalar(self) -> Option<Scalar> {
+        match self {
+            Elem::Scalar(s) => Some(s),
+            Elem::String => None,
+        }
+    }
+
+    /// An element as read in place (through `iter()`, indexing): a scalar's value, a `String` as its text.
+    pub fn read_ty(self) -> Ty {
+        match self {
+            Elem::Scalar(s) => Ty::Scalar(s),
+            Elem::String => Ty::Str,
+        }
+    }
+
+    /// An element as an owned value (what `push` takes and `collect` gathers).
+    pub fn owned_ty(self) -> Ty {
+        match self {
+            Elem::Scalar(s) => Ty::Scalar(s),
+            Elem::String => Ty::String,
+        }
+    }
+
+    /// The element type as Rust spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::Scalar(s) => s.name(),
+            Elem::String => "String",
+        }
+    }
+
+    /// Whether each element owns a buffer (dropping or handing over the sequence covers the elements' buffers).
+    pub fn owns_buffer(self) -> bool {
+        self == Elem::String
     }
 }
 
@@ -461,7 +514,7 @@ impl IterChain {
             Some((_, ty)) => ty.clone(),
             None => match &self.source {
                 IterSource::Range { start, .. } => start.ty.clone(),
-                IterSource::Seq(seq) => Ty::Scalar(seq.elem),
+                IterSource::Seq(seq) => seq.elem.read_ty(),
                 IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
             },
         }
@@ -789,7 +842,7 @@ pub struct Seq {
     /// Index into the hole's bindings (into [`TypedSnippet::locals`] for [`SeqKind::Local`]).
     pub binding: usize,
     pub kind: SeqKind,
-    pub elem: Scalar,
+    pub elem: Elem,
     /// Its elements may be written: a `mut` binding of a `Vec`, or a `&mut` reference.
     pub writable: bool,
 }

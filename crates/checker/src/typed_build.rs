@@ -184,11 +184,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return Ok(Ty::Option(s));
                 }
             }
-            if let Some(s) = self.vec_elem(ty).as_ref().and_then(|t| self.part(t)) {
-                if !matches!(s, Scalar::I128 | Scalar::U128) {
-                    self.owns_buffers.set(true);
-                    return Ok(Ty::Vec(s));
-                }
+            if let Some(elem) = self.vec_elem(ty).as_ref().and_then(|t| self.elem(t)) {
+                self.owns_buffers.set(true);
+                return Ok(Ty::Vec(elem));
             }
         }
         if ty.is_tuple() {
@@ -230,12 +228,22 @@ impl<'a, 'db> Builder<'a, 'db> {
             Some((inner, m)) => (SeqKind::RefVec, vec_elem(&inner)?, m == ra_ap_hir::Mutability::Mut),
             None => (SeqKind::Vec, vec_elem(&ty)?, local.is_mut(self.db)),
         };
-        let elem = elem.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))?;
-        if matches!(elem, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
-            return None;
+        let elem = self.elem(&elem)?;
+        if elem.owns_buffer() {
+            self.owns_buffers.set(true);
         }
-        self.note_binding(binding, elem);
+        self.note_binding(binding, elem.scalar().unwrap_or(Scalar::Unit));
         Some(Seq { binding, kind, elem, writable })
+    }
+
+    /// The element type of a sequence in the typed view: a scalar of at most 64 bits (by value, not a reference),
+    /// or `String`.
+    fn elem(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Elem> {
+        if self.is_string(ty) {
+            return Some(Elem::String);
+        }
+        let s = Self::builtin(ty)?;
+        (!matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)).then_some(Elem::Scalar(s))
     }
 
     /// `vec![a, b, ..]`, `vec![x; n]` and `vec![]`, read from the macro's expansion (its elements keep their
@@ -490,7 +498,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let seq = self.sequence(&iter.receiver()?)?;
                 let result = self.sema.type_of_expr(&ast::Expr::MethodCallExpr(m.clone()))?.original;
                 let result = result.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
-                (from_iterator && seq.elem.is_int() && result == Some(seq.elem)).then_some(TKind::SeqSum(seq))
+                let elem = seq.elem.scalar().filter(|s| s.is_int());
+                (from_iterator && elem.is_some() && result == elem).then_some(TKind::SeqSum(seq))
             }
             _ => None,
         }

@@ -17,7 +17,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use lacuna_checker::typed::{
-    BinOp, Child, Closure, IterChain, IterSource, Lit, LocalRef, Place, Scalar, Seq, SeqKind, Sink, Stage, TBlock,
+    BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, Place, Scalar, Seq, SeqKind, Sink, Stage, TBlock,
     TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_lowering::Lowered;
@@ -356,6 +356,8 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_vec_release", crate::heap::helper_vec_release as *const u8),
     ("lacuna_vec_adopt", crate::heap::helper_vec_adopt as *const u8),
     ("lacuna_vec_free", crate::heap::helper_vec_free as *const u8),
+    ("lacuna_strings_release", crate::heap::helper_strings_release as *const u8),
+    ("lacuna_strings_free", crate::heap::helper_strings_free as *const u8),
     ("lacuna_copy", helper_copy as *const u8),
     ("lacuna_fmt", crate::text::helper_fmt as *const u8),
     ("lacuna_push_char", crate::text::helper_push_char as *const u8),
@@ -508,6 +510,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_vec_release" => (&[ptr, ptr], &[]),
             "lacuna_vec_adopt" => (&[ptr, ptr, types::I64], &[]),
             "lacuna_vec_free" => (&[ptr, ptr], &[]),
+            "lacuna_strings_release" | "lacuna_strings_free" => (&[ptr, ptr, ptr, ptr], &[]),
             "lacuna_copy" => (&[ptr, ptr, types::I64], &[]),
             "lacuna_fmt" => (&[ptr, ptr, types::I32, types::I64, types::I64, ptr], &[types::I32]),
             "lacuna_push_char" => (&[ptr, ptr, types::I32], &[types::I32]),
@@ -629,8 +632,11 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
                 }
             }
             (Ty::Vec(_) | Ty::String, _) => {
-                // The buffer becomes the host's, in the host's `Vec` layout.
+                // The buffer (and each string's in it) becomes the host's, in the host's `Vec` layout.
                 if let [ptr, cap, len] = value[..] {
+                    if snippet.ty == Ty::Vec(Elem::String) {
+                        g.strings_helper("lacuna_strings_release", ptr, len)?;
+                    }
                     let release = g.helpers["lacuna_vec_release"];
                     g.b.ins().call(release, &[g.ctx, ptr]);
                     let offsets = g.vec_offsets()?;
@@ -1062,7 +1068,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         // The block's own vectors and strings that were never moved are dropped here, as rustc drops them.
         for stmt in &block.stmts {
             if let TStmt::Let { local, .. } = stmt {
-                self.drop_local(*local);
+                self.drop_local(*local)?;
             }
         }
         Ok(value)
@@ -1122,15 +1128,28 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Frees the buffer of a `Vec`/`String` local that is never moved (it owns the buffer alone): at the end of
     /// its scope, or before it is assigned a new value.
-    fn drop_local(&mut self, local: usize) {
+    fn drop_local(&mut self, local: usize) -> R<()> {
         let owned = matches!(self.snippet.locals.get(local).map(|l| &l.ty), Some(Ty::Vec(_) | Ty::String));
         if !owned || self.moved.contains(&local) || !self.has_heap {
-            return;
+            return Ok(());
         }
-        let Some(&ptr) = self.vars.get(&local).and_then(|vars| vars.first()) else { return };
+        let Some(&[ptr, _, len]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
         let ptr = self.b.use_var(ptr);
+        if self.snippet.locals[local].ty == Ty::Vec(Elem::String) {
+            let len = self.b.use_var(len);
+            self.strings_helper("lacuna_strings_free", ptr, len)?;
+        }
         let free = self.helpers["lacuna_vec_free"];
         self.b.ins().call(free, &[self.ctx, ptr]);
+        Ok(())
+    }
+
+    /// Calls `lacuna_strings_release` or `lacuna_strings_free` on the `len` strings at `data`.
+    fn strings_helper(&mut self, name: &str, data: Value, len: Value) -> R<()> {
+        let ptr_at = self.int_const(types::I64, i64::from(self.vec_offsets()?[0]));
+        let f = *self.helpers.get(name).ok_or_else(|| CodegenError(format!("no `{name}`")))?;
+        self.b.ins().call(f, &[self.ctx, data, len, ptr_at]);
+        Ok(())
     }
 
     /// Whether `values` (of type `ty`) match `pat`: a `bool` value.
@@ -1300,7 +1319,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let values = self.expr(value)?;
                 // The old value is dropped (after the new one is made: it may read the old).
                 if let LocalRef::Snippet(id) = local {
-                    self.drop_local(*id);
+                    self.drop_local(*id)?;
                 }
                 self.write(*local, values);
                 None
@@ -1444,7 +1463,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::ForSeq { label, var, seq, body } => {
                 // A slice iterator: the buffer and length as the loop starts (the body cannot change them).
-                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let size = self.elem_layout(seq.elem)?.0;
                 let (data, len) = self.seq_parts(seq)?;
                 let counter = self.b.declare_var(types::I64);
                 let zero = self.b.ins().iconst(types::I64, 0);
@@ -1462,12 +1481,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(body_block);
                 self.tick(at);
                 let k = self.b.use_var(counter);
-                let offset = self.b.ins().imul_imm(k, i64::from(t.bytes()));
+                let offset = self.b.ins().imul_imm(k, i64::from(size));
                 let address = self.b.ins().iadd(data, offset);
-                let element = self.b.ins().load(t, MemFlags::trusted(), address, 0);
-                let loop_var = self.b.declare_var(t);
-                self.b.def_var(loop_var, element);
-                self.vars.insert(*var, vec![loop_var]);
+                let element = self.elem_read(seq.elem, address)?;
+                let ts = flat(&seq.elem.read_ty());
+                let loop_vars: Vec<Variable> = ts.iter().zip(element).map(|(&t, v)| self.var(t, v)).collect();
+                self.vars.insert(*var, loop_vars);
                 self.loops.push(LoopCtx {
                     label: label.clone(),
                     next: latch,
@@ -1541,8 +1560,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::SeqIndex { seq, index } => {
                 let i = self.one(index)?;
                 let address = self.seq_element(seq, i, at)?;
-                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
-                Some(self.b.ins().load(t, MemFlags::trusted(), address, 0))
+                return self.elem_read(seq.elem, address);
             }
             TKind::SeqSum(seq) => Some(self.seq_sum(seq, at)?),
             TKind::SeqMethod { seq, name, args, at: name_at } => return self.seq_method(seq, name, args, *name_at),
@@ -1551,11 +1569,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let v = self.one(value)?;
                 let i = self.one(index)?;
                 let address = self.seq_element(seq, i, *index_at)?;
-                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let elem = seq.elem.scalar().ok_or_else(|| CodegenError("a store into strings".into()))?;
+                let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
                 let v = match op {
                     Some(op) => {
                         let old = self.b.ins().load(t, MemFlags::trusted(), address, 0);
-                        self.binary(*op, seq.elem, value.s(), old, v, at)
+                        self.binary(*op, elem, value.s(), old, v, at)
                     }
                     None => v,
                 };
@@ -1807,14 +1826,16 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return self.consume_result(then, ok, value, t, &errors, Some(status), *name_at);
             }
             TKind::SeqClone(seq) => {
-                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let elem = seq.elem.scalar().ok_or_else(|| CodegenError("a copy of strings".into()))?;
+                let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
                 let (data, len) = self.seq_parts(seq)?;
                 // A copy's capacity is its length (as `to_vec` allocates).
                 return self.owned_copy(data, len, t, at);
             }
             TKind::VecRepeat { value, count } => {
                 let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a vector of this type".into())) };
-                let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let s = elem.scalar().ok_or_else(|| CodegenError("repeated strings".into()))?;
+                let t = clif(s).ok_or_else(|| CodegenError("an element type".into()))?;
                 let x = self.one(value)?;
                 let n = self.one(count)?;
                 let home = self.vec_new(elem, 0, at)?;
@@ -1826,7 +1847,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(fill);
                 let dangling = self.b.use_var(vars[0]);
                 let zero = self.int_const(types::I64, 0);
-                let ptr = self.vec_grow(dangling, zero, n, t, true, at);
+                let ptr = self.vec_grow(dangling, zero, n, (t.bytes(), t.bytes()), true, at);
                 self.b.def_var(vars[0], ptr);
                 self.b.def_var(vars[1], n);
                 self.b.def_var(vars[2], n);
@@ -1838,17 +1859,18 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::VecLit(elems) => {
                 let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a vector of this type".into())) };
-                let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+                let size = self.elem_layout(elem)?.0;
                 // The elements first (they may fault), then the buffer, exactly their size (as `vec!` allocates).
                 let mut values = Vec::new();
                 for x in elems {
-                    values.push(self.one(x)?);
+                    values.push(self.expr(x)?);
                 }
                 let home = self.vec_new(elem, values.len(), at)?;
                 let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
                 let ptr = self.b.use_var(vars[0]);
                 for (i, v) in values.into_iter().enumerate() {
-                    self.b.ins().store(MemFlags::trusted(), v, ptr, (i as u32 * t.bytes()) as i32);
+                    let address = self.b.ins().iadd_imm(ptr, i as i64 * i64::from(size));
+                    self.elem_write(elem, address, &v)?;
                 }
                 let n = self.int_const(types::I64, elems.len() as i64);
                 self.b.def_var(vars[2], n);
@@ -1955,7 +1977,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 start: Value,
             },
             /// The buffer and length as the loop starts (nothing in the loop can change the binding).
-            Seq { t: Type, data: Value, index: Variable, len: Value },
+            Seq { elem: Elem, data: Value, index: Variable, len: Value },
             /// Text, decoded by a helper from a (front, back) byte position pair in a stack slot.
             Chars { data: Value, state: Value },
         }
@@ -1986,11 +2008,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
             }
             IterSource::Seq(seq) => {
-                let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
                 let (data, len) = self.seq_parts(seq)?;
                 let first = if reversed { len } else { self.int_const(types::I64, 0) };
                 let index = self.var(types::I64, first);
-                Src::Seq { t, data, index, len }
+                Src::Seq { elem: seq.elem, data, index, len }
             }
             IterSource::Chars(text) => {
                 let (data, len) = self.text_parts(text)?;
@@ -2092,7 +2113,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                 }
             }
-            Src::Seq { t, data, index, len } => {
+            Src::Seq { elem, data, index, len } => {
                 let k = self.b.use_var(index);
                 let (more, position) = if reversed {
                     let more = self.b.ins().icmp_imm(IntCC::NotEqual, k, 0);
@@ -2113,9 +2134,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                         previous
                     }
                 };
-                let offset = self.b.ins().imul_imm(position, i64::from(t.bytes()));
+                let size = self.elem_layout(elem)?.0;
+                let offset = self.b.ins().imul_imm(position, i64::from(size));
                 let address = self.b.ins().iadd(data, offset);
-                vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)]
+                self.elem_read(elem, address)?
             }
             Src::Chars { data, state } => {
                 let from_back = self.int_const(types::I32, i64::from(reversed));
@@ -2131,7 +2153,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         // The adaptors, in order.
         let mut item_ty = match &chain.source {
             IterSource::Range { start, .. } => start.ty.clone(),
-            IterSource::Seq(seq) => Ty::Scalar(seq.elem),
+            IterSource::Seq(seq) => seq.elem.read_ty(),
             IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
         };
         for ((stage, ty), st) in chain.stages.iter().zip(&state) {
@@ -2412,10 +2434,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Sink::Collect { at: op_at } => {
                 let &Ty::Vec(elem) = ty else { return Err(CodegenError("`collect` into this type".into())) };
                 let home = self.vec_new(elem, 0, *op_at)?;
-                self.drive(chain, at, &mut |g, item, _, _| {
-                    let x = item.first().copied().ok_or_else(|| CodegenError("an item".into()))?;
-                    g.vec_push(home, elem, true, x, *op_at)
-                })?;
+                self.drive(chain, at, &mut |g, item, _, _| g.vec_push(home, elem, true, &item, *op_at))?;
                 let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
                 Ok(get(self, &vars))
             }
@@ -2780,12 +2799,14 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.seal_block(cont);
     }
 
-    /// A buffer for `cap` elements of `elem` grown from `ptr` (capacity `old_cap`) through the host's allocator.
-    fn vec_grow(&mut self, ptr: Value, old_cap: Value, cap: Value, elem: Type, owned: bool, at: usize) -> Value {
-        let size = self.int_const(types::I64, i64::from(elem.bytes()));
+    /// A buffer for `cap` elements of `(size, align)` grown from `ptr` (capacity `old_cap`) through the host's
+    /// allocator.
+    fn vec_grow(&mut self, ptr: Value, old_cap: Value, cap: Value, layout: (u32, u32), owned: bool, at: usize) -> Value {
+        let size = self.int_const(types::I64, i64::from(layout.0));
+        let align = self.int_const(types::I64, i64::from(layout.1));
         let owned = self.int_const(types::I64, i64::from(owned));
         let f = self.helpers["lacuna_vec_grow"];
-        let call = self.b.ins().call(f, &[self.ctx, ptr, old_cap, cap, size, size, owned]);
+        let call = self.b.ins().call(f, &[self.ctx, ptr, old_cap, cap, size, align, owned]);
         let new = self.b.inst_results(call)[0];
         let failed = self.b.ins().icmp_imm(IntCC::Equal, new, 0);
         self.helper_fault_if(failed, at);
@@ -2823,7 +2844,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().brif(len, copy, &[], done, &[]);
         self.b.switch_to_block(copy);
         self.b.seal_block(copy);
-        let ptr = self.vec_grow(align, zero, len, t, true, at);
+        let ptr = self.vec_grow(align, zero, len, (t.bytes(), t.bytes()), true, at);
         let bytes = self.b.ins().imul_imm(len, i64::from(t.bytes()));
         let f = self.helpers["lacuna_copy"];
         self.b.ins().call(f, &[ptr, data, bytes]);
@@ -2982,22 +3003,22 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// A new vector of the snippet's own, in fresh variables: empty, or allocated to hold `n` elements.
-    fn vec_new(&mut self, elem: Scalar, n: usize, at: usize) -> R<VecHome> {
-        let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+    fn vec_new(&mut self, elem: Elem, n: usize, at: usize) -> R<VecHome> {
+        let layout = self.elem_layout(elem)?;
         // An empty `Vec`'s buffer pointer is its alignment (`NonNull::dangling`).
-        let mut ptr = self.int_const(types::I64, i64::from(t.bytes()));
+        let mut ptr = self.int_const(types::I64, i64::from(layout.1));
         let zero = self.int_const(types::I64, 0);
         let cap = self.int_const(types::I64, n as i64);
         if n > 0 {
-            ptr = self.vec_grow(ptr, zero, cap, t, true, at);
+            ptr = self.vec_grow(ptr, zero, cap, layout, true, at);
         }
         let vars = [self.var(types::I64, ptr), self.var(types::I64, cap), self.var(types::I64, zero)];
         Ok(VecHome::Vars(vars))
     }
 
     /// `v.push(x)`: grows the buffer as `Vec` does (double, at least 4 elements, 8 for bytes) when it is full.
-    fn vec_push(&mut self, home: VecHome, elem: Scalar, owned: bool, x: Value, at: usize) -> R<()> {
-        let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+    fn vec_push(&mut self, home: VecHome, elem: Elem, owned: bool, x: &[Value], at: usize) -> R<()> {
+        let layout = self.elem_layout(elem)?;
         let len = self.vec_get(&home, VecField::Len)?;
         let cap = self.vec_get(&home, VecField::Cap)?;
         let full = self.b.ins().icmp(IntCC::Equal, len, cap);
@@ -3007,38 +3028,93 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.switch_to_block(grow);
         self.b.seal_block(grow);
         let ptr = self.vec_get(&home, VecField::Ptr)?;
-        let min = self.int_const(types::I64, if t.bytes() == 1 { 8 } else { 4 });
+        let min = self.int_const(types::I64, if layout.0 == 1 { 8 } else { 4 });
         let doubled = self.b.ins().ishl_imm(cap, 1);
         let new_cap = self.b.ins().umax(doubled, min);
-        let new = self.vec_grow(ptr, cap, new_cap, t, owned, at);
+        let new = self.vec_grow(ptr, cap, new_cap, layout, owned, at);
         self.vec_set(&home, VecField::Ptr, new)?;
         self.vec_set(&home, VecField::Cap, new_cap)?;
         self.b.ins().jump(store, &[]);
         self.b.switch_to_block(store);
         self.b.seal_block(store);
         let ptr = self.vec_get(&home, VecField::Ptr)?;
-        let offset = self.b.ins().imul_imm(len, i64::from(t.bytes()));
+        let offset = self.b.ins().imul_imm(len, i64::from(layout.0));
         let address = self.b.ins().iadd(ptr, offset);
-        self.b.ins().store(MemFlags::trusted(), x, address, 0);
+        self.elem_write(elem, address, x)?;
         let len = self.b.ins().iadd_imm(len, 1);
         self.vec_set(&home, VecField::Len, len)
+    }
+
+    /// An element's size and alignment in bytes (a `String` is three words).
+    fn elem_layout(&self, elem: Elem) -> R<(u32, u32)> {
+        match elem {
+            Elem::Scalar(s) => {
+                let t = clif(s).ok_or_else(|| CodegenError("an element type".into()))?;
+                Ok((t.bytes(), t.bytes()))
+            }
+            Elem::String => Ok((24, 8)),
+        }
+    }
+
+    /// An element read in place at `address`: a scalar's value, or a `String`'s text (pointer, length).
+    fn elem_read(&mut self, elem: Elem, address: Value) -> R<Vals> {
+        Ok(match elem {
+            Elem::Scalar(s) => {
+                let t = clif(s).ok_or_else(|| CodegenError("an element type".into()))?;
+                vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)]
+            }
+            Elem::String => {
+                let [ptr_at, _, len_at] = self.vec_offsets()?;
+                let ptr = self.b.ins().load(types::I64, MemFlags::trusted(), address, ptr_at);
+                let len = self.b.ins().load(types::I64, MemFlags::trusted(), address, len_at);
+                vec![ptr, len]
+            }
+        })
+    }
+
+    /// An owned element written at `address`: a scalar, or a `String` (pointer, capacity, length) in the host's
+    /// layout.
+    fn elem_write(&mut self, elem: Elem, address: Value, value: &[Value]) -> R<()> {
+        match (elem, value) {
+            (Elem::Scalar(_), [x]) => {
+                self.b.ins().store(MemFlags::trusted(), *x, address, 0);
+            }
+            (Elem::String, [ptr, cap, len]) => {
+                let offsets = self.vec_offsets()?;
+                for (v, at) in [*ptr, *cap, *len].into_iter().zip(offsets) {
+                    self.b.ins().store(MemFlags::trusted(), v, address, at);
+                }
+            }
+            _ => return Err(CodegenError("an element of this type".into())),
+        }
+        Ok(())
     }
 
     /// Methods of a sequence binding that allocate nothing ([`TKind::SeqMethod`]).
     fn seq_method(&mut self, seq: &Seq, name: &str, args: &[TExpr], at: usize) -> R<Vals> {
         let mut values = Vec::new();
         for a in args {
-            values.push(self.one(a)?);
+            values.push(self.expr(a)?);
+        }
+        if name == "push" {
+            let home = self.vec_home(seq)?;
+            let value = values.first().ok_or_else(|| CodegenError("`push` without a value".into()))?;
+            self.vec_push(home, seq.elem, seq.kind == SeqKind::Local, value, at)?;
+            return Ok(Vec::new());
         }
         let (data, len) = self.seq_parts(seq)?;
-        let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+        if name == "is_empty" {
+            return Ok(vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)]);
+        }
+        let elem = seq.elem.scalar().ok_or_else(|| CodegenError(format!("`{name}` of strings")))?;
+        let values: Vec<Value> = values.iter().filter_map(|v| v.first().copied()).collect();
+        let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
         let width = t.bits();
         let element = |g: &mut Self, i: Value| -> Value {
             let offset = g.b.ins().imul_imm(i, i64::from(t.bytes()));
             g.b.ins().iadd(data, offset)
         };
         Ok(match name {
-            "is_empty" => vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)],
             "contains" => {
                 let x = values[0];
                 let zero = self.int_const(types::I64, 0);
@@ -3058,7 +3134,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(body);
                 let address = element(self, i);
                 let y = self.b.ins().load(t, MemFlags::trusted(), address, 0);
-                let equal = self.binary(BinOp::Eq, seq.elem, seq.elem, y, x, at);
+                let equal = self.binary(BinOp::Eq, elem, elem, y, x, at);
                 let next = self.b.ins().iadd_imm(i, 1);
                 self.b.def_var(index, next);
                 self.b.ins().brif(equal, hit, &[], header, &[]);
@@ -3099,7 +3175,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.enter_merge(merge)
             }
             "sort" | "sort_unstable" => {
-                let kind = if seq.elem.is_signed() { "i" } else { "u" };
+                let kind = if elem.is_signed() { "i" } else { "u" };
                 let helper = format!("lacuna_sort_{kind}{width}");
                 let f = *self.helpers.get(helper.as_str()).ok_or_else(|| CodegenError(format!("no `{helper}`")))?;
                 self.b.ins().call(f, &[data, len]);
@@ -3118,11 +3194,6 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let kept = self.b.inst_results(call)[0];
                 let home = self.vec_home(seq)?;
                 self.vec_set(&home, VecField::Len, kept)?;
-                Vec::new()
-            }
-            "push" => {
-                let home = self.vec_home(seq)?;
-                self.vec_push(home, seq.elem, seq.kind == SeqKind::Local, values[0], at)?;
                 Vec::new()
             }
             "pop" => {
@@ -3203,14 +3274,15 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().store(MemFlags::trusted(), len, self.ctx, FAULT_VALUES_OFFSET);
         self.b.ins().store(MemFlags::trusted(), i, self.ctx, FAULT_VALUES_OFFSET + 8);
         self.fault_if(past, Fault::IndexOutOfBounds, at);
-        let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
-        let offset = self.b.ins().imul_imm(i, i64::from(t.bytes()));
+        let size = self.elem_layout(seq.elem)?.0;
+        let offset = self.b.ins().imul_imm(i, i64::from(size));
         Ok(self.b.ins().iadd(data, offset))
     }
 
     /// `v.iter().sum()` over integers: a loop with the debug build's overflow check.
     fn seq_sum(&mut self, seq: &Seq, at: usize) -> R<Value> {
-        let t = clif(seq.elem).ok_or_else(|| CodegenError("an element type".into()))?;
+        let elem = seq.elem.scalar().ok_or_else(|| CodegenError("a sum of strings".into()))?;
+        let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
         let (data, len) = self.seq_parts(seq)?;
         let header = self.b.create_block();
         let body = self.b.create_block();
@@ -3230,7 +3302,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let offset = self.b.ins().imul_imm(k, i64::from(t.bytes()));
         let address = self.b.ins().iadd(data, offset);
         let x = self.b.ins().load(t, MemFlags::trusted(), address, 0);
-        let acc = self.binary(BinOp::Add, seq.elem, seq.elem, acc, x, at);
+        let acc = self.binary(BinOp::Add, elem, elem, acc, x, at);
         let next = self.b.ins().iadd_imm(k, 1);
         self.b.ins().jump(header, &[BlockArg::Value(next), BlockArg::Value(acc)]);
         self.b.seal_block(header);

@@ -202,6 +202,54 @@ pub(crate) unsafe extern "C" fn helper_vec_free(ctx: *mut JitContext, ptr: usize
     heap.free(ptr);
 }
 
+/// The buffer pointers of `len` strings at `data`, each a `String` in the host's layout whose pointer is at byte
+/// `ptr_at`.
+///
+/// # Safety
+/// `data` holds `len` initialized `String`s in the host's layout.
+unsafe fn string_buffers(data: usize, len: usize, ptr_at: usize) -> impl Iterator<Item = usize> {
+    // SAFETY: as the caller guarantees: element `i` is 24 bytes at `data + 24 i`, its pointer word at `ptr_at`.
+    (0..len).map(move |i| unsafe { ((data + 24 * i + ptr_at) as *const usize).read() })
+}
+
+/// JIT helper: a vector of strings leaves the snippet (the hole's value): each string's buffer is the host's now
+/// (the vector's own buffer is released by [`helper_vec_release`]).
+///
+/// # Safety
+/// As [`helper_vec_grow`]; `data` holds `len` strings in the host's layout, their pointers at byte `ptr_at`.
+pub(crate) unsafe extern "C" fn helper_strings_release(ctx: *mut JitContext, data: usize, len: usize, ptr_at: usize) {
+    // SAFETY: as in `helper_vec_grow`.
+    let ctx = unsafe { &mut *ctx };
+    if ctx.heap == 0 {
+        return;
+    }
+    // SAFETY: as in `helper_vec_grow`.
+    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    // SAFETY: as the caller guarantees.
+    for ptr in unsafe { string_buffers(data, len, ptr_at) } {
+        heap.release(ptr);
+    }
+}
+
+/// JIT helper: the vector of strings owning these went out of scope: each string's buffer is freed (the vector's
+/// own by [`helper_vec_free`]).
+///
+/// # Safety
+/// As [`helper_strings_release`]; nothing reads the strings afterwards.
+pub(crate) unsafe extern "C" fn helper_strings_free(ctx: *mut JitContext, data: usize, len: usize, ptr_at: usize) {
+    // SAFETY: as in `helper_vec_grow`.
+    let ctx = unsafe { &mut *ctx };
+    if ctx.heap == 0 {
+        return;
+    }
+    // SAFETY: as in `helper_vec_grow`.
+    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    // SAFETY: as the caller guarantees.
+    for ptr in unsafe { string_buffers(data, len, ptr_at) } {
+        heap.free(ptr);
+    }
+}
+
 /// JIT helper: a host function's `String` result, `cap` bytes at `ptr`, becomes the snippet's.
 ///
 /// # Safety

@@ -11,6 +11,7 @@
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
 use lacuna_checker::typed::{
+    Elem,
     Arm, BinOp, Child, Closure, IterChain, IterSource, Lit, LocalRef, ParseThen, Place, Scalar, SeqKind, Sink, Stage,
     TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
@@ -120,6 +121,31 @@ impl Check<'_> {
                 unsupported(format!("the type `{}`", ty.name()), &range)
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Whether a method of a sequence of scalars `elem` fits its arguments and result (`ty`).
+    fn scalar_seq_method(name: &str, args: &[TExpr], elem_s: Scalar, kind: SeqKind, ty: &Ty) -> bool {
+        let elem = Ty::Scalar(elem_s);
+        let arg = |i: usize| args.get(i).map(|a| &a.ty);
+        let ordered = elem_s.is_int() || matches!(elem_s, Scalar::Char | Scalar::Bool);
+        let usize_ty = Ty::Scalar(Scalar::Usize);
+        match (name, args.len()) {
+            ("is_empty", 0) => *ty == Ty::Scalar(Scalar::Bool),
+            ("contains", 1) => arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Bool),
+            ("first" | "last", 0) => *ty == Ty::Option(elem_s),
+            ("get", 1) => arg(0) == Some(&usize_ty) && *ty == Ty::Option(elem_s),
+            ("sort" | "sort_unstable", 0) => ordered,
+            ("reverse", 0) => true,
+            ("swap", 2) => arg(0) == Some(&usize_ty) && arg(1) == Some(&usize_ty),
+            ("fill", 1) => arg(0) == Some(&elem),
+            // `dedup`, `push` and `pop` change the length: a `Vec`'s only.
+            ("dedup", 0) => kind != SeqKind::Slice && !elem_s.is_float(),
+            ("push", 1) => {
+                kind != SeqKind::Slice && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit)
+            }
+            ("pop", 0) => kind != SeqKind::Slice && *ty == Ty::Option(elem_s),
+            _ => false,
         }
     }
 
@@ -362,7 +388,13 @@ impl Check<'_> {
                 self.expr(end)?;
                 self.in_loop(label, Target::Loop, |c| c.block(body))
             }
-            TKind::ForSeq { label, body, .. } => self.in_loop(label, Target::Loop, |c| c.block(body)),
+            TKind::ForSeq { label, body, var, seq } => {
+                // Each element is read in place: a scalar's value, a string's text (not moved out).
+                if self.snippet.locals.get(*var).map(|l| &l.ty) != Some(&seq.elem.read_ty()) {
+                    return unsupported("a `for` over elements taken by value", &e.range);
+                }
+                self.in_loop(label, Target::Loop, |c| c.block(body))
+            }
             TKind::Break { label, value } => {
                 let Some(target) = self.target(label) else {
                     return unsupported("`break` outside a loop", &e.range);
@@ -426,26 +458,20 @@ impl Check<'_> {
                 for a in args {
                     self.expr(a)?;
                 }
-                let elem = Ty::Scalar(seq.elem);
                 let arg = |i: usize| args.get(i).map(|a| &a.ty);
-                let ordered = seq.elem.is_int() || matches!(seq.elem, Scalar::Char | Scalar::Bool);
-                let usize_ty = Ty::Scalar(Scalar::Usize);
-                let ok = match (name.as_str(), args.len()) {
-                    ("is_empty", 0) => e.ty == Ty::Scalar(Scalar::Bool),
-                    ("contains", 1) => arg(0) == Some(&elem) && e.ty == Ty::Scalar(Scalar::Bool),
-                    ("first" | "last", 0) => e.ty == Ty::Option(seq.elem),
-                    ("get", 1) => arg(0) == Some(&usize_ty) && e.ty == Ty::Option(seq.elem),
-                    ("sort" | "sort_unstable", 0) => ordered,
-                    ("reverse", 0) => true,
-                    ("swap", 2) => arg(0) == Some(&usize_ty) && arg(1) == Some(&usize_ty),
-                    ("fill", 1) => arg(0) == Some(&elem),
-                    // `dedup`, `push` and `pop` change the length: a `Vec`'s only.
-                    ("dedup", 0) => seq.kind != SeqKind::Slice && !seq.elem.is_float(),
-                    ("push", 1) => {
-                        seq.kind != SeqKind::Slice && arg(0) == Some(&elem) && e.ty == Ty::Scalar(Scalar::Unit)
-                    }
-                    ("pop", 0) => seq.kind != SeqKind::Slice && e.ty == Ty::Option(seq.elem),
-                    _ => false,
+                let ok = match seq.elem {
+                    // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
+                    // `String` moves into it, so its buffer stays the snippet's).
+                    Elem::String => match (name.as_str(), args.len()) {
+                        ("is_empty", 0) => e.ty == Ty::Scalar(Scalar::Bool),
+                        ("push", 1) => {
+                            seq.kind == SeqKind::Local
+                                && arg(0) == Some(&Ty::String)
+                                && e.ty == Ty::Scalar(Scalar::Unit)
+                        }
+                        _ => false,
+                    },
+                    Elem::Scalar(s) => Self::scalar_seq_method(name, args, s, seq.kind, &e.ty),
                 };
                 if !ok {
                     return unsupported(format!("the sequence method `{name}`"), &e.range);
@@ -460,10 +486,21 @@ impl Check<'_> {
                 }
                 Ok(())
             }
-            TKind::SeqIndex { index, .. } => self.expr(index),
+            TKind::SeqIndex { seq, index } => {
+                self.expr(index)?;
+                // An element of a sequence of strings is read in place (its text), never moved out.
+                if e.ty == seq.elem.read_ty() && index.ty == Ty::Scalar(Scalar::Usize) {
+                    Ok(())
+                } else {
+                    unsupported("an element read as this type", &e.range)
+                }
+            }
             TKind::SeqStore { seq, index, op, value, .. } => {
                 self.expr(index)?;
                 self.expr(value)?;
+                let Elem::Scalar(elem) = seq.elem else {
+                    return unsupported("assignment into a sequence of strings", &e.range);
+                };
                 if !seq.writable {
                     return unsupported("assignment into a sequence that is not writable", &e.range);
                 }
@@ -473,11 +510,11 @@ impl Check<'_> {
                     self.written.push(seq.binding);
                 }
                 match op {
-                    Some(op) => self.binary(*op, seq.elem, value.s(), &e.range),
+                    Some(op) => self.binary(*op, elem, value.s(), &e.range),
                     None => Ok(()),
                 }
             }
-            TKind::Method { name, receiver, args } => {
+                        TKind::Method { name, receiver, args } => {
                 self.expr(receiver)?;
                 for a in args {
                     self.expr(a)?;
@@ -668,8 +705,9 @@ impl Check<'_> {
                     }
                     Sink::Collect { .. } => {
                         (s.is_some_and(|s| !matches!(s, Scalar::Unit | Scalar::Never))
-                            && e.ty == Ty::Vec(s.unwrap_or(Scalar::Never)))
+                            && e.ty == Ty::Vec(Elem::Scalar(s.unwrap_or(Scalar::Never))))
                             || (s == Some(Scalar::Char) && e.ty == Ty::String)
+                            || (item == Ty::String && e.ty == Ty::Vec(Elem::String))
                     }
                 };
                 if ok {
@@ -684,7 +722,7 @@ impl Check<'_> {
                 self.in_loop(label, Target::Loop, |c| c.block(body))
             }
             TKind::TextOf(seq) => {
-                if e.ty == Ty::Str && seq.elem == Scalar::U8 {
+                if e.ty == Ty::Str && seq.elem == Elem::Scalar(Scalar::U8) {
                     Ok(())
                 } else {
                     unsupported("text of this type", &e.range)
@@ -719,7 +757,7 @@ impl Check<'_> {
             }
             TKind::StringPush { seq, value, .. } => {
                 self.expr(value)?;
-                if !seq.writable || seq.kind == SeqKind::Slice || seq.elem != Scalar::U8 {
+                if !seq.writable || seq.kind == SeqKind::Slice || seq.elem != Elem::Scalar(Scalar::U8) {
                     return unsupported("changing text that is not writable", &e.range);
                 }
                 if !matches!(value.ty, Ty::Str | Ty::String | Ty::Scalar(Scalar::Char)) {
@@ -794,7 +832,8 @@ impl Check<'_> {
                 }
             }
             TKind::SeqClone(seq) => {
-                if e.ty == Ty::Vec(seq.elem) {
+                // (Copying strings one by one is not in the subset yet.)
+                if e.ty == Ty::Vec(seq.elem) && seq.elem.scalar().is_some() {
                     Ok(())
                 } else {
                     unsupported("a copy of a sequence to this type", &e.range)
@@ -804,7 +843,9 @@ impl Check<'_> {
                 self.expr(value)?;
                 self.expr(count)?;
                 match (&e.ty, &value.ty) {
-                    (Ty::Vec(s), Ty::Scalar(v)) if s == v && count.ty == Ty::Scalar(Scalar::Usize) => Ok(()),
+                    (Ty::Vec(Elem::Scalar(s)), Ty::Scalar(v)) if s == v && count.ty == Ty::Scalar(Scalar::Usize) => {
+                        Ok(())
+                    }
                     _ => unsupported("a vector of this type", &e.range),
                 }
             }
@@ -812,10 +853,11 @@ impl Check<'_> {
                 for x in elems {
                     self.expr(x)?;
                 }
+                // Strings are moved into the vector.
                 match e.ty {
-                    Ty::Vec(s)
-                        if elems.iter().all(|x| x.ty == Ty::Scalar(s))
-                            && !matches!(s, Scalar::Unit | Scalar::Never) =>
+                    Ty::Vec(elem)
+                        if elems.iter().all(|x| x.ty == elem.owned_ty())
+                            && !matches!(elem, Elem::Scalar(Scalar::Unit | Scalar::Never)) =>
                     {
                         Ok(())
                     }
@@ -842,7 +884,7 @@ impl Check<'_> {
                 }
                 start.ty.clone()
             }
-            IterSource::Seq(seq) => Ty::Scalar(seq.elem),
+            IterSource::Seq(seq) => seq.elem.read_ty(),
             IterSource::Chars(text) => {
                 self.expr(text)?;
                 if !matches!(text.ty, Ty::Str | Ty::String) {
@@ -882,11 +924,13 @@ impl Check<'_> {
                     item.clone()
                 }
             };
-            // Items are scalars or pairs of them.
+            // Items are scalars, pairs of them, text read in place (a string element) or new strings (which a
+            // sink moves or the run's heap frees).
             let fits = match &next {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                 Ty::Tuple(parts) => parts.len() == 2,
-                Ty::Option(_) | Ty::Vec(_) | Ty::Str | Ty::String => false,
+                Ty::Str | Ty::String => true,
+                Ty::Option(_) | Ty::Vec(_) => false,
             };
             if &next != ty || !fits {
                 return unsupported(format!("iterator items of type `{}`", next.name()), range);
@@ -1871,7 +1915,7 @@ mod tests {
 
     #[test]
     fn vectors_the_snippet_owns_are_in_the_subset_and_their_moves_are_checked() {
-        let vec_ty = Ty::Vec(Scalar::I64);
+        let vec_ty = Ty::Vec(Elem::Scalar(Scalar::I64));
         let lit_vec = TExpr { kind: TKind::VecLit(vec![lit(1, Scalar::I64)]), ty: vec_ty.clone(), range: 0..9 };
         let facts = || HostFacts {
             raises_lints: false,

@@ -345,7 +345,12 @@ impl Walk<'_> {
             TKind::SeqIndex { seq, index } => {
                 self.seq_use(seq, e)?;
                 self.while_held([(&**index, true)], &Owners::from([owner(seq)]))?;
-                none()
+                // A string element is read in place: its text borrows the sequence.
+                if seq.elem.owns_buffer() {
+                    Owners::from([owner(seq)])
+                } else {
+                    none()
+                }
             }
             TKind::SeqStore { seq, index, value, .. } => {
                 self.seq_change(seq, e)?;

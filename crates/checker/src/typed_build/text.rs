@@ -34,15 +34,16 @@ impl<'db> Builder<'_, 'db> {
             && s.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc")
     }
 
-    /// `String` as [`Ty::String`]; `&str`, `&&str` and `&String` as [`Ty::Str`].
+    /// `String` as [`Ty::String`]; `&str`, `&&str`, `&String` and `&&String` as [`Ty::Str`].
     pub(super) fn text_ty(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
         if self.is_string(ty) {
             return Some(Ty::String);
         }
         let (inner, mutability) = ty.as_reference()?;
         let shared = mutability == ra_ap_hir::Mutability::Shared;
-        let str_ref = |t: &ra_ap_hir::Type<'db>| t.as_reference().is_some_and(|(i, m)| i.is_str() && m == mutability);
-        (shared && (inner.is_str() || self.is_string(&inner) || str_ref(&inner))).then_some(Ty::Str)
+        let text = |t: &ra_ap_hir::Type<'db>| t.is_str() || self.is_string(t);
+        let text_ref = |t: &ra_ap_hir::Type<'db>| t.as_reference().is_some_and(|(i, m)| text(&i) && m == mutability);
+        (shared && (text(&inner) || text_ref(&inner))).then_some(Ty::Str)
     }
 
     /// The text `expr` names in place: a string binding of the hole (`String`, `&String`, `&mut String`, `&str`)
@@ -55,7 +56,7 @@ impl<'db> Builder<'_, 'db> {
             return (l.ty == Ty::String).then_some(Seq {
                 binding: id,
                 kind: SeqKind::Local,
-                elem: Scalar::U8,
+                elem: Elem::Scalar(Scalar::U8),
                 writable: l.mutable,
             });
         }
@@ -75,7 +76,7 @@ impl<'db> Builder<'_, 'db> {
         };
         self.owns_buffers.set(true);
         self.note_binding(binding, Scalar::U8);
-        Some(Seq { binding, kind, elem: Scalar::U8, writable })
+        Some(Seq { binding, kind, elem: Elem::Scalar(Scalar::U8), writable })
     }
 
     /// Text read where a reference to it is enough (a receiver, an operand of `==`, a format argument): the hole's
@@ -92,11 +93,23 @@ impl<'db> Builder<'_, 'db> {
             _ => None,
         };
         if let Some(inner) = inner {
-            if self.text_seq(&inner).is_some_and(|s| s.kind != SeqKind::Local) {
+            if self.text_seq(&inner).is_some_and(|s| s.kind != SeqKind::Local) || self.string_element(&inner) {
                 return self.text_operand(&inner);
             }
         }
+        if self.string_element(expr) {
+            // `v[i]` of a sequence of strings, read in place (the element is not moved out).
+            let mut element = self.expr(expr)?;
+            element.ty = Ty::Str;
+            return Ok(element);
+        }
         self.expr(expr)
+    }
+
+    /// `v[i]` of a sequence of strings.
+    fn string_element(&mut self, expr: &ast::Expr) -> bool {
+        let ast::Expr::IndexExpr(ix) = expr else { return false };
+        ix.base().and_then(|base| self.sequence(&base)).is_some_and(|seq| seq.elem == Elem::String)
     }
 
     /// A path to a hole binding holding text by reference (`&str`, `&String`), read in place.
