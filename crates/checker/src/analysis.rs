@@ -599,6 +599,7 @@ impl RaSession {
                 owns_buffers: builder.owns_buffers.get(),
                 rustc_decides: builder.rustc_decides.take(),
                 fields: builder.fields,
+                structs: builder.structs.take(),
             })
         })
     }

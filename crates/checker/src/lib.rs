@@ -33,8 +33,8 @@ use serde::Serialize;
 pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
 pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use outline::{
-    field_offset_symbol, module_shim_symbol, parses_as_block_body, scalar_fns, shim_symbol, signatures, struct_fields,
-    ScalarFn, StructField,
+    field_offset_symbol, module_shim_symbol, parses_as_block_body, plain_structs, scalar_fns, shim_symbol, signatures,
+    struct_fields, struct_size_symbol, ScalarFn, StructField,
 };
 pub use rustc::{parse_rustc_errors, Rustc, RustcError};
 pub use scope::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};

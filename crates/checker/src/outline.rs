@@ -89,8 +89,19 @@ pub fn field_offset_symbol(ty: &str, field: &str) -> String {
     format!("__lacuna_offset_{}{ty}_{field}", ty.len())
 }
 
-/// The scalar fields of `text`'s top-level structs (see [`StructField`]). Pure syntax.
-pub fn struct_fields(text: &str) -> Vec<StructField> {
+/// The exported `usize` static holding the size of struct `ty`.
+pub fn struct_size_symbol(ty: &str) -> String {
+    format!("__lacuna_size_{}{ty}", ty.len())
+}
+
+/// The top-level structs of `text` with named fields, no generics and no `repr(packed)`: JIT code reaches their
+/// fields in place (see [`struct_fields`]) and steps through slices of them by their size
+/// ([`struct_size_symbol`]). Pure syntax.
+pub fn plain_structs(text: &str) -> Vec<String> {
+    plain_struct_items(text).into_iter().map(|(name, _)| name).collect()
+}
+
+fn plain_struct_items(text: &str) -> Vec<(String, ast::RecordFieldList)> {
     let file = SourceFile::parse(text, Edition::Edition2021).tree();
     let mut out = Vec::new();
     for item in file.items() {
@@ -99,13 +110,22 @@ pub fn struct_fields(text: &str) -> Vec<StructField> {
         if packed || st.generic_param_list().is_some() {
             continue;
         }
-        let (Some(name), Some(ast::FieldList::RecordFieldList(fields))) = (st.name(), st.field_list()) else {
-            continue;
-        };
+        if let (Some(name), Some(ast::FieldList::RecordFieldList(fields))) = (st.name(), st.field_list()) {
+            out.push((name.text().to_string(), fields));
+        }
+    }
+    out
+}
+
+/// The scalar and `String` fields of `text`'s top-level structs (see [`StructField`]). Pure syntax.
+pub fn struct_fields(text: &str) -> Vec<StructField> {
+    let mut out = Vec::new();
+    for (ty_name, fields) in plain_struct_items(text) {
         for field in fields.fields() {
-            let scalar = matches!(field.ty(), Some(ast::Type::PathType(p)) if SHIM_SCALARS.contains(&p.syntax().to_string().trim()));
-            if let (true, Some(field_name)) = (scalar, field.name()) {
-                out.push(StructField { ty_name: name.text().to_string(), field: field_name.text().to_string() });
+            let ty = field.ty().map(|t| t.syntax().to_string());
+            let exported = ty.is_some_and(|t| SHIM_SCALARS.contains(&t.trim()) || t.trim() == "String");
+            if let (true, Some(field_name)) = (exported, field.name()) {
+                out.push(StructField { ty_name: ty_name.clone(), field: field_name.text().to_string() });
             }
         }
     }
@@ -369,11 +389,15 @@ mod tests {
     }
 
     #[test]
-    fn struct_fields_are_the_scalar_fields_of_plain_top_level_structs() {
+    fn struct_fields_are_the_scalar_and_string_fields_of_plain_top_level_structs() {
         let text = "#[derive(Debug)]\nstruct Item { name: String, price: u32, pub count: i64 }\n\
                     struct W<T> { x: T, n: u8 }\n#[repr(packed)]\nstruct P { a: u8 }\nstruct T(u8);\n";
         let found: Vec<String> = struct_fields(text).into_iter().map(|f| f.symbol()).collect();
-        assert_eq!(found, vec!["__lacuna_offset_4Item_price", "__lacuna_offset_4Item_count"]);
+        assert_eq!(
+            found,
+            vec!["__lacuna_offset_4Item_name", "__lacuna_offset_4Item_price", "__lacuna_offset_4Item_count"]
+        );
+        assert_eq!(plain_structs(text), vec!["Item"]);
     }
 
     use expect_test::expect;

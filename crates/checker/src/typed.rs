@@ -123,6 +123,10 @@ pub enum Ty {
     Str,
     /// `String` the snippet owns: as a `Vec<u8>`, allocated through the host library's allocator.
     String,
+    /// A shared reference to a host struct (index into [`TypedSnippet::structs`]): its address. Only an element of
+    /// one of the hole's sequences, reached in place (`iter()` items, `for` variables, `v[i]`), whose fields are
+    /// read through it.
+    StructRef(usize),
 }
 
 impl From<Scalar> for Ty {
@@ -153,6 +157,7 @@ impl Ty {
             Ty::Tuple(elems) => elems.clone(),
             Ty::Vec(_) | Ty::String => vec![Scalar::Usize; 3],
             Ty::Str => vec![Scalar::Usize; 2],
+            Ty::StructRef(_) => vec![Scalar::Usize],
         }
     }
 
@@ -164,6 +169,7 @@ impl Ty {
             Ty::Tuple(elems) => format!("({})", elems.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")),
             Ty::Vec(e) => format!("Vec<{}>", e.name()),
             Ty::Str => "&str".to_owned(),
+            Ty::StructRef(_) => "&{host struct}".to_owned(),
             Ty::String => "String".to_owned(),
         }
     }
@@ -175,6 +181,8 @@ impl Ty {
 pub enum Elem {
     Scalar(Scalar),
     String,
+    /// A host struct (index into [`TypedSnippet::structs`]), reached in place through its address.
+    Struct(usize),
 }
 
 impl From<Scalar> for Elem {
@@ -188,7 +196,7 @@ impl Elem {
     pub fn scalar(self) -> Option<Scalar> {
         match self {
             Elem::Scalar(s) => Some(s),
-            Elem::String => None,
+            Elem::String | Elem::Struct(_) => None,
         }
     }
 
@@ -197,14 +205,16 @@ impl Elem {
         match self {
             Elem::Scalar(s) => Ty::Scalar(s),
             Elem::String => Ty::Str,
+            Elem::Struct(id) => Ty::StructRef(id),
         }
     }
 
-    /// An element as an owned value (what `push` takes and `collect` gathers).
-    pub fn owned_ty(self) -> Ty {
+    /// An element as an owned value (what `push` takes and `collect` gathers; a host struct is never one).
+    pub fn owned_ty(self) -> Option<Ty> {
         match self {
-            Elem::Scalar(s) => Ty::Scalar(s),
-            Elem::String => Ty::String,
+            Elem::Scalar(s) => Some(Ty::Scalar(s)),
+            Elem::String => Some(Ty::String),
+            Elem::Struct(_) => None,
         }
     }
 
@@ -213,12 +223,18 @@ impl Elem {
         match self {
             Elem::Scalar(s) => s.name(),
             Elem::String => "String",
+            Elem::Struct(_) => "{host struct}",
         }
     }
 
     /// Whether each element owns a buffer (dropping or handing over the sequence covers the elements' buffers).
     pub fn owns_buffer(self) -> bool {
         self == Elem::String
+    }
+
+    /// Whether an element read in place is a reference into the sequence (its text, its address).
+    pub fn read_borrows(self) -> bool {
+        !matches!(self, Elem::Scalar(_))
     }
 }
 
@@ -305,6 +321,13 @@ pub enum TKind {
     Deref(usize),
     /// `x.field` of a host struct's scalar field (index into [`TypedSnippet::fields`]).
     HostField(usize),
+    /// `r.field` of a host struct reached through `base` (a [`Ty::StructRef`]): a scalar field's value, or a
+    /// `String` field's text read in place ([`Ty::Str`]).
+    RefField {
+        base: Box<TExpr>,
+        /// The exported static holding the field's offset ([`crate::field_offset_symbol`]).
+        symbol: String,
+    },
     /// `place = value`, or `place op= value`.
     Assign {
         place: Place,
@@ -906,6 +929,9 @@ pub struct TypedSnippet {
     pub references: bool,
     /// Host structs' fields the snippet reads or writes.
     pub fields: Vec<FieldOf>,
+    /// Host structs the snippet reaches in place ([`Elem::Struct`], [`Ty::StructRef`]): the exported statics
+    /// holding their sizes ([`crate::struct_size_symbol`]).
+    pub structs: Vec<String>,
     /// The snippet builds vectors or strings of its own ([`Ty::Vec`], [`Ty::String`]) or reads the host's text
     /// (it needs the JIT's heap; the lowering checks moves and borrows of owned values).
     pub owns_buffers: bool,
@@ -1002,7 +1028,7 @@ impl TExpr {
             | TKind::HostField(_)
             | TKind::Continue { .. }
             | TKind::SeqClone(_) => {}
-            TKind::Unary(_, x) | TKind::Cast(x) => f(Child::Expr(x)),
+            TKind::Unary(_, x) | TKind::Cast(x) | TKind::RefField { base: x, .. } => f(Child::Expr(x)),
             TKind::Binary(_, l, r) => {
                 f(Child::Expr(l));
                 f(Child::Expr(r));

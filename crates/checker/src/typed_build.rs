@@ -57,6 +57,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub references: std::cell::Cell<bool>,
     /// Host structs' fields used (see `TypedSnippet::fields`).
     pub fields: Vec<FieldOf>,
+    /// Host structs reached in place, by their size's symbol (see `TypedSnippet::structs`).
+    pub structs: std::cell::RefCell<Vec<String>>,
     /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_buffers`).
     pub owns_buffers: std::cell::Cell<bool>,
     /// The first construct rustc must judge (see `TypedSnippet::rustc_decides`).
@@ -86,6 +88,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             used_bindings: Vec::new(),
             references: std::cell::Cell::new(false),
             fields: Vec::new(),
+            structs: std::cell::RefCell::new(Vec::new()),
             owns_buffers: std::cell::Cell::new(false),
             rustc_decides: std::cell::RefCell::new(None),
             expanding_consts: Vec::new(),
@@ -178,6 +181,16 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(s) = self.shared_scalar_ref(ty) {
             return Ok(Ty::Scalar(s));
         }
+        // `&S` (or `&&S`) of a plain host struct: its address.
+        if let Some((inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
+            let inner = match inner.as_reference() {
+                Some((innermost, ra_ap_hir::Mutability::Shared)) => innermost,
+                _ => inner,
+            };
+            if let Some(id) = self.host_struct(&inner) {
+                return Ok(Ty::StructRef(id));
+            }
+        }
         if let Some(adt) = ty.as_adt() {
             if self.is_core_adt(adt, "Option") {
                 if let Some(s) = ty.type_arguments().next().as_ref().and_then(|t| self.part(t)) {
@@ -242,6 +255,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         if self.is_string(ty) {
             return Some(Elem::String);
         }
+        if let Some(id) = self.host_struct(ty) {
+            return Some(Elem::Struct(id));
+        }
         let s = Self::builtin(ty)?;
         (!matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)).then_some(Elem::Scalar(s))
     }
@@ -280,6 +296,74 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         let elems = array.exprs().map(|e| self.expr(&e)).collect::<Result<Vec<_>>>()?;
         Ok(TKind::VecLit(elems))
+    }
+
+    /// `v[i]` of a sequence, as a value of type `ty` (the element's, or for an element read in place, the reference
+    /// the typed view reads it through).
+    fn seq_index(&mut self, ix: &ast::IndexExpr, ty: Ty) -> Result<TExpr> {
+        let range = self.range(ix.syntax());
+        let (Some(base), Some(index)) = (ix.base(), ix.index()) else {
+            return self.unsupported("an index expression", ix.syntax());
+        };
+        let Some(seq) = self.sequence(&base) else {
+            return self.unsupported("indexing something other than a sequence of scalars", ix.syntax());
+        };
+        let index = self.expr(&index)?;
+        if index.s() != Scalar::Usize {
+            return self.unsupported("an index that is not a `usize`", ix.syntax());
+        }
+        let kind = TKind::SeqIndex { seq, index: Box::new(index) };
+        // A `Vec`'s indexing is a call of `Index::index`, whose faults rustc places at the `[`.
+        match ix.l_brack_token() {
+            Some(bracket) if seq.kind != SeqKind::Slice => {
+                let start = usize::from(bracket.text_range().start()).saturating_sub(self.snippet_start);
+                Ok(TExpr { kind, ty, range: start..range.end })
+            }
+            _ => Ok(TExpr { kind, ty, range }),
+        }
+    }
+
+    /// A struct declared at the top level of the host with named fields and no generics (JIT code reaches it in
+    /// place): its index in `structs`.
+    fn host_struct(&self, ty: &ra_ap_hir::Type<'db>) -> Option<usize> {
+        let ra_ap_hir::Adt::Struct(st) = ty.as_adt()? else { return None };
+        let module = st.module(self.db);
+        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+            return None;
+        }
+        if ty.type_arguments().next().is_some() || st.kind(self.db) != ra_ap_hir::StructKind::Record {
+            return None;
+        }
+        let symbol = crate::struct_size_symbol(st.name(self.db).as_str());
+        let mut structs = self.structs.borrow_mut();
+        Some(match structs.iter().position(|s| *s == symbol) {
+            Some(i) => i,
+            None => {
+                structs.push(symbol);
+                structs.len() - 1
+            }
+        })
+    }
+
+    /// `r.field` of a host struct reached in place: through a reference (an iterator's item, a `for` variable) or
+    /// as an element of one of the hole's sequences (`v[i].field`).
+    fn ref_field(&mut self, f: &ast::FieldExpr) -> Result<Option<TKind>> {
+        let Some(base) = f.expr() else { return Ok(None) };
+        let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return Ok(None) };
+        let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return Ok(None) };
+        let base = match &base {
+            ast::Expr::IndexExpr(ix) => {
+                let seq = ix.base().and_then(|b| self.sequence(&b));
+                let Some(Elem::Struct(id)) = seq.map(|s| s.elem) else { return Ok(None) };
+                self.seq_index(ix, Ty::StructRef(id))?
+            }
+            other => self.expr(other)?,
+        };
+        if !matches!(base.ty, Ty::StructRef(_)) {
+            return Ok(None);
+        }
+        let symbol = crate::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
+        Ok(Some(TKind::RefField { base: Box::new(base), symbol }))
     }
 
     /// The element type of std's `Vec<T>`.
@@ -1492,7 +1576,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             ast::Expr::FieldExpr(f) if f.name_ref().is_some_and(|n| n.text().parse::<usize>().is_err()) => {
                 match self.host_field(f) {
                     Some(i) => TKind::HostField(i),
-                    None => return self.unsupported("a field of a struct", expr.syntax()),
+                    None => match self.ref_field(f)? {
+                        Some(kind) => kind,
+                        None => return self.unsupported("a field of a struct", expr.syntax()),
+                    },
                 }
             }
             ast::Expr::FieldExpr(f) => {
@@ -1897,27 +1984,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
                 TKind::Call { function, args }
             }
-            ast::Expr::IndexExpr(ix) => {
-                let (Some(base), Some(index)) = (ix.base(), ix.index()) else {
-                    return self.unsupported("an index expression", expr.syntax());
-                };
-                let Some(seq) = self.sequence(&base) else {
-                    return self.unsupported("indexing something other than a sequence of scalars", expr.syntax());
-                };
-                let index = self.expr(&index)?;
-                if index.s() != Scalar::Usize {
-                    return self.unsupported("an index that is not a `usize`", expr.syntax());
-                }
-                // A `Vec`'s indexing is a call of `Index::index`, whose faults rustc places at the `[`.
-                if seq.kind != SeqKind::Slice {
-                    if let Some(bracket) = ix.l_brack_token() {
-                        let start = usize::from(bracket.text_range().start()).saturating_sub(self.snippet_start);
-                        let kind = TKind::SeqIndex { seq, index: Box::new(index) };
-                        return Ok(TExpr { kind, ty, range: start..range.end });
-                    }
-                }
-                TKind::SeqIndex { seq, index: Box::new(index) }
-            }
+            ast::Expr::IndexExpr(ix) => return self.seq_index(ix, ty),
             ast::Expr::MethodCallExpr(m) => {
                 let Some(f) = self.sema.resolve_method_call(m) else {
                     return self.unsupported("a method", expr.syntax());

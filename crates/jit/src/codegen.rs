@@ -17,8 +17,8 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use lacuna_checker::typed::{
-    BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, Place, Scalar, Seq, SeqKind, Sink, Stage, TBlock,
-    TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, Place, Scalar, Seq, SeqKind, Sink, Stage,
+    TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_lowering::Lowered;
 
@@ -185,28 +185,40 @@ fn is_zero(e: &TExpr) -> bool {
 /// A host function or method the snippet calls, by its shim's symbol: (name, has a receiver, parameter types).
 type HostCalls = BTreeMap<String, (String, bool, Vec<Ty>)>;
 
-/// The host functions and methods a block calls.
-fn host_calls_in_block(block: &TBlock, out: &mut HostCalls) {
-    block.each_child(&mut |c| match c {
-        Child::Expr(c) => host_calls(c, out),
-        Child::Block(b) => host_calls_in_block(b, out),
-    });
+/// Calls `f` on every expression of the snippet (its body and its functions'), outer ones first.
+fn each_expr<'a>(snippet: &'a TypedSnippet, f: &mut dyn FnMut(&'a TExpr)) {
+    fn in_child<'a>(c: Child<'a>, f: &mut dyn FnMut(&'a TExpr)) {
+        match c {
+            Child::Expr(e) => {
+                f(e);
+                e.each_child(&mut |c| in_child(c, f));
+            }
+            Child::Block(b) => b.each_child(&mut |c| in_child(c, f)),
+        }
+    }
+    in_child(Child::Block(&snippet.body), f);
+    for function in &snippet.fns {
+        in_child(Child::Block(&function.body), f);
+    }
 }
 
-fn host_calls(e: &TExpr, out: &mut HostCalls) {
-    if let TKind::HostCall { name, symbol, receiver, args } = &e.kind {
-        out.insert(symbol.clone(), (name.clone(), receiver.is_some(), args.iter().map(|a| a.ty.clone()).collect()));
-    }
-    e.each_child(&mut |c| match c {
-        Child::Expr(c) => host_calls(c, out),
-        Child::Block(b) => host_calls_in_block(b, out),
+/// The host functions and methods the snippet calls.
+fn host_calls(snippet: &TypedSnippet) -> HostCalls {
+    let mut out = HostCalls::new();
+    each_expr(snippet, &mut |e| {
+        if let TKind::HostCall { name, symbol, receiver, args } = &e.kind {
+            let params = args.iter().map(|a| a.ty.clone()).collect();
+            out.insert(symbol.clone(), (name.clone(), receiver.is_some(), params));
+        }
     });
+    out
 }
 
 /// The snippet allocates or prints: it builds vectors or strings, grows the host's, or prints through the host.
 fn allocates(snippet: &TypedSnippet) -> bool {
-    fn in_expr(e: &TExpr) -> bool {
-        let allocating = match &e.kind {
+    let mut found = snippet.owns_buffers;
+    each_expr(snippet, &mut |e| {
+        found |= match &e.kind {
             TKind::SeqMethod { name, .. } => name == "push",
             TKind::HostCall { .. } => e.ty == Ty::String,
             TKind::StringPush { .. }
@@ -220,25 +232,31 @@ fn allocates(snippet: &TypedSnippet) -> bool {
             | TKind::Consume { sink: Sink::Collect { .. }, .. } => true,
             _ => false,
         };
-        if allocating {
-            return true;
+    });
+    found
+}
+
+/// The values of the host library's `usize` statics the snippet needs: the offsets of the struct fields it
+/// reads in place and the sizes of the structs it steps through (`instrument::render` exports them).
+fn host_statics(snippet: &TypedSnippet, host: &HostAbi<'_>) -> Result<HashMap<String, i32>, CodegenError> {
+    let mut symbols: Vec<&str> = snippet.structs.iter().map(String::as_str).collect();
+    symbols.extend(snippet.fields.iter().map(|f| f.symbol.as_str()));
+    each_expr(snippet, &mut |e| {
+        if let TKind::RefField { symbol, .. } = &e.kind {
+            symbols.push(symbol);
         }
-        let mut found = false;
-        e.each_child(&mut |c| found = found || in_child(c));
-        found
+    });
+    let mut out = HashMap::new();
+    for symbol in symbols {
+        let address = (host.symbol)(symbol)
+            .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+        // SAFETY: the instrumented host declares this symbol as a `usize` static (`instrument::render`), and the
+        // host library stays loaded.
+        let value = unsafe { *address.cast::<usize>() };
+        let value = i32::try_from(value).map_err(|_| CodegenError(format!("`{symbol}` out of range")))?;
+        out.insert(symbol.to_owned(), value);
     }
-    fn in_child(c: Child<'_>) -> bool {
-        match c {
-            Child::Expr(x) => in_expr(x),
-            Child::Block(b) => in_block(b),
-        }
-    }
-    fn in_block(b: &TBlock) -> bool {
-        let mut found = false;
-        b.each_child(&mut |c| found = found || in_child(c));
-        found
-    }
-    snippet.owns_buffers || in_block(&snippet.body) || snippet.fns.iter().any(|f| in_block(&f.body))
+    Ok(out)
 }
 
 fn power_of_two(e: &TExpr) -> Option<u32> {
@@ -440,11 +458,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         builder.symbol(*name, *ptr);
     }
     let snippet = &lowered.snippet;
-    let mut calls = BTreeMap::new();
-    host_calls_in_block(&snippet.body, &mut calls);
-    for f in &snippet.fns {
-        host_calls_in_block(&f.body, &mut calls);
-    }
+    let calls = host_calls(snippet);
     for (symbol, (name, _, _)) in &calls {
         let address = (host.symbol)(symbol)
             .ok_or_else(|| CodegenError(format!("the host does not export `{name}` to the JIT")))?;
@@ -458,16 +472,9 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     }
     let mut module = JITModule::new(builder);
     let ptr = module.target_config().pointer_type();
-    // Offsets of the host structs' fields the snippet uses, from the statics the host library exports.
-    let mut field_offsets = Vec::new();
-    for f in &snippet.fields {
-        let address = (host.symbol)(&f.symbol)
-            .ok_or_else(|| CodegenError(format!("the host does not export `{}` to the JIT", f.symbol)))?;
-        // SAFETY: the instrumented host declares this symbol as a `usize` static (`instrument::render`), and the
-        // host library stays loaded.
-        let offset = unsafe { *address.cast::<usize>() };
-        field_offsets.push(i32::try_from(offset).map_err(|_| CodegenError("a field offset out of range".into()))?);
-    }
+    // Offsets of the host structs' fields the snippet uses, and sizes, from the statics the host library exports.
+    let statics = host_statics(snippet, host)?;
+    let field_offsets: Vec<i32> = snippet.fields.iter().map(|f| statics[&f.symbol]).collect();
     let mut host_fns = HashMap::new();
     for (symbol, (_, has_receiver, params)) in &calls {
         let mut sig = module.make_signature();
@@ -579,6 +586,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             let mut g =
                 Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, Some(f.ret.clone()))?;
             g.field_offsets = field_offsets.clone();
+            g.statics = statics.clone();
             let block = g.b.current_block().expect("the entry block");
             let params = g.b.block_params(block).to_vec();
             g.ctx = params[0];
@@ -616,6 +624,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, None)?;
         g.field_offsets = field_offsets;
+        g.statics = statics;
         // Panic messages of the snippet functions come first.
         g.messages = std::mem::take(&mut messages);
         let block = g.b.current_block().expect("the entry block");
@@ -745,6 +754,8 @@ struct Gen<'a, 'b> {
     specs: Vec<Box<crate::text::RawSpec>>,
     /// Byte offsets of the snippet's host struct fields ([`TypedSnippet::fields`]).
     field_offsets: Vec<i32>,
+    /// The host's field offsets and struct sizes the snippet needs, by symbol ([`host_statics`]).
+    statics: HashMap<String, i32>,
     /// Fuel left, kept in a register within a function: written back to the context around calls and returns.
     fuel: Option<Variable>,
     /// `Vec`/`String` locals moved somewhere ([`lacuna_lowering::moved_locals`]): never freed at their scope's end.
@@ -792,6 +803,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             data: Vec::new(),
             specs: Vec::new(),
             field_offsets: Vec::new(),
+            statics: HashMap::new(),
             fuel: None,
             moved: lacuna_lowering::moved_locals(snippet),
             has_heap: allocates(snippet),
@@ -1563,6 +1575,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return self.elem_read(seq.elem, address);
             }
             TKind::SeqSum(seq) => Some(self.seq_sum(seq, at)?),
+            TKind::RefField { base, symbol } => {
+                let base = self.one(base)?;
+                let offset = *self.statics.get(symbol).ok_or_else(|| CodegenError(format!("no `{symbol}`")))?;
+                let address = self.b.ins().iadd_imm(base, i64::from(offset));
+                return match &e.ty {
+                    Ty::Str => self.text_at(address),
+                    ty => {
+                        let t = ty.scalar().and_then(clif).ok_or_else(|| CodegenError("a field's type".into()))?;
+                        Ok(vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)])
+                    }
+                };
+            }
             TKind::SeqMethod { seq, name, args, at: name_at } => return self.seq_method(seq, name, args, *name_at),
             TKind::SeqStore { seq, index_at, index, op, value } => {
                 // Rust evaluates the value first, then the place.
@@ -2801,7 +2825,15 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// A buffer for `cap` elements of `(size, align)` grown from `ptr` (capacity `old_cap`) through the host's
     /// allocator.
-    fn vec_grow(&mut self, ptr: Value, old_cap: Value, cap: Value, layout: (u32, u32), owned: bool, at: usize) -> Value {
+    fn vec_grow(
+        &mut self,
+        ptr: Value,
+        old_cap: Value,
+        cap: Value,
+        layout: (u32, u32),
+        owned: bool,
+        at: usize,
+    ) -> Value {
         let size = self.int_const(types::I64, i64::from(layout.0));
         let align = self.int_const(types::I64, i64::from(layout.1));
         let owned = self.int_const(types::I64, i64::from(owned));
@@ -3053,6 +3085,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Ok((t.bytes(), t.bytes()))
             }
             Elem::String => Ok((24, 8)),
+            // (Only the size is used: host structs are read in place, never allocated.)
+            Elem::Struct(id) => {
+                let size = self.snippet.structs.get(id).and_then(|symbol| self.statics.get(symbol));
+                let size = size.ok_or_else(|| CodegenError("a host struct's size".into()))?;
+                Ok((*size as u32, 8))
+            }
         }
     }
 
@@ -3063,13 +3101,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let t = clif(s).ok_or_else(|| CodegenError("an element type".into()))?;
                 vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)]
             }
-            Elem::String => {
-                let [ptr_at, _, len_at] = self.vec_offsets()?;
-                let ptr = self.b.ins().load(types::I64, MemFlags::trusted(), address, ptr_at);
-                let len = self.b.ins().load(types::I64, MemFlags::trusted(), address, len_at);
-                vec![ptr, len]
-            }
+            Elem::String => self.text_at(address)?,
+            Elem::Struct(_) => vec![address],
         })
+    }
+
+    /// The text of the `String` at `address` (in the host's layout): its pointer and length.
+    fn text_at(&mut self, address: Value) -> R<Vals> {
+        let [ptr_at, _, len_at] = self.vec_offsets()?;
+        let ptr = self.b.ins().load(types::I64, MemFlags::trusted(), address, ptr_at);
+        let len = self.b.ins().load(types::I64, MemFlags::trusted(), address, len_at);
+        Ok(vec![ptr, len])
     }
 
     /// An owned element written at `address`: a scalar, or a `String` (pointer, capacity, length) in the host's

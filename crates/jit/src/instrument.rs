@@ -216,8 +216,9 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
         .collect();
     let mut host_fns = lacuna_checker::scalar_fns(&prepared.host.text);
     let mut fields = lacuna_checker::struct_fields(&prepared.host.text);
+    let mut structs = lacuna_checker::plain_structs(&prepared.host.text);
     for _ in 0..MAX_ROUNDS {
-        let rendered = render(prepared, &sites, &host_fns, &fields);
+        let rendered = render(prepared, &sites, &host_fns, &fields, &structs);
         let errors = rustc
             .errors(&rendered.text)
             .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
@@ -225,9 +226,11 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
         if errors.is_empty() {
             return Ok(Instrumented { text: rendered.text, sites, host_fns, anchors: rendered.anchors });
         }
-        // Field offsets that do not compile (a name the syntax cannot tell apart): the JIT does without them.
+        // Field offsets or struct sizes that do not compile (a name the syntax cannot tell apart): the JIT does
+        // without them.
         if errors.iter().flat_map(|e| &e.spans).any(|span| span.start >= rendered.fields_at) {
             fields.clear();
+            structs.clear();
             continue;
         }
         // A shim that does not compile (a function the syntax cannot tell is special) costs only the JIT's calls
@@ -318,6 +321,7 @@ fn render(
     sites: &[SitePlan],
     host_fns: &[lacuna_checker::ScalarFn],
     fields: &[lacuna_checker::StructField],
+    structs: &[String],
 ) -> Rendered {
     let host = &prepared.host;
     let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
@@ -375,8 +379,15 @@ fn render(
         text.push_str(&shim(f));
         shim_ranges.push(start..text.len());
     }
-    // The offsets of the host structs' scalar fields, for JIT code that reads and writes them in place.
+    // The offsets of the host structs' scalar and `String` fields, for JIT code that reads and writes them in
+    // place, and the structs' sizes, for JIT code that steps through slices of them.
     let fields_at = text.len();
+    for name in structs {
+        text.push_str(&format!(
+            "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::size_of::<{name}>();\n",
+            lacuna_checker::struct_size_symbol(name),
+        ));
+    }
     for f in fields {
         text.push_str(&format!(
             "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::offset_of!({}, {});\n",

@@ -11,9 +11,8 @@
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
 use lacuna_checker::typed::{
-    Elem,
-    Arm, BinOp, Child, Closure, IterChain, IterSource, Lit, LocalRef, ParseThen, Place, Scalar, SeqKind, Sink, Stage,
-    TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    Arm, BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, ParseThen, Place, Scalar, SeqKind, Sink,
+    Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_checker::Binding;
 
@@ -120,6 +119,8 @@ impl Check<'_> {
             Ty::Option(_) | Ty::Tuple(_) if ty.parts().iter().any(|p| matches!(p, Scalar::Unit | Scalar::Never)) => {
                 unsupported(format!("the type `{}`", ty.name()), &range)
             }
+            // Host structs are only reached in place, never held or built by the snippet.
+            Ty::Vec(Elem::Struct(_)) => unsupported("a vector of host structs", &range),
             _ => Ok(()),
         }
     }
@@ -141,9 +142,7 @@ impl Check<'_> {
             ("fill", 1) => arg(0) == Some(&elem),
             // `dedup`, `push` and `pop` change the length: a `Vec`'s only.
             ("dedup", 0) => kind != SeqKind::Slice && !elem_s.is_float(),
-            ("push", 1) => {
-                kind != SeqKind::Slice && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit)
-            }
+            ("push", 1) => kind != SeqKind::Slice && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit),
             ("pop", 0) => kind != SeqKind::Slice && *ty == Ty::Option(elem_s),
             _ => false,
         }
@@ -288,6 +287,20 @@ impl Check<'_> {
                 Some(f) if e.ty == Ty::Scalar(f.ty) && self.binding_ty(f.binding).is_some() => Ok(()),
                 _ => unsupported("an unknown field", &e.range),
             },
+            TKind::RefField { base, .. } => {
+                self.expr(base)?;
+                // A scalar field's value, or a `String` field's text read in place (never moved out).
+                let ok = matches!(base.ty, Ty::StructRef(_))
+                    && match &e.ty {
+                        Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
+                        ty => *ty == Ty::Str,
+                    };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported(format!("a field of type `{}` read through a reference", e.ty.name()), &e.range)
+                }
+            }
             TKind::Unary(op, inner) => {
                 self.expr(inner)?;
                 let ok = match op {
@@ -462,9 +475,9 @@ impl Check<'_> {
                 let ok = match seq.elem {
                     // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
                     // `String` moves into it, so its buffer stays the snippet's).
-                    Elem::String => match (name.as_str(), args.len()) {
+                    Elem::String | Elem::Struct(_) => match (name.as_str(), args.len()) {
                         ("is_empty", 0) => e.ty == Ty::Scalar(Scalar::Bool),
-                        ("push", 1) => {
+                        ("push", 1) if seq.elem == Elem::String => {
                             seq.kind == SeqKind::Local
                                 && arg(0) == Some(&Ty::String)
                                 && e.ty == Ty::Scalar(Scalar::Unit)
@@ -514,7 +527,7 @@ impl Check<'_> {
                     None => Ok(()),
                 }
             }
-                        TKind::Method { name, receiver, args } => {
+            TKind::Method { name, receiver, args } => {
                 self.expr(receiver)?;
                 for a in args {
                     self.expr(a)?;
@@ -856,7 +869,7 @@ impl Check<'_> {
                 // Strings are moved into the vector.
                 match e.ty {
                     Ty::Vec(elem)
-                        if elems.iter().all(|x| x.ty == elem.owned_ty())
+                        if elems.iter().all(|x| Some(&x.ty) == elem.owned_ty().as_ref())
                             && !matches!(elem, Elem::Scalar(Scalar::Unit | Scalar::Never)) =>
                     {
                         Ok(())
@@ -929,7 +942,7 @@ impl Check<'_> {
             let fits = match &next {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                 Ty::Tuple(parts) => parts.len() == 2,
-                Ty::Str | Ty::String => true,
+                Ty::Str | Ty::String | Ty::StructRef(_) => true,
                 Ty::Option(_) | Ty::Vec(_) => false,
             };
             if &next != ty || !fits {
@@ -1115,6 +1128,7 @@ fn type_determined(e: &TExpr, snippet: &TypedSnippet) -> bool {
         TKind::Local(LocalRef::Snippet(l)) => snippet.locals.get(*l).is_some_and(|l| l.fixed_type),
         TKind::Local(LocalRef::Binding(_))
         | TKind::Deref(_)
+        | TKind::RefField { .. }
         | TKind::SeqIndex { .. }
         | TKind::SeqLen(_)
         | TKind::Cast(_)
@@ -1797,6 +1811,7 @@ mod tests {
             owns_buffers: false,
             rustc_decides: None,
             fields: Vec::new(),
+            structs: Vec::new(),
         }
     }
 

@@ -338,6 +338,8 @@ impl Walk<'_> {
                 self.seq_use(seq, e)?;
                 Owners::from([owner(seq)])
             }
+            // A field read in place borrows what its struct is in.
+            TKind::RefField { base, .. } => self.expr(base, false)?,
             TKind::SeqLen(seq) | TKind::SeqSum(seq) | TKind::SeqClone(seq) => {
                 self.seq_use(seq, e)?;
                 none()
@@ -345,8 +347,8 @@ impl Walk<'_> {
             TKind::SeqIndex { seq, index } => {
                 self.seq_use(seq, e)?;
                 self.while_held([(&**index, true)], &Owners::from([owner(seq)]))?;
-                // A string element is read in place: its text borrows the sequence.
-                if seq.elem.owns_buffer() {
+                // A string or struct element is read in place: its text or address borrows the sequence.
+                if seq.elem.read_borrows() {
                     Owners::from([owner(seq)])
                 } else {
                     none()

@@ -93,23 +93,16 @@ impl<'db> Builder<'_, 'db> {
             _ => None,
         };
         if let Some(inner) = inner {
-            if self.text_seq(&inner).is_some_and(|s| s.kind != SeqKind::Local) || self.string_element(&inner) {
+            if self.text_seq(&inner).is_some_and(|s| s.kind != SeqKind::Local) {
                 return self.text_operand(&inner);
             }
         }
-        if self.string_element(expr) {
-            // `v[i]` of a sequence of strings, read in place (the element is not moved out).
-            let mut element = self.expr(expr)?;
-            element.ty = Ty::Str;
-            return Ok(element);
+        let mut value = self.expr(expr)?;
+        // A `String` element or field (`v[i]`, `item.name`) is read in place, not moved out.
+        if value.ty == Ty::String && matches!(value.kind, TKind::SeqIndex { .. } | TKind::RefField { .. }) {
+            value.ty = Ty::Str;
         }
-        self.expr(expr)
-    }
-
-    /// `v[i]` of a sequence of strings.
-    fn string_element(&mut self, expr: &ast::Expr) -> bool {
-        let ast::Expr::IndexExpr(ix) = expr else { return false };
-        ix.base().and_then(|base| self.sequence(&base)).is_some_and(|seq| seq.elem == Elem::String)
+        Ok(value)
     }
 
     /// A path to a hole binding holding text by reference (`&str`, `&String`), read in place.
