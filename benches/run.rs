@@ -71,6 +71,7 @@ fn main() {
     let mut auto_hosts = HashMap::new();
     let (mut jit_ms, mut jit_rustc_ms, mut jit_count) = (Vec::new(), Vec::new(), 0usize);
     let mut not_jit: HashMap<String, usize> = HashMap::new();
+    let mut unreached = 0usize;
     let scratch = tempfile::tempdir().expect("temp dir");
     let mut hosts = HashMap::new();
     let (mut lacuna_ms, mut baseline_ms, mut host_ms) = (Vec::new(), Vec::new(), Vec::new());
@@ -105,7 +106,11 @@ fn main() {
         let (_, report) =
             lacuna_testdata::capture_stdout(|| auto.run(&auto_host, snippets)).expect("stdout can be captured");
         let site = &report.expect("the host runs").sites[case.hole];
-        if site.path == Some(lacuna_jit::ExecPath::Jit) {
+        if site.calls == 0 {
+            // The host never reaches this hole with only this snippet given (it sits behind another hole's
+            // value): no path ran it, so it counts for neither.
+            unreached += 1;
+        } else if site.path == Some(lacuna_jit::ExecPath::Jit) {
             jit_count += 1;
             jit_ms.push(site.timings_ms.total);
             jit_rustc_ms.push(rustc_total);
@@ -142,7 +147,8 @@ fn main() {
     progress.finish_and_clear();
     let kernels = kernels(&auto, &rustc, scratch.path());
     let p = |v: &[f64], q| percentile(v, q);
-    let share = jit_count as f64 / cases.len() as f64;
+    let reached = cases.len() - unreached;
+    let share = jit_count as f64 / reached as f64;
     if json {
         println!(
             "{}",
@@ -154,6 +160,7 @@ fn main() {
                 "baseline_splice_compile_run": {"p50_ms": p(&baseline_ms, 50.0), "p90_ms": p(&baseline_ms, 90.0)},
                 "ratio_p50": p(&baseline_ms, 50.0) / p(&lacuna_ms, 50.0),
                 "jit_share": share,
+                "unreached": unreached,
                 "jit_path": {"n": jit_count, "p50_ms": p(&jit_ms, 50.0), "p90_ms": p(&jit_ms, 90.0),
                     "rustc_path_same_snippets_p50_ms": p(&jit_rustc_ms, 50.0),
                     "ratio_p50": p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0)},
@@ -177,7 +184,10 @@ fn main() {
     println!();
     println!("ratio baseline/rustc path (p50): {:.2}x", p(&baseline_ms, 50.0) / p(&lacuna_ms, 50.0));
     println!();
-    println!("JIT share (auto path): {jit_count} of {} ({:.0}%)", cases.len(), share * 100.0);
+    println!(
+        "JIT share (auto path): {jit_count} of {reached} reached holes ({:.0}%; {unreached} never reached)",
+        share * 100.0
+    );
     row("JIT path, wall time at the hole", &jit_ms);
     row("rustc path, same snippets", &jit_rustc_ms);
     println!("ratio rustc path/JIT on those (p50): {:.1}x", p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0));
@@ -216,6 +226,7 @@ fn share_by_case() {
     .expect("engine starts");
     let mut hosts = HashMap::new();
     let mut jit_count = 0;
+    let mut unreached = Vec::new();
     let progress = indicatif::ProgressBar::new(cases.len() as u64);
     let mut misses = Vec::new();
     let mut waited = Vec::new();
@@ -228,7 +239,9 @@ fn share_by_case() {
         let (_, report) =
             lacuna_testdata::capture_stdout(|| auto.run(&host, snippets)).expect("stdout can be captured");
         let site = &report.expect("the host runs").sites[case.hole];
-        if site.path == Some(lacuna_jit::ExecPath::Jit) {
+        if site.calls == 0 {
+            unreached.push(case.name.clone());
+        } else if site.path == Some(lacuna_jit::ExecPath::Jit) {
             jit_count += 1;
             if let Some(why) = &site.rustc_because {
                 waited.push(format!("{:<48} {why}", case.name));
@@ -246,10 +259,11 @@ fn share_by_case() {
     for w in &waited {
         println!("{w}");
     }
+    println!("\nnever reached with only their own snippet given ({}): {}", unreached.len(), unreached.join(", "));
+    let reached = cases.len() - unreached.len();
     println!(
-        "JIT share (auto path): {jit_count} of {} ({:.0}%)",
-        cases.len(),
-        100.0 * jit_count as f64 / cases.len() as f64
+        "JIT share (auto path): {jit_count} of {reached} reached holes ({:.0}%)",
+        100.0 * jit_count as f64 / reached as f64
     );
 }
 

@@ -571,7 +571,10 @@ impl RaSession {
             let file_id = sema.attach_first_edition(self.host_file);
             let file = sema.parse(file_id);
             let range = TextRange::new((block.start as u32).into(), (block.end as u32).into());
-            let whole = crate::typed::Unsupported { construct: "the snippet".into(), range: 0..0 };
+            // A hole inside a macro call's arguments (`println!("{}", agent!(..)?)`) is in a token tree, not in
+            // the file's syntax.
+            let whole =
+                crate::typed::Unsupported { construct: "a hole inside a macro's arguments".into(), range: 0..0 };
             let node = match file.syntax().covering_element(range) {
                 ra_ap_syntax::NodeOrToken::Node(n) => n,
                 ra_ap_syntax::NodeOrToken::Token(t) => t.parent().ok_or(whole.clone())?,
@@ -583,7 +586,10 @@ impl RaSession {
                 .ok_or(whole.clone())?;
             let mut builder = crate::typed_build::Builder::new(&sema, db, block.start + 2, bindings);
             let body = builder.block(&block_expr)?;
-            let ty = body.ty.clone().ok_or(whole)?;
+            let ty = body
+                .ty
+                .clone()
+                .ok_or(crate::typed::Unsupported { construct: "a snippet of unknown type".into(), range: 0..0 })?;
             let fns = builder.fns.iter().cloned().collect::<Option<Vec<_>>>().ok_or(crate::typed::Unsupported {
                 construct: "a function declared after its block".into(),
                 range: 0..0,

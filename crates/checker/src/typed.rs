@@ -398,9 +398,10 @@ pub enum TKind {
     },
     /// `v.iter().sum()` of a sequence binding of integers (overflow-checked, as in a debug build).
     SeqSum(Seq),
-    /// A method of a sequence binding that allocates nothing: `is_empty()`, `contains(&x)`, `first()`, `last()`,
-    /// `get(i)` read it; `sort()`, `sort_unstable()`, `reverse()`, `swap(i, j)`, `fill(x)`, `dedup()` change it in
-    /// place. (Faults of `swap` are placed at `at`, the method's name.)
+    /// A method of a sequence binding: `is_empty()`, `contains(&x)`, `first()`, `last()`, `get(i)` read it;
+    /// `sort()`, `sort_unstable()`, `reverse()`, `swap(i, j)`, `fill(x)`, `dedup()`, `push(x)`, `pop()` change it in
+    /// place; `join(separator)` of strings makes a new `String`. (Faults of `swap` and of allocations are placed
+    /// at `at`, the method's name.)
     SeqMethod {
         seq: Seq,
         name: String,
@@ -539,6 +540,7 @@ impl IterChain {
                 IterSource::Range { start, .. } => start.ty.clone(),
                 IterSource::Seq(seq) => seq.elem.read_ty(),
                 IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
+                IterSource::Pieces { .. } => Ty::Str,
             },
         }
     }
@@ -553,6 +555,18 @@ pub enum IterSource {
     Seq(Seq),
     /// `text.chars()`: the `char`s of text (a `&str` or `String` value).
     Chars(Box<TExpr>),
+    /// `text.split_whitespace()`, `text.lines()`, `text.split(pattern)`: pieces of text (a `&str` or `String`
+    /// value), each a `&str` into it.
+    Pieces { text: Box<TExpr>, how: Pieces },
+}
+
+/// How [`IterSource::Pieces`] cuts text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pieces {
+    Whitespace,
+    Lines,
+    /// At each match of a `char` or `&str` pattern.
+    Split(Box<TExpr>),
 }
 
 /// What is done with a `parse` or `try_from` result ([`TKind::Parse`], [`TKind::TryConvert`]).
@@ -957,6 +971,12 @@ impl IterChain {
         }
         if let IterSource::Chars(text) = &self.source {
             f(Child::Expr(text));
+        }
+        if let IterSource::Pieces { text, how } = &self.source {
+            f(Child::Expr(text));
+            if let Pieces::Split(pattern) = how {
+                f(Child::Expr(pattern));
+            }
         }
         for (stage, _) in &self.stages {
             match stage {

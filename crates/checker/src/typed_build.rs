@@ -323,6 +323,44 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
     }
 
+    /// `String::from`, `ToString::to_string` or `ToOwned::to_owned` named as a function (std's).
+    fn text_to_string_fn(&self, p: &ast::PathExpr) -> bool {
+        let Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) =
+            p.path().and_then(|p| self.sema.resolve_path(&p))
+        else {
+            return false;
+        };
+        let from_alloc =
+            f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
+        from_alloc && matches!(f.name(self.db).as_str(), "from" | "to_string" | "to_owned")
+    }
+
+    /// What `map(String::from)` does to text, as a closure written in place: `|t| t.to_string()`.
+    fn to_string_closure(&mut self, p: &ast::PathExpr) -> Closure {
+        let range = self.range(p.syntax());
+        let param = self.locals.len();
+        self.locals.push(TLocal {
+            name: format!("<text at {}>", range.start),
+            ty: Ty::Str,
+            mutable: false,
+            fixed_type: true,
+        });
+        let text = TExpr { kind: TKind::Local(LocalRef::Snippet(param)), ty: Ty::Str, range: range.clone() };
+        let kind = TKind::TextMethod { name: "to_string".into(), receiver: Box::new(text), args: Vec::new() };
+        Closure { params: vec![TPat::Bind(param)], body: Box::new(TExpr { kind, ty: Ty::String, range }) }
+    }
+
+    /// `split_whitespace()`, `lines()` or `split(..)` of `str` (std's, not a host trait's method of that name).
+    fn text_pieces_call(&self, call: &ast::MethodCallExpr) -> bool {
+        let Some(name) = call.name_ref().map(|n| n.text().to_string()) else { return false };
+        if !matches!(name.as_str(), "split_whitespace" | "lines" | "split") {
+            return false;
+        }
+        self.sema.resolve_method_call(call).is_some_and(|f| {
+            f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+        })
+    }
+
     /// A struct declared at the top level of the host with named fields and no generics (JIT code reaches it in
     /// place): its index in `structs`.
     fn host_struct(&self, ty: &ra_ap_hir::Type<'db>) -> Option<usize> {
@@ -519,6 +557,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             "dedup",
             "push",
             "pop",
+            "join",
         ];
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         if !METHODS.contains(&name.as_str()) {
@@ -1134,6 +1173,9 @@ impl<'a, 'db> Builder<'a, 'db> {
             "take",
             "skip",
             "chars",
+            "split_whitespace",
+            "lines",
+            "split",
         ];
         let mut calls = Vec::new();
         let mut current = e.clone();
@@ -1159,7 +1201,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let first = calls.first().and_then(|c| c.name_ref()).map(|n| n.text().to_string()).unwrap_or_default();
         let base = match current {
             ast::Expr::RangeExpr(_) => current,
-            other if first == "iter" || first == "chars" => other,
+            other if matches!(first.as_str(), "iter" | "chars" | "split_whitespace" | "lines" | "split") => other,
             _ => return None,
         };
         Some((base, calls))
@@ -1186,6 +1228,27 @@ impl<'a, 'db> Builder<'a, 'db> {
                     calls.next();
                 }
                 IterSource::Range { start, end, inclusive }
+            }
+            other if calls.peek().is_some_and(|c| self.text_pieces_call(c)) => {
+                let call = calls.next().expect("peeked");
+                let text = self.text_operand(other)?;
+                if !matches!(text.ty, Ty::Str | Ty::String) {
+                    return self.unsupported("pieces of something other than text", other.syntax());
+                }
+                let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                let how = match (call.name_ref().map(|n| n.text().to_string()).as_deref(), args.as_slice()) {
+                    (Some("split_whitespace"), []) => Pieces::Whitespace,
+                    (Some("lines"), []) => Pieces::Lines,
+                    (Some("split"), [pattern]) => {
+                        let pattern = self.text_operand(pattern)?;
+                        if !matches!(pattern.ty, Ty::Str | Ty::Scalar(Scalar::Char)) {
+                            return self.unsupported("a `split` pattern other than a `char` or text", call.syntax());
+                        }
+                        Pieces::Split(Box::new(pattern))
+                    }
+                    _ => return self.unsupported("a text method outside the subset", call.syntax()),
+                };
+                IterSource::Pieces { text: Box::new(text), how }
             }
             other if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "chars")) => {
                 calls.next();
@@ -1214,6 +1277,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                 chain.stages.iter().all(|(s, _)| matches!(s, Stage::Map(_) | Stage::Filter(_) | Stage::FilterMap(_)));
             let (stage, ty) = match (name.as_str(), args.as_slice()) {
                 ("copied" | "cloned", []) if scalar_item => continue,
+                // `map(String::from)` (or `str::to_string`, `str::to_owned`) over text: a new `String` of each.
+                ("map", [ast::Expr::PathExpr(p)]) if item == Ty::Str && self.text_to_string_fn(p) => {
+                    (Stage::Map(self.to_string_closure(p)), Ty::String)
+                }
                 ("map", [c]) => {
                     let c = self.closure_with(c, Some(1))?;
                     let ty = c.body.ty.clone();
@@ -1234,7 +1301,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                     None => return self.unsupported("`enumerate` of tuples", call.syntax()),
                 },
                 ("rev", []) => {
-                    let bounded = !matches!(&chain.source, IterSource::Range { end: None, .. });
+                    let bounded = !matches!(&chain.source, IterSource::Range { end: None, .. })
+                        && !matches!(&chain.source, IterSource::Pieces { .. });
                     if !(bounded && element_wise) {
                         return self.unsupported("`rev` after an adaptor that counts", call.syntax());
                     }

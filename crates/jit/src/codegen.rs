@@ -17,8 +17,8 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use lacuna_checker::typed::{
-    BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, Place, Scalar, Seq, SeqKind, Sink, Stage,
-    TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, Pieces, Place, Scalar, Seq, SeqKind, Sink,
+    Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_lowering::Lowered;
 
@@ -219,7 +219,7 @@ fn allocates(snippet: &TypedSnippet) -> bool {
     let mut found = snippet.owns_buffers;
     each_expr(snippet, &mut |e| {
         found |= match &e.kind {
-            TKind::SeqMethod { name, .. } => name == "push",
+            TKind::SeqMethod { name, .. } => name == "push" || name == "join",
             TKind::HostCall { .. } => e.ty == Ty::String,
             TKind::StringPush { .. }
             | TKind::Concat { .. }
@@ -386,6 +386,7 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_parse", crate::text::helper_parse as *const u8),
     ("lacuna_char_op", crate::text::helper_char_op as *const u8),
     ("lacuna_next_char", crate::text::helper_next_char as *const u8),
+    ("lacuna_next_piece", crate::text::helper_next_piece as *const u8),
     ("lacuna_find", crate::text::helper_find as *const u8),
     ("lacuna_transform", crate::text::helper_transform as *const u8),
 ];
@@ -528,6 +529,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_parse" => (&[ptr, types::I64, types::I32, ptr], &[types::I32]),
             "lacuna_char_op" => (&[types::I32, types::I32], &[types::I32]),
             "lacuna_next_char" => (&[ptr, ptr, types::I32], &[types::I32]),
+            "lacuna_next_piece" => (&[ptr, ptr, types::I32, ptr, ptr], &[types::I32]),
             "lacuna_find" => (&[ptr, types::I64, ptr, types::I64, types::I32, types::I32], &[types::I8]),
             "lacuna_transform" => (&[ptr, ptr, ptr, types::I64, types::I32, types::I64], &[types::I32]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
@@ -2004,6 +2006,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             Seq { elem: Elem, data: Value, index: Variable, len: Value },
             /// Text, decoded by a helper from a (front, back) byte position pair in a stack slot.
             Chars { data: Value, state: Value },
+            /// Pieces of text, cut by a helper ([`crate::text::helper_next_piece`]) keeping its state in a stack slot.
+            Pieces { data: Value, state: Value, how: Value, pat: Value, pat_len: Value },
         }
         let src = match &chain.source {
             IterSource::Range { start, end, inclusive } => {
@@ -2044,6 +2048,30 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().stack_store(zero, slot, 0);
                 self.b.ins().stack_store(len, slot, 8);
                 Src::Chars { data, state: self.b.ins().stack_addr(types::I64, slot, 0) }
+            }
+            IterSource::Pieces { text, how } => {
+                let (data, len) = self.text_parts(text)?;
+                let (how, pat, pat_len) = match how {
+                    Pieces::Whitespace => (crate::text::PIECES_WHITESPACE, None, None),
+                    Pieces::Lines => (crate::text::PIECES_LINES, None, None),
+                    Pieces::Split(pattern) if pattern.ty == Ty::Str => {
+                        let (p, n) = self.text_parts(pattern)?;
+                        (crate::text::PIECES_SPLIT_STR, Some(p), Some(n))
+                    }
+                    Pieces::Split(pattern) => {
+                        let c = self.one(pattern)?;
+                        let c = self.b.ins().uextend(types::I64, c);
+                        (crate::text::PIECES_SPLIT_CHAR, None, Some(c))
+                    }
+                };
+                let zero = self.int_const(types::I64, 0);
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 48, 3));
+                for (i, v) in [zero, len, zero, zero].into_iter().enumerate() {
+                    self.b.ins().stack_store(v, slot, (i * 8) as i32);
+                }
+                let how = self.int_const(types::I32, i64::from(how));
+                let state = self.b.ins().stack_addr(types::I64, slot, 0);
+                Src::Pieces { data, state, how, pat: pat.unwrap_or(zero), pat_len: pat_len.unwrap_or(zero) }
             }
         };
         // Adaptor state: counters and limits.
@@ -2173,12 +2201,22 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.continue_if(more, exit);
                 vec![c]
             }
+            Src::Pieces { data, state, how, pat, pat_len } => {
+                let f = self.helpers["lacuna_next_piece"];
+                let call = self.b.ins().call(f, &[data, state, how, pat, pat_len]);
+                let more = self.b.inst_results(call)[0];
+                self.continue_if(more, exit);
+                let start = self.b.ins().load(types::I64, MemFlags::trusted(), state, 32);
+                let len = self.b.ins().load(types::I64, MemFlags::trusted(), state, 40);
+                vec![self.b.ins().iadd(data, start), len]
+            }
         };
         // The adaptors, in order.
         let mut item_ty = match &chain.source {
             IterSource::Range { start, .. } => start.ty.clone(),
             IterSource::Seq(seq) => seq.elem.read_ty(),
             IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
+            IterSource::Pieces { .. } => Ty::Str,
         };
         for ((stage, ty), st) in chain.stages.iter().zip(&state) {
             match stage {
@@ -3077,6 +3115,51 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.vec_set(&home, VecField::Len, len)
     }
 
+    /// `join(separator)` of the `len` strings at `data`: a new `String`.
+    fn join(&mut self, elem: Elem, data: Value, len: Value, separator: &[Value], at: usize) -> R<Vals> {
+        let &[sep_ptr, sep_len] = separator else { return Err(CodegenError("a separator".into())) };
+        let size = self.elem_layout(elem)?.0;
+        let (slot, out) = self.new_text_slot();
+        let push = self.helpers["lacuna_push_str"];
+        let zero = self.int_const(types::I64, 0);
+        let index = self.var(types::I64, zero);
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let i = self.b.use_var(index);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        self.b.seal_block(body);
+        // The separator before every element but the first (as `[S]::join`).
+        let later = self.b.create_block();
+        let element = self.b.create_block();
+        self.b.ins().brif(i, later, &[], element, &[]);
+        self.b.switch_to_block(later);
+        self.b.seal_block(later);
+        let call = self.b.ins().call(push, &[self.ctx, out, sep_ptr, sep_len]);
+        let status = self.b.inst_results(call)[0];
+        self.helper_fault_if(status, at);
+        self.b.ins().jump(element, &[]);
+        self.b.switch_to_block(element);
+        self.b.seal_block(element);
+        let offset = self.b.ins().imul_imm(i, i64::from(size));
+        let address = self.b.ins().iadd(data, offset);
+        let text = self.elem_read(elem, address)?;
+        let call = self.b.ins().call(push, &[self.ctx, out, text[0], text[1]]);
+        let status = self.b.inst_results(call)[0];
+        self.helper_fault_if(status, at);
+        let next = self.b.ins().iadd_imm(i, 1);
+        self.b.def_var(index, next);
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok((0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect())
+    }
+
     /// An element's size and alignment in bytes (a `String` is three words).
     fn elem_layout(&self, elem: Elem) -> R<(u32, u32)> {
         match elem {
@@ -3147,6 +3230,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         let (data, len) = self.seq_parts(seq)?;
         if name == "is_empty" {
             return Ok(vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)]);
+        }
+        if name == "join" {
+            let separator = values.first().ok_or_else(|| CodegenError("`join` without a separator".into()))?;
+            return self.join(seq.elem, data, len, separator, at);
         }
         let elem = seq.elem.scalar().ok_or_else(|| CodegenError(format!("`{name}` of strings")))?;
         let values: Vec<Value> = values.iter().filter_map(|v| v.first().copied()).collect();

@@ -438,6 +438,101 @@ pub(crate) unsafe extern "C" fn helper_next_char(data: *const u8, state: *mut [u
     c as u32
 }
 
+/// How `lacuna_next_piece` cuts text ([`lacuna_checker::typed::Pieces`]), by the code generated code passes.
+pub(crate) const PIECES_WHITESPACE: u32 = 0;
+pub(crate) const PIECES_LINES: u32 = 1;
+pub(crate) const PIECES_SPLIT_STR: u32 = 2;
+pub(crate) const PIECES_SPLIT_CHAR: u32 = 3;
+
+/// JIT helper: the next piece of `data[..state[1]]` as `split_whitespace`, `lines` or `split` (by the `&str`
+/// `pat[..pat_len]`, or by the `char` `pat_len`) yield it, from the state `[position, length, search from, done,
+/// piece start, piece length]` (`[0, length, 0, 0, _, _]` at first). Returns 1 with the piece in `state[4..6]`, or
+/// 0 at the end.
+///
+/// # Safety
+/// `data[..state[1]]` is readable UTF-8, `pat[..pat_len]` too for a `&str` pattern, and the state is this
+/// helper's own from the start (its positions on `char` boundaries).
+pub(crate) unsafe extern "C" fn helper_next_piece(
+    data: *const u8,
+    state: *mut [usize; 6],
+    how: u32,
+    pat: *const u8,
+    pat_len: usize,
+) -> u32 {
+    // SAFETY: as the caller guarantees.
+    let st = unsafe { &mut *state };
+    let [pos, len, from, done, ..] = *st;
+    // SAFETY: as the caller guarantees.
+    let all = unsafe { text(data, len) };
+    if done != 0 {
+        return 0;
+    }
+    let (start, end) = match how {
+        PIECES_WHITESPACE => {
+            let rest = &all[pos..];
+            let start = pos + (rest.len() - rest.trim_start().len());
+            if start == len {
+                st[3] = 1;
+                return 0;
+            }
+            let end = all[start..].find(char::is_whitespace).map_or(len, |i| start + i);
+            st[0] = end;
+            (start, end)
+        }
+        PIECES_LINES => {
+            if pos >= len {
+                st[3] = 1;
+                return 0;
+            }
+            // As `str::lines`: a line ends at `\n`, and a `\r` right before that `\n` is not part of it.
+            match all[pos..].find('\n') {
+                Some(i) => {
+                    st[0] = pos + i + 1;
+                    let line = &all[pos..pos + i];
+                    (pos, pos + line.strip_suffix('\r').map_or(i, str::len))
+                }
+                None => {
+                    st[0] = len;
+                    (pos, len)
+                }
+            }
+        }
+        _ => {
+            let mut buffer = [0u8; 4];
+            let pattern: &str = if how == PIECES_SPLIT_CHAR {
+                match char::from_u32(pat_len as u32) {
+                    Some(c) => c.encode_utf8(&mut buffer),
+                    None => return 0,
+                }
+            } else {
+                // SAFETY: as the caller guarantees.
+                unsafe { text(pat, pat_len) }
+            };
+            // The search resumes after the last match; an empty pattern matches once at every `char` boundary,
+            // so its search resumes one `char` further (past the end: no more matches).
+            let found = all.get(from..).and_then(|rest| rest.find(pattern)).map(|i| from + i);
+            match found {
+                Some(m) => {
+                    st[0] = m + pattern.len();
+                    st[2] = if pattern.is_empty() {
+                        all[m..].chars().next().map_or(len + 1, |c| m + c.len_utf8())
+                    } else {
+                        m + pattern.len()
+                    };
+                    (pos, m)
+                }
+                None => {
+                    st[3] = 1;
+                    (pos, len)
+                }
+            }
+        }
+    };
+    st[4] = start;
+    st[5] = end - start;
+    1
+}
+
 /// JIT helper: the `char` method number `op` of [`lacuna_checker::typed::CHAR_METHODS`] on `c` (a `bool` as
 /// 0 or 1, or a `char`).
 pub(crate) extern "C" fn helper_char_op(c: u32, op: u32) -> u32 {

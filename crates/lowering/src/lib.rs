@@ -11,8 +11,8 @@
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
 use lacuna_checker::typed::{
-    Arm, BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, ParseThen, Place, Scalar, SeqKind, Sink,
-    Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    Arm, BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, ParseThen, Pieces, Place, Scalar, SeqKind,
+    Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 use lacuna_checker::Binding;
 
@@ -477,6 +477,7 @@ impl Check<'_> {
                     // `String` moves into it, so its buffer stays the snippet's).
                     Elem::String | Elem::Struct(_) => match (name.as_str(), args.len()) {
                         ("is_empty", 0) => e.ty == Ty::Scalar(Scalar::Bool),
+                        ("join", 1) if seq.elem == Elem::String => arg(0) == Some(&Ty::Str) && e.ty == Ty::String,
                         ("push", 1) if seq.elem == Elem::String => {
                             seq.kind == SeqKind::Local
                                 && arg(0) == Some(&Ty::String)
@@ -904,6 +905,19 @@ impl Check<'_> {
                     return unsupported("`chars` of something other than text", range);
                 }
                 Ty::Scalar(Scalar::Char)
+            }
+            IterSource::Pieces { text, how } => {
+                self.expr(text)?;
+                if !matches!(text.ty, Ty::Str | Ty::String) {
+                    return unsupported("pieces of something other than text", range);
+                }
+                if let Pieces::Split(pattern) = how {
+                    self.expr(pattern)?;
+                    if !matches!(pattern.ty, Ty::Str | Ty::Scalar(Scalar::Char)) {
+                        return unsupported("a `split` pattern of this type", range);
+                    }
+                }
+                Ty::Str
             }
         };
         for (stage, ty) in &chain.stages {

@@ -24,8 +24,8 @@
 use std::collections::BTreeSet;
 
 use lacuna_checker::typed::{
-    Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, ParseThen, Place, Scalar, Seq, SeqKind, Sink, Stage,
-    TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, SEQ_MUTATORS,
+    Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, ParseThen, Pieces, Place, Scalar, Seq, SeqKind, Sink,
+    Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, SEQ_MUTATORS,
 };
 
 type Owners = BTreeSet<LocalRef>;
@@ -381,7 +381,7 @@ impl Walk<'_> {
                     self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
                 }
                 // `first`, `last`, `get` hand out references to elements.
-                if mutator || matches!(name.as_str(), "is_empty" | "contains") {
+                if mutator || matches!(name.as_str(), "is_empty" | "contains" | "join") {
                     none()
                 } else {
                     Owners::from([owner(seq)])
@@ -662,6 +662,13 @@ impl Walk<'_> {
                 Owners::from([owner(seq)])
             }
             IterSource::Chars(text) => self.expr(text, false)?,
+            IterSource::Pieces { text, how } => {
+                let pattern = match how {
+                    Pieces::Split(pattern) => Some((&**pattern, false)),
+                    Pieces::Whitespace | Pieces::Lines => None,
+                };
+                self.in_order(std::iter::once((&**text, false)).chain(pattern), Owners::new())?
+            }
         };
         for (stage, _) in &chain.stages {
             match stage {
@@ -827,11 +834,23 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
                 f(Child::Expr(v), true);
             }
         }
-        TKind::Consume { chain: IterChain { source: IterSource::Chars(text), .. }, .. }
-        | TKind::ForIter { chain: IterChain { source: IterSource::Chars(text), .. }, .. } => {
-            f(Child::Expr(text), false);
+        TKind::Consume { chain, .. } | TKind::ForIter { chain, .. }
+            if matches!(chain.source, IterSource::Chars(_) | IterSource::Pieces { .. }) =>
+        {
+            // The text (and a `split` pattern) are read by reference.
+            let mut by_ref: Vec<&TExpr> = Vec::new();
+            match &chain.source {
+                IterSource::Chars(text) => by_ref.push(text),
+                IterSource::Pieces { text, how } => {
+                    by_ref.push(text);
+                    if let Pieces::Split(pattern) = how {
+                        by_ref.push(pattern);
+                    }
+                }
+                _ => {}
+            }
             e.each_child(&mut |c| match c {
-                Child::Expr(c) if std::ptr::eq(c, &**text) => {}
+                Child::Expr(c) if by_ref.iter().any(|r| std::ptr::eq(c, *r)) => f(Child::Expr(c), false),
                 c => f(c, true),
             });
         }
