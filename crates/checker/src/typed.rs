@@ -408,6 +408,16 @@ pub enum TKind {
         args: Vec<TExpr>,
         at: usize,
     },
+    /// `v.retain(|x| keep)`, `v.sort_by_key(|x| key)`, `v.sort_by(|a, b| ka.cmp(&kb))` and their `_unstable`
+    /// forms on a sequence, the closure written in place and called with each element (read as `iter()` reads
+    /// it). For the sorts the closure computes the scalar sort key (`sort_by`'s comparison of one expression of
+    /// `a` with the same expression of `b`), `descending` when the comparison is written the other way round.
+    SeqWithClosure {
+        seq: Seq,
+        name: String,
+        closure: Closure,
+        descending: bool,
+    },
     /// `v[index] = value` or `v[index] op= value` into a writable sequence binding (bounds-checked).
     SeqStore {
         seq: Seq,
@@ -1081,6 +1091,7 @@ impl TExpr {
             TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
             TKind::SeqLen(_) | TKind::SeqSum(_) => {}
             TKind::SeqMethod { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+            TKind::SeqWithClosure { closure, .. } => f(Child::Expr(&closure.body)),
             TKind::SeqIndex { index, .. } => f(Child::Expr(index)),
             TKind::SeqStore { index, value, .. } => {
                 f(Child::Expr(index));

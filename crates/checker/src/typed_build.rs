@@ -541,6 +541,73 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some((pat, self.sequence(&base)?))
     }
 
+    /// `retain` and the sorts by a key or a comparison (see [`TKind::SeqWithClosure`]).
+    fn sequence_with_closure(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        const METHODS: &[&str] = &["retain", "sort_by_key", "sort_unstable_by_key", "sort_by", "sort_unstable_by"];
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let (Some(receiver), true) = (m.receiver(), METHODS.contains(&name.as_str())) else { return Ok(None) };
+        let own = self.sema.resolve_method_call(m).is_some_and(|f| {
+            let krate = f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string());
+            matches!(krate.as_deref(), Some("core" | "alloc")) && self.core_trait_of(f).is_none()
+        });
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let ([arg], true) = (args.as_slice(), own) else { return Ok(None) };
+        let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
+        if !name.ends_with("_by") {
+            let closure = self.closure_with(arg, Some(1))?;
+            return Ok(Some(TKind::SeqWithClosure { seq, name, closure, descending: false }));
+        }
+        // `|a, b| KEY(a).cmp(&KEY(b))`: the same expression of each parameter, compared by `Ord::cmp`.
+        let unsupported = |b: &Self| b.unsupported("a comparison other than `key(a).cmp(&key(b))`", arg.syntax());
+        let ast::Expr::ClosureExpr(c) = arg else { return unsupported(self) };
+        let params: Vec<ast::Param> = c.param_list().into_iter().flat_map(|l| l.params()).collect();
+        let [Some(ast::Pat::IdentPat(a)), Some(ast::Pat::IdentPat(b))] =
+            [params[..].first(), params[..].get(1)].map(|p| p.and_then(|p| p.pat()))
+        else {
+            return unsupported(self);
+        };
+        let Some(ast::Expr::MethodCallExpr(cmp)) = c.body() else { return unsupported(self) };
+        let is_ord_cmp = cmp.name_ref().is_some_and(|n| n.text() == "cmp")
+            && self.sema.resolve_method_call(&cmp).and_then(|f| self.core_trait_of(f)).as_deref() == Some("Ord");
+        let cmp_args: Vec<ast::Expr> = cmp.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let (Some(left), [right], true) = (cmp.receiver(), cmp_args.as_slice(), is_ord_cmp) else {
+            return unsupported(self);
+        };
+        let right = match right {
+            ast::Expr::RefExpr(r) if r.mut_token().is_none() => r.expr().unwrap_or_else(|| right.clone()),
+            other => other.clone(),
+        };
+        let (Some(a_name), Some(b_name)) = (a.name(), b.name()) else { return unsupported(self) };
+        let (a_name, b_name) = (a_name.text().to_string(), b_name.text().to_string());
+        // The two sides are the same tokens but for the parameter: `a.x` and `b.x` (ascending), or the other way
+        // round (descending).
+        let tokens = |e: &ast::Expr, from: &str, to: &str| -> Vec<String> {
+            e.syntax()
+                .descendants_with_tokens()
+                .filter_map(|t| t.into_token())
+                .filter(|t| !t.kind().is_trivia())
+                .map(|t| if t.text() == from { to.to_owned() } else { t.text().to_string() })
+                .collect()
+        };
+        let mentions = |e: &ast::Expr, name: &str| tokens(e, "", "").iter().any(|t| t == name);
+        let (param, key, descending) = if !mentions(&left, &b_name)
+            && !mentions(&right, &a_name)
+            && tokens(&left, &a_name, &b_name) == tokens(&right, "", "")
+        {
+            (a, left, false)
+        } else if !mentions(&left, &a_name)
+            && !mentions(&right, &b_name)
+            && tokens(&left, &b_name, &a_name) == tokens(&right, "", "")
+        {
+            (b, left, true)
+        } else {
+            return unsupported(self);
+        };
+        let param = self.pat(&ast::Pat::IdentPat(param))?;
+        let body = Box::new(self.expr(&key)?);
+        Ok(Some(TKind::SeqWithClosure { seq, name, closure: Closure { params: vec![param], body }, descending }))
+    }
+
     /// Methods of a sequence binding that allocate nothing (see [`TKind::SeqMethod`]).
     fn sequence_in_place(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
         const METHODS: &[&str] = &[
@@ -1548,6 +1615,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return Ok(TExpr { kind, ty, range });
                 }
                 if let Some(kind) = self.consume(m)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
+                if let Some(kind) = self.sequence_with_closure(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }
                 if let Some(kind) = self.sequence_in_place(m)? {

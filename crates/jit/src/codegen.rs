@@ -220,6 +220,8 @@ fn allocates(snippet: &TypedSnippet) -> bool {
     each_expr(snippet, &mut |e| {
         found |= match &e.kind {
             TKind::SeqMethod { name, .. } => name == "push" || name == "join",
+            // A sort's keys are kept in a buffer while it runs.
+            TKind::SeqWithClosure { name, .. } => name != "retain",
             TKind::HostCall { .. } => e.ty == Ty::String,
             TKind::StringPush { .. }
             | TKind::Concat { .. }
@@ -387,6 +389,7 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_char_op", crate::text::helper_char_op as *const u8),
     ("lacuna_next_char", crate::text::helper_next_char as *const u8),
     ("lacuna_next_piece", crate::text::helper_next_piece as *const u8),
+    ("lacuna_keyed_sort", helper_keyed_sort as *const u8),
     ("lacuna_find", crate::text::helper_find as *const u8),
     ("lacuna_transform", crate::text::helper_transform as *const u8),
 ];
@@ -406,6 +409,23 @@ unsafe extern "C" fn helper_sort<T: Ord>(data: *mut T, len: usize) {
 ///
 /// # Safety
 /// Both are live buffers of at least `bytes` bytes that do not overlap.
+/// JIT helper: moves the `n` elements of `size` bytes at `data` into the order a stable sort by `keys[i]` (element
+/// `i`'s key) gives.
+///
+/// # Safety
+/// `data` holds `n` elements of `size` bytes, `keys` `n` keys; nothing else accesses either meanwhile.
+unsafe extern "C" fn helper_keyed_sort(data: *mut u8, n: usize, size: usize, keys: *const u64) {
+    // SAFETY: as the caller guarantees.
+    let (keys, bytes) =
+        unsafe { (std::slice::from_raw_parts(keys, n), std::slice::from_raw_parts_mut(data, n * size)) };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| keys[i]);
+    let before = bytes.to_vec();
+    for (to, &from) in order.iter().enumerate() {
+        bytes[to * size..(to + 1) * size].copy_from_slice(&before[from * size..(from + 1) * size]);
+    }
+}
+
 unsafe extern "C" fn helper_copy(dst: *mut u8, src: *const u8, bytes: usize) {
     // SAFETY: the caller copies a sequence into a buffer just allocated for it.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, bytes) };
@@ -530,6 +550,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_char_op" => (&[types::I32, types::I32], &[types::I32]),
             "lacuna_next_char" => (&[ptr, ptr, types::I32], &[types::I32]),
             "lacuna_next_piece" => (&[ptr, ptr, types::I32, ptr, ptr], &[types::I32]),
+            "lacuna_keyed_sort" => (&[ptr, ptr, ptr, ptr], &[]),
             "lacuna_find" => (&[ptr, types::I64, ptr, types::I64, types::I32, types::I32], &[types::I8]),
             "lacuna_transform" => (&[ptr, ptr, ptr, types::I64, types::I32, types::I64], &[types::I32]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
@@ -1590,6 +1611,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
             }
             TKind::SeqMethod { seq, name, args, at: name_at } => return self.seq_method(seq, name, args, *name_at),
+            TKind::SeqWithClosure { seq, name, closure, descending } => {
+                if name == "retain" {
+                    self.retain(seq, closure, at)?;
+                } else {
+                    self.sort_by_key(seq, closure, *descending, at)?;
+                }
+                None
+            }
             TKind::SeqStore { seq, index_at, index, op, value } => {
                 // Rust evaluates the value first, then the place.
                 let v = self.one(value)?;
@@ -3113,6 +3142,114 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.elem_write(elem, address, x)?;
         let len = self.b.ins().iadd_imm(len, 1);
         self.vec_set(&home, VecField::Len, len)
+    }
+
+    /// `v.retain(|x| keep)`: the elements kept moved down in order, the closure called once on each, in order.
+    fn retain(&mut self, seq: &Seq, closure: &Closure, at: usize) -> R<()> {
+        let (data, len) = self.seq_parts(seq)?;
+        let size = i64::from(self.elem_layout(seq.elem)?.0);
+        let item_ty = seq.elem.read_ty();
+        let zero = self.int_const(types::I64, 0);
+        let (read, kept) = (self.var(types::I64, zero), self.var(types::I64, zero));
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let keep = self.b.create_block();
+        let next = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let i = self.b.use_var(read);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        self.b.seal_block(body);
+        self.tick(at);
+        let offset = self.b.ins().imul_imm(i, size);
+        let address = self.b.ins().iadd(data, offset);
+        let item = self.elem_read(seq.elem, address)?;
+        self.bind_params(closure, &[(&item_ty, &item)]);
+        let keeps = self.one(&closure.body)?;
+        self.b.ins().brif(keeps, keep, &[], next, &[]);
+        self.b.switch_to_block(keep);
+        self.b.seal_block(keep);
+        let w = self.b.use_var(kept);
+        let offset = self.b.ins().imul_imm(w, size);
+        let to = self.b.ins().iadd(data, offset);
+        self.elem_write(seq.elem, to, &item)?;
+        let w = self.b.ins().iadd_imm(w, 1);
+        self.b.def_var(kept, w);
+        self.b.ins().jump(next, &[]);
+        self.b.switch_to_block(next);
+        self.b.seal_block(next);
+        let i = self.b.use_var(read);
+        let i = self.b.ins().iadd_imm(i, 1);
+        self.b.def_var(read, i);
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        let home = self.vec_home(seq)?;
+        let w = self.b.use_var(kept);
+        self.vec_set(&home, VecField::Len, w)
+    }
+
+    /// A stable sort by the scalar key `closure` computes from each element (`descending`: largest first, equal
+    /// keys still in their order): the keys, each mapped to a `u64` that orders as it does, into a buffer; then
+    /// `lacuna_keyed_sort` moves the elements. Fewer than two elements: nothing runs (std's sorts call nothing).
+    fn sort_by_key(&mut self, seq: &Seq, closure: &Closure, descending: bool, at: usize) -> R<()> {
+        let (data, len) = self.seq_parts(seq)?;
+        let size = self.elem_layout(seq.elem)?.0;
+        let key = closure.body.s();
+        let t = clif(key).ok_or_else(|| CodegenError("a sort key's type".into()))?;
+        let item_ty = seq.elem.read_ty();
+        let sort = self.b.create_block();
+        let exit = self.b.create_block();
+        let several = self.b.ins().icmp_imm(IntCC::UnsignedGreaterThanOrEqual, len, 2);
+        self.b.ins().brif(several, sort, &[], exit, &[]);
+        self.b.switch_to_block(sort);
+        self.b.seal_block(sort);
+        let dangling = self.int_const(types::I64, 8);
+        let zero = self.int_const(types::I64, 0);
+        let keys = self.vec_grow(dangling, zero, len, (8, 8), true, at);
+        let index = self.var(types::I64, zero);
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let i = self.b.use_var(index);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        self.b.seal_block(body);
+        self.tick(at);
+        let offset = self.b.ins().imul_imm(i, i64::from(size));
+        let address = self.b.ins().iadd(data, offset);
+        let item = self.elem_read(seq.elem, address)?;
+        self.bind_params(closure, &[(&item_ty, &item)]);
+        let k = self.one(&closure.body)?;
+        let k = self.resize(k, t, types::I64, key.is_signed());
+        // Signed keys with the sign bit flipped order as unsigned ones; a descending sort orders the complements.
+        let k = if key.is_signed() { self.b.ins().bxor_imm(k, i64::MIN) } else { k };
+        let k = if descending { self.b.ins().bnot(k) } else { k };
+        let offset = self.b.ins().ishl_imm(i, 3);
+        let slot = self.b.ins().iadd(keys, offset);
+        self.b.ins().store(MemFlags::trusted(), k, slot, 0);
+        let i = self.b.ins().iadd_imm(i, 1);
+        self.b.def_var(index, i);
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        let size = self.int_const(types::I64, i64::from(size));
+        let f = self.helpers["lacuna_keyed_sort"];
+        self.b.ins().call(f, &[data, len, size, keys]);
+        let free = self.helpers["lacuna_vec_free"];
+        self.b.ins().call(free, &[self.ctx, keys]);
+        self.b.ins().jump(exit, &[]);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(())
     }
 
     /// `join(separator)` of the `len` strings at `data`: a new `String`.

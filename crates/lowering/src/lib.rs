@@ -500,6 +500,47 @@ impl Check<'_> {
                 }
                 Ok(())
             }
+            TKind::SeqWithClosure { seq, name, closure, descending } => {
+                let item = seq.elem.read_ty();
+                let body = &closure.body;
+                let ret = if name == "retain" { Ty::Scalar(Scalar::Bool) } else { body.ty.clone() };
+                self.closure(closure, &[item.clone()], &ret, &e.range)?;
+                if !seq.writable || seq.kind == SeqKind::Slice && name == "retain" {
+                    return unsupported(format!("`{name}` of a sequence that is not writable"), &e.range);
+                }
+                // The closure's calls run in an order and number of std's choosing (`retain`: each element once,
+                // in order; a sort: as its algorithm compares), and a fault leaves the sequence as std's code left
+                // it: so a closure that may fault runs only where nothing depends on either, `retain` on the
+                // snippet's own vector.
+                let faults_unseen = name == "retain" && seq.kind == SeqKind::Local;
+                if !faults_unseen && may_fault(body) {
+                    return unsupported(format!("a `{name}` closure that may fault"), &body.range);
+                }
+                let ok = match name.as_str() {
+                    // (Removed strings would have to be dropped.)
+                    "retain" => seq.elem.scalar().is_some() && !descending,
+                    _ => {
+                        let key_ordered = body.ty.scalar().is_some_and(|k| {
+                            k.int_bits().is_some_and(|bits| bits <= 64) || matches!(k, Scalar::Char | Scalar::Bool)
+                        });
+                        // An unstable sort orders equal keys as its algorithm happens to: only equal elements
+                        // may have equal keys (the key is the element itself).
+                        let identity = matches!(
+                            (&closure.params[..], &body.kind),
+                            ([TPat::Bind(p)], TKind::Local(LocalRef::Snippet(l))) if p == l
+                        );
+                        let stable_enough = !name.contains("unstable") || (identity && seq.elem.scalar().is_some());
+                        key_ordered && stable_enough
+                    }
+                };
+                if !ok {
+                    return unsupported(format!("this `{name}`"), &e.range);
+                }
+                if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+                    self.written.push(seq.binding);
+                }
+                Ok(())
+            }
             TKind::SeqIndex { seq, index } => {
                 self.expr(index)?;
                 // An element of a sequence of strings is read in place (its text), never moved out.
@@ -1213,11 +1254,43 @@ fn assigned_more_than_once(snippet: &TypedSnippet) -> Vec<bool> {
     counts.into_iter().map(|c| c > 1).collect()
 }
 
+/// Whether evaluating `e` may fault (conservatively: only what plainly cannot — reads, comparisons, logic, casts,
+/// float arithmetic, integer division by a literal other than 0 and -1 — is fault-free).
+fn may_fault(e: &TExpr) -> bool {
+    let here = match &e.kind {
+        TKind::Lit(_)
+        | TKind::Local(_)
+        | TKind::RefField { .. }
+        | TKind::Field(..)
+        | TKind::Cast(_)
+        | TKind::TextOf(_) => false,
+        TKind::Unary(UnOp::Not, _) => false,
+        TKind::Unary(UnOp::Neg, x) => !x.s().is_float(),
+        TKind::Binary(op, l, r) => match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::Shr => !l.s().is_float(),
+            BinOp::Div | BinOp::Rem => {
+                let safe_divisor = matches!(r.kind, TKind::Lit(Lit::Int(n)) if n >= 1);
+                !l.s().is_float() && !safe_divisor
+            }
+            _ => false,
+        },
+        TKind::TextMethod { name, .. } => {
+            !matches!(name.as_str(), "len" | "is_empty" | "contains" | "starts_with" | "ends_with" | "==" | "!=")
+        }
+        TKind::Block(b) => !b.stmts.is_empty() || b.label.is_some(),
+        TKind::If { .. } => false,
+        _ => true,
+    };
+    here || children_any(e, may_fault)
+}
+
 /// Whether a closure of the iterator chain `e` assigns a variable or calls a `&mut self` method.
 fn closures_write(e: &TExpr) -> bool {
     fn writes(e: &TExpr) -> bool {
         let here = match &e.kind {
-            TKind::Assign { .. } | TKind::SeqStore { .. } | TKind::StringPush { .. } => true,
+            TKind::Assign { .. } | TKind::SeqStore { .. } | TKind::StringPush { .. } | TKind::SeqWithClosure { .. } => {
+                true
+            }
             TKind::HostCall { receiver: Some(r), .. } => r.mutable,
             TKind::SeqMethod { name, .. } => lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()),
             _ => false,
@@ -1718,6 +1791,7 @@ impl Guard<'_> {
             TKind::SeqLen(seq)
             | TKind::SeqSum(seq)
             | TKind::SeqMethod { seq, .. }
+            | TKind::SeqWithClosure { seq, .. }
             | TKind::SeqIndex { seq, .. }
             | TKind::SeqStore { seq, .. }
             | TKind::StringPush { seq, .. }

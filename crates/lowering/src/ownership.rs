@@ -387,6 +387,18 @@ impl Walk<'_> {
                     Owners::from([owner(seq)])
                 }
             }
+            TKind::SeqWithClosure { seq, closure, .. } => {
+                self.seq_change(seq, e)?;
+                // The closure runs while the method holds the sequence mutably: it may not read it (E0502).
+                if mentions(&closure.body, self.snippet).contains(&owner(seq)) {
+                    return Err(at("a closure that reads the sequence its method changes", e));
+                }
+                self.closures += 1;
+                let walked = self.expr(&closure.body, true);
+                self.closures -= 1;
+                walked?;
+                none()
+            }
             TKind::StringPush { seq, value, .. } => {
                 self.seq_change(seq, e)?;
                 if value.ty != Ty::Str && value.ty != Ty::Scalar(Scalar::Char) {
@@ -773,6 +785,7 @@ fn seq_of(e: &TExpr) -> Option<&Seq> {
         | TKind::SeqIndex { seq, .. }
         | TKind::SeqStore { seq, .. }
         | TKind::SeqMethod { seq, .. }
+        | TKind::SeqWithClosure { seq, .. }
         | TKind::StringPush { seq, .. }
         | TKind::ForSeq { seq, .. } => Some(seq),
         TKind::Consume { chain, .. } | TKind::ForIter { chain, .. } => match &chain.source {
@@ -793,7 +806,7 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
         TKind::Assign { place, .. } => {
             out.insert(place_owner(place, snippet));
         }
-        TKind::SeqStore { seq, .. } | TKind::StringPush { seq, .. } => {
+        TKind::SeqStore { seq, .. } | TKind::StringPush { seq, .. } | TKind::SeqWithClosure { seq, .. } => {
             out.insert(owner(seq));
         }
         TKind::SeqMethod { seq, name, .. } if SEQ_MUTATORS.contains(&name.as_str()) => {
