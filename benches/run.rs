@@ -268,7 +268,8 @@ fn share_by_case() {
 }
 
 /// Compute kernels in the JIT's subset: (name, body using `n`). Each is run at a hole on the JIT and, as the same
-/// code, in a program compiled with `rustc -O`; both report only the kernel's own run time.
+/// code, in a program compiled with `rustc -O`; both report only the kernel's own run time. (Kernels over the
+/// host's data are in [`HOST_KERNELS`].)
 const KERNELS: &[(&str, &str, i64)] = &[
     (
         "primes below n (trial division)",
@@ -305,13 +306,29 @@ const KERNELS: &[(&str, &str, i64)] = &[
         "let mut s = String::new();\nfor i in 0..n {\n    s.push_str(&i.to_string());\n    s.push(',');\n}\ns.len() as i64",
         200_000,
     ),
+    (
+        "word counting (split_whitespace)",
+        "let mut text = String::new();\nfor i in 0..n {\n    if i % 7 == 0 {\n        text.push_str(\"the\");\n    } else if i % 3 == 0 {\n        text.push_str(\"lacuna\");\n    } else {\n        text.push_str(\"hole\");\n    }\n    text.push(if i % 11 == 0 { '\\n' } else { ' ' });\n}\nlet mut words = 0i64;\nlet mut the = 0i64;\nlet mut long = 0i64;\nfor w in text.split_whitespace() {\n    words += 1;\n    if w == \"the\" {\n        the += 1;\n    }\n    if w.len() > 4 {\n        long += 1;\n    }\n}\nwords * 1_000_000_000 + the * 10_000 + long",
+        1_000_000,
+    ),
 ];
 
+/// Kernels over data the host builds first: (name, items declared by the host, statements building the data from
+/// `n`, body, n). The data is built outside the timed part on both sides.
+const HOST_KERNELS: &[(&str, &str, &str, &str, i64)] = &[(
+    "sorting structs (sort_by_key on the host's Vec)",
+    "struct Rec {\n    id: i64,\n    score: i64,\n    name: String,\n}\n",
+    "let mut recs: Vec<Rec> = (0..n).map(|i| Rec { id: i, score: (i * 7919 + 13) % 1_000_003, name: format!(\"r{i}\") }).collect();",
+    "recs.sort_by_key(|r| r.score);\nrecs[0].id + recs[(n / 2) as usize].score + recs[recs.len() - 1].name.len() as i64",
+    300_000,
+)];
+
 fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) -> Vec<(String, f64, f64)> {
+    let plain = KERNELS.iter().map(|&(name, body, n)| (name, "", "", body, n));
     let mut out = Vec::new();
-    for (name, body, n) in KERNELS {
+    for (name, items, setup, body, n) in plain.chain(HOST_KERNELS.iter().copied()) {
         let host = format!(
-            "fn main() {{\n    let n: i64 = std::hint::black_box({n});\n    let r: i64 = agent!(\"kernel\").unwrap();\n    println!(\"{{r}}\");\n}}\n"
+            "{items}fn main() {{\n    let n: i64 = std::hint::black_box({n});\n    {setup}\n    let r: i64 = agent!(\"kernel\").unwrap();\n    println!(\"{{r}}\");\n}}\n"
         );
         let loaded = auto.load("kernel.rs", &host).expect("kernel host loads");
         let snippets = BTreeMap::from([(1u32, body.to_string())]);
@@ -321,7 +338,7 @@ fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) ->
         let site = report.expect("kernel runs").sites[0].clone();
         assert_eq!(site.path, Some(lacuna_jit::ExecPath::Jit), "kernel {name} must be in the JIT's subset: {site:?}");
         let program = format!(
-            "fn main() {{\n    let n: i64 = std::hint::black_box({n});\n    let t = std::time::Instant::now();\n    let r: i64 = {{\n{body}\n    }};\n    let e = t.elapsed();\n    println!(\"{{r}}\");\n    eprintln!(\"{{}}\", e.as_secs_f64() * 1e3);\n}}\n"
+            "{items}fn main() {{\n    let n: i64 = std::hint::black_box({n});\n    {setup}\n    let t = std::time::Instant::now();\n    let r: i64 = {{\n{body}\n    }};\n    let e = t.elapsed();\n    println!(\"{{r}}\");\n    eprintln!(\"{{}}\", e.as_secs_f64() * 1e3);\n}}\n"
         );
         let source = scratch.join("kernel.rs");
         let binary = scratch.join("kernel");
