@@ -1906,7 +1906,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.def_var(vars[0], ptr);
                 self.b.def_var(vars[1], n);
                 self.b.def_var(vars[2], n);
-                self.fill_elements(ptr, n, t, x);
+                self.fill_elements(ptr, n, t, x)?;
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
                 self.b.seal_block(done);
@@ -3150,44 +3150,30 @@ impl<'a, 'b> Gen<'a, 'b> {
         let size = i64::from(self.elem_layout(seq.elem)?.0);
         let item_ty = seq.elem.read_ty();
         let zero = self.int_const(types::I64, 0);
-        let (read, kept) = (self.var(types::I64, zero), self.var(types::I64, zero));
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let keep = self.b.create_block();
-        let next = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(header);
-        let i = self.b.use_var(read);
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        self.b.seal_block(body);
-        self.tick(at);
-        let offset = self.b.ins().imul_imm(i, size);
-        let address = self.b.ins().iadd(data, offset);
-        let item = self.elem_read(seq.elem, address)?;
-        self.bind_params(closure, &[(&item_ty, &item)]);
-        let keeps = self.one(&closure.body)?;
-        self.b.ins().brif(keeps, keep, &[], next, &[]);
-        self.b.switch_to_block(keep);
-        self.b.seal_block(keep);
-        let w = self.b.use_var(kept);
-        let offset = self.b.ins().imul_imm(w, size);
-        let to = self.b.ins().iadd(data, offset);
-        self.elem_write(seq.elem, to, &item)?;
-        let w = self.b.ins().iadd_imm(w, 1);
-        self.b.def_var(kept, w);
-        self.b.ins().jump(next, &[]);
-        self.b.switch_to_block(next);
-        self.b.seal_block(next);
-        let i = self.b.use_var(read);
-        let i = self.b.ins().iadd_imm(i, 1);
-        self.b.def_var(read, i);
-        self.b.ins().jump(header, &[]);
-        self.b.seal_block(header);
-        self.b.switch_to_block(exit);
-        self.b.seal_block(exit);
+        let kept = self.var(types::I64, zero);
+        self.each_index(len, |g, i| {
+            g.tick(at);
+            let offset = g.b.ins().imul_imm(i, size);
+            let address = g.b.ins().iadd(data, offset);
+            let item = g.elem_read(seq.elem, address)?;
+            g.bind_params(closure, &[(&item_ty, &item)]);
+            let keeps = g.one(&closure.body)?;
+            let keep = g.b.create_block();
+            let next = g.b.create_block();
+            g.b.ins().brif(keeps, keep, &[], next, &[]);
+            g.b.switch_to_block(keep);
+            g.b.seal_block(keep);
+            let w = g.b.use_var(kept);
+            let offset = g.b.ins().imul_imm(w, size);
+            let to = g.b.ins().iadd(data, offset);
+            g.elem_write(seq.elem, to, &item)?;
+            let w = g.b.ins().iadd_imm(w, 1);
+            g.b.def_var(kept, w);
+            g.b.ins().jump(next, &[]);
+            g.b.switch_to_block(next);
+            g.b.seal_block(next);
+            Ok(())
+        })?;
         let home = self.vec_home(seq)?;
         let w = self.b.use_var(kept);
         self.vec_set(&home, VecField::Len, w)
@@ -3211,36 +3197,23 @@ impl<'a, 'b> Gen<'a, 'b> {
         let dangling = self.int_const(types::I64, 8);
         let zero = self.int_const(types::I64, 0);
         let keys = self.vec_grow(dangling, zero, len, (8, 8), true, at);
-        let index = self.var(types::I64, zero);
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(header);
-        let i = self.b.use_var(index);
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
-        self.b.ins().brif(more, body, &[], done, &[]);
-        self.b.switch_to_block(body);
-        self.b.seal_block(body);
-        self.tick(at);
-        let offset = self.b.ins().imul_imm(i, i64::from(size));
-        let address = self.b.ins().iadd(data, offset);
-        let item = self.elem_read(seq.elem, address)?;
-        self.bind_params(closure, &[(&item_ty, &item)]);
-        let k = self.one(&closure.body)?;
-        let k = self.resize(k, t, types::I64, key.is_signed());
-        // Signed keys with the sign bit flipped order as unsigned ones; a descending sort orders the complements.
-        let k = if key.is_signed() { self.b.ins().bxor_imm(k, i64::MIN) } else { k };
-        let k = if descending { self.b.ins().bnot(k) } else { k };
-        let offset = self.b.ins().ishl_imm(i, 3);
-        let slot = self.b.ins().iadd(keys, offset);
-        self.b.ins().store(MemFlags::trusted(), k, slot, 0);
-        let i = self.b.ins().iadd_imm(i, 1);
-        self.b.def_var(index, i);
-        self.b.ins().jump(header, &[]);
-        self.b.seal_block(header);
-        self.b.switch_to_block(done);
-        self.b.seal_block(done);
+        self.each_index(len, |g, i| {
+            g.tick(at);
+            let offset = g.b.ins().imul_imm(i, i64::from(size));
+            let address = g.b.ins().iadd(data, offset);
+            let item = g.elem_read(seq.elem, address)?;
+            g.bind_params(closure, &[(&item_ty, &item)]);
+            let k = g.one(&closure.body)?;
+            let k = g.resize(k, t, types::I64, key.is_signed());
+            // Signed keys with the sign bit flipped order as unsigned ones; a descending sort orders the
+            // complements.
+            let k = if key.is_signed() { g.b.ins().bxor_imm(k, i64::MIN) } else { k };
+            let k = if descending { g.b.ins().bnot(k) } else { k };
+            let offset = g.b.ins().ishl_imm(i, 3);
+            let slot = g.b.ins().iadd(keys, offset);
+            g.b.ins().store(MemFlags::trusted(), k, slot, 0);
+            Ok(())
+        })?;
         let size = self.int_const(types::I64, i64::from(size));
         let f = self.helpers["lacuna_keyed_sort"];
         self.b.ins().call(f, &[data, len, size, keys]);
@@ -3258,42 +3231,27 @@ impl<'a, 'b> Gen<'a, 'b> {
         let size = self.elem_layout(elem)?.0;
         let (slot, out) = self.new_text_slot();
         let push = self.helpers["lacuna_push_str"];
-        let zero = self.int_const(types::I64, 0);
-        let index = self.var(types::I64, zero);
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(header);
-        let i = self.b.use_var(index);
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        self.b.seal_block(body);
-        // The separator before every element but the first (as `[S]::join`).
-        let later = self.b.create_block();
-        let element = self.b.create_block();
-        self.b.ins().brif(i, later, &[], element, &[]);
-        self.b.switch_to_block(later);
-        self.b.seal_block(later);
-        let call = self.b.ins().call(push, &[self.ctx, out, sep_ptr, sep_len]);
-        let status = self.b.inst_results(call)[0];
-        self.helper_fault_if(status, at);
-        self.b.ins().jump(element, &[]);
-        self.b.switch_to_block(element);
-        self.b.seal_block(element);
-        let offset = self.b.ins().imul_imm(i, i64::from(size));
-        let address = self.b.ins().iadd(data, offset);
-        let text = self.elem_read(elem, address)?;
-        let call = self.b.ins().call(push, &[self.ctx, out, text[0], text[1]]);
-        let status = self.b.inst_results(call)[0];
-        self.helper_fault_if(status, at);
-        let next = self.b.ins().iadd_imm(i, 1);
-        self.b.def_var(index, next);
-        self.b.ins().jump(header, &[]);
-        self.b.seal_block(header);
-        self.b.switch_to_block(exit);
-        self.b.seal_block(exit);
+        self.each_index(len, |g, i| {
+            // The separator before every element but the first (as `[S]::join`).
+            let later = g.b.create_block();
+            let element = g.b.create_block();
+            g.b.ins().brif(i, later, &[], element, &[]);
+            g.b.switch_to_block(later);
+            g.b.seal_block(later);
+            let call = g.b.ins().call(push, &[g.ctx, out, sep_ptr, sep_len]);
+            let status = g.b.inst_results(call)[0];
+            g.helper_fault_if(status, at);
+            g.b.ins().jump(element, &[]);
+            g.b.switch_to_block(element);
+            g.b.seal_block(element);
+            let offset = g.b.ins().imul_imm(i, i64::from(size));
+            let address = g.b.ins().iadd(data, offset);
+            let text = g.elem_read(elem, address)?;
+            let call = g.b.ins().call(push, &[g.ctx, out, text[0], text[1]]);
+            let status = g.b.inst_results(call)[0];
+            g.helper_fault_if(status, at);
+            Ok(())
+        })?;
         Ok((0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect())
     }
 
@@ -3500,7 +3458,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Vec::new()
             }
             "fill" => {
-                self.fill_elements(data, len, t, values[0]);
+                self.fill_elements(data, len, t, values[0])?;
                 Vec::new()
             }
             _ => return Err(CodegenError(format!("the sequence method `{name}`"))),
@@ -3508,28 +3466,39 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Stores `x` into each of the `len` elements of type `t` at `data` (`fill`, `vec![x; n]`).
-    fn fill_elements(&mut self, data: Value, len: Value, t: Type, x: Value) {
+    fn fill_elements(&mut self, data: Value, len: Value, t: Type, x: Value) -> R<()> {
+        self.each_index(len, |g, i| {
+            let offset = g.b.ins().imul_imm(i, i64::from(t.bytes()));
+            let address = g.b.ins().iadd(data, offset);
+            g.b.ins().store(MemFlags::trusted(), x, address, 0);
+            Ok(())
+        })
+    }
+
+    /// A loop over the indices `0..len` (a `usize`): `body` gets each index and may branch, as long as it ends in a
+    /// block that goes on to the next index.
+    fn each_index(&mut self, len: Value, mut body: impl FnMut(&mut Self, Value) -> R<()>) -> R<()> {
         let zero = self.int_const(types::I64, 0);
         let index = self.var(types::I64, zero);
         let header = self.b.create_block();
-        let body = self.b.create_block();
+        let body_block = self.b.create_block();
         let exit = self.b.create_block();
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(header);
         let i = self.b.use_var(index);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        self.b.seal_block(body);
-        let offset = self.b.ins().imul_imm(i, i64::from(t.bytes()));
-        let address = self.b.ins().iadd(data, offset);
-        self.b.ins().store(MemFlags::trusted(), x, address, 0);
+        self.b.ins().brif(more, body_block, &[], exit, &[]);
+        self.b.switch_to_block(body_block);
+        self.b.seal_block(body_block);
+        body(self, i)?;
+        let i = self.b.use_var(index);
         let next = self.b.ins().iadd_imm(i, 1);
         self.b.def_var(index, next);
         self.b.ins().jump(header, &[]);
         self.b.seal_block(header);
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
+        Ok(())
     }
 
     /// The address of element `i` of a sequence, after the bounds check (a fault at `at` past the end).

@@ -202,52 +202,50 @@ pub(crate) unsafe extern "C" fn helper_vec_free(ctx: *mut JitContext, ptr: usize
     heap.free(ptr);
 }
 
-/// The buffer pointers of `len` strings at `data`, each a `String` in the host's layout whose pointer is at byte
-/// `ptr_at`.
+/// Calls `f` with the run's heap and each buffer pointer of the `len` strings at `data` (each a `String` in the
+/// host's layout whose pointer is at byte `ptr_at`).
 ///
 /// # Safety
-/// `data` holds `len` initialized `String`s in the host's layout.
-unsafe fn string_buffers(data: usize, len: usize, ptr_at: usize) -> impl Iterator<Item = usize> {
-    // SAFETY: as the caller guarantees: element `i` is 24 bytes at `data + 24 i`, its pointer word at `ptr_at`.
-    (0..len).map(move |i| unsafe { ((data + 24 * i + ptr_at) as *const usize).read() })
+/// As [`helper_vec_grow`]; `data` holds `len` initialized `String`s in the host's layout.
+unsafe fn each_string_buffer(
+    ctx: *mut JitContext,
+    data: usize,
+    len: usize,
+    ptr_at: usize,
+    mut f: impl FnMut(&mut Heap, usize),
+) {
+    // SAFETY: as in `helper_vec_grow`.
+    let ctx = unsafe { &mut *ctx };
+    if ctx.heap == 0 {
+        return;
+    }
+    // SAFETY: as in `helper_vec_grow`.
+    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    for i in 0..len {
+        // SAFETY: as the caller guarantees: element `i` is 24 bytes at `data + 24 i`, its pointer word at `ptr_at`.
+        let ptr = unsafe { ((data + 24 * i + ptr_at) as *const usize).read() };
+        f(heap, ptr);
+    }
 }
 
 /// JIT helper: a vector of strings leaves the snippet (the hole's value): each string's buffer is the host's now
 /// (the vector's own buffer is released by [`helper_vec_release`]).
 ///
 /// # Safety
-/// As [`helper_vec_grow`]; `data` holds `len` strings in the host's layout, their pointers at byte `ptr_at`.
+/// As [`each_string_buffer`].
 pub(crate) unsafe extern "C" fn helper_strings_release(ctx: *mut JitContext, data: usize, len: usize, ptr_at: usize) {
-    // SAFETY: as in `helper_vec_grow`.
-    let ctx = unsafe { &mut *ctx };
-    if ctx.heap == 0 {
-        return;
-    }
-    // SAFETY: as in `helper_vec_grow`.
-    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
     // SAFETY: as the caller guarantees.
-    for ptr in unsafe { string_buffers(data, len, ptr_at) } {
-        heap.release(ptr);
-    }
+    unsafe { each_string_buffer(ctx, data, len, ptr_at, |heap, ptr| heap.release(ptr)) }
 }
 
 /// JIT helper: the vector of strings owning these went out of scope: each string's buffer is freed (the vector's
 /// own by [`helper_vec_free`]).
 ///
 /// # Safety
-/// As [`helper_strings_release`]; nothing reads the strings afterwards.
+/// As [`each_string_buffer`]; nothing reads the strings afterwards.
 pub(crate) unsafe extern "C" fn helper_strings_free(ctx: *mut JitContext, data: usize, len: usize, ptr_at: usize) {
-    // SAFETY: as in `helper_vec_grow`.
-    let ctx = unsafe { &mut *ctx };
-    if ctx.heap == 0 {
-        return;
-    }
-    // SAFETY: as in `helper_vec_grow`.
-    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
     // SAFETY: as the caller guarantees.
-    for ptr in unsafe { string_buffers(data, len, ptr_at) } {
-        heap.free(ptr);
-    }
+    unsafe { each_string_buffer(ctx, data, len, ptr_at, |heap, ptr| heap.free(ptr)) }
 }
 
 /// JIT helper: a host function's `String` result, `cap` bytes at `ptr`, becomes the snippet's.
@@ -352,6 +350,36 @@ mod tests {
         assert_eq!(HELD.load(Ordering::SeqCst) - before, 20, "only the released buffer is left");
         // SAFETY: the released buffer is ours to free now.
         unsafe { test_dealloc(returned as *mut u8, 20, 1) };
+    }
+
+    #[test]
+    fn a_vectors_strings_are_freed_or_released_with_it() {
+        let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let before = HELD.load(Ordering::SeqCst);
+        let mut heap = Heap::new(host(), usize::MAX);
+        let mut ctx = context(&mut heap);
+        // Two vectors of two strings each (24-byte elements, each string's pointer at byte 8).
+        let mut dropped = [0usize; 6];
+        let mut returned = [0usize; 6];
+        // SAFETY: fresh buffers of these sizes, recorded in `heap` through `ctx`; the arrays hold the strings.
+        unsafe {
+            for (strings, size) in [(&mut dropped, 10), (&mut returned, 20)] {
+                for i in 0..2 {
+                    let buffer = test_realloc(std::ptr::null_mut(), 0, 1, size) as usize;
+                    helper_vec_adopt(&mut ctx, buffer, size);
+                    strings[3 * i + 1] = buffer;
+                }
+            }
+            helper_strings_free(&mut ctx, dropped.as_ptr() as usize, 2, 8);
+            helper_strings_release(&mut ctx, returned.as_ptr() as usize, 2, 8);
+        }
+        assert_eq!(HELD.load(Ordering::SeqCst) - before, 40, "the dropped vector's strings are gone");
+        drop(heap);
+        assert_eq!(HELD.load(Ordering::SeqCst) - before, 40, "the returned vector's strings are the host's");
+        for ptr in [returned[1], returned[4]] {
+            // SAFETY: released buffers are ours to free now, with their sizes.
+            unsafe { test_dealloc(ptr as *mut u8, 20, 1) };
+        }
     }
 
     #[test]
