@@ -336,7 +336,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// What `map(String::from)` does to text, as a closure written in place: `|t| t.to_string()`.
-    fn to_string_closure(&mut self, p: &ast::PathExpr) -> Closure {
+    fn string_from_text_closure(&mut self, p: &ast::PathExpr) -> Closure {
         let range = self.range(p.syntax());
         let param = self.locals.len();
         self.locals.push(TLocal {
@@ -1346,7 +1346,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ("copied" | "cloned", []) if scalar_item => continue,
                 // `map(String::from)` (or `str::to_string`, `str::to_owned`) over text: a new `String` of each.
                 ("map", [ast::Expr::PathExpr(p)]) if item == Ty::Str && self.text_to_string_fn(p) => {
-                    (Stage::Map(self.to_string_closure(p)), Ty::String)
+                    (Stage::Map(self.string_from_text_closure(p)), Ty::String)
                 }
                 ("map", [c]) => {
                     let c = self.closure_with(c, Some(1))?;

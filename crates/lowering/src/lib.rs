@@ -504,7 +504,7 @@ impl Check<'_> {
                 let item = seq.elem.read_ty();
                 let body = &closure.body;
                 let ret = if name == "retain" { Ty::Scalar(Scalar::Bool) } else { body.ty.clone() };
-                self.closure(closure, &[item.clone()], &ret, &e.range)?;
+                self.closure(closure, std::slice::from_ref(&item), &ret, &e.range)?;
                 if !seq.writable || seq.kind == SeqKind::Slice && name == "retain" {
                     return unsupported(format!("`{name}` of a sequence that is not writable"), &e.range);
                 }
