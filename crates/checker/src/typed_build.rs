@@ -65,6 +65,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub rustc_decides: std::cell::RefCell<Option<Unsupported>>,
     /// Constants whose bodies are being built (a constant is computed where it is used).
     expanding_consts: Vec<ra_ap_hir::Const>,
+    /// Closures kept in locals (`let f = |x| ..;`), inlined where they are called.
+    closure_locals: HashMap<Local<'db>, Closure>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -92,6 +94,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             owns_buffers: std::cell::Cell::new(false),
             rustc_decides: std::cell::RefCell::new(None),
             expanding_consts: Vec::new(),
+            closure_locals: HashMap::new(),
         }
     }
 
@@ -895,6 +898,22 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             _ => None,
         };
+        // `let f = |x| ..;`: the closure is inlined where `f` is called. Not a `move` closure (which would copy
+        // what it captures here, not where it is called); whether its captures' borrows work out is rustc's check.
+        if let (Some(pat), Some(ast::Expr::ClosureExpr(c))) = (&simple, stmt.initializer()) {
+            if c.move_token().is_some() || stmt.ty().is_some() {
+                return self.unsupported("a `move` closure or a typed closure local", stmt.syntax());
+            }
+            let closure = self.closure_with(&ast::Expr::ClosureExpr(c), None)?;
+            let Some(local) = self.sema.to_def(pat) else {
+                return self.unsupported("an unresolved binding", pat.syntax());
+            };
+            self.references.set(true);
+            self.closure_locals.insert(local, closure);
+            let unit =
+                TExpr { kind: TKind::Lit(Lit::Unit), ty: Ty::Scalar(Scalar::Unit), range: self.range(stmt.syntax()) };
+            return Ok(TStmt::Expr(unit));
+        }
         let Some(pat) = simple else {
             // `let (a, b) = t;`, `let Some(x) = o else { .. };`
             let (Some(pat), Some(init)) = (stmt.pat(), stmt.initializer()) else {
@@ -2050,6 +2069,27 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.unsupported("a call of something other than a function", expr.syntax());
                 };
                 let resolution = callee.path().and_then(|p| self.sema.resolve_path(&p));
+                // A closure kept in a local: its body, with its parameters bound to the arguments.
+                if let Some(PathResolution::Local(local)) = &resolution {
+                    if let Some(closure) = self.closure_locals.get(local).cloned() {
+                        let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                        if args.len() != closure.params.len() {
+                            return self
+                                .unsupported("a closure called with the wrong number of arguments", expr.syntax());
+                        }
+                        let mut stmts = Vec::new();
+                        for (pat, arg) in closure.params.into_iter().zip(&args) {
+                            let init = self.expr(arg)?;
+                            stmts.push(match pat {
+                                TPat::Bind(local) => TStmt::Let { local, init: Some(init) },
+                                pat => TStmt::LetPat { pat, init, otherwise: None },
+                            });
+                        }
+                        let block_ty = Some(closure.body.ty.clone());
+                        let block = TBlock { stmts, tail: Some(closure.body), ty: block_ty, label: None };
+                        return Ok(TExpr { kind: TKind::Block(block), ty, range });
+                    }
+                }
                 if let Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) = resolution {
                     let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
                     if let (Some(true), [value]) = (self.option_variant(v), args.as_slice()) {
