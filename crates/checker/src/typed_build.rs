@@ -375,6 +375,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         if ty.type_arguments().next().is_some() || st.kind(self.db) != ra_ap_hir::StructKind::Record {
             return None;
         }
+        // A packed struct's fields may not be borrowed (E0793), which reading text in place does.
+        if st.repr(self.db).is_some_and(|r| r.pack.is_some()) {
+            return None;
+        }
         let symbol = crate::struct_size_symbol(st.name(self.db).as_str());
         let mut structs = self.structs.borrow_mut();
         Some(match structs.iter().position(|s| *s == symbol) {
