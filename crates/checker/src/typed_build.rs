@@ -507,13 +507,19 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// The element pattern and the sequence of `for &x in &v`, `for &x in v.iter()` or
-    /// `for x in v.iter().copied()`.
+    /// `for x in v.iter().copied()`, and of `for x in r` for a binding `r` that is a shared reference to one.
     fn sequence_loop(&mut self, f: &ast::ForExpr) -> Option<(ast::IdentPat, Seq)> {
         let no_args = |m: &ast::MethodCallExpr| m.arg_list().is_some_and(|l| l.args().next().is_none());
+        let shared_ref = |e: &ast::Expr| {
+            let ty = self.sema.type_of_expr(e)?.original;
+            matches!(ty.as_reference(), Some((_, ra_ap_hir::Mutability::Shared))).then(|| e.clone())
+        };
         let iter_receiver = |e: &ast::Expr| match e {
             ast::Expr::MethodCallExpr(m) if no_args(m) && m.name_ref().is_some_and(|n| n.text() == "iter") => {
                 m.receiver()
             }
+            // `for x in r` over `r: &[T]` or `r: &Vec<T>` iterates `r.iter()`.
+            ast::Expr::PathExpr(_) => shared_ref(e),
             _ => None,
         };
         let (pat, base) = match (f.pat()?, f.iterable()?) {

@@ -390,6 +390,8 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_next_char", crate::text::helper_next_char as *const u8),
     ("lacuna_next_piece", crate::text::helper_next_piece as *const u8),
     ("lacuna_keyed_sort", helper_keyed_sort as *const u8),
+    ("lacuna_strings_sort", helper_sort_strings as *const u8),
+    ("lacuna_elements_reverse", helper_reverse_elements as *const u8),
     ("lacuna_find", crate::text::helper_find as *const u8),
     ("lacuna_transform", crate::text::helper_transform as *const u8),
 ];
@@ -409,6 +411,13 @@ unsafe extern "C" fn helper_sort<T: Ord>(data: *mut T, len: usize) {
 ///
 /// # Safety
 /// Both are live buffers of at least `bytes` bytes that do not overlap.
+/// `name` is `prefix` followed by a width (`64`) or a scalar kind and width (`i64`, `u8`).
+fn per_width(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .map(|rest| rest.trim_start_matches(['i', 'u']))
+        .is_some_and(|bits| matches!(bits, "8" | "16" | "32" | "64"))
+}
+
 /// JIT helper: moves the `n` elements of `size` bytes at `data` into the order a stable sort by `keys[i]` (element
 /// `i`'s key) gives.
 ///
@@ -423,6 +432,35 @@ unsafe extern "C" fn helper_keyed_sort(data: *mut u8, n: usize, size: usize, key
     let before = bytes.to_vec();
     for (to, &from) in order.iter().enumerate() {
         bytes[to * size..(to + 1) * size].copy_from_slice(&before[from * size..(from + 1) * size]);
+    }
+}
+
+/// JIT helper: sorts the `n` strings at `data` (24 bytes each, in the host's `String` layout: the buffer pointer
+/// at byte `ptr_at`, the length at `len_at`) by their text, as `sort` on `[String]` does.
+///
+/// # Safety
+/// `data` holds `n` initialized `String`s in that layout; nothing else accesses them meanwhile.
+unsafe extern "C" fn helper_sort_strings(data: *mut [u8; 24], n: usize, ptr_at: usize, len_at: usize) {
+    // SAFETY: as the caller guarantees.
+    let strings = unsafe { std::slice::from_raw_parts_mut(data, n) };
+    let text = |s: &[u8; 24]| -> &[u8] {
+        let word = |at: usize| usize::from_ne_bytes(s[at..at + 8].try_into().expect("eight bytes"));
+        // SAFETY: each element is a live `String`: its buffer holds `len` initialized bytes.
+        unsafe { std::slice::from_raw_parts(word(ptr_at) as *const u8, word(len_at)) }
+    };
+    strings.sort_by(|a, b| text(a).cmp(text(b)));
+}
+
+/// JIT helper: reverses the order of the `n` elements of `size` bytes at `data`.
+///
+/// # Safety
+/// `data` holds `n` elements of `size` bytes; nothing else accesses them meanwhile.
+unsafe extern "C" fn helper_reverse_elements(data: *mut u8, n: usize, size: usize) {
+    // SAFETY: as the caller guarantees.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(data, n * size) };
+    for i in 0..n / 2 {
+        let (front, back) = bytes.split_at_mut((n - 1 - i) * size);
+        front[i * size..(i + 1) * size].swap_with_slice(&mut back[..size]);
     }
 }
 
@@ -532,8 +570,9 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_pow" => (&[types::I64, types::I32, types::I32, types::I32, ptr], &[types::I64]),
             "lacuna_powi_f64" => (&[types::F64, types::I32], &[types::F64]),
             "lacuna_powi_f32" => (&[types::F32, types::I32], &[types::F32]),
-            n if n.starts_with("lacuna_sort_") || n.starts_with("lacuna_reverse_") => (&[ptr, types::I64], &[]),
-            n if n.starts_with("lacuna_dedup_") => (&[ptr, types::I64], &[types::I64]),
+            // The per-width helpers (`lacuna_sort_i32`, `lacuna_reverse_64`, ..): the prefix and a width suffix.
+            n if per_width(n, "lacuna_sort_") || per_width(n, "lacuna_reverse_") => (&[ptr, types::I64], &[]),
+            n if per_width(n, "lacuna_dedup_") => (&[ptr, types::I64], &[types::I64]),
             "lacuna_vec_grow" => (&[ptr, ptr, types::I64, types::I64, types::I64, types::I64, types::I64], &[ptr]),
             "lacuna_vec_release" => (&[ptr, ptr], &[]),
             "lacuna_vec_adopt" => (&[ptr, ptr, types::I64], &[]),
@@ -550,7 +589,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_char_op" => (&[types::I32, types::I32], &[types::I32]),
             "lacuna_next_char" => (&[ptr, ptr, types::I32], &[types::I32]),
             "lacuna_next_piece" => (&[ptr, ptr, types::I32, ptr, ptr], &[types::I32]),
-            "lacuna_keyed_sort" => (&[ptr, ptr, ptr, ptr], &[]),
+            "lacuna_keyed_sort" | "lacuna_strings_sort" => (&[ptr, ptr, ptr, ptr], &[]),
+            "lacuna_elements_reverse" => (&[ptr, ptr, ptr], &[]),
             "lacuna_find" => (&[ptr, types::I64, ptr, types::I64, types::I32, types::I32], &[types::I8]),
             "lacuna_transform" => (&[ptr, ptr, ptr, types::I64, types::I32, types::I64], &[types::I32]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
@@ -3329,6 +3369,24 @@ impl<'a, 'b> Gen<'a, 'b> {
         if name == "join" {
             let separator = values.first().ok_or_else(|| CodegenError("`join` without a separator".into()))?;
             return self.join(seq.elem, data, len, separator, at);
+        }
+        match (seq.elem, name) {
+            (Elem::String, "sort" | "sort_unstable") => {
+                let [ptr_at, _, len_at] = self.vec_offsets()?;
+                let (ptr_at, len_at) =
+                    (self.int_const(types::I64, ptr_at.into()), self.int_const(types::I64, len_at.into()));
+                let f = self.helpers["lacuna_strings_sort"];
+                self.b.ins().call(f, &[data, len, ptr_at, len_at]);
+                return Ok(Vec::new());
+            }
+            (Elem::String | Elem::Struct(_), "reverse") => {
+                let size = self.elem_layout(seq.elem)?.0;
+                let size = self.int_const(types::I64, i64::from(size));
+                let f = self.helpers["lacuna_elements_reverse"];
+                self.b.ins().call(f, &[data, len, size]);
+                return Ok(Vec::new());
+            }
+            _ => {}
         }
         let elem = seq.elem.scalar().ok_or_else(|| CodegenError(format!("`{name}` of strings")))?;
         let values: Vec<Value> = values.iter().filter_map(|v| v.first().copied()).collect();

@@ -478,6 +478,9 @@ impl Check<'_> {
                     Elem::String | Elem::Struct(_) => match (name.as_str(), args.len()) {
                         ("is_empty", 0) => e.ty == Ty::Scalar(Scalar::Bool),
                         ("join", 1) if seq.elem == Elem::String => arg(0) == Some(&Ty::Str) && e.ty == Ty::String,
+                        // Strings order by their bytes; equal ones are indistinguishable, so stability is moot.
+                        ("sort" | "sort_unstable", 0) => seq.elem == Elem::String,
+                        ("reverse", 0) => true,
                         ("push", 1) if seq.elem == Elem::String => {
                             seq.kind == SeqKind::Local
                                 && arg(0) == Some(&Ty::String)
@@ -736,19 +739,19 @@ impl Check<'_> {
                     Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::Option(s.unwrap_or(Scalar::Never)),
                     Sink::Last => s.is_some() && e.ty == Ty::Option(s.unwrap_or(Scalar::Never)),
                     Sink::Any(c) | Sink::All(c) => {
-                        self.closure(c, &[item.clone()], &Ty::Scalar(Scalar::Bool), &e.range)?;
+                        self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
                         e.ty == Ty::Scalar(Scalar::Bool)
                     }
                     Sink::Position(c) => {
-                        self.closure(c, &[item.clone()], &Ty::Scalar(Scalar::Bool), &e.range)?;
+                        self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
                         e.ty == Ty::Option(Scalar::Usize)
                     }
                     Sink::Find(c) => {
-                        self.closure(c, &[item.clone()], &Ty::Scalar(Scalar::Bool), &e.range)?;
+                        self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
                         s.is_some() && e.ty == Ty::Option(s.unwrap_or(Scalar::Never))
                     }
                     Sink::MaxByKey(c) | Sink::MinByKey(c) => {
-                        self.closure(c, &[item.clone()], &c.body.ty, &e.range)?;
+                        self.closure(c, std::slice::from_ref(&item), &c.body.ty, &e.range)?;
                         ordered(c.body.ty.scalar()) && s.is_some() && e.ty == Ty::Option(s.unwrap_or(Scalar::Never))
                     }
                     Sink::Fold { init, closure } => {
