@@ -333,8 +333,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         else {
             return false;
         };
-        let from_alloc =
-            f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
+        let from_alloc = self.fn_crate(f).as_deref() == Some("alloc");
         from_alloc && matches!(f.name(self.db).as_str(), "from" | "to_string" | "to_owned")
     }
 
@@ -353,15 +352,25 @@ impl<'a, 'db> Builder<'a, 'db> {
         Closure { params: vec![TPat::Bind(param)], body: Box::new(TExpr { kind, ty: Ty::String, range }) }
     }
 
+    /// The name of the crate that defines `f` (`core`, `alloc`, `std` for std's).
+    pub(super) fn fn_crate(&self, f: ra_ap_hir::Function) -> Option<String> {
+        f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string())
+    }
+
+    /// `m` calls a slice's, `Vec`'s or `str`'s own method (`core` or `alloc`), not a trait's.
+    fn std_inherent_method(&self, m: &ast::MethodCallExpr) -> bool {
+        self.sema.resolve_method_call(m).is_some_and(|f| {
+            matches!(self.fn_crate(f).as_deref(), Some("core" | "alloc")) && self.core_trait_of(f).is_none()
+        })
+    }
+
     /// `split_whitespace()`, `lines()` or `split(..)` of `str` (std's, not a host trait's method of that name).
     fn text_pieces_call(&self, call: &ast::MethodCallExpr) -> bool {
         let Some(name) = call.name_ref().map(|n| n.text().to_string()) else { return false };
         if !matches!(name.as_str(), "split_whitespace" | "lines" | "split") {
             return false;
         }
-        self.sema.resolve_method_call(call).is_some_and(|f| {
-            f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
-        })
+        self.sema.resolve_method_call(call).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"))
     }
 
     /// A struct declared at the top level of the host with named fields and no generics (JIT code reaches it in
@@ -559,10 +568,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         const METHODS: &[&str] = &["retain", "sort_by_key", "sort_unstable_by_key", "sort_by", "sort_unstable_by"];
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let (Some(receiver), true) = (m.receiver(), METHODS.contains(&name.as_str())) else { return Ok(None) };
-        let own = self.sema.resolve_method_call(m).is_some_and(|f| {
-            let krate = f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string());
-            matches!(krate.as_deref(), Some("core" | "alloc")) && self.core_trait_of(f).is_none()
-        });
+        let own = self.std_inherent_method(m);
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let ([arg], true) = (args.as_slice(), own) else { return Ok(None) };
         let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
@@ -643,11 +649,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !METHODS.contains(&name.as_str()) {
             return Ok(None);
         }
-        // The slice's or `Vec`'s own method (`core` or `alloc`), not a trait's.
-        let own = self.sema.resolve_method_call(m).is_some_and(|f| {
-            let krate = f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string());
-            matches!(krate.as_deref(), Some("core" | "alloc")) && self.core_trait_of(f).is_none()
-        });
+        let own = self.std_inherent_method(m);
         let Some(receiver) = m.receiver() else { return Ok(None) };
         if !own {
             return Ok(None);
@@ -668,7 +670,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return None;
         }
         let f = self.sema.resolve_method_call(m)?;
-        let krate = f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string());
+        let krate = self.fn_crate(f);
         let std_copy = match name.as_str() {
             "clone" => self.core_trait_of(f).as_deref() == Some("Clone"),
             _ => krate.as_deref() == Some("alloc"),
@@ -797,9 +799,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         if self.core_trait_of(f).as_deref() != Some(trait_name) {
             return Ok(None);
         }
-        let consumer_in_core = self.sema.resolve_method_call(m).is_some_and(|f| {
-            f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
-        });
+        let consumer_in_core =
+            self.sema.resolve_method_call(m).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"));
         if !consumer_in_core {
             return Ok(None);
         }
@@ -1281,9 +1282,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ast::Expr::MethodCallExpr(m)
                     if m.name_ref().is_some_and(|n| ADAPTORS.iter().any(|a| n.text() == *a)) =>
                 {
-                    let from_core = self.sema.resolve_method_call(&m).is_some_and(|f| {
-                        f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
-                    });
+                    let from_core =
+                        self.sema.resolve_method_call(&m).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"));
                     if !from_core {
                         return None;
                     }

@@ -1538,7 +1538,6 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::ForSeq { label, var, seq, body } => {
                 // A slice iterator: the buffer and length as the loop starts (the body cannot change them).
-                let size = self.elem_layout(seq.elem)?.0;
                 let (data, len) = self.seq_parts(seq)?;
                 let counter = self.b.declare_var(types::I64);
                 let zero = self.b.ins().iconst(types::I64, 0);
@@ -1556,9 +1555,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(body_block);
                 self.tick(at);
                 let k = self.b.use_var(counter);
-                let offset = self.b.ins().imul_imm(k, i64::from(size));
-                let address = self.b.ins().iadd(data, offset);
-                let element = self.elem_read(seq.elem, address)?;
+                let element = self.element_at(seq.elem, data, k)?;
                 let ts = flat(&seq.elem.read_ty());
                 let loop_vars: Vec<Variable> = ts.iter().zip(element).map(|(&t, v)| self.var(t, v)).collect();
                 self.vars.insert(*var, loop_vars);
@@ -2255,10 +2252,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                         previous
                     }
                 };
-                let size = self.elem_layout(elem)?.0;
-                let offset = self.b.ins().imul_imm(position, i64::from(size));
-                let address = self.b.ins().iadd(data, offset);
-                self.elem_read(elem, address)?
+                self.element_at(elem, data, position)?
             }
             Src::Chars { data, state } => {
                 let from_back = self.int_const(types::I32, i64::from(reversed));
@@ -3187,15 +3181,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// `v.retain(|x| keep)`: the elements kept moved down in order, the closure called once on each, in order.
     fn retain(&mut self, seq: &Seq, closure: &Closure, at: usize) -> R<()> {
         let (data, len) = self.seq_parts(seq)?;
-        let size = i64::from(self.elem_layout(seq.elem)?.0);
         let item_ty = seq.elem.read_ty();
         let zero = self.int_const(types::I64, 0);
         let kept = self.var(types::I64, zero);
         self.each_index(len, |g, i| {
             g.tick(at);
-            let offset = g.b.ins().imul_imm(i, size);
-            let address = g.b.ins().iadd(data, offset);
-            let item = g.elem_read(seq.elem, address)?;
+            let item = g.element_at(seq.elem, data, i)?;
             g.bind_params(closure, &[(&item_ty, &item)]);
             let keeps = g.one(&closure.body)?;
             let keep = g.b.create_block();
@@ -3204,8 +3195,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             g.b.switch_to_block(keep);
             g.b.seal_block(keep);
             let w = g.b.use_var(kept);
-            let offset = g.b.ins().imul_imm(w, size);
-            let to = g.b.ins().iadd(data, offset);
+            let to = g.element_address(seq.elem, data, w)?;
             g.elem_write(seq.elem, to, &item)?;
             let w = g.b.ins().iadd_imm(w, 1);
             g.b.def_var(kept, w);
@@ -3239,9 +3229,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let keys = self.vec_grow(dangling, zero, len, (8, 8), true, at);
         self.each_index(len, |g, i| {
             g.tick(at);
-            let offset = g.b.ins().imul_imm(i, i64::from(size));
-            let address = g.b.ins().iadd(data, offset);
-            let item = g.elem_read(seq.elem, address)?;
+            let item = g.element_at(seq.elem, data, i)?;
             g.bind_params(closure, &[(&item_ty, &item)]);
             let k = g.one(&closure.body)?;
             let k = g.resize(k, t, types::I64, key.is_signed());
@@ -3268,7 +3256,6 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// `join(separator)` of the `len` strings at `data`: a new `String`.
     fn join(&mut self, elem: Elem, data: Value, len: Value, separator: &[Value], at: usize) -> R<Vals> {
         let &[sep_ptr, sep_len] = separator else { return Err(CodegenError("a separator".into())) };
-        let size = self.elem_layout(elem)?.0;
         let (slot, out) = self.new_text_slot();
         let push = self.helpers["lacuna_push_str"];
         self.each_index(len, |g, i| {
@@ -3284,9 +3271,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             g.b.ins().jump(element, &[]);
             g.b.switch_to_block(element);
             g.b.seal_block(element);
-            let offset = g.b.ins().imul_imm(i, i64::from(size));
-            let address = g.b.ins().iadd(data, offset);
-            let text = g.elem_read(elem, address)?;
+            let text = g.element_at(elem, data, i)?;
             let call = g.b.ins().call(push, &[g.ctx, out, text[0], text[1]]);
             let status = g.b.inst_results(call)[0];
             g.helper_fault_if(status, at);
@@ -3567,9 +3552,20 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().store(MemFlags::trusted(), len, self.ctx, FAULT_VALUES_OFFSET);
         self.b.ins().store(MemFlags::trusted(), i, self.ctx, FAULT_VALUES_OFFSET + 8);
         self.fault_if(past, Fault::IndexOutOfBounds, at);
-        let size = self.elem_layout(seq.elem)?.0;
+        self.element_address(seq.elem, data, i)
+    }
+
+    /// The address of element `i` of the elements at `data` (no bounds check).
+    fn element_address(&mut self, elem: Elem, data: Value, i: Value) -> R<Value> {
+        let size = self.elem_layout(elem)?.0;
         let offset = self.b.ins().imul_imm(i, i64::from(size));
         Ok(self.b.ins().iadd(data, offset))
+    }
+
+    /// Element `i` of the elements at `data` read in place (no bounds check).
+    fn element_at(&mut self, elem: Elem, data: Value, i: Value) -> R<Vals> {
+        let address = self.element_address(elem, data, i)?;
+        self.elem_read(elem, address)
     }
 
     /// `v.iter().sum()` over integers: a loop with the debug build's overflow check.

@@ -172,18 +172,24 @@ pub(crate) unsafe extern "C" fn helper_vec_grow(
     }
 }
 
+/// The running snippet's heap, if it has one.
+///
+/// # Safety
+/// As [`helper_vec_grow`]: `ctx` is the live context of the running snippet.
+unsafe fn run_heap<'a>(ctx: *mut JitContext) -> Option<&'a mut Heap> {
+    // SAFETY: as the caller guarantees; generated code calls the helpers only with its own context.
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: the runner sets `heap` to a `Heap` that outlives the run whenever the snippet allocates.
+    (ctx.heap != 0).then(|| unsafe { &mut *(ctx.heap as *mut Heap) })
+}
+
 /// JIT helper: the buffer becomes the host's (the hole's value).
 ///
 /// # Safety
 /// As [`helper_vec_grow`].
 pub(crate) unsafe extern "C" fn helper_vec_release(ctx: *mut JitContext, ptr: usize) {
-    // SAFETY: as in `helper_vec_grow`.
-    let ctx = unsafe { &mut *ctx };
-    if ctx.heap == 0 {
-        return;
-    }
-    // SAFETY: as in `helper_vec_grow`.
-    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
     heap.release(ptr);
 }
 
@@ -192,13 +198,8 @@ pub(crate) unsafe extern "C" fn helper_vec_release(ctx: *mut JitContext, ptr: us
 /// # Safety
 /// As [`helper_vec_grow`]; nothing reads the buffer afterwards.
 pub(crate) unsafe extern "C" fn helper_vec_free(ctx: *mut JitContext, ptr: usize) {
-    // SAFETY: as in `helper_vec_grow`.
-    let ctx = unsafe { &mut *ctx };
-    if ctx.heap == 0 {
-        return;
-    }
-    // SAFETY: as in `helper_vec_grow`.
-    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
     heap.free(ptr);
 }
 
@@ -214,13 +215,8 @@ unsafe fn each_string_buffer(
     ptr_at: usize,
     mut f: impl FnMut(&mut Heap, usize),
 ) {
-    // SAFETY: as in `helper_vec_grow`.
-    let ctx = unsafe { &mut *ctx };
-    if ctx.heap == 0 {
-        return;
-    }
-    // SAFETY: as in `helper_vec_grow`.
-    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
     for i in 0..len {
         // SAFETY: as the caller guarantees: element `i` is 24 bytes at `data + 24 i`, its pointer word at `ptr_at`.
         let ptr = unsafe { ((data + 24 * i + ptr_at) as *const usize).read() };
@@ -254,14 +250,9 @@ pub(crate) unsafe extern "C" fn helper_strings_free(ctx: *mut JitContext, data: 
 /// As [`helper_vec_grow`]; `ptr` is a buffer of `cap` bytes from the host library's allocator that nothing else
 /// owns.
 pub(crate) unsafe extern "C" fn helper_vec_adopt(ctx: *mut JitContext, ptr: usize, cap: usize) {
-    // SAFETY: as in `helper_vec_grow`.
-    let ctx = unsafe { &mut *ctx };
-    if ctx.heap == 0 {
-        // Not reached (a snippet whose host call returns a `String` gets a heap); the buffer then leaks.
-        return;
-    }
-    // SAFETY: as in `helper_vec_grow`.
-    let heap = unsafe { &mut *(ctx.heap as *mut Heap) };
+    // (Without a heap — not reached: a snippet whose host call returns a `String` gets one — the buffer leaks.)
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
     heap.adopt(ptr, cap, 1);
 }
 

@@ -133,7 +133,7 @@ impl<'db> Builder<'_, 'db> {
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let Some(receiver) = m.receiver() else { return Ok(None) };
         let Some(f) = self.sema.resolve_method_call(m) else { return Ok(None) };
-        let krate = f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string());
+        let krate = self.fn_crate(f);
         if !matches!(krate.as_deref(), Some("core" | "alloc")) {
             return Ok(None);
         }
@@ -255,7 +255,7 @@ impl<'db> Builder<'_, 'db> {
         args: &[ast::Expr],
         ty: &Ty,
     ) -> Result<Option<TKind>> {
-        let in_alloc = f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
+        let in_alloc = self.fn_crate(f).as_deref() == Some("alloc");
         let of_string = matches!(
             f.as_assoc_item(self.db).map(|a| a.container(self.db)),
             Some(ra_ap_hir::AssocItemContainer::Impl(imp)) if self.is_string(&imp.self_ty(self.db))
