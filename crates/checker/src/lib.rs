@@ -34,7 +34,7 @@ pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
 pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use outline::{
     field_offset_symbol, module_shim_symbol, parses_as_block_body, plain_structs, scalar_fns, shim_symbol, signatures,
-    struct_fields, struct_size_symbol, ScalarFn, StructField,
+    struct_fields, struct_shims_symbol, struct_size_symbol, ScalarFn, StructField,
 };
 pub use rustc::{parse_rustc_errors, Rustc, RustcError};
 pub use scope::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};

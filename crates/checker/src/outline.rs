@@ -94,6 +94,13 @@ pub fn struct_size_symbol(ty: &str) -> String {
     format!("__lacuna_size_{}{ty}", ty.len())
 }
 
+/// The function the instrumented host exports for a struct whose size is exported as `size_symbol`
+/// ([`struct_size_symbol`]): it fills in the struct's size, alignment and the shims through which JIT code
+/// drops, clones, compares and formats values of it.
+pub fn struct_shims_symbol(size_symbol: &str) -> String {
+    size_symbol.replacen("__lacuna_size_", "__lacuna_shims_", 1)
+}
+
 /// The top-level structs of `text` with named fields, no generics and no `repr(packed)`: JIT code reaches their
 /// fields in place (see [`struct_fields`]) and steps through slices of them by their size
 /// ([`struct_size_symbol`]). Pure syntax.

@@ -127,6 +127,11 @@ pub enum Ty {
     /// one of the hole's sequences, reached in place (`iter()` items, `for` variables, `v[i]`), whose fields are
     /// read through it.
     StructRef(usize),
+    /// A host struct by value (index into [`TypedSnippet::structs`]): its address. A hole binding's is its place
+    /// in the host's frame (only read in place: fields, formatting, `==`, `clone`); a value the snippet makes
+    /// (`clone`, a literal, a host function's result) is in a box the run owns, dropped through the host's shim
+    /// when its local's scope ends or when the run ends.
+    Struct(usize),
 }
 
 impl From<Scalar> for Ty {
@@ -157,7 +162,7 @@ impl Ty {
             Ty::Tuple(elems) => elems.clone(),
             Ty::Vec(_) | Ty::String => vec![Scalar::Usize; 3],
             Ty::Str => vec![Scalar::Usize; 2],
-            Ty::StructRef(_) => vec![Scalar::Usize],
+            Ty::StructRef(_) | Ty::Struct(_) => vec![Scalar::Usize],
         }
     }
 
@@ -170,6 +175,7 @@ impl Ty {
             Ty::Vec(e) => format!("Vec<{}>", e.name()),
             Ty::Str => "&str".to_owned(),
             Ty::StructRef(_) => "&{host struct}".to_owned(),
+            Ty::Struct(_) => "{host struct}".to_owned(),
             Ty::String => "String".to_owned(),
         }
     }
@@ -327,6 +333,15 @@ pub enum TKind {
         base: Box<TExpr>,
         /// The exported static holding the field's offset ([`crate::field_offset_symbol`]).
         symbol: String,
+    },
+    /// `x.clone()` of a host struct (`x` a [`Ty::Struct`] place or a [`Ty::StructRef`]), through the host's
+    /// `Clone` shim: a new [`Ty::Struct`].
+    StructClone(Box<TExpr>),
+    /// `a == b` (or `!=`, `negated`) of two host structs of one type, through the host's `PartialEq` shim.
+    StructEq {
+        left: Box<TExpr>,
+        right: Box<TExpr>,
+        negated: bool,
     },
     /// `place = value`, or `place op= value`.
     Assign {
@@ -1058,8 +1073,10 @@ impl TExpr {
             | TKind::HostField(_)
             | TKind::Continue { .. }
             | TKind::SeqClone(_) => {}
-            TKind::Unary(_, x) | TKind::Cast(x) | TKind::RefField { base: x, .. } => f(Child::Expr(x)),
-            TKind::Binary(_, l, r) => {
+            TKind::Unary(_, x) | TKind::Cast(x) | TKind::RefField { base: x, .. } | TKind::StructClone(x) => {
+                f(Child::Expr(x))
+            }
+            TKind::Binary(_, l, r) | TKind::StructEq { left: l, right: r, .. } => {
                 f(Child::Expr(l));
                 f(Child::Expr(r));
             }

@@ -194,6 +194,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return Ok(Ty::StructRef(id));
             }
         }
+        if let Some(id) = self.host_struct(ty) {
+            return Ok(Ty::Struct(id));
+        }
         if let Some(adt) = ty.as_adt() {
             if self.is_core_adt(adt, "Option") {
                 if let Some(s) = ty.type_arguments().next().as_ref().and_then(|t| self.part(t)) {
@@ -399,6 +402,64 @@ impl<'a, 'db> Builder<'a, 'db> {
         })
     }
 
+    /// `x` of a host struct read in place: a [`Ty::Struct`] place or a [`Ty::StructRef`] (`v[i]` of a sequence of
+    /// structs is its element's address). `None` for anything else.
+    fn struct_place(&mut self, e: &ast::Expr) -> Result<Option<TExpr>> {
+        if let ast::Expr::IndexExpr(ix) = e {
+            let seq = ix.base().and_then(|b| self.sequence(&b));
+            if let Some(Elem::Struct(id)) = seq.map(|s| s.elem) {
+                return self.seq_index(ix, Ty::StructRef(id)).map(Some);
+            }
+        }
+        let Ok(ty) = self.expr_type(e) else { return Ok(None) };
+        if !matches!(ty, Ty::Struct(_) | Ty::StructRef(_)) {
+            return Ok(None);
+        }
+        self.expr(e).map(Some)
+    }
+
+    /// `x.clone()` and `x.to_string()` of a host struct (std's `Clone` and `ToString` through the host's shims).
+    /// Whether the struct implements the trait is rustc's check (rust-analyzer does not check every bound).
+    fn struct_method(&mut self, m: &ast::MethodCallExpr, ty: &Ty) -> Result<Option<TKind>> {
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
+        let (Some(receiver), true) = (m.receiver(), no_args) else { return Ok(None) };
+        let Some(f) = self.sema.resolve_method_call(m) else { return Ok(None) };
+        let kind = match name.as_str() {
+            "clone" if self.core_trait_of(f).as_deref() == Some("Clone") && matches!(ty, Ty::Struct(_)) => "clone",
+            "to_string" if self.fn_crate(f).as_deref() == Some("alloc") && *ty == Ty::String => "to_string",
+            _ => return Ok(None),
+        };
+        let Some(place) = self.struct_place(&receiver)? else { return Ok(None) };
+        let (Ty::Struct(id) | Ty::StructRef(id)) = place.ty else { return Ok(None) };
+        if kind == "clone" {
+            if *ty != Ty::Struct(id) {
+                return Ok(None);
+            }
+            self.rustc_decides("cloning a host struct", m.syntax());
+            return Ok(Some(TKind::StructClone(Box::new(place))));
+        }
+        self.owns_buffers.set(true);
+        Ok(Some(TKind::Format(vec![FmtPiece::Arg { value: place, spec: FmtSpec::default() }])))
+    }
+
+    /// `a == b` / `a != b` of two host structs of one type (`PartialEq` through the host's shim; whether the
+    /// struct implements it is rustc's check).
+    fn struct_comparison(&mut self, b: &ast::BinExpr, negated: bool) -> Result<Option<TKind>> {
+        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
+        let Some(left) = self.struct_place(&lhs)? else { return Ok(None) };
+        let Some(right) = self.struct_place(&rhs)? else { return Ok(None) };
+        let (Ty::Struct(l) | Ty::StructRef(l), Ty::Struct(r) | Ty::StructRef(r)) = (&left.ty, &right.ty) else {
+            return Ok(None);
+        };
+        // `&a == &b` compares the structs too, but `a == &b` does not compile; rustc tells them apart.
+        if l != r {
+            return Ok(None);
+        }
+        self.rustc_decides("comparing host structs", b.syntax());
+        Ok(Some(TKind::StructEq { left: Box::new(left), right: Box::new(right), negated }))
+    }
+
     /// `r.field` of a host struct reached in place: through a reference (an iterator's item, a `for` variable) or
     /// as an element of one of the hole's sequences (`v[i].field`).
     fn ref_field(&mut self, f: &ast::FieldExpr) -> Result<Option<TKind>> {
@@ -413,7 +474,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             other => self.expr(other)?,
         };
-        if !matches!(base.ty, Ty::StructRef(_)) {
+        if !matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_)) {
             return Ok(None);
         }
         let symbol = crate::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
@@ -1035,7 +1096,17 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(index) = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()) else {
             return self.unsupported("a local the subset does not know", node);
         };
-        let ty = self.scalar(&local.ty(self.db), node)?;
+        let local_ty = local.ty(self.db);
+        // A host struct (or a shared reference to one) is read in place, through its address.
+        let by_ref = match local_ty.as_reference() {
+            Some((inner, ra_ap_hir::Mutability::Shared)) => Some(inner),
+            _ => None,
+        };
+        if self.host_struct(by_ref.as_ref().unwrap_or(&local_ty)).is_some() {
+            self.note_binding(index, Scalar::Unit);
+            return Ok(LocalRef::Binding(index));
+        }
+        let ty = self.scalar(&local_ty, node)?;
         self.note_binding(index, ty);
         Ok(LocalRef::Binding(index))
     }
@@ -1640,6 +1711,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     };
                     return Ok(TExpr { kind, ty, range: start..range.end });
                 }
+                if let Some(kind) = self.struct_method(m, &ty)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
                 if let Some(kind) = self.text_method(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }
@@ -1850,6 +1924,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 match op {
                     ast::BinaryOp::CmpOp(ast::CmpOp::Eq { negated }) => {
                         if let Some(kind) = self.text_comparison(if negated { "!=" } else { "==" }, &lhs, &rhs)? {
+                            return Ok(TExpr { kind, ty, range });
+                        }
+                        if let Some(kind) = self.struct_comparison(b, negated)? {
                             return Ok(TExpr { kind, ty, range });
                         }
                     }

@@ -223,6 +223,7 @@ fn allocates(snippet: &TypedSnippet) -> bool {
             // A sort's keys are kept in a buffer while it runs.
             TKind::SeqWithClosure { name, .. } => name != "retain",
             TKind::HostCall { .. } => e.ty == Ty::String,
+            TKind::StructClone(_) => true,
             TKind::StringPush { .. }
             | TKind::Concat { .. }
             | TKind::Format(_)
@@ -259,6 +260,57 @@ fn host_statics(snippet: &TypedSnippet, host: &HostAbi<'_>) -> Result<HashMap<St
         out.insert(symbol.to_owned(), value);
     }
     Ok(out)
+}
+
+/// One evaluated piece of a format string: the text helper's kind, value words, spec, fault position, and a
+/// `String` buffer to free once it is appended (a host struct's text).
+type FmtArg = (u32, Value, Value, lacuna_checker::typed::FmtSpec, usize, Option<Value>);
+
+/// A host struct's layout and shims, as the instrumented host's `__lacuna_shims_*` function reports them
+/// (`instrument::struct_shims`); a shim is 0 when the struct does not implement its trait.
+#[derive(Debug, Clone, Copy)]
+struct StructShims {
+    size: usize,
+    align: usize,
+    drop: usize,
+    clone: usize,
+    eq: usize,
+    display: usize,
+    debug: usize,
+}
+
+/// The shims of each host struct the snippet uses (by index into [`TypedSnippet::structs`]), where the host
+/// exports them.
+fn struct_shims(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMap<usize, StructShims> {
+    let mut out = HashMap::new();
+    for (id, size_symbol) in snippet.structs.iter().enumerate() {
+        let Some(address) = (host.symbol)(&lacuna_checker::struct_shims_symbol(size_symbol)) else { continue };
+        let mut words = [0usize; 7];
+        // SAFETY: the instrumented host defines this symbol as `unsafe extern "C" fn(*mut [usize; 7])`, which only
+        // writes the array (`instrument::struct_shims`); the host library stays loaded.
+        unsafe {
+            let f = std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut [usize; 7])>(address);
+            f(&mut words);
+        }
+        let [size, align, drop, clone, eq, display, debug] = words;
+        out.insert(id, StructShims { size, align, drop, clone, eq, display, debug });
+    }
+    out
+}
+
+/// The snippet calls a host struct's shims (which run under the host library's `run_snippet`).
+fn uses_struct_shims(snippet: &TypedSnippet) -> bool {
+    let mut found = false;
+    each_expr(snippet, &mut |e| {
+        found |= match &e.kind {
+            TKind::StructClone(_) | TKind::StructEq { .. } => true,
+            TKind::Format(pieces) | TKind::Print { pieces, .. } => pieces.iter().any(|p| {
+                matches!(p, lacuna_checker::typed::FmtPiece::Arg { value, .. } if matches!(value.ty, Ty::Struct(_) | Ty::StructRef(_)))
+            }),
+            _ => false,
+        };
+    });
+    found
 }
 
 fn power_of_two(e: &TExpr) -> Option<u32> {
@@ -394,6 +446,10 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_elements_reverse", helper_reverse_elements as *const u8),
     ("lacuna_find", crate::text::helper_find as *const u8),
     ("lacuna_transform", crate::text::helper_transform as *const u8),
+    ("lacuna_struct_alloc", crate::heap::helper_struct_alloc as *const u8),
+    ("lacuna_struct_ready", crate::heap::helper_struct_ready as *const u8),
+    ("lacuna_struct_drop", crate::heap::helper_struct_drop as *const u8),
+    ("lacuna_struct_move_out", crate::heap::helper_struct_move_out as *const u8),
 ];
 
 /// Sorts `len` elements at `data` (integers, `char`s as `u32`, `bool`s as `u8`: the order of the bits' integer
@@ -534,6 +590,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     // Offsets of the host structs' fields the snippet uses, and sizes, from the statics the host library exports.
     let statics = host_statics(snippet, host)?;
     let field_offsets: Vec<i32> = snippet.fields.iter().map(|f| statics[&f.symbol]).collect();
+    let shims = struct_shims(snippet, host);
     let mut host_fns = HashMap::new();
     for (symbol, (_, has_receiver, params)) in &calls {
         let mut sig = module.make_signature();
@@ -593,6 +650,10 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_elements_reverse" => (&[ptr, ptr, ptr], &[]),
             "lacuna_find" => (&[ptr, types::I64, ptr, types::I64, types::I32, types::I32], &[types::I8]),
             "lacuna_transform" => (&[ptr, ptr, ptr, types::I64, types::I32, types::I64], &[types::I32]),
+            "lacuna_struct_alloc" => (&[ptr, types::I64, types::I64], &[ptr]),
+            "lacuna_struct_ready" => (&[ptr, ptr, ptr], &[]),
+            "lacuna_struct_drop" => (&[ptr, ptr], &[]),
+            "lacuna_struct_move_out" => (&[ptr, ptr, ptr, types::I64], &[types::I32]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
             n if n.ends_with("f32") && (n.contains("signum")) => (&[types::F32], &[types::F32]),
             n if n.ends_with("f64") => (&[types::F64, types::F64], &[types::F64]),
@@ -650,6 +711,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
                 Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, Some(f.ret.clone()))?;
             g.field_offsets = field_offsets.clone();
             g.statics = statics.clone();
+            g.shims = shims.clone();
             let block = g.b.current_block().expect("the entry block");
             let params = g.b.block_params(block).to_vec();
             g.ctx = params[0];
@@ -688,6 +750,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, None)?;
         g.field_offsets = field_offsets;
         g.statics = statics;
+        g.shims = shims;
         // Panic messages of the snippet functions come first.
         g.messages = std::mem::take(&mut messages);
         let block = g.b.current_block().expect("the entry block");
@@ -716,6 +779,16 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
                         g.b.ins().store(MemFlags::trusted(), v, out, at);
                     }
                 }
+            }
+            (Ty::Struct(id), _) => {
+                // The box's struct moves into the host's slot.
+                let size = g.shims_of(*id)?.size;
+                let size = g.int_const(types::I64, size as i64);
+                let f = g.helpers["lacuna_struct_move_out"];
+                let call = g.b.ins().call(f, &[g.ctx, value[0], out, size]);
+                let moved = g.b.inst_results(call)[0];
+                let failed = g.b.ins().icmp_imm(IntCC::Equal, moved, 0);
+                g.fault_if(failed, Fault::Memory, 0);
             }
             _ => {
                 if let Some(&v) = value.first() {
@@ -758,7 +831,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     };
     Ok(Compiled {
         entry,
-        calls_host: !calls.is_empty(),
+        calls_host: !calls.is_empty() || uses_struct_shims(snippet),
         messages,
         heap_fns,
         _data: data,
@@ -825,6 +898,8 @@ struct Gen<'a, 'b> {
     moved: std::collections::BTreeSet<usize>,
     /// The run has a heap (the snippet allocates).
     has_heap: bool,
+    /// The host structs' layouts and shims ([`struct_shims`]).
+    shims: HashMap<usize, StructShims>,
 }
 
 type R<T> = Result<T, CodegenError>;
@@ -870,6 +945,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             fuel: None,
             moved: lacuna_lowering::moved_locals(snippet),
             has_heap: allocates(snippet),
+            shims: HashMap::new(),
         })
     }
 
@@ -976,7 +1052,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let vars = self.vars.get(&id).cloned().unwrap_or_default();
                 vars.into_iter().map(|v| self.b.use_var(v)).collect()
             }
-            // Bindings are scalars.
+            // A host struct binding is its place; a reference to one, where it points.
+            LocalRef::Binding(i) if matches!(ty, Ty::Struct(_)) => vec![self.binding_ptr(i)],
+            LocalRef::Binding(i) if matches!(ty, Ty::StructRef(_)) => vec![self.referent(i)],
+            // Other bindings are scalars.
             LocalRef::Binding(i) => match ty.scalar().and_then(clif) {
                 Some(t) => {
                     let p = self.binding_ptr(i);
@@ -1204,6 +1283,16 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Frees the buffer of a `Vec`/`String` local that is never moved (it owns the buffer alone): at the end of
     /// its scope, or before it is assigned a new value.
     fn drop_local(&mut self, local: usize) -> R<()> {
+        if let Some(Ty::Struct(_)) = self.snippet.locals.get(local).map(|l| &l.ty) {
+            if self.moved.contains(&local) || !self.has_heap {
+                return Ok(());
+            }
+            let Some(&[var]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
+            let ptr = self.b.use_var(var);
+            let f = self.helpers["lacuna_struct_drop"];
+            self.b.ins().call(f, &[self.ctx, ptr]);
+            return Ok(());
+        }
         let owned = matches!(self.snippet.locals.get(local).map(|l| &l.ty), Some(Ty::Vec(_) | Ty::String));
         if !owned || self.moved.contains(&local) || !self.has_heap {
             return Ok(());
@@ -1729,6 +1818,22 @@ impl<'a, 'b> Gen<'a, 'b> {
                     avs.push(self.one(a)?);
                 }
                 Some(self.method(name, receiver.s(), rv, &avs, at)?)
+            }
+            TKind::StructClone(x) => {
+                let (Ty::Struct(id) | Ty::StructRef(id)) = x.ty else {
+                    return Err(CodegenError("a `clone` of something other than a host struct".into()));
+                };
+                let source = self.one(x)?;
+                Some(self.struct_clone(id, source, at)?)
+            }
+            TKind::StructEq { left, right, negated } => {
+                let (Ty::Struct(id) | Ty::StructRef(id)) = left.ty else {
+                    return Err(CodegenError("a comparison of something other than host structs".into()));
+                };
+                let a = self.one(left)?;
+                let b = self.one(right)?;
+                let equal = self.struct_eq(id, a, b, at)?;
+                Some(if *negated { self.b.ins().bxor_imm(equal, 1) } else { equal })
             }
             TKind::Some(inner) => {
                 let v = self.one(inner)?;
@@ -3060,11 +3165,7 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Each piece of a format string evaluated, in order (what `format_args!` does before anything is written):
     /// the helper's kind, value words, spec and fault position for each.
-    fn format_args(
-        &mut self,
-        pieces: &[lacuna_checker::typed::FmtPiece],
-        at: usize,
-    ) -> R<Vec<(u32, Value, Value, lacuna_checker::typed::FmtSpec, usize)>> {
+    fn format_args(&mut self, pieces: &[lacuna_checker::typed::FmtPiece], at: usize) -> R<Vec<FmtArg>> {
         use crate::text::{KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
         use lacuna_checker::typed::{FmtPiece, FmtSpec};
         let mut out = Vec::new();
@@ -3072,14 +3173,22 @@ impl<'a, 'b> Gen<'a, 'b> {
             out.push(match piece {
                 FmtPiece::Lit(text) => {
                     let parts = self.str_literal(text);
-                    (KIND_STR, parts[0], parts[1], FmtSpec::default(), at)
+                    (KIND_STR, parts[0], parts[1], FmtSpec::default(), at, None)
                 }
                 FmtPiece::Arg { value, spec } => {
                     let zero = self.int_const(types::I64, 0);
                     match &value.ty {
                         Ty::Str | Ty::String => {
                             let (data, len) = self.text_parts(value)?;
-                            (KIND_STR, data, len, *spec, value.range.start)
+                            (KIND_STR, data, len, *spec, value.range.start, None)
+                        }
+                        Ty::Struct(id) | Ty::StructRef(id) => {
+                            // The host formats it (its shim makes a `String`, appended as text, then freed).
+                            let address = self.one(value)?;
+                            let debug = spec.trait_ == lacuna_checker::typed::FmtTrait::Debug;
+                            let [data, _, len] =
+                                self.struct_text(*id, address, debug, spec.alternate, value.range.start)?;
+                            (KIND_STR, data, len, FmtSpec::default(), value.range.start, Some(data))
                         }
                         Ty::Scalar(s) => {
                             let v = self.one(value)?;
@@ -3107,7 +3216,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                                 };
                                 (kind, word)
                             };
-                            (kind, word, zero, *spec, value.range.start)
+                            (kind, word, zero, *spec, value.range.start, None)
                         }
                         other => return Err(CodegenError(format!("formatting a `{}`", other.name()))),
                     }
@@ -3118,12 +3227,10 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Appends evaluated format pieces to the `String` at `address` (a `text::TextSlot`).
-    fn append_formatted(
-        &mut self,
-        address: Value,
-        args: Vec<(u32, Value, Value, lacuna_checker::typed::FmtSpec, usize)>,
-    ) {
-        for (kind, a, b, spec, at) in args {
+    fn append_formatted(&mut self, address: Value, args: Vec<FmtArg>) {
+        let mut temporaries = Vec::new();
+        for (kind, a, b, spec, at, temporary) in args {
+            temporaries.extend(temporary);
             let raw = Box::new(crate::text::RawSpec::new(&spec));
             let spec_ptr = self.int_const(types::I64, &*raw as *const crate::text::RawSpec as i64);
             self.specs.push(raw);
@@ -3133,6 +3240,85 @@ impl<'a, 'b> Gen<'a, 'b> {
             let status = self.b.inst_results(call)[0];
             self.helper_fault_if(status, at);
         }
+        let free = self.helpers["lacuna_vec_free"];
+        for t in temporaries {
+            self.b.ins().call(free, &[self.ctx, t]);
+        }
+    }
+
+    /// The layout and shims the host exports for struct `id`.
+    fn shims_of(&self, id: usize) -> R<StructShims> {
+        self.shims.get(&id).copied().ok_or_else(|| CodegenError("a host struct without shims".into()))
+    }
+
+    /// Calls a host struct's shim (`instrument::ENTRY_POINTS`): `(run, args..) -> status`, under the host library's
+    /// `run_snippet`; a panic in it is a [`Fault::HostPanic`] at `at`.
+    fn call_shim(&mut self, shim: usize, what: &str, args: &[Value], at: usize) -> R<()> {
+        if shim == 0 {
+            return Err(CodegenError(format!("a host struct that does not implement {what}")));
+        }
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let mut sig = cranelift_codegen::ir::Signature::new(self.b.func.signature.call_conv);
+        sig.params.push(AbiParam::new(ptr));
+        for &a in args {
+            sig.params.push(AbiParam::new(self.b.func.dfg.value_type(a)));
+        }
+        sig.returns.push(AbiParam::new(types::I32));
+        let sig = self.b.import_signature(sig);
+        let callee = self.int_const(ptr, shim as i64);
+        let run = self.b.ins().load(ptr, MemFlags::trusted(), self.ctx, RUN_OFFSET);
+        let mut values = vec![run];
+        values.extend_from_slice(args);
+        self.store_fuel();
+        let call = self.b.ins().call_indirect(sig, callee, &values);
+        let status = self.b.inst_results(call)[0];
+        self.load_fuel();
+        let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
+        self.fault_if(panicked, Fault::HostPanic, at);
+        Ok(())
+    }
+
+    /// `x.clone()` of the host struct at `source`: a new box the run owns.
+    fn struct_clone(&mut self, id: usize, source: Value, at: usize) -> R<Value> {
+        let shims = self.shims_of(id)?;
+        let size = self.int_const(types::I64, shims.size as i64);
+        let align = self.int_const(types::I64, shims.align as i64);
+        let alloc = self.helpers["lacuna_struct_alloc"];
+        let call = self.b.ins().call(alloc, &[self.ctx, size, align]);
+        let boxed = self.b.inst_results(call)[0];
+        let failed = self.b.ins().icmp_imm(IntCC::Equal, boxed, 0);
+        self.helper_fault_if(failed, at);
+        self.call_shim(shims.clone, "`Clone`", &[boxed, source], at)?;
+        let drop = self.int_const(types::I64, shims.drop as i64);
+        let ready = self.helpers["lacuna_struct_ready"];
+        self.b.ins().call(ready, &[self.ctx, boxed, drop]);
+        Ok(boxed)
+    }
+
+    /// `a == b` of two host structs (at `a` and `b`): a `bool`.
+    fn struct_eq(&mut self, id: usize, a: Value, b: Value, at: usize) -> R<Value> {
+        let shims = self.shims_of(id)?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let out = self.b.ins().stack_addr(ptr, slot, 0);
+        self.call_shim(shims.eq, "`PartialEq`", &[out, a, b], at)?;
+        Ok(self.b.ins().stack_load(types::I8, slot, 0))
+    }
+
+    /// The host struct at `address` formatted by its `Display` (or `Debug`) into a new `String` the run owns:
+    /// its pointer, capacity and length.
+    fn struct_text(&mut self, id: usize, address: Value, debug: bool, alternate: bool, at: usize) -> R<[Value; 3]> {
+        let shims = self.shims_of(id)?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 24, 3));
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let out = self.b.ins().stack_addr(ptr, slot, 0);
+        let alternate = self.int_const(types::I32, i64::from(alternate));
+        let (shim, what) = if debug { (shims.debug, "`Debug`") } else { (shims.display, "`Display`") };
+        self.call_shim(shim, what, &[out, address, alternate], at)?;
+        let parts: Vec<Value> = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
+        let adopt = self.helpers["lacuna_vec_adopt"];
+        self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1]]);
+        Ok([parts[0], parts[1], parts[2]])
     }
 
     /// A new vector of the snippet's own, in fresh variables: empty, or allocated to hold `n` elements.

@@ -26,11 +26,17 @@ pub struct HostFns {
     pub print: PrintFn,
 }
 
+/// A host struct's drop shim (`instrument`'s `__lacuna_struct_shims::drop`): never unwinds.
+pub type DropFn = unsafe extern "C" fn(*mut u8);
+
 /// The buffers one snippet run owns.
 pub struct Heap {
     host: HostFns,
     /// Buffer address → (size, align).
     live: HashMap<usize, (usize, usize)>,
+    /// The buffers among `live` that hold a host struct by value ("boxes"), with the struct's drop shim once the
+    /// struct in it is complete (`None` while it is being written).
+    boxes: HashMap<usize, Option<DropFn>>,
     /// Bytes the snippet may hold at once (`usize::MAX`: unlimited), and holds.
     limit: usize,
     held: usize,
@@ -38,7 +44,7 @@ pub struct Heap {
 
 impl Heap {
     pub fn new(host: HostFns, limit: usize) -> Heap {
-        Heap { host, live: HashMap::new(), limit, held: 0 }
+        Heap { host, live: HashMap::new(), boxes: HashMap::new(), limit, held: 0 }
     }
 
     /// Writes text through the host's stdout or stderr (so it lands in the host's buffers, in order with what
@@ -115,8 +121,52 @@ impl Heap {
         }
     }
 
-    /// Frees every buffer the snippet still owns.
+    /// A new box for a host struct of this size and alignment (its value not written yet).
+    fn box_alloc(&mut self, size: usize, align: usize) -> Result<usize, Fault> {
+        let ptr = self.grow(0, 0, size.max(1), align, true)?;
+        self.boxes.insert(ptr, None);
+        Ok(ptr)
+    }
+
+    /// The box's struct is complete: dropping the box drops it.
+    fn box_ready(&mut self, ptr: usize, drop: DropFn) {
+        if let Some(slot) = self.boxes.get_mut(&ptr) {
+            *slot = Some(drop);
+        }
+    }
+
+    /// Drops the struct in a box (if complete) and frees the box.
+    fn box_drop(&mut self, ptr: usize) {
+        if let Some(drop) = self.boxes.remove(&ptr) {
+            if let Some(drop) = drop {
+                // SAFETY: a complete struct of the type this shim drops, owned by the box alone.
+                unsafe { drop(ptr as *mut u8) };
+            }
+            self.free(ptr);
+        }
+    }
+
+    /// Moves the box's struct (`size` bytes) to `dst` and frees the box. False for anything but a complete box.
+    fn box_move_out(&mut self, ptr: usize, dst: usize, size: usize) -> bool {
+        if !matches!(self.boxes.get(&ptr), Some(Some(_))) {
+            return false;
+        }
+        self.boxes.remove(&ptr);
+        // SAFETY: the box holds `size` bytes of a complete struct; `dst` is the host's slot for one (not overlapping
+        // the box, which the heap allocated); the struct is moved, so the box is freed without dropping it.
+        unsafe { std::ptr::copy_nonoverlapping(ptr as *const u8, dst as *mut u8, size) };
+        self.free(ptr);
+        true
+    }
+
+    /// Frees every buffer the snippet still owns, after dropping the structs in its boxes.
     pub fn free_all(&mut self) {
+        for (ptr, drop) in self.boxes.drain() {
+            if let Some(drop) = drop {
+                // SAFETY: a complete struct of the type this shim drops, owned by the box alone.
+                unsafe { drop(ptr as *mut u8) };
+            }
+        }
         for (ptr, (size, align)) in self.live.drain() {
             // SAFETY: each recorded buffer came from `realloc` with this size and alignment and was not released.
             unsafe { (self.host.dealloc)(ptr as *mut u8, size, align) };
@@ -256,6 +306,64 @@ pub(crate) unsafe extern "C" fn helper_vec_adopt(ctx: *mut JitContext, ptr: usiz
     heap.adopt(ptr, cap, 1);
 }
 
+/// JIT helper: a new box for a host struct (`size`, `align`). Returns it, or 0 with the fault recorded.
+///
+/// # Safety
+/// As [`helper_vec_grow`].
+pub(crate) unsafe extern "C" fn helper_struct_alloc(ctx: *mut JitContext, size: usize, align: usize) -> usize {
+    // SAFETY: as the caller guarantees.
+    let result = unsafe { run_heap(ctx) }.ok_or(Fault::Memory).and_then(|heap| heap.box_alloc(size, align));
+    match result {
+        Ok(ptr) => ptr,
+        Err(fault) => {
+            // SAFETY: as the caller guarantees.
+            let ctx = unsafe { &mut *ctx };
+            ctx.fault = fault as u32;
+            if fault == Fault::Memory {
+                ctx.fault_values[0] = size as u64;
+            }
+            0
+        }
+    }
+}
+
+/// JIT helper: the struct in the box at `ptr` is complete; `drop` is its drop shim.
+///
+/// # Safety
+/// As [`helper_vec_grow`]; `drop` is a [`DropFn`] for the struct's type.
+pub(crate) unsafe extern "C" fn helper_struct_ready(ctx: *mut JitContext, ptr: usize, drop: usize) {
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
+    // SAFETY: as the caller guarantees, `drop` is a function of this signature.
+    heap.box_ready(ptr, unsafe { std::mem::transmute::<usize, DropFn>(drop) });
+}
+
+/// JIT helper: the local owning the box at `ptr` went out of scope.
+///
+/// # Safety
+/// As [`helper_vec_grow`]; nothing reads the struct afterwards.
+pub(crate) unsafe extern "C" fn helper_struct_drop(ctx: *mut JitContext, ptr: usize) {
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
+    heap.box_drop(ptr);
+}
+
+/// JIT helper: the struct in the box at `ptr` (`size` bytes) becomes the hole's value at `dst`. Returns 0 when
+/// `ptr` is not a complete box (not reached: the lowering moves only the snippet's own structs).
+///
+/// # Safety
+/// As [`helper_vec_grow`]; `dst` is writable for `size` bytes; nothing reads the box afterwards.
+pub(crate) unsafe extern "C" fn helper_struct_move_out(
+    ctx: *mut JitContext,
+    ptr: usize,
+    dst: usize,
+    size: usize,
+) -> u32 {
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return 0 };
+    u32::from(heap.box_move_out(ptr, dst, size))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,6 +402,47 @@ mod tests {
 
     fn context(heap: &mut Heap) -> JitContext {
         JitContext { heap: heap as *mut Heap as u64, ..Default::default() }
+    }
+
+    /// Structs a drop shim was called on (the box test's shim counts them).
+    static DROPPED: AtomicUsize = AtomicUsize::new(0);
+
+    unsafe extern "C" fn counting_drop(p: *mut u8) {
+        // SAFETY: the test writes a `u64` into every box it completes.
+        assert_eq!(unsafe { p.cast::<u64>().read() }, 7);
+        DROPPED.fetch_add(1, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn each_complete_box_is_dropped_once_and_a_moved_one_never() {
+        let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let before = HELD.load(Ordering::SeqCst);
+        DROPPED.store(0, Ordering::SeqCst);
+        let mut heap = Heap::new(host(), usize::MAX);
+        let mut ctx = context(&mut heap);
+        let mut moved_to = 0u64;
+        // SAFETY: `ctx.heap` points to `heap`, alive for these calls; each box holds 8 bytes.
+        unsafe {
+            let boxes: Vec<usize> = (0..4).map(|_| helper_struct_alloc(&mut ctx, 8, 8)).collect();
+            assert!(boxes.iter().all(|&b| b != 0));
+            // Box 3 is left incomplete (its clone "panicked"): freed, never dropped.
+            for &b in &boxes[..3] {
+                (b as *mut u64).write(7);
+                helper_struct_ready(&mut ctx, b, counting_drop as usize);
+            }
+            helper_struct_drop(&mut ctx, boxes[0]);
+            assert_eq!(DROPPED.load(Ordering::SeqCst), 1);
+            assert_eq!(helper_struct_move_out(&mut ctx, boxes[1], &mut moved_to as *mut u64 as usize, 8), 1);
+            assert_eq!(helper_struct_move_out(&mut ctx, boxes[3], &mut moved_to as *mut u64 as usize, 8), 0);
+            // Dropping or moving a box twice does nothing (the record is gone).
+            helper_struct_drop(&mut ctx, boxes[0]);
+            assert_eq!(helper_struct_move_out(&mut ctx, boxes[1], 0, 8), 0);
+        }
+        assert_eq!(moved_to, 7);
+        assert_eq!(DROPPED.load(Ordering::SeqCst), 1);
+        drop(heap);
+        assert_eq!(DROPPED.load(Ordering::SeqCst), 2, "the box left at the end is dropped with the heap");
+        assert_eq!(HELD.load(Ordering::SeqCst), before, "every box is freed");
     }
 
     #[test]

@@ -146,7 +146,90 @@ pub unsafe extern "C" fn __lacuna_vec_layout(out: *mut usize) {
         *out.add(1) = len;
     }
 }
+// The shims through which JIT code handles host structs by value (`__lacuna_shims_*` below, read by
+// `codegen::StructShims`): drop always; clone, `==`, `Display` and `Debug` where the struct implements the trait,
+// else 0. Which applies is decided by method resolution on the concrete type ("autoref specialization"): the
+// `&Probe<T>` impls need the trait, the `Probe<T>` fallbacks do not.
+#[doc(hidden)]
+mod __lacuna_struct_shims {
+    use ::lacuna::__private::{run_snippet, RawRun};
+    pub struct Probe<T>(pub ::core::marker::PhantomData<T>);
+    pub unsafe extern "C" fn drop<T>(p: *mut u8) {
+        // A panicking `Drop` must not unwind into JIT code (or out of an `extern "C"` function).
+        let _ = ::std::panic::catch_unwind(::core::panic::AssertUnwindSafe(|| unsafe {
+            ::core::ptr::drop_in_place(p.cast::<T>())
+        }));
+    }
+    unsafe fn text(run: *mut RawRun, out: *mut [usize; 3], make: impl FnOnce() -> ::std::string::String) -> u32 {
+        unsafe {
+            run_snippet(run, move || {
+                let mut s = ::core::mem::ManuallyDrop::new(make());
+                ::core::ptr::write(out, [s.as_mut_ptr() as usize, s.capacity(), s.len()])
+            })
+        }
+    }
+    pub trait CloneYes { fn clone_shim(&self) -> usize; }
+    impl<T: Clone> CloneYes for &Probe<T> {
+        fn clone_shim(&self) -> usize {
+            unsafe extern "C" fn shim<T: Clone>(run: *mut RawRun, out: *mut u8, src: *const u8) -> u32 {
+                unsafe { run_snippet(run, move || ::core::ptr::write(out.cast::<T>(), (*src.cast::<T>()).clone())) }
+            }
+            shim::<T> as usize
+        }
+    }
+    pub trait CloneNo { fn clone_shim(&self) -> usize { 0 } }
+    impl<T> CloneNo for Probe<T> {}
+    pub trait EqYes { fn eq_shim(&self) -> usize; }
+    impl<T: PartialEq> EqYes for &Probe<T> {
+        fn eq_shim(&self) -> usize {
+            unsafe extern "C" fn shim<T: PartialEq>(run: *mut RawRun, out: *mut u8, a: *const u8, b: *const u8) -> u32 {
+                unsafe { run_snippet(run, move || *out = u8::from(*a.cast::<T>() == *b.cast::<T>())) }
+            }
+            shim::<T> as usize
+        }
+    }
+    pub trait EqNo { fn eq_shim(&self) -> usize { 0 } }
+    impl<T> EqNo for Probe<T> {}
+    pub trait DisplayYes { fn display_shim(&self) -> usize; }
+    impl<T: ::core::fmt::Display> DisplayYes for &Probe<T> {
+        fn display_shim(&self) -> usize {
+            unsafe extern "C" fn shim<T: ::core::fmt::Display>(run: *mut RawRun, out: *mut [usize; 3], p: *const u8, alternate: u32) -> u32 {
+                let value = unsafe { &*p.cast::<T>() };
+                unsafe { text(run, out, move || if alternate != 0 { format!("{value:#}") } else { format!("{value}") }) }
+            }
+            shim::<T> as usize
+        }
+    }
+    pub trait DisplayNo { fn display_shim(&self) -> usize { 0 } }
+    impl<T> DisplayNo for Probe<T> {}
+    pub trait DebugYes { fn debug_shim(&self) -> usize; }
+    impl<T: ::core::fmt::Debug> DebugYes for &Probe<T> {
+        fn debug_shim(&self) -> usize {
+            unsafe extern "C" fn shim<T: ::core::fmt::Debug>(run: *mut RawRun, out: *mut [usize; 3], p: *const u8, alternate: u32) -> u32 {
+                let value = unsafe { &*p.cast::<T>() };
+                unsafe { text(run, out, move || if alternate != 0 { format!("{value:#?}") } else { format!("{value:?}") }) }
+            }
+            shim::<T> as usize
+        }
+    }
+    pub trait DebugNo { fn debug_shim(&self) -> usize { 0 } }
+    impl<T> DebugNo for Probe<T> {}
+}
 "#;
+
+/// The shims of one plain host struct (see `__lacuna_struct_shims` in [`ENTRY_POINTS`]): `[size, align, drop,
+/// clone, eq, display, debug]`.
+fn struct_shims(name: &str) -> String {
+    format!(
+        "\n#[doc(hidden)]\n#[no_mangle]\npub unsafe extern \"C\" fn {symbol}(out: *mut [usize; 7]) {{\n    \
+         #[allow(unused_imports)]\n    use __lacuna_struct_shims::*;\n    \
+         let probe = &&__lacuna_struct_shims::Probe::<{name}>(::core::marker::PhantomData);\n    \
+         let shims = [::core::mem::size_of::<{name}>(), ::core::mem::align_of::<{name}>(), \
+         __lacuna_struct_shims::drop::<{name}> as usize, probe.clone_shim(), probe.eq_shim(), probe.display_shim(), probe.debug_shim()];\n    \
+         unsafe {{ ::core::ptr::write(out, shims) }}\n}}\n",
+        symbol = lacuna_checker::struct_shims_symbol(&lacuna_checker::struct_size_symbol(name)),
+    )
+}
 
 const MAX_ROUNDS: u32 = 24;
 
@@ -382,11 +465,17 @@ fn render(
     // The offsets of the host structs' scalar and `String` fields, for JIT code that reads and writes them in
     // place, and the structs' sizes, for JIT code that steps through slices of them.
     let fields_at = text.len();
+    // A host with a `Drop` impl gets no shims: JIT code drops the values it owns later than rustc would (at the
+    // end of the run), which only a `Drop` with effects could tell.
+    let shims = !host.text.contains("Drop for");
     for name in structs {
         text.push_str(&format!(
             "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::size_of::<{name}>();\n",
             lacuna_checker::struct_size_symbol(name),
         ));
+        if shims {
+            text.push_str(&struct_shims(name));
+        }
     }
     for f in fields {
         text.push_str(&format!(

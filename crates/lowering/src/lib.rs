@@ -56,6 +56,12 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     if snippet.ty == Ty::Str {
         return unsupported("a `&str` as the hole's value", &(0..0));
     }
+    if matches!(snippet.ty, Ty::StructRef(_)) {
+        return unsupported("a reference as the hole's value", &(0..0));
+    }
+    if let Some(range) = ownership::struct_binding_moved(&snippet) {
+        return unsupported("a host struct binding moved", &range);
+    }
     for &(_, ty) in &snippet.bindings {
         checker.scalar(ty, 0..0)?;
     }
@@ -64,7 +70,7 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         checker.ty(&f.ret, 0..0)?;
         // Vectors stay where the snippet's body builds them (no drops across calls to track).
         let param_tys = f.params.iter().filter_map(|&p| snippet.locals.get(p)).map(|l| &l.ty);
-        let owned = |t: &Ty| matches!(t, Ty::Vec(_) | Ty::Str | Ty::String);
+        let owned = |t: &Ty| matches!(t, Ty::Vec(_) | Ty::Str | Ty::String | Ty::Struct(_) | Ty::StructRef(_));
         if owned(&f.ret) || param_tys.into_iter().any(owned) {
             return unsupported("a vector or text passed to or returned from a snippet function", &(0..0));
         }
@@ -279,6 +285,25 @@ impl Check<'_> {
                 Some(_) => Ok(()),
                 None => unsupported("an unknown local", &e.range),
             },
+            TKind::StructClone(x) => {
+                self.expr(x)?;
+                match (&x.ty, &e.ty) {
+                    (Ty::Struct(a) | Ty::StructRef(a), Ty::Struct(b)) if a == b => Ok(()),
+                    _ => unsupported("this `clone`", &e.range),
+                }
+            }
+            TKind::StructEq { left, right, .. } => {
+                self.expr(left)?;
+                self.expr(right)?;
+                match (&left.ty, &right.ty) {
+                    (Ty::Struct(a) | Ty::StructRef(a), Ty::Struct(b) | Ty::StructRef(b))
+                        if a == b && e.ty == Ty::Scalar(Scalar::Bool) =>
+                    {
+                        Ok(())
+                    }
+                    _ => unsupported("this comparison", &e.range),
+                }
+            }
             TKind::Deref(binding) => match self.binding_ty(*binding) {
                 Some(_) => Ok(()),
                 None => unsupported("an unknown binding", &e.range),
@@ -290,7 +315,7 @@ impl Check<'_> {
             TKind::RefField { base, .. } => {
                 self.expr(base)?;
                 // A scalar field's value, or a `String` field's text read in place (never moved out).
-                let ok = matches!(base.ty, Ty::StructRef(_))
+                let ok = matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_))
                     && match &e.ty {
                         Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                         ty => *ty == Ty::Str,
@@ -854,6 +879,15 @@ impl Check<'_> {
                         ) => s.is_int(),
                         (Ty::Scalar(s), FmtTrait::LowerExp | FmtTrait::UpperExp) => s.is_int() || s.is_float(),
                         (Ty::Str | Ty::String, FmtTrait::Display | FmtTrait::Debug) => true,
+                        // A host struct formats itself (the host's shim); only `{}`, `{:?}` and `{:#?}`.
+                        (Ty::Struct(_) | Ty::StructRef(_), FmtTrait::Display | FmtTrait::Debug) => {
+                            let plain = lacuna_checker::typed::FmtSpec {
+                                alternate: spec.alternate,
+                                trait_: spec.trait_,
+                                ..Default::default()
+                            };
+                            *spec == plain
+                        }
                         _ => false,
                     };
                     if !ok {
@@ -1001,7 +1035,7 @@ impl Check<'_> {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                 Ty::Tuple(parts) => parts.len() == 2,
                 Ty::Str | Ty::String | Ty::StructRef(_) => true,
-                Ty::Option(_) | Ty::Vec(_) => false,
+                Ty::Option(_) | Ty::Vec(_) | Ty::Struct(_) => false,
             };
             if &next != ty || !fits {
                 return unsupported(format!("iterator items of type `{}`", next.name()), range);

@@ -50,7 +50,7 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
 
 /// A value that owns a buffer: reading it by value moves it.
 fn owns(ty: &Ty) -> bool {
-    matches!(ty, Ty::Vec(_) | Ty::String)
+    matches!(ty, Ty::Vec(_) | Ty::String | Ty::Struct(_))
 }
 
 /// Whose buffer a sequence is.
@@ -328,7 +328,19 @@ impl Walk<'_> {
                     none()
                 }
             }
-            TKind::Local(LocalRef::Binding(_)) if owns(&e.ty) => return Err(at("a hole binding read as a value", e)),
+            TKind::Local(LocalRef::Binding(_)) if owns(&e.ty) && by_value => {
+                return Err(at("a hole binding read as a value", e))
+            }
+            // A host struct binding read in place (its fields, formatted, compared, cloned).
+            TKind::Local(LocalRef::Binding(b)) if owns(&e.ty) => Owners::from([LocalRef::Binding(*b)]),
+            TKind::StructClone(x) => {
+                self.expr(x, false)?;
+                none()
+            }
+            TKind::StructEq { left, right, .. } => {
+                self.in_order([(&**left, false), (&**right, false)], none())?;
+                none()
+            }
             TKind::Lit(_)
             | TKind::Local(LocalRef::Binding(_))
             | TKind::Deref(_)
@@ -702,6 +714,8 @@ impl Walk<'_> {
 fn formattable(ty: &Ty, t: FmtTrait) -> bool {
     let int = |s: &Scalar| s.is_int();
     match (ty, t) {
+        // Whether a host struct implements the trait is rustc's check.
+        (Ty::Struct(_) | Ty::StructRef(_), _) => false,
         (_, FmtTrait::Debug) => true,
         (Ty::Scalar(s), FmtTrait::Display) => !matches!(s, Scalar::Unit | Scalar::Never),
         (Ty::Str | Ty::String, FmtTrait::Display) => true,
@@ -836,7 +850,13 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
                 f(Child::Expr(value), false)
             }
         }),
-        TKind::StringPush { value, .. } => f(Child::Expr(value), false),
+        TKind::StringPush { value, .. } | TKind::RefField { base: value, .. } | TKind::StructClone(value) => {
+            f(Child::Expr(value), false)
+        }
+        TKind::StructEq { left, right, .. } => {
+            f(Child::Expr(left), false);
+            f(Child::Expr(right), false);
+        }
         TKind::Concat { left, right, .. } => {
             f(Child::Expr(left), true);
             f(Child::Expr(right), false);
@@ -869,6 +889,31 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
         }
         _ => e.each_child(&mut |c| f(c, true)),
     }
+}
+
+/// Where a host struct binding is read by value (moved), if anywhere. JIT code only reads such a binding in place:
+/// moving it would need the host to forget its own (the rustc path's `moved` flags), so such a snippet is not the
+/// JIT's at all, whatever rustc says.
+pub fn struct_binding_moved(snippet: &TypedSnippet) -> Option<std::ops::Range<usize>> {
+    fn expr(e: &TExpr, by_value: bool, out: &mut Option<std::ops::Range<usize>>) {
+        if let (TKind::Local(LocalRef::Binding(_)), Ty::Struct(_), true) = (&e.kind, &e.ty, by_value) {
+            out.get_or_insert(e.range.clone());
+        }
+        operands(e, &mut |c, by_value| match c {
+            Child::Expr(c) => expr(c, by_value, out),
+            Child::Block(b) => block(b, out),
+        });
+    }
+    fn block(b: &TBlock, out: &mut Option<std::ops::Range<usize>>) {
+        b.each_child(&mut |c| match c {
+            Child::Expr(c) => expr(c, true, out),
+            Child::Block(b) => block(b, out),
+        });
+    }
+    let mut out = None;
+    block(&snippet.body, &mut out);
+    snippet.fns.iter().for_each(|f| block(&f.body, &mut out));
+    out
 }
 
 /// The `Vec`/`String` locals read by value anywhere in the snippet (moved somewhere): the others own their
