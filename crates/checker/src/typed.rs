@@ -337,6 +337,13 @@ pub enum TKind {
     /// `x.clone()` of a host struct (`x` a [`Ty::Struct`] place or a [`Ty::StructRef`]), through the host's
     /// `Clone` shim: a new [`Ty::Struct`].
     StructClone(Box<TExpr>),
+    /// `S { field: value, .. }` of a host struct, every field given (no `..base`), each a scalar or a `String`: a
+    /// new [`Ty::Struct`]. The values are evaluated in the order written; each field is named by the static
+    /// holding its offset ([`crate::field_offset_symbol`]).
+    StructLit {
+        id: usize,
+        fields: Vec<(String, TExpr)>,
+    },
     /// `a == b` (or `!=`, `negated`) of two host structs of one type, through the host's `PartialEq` shim.
     StructEq {
         left: Box<TExpr>,
@@ -1106,6 +1113,7 @@ impl TExpr {
                 }
             }
             TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+            TKind::StructLit { fields, .. } => fields.iter().for_each(|(_, v)| f(Child::Expr(v))),
             TKind::SeqLen(_) | TKind::SeqSum(_) => {}
             TKind::SeqMethod { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
             TKind::SeqWithClosure { closure, .. } => f(Child::Expr(&closure.body)),

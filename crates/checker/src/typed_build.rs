@@ -418,6 +418,33 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.expr(e).map(Some)
     }
 
+    /// `S { a: .., b }` of a plain host struct whose fields are all given, each a scalar or a `String`.
+    fn struct_literal(&mut self, r: &ast::RecordExpr, ty: &Ty) -> Result<TKind> {
+        let unsupported = |b: &Self| b.unsupported("a struct literal outside the subset", r.syntax());
+        let (Ty::Struct(id), Some(list)) = (ty, r.record_expr_field_list()) else { return unsupported(self) };
+        if list.spread().is_some() || list.dotdot_token().is_some() {
+            return unsupported(self);
+        }
+        let mut fields = Vec::new();
+        for field in list.fields() {
+            let Some((resolved, local, _)) = self.sema.resolve_record_field(&field) else { return unsupported(self) };
+            let ra_ap_hir::Variant::Struct(st) = resolved.parent_def(self.db) else { return unsupported(self) };
+            let symbol = crate::field_offset_symbol(st.name(self.db).as_str(), resolved.name(self.db).as_str());
+            let value = match (field.expr(), local) {
+                (Some(e), _) => self.expr(&e)?,
+                // `S { x }`: the local `x`.
+                (None, Some(local)) => {
+                    let kind = TKind::Local(self.local_ref(local, field.syntax())?);
+                    let ty = self.ty(&local.ty(self.db), field.syntax())?;
+                    TExpr { kind, ty, range: self.range(field.syntax()) }
+                }
+                (None, None) => return unsupported(self),
+            };
+            fields.push((symbol, value));
+        }
+        Ok(TKind::StructLit { id: *id, fields })
+    }
+
     /// `x.clone()` and `x.to_string()` of a host struct (std's `Clone` and `ToString` through the host's shims).
     /// Whether the struct implements the trait is rustc's check (rust-analyzer does not check every bound).
     fn struct_method(&mut self, m: &ast::MethodCallExpr, ty: &Ty) -> Result<Option<TKind>> {
@@ -1767,6 +1794,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 Some(inner) => return self.expr(&inner),
                 None => return self.unsupported("empty parentheses", expr.syntax()),
             },
+            ast::Expr::RecordExpr(r) => self.struct_literal(r, &ty)?,
             ast::Expr::PathExpr(p) => {
                 let Some(path) = p.path() else { return self.unsupported("a path", expr.syntax()) };
                 if let Some(kind) = self.text_binding_path(expr, &ty) {

@@ -223,7 +223,7 @@ fn allocates(snippet: &TypedSnippet) -> bool {
             // A sort's keys are kept in a buffer while it runs.
             TKind::SeqWithClosure { name, .. } => name != "retain",
             TKind::HostCall { .. } => e.ty == Ty::String,
-            TKind::StructClone(_) => true,
+            TKind::StructClone(_) | TKind::StructLit { .. } => true,
             TKind::StringPush { .. }
             | TKind::Concat { .. }
             | TKind::Format(_)
@@ -244,10 +244,10 @@ fn allocates(snippet: &TypedSnippet) -> bool {
 fn host_statics(snippet: &TypedSnippet, host: &HostAbi<'_>) -> Result<HashMap<String, i32>, CodegenError> {
     let mut symbols: Vec<&str> = snippet.structs.iter().map(String::as_str).collect();
     symbols.extend(snippet.fields.iter().map(|f| f.symbol.as_str()));
-    each_expr(snippet, &mut |e| {
-        if let TKind::RefField { symbol, .. } = &e.kind {
-            symbols.push(symbol);
-        }
+    each_expr(snippet, &mut |e| match &e.kind {
+        TKind::RefField { symbol, .. } => symbols.push(symbol),
+        TKind::StructLit { fields, .. } => symbols.extend(fields.iter().map(|(symbol, _)| symbol.as_str())),
+        _ => {}
     });
     let mut out = HashMap::new();
     for symbol in symbols {
@@ -1826,6 +1826,38 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let source = self.one(x)?;
                 Some(self.struct_clone(id, source, at)?)
             }
+            TKind::StructLit { id, fields } => {
+                // The values first, in order (a fault leaves nothing half-built); then the box, each field written
+                // at its offset (a `String`'s buffer is the struct's from then on), and the box is complete.
+                let mut values = Vec::with_capacity(fields.len());
+                for (symbol, value) in fields {
+                    let offset =
+                        *self.statics.get(symbol).ok_or_else(|| CodegenError(format!("no offset for `{symbol}`")))?;
+                    values.push((offset, value.ty.clone(), self.expr(value)?));
+                }
+                let shims = self.shims_of(*id)?;
+                let size = self.int_const(types::I64, shims.size as i64);
+                let align = self.int_const(types::I64, shims.align as i64);
+                let alloc = self.helpers["lacuna_struct_alloc"];
+                let call = self.b.ins().call(alloc, &[self.ctx, size, align]);
+                let boxed = self.b.inst_results(call)[0];
+                let failed = self.b.ins().icmp_imm(IntCC::Equal, boxed, 0);
+                self.helper_fault_if(failed, at);
+                for (offset, ty, parts) in values {
+                    let address = self.b.ins().iadd_imm(boxed, i64::from(offset));
+                    if ty == Ty::String {
+                        self.elem_write(Elem::String, address, &parts)?;
+                        let release = self.helpers["lacuna_vec_release"];
+                        self.b.ins().call(release, &[self.ctx, parts[0]]);
+                    } else {
+                        self.elem_write(Elem::Scalar(ty.s()), address, &parts)?;
+                    }
+                }
+                let drop = self.int_const(types::I64, shims.drop as i64);
+                let ready = self.helpers["lacuna_struct_ready"];
+                self.b.ins().call(ready, &[self.ctx, boxed, drop]);
+                Some(boxed)
+            }
             TKind::StructEq { left, right, negated } => {
                 let (Ty::Struct(id) | Ty::StructRef(id)) = left.ty else {
                     return Err(CodegenError("a comparison of something other than host structs".into()));
@@ -1865,13 +1897,22 @@ impl<'a, 'b> Gen<'a, 'b> {
                     "len" => vec![len],
                     "is_empty" => vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)],
                     "as_str" => vec![data, len],
-                    "trim" | "trim_start" | "trim_end" => {
+                    "trim" | "trim_start" | "trim_end" | "trim_matches" | "trim_start_matches" | "trim_end_matches" => {
                         let which = match name.as_str() {
                             "trim" => 0,
                             "trim_start" => 1,
-                            _ => 2,
+                            "trim_end" => 2,
+                            "trim_matches" => 3,
+                            "trim_start_matches" => 4,
+                            _ => 5,
                         };
-                        let which = self.int_const(types::I32, which);
+                        let mut which = self.int_const(types::I32, which);
+                        // The `char` pattern of the `_matches` forms rides above the mode's byte.
+                        if let Some(pattern) = args.first() {
+                            let c = self.one(pattern)?;
+                            let c = self.b.ins().ishl_imm(c, 8);
+                            which = self.b.ins().bor(which, c);
+                        }
                         let slot =
                             self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
                         let out = self.b.ins().stack_addr(types::I64, slot, 0);

@@ -326,17 +326,23 @@ unsafe fn text<'a>(ptr: *const u8, len: usize) -> &'a str {
     unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) }
 }
 
-/// JIT helper: `trim` (0), `trim_start` (1), `trim_end` (2) of the text: the (pointer, length) written to `out`.
+/// JIT helper: `trim` (0), `trim_start` (1), `trim_end` (2) of the text, or `trim_matches` (3),
+/// `trim_start_matches` (4), `trim_end_matches` (5) of the `char` in `which`'s upper bits: the (pointer, length)
+/// written to `out`.
 ///
 /// # Safety
 /// `ptr` is readable UTF-8 for `len` bytes; `out` has room for two words.
 pub(crate) unsafe extern "C" fn helper_trim(ptr: *const u8, len: usize, which: u32, out: *mut [usize; 2]) {
     // SAFETY: as the caller guarantees.
     let t = unsafe { text(ptr, len) };
-    let trimmed = match which {
+    let c = char::from_u32(which >> 8).unwrap_or(char::REPLACEMENT_CHARACTER);
+    let trimmed = match which & 0xff {
         0 => t.trim(),
         1 => t.trim_start(),
-        _ => t.trim_end(),
+        2 => t.trim_end(),
+        3 => t.trim_matches(c),
+        4 => t.trim_start_matches(c),
+        _ => t.trim_end_matches(c),
     };
     // SAFETY: as the caller guarantees.
     unsafe { *out = [trimmed.as_ptr() as usize, trimmed.len()] };

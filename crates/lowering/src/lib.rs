@@ -292,6 +292,26 @@ impl Check<'_> {
                     _ => unsupported("this `clone`", &e.range),
                 }
             }
+            TKind::StructLit { id, fields } => {
+                for (_, value) in fields {
+                    self.expr(value)?;
+                    let fits = match &value.ty {
+                        Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
+                        ty => *ty == Ty::String,
+                    };
+                    if !fits {
+                        return unsupported(
+                            format!("a field of type `{}` in a literal", value.ty.name()),
+                            &value.range,
+                        );
+                    }
+                }
+                if e.ty == Ty::Struct(*id) {
+                    Ok(())
+                } else {
+                    unsupported("this struct literal", &e.range)
+                }
+            }
             TKind::StructEq { left, right, .. } => {
                 self.expr(left)?;
                 self.expr(right)?;
@@ -823,6 +843,10 @@ impl Check<'_> {
                         ("is_empty", []) => e.ty == Ty::Scalar(Scalar::Bool),
                         ("to_string" | "to_owned" | "clone" | "into", []) => text(&e.ty),
                         ("as_str" | "trim" | "trim_start" | "trim_end", []) => e.ty == Ty::Str,
+                        // A `char` pattern only (a text pattern's trimming repeats: not in the helper).
+                        ("trim_matches" | "trim_start_matches" | "trim_end_matches", [pattern]) => {
+                            pattern.ty == Ty::Scalar(Scalar::Char) && e.ty == Ty::Str
+                        }
                         ("to_uppercase" | "to_lowercase", []) => e.ty == Ty::String,
                         ("repeat", [n]) => n.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::String,
                         ("contains" | "starts_with" | "ends_with", [pattern]) => {

@@ -341,6 +341,10 @@ impl Walk<'_> {
                 self.in_order([(&**left, false), (&**right, false)], none())?;
                 none()
             }
+            TKind::StructLit { fields, .. } => {
+                self.in_order(fields.iter().map(|(_, v)| (v, true)), none())?;
+                none()
+            }
             TKind::Lit(_)
             | TKind::Local(LocalRef::Binding(_))
             | TKind::Deref(_)

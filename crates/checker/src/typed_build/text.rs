@@ -25,6 +25,9 @@ const TEXT_METHODS: &[(&str, usize)] = &[
     ("contains", 1),
     ("starts_with", 1),
     ("ends_with", 1),
+    ("trim_matches", 1),
+    ("trim_start_matches", 1),
+    ("trim_end_matches", 1),
 ];
 
 impl<'db> Builder<'_, 'db> {
@@ -169,7 +172,10 @@ impl<'db> Builder<'_, 'db> {
             return Ok(None);
         }
         // A pattern argument's type must implement `Pattern`, a bound rust-analyzer does not check.
-        if matches!(name.as_str(), "contains" | "starts_with" | "ends_with") {
+        if matches!(
+            name.as_str(),
+            "contains" | "starts_with" | "ends_with" | "trim_matches" | "trim_start_matches" | "trim_end_matches"
+        ) {
             let pattern = args.first().and_then(|a| self.sema.type_of_expr(a)).map(|t| t.original);
             let fits = pattern.is_some_and(|t| {
                 t.is_char()
