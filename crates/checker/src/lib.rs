@@ -33,8 +33,9 @@ use serde::Serialize;
 pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
 pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use outline::{
-    field_offset_symbol, module_shim_symbol, parses_as_block_body, plain_structs, scalar_fns, shim_symbol, signatures,
-    struct_fields, struct_shims_symbol, struct_size_symbol, ScalarFn, StructField,
+    enum_field_symbol, enum_variant_symbol, field_offset_symbol, module_shim_symbol, parses_as_block_body, plain_enums,
+    plain_structs, scalar_fns, shim_symbol, signatures, struct_fields, struct_shims_symbol, struct_size_symbol,
+    EnumOutline, ScalarFn, StructField, VariantFields,
 };
 pub use rustc::{parse_rustc_errors, Rustc, RustcError};
 pub use scope::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};

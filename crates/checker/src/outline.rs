@@ -124,6 +124,62 @@ fn plain_struct_items(text: &str) -> Vec<(String, ast::RecordFieldList)> {
     out
 }
 
+/// A top-level enum of the host without generics: its name and its variants in declaration order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnumOutline {
+    pub name: String,
+    pub variants: Vec<(String, VariantFields)>,
+}
+
+/// The fields of an enum variant, as a pattern must name them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VariantFields {
+    Unit,
+    /// `V(a, b)`: how many.
+    Tuple(usize),
+    /// `V { a, b }`: their names.
+    Record(Vec<String>),
+}
+
+/// The top-level enums of `text` without generics (see [`EnumOutline`]). Pure syntax.
+pub fn plain_enums(text: &str) -> Vec<EnumOutline> {
+    let file = SourceFile::parse(text, Edition::Edition2021).tree();
+    let mut out = Vec::new();
+    for item in file.items() {
+        let ast::Item::Enum(en) = item else { continue };
+        let (Some(name), Some(list), None) = (en.name(), en.variant_list(), en.generic_param_list()) else {
+            continue;
+        };
+        let mut variants = Vec::new();
+        for v in list.variants() {
+            let Some(vname) = v.name() else { continue };
+            let fields = match v.field_list() {
+                None => VariantFields::Unit,
+                Some(ast::FieldList::TupleFieldList(t)) => VariantFields::Tuple(t.fields().count()),
+                Some(ast::FieldList::RecordFieldList(r)) => {
+                    VariantFields::Record(r.fields().filter_map(|f| f.name()).map(|n| n.text().to_string()).collect())
+                }
+            };
+            variants.push((vname.text().to_string(), fields));
+        }
+        out.push(EnumOutline { name: name.text().to_string(), variants });
+    }
+    out
+}
+
+/// The function the instrumented host exports for an enum whose size is exported as `size_symbol`: which variant
+/// a value is (its index in declaration order).
+pub fn enum_variant_symbol(size_symbol: &str) -> String {
+    size_symbol.replacen("__lacuna_size_", "__lacuna_variant_", 1)
+}
+
+/// The function the instrumented host exports for an enum whose size is exported as `size_symbol`: the address of
+/// field `i` of a value's variant (`i` counts the fields of all variants in order), or null when the value is
+/// another variant.
+pub fn enum_field_symbol(size_symbol: &str) -> String {
+    size_symbol.replacen("__lacuna_size_", "__lacuna_field_", 1)
+}
+
 /// The scalar and `String` fields of `text`'s top-level structs (see [`StructField`]). Pure syntax.
 pub fn struct_fields(text: &str) -> Vec<StructField> {
     let mut out = Vec::new();

@@ -855,6 +855,14 @@ pub enum TPat {
     Some(Box<TPat>),
     None,
     Tuple(Vec<TPat>),
+    /// A variant of a host enum (index into [`TypedSnippet::structs`]: the enum's), by its index in declaration
+    /// order, with patterns for some of its scalar fields (each by its number across all the enum's variants, as
+    /// the host's `__lacuna_field_*` shim takes it; only names and `_`, so testing the variant decides the match).
+    Variant {
+        adt: usize,
+        index: u32,
+        fields: Vec<(u32, Scalar, TPat)>,
+    },
 }
 
 /// The receiver of a host method: a hole binding that holds the value or a reference to it.

@@ -379,19 +379,29 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// A struct declared at the top level of the host with named fields and no generics (JIT code reaches it in
     /// place): its index in `structs`.
     fn host_struct(&self, ty: &ra_ap_hir::Type<'db>) -> Option<usize> {
-        let ra_ap_hir::Adt::Struct(st) = ty.as_adt()? else { return None };
-        let module = st.module(self.db);
+        let adt = ty.as_adt()?;
+        let module = adt.module(self.db);
         if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
             return None;
         }
-        if ty.type_arguments().next().is_some() || st.kind(self.db) != ra_ap_hir::StructKind::Record {
+        if ty.type_arguments().next().is_some() {
             return None;
         }
-        // A packed struct's fields may not be borrowed (E0793), which reading text in place does.
-        if st.repr(self.db).is_some_and(|r| r.pack.is_some()) {
-            return None;
+        // Host enums go the same way (reached in place or held by value, through their shims).
+        match adt {
+            ra_ap_hir::Adt::Struct(st) => {
+                if st.kind(self.db) != ra_ap_hir::StructKind::Record {
+                    return None;
+                }
+                // A packed struct's fields may not be borrowed (E0793), which reading text in place does.
+                if st.repr(self.db).is_some_and(|r| r.pack.is_some()) {
+                    return None;
+                }
+            }
+            ra_ap_hir::Adt::Enum(_) => {}
+            ra_ap_hir::Adt::Union(_) => return None,
         }
-        let symbol = crate::struct_size_symbol(st.name(self.db).as_str());
+        let symbol = crate::struct_size_symbol(adt.name(self.db).as_str());
         let mut structs = self.structs.borrow_mut();
         Some(match structs.iter().position(|s| *s == symbol) {
             Some(i) => i,
@@ -1293,6 +1303,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 TPat::Tuple(t.fields().map(|p| self.pat(&p)).collect::<Result<_>>()?)
             }
+            ast::Pat::TupleStructPat(_) | ast::Pat::RecordPat(_) | ast::Pat::PathPat(_)
+                if self.host_variant_of(pat).is_some() =>
+            {
+                self.host_variant_pat(pat)?
+            }
             ast::Pat::TupleStructPat(t) => {
                 let variant = match t.path().and_then(|p| self.sema.resolve_path(&p)) {
                     Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) => self.option_variant(v),
@@ -1314,6 +1329,85 @@ impl<'a, 'db> Builder<'a, 'db> {
             },
             _ => return self.unsupported("a pattern outside the subset", pat.syntax()),
         })
+    }
+
+    /// The host enum variant a tuple-struct, record or path pattern names, if it names one of a plain host enum.
+    fn host_variant_of(&self, pat: &ast::Pat) -> Option<ra_ap_hir::EnumVariant> {
+        let path = match pat {
+            ast::Pat::TupleStructPat(t) => t.path(),
+            ast::Pat::RecordPat(r) => r.path(),
+            ast::Pat::PathPat(p) => p.path(),
+            _ => None,
+        }?;
+        let Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) = self.sema.resolve_path(&path) else {
+            return None;
+        };
+        let en = v.parent_enum(self.db);
+        let module = en.module(self.db);
+        (module.is_crate_root(self.db) && module.krate(self.db).origin(self.db).is_local()).then_some(v)
+    }
+
+    /// `E::V(a, _, ..)`, `E::V { f, .. }` or `E::V` of a plain host enum: the variant, and names (or `_`) for
+    /// scalar fields.
+    fn host_variant_pat(&mut self, pat: &ast::Pat) -> Result<TPat> {
+        let unsupported = |b: &Self| b.unsupported("a pattern of a host enum outside the subset", pat.syntax());
+        let Some(v) = self.host_variant_of(pat) else { return unsupported(self) };
+        let en = v.parent_enum(self.db);
+        let Some(adt) = self.host_struct(&en.ty(self.db)) else { return unsupported(self) };
+        let variants = en.variants(self.db);
+        let Some(index) = variants.iter().position(|x| *x == v) else { return unsupported(self) };
+        let first_field: usize = variants[..index].iter().map(|x| x.fields(self.db).len()).sum();
+        let declared = v.fields(self.db);
+        // (field number within the variant, its pattern)
+        let mut given: Vec<(usize, ast::Pat)> = Vec::new();
+        match pat {
+            ast::Pat::TupleStructPat(t) => {
+                let fields: Vec<ast::Pat> = t.fields().collect();
+                let rest = fields.iter().position(|f| matches!(f, ast::Pat::RestPat(_)));
+                for (i, f) in fields.iter().enumerate() {
+                    match rest {
+                        Some(r) if i == r => continue,
+                        // Fields after `..` count from the end.
+                        Some(r) if i > r => given.push((declared.len() - (fields.len() - i), f.clone())),
+                        _ => given.push((i, f.clone())),
+                    }
+                }
+            }
+            ast::Pat::RecordPat(r) => {
+                for f in r.record_pat_field_list().into_iter().flat_map(|l| l.fields()) {
+                    let Some(name) = f.field_name().map(|n| n.text().to_string()) else { return unsupported(self) };
+                    let Some(i) = declared.iter().position(|d| d.name(self.db).as_str() == name) else {
+                        return unsupported(self);
+                    };
+                    let p = match f.pat() {
+                        Some(p) => p,
+                        None => return unsupported(self),
+                    };
+                    given.push((i, p));
+                }
+            }
+            _ => {}
+        }
+        let mut fields = Vec::new();
+        for (i, p) in given {
+            // `_` reads nothing, whatever the field's type.
+            if matches!(p, ast::Pat::WildcardPat(_)) {
+                continue;
+            }
+            let Some(field) = declared.get(i) else { return unsupported(self) };
+            let Some(s) = self.part(&field.ty(self.db)) else {
+                return self.unsupported("a field of a host enum that is not a scalar", p.syntax());
+            };
+            let sub = match &p {
+                ast::Pat::WildcardPat(_) => TPat::Wild,
+                ast::Pat::IdentPat(ip) if self.sema.resolve_bind_pat_to_const(ip).is_none() => {
+                    TPat::Bind(self.declare_local(ip)?)
+                }
+                _ => return self.unsupported("a refutable pattern inside a host enum's variant", p.syntax()),
+            };
+            fields.push(((first_field + i) as u32, s, sub));
+        }
+        Ok(TPat::Variant { adt, index: index as u32, fields })
     }
 
     /// A closure written in place with at most one parameter: its parameter pattern and body. (`return` inside it

@@ -298,6 +298,19 @@ fn struct_shims(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMap<usize, St
     out
 }
 
+/// The variant and field shims of each host enum the snippet uses, where the host exports them.
+fn enum_fns(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMap<usize, (usize, usize)> {
+    let mut out = HashMap::new();
+    for (id, size_symbol) in snippet.structs.iter().enumerate() {
+        let variant = (host.symbol)(&lacuna_checker::enum_variant_symbol(size_symbol));
+        let field = (host.symbol)(&lacuna_checker::enum_field_symbol(size_symbol));
+        if let (Some(variant), Some(field)) = (variant, field) {
+            out.insert(id, (variant as usize, field as usize));
+        }
+    }
+    out
+}
+
 /// The snippet calls a host struct's shims (which run under the host library's `run_snippet`).
 fn uses_struct_shims(snippet: &TypedSnippet) -> bool {
     let mut found = false;
@@ -591,6 +604,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     let statics = host_statics(snippet, host)?;
     let field_offsets: Vec<i32> = snippet.fields.iter().map(|f| statics[&f.symbol]).collect();
     let shims = struct_shims(snippet, host);
+    let enum_fns = enum_fns(snippet, host);
     let mut host_fns = HashMap::new();
     for (symbol, (_, has_receiver, params)) in &calls {
         let mut sig = module.make_signature();
@@ -712,6 +726,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             g.field_offsets = field_offsets.clone();
             g.statics = statics.clone();
             g.shims = shims.clone();
+            g.enum_fns = enum_fns.clone();
             let block = g.b.current_block().expect("the entry block");
             let params = g.b.block_params(block).to_vec();
             g.ctx = params[0];
@@ -729,6 +744,9 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             g.enter_checks(0)?;
             let value = g.block(&f.body)?;
             g.return_ok(value, &f.ret);
+            if let Some(m) = g.missing.take() {
+                return Err(CodegenError(m));
+            }
             g.b.finalize();
             messages.append(&mut g.messages);
             data.append(&mut g.data);
@@ -751,6 +769,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         g.field_offsets = field_offsets;
         g.statics = statics;
         g.shims = shims;
+        g.enum_fns = enum_fns;
         // Panic messages of the snippet functions come first.
         g.messages = std::mem::take(&mut messages);
         let block = g.b.current_block().expect("the entry block");
@@ -799,6 +818,9 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         g.store_fuel();
         let zero = g.b.ins().iconst(types::I32, 0);
         g.b.ins().return_(&[zero]);
+        if let Some(m) = g.missing.take() {
+            return Err(CodegenError(m));
+        }
         g.b.finalize();
         messages = std::mem::take(&mut g.messages);
         data.append(&mut g.data);
@@ -900,6 +922,10 @@ struct Gen<'a, 'b> {
     has_heap: bool,
     /// The host structs' layouts and shims ([`struct_shims`]).
     shims: HashMap<usize, StructShims>,
+    /// A host enum's variant and field shims, by index into [`TypedSnippet::structs`] ([`enum_fns`]).
+    enum_fns: HashMap<usize, (usize, usize)>,
+    /// Something the code needs that the host does not export (found while generating infallible parts).
+    missing: Option<String>,
 }
 
 type R<T> = Result<T, CodegenError>;
@@ -946,6 +972,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             moved: lacuna_lowering::moved_locals(snippet),
             has_heap: allocates(snippet),
             shims: HashMap::new(),
+            enum_fns: HashMap::new(),
+            missing: None,
         })
     }
 
@@ -1320,6 +1348,13 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn test_pat(&mut self, pat: &TPat, ty: &Ty, values: &[Value]) -> Value {
         match (pat, ty) {
             (TPat::Wild | TPat::Bind(_), _) => self.b.ins().iconst(types::I8, 1),
+            (TPat::Variant { adt, index, .. }, Ty::Struct(_) | Ty::StructRef(_)) => {
+                let Some(&p) = values.first() else { return self.b.ins().iconst(types::I8, 0) };
+                let Some(variant) = self.enum_call(*adt, false, &[p]) else {
+                    return self.b.ins().iconst(types::I8, 0);
+                };
+                self.b.ins().icmp_imm(IntCC::Equal, variant, i64::from(*index))
+            }
             (TPat::Lit { lit, negative }, Ty::Scalar(s)) => {
                 let (Some(&v), Some(k)) = (values.first(), self.lit(lit, *s, *negative)) else {
                     return self.b.ins().iconst(types::I8, 0);
@@ -1388,6 +1423,18 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn bind_pat(&mut self, pat: &TPat, ty: &Ty, values: &[Value]) {
         match (pat, ty) {
             (TPat::Bind(local), _) => self.declare(*local, values.to_vec()),
+            (TPat::Variant { adt, fields, .. }, Ty::Struct(_) | Ty::StructRef(_)) => {
+                let Some(&p) = values.first() else { return };
+                for (field, s, sub) in fields {
+                    let TPat::Bind(local) = sub else { continue };
+                    let number = self.b.ins().iconst(types::I32, i64::from(*field));
+                    let (Some(address), Some(t)) = (self.enum_call(*adt, true, &[p, number]), clif(*s)) else {
+                        continue;
+                    };
+                    let v = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                    self.declare(*local, vec![v]);
+                }
+            }
             (TPat::Some(inner), Ty::Option(s)) => {
                 if let Some(&payload) = values.get(1) {
                     self.bind_pat(inner, &Ty::Scalar(*s), &[payload]);
@@ -3285,6 +3332,26 @@ impl<'a, 'b> Gen<'a, 'b> {
         for t in temporaries {
             self.b.ins().call(free, &[self.ctx, t]);
         }
+    }
+
+    /// Calls a host enum's `__lacuna_variant_*` (`field`: false) or `__lacuna_field_*` shim; `None` (noted in
+    /// `missing`, which fails the compilation) when the host does not export it.
+    fn enum_call(&mut self, adt: usize, field: bool, args: &[Value]) -> Option<Value> {
+        let Some(&(variant_fn, field_fn)) = self.enum_fns.get(&adt) else {
+            self.missing.get_or_insert_with(|| "a host enum without shims".to_owned());
+            return None;
+        };
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let mut sig = cranelift_codegen::ir::Signature::new(self.b.func.signature.call_conv);
+        sig.params.push(AbiParam::new(ptr));
+        if field {
+            sig.params.push(AbiParam::new(types::I32));
+        }
+        sig.returns.push(AbiParam::new(if field { ptr } else { types::I32 }));
+        let sig = self.b.import_signature(sig);
+        let callee = self.int_const(ptr, (if field { field_fn } else { variant_fn }) as i64);
+        let call = self.b.ins().call_indirect(sig, callee, args);
+        Some(self.b.inst_results(call)[0])
     }
 
     /// The layout and shims the host exports for struct `id`.

@@ -231,6 +231,54 @@ fn struct_shims(name: &str) -> String {
     )
 }
 
+/// How JIT code tells a plain host enum's variants apart and reaches their fields, whatever layout rustc chose:
+/// `__lacuna_variant_*` gives a value's variant index, `__lacuna_field_*` the address of a field (numbered across
+/// all variants in order) or null for another variant.
+fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
+    use lacuna_checker::VariantFields;
+    let size = lacuna_checker::struct_size_symbol(&e.name);
+    let name = &e.name;
+    let mut variant_arms = String::new();
+    let mut field_arms = String::new();
+    let mut field = 0;
+    for (index, (v, fields)) in e.variants.iter().enumerate() {
+        let any = match fields {
+            VariantFields::Unit => format!("{name}::{v}"),
+            VariantFields::Tuple(_) => format!("{name}::{v}(..)"),
+            VariantFields::Record(_) => format!("{name}::{v} {{ .. }}"),
+        };
+        variant_arms.push_str(&format!("{any} => {index}, "));
+        match fields {
+            VariantFields::Unit => {}
+            VariantFields::Tuple(n) => {
+                for i in 0..*n {
+                    let skip = "_, ".repeat(i);
+                    field_arms
+                        .push_str(&format!("({name}::{v}({skip}x, ..), {field}) => x as *const _ as *const u8, "));
+                    field += 1;
+                }
+            }
+            VariantFields::Record(names) => {
+                for f in names {
+                    field_arms
+                        .push_str(&format!("({name}::{v} {{ {f}: x, .. }}, {field}) => x as *const _ as *const u8, "));
+                    field += 1;
+                }
+            }
+        }
+    }
+    format!(
+        "\n#[doc(hidden)]\n#[no_mangle]\npub static {size}: usize = ::core::mem::size_of::<{name}>();\n{shims}\
+         \n#[doc(hidden)]\n#[no_mangle]\n#[allow(unreachable_patterns)]\npub unsafe extern \"C\" fn {variant}(p: *const u8) -> u32 {{\n    \
+         match unsafe {{ &*p.cast::<{name}>() }} {{ {variant_arms}}}\n}}\n\
+         \n#[doc(hidden)]\n#[no_mangle]\n#[allow(unreachable_patterns)]\npub unsafe extern \"C\" fn {field_fn}(p: *const u8, i: u32) -> *const u8 {{\n    \
+         match (unsafe {{ &*p.cast::<{name}>() }}, i) {{ {field_arms}_ => ::core::ptr::null() }}\n}}\n",
+        shims = struct_shims(name),
+        variant = lacuna_checker::enum_variant_symbol(&size),
+        field_fn = lacuna_checker::enum_field_symbol(&size),
+    )
+}
+
 const MAX_ROUNDS: u32 = 24;
 
 /// The shims through which JIT code calls host functions and methods ([`lacuna_checker::ScalarFn::symbol`]):
@@ -300,8 +348,9 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
     let mut host_fns = lacuna_checker::scalar_fns(&prepared.host.text);
     let mut fields = lacuna_checker::struct_fields(&prepared.host.text);
     let mut structs = lacuna_checker::plain_structs(&prepared.host.text);
+    let mut enums = lacuna_checker::plain_enums(&prepared.host.text);
     for _ in 0..MAX_ROUNDS {
-        let rendered = render(prepared, &sites, &host_fns, &fields, &structs);
+        let rendered = render(prepared, &sites, &host_fns, &fields, &structs, &enums);
         let errors = rustc
             .errors(&rendered.text)
             .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
@@ -314,6 +363,7 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
         if errors.iter().flat_map(|e| &e.spans).any(|span| span.start >= rendered.fields_at) {
             fields.clear();
             structs.clear();
+            enums.clear();
             continue;
         }
         // A shim that does not compile (a function the syntax cannot tell is special) costs only the JIT's calls
@@ -405,6 +455,7 @@ fn render(
     host_fns: &[lacuna_checker::ScalarFn],
     fields: &[lacuna_checker::StructField],
     structs: &[String],
+    enums: &[lacuna_checker::EnumOutline],
 ) -> Rendered {
     let host = &prepared.host;
     let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
@@ -475,6 +526,11 @@ fn render(
         ));
         if shims {
             text.push_str(&struct_shims(name));
+        }
+    }
+    if shims {
+        for e in enums {
+            text.push_str(&enum_shims(e));
         }
     }
     for f in fields {

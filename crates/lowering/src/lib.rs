@@ -183,6 +183,15 @@ impl Check<'_> {
             }
             (TPat::Some(inner), Ty::Option(s)) => return self.pat(inner, &Ty::Scalar(*s), range),
             (TPat::None, Ty::Option(_)) => true,
+            (TPat::Variant { adt, fields, .. }, Ty::Struct(a) | Ty::StructRef(a)) if adt == a => {
+                for (_, s, sub) in fields {
+                    if !matches!(sub, TPat::Wild | TPat::Bind(_)) {
+                        return unsupported("a refutable pattern inside a host enum's variant", range);
+                    }
+                    self.pat(sub, &Ty::Scalar(*s), range)?;
+                }
+                true
+            }
             (TPat::Tuple(elems), Ty::Tuple(parts)) if elems.len() == parts.len() => {
                 for (elem, part) in elems.iter().zip(parts) {
                     self.pat(elem, &Ty::Scalar(*part), range)?;
@@ -1111,6 +1120,7 @@ impl Check<'_> {
 fn binds(pat: &TPat) -> bool {
     match pat {
         TPat::Bind(_) => true,
+        TPat::Variant { fields, .. } => fields.iter().any(|(_, _, p)| binds(p)),
         TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().any(binds),
         TPat::Some(p) => binds(p),
         _ => false,
@@ -1142,6 +1152,7 @@ fn consumer_fits(then: &ParseThen, target: Scalar, ty: &Ty) -> bool {
 fn bound_locals(pat: &TPat, out: &mut Vec<usize>) {
     match pat {
         TPat::Bind(l) => out.push(*l),
+        TPat::Variant { fields, .. } => fields.iter().for_each(|(_, _, p)| bound_locals(p, out)),
         TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| bound_locals(p, out)),
         TPat::Some(p) => bound_locals(p, out),
         _ => {}

@@ -120,6 +120,7 @@ impl Walk<'_> {
             TPat::Bind(l) => self.init(*l),
             TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| self.init_pat(p)),
             TPat::Some(p) => self.init_pat(p),
+            TPat::Variant { fields, .. } => fields.iter().for_each(|(_, _, p)| self.init_pat(p)),
             _ => {}
         }
     }
@@ -515,7 +516,8 @@ impl Walk<'_> {
                 loans
             }
             TKind::Match { scrutinee, arms } => {
-                let scrutinee_loans = self.expr(scrutinee, true)?;
+                // A host struct or enum is matched in place (its patterns bind only scalar fields, copied).
+                let scrutinee_loans = self.expr(scrutinee, !matches!(scrutinee.ty, Ty::Struct(_)))?;
                 for arm in arms {
                     if let Some(g) = &arm.guard {
                         self.no_conflict(g, &scrutinee_loans)?;
@@ -860,6 +862,12 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
         TKind::StructEq { left, right, .. } => {
             f(Child::Expr(left), false);
             f(Child::Expr(right), false);
+        }
+        TKind::Match { scrutinee, .. } if matches!(scrutinee.ty, Ty::Struct(_)) => {
+            e.each_child(&mut |c| match c {
+                Child::Expr(c) if std::ptr::eq(c, &**scrutinee) => f(Child::Expr(c), false),
+                c => f(c, true),
+            });
         }
         TKind::Concat { left, right, .. } => {
             f(Child::Expr(left), true);
