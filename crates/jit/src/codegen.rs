@@ -655,7 +655,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_push_str" => (&[ptr, ptr, ptr, types::I64], &[types::I32]),
             "lacuna_bytes_eq" => (&[ptr, types::I64, ptr, types::I64], &[types::I8]),
             "lacuna_print" => (&[ptr, ptr, types::I32], &[]),
-            "lacuna_trim" => (&[ptr, types::I64, types::I32, ptr], &[]),
+            "lacuna_trim" => (&[ptr, types::I64, types::I32, ptr, types::I64, ptr], &[]),
             "lacuna_parse" => (&[ptr, types::I64, types::I32, ptr], &[types::I32]),
             "lacuna_char_op" => (&[types::I32, types::I32], &[types::I32]),
             "lacuna_next_char" => (&[ptr, ptr, types::I32], &[types::I32]),
@@ -1954,17 +1954,25 @@ impl<'a, 'b> Gen<'a, 'b> {
                             _ => 5,
                         };
                         let mut which = self.int_const(types::I32, which);
-                        // The `char` pattern of the `_matches` forms rides above the mode's byte.
-                        if let Some(pattern) = args.first() {
-                            let c = self.one(pattern)?;
-                            let c = self.b.ins().ishl_imm(c, 8);
-                            which = self.b.ins().bor(which, c);
+                        // The `_matches` forms' pattern: text, or a `char` riding above the mode's byte.
+                        let (mut pattern_data, mut pattern_len) =
+                            (self.int_const(types::I64, 0), self.int_const(types::I64, 0));
+                        match args.first() {
+                            Some(pattern) if pattern.ty == Ty::Str => {
+                                (pattern_data, pattern_len) = self.text_parts(pattern)?
+                            }
+                            Some(pattern) => {
+                                let c = self.one(pattern)?;
+                                let c = self.b.ins().ishl_imm(c, 8);
+                                which = self.b.ins().bor(which, c);
+                            }
+                            None => {}
                         }
                         let slot =
                             self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
                         let out = self.b.ins().stack_addr(types::I64, slot, 0);
                         let f = self.helpers["lacuna_trim"];
-                        self.b.ins().call(f, &[data, len, which, out]);
+                        self.b.ins().call(f, &[data, len, which, pattern_data, pattern_len, out]);
                         vec![self.b.ins().stack_load(types::I64, slot, 0), self.b.ins().stack_load(types::I64, slot, 8)]
                     }
                     "contains" | "starts_with" | "ends_with" => {

@@ -327,22 +327,34 @@ unsafe fn text<'a>(ptr: *const u8, len: usize) -> &'a str {
 }
 
 /// JIT helper: `trim` (0), `trim_start` (1), `trim_end` (2) of the text, or `trim_matches` (3),
-/// `trim_start_matches` (4), `trim_end_matches` (5) of the `char` in `which`'s upper bits: the (pointer, length)
-/// written to `out`.
+/// `trim_start_matches` (4), `trim_end_matches` (5) of the text `pattern` (when not null) or else of the `char`
+/// in `which`'s upper bits: the (pointer, length) written to `out`.
 ///
 /// # Safety
-/// `ptr` is readable UTF-8 for `len` bytes; `out` has room for two words.
-pub(crate) unsafe extern "C" fn helper_trim(ptr: *const u8, len: usize, which: u32, out: *mut [usize; 2]) {
+/// `ptr` and (when not null) `pattern` are readable UTF-8 for their lengths; `out` has room for two words.
+pub(crate) unsafe extern "C" fn helper_trim(
+    ptr: *const u8,
+    len: usize,
+    which: u32,
+    pattern: *const u8,
+    pattern_len: usize,
+    out: *mut [usize; 2],
+) {
     // SAFETY: as the caller guarantees.
     let t = unsafe { text(ptr, len) };
     let c = char::from_u32(which >> 8).unwrap_or(char::REPLACEMENT_CHARACTER);
-    let trimmed = match which & 0xff {
-        0 => t.trim(),
-        1 => t.trim_start(),
-        2 => t.trim_end(),
-        3 => t.trim_matches(c),
-        4 => t.trim_start_matches(c),
-        _ => t.trim_end_matches(c),
+    // SAFETY: as the caller guarantees.
+    let p = (!pattern.is_null()).then(|| unsafe { text(pattern, pattern_len) });
+    let trimmed = match (which & 0xff, p) {
+        (0, _) => t.trim(),
+        (1, _) => t.trim_start(),
+        (2, _) => t.trim_end(),
+        // `trim_matches` needs a `DoubleEndedSearcher`, which text patterns are not (E0277): only a `char`.
+        (3, _) => t.trim_matches(c),
+        (4, Some(p)) => t.trim_start_matches(p),
+        (4, None) => t.trim_start_matches(c),
+        (_, Some(p)) => t.trim_end_matches(p),
+        (_, None) => t.trim_end_matches(c),
     };
     // SAFETY: as the caller guarantees.
     unsafe { *out = [trimmed.as_ptr() as usize, trimmed.len()] };

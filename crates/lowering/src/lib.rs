@@ -852,9 +852,10 @@ impl Check<'_> {
                         ("is_empty", []) => e.ty == Ty::Scalar(Scalar::Bool),
                         ("to_string" | "to_owned" | "clone" | "into", []) => text(&e.ty),
                         ("as_str" | "trim" | "trim_start" | "trim_end", []) => e.ty == Ty::Str,
-                        // A `char` pattern only (a text pattern's trimming repeats: not in the helper).
-                        ("trim_matches" | "trim_start_matches" | "trim_end_matches", [pattern]) => {
-                            pattern.ty == Ty::Scalar(Scalar::Char) && e.ty == Ty::Str
+                        // `trim_matches` of a `char` only (a text pattern cannot search from both ends: E0277).
+                        ("trim_matches", [pattern]) => pattern.ty == Ty::Scalar(Scalar::Char) && e.ty == Ty::Str,
+                        ("trim_start_matches" | "trim_end_matches", [pattern]) => {
+                            matches!(pattern.ty, Ty::Scalar(Scalar::Char) | Ty::Str) && e.ty == Ty::Str
                         }
                         ("to_uppercase" | "to_lowercase", []) => e.ty == Ty::String,
                         ("repeat", [n]) => n.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::String,
