@@ -132,6 +132,14 @@ pub enum Ty {
     /// (`clone`, a literal, a host function's result) is in a box the run owns, dropped through the host's shim
     /// when its local's scope ends or when the run ends.
     Struct(usize),
+    /// `HashMap<K, V>` (or `BTreeMap`, `ordered`) the snippet owns: its address (a map the run keeps, with keys
+    /// as text — [`Ty::String`] or [`Ty::Str`] — or a scalar, and scalar values), handed to the host as its own
+    /// map type when it is the hole's value.
+    Map {
+        key: Box<Ty>,
+        value: Scalar,
+        ordered: bool,
+    },
 }
 
 impl From<Scalar> for Ty {
@@ -162,7 +170,7 @@ impl Ty {
             Ty::Tuple(elems) => elems.clone(),
             Ty::Vec(_) | Ty::String => vec![Scalar::Usize; 3],
             Ty::Str => vec![Scalar::Usize; 2],
-            Ty::StructRef(_) | Ty::Struct(_) => vec![Scalar::Usize],
+            Ty::StructRef(_) | Ty::Struct(_) | Ty::Map { .. } => vec![Scalar::Usize],
         }
     }
 
@@ -176,6 +184,9 @@ impl Ty {
             Ty::Str => "&str".to_owned(),
             Ty::StructRef(_) => "&{host struct}".to_owned(),
             Ty::Struct(_) => "{host struct}".to_owned(),
+            Ty::Map { key, value, ordered } => {
+                format!("{}<{}, {}>", if *ordered { "BTreeMap" } else { "HashMap" }, key.name(), value.name())
+            }
             Ty::String => "String".to_owned(),
         }
     }
@@ -343,6 +354,26 @@ pub enum TKind {
     StructLit {
         id: usize,
         fields: Vec<(String, TExpr)>,
+    },
+    /// `HashMap::new()` / `BTreeMap::new()`: an empty map (the expression's type says which).
+    MapNew,
+    /// `m.insert(k, v)`, `m.get(k)` (an `Option` of the value), `m.contains_key(k)`, `m.remove(k)`, `m.len()`,
+    /// `m.is_empty()`, and `m[k]` (`name` "index", which panics at `at` without the key) on the snippet's map
+    /// local `map`.
+    MapMethod {
+        map: usize,
+        name: String,
+        args: Vec<TExpr>,
+        at: usize,
+    },
+    /// `*m.entry(key).or_insert(default) op= value` (`default` `None`: `or_default()`; `op` `None`: `=`): the
+    /// value evaluated first (primitive operands), then the entry's value changed in place.
+    MapUpdate {
+        map: usize,
+        key: Box<TExpr>,
+        default: Option<Box<TExpr>>,
+        op: Option<BinOp>,
+        value: Box<TExpr>,
     },
     /// `a == b` (or `!=`, `negated`) of two host structs of one type, through the host's `PartialEq` shim.
     StructEq {
@@ -1122,6 +1153,15 @@ impl TExpr {
             }
             TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
             TKind::StructLit { fields, .. } => fields.iter().for_each(|(_, v)| f(Child::Expr(v))),
+            TKind::MapNew => {}
+            TKind::MapMethod { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+            TKind::MapUpdate { key, default, value, .. } => {
+                f(Child::Expr(value));
+                f(Child::Expr(key));
+                if let Some(d) = default {
+                    f(Child::Expr(d));
+                }
+            }
             TKind::SeqLen(_) | TKind::SeqSum(_) => {}
             TKind::SeqMethod { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
             TKind::SeqWithClosure { closure, .. } => f(Child::Expr(&closure.body)),

@@ -197,6 +197,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(id) = self.host_struct(ty) {
             return Ok(Ty::Struct(id));
         }
+        if let Some(map) = self.map_ty(ty) {
+            self.owns_buffers.set(true);
+            return Ok(map);
+        }
         if let Some(adt) = ty.as_adt() {
             if self.is_core_adt(adt, "Option") {
                 if let Some(s) = ty.type_arguments().next().as_ref().and_then(|t| self.part(t)) {
@@ -410,6 +414,110 @@ impl<'a, 'db> Builder<'a, 'db> {
                 structs.len() - 1
             }
         })
+    }
+
+    /// std's `HashMap<K, V>` (with its default hasher) or `BTreeMap<K, V>`, with text or scalar keys and scalar
+    /// values.
+    fn map_ty(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
+        let adt = ty.as_adt()?;
+        let krate = adt.module(self.db).krate(self.db).display_name(self.db)?.to_string();
+        let ordered = match (adt.name(self.db).as_str(), krate.as_str()) {
+            ("HashMap", "std") => false,
+            ("BTreeMap", "alloc") => true,
+            _ => return None,
+        };
+        let args: Vec<ra_ap_hir::Type<'db>> = ty.type_arguments().collect();
+        let (key, value) = (args.first()?, args.get(1)?);
+        if !ordered && args.get(2)?.as_adt()?.name(self.db).as_str() != "RandomState" {
+            return None;
+        }
+        let key = if self.is_string(key) {
+            Ty::String
+        } else if key.as_reference().is_some_and(|(inner, m)| inner.is_str() && m == ra_ap_hir::Mutability::Shared) {
+            Ty::Str
+        } else {
+            let s = Self::builtin(key)?;
+            // Floats are not `Ord`/`Hash`; keys compare as their bits, which is right for the others.
+            if s.is_float() || matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
+                return None;
+            }
+            Ty::Scalar(s)
+        };
+        let value = Self::builtin(value)
+            .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?;
+        Some(Ty::Map { key: Box::new(key), value, ordered })
+    }
+
+    /// The snippet local of map type that `e` names.
+    fn map_local(&self, e: &ast::Expr) -> Option<usize> {
+        let ast::Expr::PathExpr(p) = e else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        let &id = self.local_ids.get(&local)?;
+        matches!(self.locals.get(id)?.ty, Ty::Map { .. }).then_some(id)
+    }
+
+    /// A key argument of a map method: text read in place (or a `String` moved in, for `insert` and `entry`), or a
+    /// scalar (a `&k` read as its value).
+    fn map_key(&mut self, map: usize, e: &ast::Expr) -> Result<TExpr> {
+        match &self.locals[map].ty {
+            Ty::Map { key, .. } if matches!(**key, Ty::String | Ty::Str) => self.text_operand(e),
+            _ => self.expr(e),
+        }
+    }
+
+    /// `HashMap::new()` / `BTreeMap::new()` (std's).
+    fn map_new(&self, c: &ast::CallExpr, ty: &Ty) -> bool {
+        let no_args = c.arg_list().is_some_and(|l| l.args().next().is_none());
+        let Some(ast::Expr::PathExpr(callee)) = c.expr() else { return false };
+        let Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) =
+            callee.path().and_then(|p| self.sema.resolve_path(&p))
+        else {
+            return false;
+        };
+        no_args
+            && matches!(ty, Ty::Map { .. })
+            && f.name(self.db).as_str() == "new"
+            && matches!(self.fn_crate(f).as_deref(), Some("std" | "alloc"))
+    }
+
+    /// A method of the snippet's map local: `insert`, `get`, `contains_key`, `remove`, `len`, `is_empty` (std's).
+    fn map_method(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        let Some(map) = m.receiver().and_then(|r| self.map_local(&r)) else { return Ok(None) };
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let Some(f) = self.sema.resolve_method_call(m) else { return Ok(None) };
+        if !matches!(self.fn_crate(f).as_deref(), Some("std" | "alloc")) {
+            return Ok(None);
+        }
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let args = match (name.as_str(), args.as_slice()) {
+            ("len" | "is_empty", []) => Vec::new(),
+            ("get" | "contains_key" | "remove", [k]) => vec![self.map_key(map, k)?],
+            ("insert", [k, v]) => vec![self.map_key(map, k)?, self.expr(v)?],
+            _ => return self.unsupported("a map method outside the subset", m.syntax()),
+        };
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        Ok(Some(TKind::MapMethod { map, name, args, at }))
+    }
+
+    /// `*m.entry(key).or_insert(default)` / `.or_default()` on the snippet's map local: (map, key, default).
+    fn map_entry(&mut self, e: &ast::Expr) -> Result<Option<(usize, TExpr, Option<TExpr>)>> {
+        let ast::Expr::MethodCallExpr(or) = e else { return Ok(None) };
+        let Some(ast::Expr::MethodCallExpr(entry)) = or.receiver() else { return Ok(None) };
+        if entry.name_ref().is_none_or(|n| n.text() != "entry") {
+            return Ok(None);
+        }
+        let Some(map) = entry.receiver().and_then(|r| self.map_local(&r)) else { return Ok(None) };
+        let key: Vec<ast::Expr> = entry.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let default: Vec<ast::Expr> = or.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let [key] = key.as_slice() else { return Ok(None) };
+        let default = match (or.name_ref().map(|n| n.text().to_string()).as_deref(), default.as_slice()) {
+            (Some("or_insert"), [d]) => Some(self.expr(d)?),
+            (Some("or_default"), []) => None,
+            _ => return Ok(None),
+        };
+        let key = self.map_key(map, key)?;
+        Ok(Some((map, key, default)))
     }
 
     /// `x` of a host struct read in place: a [`Ty::Struct`] place or a [`Ty::StructRef`] (`v[i]` of a sequence of
@@ -1835,6 +1943,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if let Some(kind) = self.struct_method(m, &ty)? {
                     return Ok(TExpr { kind, ty, range });
                 }
+                if let Some(kind) = self.map_method(m)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
                 if let Some(kind) = self.text_method(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }
@@ -2093,6 +2204,21 @@ impl<'a, 'db> Builder<'a, 'db> {
                             };
                             let value = Box::new(self.expr(&rhs)?);
                             TKind::Assign { place: Place::HostField(i), op: op.map(arith), value }
+                        } else if let Some((map, key, default)) = match &lhs {
+                            ast::Expr::PrefixExpr(d) if d.op_kind() == Some(ast::UnaryOp::Deref) => {
+                                d.expr().map(|inner| self.map_entry(&inner)).transpose()?.flatten()
+                            }
+                            _ => None,
+                        } {
+                            // Primitive operands: the value is evaluated before the place.
+                            let value = Box::new(self.expr(&rhs)?);
+                            TKind::MapUpdate {
+                                map,
+                                key: Box::new(key),
+                                default: default.map(Box::new),
+                                op: op.map(arith),
+                                value,
+                            }
                         } else if let ast::Expr::PrefixExpr(deref) = &lhs {
                             let target = match deref.op_kind() {
                                 Some(ast::UnaryOp::Deref) => deref.expr().and_then(|r| self.scalar_reference(&r)),
@@ -2273,6 +2399,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 };
                 TKind::Return(value)
             }
+            ast::Expr::CallExpr(c) if self.map_new(c, &ty) => TKind::MapNew,
             ast::Expr::CallExpr(c) => {
                 let Some(ast::Expr::PathExpr(callee)) = c.expr() else {
                     return self.unsupported("a call of something other than a function", expr.syntax());
@@ -2370,6 +2497,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                 };
                 let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
                 TKind::Call { function, args }
+            }
+            ast::Expr::IndexExpr(ix) if ix.base().and_then(|b| self.map_local(&b)).is_some() => {
+                let map = ix.base().and_then(|b| self.map_local(&b)).expect("checked above");
+                let Some(key) = ix.index() else { return self.unsupported("an index expression", expr.syntax()) };
+                let key = self.map_key(map, &key)?;
+                // `Index::index` panics inside std; rustc places the panic at the `[`.
+                let at = ix
+                    .l_brack_token()
+                    .map_or(range.start, |b| usize::from(b.text_range().start()).saturating_sub(self.snippet_start));
+                TKind::MapMethod { map, name: "index".into(), args: vec![key], at }
             }
             ast::Expr::IndexExpr(ix) => return self.seq_index(ix, ty),
             ast::Expr::MethodCallExpr(m) => {

@@ -223,7 +223,7 @@ fn allocates(snippet: &TypedSnippet) -> bool {
             // A sort's keys are kept in a buffer while it runs.
             TKind::SeqWithClosure { name, .. } => name != "retain",
             TKind::HostCall { .. } => e.ty == Ty::String,
-            TKind::StructClone(_) | TKind::StructLit { .. } => true,
+            TKind::StructClone(_) | TKind::StructLit { .. } | TKind::MapNew => true,
             TKind::StringPush { .. }
             | TKind::Concat { .. }
             | TKind::Format(_)
@@ -463,6 +463,13 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_struct_ready", crate::heap::helper_struct_ready as *const u8),
     ("lacuna_struct_drop", crate::heap::helper_struct_drop as *const u8),
     ("lacuna_struct_move_out", crate::heap::helper_struct_move_out as *const u8),
+    ("lacuna_map_new", crate::map::helper_map_new as *const u8),
+    ("lacuna_map_find", crate::map::helper_map_find as *const u8),
+    ("lacuna_map_slot", crate::map::helper_map_slot as *const u8),
+    ("lacuna_map_change", crate::map::helper_map_change as *const u8),
+    ("lacuna_map_len", crate::map::helper_map_len as *const u8),
+    ("lacuna_map_free", crate::map::helper_map_free as *const u8),
+    ("lacuna_map_give", crate::map::helper_map_give as *const u8),
 ];
 
 /// Sorts `len` elements at `data` (integers, `char`s as `u32`, `bool`s as `u8`: the order of the bits' integer
@@ -569,6 +576,9 @@ unsafe extern "C" fn helper_dedup<T: PartialEq + Copy>(data: *mut T, len: usize)
 pub struct HostAbi<'a> {
     /// Finds the host's exported functions (the shims of host functions the snippet calls).
     pub symbol: &'a dyn Fn(&str) -> Option<*const u8>,
+    /// The function the host exports for this hole that gives the writer of its map type, when the hole's value
+    /// is a map (`instrument::map_writer_symbol`).
+    pub map_writer: Option<String>,
     /// Byte offsets of a `Vec`'s buffer pointer and length in the host's std, when known.
     pub vec_fields: Option<(i32, i32)>,
 }
@@ -604,6 +614,22 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     let statics = host_statics(snippet, host)?;
     let field_offsets: Vec<i32> = snippet.fields.iter().map(|f| statics[&f.symbol]).collect();
     let shims = struct_shims(snippet, host);
+    // The host's writer for a map the snippet hands over (0 when its type has none: not the JIT's then).
+    let map_writer = match (&snippet.ty, &host.map_writer) {
+        (Ty::Map { .. }, Some(symbol)) => {
+            let address = (host.symbol)(symbol)
+                .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+            // SAFETY: the instrumented host defines this symbol as `extern "C" fn() -> usize`
+            // (`instrument::map_writer`), which only computes a function's address; the library stays loaded.
+            let writer = unsafe { std::mem::transmute::<*const u8, extern "C" fn() -> usize>(address)() };
+            if writer == 0 {
+                return Err(CodegenError("the hole's map type has no writer".into()));
+            }
+            writer
+        }
+        (Ty::Map { .. }, None) => return Err(CodegenError("no map writer for this hole".into())),
+        _ => 0,
+    };
     let enum_fns = enum_fns(snippet, host);
     let mut host_fns = HashMap::new();
     for (symbol, (_, has_receiver, params)) in &calls {
@@ -668,6 +694,13 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_struct_ready" => (&[ptr, ptr, ptr], &[]),
             "lacuna_struct_drop" => (&[ptr, ptr], &[]),
             "lacuna_struct_move_out" => (&[ptr, ptr, ptr, types::I64], &[types::I32]),
+            "lacuna_map_new" => (&[ptr], &[ptr]),
+            "lacuna_map_find" => (&[ptr, ptr, types::I64, types::I64], &[ptr]),
+            "lacuna_map_slot" => (&[ptr, ptr, types::I64, types::I64, types::I64], &[ptr]),
+            "lacuna_map_change" => (&[ptr, ptr, types::I64, types::I64, types::I64, types::I32, ptr], &[types::I8]),
+            "lacuna_map_len" => (&[ptr], &[types::I64]),
+            "lacuna_map_free" => (&[ptr, ptr], &[]),
+            "lacuna_map_give" => (&[ptr, ptr, ptr, ptr], &[]),
             n if n.ends_with("f64") && (n.contains("signum")) => (&[types::F64], &[types::F64]),
             n if n.ends_with("f32") && (n.contains("signum")) => (&[types::F32], &[types::F32]),
             n if n.ends_with("f64") => (&[types::F64, types::F64], &[types::F64]),
@@ -770,6 +803,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         g.statics = statics;
         g.shims = shims;
         g.enum_fns = enum_fns;
+        let map_writer = map_writer;
         // Panic messages of the snippet functions come first.
         g.messages = std::mem::take(&mut messages);
         let block = g.b.current_block().expect("the entry block");
@@ -798,6 +832,12 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
                         g.b.ins().store(MemFlags::trusted(), v, out, at);
                     }
                 }
+            }
+            (Ty::Map { .. }, _) => {
+                // The host builds its own map from the entries.
+                let writer = g.int_const(types::I64, map_writer as i64);
+                let give = g.helpers["lacuna_map_give"];
+                g.b.ins().call(give, &[g.ctx, value[0], writer, out]);
             }
             (Ty::Struct(id), _) => {
                 // The box's struct moves into the host's slot.
@@ -1311,13 +1351,17 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Frees the buffer of a `Vec`/`String` local that is never moved (it owns the buffer alone): at the end of
     /// its scope, or before it is assigned a new value.
     fn drop_local(&mut self, local: usize) -> R<()> {
-        if let Some(Ty::Struct(_)) = self.snippet.locals.get(local).map(|l| &l.ty) {
+        if let Some(ty @ (Ty::Struct(_) | Ty::Map { .. })) = self.snippet.locals.get(local).map(|l| &l.ty) {
             if self.moved.contains(&local) || !self.has_heap {
                 return Ok(());
             }
             let Some(&[var]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
             let ptr = self.b.use_var(var);
-            let f = self.helpers["lacuna_struct_drop"];
+            let f = if matches!(ty, Ty::Map { .. }) {
+                self.helpers["lacuna_map_free"]
+            } else {
+                self.helpers["lacuna_struct_drop"]
+            };
             self.b.ins().call(f, &[self.ctx, ptr]);
             return Ok(());
         }
@@ -1904,6 +1948,44 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let ready = self.helpers["lacuna_struct_ready"];
                 self.b.ins().call(ready, &[self.ctx, boxed, drop]);
                 Some(boxed)
+            }
+            TKind::MapNew => {
+                let f = self.helpers["lacuna_map_new"];
+                let call = self.b.ins().call(f, &[self.ctx]);
+                Some(self.b.inst_results(call)[0])
+            }
+            TKind::MapMethod { map, name, args, at: method_at } => {
+                return self.map_method(*map, name, args, &e.ty, *method_at)
+            }
+            TKind::MapUpdate { map, key, default, op, value } => {
+                let Ty::Map { value: vt, .. } = self.snippet.locals[*map].ty else {
+                    return Err(CodegenError("an entry of something other than a map".into()));
+                };
+                // Primitive operands: the value first, then the place.
+                let v = self.one(value)?;
+                let m = self.read(LocalRef::Snippet(*map), &self.snippet.locals[*map].ty.clone())[0];
+                let (data, len, word, owned) = self.map_key_parts(key)?;
+                let default = match default {
+                    Some(d) => {
+                        let d = self.one(d)?;
+                        self.word_of(d, vt)
+                    }
+                    None => self.int_const(types::I64, 0),
+                };
+                let f = self.helpers["lacuna_map_slot"];
+                let call = self.b.ins().call(f, &[m, data, len, word, default]);
+                let slot = self.b.inst_results(call)[0];
+                self.free_moved_key(owned);
+                let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()))?;
+                let new = match op {
+                    Some(op) => {
+                        let current = self.b.ins().load(t, MemFlags::trusted(), slot, 0);
+                        self.binary(*op, vt, vt, current, v, at)
+                    }
+                    None => v,
+                };
+                self.b.ins().store(MemFlags::trusted(), new, slot, 0);
+                None
             }
             TKind::StructEq { left, right, negated } => {
                 let (Ty::Struct(id) | Ty::StructRef(id)) = left.ty else {
@@ -3360,6 +3442,125 @@ impl<'a, 'b> Gen<'a, 'b> {
         let callee = self.int_const(ptr, (if field { field_fn } else { variant_fn }) as i64);
         let call = self.b.ins().call_indirect(sig, callee, args);
         Some(self.b.inst_results(call)[0])
+    }
+
+    /// A map key's arguments to the map helpers: text as (pointer, length), a scalar as its bits; and the buffer of
+    /// a `String` key moved into the map (the map keeps a copy of its bytes), to free after the call.
+    fn map_key_parts(&mut self, key: &TExpr) -> R<(Value, Value, Value, Option<Value>)> {
+        let zero = self.int_const(types::I64, 0);
+        match &key.ty {
+            Ty::Str | Ty::String => {
+                let owned = (key.ty == Ty::String).then(|| self.expr(key)).transpose()?;
+                let (data, len) = match &owned {
+                    Some(parts) => (parts[0], parts[2]),
+                    None => self.text_parts(key)?,
+                };
+                Ok((data, len, zero, owned.map(|p| p[0])))
+            }
+            Ty::Scalar(s) => {
+                let v = self.one(key)?;
+                let word = self.word_of(v, *s);
+                Ok((zero, zero, word, None))
+            }
+            other => Err(CodegenError(format!("a map key of type `{}`", other.name()))),
+        }
+    }
+
+    fn free_moved_key(&mut self, owned: Option<Value>) {
+        if let Some(ptr) = owned {
+            let free = self.helpers["lacuna_vec_free"];
+            self.b.ins().call(free, &[self.ctx, ptr]);
+        }
+    }
+
+    /// A scalar's bits, zero-extended to a word (how maps keep keys and values).
+    fn word_of(&mut self, v: Value, s: Scalar) -> Value {
+        let t = self.b.func.dfg.value_type(v);
+        let bits = if s.is_float() {
+            self.b.ins().bitcast(if t == types::F32 { types::I32 } else { types::I64 }, MemFlags::new(), v)
+        } else {
+            v
+        };
+        if self.b.func.dfg.value_type(bits) == types::I64 {
+            bits
+        } else {
+            self.b.ins().uextend(types::I64, bits)
+        }
+    }
+
+    /// `m.len()`, `m.get(k)`, `m[k]`, `m.insert(k, v)`, .. of the snippet's map local `map` ([`TKind::MapMethod`]).
+    fn map_method(&mut self, map: usize, name: &str, args: &[TExpr], ty: &Ty, at: usize) -> R<Vals> {
+        let map_ty = self.snippet.locals[map].ty.clone();
+        let Ty::Map { value: vt, .. } = map_ty else {
+            return Err(CodegenError("a method of something other than a map".into()));
+        };
+        let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()))?;
+        let m = self.read(LocalRef::Snippet(map), &map_ty)[0];
+        if matches!(name, "len" | "is_empty") {
+            let f = self.helpers["lacuna_map_len"];
+            let call = self.b.ins().call(f, &[m]);
+            let len = self.b.inst_results(call)[0];
+            return Ok(vec![if name == "len" { len } else { self.b.ins().icmp_imm(IntCC::Equal, len, 0) }]);
+        }
+        let key = args.first().ok_or_else(|| CodegenError(format!("`{name}` without a key")))?;
+        let (data, len, word, owned) = self.map_key_parts(key)?;
+        match name {
+            "insert" | "remove" => {
+                let value = match args.get(1) {
+                    Some(v) => {
+                        let v = self.one(v)?;
+                        self.word_of(v, vt)
+                    }
+                    None => self.int_const(types::I64, 0),
+                };
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+                let zero = self.int_const(types::I64, 0);
+                self.b.ins().stack_store(zero, slot, 0);
+                let old = self.b.ins().stack_addr(types::I64, slot, 0);
+                let remove = self.int_const(types::I32, i64::from(name == "remove"));
+                let f = self.helpers["lacuna_map_change"];
+                let call = self.b.ins().call(f, &[m, data, len, word, value, remove, old]);
+                let had = self.b.inst_results(call)[0];
+                self.free_moved_key(owned);
+                if *ty == Ty::Scalar(Scalar::Unit) {
+                    return Ok(Vec::new());
+                }
+                let previous = self.b.ins().stack_load(t, slot, 0);
+                Ok(vec![had, previous])
+            }
+            "get" | "contains_key" | "index" => {
+                let f = self.helpers["lacuna_map_find"];
+                let call = self.b.ins().call(f, &[m, data, len, word]);
+                let found = self.b.inst_results(call)[0];
+                let absent = self.b.ins().icmp_imm(IntCC::Equal, found, 0);
+                if name == "contains_key" {
+                    return Ok(vec![self.b.ins().bxor_imm(absent, 1)]);
+                }
+                if name == "index" {
+                    let index = self.message("no entry found for key");
+                    let index = self.b.ins().iconst(types::I64, index as i64);
+                    self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
+                    self.fault_if(absent, Fault::Panic, at);
+                    return Ok(vec![self.b.ins().load(t, MemFlags::trusted(), found, 0)]);
+                }
+                // `get`: the value where it is, read only when present.
+                let read = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.append_block_param(done, t);
+                let zero = self.zero(t);
+                self.b.ins().brif(absent, done, &[zero.into()], read, &[]);
+                self.b.switch_to_block(read);
+                self.b.seal_block(read);
+                let v = self.b.ins().load(t, MemFlags::trusted(), found, 0);
+                self.b.ins().jump(done, &[v.into()]);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+                let v = self.b.block_params(done)[0];
+                let present = self.b.ins().bxor_imm(absent, 1);
+                Ok(vec![present, v])
+            }
+            other => Err(CodegenError(format!("the map method `{other}`"))),
+        }
     }
 
     /// The layout and shims the host exports for struct `id`.

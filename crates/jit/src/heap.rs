@@ -37,6 +37,8 @@ pub struct Heap {
     /// The buffers among `live` that hold a host struct by value ("boxes"), with the struct's drop shim once the
     /// struct in it is complete (`None` while it is being written).
     boxes: HashMap<usize, Option<DropFn>>,
+    /// The run's maps ([`crate::map`]), freed when their local's scope ends or with the heap.
+    maps: std::collections::HashSet<usize>,
     /// Bytes the snippet may hold at once (`usize::MAX`: unlimited), and holds.
     limit: usize,
     held: usize,
@@ -44,7 +46,7 @@ pub struct Heap {
 
 impl Heap {
     pub fn new(host: HostFns, limit: usize) -> Heap {
-        Heap { host, live: HashMap::new(), boxes: HashMap::new(), limit, held: 0 }
+        Heap { host, live: HashMap::new(), boxes: HashMap::new(), maps: Default::default(), limit, held: 0 }
     }
 
     /// Writes text through the host's stdout or stderr (so it lands in the host's buffers, in order with what
@@ -159,8 +161,25 @@ impl Heap {
         true
     }
 
+    /// A map of the run (`crate::map::helper_map_new`): freed with the heap unless freed before.
+    pub(crate) fn own_map(&mut self, m: usize) {
+        self.maps.insert(m);
+    }
+
+    /// Frees a map of the run (a pointer not recorded is left alone).
+    pub(crate) fn free_map(&mut self, m: usize) {
+        if self.maps.remove(&m) {
+            // SAFETY: a map of this run, recorded once and removed from the record now.
+            unsafe { crate::map::free(m) };
+        }
+    }
+
     /// Frees every buffer the snippet still owns, after dropping the structs in its boxes.
     pub fn free_all(&mut self) {
+        for m in std::mem::take(&mut self.maps) {
+            // SAFETY: a map of this run, freed once (the record is emptied).
+            unsafe { crate::map::free(m) };
+        }
         for (ptr, drop) in self.boxes.drain() {
             if let Some(drop) = drop {
                 // SAFETY: a complete struct of the type this shim drops, owned by the box alone.
@@ -226,7 +245,7 @@ pub(crate) unsafe extern "C" fn helper_vec_grow(
 ///
 /// # Safety
 /// As [`helper_vec_grow`]: `ctx` is the live context of the running snippet.
-unsafe fn run_heap<'a>(ctx: *mut JitContext) -> Option<&'a mut Heap> {
+pub(crate) unsafe fn run_heap<'a>(ctx: *mut JitContext) -> Option<&'a mut Heap> {
     // SAFETY: as the caller guarantees; generated code calls the helpers only with its own context.
     let ctx = unsafe { &mut *ctx };
     // SAFETY: the runner sets `heap` to a `Heap` that outlives the run whenever the snippet allocates.

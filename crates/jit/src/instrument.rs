@@ -214,6 +214,52 @@ mod __lacuna_struct_shims {
     }
     pub trait DebugNo { fn debug_shim(&self) -> usize { 0 } }
     impl<T> DebugNo for Probe<T> {}
+    // A map the JIT hands over: the host's own map built from its keys and values (`lacuna_jit::map`).
+    pub trait Word: Sized { unsafe fn from_word(w: u64) -> Self; }
+    macro_rules! words { ($($t:ty),*) => {$(
+        impl Word for $t { unsafe fn from_word(w: u64) -> Self { unsafe { ::core::mem::transmute_copy::<u64, $t>(&w) } } }
+    )*} }
+    words!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, bool, char);
+    pub trait KeyIn: Sized { unsafe fn from_key(k: [usize; 2]) -> Self; }
+    impl KeyIn for ::std::string::String {
+        unsafe fn from_key(k: [usize; 2]) -> Self {
+            unsafe { ::std::string::String::from(::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(k[0] as *const u8, k[1]))) }
+        }
+    }
+    macro_rules! word_keys { ($($t:ty),*) => {$(
+        impl KeyIn for $t { unsafe fn from_key(k: [usize; 2]) -> Self { unsafe { <$t as Word>::from_word(k[0] as u64) } } }
+    )*} }
+    word_keys!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool, char);
+    pub trait FromEntries: Sized { unsafe fn from_entries(n: usize, keys: *const [usize; 2], values: *const u64) -> Self; }
+    impl<K: KeyIn + ::core::cmp::Eq + ::core::hash::Hash, V: Word> FromEntries for ::std::collections::HashMap<K, V> {
+        unsafe fn from_entries(n: usize, keys: *const [usize; 2], values: *const u64) -> Self {
+            let mut m = ::std::collections::HashMap::with_capacity(n);
+            for i in 0..n {
+                unsafe { m.insert(K::from_key(*keys.add(i)), V::from_word(*values.add(i))) };
+            }
+            m
+        }
+    }
+    impl<K: KeyIn + ::core::cmp::Ord, V: Word> FromEntries for ::std::collections::BTreeMap<K, V> {
+        unsafe fn from_entries(n: usize, keys: *const [usize; 2], values: *const u64) -> Self {
+            let mut m = ::std::collections::BTreeMap::new();
+            for i in 0..n {
+                unsafe { m.insert(K::from_key(*keys.add(i)), V::from_word(*values.add(i))) };
+            }
+            m
+        }
+    }
+    pub trait MapYes { fn map_writer(&self) -> usize; }
+    impl<T: FromEntries> MapYes for &Probe<T> {
+        fn map_writer(&self) -> usize {
+            unsafe extern "C" fn writer<T: FromEntries>(out: *mut u8, n: usize, keys: *const [usize; 2], values: *const u64) {
+                unsafe { ::core::ptr::write(out.cast::<T>(), T::from_entries(n, keys, values)) }
+            }
+            writer::<T> as usize
+        }
+    }
+    pub trait MapNo { fn map_writer(&self) -> usize { 0 } }
+    impl<T> MapNo for Probe<T> {}
 }
 "#;
 
@@ -276,6 +322,21 @@ fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
         shims = struct_shims(name),
         variant = lacuna_checker::enum_variant_symbol(&size),
         field_fn = lacuna_checker::enum_field_symbol(&size),
+    )
+}
+
+/// The function the instrumented host exports for hole `site` whose value may be a map: the address of the
+/// writer that builds the hole's map type from the JIT's entries (0 when the type is not such a map).
+pub fn map_writer_symbol(site: u32) -> String {
+    format!("__lacuna_map_writer_{site}")
+}
+
+fn map_writer(site: u32, glue: &str) -> String {
+    format!(
+        "\n#[doc(hidden)]\n#[no_mangle]\npub extern \"C\" fn {symbol}() -> usize {{\n    \
+         #[allow(unused_imports)]\n    use __lacuna_struct_shims::*;\n    \
+         (&&__lacuna_struct_shims::Probe::<{glue}>(::core::marker::PhantomData)).map_writer()\n}}\n",
+        symbol = map_writer_symbol(site),
     )
 }
 
@@ -349,14 +410,28 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
     let mut fields = lacuna_checker::struct_fields(&prepared.host.text);
     let mut structs = lacuna_checker::plain_structs(&prepared.host.text);
     let mut enums = lacuna_checker::plain_enums(&prepared.host.text);
+    // Holes whose value may be a map the JIT builds: a writer each (dropped, all of them, if one does not compile).
+    let mut writers: Vec<(u32, String)> = sites
+        .iter()
+        .enumerate()
+        .filter_map(|(i, site)| {
+            let glue = prepared.glue_type(i)?;
+            let generic = site.scope.as_ref().is_some_and(|s| !s.type_params.is_empty());
+            (glue.contains("Map<") && !generic && !glue.contains('\'')).then(|| (site.site, glue.to_owned()))
+        })
+        .collect();
     for _ in 0..MAX_ROUNDS {
-        let rendered = render(prepared, &sites, &host_fns, &fields, &structs, &enums);
+        let rendered = render(prepared, &sites, &host_fns, &fields, &structs, &enums, &writers);
         let errors = rustc
             .errors(&rendered.text)
             .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
             .ok_or_else(|| ExecError::Instrument { detail: "rustc did not finish checking the host".into() })?;
         if errors.is_empty() {
             return Ok(Instrumented { text: rendered.text, sites, host_fns, anchors: rendered.anchors });
+        }
+        if errors.iter().flat_map(|e| &e.spans).any(|span| span.start >= rendered.writers_at) {
+            writers.clear();
+            continue;
         }
         // Field offsets or struct sizes that do not compile (a name the syntax cannot tell apart): the JIT does
         // without them.
@@ -447,6 +522,8 @@ struct Rendered {
     shims: Vec<std::ops::Range<usize>>,
     /// Where the field offsets start (after the shims).
     fields_at: usize,
+    /// Where the map writers start (after the field offsets).
+    writers_at: usize,
 }
 
 fn render(
@@ -456,6 +533,7 @@ fn render(
     fields: &[lacuna_checker::StructField],
     structs: &[String],
     enums: &[lacuna_checker::EnumOutline],
+    writers: &[(u32, String)],
 ) -> Rendered {
     let host = &prepared.host;
     let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
@@ -533,6 +611,10 @@ fn render(
             text.push_str(&enum_shims(e));
         }
     }
+    let writers_at = text.len();
+    for (site, glue) in writers {
+        text.push_str(&map_writer(*site, glue));
+    }
     for f in fields {
         text.push_str(&format!(
             "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::offset_of!({}, {});\n",
@@ -541,5 +623,5 @@ fn render(
             f.field
         ));
     }
-    Rendered { text, entries, anchors, shims_at, shims: shim_ranges, fields_at }
+    Rendered { text, entries, anchors, shims_at, shims: shim_ranges, fields_at, writers_at }
 }

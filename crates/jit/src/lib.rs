@@ -21,6 +21,7 @@ mod build;
 pub mod codegen;
 mod heap;
 pub mod instrument;
+mod map;
 mod runner;
 pub mod snippet;
 pub mod source;

@@ -833,7 +833,11 @@ impl Shared {
         if let Some(Ok(lowered)) = &snippet_state.lowered {
             let started = Instant::now();
             let symbol = |name: &str| host.symbol(name);
-            let abi = crate::codegen::HostAbi { symbol: &symbol, vec_fields: host.vec_fields };
+            let abi = crate::codegen::HostAbi {
+                symbol: &symbol,
+                vec_fields: host.vec_fields,
+                map_writer: Some(crate::instrument::map_writer_symbol(site)),
+            };
             let compiled = crate::codegen::compile(lowered, &abi);
             record.timings_ms.compile += ms(started);
             match compiled {

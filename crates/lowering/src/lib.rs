@@ -59,6 +59,9 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     if matches!(snippet.ty, Ty::StructRef(_)) {
         return unsupported("a reference as the hole's value", &(0..0));
     }
+    if matches!(&snippet.ty, Ty::Map { key, .. } if **key == Ty::Str) {
+        return unsupported("a map with borrowed keys as the hole's value", &(0..0));
+    }
     if let Some(range) = ownership::struct_binding_moved(&snippet) {
         return unsupported("a host struct binding moved", &range);
     }
@@ -70,7 +73,8 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         checker.ty(&f.ret, 0..0)?;
         // Vectors stay where the snippet's body builds them (no drops across calls to track).
         let param_tys = f.params.iter().filter_map(|&p| snippet.locals.get(p)).map(|l| &l.ty);
-        let owned = |t: &Ty| matches!(t, Ty::Vec(_) | Ty::Str | Ty::String | Ty::Struct(_) | Ty::StructRef(_));
+        let owned =
+            |t: &Ty| matches!(t, Ty::Vec(_) | Ty::Str | Ty::String | Ty::Struct(_) | Ty::StructRef(_) | Ty::Map { .. });
         if owned(&f.ret) || param_tys.into_iter().any(owned) {
             return unsupported("a vector or text passed to or returned from a snippet function", &(0..0));
         }
@@ -319,6 +323,77 @@ impl Check<'_> {
                     Ok(())
                 } else {
                     unsupported("this struct literal", &e.range)
+                }
+            }
+            TKind::MapNew => match e.ty {
+                Ty::Map { .. } => Ok(()),
+                _ => unsupported("a map of this type", &e.range),
+            },
+            TKind::MapMethod { map, name, args, .. } => {
+                for a in args {
+                    self.expr(a)?;
+                }
+                let Some(lacuna_checker::typed::TLocal { ty: Ty::Map { key, value, .. }, mutable, .. }) =
+                    self.snippet.locals.get(*map)
+                else {
+                    return unsupported("a method of something other than a map", &e.range);
+                };
+                let value = Ty::Scalar(*value);
+                let arg = |i: usize| args.get(i).map(|a| &a.ty);
+                // A key read in place: text for a text-keyed map.
+                let key_ref = |t: Option<&Ty>| match &**key {
+                    Ty::String | Ty::Str => t == Some(&Ty::Str),
+                    k => t == Some(k),
+                };
+                let fits = match name.as_str() {
+                    "len" => e.ty == Ty::Scalar(Scalar::Usize),
+                    "is_empty" => e.ty == Ty::Scalar(Scalar::Bool),
+                    "get" | "remove" => key_ref(arg(0)) && e.ty == Ty::Option(value.s()),
+                    "contains_key" => key_ref(arg(0)) && e.ty == Ty::Scalar(Scalar::Bool),
+                    "index" => key_ref(arg(0)) && e.ty == value,
+                    "insert" => {
+                        arg(0) == Some(&**key)
+                            && arg(1) == Some(&value)
+                            && (e.ty == Ty::Option(value.s()) || e.ty == Ty::Scalar(Scalar::Unit))
+                    }
+                    _ => false,
+                };
+                if matches!(name.as_str(), "insert" | "remove") && !mutable {
+                    return unsupported("a map changed through a binding that is not `mut`", &e.range);
+                }
+                if fits {
+                    Ok(())
+                } else {
+                    unsupported(format!("the map method `{name}` here"), &e.range)
+                }
+            }
+            TKind::MapUpdate { map, key: k, default, op, value: v } => {
+                self.expr(v)?;
+                self.expr(k)?;
+                if let Some(d) = default {
+                    self.expr(d)?;
+                }
+                let Some(lacuna_checker::typed::TLocal { ty: Ty::Map { key, value, .. }, mutable, .. }) =
+                    self.snippet.locals.get(*map)
+                else {
+                    return unsupported("an entry of something other than a map", &e.range);
+                };
+                let value = Ty::Scalar(*value);
+                let op_fits = match op {
+                    None => true,
+                    Some(BinOp::Add | BinOp::Sub | BinOp::Mul) => value.s().is_int() || value.s().is_float(),
+                    Some(_) => false,
+                };
+                let fits = k.ty == **key
+                    && default.as_ref().is_none_or(|d| d.ty == value)
+                    && v.ty == value
+                    && op_fits
+                    && e.ty == Ty::Scalar(Scalar::Unit)
+                    && *mutable;
+                if fits {
+                    Ok(())
+                } else {
+                    unsupported("this change of a map entry", &e.range)
                 }
             }
             TKind::StructEq { left, right, .. } => {
@@ -1069,7 +1144,7 @@ impl Check<'_> {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                 Ty::Tuple(parts) => parts.len() == 2,
                 Ty::Str | Ty::String | Ty::StructRef(_) => true,
-                Ty::Option(_) | Ty::Vec(_) | Ty::Struct(_) => false,
+                Ty::Option(_) | Ty::Vec(_) | Ty::Struct(_) | Ty::Map { .. } => false,
             };
             if &next != ty || !fits {
                 return unsupported(format!("iterator items of type `{}`", next.name()), range);

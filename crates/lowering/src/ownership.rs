@@ -50,7 +50,7 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
 
 /// A value that owns a buffer: reading it by value moves it.
 fn owns(ty: &Ty) -> bool {
-    matches!(ty, Ty::Vec(_) | Ty::String | Ty::Struct(_))
+    matches!(ty, Ty::Vec(_) | Ty::String | Ty::Struct(_) | Ty::Map { .. })
 }
 
 /// Whose buffer a sequence is.
@@ -344,6 +344,29 @@ impl Walk<'_> {
             }
             TKind::StructLit { fields, .. } => {
                 self.in_order(fields.iter().map(|(_, v)| (v, true)), none())?;
+                none()
+            }
+            TKind::MapNew => none(),
+            TKind::MapMethod { map, name, args, .. } => {
+                self.moved_check(LocalRef::Snippet(*map), e)?;
+                let moves_key = name == "insert";
+                let held = Owners::from([LocalRef::Snippet(*map)]);
+                let loans = self.while_held(args.iter().enumerate().map(|(i, a)| (a, moves_key || i > 0)), &held)?;
+                if matches!(name.as_str(), "insert" | "remove") {
+                    self.no_overlap(&held, &loans, e)?;
+                }
+                none()
+            }
+            TKind::MapUpdate { map, key, default, value, .. } => {
+                self.in_order([(&**value, true)], none())?;
+                self.moved_check(LocalRef::Snippet(*map), e)?;
+                let held = Owners::from([LocalRef::Snippet(*map)]);
+                let mut operands = vec![(&**key, true)];
+                if let Some(d) = default {
+                    operands.push((&**d, true));
+                }
+                let loans = self.while_held(operands, &held)?;
+                self.no_overlap(&held, &loans, e)?;
                 none()
             }
             TKind::Lit(_)
@@ -835,6 +858,12 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
         TKind::HostCall { receiver: Some(r), .. } if r.mutable => {
             out.insert(LocalRef::Binding(r.binding));
         }
+        TKind::MapMethod { map, name, .. } if matches!(name.as_str(), "insert" | "remove") => {
+            out.insert(LocalRef::Snippet(*map));
+        }
+        TKind::MapUpdate { map, .. } => {
+            out.insert(LocalRef::Snippet(*map));
+        }
         _ => {}
     }
     operands(e, &mut |c, by_value| match c {
@@ -862,6 +891,10 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
         TKind::StructEq { left, right, .. } => {
             f(Child::Expr(left), false);
             f(Child::Expr(right), false);
+        }
+        TKind::MapMethod { name, args, .. } => {
+            let moves_key = name == "insert";
+            args.iter().enumerate().for_each(|(i, a)| f(Child::Expr(a), moves_key || i > 0));
         }
         TKind::Match { scrutinee, .. } if matches!(scrutinee.ty, Ty::Struct(_)) => {
             e.each_child(&mut |c| match c {

@@ -1,0 +1,170 @@
+//! Maps JIT code builds (`HashMap`/`BTreeMap` with text or scalar keys and scalar values). A map lives in this
+//! process, owned by the run's [`Heap`](crate::heap::Heap) like the snippet's buffers, until its local's scope
+//! ends or the run ends; as the hole's value it is handed to the host as the host's own map type, built by the
+//! writer the instrumented host exports for the hole (`__lacuna_map_writer_*`).
+//!
+//! Keys are text (its bytes) or a scalar's bits; values are a scalar's bits, zero-extended to a word. Nothing a
+//! snippet in the subset does observes the order of a map's entries (iteration is not in the subset), so one
+//! representation serves both map types.
+
+use std::collections::HashMap;
+
+use crate::codegen::JitContext;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Text(Box<[u8]>),
+    Word(u64),
+}
+
+/// One map of a run.
+#[derive(Debug, Default)]
+pub struct JitMap {
+    entries: HashMap<Key, u64>,
+}
+
+/// The writer the instrumented host exports for a hole whose value is a map: builds the host's map at `out` from
+/// `n` keys (text as `[pointer, length]`, a scalar as `[bits, 0]`) and values (bits).
+pub type MapWriter = unsafe extern "C" fn(out: *mut u8, n: usize, keys: *const [usize; 2], values: *const u64);
+
+/// A key from the JIT's arguments: text when `data` is not null.
+///
+/// # Safety
+/// `data`, when not null, is readable for `len` bytes.
+unsafe fn key(data: *const u8, len: usize, word: u64) -> Key {
+    if data.is_null() {
+        Key::Word(word)
+    } else {
+        // SAFETY: as the caller guarantees.
+        Key::Text(unsafe { std::slice::from_raw_parts(data, len) }.into())
+    }
+}
+
+/// The map at `m`.
+///
+/// # Safety
+/// `m` is a map [`helper_map_new`] made for this run, not yet freed.
+unsafe fn map<'a>(m: usize) -> &'a mut JitMap {
+    // SAFETY: as the caller guarantees.
+    unsafe { &mut *(m as *mut JitMap) }
+}
+
+/// JIT helper: a new, empty map the run owns.
+///
+/// # Safety
+/// `ctx` is the live context of the running snippet.
+pub(crate) unsafe extern "C" fn helper_map_new(ctx: *mut JitContext) -> usize {
+    let m = Box::into_raw(Box::<JitMap>::default()) as usize;
+    // SAFETY: as the caller guarantees.
+    match unsafe { crate::heap::run_heap(ctx) } {
+        Some(heap) => heap.own_map(m),
+        // Not reached (a snippet with a map gets a heap); freed here rather than leaked.
+        // SAFETY: made just above, owned by nobody else.
+        None => drop(unsafe { Box::from_raw(m as *mut JitMap) }),
+    }
+    m
+}
+
+/// JIT helper: where the value of a key is (null when absent).
+///
+/// # Safety
+/// As [`map`] and [`key`].
+pub(crate) unsafe extern "C" fn helper_map_find(m: usize, data: *const u8, len: usize, word: u64) -> *mut u64 {
+    // SAFETY: as the caller guarantees.
+    let (m, k) = unsafe { (map(m), key(data, len, word)) };
+    m.entries.get_mut(&k).map_or(std::ptr::null_mut(), |v| v as *mut u64)
+}
+
+/// JIT helper: where the value of a key is, `default` inserted first when it is absent (`entry(k).or_insert(d)`).
+/// Valid until the map next changes.
+///
+/// # Safety
+/// As [`map`] and [`key`].
+pub(crate) unsafe extern "C" fn helper_map_slot(
+    m: usize,
+    data: *const u8,
+    len: usize,
+    word: u64,
+    default: u64,
+) -> *mut u64 {
+    // SAFETY: as the caller guarantees.
+    let (m, k) = unsafe { (map(m), key(data, len, word)) };
+    m.entries.entry(k).or_insert(default) as *mut u64
+}
+
+/// JIT helper: `insert` (`remove` when `remove` is 1): whether the key was there, its old value written to `old`.
+///
+/// # Safety
+/// As [`map`] and [`key`]; `old` is writable.
+pub(crate) unsafe extern "C" fn helper_map_change(
+    m: usize,
+    data: *const u8,
+    len: usize,
+    word: u64,
+    value: u64,
+    remove: u32,
+    old: *mut u64,
+) -> u8 {
+    // SAFETY: as the caller guarantees.
+    let (m, k) = unsafe { (map(m), key(data, len, word)) };
+    let previous = if remove != 0 { m.entries.remove(&k) } else { m.entries.insert(k, value) };
+    if let Some(v) = previous {
+        // SAFETY: as the caller guarantees.
+        unsafe { old.write(v) };
+    }
+    u8::from(previous.is_some())
+}
+
+/// JIT helper: how many entries.
+///
+/// # Safety
+/// As [`map`].
+pub(crate) unsafe extern "C" fn helper_map_len(m: usize) -> usize {
+    // SAFETY: as the caller guarantees.
+    unsafe { map(m) }.entries.len()
+}
+
+/// JIT helper: the local owning the map went out of scope.
+///
+/// # Safety
+/// As [`map`]; nothing uses the map afterwards.
+pub(crate) unsafe extern "C" fn helper_map_free(ctx: *mut JitContext, m: usize) {
+    // SAFETY: as the caller guarantees.
+    if let Some(heap) = unsafe { crate::heap::run_heap(ctx) } {
+        heap.free_map(m);
+    }
+}
+
+/// JIT helper: the map becomes the hole's value: the host's writer builds the host's map at `out`, then the map is
+/// freed.
+///
+/// # Safety
+/// As [`map`]; `writer` is the host's [`MapWriter`] for the hole's type, `out` the host's slot for it.
+pub(crate) unsafe extern "C" fn helper_map_give(ctx: *mut JitContext, m: usize, writer: usize, out: *mut u8) {
+    // SAFETY: as the caller guarantees.
+    let jm = unsafe { map(m) };
+    let mut keys = Vec::with_capacity(jm.entries.len());
+    let mut values = Vec::with_capacity(jm.entries.len());
+    for (k, v) in &jm.entries {
+        keys.push(match k {
+            Key::Text(bytes) => [bytes.as_ptr() as usize, bytes.len()],
+            Key::Word(w) => [*w as usize, 0],
+        });
+        values.push(*v);
+    }
+    // SAFETY: as the caller guarantees; the keys' bytes live in the map until it is freed below.
+    unsafe {
+        let writer = std::mem::transmute::<usize, MapWriter>(writer);
+        writer(out, keys.len(), keys.as_ptr(), values.as_ptr());
+        helper_map_free(ctx, m);
+    }
+}
+
+/// Frees a map (the heap's records call this).
+///
+/// # Safety
+/// `m` came from [`helper_map_new`] and is freed once.
+pub(crate) unsafe fn free(m: usize) {
+    // SAFETY: as the caller guarantees.
+    drop(unsafe { Box::from_raw(m as *mut JitMap) });
+}
