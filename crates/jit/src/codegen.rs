@@ -803,7 +803,6 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         g.statics = statics;
         g.shims = shims;
         g.enum_fns = enum_fns;
-        let map_writer = map_writer;
         // Panic messages of the snippet functions come first.
         g.messages = std::mem::take(&mut messages);
         let block = g.b.current_block().expect("the entry block");

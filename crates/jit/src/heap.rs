@@ -447,7 +447,7 @@ mod tests {
             // Box 3 is left incomplete (its clone "panicked"): freed, never dropped.
             for &b in &boxes[..3] {
                 (b as *mut u64).write(7);
-                helper_struct_ready(&mut ctx, b, counting_drop as usize);
+                helper_struct_ready(&mut ctx, b, counting_drop as *const () as usize);
             }
             helper_struct_drop(&mut ctx, boxes[0]);
             assert_eq!(DROPPED.load(Ordering::SeqCst), 1);
