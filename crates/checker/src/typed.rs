@@ -348,12 +348,14 @@ pub enum TKind {
     /// `x.clone()` of a host struct (`x` a [`Ty::Struct`] place or a [`Ty::StructRef`]), through the host's
     /// `Clone` shim: a new [`Ty::Struct`].
     StructClone(Box<TExpr>),
-    /// `S { field: value, .. }` of a host struct, every field given (no `..base`), each a scalar or a `String`: a
+    /// `S { field: value, .. }` of a host struct, every field given or the rest from `..base`, each a scalar or a `String`: a
     /// new [`Ty::Struct`]. The values are evaluated in the order written; each field is named by the static
     /// holding its offset ([`crate::field_offset_symbol`]).
     StructLit {
         id: usize,
         fields: Vec<(String, TExpr)>,
+        /// `..base` (evaluated after the fields): a new struct the literal takes over, its named fields replaced.
+        base: Option<Box<TExpr>>,
     },
     /// `HashMap::new()` / `BTreeMap::new()`: an empty map (the expression's type says which).
     MapNew,
@@ -1152,7 +1154,12 @@ impl TExpr {
                 }
             }
             TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
-            TKind::StructLit { fields, .. } => fields.iter().for_each(|(_, v)| f(Child::Expr(v))),
+            TKind::StructLit { fields, base, .. } => {
+                fields.iter().for_each(|(_, v)| f(Child::Expr(v)));
+                if let Some(b) = base {
+                    f(Child::Expr(b));
+                }
+            }
             TKind::MapNew => {}
             TKind::MapMethod { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
             TKind::MapUpdate { key, default, value, .. } => {

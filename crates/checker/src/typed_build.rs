@@ -540,9 +540,13 @@ impl<'a, 'db> Builder<'a, 'db> {
     fn struct_literal(&mut self, r: &ast::RecordExpr, ty: &Ty) -> Result<TKind> {
         let unsupported = |b: &Self| b.unsupported("a struct literal outside the subset", r.syntax());
         let (Ty::Struct(id), Some(list)) = (ty, r.record_expr_field_list()) else { return unsupported(self) };
-        if list.spread().is_some() || list.dotdot_token().is_some() {
-            return unsupported(self);
-        }
+        // `..base`: a new struct (not a local's, whose other fields stay usable after a partial move).
+        let base = match list.spread() {
+            Some(b) if !matches!(b, ast::Expr::PathExpr(_)) => Some(Box::new(self.expr(&b)?)),
+            Some(_) => return unsupported(self),
+            None if list.dotdot_token().is_some() => return unsupported(self),
+            None => None,
+        };
         let mut fields = Vec::new();
         for field in list.fields() {
             let Some((resolved, local, _)) = self.sema.resolve_record_field(&field) else { return unsupported(self) };
@@ -560,7 +564,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             };
             fields.push((symbol, value));
         }
-        Ok(TKind::StructLit { id: *id, fields })
+        Ok(TKind::StructLit { id: *id, fields, base })
     }
 
     /// `x.clone()` and `x.to_string()` of a host struct (std's `Clone` and `ToString` through the host's shims).
@@ -1195,7 +1199,15 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     fn declare_fn(&mut self, f: &ast::Fn) -> Result<()> {
         let Some(def) = self.sema.to_def(f) else { return self.unsupported("an unresolved function", f.syntax()) };
-        if f.generic_param_list().is_some() || f.async_token().is_some() || f.const_token().is_some() {
+        // Lifetime parameters only constrain borrows, which rustc checks (`references`); types and consts would need
+        // an instance per use.
+        let generic = f
+            .generic_param_list()
+            .is_some_and(|l| l.generic_params().any(|p| !matches!(p, ast::GenericParam::LifetimeParam(_))));
+        if f.generic_param_list().is_some() {
+            self.references.set(true);
+        }
+        if generic || f.where_clause().is_some() || f.async_token().is_some() || f.const_token().is_some() {
             return self.unsupported("a generic, async or const function", f.syntax());
         }
         self.fn_ids.insert(def, self.fns.len());

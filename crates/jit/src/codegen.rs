@@ -1916,7 +1916,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let source = self.one(x)?;
                 Some(self.struct_clone(id, source, at)?)
             }
-            TKind::StructLit { id, fields } => {
+            TKind::StructLit { id, fields, base } => {
                 // The values first, in order (a fault leaves nothing half-built); then the box, each field written
                 // at its offset (a `String`'s buffer is the struct's from then on), and the box is complete.
                 let mut values = Vec::with_capacity(fields.len());
@@ -1926,6 +1926,15 @@ impl<'a, 'b> Gen<'a, 'b> {
                     values.push((offset, value.ty.clone(), self.expr(value)?));
                 }
                 let shims = self.shims_of(*id)?;
+                // Over `..base`, the base's (new, complete) box with the named fields replaced.
+                if let Some(b) = base {
+                    let boxed = self.one(b)?;
+                    for (offset, ty, parts) in values {
+                        let address = self.b.ins().iadd_imm(boxed, i64::from(offset));
+                        self.elem_write(Elem::Scalar(ty.s()), address, &parts)?;
+                    }
+                    return Ok(vec![boxed]);
+                }
                 let size = self.int_const(types::I64, shims.size as i64);
                 let align = self.int_const(types::I64, shims.align as i64);
                 let alloc = self.helpers["lacuna_struct_alloc"];

@@ -71,13 +71,9 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     for f in &snippet.fns {
         checker.in_fn = Some(f.ret.clone());
         checker.ty(&f.ret, 0..0)?;
-        // Vectors stay where the snippet's body builds them (no drops across calls to track).
-        let param_tys = f.params.iter().filter_map(|&p| snippet.locals.get(p)).map(|l| &l.ty);
-        let owned =
-            |t: &Ty| matches!(t, Ty::Vec(_) | Ty::Str | Ty::String | Ty::Struct(_) | Ty::StructRef(_) | Ty::Map { .. });
-        if owned(&f.ret) || param_tys.into_iter().any(owned) {
-            return unsupported("a vector or text passed to or returned from a snippet function", &(0..0));
-        }
+        // Owned values cross calls as their parts: an argument moves into the callee (whose parameter is never
+        // dropped before the run ends), a result moves out of it (a moved local is not dropped either). Borrowed
+        // text returned is rustc's to judge (`ownership::check`).
         checker.block(&f.body)?;
     }
     checker.in_fn = None;
@@ -305,12 +301,20 @@ impl Check<'_> {
                     _ => unsupported("this `clone`", &e.range),
                 }
             }
-            TKind::StructLit { id, fields } => {
+            TKind::StructLit { id, fields, base } => {
+                if let Some(b) = base {
+                    self.expr(b)?;
+                    // The base's box is reused: a new struct of this type, not a local's (partial moves).
+                    if b.ty != Ty::Struct(*id) || matches!(b.kind, TKind::Local(_)) {
+                        return unsupported("this `..base`", &b.range);
+                    }
+                }
                 for (_, value) in fields {
                     self.expr(value)?;
+                    // Over a base, only scalars replace fields (a replaced `String` would need dropping).
                     let fits = match &value.ty {
                         Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
-                        ty => *ty == Ty::String,
+                        ty => *ty == Ty::String && base.is_none(),
                     };
                     if !fits {
                         return unsupported(

@@ -342,8 +342,8 @@ impl Walk<'_> {
                 self.in_order([(&**left, false), (&**right, false)], none())?;
                 none()
             }
-            TKind::StructLit { fields, .. } => {
-                self.in_order(fields.iter().map(|(_, v)| (v, true)), none())?;
+            TKind::StructLit { fields, base, .. } => {
+                self.in_order(fields.iter().map(|(_, v)| (v, true)).chain(base.iter().map(|b| (&**b, true))), none())?;
                 none()
             }
             TKind::MapNew => none(),
