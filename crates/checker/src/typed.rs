@@ -890,7 +890,7 @@ pub enum TPat {
     Tuple(Vec<TPat>),
     /// A variant of a host enum (index into [`TypedSnippet::structs`]: the enum's), by its index in declaration
     /// order, with patterns for some of its scalar fields (each by its number across all the enum's variants, as
-    /// the host's `__lacuna_field_*` shim takes it; only names and `_`, so testing the variant decides the match).
+    /// the host's `__lacuna_field_*` shim takes it; a field is read only once the variant is known to match).
     Variant {
         adt: usize,
         index: u32,

@@ -1467,7 +1467,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         (module.is_crate_root(self.db) && module.krate(self.db).origin(self.db).is_local()).then_some(v)
     }
 
-    /// `E::V(a, _, ..)`, `E::V { f, .. }` or `E::V` of a plain host enum: the variant, and names (or `_`) for
+    /// `E::V(a, _, ..)`, `E::V { f: 1..=3, .. }` or `E::V` of a plain host enum: the variant, and patterns for
     /// scalar fields.
     fn host_variant_pat(&mut self, pat: &ast::Pat) -> Result<TPat> {
         let unsupported = |b: &Self| b.unsupported("a pattern of a host enum outside the subset", pat.syntax());
@@ -1518,13 +1518,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             let Some(s) = self.part(&field.ty(self.db)) else {
                 return self.unsupported("a field of a host enum that is not a scalar", p.syntax());
             };
-            let sub = match &p {
-                ast::Pat::WildcardPat(_) => TPat::Wild,
-                ast::Pat::IdentPat(ip) if self.sema.resolve_bind_pat_to_const(ip).is_none() => {
-                    TPat::Bind(self.declare_local(ip)?)
-                }
-                _ => return self.unsupported("a refutable pattern inside a host enum's variant", p.syntax()),
-            };
+            let sub = self.pat(&p)?;
             fields.push(((first_field + i) as u32, s, sub));
         }
         Ok(TPat::Variant { adt, index: index as u32, fields })
@@ -2121,6 +2115,19 @@ impl<'a, 'db> Builder<'a, 'db> {
                     || (from_std && matches!(name.as_deref(), Some("print" | "println" | "eprint" | "eprintln")));
                 if let (true, Some(name)) = (std_format, name.as_deref()) {
                     return Ok(TExpr { kind: self.format_macro(&call, name)?, ty, range });
+                }
+                // `matches!(e, pat)` is the `match` it expands to (its parts keep their place in the snippet).
+                if from_std && name.as_deref() == Some("matches") {
+                    let m = self
+                        .sema
+                        .expand_macro_call(&call)
+                        .and_then(|x| x.value.descendants().find_map(ast::MatchExpr::cast));
+                    let Some(m) = m else {
+                        return self.unsupported("a `matches!` that does not expand", expr.syntax());
+                    };
+                    let mut built = self.expr(&ast::Expr::MatchExpr(m))?;
+                    built.range = range;
+                    return Ok(built);
                 }
                 let message = match name.as_deref() {
                     Some("panic") => Self::plain_message(tokens.into_iter()),

@@ -1391,12 +1391,38 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn test_pat(&mut self, pat: &TPat, ty: &Ty, values: &[Value]) -> Value {
         match (pat, ty) {
             (TPat::Wild | TPat::Bind(_), _) => self.b.ins().iconst(types::I8, 1),
-            (TPat::Variant { adt, index, .. }, Ty::Struct(_) | Ty::StructRef(_)) => {
+            (TPat::Variant { adt, index, fields }, Ty::Struct(_) | Ty::StructRef(_)) => {
                 let Some(&p) = values.first() else { return self.b.ins().iconst(types::I8, 0) };
                 let Some(variant) = self.enum_call(*adt, false, &[p]) else {
                     return self.b.ins().iconst(types::I8, 0);
                 };
-                self.b.ins().icmp_imm(IntCC::Equal, variant, i64::from(*index))
+                let is = self.b.ins().icmp_imm(IntCC::Equal, variant, i64::from(*index));
+                let refutable: Vec<&(u32, Scalar, TPat)> =
+                    fields.iter().filter(|(_, _, sub)| !matches!(sub, TPat::Wild | TPat::Bind(_))).collect();
+                if refutable.is_empty() {
+                    return is;
+                }
+                // The fields are read (and tested) only in the variant they belong to.
+                let check = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.append_block_param(done, types::I8);
+                self.b.ins().brif(is, check, &[], done, &[is.into()]);
+                self.b.switch_to_block(check);
+                self.b.seal_block(check);
+                let mut all = self.b.ins().iconst(types::I8, 1);
+                for (field, s, sub) in refutable {
+                    let number = self.b.ins().iconst(types::I32, i64::from(*field));
+                    let (Some(address), Some(t)) = (self.enum_call(*adt, true, &[p, number]), clif(*s)) else {
+                        continue;
+                    };
+                    let v = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                    let ok = self.test_pat(sub, &Ty::Scalar(*s), &[v]);
+                    all = self.b.ins().band(all, ok);
+                }
+                self.b.ins().jump(done, &[all.into()]);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+                self.b.block_params(done)[0]
             }
             (TPat::Lit { lit, negative }, Ty::Scalar(s)) => {
                 let (Some(&v), Some(k)) = (values.first(), self.lit(lit, *s, *negative)) else {

@@ -185,9 +185,6 @@ impl Check<'_> {
             (TPat::None, Ty::Option(_)) => true,
             (TPat::Variant { adt, fields, .. }, Ty::Struct(a) | Ty::StructRef(a)) if adt == a => {
                 for (_, s, sub) in fields {
-                    if !matches!(sub, TPat::Wild | TPat::Bind(_)) {
-                        return unsupported("a refutable pattern inside a host enum's variant", range);
-                    }
                     self.pat(sub, &Ty::Scalar(*s), range)?;
                 }
                 true
