@@ -1961,13 +1961,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                     return Ok(vec![boxed]);
                 }
-                let size = self.int_const(types::I64, shims.size as i64);
-                let align = self.int_const(types::I64, shims.align as i64);
-                let alloc = self.helpers["lacuna_struct_alloc"];
-                let call = self.b.ins().call(alloc, &[self.ctx, size, align]);
-                let boxed = self.b.inst_results(call)[0];
-                let failed = self.b.ins().icmp_imm(IntCC::Equal, boxed, 0);
-                self.helper_fault_if(failed, at);
+                let boxed = self.struct_alloc(shims, at);
                 for (offset, ty, parts) in values {
                     let address = self.b.ins().iadd_imm(boxed, i64::from(offset));
                     if ty == Ty::String {
@@ -1978,9 +1972,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                         self.elem_write(Elem::Scalar(ty.s()), address, &parts)?;
                     }
                 }
-                let drop = self.int_const(types::I64, shims.drop as i64);
-                let ready = self.helpers["lacuna_struct_ready"];
-                self.b.ins().call(ready, &[self.ctx, boxed, drop]);
+                self.struct_ready(shims, boxed);
                 Some(boxed)
             }
             TKind::MapNew => {
@@ -3632,6 +3624,15 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// `x.clone()` of the host struct at `source`: a new box the run owns.
     fn struct_clone(&mut self, id: usize, source: Value, at: usize) -> R<Value> {
         let shims = self.shims_of(id)?;
+        let boxed = self.struct_alloc(shims, at);
+        self.call_shim(shims.clone, "`Clone`", &[boxed, source], at)?;
+        self.struct_ready(shims, boxed);
+        Ok(boxed)
+    }
+
+    /// A new box for a host struct, its value not written yet (a fault before [`Self::struct_ready`] frees it
+    /// without dropping it).
+    fn struct_alloc(&mut self, shims: StructShims, at: usize) -> Value {
         let size = self.int_const(types::I64, shims.size as i64);
         let align = self.int_const(types::I64, shims.align as i64);
         let alloc = self.helpers["lacuna_struct_alloc"];
@@ -3639,11 +3640,14 @@ impl<'a, 'b> Gen<'a, 'b> {
         let boxed = self.b.inst_results(call)[0];
         let failed = self.b.ins().icmp_imm(IntCC::Equal, boxed, 0);
         self.helper_fault_if(failed, at);
-        self.call_shim(shims.clone, "`Clone`", &[boxed, source], at)?;
+        boxed
+    }
+
+    /// The struct in the box is complete: dropping the box drops it.
+    fn struct_ready(&mut self, shims: StructShims, boxed: Value) {
         let drop = self.int_const(types::I64, shims.drop as i64);
         let ready = self.helpers["lacuna_struct_ready"];
         self.b.ins().call(ready, &[self.ctx, boxed, drop]);
-        Ok(boxed)
     }
 
     /// `a == b` of two host structs (at `a` and `b`): a `bool`.

@@ -279,6 +279,16 @@ impl Check<'_> {
         }
     }
 
+    /// The key type, value type and `mut`-ness of the snippet's map local `map`.
+    fn map_local(&self, map: usize) -> Option<(&Ty, &Scalar, bool)> {
+        match self.snippet.locals.get(map)? {
+            lacuna_checker::typed::TLocal { ty: Ty::Map { key, value, .. }, mutable, .. } => {
+                Some((key, value, *mutable))
+            }
+            _ => None,
+        }
+    }
+
     fn binding_ty(&self, binding: usize) -> Option<Scalar> {
         self.snippet.bindings.iter().find(|(b, _)| *b == binding).map(|(_, t)| *t)
     }
@@ -334,15 +344,13 @@ impl Check<'_> {
                 for a in args {
                     self.expr(a)?;
                 }
-                let Some(lacuna_checker::typed::TLocal { ty: Ty::Map { key, value, .. }, mutable, .. }) =
-                    self.snippet.locals.get(*map)
-                else {
+                let Some((key, value, mutable)) = self.map_local(*map) else {
                     return unsupported("a method of something other than a map", &e.range);
                 };
                 let value = Ty::Scalar(*value);
                 let arg = |i: usize| args.get(i).map(|a| &a.ty);
                 // A key read in place: text for a text-keyed map.
-                let key_ref = |t: Option<&Ty>| match &**key {
+                let key_ref = |t: Option<&Ty>| match key {
                     Ty::String | Ty::Str => t == Some(&Ty::Str),
                     k => t == Some(k),
                 };
@@ -353,7 +361,7 @@ impl Check<'_> {
                     "contains_key" => key_ref(arg(0)) && e.ty == Ty::Scalar(Scalar::Bool),
                     "index" => key_ref(arg(0)) && e.ty == value,
                     "insert" => {
-                        arg(0) == Some(&**key)
+                        arg(0) == Some(key)
                             && arg(1) == Some(&value)
                             && (e.ty == Ty::Option(value.s()) || e.ty == Ty::Scalar(Scalar::Unit))
                     }
@@ -374,9 +382,7 @@ impl Check<'_> {
                 if let Some(d) = default {
                     self.expr(d)?;
                 }
-                let Some(lacuna_checker::typed::TLocal { ty: Ty::Map { key, value, .. }, mutable, .. }) =
-                    self.snippet.locals.get(*map)
-                else {
+                let Some((key, value, mutable)) = self.map_local(*map) else {
                     return unsupported("an entry of something other than a map", &e.range);
                 };
                 let value = Ty::Scalar(*value);
@@ -385,12 +391,12 @@ impl Check<'_> {
                     Some(BinOp::Add | BinOp::Sub | BinOp::Mul) => value.s().is_int() || value.s().is_float(),
                     Some(_) => false,
                 };
-                let fits = k.ty == **key
+                let fits = k.ty == *key
                     && default.as_ref().is_none_or(|d| d.ty == value)
                     && v.ty == value
                     && op_fits
                     && e.ty == Ty::Scalar(Scalar::Unit)
-                    && *mutable;
+                    && mutable;
                 if fits {
                     Ok(())
                 } else {
