@@ -190,11 +190,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                 Some((innermost, ra_ap_hir::Mutability::Shared)) => innermost,
                 _ => inner,
             };
-            if let Some(id) = self.host_struct(&inner) {
+            if let Some(id) = self.host_type(&inner) {
                 return Ok(Ty::StructRef(id));
             }
         }
-        if let Some(id) = self.host_struct(ty) {
+        if let Some(id) = self.host_type(ty) {
             return Ok(Ty::Struct(id));
         }
         if let Some(map) = self.map_ty(ty) {
@@ -265,7 +265,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if self.is_string(ty) {
             return Some(Elem::String);
         }
-        if let Some(id) = self.host_struct(ty) {
+        if let Some(id) = self.host_type(ty) {
             return Some(Elem::Struct(id));
         }
         let s = Self::builtin(ty)?;
@@ -380,9 +380,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.sema.resolve_method_call(call).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"))
     }
 
-    /// A struct declared at the top level of the host with named fields and no generics (JIT code reaches it in
-    /// place): its index in `structs`.
-    fn host_struct(&self, ty: &ra_ap_hir::Type<'db>) -> Option<usize> {
+    /// A struct with named fields (not packed) or an enum, declared at the top level of the host without generics
+    /// (JIT code reaches it through its address and the host's shims): its index in `structs`.
+    fn host_type(&self, ty: &ra_ap_hir::Type<'db>) -> Option<usize> {
         let adt = ty.as_adt()?;
         let module = adt.module(self.db);
         if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
@@ -1259,7 +1259,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             Some((inner, ra_ap_hir::Mutability::Shared)) => Some(inner),
             _ => None,
         };
-        if self.host_struct(by_ref.as_ref().unwrap_or(&local_ty)).is_some() {
+        if self.host_type(by_ref.as_ref().unwrap_or(&local_ty)).is_some() {
             self.note_binding(index, Scalar::Unit);
             return Ok(LocalRef::Binding(index));
         }
@@ -1473,7 +1473,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let unsupported = |b: &Self| b.unsupported("a pattern of a host enum outside the subset", pat.syntax());
         let Some(v) = self.host_variant_of(pat) else { return unsupported(self) };
         let en = v.parent_enum(self.db);
-        let Some(adt) = self.host_struct(&en.ty(self.db)) else { return unsupported(self) };
+        let Some(adt) = self.host_type(&en.ty(self.db)) else { return unsupported(self) };
         let variants = en.variants(self.db);
         let Some(index) = variants.iter().position(|x| *x == v) else { return unsupported(self) };
         let first_field: usize = variants[..index].iter().map(|x| x.fields(self.db).len()).sum();

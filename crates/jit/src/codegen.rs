@@ -1989,7 +1989,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 // Primitive operands: the value first, then the place.
                 let v = self.one(value)?;
-                let m = self.read(LocalRef::Snippet(*map), &self.snippet.locals[*map].ty.clone())[0];
+                let m = self.map_address(*map)?;
                 let (data, len, word, owned) = self.map_key_parts(key)?;
                 let default = match default {
                     Some(d) => {
@@ -3457,17 +3457,29 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.missing.get_or_insert_with(|| "a host enum without shims".to_owned());
             return None;
         };
-        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let ret = if field { self.b.func.dfg.value_type(self.ctx) } else { types::I32 };
+        Some(self.call_address(if field { field_fn } else { variant_fn }, args, ret))
+    }
+
+    /// Calls the host library's function at `address` with `args` (its parameters their types) and a result of
+    /// type `ret`.
+    fn call_address(&mut self, address: usize, args: &[Value], ret: Type) -> Value {
         let mut sig = cranelift_codegen::ir::Signature::new(self.b.func.signature.call_conv);
-        sig.params.push(AbiParam::new(ptr));
-        if field {
-            sig.params.push(AbiParam::new(types::I32));
+        for &a in args {
+            sig.params.push(AbiParam::new(self.b.func.dfg.value_type(a)));
         }
-        sig.returns.push(AbiParam::new(if field { ptr } else { types::I32 }));
+        sig.returns.push(AbiParam::new(ret));
         let sig = self.b.import_signature(sig);
-        let callee = self.int_const(ptr, (if field { field_fn } else { variant_fn }) as i64);
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let callee = self.int_const(ptr, address as i64);
         let call = self.b.ins().call_indirect(sig, callee, args);
-        Some(self.b.inst_results(call)[0])
+        self.b.inst_results(call)[0]
+    }
+
+    /// Where the snippet's map local `map` keeps its map.
+    fn map_address(&mut self, map: usize) -> R<Value> {
+        let ty = self.snippet.locals[map].ty.clone();
+        self.read(LocalRef::Snippet(map), &ty).first().copied().ok_or_else(|| CodegenError("a map not yet made".into()))
     }
 
     /// A map key's arguments to the map helpers: text as (pointer, length), a scalar as its bits; and the buffer of
@@ -3521,7 +3533,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             return Err(CodegenError("a method of something other than a map".into()));
         };
         let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()))?;
-        let m = self.read(LocalRef::Snippet(map), &map_ty)[0];
+        let m = self.map_address(map)?;
         if matches!(name, "len" | "is_empty") {
             let f = self.helpers["lacuna_map_len"];
             let call = self.b.ins().call(f, &[m]);
@@ -3601,20 +3613,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             return Err(CodegenError(format!("a host struct that does not implement {what}")));
         }
         let ptr = self.b.func.dfg.value_type(self.ctx);
-        let mut sig = cranelift_codegen::ir::Signature::new(self.b.func.signature.call_conv);
-        sig.params.push(AbiParam::new(ptr));
-        for &a in args {
-            sig.params.push(AbiParam::new(self.b.func.dfg.value_type(a)));
-        }
-        sig.returns.push(AbiParam::new(types::I32));
-        let sig = self.b.import_signature(sig);
-        let callee = self.int_const(ptr, shim as i64);
         let run = self.b.ins().load(ptr, MemFlags::trusted(), self.ctx, RUN_OFFSET);
         let mut values = vec![run];
         values.extend_from_slice(args);
         self.store_fuel();
-        let call = self.b.ins().call_indirect(sig, callee, &values);
-        let status = self.b.inst_results(call)[0];
+        let status = self.call_address(shim, &values, types::I32);
         self.load_fuel();
         let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
         self.fault_if(panicked, Fault::HostPanic, at);
