@@ -76,7 +76,7 @@ impl StdSource {
             StdCrate { name: "core", root: "core/src/lib.rs".into(), deps: &[], features: &[] },
             StdCrate { name: "alloc", root: "alloc/src/lib.rs".into(), deps: &["core"], features: &[] },
         ];
-        if let Some(hashbrown) = self.vendored("hashbrown-") {
+        if let Some(hashbrown) = self.hashbrown() {
             crates.push(StdCrate {
                 name: "hashbrown",
                 root: hashbrown.join("src/lib.rs"),
@@ -115,11 +115,35 @@ impl StdSource {
         .iter()
         .map(|d| self.library.join(d))
         .collect();
-        if let Some(hashbrown) = self.vendored("hashbrown-") {
+        if let Some(hashbrown) = self.hashbrown() {
             dirs.push(self.library.join(hashbrown).join("src"));
         }
         dirs.retain(|d| d.is_dir());
         dirs
+    }
+
+    /// The `hashbrown` crate std's `HashMap`/`HashSet` wrap. A `rust-src` with a `vendor/` tree has it; rustup's
+    /// does not (cargo fetches it when std is built), so without it we look for the exact version std's
+    /// `Cargo.lock` names in cargo's registry cache — any machine that built Lacuna has it, because Lacuna's own
+    /// lockfile pins the same version. Without hashbrown, rust-analyzer types every `HashMap` as
+    /// `HashMap<{unknown}, {unknown}>` (rustc still decides verdicts; only the typed view is poorer).
+    fn hashbrown(&self) -> Option<PathBuf> {
+        if let Some(vendored) = self.vendored("hashbrown-") {
+            return Some(vendored);
+        }
+        let lock = std::fs::read_to_string(self.library.join("Cargo.lock")).ok()?;
+        let version = locked_version(&lock, "hashbrown")?;
+        let cargo_home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+        let mut registries: Vec<PathBuf> = std::fs::read_dir(cargo_home.join("registry/src"))
+            .ok()?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().join(format!("hashbrown-{version}")))
+            .filter(|dir| dir.join("src/lib.rs").is_file())
+            .collect();
+        registries.sort();
+        registries.into_iter().next()
     }
 
     /// `vendor/<prefix>*`, relative to `library/`, newest first.
@@ -133,6 +157,15 @@ impl StdSource {
         found.sort_by_key(|n| std::cmp::Reverse(version_key(Path::new(n))));
         found.first().map(|n| PathBuf::from("vendor").join(n))
     }
+}
+
+/// The version a `Cargo.lock` pins for `package` (the first entry of that name).
+fn locked_version(lock: &str, package: &str) -> Option<String> {
+    let name_line = format!("name = \"{package}\"");
+    let mut lines = lock.lines();
+    lines.by_ref().find(|l| l.trim() == name_line)?;
+    let version = lines.next()?.trim().strip_prefix("version = \"")?.strip_suffix('"')?;
+    Some(version.to_owned())
 }
 
 fn is_library_dir(dir: &Path) -> bool {
@@ -233,5 +266,12 @@ mod tests {
         let mut v = [PathBuf::from("/usr/src/rustc-1.9.0"), PathBuf::from("/usr/src/rustc-1.96.0")];
         v.sort_by_key(|p| std::cmp::Reverse(version_key(p)));
         assert_eq!(v[0], PathBuf::from("/usr/src/rustc-1.96.0"));
+    }
+
+    #[test]
+    fn reads_a_locked_version() {
+        let lock = "[[package]]\nname = \"hashbrown\"\nversion = \"0.16.1\"\nsource = \"registry\"\n";
+        assert_eq!(locked_version(lock, "hashbrown").as_deref(), Some("0.16.1"));
+        assert_eq!(locked_version(lock, "libc"), None);
     }
 }

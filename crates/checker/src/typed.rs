@@ -198,6 +198,9 @@ impl Ty {
 pub enum Elem {
     Scalar(Scalar),
     String,
+    /// `&str`: a pointer and a length, read in place (only in the hole's sequences: the snippet never makes a
+    /// vector of borrowed text, whose lifetimes only rustc can check).
+    Str,
     /// A host struct (index into [`TypedSnippet::structs`]), reached in place through its address.
     Struct(usize),
 }
@@ -213,7 +216,7 @@ impl Elem {
     pub fn scalar(self) -> Option<Scalar> {
         match self {
             Elem::Scalar(s) => Some(s),
-            Elem::String | Elem::Struct(_) => None,
+            Elem::String | Elem::Str | Elem::Struct(_) => None,
         }
     }
 
@@ -221,7 +224,7 @@ impl Elem {
     pub fn read_ty(self) -> Ty {
         match self {
             Elem::Scalar(s) => Ty::Scalar(s),
-            Elem::String => Ty::Str,
+            Elem::String | Elem::Str => Ty::Str,
             Elem::Struct(id) => Ty::StructRef(id),
         }
     }
@@ -231,7 +234,7 @@ impl Elem {
         match self {
             Elem::Scalar(s) => Some(Ty::Scalar(s)),
             Elem::String => Some(Ty::String),
-            Elem::Struct(_) => None,
+            Elem::Str | Elem::Struct(_) => None,
         }
     }
 
@@ -240,6 +243,7 @@ impl Elem {
         match self {
             Elem::Scalar(s) => s.name(),
             Elem::String => "String",
+            Elem::Str => "&str",
             Elem::Struct(_) => "{host struct}",
         }
     }

@@ -173,6 +173,78 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
     }
 
+    /// `Ok` (true) or `Err` (false) of `core`'s `Result`.
+    fn result_variant(&self, v: ra_ap_hir::EnumVariant) -> Option<bool> {
+        if !self.is_core_adt(ra_ap_hir::Adt::Enum(v.parent_enum(self.db)), "Result") {
+            return None;
+        }
+        match v.name(self.db).as_str() {
+            "Ok" => Some(true),
+            "Err" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// A scrutinee that is a bare `text.parse::<S>()` of a scalar `S`, read as `.ok()` — an `Option<S>` — so that
+    /// `if let Ok(v) = ..`, `while let Ok(v) = ..` and `match .. { Ok(v) => .., Err(_) => .. }` stay in the subset
+    /// (the error is never bound: an `Err(e)` pattern is outside it).
+    fn parse_result_scrutinee(&mut self, e: &ast::Expr) -> Result<Option<TExpr>> {
+        let ast::Expr::MethodCallExpr(parse) = e else { return Ok(None) };
+        let core_parse = parse.name_ref().is_some_and(|n| n.text() == "parse")
+            && parse.arg_list().is_some_and(|l| l.args().next().is_none())
+            && self.sema.resolve_method_call(parse).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"));
+        let Some(receiver) = parse.receiver().filter(|_| core_parse) else { return Ok(None) };
+        let Some(result) = self.sema.type_of_expr(e) else { return Ok(None) };
+        let Some(target) = result.original.type_arguments().next().and_then(|t| Self::builtin(&t)) else {
+            return Ok(None);
+        };
+        if matches!(target, Scalar::Unit | Scalar::Never) {
+            return Ok(None);
+        }
+        let text = Box::new(self.text_operand(&receiver)?);
+        let at = usize::from(parse.syntax().text_range().start()).saturating_sub(self.snippet_start);
+        let kind = TKind::Parse { text, target, then: ParseThen::Ok, at };
+        Ok(Some(TExpr { kind, ty: Ty::Option(target), range: self.range(e.syntax()) }))
+    }
+
+    /// The scrutinee of `if let`, `while let` or `match`, and whether its patterns read a `parse` result as an
+    /// `Option`.
+    fn scrutinee(&mut self, e: &ast::Expr) -> Result<(TExpr, bool)> {
+        Ok(match self.parse_result_scrutinee(e)? {
+            Some(option) => (option, true),
+            None => (self.expr(e)?, false),
+        })
+    }
+
+    /// A pattern of a scrutinee from [`Builder::scrutinee`]: of a `parse` result, `Ok(p)` is `Some(p)` and
+    /// `Err(_)` is `None`.
+    fn scrutinee_pat(&mut self, pat: &ast::Pat, parse_result: bool) -> Result<TPat> {
+        if !parse_result {
+            return self.pat(pat);
+        }
+        Ok(match pat {
+            ast::Pat::WildcardPat(_) => TPat::Wild,
+            ast::Pat::OrPat(o) => TPat::Or(o.pats().map(|p| self.scrutinee_pat(&p, true)).collect::<Result<_>>()?),
+            ast::Pat::ParenPat(p) => match p.pat() {
+                Some(inner) => self.scrutinee_pat(&inner, true)?,
+                None => return self.unsupported("a pattern", pat.syntax()),
+            },
+            ast::Pat::TupleStructPat(t) => {
+                let variant = match t.path().and_then(|p| self.sema.resolve_path(&p)) {
+                    Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) => self.result_variant(v),
+                    _ => None,
+                };
+                let fields: Vec<ast::Pat> = t.fields().collect();
+                match (variant, fields.as_slice()) {
+                    (Some(true), [inner]) => TPat::Some(Box::new(self.pat(inner)?)),
+                    (Some(false), [ast::Pat::WildcardPat(_)]) => TPat::None,
+                    _ => return self.unsupported("a pattern of a `parse` result that binds its error", pat.syntax()),
+                }
+            }
+            _ => return self.unsupported("a pattern of a `parse` result", pat.syntax()),
+        })
+    }
+
     fn ty(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Ty> {
         if let Some(s) = Self::builtin(ty) {
             return Ok(Ty::Scalar(s));
@@ -267,6 +339,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         if let Some(id) = self.host_type(ty) {
             return Some(Elem::Struct(id));
+        }
+        if ty.as_reference().is_some_and(|(inner, m)| inner.is_str() && m == ra_ap_hir::Mutability::Shared) {
+            return Some(Elem::Str);
         }
         let s = Self::builtin(ty)?;
         (!matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)).then_some(Elem::Scalar(s))
@@ -2075,13 +2150,14 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             ast::Expr::MatchExpr(m) => {
                 let Some(scrutinee) = m.expr() else { return self.unsupported("`match`", expr.syntax()) };
-                let scrutinee = Box::new(self.expr(&scrutinee)?);
+                let (scrutinee, parse_result) = self.scrutinee(&scrutinee)?;
+                let scrutinee = Box::new(scrutinee);
                 let mut arms = Vec::new();
                 for arm in m.match_arm_list().into_iter().flat_map(|l| l.arms()) {
                     let (Some(pat), Some(body)) = (arm.pat(), arm.expr()) else {
                         return self.unsupported("a `match` arm", arm.syntax());
                     };
-                    let pat = self.pat(&pat)?;
+                    let pat = self.scrutinee_pat(&pat, parse_result)?;
                     let guard = match arm.guard().and_then(|g| g.condition()) {
                         Some(ast::Expr::LetExpr(_)) => return self.unsupported("an `if let` guard", arm.syntax()),
                         Some(c) => Some(self.expr(&c)?),
@@ -2296,8 +2372,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let (Some(pat), Some(scrutinee)) = (l.pat(), l.expr()) else {
                         return self.unsupported("`if let`", expr.syntax());
                     };
-                    let scrutinee = Box::new(self.expr(&scrutinee)?);
-                    let pat = self.pat(&pat)?;
+                    let (scrutinee, parse_result) = self.scrutinee(&scrutinee)?;
+                    let scrutinee = Box::new(scrutinee);
+                    let pat = self.scrutinee_pat(&pat, parse_result)?;
                     let then_ty = self.expr_type(&ast::Expr::BlockExpr(then.clone()))?;
                     let body =
                         TExpr { ty: then_ty, range: self.range(then.syntax()), kind: TKind::Block(self.block(&then)?) };
@@ -2339,8 +2416,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let (Some(pat), Some(scrutinee)) = (l.pat(), l.expr()) else {
                         return self.unsupported("`while let`", expr.syntax());
                     };
-                    let scrutinee = Box::new(self.expr(&scrutinee)?);
-                    let pat = self.pat(&pat)?;
+                    let (scrutinee, parse_result) = self.scrutinee(&scrutinee)?;
+                    let scrutinee = Box::new(scrutinee);
+                    let pat = self.scrutinee_pat(&pat, parse_result)?;
                     let unit = Ty::Scalar(Scalar::Unit);
                     let body = TExpr {
                         ty: unit.clone(),

@@ -3832,6 +3832,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Ok((t.bytes(), t.bytes()))
             }
             Elem::String => Ok((24, 8)),
+            Elem::Str => Ok((16, 8)),
             // (Only the size is used: host structs are read in place, never allocated.)
             Elem::Struct(id) => {
                 let size = self.snippet.structs.get(id).and_then(|symbol| self.statics.get(symbol));
@@ -3849,6 +3850,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)]
             }
             Elem::String => self.text_at(address)?,
+            // A `&str` is its pointer, then its length (rustc's layout of every slice reference).
+            Elem::Str => vec![
+                self.b.ins().load(types::I64, MemFlags::trusted(), address, 0),
+                self.b.ins().load(types::I64, MemFlags::trusted(), address, 8),
+            ],
             Elem::Struct(_) => vec![address],
         })
     }
@@ -3908,7 +3914,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().call(f, &[data, len, ptr_at, len_at]);
                 return Ok(Vec::new());
             }
-            (Elem::String | Elem::Struct(_), "reverse") => {
+            (Elem::String | Elem::Str | Elem::Struct(_), "reverse") => {
                 let size = self.elem_layout(seq.elem)?.0;
                 let size = self.int_const(types::I64, i64::from(size));
                 let f = self.helpers["lacuna_elements_reverse"];

@@ -127,6 +127,7 @@ impl Check<'_> {
             }
             // Host structs are only reached in place, never held or built by the snippet.
             Ty::Vec(Elem::Struct(_)) => unsupported("a vector of host structs", &range),
+            Ty::Vec(Elem::Str) => unsupported("a vector of `&str` the snippet holds", &range),
             _ => Ok(()),
         }
     }
@@ -611,9 +612,11 @@ impl Check<'_> {
                 let ok = match seq.elem {
                     // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
                     // `String` moves into it, so its buffer stays the snippet's).
-                    Elem::String | Elem::Struct(_) => match (name.as_str(), args.len()) {
+                    Elem::String | Elem::Str | Elem::Struct(_) => match (name.as_str(), args.len()) {
                         ("is_empty", 0) => e.ty == Ty::Scalar(Scalar::Bool),
-                        ("join", 1) if seq.elem == Elem::String => arg(0) == Some(&Ty::Str) && e.ty == Ty::String,
+                        ("join", 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
+                            arg(0) == Some(&Ty::Str) && e.ty == Ty::String
+                        }
                         // Strings order by their bytes; equal ones are indistinguishable, so stability is moot.
                         ("sort" | "sort_unstable", 0) => seq.elem == Elem::String,
                         ("reverse", 0) => true,

@@ -37,16 +37,22 @@ impl<'db> Builder<'_, 'db> {
             && s.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc")
     }
 
-    /// `String` as [`Ty::String`]; `&str`, `&&str`, `&String` and `&&String` as [`Ty::Str`].
+    /// `String` as [`Ty::String`]; `&str`, `&String` and shared references to those (`&&str`, `&&&str` — a
+    /// closure's parameter over the items of a `Vec<&str>`) as [`Ty::Str`].
     pub(super) fn text_ty(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
         if self.is_string(ty) {
             return Some(Ty::String);
         }
-        let (inner, mutability) = ty.as_reference()?;
-        let shared = mutability == ra_ap_hir::Mutability::Shared;
-        let text = |t: &ra_ap_hir::Type<'db>| t.is_str() || self.is_string(t);
-        let text_ref = |t: &ra_ap_hir::Type<'db>| t.as_reference().is_some_and(|(i, m)| text(&i) && m == mutability);
-        (shared && (text(&inner) || text_ref(&inner))).then_some(Ty::Str)
+        let mut inner = ty.clone();
+        let mut depth = 0;
+        while let Some((pointee, mutability)) = inner.as_reference() {
+            if mutability != ra_ap_hir::Mutability::Shared {
+                return None;
+            }
+            inner = pointee;
+            depth += 1;
+        }
+        (depth > 0 && (inner.is_str() || self.is_string(&inner))).then_some(Ty::Str)
     }
 
     /// The text `expr` names in place: a string binding of the hole (`String`, `&String`, `&mut String`, `&str`)
