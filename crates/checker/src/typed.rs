@@ -114,8 +114,9 @@ pub enum Ty {
     Scalar(Scalar),
     /// `Option<S>`.
     Option(Scalar),
-    /// `(S, S, ..)`, two or more elements (`()` is [`Scalar::Unit`]).
-    Tuple(Vec<Scalar>),
+    /// `(A, B, ..)`, two or more elements (`()` is [`Scalar::Unit`]): scalars, or — as the items `enumerate` pairs
+    /// with an index — text and host structs read in place ([`Ty::Str`], [`Ty::StructRef`]); never an owned value.
+    Tuple(Vec<Ty>),
     /// `Vec<E>` the snippet owns: its buffer pointer, capacity and length, the buffer allocated through the host
     /// library's allocator so the host can own what the snippet returns (and, for `Vec<String>`, each element's).
     Vec(Elem),
@@ -167,7 +168,7 @@ impl Ty {
         match self {
             Ty::Scalar(s) => vec![*s],
             Ty::Option(s) => vec![Scalar::Bool, *s],
-            Ty::Tuple(elems) => elems.clone(),
+            Ty::Tuple(elems) => elems.iter().flat_map(Ty::parts).collect(),
             Ty::Vec(_) | Ty::String => vec![Scalar::Usize; 3],
             Ty::Str => vec![Scalar::Usize; 2],
             Ty::StructRef(_) | Ty::Struct(_) | Ty::Map { .. } => vec![Scalar::Usize],
@@ -605,12 +606,44 @@ impl IterChain {
     pub fn item(&self) -> Ty {
         match self.stages.last() {
             Some((_, ty)) => ty.clone(),
-            None => match &self.source {
-                IterSource::Range { start, .. } => start.ty.clone(),
-                IterSource::Seq(seq) => seq.elem.read_ty(),
-                IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
-                IterSource::Pieces { .. } => Ty::Str,
-            },
+            None => self.source.item(),
+        }
+    }
+}
+
+impl IterSource {
+    /// The type of the items the source yields.
+    pub fn item(&self) -> Ty {
+        match self {
+            IterSource::Range { start, .. } => start.ty.clone(),
+            IterSource::Seq(seq) => seq.elem.read_ty(),
+            IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
+            IterSource::Pieces { .. } => Ty::Str,
+            IterSource::Chain { first, .. } => first.item(),
+        }
+    }
+
+    /// Calls `f` for the expressions the source evaluates (a range's bounds, the text it reads), in order.
+    pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
+        match self {
+            IterSource::Range { start, end, .. } => {
+                f(Child::Expr(start));
+                if let Some(end) = end {
+                    f(Child::Expr(end));
+                }
+            }
+            IterSource::Seq(_) => {}
+            IterSource::Chars(text) => f(Child::Expr(text)),
+            IterSource::Pieces { text, how } => {
+                f(Child::Expr(text));
+                if let Pieces::Split(pattern) = how {
+                    f(Child::Expr(pattern));
+                }
+            }
+            IterSource::Chain { first, second, .. } => {
+                first.each_child(f);
+                second.each_child(f);
+            }
         }
     }
 }
@@ -627,6 +660,9 @@ pub enum IterSource {
     /// `text.split_whitespace()`, `text.lines()`, `text.split(pattern)`: pieces of text (a `&str` or `String`
     /// value), each a `&str` into it.
     Pieces { text: Box<TExpr>, how: Pieces },
+    /// `first.chain(second)`: two ranges or sequences' `iter()` yielding the same type, each possibly reversed
+    /// (`v.iter().rev().chain(w.iter())`); nothing reverses the chain itself.
+    Chain { first: Box<IterSource>, first_rev: bool, second: Box<IterSource>, second_rev: bool },
 }
 
 /// How [`IterSource::Pieces`] cuts text.
@@ -828,6 +864,9 @@ pub enum Stage {
     Rev,
     Take(Box<TExpr>),
     Skip(Box<TExpr>),
+    /// `zip(other)`: `(item, other's next item)`, ending with the shorter; `other` is a range or a sequence's
+    /// `iter()`, read forwards, and only pulled after an item came from before it (as `Zip::next` does).
+    Zip(Box<IterSource>),
 }
 
 /// What consumes an iterator chain.
@@ -1040,27 +1079,14 @@ pub enum Child<'a> {
 impl IterChain {
     /// Calls `f` for the source's bounds and each adaptor's argument or closure body, in order.
     pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {
-        if let IterSource::Range { start, end, .. } = &self.source {
-            f(Child::Expr(start));
-            if let Some(end) = end {
-                f(Child::Expr(end));
-            }
-        }
-        if let IterSource::Chars(text) = &self.source {
-            f(Child::Expr(text));
-        }
-        if let IterSource::Pieces { text, how } = &self.source {
-            f(Child::Expr(text));
-            if let Pieces::Split(pattern) = how {
-                f(Child::Expr(pattern));
-            }
-        }
+        self.source.each_child(f);
         for (stage, _) in &self.stages {
             match stage {
                 Stage::Map(c) | Stage::Filter(c) | Stage::FilterMap(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
                     f(Child::Expr(&c.body))
                 }
                 Stage::Take(n) | Stage::Skip(n) => f(Child::Expr(n)),
+                Stage::Zip(other) => other.each_child(f),
                 Stage::Enumerate | Stage::Rev => {}
             }
         }

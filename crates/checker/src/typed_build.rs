@@ -285,7 +285,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
         }
         if ty.is_tuple() {
-            let parts: Option<Vec<Scalar>> = ty.tuple_fields(self.db).iter().map(|t| self.part(t)).collect();
+            let parts: Option<Vec<Ty>> =
+                ty.tuple_fields(self.db).iter().map(|t| self.part(t).map(Ty::Scalar)).collect();
             if let Some(parts) = parts.filter(|p| p.len() >= 2) {
                 return Ok(Ty::Tuple(parts));
             }
@@ -1654,6 +1655,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             "split_whitespace",
             "lines",
             "split",
+            "zip",
+            "chain",
         ];
         let mut calls = Vec::new();
         let mut current = e.clone();
@@ -1752,8 +1755,24 @@ impl<'a, 'db> Builder<'a, 'db> {
             let scalar_item = item.scalar().is_some();
             let element_wise =
                 chain.stages.iter().all(|(s, _)| matches!(s, Stage::Map(_) | Stage::Filter(_) | Stage::FilterMap(_)));
+            if let ("chain", [other]) = (name.as_str(), args.as_slice()) {
+                let (first_rev, second, second_rev) = self.chain_operand(&chain, other, &call)?;
+                let IterChain { source, range, .. } = chain;
+                let source = IterSource::Chain { first: Box::new(source), first_rev, second, second_rev };
+                chain = IterChain { source, stages: Vec::new(), range };
+                continue;
+            }
             let (stage, ty) = match (name.as_str(), args.as_slice()) {
                 ("copied" | "cloned", []) if scalar_item => continue,
+                ("zip", [other]) => {
+                    let (other, reversed) = self.simple_iter(other)?;
+                    let in_place = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_));
+                    let other_item = other.item();
+                    if reversed || !in_place(&item) || !in_place(&other_item) {
+                        return self.unsupported("a `zip` of these items", call.syntax());
+                    }
+                    (Stage::Zip(other), Ty::Tuple(vec![item, other_item]))
+                }
                 // `map(String::from)` (or `str::to_string`, `str::to_owned`) over text: a new `String` of each.
                 ("map", [ast::Expr::PathExpr(p)]) if item == Ty::Str && self.text_to_string_fn(p) => {
                     (Stage::Map(self.string_from_text_closure(p)), Ty::String)
@@ -1773,13 +1792,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                     };
                     (Stage::FilterMap(c), Ty::Scalar(payload))
                 }
-                ("enumerate", []) => match item.scalar() {
-                    Some(s) => (Stage::Enumerate, Ty::Tuple(vec![Scalar::Usize, s])),
-                    None => return self.unsupported("`enumerate` of tuples", call.syntax()),
+                ("enumerate", []) => match item {
+                    Ty::Scalar(_) | Ty::Str | Ty::StructRef(_) => {
+                        (Stage::Enumerate, Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item]))
+                    }
+                    _ => return self.unsupported("`enumerate` of tuples or owned values", call.syntax()),
                 },
                 ("rev", []) => {
                     let bounded = !matches!(&chain.source, IterSource::Range { end: None, .. })
-                        && !matches!(&chain.source, IterSource::Pieces { .. });
+                        && !matches!(&chain.source, IterSource::Pieces { .. } | IterSource::Chain { .. });
                     if !(bounded && element_wise) {
                         return self.unsupported("`rev` after an adaptor that counts", call.syntax());
                     }
@@ -1792,6 +1813,46 @@ impl<'a, 'db> Builder<'a, 'db> {
             chain.stages.push((stage, ty));
         }
         Ok(Some(chain))
+    }
+
+    /// An iterator `zip` or `chain` takes: a range or a sequence's `iter()`, possibly reversed (`rev` its only
+    /// adaptor).
+    fn simple_iter(&mut self, e: &ast::Expr) -> Result<(Box<IterSource>, bool)> {
+        let Some(chain) = self.iter_chain(e)? else {
+            return self.unsupported("an iterator argument other than a range or a sequence's `iter()`", e.syntax());
+        };
+        let reversed = match chain.stages.as_slice() {
+            [] => false,
+            [(Stage::Rev, _)] => true,
+            _ => return self.unsupported("an iterator argument with adaptors", e.syntax()),
+        };
+        if !matches!(chain.source, IterSource::Range { .. } | IterSource::Seq(_)) {
+            return self.unsupported("an iterator argument other than a range or a sequence's `iter()`", e.syntax());
+        }
+        Ok((Box::new(chain.source), reversed))
+    }
+
+    /// `chain.chain(other)`: whether the chain so far runs reversed, `other`, and whether it does; both are ranges
+    /// or sequences' `iter()` of the same item type.
+    fn chain_operand(
+        &mut self,
+        chain: &IterChain,
+        other: &ast::Expr,
+        call: &ast::MethodCallExpr,
+    ) -> Result<(bool, Box<IterSource>, bool)> {
+        let first_rev = match chain.stages.as_slice() {
+            [] => false,
+            [(Stage::Rev, _)] => true,
+            _ => return self.unsupported("`chain` after adaptors", call.syntax()),
+        };
+        if !matches!(chain.source, IterSource::Range { .. } | IterSource::Seq(_)) {
+            return self.unsupported("`chain` of something other than a range or a sequence", call.syntax());
+        }
+        let (second, second_rev) = self.simple_iter(other)?;
+        if second.item() != chain.source.item() {
+            return self.unsupported("`chain` of two item types", call.syntax());
+        }
+        Ok((first_rev, second, second_rev))
     }
 
     /// `CHAIN.sink(..)`: an iterator chain consumed where it is built.

@@ -1477,8 +1477,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             },
             (TPat::Tuple(elems), Ty::Tuple(parts)) => {
                 let mut all = self.b.ins().iconst(types::I8, 1);
-                for ((elem, part), &v) in elems.iter().zip(parts).zip(values) {
-                    let m = self.test_pat(elem, &Ty::Scalar(*part), &[v]);
+                for ((elem, part), vs) in elems.iter().zip(parts).zip(tuple_fields(parts, values)) {
+                    let m = self.test_pat(elem, part, vs);
                     all = self.b.ins().band(all, m);
                 }
                 all
@@ -1510,8 +1510,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
             }
             (TPat::Tuple(elems), Ty::Tuple(parts)) => {
-                for ((elem, part), &v) in elems.iter().zip(parts).zip(values) {
-                    self.bind_pat(elem, &Ty::Scalar(*part), &[v]);
+                for ((elem, part), vs) in elems.iter().zip(parts).zip(tuple_fields(parts, values)) {
+                    self.bind_pat(elem, part, vs);
                 }
             }
             _ => {}
@@ -2279,7 +2279,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::Field(base, index) => {
                 let values = self.expr(base)?;
-                values.get(*index).copied()
+                let Ty::Tuple(parts) = &base.ty else { return Err(CodegenError("a field of a non-tuple".into())) };
+                let field = tuple_fields(parts, &values).nth(*index);
+                return field.map(<[Value]>::to_vec).ok_or_else(|| CodegenError("a tuple field".into()));
             }
             TKind::Match { scrutinee, arms } => {
                 let values = self.expr(scrutinee)?;
@@ -2316,7 +2318,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::Consume { chain, sink } => return self.consume(chain, sink, &e.ty, at),
             TKind::ForIter { label, pat, chain, body } => {
                 let item_ty = chain.item();
-                self.drive(chain, at, &mut |g, item, next, exit| {
+                // The loop's `next()` is placed at its iterator expression (a fault of a source, as rustc's).
+                self.drive(chain, chain.range.start, &mut |g, item, next, exit| {
                     g.bind_pat(pat, &item_ty, &item);
                     g.loops.push(LoopCtx { label: label.clone(), next, exit, value: Vec::new(), is_block: false });
                     let r = g.block(body);
@@ -2366,25 +2369,142 @@ impl<'a, 'b> Gen<'a, 'b> {
         each: &mut dyn FnMut(&mut Self, Vals, cranelift_codegen::ir::Block, cranelift_codegen::ir::Block) -> R<()>,
     ) -> R<()> {
         let reversed = chain.stages.iter().any(|(s, _)| matches!(s, Stage::Rev));
-        // The source's state.
-        enum Src {
-            Range {
-                t: Type,
-                signed: bool,
-                counter: Variable,
-                end: Option<Value>,
-                inclusive: bool,
-                done: Variable,
-                start: Value,
-            },
-            /// The buffer and length as the loop starts (nothing in the loop can change the binding).
-            Seq { elem: Elem, data: Value, index: Variable, len: Value },
-            /// Text, decoded by a helper from a (front, back) byte position pair in a stack slot.
-            Chars { data: Value, state: Value },
-            /// Pieces of text, cut by a helper ([`crate::text::helper_next_piece`]) keeping its state in a stack slot.
-            Pieces { data: Value, state: Value, how: Value, pat: Value, pat_len: Value },
+        let src = self.open_source(&chain.source, reversed)?;
+        // Adaptor state: counters and limits, and the sources `zip` pairs with.
+        let mut state: Vec<Option<(Variable, Option<Value>)>> = Vec::new();
+        let mut zipped: Vec<Src> = Vec::new();
+        for (stage, _) in &chain.stages {
+            state.push(match stage {
+                Stage::Take(n) | Stage::Skip(n) => {
+                    let n = self.one(n)?;
+                    let zero = self.int_const(types::I64, 0);
+                    Some((self.var(types::I64, zero), Some(n)))
+                }
+                Stage::Enumerate => {
+                    let zero = self.int_const(types::I64, 0);
+                    Some((self.var(types::I64, zero), None))
+                }
+                Stage::SkipWhile(_) => {
+                    let one = self.int_const(types::I8, 1);
+                    Some((self.var(types::I8, one), None))
+                }
+                _ => None,
+            });
+            if let Stage::Zip(other) = stage {
+                zipped.push(self.open_source(other, false)?);
+            }
         }
-        let src = match &chain.source {
+        let mut zipped = zipped.into_iter();
+        let header = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        self.tick(at);
+        // An exhausted `take` yields nothing more, without pulling from what is before it.
+        for ((stage, _), st) in chain.stages.iter().zip(&state) {
+            if let (Stage::Take(_), Some((taken, Some(n)))) = (stage, st) {
+                let taken = self.b.use_var(*taken);
+                let room = self.b.ins().icmp(IntCC::UnsignedLessThan, taken, *n);
+                self.continue_if(room, exit);
+            }
+        }
+        // The source's next item.
+        let mut item = self.next_item(&src, reversed, exit, at)?;
+        // The adaptors, in order.
+        let mut item_ty = chain.source.item();
+        for ((stage, ty), st) in chain.stages.iter().zip(&state) {
+            match stage {
+                Stage::Map(c) => {
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    item = self.expr(&c.body)?;
+                }
+                Stage::Filter(c) => {
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    let keep = self.one(&c.body)?;
+                    self.continue_if(keep, header);
+                }
+                Stage::FilterMap(c) => {
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    let v = self.expr(&c.body)?;
+                    let (Some(&tag), Some(&payload)) = (v.first(), v.get(1)) else {
+                        return Err(CodegenError("a `filter_map` closure's `Option`".into()));
+                    };
+                    self.continue_if(tag, header);
+                    item = vec![payload];
+                }
+                Stage::TakeWhile(c) => {
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    let keep = self.one(&c.body)?;
+                    self.continue_if(keep, exit);
+                }
+                Stage::SkipWhile(c) => {
+                    let Some((skipping, _)) = st else { return Err(CodegenError("`skip_while` state".into())) };
+                    let skipping_v = self.b.use_var(*skipping);
+                    let test = self.b.create_block();
+                    let go = self.b.create_block();
+                    self.b.ins().brif(skipping_v, test, &[], go, &[]);
+                    self.b.switch_to_block(test);
+                    self.b.seal_block(test);
+                    self.bind_params(c, &[(&item_ty, &item)]);
+                    let skip = self.one(&c.body)?;
+                    let stop = self.b.create_block();
+                    self.b.ins().brif(skip, header, &[], stop, &[]);
+                    self.b.switch_to_block(stop);
+                    self.b.seal_block(stop);
+                    let zero = self.int_const(types::I8, 0);
+                    self.b.def_var(*skipping, zero);
+                    self.b.ins().jump(go, &[]);
+                    self.b.switch_to_block(go);
+                    self.b.seal_block(go);
+                }
+                Stage::Enumerate => {
+                    let Some((count, _)) = st else { return Err(CodegenError("`enumerate` state".into())) };
+                    let i = self.b.use_var(*count);
+                    let next = self.b.ins().iadd_imm(i, 1);
+                    self.b.def_var(*count, next);
+                    item.insert(0, i);
+                }
+                Stage::Rev => {}
+                Stage::Zip(_) => {
+                    let other = zipped.next().ok_or_else(|| CodegenError("`zip` state".into()))?;
+                    let paired = self.next_item(&other, false, exit, at)?;
+                    item.extend(paired);
+                }
+                Stage::Take(_) => {
+                    let Some((taken, _)) = st else { return Err(CodegenError("`take` state".into())) };
+                    let t = self.b.use_var(*taken);
+                    let next = self.b.ins().iadd_imm(t, 1);
+                    self.b.def_var(*taken, next);
+                }
+                Stage::Skip(_) => {
+                    let Some((skipped, Some(n))) = st else { return Err(CodegenError("`skip` state".into())) };
+                    let k = self.b.use_var(*skipped);
+                    let dropping = self.b.ins().icmp(IntCC::UnsignedLessThan, k, *n);
+                    let drop_block = self.b.create_block();
+                    let go = self.b.create_block();
+                    self.b.ins().brif(dropping, drop_block, &[], go, &[]);
+                    self.b.switch_to_block(drop_block);
+                    self.b.seal_block(drop_block);
+                    let next = self.b.ins().iadd_imm(k, 1);
+                    self.b.def_var(*skipped, next);
+                    self.b.ins().jump(header, &[]);
+                    self.b.switch_to_block(go);
+                    self.b.seal_block(go);
+                }
+            }
+            item_ty = ty.clone();
+        }
+        each(self, item, header, exit)?;
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(())
+    }
+
+    /// Opens an iterator source (evaluating what it reads) for [`Self::next_item`]; `reversed` runs it backwards.
+    fn open_source(&mut self, source: &IterSource, reversed: bool) -> R<Src> {
+        Ok(match source {
             IterSource::Range { start, end, inclusive } => {
                 let s = start.s();
                 let t = clif(s).ok_or_else(|| CodegenError("a range's type".into()))?;
@@ -2448,42 +2568,25 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let state = self.b.ins().stack_addr(types::I64, slot, 0);
                 Src::Pieces { data, state, how, pat: pat.unwrap_or(zero), pat_len: pat_len.unwrap_or(zero) }
             }
-        };
-        // Adaptor state: counters and limits.
-        let mut state: Vec<Option<(Variable, Option<Value>)>> = Vec::new();
-        for (stage, _) in &chain.stages {
-            state.push(match stage {
-                Stage::Take(n) | Stage::Skip(n) => {
-                    let n = self.one(n)?;
-                    let zero = self.int_const(types::I64, 0);
-                    Some((self.var(types::I64, zero), Some(n)))
+            IterSource::Chain { first, first_rev, second, second_rev } => {
+                let first_src = self.open_source(first, *first_rev)?;
+                let second_src = self.open_source(second, *second_rev)?;
+                let zero = self.int_const(types::I8, 0);
+                Src::Chain {
+                    first: Box::new(first_src),
+                    first_rev: *first_rev,
+                    second: Box::new(second_src),
+                    second_rev: *second_rev,
+                    in_second: self.var(types::I8, zero),
+                    ty: source.item(),
                 }
-                Stage::Enumerate => {
-                    let zero = self.int_const(types::I64, 0);
-                    Some((self.var(types::I64, zero), None))
-                }
-                Stage::SkipWhile(_) => {
-                    let one = self.int_const(types::I8, 1);
-                    Some((self.var(types::I8, one), None))
-                }
-                _ => None,
-            });
-        }
-        let header = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(header);
-        self.tick(at);
-        // An exhausted `take` yields nothing more, without pulling from what is before it.
-        for ((stage, _), st) in chain.stages.iter().zip(&state) {
-            if let (Stage::Take(_), Some((taken, Some(n)))) = (stage, st) {
-                let taken = self.b.use_var(*taken);
-                let room = self.b.ins().icmp(IntCC::UnsignedLessThan, taken, *n);
-                self.continue_if(room, exit);
             }
-        }
-        // The source's next item.
-        let mut item: Vals = match src {
+        })
+    }
+
+    /// The next item of an opened source, or a jump to `exit` when it has none.
+    fn next_item(&mut self, src: &Src, reversed: bool, exit: cranelift_codegen::ir::Block, at: usize) -> R<Vals> {
+        Ok(match src.clone() {
             Src::Range { t, signed, counter, end, inclusive, done, start } => {
                 let cc = |s: IntCC, u: IntCC| if signed { s } else { u };
                 let i = self.b.use_var(counter);
@@ -2582,97 +2685,31 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let len = self.b.ins().load(types::I64, MemFlags::trusted(), state, 40);
                 vec![self.b.ins().iadd(data, start), len]
             }
-        };
-        // The adaptors, in order.
-        let mut item_ty = match &chain.source {
-            IterSource::Range { start, .. } => start.ty.clone(),
-            IterSource::Seq(seq) => seq.elem.read_ty(),
-            IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
-            IterSource::Pieces { .. } => Ty::Str,
-        };
-        for ((stage, ty), st) in chain.stages.iter().zip(&state) {
-            match stage {
-                Stage::Map(c) => {
-                    self.bind_params(c, &[(&item_ty, &item)]);
-                    item = self.expr(&c.body)?;
-                }
-                Stage::Filter(c) => {
-                    self.bind_params(c, &[(&item_ty, &item)]);
-                    let keep = self.one(&c.body)?;
-                    self.continue_if(keep, header);
-                }
-                Stage::FilterMap(c) => {
-                    self.bind_params(c, &[(&item_ty, &item)]);
-                    let v = self.expr(&c.body)?;
-                    let (Some(&tag), Some(&payload)) = (v.first(), v.get(1)) else {
-                        return Err(CodegenError("a `filter_map` closure's `Option`".into()));
-                    };
-                    self.continue_if(tag, header);
-                    item = vec![payload];
-                }
-                Stage::TakeWhile(c) => {
-                    self.bind_params(c, &[(&item_ty, &item)]);
-                    let keep = self.one(&c.body)?;
-                    self.continue_if(keep, exit);
-                }
-                Stage::SkipWhile(c) => {
-                    let Some((skipping, _)) = st else { return Err(CodegenError("`skip_while` state".into())) };
-                    let skipping_v = self.b.use_var(*skipping);
-                    let test = self.b.create_block();
-                    let go = self.b.create_block();
-                    self.b.ins().brif(skipping_v, test, &[], go, &[]);
-                    self.b.switch_to_block(test);
-                    self.b.seal_block(test);
-                    self.bind_params(c, &[(&item_ty, &item)]);
-                    let skip = self.one(&c.body)?;
-                    let stop = self.b.create_block();
-                    self.b.ins().brif(skip, header, &[], stop, &[]);
-                    self.b.switch_to_block(stop);
-                    self.b.seal_block(stop);
-                    let zero = self.int_const(types::I8, 0);
-                    self.b.def_var(*skipping, zero);
-                    self.b.ins().jump(go, &[]);
-                    self.b.switch_to_block(go);
-                    self.b.seal_block(go);
-                }
-                Stage::Enumerate => {
-                    let Some((count, _)) = st else { return Err(CodegenError("`enumerate` state".into())) };
-                    let i = self.b.use_var(*count);
-                    let next = self.b.ins().iadd_imm(i, 1);
-                    self.b.def_var(*count, next);
-                    item.insert(0, i);
-                }
-                Stage::Rev => {}
-                Stage::Take(_) => {
-                    let Some((taken, _)) = st else { return Err(CodegenError("`take` state".into())) };
-                    let t = self.b.use_var(*taken);
-                    let next = self.b.ins().iadd_imm(t, 1);
-                    self.b.def_var(*taken, next);
-                }
-                Stage::Skip(_) => {
-                    let Some((skipped, Some(n))) = st else { return Err(CodegenError("`skip` state".into())) };
-                    let k = self.b.use_var(*skipped);
-                    let dropping = self.b.ins().icmp(IntCC::UnsignedLessThan, k, *n);
-                    let drop_block = self.b.create_block();
-                    let go = self.b.create_block();
-                    self.b.ins().brif(dropping, drop_block, &[], go, &[]);
-                    self.b.switch_to_block(drop_block);
-                    self.b.seal_block(drop_block);
-                    let next = self.b.ins().iadd_imm(k, 1);
-                    self.b.def_var(*skipped, next);
-                    self.b.ins().jump(header, &[]);
-                    self.b.switch_to_block(go);
-                    self.b.seal_block(go);
-                }
+            Src::Chain { first, first_rev, second, second_rev, in_second, ty } => {
+                let ts = flat(&ty);
+                let merge = self.merge_block(&ts);
+                let (first_block, first_done, second_block) =
+                    (self.b.create_block(), self.b.create_block(), self.b.create_block());
+                let on_second = self.b.use_var(in_second);
+                self.b.ins().brif(on_second, second_block, &[], first_block, &[]);
+                self.b.switch_to_block(first_block);
+                self.b.seal_block(first_block);
+                let item = self.next_item(&first, first_rev, first_done, at)?;
+                let args: Vec<BlockArg> = item.into_iter().map(BlockArg::Value).collect();
+                self.b.ins().jump(merge, &args);
+                self.b.switch_to_block(first_done);
+                self.b.seal_block(first_done);
+                let one = self.int_const(types::I8, 1);
+                self.b.def_var(in_second, one);
+                self.b.ins().jump(second_block, &[]);
+                self.b.switch_to_block(second_block);
+                self.b.seal_block(second_block);
+                let item = self.next_item(&second, second_rev, exit, at)?;
+                let args: Vec<BlockArg> = item.into_iter().map(BlockArg::Value).collect();
+                self.b.ins().jump(merge, &args);
+                self.enter_merge(merge)
             }
-            item_ty = ty.clone();
-        }
-        each(self, item, header, exit)?;
-        self.b.ins().jump(header, &[]);
-        self.b.seal_block(header);
-        self.b.switch_to_block(exit);
-        self.b.seal_block(exit);
-        Ok(())
+        })
     }
 
     /// Continues in a fresh block when `cond` holds; otherwise jumps to `otherwise`.
@@ -4495,4 +4532,36 @@ mod tests {
         assert_eq!(std::mem::offset_of!(JitContext, run), RUN_OFFSET as usize);
         assert_eq!(std::mem::offset_of!(JitContext, fault_values), FAULT_VALUES_OFFSET as usize);
     }
+}
+
+/// An iterator source's state in a [`Codegen::drive`] loop.
+#[derive(Clone)]
+enum Src {
+    Range {
+        t: Type,
+        signed: bool,
+        counter: Variable,
+        end: Option<Value>,
+        inclusive: bool,
+        done: Variable,
+        start: Value,
+    },
+    /// The buffer and length as the loop starts (nothing in the loop can change the binding).
+    Seq { elem: Elem, data: Value, index: Variable, len: Value },
+    /// Text, decoded by a helper from a (front, back) byte position pair in a stack slot.
+    Chars { data: Value, state: Value },
+    /// Pieces of text, cut by a helper ([`crate::text::helper_next_piece`]) keeping its state in a stack slot.
+    Pieces { data: Value, state: Value, how: Value, pat: Value, pat_len: Value },
+    /// `first.chain(second)`: `first` until it is exhausted (`in_second`), then `second`; items of type `ty`.
+    Chain { first: Box<Src>, first_rev: bool, second: Box<Src>, second_rev: bool, in_second: Variable, ty: Ty },
+}
+
+/// The values of each element of a tuple of `parts`, from the tuple's flat `values`.
+fn tuple_fields<'v>(parts: &'v [Ty], values: &'v [Value]) -> impl Iterator<Item = &'v [Value]> + 'v {
+    let mut rest = values;
+    parts.iter().map(move |part| {
+        let (field, tail) = rest.split_at(part.parts().len().min(rest.len()));
+        rest = tail;
+        field
+    })
 }

@@ -192,7 +192,7 @@ impl Check<'_> {
             }
             (TPat::Tuple(elems), Ty::Tuple(parts)) if elems.len() == parts.len() => {
                 for (elem, part) in elems.iter().zip(parts) {
-                    self.pat(elem, &Ty::Scalar(*part), range)?;
+                    self.pat(elem, part, range)?;
                 }
                 true
             }
@@ -801,15 +801,16 @@ impl Check<'_> {
                     self.expr(x)?;
                 }
                 let parts: Vec<Ty> = elems.iter().map(|x| x.ty.clone()).collect();
+                // Tuples the snippet writes hold scalars only (borrows in them are `enumerate`'s items).
                 match &e.ty {
-                    Ty::Tuple(ps) if ps.iter().map(|p| Ty::Scalar(*p)).collect::<Vec<_>>() == parts => Ok(()),
+                    Ty::Tuple(ps) if *ps == parts && ps.iter().all(|p| p.scalar().is_some()) => Ok(()),
                     _ => unsupported("a tuple of this type", &e.range),
                 }
             }
             TKind::Field(base, index) => {
                 self.expr(base)?;
                 match &base.ty {
-                    Ty::Tuple(ps) if ps.get(*index).map(|p| Ty::Scalar(*p)) == Some(e.ty.clone()) => Ok(()),
+                    Ty::Tuple(ps) if ps.get(*index) == Some(&e.ty) => Ok(()),
                     _ => unsupported("a field of this type", &e.range),
                 }
             }
@@ -897,7 +898,8 @@ impl Check<'_> {
                         self.expr(init)?;
                         self.closure(closure, &[e.ty.clone(), item.clone()], &e.ty, &e.range)?;
                         init.ty == e.ty
-                            && matches!(e.ty, Ty::Scalar(_) | Ty::Option(_) | Ty::Tuple(_))
+                            && (matches!(e.ty, Ty::Scalar(_) | Ty::Option(_))
+                                || matches!(&e.ty, Ty::Tuple(ps) if ps.iter().all(|p| p.scalar().is_some())))
                             && !matches!(e.ty, Ty::Scalar(Scalar::Unit | Scalar::Never))
                     }
                     Sink::Collect { .. } => {
@@ -1078,10 +1080,9 @@ impl Check<'_> {
         }
     }
 
-    /// An iterator chain: its items' type.
-    fn chain(&mut self, chain: &IterChain) -> Result<Ty, Unsupported> {
-        let range = &chain.range;
-        let mut item = match &chain.source {
+    /// An iterator's source: its items' type.
+    fn source(&mut self, source: &IterSource, range: &std::ops::Range<usize>) -> Result<Ty, Unsupported> {
+        Ok(match source {
             IterSource::Range { start, end, .. } => {
                 self.expr(start)?;
                 if let Some(end) = end {
@@ -1116,7 +1117,21 @@ impl Check<'_> {
                 }
                 Ty::Str
             }
-        };
+            IterSource::Chain { first, second, .. } => {
+                let (a, b) = (self.source(first, range)?, self.source(second, range)?);
+                let simple = |s: &IterSource| matches!(s, IterSource::Range { .. } | IterSource::Seq(_));
+                if a != b || !simple(first) || !simple(second) {
+                    return unsupported("a `chain` of these iterators", range);
+                }
+                a
+            }
+        })
+    }
+
+    /// An iterator chain: its items' type.
+    fn chain(&mut self, chain: &IterChain) -> Result<Ty, Unsupported> {
+        let range = &chain.range;
+        let mut item = self.source(&chain.source, range)?;
         for (stage, ty) in &chain.stages {
             let bool_ty = Ty::Scalar(Scalar::Bool);
             let next = match stage {
@@ -1135,11 +1150,22 @@ impl Check<'_> {
                     }
                     _ => return unsupported("a `filter_map` closure that does not return an `Option`", range),
                 },
-                Stage::Enumerate => match item.scalar() {
-                    Some(s) => Ty::Tuple(vec![Scalar::Usize, s]),
-                    None => return unsupported("`enumerate` of an aggregate", range),
+                Stage::Enumerate => match item {
+                    Ty::Scalar(_) | Ty::Str | Ty::StructRef(_) => {
+                        Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item.clone()])
+                    }
+                    _ => return unsupported("`enumerate` of an aggregate", range),
                 },
                 Stage::Rev => item.clone(),
+                Stage::Zip(other) => {
+                    let other_item = self.source(other, range)?;
+                    let in_place = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_));
+                    let simple = matches!(**other, IterSource::Range { .. } | IterSource::Seq(_));
+                    if !simple || !in_place(&item) || !in_place(&other_item) {
+                        return unsupported("a `zip` of these iterators", range);
+                    }
+                    Ty::Tuple(vec![item.clone(), other_item])
+                }
                 Stage::Take(n) | Stage::Skip(n) => {
                     self.expr(n)?;
                     if n.ty != Ty::Scalar(Scalar::Usize) {
@@ -1941,6 +1967,10 @@ impl Guard<'_> {
             {
                 return at("a sequence behind a reference")
             }
+            // Two sequences borrowed by one iterator (`zip`, `chain`): the ownership check follows one.
+            TKind::Consume { chain, .. } | TKind::ForIter { chain, .. } if reads_two_sequences(chain) => {
+                return at("an iterator over two sequences")
+            }
             // An iterator holds its closures while it runs: one that changes a captured variable conflicts with any
             // other use of it meanwhile (E0499, E0502, E0503), which is rustc's borrow check.
             TKind::Consume { .. } | TKind::ForIter { .. } if closures_write(e) => {
@@ -2205,4 +2235,20 @@ mod tests {
         let mixed = TExpr { kind: TKind::VecLit(vec![lit(1, Scalar::I32)]), ty: vec_ty, range: 0..9 };
         assert!(lower(snippet(vec![], mixed, vec![]), &[]).is_err());
     }
+}
+
+/// Whether an iterator reads two sequences (through `zip` or `chain`).
+fn reads_two_sequences(chain: &IterChain) -> bool {
+    fn sequences(source: &IterSource) -> usize {
+        match source {
+            IterSource::Seq(_) => 1,
+            IterSource::Chain { first, second, .. } => sequences(first) + sequences(second),
+            _ => 0,
+        }
+    }
+    let zipped = chain.stages.iter().map(|(stage, _)| match stage {
+        Stage::Zip(other) => sequences(other),
+        _ => 0,
+    });
+    sequences(&chain.source) + zipped.sum::<usize>() > 1
 }

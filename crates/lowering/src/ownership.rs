@@ -704,7 +704,28 @@ impl Walk<'_> {
     /// Builds an iterator chain: its source, then the adaptors' arguments in order. Returns what it borrows
     /// while it runs: the sequence it iterates, the text whose `chars` it yields, whatever its closures read.
     fn chain(&mut self, chain: &IterChain, e: &TExpr) -> Result<Owners, String> {
-        let mut live = match &chain.source {
+        let mut live = self.source(&chain.source, e)?;
+        for (stage, _) in &chain.stages {
+            match stage {
+                Stage::Map(c) | Stage::Filter(c) | Stage::FilterMap(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
+                    self.no_conflict(&c.body, &live)?;
+                    live.extend(mentions(&c.body, self.snippet));
+                    live.extend(self.closure(&c.params, &c.body)?);
+                }
+                Stage::Take(n) | Stage::Skip(n) => live = self.in_order([(&**n, true)], live)?,
+                Stage::Zip(other) => {
+                    let more = self.source(other, e)?;
+                    live.extend(more);
+                }
+                Stage::Enumerate | Stage::Rev => {}
+            }
+        }
+        Ok(live)
+    }
+
+    /// An iterator's source: what it borrows while it runs.
+    fn source(&mut self, source: &IterSource, e: &TExpr) -> Result<Owners, String> {
+        Ok(match source {
             IterSource::Range { start, end, .. } => {
                 let ends = std::iter::once(&**start).chain(end.as_deref()).map(|x| (x, true));
                 self.in_order(ends, Owners::new())?;
@@ -722,19 +743,12 @@ impl Walk<'_> {
                 };
                 self.in_order(std::iter::once((&**text, false)).chain(pattern), Owners::new())?
             }
-        };
-        for (stage, _) in &chain.stages {
-            match stage {
-                Stage::Map(c) | Stage::Filter(c) | Stage::FilterMap(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
-                    self.no_conflict(&c.body, &live)?;
-                    live.extend(mentions(&c.body, self.snippet));
-                    live.extend(self.closure(&c.params, &c.body)?);
-                }
-                Stage::Take(n) | Stage::Skip(n) => live = self.in_order([(&**n, true)], live)?,
-                Stage::Enumerate | Stage::Rev => {}
+            IterSource::Chain { first, second, .. } => {
+                let mut live = self.source(first, e)?;
+                live.extend(self.source(second, e)?);
+                live
             }
-        }
-        Ok(live)
+        })
     }
 }
 
