@@ -2119,10 +2119,27 @@ impl<'a, 'b> Gen<'a, 'b> {
                     _ if e.ty == Ty::Str => vec![data, len],
                     "to_string" | "to_owned" | "clone" | "into" => self.owned_copy(data, len, types::I8, at)?,
                     "==" | "!=" => {
-                        let (other, other_len) = self.text_parts(&args[0])?;
-                        let f = self.helpers["lacuna_bytes_eq"];
-                        let call = self.b.ins().call(f, &[data, len, other, other_len]);
-                        let equal = self.b.inst_results(call)[0];
+                        let literal = match (&receiver.kind, &args[0].kind) {
+                            (_, TKind::Lit(Lit::Str(text))) | (TKind::Lit(Lit::Str(text)), _) => Some(text.clone()),
+                            _ => None,
+                        };
+                        let equal = match literal {
+                            // Against a short literal: its length, then its bytes in a few loads.
+                            Some(text) if text.len() <= SHORT_LITERAL => {
+                                let (other, other_len) = if matches!(receiver.kind, TKind::Lit(_)) {
+                                    self.text_parts(&args[0])?
+                                } else {
+                                    (data, len)
+                                };
+                                self.equals_literal(other, other_len, text.as_bytes())
+                            }
+                            _ => {
+                                let (other, other_len) = self.text_parts(&args[0])?;
+                                let f = self.helpers["lacuna_bytes_eq"];
+                                let call = self.b.ins().call(f, &[data, len, other, other_len]);
+                                self.b.inst_results(call)[0]
+                            }
+                        };
                         if name == "==" {
                             vec![equal]
                         } else {
@@ -2710,6 +2727,43 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.enter_merge(merge)
             }
         })
+    }
+
+    /// Whether the text at `data` (`len` bytes) is `literal` (at most [`SHORT_LITERAL`] bytes): the lengths, then
+    /// the bytes in 8-, 4-, 2- and 1-byte loads, read only once the lengths agree.
+    fn equals_literal(&mut self, data: Value, len: Value, literal: &[u8]) -> Value {
+        let same_len = self.b.ins().icmp_imm(IntCC::Equal, len, literal.len() as i64);
+        if literal.is_empty() {
+            return same_len;
+        }
+        let merge = self.merge_block(&[types::I8]);
+        let compare = self.b.create_block();
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b.ins().brif(same_len, compare, &[], merge, &[BlockArg::Value(no)]);
+        self.b.switch_to_block(compare);
+        self.b.seal_block(compare);
+        let mut all = self.b.ins().iconst(types::I8, 1);
+        let mut offset = 0usize;
+        while offset < literal.len() {
+            let rest = literal.len() - offset;
+            let (t, n) = match rest {
+                8.. => (types::I64, 8),
+                4.. => (types::I32, 4),
+                2.. => (types::I16, 2),
+                _ => (types::I8, 1),
+            };
+            // The bytes as the load reads them (native order), zero-extended from its width.
+            let mut word = [0u8; 8];
+            word[..n].copy_from_slice(&literal[offset..offset + n]);
+            let expected = i64::from_ne_bytes(word) & mask(n);
+            // The text's bytes are readable up to its length, which equals the literal's; no alignment.
+            let loaded = self.b.ins().load(t, MemFlags::new().with_notrap(), data, offset as i32);
+            let same = self.b.ins().icmp_imm(IntCC::Equal, loaded, expected);
+            all = self.b.ins().band(all, same);
+            offset += n;
+        }
+        self.b.ins().jump(merge, &[BlockArg::Value(all)]);
+        self.enter_merge(merge)[0]
     }
 
     /// Continues in a fresh block when `cond` holds; otherwise jumps to `otherwise`.
@@ -3370,18 +3424,91 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return Ok(());
             }
         }
-        let status = if value.ty == Ty::Scalar(Scalar::Char) {
+        if value.ty == Ty::Scalar(Scalar::Char) {
             let c = self.one(value)?;
-            let f = self.helpers["lacuna_push_char"];
-            let call = self.b.ins().call(f, &[self.ctx, slot, c]);
-            self.b.inst_results(call)[0]
-        } else {
+            // An ASCII `char` with room for it is stored in place; anything else goes through the helper.
+            let (ptr, cap, len) = self.text_slot_parts(slot);
+            let ascii = self.b.ins().icmp_imm(IntCC::UnsignedLessThan, c, 0x80);
+            let room = self.b.ins().icmp(IntCC::UnsignedLessThan, len, cap);
+            let fast = self.b.ins().band(ascii, room);
+            return self.append_in_place(slot, fast, at, |g| {
+                let end = g.b.ins().iadd(ptr, len);
+                let byte = g.b.ins().ireduce(types::I8, c);
+                g.b.ins().store(MemFlags::trusted(), byte, end, 0);
+                let f = g.helpers["lacuna_push_char"];
+                (g.b.ins().iadd_imm(len, 1), f, vec![g.ctx, slot, c])
+            });
+        }
+        if let TKind::Lit(Lit::Str(text)) = &value.kind {
+            if !text.is_empty() && text.len() <= SHORT_LITERAL {
+                // A short literal with room for it is stored in place, in a few constant stores.
+                let bytes = text.clone().into_bytes();
+                let (ptr, cap, len) = self.text_slot_parts(slot);
+                let free = self.b.ins().isub(cap, len);
+                let fast = self.b.ins().icmp_imm(IntCC::UnsignedGreaterThanOrEqual, free, bytes.len() as i64);
+                let (data, n) = self.text_parts(value)?;
+                return self.append_in_place(slot, fast, at, |g| {
+                    let end = g.b.ins().iadd(ptr, len);
+                    let mut offset = 0;
+                    while offset < bytes.len() {
+                        let (t, width) = match bytes.len() - offset {
+                            8.. => (types::I64, 8),
+                            4.. => (types::I32, 4),
+                            2.. => (types::I16, 2),
+                            _ => (types::I8, 1),
+                        };
+                        let mut word = [0u8; 8];
+                        word[..width].copy_from_slice(&bytes[offset..offset + width]);
+                        let v = g.b.ins().iconst(t, i64::from_ne_bytes(word) & mask(width));
+                        // The buffer has room (checked above); no alignment.
+                        g.b.ins().store(MemFlags::new().with_notrap(), v, end, offset as i32);
+                        offset += width;
+                    }
+                    let f = g.helpers["lacuna_push_str"];
+                    (g.b.ins().iadd_imm(len, bytes.len() as i64), f, vec![g.ctx, slot, data, n])
+                });
+            }
+        }
+        let status = {
             let (data, len) = self.text_parts(value)?;
             let f = self.helpers["lacuna_push_str"];
             let call = self.b.ins().call(f, &[self.ctx, slot, data, len]);
             self.b.inst_results(call)[0]
         };
         self.helper_fault_if(status, at);
+        Ok(())
+    }
+
+    /// The pointer, capacity and length of the `String` in a text slot.
+    fn text_slot_parts(&mut self, slot: Value) -> (Value, Value, Value) {
+        let [ptr, cap, len] = [0, 8, 16].map(|offset| self.b.ins().load(types::I64, MemFlags::trusted(), slot, offset));
+        (ptr, cap, len)
+    }
+
+    /// An append with a fast path: where `fast` holds, `store` writes the bytes in place and gives the new length
+    /// (and the helper doing the same, with its arguments, for the other case), which the slot then records.
+    fn append_in_place(
+        &mut self,
+        slot: Value,
+        fast: Value,
+        at: usize,
+        store: impl FnOnce(&mut Self) -> (Value, FuncRef, Vec<Value>),
+    ) -> R<()> {
+        let (in_place, helper, done) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(fast, in_place, &[], helper, &[]);
+        self.b.switch_to_block(in_place);
+        self.b.seal_block(in_place);
+        let (new_len, f, args) = store(self);
+        self.b.ins().store(MemFlags::trusted(), new_len, slot, 16);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(helper);
+        self.b.seal_block(helper);
+        let call = self.b.ins().call(f, &args);
+        let status = self.b.inst_results(call)[0];
+        self.helper_fault_if(status, at);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
         Ok(())
     }
 
@@ -4555,6 +4682,18 @@ enum Src {
     /// `first.chain(second)`: `first` until it is exhausted (`in_second`), then `second`; items of type `ty`.
     Chain { first: Box<Src>, first_rev: bool, second: Box<Src>, second_rev: bool, in_second: Variable, ty: Ty },
 }
+
+/// The low `width` bytes of a word.
+fn mask(width: usize) -> i64 {
+    if width >= 8 {
+        -1
+    } else {
+        (1i64 << (width * 8)) - 1
+    }
+}
+
+/// The longest string literal `==` compares and `push_str` appends in place rather than through a helper.
+const SHORT_LITERAL: usize = 16;
 
 /// The values of each element of a tuple of `parts`, from the tuple's flat `values`.
 fn tuple_fields<'v>(parts: &'v [Ty], values: &'v [Value]) -> impl Iterator<Item = &'v [Value]> + 'v {

@@ -303,6 +303,11 @@ pub(crate) unsafe extern "C" fn helper_push_char(ctx: *mut JitContext, text: *mu
     unsafe { append(ctx, text, c.encode_utf8(&mut [0; 4]).as_bytes()) }
 }
 
+/// The ASCII characters `char::is_whitespace` accepts (`u8::is_ascii_whitespace` leaves out U+000B).
+fn ascii_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t'..=b'\r')
+}
+
 /// JIT helper: appends `len` bytes at `src` to the `String` triple at `text`.
 ///
 /// # Safety
@@ -487,13 +492,28 @@ pub(crate) unsafe extern "C" fn helper_next_piece(
     }
     let (start, end) = match how {
         PIECES_WHITESPACE => {
-            let rest = &all[pos..];
-            let start = pos + (rest.len() - rest.trim_start().len());
+            // ASCII bytes are scanned directly; from the first other byte, `char`s are decoded (every index
+            // reached through ASCII bytes alone is a char boundary).
+            let bytes = all.as_bytes();
+            let mut start = pos;
+            while start < len && ascii_whitespace(bytes[start]) {
+                start += 1;
+            }
+            if start < len && !bytes[start].is_ascii() {
+                let rest = &all[start..];
+                start += rest.len() - rest.trim_start().len();
+            }
             if start == len {
                 st[3] = 1;
                 return 0;
             }
-            let end = all[start..].find(char::is_whitespace).map_or(len, |i| start + i);
+            let mut end = start;
+            while end < len && bytes[end].is_ascii() && !ascii_whitespace(bytes[end]) {
+                end += 1;
+            }
+            if end < len && !bytes[end].is_ascii() {
+                end = all[end..].find(char::is_whitespace).map_or(len, |i| end + i);
+            }
             st[0] = end;
             (start, end)
         }
@@ -712,5 +732,32 @@ mod tests {
         let c = format_one(KIND_CHAR, 'é' as u64, 0, &spec(">4"));
         assert_eq!(c.as_deref(), Some(format!("{:>4}", 'é').as_str()));
         assert_eq!(format_one(KIND_BOOL, 1, 0, &spec("<6")).as_deref(), Some("true  "));
+    }
+
+    /// `split_whitespace` pieces as the helper cuts them.
+    fn helper_pieces(text: &str) -> Vec<&str> {
+        let mut state = [0, text.len(), 0, 0, 0, 0];
+        let mut out = Vec::new();
+        // SAFETY: `text` is readable UTF-8 for its length; `state` is the helper's six words.
+        while unsafe { helper_next_piece(text.as_ptr(), &mut state, PIECES_WHITESPACE, std::ptr::null(), 0) } != 0 {
+            let [_, _, _, _, start, len] = state;
+            out.push(&text[start..start + len]);
+        }
+        out
+    }
+
+    #[test]
+    fn whitespace_pieces_are_std_split_whitespace() {
+        for text in [
+            "",
+            "   ",
+            "the cat\tsaw\n\nthe\r\ndog ",
+            "\u{b}vertical\u{c}feed\u{b}",
+            "caf\u{e9} na\u{ef}ve\u{a0}nbsp\u{2003}em\u{3000}",
+            "\u{85}next\u{85}line\u{2028}",
+            "\u{e9}\u{e9} \u{1F600}x",
+        ] {
+            assert_eq!(helper_pieces(text), text.split_whitespace().collect::<Vec<_>>(), "{text:?}");
+        }
     }
 }
