@@ -112,8 +112,9 @@ impl Scalar {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Ty {
     Scalar(Scalar),
-    /// `Option<S>`.
-    Option(Scalar),
+    /// `Option<T>`: a tag, then the payload's parts. The payload is a scalar, or a value read in place
+    /// ([`Ty::Str`], [`Ty::StructRef`]: what `find`, `max_by_key` and the like give over text and host structs).
+    Option(Box<Ty>),
     /// `(A, B, ..)`, two or more elements (`()` is [`Scalar::Unit`]): scalars, or — as the items `enumerate` pairs
     /// with an index — text and host structs read in place ([`Ty::Str`], [`Ty::StructRef`]); never an owned value.
     Tuple(Vec<Ty>),
@@ -158,6 +159,19 @@ impl Ty {
         }
     }
 
+    /// `Option<S>` of a scalar.
+    pub fn option(s: Scalar) -> Ty {
+        Ty::Option(Box::new(Ty::Scalar(s)))
+    }
+
+    /// The payload of an `Option` of a scalar.
+    pub fn option_scalar(&self) -> Option<Scalar> {
+        match self {
+            Ty::Option(payload) => payload.scalar(),
+            _ => None,
+        }
+    }
+
     /// A scalar type, or `!` for the others: for operations only the lowering's checks let reach scalars.
     pub fn s(&self) -> Scalar {
         self.scalar().unwrap_or(Scalar::Never)
@@ -167,7 +181,7 @@ impl Ty {
     pub fn parts(&self) -> Vec<Scalar> {
         match self {
             Ty::Scalar(s) => vec![*s],
-            Ty::Option(s) => vec![Scalar::Bool, *s],
+            Ty::Option(payload) => std::iter::once(Scalar::Bool).chain(payload.parts()).collect(),
             Ty::Tuple(elems) => elems.iter().flat_map(Ty::parts).collect(),
             Ty::Vec(_) | Ty::String => vec![Scalar::Usize; 3],
             Ty::Str => vec![Scalar::Usize; 2],
@@ -179,7 +193,7 @@ impl Ty {
     pub fn name(&self) -> String {
         match self {
             Ty::Scalar(s) => s.name().to_owned(),
-            Ty::Option(s) => format!("Option<{}>", s.name()),
+            Ty::Option(payload) => format!("Option<{}>", payload.name()),
             Ty::Tuple(elems) => format!("({})", elems.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")),
             Ty::Vec(e) => format!("Vec<{}>", e.name()),
             Ty::Str => "&str".to_owned(),

@@ -204,7 +204,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let text = Box::new(self.text_operand(&receiver)?);
         let at = usize::from(parse.syntax().text_range().start()).saturating_sub(self.snippet_start);
         let kind = TKind::Parse { text, target, then: ParseThen::Ok, at };
-        Ok(Some(TExpr { kind, ty: Ty::Option(target), range: self.range(e.syntax()) }))
+        Ok(Some(TExpr { kind, ty: Ty::option(target), range: self.range(e.syntax()) }))
     }
 
     /// The scrutinee of `if let`, `while let` or `match`, and whether its patterns read a `parse` result as an
@@ -275,8 +275,14 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         if let Some(adt) = ty.as_adt() {
             if self.is_core_adt(adt, "Option") {
-                if let Some(s) = ty.type_arguments().next().as_ref().and_then(|t| self.part(t)) {
-                    return Ok(Ty::Option(s));
+                if let Some(payload) = ty.type_arguments().next() {
+                    if let Some(s) = self.part(&payload) {
+                        return Ok(Ty::option(s));
+                    }
+                    // `Option<&str>`, `Option<&S>`: a reference read in place.
+                    if let Ok(inner @ (Ty::Str | Ty::StructRef(_))) = self.ty(&payload, node) {
+                        return Ok(Ty::Option(Box::new(inner)));
+                    }
                 }
             }
             if let Some(elem) = self.vec_elem(ty).as_ref().and_then(|t| self.elem(t)) {
@@ -1787,7 +1793,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ("skip_while", [c]) => (Stage::SkipWhile(self.closure_with(c, Some(1))?), item),
                 ("filter_map", [c]) => {
                     let c = self.closure_with(c, Some(1))?;
-                    let Ty::Option(payload) = c.body.ty else {
+                    let Some(payload) = c.body.ty.option_scalar() else {
                         return self.unsupported("a `filter_map` closure", call.syntax());
                     };
                     (Stage::FilterMap(c), Ty::Scalar(payload))
@@ -1968,8 +1974,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                     range: start..range.end,
                 }));
             }
-            // `Option<&S>` is read as `Option<S>`.
-            (Ty::Option(_), "copied" | "cloned", []) => {
+            // `Option<&S>` of a scalar is read as `Option<S>`.
+            (Ty::Option(_), "copied" | "cloned", []) if receiver_ty == *ty => {
                 let mut value = self.expr(&receiver)?;
                 value.range = range.clone();
                 return Ok(Some(value));

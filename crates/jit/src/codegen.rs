@@ -602,8 +602,8 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             .ok_or_else(|| CodegenError(format!("the host does not export `{name}` to the JIT")))?;
         builder.symbol(symbol, address);
     }
-    if let Ty::Option(s) = &snippet.ty {
-        let symbol = option_writer_symbol(*s);
+    if let Some(s) = snippet.ty.option_scalar() {
+        let symbol = option_writer_symbol(s);
         if let Some(address) = (host.symbol)(&symbol) {
             builder.symbol(symbol, address);
         }
@@ -727,14 +727,14 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     entry_sig.returns.push(AbiParam::new(types::I32));
     let entry_id = module.declare_function("snippet_entry", Linkage::Export, &entry_sig).map_err(err)?;
     // An `Option` result is written by the host library, which knows rustc's layout for it.
-    let option_writer = match &snippet.ty {
-        Ty::Option(s) => {
-            let symbol = option_writer_symbol(*s);
+    let option_writer = match snippet.ty.option_scalar() {
+        Some(s) => {
+            let symbol = option_writer_symbol(s);
             let address = (host.symbol)(&symbol)
                 .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
             let mut sig = module.make_signature();
             sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I8).uext()]);
-            let t = clif(*s).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
+            let t = clif(s).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
             sig.params.push(match t.bits() {
                 b if b >= 32 || s.is_float() => AbiParam::new(t),
                 _ if s.is_signed() => AbiParam::new(t).sext(),
@@ -1464,11 +1464,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 any
             }
-            (TPat::Some(inner), Ty::Option(s)) => {
-                let (Some(&tag), Some(&payload)) = (values.first(), values.get(1)) else {
+            (TPat::Some(inner), Ty::Option(payload)) => {
+                let Some((&tag, payload_values)) = values.split_first() else {
                     return self.b.ins().iconst(types::I8, 0);
                 };
-                let inner = self.test_pat(inner, &Ty::Scalar(*s), &[payload]);
+                let inner = self.test_pat(inner, payload, payload_values);
                 self.b.ins().band(tag, inner)
             }
             (TPat::None, Ty::Option(_)) => match values.first() {
@@ -1504,9 +1504,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                     self.declare(*local, vec![v]);
                 }
             }
-            (TPat::Some(inner), Ty::Option(s)) => {
-                if let Some(&payload) = values.get(1) {
-                    self.bind_pat(inner, &Ty::Scalar(*s), &[payload]);
+            (TPat::Some(inner), Ty::Option(payload)) => {
+                if let Some((_, payload_values)) = values.split_first() {
+                    self.bind_pat(inner, payload, payload_values);
                 }
             }
             (TPat::Tuple(elems), Ty::Tuple(parts)) => {
@@ -1915,8 +1915,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                         self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1]]);
                         return Ok(parts);
                     }
-                    Ty::Option(s) => {
-                        let t = clif(*s).ok_or_else(|| CodegenError(format!("an `Option<{}>` result", s.name())))?;
+                    Ty::Option(p) => {
+                        let s = p.scalar().ok_or_else(|| CodegenError(format!("an `Option<{}>` result", p.name())))?;
+                        let t = clif(s).ok_or_else(|| CodegenError(format!("an `Option<{}>` result", s.name())))?;
                         let tag = self.b.ins().stack_load(types::I8, slot, 0);
                         let payload = self.b.ins().stack_load(t, slot, 8);
                         return Ok(vec![tag, payload]);
@@ -2029,10 +2030,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::None => {
                 let tag = self.b.ins().iconst(types::I8, 0);
-                let payload = match e.ty {
-                    Ty::Option(s) => clif(s).map(|t| self.zero(t)),
-                    _ => None,
-                };
+                let payload: Vals = flat(&e.ty).iter().skip(1).map(|&t| self.zero(t)).collect();
                 return Ok(std::iter::once(tag).chain(payload).collect());
             }
             TKind::Tuple(elems) => {
@@ -2834,6 +2832,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let best = zeros(self, &item_parts);
                 let key_ty = match sink {
                     Sink::MaxByKey(c) | Sink::MinByKey(c) => c.body.s(),
+                    // (`last` compares nothing: its key is a placeholder.)
+                    Sink::Last => Scalar::Bool,
                     _ => s,
                 };
                 let key_t = clif(key_ty).ok_or_else(|| CodegenError("a key's type".into()))?;
@@ -2844,6 +2844,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                             g.bind_params(c, &[(&item_ty, &item)]);
                             g.one(&c.body)?
                         }
+                        Sink::Last => g.int_const(types::I8, 0),
                         _ => item.first().copied().ok_or_else(|| CodegenError("an item".into()))?,
                     };
                     let had = g.b.use_var(have);
@@ -2996,19 +2997,19 @@ impl<'a, 'b> Gen<'a, 'b> {
         let arg = |i: usize, part: usize| -> R<Value> {
             avs.get(i).and_then(|a| a.get(part)).copied().ok_or_else(|| CodegenError(format!("`{name}`'s argument")))
         };
-        if let Ty::Option(payload_ty) = receiver.ty {
-            let (Some(&tag), Some(&payload)) = (rv.first(), rv.get(1)) else {
+        if let Ty::Option(payload_ty) = &receiver.ty {
+            let (Some((&tag, payload_values)), Some(&payload)) = (rv.split_first(), rv.get(1)) else {
                 return Err(CodegenError("an `Option` without parts".into()));
             };
             return Ok(match name {
                 "unwrap" => {
                     let none = self.b.ins().icmp_imm(IntCC::Equal, tag, 0);
                     self.fault_if(none, Fault::UnwrapNone, at);
-                    vec![payload]
+                    payload_values.to_vec()
                 }
                 "unwrap_or" => vec![self.b.ins().select(tag, payload, arg(0, 0)?)],
                 "unwrap_or_default" => {
-                    let t = clif(payload_ty).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
+                    let t = clif(payload_ty.s()).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
                     let zero = self.zero(t);
                     vec![self.b.ins().select(tag, payload, zero)]
                 }
@@ -3101,10 +3102,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         ty: &Ty,
     ) -> R<Vals> {
         let rv = self.expr(receiver)?;
-        let Ty::Option(payload_ty) = receiver.ty else {
+        let Ty::Option(payload_ty) = &receiver.ty else {
             return Err(CodegenError("a closure method of something other than an `Option`".into()));
         };
-        let (Some(&tag), Some(&payload)) = (rv.first(), rv.get(1)) else {
+        let Some((&tag, payload)) = rv.split_first() else {
             return Err(CodegenError("an `Option` without parts".into()));
         };
         let ts = flat(ty);
@@ -3115,7 +3116,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         // The closure's parameter, bound to the payload (or nothing, for `unwrap_or_else`).
         let run_body = |g: &mut Self| -> R<Vals> {
             if let Some(p) = param {
-                g.bind_pat(p, &Ty::Scalar(payload_ty), &[payload]);
+                g.bind_pat(p, payload_ty, payload);
             }
             g.expr(body)
         };
@@ -3131,9 +3132,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             "filter" => {
                 let keep = run_body(self)?;
                 let keep = keep.first().copied().ok_or_else(|| CodegenError("a filter's result".into()))?;
-                vec![keep, payload]
+                std::iter::once(keep).chain(payload.iter().copied()).collect()
             }
-            "unwrap_or_else" => vec![payload],
+            "unwrap_or_else" => payload.to_vec(),
             _ => return Err(CodegenError(format!("the `Option` method `{method}`"))),
         };
         self.jump_with(merge, &ts, when_some);
@@ -3146,9 +3147,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             // `None` (its payload is filled with zeros).
             _ => vec![self.b.ins().iconst(types::I8, 0)],
         };
-        let when_none = if when_none.len() == 1 && ts.len() == 2 {
-            let zero = self.zero(ts[1]);
-            vec![when_none[0], zero]
+        let when_none = if when_none.len() == 1 && ts.len() >= 2 {
+            let zeros: Vals = ts[1..].iter().map(|&t| self.zero(t)).collect();
+            std::iter::once(when_none[0]).chain(zeros).collect()
         } else {
             when_none
         };

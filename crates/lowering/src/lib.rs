@@ -52,6 +52,11 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     if matches!(snippet.ty, Ty::Tuple(_)) {
         return unsupported("a tuple as the hole's value", &(0..0));
     }
+    // An `Option` is handed over through the host's writer for a scalar payload; a reference in one would point
+    // into memory the snippet does not hand over.
+    if matches!(&snippet.ty, Ty::Option(payload) if payload.scalar().is_none()) {
+        return unsupported("an `Option` of a reference as the hole's value", &(0..0));
+    }
     // A `&str` would point into memory the snippet does not hand over.
     if snippet.ty == Ty::Str {
         return unsupported("a `&str` as the hole's value", &(0..0));
@@ -141,8 +146,8 @@ impl Check<'_> {
         match (name, args.len()) {
             ("is_empty", 0) => *ty == Ty::Scalar(Scalar::Bool),
             ("contains", 1) => arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Bool),
-            ("first" | "last", 0) => *ty == Ty::Option(elem_s),
-            ("get", 1) => arg(0) == Some(&usize_ty) && *ty == Ty::Option(elem_s),
+            ("first" | "last", 0) => *ty == Ty::option(elem_s),
+            ("get", 1) => arg(0) == Some(&usize_ty) && *ty == Ty::option(elem_s),
             ("sort" | "sort_unstable", 0) => ordered,
             ("reverse", 0) => true,
             ("swap", 2) => arg(0) == Some(&usize_ty) && arg(1) == Some(&usize_ty),
@@ -150,7 +155,7 @@ impl Check<'_> {
             // `dedup`, `push` and `pop` change the length: a `Vec`'s only.
             ("dedup", 0) => kind != SeqKind::Slice && !elem_s.is_float(),
             ("push", 1) => kind != SeqKind::Slice && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit),
-            ("pop", 0) => kind != SeqKind::Slice && *ty == Ty::Option(elem_s),
+            ("pop", 0) => kind != SeqKind::Slice && *ty == Ty::option(elem_s),
             _ => false,
         }
     }
@@ -182,7 +187,7 @@ impl Check<'_> {
                 // Names bound in alternatives would need one local each: not in the subset.
                 !alternatives.iter().any(binds)
             }
-            (TPat::Some(inner), Ty::Option(s)) => return self.pat(inner, &Ty::Scalar(*s), range),
+            (TPat::Some(inner), Ty::Option(payload)) => return self.pat(inner, payload, range),
             (TPat::None, Ty::Option(_)) => true,
             (TPat::Variant { adt, fields, .. }, Ty::Struct(a) | Ty::StructRef(a)) if adt == a => {
                 for (_, s, sub) in fields {
@@ -358,13 +363,13 @@ impl Check<'_> {
                 let fits = match name.as_str() {
                     "len" => e.ty == Ty::Scalar(Scalar::Usize),
                     "is_empty" => e.ty == Ty::Scalar(Scalar::Bool),
-                    "get" | "remove" => key_ref(arg(0)) && e.ty == Ty::Option(value.s()),
+                    "get" | "remove" => key_ref(arg(0)) && e.ty == Ty::option(value.s()),
                     "contains_key" => key_ref(arg(0)) && e.ty == Ty::Scalar(Scalar::Bool),
                     "index" => key_ref(arg(0)) && e.ty == value,
                     "insert" => {
                         arg(0) == Some(key)
                             && arg(1) == Some(&value)
-                            && (e.ty == Ty::Option(value.s()) || e.ty == Ty::Scalar(Scalar::Unit))
+                            && (e.ty == Ty::option(value.s()) || e.ty == Ty::Scalar(Scalar::Unit))
                     }
                     _ => false,
                 };
@@ -716,13 +721,15 @@ impl Check<'_> {
                 for a in args {
                     self.expr(a)?;
                 }
-                if let Ty::Option(payload) = receiver.ty {
+                if let Ty::Option(payload) = &receiver.ty {
                     let arg = |i: usize| args.get(i).map(|a| &a.ty);
+                    let scalar = payload.scalar().is_some();
                     let ok = match (name.as_str(), args.len()) {
-                        ("unwrap" | "unwrap_or_default", 0) => e.ty == Ty::Scalar(payload),
+                        ("unwrap", 0) => e.ty == **payload,
+                        ("unwrap_or_default", 0) => scalar && e.ty == **payload,
                         ("is_some" | "is_none", 0) => e.s() == Scalar::Bool,
-                        ("unwrap_or", 1) => arg(0) == Some(&Ty::Scalar(payload)),
-                        ("or" | "xor", 1) => arg(0) == Some(&receiver.ty),
+                        ("unwrap_or", 1) => scalar && arg(0) == Some(&**payload),
+                        ("or" | "xor", 1) => scalar && arg(0) == Some(&receiver.ty),
                         _ => false,
                     };
                     return if ok {
@@ -733,7 +740,7 @@ impl Check<'_> {
                 }
                 let t = receiver.s();
                 let arg = |i: usize| args.get(i).map(|a| a.s());
-                if e.ty == Ty::Option(t) && t.is_int() && name.starts_with("checked_") {
+                if e.ty == Ty::option(t) && t.is_int() && name.starts_with("checked_") {
                     return match (name.as_str(), arg(0)) {
                         ("checked_add" | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem", Some(a))
                             if a == t =>
@@ -750,7 +757,7 @@ impl Check<'_> {
                     return if t == Scalar::Char
                         && arg(0) == Some(Scalar::U32)
                         && literal_radix
-                        && e.ty == Ty::Option(Scalar::U32)
+                        && e.ty == Ty::option(Scalar::U32)
                     {
                         Ok(())
                     } else {
@@ -788,7 +795,7 @@ impl Check<'_> {
             TKind::Some(inner) => {
                 self.expr(inner)?;
                 match &e.ty {
-                    Ty::Option(s) if inner.ty == Ty::Scalar(*s) => Ok(()),
+                    Ty::Option(p) if p.scalar().is_some() && inner.ty == **p => Ok(()),
                     _ => unsupported("`Some` of this type", &e.range),
                 }
             }
@@ -833,22 +840,22 @@ impl Check<'_> {
             }
             TKind::OptionClosure { method, receiver, param, body } => {
                 self.expr(receiver)?;
-                let Ty::Option(payload) = receiver.ty else {
+                let Ty::Option(payload) = &receiver.ty else {
                     return unsupported("a closure method of something other than an `Option`", &e.range);
                 };
                 let takes_payload = method != "unwrap_or_else";
                 match (param, takes_payload) {
-                    (Some(p), true) => self.pat(p, &Ty::Scalar(payload), &e.range)?,
+                    (Some(p), true) => self.pat(p, payload, &e.range)?,
                     (None, false) => {}
                     _ => return unsupported("a closure with the wrong parameters", &e.range),
                 }
                 self.closure_body(body)?;
                 let ok = match method.as_str() {
-                    "map" => matches!((&e.ty, &body.ty), (Ty::Option(r), Ty::Scalar(b)) if r == b),
+                    "map" => matches!((&e.ty, &body.ty), (Ty::Option(r), Ty::Scalar(_)) if **r == body.ty),
                     "and_then" => body.ty == e.ty && matches!(e.ty, Ty::Option(_)),
                     "filter" => body.ty == Ty::Scalar(Scalar::Bool) && e.ty == receiver.ty,
                     "is_some_and" | "is_none_or" => body.ty == Ty::Scalar(Scalar::Bool) && e.s() == Scalar::Bool,
-                    "unwrap_or_else" => body.ty == Ty::Scalar(payload) && e.ty == body.ty,
+                    "unwrap_or_else" => payload.scalar().is_some() && body.ty == **payload && e.ty == body.ty,
                     _ => false,
                 };
                 if ok {
@@ -861,7 +868,7 @@ impl Check<'_> {
                 Some(r) => {
                     self.expr(r)?;
                     match r.ty {
-                        Ty::Option(s) if e.ty == Ty::Scalar(s) => Ok(()),
+                        Ty::Option(ref p) if e.ty == **p => Ok(()),
                         _ => unsupported("`expect` on this type", &e.range),
                     }
                 }
@@ -872,27 +879,30 @@ impl Check<'_> {
                 let s = item.scalar();
                 let ordered =
                     |s: Option<Scalar>| s.is_some_and(|s| s.is_int() || s == Scalar::Char || s == Scalar::Bool);
+                // `Option<item>` of an item the sink keeps: a scalar, or text or a host struct read in place.
+                let option_of_item = matches!(item, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_))
+                    && e.ty == Ty::Option(Box::new(item.clone()));
                 let ok = match sink {
                     // Integer sums and products only (a float sum's start value differs between toolchains).
                     Sink::Sum { .. } | Sink::Product { .. } => s.is_some_and(|s| s.is_int()) && e.ty == item,
                     Sink::Count => e.ty == Ty::Scalar(Scalar::Usize),
-                    Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::Option(s.unwrap_or(Scalar::Never)),
-                    Sink::Last => s.is_some() && e.ty == Ty::Option(s.unwrap_or(Scalar::Never)),
+                    Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::option(s.unwrap_or(Scalar::Never)),
+                    Sink::Last => option_of_item,
                     Sink::Any(c) | Sink::All(c) => {
                         self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
                         e.ty == Ty::Scalar(Scalar::Bool)
                     }
                     Sink::Position(c) => {
                         self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
-                        e.ty == Ty::Option(Scalar::Usize)
+                        e.ty == Ty::option(Scalar::Usize)
                     }
                     Sink::Find(c) => {
                         self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
-                        s.is_some() && e.ty == Ty::Option(s.unwrap_or(Scalar::Never))
+                        option_of_item
                     }
                     Sink::MaxByKey(c) | Sink::MinByKey(c) => {
                         self.closure(c, std::slice::from_ref(&item), &c.body.ty, &e.range)?;
-                        ordered(c.body.ty.scalar()) && s.is_some() && e.ty == Ty::Option(s.unwrap_or(Scalar::Never))
+                        ordered(c.body.ty.scalar()) && option_of_item
                     }
                     Sink::Fold { init, closure } => {
                         self.expr(init)?;
@@ -1143,8 +1153,8 @@ impl Check<'_> {
                     self.closure(c, &[item.clone()], &bool_ty, range)?;
                     item.clone()
                 }
-                Stage::FilterMap(c) => match c.body.ty {
-                    Ty::Option(s) => {
+                Stage::FilterMap(c) => match c.body.ty.option_scalar() {
+                    Some(s) => {
                         self.closure(c, &[item.clone()], &c.body.ty, range)?;
                         Ty::Scalar(s)
                     }
@@ -1255,7 +1265,7 @@ fn consumer_fits(then: &ParseThen, target: Scalar, ty: &Ty) -> bool {
     match then {
         ParseThen::Unwrap | ParseThen::Expect(_) | ParseThen::UnwrapOrDefault => *ty == value,
         ParseThen::UnwrapOr(v) => v.ty == value && *ty == value,
-        ParseThen::Ok => *ty == Ty::Option(target),
+        ParseThen::Ok => *ty == Ty::option(target),
         ParseThen::IsOk | ParseThen::IsErr => *ty == Ty::Scalar(Scalar::Bool),
     }
 }
