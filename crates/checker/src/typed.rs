@@ -897,6 +897,8 @@ pub enum Sink {
     Max,
     Min,
     Last,
+    /// `next()` of a chain built where it is consumed: its first item, pulling nothing after it.
+    Next,
     Any(Closure),
     All(Closure),
     Position(Closure),
@@ -1292,6 +1294,7 @@ impl TExpr {
                     | Sink::Max
                     | Sink::Min
                     | Sink::Last
+                    | Sink::Next
                     | Sink::Collect { .. } => {}
                 }
             }

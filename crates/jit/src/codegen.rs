@@ -2894,16 +2894,26 @@ impl<'a, 'b> Gen<'a, 'b> {
                 })?;
                 Ok(vec![self.b.use_var(result)])
             }
-            Sink::Position(c) | Sink::Find(c) => {
+            Sink::Position(_) | Sink::Find(_) | Sink::Next => {
                 let is_position = matches!(sink, Sink::Position(_));
+                let test = match sink {
+                    Sink::Position(c) | Sink::Find(c) => Some(c),
+                    _ => None,
+                };
                 let zero = self.int_const(types::I8, 0);
                 let found = self.var(types::I8, zero);
                 let zero64 = self.int_const(types::I64, 0);
                 let index = self.var(types::I64, zero64);
                 let value = zeros(self, if is_position { &[types::I64] } else { &item_parts });
                 self.drive(chain, at, &mut |g, item, _, exit| {
-                    g.bind_params(c, &[(&item_ty, &item)]);
-                    let holds = g.one(&c.body)?;
+                    let holds = match test {
+                        Some(c) => {
+                            g.bind_params(c, &[(&item_ty, &item)]);
+                            g.one(&c.body)?
+                        }
+                        // `next()`: the first item is the one.
+                        None => g.int_const(types::I8, 1),
+                    };
                     let hit = g.b.create_block();
                     let go = g.b.create_block();
                     g.b.ins().brif(holds, hit, &[], go, &[]);
@@ -3007,7 +3017,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                     self.fault_if(none, Fault::UnwrapNone, at);
                     payload_values.to_vec()
                 }
-                "unwrap_or" => vec![self.b.ins().select(tag, payload, arg(0, 0)?)],
+                "unwrap_or" => {
+                    let mut chosen = Vec::new();
+                    for (part, &v) in payload_values.iter().enumerate() {
+                        chosen.push(self.b.ins().select(tag, v, arg(0, part)?));
+                    }
+                    chosen
+                }
                 "unwrap_or_default" => {
                     let t = clif(payload_ty.s()).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
                     let zero = self.zero(t);

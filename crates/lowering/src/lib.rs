@@ -728,7 +728,7 @@ impl Check<'_> {
                         ("unwrap", 0) => e.ty == **payload,
                         ("unwrap_or_default", 0) => scalar && e.ty == **payload,
                         ("is_some" | "is_none", 0) => e.s() == Scalar::Bool,
-                        ("unwrap_or", 1) => scalar && arg(0) == Some(&**payload),
+                        ("unwrap_or", 1) => arg(0) == Some(&**payload),
                         ("or" | "xor", 1) => scalar && arg(0) == Some(&receiver.ty),
                         _ => false,
                     };
@@ -887,7 +887,7 @@ impl Check<'_> {
                     Sink::Sum { .. } | Sink::Product { .. } => s.is_some_and(|s| s.is_int()) && e.ty == item,
                     Sink::Count => e.ty == Ty::Scalar(Scalar::Usize),
                     Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::option(s.unwrap_or(Scalar::Never)),
-                    Sink::Last => option_of_item,
+                    Sink::Last | Sink::Next => option_of_item,
                     Sink::Any(c) | Sink::All(c) => {
                         self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
                         e.ty == Ty::Scalar(Scalar::Bool)
