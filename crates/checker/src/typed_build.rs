@@ -1861,6 +1861,35 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok((first_rev, second, second_rev))
     }
 
+    /// `text[a..b]`, `text[a..]`, `text[..b]` or `text[..]` of text (`&str`, `String`) with `usize` bounds.
+    fn text_slice(&mut self, index: &ast::IndexExpr) -> Result<Option<TExpr>> {
+        let (Some(base), Some(ast::Expr::RangeExpr(r))) = (index.base(), index.index()) else { return Ok(None) };
+        let is_str = self.sema.type_of_expr(&ast::Expr::IndexExpr(index.clone())).is_some_and(|t| t.original.is_str());
+        if !is_str || r.op_kind() == Some(ast::RangeOp::Inclusive) {
+            return Ok(None);
+        }
+        let receiver = Box::new(self.text_operand(&base)?);
+        if !matches!(receiver.ty, Ty::Str | Ty::String) {
+            return self.unsupported("slicing something other than text", index.syntax());
+        }
+        let mut args = Vec::new();
+        for bound in [r.start(), r.end()].into_iter().flatten() {
+            let bound = self.expr(&bound)?;
+            if bound.ty != Ty::Scalar(Scalar::Usize) {
+                return self.unsupported("a text range with bounds other than `usize`", index.syntax());
+            }
+            args.push(bound);
+        }
+        let name = match (r.start().is_some(), r.end().is_some()) {
+            (true, true) => "slice",
+            (true, false) => "slice_from",
+            (false, true) => "slice_to",
+            (false, false) => "slice_all",
+        };
+        let kind = TKind::TextMethod { name: name.into(), receiver, args };
+        Ok(Some(TExpr { kind, ty: Ty::Str, range: self.range(index.syntax()) }))
+    }
+
     /// `CHAIN.sink(..)`: an iterator chain consumed where it is built.
     fn consume(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
         const SINKS: &[&str] = &[
@@ -2025,6 +2054,12 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     pub fn expr(&mut self, expr: &ast::Expr) -> Result<TExpr> {
+        // `text[a..b]` is a `str` (no value of its own): read as the `&str` it is always borrowed as.
+        if let ast::Expr::IndexExpr(index) = expr {
+            if let Some(slice) = self.text_slice(index)? {
+                return Ok(slice);
+            }
+        }
         let ty = self.expr_type(expr)?;
         let range = self.range(expr.syntax());
         // Sequence bindings read by loops and methods, before the general forms.

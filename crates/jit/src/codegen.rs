@@ -75,6 +75,9 @@ pub enum Fault {
     Panic,
     /// `capacity overflow`: a vector's size past `isize::MAX` bytes.
     CapacityOverflow,
+    /// Text sliced outside its length or inside a `char`: std's message, left by the helper on this thread
+    /// ([`crate::text::take_fault_message`]).
+    StrSlice,
     Fuel = 100,
     Stack = 101,
     /// The snippet's vectors would hold more than its memory budget (the bytes asked for in `fault_values[0]`).
@@ -82,7 +85,7 @@ pub enum Fault {
 }
 
 impl Fault {
-    const ALL: [Fault; 18] = {
+    const ALL: [Fault; 19] = {
         use Fault::*;
         [
             Add,
@@ -100,6 +103,7 @@ impl Fault {
             UnwrapNone,
             Panic,
             CapacityOverflow,
+            StrSlice,
             Fuel,
             Stack,
             Memory,
@@ -130,6 +134,7 @@ impl Fault {
             Fault::Fuel => "out of fuel",
             Fault::Stack => "out of stack",
             Fault::CapacityOverflow => "capacity overflow",
+            Fault::StrSlice => "byte index out of bounds of the text or not a char boundary",
             Fault::Memory => "out of memory",
         }
     }
@@ -448,6 +453,7 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_push_char", crate::text::helper_push_char as *const u8),
     ("lacuna_push_str", crate::text::helper_push_str as *const u8),
     ("lacuna_bytes_eq", crate::text::helper_bytes_eq as *const u8),
+    ("lacuna_str_slice", crate::text::helper_str_slice as *const u8),
     ("lacuna_print", crate::text::helper_print as *const u8),
     ("lacuna_trim", crate::text::helper_trim as *const u8),
     ("lacuna_parse", crate::text::helper_parse as *const u8),
@@ -680,6 +686,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_push_char" => (&[ptr, ptr, types::I32], &[types::I32]),
             "lacuna_push_str" => (&[ptr, ptr, ptr, types::I64], &[types::I32]),
             "lacuna_bytes_eq" => (&[ptr, types::I64, ptr, types::I64], &[types::I8]),
+            "lacuna_str_slice" => (&[ptr, ptr, types::I64, types::I64, types::I64, ptr], &[types::I32]),
             "lacuna_print" => (&[ptr, ptr, types::I32], &[]),
             "lacuna_trim" => (&[ptr, types::I64, types::I32, ptr, types::I64, ptr], &[]),
             "lacuna_parse" => (&[ptr, types::I64, types::I32, ptr], &[types::I32]),
@@ -2113,6 +2120,28 @@ impl<'a, 'b> Gen<'a, 'b> {
                         let status = self.b.inst_results(call)[0];
                         self.helper_fault_if(status, at);
                         (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect()
+                    }
+                    // `&text[a..b]`, `[a..]`, `[..b]`, `[..]`: the bounds given, in order.
+                    "slice" | "slice_from" | "slice_to" | "slice_all" => {
+                        let mut given = Vec::new();
+                        for a in args {
+                            given.push(self.one(a)?);
+                        }
+                        let zero = self.int_const(types::I64, 0);
+                        let (start, end) = match (name.as_str(), given.as_slice()) {
+                            ("slice", &[a, b]) => (a, b),
+                            ("slice_from", &[a]) => (a, len),
+                            ("slice_to", &[b]) => (zero, b),
+                            _ => (zero, len),
+                        };
+                        let slot =
+                            self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
+                        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+                        let f = self.helpers["lacuna_str_slice"];
+                        let call = self.b.ins().call(f, &[self.ctx, data, len, start, end, out]);
+                        let status = self.b.inst_results(call)[0];
+                        self.helper_fault_if(status, at);
+                        vec![self.b.ins().stack_load(types::I64, slot, 0), self.b.ins().stack_load(types::I64, slot, 8)]
                     }
                     _ if e.ty == Ty::Str => vec![data, len],
                     "to_string" | "to_owned" | "clone" | "into" => self.owned_copy(data, len, types::I8, at)?,

@@ -1254,6 +1254,11 @@ fn jit_fault_error(
                 .map_or(Fault::Panic.message(), |m| m.as_str());
             encode(&["runtime", message, &line.to_string(), &column.to_string()], &[])
         }
+        Some(Fault::StrSlice) => {
+            let (line, column) = line_col(snippet, context.fault_at as usize);
+            let message = crate::text::take_fault_message().unwrap_or_else(|| Fault::StrSlice.message().to_owned());
+            encode(&["runtime", &message, &line.to_string(), &column.to_string()], &[])
+        }
         Some(Fault::HostPanic) => {
             // Where the snippet called the host function, with the panic's own message.
             let (line, column) = line_col(snippet, context.fault_at as usize);

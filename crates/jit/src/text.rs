@@ -303,6 +303,71 @@ pub(crate) unsafe extern "C" fn helper_push_char(ctx: *mut JitContext, text: *mu
     unsafe { append(ctx, text, c.encode_utf8(&mut [0; 4]).as_bytes()) }
 }
 
+thread_local! {
+    /// The message of the last text fault a helper raised on this thread, for the runner to report.
+    static FAULT_MESSAGE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The message a helper left with [`Fault::StrSlice`] on this thread.
+pub(crate) fn take_fault_message() -> Option<String> {
+    FAULT_MESSAGE.with(|m| m.borrow_mut().take())
+}
+
+/// JIT helper: `&text[start..end]` (pointer and length written to `out`), or, where that range is not one of
+/// the text's, std's panic message left for the runner and 1.
+///
+/// # Safety
+/// `ctx` is the running snippet's context; `ptr` is readable UTF-8 for `len` bytes; `out` has room for two words.
+pub(crate) unsafe extern "C" fn helper_str_slice(
+    ctx: *mut JitContext,
+    ptr: *const u8,
+    len: usize,
+    start: usize,
+    end: usize,
+    out: *mut [usize; 2],
+) -> u32 {
+    // SAFETY: as the caller guarantees.
+    let all = unsafe { text(ptr, len) };
+    match all.get(start..end) {
+        Some(piece) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { *out = [piece.as_ptr() as usize, piece.len()] };
+            0
+        }
+        None => {
+            FAULT_MESSAGE.with(|m| *m.borrow_mut() = Some(str_slice_error(all, start, end)));
+            // SAFETY: as the caller guarantees.
+            unsafe { (*ctx).fault = Fault::StrSlice as u32 };
+            1
+        }
+    }
+}
+
+/// std's panic message for `&s[begin..end]` where that is not a range of `s` (core's `slice_error_fail_rt`).
+pub(crate) fn str_slice_error(s: &str, begin: usize, end: usize) -> String {
+    const MAX_DISPLAY_LENGTH: usize = 256;
+    let trunc_len = s.floor_char_boundary(MAX_DISPLAY_LENGTH);
+    let s_trunc = &s[..trunc_len];
+    let ellipsis = if trunc_len < s.len() { "[...]" } else { "" };
+    let len = s.len();
+    if begin > len {
+        return format!("start byte index {begin} is out of bounds of `{s_trunc}`{ellipsis}");
+    }
+    if end > len {
+        return format!("end byte index {end} is out of bounds of `{s_trunc}`{ellipsis}");
+    }
+    if begin > end {
+        return format!("begin > end ({begin} > {end}) when slicing `{s_trunc}`{ellipsis}");
+    }
+    let (which, index) = if s.is_char_boundary(begin) { ("end", end) } else { ("start", begin) };
+    let (floor, ceil) = (s.floor_char_boundary(index), s.ceil_char_boundary(index));
+    let ch = s[floor..ceil].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+    format!(
+        "{which} byte index {index} is not a char boundary; it is inside {ch:?} (bytes {:?}) of `{s_trunc}`{ellipsis}",
+        floor..ceil
+    )
+}
+
 /// The ASCII characters `char::is_whitespace` accepts (`u8::is_ascii_whitespace` leaves out U+000B).
 fn ascii_whitespace(b: u8) -> bool {
     matches!(b, b' ' | b'\t'..=b'\r')
@@ -759,5 +824,27 @@ mod tests {
         ] {
             assert_eq!(helper_pieces(text), text.split_whitespace().collect::<Vec<_>>(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn text_slice_messages_are_std_messages() {
+        let cases: [(&str, usize, usize); 6] = [
+            ("hello", 2, 9),
+            ("hello", 7, 8),
+            ("apple", 3, 1),
+            ("n\u{e9}!", 2, 3),
+            ("n\u{e9}!", 0, 2),
+            ("\u{1F600}", 1, 4),
+        ];
+        let quiet = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        for (text, begin, end) in cases {
+            let caught =
+                std::panic::catch_unwind(|| text.get(begin..end).map_or_else(|| &text[begin..end], |s| s).len());
+            let payload = caught.expect_err("the range is not one of the text's");
+            let std_message = payload.downcast_ref::<String>().cloned().unwrap_or_default();
+            assert_eq!(str_slice_error(text, begin, end), std_message, "{text:?}[{begin}..{end}]");
+        }
+        std::panic::set_hook(quiet);
     }
 }

@@ -949,6 +949,11 @@ impl Check<'_> {
                         ("is_empty", []) => e.ty == Ty::Scalar(Scalar::Bool),
                         ("to_string" | "to_owned" | "clone" | "into", []) => text(&e.ty),
                         ("as_str" | "trim" | "trim_start" | "trim_end", []) => e.ty == Ty::Str,
+                        ("slice", [a, b]) => {
+                            a.ty == Ty::Scalar(Scalar::Usize) && b.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::Str
+                        }
+                        ("slice_from" | "slice_to", [a]) => a.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::Str,
+                        ("slice_all", []) => e.ty == Ty::Str,
                         // `trim_matches` of a `char` only (a text pattern cannot search from both ends: E0277).
                         ("trim_matches", [pattern]) => pattern.ty == Ty::Scalar(Scalar::Char) && e.ty == Ty::Str,
                         ("trim_start_matches" | "trim_end_matches", [pattern]) => {
