@@ -1770,6 +1770,23 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             let (stage, ty) = match (name.as_str(), args.as_slice()) {
                 ("copied" | "cloned", []) if scalar_item => continue,
+                // `copied()` of a `Vec<&str>`'s items (`&&str` to `&str`): the same text.
+                ("copied", [])
+                    if matches!(&chain.source, IterSource::Seq(seq) if seq.elem == Elem::Str)
+                        && chain.stages.iter().all(|(s, _)| {
+                            matches!(
+                                s,
+                                Stage::Filter(_)
+                                    | Stage::TakeWhile(_)
+                                    | Stage::SkipWhile(_)
+                                    | Stage::Take(_)
+                                    | Stage::Skip(_)
+                                    | Stage::Rev
+                            )
+                        }) =>
+                {
+                    continue
+                }
                 ("zip", [other]) => {
                     let (other, reversed) = self.simple_iter(other)?;
                     let in_place = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_));

@@ -4090,6 +4090,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                     self.b.ins().store(MemFlags::trusted(), v, address, at);
                 }
             }
+            (Elem::Str, [ptr, len]) => {
+                self.b.ins().store(MemFlags::trusted(), *ptr, address, 0);
+                self.b.ins().store(MemFlags::trusted(), *len, address, 8);
+            }
             _ => return Err(CodegenError("an element of this type".into())),
         }
         Ok(())

@@ -58,6 +58,9 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         return unsupported("an `Option` of a reference as the hole's value", &(0..0));
     }
     // A `&str` would point into memory the snippet does not hand over.
+    if snippet.ty == Ty::Vec(Elem::Str) {
+        return unsupported("a vector of `&str` as the hole's value", &(0..0));
+    }
     if snippet.ty == Ty::Str {
         return unsupported("a `&str` as the hole's value", &(0..0));
     }
@@ -132,7 +135,6 @@ impl Check<'_> {
             }
             // Host structs are only reached in place, never held or built by the snippet.
             Ty::Vec(Elem::Struct(_)) => unsupported("a vector of host structs", &range),
-            Ty::Vec(Elem::Str) => unsupported("a vector of `&str` the snippet holds", &range),
             _ => Ok(()),
         }
     }
@@ -917,6 +919,8 @@ impl Check<'_> {
                             && e.ty == Ty::Vec(Elem::Scalar(s.unwrap_or(Scalar::Never))))
                             || (s == Some(Scalar::Char) && e.ty == Ty::String)
                             || (item == Ty::String && e.ty == Ty::Vec(Elem::String))
+                            // Borrowed text (`split(..).collect()`): rustc's borrow check judges the references.
+                            || (item == Ty::Str && e.ty == Ty::Vec(Elem::Str))
                     }
                 };
                 if ok {
