@@ -919,6 +919,43 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TKind::SeqWithClosure { seq, name, closure: Closure { params: vec![param], body }, descending }))
     }
 
+    /// A reading method of a vector the snippet makes in the same expression (`s.split(c).collect::<Vec<_>>()
+    /// .join("-")`): `{ let hidden = VEC; hidden.method(..) }`, the temporary dropped right after, as at the end
+    /// of Rust's statement.
+    fn temporary_sequence_method(&mut self, m: &ast::MethodCallExpr, ty: &Ty) -> Result<Option<TBlock>> {
+        const READING: &[&str] = &["len", "is_empty", "contains", "first", "last", "get", "join"];
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        if !READING.contains(&name.as_str())
+            || matches!(receiver, ast::Expr::PathExpr(_))
+            || !self.std_inherent_method(m)
+        {
+            return Ok(None);
+        }
+        let Ok(Ty::Vec(elem)) = self.expr_type(&receiver) else { return Ok(None) };
+        let init = self.expr(&receiver)?;
+        let hidden = self.locals.len();
+        let at_name = m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()));
+        self.locals.push(TLocal {
+            name: format!("<temporary at {}>", at_name.saturating_sub(self.snippet_start)),
+            ty: Ty::Vec(elem),
+            mutable: false,
+            fixed_type: true,
+        });
+        let seq = Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false };
+        let kind = if name == "len" {
+            TKind::SeqLen(seq)
+        } else {
+            let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+            let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+            TKind::SeqMethod { seq, name, args, at: at_name.saturating_sub(self.snippet_start) }
+        };
+        let range = self.range(m.syntax());
+        let tail = Some(Box::new(TExpr { kind, ty: ty.clone(), range }));
+        let stmts = vec![TStmt::Let { local: hidden, init: Some(init) }];
+        Ok(Some(TBlock { stmts, tail, ty: Some(ty.clone()), label: None }))
+    }
+
     /// Methods of a sequence binding that allocate nothing (see [`TKind::SeqMethod`]).
     fn sequence_in_place(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
         const METHODS: &[&str] = &[
@@ -2159,6 +2196,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 if let Some(kind) = self.sequence_in_place(m)? {
                     return Ok(TExpr { kind, ty, range });
+                }
+                if let Some(block) = self.temporary_sequence_method(m, &ty)? {
+                    return Ok(TExpr { kind: TKind::Block(block), ty, range });
                 }
                 if let Some(kind) = self.sequence_copy(m, &ty) {
                     return Ok(TExpr { kind, ty, range });
