@@ -164,8 +164,10 @@ fn main() {
                 "jit_path": {"n": jit_count, "p50_ms": p(&jit_ms, 50.0), "p90_ms": p(&jit_ms, 90.0),
                     "rustc_path_same_snippets_p50_ms": p(&jit_rustc_ms, 50.0),
                     "ratio_p50": p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0)},
-                "kernels": kernels.iter().map(|(name, jit, native)| serde_json::json!({
-                    "name": name, "jit_ms": jit, "rustc_O_ms": native, "ratio": jit / native})).collect::<Vec<_>>(),
+                "kernels": kernels.iter().map(|(name, jit, native, checked)| serde_json::json!({
+                    "name": name, "jit_ms": jit, "rustc_O_ms": native, "ratio": jit / native,
+                    "rustc_O_overflow_checks_ms": checked, "ratio_overflow_checks": jit / checked}))
+                    .collect::<Vec<_>>(),
                 "host_compile_p50_ms": p(&host_ms, 50.0),
                 "peak_rss_mib": peak_rss_mib(),
             })
@@ -198,9 +200,18 @@ fn main() {
         println!("  {n:>4}  {why}");
     }
     println!();
-    println!("{:<34} {:>11} {:>11} {:>8}", "kernel (run time)", "JIT", "rustc -O", "ratio");
-    for (name, jit, native) in &kernels {
-        println!("{name:<34} {jit:>8.1} ms {native:>8.1} ms {:>7.2}x", jit / native);
+    // The JIT keeps a debug build's overflow checks (the programs it is compared against in the tests panic where
+    // it faults); `rustc -O` drops them, so the same code with them kept is shown too.
+    println!(
+        "{:<34} {:>11} {:>11} {:>8} {:>16} {:>8}",
+        "kernel (run time)", "JIT", "rustc -O", "ratio", "-O +overflow chk", "ratio"
+    );
+    for (name, jit, native, checked) in &kernels {
+        println!(
+            "{name:<34} {jit:>8.1} ms {native:>8.1} ms {:>7.2}x {checked:>13.1} ms {:>7.2}x",
+            jit / native,
+            jit / checked
+        );
     }
     println!("host library compile (per host, {} hosts): p50 {:.0} ms", host_ms.len(), p(&host_ms, 50.0));
     if let Some(mib) = peak_rss_mib() {
@@ -323,7 +334,8 @@ const HOST_KERNELS: &[(&str, &str, &str, &str, i64)] = &[(
     300_000,
 )];
 
-fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) -> Vec<(String, f64, f64)> {
+/// (name, JIT run time, `rustc -O` run time, `rustc -O -C overflow-checks=on` run time), in ms.
+fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) -> Vec<(String, f64, f64, f64)> {
     let plain = KERNELS.iter().map(|&(name, body, n)| (name, "", "", body, n));
     let mut out = Vec::new();
     for (name, items, setup, body, n) in plain.chain(HOST_KERNELS.iter().copied()) {
@@ -341,15 +353,22 @@ fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) ->
             "{items}fn main() {{\n    let n: i64 = std::hint::black_box({n});\n    {setup}\n    let t = std::time::Instant::now();\n    let r: i64 = {{\n{body}\n    }};\n    let e = t.elapsed();\n    println!(\"{{r}}\");\n    eprintln!(\"{{}}\", e.as_secs_f64() * 1e3);\n}}\n"
         );
         let source = scratch.join("kernel.rs");
-        let binary = scratch.join("kernel");
         std::fs::write(&source, program).unwrap();
-        let built =
-            Command::new(rustc).args(["--edition", "2021", "-O", "-o"]).arg(&binary).arg(&source).output().unwrap();
-        assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-        let ran = Command::new(&binary).output().unwrap();
-        assert_eq!(String::from_utf8_lossy(&ran.stdout), jit_out, "kernel {name}: JIT and rustc -O disagree");
-        let native: f64 = String::from_utf8_lossy(&ran.stderr).trim().parse().unwrap_or(f64::NAN);
-        out.push((name.to_string(), site.timings_ms.run, native));
+        let mut times = Vec::new();
+        for checks in ["off", "on"] {
+            let binary = scratch.join(format!("kernel-{checks}"));
+            let built = Command::new(rustc)
+                .args(["--edition", "2021", "-O", "-C", &format!("overflow-checks={checks}"), "-o"])
+                .arg(&binary)
+                .arg(&source)
+                .output()
+                .unwrap();
+            assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+            let ran = Command::new(&binary).output().unwrap();
+            assert_eq!(String::from_utf8_lossy(&ran.stdout), jit_out, "kernel {name}: JIT and rustc -O disagree");
+            times.push(String::from_utf8_lossy(&ran.stderr).trim().parse().unwrap_or(f64::NAN));
+        }
+        out.push((name.to_string(), site.timings_ms.run, times[0], times[1]));
     }
     out
 }
