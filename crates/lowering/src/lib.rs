@@ -2085,6 +2085,22 @@ impl Guard<'_> {
     }
 }
 
+/// Whether an iterator reads two sequences (through `zip` or `chain`).
+fn reads_two_sequences(chain: &IterChain) -> bool {
+    fn sequences(source: &IterSource) -> usize {
+        match source {
+            IterSource::Seq(_) => 1,
+            IterSource::Chain { first, second, .. } => sequences(first) + sequences(second),
+            _ => 0,
+        }
+    }
+    let zipped = chain.stages.iter().map(|(stage, _)| match stage {
+        Stage::Zip(other) => sequences(other),
+        _ => 0,
+    });
+    sequences(&chain.source) + zipped.sum::<usize>() > 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2254,20 +2270,4 @@ mod tests {
         let mixed = TExpr { kind: TKind::VecLit(vec![lit(1, Scalar::I32)]), ty: vec_ty, range: 0..9 };
         assert!(lower(snippet(vec![], mixed, vec![]), &[]).is_err());
     }
-}
-
-/// Whether an iterator reads two sequences (through `zip` or `chain`).
-fn reads_two_sequences(chain: &IterChain) -> bool {
-    fn sequences(source: &IterSource) -> usize {
-        match source {
-            IterSource::Seq(_) => 1,
-            IterSource::Chain { first, second, .. } => sequences(first) + sequences(second),
-            _ => 0,
-        }
-    }
-    let zipped = chain.stages.iter().map(|(stage, _)| match stage {
-        Stage::Zip(other) => sequences(other),
-        _ => 0,
-    });
-    sequences(&chain.source) + zipped.sum::<usize>() > 1
 }
