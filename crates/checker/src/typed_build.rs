@@ -163,26 +163,21 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `Some` (true) or `None` (false) of `core`'s `Option`.
     fn option_variant(&self, v: ra_ap_hir::EnumVariant) -> Option<bool> {
-        if !self.is_core_adt(ra_ap_hir::Adt::Enum(v.parent_enum(self.db)), "Option") {
-            return None;
-        }
-        match v.name(self.db).as_str() {
-            "Some" => Some(true),
-            "None" => Some(false),
-            _ => None,
-        }
+        self.core_variant(v, "Option", ["Some", "None"])
     }
 
     /// `Ok` (true) or `Err` (false) of `core`'s `Result`.
     fn result_variant(&self, v: ra_ap_hir::EnumVariant) -> Option<bool> {
-        if !self.is_core_adt(ra_ap_hir::Adt::Enum(v.parent_enum(self.db)), "Result") {
+        self.core_variant(v, "Result", ["Ok", "Err"])
+    }
+
+    /// Which of `core`'s two-variant enum `name`'s variants `v` is: the first (true) or the second (false).
+    fn core_variant(&self, v: ra_ap_hir::EnumVariant, name: &str, [first, second]: [&str; 2]) -> Option<bool> {
+        if !self.is_core_adt(ra_ap_hir::Adt::Enum(v.parent_enum(self.db)), name) {
             return None;
         }
-        match v.name(self.db).as_str() {
-            "Ok" => Some(true),
-            "Err" => Some(false),
-            _ => None,
-        }
+        let variant = v.name(self.db);
+        (variant.as_str() == first).then_some(true).or((variant.as_str() == second).then_some(false))
     }
 
     /// A scrutinee that is a bare `text.parse::<S>()` of a scalar `S`, read as `.ok()` — an `Option<S>` — so that

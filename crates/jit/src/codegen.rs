@@ -2770,24 +2770,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.switch_to_block(compare);
         self.b.seal_block(compare);
         let mut all = self.b.ins().iconst(types::I8, 1);
-        let mut offset = 0usize;
-        while offset < literal.len() {
-            let rest = literal.len() - offset;
-            let (t, n) = match rest {
-                8.. => (types::I64, 8),
-                4.. => (types::I32, 4),
-                2.. => (types::I16, 2),
-                _ => (types::I8, 1),
-            };
-            // The bytes as the load reads them (native order), zero-extended from its width.
-            let mut word = [0u8; 8];
-            word[..n].copy_from_slice(&literal[offset..offset + n]);
-            let expected = i64::from_ne_bytes(word) & mask(n);
+        for (t, offset, expected) in literal_words(literal) {
             // The text's bytes are readable up to its length, which equals the literal's; no alignment.
-            let loaded = self.b.ins().load(t, MemFlags::new().with_notrap(), data, offset as i32);
+            let loaded = self.b.ins().load(t, MemFlags::new().with_notrap(), data, offset);
             let same = self.b.ins().icmp_imm(IntCC::Equal, loaded, expected);
             all = self.b.ins().band(all, same);
-            offset += n;
         }
         self.b.ins().jump(merge, &[BlockArg::Value(all)]);
         self.enter_merge(merge)[0]
@@ -3495,20 +3482,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let (data, n) = self.text_parts(value)?;
                 return self.append_in_place(slot, fast, at, |g| {
                     let end = g.b.ins().iadd(ptr, len);
-                    let mut offset = 0;
-                    while offset < bytes.len() {
-                        let (t, width) = match bytes.len() - offset {
-                            8.. => (types::I64, 8),
-                            4.. => (types::I32, 4),
-                            2.. => (types::I16, 2),
-                            _ => (types::I8, 1),
-                        };
-                        let mut word = [0u8; 8];
-                        word[..width].copy_from_slice(&bytes[offset..offset + width]);
-                        let v = g.b.ins().iconst(t, i64::from_ne_bytes(word) & mask(width));
+                    for (t, offset, word) in literal_words(&bytes) {
+                        let v = g.b.ins().iconst(t, word);
                         // The buffer has room (checked above); no alignment.
-                        g.b.ins().store(MemFlags::new().with_notrap(), v, end, offset as i32);
-                        offset += width;
+                        g.b.ins().store(MemFlags::new().with_notrap(), v, end, offset);
                     }
                     let f = g.helpers["lacuna_push_str"];
                     (g.b.ins().iadd_imm(len, bytes.len() as i64), f, vec![g.ctx, slot, data, n])
@@ -4733,13 +4710,25 @@ enum Src {
     Chain { first: Box<Src>, first_rev: bool, second: Box<Src>, second_rev: bool, in_second: Variable, ty: Ty },
 }
 
-/// The low `width` bytes of a word.
-fn mask(width: usize) -> i64 {
-    if width >= 8 {
-        -1
-    } else {
-        (1i64 << (width * 8)) - 1
+/// A short literal's bytes as 8-, 4-, 2- and 1-byte words: each word's type, offset and value (native byte
+/// order, zero-extended from its width), as loads and stores of them read and write.
+fn literal_words(bytes: &[u8]) -> Vec<(Type, i32, i64)> {
+    let mut words = Vec::new();
+    let mut offset = 0;
+    while offset < bytes.len() {
+        let (t, width) = match bytes.len() - offset {
+            8.. => (types::I64, 8),
+            4.. => (types::I32, 4),
+            2.. => (types::I16, 2),
+            _ => (types::I8, 1),
+        };
+        let mut word = [0u8; 8];
+        word[..width].copy_from_slice(&bytes[offset..offset + width]);
+        let mask = if width == 8 { -1 } else { (1i64 << (width * 8)) - 1 };
+        words.push((t, offset as i32, i64::from_ne_bytes(word) & mask));
+        offset += width;
     }
+    words
 }
 
 /// The longest string literal `==` compares and `push_str` appends in place rather than through a helper.
