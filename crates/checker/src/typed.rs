@@ -159,6 +159,12 @@ impl Ty {
         }
     }
 
+    /// A scalar, or a value read in place (`&str`, `&S` of a host struct): what an `Option` or a tuple may hold
+    /// and an iterator may pair, since copying it owns nothing.
+    pub fn in_place(&self) -> bool {
+        matches!(self, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_))
+    }
+
     /// `Option<S>` of a scalar.
     pub fn option(s: Scalar) -> Ty {
         Ty::Option(Box::new(Ty::Scalar(s)))
@@ -213,8 +219,8 @@ impl Ty {
 pub enum Elem {
     Scalar(Scalar),
     String,
-    /// `&str`: a pointer and a length, read in place (only in the hole's sequences: the snippet never makes a
-    /// vector of borrowed text, whose lifetimes only rustc can check).
+    /// `&str`: a pointer and a length, read in place. The snippet makes a vector of them only by `collect`, and
+    /// then rustc's borrow check judges the snippet (`TypedSnippet::references`).
     Str,
     /// A host struct (index into [`TypedSnippet::structs`]), reached in place through its address.
     Struct(usize),

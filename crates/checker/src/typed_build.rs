@@ -171,6 +171,14 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.core_variant(v, "Result", ["Ok", "Err"])
     }
 
+    /// The enum variant a tuple-struct pattern names.
+    fn tuple_variant(&self, t: &ast::TupleStructPat) -> Option<ra_ap_hir::EnumVariant> {
+        match self.sema.resolve_path(&t.path()?)? {
+            PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v)) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Which of `core`'s two-variant enum `name`'s variants `v` is: the first (true) or the second (false).
     fn core_variant(&self, v: ra_ap_hir::EnumVariant, name: &str, [first, second]: [&str; 2]) -> Option<bool> {
         if !self.is_core_adt(ra_ap_hir::Adt::Enum(v.parent_enum(self.db)), name) {
@@ -225,10 +233,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 None => return self.unsupported("a pattern", pat.syntax()),
             },
             ast::Pat::TupleStructPat(t) => {
-                let variant = match t.path().and_then(|p| self.sema.resolve_path(&p)) {
-                    Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) => self.result_variant(v),
-                    _ => None,
-                };
+                let variant = self.tuple_variant(t).and_then(|v| self.result_variant(v));
                 let fields: Vec<ast::Pat> = t.fields().collect();
                 match (variant, fields.as_slice()) {
                     (Some(true), [inner]) => TPat::Some(Box::new(self.pat(inner)?)),
@@ -275,7 +280,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                         return Ok(Ty::option(s));
                     }
                     // `Option<&str>`, `Option<&S>`: a reference read in place.
-                    if let Ok(inner @ (Ty::Str | Ty::StructRef(_))) = self.ty(&payload, node) {
+                    if let Some(inner) = self.ty(&payload, node).ok().filter(Ty::in_place) {
                         return Ok(Ty::Option(Box::new(inner)));
                     }
                 }
@@ -1543,10 +1548,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 self.host_variant_pat(pat)?
             }
             ast::Pat::TupleStructPat(t) => {
-                let variant = match t.path().and_then(|p| self.sema.resolve_path(&p)) {
-                    Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) => self.option_variant(v),
-                    _ => None,
-                };
+                let variant = self.tuple_variant(t).and_then(|v| self.option_variant(v));
                 let fields: Vec<ast::Pat> = t.fields().collect();
                 match (variant, fields.as_slice()) {
                     (Some(true), [inner]) => TPat::Some(Box::new(self.pat(inner)?)),
@@ -1821,9 +1823,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 ("zip", [other]) => {
                     let (other, reversed) = self.simple_iter(other)?;
-                    let in_place = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_));
                     let other_item = other.item();
-                    if reversed || !in_place(&item) || !in_place(&other_item) {
+                    if reversed || !item.in_place() || !other_item.in_place() {
                         return self.unsupported("a `zip` of these items", call.syntax());
                     }
                     (Stage::Zip(other), Ty::Tuple(vec![item, other_item]))
@@ -1847,12 +1848,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                     };
                     (Stage::FilterMap(c), Ty::Scalar(payload))
                 }
-                ("enumerate", []) => match item {
-                    Ty::Scalar(_) | Ty::Str | Ty::StructRef(_) => {
-                        (Stage::Enumerate, Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item]))
-                    }
-                    _ => return self.unsupported("`enumerate` of tuples or owned values", call.syntax()),
-                },
+                ("enumerate", []) if item.in_place() => {
+                    (Stage::Enumerate, Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item]))
+                }
+                ("enumerate", []) => return self.unsupported("`enumerate` of tuples or owned values", call.syntax()),
                 ("rev", []) => {
                     let bounded = !matches!(&chain.source, IterSource::Range { end: None, .. })
                         && !matches!(&chain.source, IterSource::Pieces { .. } | IterSource::Chain { .. });
@@ -1876,10 +1875,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(chain) = self.iter_chain(e)? else {
             return self.unsupported("an iterator argument other than a range or a sequence's `iter()`", e.syntax());
         };
-        let reversed = match chain.stages.as_slice() {
-            [] => false,
-            [(Stage::Rev, _)] => true,
-            _ => return self.unsupported("an iterator argument with adaptors", e.syntax()),
+        let Some(reversed) = only_reversed(&chain.stages) else {
+            return self.unsupported("an iterator argument with adaptors", e.syntax());
         };
         if !matches!(chain.source, IterSource::Range { .. } | IterSource::Seq(_)) {
             return self.unsupported("an iterator argument other than a range or a sequence's `iter()`", e.syntax());
@@ -1895,10 +1892,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         other: &ast::Expr,
         call: &ast::MethodCallExpr,
     ) -> Result<(bool, Box<IterSource>, bool)> {
-        let first_rev = match chain.stages.as_slice() {
-            [] => false,
-            [(Stage::Rev, _)] => true,
-            _ => return self.unsupported("`chain` after adaptors", call.syntax()),
+        let Some(first_rev) = only_reversed(&chain.stages) else {
+            return self.unsupported("`chain` after adaptors", call.syntax());
         };
         if !matches!(chain.source, IterSource::Range { .. } | IterSource::Seq(_)) {
             return self.unsupported("`chain` of something other than a range or a sequence", call.syntax());
@@ -2830,5 +2825,14 @@ fn arith(a: ast::ArithOp) -> BinOp {
         ast::ArithOp::BitXor => BinOp::BitXor,
         ast::ArithOp::BitOr => BinOp::BitOr,
         ast::ArithOp::BitAnd => BinOp::BitAnd,
+    }
+}
+
+/// Whether adaptors that are at most one `rev` reverse their source (`None` for any other adaptors).
+fn only_reversed(stages: &[(Stage, Ty)]) -> Option<bool> {
+    match stages {
+        [] => Some(false),
+        [(Stage::Rev, _)] => Some(true),
+        _ => None,
     }
 }

@@ -2739,8 +2739,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.switch_to_block(first_block);
                 self.b.seal_block(first_block);
                 let item = self.next_item(&first, first_rev, first_done, at)?;
-                let args: Vec<BlockArg> = item.into_iter().map(BlockArg::Value).collect();
-                self.b.ins().jump(merge, &args);
+                self.jump_with(merge, &ts, item);
                 self.b.switch_to_block(first_done);
                 self.b.seal_block(first_done);
                 let one = self.int_const(types::I8, 1);
@@ -2749,8 +2748,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.switch_to_block(second_block);
                 self.b.seal_block(second_block);
                 let item = self.next_item(&second, second_rev, exit, at)?;
-                let args: Vec<BlockArg> = item.into_iter().map(BlockArg::Value).collect();
-                self.b.ins().jump(merge, &args);
+                self.jump_with(merge, &ts, item);
                 self.enter_merge(merge)
             }
         })
@@ -4688,7 +4686,7 @@ mod tests {
     }
 }
 
-/// An iterator source's state in a [`Codegen::drive`] loop.
+/// An iterator source's state in a [`Gen::drive`] loop.
 #[derive(Clone)]
 enum Src {
     Range {

@@ -1236,45 +1236,39 @@ fn jit_fault_error(
     stack_bytes: usize,
 ) -> String {
     use crate::codegen::Fault;
+    // A fault in the snippet's code: its message, where it happened.
+    let at_fault = |message: &str| {
+        let (line, column) = line_col(snippet, context.fault_at as usize);
+        encode(&["runtime", message, &line.to_string(), &column.to_string()], &[])
+    };
     match Fault::from_code(context.fault) {
         Some(Fault::Fuel) => encode(&["budget", "fuel", &budgets.fuel.to_string()], &[]),
         Some(Fault::Stack) => encode(&["budget", "stack", &stack_bytes.to_string()], &[]),
         Some(Fault::Memory) => encode(&["budget", "memory", &budgets.memory_bytes.to_string()], &[]),
         Some(Fault::IndexOutOfBounds) => {
-            let (line, column) = line_col(snippet, context.fault_at as usize);
             let [len, index] = context.fault_values;
-            let message = format!("index out of bounds: the len is {len} but the index is {index}");
-            encode(&["runtime", &message, &line.to_string(), &column.to_string()], &[])
+            at_fault(&format!("index out of bounds: the len is {len} but the index is {index}"))
         }
-        Some(Fault::Panic) => {
-            let (line, column) = line_col(snippet, context.fault_at as usize);
-            let message = usize::try_from(context.fault_values[0])
+        Some(Fault::Panic) => at_fault(
+            usize::try_from(context.fault_values[0])
                 .ok()
                 .and_then(|i| messages.get(i))
-                .map_or(Fault::Panic.message(), |m| m.as_str());
-            encode(&["runtime", message, &line.to_string(), &column.to_string()], &[])
-        }
+                .map_or(Fault::Panic.message(), |m| m.as_str()),
+        ),
         Some(Fault::StrSlice) => {
-            let (line, column) = line_col(snippet, context.fault_at as usize);
-            let message = crate::text::take_fault_message().unwrap_or_else(|| Fault::StrSlice.message().to_owned());
-            encode(&["runtime", &message, &line.to_string(), &column.to_string()], &[])
+            at_fault(&crate::text::take_fault_message().unwrap_or_else(|| Fault::StrSlice.message().to_owned()))
         }
-        Some(Fault::HostPanic) => {
-            // Where the snippet called the host function, with the panic's own message.
-            let (line, column) = line_col(snippet, context.fault_at as usize);
-            let message = host_run
+        // Where the snippet called the host function, with the panic's own message.
+        Some(Fault::HostPanic) => at_fault(
+            &host_run
                 .map(|run| {
                     String::from_utf8_lossy(&run.message[..(run.message_len as usize).min(run.message.len())])
                         .into_owned()
                 })
                 .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| Fault::HostPanic.message().to_owned());
-            encode(&["runtime", &message, &line.to_string(), &column.to_string()], &[])
-        }
-        Some(fault) => {
-            let (line, column) = line_col(snippet, context.fault_at as usize);
-            encode(&["runtime", fault.message(), &line.to_string(), &column.to_string()], &[])
-        }
+                .unwrap_or_else(|| Fault::HostPanic.message().to_owned()),
+        ),
+        Some(fault) => at_fault(fault.message()),
         None => encode_runtime("the JIT-compiled snippet stopped without saying why"),
     }
 }

@@ -882,8 +882,7 @@ impl Check<'_> {
                 let ordered =
                     |s: Option<Scalar>| s.is_some_and(|s| s.is_int() || s == Scalar::Char || s == Scalar::Bool);
                 // `Option<item>` of an item the sink keeps: a scalar, or text or a host struct read in place.
-                let option_of_item = matches!(item, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_))
-                    && e.ty == Ty::Option(Box::new(item.clone()));
+                let option_of_item = item.in_place() && e.ty == Ty::Option(Box::new(item.clone()));
                 let ok = match sink {
                     // Integer sums and products only (a float sum's start value differs between toolchains).
                     Sink::Sum { .. } | Sink::Product { .. } => s.is_some_and(|s| s.is_int()) && e.ty == item,
@@ -1169,18 +1168,13 @@ impl Check<'_> {
                     }
                     _ => return unsupported("a `filter_map` closure that does not return an `Option`", range),
                 },
-                Stage::Enumerate => match item {
-                    Ty::Scalar(_) | Ty::Str | Ty::StructRef(_) => {
-                        Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item.clone()])
-                    }
-                    _ => return unsupported("`enumerate` of an aggregate", range),
-                },
+                Stage::Enumerate if item.in_place() => Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item.clone()]),
+                Stage::Enumerate => return unsupported("`enumerate` of an aggregate", range),
                 Stage::Rev => item.clone(),
                 Stage::Zip(other) => {
                     let other_item = self.source(other, range)?;
-                    let in_place = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_));
                     let simple = matches!(**other, IterSource::Range { .. } | IterSource::Seq(_));
-                    if !simple || !in_place(&item) || !in_place(&other_item) {
+                    if !simple || !item.in_place() || !other_item.in_place() {
                         return unsupported("a `zip` of these iterators", range);
                     }
                     Ty::Tuple(vec![item.clone(), other_item])
