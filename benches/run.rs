@@ -204,7 +204,7 @@ fn main() {
     // it faults); `rustc -O` drops them, so the same code with them kept is shown too.
     println!(
         "{:<34} {:>11} {:>11} {:>8} {:>16} {:>8}",
-        "kernel (run time)", "JIT", "rustc -O", "ratio", "-O +overflow chk", "ratio"
+        "kernel (fastest of 5 runs)", "JIT", "rustc -O", "ratio", "-O +overflow chk", "ratio"
     );
     for (name, jit, native, checked) in &kernels {
         println!(
@@ -334,7 +334,11 @@ const HOST_KERNELS: &[(&str, &str, &str, &str, i64)] = &[(
     300_000,
 )];
 
-/// (name, JIT run time, `rustc -O` run time, `rustc -O -C overflow-checks=on` run time), in ms.
+/// Measured runs of each kernel on each side; the table shows the fastest.
+const KERNEL_RUNS: usize = 5;
+
+/// (name, JIT run time, `rustc -O` run time, `rustc -O -C overflow-checks=on` run time), in ms: each the fastest
+/// of [`KERNEL_RUNS`].
 fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) -> Vec<(String, f64, f64, f64)> {
     let plain = KERNELS.iter().map(|&(name, body, n)| (name, "", "", body, n));
     let mut out = Vec::new();
@@ -344,11 +348,23 @@ fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) ->
         );
         let loaded = auto.load("kernel.rs", &host).expect("kernel host loads");
         let snippets = BTreeMap::from([(1u32, body.to_string())]);
-        // Warm (verdict and compiled code cached), then measured: the snippet's run time only.
+        // Warm (verdict and compiled code cached), then measured: the snippet's run time only, the fastest of
+        // `KERNEL_RUNS` (this machine's neighbours add noise only upwards).
         let _ = lacuna_testdata::capture_stdout(|| auto.run(&loaded, snippets.clone()));
-        let (jit_out, report) = lacuna_testdata::capture_stdout(|| auto.run(&loaded, snippets)).expect("capture");
-        let site = report.expect("kernel runs").sites[0].clone();
-        assert_eq!(site.path, Some(lacuna_jit::ExecPath::Jit), "kernel {name} must be in the JIT's subset: {site:?}");
+        let mut jit_out = String::new();
+        let mut jit_ms = f64::INFINITY;
+        for _ in 0..KERNEL_RUNS {
+            let (out, report) =
+                lacuna_testdata::capture_stdout(|| auto.run(&loaded, snippets.clone())).expect("capture");
+            let site = report.expect("kernel runs").sites[0].clone();
+            assert_eq!(
+                site.path,
+                Some(lacuna_jit::ExecPath::Jit),
+                "kernel {name} must be in the JIT's subset: {site:?}"
+            );
+            jit_ms = jit_ms.min(site.timings_ms.run);
+            jit_out = out;
+        }
         let program = format!(
             "{items}fn main() {{\n    let n: i64 = std::hint::black_box({n});\n    {setup}\n    let t = std::time::Instant::now();\n    let r: i64 = {{\n{body}\n    }};\n    let e = t.elapsed();\n    println!(\"{{r}}\");\n    eprintln!(\"{{}}\", e.as_secs_f64() * 1e3);\n}}\n"
         );
@@ -364,11 +380,15 @@ fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) ->
                 .output()
                 .unwrap();
             assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-            let ran = Command::new(&binary).output().unwrap();
-            assert_eq!(String::from_utf8_lossy(&ran.stdout), jit_out, "kernel {name}: JIT and rustc -O disagree");
-            times.push(String::from_utf8_lossy(&ran.stderr).trim().parse().unwrap_or(f64::NAN));
+            let mut best = f64::INFINITY;
+            for _ in 0..KERNEL_RUNS {
+                let ran = Command::new(&binary).output().unwrap();
+                assert_eq!(String::from_utf8_lossy(&ran.stdout), jit_out, "kernel {name}: JIT and rustc -O disagree");
+                best = best.min(String::from_utf8_lossy(&ran.stderr).trim().parse().unwrap_or(f64::NAN));
+            }
+            times.push(best);
         }
-        out.push((name.to_string(), site.timings_ms.run, times[0], times[1]));
+        out.push((name.to_string(), jit_ms, times[0], times[1]));
     }
     out
 }

@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, BlockArg, FuncRef, InstBuilder, MemFlags, StackSlot, StackSlotData, StackSlotKind, Type, Value,
+    types, AbiParam, BlockArg, FuncRef, InstBuilder, InstructionData, MemFlags, Opcode, StackSlot, StackSlotData,
+    StackSlotKind, Type, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -449,6 +450,7 @@ const HELPERS: &[(&str, *const u8)] = &[
     ("lacuna_strings_release", crate::heap::helper_strings_release as *const u8),
     ("lacuna_strings_free", crate::heap::helper_strings_free as *const u8),
     ("lacuna_copy", helper_copy as *const u8),
+    ("lacuna_fill_bytes", helper_fill_bytes as *const u8),
     ("lacuna_fmt", crate::text::helper_fmt as *const u8),
     ("lacuna_push_char", crate::text::helper_push_char as *const u8),
     ("lacuna_push_str", crate::text::helper_push_str as *const u8),
@@ -549,6 +551,15 @@ unsafe extern "C" fn helper_reverse_elements(data: *mut u8, n: usize, size: usiz
 unsafe extern "C" fn helper_copy(dst: *mut u8, src: *const u8, bytes: usize) {
     // SAFETY: the caller copies a sequence into a buffer just allocated for it.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, bytes) };
+}
+
+/// Sets `len` bytes at `data` to `byte` (`vec![x; n]` and `fill` of one-byte elements: a `memset`, as std does).
+///
+/// # Safety
+/// `data` is a live buffer of at least `len` bytes that nothing else accesses during the call.
+unsafe extern "C" fn helper_fill_bytes(data: *mut u8, byte: u8, len: usize) {
+    // SAFETY: the caller passes a sequence's buffer (just allocated, or writable) and its length.
+    unsafe { std::ptr::write_bytes(data, byte, len) };
 }
 
 /// Reverses `len` elements of this width at `data`.
@@ -682,6 +693,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             "lacuna_vec_free" => (&[ptr, ptr], &[]),
             "lacuna_strings_release" | "lacuna_strings_free" => (&[ptr, ptr, ptr, ptr], &[]),
             "lacuna_copy" => (&[ptr, ptr, types::I64], &[]),
+            "lacuna_fill_bytes" => (&[ptr, types::I8, types::I64], &[]),
             "lacuna_fmt" => (&[ptr, ptr, types::I32, types::I64, types::I64, ptr], &[types::I32]),
             "lacuna_push_char" => (&[ptr, ptr, types::I32], &[types::I32]),
             "lacuna_push_str" => (&[ptr, ptr, ptr, types::I64], &[types::I32]),
@@ -972,9 +984,62 @@ struct Gen<'a, 'b> {
     enum_fns: HashMap<usize, (usize, usize)>,
     /// Something the code needs that the host does not export (found while generating infallible parts).
     missing: Option<String>,
+    /// While an arm of a branch-free `if` is computed ([`arms_without_branches`]): whether that arm is the one
+    /// taken. Its faults happen only when it is.
+    guard: Option<Value>,
+    /// A local known to be even in the arm of a branch-free `if` being computed (the condition tested its
+    /// parity): its `/ 2` is then a plain shift. Sound because the arm's value is used only when it is taken.
+    even: Option<LocalRef>,
 }
 
 type R<T> = Result<T, CodegenError>;
+
+/// `(x, true)` for a condition `x % 2 == 0` on a local `x` (it is even where the condition holds), `(x, false)`
+/// for `!= 0` (even where it does not).
+fn parity_test(cond: &TExpr) -> Option<(LocalRef, bool)> {
+    let TKind::Binary(op @ (BinOp::Eq | BinOp::Ne), l, r) = &cond.kind else { return None };
+    let (x, 1) = remainder_by_power_of_two(l)? else { return None };
+    let TKind::Local(x) = x.kind else { return None };
+    is_zero(r).then_some((x, *op == BinOp::Eq))
+}
+
+/// The arms of an `if` (their tail expressions) when computing both and selecting one is cheaper than branching:
+/// each a few integer operations on locals and literals, with no effect but the arithmetic faults that
+/// [`Gen::fault_if_with`] guards, and nothing that traps in the machine (a division only by a literal other than
+/// zero and -1).
+fn arms_without_branches<'e>(then: &'e TBlock, otherwise: Option<&'e TExpr>) -> Option<(&'e TExpr, &'e TExpr)> {
+    fn tail(b: &TBlock) -> Option<&TExpr> {
+        (b.stmts.is_empty() && b.label.is_none()).then_some(b.tail.as_deref()?)
+    }
+    fn cheap(e: &TExpr, budget: &mut u32) -> bool {
+        let int = |e: &TExpr| {
+            e.ty.scalar()
+                .is_some_and(|s| s.int_bits().is_some_and(|b| b <= 64) || matches!(s, Scalar::Bool | Scalar::Char))
+        };
+        if *budget == 0 || !int(e) {
+            return false;
+        }
+        *budget -= 1;
+        match &e.kind {
+            TKind::Lit(_) | TKind::Local(_) => true,
+            TKind::Unary(_, x) | TKind::Cast(x) => cheap(x, budget),
+            TKind::Block(b) => tail(b).is_some_and(|x| cheap(x, budget)),
+            TKind::Binary(BinOp::And | BinOp::Or, ..) => false,
+            TKind::Binary(BinOp::Div | BinOp::Rem, l, r) => {
+                matches!(r.kind, TKind::Lit(Lit::Int(k)) if k >= 1) && cheap(l, budget) && cheap(r, budget)
+            }
+            TKind::Binary(_, l, r) => cheap(l, budget) && cheap(r, budget),
+            _ => false,
+        }
+    }
+    let then = tail(then)?;
+    let otherwise = match &otherwise?.kind {
+        TKind::Block(b) => tail(b)?,
+        _ => return None,
+    };
+    let mut budget = 8;
+    (cheap(then, &mut budget) && cheap(otherwise, &mut budget)).then_some((then, otherwise))
+}
 
 impl<'a, 'b> Gen<'a, 'b> {
     fn new(
@@ -1020,16 +1085,42 @@ impl<'a, 'b> Gen<'a, 'b> {
             shims: HashMap::new(),
             enum_fns: HashMap::new(),
             missing: None,
+            guard: None,
+            even: None,
         })
     }
 
     /// Ends the current block with a fault return when `cond` is non-zero.
     fn fault_if(&mut self, cond: Value, fault: Fault, at: usize) {
+        self.fault_if_with(cond, fault, at, &[]);
+    }
+
+    /// [`Self::fault_if`] with the values its message needs ([`JitContext::fault_values`]), stored only when the
+    /// fault happens: a check in a hot loop then costs a compare and a branch.
+    fn fault_if_with(&mut self, cond: Value, fault: Fault, at: usize, values: &[Value]) {
         let fault_block = self.b.create_block();
+        self.b.set_cold_block(fault_block);
         let cont = self.b.create_block();
-        self.b.ins().brif(cond, fault_block, &[], cont, &[]);
+        match self.guard {
+            // The guard tested only once the fault's own condition holds: the usual path stays one fused
+            // compare-and-branch.
+            Some(taken) => {
+                let guarded = self.b.create_block();
+                self.b.set_cold_block(guarded);
+                self.b.ins().brif(cond, guarded, &[], cont, &[]);
+                self.b.switch_to_block(guarded);
+                self.b.seal_block(guarded);
+                self.b.ins().brif(taken, fault_block, &[], cont, &[]);
+            }
+            None => {
+                self.b.ins().brif(cond, fault_block, &[], cont, &[]);
+            }
+        }
         self.b.switch_to_block(fault_block);
         self.b.seal_block(fault_block);
+        for (k, &v) in values.iter().enumerate() {
+            self.b.ins().store(MemFlags::trusted(), v, self.ctx, FAULT_VALUES_OFFSET + 8 * k as i32);
+        }
         let code = self.b.ins().iconst(types::I32, fault as i64);
         self.b.ins().store(MemFlags::trusted(), code, self.ctx, FAULT_OFFSET);
         let at = self.b.ins().iconst(types::I32, at.min(u32::MAX as usize) as i64);
@@ -1335,9 +1426,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                         None => k,
                     };
                 }
-                self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
                 let failed = self.b.ins().bxor_imm(ok, 1);
-                self.fault_if(failed, Fault::Panic, at);
+                self.fault_if_with(failed, Fault::Panic, at, &[index]);
                 vec![value]
             }
             ParseThen::UnwrapOrDefault => {
@@ -1588,6 +1678,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // Division by a literal power of two cannot fault: shifts and masks, as rustc -O emits.
                 let k = power_of_two(r).unwrap_or(0);
                 let lv = self.opt(l)?;
+                if *op == BinOp::Div && k == 1 && matches!(l.kind, TKind::Local(x) if Some(x) == self.even) {
+                    // An even number halves exactly: no rounding toward zero to correct.
+                    return Ok(lv.map(|lv| self.b.ins().sshr_imm(lv, 1)).into_iter().collect());
+                }
                 lv.map(|lv| self.div_by_power_of_two(*op, l.s(), lv, k))
             }
             TKind::Binary(op, l, r) => {
@@ -1641,6 +1735,23 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::Block(b) => return self.block(b),
             TKind::If { cond, then, otherwise } => {
                 let c = self.one(cond)?;
+                if let Some((then, otherwise)) = arms_without_branches(then, otherwise.as_deref()) {
+                    // Both arms computed, the taken one selected: no branch to mispredict on data-dependent
+                    // conditions (what LLVM does with `cmov`); each arm's faults guarded by whether it is taken.
+                    let taken = self.b.ins().icmp_imm(IntCC::NotEqual, c, 0);
+                    let not_taken = self.b.ins().bxor_imm(taken, 1);
+                    let (even_then, even_else) = match parity_test(cond) {
+                        Some((local, true)) => (Some(local), None),
+                        Some((local, false)) => (None, Some(local)),
+                        None => (None, None),
+                    };
+                    (self.guard, self.even) = (Some(taken), even_then);
+                    let tv = self.one(then);
+                    (self.guard, self.even) = (Some(not_taken), even_else);
+                    let ev = self.one(otherwise);
+                    (self.guard, self.even) = (None, None);
+                    return Ok(vec![self.b.ins().select(taken, tv?, ev?)]);
+                }
                 let then_block = self.b.create_block();
                 let else_block = self.b.create_block();
                 let ts = flat(&e.ty);
@@ -2384,8 +2495,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let none = self.b.ins().icmp_imm(IntCC::Equal, tag, 0);
                 let index = self.message(message);
                 let index = self.b.ins().iconst(types::I64, index as i64);
-                self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
-                self.fault_if(none, Fault::Panic, at);
+                self.fault_if_with(none, Fault::Panic, at, &[index]);
                 Some(payload)
             }
         };
@@ -3006,9 +3116,8 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn panic_with(&mut self, message: &str, at: usize) {
         let index = self.message(message);
         let index = self.b.ins().iconst(types::I64, index as i64);
-        self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
         let always = self.b.ins().iconst(types::I8, 1);
-        self.fault_if(always, Fault::Panic, at);
+        self.fault_if_with(always, Fault::Panic, at, &[index]);
     }
 
     /// Methods of `Option`s of scalars, and the `Option`-valued methods of scalars.
@@ -3762,8 +3871,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if name == "index" {
                     let index = self.message("no entry found for key");
                     let index = self.b.ins().iconst(types::I64, index as i64);
-                    self.b.ins().store(MemFlags::trusted(), index, self.ctx, FAULT_VALUES_OFFSET);
-                    self.fault_if(absent, Fault::Panic, at);
+                    self.fault_if_with(absent, Fault::Panic, at, &[index]);
                     return Ok(vec![self.b.ins().load(t, MemFlags::trusted(), found, 0)]);
                 }
                 // `get`: the value where it is, read only when present.
@@ -4228,9 +4336,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let (a, b) = (values[0], values[1]);
                 for i in [a, b] {
                     let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
-                    self.b.ins().store(MemFlags::trusted(), len, self.ctx, FAULT_VALUES_OFFSET);
-                    self.b.ins().store(MemFlags::trusted(), i, self.ctx, FAULT_VALUES_OFFSET + 8);
-                    self.fault_if(past, Fault::IndexOutOfBounds, at);
+                    self.fault_if_with(past, Fault::IndexOutOfBounds, at, &[len, i]);
                 }
                 let (pa, pb) = (element(self, a), element(self, b));
                 let x = self.b.ins().load(t, MemFlags::trusted(), pa, 0);
@@ -4249,6 +4355,11 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Stores `x` into each of the `len` elements of type `t` at `data` (`fill`, `vec![x; n]`).
     fn fill_elements(&mut self, data: Value, len: Value, t: Type, x: Value) -> R<()> {
+        if t.bytes() == 1 {
+            let f = self.helpers["lacuna_fill_bytes"];
+            self.b.ins().call(f, &[data, x, len]);
+            return Ok(());
+        }
         self.each_index(len, |g, i| {
             let offset = g.b.ins().imul_imm(i, i64::from(t.bytes()));
             let address = g.b.ins().iadd(data, offset);
@@ -4287,10 +4398,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn seq_element(&mut self, seq: &Seq, i: Value, at: usize) -> R<Value> {
         let (data, len) = self.seq_parts(seq)?;
         let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
-        // The message's values, stored whether or not the check fails (cheaper than a branch of its own).
-        self.b.ins().store(MemFlags::trusted(), len, self.ctx, FAULT_VALUES_OFFSET);
-        self.b.ins().store(MemFlags::trusted(), i, self.ctx, FAULT_VALUES_OFFSET + 8);
-        self.fault_if(past, Fault::IndexOutOfBounds, at);
+        self.fault_if_with(past, Fault::IndexOutOfBounds, at, &[len, i]);
         self.element_address(seq.elem, data, i)
     }
 
@@ -4339,6 +4447,80 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(self.b.block_params(exit)[0])
     }
 
+    /// The value of `x` when it is an integer constant here, sign-extended from its type's width.
+    fn constant(&self, x: Value) -> Option<i64> {
+        let inst = self.b.func.dfg.value_def(x).inst()?;
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => {
+                Some(imm.sign_extend_from_width(self.b.func.dfg.value_type(x).bits()).bits())
+            }
+            _ => None,
+        }
+    }
+
+    /// `x * c` for a constant `c` and whether it overflowed: the product wrapping (`imul` by an immediate) and the
+    /// overflow as a range check of `x` (`MIN / c ..= MAX / c`, one unsigned compare), neither through the
+    /// one-operand multiply that `smul_overflow` needs.
+    fn mul_by_constant(&mut self, x: Value, c: i64, signed: bool, bits: u32) -> (Value, Value) {
+        let t = self.b.func.dfg.value_type(x);
+        // `x * 3`, `* 5`, `* 9` as one `lea`; powers of two become shifts in Cranelift itself.
+        let v = match c {
+            3 | 5 | 9 => {
+                let shifted = self.b.ins().ishl_imm(x, (c - 1).trailing_zeros() as i64);
+                self.b.ins().iadd(x, shifted)
+            }
+            _ => self.b.ins().imul_imm(x, c),
+        };
+        let (min, max): (i128, i128) =
+            if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+        let c = if signed { i128::from(c) } else { i128::from(c as u64) & max };
+        // The range of `x` whose product fits (Rust's `/` truncates, which rounds each bound inwards).
+        let (lo, hi) = match c {
+            0 | 1 => (min, max),
+            -1 => (min + 1, max),
+            c if c > 0 => (min / c, max / c),
+            c => (max / c, min / c),
+        };
+        let over = if (lo, hi) == (min, max) {
+            self.b.ins().iconst(types::I8, 0)
+        } else {
+            let shifted = self.b.ins().iadd_imm(x, (-lo) as i64);
+            let span = self.int_const(t, (hi - lo) as i64);
+            self.b.ins().icmp(IntCC::UnsignedGreaterThan, shifted, span)
+        };
+        (v, over)
+    }
+
+    /// `l + r` or `l - r` and whether it overflowed, as a comparison where one decides it: a branch on a compare
+    /// fuses into `cmp; jcc`, while one on an `*_overflow` flag goes through `seto; test; jnz`.
+    fn add_or_sub(&mut self, add: bool, signed: bool, l: Value, r: Value) -> (Value, Value) {
+        let v = if add { self.b.ins().iadd(l, r) } else { self.b.ins().isub(l, r) };
+        if !signed {
+            // Unsigned: a sum wrapped iff it is below an operand; a difference iff `l < r`.
+            let over = if add {
+                self.b.ins().icmp(IntCC::UnsignedLessThan, v, l)
+            } else {
+                self.b.ins().icmp(IntCC::UnsignedLessThan, l, r)
+            };
+            return (v, over);
+        }
+        // Signed with a constant operand `c`: `l + c` wrapped iff it moved against `c`'s sign.
+        let (x, c) = match (self.constant(l), self.constant(r)) {
+            (_, Some(c)) => (l, c),
+            (Some(c), None) if add => (r, c),
+            _ => {
+                let (v, over) = if add { self.b.ins().sadd_overflow(l, r) } else { self.b.ins().ssub_overflow(l, r) };
+                return (v, over);
+            }
+        };
+        let over = match (c.signum(), add) {
+            (0, _) => self.b.ins().iconst(types::I8, 0),
+            (1, true) | (-1, false) => self.b.ins().icmp(IntCC::SignedLessThan, v, x),
+            _ => self.b.ins().icmp(IntCC::SignedGreaterThan, v, x),
+        };
+        (v, over)
+    }
+
     fn binary(&mut self, op: BinOp, lt: Scalar, rt: Scalar, l: Value, r: Value, at: usize) -> Value {
         use BinOp::*;
         if lt.is_float() {
@@ -4362,6 +4544,20 @@ impl<'a, 'b> Gen<'a, 'b> {
         let bits = lt.int_bits().unwrap_or(8);
         let t = clif(lt).unwrap_or(types::I8);
         match op {
+            Add | Sub if lt != Scalar::Bool => {
+                let (v, over) = self.add_or_sub(op == Add, signed, l, r);
+                self.fault_if(over, if op == Add { Fault::Add } else { Fault::Sub }, at);
+                v
+            }
+            Mul if bits <= 64 && lt != Scalar::Bool && (self.constant(l).is_some() || self.constant(r).is_some()) => {
+                let (x, c) = match self.constant(r) {
+                    Some(c) => (l, c),
+                    None => (r, self.constant(l).unwrap_or(0)),
+                };
+                let (v, over) = self.mul_by_constant(x, c, signed, bits);
+                self.fault_if(over, Fault::Mul, at);
+                v
+            }
             Add | Sub | Mul => {
                 let (v, over) = match (op, signed) {
                     (Add, true) => self.b.ins().sadd_overflow(l, r),
