@@ -136,7 +136,8 @@ pub enum Ty {
     Struct(usize),
     /// `HashMap<K, V>` (or `BTreeMap`, `ordered`) the snippet owns: its address (a map the run keeps, with keys
     /// as text — [`Ty::String`] or [`Ty::Str`] — or a scalar, and scalar values), handed to the host as its own
-    /// map type when it is the hole's value.
+    /// map type when it is the hole's value. A `value` of `()` is a set (`HashSet<K>` / `BTreeSet<K>`), as std
+    /// builds its sets: a map to `()` ([`Ty::is_set`]).
     Map {
         key: Box<Ty>,
         value: Scalar,
@@ -195,6 +196,11 @@ impl Ty {
         }
     }
 
+    /// A `HashSet` or `BTreeSet`: a [`Ty::Map`] to `()`.
+    pub fn is_set(&self) -> bool {
+        matches!(self, Ty::Map { value: Scalar::Unit, .. })
+    }
+
     /// The type as Rust spells it (as rustc prints the hole's type).
     pub fn name(&self) -> String {
         match self {
@@ -205,6 +211,9 @@ impl Ty {
             Ty::Str => "&str".to_owned(),
             Ty::StructRef(_) => "&{host struct}".to_owned(),
             Ty::Struct(_) => "{host struct}".to_owned(),
+            Ty::Map { key, ordered, .. } if self.is_set() => {
+                format!("{}<{}>", if *ordered { "BTreeSet" } else { "HashSet" }, key.name())
+            }
             Ty::Map { key, value, ordered } => {
                 format!("{}<{}, {}>", if *ordered { "BTreeMap" } else { "HashMap" }, key.name(), value.name())
             }

@@ -499,18 +499,21 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// std's `HashMap<K, V>` (with its default hasher) or `BTreeMap<K, V>`, with text or scalar keys and scalar
-    /// values.
+    /// values; or `HashSet<K>` / `BTreeSet<K>` with such keys (a map to `()`).
     fn map_ty(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
         let adt = ty.as_adt()?;
         let krate = adt.module(self.db).krate(self.db).display_name(self.db)?.to_string();
-        let ordered = match (adt.name(self.db).as_str(), krate.as_str()) {
-            ("HashMap", "std") => false,
-            ("BTreeMap", "alloc") => true,
+        let (ordered, set) = match (adt.name(self.db).as_str(), krate.as_str()) {
+            ("HashMap", "std") => (false, false),
+            ("BTreeMap", "alloc") => (true, false),
+            ("HashSet", "std") => (false, true),
+            ("BTreeSet", "alloc") => (true, true),
             _ => return None,
         };
         let args: Vec<ra_ap_hir::Type<'db>> = ty.type_arguments().collect();
-        let (key, value) = (args.first()?, args.get(1)?);
-        if !ordered && args.get(2)?.as_adt()?.name(self.db).as_str() != "RandomState" {
+        let key = args.first()?;
+        let hasher = if set { args.get(1) } else { args.get(2) };
+        if !ordered && hasher?.as_adt()?.name(self.db).as_str() != "RandomState" {
             return None;
         }
         let key = if self.is_string(key) {
@@ -518,15 +521,27 @@ impl<'a, 'db> Builder<'a, 'db> {
         } else if key.as_reference().is_some_and(|(inner, m)| inner.is_str() && m == ra_ap_hir::Mutability::Shared) {
             Ty::Str
         } else {
-            let s = Self::builtin(key)?;
+            // A set of references to scalars (`v.iter().collect::<HashSet<_>>()`) compares them as values; it
+            // borrows what they point into, which rustc's borrow check judges.
+            let key = match key.as_reference() {
+                Some((inner, ra_ap_hir::Mutability::Shared)) if set => {
+                    self.references.set(true);
+                    inner
+                }
+                _ => key.clone(),
+            };
+            let s = Self::builtin(&key)?;
             // Floats are not `Ord`/`Hash`; keys compare as their bits, which is right for the others.
             if s.is_float() || matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
                 return None;
             }
             Ty::Scalar(s)
         };
-        let value = Self::builtin(value)
-            .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?;
+        let value = match set {
+            true => Scalar::Unit,
+            false => Self::builtin(args.get(1)?)
+                .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?,
+        };
         Some(Ty::Map { key: Box::new(key), value, ordered })
     }
 
@@ -562,7 +577,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             && matches!(self.fn_crate(f).as_deref(), Some("std" | "alloc"))
     }
 
-    /// A method of the snippet's map local: `insert`, `get`, `contains_key`, `remove`, `len`, `is_empty` (std's).
+    /// A method of the snippet's map local: `insert`, `get`, `contains_key`, `remove`, `len`, `is_empty` (std's);
+    /// of a set local: `insert`, `contains`, `remove`, `len`, `is_empty`.
     fn map_method(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
         let Some(map) = m.receiver().and_then(|r| self.map_local(&r)) else { return Ok(None) };
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
@@ -571,10 +587,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             return Ok(None);
         }
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let set = self.locals[map].ty.is_set();
         let args = match (name.as_str(), args.as_slice()) {
             ("len" | "is_empty", []) => Vec::new(),
-            ("get" | "contains_key" | "remove", [k]) => vec![self.map_key(map, k)?],
-            ("insert", [k, v]) => vec![self.map_key(map, k)?, self.expr(v)?],
+            ("get" | "contains_key" | "remove", [k]) if !set => vec![self.map_key(map, k)?],
+            ("insert", [k, v]) if !set => vec![self.map_key(map, k)?, self.expr(v)?],
+            ("contains" | "remove" | "insert", [k]) if set => vec![self.map_key(map, k)?],
             _ => return self.unsupported("a map method outside the subset", m.syntax()),
         };
         let at =
@@ -1985,7 +2003,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let init = Box::new(self.expr(init)?);
                 Sink::Fold { init, closure: self.closure_with(c, Some(2))? }
             }
-            // Into a `Vec` of the items only (the lowering checks the types).
+            // Into a `Vec` or a set of the items only (the lowering checks the types).
             ("collect", []) => match self.expr_type(&ast::Expr::MethodCallExpr(m.clone()))? {
                 Ty::Vec(_) | Ty::String => {
                     // A `Vec<&S>` keeps references (read as the values): rustc's borrow check judges them.
@@ -1995,7 +2013,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                     Sink::Collect { at }
                 }
-                _ => return self.unsupported("a collection other than a `Vec` of scalars", m.syntax()),
+                ty if ty.is_set() => {
+                    // A `HashSet<&str>` keeps references: rustc's borrow check judges them.
+                    if matches!(&ty, Ty::Map { key, .. } if **key == Ty::Str) {
+                        self.references.set(true);
+                    }
+                    Sink::Collect { at }
+                }
+                _ => return self.unsupported("a collection other than a `Vec` or a set", m.syntax()),
             },
             _ => return self.unsupported("an iterator method outside the subset", m.syntax()),
         };

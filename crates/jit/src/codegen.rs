@@ -3091,6 +3091,27 @@ impl<'a, 'b> Gen<'a, 'b> {
                 })?;
                 Ok((0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect())
             }
+            Sink::Collect { .. } if ty.is_set() => {
+                let Ty::Map { key, .. } = ty else { return Err(CodegenError("`collect` into this type".into())) };
+                let f = self.helpers["lacuna_map_new"];
+                let call = self.b.ins().call(f, &[self.ctx]);
+                let m = self.b.inst_results(call)[0];
+                let key = (**key).clone();
+                self.drive(chain, at, &mut |g, item, _, _| {
+                    let zero = g.int_const(types::I64, 0);
+                    let (parts, owned) = match (&key, item.as_slice()) {
+                        (Ty::Str, &[data, len]) => ((data, len, zero), None),
+                        (Ty::String, &[data, _, len]) => ((data, len, zero), Some(data)),
+                        (Ty::Scalar(s), &[v]) => ((zero, zero, g.word_of(v, *s)), None),
+                        _ => return Err(CodegenError("a set item".into())),
+                    };
+                    g.map_change(m, parts, None, false);
+                    // A `String` item's bytes were copied into the set.
+                    g.free_moved_key(owned);
+                    Ok(())
+                })?;
+                Ok(vec![m])
+            }
             Sink::Collect { at: op_at } => {
                 let &Ty::Vec(elem) = ty else { return Err(CodegenError("`collect` into this type".into())) };
                 let home = self.vec_new(elem, 0, *op_at)?;
@@ -3820,13 +3841,33 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
+    /// `insert` of `key` (with `value`, a map's, as a word) or `remove` at the map `m`: whether the key was there,
+    /// and the stack slot holding its old value.
+    fn map_change(
+        &mut self,
+        m: Value,
+        key: (Value, Value, Value),
+        value: Option<Value>,
+        remove: bool,
+    ) -> (Value, StackSlot) {
+        let (data, len, word) = key;
+        let value = value.unwrap_or_else(|| self.int_const(types::I64, 0));
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let zero = self.int_const(types::I64, 0);
+        self.b.ins().stack_store(zero, slot, 0);
+        let old = self.b.ins().stack_addr(types::I64, slot, 0);
+        let remove = self.int_const(types::I32, i64::from(remove));
+        let f = self.helpers["lacuna_map_change"];
+        let call = self.b.ins().call(f, &[m, data, len, word, value, remove, old]);
+        (self.b.inst_results(call)[0], slot)
+    }
+
     /// `m.len()`, `m.get(k)`, `m[k]`, `m.insert(k, v)`, .. of the snippet's map local `map` ([`TKind::MapMethod`]).
     fn map_method(&mut self, map: usize, name: &str, args: &[TExpr], ty: &Ty, at: usize) -> R<Vals> {
         let map_ty = self.snippet.locals[map].ty.clone();
         let Ty::Map { value: vt, .. } = map_ty else {
             return Err(CodegenError("a method of something other than a map".into()));
         };
-        let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()))?;
         let m = self.map_address(map)?;
         if matches!(name, "len" | "is_empty") {
             let f = self.helpers["lacuna_map_len"];
@@ -3836,23 +3877,32 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         let key = args.first().ok_or_else(|| CodegenError(format!("`{name}` without a key")))?;
         let (data, len, word, owned) = self.map_key_parts(key)?;
+        if map_ty.is_set() {
+            let had = match name {
+                "contains" => {
+                    let f = self.helpers["lacuna_map_find"];
+                    let call = self.b.ins().call(f, &[m, data, len, word]);
+                    let found = self.b.inst_results(call)[0];
+                    return Ok(vec![self.b.ins().icmp_imm(IntCC::NotEqual, found, 0)]);
+                }
+                "insert" | "remove" => self.map_change(m, (data, len, word), None, name == "remove").0,
+                other => return Err(CodegenError(format!("the set method `{other}`"))),
+            };
+            self.free_moved_key(owned);
+            // `insert` says whether the key is new; `remove` whether it was there.
+            return Ok(vec![if name == "insert" { self.b.ins().bxor_imm(had, 1) } else { had }]);
+        }
+        let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()))?;
         match name {
             "insert" | "remove" => {
                 let value = match args.get(1) {
                     Some(v) => {
                         let v = self.one(v)?;
-                        self.word_of(v, vt)
+                        Some(self.word_of(v, vt))
                     }
-                    None => self.int_const(types::I64, 0),
+                    None => None,
                 };
-                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
-                let zero = self.int_const(types::I64, 0);
-                self.b.ins().stack_store(zero, slot, 0);
-                let old = self.b.ins().stack_addr(types::I64, slot, 0);
-                let remove = self.int_const(types::I32, i64::from(name == "remove"));
-                let f = self.helpers["lacuna_map_change"];
-                let call = self.b.ins().call(f, &[m, data, len, word, value, remove, old]);
-                let had = self.b.inst_results(call)[0];
+                let (had, slot) = self.map_change(m, (data, len, word), value, name == "remove");
                 self.free_moved_key(owned);
                 if *ty == Ty::Scalar(Scalar::Unit) {
                     return Ok(Vec::new());

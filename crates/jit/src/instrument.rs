@@ -249,6 +249,25 @@ mod __lacuna_struct_shims {
             m
         }
     }
+    // A set: the map's keys (its values are all zero).
+    impl<K: KeyIn + ::core::cmp::Eq + ::core::hash::Hash> FromEntries for ::std::collections::HashSet<K> {
+        unsafe fn from_entries(n: usize, keys: *const [usize; 2], _: *const u64) -> Self {
+            let mut s = ::std::collections::HashSet::with_capacity(n);
+            for i in 0..n {
+                unsafe { s.insert(K::from_key(*keys.add(i))) };
+            }
+            s
+        }
+    }
+    impl<K: KeyIn + ::core::cmp::Ord> FromEntries for ::std::collections::BTreeSet<K> {
+        unsafe fn from_entries(n: usize, keys: *const [usize; 2], _: *const u64) -> Self {
+            let mut s = ::std::collections::BTreeSet::new();
+            for i in 0..n {
+                unsafe { s.insert(K::from_key(*keys.add(i))) };
+            }
+            s
+        }
+    }
     pub trait MapYes { fn map_writer(&self) -> usize; }
     impl<T: FromEntries> MapYes for &Probe<T> {
         fn map_writer(&self) -> usize {
@@ -325,8 +344,8 @@ fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
     )
 }
 
-/// The function the instrumented host exports for hole `site` whose value may be a map: the address of the
-/// writer that builds the hole's map type from the JIT's entries (0 when the type is not such a map).
+/// The function the instrumented host exports for hole `site` whose value may be a map or a set: the address of
+/// the writer that builds the hole's type from the JIT's entries (0 when the type is not such a map or set).
 pub fn map_writer_symbol(site: u32) -> String {
     format!("__lacuna_map_writer_{site}")
 }
@@ -410,14 +429,15 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
     let mut fields = lacuna_checker::struct_fields(&prepared.host.text);
     let mut structs = lacuna_checker::plain_structs(&prepared.host.text);
     let mut enums = lacuna_checker::plain_enums(&prepared.host.text);
-    // Holes whose value may be a map the JIT builds: a writer each (dropped, all of them, if one does not compile).
+    // Holes whose value may be a map or set the JIT builds: a writer each (dropped, all of them, if one does not compile).
     let mut writers: Vec<(u32, String)> = sites
         .iter()
         .enumerate()
         .filter_map(|(i, site)| {
             let glue = prepared.glue_type(i)?;
             let generic = site.scope.as_ref().is_some_and(|s| !s.type_params.is_empty());
-            (glue.contains("Map<") && !generic && !glue.contains('\'')).then(|| (site.site, glue.to_owned()))
+            let collection = glue.contains("Map<") || glue.contains("Set<");
+            (collection && !generic && !glue.contains('\'')).then(|| (site.site, glue.to_owned()))
         })
         .collect();
     for _ in 0..MAX_ROUNDS {

@@ -362,9 +362,15 @@ impl Check<'_> {
                     Ty::String | Ty::Str => t == Some(&Ty::Str),
                     k => t == Some(k),
                 };
+                let set = value == Ty::Scalar(Scalar::Unit);
+                let bool_ty = Ty::Scalar(Scalar::Bool);
                 let fits = match name.as_str() {
                     "len" => e.ty == Ty::Scalar(Scalar::Usize),
-                    "is_empty" => e.ty == Ty::Scalar(Scalar::Bool),
+                    "is_empty" => e.ty == bool_ty,
+                    // A set's: whether the key was there (`contains`, `remove`) or was not (`insert`).
+                    "contains" | "remove" if set => args.len() == 1 && key_ref(arg(0)) && e.ty == bool_ty,
+                    "insert" if set => args.len() == 1 && arg(0) == Some(key) && e.ty == bool_ty,
+                    _ if set => false,
                     "get" | "remove" => key_ref(arg(0)) && e.ty == Ty::option(value.s()),
                     "contains_key" => key_ref(arg(0)) && e.ty == Ty::Scalar(Scalar::Bool),
                     "index" => key_ref(arg(0)) && e.ty == value,
@@ -399,7 +405,8 @@ impl Check<'_> {
                     Some(BinOp::Add | BinOp::Sub | BinOp::Mul) => value.s().is_int() || value.s().is_float(),
                     Some(_) => false,
                 };
-                let fits = k.ty == *key
+                let fits = value != Ty::Scalar(Scalar::Unit)
+                    && k.ty == *key
                     && default.as_ref().is_none_or(|d| d.ty == value)
                     && v.ty == value
                     && op_fits
@@ -920,6 +927,8 @@ impl Check<'_> {
                             || (item == Ty::String && e.ty == Ty::Vec(Elem::String))
                             // Borrowed text (`split(..).collect()`): rustc's borrow check judges the references.
                             || (item == Ty::Str && e.ty == Ty::Vec(Elem::Str))
+                            // Into a set of scalars or text (borrowed text: rustc judges the references).
+                            || (e.ty.is_set() && matches!(&e.ty, Ty::Map { key, .. } if **key == item))
                     }
                 };
                 if ok {
