@@ -1064,6 +1064,10 @@ pub struct TLocal {
     /// Its type is written out (`let x: i64`, a parameter) or a suffixed literal's, so never an integer or float
     /// type rustc still has to infer from an unsuffixed literal (on which a method call is E0689).
     pub fixed_type: bool,
+    /// The hidden vector of an array literal of scalars read where it is written (`for x in [a, b]`,
+    /// `[a, b].iter().max()`): whatever reads it reads copies, and any local that could keep a reference into it
+    /// sets [`TypedSnippet::references`], so the value of the expression around it borrows nothing of it.
+    pub array_literal: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

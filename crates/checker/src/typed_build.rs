@@ -55,6 +55,9 @@ pub(crate) struct Builder<'a, 'db> {
     pub used_bindings: Vec<(usize, Scalar)>,
     /// A shared reference to a scalar was read as its value somewhere (see `TypedSnippet::references`).
     pub references: std::cell::Cell<bool>,
+    /// Temporaries an expression being built needs before it (an array literal an iterator reads, in a hidden
+    /// local): [`Self::expr`] puts the expression in a block after them.
+    hoisted: Vec<TStmt>,
     /// Host structs' fields used (see `TypedSnippet::fields`).
     pub fields: Vec<FieldOf>,
     /// Host structs reached in place, by their size's symbol (see `TypedSnippet::structs`).
@@ -89,6 +92,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             fn_ids: HashMap::new(),
             used_bindings: Vec::new(),
             references: std::cell::Cell::new(false),
+            hoisted: Vec::new(),
             fields: Vec::new(),
             structs: std::cell::RefCell::new(Vec::new()),
             owns_buffers: std::cell::Cell::new(false),
@@ -435,6 +439,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             ty: Ty::Str,
             mutable: false,
             fixed_type: true,
+            array_literal: false,
         });
         let text = TExpr { kind: TKind::Local(LocalRef::Snippet(param)), ty: Ty::Str, range: range.clone() };
         let kind = TKind::TextMethod { name: "to_string".into(), receiver: Box::new(text), args: Vec::new() };
@@ -950,17 +955,25 @@ impl<'a, 'db> Builder<'a, 'db> {
         {
             return Ok(None);
         }
-        let Ok(Ty::Vec(elem)) = self.expr_type(&receiver) else { return Ok(None) };
-        let init = self.expr(&receiver)?;
-        let hidden = self.locals.len();
         let at_name = m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()));
-        self.locals.push(TLocal {
-            name: format!("<temporary at {}>", at_name.saturating_sub(self.snippet_start)),
-            ty: Ty::Vec(elem),
-            mutable: false,
-            fixed_type: true,
-        });
-        let seq = Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false };
+        // An array literal: its hidden local is declared before the whole expression (`Self::expr`).
+        let (seq, stmts) = match self.array_temporary(&receiver)? {
+            Some(seq) => (seq, Vec::new()),
+            None => {
+                let Ok(Ty::Vec(elem)) = self.expr_type(&receiver) else { return Ok(None) };
+                let init = self.expr(&receiver)?;
+                let hidden = self.locals.len();
+                self.locals.push(TLocal {
+                    name: format!("<temporary at {}>", at_name.saturating_sub(self.snippet_start)),
+                    ty: Ty::Vec(elem),
+                    mutable: false,
+                    fixed_type: true,
+                    array_literal: false,
+                });
+                let seq = Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false };
+                (seq, vec![TStmt::Let { local: hidden, init: Some(init) }])
+            }
+        };
         let kind = if name == "len" {
             TKind::SeqLen(seq)
         } else {
@@ -970,7 +983,6 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         let range = self.range(m.syntax());
         let tail = Some(Box::new(TExpr { kind, ty: ty.clone(), range }));
-        let stmts = vec![TStmt::Let { local: hidden, init: Some(init) }];
         Ok(Some(TBlock { stmts, tail, ty: Some(ty.clone()), label: None }))
     }
 
@@ -1329,6 +1341,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             ty,
             mutable: pat.mut_token().is_some(),
             fixed_type: false,
+            array_literal: false,
         });
         self.local_ids.insert(local, id);
         Ok(id)
@@ -1740,6 +1753,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         let base = match current {
             ast::Expr::RangeExpr(_) => current,
             other if matches!(first.as_str(), "iter" | "chars" | "split_whitespace" | "lines" | "split") => other,
+            // An array's items by value: scalars, as `iter()` reads them.
+            other @ ast::Expr::ArrayExpr(_) if first == "into_iter" => other,
             _ => return None,
         };
         Some((base, calls))
@@ -1797,9 +1812,17 @@ impl<'a, 'db> Builder<'a, 'db> {
                 IterSource::Chars(Box::new(text))
             }
             other => {
-                let Some(seq) = self.sequence(other) else {
-                    return self
-                        .unsupported("an iterator over something other than a sequence of scalars", other.syntax());
+                let seq = match self.sequence(other) {
+                    Some(seq) => seq,
+                    None => match self.array_temporary(other)? {
+                        Some(seq) => seq,
+                        None => {
+                            return self.unsupported(
+                                "an iterator over something other than a sequence of scalars",
+                                other.syntax(),
+                            )
+                        }
+                    },
                 };
                 calls.next();
                 IterSource::Seq(seq)
@@ -2038,6 +2061,107 @@ impl<'a, 'db> Builder<'a, 'db> {
         (!value.contains('{') && !value.contains('}')).then_some(value)
     }
 
+    /// `o.map(|x| body).unwrap_or_default()` (or `unwrap`, `expect("..")`, `unwrap_or(<text from a literal>)`) and
+    /// `o.cloned().unwrap()` of a host struct reference, whose intermediate `Option` of a `String`, a vector or a
+    /// struct the typed view cannot hold: read as `match o { Some(x) => body, None => default }`. Each default
+    /// neither faults nor moves anything, so evaluating it only when `o` is `None` (where Rust evaluates the
+    /// argument eagerly) changes nothing observable.
+    fn option_of_owned_unwrapped(
+        &mut self,
+        receiver: &ast::Expr,
+        name: &str,
+        args: &[ast::Expr],
+        ty: &Ty,
+        range: &Range<usize>,
+        at_name: usize,
+    ) -> Result<Option<TExpr>> {
+        if !matches!(ty, Ty::String | Ty::Vec(_) | Ty::Struct(_)) {
+            return Ok(None);
+        }
+        let ast::Expr::MethodCallExpr(inner) = receiver else { return Ok(None) };
+        let Some(option) = inner.receiver() else { return Ok(None) };
+        let Ok(option_ty @ Ty::Option(_)) = self.expr_type(&option) else { return Ok(None) };
+        let core_method = self.sema.resolve_method_call(inner).is_some_and(|f| {
+            f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+        });
+        let inner_args: Vec<ast::Expr> = inner.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let inner_name = inner.name_ref().map(|n| n.text().to_string()).unwrap_or_default();
+        if !core_method {
+            return Ok(None);
+        }
+        let scrutinee = match (inner_name.as_str(), inner_args.as_slice(), &option_ty) {
+            ("map", [_], _) => self.expr(&option)?,
+            ("cloned", [], Ty::Option(payload)) if matches!(**payload, Ty::StructRef(_)) => self.expr(&option)?,
+            _ => return Ok(None),
+        };
+        let (pat, body) = match (inner_name.as_str(), inner_args.as_slice()) {
+            ("map", [closure]) => {
+                let (param, body) = self.closure(closure)?;
+                (param.unwrap_or(TPat::Wild), body)
+            }
+            _ => {
+                let Ty::Option(payload) = &option_ty else { return Ok(None) };
+                let Ty::StructRef(id) = **payload else { return Ok(None) };
+                let hidden = self.locals.len();
+                self.locals.push(TLocal {
+                    name: format!("<cloned at {}>", range.start),
+                    ty: Ty::StructRef(id),
+                    mutable: false,
+                    fixed_type: true,
+                    array_literal: false,
+                });
+                let local = TExpr {
+                    kind: TKind::Local(LocalRef::Snippet(hidden)),
+                    ty: Ty::StructRef(id),
+                    range: range.clone(),
+                };
+                let body =
+                    TExpr { kind: TKind::StructClone(Box::new(local)), ty: Ty::Struct(id), range: range.clone() };
+                (TPat::Bind(hidden), body)
+            }
+        };
+        if body.ty != *ty {
+            return Ok(None);
+        }
+        let never = Ty::Scalar(Scalar::Never);
+        let panic = |message: String| TExpr {
+            kind: TKind::Panic { receiver: None, message },
+            ty: never.clone(),
+            range: at_name..range.end,
+        };
+        let default = match (name, args) {
+            ("unwrap_or_default", []) => {
+                let kind = match ty {
+                    Ty::String => TKind::Format(Vec::new()),
+                    Ty::Vec(_) => TKind::VecLit(Vec::new()),
+                    _ => return Ok(None),
+                };
+                TExpr { kind, ty: ty.clone(), range: range.clone() }
+            }
+            ("unwrap", []) => panic("called `Option::unwrap()` on a `None` value".to_owned()),
+            ("expect", [ast::Expr::Literal(lit)]) => {
+                let tokens = lit.syntax().descendants_with_tokens().filter_map(|t| t.into_token());
+                let Some(message) = Self::plain_message(tokens) else { return Ok(None) };
+                panic(message)
+            }
+            ("unwrap_or", [d]) => {
+                let d = self.expr(d)?;
+                if !text_from_a_literal(&d) {
+                    return Ok(None);
+                }
+                d
+            }
+            _ => return Ok(None),
+        };
+        let arms = vec![
+            Arm { pat: TPat::Some(Box::new(pat)), guard: None, body },
+            // `_` rather than `None`: a last arm that catches all needs no exhaustiveness verdict from rustc.
+            Arm { pat: TPat::Wild, guard: None, body: default },
+        ];
+        let kind = TKind::Match { scrutinee: Box::new(scrutinee), arms };
+        Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }))
+    }
+
     /// Methods of `Option<S>` and the `Option`-valued methods of scalars.
     fn option_method(
         &mut self,
@@ -2049,7 +2173,6 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(receiver) = m.receiver() else { return Ok(None) };
         let name = f.name(self.db).as_str().to_owned();
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
-        let Ok(receiver_ty) = self.expr_type(&receiver) else { return Ok(None) };
         // Placed, as rustc places a `#[track_caller]` method's panic, at the method's name.
         let at_name = m
             .name_ref()
@@ -2062,6 +2185,11 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !in_core(self) {
             return Ok(None);
         }
+        // (Before the receiver's type: an `Option` of an owned value has none in the typed view.)
+        if let Some(e) = self.option_of_owned_unwrapped(&receiver, &name, &args, ty, range, at_name)? {
+            return Ok(Some(e));
+        }
+        let Ok(receiver_ty) = self.expr_type(&receiver) else { return Ok(None) };
         let kind = match (&receiver_ty, name.as_str(), args.as_slice()) {
             (Ty::Option(_), "unwrap" | "unwrap_or_default" | "is_some" | "is_none", [])
             | (Ty::Option(_), "unwrap_or" | "or" | "xor", [_]) => {
@@ -2123,6 +2251,48 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     pub fn expr(&mut self, expr: &ast::Expr) -> Result<TExpr> {
+        let mark = self.hoisted.len();
+        let built = self.expr_here(expr);
+        let stmts = self.hoisted.split_off(mark);
+        let e = built?;
+        if stmts.is_empty() {
+            return Ok(e);
+        }
+        let (ty, range) = (e.ty.clone(), e.range.clone());
+        let block = TBlock { stmts, tail: Some(Box::new(e)), ty: Some(ty.clone()), label: None };
+        Ok(TExpr { kind: TKind::Block(block), ty, range })
+    }
+
+    /// An array literal of scalars (`[a, b, c]`, `[x; n]`) read where it is written, by a loop, an iterator or a
+    /// reading method: the elements in a vector in a hidden local, declared before the expression that reads it
+    /// ([`Self::hoisted`]). The typed view has no arrays; the literal is never named, so nothing can tell.
+    fn array_temporary(&mut self, e: &ast::Expr) -> Result<Option<Seq>> {
+        let ast::Expr::ArrayExpr(array) = e else { return Ok(None) };
+        let Some((elem, _)) = self.sema.type_of_expr(e).and_then(|t| t.original.as_array(self.db)) else {
+            return Ok(None);
+        };
+        let Some(elem @ Elem::Scalar(_)) = self.elem(&elem) else { return Ok(None) };
+        let kind = match array.kind() {
+            ast::ArrayExprKind::Repeat { initializer: Some(value), repeat: Some(count) } => {
+                let value = Box::new(self.expr(&value)?);
+                let count = Box::new(self.expr(&count)?);
+                TKind::VecRepeat { value, count }
+            }
+            ast::ArrayExprKind::ElementList(elems) => {
+                TKind::VecLit(elems.map(|x| self.expr(&x)).collect::<Result<Vec<_>>>()?)
+            }
+            ast::ArrayExprKind::Repeat { .. } => return self.unsupported("an array of this form", e.syntax()),
+        };
+        let range = self.range(e.syntax());
+        let hidden = self.locals.len();
+        let name = format!("<array at {}>", range.start);
+        self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true, array_literal: true });
+        let init = TExpr { kind, ty: Ty::Vec(elem), range };
+        self.hoisted.push(TStmt::Let { local: hidden, init: Some(init) });
+        Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
+    }
+
+    fn expr_here(&mut self, expr: &ast::Expr) -> Result<TExpr> {
         // `text[a..b]` is a `str` (no value of its own): read as the `&str` it is always borrowed as.
         if let ast::Expr::IndexExpr(index) = expr {
             if let Some(slice) = self.text_slice(index)? {
@@ -2153,6 +2323,17 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let kind = TKind::ForIter { label, pat, chain, body: self.block(&body)? };
                     return Ok(TExpr { kind, ty, range });
                 }
+                // `for x in [a, b, c]`: the array in a hidden local, then a loop over its elements.
+                if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
+                    (f.iterable(), f.pat(), f.loop_body())
+                {
+                    if let Some(seq) = self.array_temporary(&iterable)? {
+                        let var = self.declare_local(&pat)?;
+                        let label = Self::label(f.label().and_then(|l| l.lifetime()));
+                        let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                        return Ok(TExpr { kind, ty, range });
+                    }
+                }
                 // `for x in VEC` over a vector the snippet owns (consumed): the vector in a hidden local, then a
                 // loop over its elements.
                 if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
@@ -2162,7 +2343,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                         let init = self.expr(&iterable)?;
                         let hidden = self.locals.len();
                         let name = format!("<for at {}>", range.start);
-                        self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true });
+                        self.locals.push(TLocal {
+                            name,
+                            ty: Ty::Vec(elem),
+                            mutable: false,
+                            fixed_type: true,
+                            array_literal: false,
+                        });
                         let seq = Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false };
                         let var = self.declare_local(&pat)?;
                         let label = Self::label(f.label().and_then(|l| l.lifetime()));
@@ -2643,7 +2830,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                     // `for _ in ..`: the counter in a local no name reaches.
                     _ => {
                         let name = format!("<for at {}>", range.start);
-                        self.locals.push(TLocal { name, ty: start.ty.clone(), mutable: false, fixed_type: true });
+                        self.locals.push(TLocal {
+                            name,
+                            ty: start.ty.clone(),
+                            mutable: false,
+                            fixed_type: true,
+                            array_literal: false,
+                        });
                         self.locals.len() - 1
                     }
                 };
@@ -2859,5 +3052,17 @@ fn only_reversed(stages: &[(Stage, Ty)]) -> Option<bool> {
         [] => Some(false),
         [(Stage::Rev, _)] => Some(true),
         _ => None,
+    }
+}
+
+/// A new `String` made from a string literal alone (`"..".to_string()`, `String::from("..")`, `String::new()`):
+/// evaluating it can neither fault nor move anything.
+fn text_from_a_literal(e: &TExpr) -> bool {
+    match &e.kind {
+        TKind::Format(pieces) => pieces.iter().all(|p| matches!(p, FmtPiece::Lit(_))),
+        TKind::TextMethod { receiver, args, .. } => {
+            e.ty == Ty::String && args.is_empty() && matches!(receiver.kind, TKind::Lit(Lit::Str(_)))
+        }
+        _ => false,
     }
 }

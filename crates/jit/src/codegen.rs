@@ -2926,7 +2926,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let s = ty.s();
                 let t = clif(s).ok_or_else(|| CodegenError("a sum's type".into()))?;
                 let is_sum = matches!(sink, Sink::Sum { .. });
-                let first = self.int_const(t, if is_sum { 0 } else { 1 });
+                // std's float sum starts at -0.0 (so an empty sum is -0.0, and -0.0 + -0.0 stays -0.0).
+                let first = match (t, is_sum) {
+                    (types::F64, true) => self.b.ins().f64const(-0.0),
+                    (types::F64, false) => self.b.ins().f64const(1.0),
+                    (types::F32, true) => self.b.ins().f32const(-0.0),
+                    (types::F32, false) => self.b.ins().f32const(1.0),
+                    _ => self.int_const(t, if is_sum { 0 } else { 1 }),
+                };
                 let acc = self.var(t, first);
                 let op = if is_sum { BinOp::Add } else { BinOp::Mul };
                 self.drive(chain, at, &mut |g, item, _, _| {
@@ -4260,6 +4267,34 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let f = self.helpers["lacuna_strings_sort"];
                 self.b.ins().call(f, &[data, len, ptr_at, len_at]);
                 return Ok(Vec::new());
+            }
+            // An element read in place, or nothing: `Option<&str>`, `Option<&S>`.
+            (Elem::String | Elem::Str | Elem::Struct(_), "first" | "last" | "get") => {
+                let index = match name {
+                    "first" => self.int_const(types::I64, 0),
+                    // Of an empty sequence the index wraps to the maximum, past the end.
+                    "last" => self.b.ins().iadd_imm(len, -1),
+                    _ => values
+                        .first()
+                        .and_then(|v| v.first().copied())
+                        .ok_or_else(|| CodegenError("`get`'s index".into()))?,
+                };
+                let present = self.b.ins().icmp(IntCC::UnsignedLessThan, index, len);
+                let ts = flat(&Ty::Option(Box::new(seq.elem.read_ty())));
+                let merge = self.merge_block(&ts);
+                let read = self.b.create_block();
+                let absent = self.b.create_block();
+                self.b.ins().brif(present, read, &[], absent, &[]);
+                self.b.switch_to_block(read);
+                self.b.seal_block(read);
+                let mut some = vec![self.int_const(types::I8, 1)];
+                some.extend(self.element_at(seq.elem, data, index)?);
+                self.jump_with(merge, &ts, some);
+                self.b.switch_to_block(absent);
+                self.b.seal_block(absent);
+                let none: Vals = ts.iter().map(|&t| self.zero(t)).collect();
+                self.jump_with(merge, &ts, none);
+                return Ok(self.enter_merge(merge));
             }
             (Elem::String | Elem::Str | Elem::Struct(_), "reverse") => {
                 let size = self.elem_layout(seq.elem)?.0;

@@ -634,6 +634,11 @@ impl Check<'_> {
                         // Strings order by their bytes; equal ones are indistinguishable, so stability is moot.
                         ("sort" | "sort_unstable", 0) => seq.elem == Elem::String,
                         ("reverse", 0) => true,
+                        ("first" | "last", 0) => e.ty == Ty::Option(Box::new(seq.elem.read_ty())),
+                        ("get", 1) => {
+                            arg(0) == Some(&Ty::Scalar(Scalar::Usize))
+                                && e.ty == Ty::Option(Box::new(seq.elem.read_ty()))
+                        }
                         ("push", 1) if seq.elem == Elem::String => {
                             seq.kind == SeqKind::Local
                                 && arg(0) == Some(&Ty::String)
@@ -892,7 +897,9 @@ impl Check<'_> {
                 let option_of_item = item.in_place() && e.ty == Ty::Option(Box::new(item.clone()));
                 let ok = match sink {
                     // Integer sums and products only (a float sum's start value differs between toolchains).
-                    Sink::Sum { .. } | Sink::Product { .. } => s.is_some_and(|s| s.is_int()) && e.ty == item,
+                    Sink::Sum { .. } | Sink::Product { .. } => {
+                        s.is_some_and(|s| s.is_int() || s.is_float()) && e.ty == item
+                    }
                     Sink::Count => e.ty == Ty::Scalar(Scalar::Usize),
                     Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::option(s.unwrap_or(Scalar::Never)),
                     Sink::Last | Sink::Next => option_of_item,
@@ -2130,7 +2137,7 @@ mod tests {
     }
 
     fn local(name: &str, ty: Scalar, mutable: bool) -> TLocal {
-        TLocal { name: name.into(), ty: ty.into(), mutable, fixed_type: false }
+        TLocal { name: name.into(), ty: ty.into(), mutable, fixed_type: false, array_literal: false }
     }
 
     #[test]
@@ -2261,8 +2268,8 @@ mod tests {
         let stmts =
             vec![TStmt::Let { local: 0, init: Some(lit_vec) }, TStmt::Let { local: 1, init: Some(read_v.clone()) }];
         let locals = vec![
-            TLocal { name: "v".into(), ty: vec_ty.clone(), mutable: false, fixed_type: false },
-            TLocal { name: "w".into(), ty: vec_ty.clone(), mutable: false, fixed_type: false },
+            TLocal { name: "v".into(), ty: vec_ty.clone(), mutable: false, fixed_type: false, array_literal: false },
+            TLocal { name: "w".into(), ty: vec_ty.clone(), mutable: false, fixed_type: false, array_literal: false },
         ];
         let mut s = snippet(stmts, read_v, locals);
         s.owns_buffers = true;

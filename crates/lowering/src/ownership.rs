@@ -291,7 +291,7 @@ impl Walk<'_> {
             }
         }
         // (Only buffers can be lent to a value here: a reference to a scalar local sets `references`.)
-        let lends = |l: &usize| self.snippet.locals.get(*l).is_some_and(|l| owns(&l.ty));
+        let lends = |l: &usize| self.snippet.locals.get(*l).is_some_and(|l| owns(&l.ty) && !l.array_literal);
         if let Some(l) = declared.into_iter().filter(lends).find(|l| loans.contains(&LocalRef::Snippet(*l))) {
             return Err(at(&format!("{} borrowed by its block's value", self.name(LocalRef::Snippet(l))), tail));
         }
