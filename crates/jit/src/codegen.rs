@@ -4268,8 +4268,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().call(f, &[data, len, ptr_at, len_at]);
                 return Ok(Vec::new());
             }
-            // An element read in place, or nothing: `Option<&str>`, `Option<&S>`.
-            (Elem::String | Elem::Str | Elem::Struct(_), "first" | "last" | "get") => {
+            // An element (a scalar, or read in place: `Option<&str>`, `Option<&S>`), or nothing.
+            (_, "first" | "last" | "get") => {
                 let index = match name {
                     "first" => self.int_const(types::I64, 0),
                     // Of an empty sequence the index wraps to the maximum, past the end.
@@ -4346,32 +4346,6 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.switch_to_block(exit);
                 self.b.seal_block(exit);
                 vec![self.b.use_var(found)]
-            }
-            "first" | "last" | "get" => {
-                let index = match name {
-                    "first" => self.int_const(types::I64, 0),
-                    "last" => self.b.ins().iadd_imm(len, -1),
-                    _ => values[0],
-                };
-                // `last` of an empty sequence: the index wraps to the maximum, past the end.
-                let present = self.b.ins().icmp(IntCC::UnsignedLessThan, index, len);
-                let ts = [types::I8, t];
-                let merge = self.merge_block(&ts);
-                let read = self.b.create_block();
-                let absent = self.b.create_block();
-                self.b.ins().brif(present, read, &[], absent, &[]);
-                self.b.switch_to_block(read);
-                self.b.seal_block(read);
-                let address = element(self, index);
-                let v = self.b.ins().load(t, MemFlags::trusted(), address, 0);
-                let one = self.int_const(types::I8, 1);
-                self.jump_with(merge, &ts, vec![one, v]);
-                self.b.switch_to_block(absent);
-                self.b.seal_block(absent);
-                let zero = self.int_const(types::I8, 0);
-                let payload = self.zero(t);
-                self.jump_with(merge, &ts, vec![zero, payload]);
-                self.enter_merge(merge)
             }
             "sort" | "sort_unstable" => {
                 let kind = if elem.is_signed() { "i" } else { "u" };
