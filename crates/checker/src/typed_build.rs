@@ -1813,16 +1813,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             other => {
                 let seq = match self.sequence(other) {
-                    Some(seq) => seq,
-                    None => match self.array_temporary(other)? {
-                        Some(seq) => seq,
-                        None => {
-                            return self.unsupported(
-                                "an iterator over something other than a sequence of scalars",
-                                other.syntax(),
-                            )
-                        }
-                    },
+                    Some(seq) => Some(seq),
+                    None => self.array_temporary(other)?,
+                };
+                let Some(seq) = seq else {
+                    return self
+                        .unsupported("an iterator over something other than a sequence of scalars", other.syntax());
                 };
                 calls.next();
                 IterSource::Seq(seq)
@@ -2089,40 +2085,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !core_method {
             return Ok(None);
         }
-        let scrutinee = match (inner_name.as_str(), inner_args.as_slice(), &option_ty) {
-            ("map", [_], _) => self.expr(&option)?,
-            ("cloned", [], Ty::Option(payload)) if matches!(**payload, Ty::StructRef(_)) => self.expr(&option)?,
-            _ => return Ok(None),
-        };
-        let (pat, body) = match (inner_name.as_str(), inner_args.as_slice()) {
-            ("map", [closure]) => {
-                let (param, body) = self.closure(closure)?;
-                (param.unwrap_or(TPat::Wild), body)
-            }
-            _ => {
-                let Ty::Option(payload) = &option_ty else { return Ok(None) };
-                let Ty::StructRef(id) = **payload else { return Ok(None) };
-                let hidden = self.locals.len();
-                self.locals.push(TLocal {
-                    name: format!("<cloned at {}>", range.start),
-                    ty: Ty::StructRef(id),
-                    mutable: false,
-                    fixed_type: true,
-                    array_literal: false,
-                });
-                let local = TExpr {
-                    kind: TKind::Local(LocalRef::Snippet(hidden)),
-                    ty: Ty::StructRef(id),
-                    range: range.clone(),
-                };
-                let body =
-                    TExpr { kind: TKind::StructClone(Box::new(local)), ty: Ty::Struct(id), range: range.clone() };
-                (TPat::Bind(hidden), body)
-            }
-        };
-        if body.ty != *ty {
-            return Ok(None);
-        }
+        // The default first: its form decides whether this applies before anything of `o` is built.
         let never = Ty::Scalar(Scalar::Never);
         let panic = |message: String| TExpr {
             kind: TKind::Panic { receiver: None, message },
@@ -2153,6 +2116,37 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             _ => return Ok(None),
         };
+        let (scrutinee, pat, body) = match (inner_name.as_str(), inner_args.as_slice(), &option_ty) {
+            ("map", [closure], _) => {
+                let scrutinee = self.expr(&option)?;
+                let (param, body) = self.closure(closure)?;
+                (scrutinee, param.unwrap_or(TPat::Wild), body)
+            }
+            ("cloned", [], Ty::Option(payload)) => {
+                let Ty::StructRef(id) = **payload else { return Ok(None) };
+                let scrutinee = self.expr(&option)?;
+                let hidden = self.locals.len();
+                self.locals.push(TLocal {
+                    name: format!("<cloned at {}>", range.start),
+                    ty: Ty::StructRef(id),
+                    mutable: false,
+                    fixed_type: true,
+                    array_literal: false,
+                });
+                let local = TExpr {
+                    kind: TKind::Local(LocalRef::Snippet(hidden)),
+                    ty: Ty::StructRef(id),
+                    range: range.clone(),
+                };
+                let body =
+                    TExpr { kind: TKind::StructClone(Box::new(local)), ty: Ty::Struct(id), range: range.clone() };
+                (scrutinee, TPat::Bind(hidden), body)
+            }
+            _ => return Ok(None),
+        };
+        if body.ty != *ty {
+            return Ok(None);
+        }
         let arms = vec![
             Arm { pat: TPat::Some(Box::new(pat)), guard: None, body },
             // `_` rather than `None`: a last arm that catches all needs no exhaustiveness verdict from rustc.

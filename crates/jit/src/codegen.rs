@@ -3884,22 +3884,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         let key = args.first().ok_or_else(|| CodegenError(format!("`{name}` without a key")))?;
         let (data, len, word, owned) = self.map_key_parts(key)?;
-        if map_ty.is_set() {
-            let had = match name {
-                "contains" => {
-                    let f = self.helpers["lacuna_map_find"];
-                    let call = self.b.ins().call(f, &[m, data, len, word]);
-                    let found = self.b.inst_results(call)[0];
-                    return Ok(vec![self.b.ins().icmp_imm(IntCC::NotEqual, found, 0)]);
-                }
-                "insert" | "remove" => self.map_change(m, (data, len, word), None, name == "remove").0,
-                other => return Err(CodegenError(format!("the set method `{other}`"))),
-            };
-            self.free_moved_key(owned);
-            // `insert` says whether the key is new; `remove` whether it was there.
-            return Ok(vec![if name == "insert" { self.b.ins().bxor_imm(had, 1) } else { had }]);
-        }
-        let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()))?;
+        // A set's values are `()`: no type to read, and nothing of them is read.
+        let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()));
         match name {
             "insert" | "remove" => {
                 let value = match args.get(1) {
@@ -3911,20 +3897,25 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let (had, slot) = self.map_change(m, (data, len, word), value, name == "remove");
                 self.free_moved_key(owned);
+                if map_ty.is_set() {
+                    // `insert` says whether the key is new; `remove` whether it was there.
+                    return Ok(vec![if name == "insert" { self.b.ins().bxor_imm(had, 1) } else { had }]);
+                }
                 if *ty == Ty::Scalar(Scalar::Unit) {
                     return Ok(Vec::new());
                 }
-                let previous = self.b.ins().stack_load(t, slot, 0);
+                let previous = self.b.ins().stack_load(t?, slot, 0);
                 Ok(vec![had, previous])
             }
-            "get" | "contains_key" | "index" => {
+            "get" | "contains_key" | "contains" | "index" => {
                 let f = self.helpers["lacuna_map_find"];
                 let call = self.b.ins().call(f, &[m, data, len, word]);
                 let found = self.b.inst_results(call)[0];
                 let absent = self.b.ins().icmp_imm(IntCC::Equal, found, 0);
-                if name == "contains_key" {
+                if matches!(name, "contains_key" | "contains") {
                     return Ok(vec![self.b.ins().bxor_imm(absent, 1)]);
                 }
+                let t = t?;
                 if name == "index" {
                     let index = self.message("no entry found for key");
                     let index = self.b.ins().iconst(types::I64, index as i64);
@@ -4603,37 +4594,30 @@ impl<'a, 'b> Gen<'a, 'b> {
         let bits = lt.int_bits().unwrap_or(8);
         let t = clif(lt).unwrap_or(types::I8);
         match op {
-            Add | Sub if lt != Scalar::Bool => {
+            // (Not Rust on `bool`s; kept total, unchecked.)
+            Add | Sub | Mul if lt == Scalar::Bool => match op {
+                Add => self.b.ins().iadd(l, r),
+                Sub => self.b.ins().isub(l, r),
+                _ => self.b.ins().imul(l, r),
+            },
+            Add | Sub => {
                 let (v, over) = self.add_or_sub(op == Add, signed, l, r);
                 self.fault_if(over, if op == Add { Fault::Add } else { Fault::Sub }, at);
                 v
             }
-            Mul if bits <= 64 && lt != Scalar::Bool && (self.constant(l).is_some() || self.constant(r).is_some()) => {
-                let (x, c) = match self.constant(r) {
-                    Some(c) => (l, c),
-                    None => (r, self.constant(l).unwrap_or(0)),
+            Mul => {
+                let constant_operand = match (self.constant(l), self.constant(r)) {
+                    _ if bits > 64 => None,
+                    (_, Some(c)) => Some((l, c)),
+                    (Some(c), None) => Some((r, c)),
+                    (None, None) => None,
                 };
-                let (v, over) = self.mul_by_constant(x, c, signed, bits);
+                let (v, over) = match (constant_operand, signed) {
+                    (Some((x, c)), _) => self.mul_by_constant(x, c, signed, bits),
+                    (None, true) => self.b.ins().smul_overflow(l, r),
+                    (None, false) => self.b.ins().umul_overflow(l, r),
+                };
                 self.fault_if(over, Fault::Mul, at);
-                v
-            }
-            Add | Sub | Mul => {
-                let (v, over) = match (op, signed) {
-                    (Add, true) => self.b.ins().sadd_overflow(l, r),
-                    (Add, false) => self.b.ins().uadd_overflow(l, r),
-                    (Sub, true) => self.b.ins().ssub_overflow(l, r),
-                    (Sub, false) => self.b.ins().usub_overflow(l, r),
-                    (_, true) => self.b.ins().smul_overflow(l, r),
-                    (_, false) => self.b.ins().umul_overflow(l, r),
-                };
-                let fault = match op {
-                    Add => Fault::Add,
-                    Sub => Fault::Sub,
-                    _ => Fault::Mul,
-                };
-                if lt != Scalar::Bool {
-                    self.fault_if(over, fault, at);
-                }
                 v
             }
             Div | Rem => {
