@@ -17,7 +17,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_jit::{Budgets, Engine, PathChoice, RunOptions};
+use lacuna_engine::{Budgets, Engine, PathChoice, RunOptions};
 use lacuna_testdata::Expect;
 
 mod common;
@@ -110,7 +110,7 @@ fn main() {
             // The host never reaches this hole with only this snippet given (it sits behind another hole's
             // value): no path ran it, so it counts for neither.
             unreached += 1;
-        } else if site.path == Some(lacuna_jit::ExecPath::Jit) {
+        } else if site.path == Some(lacuna_engine::ExecPath::Jit) {
             jit_count += 1;
             jit_ms.push(site.timings_ms.total);
             jit_rustc_ms.push(rustc_total);
@@ -252,7 +252,7 @@ fn share_by_case() {
         let site = &report.expect("the host runs").sites[case.hole];
         if site.calls == 0 {
             unreached.push(case.name.clone());
-        } else if site.path == Some(lacuna_jit::ExecPath::Jit) {
+        } else if site.path == Some(lacuna_engine::ExecPath::Jit) {
             jit_count += 1;
             if let Some(why) = &site.rustc_because {
                 waited.push(format!("{:<48} {why}", case.name));
@@ -359,7 +359,7 @@ fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) ->
             let site = report.expect("kernel runs").sites[0].clone();
             assert_eq!(
                 site.path,
-                Some(lacuna_jit::ExecPath::Jit),
+                Some(lacuna_engine::ExecPath::Jit),
                 "kernel {name} must be in the JIT's subset: {site:?}"
             );
             jit_ms = jit_ms.min(site.timings_ms.run);

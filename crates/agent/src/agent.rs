@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use lacuna_jit::{Attempt, AttemptRecord, AttemptTimings, HoleRequest, Proposal, SnippetSource};
+use lacuna_hole::{Attempt, AttemptRecord, AttemptTimings, HoleRequest, Proposal, SnippetSource};
 use serde::Serialize;
 
 use crate::extract::extract_code;

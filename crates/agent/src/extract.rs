@@ -1,5 +1,8 @@
 //! Finding the code in a model's reply.
 
+use ra_ap_syntax::ast::HasModuleItem;
+use ra_ap_syntax::{Edition, SourceFile};
+
 /// The snippet in `reply`: the last fenced block marked `rust` (or `rs`), else the last unmarked fenced block,
 /// else the last fenced block; a reply without fences counts as code when it parses as Rust. `Err` says why
 /// there is no code (the attempt fails with that reason, which the model sees).
@@ -23,11 +26,19 @@ pub fn extract_code(reply: &str) -> Result<String, String> {
         };
     }
     let bare = reply.trim();
-    if lacuna_checker::parses_as_block_body(bare) {
+    if parses_as_block_body(bare) {
         Ok(bare.to_owned())
     } else {
         Err("The reply had no ```rust code block, and is not Rust code as it stands.".to_owned())
     }
+}
+
+/// Whether `text` parses as the body of a block (statements and an optional final expression) without syntax
+/// errors. Tells code from prose in a model's unfenced reply.
+fn parses_as_block_body(text: &str) -> bool {
+    let wrapped = format!("fn __lacuna_probe() {{\n{text}\n}}\n");
+    let parse = SourceFile::parse(&wrapped, Edition::Edition2021);
+    parse.errors().is_empty() && parse.tree().items().count() == 1
 }
 
 /// Removes `<think>…</think>` sections (reasoning models put their deliberation there).
@@ -80,6 +91,14 @@ fn fenced_blocks(text: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_parses_and_prose_does_not() {
+        assert!(parses_as_block_body("let x = 1;\nx + 1"));
+        assert!(parses_as_block_body("xs.iter().filter(|x| **x > 2).count()"));
+        assert!(!parses_as_block_body("Sure! Here is the code you asked for."));
+        assert!(!parses_as_block_body("} fn evil() {"));
+    }
 
     #[test]
     fn the_last_rust_block_wins() {

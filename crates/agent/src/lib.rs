@@ -1,10 +1,10 @@
 //! The model in the loop.
 //!
-//! A hole reached at run time asks a [`SnippetSource`](lacuna_jit::SnippetSource) for code; [`Agent`] is the
+//! A hole reached at run time asks a [`SnippetSource`](lacuna_hole::SnippetSource) for code; [`Agent`] is the
 //! source that asks a model. It builds the prompt ([`PromptTemplate`]: system instruction, expected type,
 //! enclosing source with the hole marked, bindings, item signatures, task), calls an [`Llm`], takes the code out
 //! of the reply ([`extract_code`]), and after a rejection asks again with the diagnostics, up to a limit. The
-//! engine (`lacuna-jit`) checks and runs what it proposes; nothing here runs model output.
+//! engine (`lacuna-engine`) checks and runs what it proposes; nothing here runs model output.
 //!
 //! Models: [`OpenAiCompatible`] (any chat-completions endpoint) and [`Anthropic`] over HTTP (reqwest on a small
 //! tokio runtime; timeouts, retries with backoff on 429/5xx honouring `Retry-After`), [`Scripted`] replies, and

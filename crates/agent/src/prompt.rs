@@ -2,7 +2,7 @@
 //! hole marked, the bindings in scope, the program's item signatures and the task; on a retry, the previous
 //! attempt and what was wrong with it.
 
-use lacuna_jit::{Attempt, HoleRequest, HOLE_MARKER};
+use lacuna_hole::{Attempt, HoleRequest, HOLE_MARKER};
 
 use crate::llm::{ChatRequest, Message};
 

@@ -13,7 +13,7 @@ use lacuna_agent::{
     Agent, AgentOptions, HttpOptions, Llm, OpenAiCompatible, Recorder, Replay, Sampling, Scripted, Summary,
 };
 use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_jit::{Engine, RunOptions, RunReport};
+use lacuna_engine::{Engine, RunOptions, RunReport};
 use libtest_mimic::{Arguments, Failed, Trial};
 use support::{Canned, ChatServer};
 
@@ -81,7 +81,7 @@ fn options(max_attempts: u32) -> AgentOptions {
 fn run(engine: &Engine, host: &str, agent: Agent) -> Result<(String, RunReport, Summary), Failed> {
     let loaded = engine.load("host.rs", host).map_err(|e| format!("the host does not load: {e}"))?;
     let agent = Arc::new(agent);
-    let source: Arc<dyn lacuna_jit::SnippetSource> = agent.clone();
+    let source: Arc<dyn lacuna_engine::SnippetSource> = agent.clone();
     let (stdout, report) = lacuna_testdata::capture_stdout(|| engine.run_with(&loaded, source))
         .map_err(|e| format!("cannot capture stdout: {e}"))?;
     let report = report.map_err(|e| format!("the run failed: {e}"))?;

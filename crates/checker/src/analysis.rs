@@ -19,9 +19,9 @@ use ra_ap_syntax::{ast, ast::HasLoopBody, AstNode, AstToken};
 use ra_ap_syntax::{SyntaxKind, TextRange};
 use ra_ap_vfs::{file_set::FileSet, VfsPath};
 
-use crate::scope::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};
 use crate::std_source::{rust_files, StdSource, TargetInfo};
 use crate::CheckerError;
+use lacuna_ir::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};
 
 /// A diagnostic as rust-analyzer reports it, in spliced-text coordinates.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -564,7 +564,7 @@ impl RaSession {
         &self,
         block: std::ops::Range<usize>,
         bindings: &[Binding],
-    ) -> Result<crate::typed::TypedSnippet, crate::typed::Unsupported> {
+    ) -> Result<lacuna_ir::TypedSnippet, lacuna_ir::Unsupported> {
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);
@@ -573,8 +573,7 @@ impl RaSession {
             let range = TextRange::new((block.start as u32).into(), (block.end as u32).into());
             // A hole inside a macro call's arguments (`println!("{}", agent!(..)?)`) is in a token tree, not in
             // the file's syntax.
-            let whole =
-                crate::typed::Unsupported { construct: "a hole inside a macro's arguments".into(), range: 0..0 };
+            let whole = lacuna_ir::Unsupported { construct: "a hole inside a macro's arguments".into(), range: 0..0 };
             let node = match file.syntax().covering_element(range) {
                 ra_ap_syntax::NodeOrToken::Node(n) => n,
                 ra_ap_syntax::NodeOrToken::Token(t) => t.parent().ok_or(whole.clone())?,
@@ -589,13 +588,13 @@ impl RaSession {
             let ty = body
                 .ty
                 .clone()
-                .ok_or(crate::typed::Unsupported { construct: "a snippet of unknown type".into(), range: 0..0 })?;
-            let fns = builder.fns.iter().cloned().collect::<Option<Vec<_>>>().ok_or(crate::typed::Unsupported {
+                .ok_or(lacuna_ir::Unsupported { construct: "a snippet of unknown type".into(), range: 0..0 })?;
+            let fns = builder.fns.iter().cloned().collect::<Option<Vec<_>>>().ok_or(lacuna_ir::Unsupported {
                 construct: "a function declared after its block".into(),
                 range: 0..0,
             })?;
             let references = builder.references.get();
-            Ok(crate::typed::TypedSnippet {
+            Ok(lacuna_ir::TypedSnippet {
                 body,
                 ty,
                 locals: builder.locals,

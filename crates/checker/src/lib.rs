@@ -18,9 +18,7 @@ mod line_index;
 mod outline;
 pub mod render;
 mod rustc;
-mod scope;
 mod std_source;
-pub mod typed;
 mod typed_build;
 
 use std::collections::HashMap;
@@ -28,17 +26,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use lacuna_ir::{HoleScope, SnippetUses};
 use serde::Serialize;
 
 pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
 pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use outline::{
-    enum_field_symbol, enum_variant_symbol, field_offset_symbol, module_shim_symbol, parses_as_block_body, plain_enums,
-    plain_structs, scalar_fns, shim_symbol, signatures, struct_fields, struct_shims_symbol, struct_size_symbol,
-    EnumOutline, ScalarFn, StructField, VariantFields,
+    plain_enums, plain_structs, scalar_fns, signatures, struct_fields, EnumOutline, ScalarFn, StructField,
+    VariantFields,
 };
 pub use rustc::{parse_rustc_errors, Rustc, RustcError};
-pub use scope::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};
 
 use analysis::{RaDiagnostic, RaSession};
@@ -532,13 +529,13 @@ impl Checker {
         prepared: &PreparedHost,
         hole: usize,
         snippet: &str,
-    ) -> Result<Result<typed::TypedSnippet, typed::Unsupported>, CheckerError> {
+    ) -> Result<Result<lacuna_ir::TypedSnippet, lacuna_ir::Unsupported>, CheckerError> {
         let host = &prepared.host;
         if hole >= host.holes.len() {
             return Err(CheckerError::NoSuchHole { name: host.name.clone(), hole: hole + 1, count: host.holes.len() });
         }
         let Some(scope) = prepared.scopes[hole].clone() else {
-            return Ok(Err(typed::Unsupported {
+            return Ok(Err(lacuna_ir::Unsupported {
                 construct: "a hole rust-analyzer could not place".into(),
                 range: 0..0,
             }));
@@ -546,7 +543,7 @@ impl Checker {
         let snippet = normalize(snippet);
         let (depth, tokens) = lexical_size(&snippet);
         if depth > MAX_RA_NESTING || tokens > MAX_RA_TOKENS {
-            return Ok(Err(typed::Unsupported { construct: "a very large snippet".into(), range: 0..0 }));
+            return Ok(Err(lacuna_ir::Unsupported { construct: "a very large snippet".into(), range: 0..0 }));
         }
         let spliced = host.splice(hole, &snippet, prepared.glue_types[hole].as_deref());
         let block = spliced.block_range().expect("a spliced host has a snippet");

@@ -1,6 +1,7 @@
 //! The host's items as a prompt lists them: functions as signatures (no bodies), types in full, `impl` blocks
 //! with their methods' signatures. Pure syntax.
 
+use lacuna_ir::symbol::{field_offset_symbol, module_shim_symbol, shim_symbol};
 use ra_ap_syntax::ast::{self, HasAttrs, HasGenericParams, HasModuleItem, HasName, HasVisibility};
 use ra_ap_syntax::{AstNode, Edition, SourceFile};
 
@@ -11,14 +12,6 @@ pub fn signatures(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     items(file.items(), &mut out);
     out
-}
-
-/// Whether `text` parses as the body of a block (statements and an optional final expression) without syntax
-/// errors. Tells code from prose in a model's unfenced reply.
-pub fn parses_as_block_body(text: &str) -> bool {
-    let wrapped = format!("fn __lacuna_probe() {{\n{text}\n}}\n");
-    let parse = SourceFile::parse(&wrapped, Edition::Edition2021);
-    parse.errors().is_empty() && parse.tree().items().count() == 1
 }
 
 /// A host function — at top level or `pub` in a top-level `mod` — or a method of a top-level inherent `impl`
@@ -56,20 +49,6 @@ impl ScalarFn {
     }
 }
 
-/// The symbol of the shim for function `name` of top-level module `module`.
-pub fn module_shim_symbol(module: &str, name: &str) -> String {
-    format!("__lacuna_host_modfn_{}{module}_{name}", module.len())
-}
-
-/// The symbol of the shim for host function `name`, or for method `name` of type `self_ty` (the type's name is
-/// length-prefixed, so no two pairs share a symbol).
-pub fn shim_symbol(self_ty: Option<&str>, name: &str) -> String {
-    match self_ty {
-        None => format!("__lacuna_host_fn_{name}"),
-        Some(ty) => format!("__lacuna_host_method_{}{ty}_{name}", ty.len()),
-    }
-}
-
 /// A named field of a primitive scalar type in a top-level struct (no generics, not `repr(packed)`): the
 /// instrumented host exports its offset ([`StructField::symbol`]) so JIT code can read and write it in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,23 +61,6 @@ impl StructField {
     pub fn symbol(&self) -> String {
         field_offset_symbol(&self.ty_name, &self.field)
     }
-}
-
-/// The exported `usize` static holding the offset of `field` in struct `ty`.
-pub fn field_offset_symbol(ty: &str, field: &str) -> String {
-    format!("__lacuna_offset_{}{ty}_{field}", ty.len())
-}
-
-/// The exported `usize` static holding the size of struct `ty`.
-pub fn struct_size_symbol(ty: &str) -> String {
-    format!("__lacuna_size_{}{ty}", ty.len())
-}
-
-/// The function the instrumented host exports for a struct whose size is exported as `size_symbol`
-/// ([`struct_size_symbol`]): it fills in the struct's size, alignment and the shims through which JIT code
-/// drops, clones, compares and formats values of it.
-pub fn struct_shims_symbol(size_symbol: &str) -> String {
-    size_symbol.replacen("__lacuna_size_", "__lacuna_shims_", 1)
 }
 
 /// The top-level structs of `text` with named fields, no generics and no `repr(packed)`: JIT code reaches their
@@ -165,19 +127,6 @@ pub fn plain_enums(text: &str) -> Vec<EnumOutline> {
         out.push(EnumOutline { name: name.text().to_string(), variants });
     }
     out
-}
-
-/// The function the instrumented host exports for an enum whose size is exported as `size_symbol`: which variant
-/// a value is (its index in declaration order).
-pub fn enum_variant_symbol(size_symbol: &str) -> String {
-    size_symbol.replacen("__lacuna_size_", "__lacuna_variant_", 1)
-}
-
-/// The function the instrumented host exports for an enum whose size is exported as `size_symbol`: the address of
-/// field `i` of a value's variant (`i` counts the fields of all variants in order), or null when the value is
-/// another variant.
-pub fn enum_field_symbol(size_symbol: &str) -> String {
-    size_symbol.replacen("__lacuna_size_", "__lacuna_field_", 1)
 }
 
 /// The scalar and `String` fields of `text`'s top-level structs (see [`StructField`]). Pure syntax.
@@ -464,14 +413,6 @@ mod tests {
     }
 
     use expect_test::expect;
-
-    #[test]
-    fn code_parses_and_prose_does_not() {
-        assert!(parses_as_block_body("let x = 1;\nx + 1"));
-        assert!(parses_as_block_body("xs.iter().filter(|x| **x > 2).count()"));
-        assert!(!parses_as_block_body("Sure! Here is the code you asked for."));
-        assert!(!parses_as_block_body("} fn evil() {"));
-    }
 
     #[test]
     fn functions_lose_their_bodies_and_types_stay_whole() {

@@ -8,8 +8,8 @@ use ra_ap_ide::RootDatabase;
 use ra_ap_syntax::ast::{self, HasArgList, HasGenericParams, HasLoopBody, HasName, RangeItem};
 use ra_ap_syntax::{AstNode, AstToken, SyntaxNode};
 
-use crate::scope::Binding;
-use crate::typed::*;
+use lacuna_ir::Binding;
+use lacuna_ir::*;
 
 mod text;
 
@@ -492,7 +492,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             ra_ap_hir::Adt::Enum(_) => {}
             ra_ap_hir::Adt::Union(_) => return None,
         }
-        let symbol = crate::struct_size_symbol(adt.name(self.db).as_str());
+        let symbol = lacuna_ir::struct_size_symbol(adt.name(self.db).as_str());
         let mut structs = self.structs.borrow_mut();
         Some(match structs.iter().position(|s| *s == symbol) {
             Some(i) => i,
@@ -656,7 +656,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         for field in list.fields() {
             let Some((resolved, local, _)) = self.sema.resolve_record_field(&field) else { return unsupported(self) };
             let ra_ap_hir::Variant::Struct(st) = resolved.parent_def(self.db) else { return unsupported(self) };
-            let symbol = crate::field_offset_symbol(st.name(self.db).as_str(), resolved.name(self.db).as_str());
+            let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), resolved.name(self.db).as_str());
             let value = match (field.expr(), local) {
                 (Some(e), _) => self.expr(&e)?,
                 // `S { x }`: the local `x`.
@@ -731,7 +731,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_)) {
             return Ok(None);
         }
-        let symbol = crate::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
+        let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
         Ok(Some(TKind::RefField { base: Box::new(base), symbol }))
     }
 
@@ -1086,7 +1086,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.scalar_signature(f)?;
         let name = f.name(self.db).as_str().to_owned();
         if module.is_crate_root(self.db) {
-            let symbol = crate::shim_symbol(None, &name);
+            let symbol = lacuna_ir::shim_symbol(None, &name);
             return Some((name, symbol));
         }
         // The instrumented host exports shims for `pub` functions of top-level modules only.
@@ -1097,7 +1097,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return None;
         }
         let module_name = module.name(self.db)?.as_str().to_owned();
-        let symbol = crate::module_shim_symbol(&module_name, &name);
+        let symbol = lacuna_ir::module_shim_symbol(&module_name, &name);
         Some((format!("{module_name}::{name}"), symbol))
     }
 
@@ -1438,7 +1438,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             None if local_ty.as_adt() == Some(adt) => (false, false),
             _ => return None,
         };
-        let symbol = crate::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
+        let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
         self.note_binding(binding, Scalar::Unit);
         let entry = FieldOf { binding, through_ref, mutable_ref, ty, symbol };
         Some(match self.fields.iter().position(|f| *f == entry) {
@@ -2947,7 +2947,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                             if let Some(receiver) = self.self_arg(first, adt, mutable) {
                                 let name = resolved.map(|f| f.name(self.db).as_str().to_owned()).unwrap_or_default();
                                 let args = self.host_args(rest, expr.syntax())?;
-                                let symbol = crate::shim_symbol(Some(&ty_name), &name);
+                                let symbol = lacuna_ir::shim_symbol(Some(&ty_name), &name);
                                 let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
                                 return Ok(TExpr { kind, ty, range });
                             }
@@ -2989,7 +2989,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     if let Some(receiver) = self.self_arg(&receiver, adt, mutable) {
                         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
                         let args = self.host_args(&args, m.syntax())?;
-                        let symbol = crate::shim_symbol(Some(&ty_name), &name);
+                        let symbol = lacuna_ir::shim_symbol(Some(&ty_name), &name);
                         let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
                         // A panic inside is placed, as rustc's debug info places the call, at the method's name.
                         let start = m.name_ref().map_or(range.start, |n| {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_jit::{Budgets, Engine, GivenSnippets, PathChoice, RunOptions, SnippetSource};
+use lacuna_engine::{Budgets, Engine, GivenSnippets, PathChoice, RunOptions, SnippetSource};
 
 use crate::{agent, config, exit};
 
@@ -218,8 +218,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
             };
             let error = site.error.as_deref().map(|e| format!("; {e}")).unwrap_or_default();
             let path = match site.path {
-                Some(lacuna_jit::ExecPath::Jit) => ", ran on the JIT".to_owned(),
-                Some(lacuna_jit::ExecPath::Rustc) => match &site.not_jit {
+                Some(lacuna_engine::ExecPath::Jit) => ", ran on the JIT".to_owned(),
+                Some(lacuna_engine::ExecPath::Rustc) => match &site.not_jit {
                     Some(why) => format!(", ran on the rustc path (not the JIT: {why})"),
                     None => ", ran on the rustc path".to_owned(),
                 },

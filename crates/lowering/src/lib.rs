@@ -1,4 +1,4 @@
-//! Lowering: from the checker's typed view of an accepted snippet ([`lacuna_checker::typed`]) to the program the
+//! Lowering: from the checker's typed view of an accepted snippet ([`lacuna_ir`]) to the program the
 //! JIT compiles, or [`Unsupported`] with the construct and where it is.
 //!
 //! Pure: no IO, no global state, no panics on any input. The JIT compiles exactly what passes here:
@@ -6,15 +6,15 @@
 //! - operators with their operand types (arithmetic on integers and floats, bit operations and shifts on
 //!   integers, comparisons, `&&`/`||`, `!` on `bool` and integers, `-` on signed integers and floats);
 //! - casts between numeric types, `bool`/`char` to integers, `u8` to `char`;
-//! - the methods in [`lacuna_checker::typed`]'s list with the argument types Rust gives them;
+//! - the methods in [`lacuna_ir`]'s list with the argument types Rust gives them;
 //! - its own ownership rules for what it admits: every value is `Copy`, so the rules are that only `mut`
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
-use lacuna_checker::typed::{
+use lacuna_ir::Binding;
+use lacuna_ir::{
     Arm, BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, ParseThen, Pieces, Place, Scalar, SeqKind,
     Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
-use lacuna_checker::Binding;
 
 mod ownership;
 
@@ -290,9 +290,7 @@ impl Check<'_> {
     /// The key type, value type and `mut`-ness of the snippet's map local `map`.
     fn map_local(&self, map: usize) -> Option<(&Ty, &Scalar, bool)> {
         match self.snippet.locals.get(map)? {
-            lacuna_checker::typed::TLocal { ty: Ty::Map { key, value, .. }, mutable, .. } => {
-                Some((key, value, *mutable))
-            }
+            lacuna_ir::TLocal { ty: Ty::Map { key, value, .. }, mutable, .. } => Some((key, value, *mutable)),
             _ => None,
         }
     }
@@ -651,7 +649,7 @@ impl Check<'_> {
                 if !ok {
                     return unsupported(format!("the sequence method `{name}`"), &e.range);
                 }
-                if lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()) {
+                if lacuna_ir::SEQ_MUTATORS.contains(&name.as_str()) {
                     if !seq.writable {
                         return unsupported("changing a sequence that is not writable", &e.range);
                     }
@@ -793,7 +791,7 @@ impl Check<'_> {
                     ("unsigned_abs", 0) => t.is_signed() && t.is_int(),
                     ("is_power_of_two", 0) => t.is_int() && !t.is_signed(),
                     ("trunc", 0) => t.is_float(),
-                    (m, 0) if lacuna_checker::typed::CHAR_METHODS.contains(&m) => {
+                    (m, 0) if lacuna_ir::CHAR_METHODS.contains(&m) => {
                         let to_char = m.starts_with("to_");
                         t == Scalar::Char && e.ty == Ty::Scalar(if to_char { Scalar::Char } else { Scalar::Bool })
                     }
@@ -1021,9 +1019,9 @@ impl Check<'_> {
                     return unsupported("a formatting macro of this type", &e.range);
                 }
                 for p in pieces {
-                    let lacuna_checker::typed::FmtPiece::Arg { value, spec } = p else { continue };
+                    let lacuna_ir::FmtPiece::Arg { value, spec } = p else { continue };
                     self.expr(value)?;
-                    use lacuna_checker::typed::FmtTrait;
+                    use lacuna_ir::FmtTrait;
                     let ok = match (&value.ty, spec.trait_) {
                         (Ty::Scalar(s), FmtTrait::Display | FmtTrait::Debug) => {
                             !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128)
@@ -1036,7 +1034,7 @@ impl Check<'_> {
                         (Ty::Str | Ty::String, FmtTrait::Display | FmtTrait::Debug) => true,
                         // A host struct formats itself (the host's shim); only `{}`, `{:?}` and `{:#?}`.
                         (Ty::Struct(_) | Ty::StructRef(_), FmtTrait::Display | FmtTrait::Debug) => {
-                            let plain = lacuna_checker::typed::FmtSpec {
+                            let plain = lacuna_ir::FmtSpec {
                                 alternate: spec.alternate,
                                 trait_: spec.trait_,
                                 ..Default::default()
@@ -1309,10 +1307,10 @@ pub struct HostFacts {
     /// The hole's type, when rustc confirmed it at prepare time, is exactly the snippet's scalar type.
     pub hole_type_matches: bool,
     /// Per binding of the hole: rustc's compile-time evaluation cannot know its value
-    /// ([`lacuna_checker::Binding::const_opaque`]).
+    /// ([`lacuna_ir::Binding::const_opaque`]).
     pub opaque_bindings: Vec<bool>,
     /// Per binding of the hole: the value rustc's compile-time evaluation knows, when the checker could tell
-    /// ([`lacuna_checker::Binding::const_value`]).
+    /// ([`lacuna_ir::Binding::const_value`]).
     pub binding_values: Vec<Option<i128>>,
 }
 
@@ -1505,7 +1503,7 @@ fn closures_write(e: &TExpr) -> bool {
                 true
             }
             TKind::HostCall { receiver: Some(r), .. } => r.mutable,
-            TKind::SeqMethod { name, .. } => lacuna_checker::typed::SEQ_MUTATORS.contains(&name.as_str()),
+            TKind::SeqMethod { name, .. } => lacuna_ir::SEQ_MUTATORS.contains(&name.as_str()),
             _ => false,
         };
         here || children_any(e, writes)
@@ -2114,7 +2112,7 @@ fn reads_two_sequences(chain: &IterChain) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lacuna_checker::typed::{TFn, TLocal};
+    use lacuna_ir::{TFn, TLocal};
 
     fn lit(v: u128, ty: Scalar) -> TExpr {
         TExpr { kind: TKind::Lit(Lit::Int(v)), ty: ty.into(), range: 0..1 }

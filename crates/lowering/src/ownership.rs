@@ -23,7 +23,7 @@
 
 use std::collections::BTreeSet;
 
-use lacuna_checker::typed::{
+use lacuna_ir::{
     Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, ParseThen, Pieces, Place, Scalar, Seq, SeqKind, Sink,
     Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, SEQ_MUTATORS,
 };

@@ -5,7 +5,7 @@ use ra_ap_syntax::ast::{self, HasArgList, HasName};
 use ra_ap_syntax::{AstNode, AstToken, SyntaxKind};
 
 use super::{Builder, Result};
-use crate::typed::*;
+use lacuna_ir::*;
 
 /// Methods of text the typed view reads (see [`TKind::TextMethod`]), with how many arguments they take.
 const TEXT_METHODS: &[(&str, usize)] = &[

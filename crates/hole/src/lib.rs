@@ -1,3 +1,6 @@
+//! A hole reached at run time, and where its snippets come from: the small interface between the engine (which
+//! checks and runs snippets) and what proposes them (given snippets, a model in `lacuna-agent`). No compiler here.
+//!
 //! Where snippets come from. The engine asks a [`SnippetSource`] for a snippet each time execution reaches a
 //! hole, checks it, and either runs it or hands the rejection back for another attempt. Given snippets
 //! ([`GivenSnippets`]) and a model (`lacuna-agent`) are both sources; the engine's loop is the same.
@@ -82,7 +85,7 @@ pub struct AttemptRecord {
     pub accepted: bool,
     pub decided_by: Option<String>,
     pub diagnostics: Vec<String>,
-    pub path: Option<crate::ExecPath>,
+    pub path: Option<ExecPath>,
     /// `ok`, `rejected`, `no-code`, `runtime`, `budget:<resource>`, `model`.
     pub outcome: String,
     pub error: Option<String>,
@@ -107,6 +110,16 @@ impl AttemptTimings {
         self.compile += other.compile;
         self.run += other.run;
     }
+}
+
+/// The way one snippet ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecPath {
+    /// Compiled by Cranelift in-process.
+    Jit,
+    /// Compiled by rustc into a library loaded in-process.
+    Rustc,
 }
 
 /// A supplier of snippets for holes.

@@ -11,11 +11,11 @@ use serde::Serialize;
 use crate::build::Builder;
 use crate::instrument::{instrument, Instrumented, SitePlan};
 use crate::snippet::{generate, nested_table, Access, LibraryBase, NestedHole, SnippetSource};
-use crate::source::{
-    Attempt, AttemptRecord, AttemptTimings, BindingInfo, GivenSnippets, HoleRequest, SnippetSource as Source,
+use crate::ExecError;
+use lacuna_hole::{
+    Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, SnippetSource as Source,
     HOLE_MARKER,
 };
-use crate::ExecError;
 
 /// Which way accepted snippets run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -24,14 +24,6 @@ pub enum PathChoice {
     /// The JIT where the snippet is in its subset, rustc otherwise.
     #[default]
     Auto,
-    Jit,
-    Rustc,
-}
-
-/// The way one snippet ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ExecPath {
     Jit,
     Rustc,
 }
@@ -219,8 +211,10 @@ fn vec_layout(handle: usize) -> Option<(i32, i32)> {
 
 type Hook = unsafe extern "C" fn(*const (), *mut RawHoleCall) -> u32;
 type InstallFn = unsafe extern "C" fn(Hook, *const ());
-type MainFn = extern "C" fn(usize) -> i32;
-type SnippetFn = extern "C" fn(*const *mut (), *mut u8, *mut (), *mut RawRun) -> u32;
+/// `__lacuna_main` of a host library (`instrument::ENTRY_POINTS`): calling it runs foreign code.
+type MainFn = unsafe extern "C" fn(usize) -> i32;
+/// `__lacuna_snippet` of a snippet library (`snippet::generate`).
+type SnippetFn = unsafe extern "C" fn(*const *mut (), *mut u8, *mut (), *mut RawRun) -> u32;
 
 /// A host compiled and loaded, ready to run (any number of times, with different snippets).
 pub struct LoadedHost {
@@ -248,7 +242,7 @@ struct Artifact {
 
 /// A snippet compiled by Cranelift, with its (normalized) text for fault positions.
 struct JitArtifact {
-    compiled: crate::codegen::Compiled,
+    compiled: lacuna_jit::Compiled,
     snippet: String,
 }
 
@@ -436,7 +430,9 @@ impl Engine {
         unsafe { (host.install)(hook, context.cast()) };
         // The host's `main` runs on a thread its own std spawns (named `main`, `stack_bytes` of stack); this
         // call returns its exit code.
-        let exit_status = (host.main)(stack_bytes);
+        // SAFETY: `main` is the host library's `__lacuna_main` (`instrument::ENTRY_POINTS`), which takes a stack
+        // size and returns an exit code; the library stays loaded for the rest of the process.
+        let exit_status = unsafe { (host.main)(stack_bytes) };
         let mut guard = self.shared.lock();
         let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
         let run = state.run.take().ok_or_else(|| ExecError::Internal { detail: "the run vanished".into() })?;
@@ -680,7 +676,7 @@ impl Shared {
                 // table (the same `Instrumented` plan the host was built from), so `table`/`moved` have the
                 // entries it reads, and `out` is the host's slot for a value of the hole's type, which the entry
                 // writes only on success.
-                let status = (artifact.entry)(call.table, call.moved, call.out, &mut run);
+                let status = unsafe { (artifact.entry)(call.table, call.moved, call.out, &mut run) };
                 (ExecPath::Rustc, (status != 0).then(|| fault_error(&run, artifact, budgets, stack_bytes)))
             }
             Runnable::Jit(jit) => {
@@ -689,12 +685,12 @@ impl Shared {
                 let mut host_run = jit.compiled.calls_host.then(|| Box::new(RawRun::unlimited()));
                 // The snippet's vectors: whatever it still owns when it ends is freed when `heap` drops.
                 let memory_limit = if budgets.memory_bytes == 0 { usize::MAX } else { budgets.memory_bytes as usize };
-                let mut heap = jit.compiled.heap_fns.map(|host| Box::new(crate::heap::Heap::new(host, memory_limit)));
-                let mut context = crate::codegen::JitContext {
+                let mut heap = jit.compiled.heap_fns.map(|host| Box::new(lacuna_jit::Heap::new(host, memory_limit)));
+                let mut context = lacuna_jit::JitContext {
                     fuel: if budgets.fuel == 0 { u64::MAX } else { budgets.fuel },
                     stack_limit: stack_limit as u64,
                     run: host_run.as_mut().map_or(0, |r| &mut **r as *mut RawRun as u64),
-                    heap: heap.as_mut().map_or(0, |h| &mut **h as *mut crate::heap::Heap as u64),
+                    heap: heap.as_mut().map_or(0, |h| &mut **h as *mut lacuna_jit::Heap as u64),
                     ..Default::default()
                 };
                 // SAFETY: the code was generated for this site's binding table: it reads (and writes, for `mut`
@@ -833,12 +829,12 @@ impl Shared {
         if let Some(Ok(lowered)) = &snippet_state.lowered {
             let started = Instant::now();
             let symbol = |name: &str| host.symbol(name);
-            let abi = crate::codegen::HostAbi {
+            let abi = lacuna_jit::HostAbi {
                 symbol: &symbol,
                 vec_fields: host.vec_fields,
                 map_writer: Some(crate::instrument::map_writer_symbol(site)),
             };
-            let compiled = crate::codegen::compile(lowered, &abi);
+            let compiled = lacuna_jit::compile(lowered, &abi);
             record.timings_ms.compile += ms(started);
             match compiled {
                 Ok(compiled) => {
@@ -1079,7 +1075,7 @@ struct BuildJob {
     snippet: String,
     /// The hole's type arguments (empty outside generic functions).
     type_args: Vec<String>,
-    uses: lacuna_checker::SnippetUses,
+    uses: lacuna_ir::SnippetUses,
     /// Holes written inside the snippet.
     nested: Vec<NestedHole>,
 }
@@ -1228,14 +1224,14 @@ fn lower_for_jit(checker: &mut Checker, home: &SiteHome, snippet: &str) -> Resul
 }
 
 fn jit_fault_error(
-    context: &crate::codegen::JitContext,
+    context: &lacuna_jit::JitContext,
     host_run: Option<&RawRun>,
     messages: &[String],
     snippet: &str,
     budgets: &Budgets,
     stack_bytes: usize,
 ) -> String {
-    use crate::codegen::Fault;
+    use lacuna_jit::Fault;
     // A fault in the snippet's code: its message, where it happened.
     let at_fault = |message: &str| {
         let (line, column) = line_col(snippet, context.fault_at as usize);
@@ -1256,7 +1252,7 @@ fn jit_fault_error(
                 .map_or(Fault::Panic.message(), |m| m.as_str()),
         ),
         Some(Fault::StrSlice) => {
-            at_fault(&crate::text::take_fault_message().unwrap_or_else(|| Fault::StrSlice.message().to_owned()))
+            at_fault(&lacuna_jit::take_fault_message().unwrap_or_else(|| Fault::StrSlice.message().to_owned()))
         }
         // Where the snippet called the host function, with the panic's own message.
         Some(Fault::HostPanic) => at_fault(

@@ -1,5 +1,5 @@
 //! Maps JIT code builds (`HashMap`/`BTreeMap` with text or scalar keys and scalar values). A map lives in this
-//! process, owned by the run's [`Heap`](crate::heap::Heap) like the snippet's buffers, until its local's scope
+//! process, owned by the run's [`Heap`](crate::rt::heap::Heap) like the snippet's buffers, until its local's scope
 //! ends or the run ends; as the hole's value it is handed to the host as the host's own map type, built by the
 //! writer the instrumented host exports for the hole (`__lacuna_map_writer_*`).
 //!
@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::codegen::JitContext;
+use crate::abi::JitContext;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
@@ -56,7 +56,7 @@ unsafe fn map<'a>(m: usize) -> &'a mut JitMap {
 pub(crate) unsafe extern "C" fn helper_map_new(ctx: *mut JitContext) -> usize {
     let m = Box::into_raw(Box::<JitMap>::default()) as usize;
     // SAFETY: as the caller guarantees.
-    match unsafe { crate::heap::run_heap(ctx) } {
+    match unsafe { crate::rt::heap::run_heap(ctx) } {
         Some(heap) => heap.own_map(m),
         // Not reached (a snippet with a map gets a heap); freed here rather than leaked.
         // SAFETY: made just above, owned by nobody else.
@@ -130,7 +130,7 @@ pub(crate) unsafe extern "C" fn helper_map_len(m: usize) -> usize {
 /// As [`map`]; nothing uses the map afterwards.
 pub(crate) unsafe extern "C" fn helper_map_free(ctx: *mut JitContext, m: usize) {
     // SAFETY: as the caller guarantees.
-    if let Some(heap) = unsafe { crate::heap::run_heap(ctx) } {
+    if let Some(heap) = unsafe { crate::rt::heap::run_heap(ctx) } {
         heap.free_map(m);
     }
 }

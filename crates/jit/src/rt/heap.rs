@@ -9,25 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::codegen::{Fault, JitContext};
-
-/// `__lacuna_realloc(ptr, old_size, align, new_size) -> ptr` of the instrumented host (null when refused).
-pub type ReallocFn = unsafe extern "C" fn(*mut u8, usize, usize, usize) -> *mut u8;
-/// `__lacuna_dealloc(ptr, size, align)` of the instrumented host.
-pub type DeallocFn = unsafe extern "C" fn(*mut u8, usize, usize);
-/// `__lacuna_print(ptr, len, stderr)` of the instrumented host.
-pub type PrintFn = unsafe extern "C" fn(*const u8, usize, u32);
-
-/// The instrumented host's functions a snippet's buffers go through.
-#[derive(Clone, Copy)]
-pub struct HostFns {
-    pub realloc: ReallocFn,
-    pub dealloc: DeallocFn,
-    pub print: PrintFn,
-}
-
-/// A host struct's drop shim (`instrument`'s `__lacuna_struct_shims::drop`): never unwinds.
-pub type DropFn = unsafe extern "C" fn(*mut u8);
+use crate::abi::{DropFn, Fault, HostFns, JitContext};
 
 /// The buffers one snippet run owns.
 pub struct Heap {
@@ -37,7 +19,7 @@ pub struct Heap {
     /// The buffers among `live` that hold a host struct by value ("boxes"), with the struct's drop shim once the
     /// struct in it is complete (`None` while it is being written).
     boxes: HashMap<usize, Option<DropFn>>,
-    /// The run's maps ([`crate::map`]), freed when their local's scope ends or with the heap.
+    /// The run's maps ([`crate::rt::map`]), freed when their local's scope ends or with the heap.
     maps: std::collections::HashSet<usize>,
     /// Bytes the snippet may hold at once (`usize::MAX`: unlimited), and holds.
     limit: usize,
@@ -161,7 +143,7 @@ impl Heap {
         true
     }
 
-    /// A map of the run (`crate::map::helper_map_new`): freed with the heap unless freed before.
+    /// A map of the run (`crate::rt::map::helper_map_new`): freed with the heap unless freed before.
     pub(crate) fn own_map(&mut self, m: usize) {
         self.maps.insert(m);
     }
@@ -170,7 +152,7 @@ impl Heap {
     pub(crate) fn free_map(&mut self, m: usize) {
         if self.maps.remove(&m) {
             // SAFETY: a map of this run, recorded once and removed from the record now.
-            unsafe { crate::map::free(m) };
+            unsafe { crate::rt::map::free(m) };
         }
     }
 
@@ -178,7 +160,7 @@ impl Heap {
     pub fn free_all(&mut self) {
         for m in std::mem::take(&mut self.maps) {
             // SAFETY: a map of this run, freed once (the record is emptied).
-            unsafe { crate::map::free(m) };
+            unsafe { crate::rt::map::free(m) };
         }
         for (ptr, drop) in self.boxes.drain() {
             if let Some(drop) = drop {

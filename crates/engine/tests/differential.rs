@@ -18,7 +18,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_jit::{Budgets, Engine, LoadedHost, PathChoice, RunOptions, RunReport};
+use lacuna_engine::{Budgets, Engine, LoadedHost, PathChoice, RunOptions, RunReport};
 use lacuna_testdata::{Case, Expect};
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -110,7 +110,7 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
     let (stdout, report) = run_case(shared, case, engine)?;
     let got = Outcome { stdout, status: report.exit_status };
     let site = &report.sites[case.hole];
-    if engine == 1 && case.jit && site.path != Some(lacuna_jit::ExecPath::Jit) {
+    if engine == 1 && case.jit && site.path != Some(lacuna_engine::ExecPath::Jit) {
         return Err(format!(
             "{}:{}: the case is marked `jit` but ran on {:?}: {}",
             case.file.display(),

@@ -13,7 +13,8 @@
 
 use std::ops::Range;
 
-use lacuna_checker::{Binding, HoleScope, PreparedHost, Rustc, RustcError, PRELUDE_INJECTION};
+use lacuna_checker::{PreparedHost, Rustc, RustcError, PRELUDE_INJECTION};
+use lacuna_ir::{Binding, HoleScope};
 use serde::Serialize;
 
 use crate::ExecError;
@@ -214,7 +215,7 @@ mod __lacuna_struct_shims {
     }
     pub trait DebugNo { fn debug_shim(&self) -> usize { 0 } }
     impl<T> DebugNo for Probe<T> {}
-    // A map the JIT hands over: the host's own map built from its keys and values (`lacuna_jit::map`).
+    // A map the JIT hands over: the host's own map built from its keys and values (`lacuna_jit`'s `rt::map`).
     pub trait Word: Sized { unsafe fn from_word(w: u64) -> Self; }
     macro_rules! words { ($($t:ty),*) => {$(
         impl Word for $t { unsafe fn from_word(w: u64) -> Self { unsafe { ::core::mem::transmute_copy::<u64, $t>(&w) } } }
@@ -292,7 +293,7 @@ fn struct_shims(name: &str) -> String {
          let shims = [::core::mem::size_of::<{name}>(), ::core::mem::align_of::<{name}>(), \
          __lacuna_struct_shims::drop::<{name}> as usize, probe.clone_shim(), probe.eq_shim(), probe.display_shim(), probe.debug_shim()];\n    \
          unsafe {{ ::core::ptr::write(out, shims) }}\n}}\n",
-        symbol = lacuna_checker::struct_shims_symbol(&lacuna_checker::struct_size_symbol(name)),
+        symbol = lacuna_ir::struct_shims_symbol(&lacuna_ir::struct_size_symbol(name)),
     )
 }
 
@@ -301,7 +302,7 @@ fn struct_shims(name: &str) -> String {
 /// all variants in order) or null for another variant.
 fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
     use lacuna_checker::VariantFields;
-    let size = lacuna_checker::struct_size_symbol(&e.name);
+    let size = lacuna_ir::struct_size_symbol(&e.name);
     let name = &e.name;
     let mut variant_arms = String::new();
     let mut field_arms = String::new();
@@ -339,8 +340,8 @@ fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
          \n#[doc(hidden)]\n#[no_mangle]\n#[allow(unreachable_patterns)]\npub unsafe extern \"C\" fn {field_fn}(p: *const u8, i: u32) -> *const u8 {{\n    \
          match (unsafe {{ &*p.cast::<{name}>() }}, i) {{ {field_arms}_ => ::core::ptr::null() }}\n}}\n",
         shims = struct_shims(name),
-        variant = lacuna_checker::enum_variant_symbol(&size),
-        field_fn = lacuna_checker::enum_field_symbol(&size),
+        variant = lacuna_ir::enum_variant_symbol(&size),
+        field_fn = lacuna_ir::enum_field_symbol(&size),
     )
 }
 
@@ -620,7 +621,7 @@ fn render(
     for name in structs {
         text.push_str(&format!(
             "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::size_of::<{name}>();\n",
-            lacuna_checker::struct_size_symbol(name),
+            lacuna_ir::struct_size_symbol(name),
         ));
         if shims {
             text.push_str(&struct_shims(name));

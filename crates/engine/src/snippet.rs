@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use lacuna_checker::{Binding, FuelPoint, SnippetUses, UseKind};
+use lacuna_ir::{Binding, FuelPoint, SnippetUses, UseKind};
 
 use crate::instrument::{HostMode, Instrumented, SitePlan};
 use crate::ExecError;
@@ -654,7 +654,7 @@ mod tests {
         // The outer hole sees `log` (mut, handed over writable), `words` (shared) and `gone` (moved by the host).
         let outer = SitePlan {
             site: 1,
-            scope: Some(lacuna_checker::HoleScope {
+            scope: Some(lacuna_ir::HoleScope {
                 bindings: vec![
                     binding("log", 10, true, false),
                     binding("words", 20, false, false),

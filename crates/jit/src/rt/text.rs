@@ -2,59 +2,10 @@
 //! digits, the spec's padding applied as `Formatter` applies it), appending to a `String` the snippet owns,
 //! comparing, printing through the host.
 
-use lacuna_checker::typed::{FmtSpec, FmtTrait, Scalar};
+use lacuna_ir::Scalar;
 
-use crate::codegen::{Fault, JitContext};
-use crate::heap::Heap;
-
-/// A [`FmtSpec`] as generated code passes it (by address; the compiled snippet owns it).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct RawSpec {
-    /// `u32::MAX`: none.
-    pub fill: u32,
-    /// 0 none, `<`, `^`, `>` as bytes.
-    pub align: u8,
-    pub plus: u8,
-    pub alternate: u8,
-    pub zero: u8,
-    pub trait_: u8,
-    /// `u64::MAX`: none.
-    pub width: u64,
-    pub precision: u64,
-}
-
-impl RawSpec {
-    pub fn new(s: &FmtSpec) -> RawSpec {
-        RawSpec {
-            fill: s.fill.map_or(u32::MAX, u32::from),
-            align: s.align.map_or(0, |c| c as u8),
-            plus: s.plus.into(),
-            alternate: s.alternate.into(),
-            zero: s.zero.into(),
-            trait_: match s.trait_ {
-                FmtTrait::Display => 0,
-                FmtTrait::Debug => 1,
-                FmtTrait::LowerHex => 2,
-                FmtTrait::UpperHex => 3,
-                FmtTrait::Binary => 4,
-                FmtTrait::Octal => 5,
-                FmtTrait::LowerExp => 6,
-                FmtTrait::UpperExp => 7,
-            },
-            width: s.width.map_or(u64::MAX, |w| w as u64),
-            precision: s.precision.map_or(u64::MAX, |p| p as u64),
-        }
-    }
-}
-
-/// What kind of value an argument is (`kind & 0xff`; the integer or float width in bits is `kind >> 8`).
-pub const KIND_STR: u32 = 0;
-pub const KIND_SIGNED: u32 = 1;
-pub const KIND_UNSIGNED: u32 = 2;
-pub const KIND_FLOAT: u32 = 3;
-pub const KIND_BOOL: u32 = 5;
-pub const KIND_CHAR: u32 = 6;
+use crate::abi::{Fault, JitContext, RawSpec, KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
+use crate::rt::heap::Heap;
 
 /// The formatted argument, as `format!` with this spec writes it (`None`: a combination the lowering does not
 /// admit).
@@ -218,7 +169,7 @@ unsafe fn append(ctx: &mut JitContext, text: *mut TextSlot, bytes: &[u8]) -> u32
     if needed > cap {
         let new_cap = needed.max(cap.saturating_mul(2)).max(8);
         // SAFETY: `ctx` is the running snippet's context, `ptr` its buffer of `cap` bytes.
-        ptr = unsafe { crate::heap::helper_vec_grow(ctx, ptr, cap, new_cap, 1, 1, owned) };
+        ptr = unsafe { crate::rt::heap::helper_vec_grow(ctx, ptr, cap, new_cap, 1, 1, owned) };
         if ptr == 0 {
             return 1;
         }
@@ -309,7 +260,7 @@ thread_local! {
 }
 
 /// The message a helper left with [`Fault::StrSlice`] on this thread.
-pub(crate) fn take_fault_message() -> Option<String> {
+pub fn take_fault_message() -> Option<String> {
     FAULT_MESSAGE.with(|m| m.borrow_mut().take())
 }
 
@@ -488,7 +439,7 @@ pub(crate) unsafe extern "C" fn helper_transform(
             let [buffer, cap, used, owned] = unsafe { *out };
             if total > cap {
                 // SAFETY: `buffer` is the slot's buffer of `cap` bytes.
-                let grown = unsafe { crate::heap::helper_vec_grow(ctx, buffer, cap, total, 1, 1, owned) };
+                let grown = unsafe { crate::rt::heap::helper_vec_grow(ctx, buffer, cap, total, 1, 1, owned) };
                 if grown == 0 {
                     return 1;
                 }
@@ -526,7 +477,7 @@ pub(crate) unsafe extern "C" fn helper_next_char(data: *const u8, state: *mut [u
     c as u32
 }
 
-/// How `lacuna_next_piece` cuts text ([`lacuna_checker::typed::Pieces`]), by the code generated code passes.
+/// How `lacuna_next_piece` cuts text ([`lacuna_ir::Pieces`]), by the code generated code passes.
 pub(crate) const PIECES_WHITESPACE: u32 = 0;
 pub(crate) const PIECES_LINES: u32 = 1;
 pub(crate) const PIECES_SPLIT_STR: u32 = 2;
@@ -636,11 +587,11 @@ pub(crate) unsafe extern "C" fn helper_next_piece(
     1
 }
 
-/// JIT helper: the `char` method number `op` of [`lacuna_checker::typed::CHAR_METHODS`] on `c` (a `bool` as
+/// JIT helper: the `char` method number `op` of [`lacuna_ir::CHAR_METHODS`] on `c` (a `bool` as
 /// 0 or 1, or a `char`).
 pub(crate) extern "C" fn helper_char_op(c: u32, op: u32) -> u32 {
     let Some(c) = char::from_u32(c) else { return 0 };
-    let name = lacuna_checker::typed::CHAR_METHODS.get(op as usize).copied().unwrap_or("");
+    let name = lacuna_ir::CHAR_METHODS.get(op as usize).copied().unwrap_or("");
     let answer = match name {
         "is_alphabetic" => c.is_alphabetic(),
         "is_numeric" => c.is_numeric(),
@@ -772,7 +723,7 @@ mod tests {
     use super::*;
 
     fn spec(s: &str) -> RawSpec {
-        let parsed = lacuna_checker::typed::parse_format(&format!("{{:{s}}}")).expect("a spec");
+        let parsed = lacuna_ir::parse_format(&format!("{{:{s}}}")).expect("a spec");
         RawSpec::new(&parsed[0].2)
     }
 

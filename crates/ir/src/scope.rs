@@ -1,10 +1,8 @@
 //! What execution needs to know about a hole beyond the verdict: the bindings visible there (the binding table)
-//! and, for an accepted snippet, where it uses them. Plain data; rust-analyzer computes it (`analysis.rs`).
-
-use serde::Serialize;
+//! and, for an accepted snippet, where it uses them. Plain data; the checker computes it with rust-analyzer.
 
 /// A local variable (or `self`) visible at a hole.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding {
     pub name: String,
     /// Byte offset of the binding's declaration in the host: its identity across the unfilled and spliced texts
@@ -31,7 +29,7 @@ pub struct Binding {
 }
 
 /// The bindings and context of one hole.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HoleScope {
     /// Locals and `self` visible at the hole, in declaration order.
     pub bindings: Vec<Binding>,
@@ -47,7 +45,7 @@ pub struct HoleScope {
 }
 
 /// One place an accepted snippet refers to a binding of its hole.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BindingUse {
     /// Index into [`HoleScope::bindings`].
     pub binding: usize,
@@ -56,8 +54,7 @@ pub struct BindingUse {
     pub kind: UseKind,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UseKind {
     /// A path expression or method receiver: `x`, `self`.
     Path,
@@ -69,7 +66,7 @@ pub enum UseKind {
 }
 
 /// What an accepted snippet refers to: its hole's bindings, and `Self`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SnippetUses {
     pub uses: Vec<BindingUse>,
     /// Snippet ranges of the `Self` keyword.
@@ -79,8 +76,7 @@ pub struct SnippetUses {
 }
 
 /// A place in a snippet where execution should count fuel.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FuelPoint {
     /// Right after the `{` that ends at this snippet offset.
     After(usize),

@@ -1,0 +1,56 @@
+//! The run path: everything between an accepted verdict and a hole's value.
+//!
+//! `lacuna run` compiles the host — with each hole replaced by a call that hands Lacuna the hole's binding table
+//! (see [`instrument`]) — as a library and loads it into its own process, then calls the host's `main` on a
+//! thread of its own. When execution reaches a hole, the host calls Lacuna's hook: the engine asks a
+//! [`SnippetSource`] for a snippet, checks it against the call site ([`lacuna_checker::Checker::check`]); a
+//! rejected snippet runs nothing and its diagnostics go back to the source for another attempt, until the source
+//! gives up and the hole evaluates to `Err(HoleError::Rejected { .. })`. An accepted one runs right there, against
+//! the host's live bindings, and its value comes back as `Ok(value)`.
+//!
+//! An accepted snippet runs on one of two paths: the Cranelift JIT (`lacuna-jit`) when the lowering
+//! (`lacuna-lowering`) finds it in the JIT's subset, or the rustc path ([`snippet`]), which compiles it together
+//! with a copy of the host's items into a library, cached by content, and loads it into the same process.
+//!
+//! Faults in a snippet (panics, arithmetic overflow, out-of-bounds, exhausted fuel, time, stack or memory
+//! budgets) end the snippet and make the hole `Err(HoleError::Runtime { .. })` or `Err(HoleError::Budget { .. })`;
+//! the host goes on.
+
+mod build;
+pub mod instrument;
+mod runner;
+pub mod snippet;
+
+pub use build::{BuildFailure, Builder, Built};
+pub use lacuna_hole::{
+    Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Proposal, SnippetSource,
+    HOLE_MARKER, NO_SNIPPET,
+};
+pub use runner::{Budgets, Engine, LoadedHost, PathChoice, RunOptions, RunReport, SiteReport, SiteTimings};
+
+/// Something that stops a run (not a snippet's fault or rejection: those are values of the hole).
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error(transparent)]
+    Checker(#[from] lacuna_checker::CheckerError),
+    #[error("{detail}")]
+    Io { detail: String },
+    #[error("Lacuna could not instrument the host's holes: {detail}")]
+    Instrument { detail: String },
+    #[error("the host does not compile as a library Lacuna can load: {detail}")]
+    HostBuild { detail: String },
+    #[error("loading {path}: {detail}")]
+    Load { path: String, detail: String },
+    #[error("{detail}")]
+    Unsupported { detail: String },
+    #[error("{host} has no `fn main()`; `lacuna run` runs a program")]
+    NoMain { host: String },
+    #[error("internal error: {detail}")]
+    Internal { detail: String },
+}
+
+impl ExecError {
+    pub(crate) fn unsupported(detail: impl Into<String>) -> ExecError {
+        ExecError::Unsupported { detail: detail.into() }
+    }
+}

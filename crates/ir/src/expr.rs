@@ -1,0 +1,340 @@
+//! Expressions: every one with its type and its range in the snippet.
+
+use std::ops::Range;
+
+use crate::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// A local variable: one of the hole's bindings, or declared in the snippet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LocalRef {
+    /// Index into the hole's [`crate::HoleScope::bindings`].
+    Binding(usize),
+    /// Index into [`TypedSnippet::locals`].
+    Snippet(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lit {
+    /// The magnitude; a negative literal is a negation of a literal.
+    Int(u128),
+    Float(f64),
+    Bool(bool),
+    Char(char),
+    Unit,
+    /// A string literal (of type `&str`).
+    Str(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TExpr {
+    pub kind: TKind,
+    pub ty: Ty,
+    pub range: Range<usize>,
+}
+
+impl TExpr {
+    /// The expression's scalar type (`!` for an aggregate: see [`Ty::s`]).
+    pub fn s(&self) -> Scalar {
+        self.ty.s()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TKind {
+    Lit(Lit),
+    Local(LocalRef),
+    Unary(UnOp, Box<TExpr>),
+    Binary(BinOp, Box<TExpr>, Box<TExpr>),
+    /// `expr as ty` (the target is the expression's `ty`).
+    Cast(Box<TExpr>),
+    /// `*r` of a hole binding `r: &S` or `r: &mut S` (index into the hole's bindings).
+    Deref(usize),
+    /// `x.field` of a host struct's scalar field (index into [`TypedSnippet::fields`]).
+    HostField(usize),
+    /// `r.field` of a host struct reached through `base` (a [`Ty::StructRef`]): a scalar field's value, or a
+    /// `String` field's text read in place ([`Ty::Str`]).
+    RefField {
+        base: Box<TExpr>,
+        /// The exported static holding the field's offset ([`crate::field_offset_symbol`]).
+        symbol: String,
+    },
+    /// `x.clone()` of a host struct (`x` a [`Ty::Struct`] place or a [`Ty::StructRef`]), through the host's
+    /// `Clone` shim: a new [`Ty::Struct`].
+    StructClone(Box<TExpr>),
+    /// `S { field: value, .. }` of a host struct, every field given or the rest from `..base`, each a scalar or a `String`: a
+    /// new [`Ty::Struct`]. The values are evaluated in the order written; each field is named by the static
+    /// holding its offset ([`crate::field_offset_symbol`]).
+    StructLit {
+        id: usize,
+        fields: Vec<(String, TExpr)>,
+        /// `..base` (evaluated after the fields): a new struct the literal takes over, its named fields replaced.
+        base: Option<Box<TExpr>>,
+    },
+    /// `HashMap::new()` / `BTreeMap::new()`: an empty map (the expression's type says which).
+    MapNew,
+    /// `m.insert(k, v)`, `m.get(k)` (an `Option` of the value), `m.contains_key(k)`, `m.remove(k)`, `m.len()`,
+    /// `m.is_empty()`, and `m[k]` (`name` "index", which panics at `at` without the key) on the snippet's map
+    /// local `map`.
+    MapMethod {
+        map: usize,
+        name: String,
+        args: Vec<TExpr>,
+        at: usize,
+    },
+    /// `*m.entry(key).or_insert(default) op= value` (`default` `None`: `or_default()`; `op` `None`: `=`): the
+    /// value evaluated first (primitive operands), then the entry's value changed in place.
+    MapUpdate {
+        map: usize,
+        key: Box<TExpr>,
+        default: Option<Box<TExpr>>,
+        op: Option<BinOp>,
+        value: Box<TExpr>,
+    },
+    /// `a == b` (or `!=`, `negated`) of two host structs of one type, through the host's `PartialEq` shim.
+    StructEq {
+        left: Box<TExpr>,
+        right: Box<TExpr>,
+        negated: bool,
+    },
+    /// `place = value`, or `place op= value`.
+    Assign {
+        place: Place,
+        op: Option<BinOp>,
+        value: Box<TExpr>,
+    },
+    Block(TBlock),
+    If {
+        cond: Box<TExpr>,
+        then: TBlock,
+        otherwise: Option<Box<TExpr>>,
+    },
+    While {
+        label: Option<String>,
+        cond: Box<TExpr>,
+        body: TBlock,
+    },
+    Loop {
+        label: Option<String>,
+        body: TBlock,
+    },
+    /// `for var in start..end` (or `..=`) over integers.
+    For {
+        label: Option<String>,
+        var: usize,
+        start: Box<TExpr>,
+        end: Box<TExpr>,
+        inclusive: bool,
+        body: TBlock,
+    },
+    Break {
+        label: Option<String>,
+        value: Option<Box<TExpr>>,
+    },
+    Continue {
+        label: Option<String>,
+    },
+    /// A call of a function declared in the snippet (index into [`TypedSnippet::fns`]).
+    Call {
+        function: usize,
+        args: Vec<TExpr>,
+    },
+    /// A call of a function the host declares at its top level, or of a method of a top-level inherent impl with a
+    /// `&self`/`&mut self` receiver, over scalars (the instrumented host exports a shim for each such function;
+    /// see the checker's `scalar_fns`).
+    HostCall {
+        /// The function's name (for messages).
+        name: String,
+        /// The shim's symbol (`ScalarFn::symbol` in the checker).
+        symbol: String,
+        receiver: Option<SelfArg>,
+        args: Vec<TExpr>,
+    },
+    /// `for &x in &v`, `for &x in v.iter()` or `for x in v.iter().copied()` over a sequence binding (`var` is
+    /// each element in turn).
+    ForSeq {
+        label: Option<String>,
+        var: usize,
+        seq: Seq,
+        body: TBlock,
+    },
+    /// `v.len()` of a sequence binding.
+    SeqLen(Seq),
+    /// `v[index]` read from a sequence binding (bounds-checked).
+    SeqIndex {
+        seq: Seq,
+        index: Box<TExpr>,
+    },
+    /// `v.iter().sum()` of a sequence binding of integers (overflow-checked, as in a debug build).
+    SeqSum(Seq),
+    /// A method of a sequence binding: `is_empty()`, `contains(&x)`, `first()`, `last()`, `get(i)` read it;
+    /// `sort()`, `sort_unstable()`, `reverse()`, `swap(i, j)`, `fill(x)`, `dedup()`, `push(x)`, `pop()` change it in
+    /// place; `join(separator)` of strings makes a new `String`. (Faults of `swap` and of allocations are placed
+    /// at `at`, the method's name.)
+    SeqMethod {
+        seq: Seq,
+        name: String,
+        args: Vec<TExpr>,
+        at: usize,
+    },
+    /// `v.retain(|x| keep)`, `v.sort_by_key(|x| key)`, `v.sort_by(|a, b| ka.cmp(&kb))` and their `_unstable`
+    /// forms on a sequence, the closure written in place and called with each element (read as `iter()` reads
+    /// it). For the sorts the closure computes the scalar sort key (`sort_by`'s comparison of one expression of
+    /// `a` with the same expression of `b`), `descending` when the comparison is written the other way round.
+    SeqWithClosure {
+        seq: Seq,
+        name: String,
+        closure: Closure,
+        descending: bool,
+    },
+    /// `v[index] = value` or `v[index] op= value` into a writable sequence binding (bounds-checked).
+    SeqStore {
+        seq: Seq,
+        /// Where an index fault is placed (a `Vec`'s `[`; a slice's place); an overflow is at the expression.
+        index_at: usize,
+        index: Box<TExpr>,
+        op: Option<BinOp>,
+        value: Box<TExpr>,
+    },
+    /// `return` inside a function declared in the snippet.
+    Return(Option<Box<TExpr>>),
+    /// A method of a scalar: `x.abs()`, `x.pow(2)`, `a.min(b)`, `x.checked_add(y)`, `c.to_digit(10)`; or of an
+    /// `Option` of one: `o.unwrap()`, `o.unwrap_or(v)`, `o.is_some()`.
+    Method {
+        name: String,
+        receiver: Box<TExpr>,
+        args: Vec<TExpr>,
+    },
+    /// `Some(value)`.
+    Some(Box<TExpr>),
+    /// `None` (of the expression's type).
+    None,
+    /// `(a, b, ..)`.
+    Tuple(Vec<TExpr>),
+    /// `t.0` of a tuple.
+    Field(Box<TExpr>, usize),
+    /// `match`, and what `if let` and `while let` mean: the first arm whose pattern matches and whose guard holds.
+    Match {
+        scrutinee: Box<TExpr>,
+        arms: Vec<Arm>,
+    },
+    /// `o.map(|x| body)`, `o.and_then(..)`, `o.filter(..)`, `o.unwrap_or_else(|| ..)`, `o.is_some_and(..)` with the
+    /// closure written in place (it runs at most once, where the call is): `param` is bound to the payload.
+    OptionClosure {
+        method: String,
+        receiver: Box<TExpr>,
+        param: Option<TPat>,
+        body: Box<TExpr>,
+    },
+    /// `o.expect("message")`, `panic!("message")`, `unreachable!()`: a panic with a fixed message.
+    Panic {
+        receiver: Option<Box<TExpr>>,
+        message: String,
+    },
+    /// An iterator chain consumed where it is built: `v.iter().filter(|&x| x > 2).map(|x| x * x).sum()`.
+    Consume {
+        chain: IterChain,
+        sink: Sink,
+    },
+    /// The text of a string binding of the hole (`String`, `&String`, `&str`) or of a `String` the snippet owns,
+    /// read in place as a `&str` (a [`Seq`] of bytes).
+    TextOf(Seq),
+    /// A method of text (`&str` or `String` receivers, read only): `len`, `is_empty`, `to_string` (and
+    /// `to_owned`, `String::from`, `into`, `clone`: a new `String`), `==` and `!=` (with the other text in `args`).
+    TextMethod {
+        name: String,
+        receiver: Box<TExpr>,
+        args: Vec<TExpr>,
+    },
+    /// `s.push_str(text)`, `s.push(c)`, `s += text` on a writable `String` (faults of the allocation at `at`).
+    StringPush {
+        seq: Seq,
+        value: Box<TExpr>,
+        at: usize,
+    },
+    /// `left + right`: a `String` (moved) with a `&str` appended.
+    Concat {
+        left: Box<TExpr>,
+        right: Box<TExpr>,
+        at: usize,
+    },
+    /// `format!(..)`: a new `String`.
+    Format(Vec<FmtPiece>),
+    /// `text.parse::<S>()` of a scalar, consumed where it is made (`unwrap`, `expect`, `unwrap_or`, `ok`, ..).
+    /// An `unwrap` or `expect` of the error panics at `at`, as std's does.
+    Parse {
+        text: Box<TExpr>,
+        target: Scalar,
+        then: ParseThen,
+        at: usize,
+    },
+    /// `T::try_from(value)` or `value.try_into()` between integer types, consumed where it is made like a
+    /// [`TKind::Parse`] (the error is `TryFromIntError(())`; an `unwrap` or `expect` of it panics at `at`).
+    TryConvert {
+        value: Box<TExpr>,
+        target: Scalar,
+        then: ParseThen,
+        at: usize,
+    },
+    /// `print!`, `println!`, `eprint!`, `eprintln!`: the text goes to the host's stdout or stderr.
+    Print {
+        pieces: Vec<FmtPiece>,
+        stderr: bool,
+    },
+    /// `v.clone()` / `v.to_vec()` of a sequence: a new vector the snippet owns, of the same elements.
+    SeqClone(Seq),
+    /// `vec![a, b, ..]` or `Vec::new()` (no elements): a `Vec` the snippet owns, allocated to fit its elements
+    /// (faults of the allocation are placed at the expression).
+    VecLit(Vec<TExpr>),
+    /// `vec![value; count]` (faults of the allocation are placed at the expression).
+    VecRepeat {
+        value: Box<TExpr>,
+        count: Box<TExpr>,
+    },
+    /// `for PAT in CHAIN { body }` over an iterator chain.
+    ForIter {
+        label: Option<String>,
+        pat: TPat,
+        chain: IterChain,
+        body: TBlock,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParseThen {
+    Unwrap,
+    Expect(String),
+    UnwrapOr(Box<TExpr>),
+    UnwrapOrDefault,
+    /// `.ok()`: an `Option`.
+    Ok,
+    IsOk,
+    IsErr,
+}

@@ -1,0 +1,62 @@
+//! What a snippet reads and writes in place: host struct fields, sequences, assignment targets.
+
+use crate::*;
+
+/// The receiver of a host method: a hole binding that holds the value or a reference to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SelfArg {
+    /// Index into the hole's bindings.
+    pub binding: usize,
+    /// The binding is `&T` or `&mut T` (the value is where it points); otherwise it is the `T` itself.
+    pub through_ref: bool,
+    /// The method takes `&mut self`.
+    pub mutable: bool,
+}
+
+/// What an assignment writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Local(LocalRef),
+    /// `*r` of a hole binding `r: &mut S` (index into the hole's bindings).
+    Deref(usize),
+    /// `x.field = ..` of a host struct's scalar field (index into [`TypedSnippet::fields`]).
+    HostField(usize),
+}
+
+/// A scalar field of a host struct the snippet reads or writes in place, in a hole binding that holds the struct
+/// or a reference to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldOf {
+    /// Index into the hole's bindings.
+    pub binding: usize,
+    /// The binding is `&T` or `&mut T` (`mutable`: `&mut T`); otherwise it is the struct itself.
+    pub through_ref: bool,
+    pub mutable_ref: bool,
+    pub ty: Scalar,
+    /// The exported static holding the field's offset ([`crate::field_offset_symbol`]).
+    pub symbol: String,
+}
+
+/// How a hole binding holds a sequence of scalars: where its elements and its length are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeqKind {
+    /// `Vec<S>`: the binding is the vector (its buffer pointer and length at the offsets the host's std uses).
+    Vec,
+    /// `&Vec<S>` or `&mut Vec<S>`: the binding points to a vector.
+    RefVec,
+    /// `&[S]` or `&mut [S]`: the binding is a (pointer, length) pair.
+    Slice,
+    /// A `Vec<S>` the snippet owns ([`Ty::Vec`]): `binding` is then the snippet local's index.
+    Local,
+}
+
+/// A sequence the snippet reads: one of the hole's bindings, or a vector the snippet owns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seq {
+    /// Index into the hole's bindings (into [`TypedSnippet::locals`] for [`SeqKind::Local`]).
+    pub binding: usize,
+    pub kind: SeqKind,
+    pub elem: Elem,
+    /// Its elements may be written: a `mut` binding of a `Vec`, or a `&mut` reference.
+    pub writable: bool,
+}

@@ -1,0 +1,77 @@
+//! Blocks, statements, locals, functions, and the snippet itself.
+
+use crate::*;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TStmt {
+    /// `let x = init;`, or `let x;` (assigned later, as rustc's initialization check requires).
+    Let {
+        local: usize,
+        init: Option<TExpr>,
+    },
+    /// `let PAT = init;` with an irrefutable pattern, or `let PAT = init else { .. };` (`otherwise` diverges).
+    LetPat {
+        pat: TPat,
+        init: TExpr,
+        otherwise: Option<TBlock>,
+    },
+    Expr(TExpr),
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TBlock {
+    pub stmts: Vec<TStmt>,
+    pub tail: Option<Box<TExpr>>,
+    /// The block's type (of its tail, `()` without one, `!` when it cannot finish).
+    pub ty: Option<Ty>,
+    pub label: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TLocal {
+    pub name: String,
+    pub ty: Ty,
+    pub mutable: bool,
+    /// Its type is written out (`let x: i64`, a parameter) or a suffixed literal's, so never an integer or float
+    /// type rustc still has to infer from an unsuffixed literal (on which a method call is E0689).
+    pub fixed_type: bool,
+    /// The hidden vector of an array literal of scalars read where it is written (`for x in [a, b]`,
+    /// `[a, b].iter().max()`): whatever reads it reads copies, and any local that could keep a reference into it
+    /// sets [`TypedSnippet::references`], so the value of the expression around it borrows nothing of it.
+    pub array_literal: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TFn {
+    pub name: String,
+    pub params: Vec<usize>,
+    pub ret: Ty,
+    pub body: TBlock,
+}
+
+/// An accepted snippet in the typed subset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypedSnippet {
+    pub body: TBlock,
+    /// The hole's type.
+    pub ty: Ty,
+    pub locals: Vec<TLocal>,
+    pub fns: Vec<TFn>,
+    /// The bindings the snippet uses, with their types.
+    pub bindings: Vec<(usize, Scalar)>,
+    /// The snippet borrows a place (`&x`) or keeps a reference in a `let` or parameter, which the typed view reads
+    /// as the value it points to: whether each borrow is allowed is rustc's check. (Closure parameters and items of
+    /// iterators over the hole's sequences are references too; the lowering judges those itself.)
+    pub references: bool,
+    /// Host structs' fields the snippet reads or writes.
+    pub fields: Vec<FieldOf>,
+    /// Host structs the snippet reaches in place ([`Elem::Struct`], [`Ty::StructRef`]): the exported statics
+    /// holding their sizes ([`crate::struct_size_symbol`]).
+    pub structs: Vec<String>,
+    /// The snippet builds vectors or strings of its own ([`Ty::Vec`], [`Ty::String`]) or reads the host's text
+    /// (it needs the JIT's heap; the lowering checks moves and borrows of owned values).
+    pub owns_buffers: bool,
+    /// A construct rustc may reject where rust-analyzer does not report it, and the typed view cannot tell (an
+    /// unusual pair of text types compared, a trait bound of a pattern argument): rustc must decide.
+    pub rustc_decides: Option<Unsupported>,
+}

@@ -1,0 +1,280 @@
+//! Types of the typed view: scalars, what a value is (`Ty`), and how a sequence holds its elements (`Elem`).
+
+/// A scalar type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    Isize,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    Usize,
+    F32,
+    F64,
+    Bool,
+    Char,
+    Unit,
+    /// `!`: the type of `break`, `continue`, `return`, `panic!`-free divergence.
+    Never,
+}
+
+impl Scalar {
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Some(match name {
+            "i8" => Scalar::I8,
+            "i16" => Scalar::I16,
+            "i32" => Scalar::I32,
+            "i64" => Scalar::I64,
+            "i128" => Scalar::I128,
+            "isize" => Scalar::Isize,
+            "u8" => Scalar::U8,
+            "u16" => Scalar::U16,
+            "u32" => Scalar::U32,
+            "u64" => Scalar::U64,
+            "u128" => Scalar::U128,
+            "usize" => Scalar::Usize,
+            "f32" => Scalar::F32,
+            "f64" => Scalar::F64,
+            "bool" => Scalar::Bool,
+            "char" => Scalar::Char,
+            "()" => Scalar::Unit,
+            "!" => Scalar::Never,
+            _ => return None,
+        })
+    }
+
+    /// The type as Rust spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::I8 => "i8",
+            Scalar::I16 => "i16",
+            Scalar::I32 => "i32",
+            Scalar::I64 => "i64",
+            Scalar::I128 => "i128",
+            Scalar::Isize => "isize",
+            Scalar::U8 => "u8",
+            Scalar::U16 => "u16",
+            Scalar::U32 => "u32",
+            Scalar::U64 => "u64",
+            Scalar::U128 => "u128",
+            Scalar::Usize => "usize",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::Bool => "bool",
+            Scalar::Char => "char",
+            Scalar::Unit => "()",
+            Scalar::Never => "!",
+        }
+    }
+
+    pub fn is_int(self) -> bool {
+        self.int_bits().is_some()
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::I128 | Scalar::Isize)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    /// Width of an integer type (pointer-sized types are 64-bit on the targets Lacuna runs on).
+    pub fn int_bits(self) -> Option<u32> {
+        Some(match self {
+            Scalar::I8 | Scalar::U8 => 8,
+            Scalar::I16 | Scalar::U16 => 16,
+            Scalar::I32 | Scalar::U32 => 32,
+            Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => 64,
+            Scalar::I128 | Scalar::U128 => 128,
+            _ => return None,
+        })
+    }
+}
+
+/// The type of a value in the typed view: a scalar, or a small aggregate of scalars the JIT keeps in registers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Scalar(Scalar),
+    /// `Option<T>`: a tag, then the payload's parts. The payload is a scalar, or a value read in place
+    /// ([`Ty::Str`], [`Ty::StructRef`]: what `find`, `max_by_key` and the like give over text and host structs).
+    Option(Box<Ty>),
+    /// `(A, B, ..)`, two or more elements (`()` is [`Scalar::Unit`]): scalars, or — as the items `enumerate` pairs
+    /// with an index — text and host structs read in place ([`Ty::Str`], [`Ty::StructRef`]); never an owned value.
+    Tuple(Vec<Ty>),
+    /// `Vec<E>` the snippet owns: its buffer pointer, capacity and length, the buffer allocated through the host
+    /// library's allocator so the host can own what the snippet returns (and, for `Vec<String>`, each element's).
+    Vec(Elem),
+    /// `&str` (or `&String`, read as the text it holds): its pointer and length in bytes.
+    Str,
+    /// `String` the snippet owns: as a `Vec<u8>`, allocated through the host library's allocator.
+    String,
+    /// A shared reference to a host struct (index into [`TypedSnippet::structs`]): its address. Only an element of
+    /// one of the hole's sequences, reached in place (`iter()` items, `for` variables, `v[i]`), whose fields are
+    /// read through it.
+    StructRef(usize),
+    /// A host struct by value (index into [`TypedSnippet::structs`]): its address. A hole binding's is its place
+    /// in the host's frame (only read in place: fields, formatting, `==`, `clone`); a value the snippet makes
+    /// (`clone`, a literal, a host function's result) is in a box the run owns, dropped through the host's shim
+    /// when its local's scope ends or when the run ends.
+    Struct(usize),
+    /// `HashMap<K, V>` (or `BTreeMap`, `ordered`) the snippet owns: its address (a map the run keeps, with keys
+    /// as text — [`Ty::String`] or [`Ty::Str`] — or a scalar, and scalar values), handed to the host as its own
+    /// map type when it is the hole's value. A `value` of `()` is a set (`HashSet<K>` / `BTreeSet<K>`), as std
+    /// builds its sets: a map to `()` ([`Ty::is_set`]).
+    Map {
+        key: Box<Ty>,
+        value: Scalar,
+        ordered: bool,
+    },
+}
+
+impl From<Scalar> for Ty {
+    fn from(s: Scalar) -> Ty {
+        Ty::Scalar(s)
+    }
+}
+
+impl Ty {
+    /// The scalar, for a scalar type.
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// A scalar, or a value read in place (`&str`, `&S` of a host struct): what an `Option` or a tuple may hold
+    /// and an iterator may pair, since copying it owns nothing.
+    pub fn in_place(&self) -> bool {
+        matches!(self, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_))
+    }
+
+    /// `Option<S>` of a scalar.
+    pub fn option(s: Scalar) -> Ty {
+        Ty::Option(Box::new(Ty::Scalar(s)))
+    }
+
+    /// The payload of an `Option` of a scalar.
+    pub fn option_scalar(&self) -> Option<Scalar> {
+        match self {
+            Ty::Option(payload) => payload.scalar(),
+            _ => None,
+        }
+    }
+
+    /// A scalar type, or `!` for the others: for operations only the lowering's checks let reach scalars.
+    pub fn s(&self) -> Scalar {
+        self.scalar().unwrap_or(Scalar::Never)
+    }
+
+    /// The scalars the value is made of, in order (an `Option`'s tag is a `bool`).
+    pub fn parts(&self) -> Vec<Scalar> {
+        match self {
+            Ty::Scalar(s) => vec![*s],
+            Ty::Option(payload) => std::iter::once(Scalar::Bool).chain(payload.parts()).collect(),
+            Ty::Tuple(elems) => elems.iter().flat_map(Ty::parts).collect(),
+            Ty::Vec(_) | Ty::String => vec![Scalar::Usize; 3],
+            Ty::Str => vec![Scalar::Usize; 2],
+            Ty::StructRef(_) | Ty::Struct(_) | Ty::Map { .. } => vec![Scalar::Usize],
+        }
+    }
+
+    /// A `HashSet` or `BTreeSet`: a [`Ty::Map`] to `()`.
+    pub fn is_set(&self) -> bool {
+        matches!(self, Ty::Map { value: Scalar::Unit, .. })
+    }
+
+    /// The type as Rust spells it (as rustc prints the hole's type).
+    pub fn name(&self) -> String {
+        match self {
+            Ty::Scalar(s) => s.name().to_owned(),
+            Ty::Option(payload) => format!("Option<{}>", payload.name()),
+            Ty::Tuple(elems) => format!("({})", elems.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")),
+            Ty::Vec(e) => format!("Vec<{}>", e.name()),
+            Ty::Str => "&str".to_owned(),
+            Ty::StructRef(_) => "&{host struct}".to_owned(),
+            Ty::Struct(_) => "{host struct}".to_owned(),
+            Ty::Map { key, ordered, .. } if self.is_set() => {
+                format!("{}<{}>", if *ordered { "BTreeSet" } else { "HashSet" }, key.name())
+            }
+            Ty::Map { key, value, ordered } => {
+                format!("{}<{}, {}>", if *ordered { "BTreeMap" } else { "HashMap" }, key.name(), value.name())
+            }
+            Ty::String => "String".to_owned(),
+        }
+    }
+}
+
+/// The element type of a sequence: a scalar, or a `String` (24 bytes in the host's `String` layout, its own
+/// buffer owned by the element).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Elem {
+    Scalar(Scalar),
+    String,
+    /// `&str`: a pointer and a length, read in place. The snippet makes a vector of them only by `collect`, and
+    /// then rustc's borrow check judges the snippet (`TypedSnippet::references`).
+    Str,
+    /// A host struct (index into [`TypedSnippet::structs`]), reached in place through its address.
+    Struct(usize),
+}
+
+impl From<Scalar> for Elem {
+    fn from(s: Scalar) -> Elem {
+        Elem::Scalar(s)
+    }
+}
+
+impl Elem {
+    /// The scalar, for a sequence of scalars.
+    pub fn scalar(self) -> Option<Scalar> {
+        match self {
+            Elem::Scalar(s) => Some(s),
+            Elem::String | Elem::Str | Elem::Struct(_) => None,
+        }
+    }
+
+    /// An element as read in place (through `iter()`, indexing): a scalar's value, a `String` as its text.
+    pub fn read_ty(self) -> Ty {
+        match self {
+            Elem::Scalar(s) => Ty::Scalar(s),
+            Elem::String | Elem::Str => Ty::Str,
+            Elem::Struct(id) => Ty::StructRef(id),
+        }
+    }
+
+    /// An element as an owned value (what `push` takes and `collect` gathers; a host struct is never one).
+    pub fn owned_ty(self) -> Option<Ty> {
+        match self {
+            Elem::Scalar(s) => Some(Ty::Scalar(s)),
+            Elem::String => Some(Ty::String),
+            Elem::Str | Elem::Struct(_) => None,
+        }
+    }
+
+    /// The element type as Rust spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::Scalar(s) => s.name(),
+            Elem::String => "String",
+            Elem::Str => "&str",
+            Elem::Struct(_) => "{host struct}",
+        }
+    }
+
+    /// Whether each element owns a buffer (dropping or handing over the sequence covers the elements' buffers).
+    pub fn owns_buffer(self) -> bool {
+        self == Elem::String
+    }
+
+    /// Whether an element read in place is a reference into the sequence (its text, its address).
+    pub fn read_borrows(self) -> bool {
+        !matches!(self, Elem::Scalar(_))
+    }
+}

@@ -1,0 +1,589 @@
+//! Control flow: blocks, `if`, loops, `break`/`continue`, patterns and `match`.
+
+use super::*;
+
+pub(super) struct LoopCtx {
+    pub(super) label: Option<String>,
+    /// Where `continue` goes.
+    pub(super) next: cranelift_codegen::ir::Block,
+    pub(super) exit: cranelift_codegen::ir::Block,
+    /// The exit block's parameter types, for `break value` out of `loop` or a labelled block.
+    pub(super) value: Vec<Type>,
+    /// A labelled block: only a `break` naming it leaves it.
+    pub(super) is_block: bool,
+}
+
+/// `(x, true)` for a condition `x % 2 == 0` on a local `x` (it is even where the condition holds), `(x, false)`
+/// for `!= 0` (even where it does not).
+pub(super) fn parity_test(cond: &TExpr) -> Option<(LocalRef, bool)> {
+    let TKind::Binary(op @ (BinOp::Eq | BinOp::Ne), l, r) = &cond.kind else { return None };
+    let (x, 1) = remainder_by_power_of_two(l)? else { return None };
+    let TKind::Local(x) = x.kind else { return None };
+    is_zero(r).then_some((x, *op == BinOp::Eq))
+}
+
+/// The arms of an `if` (their tail expressions) when computing both and selecting one is cheaper than branching:
+/// each a few integer operations on locals and literals, with no effect but the arithmetic faults that
+/// [`Gen::fault_if_with`] guards, and nothing that traps in the machine (a division only by a literal other than
+/// zero and -1).
+pub(super) fn arms_without_branches<'e>(
+    then: &'e TBlock,
+    otherwise: Option<&'e TExpr>,
+) -> Option<(&'e TExpr, &'e TExpr)> {
+    fn tail(b: &TBlock) -> Option<&TExpr> {
+        (b.stmts.is_empty() && b.label.is_none()).then_some(b.tail.as_deref()?)
+    }
+    fn cheap(e: &TExpr, budget: &mut u32) -> bool {
+        let int = |e: &TExpr| {
+            e.ty.scalar()
+                .is_some_and(|s| s.int_bits().is_some_and(|b| b <= 64) || matches!(s, Scalar::Bool | Scalar::Char))
+        };
+        if *budget == 0 || !int(e) {
+            return false;
+        }
+        *budget -= 1;
+        match &e.kind {
+            TKind::Lit(_) | TKind::Local(_) => true,
+            TKind::Unary(_, x) | TKind::Cast(x) => cheap(x, budget),
+            TKind::Block(b) => tail(b).is_some_and(|x| cheap(x, budget)),
+            TKind::Binary(BinOp::And | BinOp::Or, ..) => false,
+            TKind::Binary(BinOp::Div | BinOp::Rem, l, r) => {
+                matches!(r.kind, TKind::Lit(Lit::Int(k)) if k >= 1) && cheap(l, budget) && cheap(r, budget)
+            }
+            TKind::Binary(_, l, r) => cheap(l, budget) && cheap(r, budget),
+            _ => false,
+        }
+    }
+    let then = tail(then)?;
+    let otherwise = match &otherwise?.kind {
+        TKind::Block(b) => tail(b)?,
+        _ => return None,
+    };
+    let mut budget = 8;
+    (cheap(then, &mut budget) && cheap(otherwise, &mut budget)).then_some((then, otherwise))
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    pub(super) fn block(&mut self, block: &TBlock) -> R<Vals> {
+        if block.label.is_none() {
+            return self.block_inner(block);
+        }
+        // A labelled block: `break 'label value` jumps to its exit with the value.
+        let exit = self.b.create_block();
+        let ts = block.ty.as_ref().map(flat).unwrap_or_default();
+        for &t in &ts {
+            self.b.append_block_param(exit, t);
+        }
+        let ctx = LoopCtx { label: block.label.clone(), next: exit, exit, value: ts.clone(), is_block: true };
+        self.loops.push(ctx);
+        let v = self.block_inner(block);
+        self.loops.pop();
+        let v = v?;
+        self.jump_with(exit, &ts, v);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(self.b.block_params(exit).to_vec())
+    }
+
+    pub(super) fn block_inner(&mut self, block: &TBlock) -> R<Vals> {
+        for stmt in &block.stmts {
+            match stmt {
+                TStmt::Let { local, init } => {
+                    let v = match init {
+                        Some(init) => self.expr(init)?,
+                        // `let x;`: rustc proved every use comes after an assignment.
+                        None => Vec::new(),
+                    };
+                    self.declare(*local, v);
+                }
+                TStmt::LetPat { pat, init, otherwise } => {
+                    let v = self.expr(init)?;
+                    if let Some(otherwise) = otherwise {
+                        let matched = self.test_pat(pat, &init.ty, &v);
+                        let bind = self.b.create_block();
+                        let other = self.b.create_block();
+                        self.b.ins().brif(matched, bind, &[], other, &[]);
+                        self.b.switch_to_block(other);
+                        self.b.seal_block(other);
+                        // The `else` block diverges.
+                        self.block(otherwise)?;
+                        self.b.ins().jump(bind, &[]);
+                        self.b.switch_to_block(bind);
+                        self.b.seal_block(bind);
+                    }
+                    self.bind_pat(pat, &init.ty, &v);
+                }
+                TStmt::Expr(e) => {
+                    self.expr(e)?;
+                }
+            }
+        }
+        let value = match &block.tail {
+            Some(t) => self.expr(t)?,
+            None => Vec::new(),
+        };
+        // The block's own vectors and strings that were never moved are dropped here, as rustc drops them.
+        for stmt in &block.stmts {
+            if let TStmt::Let { local, .. } = stmt {
+                self.drop_local(*local)?;
+            }
+        }
+        Ok(value)
+    }
+
+    /// Whether `values` (of type `ty`) match `pat`: a `bool` value.
+    pub(super) fn test_pat(&mut self, pat: &TPat, ty: &Ty, values: &[Value]) -> Value {
+        match (pat, ty) {
+            (TPat::Wild | TPat::Bind(_), _) => self.b.ins().iconst(types::I8, 1),
+            (TPat::Variant { adt, index, fields }, Ty::Struct(_) | Ty::StructRef(_)) => {
+                let Some(&p) = values.first() else { return self.b.ins().iconst(types::I8, 0) };
+                let Some(variant) = self.enum_call(*adt, false, &[p]) else {
+                    return self.b.ins().iconst(types::I8, 0);
+                };
+                let is = self.b.ins().icmp_imm(IntCC::Equal, variant, i64::from(*index));
+                let refutable: Vec<&(u32, Scalar, TPat)> =
+                    fields.iter().filter(|(_, _, sub)| !matches!(sub, TPat::Wild | TPat::Bind(_))).collect();
+                if refutable.is_empty() {
+                    return is;
+                }
+                // The fields are read (and tested) only in the variant they belong to.
+                let check = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.append_block_param(done, types::I8);
+                self.b.ins().brif(is, check, &[], done, &[is.into()]);
+                self.b.switch_to_block(check);
+                self.b.seal_block(check);
+                let mut all = self.b.ins().iconst(types::I8, 1);
+                for (field, s, sub) in refutable {
+                    let number = self.b.ins().iconst(types::I32, i64::from(*field));
+                    let (Some(address), Some(t)) = (self.enum_call(*adt, true, &[p, number]), clif(*s)) else {
+                        continue;
+                    };
+                    let v = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                    let ok = self.test_pat(sub, &Ty::Scalar(*s), &[v]);
+                    all = self.b.ins().band(all, ok);
+                }
+                self.b.ins().jump(done, &[all.into()]);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+                self.b.block_params(done)[0]
+            }
+            (TPat::Lit { lit, negative }, Ty::Scalar(s)) => {
+                let (Some(&v), Some(k)) = (values.first(), self.lit(lit, *s, *negative)) else {
+                    return self.b.ins().iconst(types::I8, 0);
+                };
+                self.b.ins().icmp(IntCC::Equal, v, k)
+            }
+            (TPat::Range { lo, hi, inclusive }, Ty::Scalar(s)) => {
+                let Some(&v) = values.first() else { return self.b.ins().iconst(types::I8, 0) };
+                let signed = s.is_signed();
+                let mut ok = self.b.ins().iconst(types::I8, 1);
+                if let Some((lit, negative)) = lo {
+                    if let Some(k) = self.lit(lit, *s, *negative) {
+                        let cc =
+                            if signed { IntCC::SignedGreaterThanOrEqual } else { IntCC::UnsignedGreaterThanOrEqual };
+                        let c = self.b.ins().icmp(cc, v, k);
+                        ok = self.b.ins().band(ok, c);
+                    }
+                }
+                if let Some((lit, negative)) = hi {
+                    if let Some(k) = self.lit(lit, *s, *negative) {
+                        let cc = match (signed, inclusive) {
+                            (true, true) => IntCC::SignedLessThanOrEqual,
+                            (true, false) => IntCC::SignedLessThan,
+                            (false, true) => IntCC::UnsignedLessThanOrEqual,
+                            (false, false) => IntCC::UnsignedLessThan,
+                        };
+                        let c = self.b.ins().icmp(cc, v, k);
+                        ok = self.b.ins().band(ok, c);
+                    }
+                }
+                ok
+            }
+            (TPat::Or(alternatives), ty) => {
+                let mut any = self.b.ins().iconst(types::I8, 0);
+                for alternative in alternatives {
+                    let m = self.test_pat(alternative, ty, values);
+                    any = self.b.ins().bor(any, m);
+                }
+                any
+            }
+            (TPat::Some(inner), Ty::Option(payload)) => {
+                let Some((&tag, payload_values)) = values.split_first() else {
+                    return self.b.ins().iconst(types::I8, 0);
+                };
+                let inner = self.test_pat(inner, payload, payload_values);
+                self.b.ins().band(tag, inner)
+            }
+            (TPat::None, Ty::Option(_)) => match values.first() {
+                Some(&tag) => self.b.ins().bxor_imm(tag, 1),
+                None => self.b.ins().iconst(types::I8, 0),
+            },
+            (TPat::Tuple(elems), Ty::Tuple(parts)) => {
+                let mut all = self.b.ins().iconst(types::I8, 1);
+                for ((elem, part), vs) in elems.iter().zip(parts).zip(tuple_fields(parts, values)) {
+                    let m = self.test_pat(elem, part, vs);
+                    all = self.b.ins().band(all, m);
+                }
+                all
+            }
+            // The lowering admits no other combination.
+            _ => self.b.ins().iconst(types::I8, 0),
+        }
+    }
+
+    /// Binds the names of `pat` (which matched) to the parts of `values`.
+    pub(super) fn bind_pat(&mut self, pat: &TPat, ty: &Ty, values: &[Value]) {
+        match (pat, ty) {
+            (TPat::Bind(local), _) => self.declare(*local, values.to_vec()),
+            (TPat::Variant { adt, fields, .. }, Ty::Struct(_) | Ty::StructRef(_)) => {
+                let Some(&p) = values.first() else { return };
+                for (field, s, sub) in fields {
+                    let TPat::Bind(local) = sub else { continue };
+                    let number = self.b.ins().iconst(types::I32, i64::from(*field));
+                    let (Some(address), Some(t)) = (self.enum_call(*adt, true, &[p, number]), clif(*s)) else {
+                        continue;
+                    };
+                    let v = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                    self.declare(*local, vec![v]);
+                }
+            }
+            (TPat::Some(inner), Ty::Option(payload)) => {
+                if let Some((_, payload_values)) = values.split_first() {
+                    self.bind_pat(inner, payload, payload_values);
+                }
+            }
+            (TPat::Tuple(elems), Ty::Tuple(parts)) => {
+                for ((elem, part), vs) in elems.iter().zip(parts).zip(tuple_fields(parts, values)) {
+                    self.bind_pat(elem, part, vs);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The body of a `while` or `loop` whose header (`next`) is the current loop head: then back to the header,
+    /// and on at the exit.
+    pub(super) fn loop_body(&mut self, ctx: LoopCtx, body: &TBlock) -> R<()> {
+        let (header, exit) = (ctx.next, ctx.exit);
+        self.loops.push(ctx);
+        self.block(body)?;
+        self.loops.pop();
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(())
+    }
+
+    pub(super) fn find_loop(&self, label: &Option<String>) -> R<usize> {
+        match label {
+            None => self.loops.iter().rposition(|c| !c.is_block),
+            Some(l) => self.loops.iter().rposition(|c| c.label.as_ref() == Some(l)),
+        }
+        .ok_or_else(|| CodegenError("`break` or `continue` without its loop".into()))
+    }
+
+    pub(super) fn jump_with(&mut self, target: cranelift_codegen::ir::Block, ts: &[Type], values: Vals) {
+        let values = self.fill(values, ts);
+        let args: Vec<BlockArg> = values.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(target, &args);
+    }
+
+    /// A block where branches meet with values of types `ts`.
+    pub(super) fn merge_block(&mut self, ts: &[Type]) -> cranelift_codegen::ir::Block {
+        let merge = self.b.create_block();
+        for &t in ts {
+            self.b.append_block_param(merge, t);
+        }
+        merge
+    }
+
+    /// Continues at `merge` (every branch into it emitted): its values.
+    pub(super) fn enter_merge(&mut self, merge: cranelift_codegen::ir::Block) -> Vals {
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+        self.b.block_params(merge).to_vec()
+    }
+
+    /// `for var in start..end` over integers ([`TKind::For`]).
+    pub(super) fn for_range(
+        &mut self,
+        e: &TExpr,
+        label: &Option<String>,
+        var: &usize,
+        start: &TExpr,
+        end: &TExpr,
+        inclusive: &bool,
+        body: &TBlock,
+    ) -> R<Vals> {
+        let at = e.range.start;
+        let value: Option<Value> = {
+            let ty = self.snippet.locals[*var].ty.s();
+            let t = clif(ty).ok_or_else(|| CodegenError("`for` variable".into()))?;
+            let s = self.one(start)?;
+            let end_v = self.one(end)?;
+            let counter = self.b.declare_var(t);
+            self.b.def_var(counter, s);
+            let header = self.b.create_block();
+            let body_block = self.b.create_block();
+            let latch = self.b.create_block();
+            let exit = self.b.create_block();
+            self.b.ins().jump(header, &[]);
+            self.b.switch_to_block(header);
+            let i = self.b.use_var(counter);
+            let (lt, le) = if ty.is_signed() {
+                (IntCC::SignedLessThan, IntCC::SignedLessThanOrEqual)
+            } else {
+                (IntCC::UnsignedLessThan, IntCC::UnsignedLessThanOrEqual)
+            };
+            let go = self.b.ins().icmp(if *inclusive { le } else { lt }, i, end_v);
+            self.b.ins().brif(go, body_block, &[], exit, &[]);
+            self.b.switch_to_block(body_block);
+            self.b.seal_block(body_block);
+            self.tick(at);
+            let loop_var = self.b.declare_var(t);
+            let i = self.b.use_var(counter);
+            self.b.def_var(loop_var, i);
+            self.vars.insert(*var, vec![loop_var]);
+            self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: Vec::new(), is_block: false });
+            self.block(body)?;
+            self.loops.pop();
+            self.b.ins().jump(latch, &[]);
+            self.b.switch_to_block(latch);
+            self.b.seal_block(latch);
+            let i = self.b.use_var(counter);
+            if *inclusive {
+                // `..=end` stops after `end` without computing `end + 1` (which may not exist).
+                let last = self.b.ins().icmp(IntCC::Equal, i, end_v);
+                let step = self.b.create_block();
+                self.b.ins().brif(last, exit, &[], step, &[]);
+                self.b.switch_to_block(step);
+                self.b.seal_block(step);
+            }
+            let i = self.b.use_var(counter);
+            let next = self.b.ins().iadd_imm(i, 1);
+            self.b.def_var(counter, next);
+            self.b.ins().jump(header, &[]);
+            self.b.seal_block(header);
+            self.b.switch_to_block(exit);
+            self.b.seal_block(exit);
+            None
+        };
+        Ok(value.into_iter().collect())
+    }
+
+    /// `for x in v.iter()` over a sequence binding ([`TKind::ForSeq`]).
+    pub(super) fn for_seq(
+        &mut self,
+        e: &TExpr,
+        label: &Option<String>,
+        var: &usize,
+        seq: &Seq,
+        body: &TBlock,
+    ) -> R<Vals> {
+        let at = e.range.start;
+        let value: Option<Value> = {
+            // A slice iterator: the buffer and length as the loop starts (the body cannot change them).
+            let (data, len) = self.seq_parts(seq)?;
+            let counter = self.b.declare_var(types::I64);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            self.b.def_var(counter, zero);
+            let header = self.b.create_block();
+            let body_block = self.b.create_block();
+            let latch = self.b.create_block();
+            let exit = self.b.create_block();
+            self.b.ins().jump(header, &[]);
+            self.b.switch_to_block(header);
+            let k = self.b.use_var(counter);
+            let go = self.b.ins().icmp(IntCC::UnsignedLessThan, k, len);
+            self.b.ins().brif(go, body_block, &[], exit, &[]);
+            self.b.switch_to_block(body_block);
+            self.b.seal_block(body_block);
+            self.tick(at);
+            let k = self.b.use_var(counter);
+            let element = self.element_at(seq.elem, data, k)?;
+            let ts = flat(&seq.elem.read_ty());
+            let loop_vars: Vec<Variable> = ts.iter().zip(element).map(|(&t, v)| self.var(t, v)).collect();
+            self.vars.insert(*var, loop_vars);
+            self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: Vec::new(), is_block: false });
+            self.block(body)?;
+            self.loops.pop();
+            self.b.ins().jump(latch, &[]);
+            self.b.switch_to_block(latch);
+            self.b.seal_block(latch);
+            let k = self.b.use_var(counter);
+            let next = self.b.ins().iadd_imm(k, 1);
+            self.b.def_var(counter, next);
+            self.b.ins().jump(header, &[]);
+            self.b.seal_block(header);
+            self.b.switch_to_block(exit);
+            self.b.seal_block(exit);
+            None
+        };
+        Ok(value.into_iter().collect())
+    }
+
+    /// `if` (branch-free when both arms are a few pure integer operations) ([`TKind::If`]).
+    pub(super) fn if_else(
+        &mut self,
+        e: &TExpr,
+        cond: &TExpr,
+        then: &TBlock,
+        otherwise: &Option<Box<TExpr>>,
+    ) -> R<Vals> {
+        let c = self.one(cond)?;
+        if let Some((then, otherwise)) = arms_without_branches(then, otherwise.as_deref()) {
+            // Both arms computed, the taken one selected: no branch to mispredict on data-dependent
+            // conditions (what LLVM does with `cmov`); each arm's faults guarded by whether it is taken.
+            let taken = self.b.ins().icmp_imm(IntCC::NotEqual, c, 0);
+            let not_taken = self.b.ins().bxor_imm(taken, 1);
+            let (even_then, even_else) = match parity_test(cond) {
+                Some((local, true)) => (Some(local), None),
+                Some((local, false)) => (None, Some(local)),
+                None => (None, None),
+            };
+            (self.guard, self.even) = (Some(taken), even_then);
+            let tv = self.one(then);
+            (self.guard, self.even) = (Some(not_taken), even_else);
+            let ev = self.one(otherwise);
+            (self.guard, self.even) = (None, None);
+            return Ok(vec![self.b.ins().select(taken, tv?, ev?)]);
+        }
+        let then_block = self.b.create_block();
+        let else_block = self.b.create_block();
+        let ts = flat(&e.ty);
+        let merge = self.merge_block(&ts);
+        self.b.ins().brif(c, then_block, &[], else_block, &[]);
+        self.b.switch_to_block(then_block);
+        self.b.seal_block(then_block);
+        let tv = self.block(then)?;
+        self.jump_with(merge, &ts, tv);
+        self.b.switch_to_block(else_block);
+        self.b.seal_block(else_block);
+        let ev = match otherwise {
+            Some(o) => self.expr(o)?,
+            None => Vec::new(),
+        };
+        self.jump_with(merge, &ts, ev);
+        Ok(self.enter_merge(merge))
+    }
+
+    /// `match`, and what `if let` and `while let` mean ([`TKind::Match`]).
+    pub(super) fn match_expr(&mut self, e: &TExpr, scrutinee: &TExpr, arms: &[Arm]) -> R<Vals> {
+        let at = e.range.start;
+        let values = self.expr(scrutinee)?;
+        let ts = flat(&e.ty);
+        let merge = self.merge_block(&ts);
+        for arm in arms {
+            let matched = self.test_pat(&arm.pat, &scrutinee.ty, &values);
+            let bind = self.b.create_block();
+            let next = self.b.create_block();
+            self.b.ins().brif(matched, bind, &[], next, &[]);
+            self.b.switch_to_block(bind);
+            self.b.seal_block(bind);
+            self.bind_pat(&arm.pat, &scrutinee.ty, &values);
+            if let Some(guard) = &arm.guard {
+                let holds = self.one(guard)?;
+                let body = self.b.create_block();
+                self.b.ins().brif(holds, body, &[], next, &[]);
+                self.b.switch_to_block(body);
+                self.b.seal_block(body);
+            }
+            let v = self.expr(&arm.body)?;
+            self.jump_with(merge, &ts, v);
+            self.b.switch_to_block(next);
+            self.b.seal_block(next);
+        }
+        // No arm matched: impossible for a `match` rustc (or a final catch-all arm) made exhaustive.
+        self.panic_with("internal error: entered unreachable code", at);
+        self.jump_with(merge, &ts, Vec::new());
+        Ok(self.enter_merge(merge))
+    }
+
+    /// A call of a function declared in the snippet ([`TKind::Call`]).
+    pub(super) fn call(&mut self, function: &usize, args: &[TExpr]) -> R<Vals> {
+        let mut values = vec![self.ctx];
+        for a in args {
+            values.extend(self.expr(a)?);
+        }
+        self.store_fuel();
+        let call = self.b.ins().call(self.funcs[*function], &values);
+        let results = self.b.inst_results(call).to_vec();
+        self.load_fuel();
+        let failed = self.b.ins().icmp_imm(IntCC::NotEqual, results[0], 0);
+        let fail_block = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(failed, fail_block, &[], cont, &[]);
+        self.b.switch_to_block(fail_block);
+        self.b.seal_block(fail_block);
+        self.return_fault();
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+        Ok(results[1..].to_vec())
+    }
+
+    /// `&&` and `||`: the right operand only when the left does not decide.
+    pub(super) fn short_circuit(&mut self, e: &TExpr, l: &TExpr, r: &TExpr) -> R<Vals> {
+        let value: Option<Value> = {
+            let is_and = matches!(e.kind, TKind::Binary(BinOp::And, ..));
+            let lv = self.one(l)?;
+            let rhs_block = self.b.create_block();
+            let merge = self.b.create_block();
+            self.b.append_block_param(merge, types::I8);
+            if is_and {
+                self.b.ins().brif(lv, rhs_block, &[], merge, &[BlockArg::Value(lv)]);
+            } else {
+                self.b.ins().brif(lv, merge, &[BlockArg::Value(lv)], rhs_block, &[]);
+            }
+            self.b.switch_to_block(rhs_block);
+            self.b.seal_block(rhs_block);
+            let rv = self.one(r)?;
+            self.b.ins().jump(merge, &[BlockArg::Value(rv)]);
+            self.b.switch_to_block(merge);
+            self.b.seal_block(merge);
+            Some(self.b.block_params(merge)[0])
+        };
+        Ok(value.into_iter().collect())
+    }
+
+    /// `while cond { body }` ([`TKind::While`]).
+    pub(super) fn while_loop(&mut self, e: &TExpr, label: &Option<String>, cond: &TExpr, body: &TBlock) -> R<Vals> {
+        let at = e.range.start;
+        let value: Option<Value> = {
+            let header = self.b.create_block();
+            let body_block = self.b.create_block();
+            let exit = self.b.create_block();
+            self.b.ins().jump(header, &[]);
+            self.b.switch_to_block(header);
+            let c = self.one(cond)?;
+            self.b.ins().brif(c, body_block, &[], exit, &[]);
+            self.b.switch_to_block(body_block);
+            self.b.seal_block(body_block);
+            self.tick(at);
+            self.loop_body(
+                LoopCtx { label: label.clone(), next: header, exit, value: Vec::new(), is_block: false },
+                body,
+            )?;
+            None
+        };
+        Ok(value.into_iter().collect())
+    }
+
+    /// `loop { body }` ([`TKind::Loop`]).
+    pub(super) fn loop_expr(&mut self, e: &TExpr, label: &Option<String>, body: &TBlock) -> R<Vals> {
+        let at = e.range.start;
+        let header = self.b.create_block();
+        let ts = flat(&e.ty);
+        let exit = self.b.create_block();
+        for &t in &ts {
+            self.b.append_block_param(exit, t);
+        }
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        self.tick(at);
+        let ctx = LoopCtx { label: label.clone(), next: header, exit, value: ts, is_block: false };
+        self.loop_body(ctx, body)?;
+        Ok(self.b.block_params(exit).to_vec())
+    }
+}

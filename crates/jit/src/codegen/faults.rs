@@ -1,0 +1,150 @@
+//! Faults, fuel and the stack check: how generated code stops, and what it spends.
+
+use super::*;
+
+impl<'a, 'b> Gen<'a, 'b> {
+    /// Ends the current block with a fault return when `cond` is non-zero.
+    pub(super) fn fault_if(&mut self, cond: Value, fault: Fault, at: usize) {
+        self.fault_if_with(cond, fault, at, &[]);
+    }
+
+    /// [`Self::fault_if`] with the values its message needs ([`JitContext::fault_values`]), stored only when the
+    /// fault happens: a check in a hot loop then costs a compare and a branch.
+    pub(super) fn fault_if_with(&mut self, cond: Value, fault: Fault, at: usize, values: &[Value]) {
+        let fault_block = self.b.create_block();
+        self.b.set_cold_block(fault_block);
+        let cont = self.b.create_block();
+        match self.guard {
+            // The guard tested only once the fault's own condition holds: the usual path stays one fused
+            // compare-and-branch.
+            Some(taken) => {
+                let guarded = self.b.create_block();
+                self.b.set_cold_block(guarded);
+                self.b.ins().brif(cond, guarded, &[], cont, &[]);
+                self.b.switch_to_block(guarded);
+                self.b.seal_block(guarded);
+                self.b.ins().brif(taken, fault_block, &[], cont, &[]);
+            }
+            None => {
+                self.b.ins().brif(cond, fault_block, &[], cont, &[]);
+            }
+        }
+        self.b.switch_to_block(fault_block);
+        self.b.seal_block(fault_block);
+        for (k, &v) in values.iter().enumerate() {
+            self.b.ins().store(MemFlags::trusted(), v, self.ctx, FAULT_VALUES_OFFSET + 8 * k as i32);
+        }
+        let code = self.b.ins().iconst(types::I32, fault as i64);
+        self.b.ins().store(MemFlags::trusted(), code, self.ctx, FAULT_OFFSET);
+        let at = self.b.ins().iconst(types::I32, at.min(u32::MAX as usize) as i64);
+        self.b.ins().store(MemFlags::trusted(), at, self.ctx, FAULT_AT_OFFSET);
+        self.return_fault();
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    pub(super) fn return_fault(&mut self) {
+        let mut values = vec![self.b.ins().iconst(types::I32, 1)];
+        for t in self.in_fn.as_ref().map(flat).unwrap_or_default() {
+            values.push(self.zero(t));
+        }
+        self.b.ins().return_(&values);
+    }
+
+    pub(super) fn store_fuel(&mut self) {
+        if let Some(var) = self.fuel {
+            let left = self.b.use_var(var);
+            self.b.ins().store(MemFlags::trusted(), left, self.ctx, FUEL_OFFSET);
+        }
+    }
+
+    pub(super) fn load_fuel(&mut self) {
+        if let Some(var) = self.fuel {
+            let left = self.b.ins().load(types::I64, MemFlags::trusted(), self.ctx, FUEL_OFFSET);
+            self.b.def_var(var, left);
+        }
+    }
+
+    /// Fuel for this iteration or call, and (at function entry) the stack limit.
+    pub(super) fn enter_checks(&mut self, at: usize) -> R<()> {
+        let var = self.b.declare_var(types::I64);
+        self.fuel = Some(var);
+        self.load_fuel();
+        self.tick(at);
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let limit = self.b.ins().load(types::I64, MemFlags::trusted(), self.ctx, STACK_OFFSET);
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+        self.fault_if(below, Fault::Stack, at);
+        Ok(())
+    }
+
+    pub(super) fn tick(&mut self, at: usize) {
+        let Some(var) = self.fuel else { return };
+        let fuel = self.b.use_var(var);
+        let empty = self.b.ins().icmp_imm(IntCC::Equal, fuel, 0);
+        self.fault_if(empty, Fault::Fuel, at);
+        let left = self.b.ins().iadd_imm(fuel, -1);
+        self.b.def_var(var, left);
+    }
+
+    /// After a helper call that records its fault in the context: return the fault when `failed` is non-zero.
+    pub(super) fn helper_fault_if(&mut self, failed: Value, at: usize) {
+        let fault_block = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(failed, fault_block, &[], cont, &[]);
+        self.b.switch_to_block(fault_block);
+        self.b.seal_block(fault_block);
+        let at = self.b.ins().iconst(types::I32, at.min(u32::MAX as usize) as i64);
+        self.b.ins().store(MemFlags::trusted(), at, self.ctx, FAULT_AT_OFFSET);
+        self.return_fault();
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    /// The index of a fixed panic message.
+    pub(super) fn message(&mut self, message: &str) -> usize {
+        match self.messages.iter().position(|m| m == message) {
+            Some(i) => i,
+            None => {
+                self.messages.push(message.to_owned());
+                self.messages.len() - 1
+            }
+        }
+    }
+
+    /// A panic with a fixed message, here (the code after it is unreachable).
+    pub(super) fn panic_with(&mut self, message: &str, at: usize) {
+        let index = self.message(message);
+        let index = self.b.ins().iconst(types::I64, index as i64);
+        let always = self.b.ins().iconst(types::I8, 1);
+        self.fault_if_with(always, Fault::Panic, at, &[index]);
+    }
+
+    /// Continue in a fresh block no edge reaches (after `break`, `continue`, `return`).
+    pub(super) fn dead_block(&mut self) {
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+        self.b.seal_block(dead);
+    }
+
+    /// `expect("..")`, `panic!("..")`, `unreachable!()` ([`TKind::Panic`]).
+    pub(super) fn panic_expr(&mut self, e: &TExpr, receiver: &Option<Box<TExpr>>, message: &str) -> R<Vals> {
+        let at = e.range.start;
+        let value: Option<Value> = {
+            let Some(receiver) = receiver else {
+                self.panic_with(message, at);
+                return Ok(Vec::new());
+            };
+            let values = self.expr(receiver)?;
+            let (Some(&tag), Some(&payload)) = (values.first(), values.get(1)) else {
+                return Err(CodegenError("`expect` of something other than an `Option`".into()));
+            };
+            let none = self.b.ins().icmp_imm(IntCC::Equal, tag, 0);
+            let index = self.message(message);
+            let index = self.b.ins().iconst(types::I64, index as i64);
+            self.fault_if_with(none, Fault::Panic, at, &[index]);
+            Some(payload)
+        };
+        Ok(value.into_iter().collect())
+    }
+}

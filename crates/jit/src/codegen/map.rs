@@ -1,0 +1,193 @@
+//! Maps and sets the snippet builds: the JIT's map helpers, keys as text or scalar words.
+
+use super::*;
+
+impl<'a, 'b> Gen<'a, 'b> {
+    /// Where the snippet's map local `map` keeps its map.
+    pub(super) fn map_address(&mut self, map: usize) -> R<Value> {
+        let ty = self.snippet.locals[map].ty.clone();
+        self.read(LocalRef::Snippet(map), &ty).first().copied().ok_or_else(|| CodegenError("a map not yet made".into()))
+    }
+
+    /// A map key's arguments to the map helpers: text as (pointer, length), a scalar as its bits; and the buffer of
+    /// a `String` key moved into the map (the map keeps a copy of its bytes), to free after the call.
+    pub(super) fn map_key_parts(&mut self, key: &TExpr) -> R<(Value, Value, Value, Option<Value>)> {
+        let zero = self.int_const(types::I64, 0);
+        match &key.ty {
+            Ty::Str | Ty::String => {
+                let owned = (key.ty == Ty::String).then(|| self.expr(key)).transpose()?;
+                let (data, len) = match &owned {
+                    Some(parts) => (parts[0], parts[2]),
+                    None => self.text_parts(key)?,
+                };
+                Ok((data, len, zero, owned.map(|p| p[0])))
+            }
+            Ty::Scalar(s) => {
+                let v = self.one(key)?;
+                let word = self.word_of(v, *s);
+                Ok((zero, zero, word, None))
+            }
+            other => Err(CodegenError(format!("a map key of type `{}`", other.name()))),
+        }
+    }
+
+    pub(super) fn free_moved_key(&mut self, owned: Option<Value>) {
+        if let Some(ptr) = owned {
+            let free = self.helpers[&Helper::VecFree];
+            self.b.ins().call(free, &[self.ctx, ptr]);
+        }
+    }
+
+    /// A scalar's bits, zero-extended to a word (how maps keep keys and values).
+    pub(super) fn word_of(&mut self, v: Value, s: Scalar) -> Value {
+        let t = self.b.func.dfg.value_type(v);
+        let bits = if s.is_float() {
+            self.b.ins().bitcast(if t == types::F32 { types::I32 } else { types::I64 }, MemFlags::new(), v)
+        } else {
+            v
+        };
+        if self.b.func.dfg.value_type(bits) == types::I64 {
+            bits
+        } else {
+            self.b.ins().uextend(types::I64, bits)
+        }
+    }
+
+    /// `insert` of `key` (with `value`, a map's, as a word) or `remove` at the map `m`: whether the key was there,
+    /// and the stack slot holding its old value.
+    pub(super) fn map_change(
+        &mut self,
+        m: Value,
+        key: (Value, Value, Value),
+        value: Option<Value>,
+        remove: bool,
+    ) -> (Value, StackSlot) {
+        let (data, len, word) = key;
+        let value = value.unwrap_or_else(|| self.int_const(types::I64, 0));
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let zero = self.int_const(types::I64, 0);
+        self.b.ins().stack_store(zero, slot, 0);
+        let old = self.b.ins().stack_addr(types::I64, slot, 0);
+        let remove = self.int_const(types::I32, i64::from(remove));
+        let f = self.helpers[&Helper::MapChange];
+        let call = self.b.ins().call(f, &[m, data, len, word, value, remove, old]);
+        (self.b.inst_results(call)[0], slot)
+    }
+
+    /// `m.len()`, `m.get(k)`, `m[k]`, `m.insert(k, v)`, .. of the snippet's map local `map` ([`TKind::MapMethod`]).
+    pub(super) fn map_method(&mut self, map: usize, name: &str, args: &[TExpr], ty: &Ty, at: usize) -> R<Vals> {
+        let map_ty = self.snippet.locals[map].ty.clone();
+        let Ty::Map { value: vt, .. } = map_ty else {
+            return Err(CodegenError("a method of something other than a map".into()));
+        };
+        let m = self.map_address(map)?;
+        if matches!(name, "len" | "is_empty") {
+            let f = self.helpers[&Helper::MapLen];
+            let call = self.b.ins().call(f, &[m]);
+            let len = self.b.inst_results(call)[0];
+            return Ok(vec![if name == "len" { len } else { self.b.ins().icmp_imm(IntCC::Equal, len, 0) }]);
+        }
+        let key = args.first().ok_or_else(|| CodegenError(format!("`{name}` without a key")))?;
+        let (data, len, word, owned) = self.map_key_parts(key)?;
+        // A set's values are `()`: no type to read, and nothing of them is read.
+        let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()));
+        match name {
+            "insert" | "remove" => {
+                let value = match args.get(1) {
+                    Some(v) => {
+                        let v = self.one(v)?;
+                        Some(self.word_of(v, vt))
+                    }
+                    None => None,
+                };
+                let (had, slot) = self.map_change(m, (data, len, word), value, name == "remove");
+                self.free_moved_key(owned);
+                if map_ty.is_set() {
+                    // `insert` says whether the key is new; `remove` whether it was there.
+                    return Ok(vec![if name == "insert" { self.b.ins().bxor_imm(had, 1) } else { had }]);
+                }
+                if *ty == Ty::Scalar(Scalar::Unit) {
+                    return Ok(Vec::new());
+                }
+                let previous = self.b.ins().stack_load(t?, slot, 0);
+                Ok(vec![had, previous])
+            }
+            "get" | "contains_key" | "contains" | "index" => {
+                let f = self.helpers[&Helper::MapFind];
+                let call = self.b.ins().call(f, &[m, data, len, word]);
+                let found = self.b.inst_results(call)[0];
+                let absent = self.b.ins().icmp_imm(IntCC::Equal, found, 0);
+                if matches!(name, "contains_key" | "contains") {
+                    return Ok(vec![self.b.ins().bxor_imm(absent, 1)]);
+                }
+                let t = t?;
+                if name == "index" {
+                    let index = self.message("no entry found for key");
+                    let index = self.b.ins().iconst(types::I64, index as i64);
+                    self.fault_if_with(absent, Fault::Panic, at, &[index]);
+                    return Ok(vec![self.b.ins().load(t, MemFlags::trusted(), found, 0)]);
+                }
+                // `get`: the value where it is, read only when present.
+                let read = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.append_block_param(done, t);
+                let zero = self.zero(t);
+                self.b.ins().brif(absent, done, &[zero.into()], read, &[]);
+                self.b.switch_to_block(read);
+                self.b.seal_block(read);
+                let v = self.b.ins().load(t, MemFlags::trusted(), found, 0);
+                self.b.ins().jump(done, &[v.into()]);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+                let v = self.b.block_params(done)[0];
+                let present = self.b.ins().bxor_imm(absent, 1);
+                Ok(vec![present, v])
+            }
+            other => Err(CodegenError(format!("the map method `{other}`"))),
+        }
+    }
+
+    /// `*m.entry(key).or_insert(default) op= value` ([`TKind::MapUpdate`]).
+    pub(super) fn map_update(
+        &mut self,
+        e: &TExpr,
+        map: &usize,
+        key: &TExpr,
+        default: &Option<Box<TExpr>>,
+        op: &Option<BinOp>,
+        value: &TExpr,
+    ) -> R<Vals> {
+        let at = e.range.start;
+        let value: Option<Value> = {
+            let Ty::Map { value: vt, .. } = self.snippet.locals[*map].ty else {
+                return Err(CodegenError("an entry of something other than a map".into()));
+            };
+            // Primitive operands: the value first, then the place.
+            let v = self.one(value)?;
+            let m = self.map_address(*map)?;
+            let (data, len, word, owned) = self.map_key_parts(key)?;
+            let default = match default {
+                Some(d) => {
+                    let d = self.one(d)?;
+                    self.word_of(d, vt)
+                }
+                None => self.int_const(types::I64, 0),
+            };
+            let f = self.helpers[&Helper::MapSlot];
+            let call = self.b.ins().call(f, &[m, data, len, word, default]);
+            let slot = self.b.inst_results(call)[0];
+            self.free_moved_key(owned);
+            let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()))?;
+            let new = match op {
+                Some(op) => {
+                    let current = self.b.ins().load(t, MemFlags::trusted(), slot, 0);
+                    self.binary(*op, vt, vt, current, v, at)
+                }
+                None => v,
+            };
+            self.b.ins().store(MemFlags::trusted(), new, slot, 0);
+            None
+        };
+        Ok(value.into_iter().collect())
+    }
+}

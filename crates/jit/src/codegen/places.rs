@@ -1,0 +1,212 @@
+//! Locals, the hole's bindings and places: reading, writing and declaring values, and dropping what a local owns.
+
+use super::*;
+
+impl<'a, 'b> Gen<'a, 'b> {
+    pub(super) fn binding_ptr(&mut self, index: usize) -> Value {
+        self.b.ins().load(types::I64, MemFlags::trusted(), self.table, (index * 8) as i32)
+    }
+
+    pub(super) fn read(&mut self, local: LocalRef, ty: &Ty) -> Vals {
+        match local {
+            LocalRef::Snippet(id) => {
+                let vars = self.vars.get(&id).cloned().unwrap_or_default();
+                vars.into_iter().map(|v| self.b.use_var(v)).collect()
+            }
+            // A host struct binding is its place; a reference to one, where it points.
+            LocalRef::Binding(i) if matches!(ty, Ty::Struct(_)) => vec![self.binding_ptr(i)],
+            LocalRef::Binding(i) if matches!(ty, Ty::StructRef(_)) => vec![self.referent(i)],
+            // Other bindings are scalars.
+            LocalRef::Binding(i) => match ty.scalar().and_then(clif) {
+                Some(t) => {
+                    let p = self.binding_ptr(i);
+                    vec![self.b.ins().load(t, MemFlags::trusted(), p, 0)]
+                }
+                None => Vec::new(),
+            },
+        }
+    }
+
+    /// Where the hole binding `r: &S` / `&mut S` points.
+    pub(super) fn referent(&mut self, binding: usize) -> Value {
+        let p = self.binding_ptr(binding);
+        self.b.ins().load(types::I64, MemFlags::trusted(), p, 0)
+    }
+
+    /// Where a host struct's field is.
+    pub(super) fn field_address(&mut self, field: usize) -> Value {
+        let f = &self.snippet.fields[field];
+        let (binding, through_ref) = (f.binding, f.through_ref);
+        let base = if through_ref { self.referent(binding) } else { self.binding_ptr(binding) };
+        let offset = self.field_offsets.get(field).copied().unwrap_or(0);
+        self.b.ins().iadd_imm(base, i64::from(offset))
+    }
+
+    pub(super) fn read_place(&mut self, place: Place, ty: Scalar) -> Option<Value> {
+        match place {
+            Place::HostField(field) => {
+                let t = clif(ty)?;
+                let address = self.field_address(field);
+                Some(self.b.ins().load(t, MemFlags::trusted(), address, 0))
+            }
+            Place::Local(local) => self.read(local, &Ty::Scalar(ty)).first().copied(),
+            Place::Deref(binding) => {
+                let t = clif(ty)?;
+                let target = self.referent(binding);
+                Some(self.b.ins().load(t, MemFlags::trusted(), target, 0))
+            }
+        }
+    }
+
+    pub(super) fn place_ty(&self, place: Place) -> Scalar {
+        match place {
+            Place::Local(local) => self.local_ty(local).s(),
+            // The binding's listed type is what it points to.
+            Place::Deref(binding) => self.local_ty(LocalRef::Binding(binding)).s(),
+            Place::HostField(field) => self.snippet.fields[field].ty,
+        }
+    }
+
+    pub(super) fn write(&mut self, local: LocalRef, values: Vals) {
+        match local {
+            LocalRef::Snippet(id) => {
+                let vars = self.vars.get(&id).cloned().unwrap_or_default();
+                if vars.len() == values.len() {
+                    for (var, v) in vars.into_iter().zip(values) {
+                        self.b.def_var(var, v);
+                    }
+                }
+            }
+            LocalRef::Binding(i) => {
+                if let Some(&v) = values.first() {
+                    let p = self.binding_ptr(i);
+                    self.b.ins().store(MemFlags::trusted(), v, p, 0);
+                }
+            }
+        }
+    }
+
+    /// Fresh variables for a snippet local, holding `values` (zeros when there are none yet).
+    pub(super) fn declare(&mut self, local: usize, values: Vals) {
+        let ts = flat(&self.snippet.locals[local].ty);
+        let values = self.fill(values, &ts);
+        let mut vars = Vec::new();
+        for (t, v) in ts.into_iter().zip(values) {
+            let var = self.b.declare_var(t);
+            self.b.def_var(var, v);
+            vars.push(var);
+        }
+        self.vars.insert(local, vars);
+    }
+
+    pub(super) fn local_ty(&self, local: LocalRef) -> Ty {
+        match local {
+            LocalRef::Snippet(id) => self.snippet.locals[id].ty.clone(),
+            LocalRef::Binding(i) => {
+                Ty::Scalar(self.snippet.bindings.iter().find(|(b, _)| *b == i).map(|(_, t)| *t).unwrap_or(Scalar::Unit))
+            }
+        }
+    }
+
+    /// Frees the buffer of a `Vec`/`String` local that is never moved (it owns the buffer alone): at the end of
+    /// its scope, or before it is assigned a new value.
+    pub(super) fn drop_local(&mut self, local: usize) -> R<()> {
+        if let Some(ty @ (Ty::Struct(_) | Ty::Map { .. })) = self.snippet.locals.get(local).map(|l| &l.ty) {
+            if self.moved.contains(&local) || !self.has_heap {
+                return Ok(());
+            }
+            let Some(&[var]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
+            let ptr = self.b.use_var(var);
+            let f = if matches!(ty, Ty::Map { .. }) {
+                self.helpers[&Helper::MapFree]
+            } else {
+                self.helpers[&Helper::StructDrop]
+            };
+            self.b.ins().call(f, &[self.ctx, ptr]);
+            return Ok(());
+        }
+        let owned = matches!(self.snippet.locals.get(local).map(|l| &l.ty), Some(Ty::Vec(_) | Ty::String));
+        if !owned || self.moved.contains(&local) || !self.has_heap {
+            return Ok(());
+        }
+        let Some(&[ptr, _, len]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
+        let ptr = self.b.use_var(ptr);
+        if self.snippet.locals[local].ty == Ty::Vec(Elem::String) {
+            let len = self.b.use_var(len);
+            self.strings_helper(Helper::StringsFree, ptr, len)?;
+        }
+        let free = self.helpers[&Helper::VecFree];
+        self.b.ins().call(free, &[self.ctx, ptr]);
+        Ok(())
+    }
+
+    /// A variable of type `t` holding `v`.
+    pub(super) fn var(&mut self, t: Type, v: Value) -> Variable {
+        let var = self.b.declare_var(t);
+        self.b.def_var(var, v);
+        var
+    }
+
+    pub(super) fn int_const(&mut self, t: Type, v: i64) -> Value {
+        self.b.ins().iconst(t, v)
+    }
+
+    /// `values` as `ts` asks: zeros where a diverging or unit expression left none.
+    pub(super) fn fill(&mut self, values: Vals, ts: &[Type]) -> Vals {
+        if values.len() == ts.len() {
+            return values;
+        }
+        ts.iter().map(|&t| self.zero(t)).collect()
+    }
+
+    pub(super) fn zero(&mut self, t: Type) -> Value {
+        if t == types::F64 {
+            self.b.ins().f64const(0.0)
+        } else if t == types::F32 {
+            self.b.ins().f32const(0.0)
+        } else {
+            self.b.ins().iconst(t, 0)
+        }
+    }
+
+    pub(super) fn return_ok(&mut self, value: Vals, ret: &Ty) {
+        self.store_fuel();
+        let mut values = vec![self.b.ins().iconst(types::I32, 0)];
+        let value = self.fill(value, &flat(ret));
+        values.extend(value);
+        self.b.ins().return_(&values);
+    }
+
+    /// `place = value` or `place op= value` of a scalar place ([`TKind::Assign`]).
+    pub(super) fn assign(&mut self, e: &TExpr, place: &Place, op: &Option<BinOp>, value: &TExpr) -> R<Vals> {
+        let at = e.range.start;
+        let value: Option<Value> = {
+            let v = self.opt(value)?;
+            let v = match (op, v) {
+                (Some(op), Some(v)) => {
+                    let ty = self.place_ty(*place);
+                    let current = self.read_place(*place, ty).ok_or_else(|| CodegenError("assignment".into()))?;
+                    Some(self.binary(*op, ty, value.s(), current, v, at))
+                }
+                (_, v) => v,
+            };
+            match place {
+                Place::Local(local) => self.write(*local, v.into_iter().collect()),
+                Place::Deref(binding) => {
+                    if let Some(v) = v {
+                        let target = self.referent(*binding);
+                        self.b.ins().store(MemFlags::trusted(), v, target, 0);
+                    }
+                }
+                Place::HostField(field) => {
+                    if let Some(v) = v {
+                        let target = self.field_address(*field);
+                        self.b.ins().store(MemFlags::trusted(), v, target, 0);
+                    }
+                }
+            }
+            None
+        };
+        Ok(value.into_iter().collect())
+    }
+}

@@ -1,0 +1,83 @@
+//! What compiling a snippet needs to know before generating code: the host functions it calls, whether it allocates, the host statics it reads.
+
+use super::*;
+
+/// A host function or method the snippet calls, by its shim's symbol: (name, has a receiver, parameter types).
+pub(super) type HostCalls = BTreeMap<String, (String, bool, Vec<Ty>)>;
+
+/// Calls `f` on every expression of the snippet (its body and its functions'), outer ones first.
+pub(super) fn each_expr<'a>(snippet: &'a TypedSnippet, f: &mut dyn FnMut(&'a TExpr)) {
+    fn in_child<'a>(c: Child<'a>, f: &mut dyn FnMut(&'a TExpr)) {
+        match c {
+            Child::Expr(e) => {
+                f(e);
+                e.each_child(&mut |c| in_child(c, f));
+            }
+            Child::Block(b) => b.each_child(&mut |c| in_child(c, f)),
+        }
+    }
+    in_child(Child::Block(&snippet.body), f);
+    for function in &snippet.fns {
+        in_child(Child::Block(&function.body), f);
+    }
+}
+
+/// The host functions and methods the snippet calls.
+pub(super) fn host_calls(snippet: &TypedSnippet) -> HostCalls {
+    let mut out = HostCalls::new();
+    each_expr(snippet, &mut |e| {
+        if let TKind::HostCall { name, symbol, receiver, args } = &e.kind {
+            let params = args.iter().map(|a| a.ty.clone()).collect();
+            out.insert(symbol.clone(), (name.clone(), receiver.is_some(), params));
+        }
+    });
+    out
+}
+
+/// The snippet allocates or prints: it builds vectors or strings, grows the host's, or prints through the host.
+pub(super) fn allocates(snippet: &TypedSnippet) -> bool {
+    let mut found = snippet.owns_buffers;
+    each_expr(snippet, &mut |e| {
+        found |= match &e.kind {
+            TKind::SeqMethod { name, .. } => name == "push" || name == "join",
+            // A sort's keys are kept in a buffer while it runs.
+            TKind::SeqWithClosure { name, .. } => name != "retain",
+            TKind::HostCall { .. } => e.ty == Ty::String,
+            TKind::StructClone(_) | TKind::StructLit { .. } | TKind::MapNew => true,
+            TKind::StringPush { .. }
+            | TKind::Concat { .. }
+            | TKind::Format(_)
+            | TKind::Print { .. }
+            | TKind::VecLit(_)
+            | TKind::VecRepeat { .. }
+            | TKind::SeqClone(_)
+            | TKind::TextMethod { .. }
+            | TKind::Consume { sink: Sink::Collect { .. }, .. } => true,
+            _ => false,
+        };
+    });
+    found
+}
+
+/// The values of the host library's `usize` statics the snippet needs: the offsets of the struct fields it
+/// reads in place and the sizes of the structs it steps through (`instrument::render` exports them).
+pub(super) fn host_statics(snippet: &TypedSnippet, host: &HostAbi<'_>) -> Result<HashMap<String, i32>, CodegenError> {
+    let mut symbols: Vec<&str> = snippet.structs.iter().map(String::as_str).collect();
+    symbols.extend(snippet.fields.iter().map(|f| f.symbol.as_str()));
+    each_expr(snippet, &mut |e| match &e.kind {
+        TKind::RefField { symbol, .. } => symbols.push(symbol),
+        TKind::StructLit { fields, .. } => symbols.extend(fields.iter().map(|(symbol, _)| symbol.as_str())),
+        _ => {}
+    });
+    let mut out = HashMap::new();
+    for symbol in symbols {
+        let address = (host.symbol)(symbol)
+            .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+        // SAFETY: the instrumented host declares this symbol as a `usize` static (`instrument::render`), and the
+        // host library stays loaded.
+        let value = unsafe { *address.cast::<usize>() };
+        let value = i32::try_from(value).map_err(|_| CodegenError(format!("`{symbol}` out of range")))?;
+        out.insert(symbol.to_owned(), value);
+    }
+    Ok(out)
+}

@@ -1,0 +1,702 @@
+//! Sequences: the hole's vectors and slices read in place, vectors the snippet owns, their methods.
+
+use super::*;
+
+/// Where a vector's parts are kept ([`Gen::vec_home`]).
+#[derive(Clone, Copy)]
+pub(super) enum VecHome {
+    /// A snippet's own vector: variables for the pointer, capacity and length.
+    Vars([Variable; 3]),
+    /// A host `Vec` at this address (its fields at the offsets the host's std uses).
+    Mem(Value),
+}
+
+/// A vector's parts, in the order a [`Ty::Vec`] keeps them.
+#[derive(Clone, Copy)]
+pub(super) enum VecField {
+    Ptr = 0,
+    Cap = 1,
+    Len = 2,
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    /// A sequence binding's buffer pointer and length.
+    pub(super) fn seq_parts(&mut self, seq: &Seq) -> R<(Value, Value)> {
+        if seq.kind == SeqKind::Local {
+            let home = self.vec_home(seq)?;
+            return Ok((self.vec_get(&home, VecField::Ptr)?, self.vec_get(&home, VecField::Len)?));
+        }
+        let base = self.binding_ptr(seq.binding);
+        let vec = |g: &mut Self, vec: Value| -> R<(Value, Value)> {
+            let (ptr_at, len_at) =
+                g.vec_fields.ok_or_else(|| CodegenError("the host's `Vec` layout is unknown".into()))?;
+            let data = g.b.ins().load(types::I64, MemFlags::trusted(), vec, ptr_at);
+            let len = g.b.ins().load(types::I64, MemFlags::trusted(), vec, len_at);
+            Ok((data, len))
+        };
+        match seq.kind {
+            SeqKind::Vec => vec(self, base),
+            SeqKind::RefVec => {
+                let target = self.b.ins().load(types::I64, MemFlags::trusted(), base, 0);
+                vec(self, target)
+            }
+            SeqKind::Slice => {
+                let data = self.b.ins().load(types::I64, MemFlags::trusted(), base, 0);
+                let len = self.b.ins().load(types::I64, MemFlags::trusted(), base, 8);
+                Ok((data, len))
+            }
+            SeqKind::Local => Err(CodegenError("a snippet's vector".into())),
+        }
+    }
+
+    /// Byte offsets of a `Vec`'s buffer pointer, capacity and length in the host's std (the capacity is the word
+    /// the probe did not name).
+    pub(super) fn vec_offsets(&self) -> R<[i32; 3]> {
+        let (ptr_at, len_at) =
+            self.vec_fields.ok_or_else(|| CodegenError("the host's `Vec` layout is unknown".into()))?;
+        let cap_at = 24 - ptr_at - len_at;
+        let words = [ptr_at, cap_at, len_at];
+        if words.iter().all(|w| [0, 8, 16].contains(w)) && ptr_at != len_at {
+            Ok(words)
+        } else {
+            Err(CodegenError("the host's `Vec` layout is not three words".into()))
+        }
+    }
+
+    /// Where a vector's pointer, capacity and length are kept: a snippet's own in variables, a host one in memory.
+    pub(super) fn vec_home(&mut self, seq: &Seq) -> R<VecHome> {
+        Ok(match seq.kind {
+            SeqKind::Local => {
+                let vars = self.vars.get(&seq.binding).cloned().unwrap_or_default();
+                let [ptr, cap, len] = vars[..] else { return Err(CodegenError("a vector local".into())) };
+                VecHome::Vars([ptr, cap, len])
+            }
+            SeqKind::Vec => VecHome::Mem(self.binding_ptr(seq.binding)),
+            SeqKind::RefVec => {
+                let base = self.binding_ptr(seq.binding);
+                VecHome::Mem(self.b.ins().load(types::I64, MemFlags::trusted(), base, 0))
+            }
+            SeqKind::Slice => return Err(CodegenError("a slice's length cannot change".into())),
+        })
+    }
+
+    pub(super) fn vec_get(&mut self, home: &VecHome, field: VecField) -> R<Value> {
+        Ok(match home {
+            VecHome::Vars(vars) => self.b.use_var(vars[field as usize]),
+            VecHome::Mem(base) => {
+                let at = self.vec_offsets()?[field as usize];
+                self.b.ins().load(types::I64, MemFlags::trusted(), *base, at)
+            }
+        })
+    }
+
+    pub(super) fn vec_set(&mut self, home: &VecHome, field: VecField, v: Value) -> R<()> {
+        match home {
+            VecHome::Vars(vars) => self.b.def_var(vars[field as usize], v),
+            VecHome::Mem(base) => {
+                let at = self.vec_offsets()?[field as usize];
+                self.b.ins().store(MemFlags::trusted(), v, *base, at);
+            }
+        }
+        Ok(())
+    }
+
+    /// A buffer for `cap` elements of `(size, align)` grown from `ptr` (capacity `old_cap`) through the host's
+    /// allocator.
+    pub(super) fn vec_grow(
+        &mut self,
+        ptr: Value,
+        old_cap: Value,
+        cap: Value,
+        layout: (u32, u32),
+        owned: bool,
+        at: usize,
+    ) -> Value {
+        let size = self.int_const(types::I64, i64::from(layout.0));
+        let align = self.int_const(types::I64, i64::from(layout.1));
+        let owned = self.int_const(types::I64, i64::from(owned));
+        let f = self.helpers[&Helper::VecGrow];
+        let call = self.b.ins().call(f, &[self.ctx, ptr, old_cap, cap, size, align, owned]);
+        let new = self.b.inst_results(call)[0];
+        let failed = self.b.ins().icmp_imm(IntCC::Equal, new, 0);
+        self.helper_fault_if(failed, at);
+        new
+    }
+
+    /// A new vector of the snippet's own, in fresh variables: empty, or allocated to hold `n` elements.
+    pub(super) fn vec_new(&mut self, elem: Elem, n: usize, at: usize) -> R<VecHome> {
+        let layout = self.elem_layout(elem)?;
+        // An empty `Vec`'s buffer pointer is its alignment (`NonNull::dangling`).
+        let mut ptr = self.int_const(types::I64, i64::from(layout.1));
+        let zero = self.int_const(types::I64, 0);
+        let cap = self.int_const(types::I64, n as i64);
+        if n > 0 {
+            ptr = self.vec_grow(ptr, zero, cap, layout, true, at);
+        }
+        let vars = [self.var(types::I64, ptr), self.var(types::I64, cap), self.var(types::I64, zero)];
+        Ok(VecHome::Vars(vars))
+    }
+
+    /// `v.push(x)`: grows the buffer as `Vec` does (double, at least 4 elements, 8 for bytes) when it is full.
+    pub(super) fn vec_push(&mut self, home: VecHome, elem: Elem, owned: bool, x: &[Value], at: usize) -> R<()> {
+        let layout = self.elem_layout(elem)?;
+        let len = self.vec_get(&home, VecField::Len)?;
+        let cap = self.vec_get(&home, VecField::Cap)?;
+        let full = self.b.ins().icmp(IntCC::Equal, len, cap);
+        let grow = self.b.create_block();
+        let store = self.b.create_block();
+        self.b.ins().brif(full, grow, &[], store, &[]);
+        self.b.switch_to_block(grow);
+        self.b.seal_block(grow);
+        let ptr = self.vec_get(&home, VecField::Ptr)?;
+        let min = self.int_const(types::I64, if layout.0 == 1 { 8 } else { 4 });
+        let doubled = self.b.ins().ishl_imm(cap, 1);
+        let new_cap = self.b.ins().umax(doubled, min);
+        let new = self.vec_grow(ptr, cap, new_cap, layout, owned, at);
+        self.vec_set(&home, VecField::Ptr, new)?;
+        self.vec_set(&home, VecField::Cap, new_cap)?;
+        self.b.ins().jump(store, &[]);
+        self.b.switch_to_block(store);
+        self.b.seal_block(store);
+        let ptr = self.vec_get(&home, VecField::Ptr)?;
+        let offset = self.b.ins().imul_imm(len, i64::from(layout.0));
+        let address = self.b.ins().iadd(ptr, offset);
+        self.elem_write(elem, address, x)?;
+        let len = self.b.ins().iadd_imm(len, 1);
+        self.vec_set(&home, VecField::Len, len)
+    }
+
+    /// `v.retain(|x| keep)`: the elements kept moved down in order, the closure called once on each, in order.
+    pub(super) fn retain(&mut self, seq: &Seq, closure: &Closure, at: usize) -> R<()> {
+        let (data, len) = self.seq_parts(seq)?;
+        let item_ty = seq.elem.read_ty();
+        let zero = self.int_const(types::I64, 0);
+        let kept = self.var(types::I64, zero);
+        self.each_index(len, |g, i| {
+            g.tick(at);
+            let item = g.element_at(seq.elem, data, i)?;
+            g.bind_params(closure, &[(&item_ty, &item)]);
+            let keeps = g.one(&closure.body)?;
+            let keep = g.b.create_block();
+            let next = g.b.create_block();
+            g.b.ins().brif(keeps, keep, &[], next, &[]);
+            g.b.switch_to_block(keep);
+            g.b.seal_block(keep);
+            let w = g.b.use_var(kept);
+            let to = g.element_address(seq.elem, data, w)?;
+            g.elem_write(seq.elem, to, &item)?;
+            let w = g.b.ins().iadd_imm(w, 1);
+            g.b.def_var(kept, w);
+            g.b.ins().jump(next, &[]);
+            g.b.switch_to_block(next);
+            g.b.seal_block(next);
+            Ok(())
+        })?;
+        let home = self.vec_home(seq)?;
+        let w = self.b.use_var(kept);
+        self.vec_set(&home, VecField::Len, w)
+    }
+
+    /// A stable sort by the scalar key `closure` computes from each element (`descending`: largest first, equal
+    /// keys still in their order): the keys, each mapped to a `u64` that orders as it does, into a buffer; then
+    /// `lacuna_keyed_sort` moves the elements. Fewer than two elements: nothing runs (std's sorts call nothing).
+    pub(super) fn sort_by_key(&mut self, seq: &Seq, closure: &Closure, descending: bool, at: usize) -> R<()> {
+        let (data, len) = self.seq_parts(seq)?;
+        let size = self.elem_layout(seq.elem)?.0;
+        let key = closure.body.s();
+        let t = clif(key).ok_or_else(|| CodegenError("a sort key's type".into()))?;
+        let item_ty = seq.elem.read_ty();
+        let sort = self.b.create_block();
+        let exit = self.b.create_block();
+        let several = self.b.ins().icmp_imm(IntCC::UnsignedGreaterThanOrEqual, len, 2);
+        self.b.ins().brif(several, sort, &[], exit, &[]);
+        self.b.switch_to_block(sort);
+        self.b.seal_block(sort);
+        let dangling = self.int_const(types::I64, 8);
+        let zero = self.int_const(types::I64, 0);
+        let keys = self.vec_grow(dangling, zero, len, (8, 8), true, at);
+        self.each_index(len, |g, i| {
+            g.tick(at);
+            let item = g.element_at(seq.elem, data, i)?;
+            g.bind_params(closure, &[(&item_ty, &item)]);
+            let k = g.one(&closure.body)?;
+            let k = g.resize(k, t, types::I64, key.is_signed());
+            // Signed keys with the sign bit flipped order as unsigned ones; a descending sort orders the
+            // complements.
+            let k = if key.is_signed() { g.b.ins().bxor_imm(k, i64::MIN) } else { k };
+            let k = if descending { g.b.ins().bnot(k) } else { k };
+            let offset = g.b.ins().ishl_imm(i, 3);
+            let slot = g.b.ins().iadd(keys, offset);
+            g.b.ins().store(MemFlags::trusted(), k, slot, 0);
+            Ok(())
+        })?;
+        let size = self.int_const(types::I64, i64::from(size));
+        let f = self.helpers[&Helper::KeyedSort];
+        self.b.ins().call(f, &[data, len, size, keys]);
+        let free = self.helpers[&Helper::VecFree];
+        self.b.ins().call(free, &[self.ctx, keys]);
+        self.b.ins().jump(exit, &[]);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(())
+    }
+
+    /// `join(separator)` of the `len` strings at `data`: a new `String`.
+    pub(super) fn join(&mut self, elem: Elem, data: Value, len: Value, separator: &[Value], at: usize) -> R<Vals> {
+        let &[sep_ptr, sep_len] = separator else { return Err(CodegenError("a separator".into())) };
+        let (slot, out) = self.new_text_slot();
+        let push = self.helpers[&Helper::PushStr];
+        self.each_index(len, |g, i| {
+            // The separator before every element but the first (as `[S]::join`).
+            let later = g.b.create_block();
+            let element = g.b.create_block();
+            g.b.ins().brif(i, later, &[], element, &[]);
+            g.b.switch_to_block(later);
+            g.b.seal_block(later);
+            let call = g.b.ins().call(push, &[g.ctx, out, sep_ptr, sep_len]);
+            let status = g.b.inst_results(call)[0];
+            g.helper_fault_if(status, at);
+            g.b.ins().jump(element, &[]);
+            g.b.switch_to_block(element);
+            g.b.seal_block(element);
+            let text = g.element_at(elem, data, i)?;
+            let call = g.b.ins().call(push, &[g.ctx, out, text[0], text[1]]);
+            let status = g.b.inst_results(call)[0];
+            g.helper_fault_if(status, at);
+            Ok(())
+        })?;
+        Ok((0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect())
+    }
+
+    /// An element's size and alignment in bytes (a `String` is three words).
+    pub(super) fn elem_layout(&self, elem: Elem) -> R<(u32, u32)> {
+        match elem {
+            Elem::Scalar(s) => {
+                let t = clif(s).ok_or_else(|| CodegenError("an element type".into()))?;
+                Ok((t.bytes(), t.bytes()))
+            }
+            Elem::String => Ok((24, 8)),
+            Elem::Str => Ok((16, 8)),
+            // (Only the size is used: host structs are read in place, never allocated.)
+            Elem::Struct(id) => {
+                let size = self.snippet.structs.get(id).and_then(|symbol| self.statics.get(symbol));
+                let size = size.ok_or_else(|| CodegenError("a host struct's size".into()))?;
+                Ok((*size as u32, 8))
+            }
+        }
+    }
+
+    /// An element read in place at `address`: a scalar's value, or a `String`'s text (pointer, length).
+    pub(super) fn elem_read(&mut self, elem: Elem, address: Value) -> R<Vals> {
+        Ok(match elem {
+            Elem::Scalar(s) => {
+                let t = clif(s).ok_or_else(|| CodegenError("an element type".into()))?;
+                vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)]
+            }
+            Elem::String => self.text_at(address)?,
+            // A `&str` is its pointer, then its length (rustc's layout of every slice reference).
+            Elem::Str => vec![
+                self.b.ins().load(types::I64, MemFlags::trusted(), address, 0),
+                self.b.ins().load(types::I64, MemFlags::trusted(), address, 8),
+            ],
+            Elem::Struct(_) => vec![address],
+        })
+    }
+
+    /// The text of the `String` at `address` (in the host's layout): its pointer and length.
+    pub(super) fn text_at(&mut self, address: Value) -> R<Vals> {
+        let [ptr_at, _, len_at] = self.vec_offsets()?;
+        let ptr = self.b.ins().load(types::I64, MemFlags::trusted(), address, ptr_at);
+        let len = self.b.ins().load(types::I64, MemFlags::trusted(), address, len_at);
+        Ok(vec![ptr, len])
+    }
+
+    /// An owned element written at `address`: a scalar, or a `String` (pointer, capacity, length) in the host's
+    /// layout.
+    pub(super) fn elem_write(&mut self, elem: Elem, address: Value, value: &[Value]) -> R<()> {
+        match (elem, value) {
+            (Elem::Scalar(_), [x]) => {
+                self.b.ins().store(MemFlags::trusted(), *x, address, 0);
+            }
+            (Elem::String, [ptr, cap, len]) => {
+                let offsets = self.vec_offsets()?;
+                for (v, at) in [*ptr, *cap, *len].into_iter().zip(offsets) {
+                    self.b.ins().store(MemFlags::trusted(), v, address, at);
+                }
+            }
+            (Elem::Str, [ptr, len]) => {
+                self.b.ins().store(MemFlags::trusted(), *ptr, address, 0);
+                self.b.ins().store(MemFlags::trusted(), *len, address, 8);
+            }
+            _ => return Err(CodegenError("an element of this type".into())),
+        }
+        Ok(())
+    }
+
+    /// Methods of a sequence binding that allocate nothing ([`TKind::SeqMethod`]).
+    pub(super) fn seq_method(&mut self, seq: &Seq, name: &str, args: &[TExpr], at: usize) -> R<Vals> {
+        let mut values = Vec::new();
+        for a in args {
+            values.push(self.expr(a)?);
+        }
+        if name == "push" {
+            let home = self.vec_home(seq)?;
+            let value = values.first().ok_or_else(|| CodegenError("`push` without a value".into()))?;
+            self.vec_push(home, seq.elem, seq.kind == SeqKind::Local, value, at)?;
+            return Ok(Vec::new());
+        }
+        let (data, len) = self.seq_parts(seq)?;
+        if name == "is_empty" {
+            return Ok(vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)]);
+        }
+        if name == "join" {
+            let separator = values.first().ok_or_else(|| CodegenError("`join` without a separator".into()))?;
+            return self.join(seq.elem, data, len, separator, at);
+        }
+        match (seq.elem, name) {
+            (Elem::String, "sort" | "sort_unstable") => {
+                let [ptr_at, _, len_at] = self.vec_offsets()?;
+                let (ptr_at, len_at) =
+                    (self.int_const(types::I64, ptr_at.into()), self.int_const(types::I64, len_at.into()));
+                let f = self.helpers[&Helper::StringsSort];
+                self.b.ins().call(f, &[data, len, ptr_at, len_at]);
+                return Ok(Vec::new());
+            }
+            // An element (a scalar, or read in place: `Option<&str>`, `Option<&S>`), or nothing.
+            (_, "first" | "last" | "get") => {
+                let index = match name {
+                    "first" => self.int_const(types::I64, 0),
+                    // Of an empty sequence the index wraps to the maximum, past the end.
+                    "last" => self.b.ins().iadd_imm(len, -1),
+                    _ => values
+                        .first()
+                        .and_then(|v| v.first().copied())
+                        .ok_or_else(|| CodegenError("`get`'s index".into()))?,
+                };
+                let present = self.b.ins().icmp(IntCC::UnsignedLessThan, index, len);
+                let ts = flat(&Ty::Option(Box::new(seq.elem.read_ty())));
+                let merge = self.merge_block(&ts);
+                let read = self.b.create_block();
+                let absent = self.b.create_block();
+                self.b.ins().brif(present, read, &[], absent, &[]);
+                self.b.switch_to_block(read);
+                self.b.seal_block(read);
+                let mut some = vec![self.int_const(types::I8, 1)];
+                some.extend(self.element_at(seq.elem, data, index)?);
+                self.jump_with(merge, &ts, some);
+                self.b.switch_to_block(absent);
+                self.b.seal_block(absent);
+                let none: Vals = ts.iter().map(|&t| self.zero(t)).collect();
+                self.jump_with(merge, &ts, none);
+                return Ok(self.enter_merge(merge));
+            }
+            (Elem::String | Elem::Str | Elem::Struct(_), "reverse") => {
+                let size = self.elem_layout(seq.elem)?.0;
+                let size = self.int_const(types::I64, i64::from(size));
+                let f = self.helpers[&Helper::ElementsReverse];
+                self.b.ins().call(f, &[data, len, size]);
+                return Ok(Vec::new());
+            }
+            _ => {}
+        }
+        let elem = seq.elem.scalar().ok_or_else(|| CodegenError(format!("`{name}` of strings")))?;
+        let values: Vec<Value> = values.iter().filter_map(|v| v.first().copied()).collect();
+        let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+        let width = Width::of_bytes(t.bytes()).ok_or_else(|| CodegenError("an element width".into()))?;
+        let element = |g: &mut Self, i: Value| -> Value {
+            let offset = g.b.ins().imul_imm(i, i64::from(t.bytes()));
+            g.b.ins().iadd(data, offset)
+        };
+        Ok(match name {
+            "contains" => {
+                let x = values[0];
+                let zero = self.int_const(types::I64, 0);
+                let index = self.var(types::I64, zero);
+                let no = self.int_const(types::I8, 0);
+                let found = self.var(types::I8, no);
+                let header = self.b.create_block();
+                let body = self.b.create_block();
+                let hit = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                let i = self.b.use_var(index);
+                let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+                self.b.ins().brif(more, body, &[], exit, &[]);
+                self.b.switch_to_block(body);
+                self.b.seal_block(body);
+                let address = element(self, i);
+                let y = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                let equal = self.binary(BinOp::Eq, elem, elem, y, x, at);
+                let next = self.b.ins().iadd_imm(i, 1);
+                self.b.def_var(index, next);
+                self.b.ins().brif(equal, hit, &[], header, &[]);
+                self.b.seal_block(header);
+                self.b.switch_to_block(hit);
+                self.b.seal_block(hit);
+                let yes = self.int_const(types::I8, 1);
+                self.b.def_var(found, yes);
+                self.b.ins().jump(exit, &[]);
+                self.b.switch_to_block(exit);
+                self.b.seal_block(exit);
+                vec![self.b.use_var(found)]
+            }
+            "sort" | "sort_unstable" => {
+                let f = self.helpers[&Helper::sort(elem.is_signed(), width)];
+                self.b.ins().call(f, &[data, len]);
+                Vec::new()
+            }
+            "reverse" => {
+                let f = self.helpers[&Helper::reverse(width)];
+                self.b.ins().call(f, &[data, len]);
+                Vec::new()
+            }
+            "dedup" => {
+                let f = self.helpers[&Helper::dedup(width)];
+                let call = self.b.ins().call(f, &[data, len]);
+                let kept = self.b.inst_results(call)[0];
+                let home = self.vec_home(seq)?;
+                self.vec_set(&home, VecField::Len, kept)?;
+                Vec::new()
+            }
+            "pop" => {
+                let home = self.vec_home(seq)?;
+                let empty = self.b.ins().icmp_imm(IntCC::Equal, len, 0);
+                let merge = self.merge_block(&[types::I8, t]);
+                let none = self.b.create_block();
+                let some = self.b.create_block();
+                self.b.ins().brif(empty, none, &[], some, &[]);
+                self.b.switch_to_block(none);
+                self.b.seal_block(none);
+                let no = self.int_const(types::I8, 0);
+                let nothing = self.zero(t);
+                self.jump_with(merge, &[types::I8, t], vec![no, nothing]);
+                self.b.switch_to_block(some);
+                self.b.seal_block(some);
+                let last = self.b.ins().iadd_imm(len, -1);
+                self.vec_set(&home, VecField::Len, last)?;
+                let address = element(self, last);
+                let x = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                let yes = self.int_const(types::I8, 1);
+                self.jump_with(merge, &[types::I8, t], vec![yes, x]);
+                self.enter_merge(merge)
+            }
+            "swap" => {
+                let (a, b) = (values[0], values[1]);
+                for i in [a, b] {
+                    let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+                    self.fault_if_with(past, Fault::IndexOutOfBounds, at, &[len, i]);
+                }
+                let (pa, pb) = (element(self, a), element(self, b));
+                let x = self.b.ins().load(t, MemFlags::trusted(), pa, 0);
+                let y = self.b.ins().load(t, MemFlags::trusted(), pb, 0);
+                self.b.ins().store(MemFlags::trusted(), y, pa, 0);
+                self.b.ins().store(MemFlags::trusted(), x, pb, 0);
+                Vec::new()
+            }
+            "fill" => {
+                self.fill_elements(data, len, t, values[0])?;
+                Vec::new()
+            }
+            _ => return Err(CodegenError(format!("the sequence method `{name}`"))),
+        })
+    }
+
+    /// Stores `x` into each of the `len` elements of type `t` at `data` (`fill`, `vec![x; n]`).
+    pub(super) fn fill_elements(&mut self, data: Value, len: Value, t: Type, x: Value) -> R<()> {
+        if t.bytes() == 1 {
+            let f = self.helpers[&Helper::FillBytes];
+            self.b.ins().call(f, &[data, x, len]);
+            return Ok(());
+        }
+        self.each_index(len, |g, i| {
+            let offset = g.b.ins().imul_imm(i, i64::from(t.bytes()));
+            let address = g.b.ins().iadd(data, offset);
+            g.b.ins().store(MemFlags::trusted(), x, address, 0);
+            Ok(())
+        })
+    }
+
+    /// A loop over the indices `0..len` (a `usize`): `body` gets each index and may branch, as long as it ends in a
+    /// block that goes on to the next index.
+    pub(super) fn each_index(&mut self, len: Value, mut body: impl FnMut(&mut Self, Value) -> R<()>) -> R<()> {
+        let zero = self.int_const(types::I64, 0);
+        let index = self.var(types::I64, zero);
+        let header = self.b.create_block();
+        let body_block = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let i = self.b.use_var(index);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        self.b.ins().brif(more, body_block, &[], exit, &[]);
+        self.b.switch_to_block(body_block);
+        self.b.seal_block(body_block);
+        body(self, i)?;
+        let i = self.b.use_var(index);
+        let next = self.b.ins().iadd_imm(i, 1);
+        self.b.def_var(index, next);
+        self.b.ins().jump(header, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(())
+    }
+
+    /// The address of element `i` of a sequence, after the bounds check (a fault at `at` past the end).
+    pub(super) fn seq_element(&mut self, seq: &Seq, i: Value, at: usize) -> R<Value> {
+        let (data, len) = self.seq_parts(seq)?;
+        let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
+        self.fault_if_with(past, Fault::IndexOutOfBounds, at, &[len, i]);
+        self.element_address(seq.elem, data, i)
+    }
+
+    /// The address of element `i` of the elements at `data` (no bounds check).
+    pub(super) fn element_address(&mut self, elem: Elem, data: Value, i: Value) -> R<Value> {
+        let size = self.elem_layout(elem)?.0;
+        let offset = self.b.ins().imul_imm(i, i64::from(size));
+        Ok(self.b.ins().iadd(data, offset))
+    }
+
+    /// Element `i` of the elements at `data` read in place (no bounds check).
+    pub(super) fn element_at(&mut self, elem: Elem, data: Value, i: Value) -> R<Vals> {
+        let address = self.element_address(elem, data, i)?;
+        self.elem_read(elem, address)
+    }
+
+    /// `v.iter().sum()` over integers: a loop with the debug build's overflow check.
+    pub(super) fn seq_sum(&mut self, seq: &Seq, at: usize) -> R<Value> {
+        let elem = seq.elem.scalar().ok_or_else(|| CodegenError("a sum of strings".into()))?;
+        let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+        let (data, len) = self.seq_parts(seq)?;
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        self.b.append_block_param(header, t);
+        self.b.append_block_param(exit, t);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let acc = self.zero(t);
+        self.b.ins().jump(header, &[BlockArg::Value(zero), BlockArg::Value(acc)]);
+        self.b.switch_to_block(header);
+        let (k, acc) = (self.b.block_params(header)[0], self.b.block_params(header)[1]);
+        let done = self.b.ins().icmp(IntCC::Equal, k, len);
+        self.b.ins().brif(done, exit, &[BlockArg::Value(acc)], body, &[]);
+        self.b.switch_to_block(body);
+        self.b.seal_block(body);
+        let offset = self.b.ins().imul_imm(k, i64::from(t.bytes()));
+        let address = self.b.ins().iadd(data, offset);
+        let x = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+        let acc = self.binary(BinOp::Add, elem, elem, acc, x, at);
+        let next = self.b.ins().iadd_imm(k, 1);
+        self.b.ins().jump(header, &[BlockArg::Value(next), BlockArg::Value(acc)]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(self.b.block_params(exit)[0])
+    }
+
+    /// A new buffer the snippet owns holding a copy of `len` elements at `data` (capacity = length).
+    pub(super) fn owned_copy(&mut self, data: Value, len: Value, t: Type, at: usize) -> R<Vals> {
+        let align = self.int_const(types::I64, i64::from(t.bytes()));
+        let zero = self.int_const(types::I64, 0);
+        let vars = [self.var(types::I64, align), self.var(types::I64, zero), self.var(types::I64, zero)];
+        let copy = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(len, copy, &[], done, &[]);
+        self.b.switch_to_block(copy);
+        self.b.seal_block(copy);
+        let ptr = self.vec_grow(align, zero, len, (t.bytes(), t.bytes()), true, at);
+        let bytes = self.b.ins().imul_imm(len, i64::from(t.bytes()));
+        let f = self.helpers[&Helper::Copy];
+        self.b.ins().call(f, &[ptr, data, bytes]);
+        self.b.def_var(vars[0], ptr);
+        self.b.def_var(vars[1], len);
+        self.b.def_var(vars[2], len);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        Ok(vars.iter().map(|v| self.b.use_var(*v)).collect())
+    }
+
+    /// `vec![value; count]` ([`TKind::VecRepeat`]).
+    pub(super) fn vec_repeat(&mut self, e: &TExpr, value: &TExpr, count: &TExpr) -> R<Vals> {
+        let at = e.range.start;
+        let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a vector of this type".into())) };
+        let s = elem.scalar().ok_or_else(|| CodegenError("repeated strings".into()))?;
+        let t = clif(s).ok_or_else(|| CodegenError("an element type".into()))?;
+        let x = self.one(value)?;
+        let n = self.one(count)?;
+        let home = self.vec_new(elem, 0, at)?;
+        let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
+        let fill = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(n, fill, &[], done, &[]);
+        self.b.switch_to_block(fill);
+        self.b.seal_block(fill);
+        let dangling = self.b.use_var(vars[0]);
+        let zero = self.int_const(types::I64, 0);
+        let ptr = self.vec_grow(dangling, zero, n, (t.bytes(), t.bytes()), true, at);
+        self.b.def_var(vars[0], ptr);
+        self.b.def_var(vars[1], n);
+        self.b.def_var(vars[2], n);
+        self.fill_elements(ptr, n, t, x)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        Ok(vars.iter().map(|v| self.b.use_var(*v)).collect())
+    }
+
+    /// `vec![a, b, ..]` or `Vec::new()` ([`TKind::VecLit`]).
+    pub(super) fn vec_lit(&mut self, e: &TExpr, elems: &[TExpr]) -> R<Vals> {
+        let at = e.range.start;
+        let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a vector of this type".into())) };
+        let size = self.elem_layout(elem)?.0;
+        // The elements first (they may fault), then the buffer, exactly their size (as `vec!` allocates).
+        let mut values = Vec::new();
+        for x in elems {
+            values.push(self.expr(x)?);
+        }
+        let home = self.vec_new(elem, values.len(), at)?;
+        let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
+        let ptr = self.b.use_var(vars[0]);
+        for (i, v) in values.into_iter().enumerate() {
+            let address = self.b.ins().iadd_imm(ptr, i as i64 * i64::from(size));
+            self.elem_write(elem, address, &v)?;
+        }
+        let n = self.int_const(types::I64, elems.len() as i64);
+        self.b.def_var(vars[2], n);
+        Ok(vars.iter().map(|v| self.b.use_var(*v)).collect())
+    }
+
+    /// `v[index] = value` or `v[index] op= value` ([`TKind::SeqStore`]).
+    pub(super) fn seq_store(
+        &mut self,
+        e: &TExpr,
+        seq: &Seq,
+        index_at: &usize,
+        index: &TExpr,
+        op: &Option<BinOp>,
+        value: &TExpr,
+    ) -> R<Vals> {
+        let at = e.range.start;
+        let value: Option<Value> = {
+            // Rust evaluates the value first, then the place.
+            let v = self.one(value)?;
+            let i = self.one(index)?;
+            let address = self.seq_element(seq, i, *index_at)?;
+            let elem = seq.elem.scalar().ok_or_else(|| CodegenError("a store into strings".into()))?;
+            let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
+            let v = match op {
+                Some(op) => {
+                    let old = self.b.ins().load(t, MemFlags::trusted(), address, 0);
+                    self.binary(*op, elem, value.s(), old, v, at)
+                }
+                None => v,
+            };
+            self.b.ins().store(MemFlags::trusted(), v, address, 0);
+            None
+        };
+        Ok(value.into_iter().collect())
+    }
+}

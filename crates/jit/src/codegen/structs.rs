@@ -1,0 +1,280 @@
+//! Host structs and enums: values boxed in the run's heap, and the host's shims that drop, clone, compare and format them.
+
+use super::*;
+
+/// A host struct's layout and shims, as the instrumented host's `__lacuna_shims_*` function reports them
+/// (`instrument::struct_shims`); a shim is 0 when the struct does not implement its trait.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct StructShims {
+    pub(super) size: usize,
+    pub(super) align: usize,
+    pub(super) drop: usize,
+    pub(super) clone: usize,
+    pub(super) eq: usize,
+    pub(super) display: usize,
+    pub(super) debug: usize,
+}
+
+/// The shims of each host struct the snippet uses (by index into [`TypedSnippet::structs`]), where the host
+/// exports them.
+pub(super) fn struct_shims(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMap<usize, StructShims> {
+    let mut out = HashMap::new();
+    for (id, size_symbol) in snippet.structs.iter().enumerate() {
+        let Some(address) = (host.symbol)(&lacuna_ir::struct_shims_symbol(size_symbol)) else { continue };
+        let mut words = [0usize; 7];
+        // SAFETY: the instrumented host defines this symbol as `unsafe extern "C" fn(*mut [usize; 7])`, which only
+        // writes the array (`instrument::struct_shims`); the host library stays loaded.
+        unsafe {
+            let f = std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut [usize; 7])>(address);
+            f(&mut words);
+        }
+        let [size, align, drop, clone, eq, display, debug] = words;
+        out.insert(id, StructShims { size, align, drop, clone, eq, display, debug });
+    }
+    out
+}
+
+/// The variant and field shims of each host enum the snippet uses, where the host exports them.
+pub(super) fn enum_fns(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMap<usize, (usize, usize)> {
+    let mut out = HashMap::new();
+    for (id, size_symbol) in snippet.structs.iter().enumerate() {
+        let variant = (host.symbol)(&lacuna_ir::enum_variant_symbol(size_symbol));
+        let field = (host.symbol)(&lacuna_ir::enum_field_symbol(size_symbol));
+        if let (Some(variant), Some(field)) = (variant, field) {
+            out.insert(id, (variant as usize, field as usize));
+        }
+    }
+    out
+}
+
+/// The snippet calls a host struct's shims (which run under the host library's `run_snippet`).
+pub(super) fn uses_struct_shims(snippet: &TypedSnippet) -> bool {
+    let mut found = false;
+    each_expr(snippet, &mut |e| {
+        found |= match &e.kind {
+            TKind::StructClone(_) | TKind::StructEq { .. } => true,
+            TKind::Format(pieces) | TKind::Print { pieces, .. } => pieces.iter().any(|p| {
+                matches!(p, lacuna_ir::FmtPiece::Arg { value, .. } if matches!(value.ty, Ty::Struct(_) | Ty::StructRef(_)))
+            }),
+            _ => false,
+        };
+    });
+    found
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    /// Calls a host enum's `__lacuna_variant_*` (`field`: false) or `__lacuna_field_*` shim; `None` (noted in
+    /// `missing`, which fails the compilation) when the host does not export it.
+    pub(super) fn enum_call(&mut self, adt: usize, field: bool, args: &[Value]) -> Option<Value> {
+        let Some(&(variant_fn, field_fn)) = self.enum_fns.get(&adt) else {
+            self.missing.get_or_insert_with(|| "a host enum without shims".to_owned());
+            return None;
+        };
+        let ret = if field { self.b.func.dfg.value_type(self.ctx) } else { types::I32 };
+        Some(self.call_address(if field { field_fn } else { variant_fn }, args, ret))
+    }
+
+    /// Calls the host library's function at `address` with `args` (its parameters their types) and a result of
+    /// type `ret`.
+    pub(super) fn call_address(&mut self, address: usize, args: &[Value], ret: Type) -> Value {
+        let mut sig = cranelift_codegen::ir::Signature::new(self.b.func.signature.call_conv);
+        for &a in args {
+            sig.params.push(AbiParam::new(self.b.func.dfg.value_type(a)));
+        }
+        sig.returns.push(AbiParam::new(ret));
+        let sig = self.b.import_signature(sig);
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let callee = self.int_const(ptr, address as i64);
+        let call = self.b.ins().call_indirect(sig, callee, args);
+        self.b.inst_results(call)[0]
+    }
+
+    /// The layout and shims the host exports for struct `id`.
+    pub(super) fn shims_of(&self, id: usize) -> R<StructShims> {
+        self.shims.get(&id).copied().ok_or_else(|| CodegenError("a host struct without shims".into()))
+    }
+
+    /// Calls a host struct's shim (`instrument::ENTRY_POINTS`): `(run, args..) -> status`, under the host library's
+    /// `run_snippet`; a panic in it is a [`Fault::HostPanic`] at `at`.
+    pub(super) fn call_shim(&mut self, shim: usize, what: &str, args: &[Value], at: usize) -> R<()> {
+        if shim == 0 {
+            return Err(CodegenError(format!("a host struct that does not implement {what}")));
+        }
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let run = self.b.ins().load(ptr, MemFlags::trusted(), self.ctx, RUN_OFFSET);
+        let mut values = vec![run];
+        values.extend_from_slice(args);
+        self.store_fuel();
+        let status = self.call_address(shim, &values, types::I32);
+        self.load_fuel();
+        let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
+        self.fault_if(panicked, Fault::HostPanic, at);
+        Ok(())
+    }
+
+    /// `x.clone()` of the host struct at `source`: a new box the run owns.
+    pub(super) fn struct_clone(&mut self, id: usize, source: Value, at: usize) -> R<Value> {
+        let shims = self.shims_of(id)?;
+        let boxed = self.struct_alloc(shims, at);
+        self.call_shim(shims.clone, "`Clone`", &[boxed, source], at)?;
+        self.struct_ready(shims, boxed);
+        Ok(boxed)
+    }
+
+    /// A new box for a host struct, its value not written yet (a fault before [`Self::struct_ready`] frees it
+    /// without dropping it).
+    pub(super) fn struct_alloc(&mut self, shims: StructShims, at: usize) -> Value {
+        let size = self.int_const(types::I64, shims.size as i64);
+        let align = self.int_const(types::I64, shims.align as i64);
+        let alloc = self.helpers[&Helper::StructAlloc];
+        let call = self.b.ins().call(alloc, &[self.ctx, size, align]);
+        let boxed = self.b.inst_results(call)[0];
+        let failed = self.b.ins().icmp_imm(IntCC::Equal, boxed, 0);
+        self.helper_fault_if(failed, at);
+        boxed
+    }
+
+    /// The struct in the box is complete: dropping the box drops it.
+    pub(super) fn struct_ready(&mut self, shims: StructShims, boxed: Value) {
+        let drop = self.int_const(types::I64, shims.drop as i64);
+        let ready = self.helpers[&Helper::StructReady];
+        self.b.ins().call(ready, &[self.ctx, boxed, drop]);
+    }
+
+    /// `a == b` of two host structs (at `a` and `b`): a `bool`.
+    pub(super) fn struct_eq(&mut self, id: usize, a: Value, b: Value, at: usize) -> R<Value> {
+        let shims = self.shims_of(id)?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let out = self.b.ins().stack_addr(ptr, slot, 0);
+        self.call_shim(shims.eq, "`PartialEq`", &[out, a, b], at)?;
+        Ok(self.b.ins().stack_load(types::I8, slot, 0))
+    }
+
+    /// The host struct at `address` formatted by its `Display` (or `Debug`) into a new `String` the run owns:
+    /// its pointer, capacity and length.
+    pub(super) fn struct_text(
+        &mut self,
+        id: usize,
+        address: Value,
+        debug: bool,
+        alternate: bool,
+        at: usize,
+    ) -> R<[Value; 3]> {
+        let shims = self.shims_of(id)?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 24, 3));
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let out = self.b.ins().stack_addr(ptr, slot, 0);
+        let alternate = self.int_const(types::I32, i64::from(alternate));
+        let (shim, what) = if debug { (shims.debug, "`Debug`") } else { (shims.display, "`Display`") };
+        self.call_shim(shim, what, &[out, address, alternate], at)?;
+        let parts: Vec<Value> = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
+        let adopt = self.helpers[&Helper::VecAdopt];
+        self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1]]);
+        Ok([parts[0], parts[1], parts[2]])
+    }
+
+    /// A call of a host function or method through its shim ([`TKind::HostCall`]).
+    pub(super) fn host_call(
+        &mut self,
+        e: &TExpr,
+        name: &str,
+        symbol: &str,
+        receiver: &Option<SelfArg>,
+        args: &[TExpr],
+    ) -> R<Vals> {
+        let at = e.range.start;
+        let value: Option<Value> = {
+            let mut values = Vec::with_capacity(args.len() + 3);
+            if let Some(r) = receiver {
+                let this = if r.through_ref { self.referent(r.binding) } else { self.binding_ptr(r.binding) };
+                values.push(this);
+            }
+            for a in args {
+                if a.ty == Ty::Str {
+                    let (data, len) = self.text_parts(a)?;
+                    values.extend([data, len]);
+                } else {
+                    values.push(self.one(a)?);
+                }
+            }
+            let ret = clif(e.s());
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 4));
+            let ptr = self.b.func.dfg.value_type(self.ctx);
+            let out = self.b.ins().stack_addr(ptr, slot, 0);
+            let run = self.b.ins().load(ptr, MemFlags::trusted(), self.ctx, RUN_OFFSET);
+            values.splice(0..0, [run, out]);
+            let callee = *self.host_fns.get(symbol).ok_or_else(|| CodegenError(format!("host function `{name}`")))?;
+            self.store_fuel();
+            let call = self.b.ins().call(callee, &values);
+            let status = self.b.inst_results(call)[0];
+            self.load_fuel();
+            let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
+            self.fault_if(panicked, Fault::HostPanic, at);
+            // The shim's layouts (`instrument::shim`): a `String` as [pointer, capacity, length], an `Option`
+            // as a `u8` tag and the payload at offset 8.
+            match &e.ty {
+                Ty::String => {
+                    let parts: Vals = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
+                    let adopt = self.helpers[&Helper::VecAdopt];
+                    self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1]]);
+                    return Ok(parts);
+                }
+                Ty::Option(p) => {
+                    let s = p.scalar().ok_or_else(|| CodegenError(format!("an `Option<{}>` result", p.name())))?;
+                    let t = clif(s).ok_or_else(|| CodegenError(format!("an `Option<{}>` result", s.name())))?;
+                    let tag = self.b.ins().stack_load(types::I8, slot, 0);
+                    let payload = self.b.ins().stack_load(t, slot, 8);
+                    return Ok(vec![tag, payload]);
+                }
+                _ => ret.map(|t| self.b.ins().stack_load(t, slot, 0)),
+            }
+        };
+        Ok(value.into_iter().collect())
+    }
+
+    /// A host struct literal: a new box in the run's heap ([`TKind::StructLit`]).
+    pub(super) fn struct_lit(
+        &mut self,
+        e: &TExpr,
+        id: &usize,
+        fields: &[(String, TExpr)],
+        base: &Option<Box<TExpr>>,
+    ) -> R<Vals> {
+        let at = e.range.start;
+        let value: Option<Value> = {
+            // The values first, in order (a fault leaves nothing half-built); then the box, each field written
+            // at its offset (a `String`'s buffer is the struct's from then on), and the box is complete.
+            let mut values = Vec::with_capacity(fields.len());
+            for (symbol, value) in fields {
+                let offset =
+                    *self.statics.get(symbol).ok_or_else(|| CodegenError(format!("no offset for `{symbol}`")))?;
+                values.push((offset, value.ty.clone(), self.expr(value)?));
+            }
+            let shims = self.shims_of(*id)?;
+            // Over `..base`, the base's (new, complete) box with the named fields replaced.
+            if let Some(b) = base {
+                let boxed = self.one(b)?;
+                for (offset, ty, parts) in values {
+                    let address = self.b.ins().iadd_imm(boxed, i64::from(offset));
+                    self.elem_write(Elem::Scalar(ty.s()), address, &parts)?;
+                }
+                return Ok(vec![boxed]);
+            }
+            let boxed = self.struct_alloc(shims, at);
+            for (offset, ty, parts) in values {
+                let address = self.b.ins().iadd_imm(boxed, i64::from(offset));
+                if ty == Ty::String {
+                    self.elem_write(Elem::String, address, &parts)?;
+                    let release = self.helpers[&Helper::VecRelease];
+                    self.b.ins().call(release, &[self.ctx, parts[0]]);
+                } else {
+                    self.elem_write(Elem::Scalar(ty.s()), address, &parts)?;
+                }
+            }
+            self.struct_ready(shims, boxed);
+            Some(boxed)
+        };
+        Ok(value.into_iter().collect())
+    }
+}

@@ -1,0 +1,446 @@
+//! Text: literals, `String`s the snippet owns, appending, comparing, and `format!` through the format helper.
+
+use super::*;
+
+/// One evaluated piece of a format string: the text helper's kind, value words, spec, fault position, and a
+/// `String` buffer to free once it is appended (a host struct's text).
+pub(super) type FmtArg = (u32, Value, Value, lacuna_ir::FmtSpec, usize, Option<Value>);
+
+/// A short literal's bytes as 8-, 4-, 2- and 1-byte words: each word's type, offset and value (native byte
+/// order, zero-extended from its width), as loads and stores of them read and write.
+pub(super) fn literal_words(bytes: &[u8]) -> Vec<(Type, i32, i64)> {
+    let mut words = Vec::new();
+    let mut offset = 0;
+    while offset < bytes.len() {
+        let (t, width) = match bytes.len() - offset {
+            8.. => (types::I64, 8),
+            4.. => (types::I32, 4),
+            2.. => (types::I16, 2),
+            _ => (types::I8, 1),
+        };
+        let mut word = [0u8; 8];
+        word[..width].copy_from_slice(&bytes[offset..offset + width]);
+        let mask = if width == 8 { -1 } else { (1i64 << (width * 8)) - 1 };
+        words.push((t, offset as i32, i64::from_ne_bytes(word) & mask));
+        offset += width;
+    }
+    words
+}
+
+/// The longest string literal `==` compares and `push_str` appends in place rather than through a helper.
+pub(super) const SHORT_LITERAL: usize = 16;
+
+impl<'a, 'b> Gen<'a, 'b> {
+    /// Whether the text at `data` (`len` bytes) is `literal` (at most [`SHORT_LITERAL`] bytes): the lengths, then
+    /// the bytes in 8-, 4-, 2- and 1-byte loads, read only once the lengths agree.
+    pub(super) fn equals_literal(&mut self, data: Value, len: Value, literal: &[u8]) -> Value {
+        let same_len = self.b.ins().icmp_imm(IntCC::Equal, len, literal.len() as i64);
+        if literal.is_empty() {
+            return same_len;
+        }
+        let merge = self.merge_block(&[types::I8]);
+        let compare = self.b.create_block();
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b.ins().brif(same_len, compare, &[], merge, &[BlockArg::Value(no)]);
+        self.b.switch_to_block(compare);
+        self.b.seal_block(compare);
+        let mut all = self.b.ins().iconst(types::I8, 1);
+        for (t, offset, expected) in literal_words(literal) {
+            // The text's bytes are readable up to its length, which equals the literal's; no alignment.
+            let loaded = self.b.ins().load(t, MemFlags::new().with_notrap(), data, offset);
+            let same = self.b.ins().icmp_imm(IntCC::Equal, loaded, expected);
+            all = self.b.ins().band(all, same);
+        }
+        self.b.ins().jump(merge, &[BlockArg::Value(all)]);
+        self.enter_merge(merge)[0]
+    }
+
+    /// A string literal: its bytes, kept with the compiled code.
+    pub(super) fn str_literal(&mut self, text: &str) -> Vals {
+        let len = self.int_const(types::I64, text.len() as i64);
+        if text.is_empty() {
+            return vec![self.int_const(types::I64, 1), len];
+        }
+        let bytes: Box<[u8]> = text.as_bytes().into();
+        let ptr = self.int_const(types::I64, bytes.as_ptr() as i64);
+        self.data.push(bytes);
+        vec![ptr, len]
+    }
+
+    /// The pointer and length of text: a `&str` value, or a `String`'s (pointer, capacity, length).
+    pub(super) fn text_parts(&mut self, e: &TExpr) -> R<(Value, Value)> {
+        let values = self.expr(e)?;
+        match (&e.ty, values.as_slice()) {
+            (Ty::Str, [data, len]) | (Ty::String, [data, _, len]) => Ok((*data, *len)),
+            _ => Err(CodegenError("text".into())),
+        }
+    }
+
+    /// A `String`'s (pointer, capacity, length) and whether the snippet owns it, copied to a stack slot for the
+    /// text helpers (`text::TextSlot`): its address.
+    pub(super) fn text_slot(&mut self, home: &VecHome, owned: bool) -> R<Value> {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 3));
+        for (i, field) in [VecField::Ptr, VecField::Cap, VecField::Len].into_iter().enumerate() {
+            let v = self.vec_get(home, field)?;
+            self.b.ins().stack_store(v, slot, (i * 8) as i32);
+        }
+        let owned = self.int_const(types::I64, i64::from(owned));
+        self.b.ins().stack_store(owned, slot, 24);
+        Ok(self.b.ins().stack_addr(types::I64, slot, 0))
+    }
+
+    /// The `String` back from the helpers' slot.
+    pub(super) fn text_unslot(&mut self, slot: Value, home: &VecHome) -> R<()> {
+        for (i, field) in [VecField::Ptr, VecField::Cap, VecField::Len].into_iter().enumerate() {
+            let v = self.b.ins().load(types::I64, MemFlags::trusted(), slot, (i * 8) as i32);
+            self.vec_set(home, field, v)?;
+        }
+        Ok(())
+    }
+
+    /// Appends text or a `char` to the `String` at `slot` (a growing buffer the snippet or the host owns: a host
+    /// `String` grows through the same allocator, which is why `push_str` on one is fine).
+    pub(super) fn append_text(&mut self, slot: Value, value: &TExpr, at: usize) -> R<()> {
+        // `s.push_str(&format!(..))`, `s += &x.to_string()`: the arguments evaluated first, as for the temporary
+        // `String`, then formatted straight into `s` (no temporary to allocate and keep).
+        if let TKind::TextMethod { name, receiver, .. } = &value.kind {
+            if let (true, TKind::Format(pieces)) = (name == "as_str", &receiver.kind) {
+                let args = self.format_args(pieces, receiver.range.start)?;
+                self.append_formatted(slot, args);
+                return Ok(());
+            }
+        }
+        if value.ty == Ty::Scalar(Scalar::Char) {
+            let c = self.one(value)?;
+            // An ASCII `char` with room for it is stored in place; anything else goes through the helper.
+            let (ptr, cap, len) = self.text_slot_parts(slot);
+            let ascii = self.b.ins().icmp_imm(IntCC::UnsignedLessThan, c, 0x80);
+            let room = self.b.ins().icmp(IntCC::UnsignedLessThan, len, cap);
+            let fast = self.b.ins().band(ascii, room);
+            return self.append_in_place(slot, fast, at, |g| {
+                let end = g.b.ins().iadd(ptr, len);
+                let byte = g.b.ins().ireduce(types::I8, c);
+                g.b.ins().store(MemFlags::trusted(), byte, end, 0);
+                let f = g.helpers[&Helper::PushChar];
+                (g.b.ins().iadd_imm(len, 1), f, vec![g.ctx, slot, c])
+            });
+        }
+        if let TKind::Lit(Lit::Str(text)) = &value.kind {
+            if !text.is_empty() && text.len() <= SHORT_LITERAL {
+                // A short literal with room for it is stored in place, in a few constant stores.
+                let bytes = text.clone().into_bytes();
+                let (ptr, cap, len) = self.text_slot_parts(slot);
+                let free = self.b.ins().isub(cap, len);
+                let fast = self.b.ins().icmp_imm(IntCC::UnsignedGreaterThanOrEqual, free, bytes.len() as i64);
+                let (data, n) = self.text_parts(value)?;
+                return self.append_in_place(slot, fast, at, |g| {
+                    let end = g.b.ins().iadd(ptr, len);
+                    for (t, offset, word) in literal_words(&bytes) {
+                        let v = g.b.ins().iconst(t, word);
+                        // The buffer has room (checked above); no alignment.
+                        g.b.ins().store(MemFlags::new().with_notrap(), v, end, offset);
+                    }
+                    let f = g.helpers[&Helper::PushStr];
+                    (g.b.ins().iadd_imm(len, bytes.len() as i64), f, vec![g.ctx, slot, data, n])
+                });
+            }
+        }
+        let status = {
+            let (data, len) = self.text_parts(value)?;
+            let f = self.helpers[&Helper::PushStr];
+            let call = self.b.ins().call(f, &[self.ctx, slot, data, len]);
+            self.b.inst_results(call)[0]
+        };
+        self.helper_fault_if(status, at);
+        Ok(())
+    }
+
+    /// The pointer, capacity and length of the `String` in a text slot.
+    pub(super) fn text_slot_parts(&mut self, slot: Value) -> (Value, Value, Value) {
+        let [ptr, cap, len] = [0, 8, 16].map(|offset| self.b.ins().load(types::I64, MemFlags::trusted(), slot, offset));
+        (ptr, cap, len)
+    }
+
+    /// An append with a fast path: where `fast` holds, `store` writes the bytes in place and gives the new length
+    /// (and the helper doing the same, with its arguments, for the other case), which the slot then records.
+    pub(super) fn append_in_place(
+        &mut self,
+        slot: Value,
+        fast: Value,
+        at: usize,
+        store: impl FnOnce(&mut Self) -> (Value, FuncRef, Vec<Value>),
+    ) -> R<()> {
+        let (in_place, helper, done) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(fast, in_place, &[], helper, &[]);
+        self.b.switch_to_block(in_place);
+        self.b.seal_block(in_place);
+        let (new_len, f, args) = store(self);
+        self.b.ins().store(MemFlags::trusted(), new_len, slot, 16);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(helper);
+        self.b.seal_block(helper);
+        let call = self.b.ins().call(f, &args);
+        let status = self.b.inst_results(call)[0];
+        self.helper_fault_if(status, at);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        Ok(())
+    }
+
+    /// A new, empty `String` the snippet owns in a stack slot for the text helpers (`text::TextSlot`).
+    pub(super) fn new_text_slot(&mut self) -> (StackSlot, Value) {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 3));
+        let one = self.int_const(types::I64, 1);
+        let zero = self.int_const(types::I64, 0);
+        for (i, v) in [one, zero, zero, one].into_iter().enumerate() {
+            self.b.ins().stack_store(v, slot, (i * 8) as i32);
+        }
+        (slot, self.b.ins().stack_addr(types::I64, slot, 0))
+    }
+
+    /// The pieces of a format string appended, in order, to a new `String` in a stack slot.
+    pub(super) fn format_into(&mut self, pieces: &[lacuna_ir::FmtPiece], at: usize) -> R<(StackSlot, Value)> {
+        let (slot, address) = self.new_text_slot();
+        let args = self.format_args(pieces, at)?;
+        self.append_formatted(address, args);
+        Ok((slot, address))
+    }
+
+    /// Each piece of a format string evaluated, in order (what `format_args!` does before anything is written):
+    /// the helper's kind, value words, spec and fault position for each.
+    pub(super) fn format_args(&mut self, pieces: &[lacuna_ir::FmtPiece], at: usize) -> R<Vec<FmtArg>> {
+        use lacuna_ir::{FmtPiece, FmtSpec};
+        let mut out = Vec::new();
+        for piece in pieces {
+            out.push(match piece {
+                FmtPiece::Lit(text) => {
+                    let parts = self.str_literal(text);
+                    (KIND_STR, parts[0], parts[1], FmtSpec::default(), at, None)
+                }
+                FmtPiece::Arg { value, spec } => {
+                    let zero = self.int_const(types::I64, 0);
+                    match &value.ty {
+                        Ty::Str | Ty::String => {
+                            let (data, len) = self.text_parts(value)?;
+                            (KIND_STR, data, len, *spec, value.range.start, None)
+                        }
+                        Ty::Struct(id) | Ty::StructRef(id) => {
+                            // The host formats it (its shim makes a `String`, appended as text, then freed).
+                            let address = self.one(value)?;
+                            let debug = spec.trait_ == lacuna_ir::FmtTrait::Debug;
+                            let [data, _, len] =
+                                self.struct_text(*id, address, debug, spec.alternate, value.range.start)?;
+                            (KIND_STR, data, len, FmtSpec::default(), value.range.start, Some(data))
+                        }
+                        Ty::Scalar(s) => {
+                            let v = self.one(value)?;
+                            let t = clif(*s).ok_or_else(|| CodegenError("a formatted value".into()))?;
+                            let bits = t.bits();
+                            let (kind, word) = if s.is_float() {
+                                let as_int = self.b.ins().bitcast(
+                                    if bits == 32 { types::I32 } else { types::I64 },
+                                    MemFlags::new(),
+                                    v,
+                                );
+                                let word = if bits == 32 { self.b.ins().uextend(types::I64, as_int) } else { as_int };
+                                (KIND_FLOAT | bits << 8, word)
+                            } else {
+                                let kind = match s {
+                                    Scalar::Bool => KIND_BOOL,
+                                    Scalar::Char => KIND_CHAR,
+                                    s if s.is_signed() => KIND_SIGNED | bits << 8,
+                                    _ => KIND_UNSIGNED | bits << 8,
+                                };
+                                let word = match bits {
+                                    64 => v,
+                                    _ if s.is_signed() => self.b.ins().sextend(types::I64, v),
+                                    _ => self.b.ins().uextend(types::I64, v),
+                                };
+                                (kind, word)
+                            };
+                            (kind, word, zero, *spec, value.range.start, None)
+                        }
+                        other => return Err(CodegenError(format!("formatting a `{}`", other.name()))),
+                    }
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    /// Appends evaluated format pieces to the `String` at `address` (a `text::TextSlot`).
+    pub(super) fn append_formatted(&mut self, address: Value, args: Vec<FmtArg>) {
+        let mut temporaries = Vec::new();
+        for (kind, a, b, spec, at, temporary) in args {
+            temporaries.extend(temporary);
+            let raw = Box::new(RawSpec::new(&spec));
+            let spec_ptr = self.int_const(types::I64, &*raw as *const RawSpec as i64);
+            self.specs.push(raw);
+            let kind = self.int_const(types::I32, i64::from(kind));
+            let f = self.helpers[&Helper::Fmt];
+            let call = self.b.ins().call(f, &[self.ctx, address, kind, a, b, spec_ptr]);
+            let status = self.b.inst_results(call)[0];
+            self.helper_fault_if(status, at);
+        }
+        let free = self.helpers[&Helper::VecFree];
+        for t in temporaries {
+            self.b.ins().call(free, &[self.ctx, t]);
+        }
+    }
+
+    /// A method of text ([`TKind::TextMethod`]).
+    pub(super) fn text_method(&mut self, e: &TExpr, name: &str, receiver: &TExpr, args: &[TExpr]) -> R<Vals> {
+        let at = e.range.start;
+        let (data, len) = self.text_parts(receiver)?;
+        Ok(match name {
+            "len" => vec![len],
+            "is_empty" => vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)],
+            "as_str" => vec![data, len],
+            "trim" | "trim_start" | "trim_end" | "trim_matches" | "trim_start_matches" | "trim_end_matches" => {
+                let which = match name {
+                    "trim" => 0,
+                    "trim_start" => 1,
+                    "trim_end" => 2,
+                    "trim_matches" => 3,
+                    "trim_start_matches" => 4,
+                    _ => 5,
+                };
+                let mut which = self.int_const(types::I32, which);
+                // The `_matches` forms' pattern: text, or a `char` riding above the mode's byte.
+                let (mut pattern_data, mut pattern_len) =
+                    (self.int_const(types::I64, 0), self.int_const(types::I64, 0));
+                match args.first() {
+                    Some(pattern) if pattern.ty == Ty::Str => (pattern_data, pattern_len) = self.text_parts(pattern)?,
+                    Some(pattern) => {
+                        let c = self.one(pattern)?;
+                        let c = self.b.ins().ishl_imm(c, 8);
+                        which = self.b.ins().bor(which, c);
+                    }
+                    None => {}
+                }
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
+                let out = self.b.ins().stack_addr(types::I64, slot, 0);
+                let f = self.helpers[&Helper::Trim];
+                self.b.ins().call(f, &[data, len, which, pattern_data, pattern_len, out]);
+                vec![self.b.ins().stack_load(types::I64, slot, 0), self.b.ins().stack_load(types::I64, slot, 8)]
+            }
+            "contains" | "starts_with" | "ends_with" => {
+                let which = match name {
+                    "contains" => 0,
+                    "starts_with" => 1,
+                    _ => 2,
+                };
+                let which = self.int_const(types::I32, which);
+                let pattern = &args[0];
+                let (p, p_len, c) = if pattern.ty == Ty::Scalar(Scalar::Char) {
+                    let c = self.one(pattern)?;
+                    (self.int_const(types::I64, 0), self.int_const(types::I64, 0), c)
+                } else {
+                    let (p, p_len) = self.text_parts(pattern)?;
+                    (p, p_len, self.int_const(types::I32, 0))
+                };
+                let f = self.helpers[&Helper::Find];
+                let call = self.b.ins().call(f, &[data, len, p, p_len, c, which]);
+                vec![self.b.inst_results(call)[0]]
+            }
+            "to_uppercase" | "to_lowercase" | "repeat" => {
+                let (slot, address) = self.new_text_slot();
+                let (op, n) = match name {
+                    "to_uppercase" => (0, self.int_const(types::I64, 0)),
+                    "to_lowercase" => (1, self.int_const(types::I64, 0)),
+                    _ => (2, self.one(&args[0])?),
+                };
+                let op = self.int_const(types::I32, op);
+                let f = self.helpers[&Helper::Transform];
+                let call = self.b.ins().call(f, &[self.ctx, address, data, len, op, n]);
+                let status = self.b.inst_results(call)[0];
+                self.helper_fault_if(status, at);
+                (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect()
+            }
+            // `&text[a..b]`, `[a..]`, `[..b]`, `[..]`: the bounds given, in order.
+            "slice" | "slice_from" | "slice_to" | "slice_all" => {
+                let mut given = Vec::new();
+                for a in args {
+                    given.push(self.one(a)?);
+                }
+                let zero = self.int_const(types::I64, 0);
+                let (start, end) = match (name, given.as_slice()) {
+                    ("slice", &[a, b]) => (a, b),
+                    ("slice_from", &[a]) => (a, len),
+                    ("slice_to", &[b]) => (zero, b),
+                    _ => (zero, len),
+                };
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
+                let out = self.b.ins().stack_addr(types::I64, slot, 0);
+                let f = self.helpers[&Helper::StrSlice];
+                let call = self.b.ins().call(f, &[self.ctx, data, len, start, end, out]);
+                let status = self.b.inst_results(call)[0];
+                self.helper_fault_if(status, at);
+                vec![self.b.ins().stack_load(types::I64, slot, 0), self.b.ins().stack_load(types::I64, slot, 8)]
+            }
+            _ if e.ty == Ty::Str => vec![data, len],
+            "to_string" | "to_owned" | "clone" | "into" => self.owned_copy(data, len, types::I8, at)?,
+            "==" | "!=" => {
+                let literal = match (&receiver.kind, &args[0].kind) {
+                    (_, TKind::Lit(Lit::Str(text))) | (TKind::Lit(Lit::Str(text)), _) => Some(text.clone()),
+                    _ => None,
+                };
+                let equal = match literal {
+                    // Against a short literal: its length, then its bytes in a few loads.
+                    Some(text) if text.len() <= SHORT_LITERAL => {
+                        let (other, other_len) = if matches!(receiver.kind, TKind::Lit(_)) {
+                            self.text_parts(&args[0])?
+                        } else {
+                            (data, len)
+                        };
+                        self.equals_literal(other, other_len, text.as_bytes())
+                    }
+                    _ => {
+                        let (other, other_len) = self.text_parts(&args[0])?;
+                        let f = self.helpers[&Helper::BytesEq];
+                        let call = self.b.ins().call(f, &[data, len, other, other_len]);
+                        self.b.inst_results(call)[0]
+                    }
+                };
+                if name == "==" {
+                    vec![equal]
+                } else {
+                    vec![self.b.ins().bxor_imm(equal, 1)]
+                }
+            }
+            _ => return Err(CodegenError(format!("the text method `{name}`"))),
+        })
+    }
+
+    /// `text.parse::<S>()` of a scalar, consumed where it is made ([`TKind::Parse`]).
+    pub(super) fn parse(&mut self, text: &TExpr, target: &Scalar, then: &ParseThen, name_at: &usize) -> R<Vals> {
+        let t = clif(*target).ok_or_else(|| CodegenError("a parsed type".into()))?;
+        let (data, len) = self.text_parts(text)?;
+        let code = crate::rt::text::PARSE_TARGETS
+            .iter()
+            .position(|s| s == target)
+            .ok_or_else(|| CodegenError(format!("parsing a `{}`", target.name())))?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let zero64 = self.int_const(types::I64, 0);
+        self.b.ins().stack_store(zero64, slot, 0);
+        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        let code = self.int_const(types::I32, code as i64);
+        let f = self.helpers[&Helper::Parse];
+        let call = self.b.ins().call(f, &[data, len, code, out]);
+        let status = self.b.inst_results(call)[0];
+        let raw = self.b.ins().stack_load(types::I64, slot, 0);
+        let value = match t {
+            types::I64 => raw,
+            types::F64 => self.b.ins().bitcast(types::F64, MemFlags::new(), raw),
+            types::F32 => {
+                let bits = self.b.ins().ireduce(types::I32, raw);
+                self.b.ins().bitcast(types::F32, MemFlags::new(), bits)
+            }
+            _ => self.b.ins().ireduce(t, raw),
+        };
+        let ok = self.b.ins().icmp_imm(IntCC::Equal, status, 0);
+        let errors = crate::rt::text::parse_errors(*target);
+        self.consume_result(then, ok, value, t, &errors, Some(status), *name_at)
+    }
+}

@@ -1,0 +1,104 @@
+//! Helpers JIT code calls for sequences: sorting, reversing and deduplicating elements in place, copying and
+//! filling buffers.
+
+/// Sorts `len` elements at `data` (integers, `char`s as `u32`, `bool`s as `u8`: the order of the bits' integer
+/// is the type's order, so the result is what `sort`/`sort_unstable` give).
+///
+/// # Safety
+/// `data` points to `len` initialized elements that nothing else accesses during the call.
+pub(crate) unsafe extern "C" fn helper_sort<T: Ord>(data: *mut T, len: usize) {
+    // SAFETY: the caller passes a live sequence's buffer and length, written by nothing else meanwhile (the
+    // lowering admits this only on a writable binding).
+    unsafe { std::slice::from_raw_parts_mut(data, len) }.sort_unstable();
+}
+
+/// JIT helper: moves the `n` elements of `size` bytes at `data` into the order a stable sort by `keys[i]` (element
+/// `i`'s key) gives.
+///
+/// # Safety
+/// `data` holds `n` elements of `size` bytes, `keys` `n` keys; nothing else accesses either meanwhile.
+pub(crate) unsafe extern "C" fn helper_keyed_sort(data: *mut u8, n: usize, size: usize, keys: *const u64) {
+    // SAFETY: as the caller guarantees.
+    let (keys, bytes) =
+        unsafe { (std::slice::from_raw_parts(keys, n), std::slice::from_raw_parts_mut(data, n * size)) };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| keys[i]);
+    let before = bytes.to_vec();
+    for (to, &from) in order.iter().enumerate() {
+        bytes[to * size..(to + 1) * size].copy_from_slice(&before[from * size..(from + 1) * size]);
+    }
+}
+
+/// JIT helper: sorts the `n` strings at `data` (24 bytes each, in the host's `String` layout: the buffer pointer
+/// at byte `ptr_at`, the length at `len_at`) by their text, as `sort` on `[String]` does.
+///
+/// # Safety
+/// `data` holds `n` initialized `String`s in that layout; nothing else accesses them meanwhile.
+pub(crate) unsafe extern "C" fn helper_sort_strings(data: *mut [u8; 24], n: usize, ptr_at: usize, len_at: usize) {
+    // SAFETY: as the caller guarantees.
+    let strings = unsafe { std::slice::from_raw_parts_mut(data, n) };
+    let text = |s: &[u8; 24]| -> &[u8] {
+        let word = |at: usize| usize::from_ne_bytes(s[at..at + 8].try_into().expect("eight bytes"));
+        // SAFETY: each element is a live `String`: its buffer holds `len` initialized bytes.
+        unsafe { std::slice::from_raw_parts(word(ptr_at) as *const u8, word(len_at)) }
+    };
+    strings.sort_by(|a, b| text(a).cmp(text(b)));
+}
+
+/// JIT helper: reverses the order of the `n` elements of `size` bytes at `data`.
+///
+/// # Safety
+/// `data` holds `n` elements of `size` bytes; nothing else accesses them meanwhile.
+pub(crate) unsafe extern "C" fn helper_reverse_elements(data: *mut u8, n: usize, size: usize) {
+    // SAFETY: as the caller guarantees.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(data, n * size) };
+    for i in 0..n / 2 {
+        let (front, back) = bytes.split_at_mut((n - 1 - i) * size);
+        front[i * size..(i + 1) * size].swap_with_slice(&mut back[..size]);
+    }
+}
+
+/// Copies `bytes` bytes from `src` to `dst`.
+///
+/// # Safety
+/// Both are live buffers of at least `bytes` bytes that do not overlap.
+pub(crate) unsafe extern "C" fn helper_copy(dst: *mut u8, src: *const u8, bytes: usize) {
+    // SAFETY: the caller copies a sequence into a buffer just allocated for it.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, bytes) };
+}
+
+/// Sets `len` bytes at `data` to `byte` (`vec![x; n]` and `fill` of one-byte elements: a `memset`, as std does).
+///
+/// # Safety
+/// `data` is a live buffer of at least `len` bytes that nothing else accesses during the call.
+pub(crate) unsafe extern "C" fn helper_fill_bytes(data: *mut u8, byte: u8, len: usize) {
+    // SAFETY: the caller passes a sequence's buffer (just allocated, or writable) and its length.
+    unsafe { std::ptr::write_bytes(data, byte, len) };
+}
+
+/// Reverses `len` elements of this width at `data`.
+///
+/// # Safety
+/// As [`helper_sort`].
+pub(crate) unsafe extern "C" fn helper_reverse<T>(data: *mut T, len: usize) {
+    // SAFETY: as in `helper_sort`.
+    unsafe { std::slice::from_raw_parts_mut(data, len) }.reverse();
+}
+
+/// `Vec::dedup` on `len` elements of this width at `data` (integers, `char`s, `bool`s: equal values are equal
+/// bits): the new length.
+///
+/// # Safety
+/// As [`helper_sort`].
+pub(crate) unsafe extern "C" fn helper_dedup<T: PartialEq + Copy>(data: *mut T, len: usize) -> usize {
+    // SAFETY: as in `helper_sort`.
+    let items = unsafe { std::slice::from_raw_parts_mut(data, len) };
+    let mut kept = usize::from(len > 0);
+    for read in 1..len {
+        if items[read] != items[kept - 1] {
+            items[kept] = items[read];
+            kept += 1;
+        }
+    }
+    kept
+}
