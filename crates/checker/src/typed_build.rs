@@ -13,36 +13,6 @@ use lacuna_ir::*;
 
 mod text;
 
-/// Methods of scalars the subset supports (the JIT implements exactly these).
-pub const SCALAR_METHODS: &[&str] = &[
-    "abs",
-    "pow",
-    "min",
-    "max",
-    "wrapping_add",
-    "wrapping_sub",
-    "wrapping_mul",
-    "count_ones",
-    "is_positive",
-    "is_negative",
-    "signum",
-    "sqrt",
-    "floor",
-    "ceil",
-    "trunc",
-    "powi",
-    "saturating_add",
-    "saturating_sub",
-    "saturating_mul",
-    "wrapping_neg",
-    "unsigned_abs",
-    "abs_diff",
-    "leading_zeros",
-    "trailing_zeros",
-    "count_zeros",
-    "is_power_of_two",
-];
-
 pub(crate) struct Builder<'a, 'db> {
     pub sema: &'a Semantics<'db, RootDatabase>,
     pub db: &'db RootDatabase,
@@ -442,7 +412,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             array_literal: false,
         });
         let text = TExpr { kind: TKind::Local(LocalRef::Snippet(param)), ty: Ty::Str, range: range.clone() };
-        let kind = TKind::TextMethod { name: "to_string".into(), receiver: Box::new(text), args: Vec::new() };
+        let kind = TKind::TextMethod { name: TextMethod::ToString, receiver: Box::new(text), args: Vec::new() };
         Closure { params: vec![TPat::Bind(param)], body: Box::new(TExpr { kind, ty: Ty::String, range }) }
     }
 
@@ -593,11 +563,14 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let set = self.locals[map].ty.is_set();
-        let args = match (name.as_str(), args.as_slice()) {
-            ("len" | "is_empty", []) => Vec::new(),
-            ("get" | "contains_key" | "remove", [k]) if !set => vec![self.map_key(map, k)?],
-            ("insert", [k, v]) if !set => vec![self.map_key(map, k)?, self.expr(v)?],
-            ("contains" | "remove" | "insert", [k]) if set => vec![self.map_key(map, k)?],
+        let Some(name) = MapMethod::from_name(&name).filter(|m| *m != MapMethod::Index) else {
+            return self.unsupported("a map method outside the subset", m.syntax());
+        };
+        let args = match (name, args.as_slice()) {
+            (MapMethod::Len | MapMethod::IsEmpty, []) => Vec::new(),
+            (MapMethod::Get | MapMethod::ContainsKey | MapMethod::Remove, [k]) if !set => vec![self.map_key(map, k)?],
+            (MapMethod::Insert, [k, v]) if !set => vec![self.map_key(map, k)?, self.expr(v)?],
+            (MapMethod::Contains | MapMethod::Remove | MapMethod::Insert, [k]) if set => vec![self.map_key(map, k)?],
             _ => return self.unsupported("a map method outside the subset", m.syntax()),
         };
         let at =
@@ -880,14 +853,15 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `retain` and the sorts by a key or a comparison (see [`TKind::SeqWithClosure`]).
     fn sequence_with_closure(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
-        const METHODS: &[&str] = &["retain", "sort_by_key", "sort_unstable_by_key", "sort_by", "sort_unstable_by"];
-        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
-        let (Some(receiver), true) = (m.receiver(), METHODS.contains(&name.as_str())) else { return Ok(None) };
+        let Some(name) = m.name_ref().and_then(|n| SeqClosureMethod::from_name(&n.text())) else {
+            return Ok(None);
+        };
+        let Some(receiver) = m.receiver() else { return Ok(None) };
         let own = self.std_inherent_method(m);
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let ([arg], true) = (args.as_slice(), own) else { return Ok(None) };
         let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
-        if !name.ends_with("_by") {
+        if !name.compares() {
             let closure = self.closure_with(arg, Some(1))?;
             return Ok(Some(TKind::SeqWithClosure { seq, name, closure, descending: false }));
         }
@@ -946,13 +920,12 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// .join("-")`): `{ let hidden = VEC; hidden.method(..) }`, the temporary dropped right after, as at the end
     /// of Rust's statement.
     fn temporary_sequence_method(&mut self, m: &ast::MethodCallExpr, ty: &Ty) -> Result<Option<TBlock>> {
-        const READING: &[&str] = &["len", "is_empty", "contains", "first", "last", "get", "join"];
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let Some(receiver) = m.receiver() else { return Ok(None) };
-        if !READING.contains(&name.as_str())
-            || matches!(receiver, ast::Expr::PathExpr(_))
-            || !self.std_inherent_method(m)
-        {
+        // `len`, or a method that reads the vector.
+        let method = SeqMethod::from_name(&name);
+        let reading = method.is_some_and(|m| !m.mutates());
+        if !(reading || name == "len") || matches!(receiver, ast::Expr::PathExpr(_)) || !self.std_inherent_method(m) {
             return Ok(None);
         }
         let at_name = m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()));
@@ -974,12 +947,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                 (seq, vec![TStmt::Let { local: hidden, init: Some(init) }])
             }
         };
-        let kind = if name == "len" {
-            TKind::SeqLen(seq)
-        } else {
-            let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
-            let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
-            TKind::SeqMethod { seq, name, args, at: at_name.saturating_sub(self.snippet_start) }
+        let kind = match method {
+            Some(name) => {
+                let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                TKind::SeqMethod { seq, name, args, at: at_name.saturating_sub(self.snippet_start) }
+            }
+            None => TKind::SeqLen(seq),
         };
         let range = self.range(m.syntax());
         let tail = Some(Box::new(TExpr { kind, ty: ty.clone(), range }));
@@ -988,26 +962,9 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// Methods of a sequence binding that allocate nothing (see [`TKind::SeqMethod`]).
     fn sequence_in_place(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
-        const METHODS: &[&str] = &[
-            "is_empty",
-            "contains",
-            "first",
-            "last",
-            "get",
-            "sort",
-            "sort_unstable",
-            "reverse",
-            "swap",
-            "fill",
-            "dedup",
-            "push",
-            "pop",
-            "join",
-        ];
-        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
-        if !METHODS.contains(&name.as_str()) {
+        let Some(name) = m.name_ref().and_then(|n| SeqMethod::from_name(&n.text())) else {
             return Ok(None);
-        }
+        };
         let own = self.std_inherent_method(m);
         let Some(receiver) = m.receiver() else { return Ok(None) };
         if !own {
@@ -1962,12 +1919,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             args.push(bound);
         }
         let name = match (r.start().is_some(), r.end().is_some()) {
-            (true, true) => "slice",
-            (true, false) => "slice_from",
-            (false, true) => "slice_to",
-            (false, false) => "slice_all",
+            (true, true) => TextMethod::Slice,
+            (true, false) => TextMethod::SliceFrom,
+            (false, true) => TextMethod::SliceTo,
+            (false, false) => TextMethod::SliceAll,
         };
-        let kind = TKind::TextMethod { name: name.into(), receiver, args };
+        let kind = TKind::TextMethod { name, receiver, args };
         Ok(Some(TExpr { kind, ty: Ty::Str, range: self.range(index.syntax()) }))
     }
 
@@ -2184,14 +2141,16 @@ impl<'a, 'db> Builder<'a, 'db> {
             return Ok(Some(e));
         }
         let Ok(receiver_ty) = self.expr_type(&receiver) else { return Ok(None) };
+        let option_method = OptionMethod::from_name(&name).filter(|m| m.arity() == args.len());
+        let checked = CheckedMethod::from_name(&name).filter(|m| *m != CheckedMethod::ToDigit);
         let kind = match (&receiver_ty, name.as_str(), args.as_slice()) {
-            (Ty::Option(_), "unwrap" | "unwrap_or_default" | "is_some" | "is_none", [])
-            | (Ty::Option(_), "unwrap_or" | "or" | "xor", [_]) => {
+            (Ty::Option(_), _, _) if option_method.is_some() => {
+                let Some(method) = option_method else { return Ok(None) };
                 let receiver = Box::new(self.expr(&receiver)?);
                 let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
-                let start = if name == "unwrap" { at_name } else { range.start };
+                let start = if method == OptionMethod::Unwrap { at_name } else { range.start };
                 return Ok(Some(TExpr {
-                    kind: TKind::Method { name, receiver, args },
+                    kind: TKind::Method { name: Method::Option(method), receiver, args },
                     ty: ty.clone(),
                     range: start..range.end,
                 }));
@@ -2212,28 +2171,24 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let receiver = Some(Box::new(self.expr(&receiver)?));
                 TKind::Panic { receiver, message }
             }
-            (
-                Ty::Option(_),
-                "map" | "and_then" | "filter" | "is_some_and" | "is_none_or" | "unwrap_or_else",
-                [closure],
-            ) => {
+            (Ty::Option(_), _, [closure]) if OptionClosureMethod::from_name(&name).is_some() => {
+                let Some(method) = OptionClosureMethod::from_name(&name) else { return Ok(None) };
                 let receiver = Box::new(self.expr(&receiver)?);
                 let (param, body) = self.closure(closure)?;
-                TKind::OptionClosure { method: name, receiver, param, body: Box::new(body) }
+                TKind::OptionClosure { method, receiver, param, body: Box::new(body) }
             }
-            (Ty::Scalar(s), "checked_add" | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem", [_])
-                if s.is_int() =>
-            {
+            (Ty::Scalar(s), _, [_]) if s.is_int() && checked.is_some() => {
+                let Some(method) = checked else { return Ok(None) };
                 let receiver = Box::new(self.expr(&receiver)?);
                 let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
-                TKind::Method { name, receiver, args }
+                TKind::Method { name: Method::Checked(method), receiver, args }
             }
             (Ty::Scalar(Scalar::Char), "to_digit", [_]) => {
                 let receiver = Box::new(self.expr(&receiver)?);
                 let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
                 // `to_digit` panics (at its name) on a radix above 36.
                 return Ok(Some(TExpr {
-                    kind: TKind::Method { name, receiver, args },
+                    kind: TKind::Method { name: Method::Checked(CheckedMethod::ToDigit), receiver, args },
                     ty: ty.clone(),
                     range: at_name..range.end,
                 }));
@@ -2608,7 +2563,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     .map_or(range.start, |t| usize::from(t.text_range().start()).saturating_sub(self.snippet_start));
                 match op {
                     ast::BinaryOp::CmpOp(ast::CmpOp::Eq { negated }) => {
-                        if let Some(kind) = self.text_comparison(if negated { "!=" } else { "==" }, &lhs, &rhs)? {
+                        if let Some(kind) =
+                            self.text_comparison(if negated { TextMethod::Ne } else { TextMethod::Eq }, &lhs, &rhs)?
+                        {
                             return Ok(TExpr { kind, ty, range });
                         }
                         if let Some(kind) = self.struct_comparison(b, negated)? {
@@ -2929,10 +2886,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                             .display_name(self.db)
                             .is_some_and(|n| n.to_string() == "core")
                         && f.as_assoc_item(self.db).is_none();
-                    if in_cmp && (name == "max" || name == "min") {
+                    let method = match name.as_str() {
+                        "max" => Some(ScalarMethod::Max),
+                        "min" => Some(ScalarMethod::Min),
+                        _ => None,
+                    };
+                    if let (true, Some(method)) = (in_cmp, method) {
                         let receiver = Box::new(self.expr(a)?);
                         let args = vec![self.expr(b)?];
-                        return Ok(TExpr { kind: TKind::Method { name, receiver, args }, ty, range });
+                        let kind = TKind::Method { name: Method::Scalar(method), receiver, args };
+                        return Ok(TExpr { kind, ty, range });
                     }
                 }
                 let Some(function) = resolved.and_then(|f| self.fn_ids.get(&f).copied()) else {
@@ -2966,7 +2929,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let at = ix
                     .l_brack_token()
                     .map_or(range.start, |b| usize::from(b.text_range().start()).saturating_sub(self.snippet_start));
-                TKind::MapMethod { map, name: "index".into(), args: vec![key], at }
+                TKind::MapMethod { map, name: MapMethod::Index, args: vec![key], at }
             }
             ast::Expr::IndexExpr(ix) => return self.seq_index(ix, ty),
             ast::Expr::MethodCallExpr(m) => {
@@ -3007,17 +2970,19 @@ impl<'a, 'db> Builder<'a, 'db> {
                     _ => false,
                 };
                 let ord = (name == "max" || name == "min") && self.core_trait_of(f).as_deref() == Some("Ord");
-                let known = SCALAR_METHODS.contains(&name.as_str()) || CHAR_METHODS.contains(&name.as_str());
-                if !known || !(inherent_primitive || ord) {
+                let known = ScalarMethod::from_name(&name)
+                    .map(Method::Scalar)
+                    .or_else(|| CharMethod::from_name(&name).map(Method::Char));
+                let Some(method) = known.filter(|_| inherent_primitive || ord) else {
                     return self.unsupported("a method outside the subset", expr.syntax());
-                }
+                };
                 let Some(receiver) = m.receiver() else { return self.unsupported("a method", expr.syntax()) };
                 let receiver = Box::new(self.expr(&receiver)?);
                 let mut args = Vec::new();
                 for a in m.arg_list().into_iter().flat_map(|l| l.args()) {
                     args.push(self.expr(&a)?);
                 }
-                TKind::Method { name, receiver, args }
+                TKind::Method { name: method, receiver, args }
             }
             _ => return self.unsupported("an expression outside the subset", expr.syntax()),
         };

@@ -1175,14 +1175,12 @@ fn load_artifact(
 /// Whether the subset's own checks accept a lowered snippet without rustc (see
 /// [`lacuna_lowering::accept_without_rustc`]).
 fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> Result<(), String> {
-    let text = &home.prepared.host.text;
-    let facts = lacuna_lowering::HostFacts {
-        // Conservative: any mention raises the doubt.
-        raises_lints: text.contains("deny") || text.contains("forbid"),
-        hole_type_matches: home.prepared.glue_type(home.index) == Some(lowered.snippet.ty.name().as_str()),
-        opaque_bindings: home.plan.bindings().iter().map(|b| b.const_opaque).collect(),
-        binding_values: home.plan.bindings().iter().map(|b| b.const_value).collect(),
-    };
+    let facts = lacuna_lowering::HostFacts::new(
+        &home.prepared.host.text,
+        home.prepared.glue_type(home.index),
+        &lowered.snippet.ty,
+        home.plan.bindings(),
+    );
     lacuna_lowering::accept_without_rustc(lowered, facts)
 }
 

@@ -101,11 +101,11 @@ pub enum TKind {
     /// `HashMap::new()` / `BTreeMap::new()`: an empty map (the expression's type says which).
     MapNew,
     /// `m.insert(k, v)`, `m.get(k)` (an `Option` of the value), `m.contains_key(k)`, `m.remove(k)`, `m.len()`,
-    /// `m.is_empty()`, and `m[k]` (`name` "index", which panics at `at` without the key) on the snippet's map
+    /// `m.is_empty()`, and `m[k]` ([`MapMethod::Index`], which panics at `at` without the key) on the snippet's map
     /// local `map`.
     MapMethod {
         map: usize,
-        name: String,
+        name: MapMethod,
         args: Vec<TExpr>,
         at: usize,
     },
@@ -200,7 +200,7 @@ pub enum TKind {
     /// at `at`, the method's name.)
     SeqMethod {
         seq: Seq,
-        name: String,
+        name: SeqMethod,
         args: Vec<TExpr>,
         at: usize,
     },
@@ -210,7 +210,7 @@ pub enum TKind {
     /// `a` with the same expression of `b`), `descending` when the comparison is written the other way round.
     SeqWithClosure {
         seq: Seq,
-        name: String,
+        name: SeqClosureMethod,
         closure: Closure,
         descending: bool,
     },
@@ -228,7 +228,7 @@ pub enum TKind {
     /// A method of a scalar: `x.abs()`, `x.pow(2)`, `a.min(b)`, `x.checked_add(y)`, `c.to_digit(10)`; or of an
     /// `Option` of one: `o.unwrap()`, `o.unwrap_or(v)`, `o.is_some()`.
     Method {
-        name: String,
+        name: Method,
         receiver: Box<TExpr>,
         args: Vec<TExpr>,
     },
@@ -248,7 +248,7 @@ pub enum TKind {
     /// `o.map(|x| body)`, `o.and_then(..)`, `o.filter(..)`, `o.unwrap_or_else(|| ..)`, `o.is_some_and(..)` with the
     /// closure written in place (it runs at most once, where the call is): `param` is bound to the payload.
     OptionClosure {
-        method: String,
+        method: OptionClosureMethod,
         receiver: Box<TExpr>,
         param: Option<TPat>,
         body: Box<TExpr>,
@@ -269,7 +269,7 @@ pub enum TKind {
     /// A method of text (`&str` or `String` receivers, read only): `len`, `is_empty`, `to_string` (and
     /// `to_owned`, `String::from`, `into`, `clone`: a new `String`), `==` and `!=` (with the other text in `args`).
     TextMethod {
-        name: String,
+        name: TextMethod,
         receiver: Box<TExpr>,
         args: Vec<TExpr>,
     },

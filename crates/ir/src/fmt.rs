@@ -4,6 +4,8 @@ use crate::*;
 
 /// A piece of a format string: literal text, or an argument formatted by a spec.
 #[derive(Debug, Clone, PartialEq)]
+// An argument is an expression in place: pieces are few, and boxing each would only add indirection.
+#[allow(clippy::large_enum_variant)]
 pub enum FmtPiece {
     Lit(String),
     Arg { value: TExpr, spec: FmtSpec },

@@ -13,8 +13,10 @@
 //! - [`visit`]: the direct parts of each node, in evaluation order;
 //! - [`method`]: the method vocabularies;
 //! - [`scope`]: a hole's bindings and where an accepted snippet uses them;
-//! - [`symbol`]: the names of the symbols an instrumented host exports for JIT code.
+//! - [`symbol`]: the names of the symbols an instrumented host exports for JIT code;
+//! - [`dump()`]: a stable text form of a snippet's IR, for tests.
 
+mod dump;
 pub mod expr;
 pub mod fmt;
 pub mod iter;
@@ -29,6 +31,7 @@ pub mod visit;
 
 use std::ops::Range;
 
+pub use dump::dump;
 pub use expr::*;
 pub use fmt::*;
 pub use iter::*;

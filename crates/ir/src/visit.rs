@@ -25,8 +25,6 @@ impl IterChain {
     }
 }
 
-/// Methods of `char` the JIT runs through `lacuna_char_op`, by their operation number (their index here).
-
 impl TBlock {
     /// Calls `f` for each direct part: the statements' expressions and `let .. else` blocks, then the tail.
     pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(Child<'a>)) {

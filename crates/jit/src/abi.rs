@@ -192,6 +192,76 @@ pub const KIND_FLOAT: u32 = 3;
 pub const KIND_BOOL: u32 = 5;
 pub const KIND_CHAR: u32 = 6;
 
+/// Declares an operation code that crosses the FFI as a `u32`: generated code passes `code()`, the helper decodes it
+/// with `from_code` (`None` for a code no member has: a bug on the generating side, which the helper answers with
+/// its failure value rather than guessing).
+macro_rules! ffi_code {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[repr(u32)]
+        pub(crate) enum $name {
+            $($(#[$vmeta])* $variant,)*
+        }
+
+        impl $name {
+            const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The code generated code passes.
+            pub(crate) fn code(self) -> u32 {
+                self as u32
+            }
+
+            /// The operation a helper was passed.
+            pub(crate) fn from_code(code: u32) -> Option<$name> {
+                $name::ALL.get(code as usize).copied()
+            }
+        }
+    };
+}
+
+ffi_code! {
+    /// What `lacuna_trim` does (the low byte of its `mode`; a `char` pattern rides in the bits above).
+    TrimMode {
+        Trim,
+        TrimStart,
+        TrimEnd,
+        TrimMatches,
+        TrimStartMatches,
+        TrimEndMatches,
+    }
+}
+
+ffi_code! {
+    /// What `lacuna_find` asks of the text.
+    FindMode {
+        Contains,
+        StartsWith,
+        EndsWith,
+    }
+}
+
+ffi_code! {
+    /// What `lacuna_transform` makes of the text.
+    TransformOp {
+        ToUppercase,
+        ToLowercase,
+        Repeat,
+    }
+}
+
+ffi_code! {
+    /// How `lacuna_next_piece` cuts text ([`lacuna_ir::Pieces`]).
+    PiecesMode {
+        Whitespace,
+        Lines,
+        /// At each match of a `&str`.
+        SplitStr,
+        /// At each match of a `char`.
+        SplitChar,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,8 +12,9 @@
 
 use lacuna_ir::Binding;
 use lacuna_ir::{
-    Arm, BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, ParseThen, Pieces, Place, Scalar, SeqKind,
-    Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    Arm, BinOp, CheckedMethod, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, MapMethod, Method,
+    OptionClosureMethod, OptionMethod, ParseThen, Pieces, Place, Scalar, ScalarMethod, SeqClosureMethod, SeqKind,
+    SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod, Ty, TypedSnippet, UnOp,
 };
 
 mod ownership;
@@ -140,24 +141,24 @@ impl Check<'_> {
     }
 
     /// Whether a method of a sequence of scalars `elem` fits its arguments and result (`ty`).
-    fn scalar_seq_method(name: &str, args: &[TExpr], elem_s: Scalar, kind: SeqKind, ty: &Ty) -> bool {
+    fn scalar_seq_method(name: SeqMethod, args: &[TExpr], elem_s: Scalar, kind: SeqKind, ty: &Ty) -> bool {
         let elem = Ty::Scalar(elem_s);
         let arg = |i: usize| args.get(i).map(|a| &a.ty);
         let ordered = elem_s.is_int() || matches!(elem_s, Scalar::Char | Scalar::Bool);
         let usize_ty = Ty::Scalar(Scalar::Usize);
         match (name, args.len()) {
-            ("is_empty", 0) => *ty == Ty::Scalar(Scalar::Bool),
-            ("contains", 1) => arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Bool),
-            ("first" | "last", 0) => *ty == Ty::option(elem_s),
-            ("get", 1) => arg(0) == Some(&usize_ty) && *ty == Ty::option(elem_s),
-            ("sort" | "sort_unstable", 0) => ordered,
-            ("reverse", 0) => true,
-            ("swap", 2) => arg(0) == Some(&usize_ty) && arg(1) == Some(&usize_ty),
-            ("fill", 1) => arg(0) == Some(&elem),
+            (SeqMethod::IsEmpty, 0) => *ty == Ty::Scalar(Scalar::Bool),
+            (SeqMethod::Contains, 1) => arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Bool),
+            (SeqMethod::First | SeqMethod::Last, 0) => *ty == Ty::option(elem_s),
+            (SeqMethod::Get, 1) => arg(0) == Some(&usize_ty) && *ty == Ty::option(elem_s),
+            (SeqMethod::Sort | SeqMethod::SortUnstable, 0) => ordered,
+            (SeqMethod::Reverse, 0) => true,
+            (SeqMethod::Swap, 2) => arg(0) == Some(&usize_ty) && arg(1) == Some(&usize_ty),
+            (SeqMethod::Fill, 1) => arg(0) == Some(&elem),
             // `dedup`, `push` and `pop` change the length: a `Vec`'s only.
-            ("dedup", 0) => kind != SeqKind::Slice && !elem_s.is_float(),
-            ("push", 1) => kind != SeqKind::Slice && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit),
-            ("pop", 0) => kind != SeqKind::Slice && *ty == Ty::option(elem_s),
+            (SeqMethod::Dedup, 0) => kind != SeqKind::Slice && !elem_s.is_float(),
+            (SeqMethod::Push, 1) => kind != SeqKind::Slice && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit),
+            (SeqMethod::Pop, 0) => kind != SeqKind::Slice && *ty == Ty::option(elem_s),
             _ => false,
         }
     }
@@ -362,24 +363,26 @@ impl Check<'_> {
                 };
                 let set = value == Ty::Scalar(Scalar::Unit);
                 let bool_ty = Ty::Scalar(Scalar::Bool);
-                let fits = match name.as_str() {
-                    "len" => e.ty == Ty::Scalar(Scalar::Usize),
-                    "is_empty" => e.ty == bool_ty,
+                let fits = match name {
+                    MapMethod::Len => e.ty == Ty::Scalar(Scalar::Usize),
+                    MapMethod::IsEmpty => e.ty == bool_ty,
                     // A set's: whether the key was there (`contains`, `remove`) or was not (`insert`).
-                    "contains" | "remove" if set => args.len() == 1 && key_ref(arg(0)) && e.ty == bool_ty,
-                    "insert" if set => args.len() == 1 && arg(0) == Some(key) && e.ty == bool_ty,
+                    MapMethod::Contains | MapMethod::Remove if set => {
+                        args.len() == 1 && key_ref(arg(0)) && e.ty == bool_ty
+                    }
+                    MapMethod::Insert if set => args.len() == 1 && arg(0) == Some(key) && e.ty == bool_ty,
                     _ if set => false,
-                    "get" | "remove" => key_ref(arg(0)) && e.ty == Ty::option(value.s()),
-                    "contains_key" => key_ref(arg(0)) && e.ty == Ty::Scalar(Scalar::Bool),
-                    "index" => key_ref(arg(0)) && e.ty == value,
-                    "insert" => {
+                    MapMethod::Get | MapMethod::Remove => key_ref(arg(0)) && e.ty == Ty::option(value.s()),
+                    MapMethod::ContainsKey => key_ref(arg(0)) && e.ty == Ty::Scalar(Scalar::Bool),
+                    MapMethod::Index => key_ref(arg(0)) && e.ty == value,
+                    MapMethod::Insert => {
                         arg(0) == Some(key)
                             && arg(1) == Some(&value)
                             && (e.ty == Ty::option(value.s()) || e.ty == Ty::Scalar(Scalar::Unit))
                     }
-                    _ => false,
+                    MapMethod::Contains => false,
                 };
-                if matches!(name.as_str(), "insert" | "remove") && !mutable {
+                if name.mutates() && !mutable {
                     return unsupported("a map changed through a binding that is not `mut`", &e.range);
                 }
                 if fits {
@@ -485,7 +488,7 @@ impl Check<'_> {
                 self.expr(value)?;
                 let place_ty = match place {
                     Place::Local(LocalRef::Snippet(id))
-                        if !self.snippet.locals[*id].mutable && !(op.is_none() && self.deferred.contains(id)) =>
+                        if !(self.snippet.locals[*id].mutable || op.is_none() && self.deferred.contains(id)) =>
                     {
                         return unsupported("assignment to a local that is not `mut`", &e.range)
                     }
@@ -624,32 +627,32 @@ impl Check<'_> {
                 let ok = match seq.elem {
                     // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
                     // `String` moves into it, so its buffer stays the snippet's).
-                    Elem::String | Elem::Str | Elem::Struct(_) => match (name.as_str(), args.len()) {
-                        ("is_empty", 0) => e.ty == Ty::Scalar(Scalar::Bool),
-                        ("join", 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
+                    Elem::String | Elem::Str | Elem::Struct(_) => match (name, args.len()) {
+                        (SeqMethod::IsEmpty, 0) => e.ty == Ty::Scalar(Scalar::Bool),
+                        (SeqMethod::Join, 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
                             arg(0) == Some(&Ty::Str) && e.ty == Ty::String
                         }
                         // Strings order by their bytes; equal ones are indistinguishable, so stability is moot.
-                        ("sort" | "sort_unstable", 0) => seq.elem == Elem::String,
-                        ("reverse", 0) => true,
-                        ("first" | "last", 0) => e.ty == Ty::Option(Box::new(seq.elem.read_ty())),
-                        ("get", 1) => {
+                        (SeqMethod::Sort | SeqMethod::SortUnstable, 0) => seq.elem == Elem::String,
+                        (SeqMethod::Reverse, 0) => true,
+                        (SeqMethod::First | SeqMethod::Last, 0) => e.ty == Ty::Option(Box::new(seq.elem.read_ty())),
+                        (SeqMethod::Get, 1) => {
                             arg(0) == Some(&Ty::Scalar(Scalar::Usize))
                                 && e.ty == Ty::Option(Box::new(seq.elem.read_ty()))
                         }
-                        ("push", 1) if seq.elem == Elem::String => {
+                        (SeqMethod::Push, 1) if seq.elem == Elem::String => {
                             seq.kind == SeqKind::Local
                                 && arg(0) == Some(&Ty::String)
                                 && e.ty == Ty::Scalar(Scalar::Unit)
                         }
                         _ => false,
                     },
-                    Elem::Scalar(s) => Self::scalar_seq_method(name, args, s, seq.kind, &e.ty),
+                    Elem::Scalar(s) => Self::scalar_seq_method(*name, args, s, seq.kind, &e.ty),
                 };
                 if !ok {
                     return unsupported(format!("the sequence method `{name}`"), &e.range);
                 }
-                if lacuna_ir::SEQ_MUTATORS.contains(&name.as_str()) {
+                if name.mutates() {
                     if !seq.writable {
                         return unsupported("changing a sequence that is not writable", &e.range);
                     }
@@ -662,23 +665,27 @@ impl Check<'_> {
             TKind::SeqWithClosure { seq, name, closure, descending } => {
                 let item = seq.elem.read_ty();
                 let body = &closure.body;
-                let ret = if name == "retain" { Ty::Scalar(Scalar::Bool) } else { body.ty.clone() };
+                let retain = *name == SeqClosureMethod::Retain;
+                let ret = if retain { Ty::Scalar(Scalar::Bool) } else { body.ty.clone() };
                 self.closure(closure, std::slice::from_ref(&item), &ret, &e.range)?;
-                if !seq.writable || seq.kind == SeqKind::Slice && name == "retain" {
+                if !seq.writable || seq.kind == SeqKind::Slice && retain {
                     return unsupported(format!("`{name}` of a sequence that is not writable"), &e.range);
                 }
                 // The closure's calls run in an order and number of std's choosing (`retain`: each element once,
                 // in order; a sort: as its algorithm compares), and a fault leaves the sequence as std's code left
                 // it: so a closure that may fault runs only where nothing depends on either, `retain` on the
                 // snippet's own vector.
-                let faults_unseen = name == "retain" && seq.kind == SeqKind::Local;
+                let faults_unseen = retain && seq.kind == SeqKind::Local;
                 if !faults_unseen && may_fault(body) {
                     return unsupported(format!("a `{name}` closure that may fault"), &body.range);
                 }
-                let ok = match name.as_str() {
+                let ok = match name {
                     // (Removed strings would have to be dropped.)
-                    "retain" => seq.elem.scalar().is_some() && !descending,
-                    _ => {
+                    SeqClosureMethod::Retain => seq.elem.scalar().is_some() && !descending,
+                    SeqClosureMethod::SortByKey
+                    | SeqClosureMethod::SortUnstableByKey
+                    | SeqClosureMethod::SortBy
+                    | SeqClosureMethod::SortUnstableBy => {
                         let key_ordered = body.ty.scalar().is_some_and(|k| {
                             k.int_bits().is_some_and(|bits| bits <= 64) || matches!(k, Scalar::Char | Scalar::Bool)
                         });
@@ -688,7 +695,7 @@ impl Check<'_> {
                             (&closure.params[..], &body.kind),
                             ([TPat::Bind(p)], TKind::Local(LocalRef::Snippet(l))) if p == l
                         );
-                        let stable_enough = !name.contains("unstable") || (identity && seq.elem.scalar().is_some());
+                        let stable_enough = !name.unstable() || (identity && seq.elem.scalar().is_some());
                         key_ordered && stable_enough
                     }
                 };
@@ -736,12 +743,14 @@ impl Check<'_> {
                 if let Ty::Option(payload) = &receiver.ty {
                     let arg = |i: usize| args.get(i).map(|a| &a.ty);
                     let scalar = payload.scalar().is_some();
-                    let ok = match (name.as_str(), args.len()) {
-                        ("unwrap", 0) => e.ty == **payload,
-                        ("unwrap_or_default", 0) => scalar && e.ty == **payload,
-                        ("is_some" | "is_none", 0) => e.s() == Scalar::Bool,
-                        ("unwrap_or", 1) => arg(0) == Some(&**payload),
-                        ("or" | "xor", 1) => scalar && arg(0) == Some(&receiver.ty),
+                    let ok = match (*name, args.len()) {
+                        (Method::Option(OptionMethod::Unwrap), 0) => e.ty == **payload,
+                        (Method::Option(OptionMethod::UnwrapOrDefault), 0) => scalar && e.ty == **payload,
+                        (Method::Option(OptionMethod::IsSome | OptionMethod::IsNone), 0) => e.s() == Scalar::Bool,
+                        (Method::Option(OptionMethod::UnwrapOr), 1) => arg(0) == Some(&**payload),
+                        (Method::Option(OptionMethod::Or | OptionMethod::Xor), 1) => {
+                            scalar && arg(0) == Some(&receiver.ty)
+                        }
                         _ => false,
                     };
                     return if ok {
@@ -752,54 +761,48 @@ impl Check<'_> {
                 }
                 let t = receiver.s();
                 let arg = |i: usize| args.get(i).map(|a| a.s());
-                if e.ty == Ty::option(t) && t.is_int() && name.starts_with("checked_") {
-                    return match (name.as_str(), arg(0)) {
-                        ("checked_add" | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem", Some(a))
-                            if a == t =>
-                        {
-                            Ok(())
+                let ok = match (*name, args.len()) {
+                    (Method::Checked(CheckedMethod::ToDigit), _) => {
+                        // A literal radix in 2..=36: the radix assertion (whose message varies across toolchains)
+                        // cannot fire.
+                        let literal_radix = matches!(args.first().map(|a| &a.kind), Some(TKind::Lit(Lit::Int(2..=36))));
+                        t == Scalar::Char
+                            && arg(0) == Some(Scalar::U32)
+                            && literal_radix
+                            && e.ty == Ty::option(Scalar::U32)
+                    }
+                    (Method::Checked(_), _) => e.ty == Ty::option(t) && t.is_int() && arg(0) == Some(t),
+                    (Method::Option(_), _) => false,
+                    (Method::Char(m), 0) => {
+                        t == Scalar::Char && e.ty == Ty::Scalar(if m.maps() { Scalar::Char } else { Scalar::Bool })
+                    }
+                    (Method::Char(_), _) => false,
+                    (Method::Scalar(m), n) => {
+                        use ScalarMethod::*;
+                        match (m, n) {
+                            (Abs | Signum, 0) => t.is_signed() || t.is_float(),
+                            (IsPositive | IsNegative, 0) => t.is_signed(),
+                            (CountOnes, 0) => t.is_int(),
+                            (Sqrt | Floor | Ceil, 0) => t.is_float(),
+                            (Pow, 1) => t.is_int() && arg(0) == Some(Scalar::U32),
+                            (Min | Max, 1) => (t.is_int() || t.is_float()) && arg(0) == Some(t),
+                            (WrappingAdd | WrappingSub | WrappingMul, 1) => t.is_int() && arg(0) == Some(t),
+                            (SaturatingAdd | SaturatingSub | SaturatingMul | AbsDiff, 1) => {
+                                t.is_int() && arg(0) == Some(t)
+                            }
+                            (WrappingNeg | LeadingZeros | TrailingZeros | CountZeros, 0) => t.is_int(),
+                            (UnsignedAbs, 0) => t.is_signed() && t.is_int(),
+                            (IsPowerOfTwo, 0) => t.is_int() && !t.is_signed(),
+                            (Trunc, 0) => t.is_float(),
+                            (Powi, 1) => t.is_float() && arg(0) == Some(Scalar::I32),
+                            _ => false,
                         }
-                        _ => unsupported(format!("the method `{name}`"), &e.range),
-                    };
-                }
-                if name == "to_digit" {
-                    // A literal radix in 2..=36: the radix assertion (whose message varies across toolchains)
-                    // cannot fire.
-                    let literal_radix = matches!(args.first().map(|a| &a.kind), Some(TKind::Lit(Lit::Int(2..=36))));
-                    return if t == Scalar::Char
-                        && arg(0) == Some(Scalar::U32)
-                        && literal_radix
-                        && e.ty == Ty::option(Scalar::U32)
-                    {
-                        Ok(())
-                    } else {
-                        unsupported("the method `to_digit`", &e.range)
-                    };
-                }
-                let ok = match (name.as_str(), args.len()) {
-                    ("abs" | "signum", 0) => t.is_signed() || t.is_float(),
-                    ("is_positive" | "is_negative", 0) => t.is_signed(),
-                    ("count_ones", 0) => t.is_int(),
-                    ("sqrt" | "floor" | "ceil", 0) => t.is_float(),
-                    ("pow", 1) => t.is_int() && arg(0) == Some(Scalar::U32),
-                    ("min" | "max", 1) => (t.is_int() || t.is_float()) && arg(0) == Some(t),
-                    ("wrapping_add" | "wrapping_sub" | "wrapping_mul", 1) => t.is_int() && arg(0) == Some(t),
-                    ("saturating_add" | "saturating_sub" | "saturating_mul" | "abs_diff", 1) => {
-                        t.is_int() && arg(0) == Some(t)
                     }
-                    ("wrapping_neg" | "leading_zeros" | "trailing_zeros" | "count_zeros", 0) => t.is_int(),
-                    ("unsigned_abs", 0) => t.is_signed() && t.is_int(),
-                    ("is_power_of_two", 0) => t.is_int() && !t.is_signed(),
-                    ("trunc", 0) => t.is_float(),
-                    (m, 0) if lacuna_ir::CHAR_METHODS.contains(&m) => {
-                        let to_char = m.starts_with("to_");
-                        t == Scalar::Char && e.ty == Ty::Scalar(if to_char { Scalar::Char } else { Scalar::Bool })
-                    }
-                    ("powi", 1) => t.is_float() && arg(0) == Some(Scalar::I32),
-                    _ => false,
                 };
                 if ok {
                     Ok(())
+                } else if matches!(name, Method::Checked(_)) {
+                    unsupported(format!("the method `{name}`"), &e.range)
                 } else {
                     unsupported(format!("the method `{name}` on `{t:?}`"), &e.range)
                 }
@@ -855,20 +858,25 @@ impl Check<'_> {
                 let Ty::Option(payload) = &receiver.ty else {
                     return unsupported("a closure method of something other than an `Option`", &e.range);
                 };
-                let takes_payload = method != "unwrap_or_else";
+                let takes_payload = *method != OptionClosureMethod::UnwrapOrElse;
                 match (param, takes_payload) {
                     (Some(p), true) => self.pat(p, payload, &e.range)?,
                     (None, false) => {}
                     _ => return unsupported("a closure with the wrong parameters", &e.range),
                 }
                 self.closure_body(body)?;
-                let ok = match method.as_str() {
-                    "map" => matches!((&e.ty, &body.ty), (Ty::Option(r), Ty::Scalar(_)) if **r == body.ty),
-                    "and_then" => body.ty == e.ty && matches!(e.ty, Ty::Option(_)),
-                    "filter" => body.ty == Ty::Scalar(Scalar::Bool) && e.ty == receiver.ty,
-                    "is_some_and" | "is_none_or" => body.ty == Ty::Scalar(Scalar::Bool) && e.s() == Scalar::Bool,
-                    "unwrap_or_else" => payload.scalar().is_some() && body.ty == **payload && e.ty == body.ty,
-                    _ => false,
+                let ok = match method {
+                    OptionClosureMethod::Map => {
+                        matches!((&e.ty, &body.ty), (Ty::Option(r), Ty::Scalar(_)) if **r == body.ty)
+                    }
+                    OptionClosureMethod::AndThen => body.ty == e.ty && matches!(e.ty, Ty::Option(_)),
+                    OptionClosureMethod::Filter => body.ty == Ty::Scalar(Scalar::Bool) && e.ty == receiver.ty,
+                    OptionClosureMethod::IsSomeAnd | OptionClosureMethod::IsNoneOr => {
+                        body.ty == Ty::Scalar(Scalar::Bool) && e.s() == Scalar::Bool
+                    }
+                    OptionClosureMethod::UnwrapOrElse => {
+                        payload.scalar().is_some() && body.ty == **payload && e.ty == body.ty
+                    }
                 };
                 if ok {
                     Ok(())
@@ -961,28 +969,38 @@ impl Check<'_> {
                 }
                 let text = |t: &Ty| matches!(t, Ty::Str | Ty::String);
                 let ok = text(&receiver.ty)
-                    && match (name.as_str(), args.as_slice()) {
-                        ("len", []) => e.ty == Ty::Scalar(Scalar::Usize),
-                        ("is_empty", []) => e.ty == Ty::Scalar(Scalar::Bool),
-                        ("to_string" | "to_owned" | "clone" | "into", []) => text(&e.ty),
-                        ("as_str" | "trim" | "trim_start" | "trim_end", []) => e.ty == Ty::Str,
-                        ("slice", [a, b]) => {
+                    && match (*name, args.as_slice()) {
+                        (TextMethod::Len, []) => e.ty == Ty::Scalar(Scalar::Usize),
+                        (TextMethod::IsEmpty, []) => e.ty == Ty::Scalar(Scalar::Bool),
+                        (TextMethod::ToString | TextMethod::ToOwned | TextMethod::Clone | TextMethod::Into, []) => {
+                            text(&e.ty)
+                        }
+                        (TextMethod::AsStr | TextMethod::Trim | TextMethod::TrimStart | TextMethod::TrimEnd, []) => {
+                            e.ty == Ty::Str
+                        }
+                        (TextMethod::Slice, [a, b]) => {
                             a.ty == Ty::Scalar(Scalar::Usize) && b.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::Str
                         }
-                        ("slice_from" | "slice_to", [a]) => a.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::Str,
-                        ("slice_all", []) => e.ty == Ty::Str,
+                        (TextMethod::SliceFrom | TextMethod::SliceTo, [a]) => {
+                            a.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::Str
+                        }
+                        (TextMethod::SliceAll, []) => e.ty == Ty::Str,
                         // `trim_matches` of a `char` only (a text pattern cannot search from both ends: E0277).
-                        ("trim_matches", [pattern]) => pattern.ty == Ty::Scalar(Scalar::Char) && e.ty == Ty::Str,
-                        ("trim_start_matches" | "trim_end_matches", [pattern]) => {
+                        (TextMethod::TrimMatches, [pattern]) => {
+                            pattern.ty == Ty::Scalar(Scalar::Char) && e.ty == Ty::Str
+                        }
+                        (TextMethod::TrimStartMatches | TextMethod::TrimEndMatches, [pattern]) => {
                             matches!(pattern.ty, Ty::Scalar(Scalar::Char) | Ty::Str) && e.ty == Ty::Str
                         }
-                        ("to_uppercase" | "to_lowercase", []) => e.ty == Ty::String,
-                        ("repeat", [n]) => n.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::String,
-                        ("contains" | "starts_with" | "ends_with", [pattern]) => {
+                        (TextMethod::ToUppercase | TextMethod::ToLowercase, []) => e.ty == Ty::String,
+                        (TextMethod::Repeat, [n]) => n.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::String,
+                        (TextMethod::Contains | TextMethod::StartsWith | TextMethod::EndsWith, [pattern]) => {
                             (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char))
                                 && e.ty == Ty::Scalar(Scalar::Bool)
                         }
-                        ("==" | "!=", [other]) => text(&other.ty) && e.ty == Ty::Scalar(Scalar::Bool),
+                        (TextMethod::Eq | TextMethod::Ne, [other]) => {
+                            text(&other.ty) && e.ty == Ty::Scalar(Scalar::Bool)
+                        }
                         _ => false,
                     };
                 if ok {
@@ -1314,6 +1332,20 @@ pub struct HostFacts {
     pub binding_values: Vec<Option<i128>>,
 }
 
+impl HostFacts {
+    /// The facts for a hole of the host `text` whose type rustc confirmed as `glue_type`, with these bindings, for
+    /// a snippet of type `ty`.
+    pub fn new(text: &str, glue_type: Option<&str>, ty: &Ty, bindings: &[Binding]) -> HostFacts {
+        HostFacts {
+            // Conservative: any mention raises the doubt.
+            raises_lints: text.contains("deny") || text.contains("forbid"),
+            hole_type_matches: glue_type == Some(ty.name().as_str()),
+            opaque_bindings: bindings.iter().map(|b| b.const_opaque).collect(),
+            binding_values: bindings.iter().map(|b| b.const_value).collect(),
+        }
+    }
+}
+
 /// What rustc's compile-time evaluation might know: per snippet local, and per hole binding.
 struct Known {
     locals: Vec<bool>,
@@ -1486,7 +1518,8 @@ fn may_fault(e: &TExpr) -> bool {
             _ => false,
         },
         TKind::TextMethod { name, .. } => {
-            !matches!(name.as_str(), "len" | "is_empty" | "contains" | "starts_with" | "ends_with" | "==" | "!=")
+            use TextMethod::*;
+            !matches!(name, Len | IsEmpty | Contains | StartsWith | EndsWith | Eq | Ne)
         }
         TKind::Block(b) => !b.stmts.is_empty() || b.label.is_some(),
         TKind::If { .. } => false,
@@ -1503,7 +1536,7 @@ fn closures_write(e: &TExpr) -> bool {
                 true
             }
             TKind::HostCall { receiver: Some(r), .. } => r.mutable,
-            TKind::SeqMethod { name, .. } => lacuna_ir::SEQ_MUTATORS.contains(&name.as_str()),
+            TKind::SeqMethod { name, .. } => name.mutates(),
             _ => false,
         };
         here || children_any(e, writes)
@@ -2072,10 +2105,8 @@ impl Guard<'_> {
                     self.operation(op, ty, l_known, l_literal, r).or_else(&at)?;
                 }
             }
-            TKind::Method { receiver, .. } => {
-                if !type_determined(receiver, self.snippet) {
-                    return at("a method on a value whose type may come from an unsuffixed literal");
-                }
+            TKind::Method { receiver, .. } if !type_determined(receiver, self.snippet) => {
+                return at("a method on a value whose type may come from an unsuffixed literal");
             }
             _ => {}
         }
@@ -2166,7 +2197,7 @@ mod tests {
         assert!(lower(snippet(vec![], lit(1, Scalar::I128), vec![]), &[]).is_err());
         let pow = TExpr {
             kind: TKind::Method {
-                name: "pow".into(),
+                name: Method::Scalar(ScalarMethod::Pow),
                 receiver: Box::new(lit(2, Scalar::I64)),
                 args: vec![lit(3, Scalar::I64)],
             },
@@ -2176,7 +2207,7 @@ mod tests {
         assert!(lower(snippet(vec![], pow, vec![]), &[]).is_err(), "pow takes a u32");
         let pow = TExpr {
             kind: TKind::Method {
-                name: "pow".into(),
+                name: Method::Scalar(ScalarMethod::Pow),
                 receiver: Box::new(lit(2, Scalar::I64)),
                 args: vec![lit(3, Scalar::U32)],
             },

@@ -24,14 +24,18 @@
 use std::collections::BTreeSet;
 
 use lacuna_ir::{
-    Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, ParseThen, Pieces, Place, Scalar, Seq, SeqKind, Sink,
-    Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, SEQ_MUTATORS,
+    Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, MapMethod, Method, OptionMethod, ParseThen, Pieces,
+    Place, Scalar, ScalarMethod, Seq, SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod,
+    Ty, TypedSnippet,
 };
 
 type Owners = BTreeSet<LocalRef>;
 
 /// The in-place methods of slices a `Vec` reaches through `DerefMut` (no two-phase borrow of the receiver).
-const SLICE_MUTATORS: &[&str] = &["sort", "sort_unstable", "reverse", "swap", "fill"];
+/// Methods of `[T]` (reached through `Vec`'s `DerefMut`) that change it.
+fn slice_mutator(m: SeqMethod) -> bool {
+    matches!(m, SeqMethod::Sort | SeqMethod::SortUnstable | SeqMethod::Reverse | SeqMethod::Swap | SeqMethod::Fill)
+}
 
 /// Whether rustc's move and borrow checks (and the trait bounds of formatting) would accept `snippet`, as far as
 /// the subset can tell. `Err` says why rustc must decide.
@@ -349,10 +353,10 @@ impl Walk<'_> {
             TKind::MapNew => none(),
             TKind::MapMethod { map, name, args, .. } => {
                 self.moved_check(LocalRef::Snippet(*map), e)?;
-                let moves_key = name == "insert";
+                let moves_key = *name == MapMethod::Insert;
                 let held = Owners::from([LocalRef::Snippet(*map)]);
                 let loans = self.while_held(args.iter().enumerate().map(|(i, a)| (a, moves_key || i > 0)), &held)?;
-                if matches!(name.as_str(), "insert" | "remove") {
+                if name.mutates() {
                     self.no_overlap(&held, &loans, e)?;
                 }
                 none()
@@ -401,7 +405,7 @@ impl Walk<'_> {
                 none()
             }
             TKind::SeqMethod { seq, name, args, .. } => {
-                let mutator = SEQ_MUTATORS.contains(&name.as_str());
+                let mutator = name.mutates();
                 if mutator {
                     self.seq_change(seq, e)?;
                 } else {
@@ -409,7 +413,7 @@ impl Walk<'_> {
                 }
                 // The receiver is borrowed first: a `Vec` method's `&mut self` is a two-phase borrow (the arguments
                 // may read it), a slice method's goes through `DerefMut` first (they may not: E0502).
-                if SLICE_MUTATORS.contains(&name.as_str()) {
+                if slice_mutator(*name) {
                     let mut read = Owners::new();
                     args.iter().for_each(|a| read.extend(mentions(a, self.snippet)));
                     if read.contains(&owner(seq)) {
@@ -421,7 +425,7 @@ impl Walk<'_> {
                     self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
                 }
                 // `first`, `last`, `get` hand out references to elements.
-                if mutator || matches!(name.as_str(), "is_empty" | "contains" | "join") {
+                if mutator || matches!(name, SeqMethod::IsEmpty | SeqMethod::Contains | SeqMethod::Join) {
                     none()
                 } else {
                     Owners::from([owner(seq)])
@@ -457,7 +461,7 @@ impl Walk<'_> {
             }
             TKind::TextMethod { name, receiver, args } => {
                 // `into` of a `String` (also `String::from` of one) moves it.
-                let moves = name == "into" && receiver.ty == Ty::String;
+                let moves = *name == TextMethod::Into && receiver.ty == Ty::String;
                 let live = self.in_order([(&**receiver, moves)], none())?;
                 let live = self.in_order(args.iter().map(|a| (a, false)), live)?;
                 if e.ty == Ty::Str {
@@ -662,8 +666,11 @@ impl Walk<'_> {
                 let loans =
                     self.in_order(std::iter::once((&**receiver, true)).chain(args.iter().map(|a| (a, true))), none())?;
                 // Methods that make a new scalar or a copy end the receiver's loan.
-                let copies =
-                    matches!(name.as_str(), "copied" | "cloned" | "is_some" | "is_none" | "len" | "count_ones");
+                let copies = matches!(
+                    name,
+                    Method::Option(OptionMethod::IsSome | OptionMethod::IsNone)
+                        | Method::Scalar(ScalarMethod::CountOnes)
+                );
                 if copies || matches!(e.ty, Ty::Scalar(Scalar::Bool | Scalar::Unit)) {
                     none()
                 } else {
@@ -866,13 +873,13 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
         TKind::SeqStore { seq, .. } | TKind::StringPush { seq, .. } | TKind::SeqWithClosure { seq, .. } => {
             out.insert(owner(seq));
         }
-        TKind::SeqMethod { seq, name, .. } if SEQ_MUTATORS.contains(&name.as_str()) => {
+        TKind::SeqMethod { seq, name, .. } if name.mutates() => {
             out.insert(owner(seq));
         }
         TKind::HostCall { receiver: Some(r), .. } if r.mutable => {
             out.insert(LocalRef::Binding(r.binding));
         }
-        TKind::MapMethod { map, name, .. } if matches!(name.as_str(), "insert" | "remove") => {
+        TKind::MapMethod { map, name, .. } if name.mutates() => {
             out.insert(LocalRef::Snippet(*map));
         }
         TKind::MapUpdate { map, .. } => {
@@ -891,7 +898,7 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
 fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
     match &e.kind {
         TKind::TextMethod { name, receiver, args } => {
-            f(Child::Expr(receiver), name == "into" && receiver.ty == Ty::String);
+            f(Child::Expr(receiver), *name == TextMethod::Into && receiver.ty == Ty::String);
             args.iter().for_each(|a| f(Child::Expr(a), false));
         }
         TKind::Format(pieces) | TKind::Print { pieces, .. } => pieces.iter().for_each(|p| {
@@ -907,7 +914,7 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
             f(Child::Expr(right), false);
         }
         TKind::MapMethod { name, args, .. } => {
-            let moves_key = name == "insert";
+            let moves_key = *name == MapMethod::Insert;
             args.iter().enumerate().for_each(|(i, a)| f(Child::Expr(a), moves_key || i > 0));
         }
         TKind::Match { scrutinee, .. } if matches!(scrutinee.ty, Ty::Struct(_)) => {

@@ -7,29 +7,6 @@ use ra_ap_syntax::{AstNode, AstToken, SyntaxKind};
 use super::{Builder, Result};
 use lacuna_ir::*;
 
-/// Methods of text the typed view reads (see [`TKind::TextMethod`]), with how many arguments they take.
-const TEXT_METHODS: &[(&str, usize)] = &[
-    ("len", 0),
-    ("is_empty", 0),
-    ("to_string", 0),
-    ("to_owned", 0),
-    ("clone", 0),
-    ("into", 0),
-    ("as_str", 0),
-    ("trim", 0),
-    ("trim_start", 0),
-    ("trim_end", 0),
-    ("to_uppercase", 0),
-    ("to_lowercase", 0),
-    ("repeat", 1),
-    ("contains", 1),
-    ("starts_with", 1),
-    ("ends_with", 1),
-    ("trim_matches", 1),
-    ("trim_start_matches", 1),
-    ("trim_end_matches", 1),
-];
-
 impl<'db> Builder<'_, 'db> {
     pub(super) fn is_string(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
         let Some(ra_ap_hir::Adt::Struct(s)) = ty.as_adt() else { return false };
@@ -132,12 +109,12 @@ impl<'db> Builder<'_, 'db> {
         let value = self.text_operand(&inner)?;
         Ok(Some(match value.ty {
             Ty::Str => value.kind,
-            Ty::String => TKind::TextMethod { name: "as_str".into(), receiver: Box::new(value), args: Vec::new() },
+            Ty::String => TKind::TextMethod { name: TextMethod::AsStr, receiver: Box::new(value), args: Vec::new() },
             _ => return self.unsupported("a reference to something other than text", r.syntax()),
         }))
     }
 
-    /// Methods of text: reading ones ([`TEXT_METHODS`]), and `push_str` / `push` on a writable `String`.
+    /// Methods of text: reading ones (the [`TextMethod`]s with an arity), and `push_str` / `push` on a writable `String`.
     pub(super) fn text_method(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let Some(receiver) = m.receiver() else { return Ok(None) };
@@ -174,13 +151,18 @@ impl<'db> Builder<'_, 'db> {
             let value = if name == "push_str" { self.text_operand(value)? } else { self.expr(value)? };
             return Ok(Some(TKind::StringPush { seq, value: Box::new(value), at }));
         }
-        if !TEXT_METHODS.contains(&(name.as_str(), args.len())) {
+        let Some(method) = TextMethod::from_name(&name).filter(|m| m.arity() == Some(args.len())) else {
             return Ok(None);
-        }
+        };
         // A pattern argument's type must implement `Pattern`, a bound rust-analyzer does not check.
         if matches!(
-            name.as_str(),
-            "contains" | "starts_with" | "ends_with" | "trim_matches" | "trim_start_matches" | "trim_end_matches"
+            method,
+            TextMethod::Contains
+                | TextMethod::StartsWith
+                | TextMethod::EndsWith
+                | TextMethod::TrimMatches
+                | TextMethod::TrimStartMatches
+                | TextMethod::TrimEndMatches
         ) {
             let pattern = args.first().and_then(|a| self.sema.type_of_expr(a)).map(|t| t.original);
             let fits = pattern.is_some_and(|t| {
@@ -198,7 +180,7 @@ impl<'db> Builder<'_, 'db> {
         }
         let receiver = Box::new(self.text_operand(&receiver)?);
         let args = args.iter().map(|a| self.text_operand(a)).collect::<Result<Vec<_>>>()?;
-        Ok(Some(TKind::TextMethod { name, receiver, args }))
+        Ok(Some(TKind::TextMethod { name: method, receiver, args }))
     }
 
     /// `text.parse::<S>()` followed by what consumes the `Result` (see [`TKind::Parse`]), as `m` (the consumer)
@@ -283,15 +265,20 @@ impl<'db> Builder<'_, 'db> {
                     return Ok(None);
                 }
                 // `String::from` of a `String` moves it (`into` says so to the ownership check).
-                let name = if receiver.ty == Ty::String { "into" } else { "to_string" };
-                Some(TKind::TextMethod { name: name.into(), receiver, args: Vec::new() })
+                let name = if receiver.ty == Ty::String { TextMethod::Into } else { TextMethod::ToString };
+                Some(TKind::TextMethod { name, receiver, args: Vec::new() })
             }
             _ => None,
         })
     }
 
     /// `a == b` and `a != b` of text.
-    pub(super) fn text_comparison(&mut self, op: &str, lhs: &ast::Expr, rhs: &ast::Expr) -> Result<Option<TKind>> {
+    pub(super) fn text_comparison(
+        &mut self,
+        op: TextMethod,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+    ) -> Result<Option<TKind>> {
         let is_text = |b: &Self, e: &ast::Expr| {
             b.sema.type_of_expr(e).is_some_and(|t| b.text_ty(&t.original).is_some() || t.original.is_str())
         };
@@ -317,7 +304,7 @@ impl<'db> Builder<'_, 'db> {
         }
         let receiver = Box::new(self.text_operand(lhs)?);
         let other = self.text_operand(rhs)?;
-        Ok(Some(TKind::TextMethod { name: op.to_owned(), receiver, args: vec![other] }))
+        Ok(Some(TKind::TextMethod { name: op, receiver, args: vec![other] }))
     }
 
     /// `format!`, `print!`, `println!`, `eprint!`, `eprintln!` with a literal format string.

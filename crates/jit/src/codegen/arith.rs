@@ -320,19 +320,27 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    pub(super) fn method(&mut self, name: &str, ty: Scalar, v: Value, args: &[Value], at: usize) -> R<Value> {
+    /// A method of a scalar that gives a scalar ([`TKind::Method`] with a scalar receiver and result).
+    pub(super) fn method(&mut self, name: Method, ty: Scalar, v: Value, args: &[Value], at: usize) -> R<Value> {
         let t = clif(ty).ok_or_else(|| CodegenError("method receiver".into()))?;
         let f32 = ty == Scalar::F32;
-        if let Some(op) = lacuna_ir::CHAR_METHODS.iter().position(|m| *m == name) {
-            let op = self.int_const(types::I32, op as i64);
-            let f = self.helpers[&Helper::CharOp];
-            let call = self.b.ins().call(f, &[v, op]);
-            let r = self.b.inst_results(call)[0];
-            return Ok(if name.starts_with("to_") { r } else { self.b.ins().ireduce(types::I8, r) });
-        }
+        let name = match name {
+            Method::Scalar(m) => m,
+            Method::Char(m) => {
+                let op = self.int_const(types::I32, i64::from(m.op()));
+                let f = self.helpers[&Helper::CharOp];
+                let call = self.b.ins().call(f, &[v, op]);
+                let r = self.b.inst_results(call)[0];
+                return Ok(if m.maps() { r } else { self.b.ins().ireduce(types::I8, r) });
+            }
+            Method::Option(_) | Method::Checked(_) => {
+                return Err(CodegenError(format!("the method `{name}` giving a scalar")));
+            }
+        };
+        use ScalarMethod::*;
         Ok(match name {
-            "abs" if ty.is_float() => self.b.ins().fabs(v),
-            "abs" => {
+            Abs if ty.is_float() => self.b.ins().fabs(v),
+            Abs => {
                 let bits = ty.int_bits().unwrap_or(64);
                 let min = if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) };
                 let is_min = self.b.ins().icmp_imm(IntCC::Equal, v, min);
@@ -341,8 +349,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let negative = self.b.ins().icmp_imm(IntCC::SignedLessThan, v, 0);
                 self.b.ins().select(negative, neg, v)
             }
-            "signum" if ty.is_float() => self.call_helper(Helper::float(FloatOp::Signum, f32), &[v]),
-            "signum" => {
+            Signum if ty.is_float() => self.call_helper(Helper::float(FloatOp::Signum, f32), &[v]),
+            Signum => {
                 let one = self.b.ins().iconst(t, 1);
                 let minus = self.b.ins().iconst(t, -1);
                 let zero = self.b.ins().iconst(t, 0);
@@ -351,44 +359,44 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let s = self.b.ins().select(neg, minus, zero);
                 self.b.ins().select(pos, one, s)
             }
-            "is_positive" => self.b.ins().icmp_imm(IntCC::SignedGreaterThan, v, 0),
-            "is_negative" => self.b.ins().icmp_imm(IntCC::SignedLessThan, v, 0),
-            "count_ones" => {
+            IsPositive => self.b.ins().icmp_imm(IntCC::SignedGreaterThan, v, 0),
+            IsNegative => self.b.ins().icmp_imm(IntCC::SignedLessThan, v, 0),
+            CountOnes => {
                 let c = self.b.ins().popcnt(v);
                 self.resize(c, t, types::I32, false)
             }
-            "sqrt" => self.b.ins().sqrt(v),
-            "floor" => self.b.ins().floor(v),
-            "ceil" => self.b.ins().ceil(v),
-            "min" | "max" if ty.is_float() => {
-                let op = if name == "min" { FloatOp::Min } else { FloatOp::Max };
+            Sqrt => self.b.ins().sqrt(v),
+            Floor => self.b.ins().floor(v),
+            Ceil => self.b.ins().ceil(v),
+            Min | Max if ty.is_float() => {
+                let op = if name == Min { FloatOp::Min } else { FloatOp::Max };
                 self.call_helper(Helper::float(op, f32), &[v, args[0]])
             }
-            "min" | "max" => {
+            Min | Max => {
                 let cc = match (name, ty.is_signed()) {
-                    ("min", true) => IntCC::SignedLessThan,
-                    ("min", false) => IntCC::UnsignedLessThan,
+                    (Min, true) => IntCC::SignedLessThan,
+                    (Min, false) => IntCC::UnsignedLessThan,
                     (_, true) => IntCC::SignedGreaterThan,
                     (_, false) => IntCC::UnsignedGreaterThan,
                 };
                 let keep = self.b.ins().icmp(cc, v, args[0]);
                 self.b.ins().select(keep, v, args[0])
             }
-            "trunc" => self.b.ins().trunc(v),
-            "powi" => self.call_helper(Helper::float(FloatOp::Powi, f32), &[v, args[0]]),
-            "wrapping_neg" => self.b.ins().ineg(v),
-            "unsigned_abs" => self.b.ins().iabs(v),
-            "abs_diff" => {
+            Trunc => self.b.ins().trunc(v),
+            Powi => self.call_helper(Helper::float(FloatOp::Powi, f32), &[v, args[0]]),
+            WrappingNeg => self.b.ins().ineg(v),
+            UnsignedAbs => self.b.ins().iabs(v),
+            AbsDiff => {
                 let cc = if ty.is_signed() { IntCC::SignedGreaterThan } else { IntCC::UnsignedGreaterThan };
                 let greater = self.b.ins().icmp(cc, v, args[0]);
                 let down = self.b.ins().isub(v, args[0]);
                 let up = self.b.ins().isub(args[0], v);
                 self.b.ins().select(greater, down, up)
             }
-            "leading_zeros" | "trailing_zeros" | "count_zeros" => {
+            LeadingZeros | TrailingZeros | CountZeros => {
                 let c = match name {
-                    "leading_zeros" => self.b.ins().clz(v),
-                    "trailing_zeros" => self.b.ins().ctz(v),
+                    LeadingZeros => self.b.ins().clz(v),
+                    TrailingZeros => self.b.ins().ctz(v),
                     _ => {
                         let flipped = self.b.ins().bnot(v);
                         self.b.ins().popcnt(flipped)
@@ -396,18 +404,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 self.resize(c, t, types::I32, false)
             }
-            "is_power_of_two" => {
+            IsPowerOfTwo => {
                 let ones = self.b.ins().popcnt(v);
                 self.b.ins().icmp_imm(IntCC::Equal, ones, 1)
             }
-            "saturating_add" | "saturating_sub" | "saturating_mul" => {
+            SaturatingAdd | SaturatingSub | SaturatingMul => {
                 let a = args[0];
                 let signed = ty.is_signed();
                 let (r, over) = match (name, signed) {
-                    ("saturating_add", true) => self.b.ins().sadd_overflow(v, a),
-                    ("saturating_add", false) => self.b.ins().uadd_overflow(v, a),
-                    ("saturating_sub", true) => self.b.ins().ssub_overflow(v, a),
-                    ("saturating_sub", false) => self.b.ins().usub_overflow(v, a),
+                    (SaturatingAdd, true) => self.b.ins().sadd_overflow(v, a),
+                    (SaturatingAdd, false) => self.b.ins().uadd_overflow(v, a),
+                    (SaturatingSub, true) => self.b.ins().ssub_overflow(v, a),
+                    (SaturatingSub, false) => self.b.ins().usub_overflow(v, a),
                     (_, true) => self.b.ins().smul_overflow(v, a),
                     (_, false) => self.b.ins().umul_overflow(v, a),
                 };
@@ -422,22 +430,22 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // Which bound the true result passed: a signed sum past the top when `a` is positive, a difference
                 // when `a` is negative, a product when the signs agree; unsigned ones only one way.
                 let toward_max = match (name, signed) {
-                    ("saturating_add", true) => self.b.ins().icmp_imm(IntCC::SignedGreaterThan, a, 0),
-                    ("saturating_sub", true) => self.b.ins().icmp_imm(IntCC::SignedLessThan, a, 0),
+                    (SaturatingAdd, true) => self.b.ins().icmp_imm(IntCC::SignedGreaterThan, a, 0),
+                    (SaturatingSub, true) => self.b.ins().icmp_imm(IntCC::SignedLessThan, a, 0),
                     (_, true) => {
                         let signs = self.b.ins().bxor(v, a);
                         self.b.ins().icmp_imm(IntCC::SignedGreaterThanOrEqual, signs, 0)
                     }
-                    ("saturating_sub", false) => self.b.ins().iconst(types::I8, 0),
+                    (SaturatingSub, false) => self.b.ins().iconst(types::I8, 0),
                     _ => self.b.ins().iconst(types::I8, 1),
                 };
                 let bound = self.b.ins().select(toward_max, max, min);
                 self.b.ins().select(over, bound, r)
             }
-            "wrapping_add" => self.b.ins().iadd(v, args[0]),
-            "wrapping_sub" => self.b.ins().isub(v, args[0]),
-            "wrapping_mul" => self.b.ins().imul(v, args[0]),
-            "pow" => {
+            WrappingAdd => self.b.ins().iadd(v, args[0]),
+            WrappingSub => self.b.ins().isub(v, args[0]),
+            WrappingMul => self.b.ins().imul(v, args[0]),
+            Pow => {
                 let bits = ty.int_bits().unwrap_or(64);
                 let wide = self.resize(v, t, types::I64, ty.is_signed());
                 let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
@@ -453,7 +461,6 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.fault_if(over, Fault::Mul, at);
                 self.resize(r, types::I64, t, ty.is_signed())
             }
-            other => return Err(CodegenError(format!("the method `{other}`"))),
         })
     }
 

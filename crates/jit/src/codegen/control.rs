@@ -307,6 +307,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// `for var in start..end` over integers ([`TKind::For`]).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn for_range(
         &mut self,
         e: &TExpr,

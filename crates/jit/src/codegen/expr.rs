@@ -132,9 +132,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                 };
             }
-            TKind::SeqMethod { seq, name, args, at: name_at } => return self.seq_method(seq, name, args, *name_at),
+            TKind::SeqMethod { seq, name, args, at: name_at } => return self.seq_method(seq, *name, args, *name_at),
             TKind::SeqWithClosure { seq, name, closure, descending } => {
-                if name == "retain" {
+                if *name == SeqClosureMethod::Retain {
                     self.retain(seq, closure, at)?;
                 } else {
                     self.sort_by_key(seq, closure, *descending, at)?;
@@ -146,7 +146,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::HostCall { name, symbol, receiver, args } => return self.host_call(e, name, symbol, receiver, args),
             TKind::Method { name, receiver, args } if receiver.ty.scalar().is_none() || e.ty.scalar().is_none() => {
-                return self.aggregate_method(name, receiver, args, &e.ty, at);
+                return self.aggregate_method(*name, receiver, args, &e.ty, at);
             }
             TKind::Method { name, receiver, args } => {
                 let rv = self.one(receiver)?;
@@ -154,7 +154,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 for a in args {
                     avs.push(self.one(a)?);
                 }
-                Some(self.method(name, receiver.s(), rv, &avs, at)?)
+                Some(self.method(*name, receiver.s(), rv, &avs, at)?)
             }
             TKind::StructClone(x) => {
                 let (Ty::Struct(id) | Ty::StructRef(id)) = x.ty else {
@@ -170,7 +170,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Some(self.b.inst_results(call)[0])
             }
             TKind::MapMethod { map, name, args, at: method_at } => {
-                return self.map_method(*map, name, args, &e.ty, *method_at)
+                return self.map_method(*map, *name, args, &e.ty, *method_at)
             }
             TKind::MapUpdate { map, key, default, op, value } => {
                 return self.map_update(e, map, key, default, op, value)
@@ -205,7 +205,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let (data, len) = self.seq_parts(seq)?;
                 return Ok(vec![data, len]);
             }
-            TKind::TextMethod { name, receiver, args } => return self.text_method(e, name, receiver, args),
+            TKind::TextMethod { name, receiver, args } => return self.text_method(e, *name, receiver, args),
             TKind::StringPush { seq, value, at: push_at } => {
                 let home = self.vec_home(seq)?;
                 let slot = self.text_slot(&home, seq.kind == SeqKind::Local)?;
@@ -256,7 +256,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::Match { scrutinee, arms } => return self.match_expr(e, scrutinee, arms),
             TKind::OptionClosure { method, receiver, param, body } => {
-                return self.option_closure(method, receiver, param.as_ref(), body, &e.ty);
+                return self.option_closure(*method, receiver, param.as_ref(), body, &e.ty);
             }
             TKind::Consume { chain, sink } => return self.consume(chain, sink, &e.ty, at),
             TKind::ForIter { label, pat, chain, body } => {

@@ -213,16 +213,16 @@ impl<'a, 'b> Gen<'a, 'b> {
             IterSource::Pieces { text, how } => {
                 let (data, len) = self.text_parts(text)?;
                 let (how, pat, pat_len) = match how {
-                    Pieces::Whitespace => (crate::rt::text::PIECES_WHITESPACE, None, None),
-                    Pieces::Lines => (crate::rt::text::PIECES_LINES, None, None),
+                    Pieces::Whitespace => (PiecesMode::Whitespace, None, None),
+                    Pieces::Lines => (PiecesMode::Lines, None, None),
                     Pieces::Split(pattern) if pattern.ty == Ty::Str => {
                         let (p, n) = self.text_parts(pattern)?;
-                        (crate::rt::text::PIECES_SPLIT_STR, Some(p), Some(n))
+                        (PiecesMode::SplitStr, Some(p), Some(n))
                     }
                     Pieces::Split(pattern) => {
                         let c = self.one(pattern)?;
                         let c = self.b.ins().uextend(types::I64, c);
-                        (crate::rt::text::PIECES_SPLIT_CHAR, None, Some(c))
+                        (PiecesMode::SplitChar, None, Some(c))
                     }
                 };
                 let zero = self.int_const(types::I64, 0);
@@ -230,7 +230,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 for (i, v) in [zero, len, zero, zero].into_iter().enumerate() {
                     self.b.ins().stack_store(v, slot, (i * 8) as i32);
                 }
-                let how = self.int_const(types::I32, i64::from(how));
+                let how = self.int_const(types::I32, i64::from(how.code()));
                 let state = self.b.ins().stack_addr(types::I64, slot, 0);
                 Src::Pieces { data, state, how, pat: pat.unwrap_or(zero), pat_len: pat_len.unwrap_or(zero) }
             }

@@ -75,24 +75,25 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// `m.len()`, `m.get(k)`, `m[k]`, `m.insert(k, v)`, .. of the snippet's map local `map` ([`TKind::MapMethod`]).
-    pub(super) fn map_method(&mut self, map: usize, name: &str, args: &[TExpr], ty: &Ty, at: usize) -> R<Vals> {
+    pub(super) fn map_method(&mut self, map: usize, name: MapMethod, args: &[TExpr], ty: &Ty, at: usize) -> R<Vals> {
         let map_ty = self.snippet.locals[map].ty.clone();
         let Ty::Map { value: vt, .. } = map_ty else {
             return Err(CodegenError("a method of something other than a map".into()));
         };
         let m = self.map_address(map)?;
-        if matches!(name, "len" | "is_empty") {
+        use MapMethod::*;
+        if matches!(name, Len | IsEmpty) {
             let f = self.helpers[&Helper::MapLen];
             let call = self.b.ins().call(f, &[m]);
             let len = self.b.inst_results(call)[0];
-            return Ok(vec![if name == "len" { len } else { self.b.ins().icmp_imm(IntCC::Equal, len, 0) }]);
+            return Ok(vec![if name == Len { len } else { self.b.ins().icmp_imm(IntCC::Equal, len, 0) }]);
         }
         let key = args.first().ok_or_else(|| CodegenError(format!("`{name}` without a key")))?;
         let (data, len, word, owned) = self.map_key_parts(key)?;
         // A set's values are `()`: no type to read, and nothing of them is read.
         let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()));
         match name {
-            "insert" | "remove" => {
+            Insert | Remove => {
                 let value = match args.get(1) {
                     Some(v) => {
                         let v = self.one(v)?;
@@ -100,11 +101,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                     None => None,
                 };
-                let (had, slot) = self.map_change(m, (data, len, word), value, name == "remove");
+                let (had, slot) = self.map_change(m, (data, len, word), value, name == Remove);
                 self.free_moved_key(owned);
                 if map_ty.is_set() {
                     // `insert` says whether the key is new; `remove` whether it was there.
-                    return Ok(vec![if name == "insert" { self.b.ins().bxor_imm(had, 1) } else { had }]);
+                    return Ok(vec![if name == Insert { self.b.ins().bxor_imm(had, 1) } else { had }]);
                 }
                 if *ty == Ty::Scalar(Scalar::Unit) {
                     return Ok(Vec::new());
@@ -112,16 +113,16 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let previous = self.b.ins().stack_load(t?, slot, 0);
                 Ok(vec![had, previous])
             }
-            "get" | "contains_key" | "contains" | "index" => {
+            Get | ContainsKey | Contains | Index => {
                 let f = self.helpers[&Helper::MapFind];
                 let call = self.b.ins().call(f, &[m, data, len, word]);
                 let found = self.b.inst_results(call)[0];
                 let absent = self.b.ins().icmp_imm(IntCC::Equal, found, 0);
-                if matches!(name, "contains_key" | "contains") {
+                if matches!(name, ContainsKey | Contains) {
                     return Ok(vec![self.b.ins().bxor_imm(absent, 1)]);
                 }
                 let t = t?;
-                if name == "index" {
+                if name == Index {
                     let index = self.message("no entry found for key");
                     let index = self.b.ins().iconst(types::I64, index as i64);
                     self.fault_if_with(absent, Fault::Panic, at, &[index]);
@@ -143,7 +144,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let present = self.b.ins().bxor_imm(absent, 1);
                 Ok(vec![present, v])
             }
-            other => Err(CodegenError(format!("the map method `{other}`"))),
+            Len | IsEmpty => Err(CodegenError(format!("the map method `{name}` twice"))),
         }
     }
 

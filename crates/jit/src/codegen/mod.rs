@@ -18,8 +18,9 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use lacuna_ir::{
-    Arm, BinOp, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, ParseThen, Pieces, Place, Scalar, SelfArg,
-    Seq, SeqKind, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    Arm, BinOp, CheckedMethod, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, MapMethod, Method,
+    OptionClosureMethod, OptionMethod, ParseThen, Pieces, Place, Scalar, ScalarMethod, SelfArg, Seq, SeqClosureMethod,
+    SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod, Ty, TypedSnippet, UnOp,
 };
 use lacuna_lowering::Lowered;
 
@@ -56,6 +57,8 @@ pub struct Compiled {
     pub heap_fns: Option<HostFns>,
     /// String literals and format specs the code points to.
     _data: Vec<Box<[u8]>>,
+    // Generated code holds each spec's address: a box keeps it in place while the vector grows.
+    #[allow(clippy::vec_box)]
     _specs: Vec<Box<RawSpec>>,
     _module: JITModule,
 }
@@ -405,6 +408,8 @@ struct Gen<'a, 'b> {
     messages: Vec<String>,
     /// String literals and format specs the code points to (moved into [`Compiled`]).
     data: Vec<Box<[u8]>>,
+    // As `Compiled::_specs`: each spec's address is in the code.
+    #[allow(clippy::vec_box)]
     specs: Vec<Box<RawSpec>>,
     /// Byte offsets of the snippet's host struct fields ([`TypedSnippet::fields`]).
     field_offsets: Vec<i32>,
@@ -433,6 +438,7 @@ struct Gen<'a, 'b> {
 type R<T> = Result<T, CodegenError>;
 
 impl<'a, 'b> Gen<'a, 'b> {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         mut b: FunctionBuilder<'b>,
         module: &mut JITModule,

@@ -6,7 +6,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Methods of `Option`s of scalars, and the `Option`-valued methods of scalars.
     pub(super) fn aggregate_method(
         &mut self,
-        name: &str,
+        name: Method,
         receiver: &TExpr,
         args: &[TExpr],
         ty: &Ty,
@@ -24,57 +24,64 @@ impl<'a, 'b> Gen<'a, 'b> {
             let (Some((&tag, payload_values)), Some(&payload)) = (rv.split_first(), rv.get(1)) else {
                 return Err(CodegenError("an `Option` without parts".into()));
             };
-            return Ok(match name {
-                "unwrap" => {
+            let Method::Option(method) = name else {
+                return Err(CodegenError(format!("the method `{name}` of an `Option`")));
+            };
+            use OptionMethod::*;
+            return Ok(match method {
+                Unwrap => {
                     let none = self.b.ins().icmp_imm(IntCC::Equal, tag, 0);
                     self.fault_if(none, Fault::UnwrapNone, at);
                     payload_values.to_vec()
                 }
-                "unwrap_or" => {
+                UnwrapOr => {
                     let mut chosen = Vec::new();
                     for (part, &v) in payload_values.iter().enumerate() {
                         chosen.push(self.b.ins().select(tag, v, arg(0, part)?));
                     }
                     chosen
                 }
-                "unwrap_or_default" => {
+                UnwrapOrDefault => {
                     let t = clif(payload_ty.s()).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
                     let zero = self.zero(t);
                     vec![self.b.ins().select(tag, payload, zero)]
                 }
-                "is_some" => vec![tag],
-                "is_none" => vec![self.b.ins().bxor_imm(tag, 1)],
-                "or" => {
+                IsSome => vec![tag],
+                IsNone => vec![self.b.ins().bxor_imm(tag, 1)],
+                Or => {
                     let (other_tag, other) = (arg(0, 0)?, arg(0, 1)?);
                     vec![self.b.ins().select(tag, tag, other_tag), self.b.ins().select(tag, payload, other)]
                 }
-                "xor" => {
+                Xor => {
                     // Some when exactly one is: that one.
                     let (other_tag, other) = (arg(0, 0)?, arg(0, 1)?);
                     let one = self.b.ins().bxor(tag, other_tag);
                     vec![one, self.b.ins().select(tag, payload, other)]
                 }
-                _ => return Err(CodegenError(format!("the `Option` method `{name}`"))),
             });
         }
         let s = receiver.s();
         let x = rv.first().copied().ok_or_else(|| CodegenError("a receiver".into()))?;
         let t = clif(s).ok_or_else(|| CodegenError("a receiver type".into()))?;
-        Ok(match name {
-            "checked_add" | "checked_sub" | "checked_mul" => {
+        let Method::Checked(method) = name else {
+            return Err(CodegenError(format!("the method `{name}` giving `{}`", ty.name())));
+        };
+        use CheckedMethod::*;
+        Ok(match method {
+            CheckedAdd | CheckedSub | CheckedMul => {
                 let y = arg(0, 0)?;
-                let (v, over) = match (name, s.is_signed()) {
-                    ("checked_add", true) => self.b.ins().sadd_overflow(x, y),
-                    ("checked_add", false) => self.b.ins().uadd_overflow(x, y),
-                    ("checked_sub", true) => self.b.ins().ssub_overflow(x, y),
-                    ("checked_sub", false) => self.b.ins().usub_overflow(x, y),
+                let (v, over) = match (method, s.is_signed()) {
+                    (CheckedAdd, true) => self.b.ins().sadd_overflow(x, y),
+                    (CheckedAdd, false) => self.b.ins().uadd_overflow(x, y),
+                    (CheckedSub, true) => self.b.ins().ssub_overflow(x, y),
+                    (CheckedSub, false) => self.b.ins().usub_overflow(x, y),
                     (_, true) => self.b.ins().smul_overflow(x, y),
                     (_, false) => self.b.ins().umul_overflow(x, y),
                 };
                 let ok = self.b.ins().bxor_imm(over, 1);
                 vec![ok, v]
             }
-            "checked_div" | "checked_rem" => {
+            CheckedDiv | CheckedRem => {
                 // None for a zero divisor and for MIN / -1; the division itself runs on a safe divisor.
                 let y = arg(0, 0)?;
                 let zero = self.b.ins().icmp_imm(IntCC::Equal, y, 0);
@@ -89,16 +96,16 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 let one = self.b.ins().iconst(t, 1);
                 let safe = self.b.ins().select(bad, one, y);
-                let v = match (name, s.is_signed()) {
-                    ("checked_div", true) => self.b.ins().sdiv(x, safe),
-                    ("checked_div", false) => self.b.ins().udiv(x, safe),
+                let v = match (method, s.is_signed()) {
+                    (CheckedDiv, true) => self.b.ins().sdiv(x, safe),
+                    (CheckedDiv, false) => self.b.ins().udiv(x, safe),
                     (_, true) => self.b.ins().srem(x, safe),
                     (_, false) => self.b.ins().urem(x, safe),
                 };
                 let ok = self.b.ins().bxor_imm(bad, 1);
                 vec![ok, v]
             }
-            "to_digit" => {
+            ToDigit => {
                 // core's `char::to_digit` for a radix the lowering proved to be a literal in 2..=36.
                 let radix = arg(0, 0)?;
                 let zero_char = self.b.ins().iadd_imm(x, -('0' as i64));
@@ -117,14 +124,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, digit, radix);
                 vec![ok, digit]
             }
-            _ => return Err(CodegenError(format!("the method `{name}` giving `{}`", ty.name()))),
         })
     }
 
     /// `Option` methods taking a closure written in place: the closure's body runs here, at most once.
     pub(super) fn option_closure(
         &mut self,
-        method: &str,
+        method: OptionClosureMethod,
         receiver: &TExpr,
         param: Option<&TPat>,
         body: &TExpr,
@@ -151,30 +157,30 @@ impl<'a, 'b> Gen<'a, 'b> {
         };
         self.b.switch_to_block(some_block);
         self.b.seal_block(some_block);
+        use OptionClosureMethod::*;
         let when_some: Vals = match method {
-            "map" => {
+            Map => {
                 let v = run_body(self)?;
                 let one = self.b.ins().iconst(types::I8, 1);
                 std::iter::once(one).chain(v).collect()
             }
-            "and_then" | "is_some_and" | "is_none_or" => run_body(self)?,
-            "filter" => {
+            AndThen | IsSomeAnd | IsNoneOr => run_body(self)?,
+            Filter => {
                 let keep = run_body(self)?;
                 let keep = keep.first().copied().ok_or_else(|| CodegenError("a filter's result".into()))?;
                 std::iter::once(keep).chain(payload.iter().copied()).collect()
             }
-            "unwrap_or_else" => payload.to_vec(),
-            _ => return Err(CodegenError(format!("the `Option` method `{method}`"))),
+            UnwrapOrElse => payload.to_vec(),
         };
         self.jump_with(merge, &ts, when_some);
         self.b.switch_to_block(none_block);
         self.b.seal_block(none_block);
         let when_none: Vals = match method {
-            "unwrap_or_else" => self.expr(body)?,
-            "is_none_or" => vec![self.b.ins().iconst(types::I8, 1)],
-            "is_some_and" => vec![self.b.ins().iconst(types::I8, 0)],
+            UnwrapOrElse => self.expr(body)?,
+            IsNoneOr => vec![self.b.ins().iconst(types::I8, 1)],
+            IsSomeAnd => vec![self.b.ins().iconst(types::I8, 0)],
             // `None` (its payload is filled with zeros).
-            _ => vec![self.b.ins().iconst(types::I8, 0)],
+            Map | AndThen | Filter => vec![self.b.ins().iconst(types::I8, 0)],
         };
         let when_none = if when_none.len() == 1 && ts.len() >= 2 {
             let zeros: Vals = ts[1..].iter().map(|&t| self.zero(t)).collect();

@@ -39,9 +39,9 @@ pub(super) fn allocates(snippet: &TypedSnippet) -> bool {
     let mut found = snippet.owns_buffers;
     each_expr(snippet, &mut |e| {
         found |= match &e.kind {
-            TKind::SeqMethod { name, .. } => name == "push" || name == "join",
+            TKind::SeqMethod { name, .. } => matches!(name, SeqMethod::Push | SeqMethod::Join),
             // A sort's keys are kept in a buffer while it runs.
-            TKind::SeqWithClosure { name, .. } => name != "retain",
+            TKind::SeqWithClosure { name, .. } => name.sorts(),
             TKind::HostCall { .. } => e.ty == Ty::String,
             TKind::StructClone(_) | TKind::StructLit { .. } | TKind::MapNew => true,
             TKind::StringPush { .. }

@@ -334,27 +334,28 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Methods of a sequence binding that allocate nothing ([`TKind::SeqMethod`]).
-    pub(super) fn seq_method(&mut self, seq: &Seq, name: &str, args: &[TExpr], at: usize) -> R<Vals> {
+    pub(super) fn seq_method(&mut self, seq: &Seq, name: SeqMethod, args: &[TExpr], at: usize) -> R<Vals> {
         let mut values = Vec::new();
         for a in args {
             values.push(self.expr(a)?);
         }
-        if name == "push" {
+        use SeqMethod::*;
+        if name == Push {
             let home = self.vec_home(seq)?;
             let value = values.first().ok_or_else(|| CodegenError("`push` without a value".into()))?;
             self.vec_push(home, seq.elem, seq.kind == SeqKind::Local, value, at)?;
             return Ok(Vec::new());
         }
         let (data, len) = self.seq_parts(seq)?;
-        if name == "is_empty" {
+        if name == IsEmpty {
             return Ok(vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)]);
         }
-        if name == "join" {
+        if name == Join {
             let separator = values.first().ok_or_else(|| CodegenError("`join` without a separator".into()))?;
             return self.join(seq.elem, data, len, separator, at);
         }
         match (seq.elem, name) {
-            (Elem::String, "sort" | "sort_unstable") => {
+            (Elem::String, Sort | SortUnstable) => {
                 let [ptr_at, _, len_at] = self.vec_offsets()?;
                 let (ptr_at, len_at) =
                     (self.int_const(types::I64, ptr_at.into()), self.int_const(types::I64, len_at.into()));
@@ -363,11 +364,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return Ok(Vec::new());
             }
             // An element (a scalar, or read in place: `Option<&str>`, `Option<&S>`), or nothing.
-            (_, "first" | "last" | "get") => {
+            (_, First | Last | Get) => {
                 let index = match name {
-                    "first" => self.int_const(types::I64, 0),
+                    First => self.int_const(types::I64, 0),
                     // Of an empty sequence the index wraps to the maximum, past the end.
-                    "last" => self.b.ins().iadd_imm(len, -1),
+                    Last => self.b.ins().iadd_imm(len, -1),
                     _ => values
                         .first()
                         .and_then(|v| v.first().copied())
@@ -390,7 +391,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.jump_with(merge, &ts, none);
                 return Ok(self.enter_merge(merge));
             }
-            (Elem::String | Elem::Str | Elem::Struct(_), "reverse") => {
+            (Elem::String | Elem::Str | Elem::Struct(_), Reverse) => {
                 let size = self.elem_layout(seq.elem)?.0;
                 let size = self.int_const(types::I64, i64::from(size));
                 let f = self.helpers[&Helper::ElementsReverse];
@@ -408,7 +409,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             g.b.ins().iadd(data, offset)
         };
         Ok(match name {
-            "contains" => {
+            Contains => {
                 let x = values[0];
                 let zero = self.int_const(types::I64, 0);
                 let index = self.var(types::I64, zero);
@@ -441,17 +442,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(exit);
                 vec![self.b.use_var(found)]
             }
-            "sort" | "sort_unstable" => {
+            Sort | SortUnstable => {
                 let f = self.helpers[&Helper::sort(elem.is_signed(), width)];
                 self.b.ins().call(f, &[data, len]);
                 Vec::new()
             }
-            "reverse" => {
+            Reverse => {
                 let f = self.helpers[&Helper::reverse(width)];
                 self.b.ins().call(f, &[data, len]);
                 Vec::new()
             }
-            "dedup" => {
+            Dedup => {
                 let f = self.helpers[&Helper::dedup(width)];
                 let call = self.b.ins().call(f, &[data, len]);
                 let kept = self.b.inst_results(call)[0];
@@ -459,7 +460,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.vec_set(&home, VecField::Len, kept)?;
                 Vec::new()
             }
-            "pop" => {
+            Pop => {
                 let home = self.vec_home(seq)?;
                 let empty = self.b.ins().icmp_imm(IntCC::Equal, len, 0);
                 let merge = self.merge_block(&[types::I8, t]);
@@ -481,7 +482,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.jump_with(merge, &[types::I8, t], vec![yes, x]);
                 self.enter_merge(merge)
             }
-            "swap" => {
+            Swap => {
                 let (a, b) = (values[0], values[1]);
                 for i in [a, b] {
                     let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, len);
@@ -494,11 +495,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().store(MemFlags::trusted(), x, pb, 0);
                 Vec::new()
             }
-            "fill" => {
+            Fill => {
                 self.fill_elements(data, len, t, values[0])?;
                 Vec::new()
             }
-            _ => return Err(CodegenError(format!("the sequence method `{name}`"))),
+            // Handled above, whatever the elements.
+            Push | IsEmpty | Join | First | Last | Get => {
+                return Err(CodegenError(format!("the sequence method `{name}` twice")))
+            }
         })
     }
 

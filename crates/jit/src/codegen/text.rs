@@ -104,7 +104,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         // `s.push_str(&format!(..))`, `s += &x.to_string()`: the arguments evaluated first, as for the temporary
         // `String`, then formatted straight into `s` (no temporary to allocate and keep).
         if let TKind::TextMethod { name, receiver, .. } = &value.kind {
-            if let (true, TKind::Format(pieces)) = (name == "as_str", &receiver.kind) {
+            if let (true, TKind::Format(pieces)) = (*name == TextMethod::AsStr, &receiver.kind) {
                 let args = self.format_args(pieces, receiver.range.start)?;
                 self.append_formatted(slot, args);
                 return Ok(());
@@ -290,23 +290,24 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// A method of text ([`TKind::TextMethod`]).
-    pub(super) fn text_method(&mut self, e: &TExpr, name: &str, receiver: &TExpr, args: &[TExpr]) -> R<Vals> {
+    pub(super) fn text_method(&mut self, e: &TExpr, name: TextMethod, receiver: &TExpr, args: &[TExpr]) -> R<Vals> {
         let at = e.range.start;
         let (data, len) = self.text_parts(receiver)?;
+        use TextMethod::*;
         Ok(match name {
-            "len" => vec![len],
-            "is_empty" => vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)],
-            "as_str" => vec![data, len],
-            "trim" | "trim_start" | "trim_end" | "trim_matches" | "trim_start_matches" | "trim_end_matches" => {
+            Len => vec![len],
+            IsEmpty => vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)],
+            AsStr => vec![data, len],
+            Trim | TrimStart | TrimEnd | TrimMatches | TrimStartMatches | TrimEndMatches => {
                 let which = match name {
-                    "trim" => 0,
-                    "trim_start" => 1,
-                    "trim_end" => 2,
-                    "trim_matches" => 3,
-                    "trim_start_matches" => 4,
-                    _ => 5,
+                    Trim => TrimMode::Trim,
+                    TrimStart => TrimMode::TrimStart,
+                    TrimEnd => TrimMode::TrimEnd,
+                    TrimMatches => TrimMode::TrimMatches,
+                    TrimStartMatches => TrimMode::TrimStartMatches,
+                    _ => TrimMode::TrimEndMatches,
                 };
-                let mut which = self.int_const(types::I32, which);
+                let mut which = self.int_const(types::I32, i64::from(which.code()));
                 // The `_matches` forms' pattern: text, or a `char` riding above the mode's byte.
                 let (mut pattern_data, mut pattern_len) =
                     (self.int_const(types::I64, 0), self.int_const(types::I64, 0));
@@ -325,13 +326,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().call(f, &[data, len, which, pattern_data, pattern_len, out]);
                 vec![self.b.ins().stack_load(types::I64, slot, 0), self.b.ins().stack_load(types::I64, slot, 8)]
             }
-            "contains" | "starts_with" | "ends_with" => {
+            Contains | StartsWith | EndsWith => {
                 let which = match name {
-                    "contains" => 0,
-                    "starts_with" => 1,
-                    _ => 2,
+                    Contains => FindMode::Contains,
+                    StartsWith => FindMode::StartsWith,
+                    _ => FindMode::EndsWith,
                 };
-                let which = self.int_const(types::I32, which);
+                let which = self.int_const(types::I32, i64::from(which.code()));
                 let pattern = &args[0];
                 let (p, p_len, c) = if pattern.ty == Ty::Scalar(Scalar::Char) {
                     let c = self.one(pattern)?;
@@ -344,14 +345,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let call = self.b.ins().call(f, &[data, len, p, p_len, c, which]);
                 vec![self.b.inst_results(call)[0]]
             }
-            "to_uppercase" | "to_lowercase" | "repeat" => {
+            ToUppercase | ToLowercase | Repeat => {
                 let (slot, address) = self.new_text_slot();
                 let (op, n) = match name {
-                    "to_uppercase" => (0, self.int_const(types::I64, 0)),
-                    "to_lowercase" => (1, self.int_const(types::I64, 0)),
-                    _ => (2, self.one(&args[0])?),
+                    ToUppercase => (TransformOp::ToUppercase, self.int_const(types::I64, 0)),
+                    ToLowercase => (TransformOp::ToLowercase, self.int_const(types::I64, 0)),
+                    _ => (TransformOp::Repeat, self.one(&args[0])?),
                 };
-                let op = self.int_const(types::I32, op);
+                let op = self.int_const(types::I32, i64::from(op.code()));
                 let f = self.helpers[&Helper::Transform];
                 let call = self.b.ins().call(f, &[self.ctx, address, data, len, op, n]);
                 let status = self.b.inst_results(call)[0];
@@ -359,16 +360,16 @@ impl<'a, 'b> Gen<'a, 'b> {
                 (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect()
             }
             // `&text[a..b]`, `[a..]`, `[..b]`, `[..]`: the bounds given, in order.
-            "slice" | "slice_from" | "slice_to" | "slice_all" => {
+            Slice | SliceFrom | SliceTo | SliceAll => {
                 let mut given = Vec::new();
                 for a in args {
                     given.push(self.one(a)?);
                 }
                 let zero = self.int_const(types::I64, 0);
                 let (start, end) = match (name, given.as_slice()) {
-                    ("slice", &[a, b]) => (a, b),
-                    ("slice_from", &[a]) => (a, len),
-                    ("slice_to", &[b]) => (zero, b),
+                    (Slice, &[a, b]) => (a, b),
+                    (SliceFrom, &[a]) => (a, len),
+                    (SliceTo, &[b]) => (zero, b),
                     _ => (zero, len),
                 };
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
@@ -380,8 +381,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 vec![self.b.ins().stack_load(types::I64, slot, 0), self.b.ins().stack_load(types::I64, slot, 8)]
             }
             _ if e.ty == Ty::Str => vec![data, len],
-            "to_string" | "to_owned" | "clone" | "into" => self.owned_copy(data, len, types::I8, at)?,
-            "==" | "!=" => {
+            ToString | ToOwned | Clone | Into => self.owned_copy(data, len, types::I8, at)?,
+            Eq | Ne => {
                 let literal = match (&receiver.kind, &args[0].kind) {
                     (_, TKind::Lit(Lit::Str(text))) | (TKind::Lit(Lit::Str(text)), _) => Some(text.clone()),
                     _ => None,
@@ -403,13 +404,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                         self.b.inst_results(call)[0]
                     }
                 };
-                if name == "==" {
+                if name == Eq {
                     vec![equal]
                 } else {
                     vec![self.b.ins().bxor_imm(equal, 1)]
                 }
             }
-            _ => return Err(CodegenError(format!("the text method `{name}`"))),
         })
     }
 

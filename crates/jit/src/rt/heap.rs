@@ -33,7 +33,7 @@ impl Heap {
 
     /// Writes text through the host's stdout or stderr (so it lands in the host's buffers, in order with what
     /// the host prints), then frees the buffer if the snippet owns it.
-    pub fn print(&mut self, ptr: *const u8, len: usize, stderr: bool) {
+    pub(crate) fn print(&mut self, ptr: *const u8, len: usize, stderr: bool) {
         // SAFETY: `ptr` is readable for `len` bytes (a buffer the snippet built).
         unsafe { (self.host.print)(ptr, len, u32::from(stderr)) };
         if let Some((size, align)) = self.live.remove(&(ptr as usize)) {
@@ -157,7 +157,7 @@ impl Heap {
     }
 
     /// Frees every buffer the snippet still owns, after dropping the structs in its boxes.
-    pub fn free_all(&mut self) {
+    pub(crate) fn free_all(&mut self) {
         for m in std::mem::take(&mut self.maps) {
             // SAFETY: a map of this run, freed once (the record is emptied).
             unsafe { crate::rt::map::free(m) };

@@ -2,9 +2,12 @@
 //! digits, the spec's padding applied as `Formatter` applies it), appending to a `String` the snippet owns,
 //! comparing, printing through the host.
 
-use lacuna_ir::Scalar;
+use lacuna_ir::{CharMethod, Scalar};
 
-use crate::abi::{Fault, JitContext, RawSpec, KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
+use crate::abi::{
+    Fault, FindMode, JitContext, PiecesMode, RawSpec, TransformOp, TrimMode, KIND_BOOL, KIND_CHAR, KIND_FLOAT,
+    KIND_SIGNED, KIND_STR, KIND_UNSIGNED,
+};
 use crate::rt::heap::Heap;
 
 /// The formatted argument, as `format!` with this spec writes it (`None`: a combination the lowering does not
@@ -347,9 +350,9 @@ unsafe fn text<'a>(ptr: *const u8, len: usize) -> &'a str {
     unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) }
 }
 
-/// JIT helper: `trim` (0), `trim_start` (1), `trim_end` (2) of the text, or `trim_matches` (3),
-/// `trim_start_matches` (4), `trim_end_matches` (5) of the text `pattern` (when not null) or else of the `char`
-/// in `which`'s upper bits: the (pointer, length) written to `out`.
+/// JIT helper: the [`TrimMode`] in `which`'s low byte (`trim`, `trim_start`, `trim_end` of the text, or the
+/// `_matches` forms of the text `pattern` when not null, or else of the `char` in `which`'s upper bits): the
+/// (pointer, length) written to `out`.
 ///
 /// # Safety
 /// `ptr` and (when not null) `pattern` are readable UTF-8 for their lengths; `out` has room for two words.
@@ -366,23 +369,24 @@ pub(crate) unsafe extern "C" fn helper_trim(
     let c = char::from_u32(which >> 8).unwrap_or(char::REPLACEMENT_CHARACTER);
     // SAFETY: as the caller guarantees.
     let p = (!pattern.is_null()).then(|| unsafe { text(pattern, pattern_len) });
-    let trimmed = match (which & 0xff, p) {
-        (0, _) => t.trim(),
-        (1, _) => t.trim_start(),
-        (2, _) => t.trim_end(),
+    let trimmed = match (TrimMode::from_code(which & 0xff), p) {
+        (Some(TrimMode::Trim), _) => t.trim(),
+        (Some(TrimMode::TrimStart), _) => t.trim_start(),
+        (Some(TrimMode::TrimEnd), _) => t.trim_end(),
         // `trim_matches` needs a `DoubleEndedSearcher`, which text patterns are not (E0277): only a `char`.
-        (3, _) => t.trim_matches(c),
-        (4, Some(p)) => t.trim_start_matches(p),
-        (4, None) => t.trim_start_matches(c),
-        (_, Some(p)) => t.trim_end_matches(p),
-        (_, None) => t.trim_end_matches(c),
+        (Some(TrimMode::TrimMatches), _) => t.trim_matches(c),
+        (Some(TrimMode::TrimStartMatches), Some(p)) => t.trim_start_matches(p),
+        (Some(TrimMode::TrimStartMatches), None) => t.trim_start_matches(c),
+        (Some(TrimMode::TrimEndMatches), Some(p)) => t.trim_end_matches(p),
+        (Some(TrimMode::TrimEndMatches), None) => t.trim_end_matches(c),
+        (None, _) => t,
     };
     // SAFETY: as the caller guarantees.
     unsafe { *out = [trimmed.as_ptr() as usize, trimmed.len()] };
 }
 
-/// JIT helper: `contains` (0), `starts_with` (1), `ends_with` (2) of a text pattern, or of the `char` `c` when
-/// `pattern` is null.
+/// JIT helper: the [`FindMode`] `which` (`contains`, `starts_with`, `ends_with`) of a text pattern, or of the
+/// `char` `c` when `pattern` is null.
 ///
 /// # Safety
 /// `ptr` and (when not null) `pattern` are readable UTF-8 for their lengths.
@@ -403,15 +407,16 @@ pub(crate) unsafe extern "C" fn helper_find(
         // SAFETY: as the caller guarantees.
         unsafe { text(pattern, pattern_len) }
     };
-    let found = match which {
-        0 => t.contains(p),
-        1 => t.starts_with(p),
-        _ => t.ends_with(p),
+    let found = match FindMode::from_code(which) {
+        Some(FindMode::Contains) => t.contains(p),
+        Some(FindMode::StartsWith) => t.starts_with(p),
+        Some(FindMode::EndsWith) => t.ends_with(p),
+        None => false,
     };
     found.into()
 }
 
-/// JIT helper: `to_uppercase` (0), `to_lowercase` (1), `repeat(n)` (2) of the text, appended to the new
+/// JIT helper: the [`TransformOp`] `op` (`to_uppercase`, `to_lowercase`, `repeat(n)`) of the text, appended to the new
 /// `String` at `out`. `repeat` past `isize::MAX` bytes is `capacity overflow`, as std's.
 ///
 /// # Safety
@@ -426,10 +431,11 @@ pub(crate) unsafe extern "C" fn helper_transform(
 ) -> u32 {
     // SAFETY: as the caller guarantees.
     let (ctx, t) = unsafe { (&mut *ctx, text(ptr, len)) };
-    let result = match op {
-        0 => t.to_uppercase(),
-        1 => t.to_lowercase(),
-        _ => {
+    let result = match TransformOp::from_code(op) {
+        Some(TransformOp::ToUppercase) => t.to_uppercase(),
+        Some(TransformOp::ToLowercase) => t.to_lowercase(),
+        None => return 1,
+        Some(TransformOp::Repeat) => {
             let Some(total) = len.checked_mul(n).filter(|&total| total <= isize::MAX as usize) else {
                 ctx.fault = Fault::CapacityOverflow as u32;
                 return 1;
@@ -477,12 +483,6 @@ pub(crate) unsafe extern "C" fn helper_next_char(data: *const u8, state: *mut [u
     c as u32
 }
 
-/// How `lacuna_next_piece` cuts text ([`lacuna_ir::Pieces`]), by the code generated code passes.
-pub(crate) const PIECES_WHITESPACE: u32 = 0;
-pub(crate) const PIECES_LINES: u32 = 1;
-pub(crate) const PIECES_SPLIT_STR: u32 = 2;
-pub(crate) const PIECES_SPLIT_CHAR: u32 = 3;
-
 /// JIT helper: the next piece of `data[..state[1]]` as `split_whitespace`, `lines` or `split` (by the `&str`
 /// `pat[..pat_len]`, or by the `char` `pat_len`) yield it, from the state `[position, length, search from, done,
 /// piece start, piece length]` (`[0, length, 0, 0, _, _]` at first). Returns 1 with the piece in `state[4..6]`, or
@@ -506,8 +506,9 @@ pub(crate) unsafe extern "C" fn helper_next_piece(
     if done != 0 {
         return 0;
     }
+    let Some(how) = PiecesMode::from_code(how) else { return 0 };
     let (start, end) = match how {
-        PIECES_WHITESPACE => {
+        PiecesMode::Whitespace => {
             // ASCII bytes are scanned directly; from the first other byte, `char`s are decoded (every index
             // reached through ASCII bytes alone is a char boundary).
             let bytes = all.as_bytes();
@@ -533,7 +534,7 @@ pub(crate) unsafe extern "C" fn helper_next_piece(
             st[0] = end;
             (start, end)
         }
-        PIECES_LINES => {
+        PiecesMode::Lines => {
             if pos >= len {
                 st[3] = 1;
                 return 0;
@@ -551,9 +552,9 @@ pub(crate) unsafe extern "C" fn helper_next_piece(
                 }
             }
         }
-        _ => {
+        PiecesMode::SplitStr | PiecesMode::SplitChar => {
             let mut buffer = [0u8; 4];
-            let pattern: &str = if how == PIECES_SPLIT_CHAR {
+            let pattern: &str = if how == PiecesMode::SplitChar {
                 match char::from_u32(pat_len as u32) {
                     Some(c) => c.encode_utf8(&mut buffer),
                     None => return 0,
@@ -587,29 +588,26 @@ pub(crate) unsafe extern "C" fn helper_next_piece(
     1
 }
 
-/// JIT helper: the `char` method number `op` of [`lacuna_ir::CHAR_METHODS`] on `c` (a `bool` as
-/// 0 or 1, or a `char`).
+/// JIT helper: the `char` method numbered `op` ([`CharMethod::op`]) on `c`: a `bool` as 0 or 1, or a `char`.
 pub(crate) extern "C" fn helper_char_op(c: u32, op: u32) -> u32 {
-    let Some(c) = char::from_u32(c) else { return 0 };
-    let name = lacuna_ir::CHAR_METHODS.get(op as usize).copied().unwrap_or("");
-    let answer = match name {
-        "is_alphabetic" => c.is_alphabetic(),
-        "is_numeric" => c.is_numeric(),
-        "is_alphanumeric" => c.is_alphanumeric(),
-        "is_whitespace" => c.is_whitespace(),
-        "is_uppercase" => c.is_uppercase(),
-        "is_lowercase" => c.is_lowercase(),
-        "is_ascii" => c.is_ascii(),
-        "is_ascii_digit" => c.is_ascii_digit(),
-        "is_ascii_alphabetic" => c.is_ascii_alphabetic(),
-        "is_ascii_alphanumeric" => c.is_ascii_alphanumeric(),
-        "is_ascii_uppercase" => c.is_ascii_uppercase(),
-        "is_ascii_lowercase" => c.is_ascii_lowercase(),
-        "is_ascii_punctuation" => c.is_ascii_punctuation(),
-        "is_ascii_whitespace" => c.is_ascii_whitespace(),
-        "to_ascii_uppercase" => return c.to_ascii_uppercase() as u32,
-        "to_ascii_lowercase" => return c.to_ascii_lowercase() as u32,
-        _ => false,
+    let (Some(c), Some(method)) = (char::from_u32(c), CharMethod::from_op(op)) else { return 0 };
+    let answer = match method {
+        CharMethod::IsAlphabetic => c.is_alphabetic(),
+        CharMethod::IsNumeric => c.is_numeric(),
+        CharMethod::IsAlphanumeric => c.is_alphanumeric(),
+        CharMethod::IsWhitespace => c.is_whitespace(),
+        CharMethod::IsUppercase => c.is_uppercase(),
+        CharMethod::IsLowercase => c.is_lowercase(),
+        CharMethod::IsAscii => c.is_ascii(),
+        CharMethod::IsAsciiDigit => c.is_ascii_digit(),
+        CharMethod::IsAsciiAlphabetic => c.is_ascii_alphabetic(),
+        CharMethod::IsAsciiAlphanumeric => c.is_ascii_alphanumeric(),
+        CharMethod::IsAsciiUppercase => c.is_ascii_uppercase(),
+        CharMethod::IsAsciiLowercase => c.is_ascii_lowercase(),
+        CharMethod::IsAsciiPunctuation => c.is_ascii_punctuation(),
+        CharMethod::IsAsciiWhitespace => c.is_ascii_whitespace(),
+        CharMethod::ToAsciiUppercase => return c.to_ascii_uppercase() as u32,
+        CharMethod::ToAsciiLowercase => return c.to_ascii_lowercase() as u32,
     };
     answer.into()
 }
@@ -755,7 +753,10 @@ mod tests {
         let mut state = [0, text.len(), 0, 0, 0, 0];
         let mut out = Vec::new();
         // SAFETY: `text` is readable UTF-8 for its length; `state` is the helper's six words.
-        while unsafe { helper_next_piece(text.as_ptr(), &mut state, PIECES_WHITESPACE, std::ptr::null(), 0) } != 0 {
+        while unsafe {
+            helper_next_piece(text.as_ptr(), &mut state, PiecesMode::Whitespace.code(), std::ptr::null(), 0)
+        } != 0
+        {
             let [_, _, _, _, start, len] = state;
             out.push(&text[start..start + len]);
         }
