@@ -234,7 +234,7 @@ pub mod __private {
         pub memory: u64,
         /// The lowest stack address the snippet may reach (0: unchecked).
         pub stack_limit: usize,
-        /// 0 none, 1 panic, 2 fuel, 3 time, 4 stack, 5 memory.
+        /// How the run ended: one of the `FAULT_*` codes.
         pub fault: u32,
         pub line: u32,
         pub column: u32,
@@ -248,7 +248,20 @@ pub mod __private {
         pub trace: [u8; 16384],
     }
 
-    /// The payload of a panic that stops a snippet for exceeding a budget.
+    /// [`RawRun::fault`]: the snippet finished.
+    pub const FAULT_NONE: u32 = 0;
+    /// [`RawRun::fault`]: the snippet panicked (the message and place are in the record).
+    pub const FAULT_PANIC: u32 = 1;
+    /// [`RawRun::fault`]: the snippet ran out of fuel.
+    pub const FAULT_FUEL: u32 = 2;
+    /// [`RawRun::fault`]: the snippet ran out of time.
+    pub const FAULT_TIME: u32 = 3;
+    /// [`RawRun::fault`]: the snippet reached its stack limit.
+    pub const FAULT_STACK: u32 = 4;
+    /// [`RawRun::fault`]: the snippet would have held more memory than its budget.
+    pub const FAULT_MEMORY: u32 = 5;
+
+    /// The payload of a panic that stops a snippet for exceeding a budget (a `FAULT_*` code).
     #[derive(Debug)]
     pub struct BudgetExceeded(pub u32);
 
@@ -286,14 +299,14 @@ pub mod __private {
         BUDGETS.with(|b| {
             let mut budgets = b.get();
             if budgets.fuel == 0 {
-                exceeded(2);
+                exceeded(FAULT_FUEL);
             }
             budgets.fuel -= 1;
             b.set(budgets);
             let marker = 0u8;
             let sp = std::hint::black_box(&marker) as *const u8 as usize;
             if sp < budgets.stack_limit {
-                exceeded(4);
+                exceeded(FAULT_STACK);
             }
             if let Some(deadline) = budgets.deadline {
                 let ticks = TICKS.with(|t| {
@@ -302,7 +315,7 @@ pub mod __private {
                     n
                 });
                 if ticks % 1024 == 0 && Instant::now() > deadline {
-                    exceeded(3);
+                    exceeded(FAULT_TIME);
                 }
             }
         })
@@ -398,8 +411,8 @@ pub mod __private {
         let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
         run.fault = match payload.downcast_ref::<BudgetExceeded>() {
             Some(BudgetExceeded(kind)) => *kind,
-            None if ended.memory_refused => 5,
-            None => 1,
+            None if ended.memory_refused => FAULT_MEMORY,
+            None => FAULT_PANIC,
         };
         if let Some((message, file, line, column, trace)) = recorded {
             run.message_len = copy_into(&mut run.message, &message);

@@ -853,7 +853,7 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `retain` and the sorts by a key or a comparison (see [`TKind::SeqWithClosure`]).
     fn sequence_with_closure(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
-        let Some(name) = m.name_ref().and_then(|n| SeqClosureMethod::from_name(&n.text())) else {
+        let Some(name) = m.name_ref().and_then(|n| SeqClosureMethod::from_name(n.text())) else {
             return Ok(None);
         };
         let Some(receiver) = m.receiver() else { return Ok(None) };
@@ -962,7 +962,7 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// Methods of a sequence binding that allocate nothing (see [`TKind::SeqMethod`]).
     fn sequence_in_place(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
-        let Some(name) = m.name_ref().and_then(|n| SeqMethod::from_name(&n.text())) else {
+        let Some(name) = m.name_ref().and_then(|n| SeqMethod::from_name(n.text())) else {
             return Ok(None);
         };
         let own = self.std_inherent_method(m);

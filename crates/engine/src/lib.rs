@@ -1,7 +1,7 @@
 //! The run path: everything between an accepted verdict and a hole's value.
 //!
 //! `lacuna run` compiles the host — with each hole replaced by a call that hands Lacuna the hole's binding table
-//! (see [`instrument`]) — as a library and loads it into its own process, then calls the host's `main` on a
+//! (see [`rustc_path::instrument`]) — as a library and loads it into its own process, then calls the host's `main` on a
 //! thread of its own. When execution reaches a hole, the host calls Lacuna's hook: the engine asks a
 //! [`SnippetSource`] for a snippet, checks it against the call site ([`lacuna_checker::Checker::check`]); a
 //! rejected snippet runs nothing and its diagnostics go back to the source for another attempt, until the source
@@ -9,24 +9,31 @@
 //! the host's live bindings, and its value comes back as `Ok(value)`.
 //!
 //! An accepted snippet runs on one of two paths: the Cranelift JIT (`lacuna-jit`) when the lowering
-//! (`lacuna-lowering`) finds it in the JIT's subset, or the rustc path ([`snippet`]), which compiles it together
+//! (`lacuna-lowering`) finds it in the JIT's subset, or the rustc path ([`rustc_path`]), which compiles it together
 //! with a copy of the host's items into a library, cached by content, and loads it into the same process.
 //!
 //! Faults in a snippet (panics, arithmetic overflow, out-of-bounds, exhausted fuel, time, stack or memory
 //! budgets) end the snippet and make the hole `Err(HoleError::Runtime { .. })` or `Err(HoleError::Budget { .. })`;
 //! the host goes on.
 
-mod build;
-pub mod instrument;
+mod abi;
+mod failure;
+mod jit_path;
+mod load;
+mod nested;
+mod options;
+mod report;
 mod runner;
-pub mod snippet;
+pub mod rustc_path;
 
-pub use build::{BuildFailure, Builder, Built};
 pub use lacuna_hole::{
     Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Proposal, SnippetSource,
     HOLE_MARKER, NO_SNIPPET,
 };
-pub use runner::{Budgets, Engine, LoadedHost, PathChoice, RunOptions, RunReport, SiteReport, SiteTimings};
+pub use load::LoadedHost;
+pub use options::{Budgets, PathChoice, RunOptions};
+pub use report::{RunReport, SiteReport, SiteTimings};
+pub use runner::Engine;
 
 /// Something that stops a run (not a snippet's fault or rejection: those are values of the hole).
 #[derive(Debug, thiserror::Error)]

@@ -1,6 +1,29 @@
 //! The names of the symbols an instrumented host library exports for JIT code: shims of host functions and
 //! methods, field offsets, struct sizes, and per-type shim tables. The instrumenting side (which defines them)
-//! and the JIT (which looks them up) both name them through these functions, so the two always agree.
+//! and the JIT (which looks them up) both name them through these functions, so the two always agree. The fixed
+//! entry points are defined in the engine's `host/entry_points.rs`, which a test holds to these names.
+
+use crate::Scalar;
+
+/// The host library's allocator for JIT buffers: `unsafe extern "C" fn(ptr, old_size, align, new_size) -> ptr`.
+pub const HOST_REALLOC: &str = "__lacuna_realloc";
+/// The host library's deallocator: `unsafe extern "C" fn(ptr, size, align)`.
+pub const HOST_DEALLOC: &str = "__lacuna_dealloc";
+/// The host library's stdout and stderr: `unsafe extern "C" fn(ptr, len, stderr)`.
+pub const HOST_PRINT: &str = "__lacuna_print";
+/// Where the host's std keeps a `Vec`'s buffer pointer and length: `unsafe extern "C" fn(out: *mut usize)`.
+pub const HOST_VEC_LAYOUT: &str = "__lacuna_vec_layout";
+
+/// The function that writes an `Option<S>` in the host's layout: `(out, is_some, value)`.
+pub fn option_writer_symbol(s: Scalar) -> String {
+    format!("__lacuna_option_write_{}", s.name())
+}
+
+/// The function the host exports for hole `site` whose type is a map or set: the address of the writer that
+/// builds the host's own map from the JIT's entries (0 when the type has none).
+pub fn map_writer_symbol(site: u32) -> String {
+    format!("__lacuna_map_writer_{site}")
+}
 
 /// The symbol of the shim for function `name` of top-level module `module`.
 pub fn module_shim_symbol(module: &str, name: &str) -> String {

@@ -94,12 +94,6 @@ fn flat(ty: &Ty) -> Vec<Type> {
     ty.parts().into_iter().filter_map(clif).collect()
 }
 
-/// The symbol of the host library's function writing an `Option<S>` in rustc's layout (see
-/// `instrument::ENTRY_POINTS`).
-pub fn option_writer_symbol(s: Scalar) -> String {
-    format!("__lacuna_option_write_{}", s.name())
-}
-
 type Vals = Vec<Value>;
 
 /// What compiled code needs to know about the host library it runs against.
@@ -107,7 +101,7 @@ pub struct HostAbi<'a> {
     /// Finds the host's exported functions (the shims of host functions the snippet calls).
     pub symbol: &'a dyn Fn(&str) -> Option<*const u8>,
     /// The function the host exports for this hole that gives the writer of its map type, when the hole's value
-    /// is a map (`instrument::map_writer_symbol`).
+    /// is a map ([`lacuna_ir::map_writer_symbol`]).
     pub map_writer: Option<String>,
     /// Byte offsets of a `Vec`'s buffer pointer and length in the host's std, when known.
     pub vec_fields: Option<(i32, i32)>,
@@ -133,7 +127,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
         builder.symbol(symbol, address);
     }
     if let Some(s) = snippet.ty.option_scalar() {
-        let symbol = option_writer_symbol(s);
+        let symbol = lacuna_ir::option_writer_symbol(s);
         if let Some(address) = (host.symbol)(&symbol) {
             builder.symbol(symbol, address);
         }
@@ -217,7 +211,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     // An `Option` result is written by the host library, which knows rustc's layout for it.
     let option_writer = match snippet.ty.option_scalar() {
         Some(s) => {
-            let symbol = option_writer_symbol(s);
+            let symbol = lacuna_ir::option_writer_symbol(s);
             let address = (host.symbol)(&symbol)
                 .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
             let mut sig = module.make_signature();
@@ -360,11 +354,11 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     // SAFETY: `code` is the finalized entry with exactly the `JitEntry` signature declared above.
     let entry = unsafe { std::mem::transmute::<*const u8, JitEntry>(code) };
     let heap_fns = if allocates(snippet) {
-        let realloc = (host.symbol)("__lacuna_realloc")
+        let realloc = (host.symbol)(lacuna_ir::symbol::HOST_REALLOC)
             .ok_or_else(|| CodegenError("the host does not export its allocator to the JIT".into()))?;
-        let dealloc = (host.symbol)("__lacuna_dealloc")
+        let dealloc = (host.symbol)(lacuna_ir::symbol::HOST_DEALLOC)
             .ok_or_else(|| CodegenError("the host does not export its allocator to the JIT".into()))?;
-        let print = (host.symbol)("__lacuna_print")
+        let print = (host.symbol)(lacuna_ir::symbol::HOST_PRINT)
             .ok_or_else(|| CodegenError("the host does not export its output to the JIT".into()))?;
         // SAFETY: the instrumented host defines these with these signatures (`instrument::ENTRY_POINTS`), and the
         // host library stays loaded.

@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use lacuna_ir::{Binding, FuelPoint, SnippetUses, UseKind};
 
-use crate::instrument::{HostMode, Instrumented, SitePlan};
+use crate::rustc_path::instrument::{HostMode, Instrumented, SitePlan};
 use crate::ExecError;
 
 /// How the entry makes one binding available to the snippet.

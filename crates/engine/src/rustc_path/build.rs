@@ -42,7 +42,6 @@ pub struct Built {
     pub source: PathBuf,
     /// Milliseconds spent compiling; 0 for a cache hit.
     pub compile_ms: f64,
-    pub cached: bool,
 }
 
 /// rustc said no.
@@ -91,7 +90,7 @@ impl Builder {
         let library = self.dir.join(format!("lib{stem}.so"));
         let source_path = self.dir.join(format!("{stem}.rs"));
         if library.is_file() && source_path.is_file() {
-            return Ok(Ok(Built { library, source: source_path, compile_ms: 0.0, cached: true }));
+            return Ok(Ok(Built { library, source: source_path, compile_ms: 0.0 }));
         }
         let io = |e: std::io::Error, what: &Path| ExecError::Io { detail: format!("{}: {e}", what.display()) };
         std::fs::write(&source_path, source).map_err(|e| io(e, &source_path))?;
@@ -120,7 +119,7 @@ impl Builder {
             return Ok(Err(BuildFailure { errors, stderr, compile_ms }));
         }
         std::fs::rename(&staged, &library).map_err(|e| io(e, &library))?;
-        Ok(Ok(Built { library, source: source_path, compile_ms, cached: false }))
+        Ok(Ok(Built { library, source: source_path, compile_ms }))
     }
 }
 

@@ -67,221 +67,7 @@ impl Instrumented {
 }
 
 /// What the library exports besides the host's own items: the hook installer and `main` as Lacuna calls it.
-pub const ENTRY_POINTS: &str = r#"
-#[doc(hidden)]
-#[no_mangle]
-pub unsafe extern "C" fn __lacuna_install(hook: ::lacuna::__private::Hook, context: *const ()) {
-    unsafe { ::lacuna::__private::install(hook, context) }
-}
-#[doc(hidden)]
-#[no_mangle]
-pub extern "C" fn __lacuna_main(stack_bytes: usize) -> i32 {
-    ::lacuna::__private::run_main(main, stack_bytes)
-}
-// `Option<S>` in this rustc's layout, for the JIT's results (`codegen::option_writer_symbol`).
-macro_rules! __lacuna_option_writers {
-    ($($t:ty => $name:ident),*) => {$(
-        #[doc(hidden)]
-        #[no_mangle]
-        #[allow(improper_ctypes_definitions)]
-        pub unsafe extern "C" fn $name(out: *mut ::core::option::Option<$t>, is_some: u8, value: $t) {
-            unsafe { ::core::ptr::write(out, if is_some != 0 { ::core::option::Option::Some(value) } else { ::core::option::Option::None }) }
-        }
-    )*};
-}
-__lacuna_option_writers!(
-    i8 => __lacuna_option_write_i8, i16 => __lacuna_option_write_i16, i32 => __lacuna_option_write_i32,
-    i64 => __lacuna_option_write_i64, isize => __lacuna_option_write_isize, u8 => __lacuna_option_write_u8,
-    u16 => __lacuna_option_write_u16, u32 => __lacuna_option_write_u32, u64 => __lacuna_option_write_u64,
-    usize => __lacuna_option_write_usize, f32 => __lacuna_option_write_f32, f64 => __lacuna_option_write_f64,
-    bool => __lacuna_option_write_bool, char => __lacuna_option_write_char
-);
-#[doc(hidden)]
-#[no_mangle]
-pub unsafe extern "C" fn __lacuna_realloc(ptr: *mut u8, old_size: usize, align: usize, new_size: usize) -> *mut u8 {
-    // Buffers of the JIT's vectors come from this library's global allocator, so the host's std can free the
-    // ones it gets. Null when refused (or for a layout that cannot exist), which the JIT reports as a fault.
-    let Ok(new) = ::std::alloc::Layout::from_size_align(new_size, align) else { return ::core::ptr::null_mut() };
-    if new_size == 0 {
-        return ::core::ptr::null_mut();
-    }
-    unsafe {
-        if ptr.is_null() || old_size == 0 {
-            ::std::alloc::alloc(new)
-        } else {
-            ::std::alloc::realloc(ptr, ::std::alloc::Layout::from_size_align_unchecked(old_size, align), new_size)
-        }
-    }
-}
-#[doc(hidden)]
-#[no_mangle]
-pub unsafe extern "C" fn __lacuna_print(ptr: *const u8, len: usize, stderr: u32) {
-    // The JIT's `print!`/`println!` write through this library's std, in order with the host's own output. Errors
-    // are ignored (a panic must not unwind into JIT code).
-    use ::std::io::Write as _;
-    let bytes = unsafe { ::core::slice::from_raw_parts(ptr, len) };
-    let _ = if stderr != 0 { ::std::io::stderr().write_all(bytes) } else { ::std::io::stdout().write_all(bytes) };
-}
-#[doc(hidden)]
-#[no_mangle]
-pub unsafe extern "C" fn __lacuna_dealloc(ptr: *mut u8, size: usize, align: usize) {
-    if size != 0 {
-        unsafe { ::std::alloc::dealloc(ptr, ::std::alloc::Layout::from_size_align_unchecked(size, align)) }
-    }
-}
-#[doc(hidden)]
-#[no_mangle]
-pub unsafe extern "C" fn __lacuna_vec_layout(out: *mut usize) {
-    // Where this std's `Vec` keeps its buffer pointer and its length (private fields): read back from a known one.
-    let mut v: ::std::vec::Vec<u64> = ::std::vec::Vec::with_capacity(5);
-    v.extend([7u64, 8, 9]);
-    let (ptr, len) = if ::core::mem::size_of::<::std::vec::Vec<u64>>() == 3 * ::core::mem::size_of::<usize>() {
-        let words: [usize; 3] = unsafe { ::core::mem::transmute_copy(&v) };
-        let at = |x: usize| words.iter().position(|&w| w == x).map_or(usize::MAX, |i| i * ::core::mem::size_of::<usize>());
-        (at(v.as_ptr() as usize), at(v.len()))
-    } else {
-        (usize::MAX, usize::MAX)
-    };
-    unsafe {
-        *out = ptr;
-        *out.add(1) = len;
-    }
-}
-// The shims through which JIT code handles host structs by value (`__lacuna_shims_*` below, read by
-// `codegen::StructShims`): drop always; clone, `==`, `Display` and `Debug` where the struct implements the trait,
-// else 0. Which applies is decided by method resolution on the concrete type ("autoref specialization"): the
-// `&Probe<T>` impls need the trait, the `Probe<T>` fallbacks do not.
-#[doc(hidden)]
-mod __lacuna_struct_shims {
-    use ::lacuna::__private::{run_snippet, RawRun};
-    pub struct Probe<T>(pub ::core::marker::PhantomData<T>);
-    pub unsafe extern "C" fn drop<T>(p: *mut u8) {
-        // A panicking `Drop` must not unwind into JIT code (or out of an `extern "C"` function).
-        let _ = ::std::panic::catch_unwind(::core::panic::AssertUnwindSafe(|| unsafe {
-            ::core::ptr::drop_in_place(p.cast::<T>())
-        }));
-    }
-    unsafe fn text(run: *mut RawRun, out: *mut [usize; 3], make: impl FnOnce() -> ::std::string::String) -> u32 {
-        unsafe {
-            run_snippet(run, move || {
-                let mut s = ::core::mem::ManuallyDrop::new(make());
-                ::core::ptr::write(out, [s.as_mut_ptr() as usize, s.capacity(), s.len()])
-            })
-        }
-    }
-    pub trait CloneYes { fn clone_shim(&self) -> usize; }
-    impl<T: Clone> CloneYes for &Probe<T> {
-        fn clone_shim(&self) -> usize {
-            unsafe extern "C" fn shim<T: Clone>(run: *mut RawRun, out: *mut u8, src: *const u8) -> u32 {
-                unsafe { run_snippet(run, move || ::core::ptr::write(out.cast::<T>(), (*src.cast::<T>()).clone())) }
-            }
-            shim::<T> as usize
-        }
-    }
-    pub trait CloneNo { fn clone_shim(&self) -> usize { 0 } }
-    impl<T> CloneNo for Probe<T> {}
-    pub trait EqYes { fn eq_shim(&self) -> usize; }
-    impl<T: PartialEq> EqYes for &Probe<T> {
-        fn eq_shim(&self) -> usize {
-            unsafe extern "C" fn shim<T: PartialEq>(run: *mut RawRun, out: *mut u8, a: *const u8, b: *const u8) -> u32 {
-                unsafe { run_snippet(run, move || *out = u8::from(*a.cast::<T>() == *b.cast::<T>())) }
-            }
-            shim::<T> as usize
-        }
-    }
-    pub trait EqNo { fn eq_shim(&self) -> usize { 0 } }
-    impl<T> EqNo for Probe<T> {}
-    pub trait DisplayYes { fn display_shim(&self) -> usize; }
-    impl<T: ::core::fmt::Display> DisplayYes for &Probe<T> {
-        fn display_shim(&self) -> usize {
-            unsafe extern "C" fn shim<T: ::core::fmt::Display>(run: *mut RawRun, out: *mut [usize; 3], p: *const u8, alternate: u32) -> u32 {
-                let value = unsafe { &*p.cast::<T>() };
-                unsafe { text(run, out, move || if alternate != 0 { format!("{value:#}") } else { format!("{value}") }) }
-            }
-            shim::<T> as usize
-        }
-    }
-    pub trait DisplayNo { fn display_shim(&self) -> usize { 0 } }
-    impl<T> DisplayNo for Probe<T> {}
-    pub trait DebugYes { fn debug_shim(&self) -> usize; }
-    impl<T: ::core::fmt::Debug> DebugYes for &Probe<T> {
-        fn debug_shim(&self) -> usize {
-            unsafe extern "C" fn shim<T: ::core::fmt::Debug>(run: *mut RawRun, out: *mut [usize; 3], p: *const u8, alternate: u32) -> u32 {
-                let value = unsafe { &*p.cast::<T>() };
-                unsafe { text(run, out, move || if alternate != 0 { format!("{value:#?}") } else { format!("{value:?}") }) }
-            }
-            shim::<T> as usize
-        }
-    }
-    pub trait DebugNo { fn debug_shim(&self) -> usize { 0 } }
-    impl<T> DebugNo for Probe<T> {}
-    // A map the JIT hands over: the host's own map built from its keys and values (`lacuna_jit`'s `rt::map`).
-    pub trait Word: Sized { unsafe fn from_word(w: u64) -> Self; }
-    macro_rules! words { ($($t:ty),*) => {$(
-        impl Word for $t { unsafe fn from_word(w: u64) -> Self { unsafe { ::core::mem::transmute_copy::<u64, $t>(&w) } } }
-    )*} }
-    words!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, bool, char);
-    pub trait KeyIn: Sized { unsafe fn from_key(k: [usize; 2]) -> Self; }
-    impl KeyIn for ::std::string::String {
-        unsafe fn from_key(k: [usize; 2]) -> Self {
-            unsafe { ::std::string::String::from(::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(k[0] as *const u8, k[1]))) }
-        }
-    }
-    macro_rules! word_keys { ($($t:ty),*) => {$(
-        impl KeyIn for $t { unsafe fn from_key(k: [usize; 2]) -> Self { unsafe { <$t as Word>::from_word(k[0] as u64) } } }
-    )*} }
-    word_keys!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool, char);
-    pub trait FromEntries: Sized { unsafe fn from_entries(n: usize, keys: *const [usize; 2], values: *const u64) -> Self; }
-    impl<K: KeyIn + ::core::cmp::Eq + ::core::hash::Hash, V: Word> FromEntries for ::std::collections::HashMap<K, V> {
-        unsafe fn from_entries(n: usize, keys: *const [usize; 2], values: *const u64) -> Self {
-            let mut m = ::std::collections::HashMap::with_capacity(n);
-            for i in 0..n {
-                unsafe { m.insert(K::from_key(*keys.add(i)), V::from_word(*values.add(i))) };
-            }
-            m
-        }
-    }
-    impl<K: KeyIn + ::core::cmp::Ord, V: Word> FromEntries for ::std::collections::BTreeMap<K, V> {
-        unsafe fn from_entries(n: usize, keys: *const [usize; 2], values: *const u64) -> Self {
-            let mut m = ::std::collections::BTreeMap::new();
-            for i in 0..n {
-                unsafe { m.insert(K::from_key(*keys.add(i)), V::from_word(*values.add(i))) };
-            }
-            m
-        }
-    }
-    // A set: the map's keys (its values are all zero).
-    impl<K: KeyIn + ::core::cmp::Eq + ::core::hash::Hash> FromEntries for ::std::collections::HashSet<K> {
-        unsafe fn from_entries(n: usize, keys: *const [usize; 2], _: *const u64) -> Self {
-            let mut s = ::std::collections::HashSet::with_capacity(n);
-            for i in 0..n {
-                unsafe { s.insert(K::from_key(*keys.add(i))) };
-            }
-            s
-        }
-    }
-    impl<K: KeyIn + ::core::cmp::Ord> FromEntries for ::std::collections::BTreeSet<K> {
-        unsafe fn from_entries(n: usize, keys: *const [usize; 2], _: *const u64) -> Self {
-            let mut s = ::std::collections::BTreeSet::new();
-            for i in 0..n {
-                unsafe { s.insert(K::from_key(*keys.add(i))) };
-            }
-            s
-        }
-    }
-    pub trait MapYes { fn map_writer(&self) -> usize; }
-    impl<T: FromEntries> MapYes for &Probe<T> {
-        fn map_writer(&self) -> usize {
-            unsafe extern "C" fn writer<T: FromEntries>(out: *mut u8, n: usize, keys: *const [usize; 2], values: *const u64) {
-                unsafe { ::core::ptr::write(out.cast::<T>(), T::from_entries(n, keys, values)) }
-            }
-            writer::<T> as usize
-        }
-    }
-    pub trait MapNo { fn map_writer(&self) -> usize { 0 } }
-    impl<T> MapNo for Probe<T> {}
-}
-"#;
+pub const ENTRY_POINTS: &str = include_str!("../../host/entry_points.rs");
 
 /// The shims of one plain host struct (see `__lacuna_struct_shims` in [`ENTRY_POINTS`]): `[size, align, drop,
 /// clone, eq, display, debug]`.
@@ -345,18 +131,12 @@ fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
     )
 }
 
-/// The function the instrumented host exports for hole `site` whose value may be a map or a set: the address of
-/// the writer that builds the hole's type from the JIT's entries (0 when the type is not such a map or set).
-pub fn map_writer_symbol(site: u32) -> String {
-    format!("__lacuna_map_writer_{site}")
-}
-
 fn map_writer(site: u32, glue: &str) -> String {
     format!(
         "\n#[doc(hidden)]\n#[no_mangle]\npub extern \"C\" fn {symbol}() -> usize {{\n    \
          #[allow(unused_imports)]\n    use __lacuna_struct_shims::*;\n    \
          (&&__lacuna_struct_shims::Probe::<{glue}>(::core::marker::PhantomData)).map_writer()\n}}\n",
-        symbol = map_writer_symbol(site),
+        symbol = lacuna_ir::map_writer_symbol(site),
     )
 }
 
@@ -645,4 +425,25 @@ fn render(
         ));
     }
     Rendered { text, entries, anchors, shims_at, shims: shim_ranges, fields_at, writers_at }
+}
+
+#[cfg(test)]
+mod entry_point_tests {
+    use lacuna_ir::symbol::{HOST_DEALLOC, HOST_PRINT, HOST_REALLOC, HOST_VEC_LAYOUT};
+    use lacuna_ir::{option_writer_symbol, Scalar};
+
+    /// The names the JIT and the loader look up are the ones the entry points define.
+    #[test]
+    fn entry_points_define_the_symbols_the_jit_looks_up() {
+        let defines = |name: &str| {
+            super::ENTRY_POINTS.contains(&format!("fn {name}(")) || super::ENTRY_POINTS.contains(&format!("=> {name}"))
+        };
+        for name in [HOST_REALLOC, HOST_DEALLOC, HOST_PRINT, HOST_VEC_LAYOUT] {
+            assert!(defines(name), "{name} is not defined by host/entry_points.rs");
+        }
+        for s in [Scalar::I8, Scalar::U64, Scalar::Usize, Scalar::F32, Scalar::Bool, Scalar::Char] {
+            let name = option_writer_symbol(s);
+            assert!(defines(&name), "{name} is not defined by host/entry_points.rs");
+        }
+    }
 }

@@ -1,0 +1,127 @@
+//! The JIT path: an accepted snippet in the JIT's subset lowered and compiled by Cranelift, and its faults read
+//! back from the context.
+
+use lacuna_checker::{normalize, Checker, Verdict};
+
+use crate::abi::*;
+use crate::failure::{HoleFailure, Resource};
+use crate::options::*;
+use crate::runner::*;
+
+/// A snippet compiled by Cranelift, with its (normalized) text for fault positions.
+pub(crate) struct JitArtifact {
+    pub(crate) compiled: lacuna_jit::Compiled,
+    pub(crate) snippet: String,
+}
+
+/// Whether the subset's own checks accept a lowered snippet without rustc (see
+/// [`lacuna_lowering::accept_without_rustc`]).
+pub(crate) fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> Result<(), String> {
+    let facts = lacuna_lowering::HostFacts::new(
+        &home.prepared.host.text,
+        home.prepared.glue_type(home.index),
+        &lowered.snippet.ty,
+        home.plan.bindings(),
+    );
+    lacuna_lowering::accept_without_rustc(lowered, facts)
+}
+
+/// The verdict for a snippet the subset accepted on its own.
+pub(crate) fn subset_verdict(home: &SiteHome, check_ms: f64) -> Verdict {
+    Verdict {
+        accepted: true,
+        decided_by: lacuna_checker::DecidedBy::JitSubset,
+        expected_type: home.prepared.expected_types[home.index].clone(),
+        diagnostics: Vec::new(),
+        timings: lacuna_checker::Timings { check: check_ms, ..Default::default() },
+    }
+}
+
+/// The typed view and lowering of an accepted snippet, or why it is not for the JIT.
+pub(crate) fn lower_for_jit(
+    checker: &mut Checker,
+    home: &SiteHome,
+    snippet: &str,
+) -> Result<lacuna_lowering::Lowered, String> {
+    let normalized = normalize(snippet);
+    let at = |construct: &str, offset: usize| {
+        let (line, column) = line_col(&normalized, offset);
+        format!("{construct} at {line}:{column}")
+    };
+    let typed = checker
+        .typed_snippet(&home.prepared, home.index, snippet)
+        .map_err(|e| e.to_string())?
+        .map_err(|u| at(&u.construct, u.range.start))?;
+    let plan = &home.plan;
+    let lowered = lacuna_lowering::lower(typed, plan.bindings()).map_err(|e| at(&e.construct, e.range.start))?;
+    // The host must hand over each binding the snippet reads, writable where it writes.
+    for &(index, _) in &lowered.snippet.bindings {
+        let mode = plan.modes[index];
+        let writable = matches!(
+            mode,
+            crate::rustc_path::instrument::HostMode::Mutable | crate::rustc_path::instrument::HostMode::Movable
+        );
+        if mode == crate::rustc_path::instrument::HostMode::Absent
+            || (lowered.written_bindings.contains(&index) && !(writable && plan.bindings()[index].mutable))
+        {
+            return Err(format!("`{}` is not available to the JIT at this hole", plan.bindings()[index].name));
+        }
+    }
+    Ok(lowered)
+}
+
+pub(crate) fn jit_fault_error(
+    context: &lacuna_jit::JitContext,
+    host_run: Option<&RawRun>,
+    messages: &[String],
+    snippet: &str,
+    budgets: &Budgets,
+    stack_bytes: usize,
+) -> HoleFailure {
+    use lacuna_jit::Fault;
+    // A fault in the snippet's code: its message, where it happened.
+    let at_fault = |message: &str| {
+        let (line, column) = line_col(snippet, context.fault_at as usize);
+        HoleFailure::Runtime { message: message.to_owned(), line, column }
+    };
+    match Fault::from_code(context.fault) {
+        Some(Fault::Fuel) => HoleFailure::Budget { resource: Resource::Fuel, limit: budgets.fuel.to_string() },
+        Some(Fault::Stack) => HoleFailure::Budget { resource: Resource::Stack, limit: stack_bytes.to_string() },
+        Some(Fault::Memory) => {
+            HoleFailure::Budget { resource: Resource::Memory, limit: budgets.memory_bytes.to_string() }
+        }
+        Some(Fault::IndexOutOfBounds) => {
+            let [len, index] = context.fault_values;
+            at_fault(&format!("index out of bounds: the len is {len} but the index is {index}"))
+        }
+        Some(Fault::Panic) => at_fault(
+            usize::try_from(context.fault_values[0])
+                .ok()
+                .and_then(|i| messages.get(i))
+                .map_or(Fault::Panic.message(), |m| m.as_str()),
+        ),
+        Some(Fault::StrSlice) => {
+            at_fault(&lacuna_jit::take_fault_message().unwrap_or_else(|| Fault::StrSlice.message().to_owned()))
+        }
+        // Where the snippet called the host function, with the panic's own message.
+        Some(Fault::HostPanic) => at_fault(
+            &host_run
+                .map(|run| {
+                    String::from_utf8_lossy(&run.message[..(run.message_len as usize).min(run.message.len())])
+                        .into_owned()
+                })
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| Fault::HostPanic.message().to_owned()),
+        ),
+        Some(fault) => at_fault(fault.message()),
+        None => HoleFailure::runtime("the JIT-compiled snippet stopped without saying why"),
+    }
+}
+
+/// 1-based line and column (in chars) of a byte offset in `text`.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}

@@ -1,0 +1,191 @@
+//! The rustc path: an accepted snippet compiled by rustc into a library of its own (built on another thread
+//! while rustc checks it), loaded only once accepted, and its faults read back from the run record.
+
+pub(crate) mod build;
+pub mod instrument;
+pub mod snippet;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::abi::*;
+use crate::failure::{HoleFailure, Resource};
+use crate::load::*;
+use crate::options::*;
+use crate::runner::*;
+use crate::rustc_path::build::Builder;
+use crate::rustc_path::snippet::{generate, Access, LibraryBase, NestedHole, SnippetSource};
+use crate::ExecError;
+
+/// A compiled, loaded snippet.
+pub(crate) struct Artifact {
+    pub(crate) entry: SnippetFn,
+    pub(crate) source: SnippetSource,
+    pub(crate) source_path: String,
+}
+
+/// Building the rustc-path library for a snippet at one instantiation of its hole. Owns everything it needs, so
+/// it can run on another thread while rustc checks the snippet.
+pub(crate) struct BuildJob {
+    pub(crate) builder: Builder,
+    pub(crate) host: Arc<LoadedHost>,
+    pub(crate) home: Arc<SiteHome>,
+    /// For a hole written inside a snippet: that snippet's library, the base of this one.
+    pub(crate) parent: Option<Arc<Artifact>>,
+    /// Normalized.
+    pub(crate) snippet: String,
+    /// The hole's type arguments (empty outside generic functions).
+    pub(crate) type_args: Vec<String>,
+    pub(crate) uses: lacuna_ir::SnippetUses,
+    /// Holes written inside the snippet.
+    pub(crate) nested: Vec<NestedHole>,
+}
+
+/// A snippet library built (not yet loaded), with the milliseconds spent generating (lower) and compiling.
+pub(crate) struct BuiltSnippet {
+    pub(crate) built: build::Built,
+    pub(crate) source: SnippetSource,
+    pub(crate) lower_ms: f64,
+    pub(crate) compile_ms: f64,
+}
+
+impl BuildJob {
+    /// Generates and compiles the library; rebuilds once per binding rustc says the snippet moves (E0507 on
+    /// `*__lacuna_bN`: the binding is then handed over owned).
+    pub(crate) fn build(self) -> Result<BuiltSnippet, HoleFailure> {
+        let plan = &self.home.plan;
+        let base = match (&self.parent, &self.home.parent) {
+            (Some(artifact), Some(parent)) => {
+                LibraryBase::Snippet { source: &artifact.source, snippet_start: parent.snippet_start }
+            }
+            _ => LibraryBase::Host(&self.host.instrumented),
+        };
+        let hole_type = self.home.prepared.glue_type(self.home.index).ok_or_else(|| {
+            HoleFailure::runtime(
+                "the hole's type could not be written as Rust, so the snippet cannot be compiled to run",
+            )
+        })?;
+        let (mut lower_ms, mut compile_ms) = (0.0, 0.0);
+        let mut overrides: BTreeMap<usize, Access> = BTreeMap::new();
+        for _ in 0..=plan.bindings().len() {
+            let started = Instant::now();
+            let source =
+                generate(base, plan, hole_type, &self.snippet, &self.uses, &overrides, &self.type_args, &self.nested)
+                    .map_err(|e| HoleFailure::runtime(format!("cannot run this snippet: {e}")))?;
+            lower_ms += ms(started);
+            let built = self
+                .builder
+                .build("lacuna_snippet", &source.text, None)
+                .map_err(|e| HoleFailure::runtime(e.to_string()))?;
+            match built {
+                Ok(built) => {
+                    compile_ms += built.compile_ms;
+                    return Ok(BuiltSnippet { built, source, lower_ms, compile_ms });
+                }
+                Err(failure) => {
+                    compile_ms += failure.compile_ms;
+                    let moved: Vec<usize> = failure
+                        .errors
+                        .iter()
+                        .filter(|e| e.code.as_deref() == Some("E0507"))
+                        .filter_map(|e| moved_binding(&e.message))
+                        .filter(|i| overrides.get(i) != Some(&Access::Owned))
+                        .collect();
+                    if moved.is_empty() {
+                        return Err(HoleFailure::runtime(format!(
+                            "Lacuna could not compile the accepted snippet to run it (a Lacuna bug): {}",
+                            failure.summary()
+                        )));
+                    }
+                    for i in moved {
+                        overrides.insert(i, Access::Owned);
+                    }
+                }
+            }
+        }
+        Err(HoleFailure::runtime("Lacuna could not compile the accepted snippet to run it"))
+    }
+}
+
+/// Loads a built snippet library (once per library source) and installs the hook in it.
+pub(crate) fn load_artifact(
+    snippet: BuiltSnippet,
+    artifacts: &mut HashMap<String, Arc<Artifact>>,
+    shared: &'static Shared,
+) -> Result<(Arc<Artifact>, f64, f64), HoleFailure> {
+    let BuiltSnippet { built, source, lower_ms, compile_ms } = snippet;
+    if let Some(artifact) = artifacts.get(&source.text) {
+        return Ok((artifact.clone(), lower_ms, compile_ms));
+    }
+    let runtime = |e: ExecError| HoleFailure::runtime(e.to_string());
+    let library = load_library(&built.library).map_err(runtime)?;
+    // SAFETY: the generated source defines `__lacuna_snippet` and `__lacuna_install` with these signatures.
+    let (entry, install) = unsafe {
+        let entry =
+            *library.get::<SnippetFn>(b"__lacuna_snippet\0").map_err(|e| runtime(load_error(&built.library, e)))?;
+        let install =
+            *library.get::<InstallFn>(b"__lacuna_install\0").map_err(|e| runtime(load_error(&built.library, e)))?;
+        (entry, install)
+    };
+    // Never unloaded (see `Engine::load`).
+    std::mem::forget(library);
+    let context: *const Shared = shared;
+    // SAFETY: as in `Engine::run`: holes inside host code the snippet calls reach the same hook.
+    unsafe { install(hook, context.cast()) };
+    let artifact = Arc::new(Artifact { entry, source_path: built.source.to_string_lossy().into_owned(), source });
+    artifacts.insert(artifact.source.text.clone(), artifact.clone());
+    Ok((artifact, lower_ms, compile_ms))
+}
+
+/// `cannot move out of `*__lacuna_b3` which is behind a shared reference` → 3.
+pub(crate) fn moved_binding(message: &str) -> Option<usize> {
+    let at = message.find("__lacuna_b")? + "__lacuna_b".len();
+    let digits: String = message[at..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+/// What a rustc-path run that did not finish ended with, from its run record.
+pub(crate) fn fault_error(run: &RawRun, artifact: &Artifact, budgets: &Budgets, stack_bytes: usize) -> HoleFailure {
+    let text = |buf: &[u8], len: u32| String::from_utf8_lossy(&buf[..(len as usize).min(buf.len())]).into_owned();
+    match RunFault::from_code(run.fault) {
+        Some(RunFault::Fuel) => HoleFailure::Budget { resource: Resource::Fuel, limit: budgets.fuel.to_string() },
+        Some(RunFault::Time) => {
+            HoleFailure::Budget { resource: Resource::Time, limit: format!("{} ms", budgets.time_ms) }
+        }
+        Some(RunFault::Stack) => HoleFailure::Budget { resource: Resource::Stack, limit: stack_bytes.to_string() },
+        Some(RunFault::Memory) => {
+            HoleFailure::Budget { resource: Resource::Memory, limit: budgets.memory_bytes.to_string() }
+        }
+        // A panic (or a record the runtime left without a code: read as one).
+        Some(RunFault::Panic | RunFault::None) | None => {
+            let mut message = text(&run.message, run.message_len);
+            if message.is_empty() {
+                message = "the snippet panicked".into();
+            }
+            let file = text(&run.file, run.file_len);
+            let in_snippet = |line, column| artifact.source.snippet_position(line, column);
+            // Where the panic happened if that is in the snippet; else the innermost snippet line on the stack
+            // (a fault inside std or host code the snippet called).
+            let (line, column) = (file == artifact.source_path)
+                .then(|| in_snippet(run.line, run.column))
+                .flatten()
+                .or_else(|| {
+                    let trace = text(&run.trace, run.trace_len);
+                    trace
+                        .lines()
+                        .filter_map(|l| l.trim().strip_prefix("at "))
+                        .filter_map(|at| at.strip_prefix(artifact.source_path.as_str())?.strip_prefix(':'))
+                        .filter_map(|pos| {
+                            let mut parts = pos.split(':');
+                            let line = parts.next()?.parse().ok()?;
+                            let column = parts.next().and_then(|c| c.parse().ok()).unwrap_or(1);
+                            in_snippet(line, column)
+                        })
+                        .next()
+                })
+                .unwrap_or((0, 0));
+            HoleFailure::Runtime { message, line: line as usize, column: column as usize }
+        }
+    }
+}
