@@ -583,7 +583,7 @@ impl RaSession {
                 .filter_map(ast::BlockExpr::cast)
                 .find(|b| b.syntax().text_range() == range)
                 .ok_or(whole.clone())?;
-            let mut builder = crate::typed_build::Builder::new(&sema, db, block.start + 2, bindings);
+            let mut builder = crate::ir_build::Builder::new(&sema, db, block.start + 2, bindings);
             let body = builder.block(&block_expr)?;
             let ty = body
                 .ty

@@ -14,12 +14,12 @@
 mod analysis;
 mod diagnostic;
 mod host;
+mod ir_build;
 mod line_index;
 mod outline;
 pub mod render;
 mod rustc;
 mod std_source;
-mod typed_build;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

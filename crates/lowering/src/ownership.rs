@@ -290,7 +290,7 @@ impl Walk<'_> {
         for stmt in &b.stmts {
             match stmt {
                 TStmt::Let { local, .. } => declared.push(*local),
-                TStmt::LetPat { pat, .. } => crate::bound_locals(pat, &mut declared),
+                TStmt::LetPat { pat, .. } => crate::subset::bound_locals(pat, &mut declared),
                 TStmt::Expr(_) => {}
             }
         }

@@ -4,8 +4,7 @@ use ra_ap_hir::{AsAssocItem, Local, PathResolution};
 use ra_ap_syntax::ast::{self, HasArgList, HasName};
 use ra_ap_syntax::{AstNode, AstToken, SyntaxKind};
 
-use super::{Builder, Result};
-use lacuna_ir::*;
+use super::*;
 
 impl<'db> Builder<'_, 'db> {
     pub(super) fn is_string(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
@@ -433,5 +432,72 @@ impl<'db> Builder<'_, 'db> {
         }
         let kind = TKind::Local(self.local_ref(local, call.syntax())?);
         Ok(TExpr { kind, ty, range })
+    }
+}
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// `String::from`, `ToString::to_string` or `ToOwned::to_owned` named as a function (std's).
+    pub(super) fn text_to_string_fn(&self, p: &ast::PathExpr) -> bool {
+        let Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) =
+            p.path().and_then(|p| self.sema.resolve_path(&p))
+        else {
+            return false;
+        };
+        let from_alloc = self.fn_crate(f).as_deref() == Some("alloc");
+        from_alloc && matches!(f.name(self.db).as_str(), "from" | "to_string" | "to_owned")
+    }
+
+    /// What `map(String::from)` does to text, as a closure written in place: `|t| t.to_string()`.
+    pub(super) fn string_from_text_closure(&mut self, p: &ast::PathExpr) -> Closure {
+        let range = self.range(p.syntax());
+        let param = self.locals.len();
+        self.locals.push(TLocal {
+            name: format!("<text at {}>", range.start),
+            ty: Ty::Str,
+            mutable: false,
+            fixed_type: true,
+            array_literal: false,
+        });
+        let text = TExpr { kind: TKind::Local(LocalRef::Snippet(param)), ty: Ty::Str, range: range.clone() };
+        let kind = TKind::TextMethod { name: TextMethod::ToString, receiver: Box::new(text), args: Vec::new() };
+        Closure { params: vec![TPat::Bind(param)], body: Box::new(TExpr { kind, ty: Ty::String, range }) }
+    }
+
+    /// `split_whitespace()`, `lines()` or `split(..)` of `str` (std's, not a host trait's method of that name).
+    pub(super) fn text_pieces_call(&self, call: &ast::MethodCallExpr) -> bool {
+        let Some(name) = call.name_ref().map(|n| n.text().to_string()) else { return false };
+        if !matches!(name.as_str(), "split_whitespace" | "lines" | "split") {
+            return false;
+        }
+        self.sema.resolve_method_call(call).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"))
+    }
+
+    /// `text[a..b]`, `text[a..]`, `text[..b]` or `text[..]` of text (`&str`, `String`) with `usize` bounds.
+    pub(super) fn text_slice(&mut self, index: &ast::IndexExpr) -> Result<Option<TExpr>> {
+        let (Some(base), Some(ast::Expr::RangeExpr(r))) = (index.base(), index.index()) else { return Ok(None) };
+        let is_str = self.sema.type_of_expr(&ast::Expr::IndexExpr(index.clone())).is_some_and(|t| t.original.is_str());
+        if !is_str || r.op_kind() == Some(ast::RangeOp::Inclusive) {
+            return Ok(None);
+        }
+        let receiver = Box::new(self.text_operand(&base)?);
+        if !matches!(receiver.ty, Ty::Str | Ty::String) {
+            return self.unsupported("slicing something other than text", index.syntax());
+        }
+        let mut args = Vec::new();
+        for bound in [r.start(), r.end()].into_iter().flatten() {
+            let bound = self.expr(&bound)?;
+            if bound.ty != Ty::Scalar(Scalar::Usize) {
+                return self.unsupported("a text range with bounds other than `usize`", index.syntax());
+            }
+            args.push(bound);
+        }
+        let name = match (r.start().is_some(), r.end().is_some()) {
+            (true, true) => TextMethod::Slice,
+            (true, false) => TextMethod::SliceFrom,
+            (false, true) => TextMethod::SliceTo,
+            (false, false) => TextMethod::SliceAll,
+        };
+        let kind = TKind::TextMethod { name, receiver, args };
+        Ok(Some(TExpr { kind, ty: Ty::Str, range: self.range(index.syntax()) }))
     }
 }

@@ -1,0 +1,162 @@
+//! Building a snippet's IR ([`lacuna_ir`]) from rust-analyzer's semantics, a construct family per file.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use ra_ap_hir::{AsAssocItem, Function, Local, Semantics};
+use ra_ap_ide::RootDatabase;
+use ra_ap_syntax::ast::{self, HasLoopBody, RangeItem};
+use ra_ap_syntax::SyntaxNode;
+
+use lacuna_ir::Binding;
+use lacuna_ir::*;
+
+mod calls;
+mod control;
+mod expr;
+mod iter;
+mod map;
+mod names;
+mod option;
+mod patterns;
+mod seq;
+mod structs;
+mod text;
+mod types;
+
+pub(crate) struct Builder<'a, 'db> {
+    pub sema: &'a Semantics<'db, RootDatabase>,
+    pub db: &'db RootDatabase,
+    pub snippet_start: usize,
+    pub bindings: &'a [Binding],
+    pub locals: Vec<TLocal>,
+    local_ids: HashMap<Local<'db>, usize>,
+    pub fns: Vec<Option<TFn>>,
+    fn_ids: HashMap<Function, usize>,
+    pub used_bindings: Vec<(usize, Scalar)>,
+    /// A shared reference to a scalar was read as its value somewhere (see `TypedSnippet::references`).
+    pub references: std::cell::Cell<bool>,
+    /// Temporaries an expression being built needs before it (an array literal an iterator reads, in a hidden
+    /// local): [`Self::expr`] puts the expression in a block after them.
+    hoisted: Vec<TStmt>,
+    /// Host structs' fields used (see `TypedSnippet::fields`).
+    pub fields: Vec<FieldOf>,
+    /// Host structs reached in place, by their size's symbol (see `TypedSnippet::structs`).
+    pub structs: std::cell::RefCell<Vec<String>>,
+    /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_buffers`).
+    pub owns_buffers: std::cell::Cell<bool>,
+    /// The first construct rustc must judge (see `TypedSnippet::rustc_decides`).
+    pub rustc_decides: std::cell::RefCell<Option<Unsupported>>,
+    /// Constants whose bodies are being built (a constant is computed where it is used).
+    expanding_consts: Vec<ra_ap_hir::Const>,
+    /// Closures kept in locals (`let f = |x| ..;`), inlined where they are called.
+    closure_locals: HashMap<Local<'db>, Closure>,
+}
+
+type Result<T> = std::result::Result<T, Unsupported>;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    pub fn new(
+        sema: &'a Semantics<'db, RootDatabase>,
+        db: &'db RootDatabase,
+        snippet_start: usize,
+        bindings: &'a [Binding],
+    ) -> Self {
+        Builder {
+            sema,
+            db,
+            snippet_start,
+            bindings,
+            locals: Vec::new(),
+            local_ids: HashMap::new(),
+            fns: Vec::new(),
+            fn_ids: HashMap::new(),
+            used_bindings: Vec::new(),
+            references: std::cell::Cell::new(false),
+            hoisted: Vec::new(),
+            fields: Vec::new(),
+            structs: std::cell::RefCell::new(Vec::new()),
+            owns_buffers: std::cell::Cell::new(false),
+            rustc_decides: std::cell::RefCell::new(None),
+            expanding_consts: Vec::new(),
+            closure_locals: HashMap::new(),
+        }
+    }
+
+    /// Notes a construct whose verdict only rustc can give (the first one noted is kept).
+    pub(crate) fn rustc_decides(&self, construct: &str, node: &SyntaxNode) {
+        let mut slot = self.rustc_decides.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(Unsupported { construct: construct.to_owned(), range: self.range(node) });
+        }
+    }
+
+    fn range(&self, node: &SyntaxNode) -> Range<usize> {
+        // Nodes inside a macro's expansion (`vec![..]`'s elements) are placed where the snippet wrote them.
+        let r = self.sema.original_range_opt(node).map_or_else(|| node.text_range(), |r| r.range);
+        usize::from(r.start()).saturating_sub(self.snippet_start)
+            ..usize::from(r.end()).saturating_sub(self.snippet_start)
+    }
+
+    fn unsupported<T>(&self, what: &str, node: &SyntaxNode) -> Result<T> {
+        Err(Unsupported { construct: what.to_owned(), range: self.range(node) })
+    }
+
+    /// The name of the crate that defines `f` (`core`, `alloc`, `std` for std's).
+    pub(super) fn fn_crate(&self, f: ra_ap_hir::Function) -> Option<String> {
+        f.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string())
+    }
+
+    /// `m` calls a slice's, `Vec`'s or `str`'s own method (`core` or `alloc`), not a trait's.
+    fn std_inherent_method(&self, m: &ast::MethodCallExpr) -> bool {
+        self.sema.resolve_method_call(m).is_some_and(|f| {
+            matches!(self.fn_crate(f).as_deref(), Some("core" | "alloc")) && self.core_trait_of(f).is_none()
+        })
+    }
+
+    /// The name of the `core` trait `f` belongs to (declared in it, or implementing it).
+    fn core_trait_of(&self, f: Function) -> Option<String> {
+        let t = match f.as_assoc_item(self.db)?.container(self.db) {
+            ra_ap_hir::AssocItemContainer::Trait(t) => t,
+            ra_ap_hir::AssocItemContainer::Impl(imp) => imp.trait_(self.db)?,
+        };
+        let krate = t.module(self.db).krate(self.db).display_name(self.db)?.to_string();
+        (krate == "core").then(|| t.name(self.db).as_str().to_owned())
+    }
+}
+
+fn arith(a: ast::ArithOp) -> BinOp {
+    match a {
+        ast::ArithOp::Add => BinOp::Add,
+        ast::ArithOp::Sub => BinOp::Sub,
+        ast::ArithOp::Mul => BinOp::Mul,
+        ast::ArithOp::Div => BinOp::Div,
+        ast::ArithOp::Rem => BinOp::Rem,
+        ast::ArithOp::Shl => BinOp::Shl,
+        ast::ArithOp::Shr => BinOp::Shr,
+        ast::ArithOp::BitXor => BinOp::BitXor,
+        ast::ArithOp::BitOr => BinOp::BitOr,
+        ast::ArithOp::BitAnd => BinOp::BitAnd,
+    }
+}
+
+/// Whether adaptors that are at most one `rev` reverse their source (`None` for any other adaptors).
+fn only_reversed(stages: &[(Stage, Ty)]) -> Option<bool> {
+    match stages {
+        [] => Some(false),
+        [(Stage::Rev, _)] => Some(true),
+        _ => None,
+    }
+}
+
+/// A new `String` made from a string literal alone (`"..".to_string()`, `String::from("..")`, `String::new()`):
+/// evaluating it can neither fault nor move anything.
+fn text_from_a_literal(e: &TExpr) -> bool {
+    match &e.kind {
+        TKind::Format(pieces) => pieces.iter().all(|p| matches!(p, FmtPiece::Lit(_))),
+        TKind::TextMethod { receiver, args, .. } => {
+            e.ty == Ty::String && args.is_empty() && matches!(receiver.kind, TKind::Lit(Lit::Str(_)))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,180 @@
+//! Blocks, statements, `let`, labels and constants.
+
+use ra_ap_hir::AsAssocItem;
+use ra_ap_syntax::ast;
+use ra_ap_syntax::AstNode;
+
+use super::*;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// The snippet's block (the `{ .. }` Lacuna spliced in).
+    pub fn block(&mut self, block: &ast::BlockExpr) -> Result<TBlock> {
+        if block.modifier().is_some_and(|m| !matches!(m, ast::BlockModifier::Label(_))) {
+            return self.unsupported("an async, unsafe, const or try block", block.syntax());
+        }
+        let label = block.label().and_then(|l| l.lifetime()).map(|l| l.text().to_string());
+        let Some(list) = block.stmt_list() else { return Ok(TBlock::default()) };
+        // Functions first: a call may come before the declaration.
+        for item in list.statements().filter_map(|s| match s {
+            ast::Stmt::Item(ast::Item::Fn(f)) => Some(f),
+            _ => None,
+        }) {
+            self.declare_fn(&item)?;
+        }
+        let mut stmts = Vec::new();
+        for stmt in list.statements() {
+            match stmt {
+                ast::Stmt::LetStmt(let_stmt) => stmts.push(self.let_stmt(&let_stmt)?),
+                ast::Stmt::ExprStmt(e) => match e.expr() {
+                    Some(expr) => stmts.push(TStmt::Expr(self.expr(&expr)?)),
+                    None => return self.unsupported("an empty statement", e.syntax()),
+                },
+                ast::Stmt::Item(ast::Item::Fn(f)) => self.define_fn(&f)?,
+                // Only name resolution, which rust-analyzer has done.
+                ast::Stmt::Item(ast::Item::Use(_)) => {}
+                // A constant is computed where it is used; its value is also evaluated here once, as rustc evaluates
+                // every constant (so the subset's lint checks see its arithmetic even when it is unused).
+                ast::Stmt::Item(ast::Item::Const(c)) => {
+                    let def = self.sema.to_def(&c);
+                    match def.map(|d| self.const_body(d)).transpose()?.flatten() {
+                        Some(body) => {
+                            let value = self.expr(&body)?;
+                            self.expanding_consts.pop();
+                            stmts.push(TStmt::Expr(value));
+                        }
+                        None => return self.unsupported("a constant outside the subset", c.syntax()),
+                    }
+                }
+                ast::Stmt::Item(item) => return self.unsupported("an item other than a function", item.syntax()),
+            }
+        }
+        let tail = match list.tail_expr() {
+            Some(e) => Some(Box::new(self.expr(&e)?)),
+            None => None,
+        };
+        let ty = match self.sema.type_of_expr(&ast::Expr::BlockExpr(block.clone())) {
+            Some(info) => Some(self.ty(&info.original, block.syntax())?),
+            None => None,
+        };
+        Ok(TBlock { stmts, tail, ty, label })
+    }
+
+    pub(super) fn let_stmt(&mut self, stmt: &ast::LetStmt) -> Result<TStmt> {
+        let simple = match stmt.pat() {
+            Some(ast::Pat::IdentPat(p))
+                if stmt.let_else().is_none() && self.sema.resolve_bind_pat_to_const(&p).is_none() =>
+            {
+                Some(p)
+            }
+            _ => None,
+        };
+        // `let f = |x| ..;`: the closure is inlined where `f` is called. Not a `move` closure (which would copy
+        // what it captures here, not where it is called); whether its captures' borrows work out is rustc's check.
+        if let (Some(pat), Some(ast::Expr::ClosureExpr(c))) = (&simple, stmt.initializer()) {
+            if c.move_token().is_some() || stmt.ty().is_some() {
+                return self.unsupported("a `move` closure or a typed closure local", stmt.syntax());
+            }
+            let closure = self.closure_with(&ast::Expr::ClosureExpr(c), None)?;
+            let Some(local) = self.sema.to_def(pat) else {
+                return self.unsupported("an unresolved binding", pat.syntax());
+            };
+            self.references.set(true);
+            self.closure_locals.insert(local, closure);
+            let unit =
+                TExpr { kind: TKind::Lit(Lit::Unit), ty: Ty::Scalar(Scalar::Unit), range: self.range(stmt.syntax()) };
+            return Ok(TStmt::Expr(unit));
+        }
+        let Some(pat) = simple else {
+            // `let (a, b) = t;`, `let Some(x) = o else { .. };`
+            let (Some(pat), Some(init)) = (stmt.pat(), stmt.initializer()) else {
+                return self.unsupported("a `let` pattern without a value", stmt.syntax());
+            };
+            let init = self.expr(&init)?;
+            for ident in pat.syntax().descendants().filter_map(ast::IdentPat::cast) {
+                self.note_reference_local(&ident);
+            }
+            let pat = self.pat(&pat)?;
+            let otherwise = match stmt.let_else() {
+                Some(e) => match e.block_expr() {
+                    Some(b) => Some(self.block(&b)?),
+                    None => return self.unsupported("`let .. else`", stmt.syntax()),
+                },
+                None => None,
+            };
+            return Ok(TStmt::LetPat { pat, init, otherwise });
+        };
+        let init = match stmt.initializer() {
+            Some(init) => Some(self.expr(&init)?),
+            None => None,
+        };
+        let local = self.declare_local(&pat)?;
+        self.note_reference_local(&pat);
+        let suffixed = |e: &ast::Expr| match e {
+            ast::Expr::Literal(l) => match l.kind() {
+                ast::LiteralKind::IntNumber(n) => n.suffix().is_some(),
+                ast::LiteralKind::FloatNumber(f) => f.suffix().is_some(),
+                _ => false,
+            },
+            _ => false,
+        };
+        self.locals[local].fixed_type = stmt.ty().is_some() || stmt.initializer().is_some_and(|e| suffixed(&e));
+        Ok(TStmt::Let { local, init })
+    }
+
+    pub(super) fn label(l: Option<ast::Lifetime>) -> Option<String> {
+        l.map(|l| l.text().to_string())
+    }
+
+    /// `MAX`, `MIN` and `BITS` of a primitive integer type, as literals of the expression's type.
+    /// The body of a constant declared in the host file or the snippet whose value is plain arithmetic: literals,
+    /// operators, casts, parentheses and other such constants. Pushes `c` on `expanding_consts` (the caller pops it
+    /// after building the body); a constant that refers to itself is outside the subset.
+    pub(super) fn const_body(&mut self, c: ra_ap_hir::Const) -> Result<Option<ast::Expr>> {
+        let Some(source) = self.sema.source(c) else { return Ok(None) };
+        if c.as_assoc_item(self.db).is_some() || source.file_id.macro_file().is_some() {
+            return Ok(None);
+        }
+        let Some(body) = source.value.body() else { return Ok(None) };
+        if self.expanding_consts.contains(&c) {
+            return self.unsupported("a constant defined by itself", body.syntax());
+        }
+        let plain = body.syntax().descendants().all(|n| {
+            ast::Expr::cast(n.clone()).is_none_or(|e| {
+                matches!(
+                    e,
+                    ast::Expr::Literal(_)
+                        | ast::Expr::BinExpr(_)
+                        | ast::Expr::PrefixExpr(_)
+                        | ast::Expr::CastExpr(_)
+                        | ast::Expr::ParenExpr(_)
+                        | ast::Expr::PathExpr(_)
+                )
+            })
+        });
+        if !plain {
+            return Ok(None);
+        }
+        self.expanding_consts.push(c);
+        Ok(Some(body))
+    }
+
+    pub(super) fn primitive_const(&self, c: ra_ap_hir::Const, ty: &Ty) -> Option<TKind> {
+        let ra_ap_hir::AssocItemContainer::Impl(imp) = c.as_assoc_item(self.db)?.container(self.db) else {
+            return None;
+        };
+        let owner = imp.self_ty(self.db).as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))?;
+        let bits = owner.int_bits().filter(|b| *b <= 64)?;
+        let name = c.name(self.db)?;
+        let lit = |v: u128| TKind::Lit(Lit::Int(v));
+        Some(match (name.as_str(), owner.is_signed()) {
+            ("BITS", _) if ty == &Ty::Scalar(Scalar::U32) => lit(u128::from(bits)),
+            ("MAX", true) if ty == &Ty::Scalar(owner) => lit((1u128 << (bits - 1)) - 1),
+            ("MAX", false) if ty == &Ty::Scalar(owner) => lit((1u128 << bits) - 1),
+            ("MIN", false) if ty == &Ty::Scalar(owner) => lit(0),
+            ("MIN", true) if ty == &Ty::Scalar(owner) => {
+                TKind::Unary(UnOp::Neg, Box::new(TExpr { kind: lit(1u128 << (bits - 1)), ty: ty.clone(), range: 0..0 }))
+            }
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,354 @@
+//! Closures and iterator chains: source, adaptors, consumer.
+
+use ra_ap_syntax::ast::{self, HasArgList, RangeItem};
+use ra_ap_syntax::AstNode;
+
+use super::*;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// A closure written in place with at most one parameter: its parameter pattern and body. (`return` inside it
+    /// would leave the closure, not the snippet function: not in the subset.)
+    pub(super) fn closure(&mut self, e: &ast::Expr) -> Result<(Option<TPat>, TExpr)> {
+        let Closure { mut params, body } = self.closure_with(e, None)?;
+        if params.len() > 1 {
+            return self.unsupported("a closure with several parameters", e.syntax());
+        }
+        Ok((params.pop(), *body))
+    }
+
+    /// A closure written in place (with `n` parameters when given).
+    pub(super) fn closure_with(&mut self, e: &ast::Expr, n: Option<usize>) -> Result<Closure> {
+        let ast::Expr::ClosureExpr(c) = e else {
+            return self.unsupported("a closure that is not written in place", e.syntax());
+        };
+        let params: Vec<ast::Param> = c.param_list().into_iter().flat_map(|l| l.params()).collect();
+        if n.is_some_and(|n| n != params.len()) {
+            return self.unsupported("a closure with an unexpected number of parameters", c.syntax());
+        }
+        let mut pats = Vec::new();
+        for p in &params {
+            match p.pat() {
+                Some(pat) => pats.push(self.pat(&pat)?),
+                None => return self.unsupported("a closure parameter", p.syntax()),
+            }
+        }
+        let Some(body) = c.body() else { return self.unsupported("a closure without a body", c.syntax()) };
+        if body.syntax().descendants().any(|n| ast::ReturnExpr::can_cast(n.kind())) {
+            return self.unsupported("`return` inside a closure", body.syntax());
+        }
+        let body = Box::new(self.expr(&body)?);
+        Ok(Closure { params: pats, body })
+    }
+
+    /// `e` as an iterator chain's parts, when it is one the JIT fuses: its base (a range, or the receiver of
+    /// the first `iter()`) and its method calls in order. Pure syntax and resolution; nothing is built.
+    pub(super) fn chain_parts(&self, e: &ast::Expr) -> Option<(ast::Expr, Vec<ast::MethodCallExpr>)> {
+        const ADAPTORS: &[&str] = &[
+            "iter",
+            "copied",
+            "cloned",
+            "into_iter",
+            "map",
+            "filter",
+            "filter_map",
+            "take_while",
+            "skip_while",
+            "enumerate",
+            "rev",
+            "take",
+            "skip",
+            "chars",
+            "split_whitespace",
+            "lines",
+            "split",
+            "zip",
+            "chain",
+        ];
+        let mut calls = Vec::new();
+        let mut current = e.clone();
+        loop {
+            match current {
+                ast::Expr::ParenExpr(p) => current = p.expr()?,
+                ast::Expr::MethodCallExpr(m)
+                    if m.name_ref().is_some_and(|n| ADAPTORS.iter().any(|a| n.text() == *a)) =>
+                {
+                    let from_core =
+                        self.sema.resolve_method_call(&m).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"));
+                    if !from_core {
+                        return None;
+                    }
+                    current = m.receiver()?;
+                    calls.push(m);
+                }
+                _ => break,
+            }
+        }
+        calls.reverse();
+        let first = calls.first().and_then(|c| c.name_ref()).map(|n| n.text().to_string()).unwrap_or_default();
+        let base = match current {
+            ast::Expr::RangeExpr(_) => current,
+            other if matches!(first.as_str(), "iter" | "chars" | "split_whitespace" | "lines" | "split") => other,
+            // An array's items by value: scalars, as `iter()` reads them.
+            other @ ast::Expr::ArrayExpr(_) if first == "into_iter" => other,
+            _ => return None,
+        };
+        Some((base, calls))
+    }
+
+    /// The iterator chain `e` builds (see [`Self::chain_parts`]).
+    pub(super) fn iter_chain(&mut self, e: &ast::Expr) -> Result<Option<IterChain>> {
+        let Some((base, calls)) = self.chain_parts(e) else { return Ok(None) };
+        let range = self.range(e.syntax());
+        let mut calls = calls.into_iter().peekable();
+        let source = match &base {
+            ast::Expr::RangeExpr(r) => {
+                let Some(start) = r.start() else { return self.unsupported("a range without a start", r.syntax()) };
+                let start = Box::new(self.expr(&start)?);
+                if !start.s().is_int() {
+                    return self.unsupported("a range of non-integers", r.syntax());
+                }
+                let end = match r.end() {
+                    Some(end) => Some(Box::new(self.expr(&end)?)),
+                    None => None,
+                };
+                let inclusive = r.op_kind() == Some(ast::RangeOp::Inclusive);
+                if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "into_iter")) {
+                    calls.next();
+                }
+                IterSource::Range { start, end, inclusive }
+            }
+            other if calls.peek().is_some_and(|c| self.text_pieces_call(c)) => {
+                let call = calls.next().expect("peeked");
+                let text = self.text_operand(other)?;
+                if !matches!(text.ty, Ty::Str | Ty::String) {
+                    return self.unsupported("pieces of something other than text", other.syntax());
+                }
+                let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                let how = match (call.name_ref().map(|n| n.text().to_string()).as_deref(), args.as_slice()) {
+                    (Some("split_whitespace"), []) => Pieces::Whitespace,
+                    (Some("lines"), []) => Pieces::Lines,
+                    (Some("split"), [pattern]) => {
+                        let pattern = self.text_operand(pattern)?;
+                        if !matches!(pattern.ty, Ty::Str | Ty::Scalar(Scalar::Char)) {
+                            return self.unsupported("a `split` pattern other than a `char` or text", call.syntax());
+                        }
+                        Pieces::Split(Box::new(pattern))
+                    }
+                    _ => return self.unsupported("a text method outside the subset", call.syntax()),
+                };
+                IterSource::Pieces { text: Box::new(text), how }
+            }
+            other if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "chars")) => {
+                calls.next();
+                let text = self.text_operand(other)?;
+                if !matches!(text.ty, Ty::Str | Ty::String) {
+                    return self.unsupported("`chars` of something other than text", other.syntax());
+                }
+                IterSource::Chars(Box::new(text))
+            }
+            other => {
+                let seq = match self.sequence(other) {
+                    Some(seq) => Some(seq),
+                    None => self.array_temporary(other)?,
+                };
+                let Some(seq) = seq else {
+                    return self
+                        .unsupported("an iterator over something other than a sequence of scalars", other.syntax());
+                };
+                calls.next();
+                IterSource::Seq(seq)
+            }
+        };
+        let mut chain = IterChain { source, stages: Vec::new(), range };
+        for call in calls {
+            let name = call.name_ref().map(|n| n.text().to_string()).unwrap_or_default();
+            let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
+            let item = chain.item();
+            let scalar_item = item.scalar().is_some();
+            let element_wise =
+                chain.stages.iter().all(|(s, _)| matches!(s, Stage::Map(_) | Stage::Filter(_) | Stage::FilterMap(_)));
+            if let ("chain", [other]) = (name.as_str(), args.as_slice()) {
+                let (first_rev, second, second_rev) = self.chain_operand(&chain, other, &call)?;
+                let IterChain { source, range, .. } = chain;
+                let source = IterSource::Chain { first: Box::new(source), first_rev, second, second_rev };
+                chain = IterChain { source, stages: Vec::new(), range };
+                continue;
+            }
+            let (stage, ty) = match (name.as_str(), args.as_slice()) {
+                ("copied" | "cloned", []) if scalar_item => continue,
+                // `copied()` of a `Vec<&str>`'s items (`&&str` to `&str`): the same text.
+                ("copied", [])
+                    if matches!(&chain.source, IterSource::Seq(seq) if seq.elem == Elem::Str)
+                        && chain.stages.iter().all(|(s, _)| {
+                            matches!(
+                                s,
+                                Stage::Filter(_)
+                                    | Stage::TakeWhile(_)
+                                    | Stage::SkipWhile(_)
+                                    | Stage::Take(_)
+                                    | Stage::Skip(_)
+                                    | Stage::Rev
+                            )
+                        }) =>
+                {
+                    continue
+                }
+                ("zip", [other]) => {
+                    let (other, reversed) = self.simple_iter(other)?;
+                    let other_item = other.item();
+                    if reversed || !item.in_place() || !other_item.in_place() {
+                        return self.unsupported("a `zip` of these items", call.syntax());
+                    }
+                    (Stage::Zip(other), Ty::Tuple(vec![item, other_item]))
+                }
+                // `map(String::from)` (or `str::to_string`, `str::to_owned`) over text: a new `String` of each.
+                ("map", [ast::Expr::PathExpr(p)]) if item == Ty::Str && self.text_to_string_fn(p) => {
+                    (Stage::Map(self.string_from_text_closure(p)), Ty::String)
+                }
+                ("map", [c]) => {
+                    let c = self.closure_with(c, Some(1))?;
+                    let ty = c.body.ty.clone();
+                    (Stage::Map(c), ty)
+                }
+                ("filter", [c]) => (Stage::Filter(self.closure_with(c, Some(1))?), item),
+                ("take_while", [c]) => (Stage::TakeWhile(self.closure_with(c, Some(1))?), item),
+                ("skip_while", [c]) => (Stage::SkipWhile(self.closure_with(c, Some(1))?), item),
+                ("filter_map", [c]) => {
+                    let c = self.closure_with(c, Some(1))?;
+                    let Some(payload) = c.body.ty.option_scalar() else {
+                        return self.unsupported("a `filter_map` closure", call.syntax());
+                    };
+                    (Stage::FilterMap(c), Ty::Scalar(payload))
+                }
+                ("enumerate", []) if item.in_place() => {
+                    (Stage::Enumerate, Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item]))
+                }
+                ("enumerate", []) => return self.unsupported("`enumerate` of tuples or owned values", call.syntax()),
+                ("rev", []) => {
+                    let bounded = !matches!(&chain.source, IterSource::Range { end: None, .. })
+                        && !matches!(&chain.source, IterSource::Pieces { .. } | IterSource::Chain { .. });
+                    if !(bounded && element_wise) {
+                        return self.unsupported("`rev` after an adaptor that counts", call.syntax());
+                    }
+                    (Stage::Rev, item)
+                }
+                ("take", [n]) => (Stage::Take(Box::new(self.expr(n)?)), item),
+                ("skip", [n]) => (Stage::Skip(Box::new(self.expr(n)?)), item),
+                _ => return self.unsupported("an iterator adaptor outside the subset", call.syntax()),
+            };
+            chain.stages.push((stage, ty));
+        }
+        Ok(Some(chain))
+    }
+
+    /// An iterator `zip` or `chain` takes: a range or a sequence's `iter()`, possibly reversed (`rev` its only
+    /// adaptor).
+    pub(super) fn simple_iter(&mut self, e: &ast::Expr) -> Result<(Box<IterSource>, bool)> {
+        let Some(chain) = self.iter_chain(e)? else {
+            return self.unsupported("an iterator argument other than a range or a sequence's `iter()`", e.syntax());
+        };
+        let Some(reversed) = only_reversed(&chain.stages) else {
+            return self.unsupported("an iterator argument with adaptors", e.syntax());
+        };
+        if !matches!(chain.source, IterSource::Range { .. } | IterSource::Seq(_)) {
+            return self.unsupported("an iterator argument other than a range or a sequence's `iter()`", e.syntax());
+        }
+        Ok((Box::new(chain.source), reversed))
+    }
+
+    /// `chain.chain(other)`: whether the chain so far runs reversed, `other`, and whether it does; both are ranges
+    /// or sequences' `iter()` of the same item type.
+    pub(super) fn chain_operand(
+        &mut self,
+        chain: &IterChain,
+        other: &ast::Expr,
+        call: &ast::MethodCallExpr,
+    ) -> Result<(bool, Box<IterSource>, bool)> {
+        let Some(first_rev) = only_reversed(&chain.stages) else {
+            return self.unsupported("`chain` after adaptors", call.syntax());
+        };
+        if !matches!(chain.source, IterSource::Range { .. } | IterSource::Seq(_)) {
+            return self.unsupported("`chain` of something other than a range or a sequence", call.syntax());
+        }
+        let (second, second_rev) = self.simple_iter(other)?;
+        if second.item() != chain.source.item() {
+            return self.unsupported("`chain` of two item types", call.syntax());
+        }
+        Ok((first_rev, second, second_rev))
+    }
+
+    /// `CHAIN.sink(..)`: an iterator chain consumed where it is built.
+    pub(super) fn consume(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        const SINKS: &[&str] = &[
+            "sum",
+            "product",
+            "count",
+            "max",
+            "min",
+            "last",
+            "next",
+            "any",
+            "all",
+            "position",
+            "find",
+            "max_by_key",
+            "min_by_key",
+            "fold",
+            "collect",
+        ];
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        if !SINKS.contains(&name.as_str()) || self.chain_parts(&receiver).is_none() {
+            return Ok(None);
+        }
+        let in_iterator =
+            self.sema.resolve_method_call(m).and_then(|f| self.core_trait_of(f)).as_deref() == Some("Iterator");
+        if !in_iterator {
+            return Ok(None);
+        }
+        let Some(chain) = self.iter_chain(&receiver)? else { return Ok(None) };
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let sink = match (name.as_str(), args.as_slice()) {
+            ("sum", []) => Sink::Sum { at },
+            ("product", []) => Sink::Product { at },
+            ("count", []) => Sink::Count,
+            ("max", []) => Sink::Max,
+            ("min", []) => Sink::Min,
+            ("last", []) => Sink::Last,
+            ("next", []) => Sink::Next,
+            ("any", [c]) => Sink::Any(self.closure_with(c, Some(1))?),
+            ("all", [c]) => Sink::All(self.closure_with(c, Some(1))?),
+            ("position", [c]) => Sink::Position(self.closure_with(c, Some(1))?),
+            ("find", [c]) => Sink::Find(self.closure_with(c, Some(1))?),
+            ("max_by_key", [c]) => Sink::MaxByKey(self.closure_with(c, Some(1))?),
+            ("min_by_key", [c]) => Sink::MinByKey(self.closure_with(c, Some(1))?),
+            ("fold", [init, c]) => {
+                let init = Box::new(self.expr(init)?);
+                Sink::Fold { init, closure: self.closure_with(c, Some(2))? }
+            }
+            // Into a `Vec` or a set of the items only (the lowering checks the types).
+            ("collect", []) => match self.expr_type(&ast::Expr::MethodCallExpr(m.clone()))? {
+                Ty::Vec(_) | Ty::String => {
+                    // A `Vec<&S>` keeps references (read as the values): rustc's borrow check judges them.
+                    let real = self.sema.type_of_expr(&ast::Expr::MethodCallExpr(m.clone()));
+                    if real.is_none_or(|t| self.holds_reference(&t.original)) {
+                        self.references.set(true);
+                    }
+                    Sink::Collect { at }
+                }
+                ty if ty.is_set() => {
+                    // A `HashSet<&str>` keeps references: rustc's borrow check judges them.
+                    if matches!(&ty, Ty::Map { key, .. } if **key == Ty::Str) {
+                        self.references.set(true);
+                    }
+                    Sink::Collect { at }
+                }
+                _ => return self.unsupported("a collection other than a `Vec` or a set", m.syntax()),
+            },
+            _ => return self.unsupported("an iterator method outside the subset", m.syntax()),
+        };
+        Ok(Some(TKind::Consume { chain, sink }))
+    }
+}

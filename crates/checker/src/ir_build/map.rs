@@ -1,0 +1,87 @@
+//! Maps and sets the snippet builds, and their methods.
+
+use ra_ap_hir::PathResolution;
+use ra_ap_syntax::ast::{self, HasArgList};
+use ra_ap_syntax::AstNode;
+
+use super::*;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// The snippet local of map type that `e` names.
+    pub(super) fn map_local(&self, e: &ast::Expr) -> Option<usize> {
+        let ast::Expr::PathExpr(p) = e else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        let &id = self.local_ids.get(&local)?;
+        matches!(self.locals.get(id)?.ty, Ty::Map { .. }).then_some(id)
+    }
+
+    /// A key argument of a map method: text read in place (or a `String` moved in, for `insert` and `entry`), or a
+    /// scalar (a `&k` read as its value).
+    pub(super) fn map_key(&mut self, map: usize, e: &ast::Expr) -> Result<TExpr> {
+        match &self.locals[map].ty {
+            Ty::Map { key, .. } if matches!(**key, Ty::String | Ty::Str) => self.text_operand(e),
+            _ => self.expr(e),
+        }
+    }
+
+    /// `HashMap::new()` / `BTreeMap::new()` (std's).
+    pub(super) fn map_new(&self, c: &ast::CallExpr, ty: &Ty) -> bool {
+        let no_args = c.arg_list().is_some_and(|l| l.args().next().is_none());
+        let Some(ast::Expr::PathExpr(callee)) = c.expr() else { return false };
+        let Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) =
+            callee.path().and_then(|p| self.sema.resolve_path(&p))
+        else {
+            return false;
+        };
+        no_args
+            && matches!(ty, Ty::Map { .. })
+            && f.name(self.db).as_str() == "new"
+            && matches!(self.fn_crate(f).as_deref(), Some("std" | "alloc"))
+    }
+
+    /// A method of the snippet's map local: `insert`, `get`, `contains_key`, `remove`, `len`, `is_empty` (std's);
+    /// of a set local: `insert`, `contains`, `remove`, `len`, `is_empty`.
+    pub(super) fn map_method(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        let Some(map) = m.receiver().and_then(|r| self.map_local(&r)) else { return Ok(None) };
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let Some(f) = self.sema.resolve_method_call(m) else { return Ok(None) };
+        if !matches!(self.fn_crate(f).as_deref(), Some("std" | "alloc")) {
+            return Ok(None);
+        }
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let set = self.locals[map].ty.is_set();
+        let Some(name) = MapMethod::from_name(&name).filter(|m| *m != MapMethod::Index) else {
+            return self.unsupported("a map method outside the subset", m.syntax());
+        };
+        let args = match (name, args.as_slice()) {
+            (MapMethod::Len | MapMethod::IsEmpty, []) => Vec::new(),
+            (MapMethod::Get | MapMethod::ContainsKey | MapMethod::Remove, [k]) if !set => vec![self.map_key(map, k)?],
+            (MapMethod::Insert, [k, v]) if !set => vec![self.map_key(map, k)?, self.expr(v)?],
+            (MapMethod::Contains | MapMethod::Remove | MapMethod::Insert, [k]) if set => vec![self.map_key(map, k)?],
+            _ => return self.unsupported("a map method outside the subset", m.syntax()),
+        };
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        Ok(Some(TKind::MapMethod { map, name, args, at }))
+    }
+
+    /// `*m.entry(key).or_insert(default)` / `.or_default()` on the snippet's map local: (map, key, default).
+    pub(super) fn map_entry(&mut self, e: &ast::Expr) -> Result<Option<(usize, TExpr, Option<TExpr>)>> {
+        let ast::Expr::MethodCallExpr(or) = e else { return Ok(None) };
+        let Some(ast::Expr::MethodCallExpr(entry)) = or.receiver() else { return Ok(None) };
+        if entry.name_ref().is_none_or(|n| n.text() != "entry") {
+            return Ok(None);
+        }
+        let Some(map) = entry.receiver().and_then(|r| self.map_local(&r)) else { return Ok(None) };
+        let key: Vec<ast::Expr> = entry.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let default: Vec<ast::Expr> = or.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let [key] = key.as_slice() else { return Ok(None) };
+        let default = match (or.name_ref().map(|n| n.text().to_string()).as_deref(), default.as_slice()) {
+            (Some("or_insert"), [d]) => Some(self.expr(d)?),
+            (Some("or_default"), []) => None,
+            _ => return Ok(None),
+        };
+        let key = self.map_key(map, key)?;
+        Ok(Some((map, key, default)))
+    }
+}

@@ -1,0 +1,93 @@
+//! Names: the hole's bindings and the snippet's locals, and the references the IR reads as values.
+
+use ra_ap_hir::{Local, PathResolution};
+use ra_ap_syntax::ast::{self, HasName};
+use ra_ap_syntax::{AstNode, SyntaxNode};
+
+use super::*;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// The hole binding `expr` names (not a snippet local), with its local.
+    pub(super) fn hole_binding(&self, expr: &ast::Expr) -> Option<(usize, Local<'db>)> {
+        let ast::Expr::PathExpr(p) = expr else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        if self.local_ids.contains_key(&local) {
+            return None;
+        }
+        let name = local.name(self.db);
+        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
+        let decl = usize::from(source.syntax().text_range().start());
+        let binding = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
+        Some((binding, local))
+    }
+
+    pub(super) fn note_binding(&mut self, binding: usize, ty: Scalar) {
+        if !self.used_bindings.iter().any(|(i, _)| *i == binding) {
+            self.used_bindings.push((binding, ty));
+        }
+    }
+
+    /// The hole binding `r: &S` or `r: &mut S` (`S` a scalar up to 64 bits) that `expr` names, with `S` and whether
+    /// it is `&mut`.
+    pub(super) fn scalar_reference(&mut self, expr: &ast::Expr) -> Option<(usize, Scalar, bool)> {
+        let (binding, local) = self.hole_binding(expr)?;
+        let (inner, mutability) = local.ty(self.db).as_reference()?;
+        let elem = inner.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))?;
+        if matches!(elem, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
+            return None;
+        }
+        self.note_binding(binding, elem);
+        Some((binding, elem, mutability == ra_ap_hir::Mutability::Mut))
+    }
+
+    pub(super) fn local_ref(&mut self, local: Local<'db>, node: &SyntaxNode) -> Result<LocalRef> {
+        if let Some(&id) = self.local_ids.get(&local) {
+            return Ok(LocalRef::Snippet(id));
+        }
+        let name = local.name(self.db);
+        let source = local.primary_source(self.db);
+        let decl = usize::from(source.syntax().text_range().start());
+        let Some(index) = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()) else {
+            return self.unsupported("a local the subset does not know", node);
+        };
+        let local_ty = local.ty(self.db);
+        // A host struct (or a shared reference to one) is read in place, through its address.
+        let by_ref = match local_ty.as_reference() {
+            Some((inner, ra_ap_hir::Mutability::Shared)) => Some(inner),
+            _ => None,
+        };
+        if self.host_type(by_ref.as_ref().unwrap_or(&local_ty)).is_some() {
+            self.note_binding(index, Scalar::Unit);
+            return Ok(LocalRef::Binding(index));
+        }
+        let ty = self.scalar(&local_ty, node)?;
+        self.note_binding(index, ty);
+        Ok(LocalRef::Binding(index))
+    }
+
+    /// A `let` or parameter that holds a reference (read as its value): whether it outlives a write to what it
+    /// points to is rustc's borrow check.
+    pub(super) fn note_reference_local(&self, pat: &ast::IdentPat) {
+        if self.sema.to_def(pat).is_some_and(|l| self.holds_reference(&l.ty(self.db))) {
+            self.references.set(true);
+        }
+    }
+
+    pub(super) fn declare_local(&mut self, pat: &ast::IdentPat) -> Result<usize> {
+        if pat.ref_token().is_some() || pat.pat().is_some() {
+            return self.unsupported("a `ref` or `@` binding", pat.syntax());
+        }
+        let Some(local) = self.sema.to_def(pat) else { return self.unsupported("an unresolved binding", pat.syntax()) };
+        let ty = self.ty(&local.ty(self.db), pat.syntax())?;
+        let id = self.locals.len();
+        self.locals.push(TLocal {
+            name: pat.name().map(|n| n.text().to_string()).unwrap_or_default(),
+            ty,
+            mutable: pat.mut_token().is_some(),
+            fixed_type: false,
+            array_literal: false,
+        });
+        self.local_ids.insert(local, id);
+        Ok(id)
+    }
+}

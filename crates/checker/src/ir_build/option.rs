@@ -1,0 +1,279 @@
+//! `Option`s, `parse` and `try_from` results, conversions between scalars, panics with fixed messages.
+
+use ra_ap_hir::{Function, PathResolution};
+use ra_ap_syntax::ast::{self, HasArgList};
+use ra_ap_syntax::{AstNode, AstToken};
+
+use super::*;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// The text of a single string literal with no formatting (`panic!("..")`, `expect("..")`).
+    pub(super) fn plain_message(tokens: impl Iterator<Item = ra_ap_syntax::SyntaxToken>) -> Option<String> {
+        let strings: Vec<_> = tokens
+            .filter(|t| !t.kind().is_trivia() && !matches!(t.text(), "(" | ")" | "[" | "]" | "{" | "}"))
+            .collect();
+        let [token] = strings.as_slice() else { return None };
+        let s = ast::String::cast(token.clone())?;
+        let value = s.value().ok()?.to_string();
+        (!value.contains('{') && !value.contains('}')).then_some(value)
+    }
+
+    /// `o.map(|x| body).unwrap_or_default()` (or `unwrap`, `expect("..")`, `unwrap_or(<text from a literal>)`) and
+    /// `o.cloned().unwrap()` of a host struct reference, whose intermediate `Option` of a `String`, a vector or a
+    /// struct the typed view cannot hold: read as `match o { Some(x) => body, None => default }`. Each default
+    /// neither faults nor moves anything, so evaluating it only when `o` is `None` (where Rust evaluates the
+    /// argument eagerly) changes nothing observable.
+    pub(super) fn option_of_owned_unwrapped(
+        &mut self,
+        receiver: &ast::Expr,
+        name: &str,
+        args: &[ast::Expr],
+        ty: &Ty,
+        range: &Range<usize>,
+        at_name: usize,
+    ) -> Result<Option<TExpr>> {
+        if !matches!(ty, Ty::String | Ty::Vec(_) | Ty::Struct(_)) {
+            return Ok(None);
+        }
+        let ast::Expr::MethodCallExpr(inner) = receiver else { return Ok(None) };
+        let Some(option) = inner.receiver() else { return Ok(None) };
+        let Ok(option_ty @ Ty::Option(_)) = self.expr_type(&option) else { return Ok(None) };
+        let core_method = self.sema.resolve_method_call(inner).is_some_and(|f| {
+            f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+        });
+        let inner_args: Vec<ast::Expr> = inner.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let inner_name = inner.name_ref().map(|n| n.text().to_string()).unwrap_or_default();
+        if !core_method {
+            return Ok(None);
+        }
+        // The default first: its form decides whether this applies before anything of `o` is built.
+        let never = Ty::Scalar(Scalar::Never);
+        let panic = |message: String| TExpr {
+            kind: TKind::Panic { receiver: None, message },
+            ty: never.clone(),
+            range: at_name..range.end,
+        };
+        let default = match (name, args) {
+            ("unwrap_or_default", []) => {
+                let kind = match ty {
+                    Ty::String => TKind::Format(Vec::new()),
+                    Ty::Vec(_) => TKind::VecLit(Vec::new()),
+                    _ => return Ok(None),
+                };
+                TExpr { kind, ty: ty.clone(), range: range.clone() }
+            }
+            ("unwrap", []) => panic("called `Option::unwrap()` on a `None` value".to_owned()),
+            ("expect", [ast::Expr::Literal(lit)]) => {
+                let tokens = lit.syntax().descendants_with_tokens().filter_map(|t| t.into_token());
+                let Some(message) = Self::plain_message(tokens) else { return Ok(None) };
+                panic(message)
+            }
+            ("unwrap_or", [d]) => {
+                let d = self.expr(d)?;
+                if !text_from_a_literal(&d) {
+                    return Ok(None);
+                }
+                d
+            }
+            _ => return Ok(None),
+        };
+        let (scrutinee, pat, body) = match (inner_name.as_str(), inner_args.as_slice(), &option_ty) {
+            ("map", [closure], _) => {
+                let scrutinee = self.expr(&option)?;
+                let (param, body) = self.closure(closure)?;
+                (scrutinee, param.unwrap_or(TPat::Wild), body)
+            }
+            ("cloned", [], Ty::Option(payload)) => {
+                let Ty::StructRef(id) = **payload else { return Ok(None) };
+                let scrutinee = self.expr(&option)?;
+                let hidden = self.locals.len();
+                self.locals.push(TLocal {
+                    name: format!("<cloned at {}>", range.start),
+                    ty: Ty::StructRef(id),
+                    mutable: false,
+                    fixed_type: true,
+                    array_literal: false,
+                });
+                let local = TExpr {
+                    kind: TKind::Local(LocalRef::Snippet(hidden)),
+                    ty: Ty::StructRef(id),
+                    range: range.clone(),
+                };
+                let body =
+                    TExpr { kind: TKind::StructClone(Box::new(local)), ty: Ty::Struct(id), range: range.clone() };
+                (scrutinee, TPat::Bind(hidden), body)
+            }
+            _ => return Ok(None),
+        };
+        if body.ty != *ty {
+            return Ok(None);
+        }
+        let arms = vec![
+            Arm { pat: TPat::Some(Box::new(pat)), guard: None, body },
+            // `_` rather than `None`: a last arm that catches all needs no exhaustiveness verdict from rustc.
+            Arm { pat: TPat::Wild, guard: None, body: default },
+        ];
+        let kind = TKind::Match { scrutinee: Box::new(scrutinee), arms };
+        Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }))
+    }
+
+    /// Methods of `Option<S>` and the `Option`-valued methods of scalars.
+    pub(super) fn option_method(
+        &mut self,
+        m: &ast::MethodCallExpr,
+        f: Function,
+        ty: &Ty,
+        range: &Range<usize>,
+    ) -> Result<Option<TExpr>> {
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        let name = f.name(self.db).as_str().to_owned();
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        // Placed, as rustc places a `#[track_caller]` method's panic, at the method's name.
+        let at_name = m
+            .name_ref()
+            .map_or(range.start, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let in_core = |this: &Self| {
+            this.sema.resolve_method_call(m).is_some_and(|f| {
+                f.module(this.db).krate(this.db).display_name(this.db).is_some_and(|n| n.to_string() == "core")
+            })
+        };
+        if !in_core(self) {
+            return Ok(None);
+        }
+        // (Before the receiver's type: an `Option` of an owned value has none in the typed view.)
+        if let Some(e) = self.option_of_owned_unwrapped(&receiver, &name, &args, ty, range, at_name)? {
+            return Ok(Some(e));
+        }
+        let Ok(receiver_ty) = self.expr_type(&receiver) else { return Ok(None) };
+        let option_method = OptionMethod::from_name(&name).filter(|m| m.arity() == args.len());
+        let checked = CheckedMethod::from_name(&name).filter(|m| *m != CheckedMethod::ToDigit);
+        let kind = match (&receiver_ty, name.as_str(), args.as_slice()) {
+            (Ty::Option(_), _, _) if option_method.is_some() => {
+                let Some(method) = option_method else { return Ok(None) };
+                let receiver = Box::new(self.expr(&receiver)?);
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                let start = if method == OptionMethod::Unwrap { at_name } else { range.start };
+                return Ok(Some(TExpr {
+                    kind: TKind::Method { name: Method::Option(method), receiver, args },
+                    ty: ty.clone(),
+                    range: start..range.end,
+                }));
+            }
+            // `Option<&S>` of a scalar is read as `Option<S>`.
+            (Ty::Option(_), "copied" | "cloned", []) if receiver_ty == *ty => {
+                let mut value = self.expr(&receiver)?;
+                value.range = range.clone();
+                return Ok(Some(value));
+            }
+            (Ty::Option(_), "expect", [message]) => {
+                let ast::Expr::Literal(lit) = message else { return Ok(None) };
+                let Some(message) =
+                    Self::plain_message(lit.syntax().descendants_with_tokens().filter_map(|t| t.into_token()))
+                else {
+                    return Ok(None);
+                };
+                let receiver = Some(Box::new(self.expr(&receiver)?));
+                TKind::Panic { receiver, message }
+            }
+            (Ty::Option(_), _, [closure]) if OptionClosureMethod::from_name(&name).is_some() => {
+                let Some(method) = OptionClosureMethod::from_name(&name) else { return Ok(None) };
+                let receiver = Box::new(self.expr(&receiver)?);
+                let (param, body) = self.closure(closure)?;
+                TKind::OptionClosure { method, receiver, param, body: Box::new(body) }
+            }
+            (Ty::Scalar(s), _, [_]) if s.is_int() && checked.is_some() => {
+                let Some(method) = checked else { return Ok(None) };
+                let receiver = Box::new(self.expr(&receiver)?);
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                TKind::Method { name: Method::Checked(method), receiver, args }
+            }
+            (Ty::Scalar(Scalar::Char), "to_digit", [_]) => {
+                let receiver = Box::new(self.expr(&receiver)?);
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                // `to_digit` panics (at its name) on a radix above 36.
+                return Ok(Some(TExpr {
+                    kind: TKind::Method { name: Method::Checked(CheckedMethod::ToDigit), receiver, args },
+                    ty: ty.clone(),
+                    range: at_name..range.end,
+                }));
+            }
+            _ => return Ok(None),
+        };
+        let start = if matches!(kind, TKind::Panic { .. }) { at_name } else { range.start };
+        Ok(Some(TExpr { kind, ty: ty.clone(), range: start..range.end }))
+    }
+
+    /// `T::try_from(x)` or `x.try_into()` between integer types (up to 64 bits), followed by what consumes the
+    /// `Result` ([`TKind::TryConvert`]), as `m` (the consumer) names it.
+    pub(super) fn try_convert(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        let (source, conversion) = match m.receiver() {
+            Some(ast::Expr::MethodCallExpr(call)) if call.name_ref().is_some_and(|n| n.text() == "try_into") => {
+                let Some(f) = self.sema.resolve_method_call(&call) else { return Ok(None) };
+                if call.arg_list().is_some_and(|l| l.args().next().is_some()) {
+                    return Ok(None);
+                }
+                (call.receiver(), (f, ast::Expr::MethodCallExpr(call.clone()), "TryInto"))
+            }
+            Some(ast::Expr::CallExpr(call)) => {
+                let Some(ast::Expr::PathExpr(p)) = call.expr() else { return Ok(None) };
+                let Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) =
+                    p.path().and_then(|p| self.sema.resolve_path(&p))
+                else {
+                    return Ok(None);
+                };
+                let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                let [value] = args.as_slice() else { return Ok(None) };
+                (Some(value.clone()), (f, ast::Expr::CallExpr(call.clone()), "TryFrom"))
+            }
+            _ => return Ok(None),
+        };
+        let (f, call, trait_name) = conversion;
+        let Some(source) = source else { return Ok(None) };
+        if self.core_trait_of(f).as_deref() != Some(trait_name) {
+            return Ok(None);
+        }
+        let consumer_in_core =
+            self.sema.resolve_method_call(m).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"));
+        if !consumer_in_core {
+            return Ok(None);
+        }
+        // `Result<T, E>`: the target is `T`; the source's type is the value's.
+        let Some(result) = self.sema.type_of_expr(&call) else { return Ok(None) };
+        let Some(target) = result.original.type_arguments().next().and_then(|t| Self::builtin(&t)) else {
+            return Ok(None);
+        };
+        let value = self.expr(&source)?;
+        let narrow_int = |s: Scalar| s.int_bits().is_some_and(|b| b <= 64);
+        if !narrow_int(target) || !value.ty.scalar().is_some_and(narrow_int) {
+            return Ok(None);
+        }
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let then = self.result_consumer(m, &name, &args, trait_name)?;
+        Ok(Some(TKind::TryConvert { value: Box::new(value), target, then, at }))
+    }
+
+    /// A conversion between scalars that is a `From`/`Into` impl of `core` (all are lossless, so each means what
+    /// the `as` cast between the same types means; the lowering admits only the casts the JIT implements).
+    pub(super) fn conversion(
+        &mut self,
+        f: Function,
+        value: &ast::Expr,
+        ty: Ty,
+        range: Range<usize>,
+    ) -> Result<Option<TExpr>> {
+        let name = f.name(self.db);
+        let is_conversion = match self.core_trait_of(f).as_deref() {
+            Some("From") => name.as_str() == "from",
+            Some("Into") => name.as_str() == "into",
+            _ => false,
+        };
+        if !is_conversion {
+            return Ok(None);
+        }
+        let inner = self.expr(value)?;
+        Ok(Some(TExpr { kind: TKind::Cast(Box::new(inner)), ty, range }))
+    }
+}

@@ -1,0 +1,356 @@
+//! Sequences: the hole's vectors and slices, vectors the snippet builds, their methods and loops over them.
+
+use ra_ap_hir::{AsAssocItem, PathResolution};
+use ra_ap_syntax::ast::{self, HasArgList, HasName};
+use ra_ap_syntax::AstNode;
+
+use super::*;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// A hole binding that is a sequence of scalars (`Vec<S>`, `&Vec<S>`, `&mut Vec<S>`, `&[S]`, `&mut [S]`,
+    /// with `S` at most 64 bits), as `expr` names it.
+    pub(super) fn sequence(&mut self, expr: &ast::Expr) -> Option<Seq> {
+        if let Some(seq) = self.owned_sequence(expr) {
+            return Some(seq);
+        }
+        let (binding, local) = self.hole_binding(expr)?;
+        let ty = local.ty(self.db);
+        let vec_elem = |ty: &ra_ap_hir::Type<'db>| self.vec_elem(ty);
+        let (kind, elem, writable) = match ty.as_reference() {
+            Some((inner, m)) if inner.is_slice() => {
+                (SeqKind::Slice, inner.as_slice()?, m == ra_ap_hir::Mutability::Mut)
+            }
+            Some((inner, m)) => (SeqKind::RefVec, vec_elem(&inner)?, m == ra_ap_hir::Mutability::Mut),
+            None => (SeqKind::Vec, vec_elem(&ty)?, local.is_mut(self.db)),
+        };
+        let elem = self.elem(&elem)?;
+        if elem.owns_buffer() {
+            self.owns_buffers.set(true);
+        }
+        self.note_binding(binding, elem.scalar().unwrap_or(Scalar::Unit));
+        Some(Seq { binding, kind, elem, writable })
+    }
+
+    /// `vec![a, b, ..]`, `vec![x; n]` and `vec![]`, read from the macro's expansion (its elements keep their
+    /// place in the snippet).
+    pub(super) fn vec_macro(&mut self, call: &ast::MacroCall) -> Result<TKind> {
+        let Some(expansion) = self.sema.expand_macro_call(call) else {
+            return self.unsupported("a `vec!` that does not expand", call.syntax());
+        };
+        let tokens: Vec<_> = call
+            .token_tree()
+            .map(|t| t.syntax().children_with_tokens().filter_map(|t| t.into_token()).collect())
+            .unwrap_or_default();
+        let empty =
+            tokens.iter().all(|t| t.kind().is_trivia() || matches!(t.text(), "(" | ")" | "[" | "]" | "{" | "}"));
+        if empty {
+            return Ok(TKind::VecLit(Vec::new()));
+        }
+        if tokens.iter().any(|t| t.kind() == ra_ap_syntax::SyntaxKind::SEMICOLON) {
+            // `vec![value; count]` is `from_elem(value, count)`.
+            let from_elem = expansion.value.descendants().filter_map(ast::CallExpr::cast).find(|c| {
+                matches!(c.expr(), Some(ast::Expr::PathExpr(p)) if p.path().and_then(|p| p.segment()).is_some_and(|s| s.to_string() == "from_elem"))
+            });
+            let args: Vec<ast::Expr> =
+                from_elem.into_iter().flat_map(|c| c.arg_list()).flat_map(|l| l.args()).collect();
+            let [value, count] = args.as_slice() else {
+                return self.unsupported("`vec![value; count]`", call.syntax());
+            };
+            let value = Box::new(self.expr(value)?);
+            let count = Box::new(self.expr(count)?);
+            return Ok(TKind::VecRepeat { value, count });
+        }
+        let Some(array) = expansion.value.descendants().find_map(ast::ArrayExpr::cast) else {
+            return self.unsupported("a `vec!` of this form", call.syntax());
+        };
+        let elems = array.exprs().map(|e| self.expr(&e)).collect::<Result<Vec<_>>>()?;
+        Ok(TKind::VecLit(elems))
+    }
+
+    /// `v[i]` of a sequence, as a value of type `ty` (the element's, or for an element read in place, the reference
+    /// the typed view reads it through).
+    pub(super) fn seq_index(&mut self, ix: &ast::IndexExpr, ty: Ty) -> Result<TExpr> {
+        let range = self.range(ix.syntax());
+        let (Some(base), Some(index)) = (ix.base(), ix.index()) else {
+            return self.unsupported("an index expression", ix.syntax());
+        };
+        let Some(seq) = self.sequence(&base) else {
+            return self.unsupported("indexing something other than a sequence of scalars", ix.syntax());
+        };
+        let index = self.expr(&index)?;
+        if index.s() != Scalar::Usize {
+            return self.unsupported("an index that is not a `usize`", ix.syntax());
+        }
+        let kind = TKind::SeqIndex { seq, index: Box::new(index) };
+        // A `Vec`'s indexing is a call of `Index::index`, whose faults rustc places at the `[`.
+        match ix.l_brack_token() {
+            Some(bracket) if seq.kind != SeqKind::Slice => {
+                let start = usize::from(bracket.text_range().start()).saturating_sub(self.snippet_start);
+                Ok(TExpr { kind, ty, range: start..range.end })
+            }
+            _ => Ok(TExpr { kind, ty, range }),
+        }
+    }
+
+    /// The element pattern and the sequence of `for &x in &v`, `for &x in v.iter()` or
+    /// `for x in v.iter().copied()`, and of `for x in r` for a binding `r` that is a shared reference to one.
+    pub(super) fn sequence_loop(&mut self, f: &ast::ForExpr) -> Option<(ast::IdentPat, Seq)> {
+        let no_args = |m: &ast::MethodCallExpr| m.arg_list().is_some_and(|l| l.args().next().is_none());
+        let shared_ref = |e: &ast::Expr| {
+            let ty = self.sema.type_of_expr(e)?.original;
+            matches!(ty.as_reference(), Some((_, ra_ap_hir::Mutability::Shared))).then(|| e.clone())
+        };
+        let iter_receiver = |e: &ast::Expr| match e {
+            ast::Expr::MethodCallExpr(m) if no_args(m) && m.name_ref().is_some_and(|n| n.text() == "iter") => {
+                m.receiver()
+            }
+            // `for x in r` over `r: &[T]` or `r: &Vec<T>` iterates `r.iter()`.
+            ast::Expr::PathExpr(_) => shared_ref(e),
+            _ => None,
+        };
+        let (pat, base) = match (f.pat()?, f.iterable()?) {
+            // `for &x in &v` / `for &x in v.iter()`.
+            (ast::Pat::RefPat(r), iterable) => {
+                let ast::Pat::IdentPat(pat) = r.pat()? else { return None };
+                let base = match &iterable {
+                    ast::Expr::RefExpr(e) if e.mut_token().is_none() && e.raw_token().is_none() => e.expr()?,
+                    other => iter_receiver(other)?,
+                };
+                (pat, base)
+            }
+            // `for x in v.iter().copied()`.
+            (ast::Pat::IdentPat(pat), ast::Expr::MethodCallExpr(m))
+                if no_args(&m) && m.name_ref().is_some_and(|n| n.text() == "copied") =>
+            {
+                (pat, iter_receiver(&m.receiver()?)?)
+            }
+            // `for x in &v` / `for x in v.iter()`: `x` is a shared reference, read as the element.
+            (ast::Pat::IdentPat(pat), iterable) => {
+                let base = match &iterable {
+                    ast::Expr::RefExpr(e) if e.mut_token().is_none() && e.raw_token().is_none() => e.expr()?,
+                    other => iter_receiver(other)?,
+                };
+                (pat, base)
+            }
+            _ => return None,
+        };
+        if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.at_token().is_some() {
+            return None;
+        }
+        Some((pat, self.sequence(&base)?))
+    }
+
+    /// `retain` and the sorts by a key or a comparison (see [`TKind::SeqWithClosure`]).
+    pub(super) fn sequence_with_closure(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        let Some(name) = m.name_ref().and_then(|n| SeqClosureMethod::from_name(n.text())) else {
+            return Ok(None);
+        };
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        let own = self.std_inherent_method(m);
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let ([arg], true) = (args.as_slice(), own) else { return Ok(None) };
+        let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
+        if !name.compares() {
+            let closure = self.closure_with(arg, Some(1))?;
+            return Ok(Some(TKind::SeqWithClosure { seq, name, closure, descending: false }));
+        }
+        // `|a, b| KEY(a).cmp(&KEY(b))`: the same expression of each parameter, compared by `Ord::cmp`.
+        let unsupported = |b: &Self| b.unsupported("a comparison other than `key(a).cmp(&key(b))`", arg.syntax());
+        let ast::Expr::ClosureExpr(c) = arg else { return unsupported(self) };
+        let params: Vec<ast::Param> = c.param_list().into_iter().flat_map(|l| l.params()).collect();
+        let [Some(ast::Pat::IdentPat(a)), Some(ast::Pat::IdentPat(b))] =
+            [params[..].first(), params[..].get(1)].map(|p| p.and_then(|p| p.pat()))
+        else {
+            return unsupported(self);
+        };
+        let Some(ast::Expr::MethodCallExpr(cmp)) = c.body() else { return unsupported(self) };
+        let is_ord_cmp = cmp.name_ref().is_some_and(|n| n.text() == "cmp")
+            && self.sema.resolve_method_call(&cmp).and_then(|f| self.core_trait_of(f)).as_deref() == Some("Ord");
+        let cmp_args: Vec<ast::Expr> = cmp.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let (Some(left), [right], true) = (cmp.receiver(), cmp_args.as_slice(), is_ord_cmp) else {
+            return unsupported(self);
+        };
+        let right = match right {
+            ast::Expr::RefExpr(r) if r.mut_token().is_none() => r.expr().unwrap_or_else(|| right.clone()),
+            other => other.clone(),
+        };
+        let (Some(a_name), Some(b_name)) = (a.name(), b.name()) else { return unsupported(self) };
+        let (a_name, b_name) = (a_name.text().to_string(), b_name.text().to_string());
+        // The two sides are the same tokens but for the parameter: `a.x` and `b.x` (ascending), or the other way
+        // round (descending).
+        let tokens = |e: &ast::Expr, from: &str, to: &str| -> Vec<String> {
+            e.syntax()
+                .descendants_with_tokens()
+                .filter_map(|t| t.into_token())
+                .filter(|t| !t.kind().is_trivia())
+                .map(|t| if t.text() == from { to.to_owned() } else { t.text().to_string() })
+                .collect()
+        };
+        let mentions = |e: &ast::Expr, name: &str| tokens(e, "", "").iter().any(|t| t == name);
+        let (param, key, descending) = if !mentions(&left, &b_name)
+            && !mentions(&right, &a_name)
+            && tokens(&left, &a_name, &b_name) == tokens(&right, "", "")
+        {
+            (a, left, false)
+        } else if !mentions(&left, &a_name)
+            && !mentions(&right, &b_name)
+            && tokens(&left, &b_name, &a_name) == tokens(&right, "", "")
+        {
+            (b, left, true)
+        } else {
+            return unsupported(self);
+        };
+        let param = self.pat(&ast::Pat::IdentPat(param))?;
+        let body = Box::new(self.expr(&key)?);
+        Ok(Some(TKind::SeqWithClosure { seq, name, closure: Closure { params: vec![param], body }, descending }))
+    }
+
+    /// A reading method of a vector the snippet makes in the same expression (`s.split(c).collect::<Vec<_>>()
+    /// .join("-")`): `{ let hidden = VEC; hidden.method(..) }`, the temporary dropped right after, as at the end
+    /// of Rust's statement.
+    pub(super) fn temporary_sequence_method(&mut self, m: &ast::MethodCallExpr, ty: &Ty) -> Result<Option<TBlock>> {
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        // `len`, or a method that reads the vector.
+        let method = SeqMethod::from_name(&name);
+        let reading = method.is_some_and(|m| !m.mutates());
+        if !(reading || name == "len") || matches!(receiver, ast::Expr::PathExpr(_)) || !self.std_inherent_method(m) {
+            return Ok(None);
+        }
+        let at_name = m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()));
+        // An array literal: its hidden local is declared before the whole expression (`Self::expr`).
+        let (seq, stmts) = match self.array_temporary(&receiver)? {
+            Some(seq) => (seq, Vec::new()),
+            None => {
+                let Ok(Ty::Vec(elem)) = self.expr_type(&receiver) else { return Ok(None) };
+                let init = self.expr(&receiver)?;
+                let hidden = self.locals.len();
+                self.locals.push(TLocal {
+                    name: format!("<temporary at {}>", at_name.saturating_sub(self.snippet_start)),
+                    ty: Ty::Vec(elem),
+                    mutable: false,
+                    fixed_type: true,
+                    array_literal: false,
+                });
+                let seq = Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false };
+                (seq, vec![TStmt::Let { local: hidden, init: Some(init) }])
+            }
+        };
+        let kind = match method {
+            Some(name) => {
+                let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                TKind::SeqMethod { seq, name, args, at: at_name.saturating_sub(self.snippet_start) }
+            }
+            None => TKind::SeqLen(seq),
+        };
+        let range = self.range(m.syntax());
+        let tail = Some(Box::new(TExpr { kind, ty: ty.clone(), range }));
+        Ok(Some(TBlock { stmts, tail, ty: Some(ty.clone()), label: None }))
+    }
+
+    /// Methods of a sequence binding that allocate nothing (see [`TKind::SeqMethod`]).
+    pub(super) fn sequence_in_place(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        let Some(name) = m.name_ref().and_then(|n| SeqMethod::from_name(n.text())) else {
+            return Ok(None);
+        };
+        let own = self.std_inherent_method(m);
+        let Some(receiver) = m.receiver() else { return Ok(None) };
+        if !own {
+            return Ok(None);
+        }
+        let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+        let at =
+            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        Ok(Some(TKind::SeqMethod { seq, name, args, at }))
+    }
+
+    /// `v.clone()` of a vector or `s.to_vec()` of a sequence of scalars: a new vector the snippet owns.
+    pub(super) fn sequence_copy(&mut self, m: &ast::MethodCallExpr, ty: &Ty) -> Option<TKind> {
+        let name = m.name_ref()?.text().to_string();
+        let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
+        if !no_args || !matches!(name.as_str(), "clone" | "to_vec") {
+            return None;
+        }
+        let f = self.sema.resolve_method_call(m)?;
+        let krate = self.fn_crate(f);
+        let std_copy = match name.as_str() {
+            "clone" => self.core_trait_of(f).as_deref() == Some("Clone"),
+            _ => krate.as_deref() == Some("alloc"),
+        };
+        let seq = self.sequence(&m.receiver()?)?;
+        (std_copy && *ty == Ty::Vec(seq.elem)).then_some(TKind::SeqClone(seq))
+    }
+
+    /// `v.len()` or `v.iter().sum()` on a sequence binding.
+    pub(super) fn sequence_method(&mut self, m: &ast::MethodCallExpr) -> Option<TKind> {
+        let name = m.name_ref()?.text().to_string();
+        let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
+        if !no_args {
+            return None;
+        }
+        match name.as_str() {
+            "len" => Some(TKind::SeqLen(self.sequence(&m.receiver()?)?)),
+            "sum" => {
+                let ast::Expr::MethodCallExpr(iter) = m.receiver()? else { return None };
+                let iter_no_args = iter.arg_list().is_some_and(|l| l.args().next().is_none());
+                if iter.name_ref()?.text() != "iter" || !iter_no_args {
+                    return None;
+                }
+                // `Iterator::sum` itself (not a host trait's `sum`), to the element type.
+                let f = self.sema.resolve_method_call(m)?;
+                let from_iterator = match f.as_assoc_item(self.db).map(|a| a.container(self.db)) {
+                    Some(ra_ap_hir::AssocItemContainer::Trait(t)) => t.name(self.db).as_str() == "Iterator",
+                    _ => false,
+                };
+                let seq = self.sequence(&iter.receiver()?)?;
+                let result = self.sema.type_of_expr(&ast::Expr::MethodCallExpr(m.clone()))?.original;
+                let result = result.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
+                let elem = seq.elem.scalar().filter(|s| s.is_int());
+                (from_iterator && elem.is_some() && result == elem).then_some(TKind::SeqSum(seq))
+            }
+            _ => None,
+        }
+    }
+
+    /// A snippet local holding a `Vec<S>` the snippet owns, as `expr` names it.
+    pub(super) fn owned_sequence(&self, expr: &ast::Expr) -> Option<Seq> {
+        let ast::Expr::PathExpr(p) = expr else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        let &id = self.local_ids.get(&local)?;
+        let l = self.locals.get(id)?;
+        let Ty::Vec(elem) = l.ty else { return None };
+        Some(Seq { binding: id, kind: SeqKind::Local, elem, writable: l.mutable })
+    }
+
+    /// An array literal of scalars (`[a, b, c]`, `[x; n]`) read where it is written, by a loop, an iterator or a
+    /// reading method: the elements in a vector in a hidden local, declared before the expression that reads it
+    /// ([`Self::hoisted`]). The typed view has no arrays; the literal is never named, so nothing can tell.
+    pub(super) fn array_temporary(&mut self, e: &ast::Expr) -> Result<Option<Seq>> {
+        let ast::Expr::ArrayExpr(array) = e else { return Ok(None) };
+        let Some((elem, _)) = self.sema.type_of_expr(e).and_then(|t| t.original.as_array(self.db)) else {
+            return Ok(None);
+        };
+        let Some(elem @ Elem::Scalar(_)) = self.elem(&elem) else { return Ok(None) };
+        let kind = match array.kind() {
+            ast::ArrayExprKind::Repeat { initializer: Some(value), repeat: Some(count) } => {
+                let value = Box::new(self.expr(&value)?);
+                let count = Box::new(self.expr(&count)?);
+                TKind::VecRepeat { value, count }
+            }
+            ast::ArrayExprKind::ElementList(elems) => {
+                TKind::VecLit(elems.map(|x| self.expr(&x)).collect::<Result<Vec<_>>>()?)
+            }
+            ast::ArrayExprKind::Repeat { .. } => return self.unsupported("an array of this form", e.syntax()),
+        };
+        let range = self.range(e.syntax());
+        let hidden = self.locals.len();
+        let name = format!("<array at {}>", range.start);
+        self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true, array_literal: true });
+        let init = TExpr { kind, ty: Ty::Vec(elem), range };
+        self.hoisted.push(TStmt::Let { local: hidden, init: Some(init) });
+        Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
+    }
+}

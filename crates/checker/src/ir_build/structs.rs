@@ -1,0 +1,165 @@
+//! Host structs and enums: fields in place, literals, clones, comparisons, methods through shims.
+
+use ra_ap_hir::Local;
+use ra_ap_syntax::ast::{self, HasArgList};
+use ra_ap_syntax::AstNode;
+
+use super::*;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// `x` of a host struct read in place: a [`Ty::Struct`] place or a [`Ty::StructRef`] (`v[i]` of a sequence of
+    /// structs is its element's address). `None` for anything else.
+    pub(super) fn struct_place(&mut self, e: &ast::Expr) -> Result<Option<TExpr>> {
+        if let ast::Expr::IndexExpr(ix) = e {
+            let seq = ix.base().and_then(|b| self.sequence(&b));
+            if let Some(Elem::Struct(id)) = seq.map(|s| s.elem) {
+                return self.seq_index(ix, Ty::StructRef(id)).map(Some);
+            }
+        }
+        let Ok(ty) = self.expr_type(e) else { return Ok(None) };
+        if !matches!(ty, Ty::Struct(_) | Ty::StructRef(_)) {
+            return Ok(None);
+        }
+        self.expr(e).map(Some)
+    }
+
+    /// `S { a: .., b }` of a plain host struct whose fields are all given, each a scalar or a `String`.
+    pub(super) fn struct_literal(&mut self, r: &ast::RecordExpr, ty: &Ty) -> Result<TKind> {
+        let unsupported = |b: &Self| b.unsupported("a struct literal outside the subset", r.syntax());
+        let (Ty::Struct(id), Some(list)) = (ty, r.record_expr_field_list()) else { return unsupported(self) };
+        // `..base`: a new struct (not a local's, whose other fields stay usable after a partial move).
+        let base = match list.spread() {
+            Some(b) if !matches!(b, ast::Expr::PathExpr(_)) => Some(Box::new(self.expr(&b)?)),
+            Some(_) => return unsupported(self),
+            None if list.dotdot_token().is_some() => return unsupported(self),
+            None => None,
+        };
+        let mut fields = Vec::new();
+        for field in list.fields() {
+            let Some((resolved, local, _)) = self.sema.resolve_record_field(&field) else { return unsupported(self) };
+            let ra_ap_hir::Variant::Struct(st) = resolved.parent_def(self.db) else { return unsupported(self) };
+            let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), resolved.name(self.db).as_str());
+            let value = match (field.expr(), local) {
+                (Some(e), _) => self.expr(&e)?,
+                // `S { x }`: the local `x`.
+                (None, Some(local)) => {
+                    let kind = TKind::Local(self.local_ref(local, field.syntax())?);
+                    let ty = self.ty(&local.ty(self.db), field.syntax())?;
+                    TExpr { kind, ty, range: self.range(field.syntax()) }
+                }
+                (None, None) => return unsupported(self),
+            };
+            fields.push((symbol, value));
+        }
+        Ok(TKind::StructLit { id: *id, fields, base })
+    }
+
+    /// `x.clone()` and `x.to_string()` of a host struct (std's `Clone` and `ToString` through the host's shims).
+    /// Whether the struct implements the trait is rustc's check (rust-analyzer does not check every bound).
+    pub(super) fn struct_method(&mut self, m: &ast::MethodCallExpr, ty: &Ty) -> Result<Option<TKind>> {
+        let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
+        let (Some(receiver), true) = (m.receiver(), no_args) else { return Ok(None) };
+        let Some(f) = self.sema.resolve_method_call(m) else { return Ok(None) };
+        let kind = match name.as_str() {
+            "clone" if self.core_trait_of(f).as_deref() == Some("Clone") && matches!(ty, Ty::Struct(_)) => "clone",
+            "to_string" if self.fn_crate(f).as_deref() == Some("alloc") && *ty == Ty::String => "to_string",
+            _ => return Ok(None),
+        };
+        let Some(place) = self.struct_place(&receiver)? else { return Ok(None) };
+        let (Ty::Struct(id) | Ty::StructRef(id)) = place.ty else { return Ok(None) };
+        if kind == "clone" {
+            if *ty != Ty::Struct(id) {
+                return Ok(None);
+            }
+            self.rustc_decides("cloning a host struct", m.syntax());
+            return Ok(Some(TKind::StructClone(Box::new(place))));
+        }
+        self.owns_buffers.set(true);
+        Ok(Some(TKind::Format(vec![FmtPiece::Arg { value: place, spec: FmtSpec::default() }])))
+    }
+
+    /// `a == b` / `a != b` of two host structs of one type (`PartialEq` through the host's shim; whether the
+    /// struct implements it is rustc's check).
+    pub(super) fn struct_comparison(&mut self, b: &ast::BinExpr, negated: bool) -> Result<Option<TKind>> {
+        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
+        let Some(left) = self.struct_place(&lhs)? else { return Ok(None) };
+        let Some(right) = self.struct_place(&rhs)? else { return Ok(None) };
+        let (Ty::Struct(l) | Ty::StructRef(l), Ty::Struct(r) | Ty::StructRef(r)) = (&left.ty, &right.ty) else {
+            return Ok(None);
+        };
+        // `&a == &b` compares the structs too, but `a == &b` does not compile; rustc tells them apart.
+        if l != r {
+            return Ok(None);
+        }
+        self.rustc_decides("comparing host structs", b.syntax());
+        Ok(Some(TKind::StructEq { left: Box::new(left), right: Box::new(right), negated }))
+    }
+
+    /// `r.field` of a host struct reached in place: through a reference (an iterator's item, a `for` variable) or
+    /// as an element of one of the hole's sequences (`v[i].field`).
+    pub(super) fn ref_field(&mut self, f: &ast::FieldExpr) -> Result<Option<TKind>> {
+        let Some(base) = f.expr() else { return Ok(None) };
+        let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return Ok(None) };
+        let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return Ok(None) };
+        let base = match &base {
+            ast::Expr::IndexExpr(ix) => {
+                let seq = ix.base().and_then(|b| self.sequence(&b));
+                let Some(Elem::Struct(id)) = seq.map(|s| s.elem) else { return Ok(None) };
+                self.seq_index(ix, Ty::StructRef(id))?
+            }
+            other => self.expr(other)?,
+        };
+        if !matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_)) {
+            return Ok(None);
+        }
+        let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
+        Ok(Some(TKind::RefField { base: Box::new(base), symbol }))
+    }
+
+    /// `x.field`: a scalar field of a struct the host declares at its top level (no generics), in a hole binding
+    /// that holds the struct or a reference to it.
+    pub(super) fn host_field(&mut self, f: &ast::FieldExpr) -> Option<usize> {
+        let base = f.expr()?;
+        let (binding, local) = self.hole_binding(&base)?;
+        let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return None };
+        let ty = Self::builtin(&field.ty(self.db))
+            .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?;
+        let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return None };
+        let module = st.module(self.db);
+        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+            return None;
+        }
+        let adt = ra_ap_hir::Adt::Struct(st);
+        let local_ty = local.ty(self.db);
+        let (through_ref, mutable_ref) = match local_ty.as_reference() {
+            Some((inner, m)) if inner.as_adt() == Some(adt) => (true, m == ra_ap_hir::Mutability::Mut),
+            None if local_ty.as_adt() == Some(adt) => (false, false),
+            _ => return None,
+        };
+        let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
+        self.note_binding(binding, Scalar::Unit);
+        let entry = FieldOf { binding, through_ref, mutable_ref, ty, symbol };
+        Some(match self.fields.iter().position(|f| *f == entry) {
+            Some(i) => i,
+            None => {
+                self.fields.push(entry);
+                self.fields.len() - 1
+            }
+        })
+    }
+
+    /// A hole binding `r: &S` used as a value: what it points to.
+    pub(super) fn binding_through_ref(&mut self, local: Local<'db>) -> Option<usize> {
+        if self.local_ids.contains_key(&local) {
+            return None;
+        }
+        let s = self.shared_scalar_ref(&local.ty(self.db))?;
+        let name = local.name(self.db);
+        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
+        let decl = usize::from(source.syntax().text_range().start());
+        let index = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
+        self.note_binding(index, s);
+        Some(index)
+    }
+}

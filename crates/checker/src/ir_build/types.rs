@@ -1,0 +1,231 @@
+//! Types: rust-analyzer's types of snippet expressions as the IR's [`Ty`], and the host types JIT code can reach.
+
+use ra_ap_syntax::ast;
+use ra_ap_syntax::{AstNode, SyntaxNode};
+
+use super::*;
+
+impl<'a, 'db> Builder<'a, 'db> {
+    pub(super) fn ty(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Ty> {
+        if let Some(s) = Self::builtin(ty) {
+            return Ok(Ty::Scalar(s));
+        }
+        if let Some(t) = self.text_ty(ty) {
+            self.owns_buffers.set(true);
+            return Ok(t);
+        }
+        if let Some(s) = self.shared_scalar_ref(ty) {
+            return Ok(Ty::Scalar(s));
+        }
+        // `&S` (or `&&S`) of a plain host struct: its address.
+        if let Some((inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
+            let inner = match inner.as_reference() {
+                Some((innermost, ra_ap_hir::Mutability::Shared)) => innermost,
+                _ => inner,
+            };
+            if let Some(id) = self.host_type(&inner) {
+                return Ok(Ty::StructRef(id));
+            }
+        }
+        if let Some(id) = self.host_type(ty) {
+            return Ok(Ty::Struct(id));
+        }
+        if let Some(map) = self.map_ty(ty) {
+            self.owns_buffers.set(true);
+            return Ok(map);
+        }
+        if let Some(adt) = ty.as_adt() {
+            if self.is_core_adt(adt, "Option") {
+                if let Some(payload) = ty.type_arguments().next() {
+                    if let Some(s) = self.part(&payload) {
+                        return Ok(Ty::option(s));
+                    }
+                    // `Option<&str>`, `Option<&S>`: a reference read in place.
+                    if let Some(inner) = self.ty(&payload, node).ok().filter(Ty::in_place) {
+                        return Ok(Ty::Option(Box::new(inner)));
+                    }
+                }
+            }
+            if let Some(elem) = self.vec_elem(ty).as_ref().and_then(|t| self.elem(t)) {
+                self.owns_buffers.set(true);
+                return Ok(Ty::Vec(elem));
+            }
+        }
+        if ty.is_tuple() {
+            let parts: Option<Vec<Ty>> =
+                ty.tuple_fields(self.db).iter().map(|t| self.part(t).map(Ty::Scalar)).collect();
+            if let Some(parts) = parts.filter(|p| p.len() >= 2) {
+                return Ok(Ty::Tuple(parts));
+            }
+        }
+        self.unsupported("a value that is not a scalar", node)
+    }
+
+    pub(super) fn scalar(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Scalar> {
+        match Self::builtin(ty) {
+            Some(s) => Ok(s),
+            None => self.unsupported("a value that is not a scalar", node),
+        }
+    }
+
+    pub(super) fn expr_type(&self, expr: &ast::Expr) -> Result<Ty> {
+        match self.sema.type_of_expr(expr) {
+            Some(info) if !info.original.is_unknown() => self.ty(&info.original, expr.syntax()),
+            _ => self.unsupported("an expression of unknown type", expr.syntax()),
+        }
+    }
+
+    pub(super) fn builtin(ty: &ra_ap_hir::Type<'db>) -> Option<Scalar> {
+        if ty.is_unit() {
+            return Some(Scalar::Unit);
+        }
+        if ty.is_never() {
+            return Some(Scalar::Never);
+        }
+        ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))
+    }
+
+    /// A scalar that can be part of an aggregate (it has a value of at most 64 bits), or a shared reference to
+    /// one (read as the value).
+    pub(super) fn part(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Scalar> {
+        let valued = |s: &Scalar| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never);
+        if let Some(s) = Self::builtin(ty).filter(valued) {
+            return Some(s);
+        }
+        self.shared_scalar_ref(ty).filter(valued)
+    }
+
+    /// `&S` (shared) for a scalar `S`.
+    pub(super) fn shared_scalar_ref(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Scalar> {
+        match ty.as_reference() {
+            // `&&S` too (a `filter` closure's parameter over `iter()`).
+            Some((inner, ra_ap_hir::Mutability::Shared)) => {
+                Self::builtin(&inner).or_else(|| self.shared_scalar_ref(&inner))
+            }
+            _ => None,
+        }
+    }
+
+    /// `ty` holds a reference somewhere: itself, a type argument (`Option<&i64>`, `Vec<&str>`) or a tuple field.
+    pub(super) fn holds_reference(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
+        ty.as_reference().is_some()
+            || ty.type_arguments().any(|t| self.holds_reference(&t))
+            || (ty.is_tuple() && ty.tuple_fields(self.db).iter().any(|t| self.holds_reference(t)))
+    }
+
+    /// A struct with named fields (not packed) or an enum, declared at the top level of the host without generics
+    /// (JIT code reaches it through its address and the host's shims): its index in `structs`.
+    pub(super) fn host_type(&self, ty: &ra_ap_hir::Type<'db>) -> Option<usize> {
+        let adt = ty.as_adt()?;
+        let module = adt.module(self.db);
+        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+            return None;
+        }
+        if ty.type_arguments().next().is_some() {
+            return None;
+        }
+        // Host enums go the same way (reached in place or held by value, through their shims).
+        match adt {
+            ra_ap_hir::Adt::Struct(st) => {
+                if st.kind(self.db) != ra_ap_hir::StructKind::Record {
+                    return None;
+                }
+                // A packed struct's fields may not be borrowed (E0793), which reading text in place does.
+                if st.repr(self.db).is_some_and(|r| r.pack.is_some()) {
+                    return None;
+                }
+            }
+            ra_ap_hir::Adt::Enum(_) => {}
+            ra_ap_hir::Adt::Union(_) => return None,
+        }
+        let symbol = lacuna_ir::struct_size_symbol(adt.name(self.db).as_str());
+        let mut structs = self.structs.borrow_mut();
+        Some(match structs.iter().position(|s| *s == symbol) {
+            Some(i) => i,
+            None => {
+                structs.push(symbol);
+                structs.len() - 1
+            }
+        })
+    }
+
+    /// std's `HashMap<K, V>` (with its default hasher) or `BTreeMap<K, V>`, with text or scalar keys and scalar
+    /// values; or `HashSet<K>` / `BTreeSet<K>` with such keys (a map to `()`).
+    pub(super) fn map_ty(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
+        let adt = ty.as_adt()?;
+        let krate = adt.module(self.db).krate(self.db).display_name(self.db)?.to_string();
+        let (ordered, set) = match (adt.name(self.db).as_str(), krate.as_str()) {
+            ("HashMap", "std") => (false, false),
+            ("BTreeMap", "alloc") => (true, false),
+            ("HashSet", "std") => (false, true),
+            ("BTreeSet", "alloc") => (true, true),
+            _ => return None,
+        };
+        let args: Vec<ra_ap_hir::Type<'db>> = ty.type_arguments().collect();
+        let key = args.first()?;
+        let hasher = if set { args.get(1) } else { args.get(2) };
+        if !ordered && hasher?.as_adt()?.name(self.db).as_str() != "RandomState" {
+            return None;
+        }
+        let key = if self.is_string(key) {
+            Ty::String
+        } else if key.as_reference().is_some_and(|(inner, m)| inner.is_str() && m == ra_ap_hir::Mutability::Shared) {
+            Ty::Str
+        } else {
+            // A set of references to scalars (`v.iter().collect::<HashSet<_>>()`) compares them as values; it
+            // borrows what they point into, which rustc's borrow check judges.
+            let key = match key.as_reference() {
+                Some((inner, ra_ap_hir::Mutability::Shared)) if set => {
+                    self.references.set(true);
+                    inner
+                }
+                _ => key.clone(),
+            };
+            let s = Self::builtin(&key)?;
+            // Floats are not `Ord`/`Hash`; keys compare as their bits, which is right for the others.
+            if s.is_float() || matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
+                return None;
+            }
+            Ty::Scalar(s)
+        };
+        let value = match set {
+            true => Scalar::Unit,
+            false => Self::builtin(args.get(1)?)
+                .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?,
+        };
+        Some(Ty::Map { key: Box::new(key), value, ordered })
+    }
+
+    /// The element type of a sequence in the typed view: a scalar of at most 64 bits (by value, not a reference),
+    /// or `String`.
+    pub(super) fn elem(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Elem> {
+        if self.is_string(ty) {
+            return Some(Elem::String);
+        }
+        if let Some(id) = self.host_type(ty) {
+            return Some(Elem::Struct(id));
+        }
+        if ty.as_reference().is_some_and(|(inner, m)| inner.is_str() && m == ra_ap_hir::Mutability::Shared) {
+            return Some(Elem::Str);
+        }
+        let s = Self::builtin(ty)?;
+        (!matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)).then_some(Elem::Scalar(s))
+    }
+
+    /// The element type of std's `Vec<T>`.
+    pub(super) fn vec_elem(&self, ty: &ra_ap_hir::Type<'db>) -> Option<ra_ap_hir::Type<'db>> {
+        let ra_ap_hir::Adt::Struct(s) = ty.as_adt()? else { return None };
+        let is_vec = s.name(self.db).as_str() == "Vec"
+            && s.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
+        if !is_vec {
+            return None;
+        }
+        ty.type_arguments().next()
+    }
+
+    /// `adt` is `core`'s type of this name.
+    pub(super) fn is_core_adt(&self, adt: ra_ap_hir::Adt, name: &str) -> bool {
+        adt.name(self.db).as_str() == name
+            && adt.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+    }
+}

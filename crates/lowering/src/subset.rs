@@ -1,0 +1,1243 @@
+//! The subset's own rules: what codegen implements, at the types it implements them for. [`Check`] walks the
+//! snippet once and says where it leaves the subset.
+
+use lacuna_ir::Binding;
+use lacuna_ir::{
+    Arm, BinOp, CheckedMethod, Closure, Elem, IterChain, IterSource, Lit, LocalRef, MapMethod, Method,
+    OptionClosureMethod, OptionMethod, ParseThen, Pieces, Place, Scalar, ScalarMethod, SeqClosureMethod, SeqKind,
+    SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod, Ty, TypedSnippet, UnOp,
+};
+
+use crate::scan::*;
+use crate::Unsupported;
+
+pub(crate) struct Check<'a> {
+    pub(crate) snippet: &'a TypedSnippet,
+    pub(crate) bindings: &'a [Binding],
+    pub(crate) written: Vec<usize>,
+    /// Enclosing loops and labelled blocks, innermost last.
+    pub(crate) loops: Vec<(Option<String>, Target)>,
+    /// Inside a snippet function: its return type.
+    pub(crate) in_fn: Option<Ty>,
+    /// Locals declared without a value (`let x;`): assigned once on each path, which rustc checks.
+    pub(crate) deferred: Vec<usize>,
+}
+
+/// What `break` and `continue` may leave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// `while` or `for`: `break` without a value.
+    Loop,
+    /// `loop`: `break` with a value.
+    ValueLoop,
+    /// A labelled block: only a labelled `break`, with a value; never `continue`.
+    Block,
+}
+
+pub(crate) fn unsupported<T>(construct: impl Into<String>, range: &std::ops::Range<usize>) -> Result<T, Unsupported> {
+    Err(Unsupported { construct: construct.into(), range: range.clone() })
+}
+
+impl Check<'_> {
+    pub(crate) fn scalar(&self, ty: Scalar, range: std::ops::Range<usize>) -> Result<(), Unsupported> {
+        match ty {
+            Scalar::I128 | Scalar::U128 => unsupported("128-bit integers", &range),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn ty(&self, ty: &Ty, range: std::ops::Range<usize>) -> Result<(), Unsupported> {
+        for part in ty.parts() {
+            self.scalar(part, range.clone())?;
+        }
+        match ty {
+            Ty::Option(_) | Ty::Tuple(_) if ty.parts().iter().any(|p| matches!(p, Scalar::Unit | Scalar::Never)) => {
+                unsupported(format!("the type `{}`", ty.name()), &range)
+            }
+            // Host structs are only reached in place, never held or built by the snippet.
+            Ty::Vec(Elem::Struct(_)) => unsupported("a vector of host structs", &range),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether a method of a sequence of scalars `elem` fits its arguments and result (`ty`).
+    pub(crate) fn scalar_seq_method(name: SeqMethod, args: &[TExpr], elem_s: Scalar, kind: SeqKind, ty: &Ty) -> bool {
+        let elem = Ty::Scalar(elem_s);
+        let arg = |i: usize| args.get(i).map(|a| &a.ty);
+        let ordered = elem_s.is_int() || matches!(elem_s, Scalar::Char | Scalar::Bool);
+        let usize_ty = Ty::Scalar(Scalar::Usize);
+        match (name, args.len()) {
+            (SeqMethod::IsEmpty, 0) => *ty == Ty::Scalar(Scalar::Bool),
+            (SeqMethod::Contains, 1) => arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Bool),
+            (SeqMethod::First | SeqMethod::Last, 0) => *ty == Ty::option(elem_s),
+            (SeqMethod::Get, 1) => arg(0) == Some(&usize_ty) && *ty == Ty::option(elem_s),
+            (SeqMethod::Sort | SeqMethod::SortUnstable, 0) => ordered,
+            (SeqMethod::Reverse, 0) => true,
+            (SeqMethod::Swap, 2) => arg(0) == Some(&usize_ty) && arg(1) == Some(&usize_ty),
+            (SeqMethod::Fill, 1) => arg(0) == Some(&elem),
+            // `dedup`, `push` and `pop` change the length: a `Vec`'s only.
+            (SeqMethod::Dedup, 0) => kind != SeqKind::Slice && !elem_s.is_float(),
+            (SeqMethod::Push, 1) => kind != SeqKind::Slice && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit),
+            (SeqMethod::Pop, 0) => kind != SeqKind::Slice && *ty == Ty::option(elem_s),
+            _ => false,
+        }
+    }
+
+    /// `pat` fits a value of type `ty` (its names are snippet locals of the part's type).
+    pub(crate) fn pat(&self, pat: &TPat, ty: &Ty, range: &std::ops::Range<usize>) -> Result<(), Unsupported> {
+        let ok = match (pat, ty) {
+            (TPat::Wild, _) => true,
+            (TPat::Bind(local), ty) => self.snippet.locals.get(*local).is_some_and(|l| &l.ty == ty),
+            (TPat::Lit { lit, .. }, Ty::Scalar(s)) => {
+                matches!(
+                    (lit, s),
+                    (Lit::Int(_), s) if s.is_int()
+                ) || matches!((lit, s), (Lit::Char(_), Scalar::Char) | (Lit::Bool(_), Scalar::Bool))
+            }
+            (TPat::Range { lo, hi, .. }, Ty::Scalar(s)) => {
+                (s.is_int() || *s == Scalar::Char)
+                    && [lo, hi].iter().all(|end| match end {
+                        Some((Lit::Int(_), _)) => s.is_int(),
+                        Some((Lit::Char(_), false)) => *s == Scalar::Char,
+                        Some(_) => false,
+                        None => true,
+                    })
+            }
+            (TPat::Or(alternatives), ty) => {
+                for alternative in alternatives {
+                    self.pat(alternative, ty, range)?;
+                }
+                // Names bound in alternatives would need one local each: not in the subset.
+                !alternatives.iter().any(binds)
+            }
+            (TPat::Some(inner), Ty::Option(payload)) => return self.pat(inner, payload, range),
+            (TPat::None, Ty::Option(_)) => true,
+            (TPat::Variant { adt, fields, .. }, Ty::Struct(a) | Ty::StructRef(a)) if adt == a => {
+                for (_, s, sub) in fields {
+                    self.pat(sub, &Ty::Scalar(*s), range)?;
+                }
+                true
+            }
+            (TPat::Tuple(elems), Ty::Tuple(parts)) if elems.len() == parts.len() => {
+                for (elem, part) in elems.iter().zip(parts) {
+                    self.pat(elem, part, range)?;
+                }
+                true
+            }
+            _ => false,
+        };
+        if ok {
+            Ok(())
+        } else {
+            unsupported(format!("this pattern on `{}`", ty.name()), range)
+        }
+    }
+
+    /// A closure body written in place: `break`/`continue` cannot leave it (rustc rejects such code; the subset
+    /// does not model it).
+    pub(crate) fn closure_body(&mut self, body: &TExpr) -> Result<(), Unsupported> {
+        let loops = std::mem::take(&mut self.loops);
+        let r = self.expr(body);
+        self.loops = loops;
+        r
+    }
+
+    pub(crate) fn block(&mut self, block: &TBlock) -> Result<(), Unsupported> {
+        if block.label.is_some() {
+            self.loops.push((block.label.clone(), Target::Block));
+        }
+        let r = self.block_inner(block);
+        if block.label.is_some() {
+            self.loops.pop();
+        }
+        r
+    }
+
+    pub(crate) fn block_inner(&mut self, block: &TBlock) -> Result<(), Unsupported> {
+        for stmt in &block.stmts {
+            match stmt {
+                TStmt::Let { local, init: Some(init) } => {
+                    self.ty(&self.snippet.locals[*local].ty, init.range.clone())?;
+                    self.expr(init)?;
+                }
+                TStmt::Let { local, init: None } => {
+                    self.ty(&self.snippet.locals[*local].ty, 0..0)?;
+                    self.deferred.push(*local);
+                }
+                TStmt::LetPat { pat, init, otherwise } => {
+                    self.expr(init)?;
+                    self.pat(pat, &init.ty, &init.range)?;
+                    if let Some(b) = otherwise {
+                        self.block(b)?;
+                    }
+                }
+                TStmt::Expr(e) => self.expr(e)?,
+            }
+        }
+        if let Some(tail) = &block.tail {
+            self.expr(tail)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `f` inside a loop of kind `target`.
+    pub(crate) fn in_loop(
+        &mut self,
+        label: &Option<String>,
+        target: Target,
+        f: impl FnOnce(&mut Self) -> Result<(), Unsupported>,
+    ) -> Result<(), Unsupported> {
+        self.loops.push((label.clone(), target));
+        let r = f(self);
+        self.loops.pop();
+        r
+    }
+
+    /// The loop or block a `break`/`continue` with this label leaves (an unlabelled one leaves the innermost loop).
+    pub(crate) fn target(&self, label: &Option<String>) -> Option<Target> {
+        match label {
+            None => self.loops.iter().rev().find(|(_, t)| *t != Target::Block).map(|(_, t)| *t),
+            Some(l) => self.loops.iter().rev().find(|(name, _)| name.as_ref() == Some(l)).map(|(_, t)| *t),
+        }
+    }
+
+    pub(crate) fn local_ty(&self, local: LocalRef) -> Option<Ty> {
+        match local {
+            LocalRef::Snippet(id) => self.snippet.locals.get(id).map(|l| l.ty.clone()),
+            LocalRef::Binding(i) => self.binding_ty(i).map(Ty::Scalar),
+        }
+    }
+
+    /// The key type, value type and `mut`-ness of the snippet's map local `map`.
+    pub(crate) fn map_local(&self, map: usize) -> Option<(&Ty, &Scalar, bool)> {
+        match self.snippet.locals.get(map)? {
+            lacuna_ir::TLocal { ty: Ty::Map { key, value, .. }, mutable, .. } => Some((key, value, *mutable)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn binding_ty(&self, binding: usize) -> Option<Scalar> {
+        self.snippet.bindings.iter().find(|(b, _)| *b == binding).map(|(_, t)| *t)
+    }
+
+    pub(crate) fn expr(&mut self, e: &TExpr) -> Result<(), Unsupported> {
+        self.ty(&e.ty, e.range.clone())?;
+        match &e.kind {
+            TKind::Lit(_) => Ok(()),
+            TKind::Local(local) => match self.local_ty(*local) {
+                Some(_) => Ok(()),
+                None => unsupported("an unknown local", &e.range),
+            },
+            TKind::StructClone(x) => {
+                self.expr(x)?;
+                match (&x.ty, &e.ty) {
+                    (Ty::Struct(a) | Ty::StructRef(a), Ty::Struct(b)) if a == b => Ok(()),
+                    _ => unsupported("this `clone`", &e.range),
+                }
+            }
+            TKind::StructLit { id, fields, base } => {
+                if let Some(b) = base {
+                    self.expr(b)?;
+                    // The base's box is reused: a new struct of this type, not a local's (partial moves).
+                    if b.ty != Ty::Struct(*id) || matches!(b.kind, TKind::Local(_)) {
+                        return unsupported("this `..base`", &b.range);
+                    }
+                }
+                for (_, value) in fields {
+                    self.expr(value)?;
+                    // Over a base, only scalars replace fields (a replaced `String` would need dropping).
+                    let fits = match &value.ty {
+                        Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
+                        ty => *ty == Ty::String && base.is_none(),
+                    };
+                    if !fits {
+                        return unsupported(
+                            format!("a field of type `{}` in a literal", value.ty.name()),
+                            &value.range,
+                        );
+                    }
+                }
+                if e.ty == Ty::Struct(*id) {
+                    Ok(())
+                } else {
+                    unsupported("this struct literal", &e.range)
+                }
+            }
+            TKind::MapNew => match e.ty {
+                Ty::Map { .. } => Ok(()),
+                _ => unsupported("a map of this type", &e.range),
+            },
+            TKind::MapMethod { map, name, args, .. } => {
+                for a in args {
+                    self.expr(a)?;
+                }
+                let Some((key, value, mutable)) = self.map_local(*map) else {
+                    return unsupported("a method of something other than a map", &e.range);
+                };
+                let value = Ty::Scalar(*value);
+                let arg = |i: usize| args.get(i).map(|a| &a.ty);
+                // A key read in place: text for a text-keyed map.
+                let key_ref = |t: Option<&Ty>| match key {
+                    Ty::String | Ty::Str => t == Some(&Ty::Str),
+                    k => t == Some(k),
+                };
+                let set = value == Ty::Scalar(Scalar::Unit);
+                let bool_ty = Ty::Scalar(Scalar::Bool);
+                let fits = match name {
+                    MapMethod::Len => e.ty == Ty::Scalar(Scalar::Usize),
+                    MapMethod::IsEmpty => e.ty == bool_ty,
+                    // A set's: whether the key was there (`contains`, `remove`) or was not (`insert`).
+                    MapMethod::Contains | MapMethod::Remove if set => {
+                        args.len() == 1 && key_ref(arg(0)) && e.ty == bool_ty
+                    }
+                    MapMethod::Insert if set => args.len() == 1 && arg(0) == Some(key) && e.ty == bool_ty,
+                    _ if set => false,
+                    MapMethod::Get | MapMethod::Remove => key_ref(arg(0)) && e.ty == Ty::option(value.s()),
+                    MapMethod::ContainsKey => key_ref(arg(0)) && e.ty == Ty::Scalar(Scalar::Bool),
+                    MapMethod::Index => key_ref(arg(0)) && e.ty == value,
+                    MapMethod::Insert => {
+                        arg(0) == Some(key)
+                            && arg(1) == Some(&value)
+                            && (e.ty == Ty::option(value.s()) || e.ty == Ty::Scalar(Scalar::Unit))
+                    }
+                    MapMethod::Contains => false,
+                };
+                if name.mutates() && !mutable {
+                    return unsupported("a map changed through a binding that is not `mut`", &e.range);
+                }
+                if fits {
+                    Ok(())
+                } else {
+                    unsupported(format!("the map method `{name}` here"), &e.range)
+                }
+            }
+            TKind::MapUpdate { map, key: k, default, op, value: v } => {
+                self.expr(v)?;
+                self.expr(k)?;
+                if let Some(d) = default {
+                    self.expr(d)?;
+                }
+                let Some((key, value, mutable)) = self.map_local(*map) else {
+                    return unsupported("an entry of something other than a map", &e.range);
+                };
+                let value = Ty::Scalar(*value);
+                let op_fits = match op {
+                    None => true,
+                    Some(BinOp::Add | BinOp::Sub | BinOp::Mul) => value.s().is_int() || value.s().is_float(),
+                    Some(_) => false,
+                };
+                let fits = value != Ty::Scalar(Scalar::Unit)
+                    && k.ty == *key
+                    && default.as_ref().is_none_or(|d| d.ty == value)
+                    && v.ty == value
+                    && op_fits
+                    && e.ty == Ty::Scalar(Scalar::Unit)
+                    && mutable;
+                if fits {
+                    Ok(())
+                } else {
+                    unsupported("this change of a map entry", &e.range)
+                }
+            }
+            TKind::StructEq { left, right, .. } => {
+                self.expr(left)?;
+                self.expr(right)?;
+                match (&left.ty, &right.ty) {
+                    (Ty::Struct(a) | Ty::StructRef(a), Ty::Struct(b) | Ty::StructRef(b))
+                        if a == b && e.ty == Ty::Scalar(Scalar::Bool) =>
+                    {
+                        Ok(())
+                    }
+                    _ => unsupported("this comparison", &e.range),
+                }
+            }
+            TKind::Deref(binding) => match self.binding_ty(*binding) {
+                Some(_) => Ok(()),
+                None => unsupported("an unknown binding", &e.range),
+            },
+            TKind::HostField(i) => match self.snippet.fields.get(*i) {
+                Some(f) if e.ty == Ty::Scalar(f.ty) && self.binding_ty(f.binding).is_some() => Ok(()),
+                _ => unsupported("an unknown field", &e.range),
+            },
+            TKind::RefField { base, .. } => {
+                self.expr(base)?;
+                // A scalar field's value, or a `String` field's text read in place (never moved out).
+                let ok = matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_))
+                    && match &e.ty {
+                        Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
+                        ty => *ty == Ty::Str,
+                    };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported(format!("a field of type `{}` read through a reference", e.ty.name()), &e.range)
+                }
+            }
+            TKind::Unary(op, inner) => {
+                self.expr(inner)?;
+                let ok = match op {
+                    UnOp::Neg => inner.s().is_signed() || inner.s().is_float(),
+                    UnOp::Not => inner.s().is_int() || inner.s() == Scalar::Bool,
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this unary operator on this type", &e.range)
+                }
+            }
+            TKind::Binary(op, l, r) => {
+                self.expr(l)?;
+                self.expr(r)?;
+                self.binary(*op, l.s(), r.s(), &e.range)
+            }
+            TKind::Cast(inner) => {
+                self.expr(inner)?;
+                let (from, to) = (inner.s(), e.s());
+                let numeric = |t: Scalar| t.is_int() || t.is_float();
+                let ok = (numeric(from) && numeric(to))
+                    || (matches!(from, Scalar::Bool | Scalar::Char) && to.is_int())
+                    || (from == Scalar::U8 && to == Scalar::Char)
+                    || from == to;
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this cast", &e.range)
+                }
+            }
+            TKind::Assign { place, op, value } => {
+                self.expr(value)?;
+                let place_ty = match place {
+                    Place::Local(LocalRef::Snippet(id))
+                        if !(self.snippet.locals[*id].mutable || op.is_none() && self.deferred.contains(id)) =>
+                    {
+                        return unsupported("assignment to a local that is not `mut`", &e.range)
+                    }
+                    Place::Local(LocalRef::Binding(i)) => {
+                        if !self.bindings.get(*i).is_some_and(|b| b.mutable) {
+                            return unsupported("assignment to a binding that is not `mut`", &e.range);
+                        }
+                        if !self.written.contains(i) {
+                            self.written.push(*i);
+                        }
+                        self.binding_ty(*i)
+                    }
+                    Place::Local(local) => self.local_ty(*local).map(|t| t.s()),
+                    Place::HostField(i) => {
+                        let Some(f) = self.snippet.fields.get(*i) else {
+                            return unsupported("an unknown field", &e.range);
+                        };
+                        if f.through_ref && !f.mutable_ref {
+                            return unsupported("assignment through a reference that is not `&mut`", &e.range);
+                        }
+                        if !f.through_ref {
+                            if !self.bindings.get(f.binding).is_some_and(|b| b.mutable) {
+                                return unsupported("assignment to a field of a binding that is not `mut`", &e.range);
+                            }
+                            if !self.written.contains(&f.binding) {
+                                self.written.push(f.binding);
+                            }
+                        }
+                        Some(f.ty)
+                    }
+                    // Through a `&mut`: only what it points to is written.
+                    Place::Deref(i) => {
+                        if !self.bindings.get(*i).is_some_and(|b| b.mut_ref) {
+                            return unsupported("assignment through a reference that is not `&mut`", &e.range);
+                        }
+                        self.binding_ty(*i)
+                    }
+                };
+                let place_ty =
+                    place_ty.ok_or(Unsupported { construct: "an unknown place".into(), range: e.range.clone() })?;
+                match op {
+                    Some(op) => self.binary(*op, place_ty, value.s(), &e.range),
+                    None => Ok(()),
+                }
+            }
+            TKind::Block(b) => self.block(b),
+            TKind::If { cond, then, otherwise } => {
+                self.expr(cond)?;
+                self.block(then)?;
+                match otherwise {
+                    Some(o) => self.expr(o),
+                    None => Ok(()),
+                }
+            }
+            TKind::While { label, cond, body } => {
+                self.expr(cond)?;
+                self.in_loop(label, Target::Loop, |c| c.block(body))
+            }
+            TKind::Loop { label, body } => self.in_loop(label, Target::ValueLoop, |c| c.block(body)),
+            TKind::For { label, start, end, body, .. } => {
+                self.expr(start)?;
+                self.expr(end)?;
+                self.in_loop(label, Target::Loop, |c| c.block(body))
+            }
+            TKind::ForSeq { label, body, var, seq } => {
+                // Each element is read in place: a scalar's value, a string's text (not moved out).
+                if self.snippet.locals.get(*var).map(|l| &l.ty) != Some(&seq.elem.read_ty()) {
+                    return unsupported("a `for` over elements taken by value", &e.range);
+                }
+                self.in_loop(label, Target::Loop, |c| c.block(body))
+            }
+            TKind::Break { label, value } => {
+                let Some(target) = self.target(label) else {
+                    return unsupported("`break` outside a loop", &e.range);
+                };
+                if value.is_some() && target == Target::Loop {
+                    return unsupported("`break` with a value out of a `while` or `for`", &e.range);
+                }
+                match value {
+                    Some(v) => self.expr(v),
+                    None => Ok(()),
+                }
+            }
+            TKind::Continue { label } => match self.target(label) {
+                Some(Target::Loop | Target::ValueLoop) => Ok(()),
+                _ => unsupported("`continue` outside a loop", &e.range),
+            },
+            TKind::Return(value) => {
+                if self.in_fn.is_none() {
+                    return unsupported("`return` from the snippet", &e.range);
+                }
+                match value {
+                    Some(v) => self.expr(v),
+                    None => Ok(()),
+                }
+            }
+            TKind::Call { function, args } => {
+                let Some(f) = self.snippet.fns.get(*function) else {
+                    return unsupported("an unknown function", &e.range);
+                };
+                if f.params.len() != args.len() {
+                    return unsupported("a call with the wrong number of arguments", &e.range);
+                }
+                for a in args {
+                    self.expr(a)?;
+                }
+                Ok(())
+            }
+            TKind::HostCall { args, receiver, .. } => {
+                for a in args {
+                    self.expr(a)?;
+                }
+                match receiver {
+                    // `&mut self` on the binding's own value: the host must hand it over writable.
+                    Some(r) if r.mutable && !r.through_ref => {
+                        if !self.bindings.get(r.binding).is_some_and(|b| b.mutable) {
+                            return unsupported("a `&mut self` method on a binding that is not `mut`", &e.range);
+                        }
+                        if !self.written.contains(&r.binding) {
+                            self.written.push(r.binding);
+                        }
+                    }
+                    Some(r) if r.mutable && !self.bindings.get(r.binding).is_some_and(|b| b.mut_ref) => {
+                        return unsupported("a `&mut self` method through a shared reference", &e.range);
+                    }
+                    _ => {}
+                }
+                Ok(())
+            }
+            TKind::SeqLen(_) | TKind::SeqSum(_) => Ok(()),
+            TKind::SeqMethod { seq, name, args, .. } => {
+                for a in args {
+                    self.expr(a)?;
+                }
+                let arg = |i: usize| args.get(i).map(|a| &a.ty);
+                let ok = match seq.elem {
+                    // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
+                    // `String` moves into it, so its buffer stays the snippet's).
+                    Elem::String | Elem::Str | Elem::Struct(_) => match (name, args.len()) {
+                        (SeqMethod::IsEmpty, 0) => e.ty == Ty::Scalar(Scalar::Bool),
+                        (SeqMethod::Join, 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
+                            arg(0) == Some(&Ty::Str) && e.ty == Ty::String
+                        }
+                        // Strings order by their bytes; equal ones are indistinguishable, so stability is moot.
+                        (SeqMethod::Sort | SeqMethod::SortUnstable, 0) => seq.elem == Elem::String,
+                        (SeqMethod::Reverse, 0) => true,
+                        (SeqMethod::First | SeqMethod::Last, 0) => e.ty == Ty::Option(Box::new(seq.elem.read_ty())),
+                        (SeqMethod::Get, 1) => {
+                            arg(0) == Some(&Ty::Scalar(Scalar::Usize))
+                                && e.ty == Ty::Option(Box::new(seq.elem.read_ty()))
+                        }
+                        (SeqMethod::Push, 1) if seq.elem == Elem::String => {
+                            seq.kind == SeqKind::Local
+                                && arg(0) == Some(&Ty::String)
+                                && e.ty == Ty::Scalar(Scalar::Unit)
+                        }
+                        _ => false,
+                    },
+                    Elem::Scalar(s) => Self::scalar_seq_method(*name, args, s, seq.kind, &e.ty),
+                };
+                if !ok {
+                    return unsupported(format!("the sequence method `{name}`"), &e.range);
+                }
+                if name.mutates() {
+                    if !seq.writable {
+                        return unsupported("changing a sequence that is not writable", &e.range);
+                    }
+                    if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+                        self.written.push(seq.binding);
+                    }
+                }
+                Ok(())
+            }
+            TKind::SeqWithClosure { seq, name, closure, descending } => {
+                let item = seq.elem.read_ty();
+                let body = &closure.body;
+                let retain = *name == SeqClosureMethod::Retain;
+                let ret = if retain { Ty::Scalar(Scalar::Bool) } else { body.ty.clone() };
+                self.closure(closure, std::slice::from_ref(&item), &ret, &e.range)?;
+                if !seq.writable || seq.kind == SeqKind::Slice && retain {
+                    return unsupported(format!("`{name}` of a sequence that is not writable"), &e.range);
+                }
+                // The closure's calls run in an order and number of std's choosing (`retain`: each element once,
+                // in order; a sort: as its algorithm compares), and a fault leaves the sequence as std's code left
+                // it: so a closure that may fault runs only where nothing depends on either, `retain` on the
+                // snippet's own vector.
+                let faults_unseen = retain && seq.kind == SeqKind::Local;
+                if !faults_unseen && may_fault(body) {
+                    return unsupported(format!("a `{name}` closure that may fault"), &body.range);
+                }
+                let ok = match name {
+                    // (Removed strings would have to be dropped.)
+                    SeqClosureMethod::Retain => seq.elem.scalar().is_some() && !descending,
+                    SeqClosureMethod::SortByKey
+                    | SeqClosureMethod::SortUnstableByKey
+                    | SeqClosureMethod::SortBy
+                    | SeqClosureMethod::SortUnstableBy => {
+                        let key_ordered = body.ty.scalar().is_some_and(|k| {
+                            k.int_bits().is_some_and(|bits| bits <= 64) || matches!(k, Scalar::Char | Scalar::Bool)
+                        });
+                        // An unstable sort orders equal keys as its algorithm happens to: only equal elements
+                        // may have equal keys (the key is the element itself).
+                        let identity = matches!(
+                            (&closure.params[..], &body.kind),
+                            ([TPat::Bind(p)], TKind::Local(LocalRef::Snippet(l))) if p == l
+                        );
+                        let stable_enough = !name.unstable() || (identity && seq.elem.scalar().is_some());
+                        key_ordered && stable_enough
+                    }
+                };
+                if !ok {
+                    return unsupported(format!("this `{name}`"), &e.range);
+                }
+                if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+                    self.written.push(seq.binding);
+                }
+                Ok(())
+            }
+            TKind::SeqIndex { seq, index } => {
+                self.expr(index)?;
+                // An element of a sequence of strings is read in place (its text), never moved out.
+                if e.ty == seq.elem.read_ty() && index.ty == Ty::Scalar(Scalar::Usize) {
+                    Ok(())
+                } else {
+                    unsupported("an element read as this type", &e.range)
+                }
+            }
+            TKind::SeqStore { seq, index, op, value, .. } => {
+                self.expr(index)?;
+                self.expr(value)?;
+                let Elem::Scalar(elem) = seq.elem else {
+                    return unsupported("assignment into a sequence of strings", &e.range);
+                };
+                if !seq.writable {
+                    return unsupported("assignment into a sequence that is not writable", &e.range);
+                }
+                // A `Vec` binding itself is written (the host must hand it over writable); through a `&mut`
+                // only what it points to is.
+                if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+                    self.written.push(seq.binding);
+                }
+                match op {
+                    Some(op) => self.binary(*op, elem, value.s(), &e.range),
+                    None => Ok(()),
+                }
+            }
+            TKind::Method { name, receiver, args } => {
+                self.expr(receiver)?;
+                for a in args {
+                    self.expr(a)?;
+                }
+                if let Ty::Option(payload) = &receiver.ty {
+                    let arg = |i: usize| args.get(i).map(|a| &a.ty);
+                    let scalar = payload.scalar().is_some();
+                    let ok = match (*name, args.len()) {
+                        (Method::Option(OptionMethod::Unwrap), 0) => e.ty == **payload,
+                        (Method::Option(OptionMethod::UnwrapOrDefault), 0) => scalar && e.ty == **payload,
+                        (Method::Option(OptionMethod::IsSome | OptionMethod::IsNone), 0) => e.s() == Scalar::Bool,
+                        (Method::Option(OptionMethod::UnwrapOr), 1) => arg(0) == Some(&**payload),
+                        (Method::Option(OptionMethod::Or | OptionMethod::Xor), 1) => {
+                            scalar && arg(0) == Some(&receiver.ty)
+                        }
+                        _ => false,
+                    };
+                    return if ok {
+                        Ok(())
+                    } else {
+                        unsupported(format!("the method `{name}` of an `Option`"), &e.range)
+                    };
+                }
+                let t = receiver.s();
+                let arg = |i: usize| args.get(i).map(|a| a.s());
+                let ok = match (*name, args.len()) {
+                    (Method::Checked(CheckedMethod::ToDigit), _) => {
+                        // A literal radix in 2..=36: the radix assertion (whose message varies across toolchains)
+                        // cannot fire.
+                        let literal_radix = matches!(args.first().map(|a| &a.kind), Some(TKind::Lit(Lit::Int(2..=36))));
+                        t == Scalar::Char
+                            && arg(0) == Some(Scalar::U32)
+                            && literal_radix
+                            && e.ty == Ty::option(Scalar::U32)
+                    }
+                    (Method::Checked(_), _) => e.ty == Ty::option(t) && t.is_int() && arg(0) == Some(t),
+                    (Method::Option(_), _) => false,
+                    (Method::Char(m), 0) => {
+                        t == Scalar::Char && e.ty == Ty::Scalar(if m.maps() { Scalar::Char } else { Scalar::Bool })
+                    }
+                    (Method::Char(_), _) => false,
+                    (Method::Scalar(m), n) => {
+                        use ScalarMethod::*;
+                        match (m, n) {
+                            (Abs | Signum, 0) => t.is_signed() || t.is_float(),
+                            (IsPositive | IsNegative, 0) => t.is_signed(),
+                            (CountOnes, 0) => t.is_int(),
+                            (Sqrt | Floor | Ceil, 0) => t.is_float(),
+                            (Pow, 1) => t.is_int() && arg(0) == Some(Scalar::U32),
+                            (Min | Max, 1) => (t.is_int() || t.is_float()) && arg(0) == Some(t),
+                            (WrappingAdd | WrappingSub | WrappingMul, 1) => t.is_int() && arg(0) == Some(t),
+                            (SaturatingAdd | SaturatingSub | SaturatingMul | AbsDiff, 1) => {
+                                t.is_int() && arg(0) == Some(t)
+                            }
+                            (WrappingNeg | LeadingZeros | TrailingZeros | CountZeros, 0) => t.is_int(),
+                            (UnsignedAbs, 0) => t.is_signed() && t.is_int(),
+                            (IsPowerOfTwo, 0) => t.is_int() && !t.is_signed(),
+                            (Trunc, 0) => t.is_float(),
+                            (Powi, 1) => t.is_float() && arg(0) == Some(Scalar::I32),
+                            _ => false,
+                        }
+                    }
+                };
+                if ok {
+                    Ok(())
+                } else if matches!(name, Method::Checked(_)) {
+                    unsupported(format!("the method `{name}`"), &e.range)
+                } else {
+                    unsupported(format!("the method `{name}` on `{t:?}`"), &e.range)
+                }
+            }
+            TKind::Some(inner) => {
+                self.expr(inner)?;
+                match &e.ty {
+                    Ty::Option(p) if p.scalar().is_some() && inner.ty == **p => Ok(()),
+                    _ => unsupported("`Some` of this type", &e.range),
+                }
+            }
+            TKind::None => match e.ty {
+                Ty::Option(_) => Ok(()),
+                _ => unsupported("`None` of this type", &e.range),
+            },
+            TKind::Tuple(elems) => {
+                for x in elems {
+                    self.expr(x)?;
+                }
+                let parts: Vec<Ty> = elems.iter().map(|x| x.ty.clone()).collect();
+                // Tuples the snippet writes hold scalars only (borrows in them are `enumerate`'s items).
+                match &e.ty {
+                    Ty::Tuple(ps) if *ps == parts && ps.iter().all(|p| p.scalar().is_some()) => Ok(()),
+                    _ => unsupported("a tuple of this type", &e.range),
+                }
+            }
+            TKind::Field(base, index) => {
+                self.expr(base)?;
+                match &base.ty {
+                    Ty::Tuple(ps) if ps.get(*index) == Some(&e.ty) => Ok(()),
+                    _ => unsupported("a field of this type", &e.range),
+                }
+            }
+            TKind::Match { scrutinee, arms } => {
+                self.expr(scrutinee)?;
+                if arms.is_empty() {
+                    return unsupported("a `match` without arms", &e.range);
+                }
+                for Arm { pat, guard, body } in arms {
+                    self.pat(pat, &scrutinee.ty, &body.range)?;
+                    if let Some(g) = guard {
+                        self.expr(g)?;
+                        if g.ty != Ty::Scalar(Scalar::Bool) {
+                            return unsupported("a guard that is not a `bool`", &g.range);
+                        }
+                    }
+                    self.expr(body)?;
+                }
+                Ok(())
+            }
+            TKind::OptionClosure { method, receiver, param, body } => {
+                self.expr(receiver)?;
+                let Ty::Option(payload) = &receiver.ty else {
+                    return unsupported("a closure method of something other than an `Option`", &e.range);
+                };
+                let takes_payload = *method != OptionClosureMethod::UnwrapOrElse;
+                match (param, takes_payload) {
+                    (Some(p), true) => self.pat(p, payload, &e.range)?,
+                    (None, false) => {}
+                    _ => return unsupported("a closure with the wrong parameters", &e.range),
+                }
+                self.closure_body(body)?;
+                let ok = match method {
+                    OptionClosureMethod::Map => {
+                        matches!((&e.ty, &body.ty), (Ty::Option(r), Ty::Scalar(_)) if **r == body.ty)
+                    }
+                    OptionClosureMethod::AndThen => body.ty == e.ty && matches!(e.ty, Ty::Option(_)),
+                    OptionClosureMethod::Filter => body.ty == Ty::Scalar(Scalar::Bool) && e.ty == receiver.ty,
+                    OptionClosureMethod::IsSomeAnd | OptionClosureMethod::IsNoneOr => {
+                        body.ty == Ty::Scalar(Scalar::Bool) && e.s() == Scalar::Bool
+                    }
+                    OptionClosureMethod::UnwrapOrElse => {
+                        payload.scalar().is_some() && body.ty == **payload && e.ty == body.ty
+                    }
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported(format!("`{method}` with this closure"), &e.range)
+                }
+            }
+            TKind::Panic { receiver, .. } => match receiver {
+                Some(r) => {
+                    self.expr(r)?;
+                    match r.ty {
+                        Ty::Option(ref p) if e.ty == **p => Ok(()),
+                        _ => unsupported("`expect` on this type", &e.range),
+                    }
+                }
+                None => Ok(()),
+            },
+            TKind::Consume { chain, sink } => {
+                let item = self.chain(chain)?;
+                let s = item.scalar();
+                let ordered =
+                    |s: Option<Scalar>| s.is_some_and(|s| s.is_int() || s == Scalar::Char || s == Scalar::Bool);
+                // `Option<item>` of an item the sink keeps: a scalar, or text or a host struct read in place.
+                let option_of_item = item.in_place() && e.ty == Ty::Option(Box::new(item.clone()));
+                let ok = match sink {
+                    // Integer sums and products only (a float sum's start value differs between toolchains).
+                    Sink::Sum { .. } | Sink::Product { .. } => {
+                        s.is_some_and(|s| s.is_int() || s.is_float()) && e.ty == item
+                    }
+                    Sink::Count => e.ty == Ty::Scalar(Scalar::Usize),
+                    Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::option(s.unwrap_or(Scalar::Never)),
+                    Sink::Last | Sink::Next => option_of_item,
+                    Sink::Any(c) | Sink::All(c) => {
+                        self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
+                        e.ty == Ty::Scalar(Scalar::Bool)
+                    }
+                    Sink::Position(c) => {
+                        self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
+                        e.ty == Ty::option(Scalar::Usize)
+                    }
+                    Sink::Find(c) => {
+                        self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
+                        option_of_item
+                    }
+                    Sink::MaxByKey(c) | Sink::MinByKey(c) => {
+                        self.closure(c, std::slice::from_ref(&item), &c.body.ty, &e.range)?;
+                        ordered(c.body.ty.scalar()) && option_of_item
+                    }
+                    Sink::Fold { init, closure } => {
+                        self.expr(init)?;
+                        self.closure(closure, &[e.ty.clone(), item.clone()], &e.ty, &e.range)?;
+                        init.ty == e.ty
+                            && (matches!(e.ty, Ty::Scalar(_) | Ty::Option(_))
+                                || matches!(&e.ty, Ty::Tuple(ps) if ps.iter().all(|p| p.scalar().is_some())))
+                            && !matches!(e.ty, Ty::Scalar(Scalar::Unit | Scalar::Never))
+                    }
+                    Sink::Collect { .. } => {
+                        (s.is_some_and(|s| !matches!(s, Scalar::Unit | Scalar::Never))
+                            && e.ty == Ty::Vec(Elem::Scalar(s.unwrap_or(Scalar::Never))))
+                            || (s == Some(Scalar::Char) && e.ty == Ty::String)
+                            || (item == Ty::String && e.ty == Ty::Vec(Elem::String))
+                            // Borrowed text (`split(..).collect()`): rustc's borrow check judges the references.
+                            || (item == Ty::Str && e.ty == Ty::Vec(Elem::Str))
+                            // Into a set of scalars or text (borrowed text: rustc judges the references).
+                            || (e.ty.is_set() && matches!(&e.ty, Ty::Map { key, .. } if **key == item))
+                    }
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this use of an iterator", &e.range)
+                }
+            }
+            TKind::ForIter { label, pat, chain, body } => {
+                let item = self.chain(chain)?;
+                self.pat(pat, &item, &e.range)?;
+                self.in_loop(label, Target::Loop, |c| c.block(body))
+            }
+            TKind::TextOf(seq) => {
+                if e.ty == Ty::Str && seq.elem == Elem::Scalar(Scalar::U8) {
+                    Ok(())
+                } else {
+                    unsupported("text of this type", &e.range)
+                }
+            }
+            TKind::TextMethod { name, receiver, args } => {
+                self.expr(receiver)?;
+                for a in args {
+                    self.expr(a)?;
+                }
+                let text = |t: &Ty| matches!(t, Ty::Str | Ty::String);
+                let ok = text(&receiver.ty)
+                    && match (*name, args.as_slice()) {
+                        (TextMethod::Len, []) => e.ty == Ty::Scalar(Scalar::Usize),
+                        (TextMethod::IsEmpty, []) => e.ty == Ty::Scalar(Scalar::Bool),
+                        (TextMethod::ToString | TextMethod::ToOwned | TextMethod::Clone | TextMethod::Into, []) => {
+                            text(&e.ty)
+                        }
+                        (TextMethod::AsStr | TextMethod::Trim | TextMethod::TrimStart | TextMethod::TrimEnd, []) => {
+                            e.ty == Ty::Str
+                        }
+                        (TextMethod::Slice, [a, b]) => {
+                            a.ty == Ty::Scalar(Scalar::Usize) && b.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::Str
+                        }
+                        (TextMethod::SliceFrom | TextMethod::SliceTo, [a]) => {
+                            a.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::Str
+                        }
+                        (TextMethod::SliceAll, []) => e.ty == Ty::Str,
+                        // `trim_matches` of a `char` only (a text pattern cannot search from both ends: E0277).
+                        (TextMethod::TrimMatches, [pattern]) => {
+                            pattern.ty == Ty::Scalar(Scalar::Char) && e.ty == Ty::Str
+                        }
+                        (TextMethod::TrimStartMatches | TextMethod::TrimEndMatches, [pattern]) => {
+                            matches!(pattern.ty, Ty::Scalar(Scalar::Char) | Ty::Str) && e.ty == Ty::Str
+                        }
+                        (TextMethod::ToUppercase | TextMethod::ToLowercase, []) => e.ty == Ty::String,
+                        (TextMethod::Repeat, [n]) => n.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::String,
+                        (TextMethod::Contains | TextMethod::StartsWith | TextMethod::EndsWith, [pattern]) => {
+                            (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char))
+                                && e.ty == Ty::Scalar(Scalar::Bool)
+                        }
+                        (TextMethod::Eq | TextMethod::Ne, [other]) => {
+                            text(&other.ty) && e.ty == Ty::Scalar(Scalar::Bool)
+                        }
+                        _ => false,
+                    };
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported(format!("the text method `{name}`"), &e.range)
+                }
+            }
+            TKind::StringPush { seq, value, .. } => {
+                self.expr(value)?;
+                if !seq.writable || seq.kind == SeqKind::Slice || seq.elem != Elem::Scalar(Scalar::U8) {
+                    return unsupported("changing text that is not writable", &e.range);
+                }
+                if !matches!(value.ty, Ty::Str | Ty::String | Ty::Scalar(Scalar::Char)) {
+                    return unsupported("appending something other than text", &e.range);
+                }
+                if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+                    self.written.push(seq.binding);
+                }
+                Ok(())
+            }
+            TKind::Concat { left, right, .. } => {
+                self.expr(left)?;
+                self.expr(right)?;
+                if left.ty == Ty::String && matches!(right.ty, Ty::Str | Ty::String) && e.ty == Ty::String {
+                    Ok(())
+                } else {
+                    unsupported("`+` of these types", &e.range)
+                }
+            }
+            TKind::Format(pieces) | TKind::Print { pieces, .. } => {
+                let want = if matches!(e.kind, TKind::Format(_)) { Ty::String } else { Ty::Scalar(Scalar::Unit) };
+                if e.ty != want {
+                    return unsupported("a formatting macro of this type", &e.range);
+                }
+                for p in pieces {
+                    let lacuna_ir::FmtPiece::Arg { value, spec } = p else { continue };
+                    self.expr(value)?;
+                    use lacuna_ir::FmtTrait;
+                    let ok = match (&value.ty, spec.trait_) {
+                        (Ty::Scalar(s), FmtTrait::Display | FmtTrait::Debug) => {
+                            !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128)
+                        }
+                        (
+                            Ty::Scalar(s),
+                            FmtTrait::LowerHex | FmtTrait::UpperHex | FmtTrait::Binary | FmtTrait::Octal,
+                        ) => s.is_int(),
+                        (Ty::Scalar(s), FmtTrait::LowerExp | FmtTrait::UpperExp) => s.is_int() || s.is_float(),
+                        (Ty::Str | Ty::String, FmtTrait::Display | FmtTrait::Debug) => true,
+                        // A host struct formats itself (the host's shim); only `{}`, `{:?}` and `{:#?}`.
+                        (Ty::Struct(_) | Ty::StructRef(_), FmtTrait::Display | FmtTrait::Debug) => {
+                            let plain = lacuna_ir::FmtSpec {
+                                alternate: spec.alternate,
+                                trait_: spec.trait_,
+                                ..Default::default()
+                            };
+                            *spec == plain
+                        }
+                        _ => false,
+                    };
+                    if !ok {
+                        return unsupported(format!("formatting a `{}` this way", value.ty.name()), &value.range);
+                    }
+                }
+                Ok(())
+            }
+            TKind::TryConvert { value, target, then, .. } => {
+                self.expr(value)?;
+                if let ParseThen::UnwrapOr(v) = then {
+                    self.expr(v)?;
+                }
+                let int = |s: Scalar| s.int_bits().is_some_and(|b| b <= 64);
+                let ok = value.ty.scalar().is_some_and(int) && int(*target) && consumer_fits(then, *target, &e.ty);
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this use of `try_from`", &e.range)
+                }
+            }
+            TKind::Parse { text, target, then, .. } => {
+                self.expr(text)?;
+                if let ParseThen::UnwrapOr(v) = then {
+                    self.expr(v)?;
+                }
+                let ok = matches!(text.ty, Ty::Str | Ty::String)
+                    && !matches!(target, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)
+                    && consumer_fits(then, *target, &e.ty);
+                if ok {
+                    Ok(())
+                } else {
+                    unsupported("this use of `parse`", &e.range)
+                }
+            }
+            TKind::SeqClone(seq) => {
+                // (Copying strings one by one is not in the subset yet.)
+                if e.ty == Ty::Vec(seq.elem) && seq.elem.scalar().is_some() {
+                    Ok(())
+                } else {
+                    unsupported("a copy of a sequence to this type", &e.range)
+                }
+            }
+            TKind::VecRepeat { value, count } => {
+                self.expr(value)?;
+                self.expr(count)?;
+                match (&e.ty, &value.ty) {
+                    (Ty::Vec(Elem::Scalar(s)), Ty::Scalar(v)) if s == v && count.ty == Ty::Scalar(Scalar::Usize) => {
+                        Ok(())
+                    }
+                    _ => unsupported("a vector of this type", &e.range),
+                }
+            }
+            TKind::VecLit(elems) => {
+                for x in elems {
+                    self.expr(x)?;
+                }
+                // Strings are moved into the vector.
+                match e.ty {
+                    Ty::Vec(elem)
+                        if elems.iter().all(|x| Some(&x.ty) == elem.owned_ty().as_ref())
+                            && !matches!(elem, Elem::Scalar(Scalar::Unit | Scalar::Never)) =>
+                    {
+                        Ok(())
+                    }
+                    _ => unsupported("a vector of this type", &e.range),
+                }
+            }
+        }
+    }
+
+    /// An iterator's source: its items' type.
+    pub(crate) fn source(&mut self, source: &IterSource, range: &std::ops::Range<usize>) -> Result<Ty, Unsupported> {
+        Ok(match source {
+            IterSource::Range { start, end, .. } => {
+                self.expr(start)?;
+                if let Some(end) = end {
+                    self.expr(end)?;
+                    if end.ty != start.ty {
+                        return unsupported("a range with ends of two types", range);
+                    }
+                }
+                if !start.s().is_int() {
+                    return unsupported("a range of non-integers", range);
+                }
+                start.ty.clone()
+            }
+            IterSource::Seq(seq) => seq.elem.read_ty(),
+            IterSource::Chars(text) => {
+                self.expr(text)?;
+                if !matches!(text.ty, Ty::Str | Ty::String) {
+                    return unsupported("`chars` of something other than text", range);
+                }
+                Ty::Scalar(Scalar::Char)
+            }
+            IterSource::Pieces { text, how } => {
+                self.expr(text)?;
+                if !matches!(text.ty, Ty::Str | Ty::String) {
+                    return unsupported("pieces of something other than text", range);
+                }
+                if let Pieces::Split(pattern) = how {
+                    self.expr(pattern)?;
+                    if !matches!(pattern.ty, Ty::Str | Ty::Scalar(Scalar::Char)) {
+                        return unsupported("a `split` pattern of this type", range);
+                    }
+                }
+                Ty::Str
+            }
+            IterSource::Chain { first, second, .. } => {
+                let (a, b) = (self.source(first, range)?, self.source(second, range)?);
+                let simple = |s: &IterSource| matches!(s, IterSource::Range { .. } | IterSource::Seq(_));
+                if a != b || !simple(first) || !simple(second) {
+                    return unsupported("a `chain` of these iterators", range);
+                }
+                a
+            }
+        })
+    }
+
+    /// An iterator chain: its items' type.
+    pub(crate) fn chain(&mut self, chain: &IterChain) -> Result<Ty, Unsupported> {
+        let range = &chain.range;
+        let mut item = self.source(&chain.source, range)?;
+        for (stage, ty) in &chain.stages {
+            let bool_ty = Ty::Scalar(Scalar::Bool);
+            let next = match stage {
+                Stage::Map(c) => {
+                    self.closure(c, &[item.clone()], &c.body.ty, range)?;
+                    c.body.ty.clone()
+                }
+                Stage::Filter(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
+                    self.closure(c, &[item.clone()], &bool_ty, range)?;
+                    item.clone()
+                }
+                Stage::FilterMap(c) => match c.body.ty.option_scalar() {
+                    Some(s) => {
+                        self.closure(c, &[item.clone()], &c.body.ty, range)?;
+                        Ty::Scalar(s)
+                    }
+                    _ => return unsupported("a `filter_map` closure that does not return an `Option`", range),
+                },
+                Stage::Enumerate if item.in_place() => Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item.clone()]),
+                Stage::Enumerate => return unsupported("`enumerate` of an aggregate", range),
+                Stage::Rev => item.clone(),
+                Stage::Zip(other) => {
+                    let other_item = self.source(other, range)?;
+                    let simple = matches!(**other, IterSource::Range { .. } | IterSource::Seq(_));
+                    if !simple || !item.in_place() || !other_item.in_place() {
+                        return unsupported("a `zip` of these iterators", range);
+                    }
+                    Ty::Tuple(vec![item.clone(), other_item])
+                }
+                Stage::Take(n) | Stage::Skip(n) => {
+                    self.expr(n)?;
+                    if n.ty != Ty::Scalar(Scalar::Usize) {
+                        return unsupported("a count that is not a `usize`", range);
+                    }
+                    item.clone()
+                }
+            };
+            // Items are scalars, pairs of them, text read in place (a string element) or new strings (which a
+            // sink moves or the run's heap frees).
+            let fits = match &next {
+                Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
+                Ty::Tuple(parts) => parts.len() == 2,
+                Ty::Str | Ty::String | Ty::StructRef(_) => true,
+                Ty::Option(_) | Ty::Vec(_) | Ty::Struct(_) | Ty::Map { .. } => false,
+            };
+            if &next != ty || !fits {
+                return unsupported(format!("iterator items of type `{}`", next.name()), range);
+            }
+            item = next;
+        }
+        Ok(item)
+    }
+
+    /// A closure written in place, called with arguments of types `args`, returning `ret`.
+    pub(crate) fn closure(
+        &mut self,
+        c: &Closure,
+        args: &[Ty],
+        ret: &Ty,
+        range: &std::ops::Range<usize>,
+    ) -> Result<(), Unsupported> {
+        if c.params.len() != args.len() {
+            return unsupported("a closure with the wrong number of parameters", range);
+        }
+        for (p, ty) in c.params.iter().zip(args) {
+            self.pat(p, ty, range)?;
+        }
+        self.closure_body(&c.body)?;
+        if &c.body.ty != ret && c.body.ty != Ty::Scalar(Scalar::Never) {
+            return unsupported("a closure of an unexpected type", range);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn binary(
+        &self,
+        op: BinOp,
+        l: Scalar,
+        r: Scalar,
+        range: &std::ops::Range<usize>,
+    ) -> Result<(), Unsupported> {
+        use BinOp::*;
+        let ok = match op {
+            Add | Sub | Mul | Div | Rem => l == r && (l.is_int() || l.is_float()),
+            BitAnd | BitOr | BitXor => l == r && (l.is_int() || l == Scalar::Bool),
+            Shl | Shr => l.is_int() && r.is_int(),
+            Eq | Ne | Lt | Le | Gt | Ge => l == r && l != Scalar::Unit && l != Scalar::Never,
+            And | Or => l == Scalar::Bool && r == Scalar::Bool,
+        };
+        if ok {
+            Ok(())
+        } else {
+            unsupported(format!("`{op:?}` on `{l:?}` and `{r:?}`"), range)
+        }
+    }
+}
+
+/// The pattern binds a name somewhere.
+pub(crate) fn binds(pat: &TPat) -> bool {
+    match pat {
+        TPat::Bind(_) => true,
+        TPat::Variant { fields, .. } => fields.iter().any(|(_, _, p)| binds(p)),
+        TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().any(binds),
+        TPat::Some(p) => binds(p),
+        _ => false,
+    }
+}
+
+/// The pattern matches every value of its type.
+pub(crate) fn irrefutable(pat: &TPat) -> bool {
+    match pat {
+        TPat::Wild | TPat::Bind(_) => true,
+        TPat::Tuple(ps) => ps.iter().all(irrefutable),
+        TPat::Or(ps) => ps.iter().any(irrefutable),
+        _ => false,
+    }
+}
+
+/// What consumes a `Result<target, _>` made in place (`parse`, `try_from`) gives a value of type `ty`.
+pub(crate) fn consumer_fits(then: &ParseThen, target: Scalar, ty: &Ty) -> bool {
+    let value = Ty::Scalar(target);
+    match then {
+        ParseThen::Unwrap | ParseThen::Expect(_) | ParseThen::UnwrapOrDefault => *ty == value,
+        ParseThen::UnwrapOr(v) => v.ty == value && *ty == value,
+        ParseThen::Ok => *ty == Ty::option(target),
+        ParseThen::IsOk | ParseThen::IsErr => *ty == Ty::Scalar(Scalar::Bool),
+    }
+}
+
+/// The snippet locals a pattern binds.
+pub(crate) fn bound_locals(pat: &TPat, out: &mut Vec<usize>) {
+    match pat {
+        TPat::Bind(l) => out.push(*l),
+        TPat::Variant { fields, .. } => fields.iter().for_each(|(_, _, p)| bound_locals(p, out)),
+        TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| bound_locals(p, out)),
+        TPat::Some(p) => bound_locals(p, out),
+        _ => {}
+    }
+}
