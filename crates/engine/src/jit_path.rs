@@ -6,7 +6,7 @@ use lacuna_checker::{normalize, Checker, Verdict};
 use crate::abi::*;
 use crate::failure::{HoleFailure, Resource};
 use crate::options::*;
-use crate::runner::*;
+use crate::site::*;
 
 /// A snippet compiled by Cranelift, with its (normalized) text for fault positions.
 pub(crate) struct JitArtifact {

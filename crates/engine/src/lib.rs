@@ -25,6 +25,7 @@ mod options;
 mod report;
 mod runner;
 pub mod rustc_path;
+mod site;
 
 pub use lacuna_hole::{
     Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Proposal, SnippetSource,
@@ -60,4 +61,9 @@ impl ExecError {
     pub(crate) fn unsupported(detail: impl Into<String>) -> ExecError {
         ExecError::Unsupported { detail: detail.into() }
     }
+}
+
+/// Milliseconds since `started`, to the microsecond.
+pub(crate) fn ms(started: std::time::Instant) -> f64 {
+    (started.elapsed().as_secs_f64() * 1e6).round() / 1e3
 }

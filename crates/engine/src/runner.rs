@@ -5,19 +5,21 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use lacuna_checker::{normalize, Checker, PreparedHost, Verdict};
+use lacuna_checker::{normalize, Checker, Verdict};
 
 use crate::abi::*;
 use crate::failure::HoleFailure;
 use crate::jit_path::*;
 use crate::load::*;
+use crate::ms;
 use crate::nested::*;
 use crate::options::*;
 use crate::report::*;
 use crate::rustc_path::build::Builder;
 use crate::rustc_path::instrument::{instrument, SitePlan};
-use crate::rustc_path::snippet::NestedHole;
+use crate::rustc_path::snippet::{nested_table, NestedHole};
 use crate::rustc_path::*;
+use crate::site::*;
 use crate::ExecError;
 use lacuna_hole::{
     Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, SnippetSource as Source,
@@ -82,28 +84,6 @@ pub(crate) struct SnippetState {
     pub(crate) nests: bool,
     /// For an accepted snippet with holes of its own: the program with the snippet filled in, where they live.
     pub(crate) filled: Option<Arc<Filled>>,
-}
-
-/// Where a hole site lives: the program its snippets are checked against (the host, or for a hole written inside
-/// a snippet, the program with that snippet filled in), the hole's index there, and its binding table.
-pub(crate) struct SiteHome {
-    pub(crate) prepared: Arc<PreparedHost>,
-    pub(crate) index: usize,
-    pub(crate) plan: SitePlan,
-    pub(crate) signatures: Arc<Vec<String>>,
-    pub(crate) parent: Option<Parent>,
-    /// How many snippets the hole is written inside (0 for the host's holes).
-    pub(crate) level: u32,
-}
-
-/// The snippet a hole was written in.
-pub(crate) struct Parent {
-    pub(crate) site: u32,
-    pub(crate) snippet: String,
-    /// The instantiation (type arguments) of the snippet's library the hole's entry goes into.
-    pub(crate) types: String,
-    /// Where the snippet starts in the filled program.
-    pub(crate) snippet_start: usize,
 }
 
 impl Engine {
@@ -657,7 +637,7 @@ impl Shared {
                     .and_then(|uses| job(uses, parent, nested).build())
             }
         };
-        let (artifact, lower_ms, compile_ms) = load_artifact(built?, artifacts, self)?;
+        let (artifact, lower_ms, compile_ms) = load_artifact(built?, artifacts, hook, (self as *const Shared).cast())?;
         record.timings_ms.lower += lower_ms;
         record.timings_ms.compile += compile_ms;
         let runnable = Runnable::Rustc(artifact);
@@ -767,6 +747,60 @@ pub(crate) fn stack_limit() -> (usize, usize) {
     }
 }
 
-pub(crate) fn ms(started: Instant) -> f64 {
-    (started.elapsed().as_secs_f64() * 1e6).round() / 1e3
+/// Gives the holes inside `snippet` (at `site`, instantiation `types`) site ids and registers them with the run.
+pub(crate) fn register_nested(
+    run: &mut CurrentRun,
+    site: u32,
+    snippet: &str,
+    types: &str,
+    home: &SiteHome,
+    filled: &Filled,
+) -> Vec<NestedHole> {
+    let start = filled.snippet.start;
+    let first_line = filled.prepared.host.text[..start].matches('\n').count() as u32 + 1;
+    let relative = |r: &std::ops::Range<usize>| r.start - start..r.end - start;
+    let mut nested = Vec::with_capacity(filled.holes.len());
+    for &index in &filled.holes {
+        let id = run.next_site;
+        run.next_site += 1;
+        let hole = &filled.prepared.host.holes[index];
+        let inner = &filled.instrumented.sites[index];
+        let table = nested_table(&home.plan, inner.bindings(), &inner.modes, filled.snippet.clone());
+        let plan = SitePlan { site: id, scope: inner.scope.clone(), modes: table.iter().map(|e| e.mode).collect() };
+        nested.push(NestedHole {
+            site: id,
+            range: relative(&hole.range),
+            task: hole.task_range.as_ref().map(relative),
+            ty: filled.prepared.glue_type(index).map(str::to_owned),
+            type_params: inner.scope.as_ref().map(|s| s.type_params.clone()).unwrap_or_default(),
+            table,
+        });
+        let home = Arc::new(SiteHome {
+            prepared: filled.prepared.clone(),
+            index,
+            plan,
+            signatures: filled.signatures.clone(),
+            parent: Some(Parent { site, snippet: snippet.to_owned(), types: types.to_owned(), snippet_start: start }),
+            level: home.level + 1,
+        });
+        let report = SiteReport::new(id, Some(site), hole.line.saturating_sub(first_line) + 1, hole.task.clone());
+        run.sites.insert(id, SiteState { report, home, snippets: HashMap::new() });
+    }
+    nested
+}
+
+/// The compiled snippet a hole written inside a snippet is in (its library is the base of theirs).
+pub(crate) fn parent_artifact(
+    sites: &BTreeMap<u32, SiteState>,
+    home: &SiteHome,
+) -> Result<Option<Arc<Artifact>>, HoleFailure> {
+    let Some(parent) = &home.parent else { return Ok(None) };
+    let runnable = sites
+        .get(&parent.site)
+        .and_then(|s| s.snippets.get(&parent.snippet))
+        .and_then(|s| s.artifacts.get(&parent.types));
+    match runnable {
+        Some(Runnable::Rustc(artifact)) => Ok(Some(artifact.clone())),
+        _ => Err(HoleFailure::runtime("the snippet this hole was written in is not loaded (a Lacuna bug)")),
+    }
 }

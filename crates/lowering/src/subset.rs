@@ -1,11 +1,19 @@
 //! The subset's own rules: what codegen implements, at the types it implements them for. [`Check`] walks the
 //! snippet once and says where it leaves the subset.
 
+mod control;
+mod iter;
+mod map;
+mod methods;
+mod seq;
+mod structs;
+mod text;
+
 use lacuna_ir::Binding;
 use lacuna_ir::{
     Arm, BinOp, CheckedMethod, Closure, Elem, IterChain, IterSource, Lit, LocalRef, MapMethod, Method,
-    OptionClosureMethod, OptionMethod, ParseThen, Pieces, Place, Scalar, ScalarMethod, SeqClosureMethod, SeqKind,
-    SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod, Ty, TypedSnippet, UnOp,
+    OptionClosureMethod, OptionMethod, ParseThen, Pieces, Place, Scalar, ScalarMethod, SelfArg, Seq, SeqClosureMethod,
+    SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod, Ty, TypedSnippet, UnOp,
 };
 
 use crate::scan::*;
@@ -235,110 +243,13 @@ impl Check<'_> {
                     _ => unsupported("this `clone`", &e.range),
                 }
             }
-            TKind::StructLit { id, fields, base } => {
-                if let Some(b) = base {
-                    self.expr(b)?;
-                    // The base's box is reused: a new struct of this type, not a local's (partial moves).
-                    if b.ty != Ty::Struct(*id) || matches!(b.kind, TKind::Local(_)) {
-                        return unsupported("this `..base`", &b.range);
-                    }
-                }
-                for (_, value) in fields {
-                    self.expr(value)?;
-                    // Over a base, only scalars replace fields (a replaced `String` would need dropping).
-                    let fits = match &value.ty {
-                        Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
-                        ty => *ty == Ty::String && base.is_none(),
-                    };
-                    if !fits {
-                        return unsupported(
-                            format!("a field of type `{}` in a literal", value.ty.name()),
-                            &value.range,
-                        );
-                    }
-                }
-                if e.ty == Ty::Struct(*id) {
-                    Ok(())
-                } else {
-                    unsupported("this struct literal", &e.range)
-                }
-            }
+            TKind::StructLit { id, fields, base } => self.struct_literal(e, id, fields, base),
             TKind::MapNew => match e.ty {
                 Ty::Map { .. } => Ok(()),
                 _ => unsupported("a map of this type", &e.range),
             },
-            TKind::MapMethod { map, name, args, .. } => {
-                for a in args {
-                    self.expr(a)?;
-                }
-                let Some((key, value, mutable)) = self.map_local(*map) else {
-                    return unsupported("a method of something other than a map", &e.range);
-                };
-                let value = Ty::Scalar(*value);
-                let arg = |i: usize| args.get(i).map(|a| &a.ty);
-                // A key read in place: text for a text-keyed map.
-                let key_ref = |t: Option<&Ty>| match key {
-                    Ty::String | Ty::Str => t == Some(&Ty::Str),
-                    k => t == Some(k),
-                };
-                let set = value == Ty::Scalar(Scalar::Unit);
-                let bool_ty = Ty::Scalar(Scalar::Bool);
-                let fits = match name {
-                    MapMethod::Len => e.ty == Ty::Scalar(Scalar::Usize),
-                    MapMethod::IsEmpty => e.ty == bool_ty,
-                    // A set's: whether the key was there (`contains`, `remove`) or was not (`insert`).
-                    MapMethod::Contains | MapMethod::Remove if set => {
-                        args.len() == 1 && key_ref(arg(0)) && e.ty == bool_ty
-                    }
-                    MapMethod::Insert if set => args.len() == 1 && arg(0) == Some(key) && e.ty == bool_ty,
-                    _ if set => false,
-                    MapMethod::Get | MapMethod::Remove => key_ref(arg(0)) && e.ty == Ty::option(value.s()),
-                    MapMethod::ContainsKey => key_ref(arg(0)) && e.ty == Ty::Scalar(Scalar::Bool),
-                    MapMethod::Index => key_ref(arg(0)) && e.ty == value,
-                    MapMethod::Insert => {
-                        arg(0) == Some(key)
-                            && arg(1) == Some(&value)
-                            && (e.ty == Ty::option(value.s()) || e.ty == Ty::Scalar(Scalar::Unit))
-                    }
-                    MapMethod::Contains => false,
-                };
-                if name.mutates() && !mutable {
-                    return unsupported("a map changed through a binding that is not `mut`", &e.range);
-                }
-                if fits {
-                    Ok(())
-                } else {
-                    unsupported(format!("the map method `{name}` here"), &e.range)
-                }
-            }
-            TKind::MapUpdate { map, key: k, default, op, value: v } => {
-                self.expr(v)?;
-                self.expr(k)?;
-                if let Some(d) = default {
-                    self.expr(d)?;
-                }
-                let Some((key, value, mutable)) = self.map_local(*map) else {
-                    return unsupported("an entry of something other than a map", &e.range);
-                };
-                let value = Ty::Scalar(*value);
-                let op_fits = match op {
-                    None => true,
-                    Some(BinOp::Add | BinOp::Sub | BinOp::Mul) => value.s().is_int() || value.s().is_float(),
-                    Some(_) => false,
-                };
-                let fits = value != Ty::Scalar(Scalar::Unit)
-                    && k.ty == *key
-                    && default.as_ref().is_none_or(|d| d.ty == value)
-                    && v.ty == value
-                    && op_fits
-                    && e.ty == Ty::Scalar(Scalar::Unit)
-                    && mutable;
-                if fits {
-                    Ok(())
-                } else {
-                    unsupported("this change of a map entry", &e.range)
-                }
-            }
+            TKind::MapMethod { map, name, args, .. } => self.map_method(e, map, name, args),
+            TKind::MapUpdate { map, key: k, default, op, value: v } => self.map_update(e, map, k, default, op, v),
             TKind::StructEq { left, right, .. } => {
                 self.expr(left)?;
                 self.expr(right)?;
@@ -359,20 +270,7 @@ impl Check<'_> {
                 Some(f) if e.ty == Ty::Scalar(f.ty) && self.binding_ty(f.binding).is_some() => Ok(()),
                 _ => unsupported("an unknown field", &e.range),
             },
-            TKind::RefField { base, .. } => {
-                self.expr(base)?;
-                // A scalar field's value, or a `String` field's text read in place (never moved out).
-                let ok = matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_))
-                    && match &e.ty {
-                        Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
-                        ty => *ty == Ty::Str,
-                    };
-                if ok {
-                    Ok(())
-                } else {
-                    unsupported(format!("a field of type `{}` read through a reference", e.ty.name()), &e.range)
-                }
-            }
+            TKind::RefField { base, .. } => self.ref_field(e, base),
             TKind::Unary(op, inner) => {
                 self.expr(inner)?;
                 let ok = match op {
@@ -404,56 +302,7 @@ impl Check<'_> {
                     unsupported("this cast", &e.range)
                 }
             }
-            TKind::Assign { place, op, value } => {
-                self.expr(value)?;
-                let place_ty = match place {
-                    Place::Local(LocalRef::Snippet(id))
-                        if !(self.snippet.locals[*id].mutable || op.is_none() && self.deferred.contains(id)) =>
-                    {
-                        return unsupported("assignment to a local that is not `mut`", &e.range)
-                    }
-                    Place::Local(LocalRef::Binding(i)) => {
-                        if !self.bindings.get(*i).is_some_and(|b| b.mutable) {
-                            return unsupported("assignment to a binding that is not `mut`", &e.range);
-                        }
-                        if !self.written.contains(i) {
-                            self.written.push(*i);
-                        }
-                        self.binding_ty(*i)
-                    }
-                    Place::Local(local) => self.local_ty(*local).map(|t| t.s()),
-                    Place::HostField(i) => {
-                        let Some(f) = self.snippet.fields.get(*i) else {
-                            return unsupported("an unknown field", &e.range);
-                        };
-                        if f.through_ref && !f.mutable_ref {
-                            return unsupported("assignment through a reference that is not `&mut`", &e.range);
-                        }
-                        if !f.through_ref {
-                            if !self.bindings.get(f.binding).is_some_and(|b| b.mutable) {
-                                return unsupported("assignment to a field of a binding that is not `mut`", &e.range);
-                            }
-                            if !self.written.contains(&f.binding) {
-                                self.written.push(f.binding);
-                            }
-                        }
-                        Some(f.ty)
-                    }
-                    // Through a `&mut`: only what it points to is written.
-                    Place::Deref(i) => {
-                        if !self.bindings.get(*i).is_some_and(|b| b.mut_ref) {
-                            return unsupported("assignment through a reference that is not `&mut`", &e.range);
-                        }
-                        self.binding_ty(*i)
-                    }
-                };
-                let place_ty =
-                    place_ty.ok_or(Unsupported { construct: "an unknown place".into(), range: e.range.clone() })?;
-                match op {
-                    Some(op) => self.binary(*op, place_ty, value.s(), &e.range),
-                    None => Ok(()),
-                }
-            }
+            TKind::Assign { place, op, value } => self.assign(e, place, op, value),
             TKind::Block(b) => self.block(b),
             TKind::If { cond, then, otherwise } => {
                 self.expr(cond)?;
@@ -505,127 +354,12 @@ impl Check<'_> {
                     None => Ok(()),
                 }
             }
-            TKind::Call { function, args } => {
-                let Some(f) = self.snippet.fns.get(*function) else {
-                    return unsupported("an unknown function", &e.range);
-                };
-                if f.params.len() != args.len() {
-                    return unsupported("a call with the wrong number of arguments", &e.range);
-                }
-                for a in args {
-                    self.expr(a)?;
-                }
-                Ok(())
-            }
-            TKind::HostCall { args, receiver, .. } => {
-                for a in args {
-                    self.expr(a)?;
-                }
-                match receiver {
-                    // `&mut self` on the binding's own value: the host must hand it over writable.
-                    Some(r) if r.mutable && !r.through_ref => {
-                        if !self.bindings.get(r.binding).is_some_and(|b| b.mutable) {
-                            return unsupported("a `&mut self` method on a binding that is not `mut`", &e.range);
-                        }
-                        if !self.written.contains(&r.binding) {
-                            self.written.push(r.binding);
-                        }
-                    }
-                    Some(r) if r.mutable && !self.bindings.get(r.binding).is_some_and(|b| b.mut_ref) => {
-                        return unsupported("a `&mut self` method through a shared reference", &e.range);
-                    }
-                    _ => {}
-                }
-                Ok(())
-            }
+            TKind::Call { function, args } => self.call(e, function, args),
+            TKind::HostCall { args, receiver, .. } => self.host_call(e, args, receiver),
             TKind::SeqLen(_) | TKind::SeqSum(_) => Ok(()),
-            TKind::SeqMethod { seq, name, args, .. } => {
-                for a in args {
-                    self.expr(a)?;
-                }
-                let arg = |i: usize| args.get(i).map(|a| &a.ty);
-                let ok = match seq.elem {
-                    // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
-                    // `String` moves into it, so its buffer stays the snippet's).
-                    Elem::String | Elem::Str | Elem::Struct(_) => match (name, args.len()) {
-                        (SeqMethod::IsEmpty, 0) => e.ty == Ty::Scalar(Scalar::Bool),
-                        (SeqMethod::Join, 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
-                            arg(0) == Some(&Ty::Str) && e.ty == Ty::String
-                        }
-                        // Strings order by their bytes; equal ones are indistinguishable, so stability is moot.
-                        (SeqMethod::Sort | SeqMethod::SortUnstable, 0) => seq.elem == Elem::String,
-                        (SeqMethod::Reverse, 0) => true,
-                        (SeqMethod::First | SeqMethod::Last, 0) => e.ty == Ty::Option(Box::new(seq.elem.read_ty())),
-                        (SeqMethod::Get, 1) => {
-                            arg(0) == Some(&Ty::Scalar(Scalar::Usize))
-                                && e.ty == Ty::Option(Box::new(seq.elem.read_ty()))
-                        }
-                        (SeqMethod::Push, 1) if seq.elem == Elem::String => {
-                            seq.kind == SeqKind::Local
-                                && arg(0) == Some(&Ty::String)
-                                && e.ty == Ty::Scalar(Scalar::Unit)
-                        }
-                        _ => false,
-                    },
-                    Elem::Scalar(s) => Self::scalar_seq_method(*name, args, s, seq.kind, &e.ty),
-                };
-                if !ok {
-                    return unsupported(format!("the sequence method `{name}`"), &e.range);
-                }
-                if name.mutates() {
-                    if !seq.writable {
-                        return unsupported("changing a sequence that is not writable", &e.range);
-                    }
-                    if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
-                        self.written.push(seq.binding);
-                    }
-                }
-                Ok(())
-            }
+            TKind::SeqMethod { seq, name, args, .. } => self.seq_method(e, seq, name, args),
             TKind::SeqWithClosure { seq, name, closure, descending } => {
-                let item = seq.elem.read_ty();
-                let body = &closure.body;
-                let retain = *name == SeqClosureMethod::Retain;
-                let ret = if retain { Ty::Scalar(Scalar::Bool) } else { body.ty.clone() };
-                self.closure(closure, std::slice::from_ref(&item), &ret, &e.range)?;
-                if !seq.writable || seq.kind == SeqKind::Slice && retain {
-                    return unsupported(format!("`{name}` of a sequence that is not writable"), &e.range);
-                }
-                // The closure's calls run in an order and number of std's choosing (`retain`: each element once,
-                // in order; a sort: as its algorithm compares), and a fault leaves the sequence as std's code left
-                // it: so a closure that may fault runs only where nothing depends on either, `retain` on the
-                // snippet's own vector.
-                let faults_unseen = retain && seq.kind == SeqKind::Local;
-                if !faults_unseen && may_fault(body) {
-                    return unsupported(format!("a `{name}` closure that may fault"), &body.range);
-                }
-                let ok = match name {
-                    // (Removed strings would have to be dropped.)
-                    SeqClosureMethod::Retain => seq.elem.scalar().is_some() && !descending,
-                    SeqClosureMethod::SortByKey
-                    | SeqClosureMethod::SortUnstableByKey
-                    | SeqClosureMethod::SortBy
-                    | SeqClosureMethod::SortUnstableBy => {
-                        let key_ordered = body.ty.scalar().is_some_and(|k| {
-                            k.int_bits().is_some_and(|bits| bits <= 64) || matches!(k, Scalar::Char | Scalar::Bool)
-                        });
-                        // An unstable sort orders equal keys as its algorithm happens to: only equal elements
-                        // may have equal keys (the key is the element itself).
-                        let identity = matches!(
-                            (&closure.params[..], &body.kind),
-                            ([TPat::Bind(p)], TKind::Local(LocalRef::Snippet(l))) if p == l
-                        );
-                        let stable_enough = !name.unstable() || (identity && seq.elem.scalar().is_some());
-                        key_ordered && stable_enough
-                    }
-                };
-                if !ok {
-                    return unsupported(format!("this `{name}`"), &e.range);
-                }
-                if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
-                    self.written.push(seq.binding);
-                }
-                Ok(())
+                self.seq_with_closure(e, seq, name, closure, descending)
             }
             TKind::SeqIndex { seq, index } => {
                 self.expr(index)?;
@@ -636,97 +370,8 @@ impl Check<'_> {
                     unsupported("an element read as this type", &e.range)
                 }
             }
-            TKind::SeqStore { seq, index, op, value, .. } => {
-                self.expr(index)?;
-                self.expr(value)?;
-                let Elem::Scalar(elem) = seq.elem else {
-                    return unsupported("assignment into a sequence of strings", &e.range);
-                };
-                if !seq.writable {
-                    return unsupported("assignment into a sequence that is not writable", &e.range);
-                }
-                // A `Vec` binding itself is written (the host must hand it over writable); through a `&mut`
-                // only what it points to is.
-                if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
-                    self.written.push(seq.binding);
-                }
-                match op {
-                    Some(op) => self.binary(*op, elem, value.s(), &e.range),
-                    None => Ok(()),
-                }
-            }
-            TKind::Method { name, receiver, args } => {
-                self.expr(receiver)?;
-                for a in args {
-                    self.expr(a)?;
-                }
-                if let Ty::Option(payload) = &receiver.ty {
-                    let arg = |i: usize| args.get(i).map(|a| &a.ty);
-                    let scalar = payload.scalar().is_some();
-                    let ok = match (*name, args.len()) {
-                        (Method::Option(OptionMethod::Unwrap), 0) => e.ty == **payload,
-                        (Method::Option(OptionMethod::UnwrapOrDefault), 0) => scalar && e.ty == **payload,
-                        (Method::Option(OptionMethod::IsSome | OptionMethod::IsNone), 0) => e.s() == Scalar::Bool,
-                        (Method::Option(OptionMethod::UnwrapOr), 1) => arg(0) == Some(&**payload),
-                        (Method::Option(OptionMethod::Or | OptionMethod::Xor), 1) => {
-                            scalar && arg(0) == Some(&receiver.ty)
-                        }
-                        _ => false,
-                    };
-                    return if ok {
-                        Ok(())
-                    } else {
-                        unsupported(format!("the method `{name}` of an `Option`"), &e.range)
-                    };
-                }
-                let t = receiver.s();
-                let arg = |i: usize| args.get(i).map(|a| a.s());
-                let ok = match (*name, args.len()) {
-                    (Method::Checked(CheckedMethod::ToDigit), _) => {
-                        // A literal radix in 2..=36: the radix assertion (whose message varies across toolchains)
-                        // cannot fire.
-                        let literal_radix = matches!(args.first().map(|a| &a.kind), Some(TKind::Lit(Lit::Int(2..=36))));
-                        t == Scalar::Char
-                            && arg(0) == Some(Scalar::U32)
-                            && literal_radix
-                            && e.ty == Ty::option(Scalar::U32)
-                    }
-                    (Method::Checked(_), _) => e.ty == Ty::option(t) && t.is_int() && arg(0) == Some(t),
-                    (Method::Option(_), _) => false,
-                    (Method::Char(m), 0) => {
-                        t == Scalar::Char && e.ty == Ty::Scalar(if m.maps() { Scalar::Char } else { Scalar::Bool })
-                    }
-                    (Method::Char(_), _) => false,
-                    (Method::Scalar(m), n) => {
-                        use ScalarMethod::*;
-                        match (m, n) {
-                            (Abs | Signum, 0) => t.is_signed() || t.is_float(),
-                            (IsPositive | IsNegative, 0) => t.is_signed(),
-                            (CountOnes, 0) => t.is_int(),
-                            (Sqrt | Floor | Ceil, 0) => t.is_float(),
-                            (Pow, 1) => t.is_int() && arg(0) == Some(Scalar::U32),
-                            (Min | Max, 1) => (t.is_int() || t.is_float()) && arg(0) == Some(t),
-                            (WrappingAdd | WrappingSub | WrappingMul, 1) => t.is_int() && arg(0) == Some(t),
-                            (SaturatingAdd | SaturatingSub | SaturatingMul | AbsDiff, 1) => {
-                                t.is_int() && arg(0) == Some(t)
-                            }
-                            (WrappingNeg | LeadingZeros | TrailingZeros | CountZeros, 0) => t.is_int(),
-                            (UnsignedAbs, 0) => t.is_signed() && t.is_int(),
-                            (IsPowerOfTwo, 0) => t.is_int() && !t.is_signed(),
-                            (Trunc, 0) => t.is_float(),
-                            (Powi, 1) => t.is_float() && arg(0) == Some(Scalar::I32),
-                            _ => false,
-                        }
-                    }
-                };
-                if ok {
-                    Ok(())
-                } else if matches!(name, Method::Checked(_)) {
-                    unsupported(format!("the method `{name}`"), &e.range)
-                } else {
-                    unsupported(format!("the method `{name}` on `{t:?}`"), &e.range)
-                }
-            }
+            TKind::SeqStore { seq, index, op, value, .. } => self.seq_store(e, seq, index, op, value),
+            TKind::Method { name, receiver, args } => self.method(e, name, receiver, args),
             TKind::Some(inner) => {
                 self.expr(inner)?;
                 match &e.ty {
@@ -756,53 +401,9 @@ impl Check<'_> {
                     _ => unsupported("a field of this type", &e.range),
                 }
             }
-            TKind::Match { scrutinee, arms } => {
-                self.expr(scrutinee)?;
-                if arms.is_empty() {
-                    return unsupported("a `match` without arms", &e.range);
-                }
-                for Arm { pat, guard, body } in arms {
-                    self.pat(pat, &scrutinee.ty, &body.range)?;
-                    if let Some(g) = guard {
-                        self.expr(g)?;
-                        if g.ty != Ty::Scalar(Scalar::Bool) {
-                            return unsupported("a guard that is not a `bool`", &g.range);
-                        }
-                    }
-                    self.expr(body)?;
-                }
-                Ok(())
-            }
+            TKind::Match { scrutinee, arms } => self.match_expr(e, scrutinee, arms),
             TKind::OptionClosure { method, receiver, param, body } => {
-                self.expr(receiver)?;
-                let Ty::Option(payload) = &receiver.ty else {
-                    return unsupported("a closure method of something other than an `Option`", &e.range);
-                };
-                let takes_payload = *method != OptionClosureMethod::UnwrapOrElse;
-                match (param, takes_payload) {
-                    (Some(p), true) => self.pat(p, payload, &e.range)?,
-                    (None, false) => {}
-                    _ => return unsupported("a closure with the wrong parameters", &e.range),
-                }
-                self.closure_body(body)?;
-                let ok = match method {
-                    OptionClosureMethod::Map => {
-                        matches!((&e.ty, &body.ty), (Ty::Option(r), Ty::Scalar(_)) if **r == body.ty)
-                    }
-                    OptionClosureMethod::AndThen => body.ty == e.ty && matches!(e.ty, Ty::Option(_)),
-                    OptionClosureMethod::Filter => body.ty == Ty::Scalar(Scalar::Bool) && e.ty == receiver.ty,
-                    OptionClosureMethod::IsSomeAnd | OptionClosureMethod::IsNoneOr => {
-                        body.ty == Ty::Scalar(Scalar::Bool) && e.s() == Scalar::Bool
-                    }
-                    OptionClosureMethod::UnwrapOrElse => {
-                        payload.scalar().is_some() && body.ty == **payload && e.ty == body.ty
-                    }
-                };
-                if ok {
-                    Ok(())
-                } else {
-                    unsupported(format!("`{method}` with this closure"), &e.range)
-                }
+                self.option_closure(e, method, receiver, param, body)
             }
             TKind::Panic { receiver, .. } => match receiver {
                 Some(r) => {
@@ -814,62 +415,7 @@ impl Check<'_> {
                 }
                 None => Ok(()),
             },
-            TKind::Consume { chain, sink } => {
-                let item = self.chain(chain)?;
-                let s = item.scalar();
-                let ordered =
-                    |s: Option<Scalar>| s.is_some_and(|s| s.is_int() || s == Scalar::Char || s == Scalar::Bool);
-                // `Option<item>` of an item the sink keeps: a scalar, or text or a host struct read in place.
-                let option_of_item = item.in_place() && e.ty == Ty::Option(Box::new(item.clone()));
-                let ok = match sink {
-                    // Integer sums and products only (a float sum's start value differs between toolchains).
-                    Sink::Sum { .. } | Sink::Product { .. } => {
-                        s.is_some_and(|s| s.is_int() || s.is_float()) && e.ty == item
-                    }
-                    Sink::Count => e.ty == Ty::Scalar(Scalar::Usize),
-                    Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::option(s.unwrap_or(Scalar::Never)),
-                    Sink::Last | Sink::Next => option_of_item,
-                    Sink::Any(c) | Sink::All(c) => {
-                        self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
-                        e.ty == Ty::Scalar(Scalar::Bool)
-                    }
-                    Sink::Position(c) => {
-                        self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
-                        e.ty == Ty::option(Scalar::Usize)
-                    }
-                    Sink::Find(c) => {
-                        self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
-                        option_of_item
-                    }
-                    Sink::MaxByKey(c) | Sink::MinByKey(c) => {
-                        self.closure(c, std::slice::from_ref(&item), &c.body.ty, &e.range)?;
-                        ordered(c.body.ty.scalar()) && option_of_item
-                    }
-                    Sink::Fold { init, closure } => {
-                        self.expr(init)?;
-                        self.closure(closure, &[e.ty.clone(), item.clone()], &e.ty, &e.range)?;
-                        init.ty == e.ty
-                            && (matches!(e.ty, Ty::Scalar(_) | Ty::Option(_))
-                                || matches!(&e.ty, Ty::Tuple(ps) if ps.iter().all(|p| p.scalar().is_some())))
-                            && !matches!(e.ty, Ty::Scalar(Scalar::Unit | Scalar::Never))
-                    }
-                    Sink::Collect { .. } => {
-                        (s.is_some_and(|s| !matches!(s, Scalar::Unit | Scalar::Never))
-                            && e.ty == Ty::Vec(Elem::Scalar(s.unwrap_or(Scalar::Never))))
-                            || (s == Some(Scalar::Char) && e.ty == Ty::String)
-                            || (item == Ty::String && e.ty == Ty::Vec(Elem::String))
-                            // Borrowed text (`split(..).collect()`): rustc's borrow check judges the references.
-                            || (item == Ty::Str && e.ty == Ty::Vec(Elem::Str))
-                            // Into a set of scalars or text (borrowed text: rustc judges the references).
-                            || (e.ty.is_set() && matches!(&e.ty, Ty::Map { key, .. } if **key == item))
-                    }
-                };
-                if ok {
-                    Ok(())
-                } else {
-                    unsupported("this use of an iterator", &e.range)
-                }
-            }
+            TKind::Consume { chain, sink } => self.consume(e, chain, sink),
             TKind::ForIter { label, pat, chain, body } => {
                 let item = self.chain(chain)?;
                 self.pat(pat, &item, &e.range)?;
@@ -882,53 +428,7 @@ impl Check<'_> {
                     unsupported("text of this type", &e.range)
                 }
             }
-            TKind::TextMethod { name, receiver, args } => {
-                self.expr(receiver)?;
-                for a in args {
-                    self.expr(a)?;
-                }
-                let text = |t: &Ty| matches!(t, Ty::Str | Ty::String);
-                let ok = text(&receiver.ty)
-                    && match (*name, args.as_slice()) {
-                        (TextMethod::Len, []) => e.ty == Ty::Scalar(Scalar::Usize),
-                        (TextMethod::IsEmpty, []) => e.ty == Ty::Scalar(Scalar::Bool),
-                        (TextMethod::ToString | TextMethod::ToOwned | TextMethod::Clone | TextMethod::Into, []) => {
-                            text(&e.ty)
-                        }
-                        (TextMethod::AsStr | TextMethod::Trim | TextMethod::TrimStart | TextMethod::TrimEnd, []) => {
-                            e.ty == Ty::Str
-                        }
-                        (TextMethod::Slice, [a, b]) => {
-                            a.ty == Ty::Scalar(Scalar::Usize) && b.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::Str
-                        }
-                        (TextMethod::SliceFrom | TextMethod::SliceTo, [a]) => {
-                            a.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::Str
-                        }
-                        (TextMethod::SliceAll, []) => e.ty == Ty::Str,
-                        // `trim_matches` of a `char` only (a text pattern cannot search from both ends: E0277).
-                        (TextMethod::TrimMatches, [pattern]) => {
-                            pattern.ty == Ty::Scalar(Scalar::Char) && e.ty == Ty::Str
-                        }
-                        (TextMethod::TrimStartMatches | TextMethod::TrimEndMatches, [pattern]) => {
-                            matches!(pattern.ty, Ty::Scalar(Scalar::Char) | Ty::Str) && e.ty == Ty::Str
-                        }
-                        (TextMethod::ToUppercase | TextMethod::ToLowercase, []) => e.ty == Ty::String,
-                        (TextMethod::Repeat, [n]) => n.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::String,
-                        (TextMethod::Contains | TextMethod::StartsWith | TextMethod::EndsWith, [pattern]) => {
-                            (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char))
-                                && e.ty == Ty::Scalar(Scalar::Bool)
-                        }
-                        (TextMethod::Eq | TextMethod::Ne, [other]) => {
-                            text(&other.ty) && e.ty == Ty::Scalar(Scalar::Bool)
-                        }
-                        _ => false,
-                    };
-                if ok {
-                    Ok(())
-                } else {
-                    unsupported(format!("the text method `{name}`"), &e.range)
-                }
-            }
+            TKind::TextMethod { name, receiver, args } => self.text_method(e, name, receiver, args),
             TKind::StringPush { seq, value, .. } => {
                 self.expr(value)?;
                 if !seq.writable || seq.kind == SeqKind::Slice || seq.elem != Elem::Scalar(Scalar::U8) {

@@ -13,10 +13,10 @@ use crate::abi::*;
 use crate::failure::{HoleFailure, Resource};
 use crate::load::*;
 use crate::options::*;
-use crate::runner::*;
 use crate::rustc_path::build::Builder;
 use crate::rustc_path::snippet::{generate, Access, LibraryBase, NestedHole, SnippetSource};
-use crate::ExecError;
+use crate::site::SiteHome;
+use crate::{ms, ExecError};
 
 /// A compiled, loaded snippet.
 pub(crate) struct Artifact {
@@ -108,11 +108,13 @@ impl BuildJob {
     }
 }
 
-/// Loads a built snippet library (once per library source) and installs the hook in it.
+/// Loads a built snippet library (once per library source) and installs the engine's hook (`hook`, called with
+/// `context`) in it.
 pub(crate) fn load_artifact(
     snippet: BuiltSnippet,
     artifacts: &mut HashMap<String, Arc<Artifact>>,
-    shared: &'static Shared,
+    hook: Hook,
+    context: *const (),
 ) -> Result<(Arc<Artifact>, f64, f64), HoleFailure> {
     let BuiltSnippet { built, source, lower_ms, compile_ms } = snippet;
     if let Some(artifact) = artifacts.get(&source.text) {
@@ -130,9 +132,9 @@ pub(crate) fn load_artifact(
     };
     // Never unloaded (see `Engine::load`).
     std::mem::forget(library);
-    let context: *const Shared = shared;
-    // SAFETY: as in `Engine::run`: holes inside host code the snippet calls reach the same hook.
-    unsafe { install(hook, context.cast()) };
+    // SAFETY: as in `Engine::run_with` (`hook` and `context` are the engine's): holes inside host code the snippet
+    // calls reach the same hook.
+    unsafe { install(hook, context) };
     let artifact = Arc::new(Artifact { entry, source_path: built.source.to_string_lossy().into_owned(), source });
     artifacts.insert(artifact.source.text.clone(), artifact.clone());
     Ok((artifact, lower_ms, compile_ms))

@@ -1,0 +1,95 @@
+//! Assignments, `match`, calls of snippet functions.
+
+use super::*;
+
+impl Check<'_> {
+    /// An assignment ([`TKind::Assign`]): only `mut` places, at their own types.
+    pub(super) fn assign(
+        &mut self,
+        e: &TExpr,
+        place: &Place,
+        op: &Option<BinOp>,
+        value: &TExpr,
+    ) -> Result<(), Unsupported> {
+        self.expr(value)?;
+        let place_ty = match place {
+            Place::Local(LocalRef::Snippet(id))
+                if !(self.snippet.locals[*id].mutable || op.is_none() && self.deferred.contains(id)) =>
+            {
+                return unsupported("assignment to a local that is not `mut`", &e.range)
+            }
+            Place::Local(LocalRef::Binding(i)) => {
+                if !self.bindings.get(*i).is_some_and(|b| b.mutable) {
+                    return unsupported("assignment to a binding that is not `mut`", &e.range);
+                }
+                if !self.written.contains(i) {
+                    self.written.push(*i);
+                }
+                self.binding_ty(*i)
+            }
+            Place::Local(local) => self.local_ty(*local).map(|t| t.s()),
+            Place::HostField(i) => {
+                let Some(f) = self.snippet.fields.get(*i) else {
+                    return unsupported("an unknown field", &e.range);
+                };
+                if f.through_ref && !f.mutable_ref {
+                    return unsupported("assignment through a reference that is not `&mut`", &e.range);
+                }
+                if !f.through_ref {
+                    if !self.bindings.get(f.binding).is_some_and(|b| b.mutable) {
+                        return unsupported("assignment to a field of a binding that is not `mut`", &e.range);
+                    }
+                    if !self.written.contains(&f.binding) {
+                        self.written.push(f.binding);
+                    }
+                }
+                Some(f.ty)
+            }
+            // Through a `&mut`: only what it points to is written.
+            Place::Deref(i) => {
+                if !self.bindings.get(*i).is_some_and(|b| b.mut_ref) {
+                    return unsupported("assignment through a reference that is not `&mut`", &e.range);
+                }
+                self.binding_ty(*i)
+            }
+        };
+        let place_ty = place_ty.ok_or(Unsupported { construct: "an unknown place".into(), range: e.range.clone() })?;
+        match op {
+            Some(op) => self.binary(*op, place_ty, value.s(), &e.range),
+            None => Ok(()),
+        }
+    }
+
+    /// A `match` ([`TKind::Match`]): patterns that fit, `bool` guards.
+    pub(super) fn match_expr(&mut self, e: &TExpr, scrutinee: &TExpr, arms: &[Arm]) -> Result<(), Unsupported> {
+        self.expr(scrutinee)?;
+        if arms.is_empty() {
+            return unsupported("a `match` without arms", &e.range);
+        }
+        for Arm { pat, guard, body } in arms {
+            self.pat(pat, &scrutinee.ty, &body.range)?;
+            if let Some(g) = guard {
+                self.expr(g)?;
+                if g.ty != Ty::Scalar(Scalar::Bool) {
+                    return unsupported("a guard that is not a `bool`", &g.range);
+                }
+            }
+            self.expr(body)?;
+        }
+        Ok(())
+    }
+
+    /// A call of a snippet function ([`TKind::Call`]).
+    pub(super) fn call(&mut self, e: &TExpr, function: &usize, args: &[TExpr]) -> Result<(), Unsupported> {
+        let Some(f) = self.snippet.fns.get(*function) else {
+            return unsupported("an unknown function", &e.range);
+        };
+        if f.params.len() != args.len() {
+            return unsupported("a call with the wrong number of arguments", &e.range);
+        }
+        for a in args {
+            self.expr(a)?;
+        }
+        Ok(())
+    }
+}

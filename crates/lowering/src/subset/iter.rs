@@ -1,0 +1,60 @@
+//! Iterator chains and what consumes them.
+
+use super::*;
+
+impl Check<'_> {
+    /// An iterator chain and what consumes it ([`TKind::Consume`]).
+    pub(super) fn consume(&mut self, e: &TExpr, chain: &IterChain, sink: &Sink) -> Result<(), Unsupported> {
+        let item = self.chain(chain)?;
+        let s = item.scalar();
+        let ordered = |s: Option<Scalar>| s.is_some_and(|s| s.is_int() || s == Scalar::Char || s == Scalar::Bool);
+        // `Option<item>` of an item the sink keeps: a scalar, or text or a host struct read in place.
+        let option_of_item = item.in_place() && e.ty == Ty::Option(Box::new(item.clone()));
+        let ok = match sink {
+            // Integer sums and products only (a float sum's start value differs between toolchains).
+            Sink::Sum { .. } | Sink::Product { .. } => s.is_some_and(|s| s.is_int() || s.is_float()) && e.ty == item,
+            Sink::Count => e.ty == Ty::Scalar(Scalar::Usize),
+            Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::option(s.unwrap_or(Scalar::Never)),
+            Sink::Last | Sink::Next => option_of_item,
+            Sink::Any(c) | Sink::All(c) => {
+                self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
+                e.ty == Ty::Scalar(Scalar::Bool)
+            }
+            Sink::Position(c) => {
+                self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
+                e.ty == Ty::option(Scalar::Usize)
+            }
+            Sink::Find(c) => {
+                self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
+                option_of_item
+            }
+            Sink::MaxByKey(c) | Sink::MinByKey(c) => {
+                self.closure(c, std::slice::from_ref(&item), &c.body.ty, &e.range)?;
+                ordered(c.body.ty.scalar()) && option_of_item
+            }
+            Sink::Fold { init, closure } => {
+                self.expr(init)?;
+                self.closure(closure, &[e.ty.clone(), item.clone()], &e.ty, &e.range)?;
+                init.ty == e.ty
+                    && (matches!(e.ty, Ty::Scalar(_) | Ty::Option(_))
+                        || matches!(&e.ty, Ty::Tuple(ps) if ps.iter().all(|p| p.scalar().is_some())))
+                    && !matches!(e.ty, Ty::Scalar(Scalar::Unit | Scalar::Never))
+            }
+            Sink::Collect { .. } => {
+                (s.is_some_and(|s| !matches!(s, Scalar::Unit | Scalar::Never))
+                    && e.ty == Ty::Vec(Elem::Scalar(s.unwrap_or(Scalar::Never))))
+                    || (s == Some(Scalar::Char) && e.ty == Ty::String)
+                    || (item == Ty::String && e.ty == Ty::Vec(Elem::String))
+                    // Borrowed text (`split(..).collect()`): rustc's borrow check judges the references.
+                    || (item == Ty::Str && e.ty == Ty::Vec(Elem::Str))
+                    // Into a set of scalars or text (borrowed text: rustc judges the references).
+                    || (e.ty.is_set() && matches!(&e.ty, Ty::Map { key, .. } if **key == item))
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            unsupported("this use of an iterator", &e.range)
+        }
+    }
+}

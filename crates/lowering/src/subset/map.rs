@@ -1,0 +1,93 @@
+//! Maps and sets the snippet builds.
+
+use super::*;
+
+impl Check<'_> {
+    /// A method of the snippet's map or set ([`TKind::MapMethod`]).
+    pub(super) fn map_method(
+        &mut self,
+        e: &TExpr,
+        map: &usize,
+        name: &MapMethod,
+        args: &[TExpr],
+    ) -> Result<(), Unsupported> {
+        for a in args {
+            self.expr(a)?;
+        }
+        let Some((key, value, mutable)) = self.map_local(*map) else {
+            return unsupported("a method of something other than a map", &e.range);
+        };
+        let value = Ty::Scalar(*value);
+        let arg = |i: usize| args.get(i).map(|a| &a.ty);
+        // A key read in place: text for a text-keyed map.
+        let key_ref = |t: Option<&Ty>| match key {
+            Ty::String | Ty::Str => t == Some(&Ty::Str),
+            k => t == Some(k),
+        };
+        let set = value == Ty::Scalar(Scalar::Unit);
+        let bool_ty = Ty::Scalar(Scalar::Bool);
+        let fits = match name {
+            MapMethod::Len => e.ty == Ty::Scalar(Scalar::Usize),
+            MapMethod::IsEmpty => e.ty == bool_ty,
+            // A set's: whether the key was there (`contains`, `remove`) or was not (`insert`).
+            MapMethod::Contains | MapMethod::Remove if set => args.len() == 1 && key_ref(arg(0)) && e.ty == bool_ty,
+            MapMethod::Insert if set => args.len() == 1 && arg(0) == Some(key) && e.ty == bool_ty,
+            _ if set => false,
+            MapMethod::Get | MapMethod::Remove => key_ref(arg(0)) && e.ty == Ty::option(value.s()),
+            MapMethod::ContainsKey => key_ref(arg(0)) && e.ty == Ty::Scalar(Scalar::Bool),
+            MapMethod::Index => key_ref(arg(0)) && e.ty == value,
+            MapMethod::Insert => {
+                arg(0) == Some(key)
+                    && arg(1) == Some(&value)
+                    && (e.ty == Ty::option(value.s()) || e.ty == Ty::Scalar(Scalar::Unit))
+            }
+            MapMethod::Contains => false,
+        };
+        if name.mutates() && !mutable {
+            return unsupported("a map changed through a binding that is not `mut`", &e.range);
+        }
+        if fits {
+            Ok(())
+        } else {
+            unsupported(format!("the map method `{name}` here"), &e.range)
+        }
+    }
+
+    /// `*m.entry(k).or_insert(d) op= v` ([`TKind::MapUpdate`]).
+    pub(super) fn map_update(
+        &mut self,
+        e: &TExpr,
+        map: &usize,
+        k: &TExpr,
+        default: &Option<Box<TExpr>>,
+        op: &Option<BinOp>,
+        v: &TExpr,
+    ) -> Result<(), Unsupported> {
+        self.expr(v)?;
+        self.expr(k)?;
+        if let Some(d) = default {
+            self.expr(d)?;
+        }
+        let Some((key, value, mutable)) = self.map_local(*map) else {
+            return unsupported("an entry of something other than a map", &e.range);
+        };
+        let value = Ty::Scalar(*value);
+        let op_fits = match op {
+            None => true,
+            Some(BinOp::Add | BinOp::Sub | BinOp::Mul) => value.s().is_int() || value.s().is_float(),
+            Some(_) => false,
+        };
+        let fits = value != Ty::Scalar(Scalar::Unit)
+            && k.ty == *key
+            && default.as_ref().is_none_or(|d| d.ty == value)
+            && v.ty == value
+            && op_fits
+            && e.ty == Ty::Scalar(Scalar::Unit)
+            && mutable;
+        if fits {
+            Ok(())
+        } else {
+            unsupported("this change of a map entry", &e.range)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! Sequences: methods, `retain` and sorts, stores.
+
+use super::*;
+
+impl Check<'_> {
+    /// A method of a sequence ([`TKind::SeqMethod`]).
+    pub(super) fn seq_method(
+        &mut self,
+        e: &TExpr,
+        seq: &Seq,
+        name: &SeqMethod,
+        args: &[TExpr],
+    ) -> Result<(), Unsupported> {
+        for a in args {
+            self.expr(a)?;
+        }
+        let arg = |i: usize| args.get(i).map(|a| &a.ty);
+        let ok = match seq.elem {
+            // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
+            // `String` moves into it, so its buffer stays the snippet's).
+            Elem::String | Elem::Str | Elem::Struct(_) => match (name, args.len()) {
+                (SeqMethod::IsEmpty, 0) => e.ty == Ty::Scalar(Scalar::Bool),
+                (SeqMethod::Join, 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
+                    arg(0) == Some(&Ty::Str) && e.ty == Ty::String
+                }
+                // Strings order by their bytes; equal ones are indistinguishable, so stability is moot.
+                (SeqMethod::Sort | SeqMethod::SortUnstable, 0) => seq.elem == Elem::String,
+                (SeqMethod::Reverse, 0) => true,
+                (SeqMethod::First | SeqMethod::Last, 0) => e.ty == Ty::Option(Box::new(seq.elem.read_ty())),
+                (SeqMethod::Get, 1) => {
+                    arg(0) == Some(&Ty::Scalar(Scalar::Usize)) && e.ty == Ty::Option(Box::new(seq.elem.read_ty()))
+                }
+                (SeqMethod::Push, 1) if seq.elem == Elem::String => {
+                    seq.kind == SeqKind::Local && arg(0) == Some(&Ty::String) && e.ty == Ty::Scalar(Scalar::Unit)
+                }
+                _ => false,
+            },
+            Elem::Scalar(s) => Self::scalar_seq_method(*name, args, s, seq.kind, &e.ty),
+        };
+        if !ok {
+            return unsupported(format!("the sequence method `{name}`"), &e.range);
+        }
+        if name.mutates() {
+            if !seq.writable {
+                return unsupported("changing a sequence that is not writable", &e.range);
+            }
+            if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+                self.written.push(seq.binding);
+            }
+        }
+        Ok(())
+    }
+
+    /// `retain` and the sorts by a key ([`TKind::SeqWithClosure`]).
+    pub(super) fn seq_with_closure(
+        &mut self,
+        e: &TExpr,
+        seq: &Seq,
+        name: &SeqClosureMethod,
+        closure: &Closure,
+        descending: &bool,
+    ) -> Result<(), Unsupported> {
+        let item = seq.elem.read_ty();
+        let body = &closure.body;
+        let retain = *name == SeqClosureMethod::Retain;
+        let ret = if retain { Ty::Scalar(Scalar::Bool) } else { body.ty.clone() };
+        self.closure(closure, std::slice::from_ref(&item), &ret, &e.range)?;
+        if !seq.writable || seq.kind == SeqKind::Slice && retain {
+            return unsupported(format!("`{name}` of a sequence that is not writable"), &e.range);
+        }
+        // The closure's calls run in an order and number of std's choosing (`retain`: each element once,
+        // in order; a sort: as its algorithm compares), and a fault leaves the sequence as std's code left
+        // it: so a closure that may fault runs only where nothing depends on either, `retain` on the
+        // snippet's own vector.
+        let faults_unseen = retain && seq.kind == SeqKind::Local;
+        if !faults_unseen && may_fault(body) {
+            return unsupported(format!("a `{name}` closure that may fault"), &body.range);
+        }
+        let ok = match name {
+            // (Removed strings would have to be dropped.)
+            SeqClosureMethod::Retain => seq.elem.scalar().is_some() && !descending,
+            SeqClosureMethod::SortByKey
+            | SeqClosureMethod::SortUnstableByKey
+            | SeqClosureMethod::SortBy
+            | SeqClosureMethod::SortUnstableBy => {
+                let key_ordered = body.ty.scalar().is_some_and(|k| {
+                    k.int_bits().is_some_and(|bits| bits <= 64) || matches!(k, Scalar::Char | Scalar::Bool)
+                });
+                // An unstable sort orders equal keys as its algorithm happens to: only equal elements
+                // may have equal keys (the key is the element itself).
+                let identity = matches!(
+                    (&closure.params[..], &body.kind),
+                    ([TPat::Bind(p)], TKind::Local(LocalRef::Snippet(l))) if p == l
+                );
+                let stable_enough = !name.unstable() || (identity && seq.elem.scalar().is_some());
+                key_ordered && stable_enough
+            }
+        };
+        if !ok {
+            return unsupported(format!("this `{name}`"), &e.range);
+        }
+        if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+            self.written.push(seq.binding);
+        }
+        Ok(())
+    }
+
+    /// `v[i] = x` or `v[i] op= x` ([`TKind::SeqStore`]).
+    pub(super) fn seq_store(
+        &mut self,
+        e: &TExpr,
+        seq: &Seq,
+        index: &TExpr,
+        op: &Option<BinOp>,
+        value: &TExpr,
+    ) -> Result<(), Unsupported> {
+        self.expr(index)?;
+        self.expr(value)?;
+        let Elem::Scalar(elem) = seq.elem else {
+            return unsupported("assignment into a sequence of strings", &e.range);
+        };
+        if !seq.writable {
+            return unsupported("assignment into a sequence that is not writable", &e.range);
+        }
+        // A `Vec` binding itself is written (the host must hand it over writable); through a `&mut`
+        // only what it points to is.
+        if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+            self.written.push(seq.binding);
+        }
+        match op {
+            Some(op) => self.binary(*op, elem, value.s(), &e.range),
+            None => Ok(()),
+        }
+    }
+}

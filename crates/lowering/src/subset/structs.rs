@@ -1,0 +1,82 @@
+//! Host structs: literals, fields read through references, host calls.
+
+use super::*;
+
+impl Check<'_> {
+    /// A host struct literal ([`TKind::StructLit`]).
+    pub(super) fn struct_literal(
+        &mut self,
+        e: &TExpr,
+        id: &usize,
+        fields: &[(String, TExpr)],
+        base: &Option<Box<TExpr>>,
+    ) -> Result<(), Unsupported> {
+        if let Some(b) = base {
+            self.expr(b)?;
+            // The base's box is reused: a new struct of this type, not a local's (partial moves).
+            if b.ty != Ty::Struct(*id) || matches!(b.kind, TKind::Local(_)) {
+                return unsupported("this `..base`", &b.range);
+            }
+        }
+        for (_, value) in fields {
+            self.expr(value)?;
+            // Over a base, only scalars replace fields (a replaced `String` would need dropping).
+            let fits = match &value.ty {
+                Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
+                ty => *ty == Ty::String && base.is_none(),
+            };
+            if !fits {
+                return unsupported(format!("a field of type `{}` in a literal", value.ty.name()), &value.range);
+            }
+        }
+        if e.ty == Ty::Struct(*id) {
+            Ok(())
+        } else {
+            unsupported("this struct literal", &e.range)
+        }
+    }
+
+    /// A field of a host struct read through a reference ([`TKind::RefField`]).
+    pub(super) fn ref_field(&mut self, e: &TExpr, base: &TExpr) -> Result<(), Unsupported> {
+        self.expr(base)?;
+        // A scalar field's value, or a `String` field's text read in place (never moved out).
+        let ok = matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_))
+            && match &e.ty {
+                Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
+                ty => *ty == Ty::Str,
+            };
+        if ok {
+            Ok(())
+        } else {
+            unsupported(format!("a field of type `{}` read through a reference", e.ty.name()), &e.range)
+        }
+    }
+
+    /// A call of a host function or method through its shim ([`TKind::HostCall`]).
+    pub(super) fn host_call(
+        &mut self,
+        e: &TExpr,
+        args: &[TExpr],
+        receiver: &Option<SelfArg>,
+    ) -> Result<(), Unsupported> {
+        for a in args {
+            self.expr(a)?;
+        }
+        match receiver {
+            // `&mut self` on the binding's own value: the host must hand it over writable.
+            Some(r) if r.mutable && !r.through_ref => {
+                if !self.bindings.get(r.binding).is_some_and(|b| b.mutable) {
+                    return unsupported("a `&mut self` method on a binding that is not `mut`", &e.range);
+                }
+                if !self.written.contains(&r.binding) {
+                    self.written.push(r.binding);
+                }
+            }
+            Some(r) if r.mutable && !self.bindings.get(r.binding).is_some_and(|b| b.mut_ref) => {
+                return unsupported("a `&mut self` method through a shared reference", &e.range);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
