@@ -11,6 +11,7 @@ use ra_ap_syntax::SyntaxNode;
 use lacuna_ir::Binding;
 use lacuna_ir::*;
 
+mod arith;
 mod calls;
 mod control;
 mod expr;

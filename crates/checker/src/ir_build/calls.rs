@@ -4,6 +4,9 @@ use ra_ap_hir::{AsAssocItem, Function};
 use ra_ap_syntax::ast::{self, HasGenericParams, HasName};
 use ra_ap_syntax::{AstNode, SyntaxNode};
 
+use ra_ap_hir::PathResolution;
+use ra_ap_syntax::ast::HasArgList;
+
 use super::*;
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -152,5 +155,178 @@ impl<'a, 'db> Builder<'a, 'db> {
         let name = f.name().map(|n| n.text().to_string()).unwrap_or_default();
         self.fns[id] = Some(TFn { name, params, ret, body });
         Ok(())
+    }
+}
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// A call: a snippet function, a host function, a constructor, a conversion.
+    pub(super) fn call_expr(
+        &mut self,
+        expr: &ast::Expr,
+        c: &ast::CallExpr,
+        ty: Ty,
+        range: Range<usize>,
+    ) -> Result<TExpr> {
+        let kind = {
+            let Some(ast::Expr::PathExpr(callee)) = c.expr() else {
+                return self.unsupported("a call of something other than a function", expr.syntax());
+            };
+            let resolution = callee.path().and_then(|p| self.sema.resolve_path(&p));
+            // A closure kept in a local: its body, with its parameters bound to the arguments.
+            if let Some(PathResolution::Local(local)) = &resolution {
+                if let Some(closure) = self.closure_locals.get(local).cloned() {
+                    let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                    if args.len() != closure.params.len() {
+                        return self.unsupported("a closure called with the wrong number of arguments", expr.syntax());
+                    }
+                    let mut stmts = Vec::new();
+                    for (pat, arg) in closure.params.into_iter().zip(&args) {
+                        let init = self.expr(arg)?;
+                        stmts.push(match pat {
+                            TPat::Bind(local) => TStmt::Let { local, init: Some(init) },
+                            pat => TStmt::LetPat { pat, init, otherwise: None },
+                        });
+                    }
+                    let block_ty = Some(closure.body.ty.clone());
+                    let block = TBlock { stmts, tail: Some(closure.body), ty: block_ty, label: None };
+                    return Ok(TExpr { kind: TKind::Block(block), ty, range });
+                }
+            }
+            if let Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) = resolution {
+                let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                if let (Some(true), [value]) = (self.option_variant(v), args.as_slice()) {
+                    return Ok(TExpr { kind: TKind::Some(Box::new(self.expr(value)?)), ty, range });
+                }
+                return self.unsupported("a variant of a type other than `Option`", expr.syntax());
+            }
+            let resolved = match resolution {
+                Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) => Some(f),
+                _ => None,
+            };
+            let args: Vec<ast::Expr> = c.arg_list().into_iter().flat_map(|l| l.args()).collect();
+            if let Some(f) = resolved {
+                if let Some(kind) = self.string_constructor(f, &args, &ty)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
+            }
+            if let (Some(f), [], Ty::Vec(_)) = (resolved, args.as_slice(), &ty) {
+                // `Vec::new()`.
+                let in_alloc =
+                    f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
+                if in_alloc && f.name(self.db).as_str() == "new" && f.as_assoc_item(self.db).is_some() {
+                    return Ok(TExpr { kind: TKind::VecLit(Vec::new()), ty, range });
+                }
+            }
+            if let (Some(f), [value]) = (resolved, args.as_slice()) {
+                // `i64::from(x)`.
+                if let Some(cast) = self.conversion(f, value, ty.clone(), range.clone())? {
+                    return Ok(cast);
+                }
+            }
+            if let (Some(f), [a, b]) = (resolved, args.as_slice()) {
+                // `std::cmp::max(a, b)` / `min`: what `a.max(b)` is.
+                let name = f.name(self.db).as_str().to_owned();
+                let in_cmp = f.module(self.db).name(self.db).is_some_and(|m| m.as_str() == "cmp")
+                    && f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+                    && f.as_assoc_item(self.db).is_none();
+                let method = match name.as_str() {
+                    "max" => Some(ScalarMethod::Max),
+                    "min" => Some(ScalarMethod::Min),
+                    _ => None,
+                };
+                if let (true, Some(method)) = (in_cmp, method) {
+                    let receiver = Box::new(self.expr(a)?);
+                    let args = vec![self.expr(b)?];
+                    let kind = TKind::Method { name: Method::Scalar(method), receiver, args };
+                    return Ok(TExpr { kind, ty, range });
+                }
+            }
+            let Some(function) = resolved.and_then(|f| self.fn_ids.get(&f).copied()) else {
+                if let Some((name, symbol)) = resolved.and_then(|f| self.host_scalar_fn(f)) {
+                    let args = self.host_args(&args, expr.syntax())?;
+                    let kind = TKind::HostCall { name, symbol, receiver: None, args };
+                    return Ok(TExpr { kind, ty, range });
+                }
+                // `Type::method(&mut value, ..)`.
+                if let Some((adt, ty_name, mutable)) = resolved.and_then(|f| self.host_scalar_method(f)) {
+                    if let Some((first, rest)) = args.split_first() {
+                        if let Some(receiver) = self.self_arg(first, adt, mutable) {
+                            let name = resolved.map(|f| f.name(self.db).as_str().to_owned()).unwrap_or_default();
+                            let args = self.host_args(rest, expr.syntax())?;
+                            let symbol = lacuna_ir::shim_symbol(Some(&ty_name), &name);
+                            let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
+                            return Ok(TExpr { kind, ty, range });
+                        }
+                    }
+                }
+                return self.unsupported("a call of a function not declared in the snippet", expr.syntax());
+            };
+            let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+            TKind::Call { function, args }
+        };
+        Ok(TExpr { kind, ty, range })
+    }
+
+    /// A method call the families before did not take.
+    pub(super) fn method_call(
+        &mut self,
+        expr: &ast::Expr,
+        m: &ast::MethodCallExpr,
+        ty: Ty,
+        range: Range<usize>,
+    ) -> Result<TExpr> {
+        let kind = {
+            let Some(f) = self.sema.resolve_method_call(m) else {
+                return self.unsupported("a method", expr.syntax());
+            };
+            let name = f.name(self.db).as_str().to_owned();
+            let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
+            if let (true, Some(receiver)) = (no_args, m.receiver()) {
+                // `x.into()`.
+                if let Some(cast) = self.conversion(f, &receiver, ty.clone(), range.clone())? {
+                    return Ok(cast);
+                }
+            }
+            if let Some(e) = self.option_method(m, f, &ty, &range)? {
+                return Ok(e);
+            }
+            // A method of the host's own type, on a hole binding.
+            if let (Some((adt, ty_name, mutable)), Some(receiver)) = (self.host_scalar_method(f), m.receiver()) {
+                if let Some(receiver) = self.self_arg(&receiver, adt, mutable) {
+                    let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                    let args = self.host_args(&args, m.syntax())?;
+                    let symbol = lacuna_ir::shim_symbol(Some(&ty_name), &name);
+                    let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
+                    // A panic inside is placed, as rustc's debug info places the call, at the method's name.
+                    let start = m.name_ref().map_or(range.start, |n| {
+                        usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start)
+                    });
+                    return Ok(TExpr { kind, ty, range: start..range.end });
+                }
+            }
+            // Inherent methods of the primitive types (not the host's), and `Ord::max`/`min` (integers have no
+            // inherent ones).
+            let inherent_primitive = match f.as_assoc_item(self.db).map(|a| a.container(self.db)) {
+                Some(ra_ap_hir::AssocItemContainer::Impl(imp)) => {
+                    imp.trait_(self.db).is_none() && imp.self_ty(self.db).as_builtin().is_some()
+                }
+                _ => false,
+            };
+            let ord = (name == "max" || name == "min") && self.core_trait_of(f).as_deref() == Some("Ord");
+            let known = ScalarMethod::from_name(&name)
+                .map(Method::Scalar)
+                .or_else(|| CharMethod::from_name(&name).map(Method::Char));
+            let Some(method) = known.filter(|_| inherent_primitive || ord) else {
+                return self.unsupported("a method outside the subset", expr.syntax());
+            };
+            let Some(receiver) = m.receiver() else { return self.unsupported("a method", expr.syntax()) };
+            let receiver = Box::new(self.expr(&receiver)?);
+            let mut args = Vec::new();
+            for a in m.arg_list().into_iter().flat_map(|l| l.args()) {
+                args.push(self.expr(&a)?);
+            }
+            TKind::Method { name: method, receiver, args }
+        };
+        Ok(TExpr { kind, ty, range })
     }
 }

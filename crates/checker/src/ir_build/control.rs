@@ -178,3 +178,140 @@ impl<'a, 'db> Builder<'a, 'db> {
         })
     }
 }
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// `if`, `if let` (a `match`) and `else`.
+    pub(super) fn if_expr(&mut self, expr: &ast::Expr, i: &ast::IfExpr, ty: Ty, range: Range<usize>) -> Result<TExpr> {
+        let kind = {
+            let Some(cond) = i.condition() else { return self.unsupported("`if`", expr.syntax()) };
+            let Some(then) = i.then_branch() else { return self.unsupported("`if`", expr.syntax()) };
+            if let ast::Expr::LetExpr(l) = &cond {
+                // `if let P = e { A } else { B }` is `match e { P => A, _ => B }`.
+                let (Some(pat), Some(scrutinee)) = (l.pat(), l.expr()) else {
+                    return self.unsupported("`if let`", expr.syntax());
+                };
+                let (scrutinee, parse_result) = self.scrutinee(&scrutinee)?;
+                let scrutinee = Box::new(scrutinee);
+                let pat = self.scrutinee_pat(&pat, parse_result)?;
+                let then_ty = self.expr_type(&ast::Expr::BlockExpr(then.clone()))?;
+                let body =
+                    TExpr { ty: then_ty, range: self.range(then.syntax()), kind: TKind::Block(self.block(&then)?) };
+                let otherwise = match i.else_branch() {
+                    Some(ast::ElseBranch::Block(b)) => TExpr {
+                        ty: self.expr_type(&ast::Expr::BlockExpr(b.clone()))?,
+                        range: self.range(b.syntax()),
+                        kind: TKind::Block(self.block(&b)?),
+                    },
+                    Some(ast::ElseBranch::IfExpr(e)) => self.expr(&ast::Expr::IfExpr(e))?,
+                    None => TExpr { ty: Ty::Scalar(Scalar::Unit), range: range.clone(), kind: TKind::Lit(Lit::Unit) },
+                };
+                let arms = vec![Arm { pat, guard: None, body }, Arm { pat: TPat::Wild, guard: None, body: otherwise }];
+                return Ok(TExpr { kind: TKind::Match { scrutinee, arms }, ty, range });
+            }
+            if cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind())) {
+                return self.unsupported("a `let` chain", expr.syntax());
+            }
+            let otherwise = match i.else_branch() {
+                Some(ast::ElseBranch::Block(b)) => Some(Box::new(TExpr {
+                    ty: self.expr_type(&ast::Expr::BlockExpr(b.clone()))?,
+                    range: self.range(b.syntax()),
+                    kind: TKind::Block(self.block(&b)?),
+                })),
+                Some(ast::ElseBranch::IfExpr(e)) => Some(Box::new(self.expr(&ast::Expr::IfExpr(e))?)),
+                None => None,
+            };
+            TKind::If { cond: Box::new(self.expr(&cond)?), then: self.block(&then)?, otherwise }
+        };
+        Ok(TExpr { kind, ty, range })
+    }
+
+    /// `while` and `while let` (a `loop` around a `match`).
+    pub(super) fn while_expr(
+        &mut self,
+        expr: &ast::Expr,
+        w: &ast::WhileExpr,
+        ty: Ty,
+        range: Range<usize>,
+    ) -> Result<TExpr> {
+        let kind = {
+            let Some(cond) = w.condition() else { return self.unsupported("`while`", expr.syntax()) };
+            let Some(body) = w.loop_body() else { return self.unsupported("`while`", expr.syntax()) };
+            let label = Self::label(w.label().and_then(|l| l.lifetime()));
+            if let ast::Expr::LetExpr(l) = &cond {
+                // `while let P = e { body }` is `loop { match e { P => body, _ => break } }`.
+                let (Some(pat), Some(scrutinee)) = (l.pat(), l.expr()) else {
+                    return self.unsupported("`while let`", expr.syntax());
+                };
+                let (scrutinee, parse_result) = self.scrutinee(&scrutinee)?;
+                let scrutinee = Box::new(scrutinee);
+                let pat = self.scrutinee_pat(&pat, parse_result)?;
+                let unit = Ty::Scalar(Scalar::Unit);
+                let body = TExpr {
+                    ty: unit.clone(),
+                    range: self.range(body.syntax()),
+                    kind: TKind::Block(self.block(&body)?),
+                };
+                let leave = TExpr {
+                    ty: Ty::Scalar(Scalar::Never),
+                    range: range.clone(),
+                    kind: TKind::Break { label: label.clone(), value: None },
+                };
+                let arms = vec![Arm { pat, guard: None, body }, Arm { pat: TPat::Wild, guard: None, body: leave }];
+                let step = TExpr { kind: TKind::Match { scrutinee, arms }, ty: unit.clone(), range: range.clone() };
+                let body = TBlock { stmts: vec![TStmt::Expr(step)], tail: None, ty: Some(unit), label: None };
+                return Ok(TExpr { kind: TKind::Loop { label, body }, ty, range });
+            }
+            if cond.syntax().descendants().any(|n| ast::LetExpr::can_cast(n.kind())) {
+                return self.unsupported("a `let` chain", expr.syntax());
+            }
+            TKind::While { label, cond: Box::new(self.expr(&cond)?), body: self.block(&body)? }
+        };
+        Ok(TExpr { kind, ty, range })
+    }
+
+    /// `for` over a range (sequences and iterator chains were taken before).
+    pub(super) fn for_expr(
+        &mut self,
+        expr: &ast::Expr,
+        f: &ast::ForExpr,
+        ty: Ty,
+        range: Range<usize>,
+    ) -> Result<TExpr> {
+        let kind = {
+            let (
+                Some(pat @ (ast::Pat::IdentPat(_) | ast::Pat::WildcardPat(_))),
+                Some(ast::Expr::RangeExpr(range_expr)),
+                Some(body),
+            ) = (f.pat(), f.iterable(), f.loop_body())
+            else {
+                return self.unsupported("`for` over something other than an integer range", expr.syntax());
+            };
+            let (Some(start), Some(end)) = (range_expr.start(), range_expr.end()) else {
+                return self.unsupported("an open range", expr.syntax());
+            };
+            let inclusive = range_expr.op_kind() == Some(ast::RangeOp::Inclusive);
+            let (start, end) = (self.expr(&start)?, self.expr(&end)?);
+            if !start.s().is_int() {
+                return self.unsupported("`for` over a range of non-integers", expr.syntax());
+            }
+            let var = match &pat {
+                ast::Pat::IdentPat(pat) => self.declare_local(pat)?,
+                // `for _ in ..`: the counter in a local no name reaches.
+                _ => {
+                    let name = format!("<for at {}>", range.start);
+                    self.locals.push(TLocal {
+                        name,
+                        ty: start.ty.clone(),
+                        mutable: false,
+                        fixed_type: true,
+                        array_literal: false,
+                    });
+                    self.locals.len() - 1
+                }
+            };
+            let label = Self::label(f.label().and_then(|l| l.lifetime()));
+            TKind::For { label, var, start: Box::new(start), end: Box::new(end), inclusive, body: self.block(&body)? }
+        };
+        Ok(TExpr { kind, ty, range })
+    }
+}

@@ -91,3 +91,47 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(id)
     }
 }
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// A path: a local, a binding, a constant, a unit variant (the expression `expr`, of type `ty`).
+    pub(super) fn path_expr(
+        &mut self,
+        expr: &ast::Expr,
+        p: &ast::PathExpr,
+        ty: Ty,
+        range: Range<usize>,
+    ) -> Result<TExpr> {
+        let kind = {
+            let Some(path) = p.path() else { return self.unsupported("a path", expr.syntax()) };
+            if let Some(kind) = self.text_binding_path(expr, &ty) {
+                return Ok(TExpr { kind, ty, range });
+            }
+            match self.sema.resolve_path(&path) {
+                Some(PathResolution::Local(local)) => match self.binding_through_ref(local) {
+                    Some(binding) => TKind::Deref(binding),
+                    None => TKind::Local(self.local_ref(local, expr.syntax())?),
+                },
+                Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v)))
+                    if self.option_variant(v) == Some(false) =>
+                {
+                    TKind::None
+                }
+                Some(PathResolution::Def(ra_ap_hir::ModuleDef::Const(c))) => match self.primitive_const(c, &ty) {
+                    Some(kind) => kind,
+                    None => match self.const_body(c)? {
+                        // The constant's value, computed where it is used (pure arithmetic on literals).
+                        Some(body) => {
+                            let mut value = self.expr(&body)?;
+                            self.expanding_consts.pop();
+                            value.range = range;
+                            return Ok(value);
+                        }
+                        None => return self.unsupported("a constant", expr.syntax()),
+                    },
+                },
+                _ => return self.unsupported("a path that is not a local", expr.syntax()),
+            }
+        };
+        Ok(TExpr { kind, ty, range })
+    }
+}

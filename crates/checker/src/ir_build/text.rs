@@ -501,3 +501,65 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TExpr { kind, ty: Ty::Str, range: self.range(index.syntax()) }))
     }
 }
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// A macro call the IR knows (`format!`, the printing macros, `vec!`, `panic!`, `matches!`, ..).
+    pub(super) fn macro_expr(
+        &mut self,
+        expr: &ast::Expr,
+        mac: &ast::MacroExpr,
+        ty: Ty,
+        range: Range<usize>,
+    ) -> Result<TExpr> {
+        let kind = {
+            let Some(call) = mac.macro_call() else { return self.unsupported("a macro", expr.syntax()) };
+            let name = call.path().and_then(|p| p.segment()).and_then(|s| s.name_ref()).map(|n| n.text().to_string());
+            let from_std = self.sema.resolve_macro_call(&call).is_some_and(|m| {
+                m.module(self.db)
+                    .krate(self.db)
+                    .display_name(self.db)
+                    .is_some_and(|n| matches!(n.to_string().as_str(), "core" | "std"))
+            });
+            let tokens = call
+                .token_tree()
+                .map(|t| t.syntax().descendants_with_tokens().filter_map(|t| t.into_token()).collect::<Vec<_>>())
+                .unwrap_or_default();
+            let from_alloc = self.sema.resolve_macro_call(&call).is_some_and(|m| {
+                m.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc")
+            });
+            if from_alloc && name.as_deref() == Some("vec") && matches!(ty, Ty::Vec(_)) {
+                return Ok(TExpr { kind: self.vec_macro(&call)?, ty, range });
+            }
+            let std_format = (from_alloc && name.as_deref() == Some("format"))
+                || (from_std && matches!(name.as_deref(), Some("print" | "println" | "eprint" | "eprintln")));
+            if let (true, Some(name)) = (std_format, name.as_deref()) {
+                return Ok(TExpr { kind: self.format_macro(&call, name)?, ty, range });
+            }
+            // `matches!(e, pat)` is the `match` it expands to (its parts keep their place in the snippet).
+            if from_std && name.as_deref() == Some("matches") {
+                let m = self
+                    .sema
+                    .expand_macro_call(&call)
+                    .and_then(|x| x.value.descendants().find_map(ast::MatchExpr::cast));
+                let Some(m) = m else {
+                    return self.unsupported("a `matches!` that does not expand", expr.syntax());
+                };
+                let mut built = self.expr(&ast::Expr::MatchExpr(m))?;
+                built.range = range;
+                return Ok(built);
+            }
+            let message = match name.as_deref() {
+                Some("panic") => Self::plain_message(tokens.into_iter()),
+                Some("unreachable") if tokens.iter().all(|t| t.kind().is_trivia() || matches!(t.text(), "(" | ")")) => {
+                    Some("internal error: entered unreachable code".to_owned())
+                }
+                _ => None,
+            };
+            match (from_std, message) {
+                (true, Some(message)) => TKind::Panic { receiver: None, message },
+                _ => return self.unsupported("a macro outside the subset", expr.syntax()),
+            }
+        };
+        Ok(TExpr { kind, ty, range })
+    }
+}
