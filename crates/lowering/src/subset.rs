@@ -243,13 +243,13 @@ impl Check<'_> {
                     _ => unsupported("this `clone`", &e.range),
                 }
             }
-            TKind::StructLit { id, fields, base } => self.struct_literal(e, id, fields, base),
+            TKind::StructLit { id, fields, base } => self.struct_literal(e, *id, fields, base),
             TKind::MapNew => match e.ty {
                 Ty::Map { .. } => Ok(()),
                 _ => unsupported("a map of this type", &e.range),
             },
-            TKind::MapMethod { map, name, args, .. } => self.map_method(e, map, name, args),
-            TKind::MapUpdate { map, key: k, default, op, value: v } => self.map_update(e, map, k, default, op, v),
+            TKind::MapMethod { map, name, args, .. } => self.map_method(e, *map, *name, args),
+            TKind::MapUpdate { map, key: k, default, op, value: v } => self.map_update(e, *map, k, default, op, v),
             TKind::StructEq { left, right, .. } => {
                 self.expr(left)?;
                 self.expr(right)?;
@@ -354,12 +354,12 @@ impl Check<'_> {
                     None => Ok(()),
                 }
             }
-            TKind::Call { function, args } => self.call(e, function, args),
+            TKind::Call { function, args } => self.call(e, *function, args),
             TKind::HostCall { args, receiver, .. } => self.host_call(e, args, receiver),
             TKind::SeqLen(_) | TKind::SeqSum(_) => Ok(()),
-            TKind::SeqMethod { seq, name, args, .. } => self.seq_method(e, seq, name, args),
+            TKind::SeqMethod { seq, name, args, .. } => self.seq_method(e, seq, *name, args),
             TKind::SeqWithClosure { seq, name, closure, descending } => {
-                self.seq_with_closure(e, seq, name, closure, descending)
+                self.seq_with_closure(e, seq, *name, closure, *descending)
             }
             TKind::SeqIndex { seq, index } => {
                 self.expr(index)?;
@@ -371,7 +371,7 @@ impl Check<'_> {
                 }
             }
             TKind::SeqStore { seq, index, op, value, .. } => self.seq_store(e, seq, index, op, value),
-            TKind::Method { name, receiver, args } => self.method(e, name, receiver, args),
+            TKind::Method { name, receiver, args } => self.method(e, *name, receiver, args),
             TKind::Some(inner) => {
                 self.expr(inner)?;
                 match &e.ty {
@@ -403,7 +403,7 @@ impl Check<'_> {
             }
             TKind::Match { scrutinee, arms } => self.match_expr(e, scrutinee, arms),
             TKind::OptionClosure { method, receiver, param, body } => {
-                self.option_closure(e, method, receiver, param, body)
+                self.option_closure(e, *method, receiver, param, body)
             }
             TKind::Panic { receiver, .. } => match receiver {
                 Some(r) => {
@@ -428,7 +428,7 @@ impl Check<'_> {
                     unsupported("text of this type", &e.range)
                 }
             }
-            TKind::TextMethod { name, receiver, args } => self.text_method(e, name, receiver, args),
+            TKind::TextMethod { name, receiver, args } => self.text_method(e, *name, receiver, args),
             TKind::StringPush { seq, value, .. } => {
                 self.expr(value)?;
                 if !seq.writable || seq.kind == SeqKind::Slice || seq.elem != Elem::Scalar(Scalar::U8) {

@@ -465,9 +465,9 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// `T::try_from(value)` between integer types, consumed where it is made ([`TKind::TryConvert`]).
-    pub(super) fn try_convert(&mut self, value: &TExpr, target: &Scalar, then: &ParseThen, name_at: &usize) -> R<Vals> {
+    pub(super) fn try_convert(&mut self, value: &TExpr, target: Scalar, then: &ParseThen, name_at: usize) -> R<Vals> {
         let source = value.s();
-        let (Some(st), Some(tt)) = (clif(source), clif(*target)) else {
+        let (Some(st), Some(tt)) = (clif(source), clif(target)) else {
             return Err(CodegenError("an integer conversion".into()));
         };
         let v = self.one(value)?;
@@ -480,7 +480,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 (0, (1i128 << bits) - 1)
             }
         };
-        let ((smin, smax), (tmin, tmax)) = (range(source), range(*target));
+        let ((smin, smax), (tmin, tmax)) = (range(source), range(target));
         let (lo, hi) = (smin.max(tmin), smax.min(tmax));
         let signed = source.is_signed();
         let mut ok = self.b.ins().iconst(types::I8, 1);
@@ -497,8 +497,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             let c = self.b.ins().icmp(cc, v, k);
             ok = self.b.ins().band(ok, c);
         }
-        let converted = self.cast(v, source, *target);
+        let converted = self.cast(v, source, target);
         let errors = ["TryFromIntError(())".to_owned()];
-        self.consume_result(then, ok, converted, tt, &errors, None, *name_at)
+        self.consume_result(then, ok, converted, tt, &errors, None, name_at)
     }
 }

@@ -312,15 +312,15 @@ impl<'a, 'b> Gen<'a, 'b> {
         &mut self,
         e: &TExpr,
         label: &Option<String>,
-        var: &usize,
+        var: usize,
         start: &TExpr,
         end: &TExpr,
-        inclusive: &bool,
+        inclusive: bool,
         body: &TBlock,
     ) -> R<Vals> {
         let at = e.range.start;
         let value: Option<Value> = {
-            let ty = self.snippet.locals[*var].ty.s();
+            let ty = self.snippet.locals[var].ty.s();
             let t = clif(ty).ok_or_else(|| CodegenError("`for` variable".into()))?;
             let s = self.one(start)?;
             let end_v = self.one(end)?;
@@ -338,7 +338,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             } else {
                 (IntCC::UnsignedLessThan, IntCC::UnsignedLessThanOrEqual)
             };
-            let go = self.b.ins().icmp(if *inclusive { le } else { lt }, i, end_v);
+            let go = self.b.ins().icmp(if inclusive { le } else { lt }, i, end_v);
             self.b.ins().brif(go, body_block, &[], exit, &[]);
             self.b.switch_to_block(body_block);
             self.b.seal_block(body_block);
@@ -346,7 +346,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let loop_var = self.b.declare_var(t);
             let i = self.b.use_var(counter);
             self.b.def_var(loop_var, i);
-            self.vars.insert(*var, vec![loop_var]);
+            self.vars.insert(var, vec![loop_var]);
             self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: Vec::new(), is_block: false });
             self.block(body)?;
             self.loops.pop();
@@ -354,7 +354,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.b.switch_to_block(latch);
             self.b.seal_block(latch);
             let i = self.b.use_var(counter);
-            if *inclusive {
+            if inclusive {
                 // `..=end` stops after `end` without computing `end + 1` (which may not exist).
                 let last = self.b.ins().icmp(IntCC::Equal, i, end_v);
                 let step = self.b.create_block();
@@ -379,7 +379,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         &mut self,
         e: &TExpr,
         label: &Option<String>,
-        var: &usize,
+        var: usize,
         seq: &Seq,
         body: &TBlock,
     ) -> R<Vals> {
@@ -406,7 +406,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let element = self.element_at(seq.elem, data, k)?;
             let ts = flat(&seq.elem.read_ty());
             let loop_vars: Vec<Variable> = ts.iter().zip(element).map(|(&t, v)| self.var(t, v)).collect();
-            self.vars.insert(*var, loop_vars);
+            self.vars.insert(var, loop_vars);
             self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: Vec::new(), is_block: false });
             self.block(body)?;
             self.loops.pop();
@@ -503,13 +503,13 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// A call of a function declared in the snippet ([`TKind::Call`]).
-    pub(super) fn call(&mut self, function: &usize, args: &[TExpr]) -> R<Vals> {
+    pub(super) fn call(&mut self, function: usize, args: &[TExpr]) -> R<Vals> {
         let mut values = vec![self.ctx];
         for a in args {
             values.extend(self.expr(a)?);
         }
         self.store_fuel();
-        let call = self.b.ins().call(self.funcs[*function], &values);
+        let call = self.b.ins().call(self.funcs[function], &values);
         let results = self.b.inst_results(call).to_vec();
         self.load_fuel();
         let failed = self.b.ins().icmp_imm(IntCC::NotEqual, results[0], 0);

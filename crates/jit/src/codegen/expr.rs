@@ -81,9 +81,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::While { label, cond, body } => return self.while_loop(e, label, cond, body),
             TKind::Loop { label, body } => return self.loop_expr(e, label, body),
             TKind::For { label, var, start, end, inclusive, body } => {
-                return self.for_range(e, label, var, start, end, inclusive, body)
+                return self.for_range(e, label, *var, start, end, *inclusive, body)
             }
-            TKind::ForSeq { label, var, seq, body } => return self.for_seq(e, label, var, seq, body),
+            TKind::ForSeq { label, var, seq, body } => return self.for_seq(e, label, *var, seq, body),
             TKind::Break { label, value } => {
                 let v = match value {
                     Some(v) => self.expr(v)?,
@@ -112,7 +112,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.dead_block();
                 None
             }
-            TKind::Call { function, args } => return self.call(function, args),
+            TKind::Call { function, args } => return self.call(*function, args),
             TKind::SeqLen(seq) => Some(self.seq_parts(seq)?.1),
             TKind::SeqIndex { seq, index } => {
                 let i = self.one(index)?;
@@ -142,7 +142,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 None
             }
             TKind::SeqStore { seq, index_at, index, op, value } => {
-                return self.seq_store(e, seq, index_at, index, op, value)
+                return self.seq_store(e, seq, *index_at, index, op, value)
             }
             TKind::HostCall { name, symbol, receiver, args } => return self.host_call(e, name, symbol, receiver, args),
             TKind::Method { name, receiver, args } if receiver.ty.scalar().is_none() || e.ty.scalar().is_none() => {
@@ -163,7 +163,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let source = self.one(x)?;
                 Some(self.struct_clone(id, source, at)?)
             }
-            TKind::StructLit { id, fields, base } => return self.struct_lit(e, id, fields, base),
+            TKind::StructLit { id, fields, base } => return self.struct_lit(e, *id, fields, base),
             TKind::MapNew => {
                 let f = self.helpers[&Helper::MapNew];
                 let call = self.b.ins().call(f, &[self.ctx]);
@@ -173,7 +173,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return self.map_method(*map, *name, args, &e.ty, *method_at)
             }
             TKind::MapUpdate { map, key, default, op, value } => {
-                return self.map_update(e, map, key, default, op, value)
+                return self.map_update(e, *map, key, default, op, value)
             }
             TKind::StructEq { left, right, negated } => {
                 let (Ty::Struct(id) | Ty::StructRef(id)) = left.ty else {
@@ -236,9 +236,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return Ok(Vec::new());
             }
             TKind::TryConvert { value, target, then, at: name_at } => {
-                return self.try_convert(value, target, then, name_at)
+                return self.try_convert(value, *target, then, *name_at)
             }
-            TKind::Parse { text, target, then, at: name_at } => return self.parse(text, target, then, name_at),
+            TKind::Parse { text, target, then, at: name_at } => return self.parse(text, *target, then, *name_at),
             TKind::SeqClone(seq) => {
                 let elem = seq.elem.scalar().ok_or_else(|| CodegenError("a copy of strings".into()))?;
                 let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;

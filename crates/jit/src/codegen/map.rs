@@ -152,7 +152,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn map_update(
         &mut self,
         e: &TExpr,
-        map: &usize,
+        map: usize,
         key: &TExpr,
         default: &Option<Box<TExpr>>,
         op: &Option<BinOp>,
@@ -160,12 +160,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     ) -> R<Vals> {
         let at = e.range.start;
         let value: Option<Value> = {
-            let Ty::Map { value: vt, .. } = self.snippet.locals[*map].ty else {
+            let Ty::Map { value: vt, .. } = self.snippet.locals[map].ty else {
                 return Err(CodegenError("an entry of something other than a map".into()));
             };
             // Primitive operands: the value first, then the place.
             let v = self.one(value)?;
-            let m = self.map_address(*map)?;
+            let m = self.map_address(map)?;
             let (data, len, word, owned) = self.map_key_parts(key)?;
             let default = match default {
                 Some(d) => {

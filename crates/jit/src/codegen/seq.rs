@@ -678,7 +678,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         &mut self,
         e: &TExpr,
         seq: &Seq,
-        index_at: &usize,
+        index_at: usize,
         index: &TExpr,
         op: &Option<BinOp>,
         value: &TExpr,
@@ -688,7 +688,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             // Rust evaluates the value first, then the place.
             let v = self.one(value)?;
             let i = self.one(index)?;
-            let address = self.seq_element(seq, i, *index_at)?;
+            let address = self.seq_element(seq, i, index_at)?;
             let elem = seq.elem.scalar().ok_or_else(|| CodegenError("a store into strings".into()))?;
             let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
             let v = match op {

@@ -237,7 +237,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn struct_lit(
         &mut self,
         e: &TExpr,
-        id: &usize,
+        id: usize,
         fields: &[(String, TExpr)],
         base: &Option<Box<TExpr>>,
     ) -> R<Vals> {
@@ -251,7 +251,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     *self.statics.get(symbol).ok_or_else(|| CodegenError(format!("no offset for `{symbol}`")))?;
                 values.push((offset, value.ty.clone(), self.expr(value)?));
             }
-            let shims = self.shims_of(*id)?;
+            let shims = self.shims_of(id)?;
             // Over `..base`, the base's (new, complete) box with the named fields replaced.
             if let Some(b) = base {
                 let boxed = self.one(b)?;

@@ -414,12 +414,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// `text.parse::<S>()` of a scalar, consumed where it is made ([`TKind::Parse`]).
-    pub(super) fn parse(&mut self, text: &TExpr, target: &Scalar, then: &ParseThen, name_at: &usize) -> R<Vals> {
-        let t = clif(*target).ok_or_else(|| CodegenError("a parsed type".into()))?;
+    pub(super) fn parse(&mut self, text: &TExpr, target: Scalar, then: &ParseThen, name_at: usize) -> R<Vals> {
+        let t = clif(target).ok_or_else(|| CodegenError("a parsed type".into()))?;
         let (data, len) = self.text_parts(text)?;
         let code = crate::rt::text::PARSE_TARGETS
             .iter()
-            .position(|s| s == target)
+            .position(|s| *s == target)
             .ok_or_else(|| CodegenError(format!("parsing a `{}`", target.name())))?;
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
         let zero64 = self.int_const(types::I64, 0);
@@ -440,7 +440,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             _ => self.b.ins().ireduce(t, raw),
         };
         let ok = self.b.ins().icmp_imm(IntCC::Equal, status, 0);
-        let errors = crate::rt::text::parse_errors(*target);
-        self.consume_result(then, ok, value, t, &errors, Some(status), *name_at)
+        let errors = crate::rt::text::parse_errors(target);
+        self.consume_result(then, ok, value, t, &errors, Some(status), name_at)
     }
 }

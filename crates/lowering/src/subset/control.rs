@@ -80,8 +80,8 @@ impl Check<'_> {
     }
 
     /// A call of a snippet function ([`TKind::Call`]).
-    pub(super) fn call(&mut self, e: &TExpr, function: &usize, args: &[TExpr]) -> Result<(), Unsupported> {
-        let Some(f) = self.snippet.fns.get(*function) else {
+    pub(super) fn call(&mut self, e: &TExpr, function: usize, args: &[TExpr]) -> Result<(), Unsupported> {
+        let Some(f) = self.snippet.fns.get(function) else {
             return unsupported("an unknown function", &e.range);
         };
         if f.params.len() != args.len() {

@@ -7,14 +7,14 @@ impl Check<'_> {
     pub(super) fn map_method(
         &mut self,
         e: &TExpr,
-        map: &usize,
-        name: &MapMethod,
+        map: usize,
+        name: MapMethod,
         args: &[TExpr],
     ) -> Result<(), Unsupported> {
         for a in args {
             self.expr(a)?;
         }
-        let Some((key, value, mutable)) = self.map_local(*map) else {
+        let Some((key, value, mutable)) = self.map_local(map) else {
             return unsupported("a method of something other than a map", &e.range);
         };
         let value = Ty::Scalar(*value);
@@ -57,7 +57,7 @@ impl Check<'_> {
     pub(super) fn map_update(
         &mut self,
         e: &TExpr,
-        map: &usize,
+        map: usize,
         k: &TExpr,
         default: &Option<Box<TExpr>>,
         op: &Option<BinOp>,
@@ -68,7 +68,7 @@ impl Check<'_> {
         if let Some(d) = default {
             self.expr(d)?;
         }
-        let Some((key, value, mutable)) = self.map_local(*map) else {
+        let Some((key, value, mutable)) = self.map_local(map) else {
             return unsupported("an entry of something other than a map", &e.range);
         };
         let value = Ty::Scalar(*value);

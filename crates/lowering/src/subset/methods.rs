@@ -7,7 +7,7 @@ impl Check<'_> {
     pub(super) fn method(
         &mut self,
         e: &TExpr,
-        name: &Method,
+        name: Method,
         receiver: &TExpr,
         args: &[TExpr],
     ) -> Result<(), Unsupported> {
@@ -18,7 +18,7 @@ impl Check<'_> {
         if let Ty::Option(payload) = &receiver.ty {
             let arg = |i: usize| args.get(i).map(|a| &a.ty);
             let scalar = payload.scalar().is_some();
-            let ok = match (*name, args.len()) {
+            let ok = match (name, args.len()) {
                 (Method::Option(OptionMethod::Unwrap), 0) => e.ty == **payload,
                 (Method::Option(OptionMethod::UnwrapOrDefault), 0) => scalar && e.ty == **payload,
                 (Method::Option(OptionMethod::IsSome | OptionMethod::IsNone), 0) => e.s() == Scalar::Bool,
@@ -30,7 +30,7 @@ impl Check<'_> {
         }
         let t = receiver.s();
         let arg = |i: usize| args.get(i).map(|a| a.s());
-        let ok = match (*name, args.len()) {
+        let ok = match (name, args.len()) {
             (Method::Checked(CheckedMethod::ToDigit), _) => {
                 // A literal radix in 2..=36: the radix assertion (whose message varies across toolchains)
                 // cannot fire.
@@ -76,7 +76,7 @@ impl Check<'_> {
     pub(super) fn option_closure(
         &mut self,
         e: &TExpr,
-        method: &OptionClosureMethod,
+        method: OptionClosureMethod,
         receiver: &TExpr,
         param: &Option<TPat>,
         body: &TExpr,
@@ -85,7 +85,7 @@ impl Check<'_> {
         let Ty::Option(payload) = &receiver.ty else {
             return unsupported("a closure method of something other than an `Option`", &e.range);
         };
-        let takes_payload = *method != OptionClosureMethod::UnwrapOrElse;
+        let takes_payload = method != OptionClosureMethod::UnwrapOrElse;
         match (param, takes_payload) {
             (Some(p), true) => self.pat(p, payload, &e.range)?,
             (None, false) => {}

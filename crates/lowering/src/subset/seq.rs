@@ -8,7 +8,7 @@ impl Check<'_> {
         &mut self,
         e: &TExpr,
         seq: &Seq,
-        name: &SeqMethod,
+        name: SeqMethod,
         args: &[TExpr],
     ) -> Result<(), Unsupported> {
         for a in args {
@@ -35,7 +35,7 @@ impl Check<'_> {
                 }
                 _ => false,
             },
-            Elem::Scalar(s) => Self::scalar_seq_method(*name, args, s, seq.kind, &e.ty),
+            Elem::Scalar(s) => Self::scalar_seq_method(name, args, s, seq.kind, &e.ty),
         };
         if !ok {
             return unsupported(format!("the sequence method `{name}`"), &e.range);
@@ -56,13 +56,13 @@ impl Check<'_> {
         &mut self,
         e: &TExpr,
         seq: &Seq,
-        name: &SeqClosureMethod,
+        name: SeqClosureMethod,
         closure: &Closure,
-        descending: &bool,
+        descending: bool,
     ) -> Result<(), Unsupported> {
         let item = seq.elem.read_ty();
         let body = &closure.body;
-        let retain = *name == SeqClosureMethod::Retain;
+        let retain = name == SeqClosureMethod::Retain;
         let ret = if retain { Ty::Scalar(Scalar::Bool) } else { body.ty.clone() };
         self.closure(closure, std::slice::from_ref(&item), &ret, &e.range)?;
         if !seq.writable || seq.kind == SeqKind::Slice && retain {

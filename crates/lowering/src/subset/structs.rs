@@ -7,14 +7,14 @@ impl Check<'_> {
     pub(super) fn struct_literal(
         &mut self,
         e: &TExpr,
-        id: &usize,
+        id: usize,
         fields: &[(String, TExpr)],
         base: &Option<Box<TExpr>>,
     ) -> Result<(), Unsupported> {
         if let Some(b) = base {
             self.expr(b)?;
             // The base's box is reused: a new struct of this type, not a local's (partial moves).
-            if b.ty != Ty::Struct(*id) || matches!(b.kind, TKind::Local(_)) {
+            if b.ty != Ty::Struct(id) || matches!(b.kind, TKind::Local(_)) {
                 return unsupported("this `..base`", &b.range);
             }
         }
@@ -29,7 +29,7 @@ impl Check<'_> {
                 return unsupported(format!("a field of type `{}` in a literal", value.ty.name()), &value.range);
             }
         }
-        if e.ty == Ty::Struct(*id) {
+        if e.ty == Ty::Struct(id) {
             Ok(())
         } else {
             unsupported("this struct literal", &e.range)

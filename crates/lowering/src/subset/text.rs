@@ -7,7 +7,7 @@ impl Check<'_> {
     pub(super) fn text_method(
         &mut self,
         e: &TExpr,
-        name: &TextMethod,
+        name: TextMethod,
         receiver: &TExpr,
         args: &[TExpr],
     ) -> Result<(), Unsupported> {
@@ -17,7 +17,7 @@ impl Check<'_> {
         }
         let text = |t: &Ty| matches!(t, Ty::Str | Ty::String);
         let ok = text(&receiver.ty)
-            && match (*name, args) {
+            && match (name, args) {
                 (TextMethod::Len, []) => e.ty == Ty::Scalar(Scalar::Usize),
                 (TextMethod::IsEmpty, []) => e.ty == Ty::Scalar(Scalar::Bool),
                 (TextMethod::ToString | TextMethod::ToOwned | TextMethod::Clone | TextMethod::Into, []) => text(&e.ty),
