@@ -53,6 +53,8 @@ pub(crate) enum Outcome {
     Errors(Vec<RaDiagnostic>),
     /// Syntax was fine and the semantic pass was not requested.
     NotAsked,
+    /// Safe mode's syntax-level rules reject the snippet (no semantic pass was made).
+    Policy(Vec<crate::policy::Violation>),
 }
 
 pub(crate) struct Analysed {
@@ -243,7 +245,14 @@ impl RaSession {
 
     /// Parses the spliced text, checks the snippet's block is intact, then (if `semantic`) collects type errors.
     /// `block` is the range of the `{ snippet }` block in `text`.
-    pub fn analyse(&mut self, text: &str, block: std::ops::Range<usize>, semantic: bool) -> Analysed {
+    /// With a `policy`, safe mode's syntax-level rules run on the snippet first.
+    pub fn analyse(
+        &mut self,
+        text: &str,
+        block: std::ops::Range<usize>,
+        semantic: bool,
+        policy: Option<&lacuna_policy::Policy>,
+    ) -> Analysed {
         let started = std::time::Instant::now();
         let file = ra_ap_syntax::SourceFile::parse(text, Edition::Edition2021);
         let errors = file.errors();
@@ -268,6 +277,15 @@ impl RaSession {
             }
         } else if !crate::host::block_is_intact(&file.tree(), &block) {
             Outcome::EscapesHole
+        } else if let Some(violations) = policy
+            .filter(|p| !p.is_unconfined())
+            .map(|_| {
+                let inner = TextRange::new(((block.start + 1) as u32).into(), ((block.end - 1) as u32).into());
+                crate::policy::syntax::violations(file.tree().syntax(), Some(inner), None)
+            })
+            .filter(|v| !v.is_empty())
+        {
+            Outcome::Policy(violations)
         } else if semantic {
             self.set_text(text);
             match self.errors() {
@@ -284,6 +302,22 @@ impl RaSession {
         };
         let analysis = started.elapsed() - parse;
         Analysed { outcome, parse, analysis }
+    }
+
+    /// Safe mode's syntax-level rules alone on the snippet in `block` of `text` (empty when it does not parse:
+    /// then the parser's errors reject it).
+    pub fn syntax_violations(
+        &self,
+        text: &str,
+        block: std::ops::Range<usize>,
+        policy: Option<&lacuna_policy::Policy>,
+    ) -> Vec<crate::policy::Violation> {
+        if policy.is_none_or(|p| p.is_unconfined()) {
+            return Vec::new();
+        }
+        let file = ra_ap_syntax::SourceFile::parse(text, Edition::Edition2021);
+        let inner = TextRange::new(((block.start + 1) as u32).into(), ((block.end - 1) as u32).into());
+        crate::policy::syntax::violations(file.tree().syntax(), Some(inner), None)
     }
 
     /// Replaces the host file's text (a no-op if it is already this text).
@@ -558,6 +592,29 @@ impl RaSession {
 }
 
 impl RaSession {
+    /// Safe mode's allowlist over everything the snippet at `snippet` (a range of the current, spliced text)
+    /// resolves to, its own macros' expansions included.
+    pub fn policy_violations(
+        &self,
+        snippet: std::ops::Range<usize>,
+        policy: &lacuna_policy::Policy,
+    ) -> Vec<crate::policy::Violation> {
+        let db = self.host.raw_database();
+        ra_ap_hir::attach_db(db, || {
+            let sema = Semantics::new(db);
+            let file_id = sema.attach_first_edition(self.host_file);
+            let file = sema.parse(file_id);
+            let range = TextRange::new((snippet.start as u32).into(), (snippet.end as u32).into());
+            let root = match file.syntax().covering_element(range) {
+                ra_ap_syntax::NodeOrToken::Node(n) => n,
+                ra_ap_syntax::NodeOrToken::Token(t) => t.parent().unwrap_or_else(|| file.syntax().clone()),
+            };
+            let mut walker = crate::policy::resolve::Walker::new(&sema, db, policy, range);
+            walker.walk(&root, None);
+            crate::policy::dedup(walker.out)
+        })
+    }
+
     /// The typed view of the snippet in `block` (the spliced `{ .. }`, in the current text), or why it is
     /// outside the subset.
     pub fn typed_snippet(

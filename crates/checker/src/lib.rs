@@ -17,6 +17,7 @@ mod host;
 mod ir_build;
 mod line_index;
 mod outline;
+mod policy;
 pub mod render;
 mod rustc;
 mod std_source;
@@ -27,6 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lacuna_ir::{HoleScope, SnippetUses};
+pub use lacuna_policy::{Grant, Policy, ViolationKind};
 use serde::Serialize;
 
 pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
@@ -116,6 +118,9 @@ pub enum DecidedBy {
     /// Lacuna's own rule: the snippet must be a block body and may not reach outside its hole.
     #[serde(rename = "lacuna")]
     Lacuna,
+    /// Safe mode: the snippet reaches authority its scope does not grant (decided before any compiler saw it).
+    #[serde(rename = "policy")]
+    Policy,
     /// An acceptance by the JIT subset's own checks (rust-analyzer found no error, and the subset's rules cover
     /// what rustc would still say of it); only `lacuna run` gives these.
     #[serde(rename = "jit-subset")]
@@ -128,6 +133,7 @@ impl DecidedBy {
             DecidedBy::RustAnalyzer => "rust-analyzer",
             DecidedBy::Rustc => "rustc",
             DecidedBy::Lacuna => "lacuna",
+            DecidedBy::Policy => "policy",
             DecidedBy::JitSubset => "jit-subset",
         }
     }
@@ -139,6 +145,9 @@ pub struct Timings {
     pub check: f64,
     pub parse: f64,
     pub rust_analyzer: f64,
+    /// Safe mode's allowlist over resolved items (its syntax rules cost next to nothing and count as parsing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rustc: Option<f64>,
 }
@@ -163,11 +172,18 @@ pub struct CheckerOptions {
     pub rustc_timeout: Duration,
     /// Remember rustc's answer per spliced text (retries and reruns of a snippet then cost nothing).
     pub memoize_rustc: bool,
+    /// What snippets may reach (safe mode, on by default). [`Checker::check_under`] takes another per check.
+    pub policy: Policy,
 }
 
 impl Default for CheckerOptions {
     fn default() -> Self {
-        CheckerOptions { cache_dir: None, rustc_timeout: Duration::from_secs(60), memoize_rustc: true }
+        CheckerOptions {
+            cache_dir: None,
+            rustc_timeout: Duration::from_secs(60),
+            memoize_rustc: true,
+            policy: Policy::default(),
+        }
     }
 }
 
@@ -209,6 +225,7 @@ pub struct Checker {
     /// rustc's outcome per spliced text: retries and benchmark reruns of the same snippet cost nothing.
     rustc_memo: HashMap<Arc<str>, RustcOutcome>,
     memoize_rustc: bool,
+    policy: Policy,
     pub startup: StartupReport,
 }
 
@@ -251,7 +268,14 @@ impl Checker {
             rustc_version: rustc.version.clone(),
             startup_ms: ms(started.elapsed()),
         };
-        Ok(Checker { ra, rustc, rustc_memo: HashMap::new(), memoize_rustc: options.memoize_rustc, startup })
+        Ok(Checker {
+            ra,
+            rustc,
+            rustc_memo: HashMap::new(),
+            memoize_rustc: options.memoize_rustc,
+            policy: options.policy,
+            startup,
+        })
     }
 
     /// Parses a host and makes sure it compiles with its holes unfilled.
@@ -337,9 +361,26 @@ impl Checker {
         Ok(confirmed)
     }
 
-    /// Checks `snippet` in hole `hole` (0-based index into the host's holes).
+    /// Checks `snippet` in hole `hole` (0-based index into the host's holes) under the checker's policy.
     pub fn check(&mut self, prepared: &PreparedHost, hole: usize, snippet: &str) -> Result<Verdict, CheckerError> {
-        self.check_inner(prepared, hole, snippet, Stage::Full).map(|v| v.expect("a full check decides"))
+        let policy = self.policy.clone();
+        self.check_under(prepared, hole, snippet, &policy)
+    }
+
+    /// [`Checker::check`] under `policy` (a hole site's own, or a nested hole's narrowed one).
+    pub fn check_under(
+        &mut self,
+        prepared: &PreparedHost,
+        hole: usize,
+        snippet: &str,
+        policy: &Policy,
+    ) -> Result<Verdict, CheckerError> {
+        self.check_inner(prepared, hole, snippet, Stage::Full, Some(policy)).map(|v| v.expect("a full check decides"))
+    }
+
+    /// The policy [`Checker::check`] applies.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
     }
 
     /// The fast part of [`Checker::check`] alone: `Some(rejection)` when the parser, rust-analyzer or Lacuna's
@@ -352,17 +393,30 @@ impl Checker {
         hole: usize,
         snippet: &str,
     ) -> Result<Option<Verdict>, CheckerError> {
-        self.check_inner(prepared, hole, snippet, Stage::Fast)
+        let policy = self.policy.clone();
+        self.precheck_under(prepared, hole, snippet, &policy)
     }
 
-    /// rustc's verdict alone, without rust-analyzer: the reference the fast path is tested against.
+    /// [`Checker::precheck`] under `policy`.
+    pub fn precheck_under(
+        &mut self,
+        prepared: &PreparedHost,
+        hole: usize,
+        snippet: &str,
+        policy: &Policy,
+    ) -> Result<Option<Verdict>, CheckerError> {
+        self.check_inner(prepared, hole, snippet, Stage::Fast, Some(policy))
+    }
+
+    /// rustc's verdict alone, without rust-analyzer and without safe mode: the reference the fast path is tested
+    /// against. Never use it to decide whether a snippet may run.
     pub fn check_with_rustc_only(
         &mut self,
         prepared: &PreparedHost,
         hole: usize,
         snippet: &str,
     ) -> Result<Verdict, CheckerError> {
-        self.check_inner(prepared, hole, snippet, Stage::RustcOnly).map(|v| v.expect("a full check decides"))
+        self.check_inner(prepared, hole, snippet, Stage::RustcOnly, None).map(|v| v.expect("a full check decides"))
     }
 
     /// `None` only for [`Stage::Fast`] when rustc would have to decide.
@@ -372,7 +426,9 @@ impl Checker {
         hole: usize,
         snippet: &str,
         stage: Stage,
+        policy: Option<&Policy>,
     ) -> Result<Option<Verdict>, CheckerError> {
+        let policy = policy.filter(|p| !p.is_unconfined());
         let use_rust_analyzer = stage != Stage::RustcOnly;
         let started = Instant::now();
         let host = &prepared.host;
@@ -401,10 +457,52 @@ impl Checker {
         // Everything that builds syntax trees runs on the analysis thread: deep trees need its stack, to build
         // and to drop. Beyond the limits, rust-analyzer is not asked at all and rustc decides alone.
         let (depth, tokens) = lexical_size(&snippet);
-        if depth <= MAX_RA_NESTING && tokens <= MAX_RA_TOKENS {
+        let snippet_range = spliced.snippet_range().expect("a spliced host has a snippet");
+        let policy_reject = |violations: Vec<policy::Violation>, timings| {
+            let diagnostics =
+                violations.iter().map(|v| map_violation(v, &spliced, host, hole, &snippet_index, prepared)).collect();
+            reject(DecidedBy::Policy, dedup(diagnostics), timings)
+        };
+        let unverifiable = |message: String| policy::Violation {
+            kind: ViolationKind::Unverifiable,
+            range: snippet_range.start..snippet_range.start,
+            message,
+            label: "not inspected".into(),
+            grant: None,
+        };
+        // Violations that only rustc's acceptance makes final: an item safe mode could not resolve is usually an
+        // error rustc names better; if rustc accepts, safe mode still rejects.
+        let mut deferred: Vec<policy::Violation> = Vec::new();
+        if depth > MAX_RA_NESTING || tokens > MAX_RA_TOKENS {
+            if policy.is_some() {
+                let message = format!(
+                    "the snippet nests {depth} levels deep in {tokens} tokens; safe mode inspects snippets up to \
+                     {MAX_RA_NESTING} levels and {MAX_RA_TOKENS} tokens"
+                );
+                return policy_reject(vec![unverifiable(message)], timings);
+            }
+        } else {
             let text = spliced.text.clone();
             let block = spliced.block_range().expect("a spliced host has a snippet");
-            let analysed = self.with_ra(move |ra| Ok(ra.analyse(&text, block, use_rust_analyzer)));
+            let owned_policy = policy.cloned();
+            let analysed =
+                self.with_ra(move |ra| Ok(ra.analyse(&text, block, use_rust_analyzer, owned_policy.as_ref())));
+            if let (Some(_), Err(_)) = (policy, &analysed) {
+                // rust-analyzer failed somewhere; safe mode's syntax rules alone, on a fresh parse, then rustc
+                // may still reject the snippet for what it is (safe mode rejects it if rustc accepts).
+                let (text, owned_policy) = (spliced.text.clone(), policy.cloned());
+                let block = spliced.block_range().expect("a spliced host has a snippet");
+                match self.with_ra(move |ra| Ok(ra.syntax_violations(&text, block, owned_policy.as_ref()))) {
+                    Ok(v) if v.is_empty() => deferred.push(unverifiable(
+                        "rust-analyzer failed on this snippet, so safe mode could not inspect it".into(),
+                    )),
+                    Ok(v) => return policy_reject(v, timings),
+                    Err(_) => {
+                        let message = "the snippet could not be parsed for inspection, so safe mode rejects it";
+                        return policy_reject(vec![unverifiable(message.into())], timings);
+                    }
+                }
+            }
             timings.parse = analysed.as_ref().map_or(0.0, |a| ms(a.parse));
             timings.rust_analyzer = analysed.as_ref().map_or(0.0, |a| ms(a.analysis));
             // rust-analyzer failing (a panic inside it) is no verdict: rustc decides alone.
@@ -438,12 +536,33 @@ impl Checker {
                             return reject(DecidedBy::RustAnalyzer, dedup(new_errors), timings);
                         }
                     }
+                    analysis::Outcome::Policy(violations) => return policy_reject(violations, timings),
                     analysis::Outcome::NotAsked => {}
+                }
+            }
+            if let Some(policy) = policy {
+                let (policy, range) = (policy.clone(), snippet_range.clone());
+                let started = Instant::now();
+                let text = spliced.text.clone();
+                let violations = self.with_ra(move |ra| {
+                    ra.set_text(&text);
+                    Ok(ra.policy_violations(range, &policy))
+                });
+                timings.policy = Some(ms(started.elapsed()));
+                match violations {
+                    Ok(v) if v.iter().all(|v| v.kind == ViolationKind::Unresolved) => deferred.extend(v),
+                    Ok(v) => return policy_reject(v, timings),
+                    Err(e) => {
+                        let message = format!("safe mode could not inspect the snippet ({e})");
+                        return policy_reject(vec![unverifiable(message)], timings);
+                    }
                 }
             }
         }
 
-        if stage == Stage::Fast {
+        // With deferred violations the answer is a rejection either way (rustc's, or safe mode's): never let a
+        // caller accept on the fast path.
+        if stage == Stage::Fast && deferred.is_empty() {
             return Ok(None);
         }
         // 3. rustc's word.
@@ -490,6 +609,9 @@ impl Checker {
                 };
                 return reject(DecidedBy::Lacuna, vec![diagnostic], timings);
             }
+        }
+        if diagnostics.is_empty() && !deferred.is_empty() {
+            return policy_reject(deferred, timings);
         }
         timings.check = ms(started.elapsed());
         Ok(Some(Verdict {
@@ -743,6 +865,50 @@ fn map_ra(d: &RaDiagnostic, spliced: &Spliced, host: &Host, hole: usize, idx: &L
         message: d.message.clone(),
         label: None,
         notes: note.into_iter().collect(),
+        location,
+        line,
+        column,
+        end_line,
+        end_column,
+    }
+}
+
+/// A safe-mode violation as a diagnostic: its kind and Lacuna code, what to do instead, and what the hole's scope
+/// does hold (the only way to the world a snippet has).
+fn map_violation(
+    v: &policy::Violation,
+    spliced: &Spliced,
+    host: &Host,
+    hole: usize,
+    idx: &LineIndex,
+    prepared: &PreparedHost,
+) -> Diagnostic {
+    let (location, (line, column), (end_line, end_column), note) =
+        locate(v.range.start, v.range.end, spliced, host, hole, idx);
+    let mut notes: Vec<String> = note.into_iter().collect();
+    if let Some(grant) = v.grant {
+        notes.push(format!(
+            "note: the host can grant this: `grant = [\"{}\"]` in the `[policy]` table of lacuna.toml",
+            grant.name()
+        ));
+    }
+    if v.kind == ViolationKind::AmbientAuthority {
+        let names: Vec<String> =
+            prepared.scopes[hole].iter().flat_map(|s| s.bindings.iter()).map(|b| format!("`{}`", b.name)).collect();
+        notes.push(if names.is_empty() {
+            "note: no capability for it is in scope here, and no values are; use the host's functions".into()
+        } else {
+            format!("note: no capability for it is in scope here; the values in scope are {}", names.join(", "))
+        });
+    }
+    notes.push(format!("help: {}", v.kind.help()));
+    Diagnostic {
+        severity: Severity::Error,
+        code: Some(v.kind.code().to_owned()),
+        kind: v.kind.name().to_owned(),
+        message: v.message.clone(),
+        label: Some(v.label.clone()),
+        notes,
         location,
         line,
         column,

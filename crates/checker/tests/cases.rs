@@ -2,7 +2,8 @@
 //!
 //! - `rustc::<case>`: rustc alone confirms the case's label (verdict and error codes). The labels are the truth
 //!   the rest is measured against.
-//! - `checker::<case>`: the checker (rust-analyzer first, rustc to confirm) gives the labelled verdict.
+//! - `checker::<case>`: the checker (rust-analyzer first, rustc to confirm) gives the labelled verdict; for a case
+//!   labelled `policy=KIND`, safe mode rejects it with that kind (or, when rustc rejects it too, either does).
 //! - `snapshot::<case>`: for cases marked `snapshot`, the rendered diagnostics match
 //!   `testdata/check/snapshots/`. Update with `UPDATE_EXPECT=1 cargo test -p lacuna-checker --test cases`.
 
@@ -64,7 +65,7 @@ fn main() {
             trials.push(Trial::test(format!("checker::{}", case.name), move || {
                 let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
                 let prepared = s.prepared(&case)?;
-                let verdict = s.checker.check(&prepared, case.hole, &case.snippet)?;
+                let verdict = s.checker.check_under(&prepared, case.hole, &case.snippet, &case.policy())?;
                 checker_agrees(&case, &verdict)
             }));
         }
@@ -73,7 +74,7 @@ fn main() {
             trials.push(Trial::test(format!("snapshot::{}", case.name), move || {
                 let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
                 let prepared = s.prepared(&case)?;
-                let mut verdict = s.checker.check(&prepared, case.hole, &case.snippet)?;
+                let mut verdict = s.checker.check_under(&prepared, case.hole, &case.snippet, &case.policy())?;
                 verdict.timings = Default::default();
                 let rendered = lacuna_checker::render::render_verdict(
                     &prepared,
@@ -151,6 +152,24 @@ fn confirm_label(case: &Case, verdict: &Verdict) -> Result<(), Failed> {
 }
 
 fn checker_agrees(case: &Case, verdict: &Verdict) -> Result<(), Failed> {
+    if let Some(kind) = case.policy {
+        let by_policy = verdict.decided_by == DecidedBy::Policy
+            && verdict.diagnostics.iter().any(|d| d.kind == kind.name() && d.code.as_deref() == Some(kind.code()));
+        // A snippet rustc rejects may be rejected for that first; one rustc accepts must be stopped by safe mode.
+        if by_policy || (!verdict.accepted && case.expect != Expect::Accepted) {
+            return Ok(());
+        }
+        return Err(format!(
+            "{}:{}: labelled policy={}, the checker says {} (decided by {})\n{}",
+            case.file.display(),
+            case.line,
+            kind.name(),
+            if verdict.accepted { "accepted" } else { "rejected" },
+            verdict.decided_by.as_str(),
+            describe(verdict)
+        )
+        .into());
+    }
     let expected_accept = case.expect == Expect::Accepted;
     if verdict.accepted != expected_accept {
         return Err(format!(

@@ -32,11 +32,16 @@ fn fixture() -> &'static Mutex<Fixture> {
     })
 }
 
-/// Checks a snippet and asserts the verdict is well-formed.
+/// Checks a snippet under safe mode and asserts the verdict is well-formed.
 fn check(snippet: &str) -> Result<Verdict, CheckerError> {
+    check_under(snippet, &lacuna_checker::Policy::default())
+}
+
+/// [`check`] under `policy`.
+fn check_under(snippet: &str, policy: &lacuna_checker::Policy) -> Result<Verdict, CheckerError> {
     let mut f = fixture().lock().unwrap_or_else(|e| e.into_inner());
     let Fixture { checker, host } = &mut *f;
-    let verdict = checker.check(host, 0, snippet)?;
+    let verdict = checker.check_under(host, 0, snippet, policy)?;
     let lines = snippet.split('\n').count() as u32;
     if !verdict.accepted {
         assert!(!verdict.diagnostics.is_empty(), "a rejection without diagnostics for {snippet:?}");
@@ -119,7 +124,15 @@ fn deep_nesting_is_judged_not_crashed() {
     for depth in [10, 300, 3_000] {
         let parens = format!("{}1{}", "(".repeat(depth), ")".repeat(depth));
         let v = check(&parens).unwrap();
-        // rustc's own nesting limit rejects the deepest; the shallow ones are plain integers.
+        // Safe mode inspects what rust-analyzer can take; deeper snippets are unverifiable to it.
+        if depth <= 10 {
+            assert!(v.accepted, "depth {depth}: {:?}", v.diagnostics);
+        } else {
+            assert_eq!(v.decided_by, lacuna_checker::DecidedBy::Policy);
+            assert_eq!(v.diagnostics[0].kind, "unverifiable");
+        }
+        // Without it, rustc decides: its own nesting limit rejects the deepest; the shallow ones are integers.
+        let v = check_under(&parens, &lacuna_checker::Policy::unconfined()).unwrap();
         if depth <= 300 {
             assert!(v.accepted, "depth {depth}: {:?}", v.diagnostics);
         }
@@ -142,9 +155,13 @@ fn huge_snippets_are_refused_or_checked() {
     // A 3,000-term sum nests 3,000 deep in the syntax tree: rust-analyzer handles it on its analysis thread.
     let long_sum = vec!["1"; 3_000].join(" + ");
     assert!(check(&format!("({long_sum}) - 3_000 + p.x")).unwrap().accepted);
-    // Past the token limit rust-analyzer is skipped, and rustc alone decides.
+    // Past the token limit rust-analyzer is skipped: safe mode cannot inspect the snippet and rejects it;
+    // unconfined, rustc alone decides.
     let many_lets: String = (0..4_000).map(|i| format!("let _v{i} = {i};\n")).collect();
     let v = check(&format!("{many_lets}p.y")).unwrap();
+    assert_eq!((v.accepted, v.decided_by), (false, lacuna_checker::DecidedBy::Policy));
+    assert_eq!(v.diagnostics[0].code.as_deref(), Some("L0109"));
+    let v = check_under(&format!("{many_lets}p.y"), &lacuna_checker::Policy::unconfined()).unwrap();
     assert!(v.accepted, "{:?}", v.diagnostics);
     assert_eq!(v.decided_by, lacuna_checker::DecidedBy::Rustc);
 }

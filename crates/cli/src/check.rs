@@ -48,6 +48,14 @@ pub struct CheckArgs {
     #[arg(long)]
     json: bool,
 
+    #[command(flatten)]
+    policy: crate::policy::PolicyArgs,
+
+    /// Safe mode's `[policy]` from a TOML file. Without it, `lacuna.toml` in the current directory is read if
+    /// present.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
     /// Print start-up facts (std source, rustc, timings) to stderr.
     #[arg(long, short = 'v')]
     verbose: bool,
@@ -84,7 +92,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         }
     }
 
-    let mut checker = Checker::new(CheckerOptions::default()).context("starting the checker")?;
+    let (config, _) = crate::config::load(args.config.as_deref())?;
+    let policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    let mut checker =
+        Checker::new(CheckerOptions { policy, ..CheckerOptions::default() }).context("starting the checker")?;
     if args.verbose {
         let s = &checker.startup;
         eprintln!(

@@ -24,6 +24,11 @@
 //! [models.planner]               # for agent!(planner, "...") holes; same keys as [agent] for a model
 //! model = "anthropic:claude-sonnet-4-5"
 //!
+//! [policy]                       # safe mode (on by default): what snippets may reach
+//! grant = ["time"]               # capabilities denied by default that snippets get: time
+//! deny = ["stdout"]              # capabilities allowed by default that snippets lose: stdout
+//! # unconfined = true            # safe mode OFF: snippets get this process's full authority
+//!
 //! [sites.2]                      # a prompt for hole 2 only
 //! system-prompt = "..."
 //! context = "..."
@@ -49,6 +54,8 @@ pub struct Config {
     #[serde(default)]
     /// By hole number (TOML keys are strings; `[sites.2]`).
     pub sites: std::collections::BTreeMap<String, PromptConfig>,
+    #[serde(default)]
+    pub policy: crate::policy::PolicyConfig,
 }
 
 #[derive(Debug, Default, Deserialize)]

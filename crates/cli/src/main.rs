@@ -3,6 +3,7 @@
 mod agent;
 mod check;
 mod config;
+mod policy;
 mod run;
 
 use std::process::ExitCode;

@@ -109,6 +109,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 
+    #[command(flatten)]
+    policy: crate::policy::PolicyArgs,
+
     /// Print what happened at each hole to stderr when the program ends.
     #[arg(long, short = 'v')]
     verbose: bool,
@@ -179,8 +182,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     } else {
         None
     };
-    let checker = Checker::new(CheckerOptions::default())?;
+    let policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    let checker = Checker::new(CheckerOptions { policy: policy.clone(), ..CheckerOptions::default() })?;
     let options = RunOptions {
+        policy,
         path: match path {
             PathArg::Auto => PathChoice::Auto,
             PathArg::Jit => PathChoice::Jit,

@@ -44,6 +44,8 @@ pub struct RunOptions {
     /// Holes nested deeper than this (a hole reached while this many snippets run on the thread) are
     /// `HoleError::Depth` (0: no cap).
     pub max_depth: u32,
+    /// What snippets may reach (safe mode by default), for every hole and every nested hole.
+    pub policy: lacuna_checker::Policy,
 }
 
 impl Default for RunOptions {
@@ -54,6 +56,7 @@ impl Default for RunOptions {
             stack_bytes: 64 << 20,
             cache_dir: None,
             max_depth: 32,
+            policy: lacuna_checker::Policy::default(),
         }
     }
 }

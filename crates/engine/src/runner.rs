@@ -193,6 +193,13 @@ impl Engine {
         })
     }
 
+    /// Changes the policy later holes are checked under (a session that grants a capability, a test case's own).
+    pub fn set_policy(&self, policy: lacuna_checker::Policy) {
+        if let Some(state) = self.shared.lock().as_mut() {
+            state.options.policy = policy;
+        }
+    }
+
     /// The checker, for callers that also check (the CLI's verbose output, tests).
     pub fn with_checker<R>(&self, f: impl FnOnce(&mut Checker) -> R) -> Option<R> {
         self.shared.lock().as_mut().map(|s| f(&mut s.checker))
@@ -501,7 +508,9 @@ impl Shared {
             let mut nests = false;
             let mut rustc_because = None;
             let pre_started = Instant::now();
-            let pre = checker.precheck(prepared, hole_index, snippet).map_err(|e| HoleFailure::model(e.to_string()))?;
+            let pre = checker
+                .precheck_under(prepared, hole_index, snippet, &options.policy)
+                .map_err(|e| HoleFailure::model(e.to_string()))?;
             let pre_ms = ms(pre_started);
             let verdict = match pre {
                 Some(rejection) => rejection,
@@ -536,7 +545,7 @@ impl Shared {
                         _ => {
                             rustc_because = subset.and_then(Result::err);
                             checker
-                                .check(prepared, hole_index, snippet)
+                                .check_under(prepared, hole_index, snippet, &options.policy)
                                 .map_err(|e| HoleFailure::model(e.to_string()))?
                         }
                     }

@@ -13,7 +13,7 @@
 //! ([`lacuna_testdata::capture_stdout`]); tests run one at a time.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
@@ -79,7 +79,7 @@ fn main() {
     let mut trials = Vec::new();
     for case in cases {
         let case = Arc::new(case);
-        let compared = case.expect == Expect::Accepted || case.run.is_some();
+        let compared = (case.expect == Expect::Accepted && case.allowed_by_policy()) || case.run.is_some();
         let engines: &[(usize, &str)] = if compared { &[(0, "rustc-path"), (1, "auto")] } else { &[(1, "auto")] };
         for &(engine, name) in engines {
             let (shared, case) = (shared.clone(), case.clone());
@@ -93,6 +93,9 @@ fn main() {
 }
 
 fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), Failed> {
+    if let Some(kind) = case.policy {
+        return policy_rejects(shared, case, engine, kind);
+    }
     if case.expect != Expect::Accepted && case.run.is_none() {
         return rejected_stays_rejected(shared, case, engine);
     }
@@ -175,6 +178,49 @@ fn rejected_stays_rejected(shared: &mut Shared, case: &Case, engine: usize) -> R
     Ok(())
 }
 
+/// A snippet safe mode rejects is rejected under `lacuna run`, before anything of it runs; when rustc would accept
+/// it, by the policy.
+/// Where `testdata/check/safe-mode-attacks.cases` aims its writes.
+const CANARY: &str = "/tmp/lacuna-canary";
+/// What that file's host prints last when nothing touched its data.
+const INTACT_LEDGER: &str = "ledger [100, 250, 75, 0] sent 1";
+
+fn policy_rejects(
+    shared: &mut Shared,
+    case: &Case,
+    engine: usize,
+    kind: lacuna_checker::ViolationKind,
+) -> Result<(), Failed> {
+    let (stdout, report) = run_case(shared, case, engine)?;
+    // Nothing of it ran: the attacks aim their writes at the canary, and their host prints its data last.
+    if Path::new(CANARY).exists() {
+        return Err(format!("{}:{}: {CANARY} exists after the run", case.file.display(), case.line).into());
+    }
+    if case.name.starts_with("safe-mode-attacks/") && !stdout.contains(INTACT_LEDGER) {
+        return Err(format!(
+            "{}:{}: the host did not end with its data intact: {stdout:?}",
+            case.file.display(),
+            case.line
+        )
+        .into());
+    }
+    let site = &report.sites[case.hole];
+    let by_policy =
+        site.decided_by.as_deref() == Some("policy") && site.diagnostics.iter().any(|d| d.kind == kind.name());
+    if site.calls > 0 && (site.accepted != Some(false) || (case.expect == Expect::Accepted && !by_policy)) {
+        return Err(format!(
+            "{}:{}: safe mode rejects this snippet ({}), but lacuna run decided {:?} ({:?})",
+            case.file.display(),
+            case.line,
+            kind.name(),
+            site.accepted,
+            site.decided_by
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// Runs the case's host (loaded once per engine) with the case's snippet in its hole: what it printed, and the
 /// report.
 fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, RunReport), Failed> {
@@ -187,6 +233,7 @@ fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, 
             .map_err(|e| format!("the host does not load: {e}"))?
     };
     let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
+    shared.engines[engine].set_policy(case.policy());
     let (stdout, report) = lacuna_testdata::capture_stdout(|| shared.engines[engine].run(&host, snippets))?;
     Ok((stdout, report.map_err(|e| format!("the run failed: {e}"))?))
 }

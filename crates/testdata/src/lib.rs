@@ -24,12 +24,19 @@
 //! `jit` says the snippet is in the JIT's subset: `lacuna run` must run it on the JIT path. `subset` says more: the
 //! subset's own checks accept it, so it runs on the JIT without waiting for rustc's verdict (implies `jit`).
 //!
+//! Safe mode: `policy=KIND` says safe mode rejects the snippet with a violation of that kind (`ambient-authority`,
+//! `detached-thread`, ...) whatever rustc says of it, so the checker and `lacuna run` must reject it, by policy;
+//! the verdict label stays rustc's. `grant=NAME` checks and runs the case with that grant added to the default
+//! policy (`grant=time` for a case that sleeps).
+//!
 //! For `lacuna run`, `run=KIND` says what the hole evaluates to when the host runs — `ok`, `runtime` (a fault),
 //! `budget:fuel|time|stack|memory`, `rejected` — and a following `=== stdout` section what the host prints. Cases
 //! without it are compared with the rustc-compiled program instead (accepted ones; a fault there would kill or
 //! hang the reference program, which is why fault cases say their outcome).
 
 use std::path::{Path, PathBuf};
+
+use lacuna_policy::{Grant, Policy, ViolationKind};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expect {
@@ -59,6 +66,22 @@ pub struct Case {
     pub jit: bool,
     /// `subset`: the subset's own checks accept it (no rustc verdict needed); implies `jit`.
     pub subset: bool,
+    /// `policy=KIND`: safe mode rejects the snippet with this kind of violation.
+    pub policy: Option<ViolationKind>,
+    /// `grant=NAME`: grants added to the default policy for this case.
+    pub grants: Vec<Grant>,
+}
+
+impl Case {
+    /// The policy this case is checked and run under.
+    pub fn policy(&self) -> Policy {
+        self.grants.iter().fold(Policy::default(), |p, g| p.with(*g))
+    }
+
+    /// Whether safe mode lets the snippet through to the compilers' verdict.
+    pub fn allowed_by_policy(&self) -> bool {
+        self.policy.is_none()
+    }
 }
 
 /// The expected outcome of `lacuna run` for a case.
@@ -171,8 +194,21 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
         let mut run = None;
         let mut jit = false;
         let mut subset = false;
+        let mut policy = None;
+        let mut grants = Vec::new();
         let mut words_owned = Vec::new();
         for w in expect_part.split_whitespace() {
+            if let Some(kind) = w.strip_prefix("policy=") {
+                policy = Some(
+                    ViolationKind::from_name(kind)
+                        .ok_or_else(|| err(line, format!("unknown policy violation kind `{kind}`")))?,
+                );
+                continue;
+            }
+            if let Some(grant) = w.strip_prefix("grant=") {
+                grants.push(Grant::from_name(grant).ok_or_else(|| err(line, format!("unknown grant `{grant}`")))?);
+                continue;
+            }
             if w == "jit" || w == "subset" {
                 jit = true;
                 subset |= w == "subset";
@@ -237,6 +273,8 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             run,
             jit,
             subset,
+            policy,
+            grants,
         });
     }
     Ok(cases)

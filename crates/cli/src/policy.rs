@@ -1,0 +1,67 @@
+//! Safe mode from flags and `lacuna.toml`'s `[policy]` table.
+
+use anyhow::bail;
+use clap::Args;
+use lacuna_checker::{Grant, Policy};
+use serde::Deserialize;
+
+/// What snippets may reach. Safe mode is on unless `--unconfined` (or `unconfined = true`) says otherwise.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PolicyArgs {
+    /// Grant snippets a capability safe mode denies by default: `time` (the clock, `thread::sleep`). Repeat
+    /// for several.
+    #[arg(long = "grant", value_name = "NAME", value_parser = parse_grant)]
+    grant: Vec<Grant>,
+
+    /// Take away a capability safe mode allows by default: `stdout` (printing). Repeat for several.
+    #[arg(long = "deny", value_name = "NAME", value_parser = parse_grant)]
+    deny: Vec<Grant>,
+
+    /// Turn safe mode off: snippets may then use files, the network, processes, the environment and `unsafe`,
+    /// with the full authority of this process. For trusted experiments only; never with a hosted model.
+    #[arg(long)]
+    unconfined: bool,
+}
+
+/// `[policy]` in lacuna.toml.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PolicyConfig {
+    #[serde(default)]
+    pub grant: Vec<String>,
+    #[serde(default)]
+    pub deny: Vec<String>,
+    #[serde(default)]
+    pub unconfined: bool,
+}
+
+fn parse_grant(name: &str) -> Result<Grant, String> {
+    Grant::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Grant::ALL.iter().map(|g| g.name()).collect();
+        format!("`{name}` is not a capability safe mode knows; one of: {}", names.join(", "))
+    })
+}
+
+/// The policy flags and the configuration give (flags add to the file's grants and denials). Says so on stderr,
+/// loudly, when safe mode is off.
+pub fn resolve(args: &PolicyArgs, config: &PolicyConfig) -> anyhow::Result<Policy> {
+    let mut grants = args.grant.clone();
+    let mut denials = args.deny.clone();
+    for (names, into) in [(&config.grant, &mut grants), (&config.deny, &mut denials)] {
+        for name in names {
+            into.push(parse_grant(name).map_err(|e| anyhow::anyhow!("[policy] in lacuna.toml: {e}"))?);
+        }
+    }
+    if let Some(both) = grants.iter().find(|g| denials.contains(g)) {
+        bail!("`{}` is both granted and denied; say one", both.name());
+    }
+    if args.unconfined || config.unconfined {
+        eprintln!(
+            "warning: safe mode is OFF (--unconfined): snippets run with this process's full authority (files, \
+             network, processes, `unsafe`)"
+        );
+        return Ok(Policy::unconfined());
+    }
+    let policy = grants.into_iter().fold(Policy::default(), Policy::with);
+    Ok(denials.into_iter().fold(policy, Policy::without))
+}

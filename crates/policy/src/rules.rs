@@ -1,0 +1,378 @@
+//! The rule table: one function from a resolved item to allow, deny, or allow-if-granted.
+
+use crate::{CrateKind, Grant, Item, ItemKind, ViolationKind};
+
+pub(crate) enum Rule {
+    Allow,
+    Deny(ViolationKind, &'static str),
+    /// Allowed when the policy grants it.
+    Grant(Grant, &'static str),
+}
+
+use Rule::{Allow, Deny};
+use ViolationKind::{AmbientAuthority, CompileTimeRead, DetachedThread, ForeignCode, HostTakeover};
+
+/// std modules of pure computation: every item defined in them is allowed. Anything a std item is defined in and
+/// that is neither here nor handled item by item in [`std_item`] is denied.
+const PURE_STD_MODULES: &[&str] = &[
+    "any",
+    "array",
+    "ascii",
+    "borrow",
+    "boxed",
+    "cell",
+    "char",
+    "clone",
+    "cmp",
+    "collections",
+    "convert",
+    "default",
+    "error",
+    "f16",
+    "f32",
+    "f64",
+    "f128",
+    "ffi",
+    "fmt",
+    "future",
+    "hash",
+    "hint",
+    "iter",
+    "marker",
+    "mem",
+    "num",
+    "ops",
+    "option",
+    "pin",
+    "prelude",
+    "primitive",
+    "ptr",
+    "rc",
+    "result",
+    "slice",
+    "str",
+    "string",
+    "sync",
+    "task",
+    "vec",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "range",
+    "bstr",
+    "macros",
+    "simd",
+];
+
+/// Macros of `core`, `alloc` and `std` a snippet may call; their expansions are trusted (their arguments are still
+/// judged). Printing macros are also subject to the `stdout` grant.
+pub const TRUSTED_STD_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "matches",
+    "panic",
+    "unreachable",
+    "unimplemented",
+    "todo",
+    "format",
+    "format_args",
+    "write",
+    "writeln",
+    "vec",
+    "concat",
+    "stringify",
+    "line",
+    "column",
+    "file",
+    "module_path",
+    "cfg",
+    "thread_local",
+    "compile_error",
+    "const_format_args",
+    "format_args_nl",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "dbg",
+    "derive",
+    "try",
+];
+
+/// The derive macros of `core` a snippet's own types may use.
+pub const ALLOWED_DERIVES: &[&str] =
+    &["Debug", "Clone", "Copy", "PartialEq", "Eq", "PartialOrd", "Ord", "Hash", "Default"];
+
+const PRINTING_MACROS: &[&str] = &["print", "println", "eprint", "eprintln", "dbg"];
+
+pub(crate) fn judge(item: &Item) -> Rule {
+    if item.kind == ItemKind::Macro && matches!(item.krate, CrateKind::Core | CrateKind::Alloc | CrateKind::Std) {
+        return std_macro(&item.name);
+    }
+    match &item.krate {
+        CrateKind::Host => Allow,
+        CrateKind::Lacuna => {
+            if item.modules.first().is_some_and(|m| m == "__private") {
+                Deny(HostTakeover, "Lacuna's runtime internals")
+            } else {
+                Allow
+            }
+        }
+        CrateKind::Core | CrateKind::Alloc => core_item(item),
+        CrateKind::Std => std_item(item),
+        CrateKind::Other(_) => Deny(AmbientAuthority, "a crate outside safe mode's allowlist"),
+    }
+}
+
+fn std_macro(name: &str) -> Rule {
+    match name {
+        _ if PRINTING_MACROS.contains(&name) => Rule::Grant(Grant::Stdout, "standard output"),
+        _ if TRUSTED_STD_MACROS.contains(&name) || ALLOWED_DERIVES.contains(&name) => Allow,
+        "include" | "include_str" | "include_bytes" => Deny(CompileTimeRead, "files at compile time"),
+        "env" | "option_env" => Deny(CompileTimeRead, "environment variables at compile time"),
+        "asm" | "global_asm" | "naked_asm" | "llvm_asm" => Deny(ForeignCode, "inline assembly"),
+        "global_allocator" | "alloc_error_handler" => Deny(HostTakeover, "the global allocator"),
+        _ => Deny(AmbientAuthority, "a std macro outside safe mode's allowlist"),
+    }
+}
+
+fn core_item(item: &Item) -> Rule {
+    match item.modules.first().map(String::as_str) {
+        Some("intrinsics" | "arch") => Deny(HostTakeover, "compiler intrinsics"),
+        Some("alloc") if matches!(item.name.as_str(), "handle_alloc_error" | "set_alloc_error_hook") => {
+            Deny(HostTakeover, "the global allocator")
+        }
+        _ => Allow,
+    }
+}
+
+fn std_item(item: &Item) -> Rule {
+    let Some(top) = item.modules.first().map(String::as_str) else {
+        // The crate root itself (`std` in `std::fs::read`) is harmless; items defined at the root are not known.
+        return if item.kind == ItemKind::Module {
+            Allow
+        } else {
+            Deny(AmbientAuthority, "a std item outside safe mode's allowlist")
+        };
+    };
+    let name = item.name.as_str();
+    let owner = item.owner.as_deref();
+    let is_module = item.kind == ItemKind::Module;
+    match top {
+        _ if PURE_STD_MODULES.contains(&top) => Allow,
+        "fs" => Deny(AmbientAuthority, "the filesystem"),
+        "net" => Deny(AmbientAuthority, "the network"),
+        "env" => Deny(AmbientAuthority, "the process environment"),
+        "os" => Deny(AmbientAuthority, "operating-system interfaces"),
+        "backtrace" => Deny(AmbientAuthority, "the process's own executable and environment"),
+        "process" if matches!(name, "exit" | "abort") => Deny(HostTakeover, "the host process's life"),
+        "process" => Deny(AmbientAuthority, "processes"),
+        // Modules allowed item by item may be named themselves (`use std::time;` for `time::Duration`).
+        "alloc" | "time" | "io" | "thread" | "panic" | "path" if is_module => Allow,
+        "alloc" if matches!(name, "Layout" | "LayoutError") => Allow,
+        "alloc" => Deny(HostTakeover, "the global allocator"),
+        "arch" | "intrinsics" => Deny(HostTakeover, "compiler intrinsics"),
+        "time" => Rule::Grant(Grant::Time, "the clock"),
+        "io" => io_item(owner, name),
+        "thread" => match (owner, name) {
+            (None | Some("Builder"), "spawn") | (Some("Builder"), "spawn_unchecked") => {
+                Deny(DetachedThread, "threads that outlive the hole")
+            }
+            (None, "sleep" | "sleep_ms" | "sleep_until" | "park_timeout" | "park_timeout_ms") => {
+                Rule::Grant(Grant::Time, "the clock")
+            }
+            _ => Allow,
+        },
+        "panic" | "panicking" => match name {
+            "set_hook" | "take_hook" | "update_hook" | "always_abort" => Deny(HostTakeover, "the host's panic hook"),
+            _ if top == "panicking" => Deny(HostTakeover, "the panic runtime"),
+            _ => Allow,
+        },
+        "path" => match (owner, name) {
+            (
+                None | Some("Path") | Some("PathBuf"),
+                "exists" | "try_exists" | "metadata" | "symlink_metadata" | "canonicalize" | "read_link" | "read_dir"
+                | "is_file" | "is_dir" | "is_symlink" | "absolute",
+            ) => Deny(AmbientAuthority, "the filesystem"),
+            _ => Allow,
+        },
+        _ => Deny(AmbientAuthority, "a std item outside safe mode's allowlist"),
+    }
+}
+
+fn io_item(owner: Option<&str>, name: &str) -> Rule {
+    const STDIN: &[&str] = &["stdin", "Stdin", "StdinLock"];
+    const STDOUT: &[&str] = &["stdout", "stderr", "Stdout", "Stderr", "StdoutLock", "StderrLock", "_print", "_eprint"];
+    let subject = owner.unwrap_or(name);
+    if STDIN.contains(&subject) || STDIN.contains(&name) {
+        Deny(AmbientAuthority, "standard input")
+    } else if STDOUT.contains(&subject) || STDOUT.contains(&name) {
+        Rule::Grant(Grant::Stdout, "standard output")
+    } else {
+        Allow
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{CrateKind, Denial, Grant, Item, ItemKind, Policy, ViolationKind};
+
+    fn item(krate: CrateKind, path: &str, kind: ItemKind) -> Item {
+        let mut parts: Vec<String> = path.split("::").map(str::to_owned).collect();
+        let name = parts.pop().unwrap();
+        let owner = match parts.last() {
+            Some(p) if p.starts_with(char::is_uppercase) => parts.pop(),
+            _ => None,
+        };
+        if kind == ItemKind::Module {
+            parts.push(name.clone());
+        }
+        Item { krate, modules: parts, owner, name, kind }
+    }
+
+    fn std(path: &str, kind: ItemKind) -> Item {
+        item(CrateKind::Std, path, kind)
+    }
+
+    fn kind_of(policy: &Policy, item: &Item) -> Option<ViolationKind> {
+        policy.judge(item).err().map(|d| d.kind)
+    }
+
+    #[test]
+    fn denied_by_where_they_are_defined() {
+        let p = Policy::default();
+        use ItemKind::*;
+        for (path, kind, want) in [
+            ("fs::read_to_string", Function, ViolationKind::AmbientAuthority),
+            ("fs", Module, ViolationKind::AmbientAuthority),
+            ("net::tcp::TcpStream::connect", Function, ViolationKind::AmbientAuthority),
+            ("net::socket_addr::ToSocketAddrs::to_socket_addrs", Function, ViolationKind::AmbientAuthority),
+            ("process::Command::new", Function, ViolationKind::AmbientAuthority),
+            ("process::exit", Function, ViolationKind::HostTakeover),
+            ("process::abort", Function, ViolationKind::HostTakeover),
+            ("process::id", Function, ViolationKind::AmbientAuthority),
+            ("env::var", Function, ViolationKind::AmbientAuthority),
+            ("os::unix::process::CommandExt::exec", Function, ViolationKind::AmbientAuthority),
+            ("thread::functions::spawn", Function, ViolationKind::DetachedThread),
+            ("thread::Builder::spawn", Function, ViolationKind::DetachedThread),
+            ("panic::set_hook", Function, ViolationKind::HostTakeover),
+            ("panicking::take_hook", Function, ViolationKind::HostTakeover),
+            ("io::stdio::stdin", Function, ViolationKind::AmbientAuthority),
+            ("path::Path::exists", Function, ViolationKind::AmbientAuthority),
+            ("path::Path::read_dir", Function, ViolationKind::AmbientAuthority),
+            ("alloc::System", Type, ViolationKind::HostTakeover),
+            ("time::Instant::now", Function, ViolationKind::AmbientAuthority),
+            ("sys::pal::unix::os::getenv", Function, ViolationKind::AmbientAuthority),
+        ] {
+            assert_eq!(kind_of(&p, &std(path, kind)), Some(want), "std::{path}");
+        }
+    }
+
+    #[test]
+    fn pure_std_is_allowed() {
+        let p = Policy::default();
+        use ItemKind::*;
+        for (path, kind) in [
+            ("collections::hash::map::HashMap::new", Function),
+            ("sync::poison::mutex::Mutex", Type),
+            ("thread::scoped::scope", Function),
+            ("thread::scoped::Scope::spawn", Function),
+            ("thread::Builder::spawn_scoped", Function),
+            ("thread", Module),
+            ("time", Module),
+            ("io::Write::write_all", Function),
+            ("io::cursor::Cursor", Type),
+            ("io::stdio::stdout", Function),
+            ("path::Path::extension", Function),
+            ("path::PathBuf::join", Function),
+            ("f64::sqrt", Function),
+            ("hash::random::RandomState", Type),
+        ] {
+            assert_eq!(p.judge(&std(path, kind)), Ok(()), "std::{path}");
+        }
+        assert_eq!(p.judge(&item(CrateKind::Core, "mem::swap", Function)), Ok(()));
+        assert_eq!(p.judge(&item(CrateKind::Host, "tools::send_money", Function)), Ok(()));
+    }
+
+    #[test]
+    fn macros_by_name() {
+        let p = Policy::default();
+        let mac = |k, n: &str| Item {
+            krate: k,
+            modules: vec!["macros".into()],
+            owner: None,
+            name: n.into(),
+            kind: ItemKind::Macro,
+        };
+        assert_eq!(p.judge(&mac(CrateKind::Std, "println")), Ok(()));
+        assert_eq!(p.judge(&mac(CrateKind::Alloc, "vec")), Ok(()));
+        assert_eq!(kind_of(&p, &mac(CrateKind::Core, "include_str")), Some(ViolationKind::CompileTimeRead));
+        assert_eq!(kind_of(&p, &mac(CrateKind::Core, "env")), Some(ViolationKind::CompileTimeRead));
+        assert_eq!(kind_of(&p, &mac(CrateKind::Core, "asm")), Some(ViolationKind::ForeignCode));
+        let quiet = Policy::default().without(Grant::Stdout);
+        assert_eq!(
+            quiet.judge(&mac(CrateKind::Std, "println")),
+            Err(Denial { kind: ViolationKind::AmbientAuthority, what: "standard output", grant: Some(Grant::Stdout) })
+        );
+    }
+
+    #[test]
+    fn grants_widen_and_nesting_narrows() {
+        let now = std("time::Instant::now", ItemKind::Function);
+        assert!(Policy::default().judge(&now).is_err());
+        let timed = Policy::default().with(Grant::Time);
+        assert_eq!(timed.judge(&now), Ok(()));
+        assert!(timed.narrowed_by(&Policy::default()).judge(&now).is_err());
+        assert_eq!(Policy::unconfined().judge(&std("fs::write", ItemKind::Function)), Ok(()));
+        assert!(!Policy::unconfined().narrowed_by(&Policy::default()).is_unconfined());
+    }
+
+    #[test]
+    fn lacuna_internals_and_other_crates() {
+        let p = Policy::default();
+        let private = Item {
+            krate: CrateKind::Lacuna,
+            modules: vec!["__private".into()],
+            owner: None,
+            name: "enter".into(),
+            kind: ItemKind::Function,
+        };
+        assert_eq!(kind_of(&p, &private), Some(ViolationKind::HostTakeover));
+        let libc = Item {
+            krate: CrateKind::Other("libc".into()),
+            modules: vec![],
+            owner: None,
+            name: "system".into(),
+            kind: ItemKind::Function,
+        };
+        assert_eq!(kind_of(&p, &libc), Some(ViolationKind::AmbientAuthority));
+        assert_eq!(std("fs::read", ItemKind::Function).display(), "std::fs::read");
+        assert_eq!(std("fs", ItemKind::Module).display(), "std::fs");
+    }
+
+    #[test]
+    fn every_kind_has_a_distinct_name_and_code() {
+        let mut names: Vec<_> = ViolationKind::ALL.iter().map(|k| k.name()).collect();
+        let mut codes: Vec<_> = ViolationKind::ALL.iter().map(|k| k.code()).collect();
+        names.dedup();
+        codes.sort();
+        codes.dedup();
+        assert_eq!((names.len(), codes.len()), (ViolationKind::ALL.len(), ViolationKind::ALL.len()));
+        for k in ViolationKind::ALL {
+            assert_eq!(ViolationKind::from_name(k.name()), Some(k));
+        }
+    }
+}
