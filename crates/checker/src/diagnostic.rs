@@ -164,6 +164,10 @@ pub fn kind_for_uncoded_message(message: &str) -> &'static str {
         "arithmetic-overflow"
     } else if message.starts_with("this operation will panic at runtime") {
         "unconditional-panic"
+    } else if message.starts_with("lifetime may not live long enough") || message.starts_with("borrowed data escapes") {
+        // Region errors of the borrow checker: a borrow (often a capability of a scoped grant) would outlive
+        // what it borrows.
+        "lifetime"
     } else if SYNTAX.iter().any(|p| message.starts_with(p)) {
         "syntax-error"
     } else {

@@ -34,8 +34,8 @@ use serde::Serialize;
 pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
 pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use outline::{
-    plain_enums, plain_structs, scalar_fns, signatures, struct_fields, EnumOutline, ScalarFn, StructField,
-    VariantFields,
+    capability_signatures, plain_enums, plain_structs, prompt_signatures, scalar_fns, signatures, struct_fields,
+    EnumOutline, ScalarFn, StructField, VariantFields,
 };
 pub use rustc::{parse_rustc_errors, Rustc, RustcError};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};
@@ -45,8 +45,9 @@ use host::{Origin, Spliced};
 use line_index::LineIndex;
 use rustc::{RustcDiagnostic, RustcOutcome};
 
-/// The `lacuna` crate's type-level surface, as holes are checked against it.
-pub const PRELUDE_SOURCE: &str = include_str!("../prelude/lacuna.rs");
+/// The `lacuna` crate's type-level surface, as holes are checked against it: the runtime and `agent!`
+/// (`lacuna.rs`) and the capabilities (`cap.rs`), one source file as both compilers see it.
+pub const PRELUDE_SOURCE: &str = concat!(include_str!("../prelude/lacuna.rs"), include_str!("../prelude/cap.rs"));
 
 /// Snippets larger than this are refused as input errors rather than checked.
 pub const MAX_SNIPPET_BYTES: usize = 1 << 20;

@@ -14,6 +14,61 @@ pub fn signatures(text: &str) -> Vec<String> {
     out
 }
 
+/// What a prompt lists for a host: its own items' [`signatures`] and, when it uses `lacuna::cap`, the methods of
+/// the capabilities a snippet can be handed (the constructors stay the host's and are not listed).
+pub fn prompt_signatures(text: &str) -> Vec<String> {
+    let mut out = signatures(text);
+    if text.contains("cap::") {
+        out.extend(capability_signatures());
+    }
+    out
+}
+
+/// The public surface of `lacuna::cap` a snippet may use, each capability's methods and the error type, as one
+/// `mod lacuna::cap { .. }` entry (the way the outline shows a module).
+pub fn capability_signatures() -> Vec<String> {
+    const HOST_ONLY: &[&str] = &["open_ambient", "from_ambient"];
+    let file = SourceFile::parse(CAP_SOURCE, Edition::Edition2021).tree();
+    let Some(cap) = file.items().find_map(|item| match item {
+        ast::Item::Module(m) if m.name().is_some_and(|n| n.text() == "cap") => m.item_list(),
+        _ => None,
+    }) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in cap.items() {
+        match item {
+            ast::Item::Enum(e) if e.visibility().is_some() => {
+                out.push(header_before(e.syntax(), None));
+            }
+            ast::Item::Impl(i) => {
+                let Some(list) = i.assoc_item_list() else { continue };
+                let header = header_before(i.syntax(), Some(list.syntax().clone()));
+                if header.contains("'static") || header.contains("fmt::") {
+                    continue;
+                }
+                let methods: Vec<String> = list
+                    .assoc_items()
+                    .filter_map(|a| match a {
+                        ast::AssocItem::Fn(f) if f.visibility().is_some() || i.trait_().is_some() => {
+                            let name = f.name()?.text().to_string();
+                            (!HOST_ONLY.contains(&name.as_str())).then(|| format!("{};", fn_signature(&f)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if !methods.is_empty() {
+                    out.push(format!("{header} {{ {} }}", methods.join(" ")));
+                }
+            }
+            _ => {}
+        }
+    }
+    vec![format!("mod lacuna::cap {{ {} }}", out.join("; "))]
+}
+
+const CAP_SOURCE: &str = include_str!("../prelude/cap.rs");
+
 /// A host function — at top level or `pub` in a top-level `mod` — or a method of a top-level inherent `impl`
 /// taking `&self` or `&mut self`, whose other parameters are scalars spelled as primitive types or `&str`, and
 /// whose result is a scalar, `()`, `String` or `Option` of a scalar: the JIT can call it through a shim the
@@ -413,6 +468,17 @@ mod tests {
     }
 
     use expect_test::expect;
+
+    #[test]
+    fn capabilities_are_listed_by_their_methods_without_constructors() {
+        let listed = capability_signatures().join("\n");
+        assert!(listed.contains("pub fn read_to_string(&self, path: &str) -> Result<String, CapError>;"), "{listed}");
+        assert!(listed.starts_with("mod lacuna::cap { pub enum CapError {"), "{listed}");
+        for host_only in ["open_ambient", "from_ambient", "ambient_authority", "with_dir", "fmt("] {
+            assert!(!listed.contains(host_only), "{host_only} in {listed}");
+        }
+        assert!(prompt_signatures("fn main() {}").is_empty() || !prompt_signatures("fn main() {}")[0].contains("cap"));
+    }
 
     #[test]
     fn functions_lose_their_bodies_and_types_stay_whole() {

@@ -103,7 +103,7 @@ impl Engine {
         if !has_main(&prepared.host.text) {
             return Err(ExecError::NoMain { host: name.to_owned() });
         }
-        let signatures = lacuna_checker::signatures(&prepared.host.text);
+        let signatures = lacuna_checker::prompt_signatures(&prepared.host.text);
         let started = Instant::now();
         let instrumented = instrument(&prepared, state.checker.rustc())?;
         let instrument_ms = ms(started);

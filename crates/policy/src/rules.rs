@@ -116,6 +116,19 @@ pub const TRUSTED_STD_MACROS: &[&str] = &[
 pub const ALLOWED_DERIVES: &[&str] =
     &["Debug", "Clone", "Copy", "PartialEq", "Eq", "PartialOrd", "Ord", "Hash", "Default"];
 
+/// Items of `lacuna::cap` that make a capability out of ambient authority: the host's, never a snippet's. Every
+/// other item there is a method of a capability a snippet was handed.
+const HOST_ONLY_CAP: &[&str] = &[
+    "ambient_authority",
+    "AmbientAuthority",
+    "open_ambient",
+    "from_ambient",
+    "with_dir",
+    "with_net",
+    "with_env",
+    "with_clock",
+];
+
 const PRINTING_MACROS: &[&str] = &["print", "println", "eprint", "eprintln", "dbg"];
 
 pub(crate) fn judge(item: &Item) -> Rule {
@@ -124,13 +137,13 @@ pub(crate) fn judge(item: &Item) -> Rule {
     }
     match &item.krate {
         CrateKind::Host => Allow,
-        CrateKind::Lacuna => {
-            if item.modules.first().is_some_and(|m| m == "__private") {
-                Deny(HostTakeover, "Lacuna's runtime internals")
-            } else {
-                Allow
+        CrateKind::Lacuna => match item.modules.first().map(String::as_str) {
+            Some("__private") => Deny(HostTakeover, "Lacuna's runtime internals"),
+            Some("cap") if HOST_ONLY_CAP.contains(&item.name.as_str()) => {
+                Deny(AmbientAuthority, "the host's ambient authority, which makes capabilities")
             }
-        }
+            _ => Allow,
+        },
         CrateKind::Core | CrateKind::Alloc => core_item(item),
         CrateKind::Std => std_item(item),
         CrateKind::Other(_) => Deny(AmbientAuthority, "a crate outside safe mode's allowlist"),
@@ -361,6 +374,35 @@ mod tests {
         assert_eq!(kind_of(&p, &libc), Some(ViolationKind::AmbientAuthority));
         assert_eq!(std("fs::read", ItemKind::Function).display(), "std::fs::read");
         assert_eq!(std("fs", ItemKind::Module).display(), "std::fs");
+    }
+
+    #[test]
+    fn capabilities_are_used_not_made() {
+        let p = Policy::default();
+        let cap = |owner: Option<&str>, name: &str, kind| Item {
+            krate: CrateKind::Lacuna,
+            modules: vec!["cap".into()],
+            owner: owner.map(str::to_owned),
+            name: name.into(),
+            kind,
+        };
+        for made in [
+            cap(None, "ambient_authority", ItemKind::Function),
+            cap(None, "AmbientAuthority", ItemKind::Type),
+            cap(Some("Dir"), "open_ambient", ItemKind::Function),
+            cap(Some("Net"), "from_ambient", ItemKind::Function),
+            cap(None, "with_dir", ItemKind::Function),
+        ] {
+            assert_eq!(kind_of(&p, &made), Some(ViolationKind::AmbientAuthority), "{}", made.display());
+        }
+        for used in [
+            cap(Some("Dir"), "read_to_string", ItemKind::Function),
+            cap(Some("Net"), "connect", ItemKind::Function),
+            cap(None, "Dir", ItemKind::Type),
+            cap(None, "CapError", ItemKind::Type),
+        ] {
+            assert_eq!(p.judge(&used), Ok(()), "{}", used.display());
+        }
     }
 
     #[test]
