@@ -138,7 +138,7 @@ pub(crate) fn judge(item: &Item) -> Rule {
     match &item.krate {
         CrateKind::Host => Allow,
         CrateKind::Lacuna => match item.modules.first().map(String::as_str) {
-            Some("__private") => Deny(HostTakeover, "Lacuna's runtime internals"),
+            Some(internal) if internal.starts_with("__") => Deny(HostTakeover, "Lacuna's runtime internals"),
             Some("cap") if HOST_ONLY_CAP.contains(&item.name.as_str()) => {
                 Deny(AmbientAuthority, "the host's ambient authority, which makes capabilities")
             }
@@ -203,6 +203,10 @@ fn std_item(item: &Item) -> Rule {
         "thread" => match (owner, name) {
             (None | Some("Builder"), "spawn") | (Some("Builder"), "spawn_unchecked") => {
                 Deny(DetachedThread, "threads that outlive the hole")
+            }
+            // The stack budget of a thread the snippet starts assumes std's default stack size.
+            (Some("Builder"), "stack_size") => {
+                Deny(HostTakeover, "a thread's stack size, which its stack budget relies on")
             }
             (None, "sleep" | "sleep_ms" | "sleep_until" | "park_timeout" | "park_timeout_ms") => {
                 Rule::Grant(Grant::Time, "the clock")
@@ -281,6 +285,7 @@ mod tests {
             ("os::unix::process::CommandExt::exec", Function, ViolationKind::AmbientAuthority),
             ("thread::functions::spawn", Function, ViolationKind::DetachedThread),
             ("thread::Builder::spawn", Function, ViolationKind::DetachedThread),
+            ("thread::Builder::stack_size", Function, ViolationKind::HostTakeover),
             ("panic::set_hook", Function, ViolationKind::HostTakeover),
             ("panicking::take_hook", Function, ViolationKind::HostTakeover),
             ("io::stdio::stdin", Function, ViolationKind::AmbientAuthority),

@@ -1,0 +1,448 @@
+
+/// Budgets of rustc-compiled snippets — fuel, time, stack and memory — on the snippet's own thread and on every
+/// thread it starts with `thread::scope`, and the fault a run ends with. Re-exported from `__private`, where
+/// instrumented code names it.
+#[doc(hidden)]
+pub mod __budget {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::{Cell, RefCell};
+    use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+
+    /// Budgets for one snippet run, and the fault it ended with. Filled by Lacuna, read back after the run.
+    #[repr(C)]
+    pub struct RawRun {
+        /// Loop iterations and calls the snippet may make (0: unlimited).
+        pub fuel: u64,
+        /// Wall time in milliseconds (0: unlimited).
+        pub time_ms: u64,
+        /// Bytes the snippet may hold allocated at once (0: unlimited).
+        pub memory: u64,
+        /// The lowest stack address the snippet may reach (0: unchecked).
+        pub stack_limit: usize,
+        /// How the run ended: one of the `FAULT_*` codes.
+        pub fault: u32,
+        pub line: u32,
+        pub column: u32,
+        pub message_len: u32,
+        pub file_len: u32,
+        pub trace_len: u32,
+        pub message: [u8; 4096],
+        pub file: [u8; 1024],
+        /// The panic's backtrace as `std::backtrace` renders it (the snippet's frames are in the snippet library's
+        /// source, which maps back to snippet positions).
+        pub trace: [u8; 16384],
+    }
+
+    /// [`RawRun::fault`]: the snippet returned normally.
+    pub const FAULT_NONE: u32 = 0;
+    /// [`RawRun::fault`]: the snippet panicked; the message and location are filled in.
+    pub const FAULT_PANIC: u32 = 1;
+    /// [`RawRun::fault`]: the snippet used up its fuel.
+    pub const FAULT_FUEL: u32 = 2;
+    /// [`RawRun::fault`]: the snippet ran past its time budget.
+    pub const FAULT_TIME: u32 = 3;
+    /// [`RawRun::fault`]: the snippet recursed past its stack budget.
+    pub const FAULT_STACK: u32 = 4;
+    /// [`RawRun::fault`]: the snippet would have held more memory than its budget.
+    pub const FAULT_MEMORY: u32 = 5;
+
+    /// The payload of a panic that stops a snippet for exceeding a budget (a `FAULT_*` code).
+    #[derive(Debug)]
+    pub struct BudgetExceeded(pub u32);
+
+    /// A panic as recorded: message, file, line, column, backtrace.
+    type PanicRecord = (String, String, u32, u32, String);
+
+    /// What every thread of one run shares. Runs live in a fixed table ([`RUNS`]), so a thread holds only a slot
+    /// number and a generation (plain `Copy` data: the allocator reads them, and nothing about them allocates or
+    /// needs dropping), and a thread that outlives its run finds the generation changed instead of freed memory.
+    struct Run {
+        /// Odd while a run holds the slot; bumped when it takes and when it leaves the slot.
+        generation: AtomicU64,
+        /// Fuel not yet handed to a thread (`u64::MAX`: unlimited).
+        fuel: AtomicU64,
+        /// Bytes the run may still allocate (`usize::MAX`: unlimited).
+        memory_left: AtomicUsize,
+        memory_refused: AtomicBool,
+        deadline: Mutex<Option<Instant>>,
+        /// The first budget fault (`FAULT_*`) on a thread the snippet started, and the first panic there: the
+        /// snippet's own thread sees only `thread::scope`'s "a scoped thread panicked".
+        helper_fault: AtomicU32,
+        helper_panic: Mutex<Option<PanicRecord>>,
+    }
+
+    impl Run {
+        const fn new() -> Run {
+            Run {
+                generation: AtomicU64::new(0),
+                fuel: AtomicU64::new(0),
+                memory_left: AtomicUsize::new(usize::MAX),
+                memory_refused: AtomicBool::new(false),
+                deadline: Mutex::new(None),
+                helper_fault: AtomicU32::new(FAULT_NONE),
+                helper_panic: Mutex::new(None),
+            }
+        }
+    }
+
+    /// Runs of this library active at once (each snippet library has its own table). More wait for a slot.
+    const SLOTS: usize = 64;
+    static RUNS: [Run; SLOTS] = [const { Run::new() }; SLOTS];
+
+    /// Fuel a thread takes from its run's pool at a time: the hot path counts down a thread-local number.
+    const FUEL_CHUNK: u64 = 4096;
+    /// Stack a thread the snippet started may use below the point it first counts fuel at: std's default thread
+    /// stack (2 MiB; safe mode denies `Builder::stack_size`) less a margin for what runs without counting.
+    const HELPER_STACK: usize = (2 << 20) - (384 << 10);
+    /// Memory a snippet that hit its budget may still allocate while its panic unwinds.
+    const PANIC_GRACE_BYTES: usize = 4 << 20;
+
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Role {
+        /// Has not counted fuel yet: a thread the snippet started, or one outside any run.
+        Unknown,
+        /// The thread `run_snippet` runs the snippet on.
+        Own,
+        /// A thread the snippet started (found at its first fuel count).
+        Helper,
+        /// Outside any run (code of the snippet's that outlived it): nothing is counted.
+        Outside,
+    }
+
+    #[derive(Clone, Copy)]
+    struct Local {
+        role: Role,
+        slot: usize,
+        generation: u64,
+        /// Fuel this thread holds, taken from the run's pool.
+        fuel: u64,
+        deadline: Option<Instant>,
+        stack_limit: usize,
+    }
+
+    const UNKNOWN: Local =
+        Local { role: Role::Unknown, slot: 0, generation: 0, fuel: 0, deadline: None, stack_limit: 0 };
+
+    thread_local! {
+        static LOCAL: Cell<Local> = const { Cell::new(UNKNOWN) };
+        static TICKS: Cell<u32> = const { Cell::new(0) };
+        static LAST_PANIC: RefCell<Option<PanicRecord>> = const { RefCell::new(None) };
+        /// How many runs this thread is part of: panics outside them are the program's own and go to the hook
+        /// that was there before.
+        static CAPTURING: Cell<u32> = const { Cell::new(0) };
+    }
+
+    /// This thread's run, if it is still the one the thread joined.
+    fn current_run(local: &Local) -> Option<&'static Run> {
+        if !matches!(local.role, Role::Own | Role::Helper) {
+            return None;
+        }
+        let run = &RUNS[local.slot];
+        (run.generation.load(Ordering::Acquire) == local.generation).then_some(run)
+    }
+
+    fn exceeded(kind: u32) -> ! {
+        let local = LOCAL.try_with(Cell::get).unwrap_or(UNKNOWN);
+        if local.role == Role::Helper {
+            if let Some(run) = current_run(&local) {
+                let _ = run.helper_fault.compare_exchange(FAULT_NONE, kind, Ordering::AcqRel, Ordering::Acquire);
+            }
+        }
+        std::panic::panic_any(BudgetExceeded(kind))
+    }
+
+    fn stack_pointer() -> usize {
+        let marker = 0u8;
+        std::hint::black_box(&marker) as *const u8 as usize
+    }
+
+    /// Called at the head of every loop iteration, function and closure body of a snippet.
+    #[inline]
+    pub fn tick() {
+        LOCAL.with(|l| {
+            let mut local = l.get();
+            if local.fuel == 0 {
+                local = refill(local);
+            }
+            local.fuel -= 1;
+            l.set(local);
+            if stack_pointer() < local.stack_limit {
+                exceeded(FAULT_STACK);
+            }
+            if let Some(deadline) = local.deadline {
+                let ticks = TICKS.with(|t| {
+                    let n = t.get().wrapping_add(1);
+                    t.set(n);
+                    n
+                });
+                if ticks % 1024 == 0 && Instant::now() > deadline {
+                    exceeded(FAULT_TIME);
+                }
+            }
+        })
+    }
+
+    /// The thread's fuel ran out: take more from the run's pool, or stop the snippet. A thread's first count
+    /// finds the run it belongs to.
+    #[cold]
+    fn refill(mut local: Local) -> Local {
+        if local.role == Role::Unknown {
+            local = join_run();
+        }
+        let Some(run) = current_run(&local) else {
+            return Local { role: Role::Outside, fuel: u64::MAX, deadline: None, stack_limit: 0, ..local };
+        };
+        let mut pool = run.fuel.load(Ordering::Acquire);
+        loop {
+            if pool == u64::MAX {
+                local.fuel = u64::MAX;
+                return local;
+            }
+            let take = pool.min(FUEL_CHUNK);
+            if take == 0 {
+                exceeded(FAULT_FUEL);
+            }
+            match run.fuel.compare_exchange_weak(pool, pool - take, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => {
+                    local.fuel = take;
+                    return local;
+                }
+                Err(now) => pool = now,
+            }
+        }
+    }
+
+    /// A thread counting fuel for the first time was started by a snippet (`thread::scope`): it joins the run
+    /// of this library that is active — the one with the least fuel left when several are, so a budget is never
+    /// exceeded (at worst a sibling's is charged).
+    fn join_run() -> Local {
+        let mut best: Option<(usize, u64, u64)> = None;
+        for (slot, run) in RUNS.iter().enumerate() {
+            let generation = run.generation.load(Ordering::Acquire);
+            if generation % 2 == 1 {
+                let fuel = run.fuel.load(Ordering::Acquire);
+                if best.is_none_or(|(_, _, f)| fuel < f) {
+                    best = Some((slot, generation, fuel));
+                }
+            }
+        }
+        let Some((slot, generation, _)) = best else {
+            return Local { role: Role::Outside, fuel: u64::MAX, ..UNKNOWN };
+        };
+        let deadline = RUNS[slot].deadline.lock().map(|d| *d).unwrap_or(None);
+        let _ = CAPTURING.try_with(|c| c.set(c.get() + 1));
+        Local {
+            role: Role::Helper,
+            slot,
+            generation,
+            fuel: 0,
+            deadline,
+            stack_limit: stack_pointer().saturating_sub(HELPER_STACK),
+        }
+    }
+
+    /// A free slot for a run, its generation now odd (taken).
+    fn take_slot() -> (usize, u64) {
+        loop {
+            for (slot, run) in RUNS.iter().enumerate() {
+                let generation = run.generation.load(Ordering::Acquire);
+                if generation % 2 == 0
+                    && run
+                        .generation
+                        .compare_exchange(generation, generation + 1, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                {
+                    return (slot, generation + 1);
+                }
+            }
+            std::thread::yield_now();
+        }
+    }
+
+    fn install_panic_hook() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            std::alloc::set_alloc_error_hook(|layout| {
+                // The panic itself allocates (its message, the hook's backtrace): grant a little grace so that does
+                // not fail too and abort the process.
+                if let Some(run) = LOCAL.try_with(Cell::get).ok().as_ref().and_then(current_run) {
+                    let _ = run.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                        (left != usize::MAX).then_some(left.max(PANIC_GRACE_BYTES))
+                    });
+                }
+                panic!("memory allocation of {} bytes failed", layout.size())
+            });
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if CAPTURING.try_with(|c| c.get()).unwrap_or(0) == 0 {
+                    return previous(info);
+                }
+                if info.payload().is::<BudgetExceeded>() {
+                    return;
+                }
+                let message = if let Some(s) = info.payload().downcast_ref::<&str>() {
+                    (*s).to_owned()
+                } else if let Some(s) = info.payload().downcast_ref::<String>() {
+                    s.clone()
+                } else {
+                    "the snippet panicked".to_owned()
+                };
+                let (file, line, column) =
+                    info.location().map_or((String::new(), 0, 0), |l| (l.file().to_owned(), l.line(), l.column()));
+                // Resolving a backtrace reads debug info and allocates freely: not on the snippet's memory budget.
+                let local = LOCAL.try_with(Cell::get).unwrap_or(UNKNOWN);
+                let _ = LOCAL.try_with(|l| l.set(Local { role: Role::Outside, ..local }));
+                let trace = std::backtrace::Backtrace::force_capture().to_string();
+                let _ = LOCAL.try_with(|l| l.set(local));
+                let record = (message, file, line, column, trace);
+                match current_run(&local) {
+                    Some(run) if local.role == Role::Helper => {
+                        if let Ok(mut first) = run.helper_panic.try_lock() {
+                            first.get_or_insert(record);
+                        }
+                    }
+                    // A panic while a panic is being recorded must not recurse.
+                    _ => {
+                        let _ = LAST_PANIC.try_with(|p| p.try_borrow_mut().map(|mut p| *p = Some(record)));
+                    }
+                }
+            }))
+        });
+    }
+
+    fn copy_into(buf: &mut [u8], text: &str) -> u32 {
+        let mut n = text.len().min(buf.len());
+        while !text.is_char_boundary(n) {
+            n -= 1;
+        }
+        buf[..n].copy_from_slice(&text.as_bytes()[..n]);
+        n as u32
+    }
+
+    /// Runs a snippet's body under `run`'s budgets. Returns 0 when it finished, 1 with `run`'s fault filled in
+    /// when it panicked or ran out of a budget. Threads the body starts with `thread::scope` count against the
+    /// same budgets, and their faults are the run's. Budgets nest: a hole inside the snippet gets its own, and
+    /// this snippet's are restored when it returns.
+    ///
+    /// # Safety
+    /// `run` must point to a valid `RawRun` for the duration of the call.
+    pub unsafe fn run_snippet(run: *mut RawRun, body: impl FnOnce()) -> u32 {
+        install_panic_hook();
+        // SAFETY: the caller guarantees `run` is valid and not aliased during the call.
+        let run = unsafe { &mut *run };
+        let outer = LOCAL.with(Cell::get);
+        let (slot, generation) = take_slot();
+        let shared = &RUNS[slot];
+        let deadline = (run.time_ms > 0).then(|| Instant::now() + Duration::from_millis(run.time_ms));
+        shared.fuel.store(if run.fuel == 0 { u64::MAX } else { run.fuel }, Ordering::Release);
+        shared.memory_left.store(if run.memory == 0 { usize::MAX } else { run.memory as usize }, Ordering::Release);
+        shared.memory_refused.store(false, Ordering::Release);
+        shared.helper_fault.store(FAULT_NONE, Ordering::Release);
+        if let Ok(mut d) = shared.deadline.lock() {
+            *d = deadline;
+        }
+        if let Ok(mut p) = shared.helper_panic.lock() {
+            *p = None;
+        }
+        LOCAL.with(|l| {
+            l.set(Local { role: Role::Own, slot, generation, fuel: 0, deadline, stack_limit: run.stack_limit })
+        });
+        LAST_PANIC.with(|p| *p.borrow_mut() = None);
+        CAPTURING.with(|c| c.set(c.get() + 1));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+        CAPTURING.with(|c| c.set(c.get() - 1));
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        LOCAL.with(|l| l.set(outer));
+        let memory_refused = shared.memory_refused.load(Ordering::Acquire);
+        let helper_fault = shared.helper_fault.load(Ordering::Acquire);
+        let helper_panic = shared.helper_panic.lock().ok().and_then(|mut p| p.take());
+        // Leaving the slot: threads still holding this generation now count nothing.
+        shared.generation.fetch_add(1, Ordering::AcqRel);
+        let payload = match result {
+            Ok(()) => return 0,
+            Err(payload) => payload,
+        };
+        let own_panic = LAST_PANIC.with(|p| p.borrow_mut().take());
+        run.fault = match payload.downcast_ref::<BudgetExceeded>() {
+            Some(BudgetExceeded(kind)) => *kind,
+            None if memory_refused => FAULT_MEMORY,
+            None if helper_fault != FAULT_NONE => helper_fault,
+            None => FAULT_PANIC,
+        };
+        let recorded = if run.fault == FAULT_PANIC { helper_panic.or(own_panic) } else { own_panic };
+        if let Some((message, file, line, column, trace)) = recorded {
+            run.message_len = copy_into(&mut run.message, &message);
+            run.file_len = copy_into(&mut run.file, &file);
+            run.trace_len = copy_into(&mut run.trace, &trace);
+            run.line = line;
+            run.column = column;
+        }
+        drop(payload);
+        1
+    }
+
+    /// The allocator of rustc-compiled snippets: the system allocator, refusing what would take a snippet past
+    /// its memory budget (the refusal becomes a panic, as snippets are built with `-Z oom=panic`).
+    pub struct BudgetAllocator;
+
+    fn reserve(bytes: usize) -> bool {
+        let Some(run) = LOCAL.try_with(Cell::get).ok().as_ref().and_then(current_run) else {
+            return true;
+        };
+        let taken = run.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+            if left == usize::MAX {
+                Some(left)
+            } else {
+                left.checked_sub(bytes)
+            }
+        });
+        if taken.is_err() {
+            run.memory_refused.store(true, Ordering::Release);
+        }
+        taken.is_ok()
+    }
+
+    fn release(bytes: usize) {
+        if let Some(run) = LOCAL.try_with(Cell::get).ok().as_ref().and_then(current_run) {
+            let _ = run.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                (left != usize::MAX).then(|| left.saturating_add(bytes).min(usize::MAX - 1))
+            });
+        }
+    }
+
+    // SAFETY: every method forwards to `System` with the same arguments; refusing (returning null) is allowed.
+    unsafe impl GlobalAlloc for BudgetAllocator {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            if !reserve(layout.size()) {
+                return std::ptr::null_mut();
+            }
+            // SAFETY: forwarded unchanged.
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            if !reserve(layout.size()) {
+                return std::ptr::null_mut();
+            }
+            // SAFETY: forwarded unchanged.
+            unsafe { System.alloc_zeroed(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            release(layout.size());
+            // SAFETY: forwarded unchanged.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            if new_size > layout.size() && !reserve(new_size - layout.size()) {
+                return std::ptr::null_mut();
+            }
+            // SAFETY: forwarded unchanged.
+            let new = unsafe { System.realloc(ptr, layout, new_size) };
+            if !new.is_null() && new_size < layout.size() {
+                release(layout.size() - new_size);
+            }
+            new
+        }
+    }
+}
