@@ -230,4 +230,5 @@ pub mod __private {
 pub mod prelude {
     pub use crate::agent;
     pub use crate::HoleError;
+    pub use crate::Classified;
 }

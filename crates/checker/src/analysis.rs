@@ -611,7 +611,9 @@ impl RaSession {
             };
             let mut walker = crate::policy::resolve::Walker::new(&sema, db, policy, range);
             walker.walk(&root, None);
-            crate::policy::dedup(walker.out)
+            let mut out = walker.out;
+            out.extend(crate::policy::classified::violations(&sema, db, policy, range, &root));
+            crate::policy::dedup(out)
         })
     }
 

@@ -46,12 +46,13 @@ use line_index::LineIndex;
 use rustc::{RustcDiagnostic, RustcOutcome};
 
 /// The `lacuna` crate's type-level surface, as holes are checked against it: the runtime and `agent!`
-/// (`lacuna.rs`), the budgets snippets run under (`budget.rs`) and the capabilities (`cap.rs`), one source file
-/// as both compilers see it.
+/// (`lacuna.rs`), the budgets snippets run under (`budget.rs`), the capabilities (`cap.rs`) and `Classified`
+/// (`classified.rs`), one source file as both compilers see it.
 pub const PRELUDE_SOURCE: &str = concat!(
     include_str!("../prelude/lacuna.rs"),
     include_str!("../prelude/budget.rs"),
-    include_str!("../prelude/cap.rs")
+    include_str!("../prelude/cap.rs"),
+    include_str!("../prelude/classified.rs")
 );
 
 /// Snippets larger than this are refused as input errors rather than checked.

@@ -27,6 +27,7 @@
 //! [policy]                       # safe mode (on by default): what snippets may reach
 //! grant = ["time"]               # capabilities denied by default that snippets get: time
 //! deny = ["stdout"]              # capabilities allowed by default that snippets lose: stdout
+//! local-models = ["local"]       # models holes inside Classified::map may name (agent!(local, ..))
 //! # unconfined = true            # safe mode OFF: snippets get this process's full authority
 //!
 //! [sites.2]                      # a prompt for hole 2 only

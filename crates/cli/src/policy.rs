@@ -33,6 +33,9 @@ pub struct PolicyConfig {
     pub deny: Vec<String>,
     #[serde(default)]
     pub unconfined: bool,
+    /// Models (`agent!(name, ..)`) that run where classified data may go (holes inside `Classified::map`).
+    #[serde(default)]
+    pub local_models: Vec<String>,
 }
 
 fn parse_grant(name: &str) -> Result<Grant, String> {
@@ -63,5 +66,6 @@ pub fn resolve(args: &PolicyArgs, config: &PolicyConfig) -> anyhow::Result<Polic
         return Ok(Policy::unconfined());
     }
     let policy = grants.into_iter().fold(Policy::default(), Policy::with);
+    let policy = config.local_models.iter().fold(policy, |p, m| p.with_local_model(m));
     Ok(denials.into_iter().fold(policy, Policy::without))
 }

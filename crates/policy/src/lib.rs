@@ -38,10 +38,13 @@ pub enum ViolationKind {
     Unresolved,
     /// A snippet too large or too deeply nested (or with macros expanding too far) for safe mode to inspect.
     Unverifiable,
+    /// A closure given to `Classified::map` that could let the content out: it captures a value from outside,
+    /// prints, calls a host function, uses a capability, or holds a hole for a model not marked local.
+    ClassifiedLeak,
 }
 
 impl ViolationKind {
-    pub const ALL: [ViolationKind; 9] = [
+    pub const ALL: [ViolationKind; 10] = [
         ViolationKind::AmbientAuthority,
         ViolationKind::UnsafeCode,
         ViolationKind::ForeignCode,
@@ -51,6 +54,7 @@ impl ViolationKind {
         ViolationKind::SoundnessHole,
         ViolationKind::Unresolved,
         ViolationKind::Unverifiable,
+        ViolationKind::ClassifiedLeak,
     ];
 
     /// The diagnostic's `kind`.
@@ -65,6 +69,7 @@ impl ViolationKind {
             ViolationKind::SoundnessHole => "soundness-hole",
             ViolationKind::Unresolved => "unresolved-item",
             ViolationKind::Unverifiable => "unverifiable",
+            ViolationKind::ClassifiedLeak => "classified-leak",
         }
     }
 
@@ -84,6 +89,7 @@ impl ViolationKind {
             ViolationKind::SoundnessHole => "L0107",
             ViolationKind::Unresolved => "L0108",
             ViolationKind::Unverifiable => "L0109",
+            ViolationKind::ClassifiedLeak => "L0110",
         }
     }
 
@@ -114,6 +120,11 @@ impl ViolationKind {
                  so it resolves"
             }
             ViolationKind::Unverifiable => "split the work into a smaller snippet, or hand parts of it to nested holes",
+            ViolationKind::ClassifiedLeak => {
+                "a closure given to `Classified::map` only computes its result from its argument: write it in place \
+                 as `|content| ..`, capture nothing, print nothing, call no host function; a hole inside it must name \
+                 a model marked local"
+            }
         }
     }
 }
@@ -152,18 +163,35 @@ pub struct Policy {
     /// Safe mode off: snippets run with the full authority of the process. Only an explicit, loudly named opt-out
     /// sets this.
     unconfined: bool,
+    /// Models (`agent!(name, ..)`) that run where classified data may go: a hole inside `Classified::map` must
+    /// name one of these.
+    local_models: Vec<String>,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { grants: vec![Grant::Stdout], unconfined: false }
+        Policy { grants: vec![Grant::Stdout], unconfined: false, local_models: Vec::new() }
     }
 }
 
 impl Policy {
     /// Safe mode off. Snippets may do anything the process can; for trusted experiments only.
     pub fn unconfined() -> Policy {
-        Policy { grants: Grant::ALL.to_vec(), unconfined: true }
+        Policy { grants: Grant::ALL.to_vec(), unconfined: true, local_models: Vec::new() }
+    }
+
+    /// This policy with `model` marked local: holes inside `Classified::map` may name it.
+    pub fn with_local_model(mut self, model: &str) -> Policy {
+        if !self.local_models.iter().any(|m| m == model) {
+            self.local_models.push(model.to_owned());
+            self.local_models.sort();
+        }
+        self
+    }
+
+    /// Whether `model` is marked local.
+    pub fn is_local_model(&self, model: &str) -> bool {
+        self.local_models.iter().any(|m| m == model)
     }
 
     pub fn is_unconfined(&self) -> bool {
@@ -194,6 +222,7 @@ impl Policy {
         Policy {
             grants: self.grants.iter().copied().filter(|g| parent.grants(*g)).collect(),
             unconfined: self.unconfined && parent.unconfined,
+            local_models: self.local_models.iter().filter(|m| parent.is_local_model(m)).cloned().collect(),
         }
     }
 

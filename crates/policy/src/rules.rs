@@ -139,6 +139,9 @@ pub(crate) fn judge(item: &Item) -> Rule {
         CrateKind::Host => Allow,
         CrateKind::Lacuna => match item.modules.first().map(String::as_str) {
             Some(internal) if internal.starts_with("__") => Deny(HostTakeover, "Lacuna's runtime internals"),
+            None if item.owner.as_deref() == Some("Classified") && item.name == "declassify" => {
+                Deny(AmbientAuthority, "classified data, which only the host may take out")
+            }
             Some("cap") if HOST_ONLY_CAP.contains(&item.name.as_str()) => {
                 Deny(AmbientAuthority, "the host's ambient authority, which makes capabilities")
             }

@@ -27,7 +27,7 @@
 //! Safe mode: `policy=KIND` says safe mode rejects the snippet with a violation of that kind (`ambient-authority`,
 //! `detached-thread`, ...) whatever rustc says of it, so the checker and `lacuna run` must reject it, by policy;
 //! the verdict label stays rustc's. `grant=NAME` checks and runs the case with that grant added to the default
-//! policy (`grant=time` for a case that sleeps).
+//! policy (`grant=time` for a case that sleeps); `local=NAME` marks a model local (`Classified`'s holes).
 //!
 //! For `lacuna run`, `run=KIND` says what the hole evaluates to when the host runs — `ok`, `runtime` (a fault),
 //! `budget:fuel|time|stack|memory`, `rejected` — and a following `=== stdout` section what the host prints. Cases
@@ -70,12 +70,15 @@ pub struct Case {
     pub policy: Option<ViolationKind>,
     /// `grant=NAME`: grants added to the default policy for this case.
     pub grants: Vec<Grant>,
+    /// `local=NAME`: models the policy marks local for this case (holes inside `Classified::map` may name them).
+    pub local_models: Vec<String>,
 }
 
 impl Case {
     /// The policy this case is checked and run under.
     pub fn policy(&self) -> Policy {
-        self.grants.iter().fold(Policy::default(), |p, g| p.with(*g))
+        let policy = self.grants.iter().fold(Policy::default(), |p, g| p.with(*g));
+        self.local_models.iter().fold(policy, |p, m| p.with_local_model(m))
     }
 
     /// Whether safe mode lets the snippet through to the compilers' verdict.
@@ -196,6 +199,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
         let mut subset = false;
         let mut policy = None;
         let mut grants = Vec::new();
+        let mut local_models = Vec::new();
         let mut words_owned = Vec::new();
         for w in expect_part.split_whitespace() {
             if let Some(kind) = w.strip_prefix("policy=") {
@@ -207,6 +211,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             }
             if let Some(grant) = w.strip_prefix("grant=") {
                 grants.push(Grant::from_name(grant).ok_or_else(|| err(line, format!("unknown grant `{grant}`")))?);
+                continue;
+            }
+            if let Some(model) = w.strip_prefix("local=") {
+                local_models.push(model.to_owned());
                 continue;
             }
             if w == "jit" || w == "subset" {
@@ -275,6 +283,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             subset,
             policy,
             grants,
+            local_models,
         });
     }
     Ok(cases)

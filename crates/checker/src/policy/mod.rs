@@ -1,10 +1,13 @@
 //! Safe mode in the checker: the syntax-level denials ([`syntax`]) and the allowlist over resolved items
 //! ([`resolve`]). The rules themselves are `lacuna_policy`'s; this module finds what a snippet uses and asks them.
 //!
+//! [`classified`] adds the purity rule for closures given to `Classified::map`.
+//!
 //! Both passes cover everything written in the snippet — its own fns, impls, `mod`s, closures — and everything
 //! its own `macro_rules!` expand to; the arguments of trusted macros (std's, the host's) are followed into the
 //! expansion, their internals are not.
 
+pub(crate) mod classified;
 pub(crate) mod resolve;
 pub(crate) mod syntax;
 

@@ -231,7 +231,7 @@ fn module_path(db: &RootDatabase, module: Module) -> (CrateKind, Vec<String>) {
 /// What safe mode judges for a definition: nothing for locals, fields and the like; the item itself otherwise;
 /// for a method of a trait impl, both the trait's method and the impl's (a `Write` method is fine, the one
 /// `std::fs` implements for `File` is the filesystem).
-fn items(db: &RootDatabase, def: Definition<'_>) -> Vec<Item> {
+pub(crate) fn items(db: &RootDatabase, def: Definition<'_>) -> Vec<Item> {
     let item = |module: Module, owner: Option<String>, name: String, kind: ItemKind| {
         let (krate, modules) = module_path(db, module);
         Item { krate, modules, owner, name, kind }
