@@ -151,6 +151,15 @@ fn check_pure(
             ));
         }
     };
+    // A name in the closure, reported at `range` (the name, or the macro call it was written in).
+    let name_ref_at = |name_ref: &ast::NameRef, range: TextRange, out: &mut Vec<Violation>| {
+        let name = name_ref.text().to_string();
+        match NameRefClass::classify(sema, name_ref) {
+            Some(NameRefClass::Definition(Definition::Local(l), _)) => local(range, &name, l, out),
+            Some(NameRefClass::Definition(def, _)) => judge(db, policy, &pure, def, range, &name, inside, out),
+            _ => {}
+        }
+    };
     for element in node.descendants_with_tokens() {
         let range = element.text_range();
         if !checked.contains_range(range) {
@@ -159,14 +168,7 @@ fn check_pure(
         match element {
             NodeOrToken::Node(n) => {
                 if let Some(name_ref) = ast::NameRef::cast(n.clone()) {
-                    let name = name_ref.text().to_string();
-                    match NameRefClass::classify(sema, &name_ref) {
-                        Some(NameRefClass::Definition(Definition::Local(l), _)) => local(range, &name, l, out),
-                        Some(NameRefClass::Definition(def, _)) => {
-                            judge(db, policy, &pure, def, range, &name, inside, out)
-                        }
-                        _ => {}
-                    }
+                    name_ref_at(&name_ref, range, out);
                 } else if let Some(call) = ast::MacroCall::cast(n.clone()) {
                     hole(sema, policy, &call, out);
                 } else if let Some(f) = operator(sema, &n) {
@@ -190,14 +192,8 @@ fn check_pure(
                         if descended == token {
                             continue;
                         }
-                        let Some(name_ref) = descended.parent().and_then(ast::NameRef::cast) else { continue };
-                        let name = name_ref.text().to_string();
-                        match NameRefClass::classify(sema, &name_ref) {
-                            Some(NameRefClass::Definition(Definition::Local(l), _)) => local(range, &name, l, out),
-                            Some(NameRefClass::Definition(def, _)) => {
-                                judge(db, policy, &pure, def, range, &name, inside, out)
-                            }
-                            _ => {}
+                        if let Some(name_ref) = descended.parent().and_then(ast::NameRef::cast) {
+                            name_ref_at(&name_ref, range, out);
                         }
                     }
                 }
