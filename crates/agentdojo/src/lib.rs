@@ -1,0 +1,30 @@
+//! AgentDojo's banking and slack suites on Lacuna (paper §7.4, Table 3).
+//!
+//! - [`suite`]: the suites' data (environment, injection vectors, ground truth) and their tools' signatures.
+//! - [`generate`]: a suite's host program — the tools ported to Rust (`hosts/*.rs`), the environment generated from
+//!   `environment.yaml` with the injection vectors filled in as AgentDojo's loader does, and one function per user
+//!   task whose hole is handed only the tools that task's ground truth uses.
+//! - [`script`]: a task's ground-truth calls as the snippet a model would write.
+//! - [`harness`]: utility (scripted ground-truth replies under per-task scoping) and attacks (a fully compromised
+//!   model performing an injection task's calls, under per-task scoping and with every tool in scope).
+
+pub mod generate;
+pub mod harness;
+pub mod script;
+pub mod suite;
+
+pub use harness::{run_suite, AttackRow, Selection, SuiteReport, UtilityRow};
+pub use suite::{SuiteData, SuiteName};
+
+/// Why a suite could not be loaded or run.
+#[derive(Debug, thiserror::Error)]
+pub enum DojoError {
+    #[error("reading {path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path} is not valid {format}: {detail}")]
+    Parse { path: String, format: &'static str, detail: String },
+    #[error("{0}")]
+    Data(String),
+    #[error("running the suite: {0}")]
+    Engine(String),
+}
