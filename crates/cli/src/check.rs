@@ -94,6 +94,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
 
     let (config, _) = crate::config::load(args.config.as_deref())?;
     let policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    let site_policies = crate::policy::site_policies(&policy, &config)?;
     let mut checker =
         Checker::new(CheckerOptions { policy, ..CheckerOptions::default() }).context("starting the checker")?;
     if args.verbose {
@@ -114,7 +115,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let (mut any_rejected, mut any_error) = (false, false);
     for job in &jobs {
         // What this job prints: (stdout, stderr).
-        let (out, err) = match check_job(&mut checker, &mut hosts, job) {
+        let (out, err) = match check_job(&mut checker, &mut hosts, &site_policies, job) {
             Ok(Checked { prepared, hole, snippet, verdict }) => {
                 any_rejected |= !verdict.accepted;
                 if args.json {
@@ -177,6 +178,7 @@ struct Checked {
 fn check_job(
     checker: &mut Checker,
     hosts: &mut HashMap<PathBuf, Result<PreparedHost, String>>,
+    site_policies: &std::collections::BTreeMap<u32, lacuna_checker::Policy>,
     job: &Job,
 ) -> Result<Checked, String> {
     let prepared = hosts
@@ -202,7 +204,11 @@ fn check_job(
         }
     };
     let snippet = read_text(&job.snippet).map_err(|e| format!("snippet {e}"))?;
-    let verdict = checker.check(&prepared, hole, &snippet).map_err(|e| format!("{}: {e}", job.snippet.display()))?;
+    let verdict = match site_policies.get(&(hole as u32 + 1)) {
+        Some(policy) => checker.check_under(&prepared, hole, &snippet, policy),
+        None => checker.check(&prepared, hole, &snippet),
+    }
+    .map_err(|e| format!("{}: {e}", job.snippet.display()))?;
     Ok(Checked { prepared, hole, snippet, verdict })
 }
 

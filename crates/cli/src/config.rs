@@ -31,6 +31,8 @@
 //! # unconfined = true            # safe mode OFF: snippets get this process's full authority
 //!
 //! [sites.2]                      # a prompt for hole 2 only
+//! [sites.2.policy]               # and its own policy: the run's, with these changes (not `unconfined`)
+//! grant = ["time"]
 //! system-prompt = "..."
 //! context = "..."
 //! ```
@@ -96,6 +98,7 @@ impl AgentConfig {
             system_prompt: self.system_prompt.clone(),
             system_prompt_file: self.system_prompt_file.clone(),
             context: self.context.clone(),
+            policy: None,
         }
     }
 }
@@ -119,6 +122,8 @@ pub struct PromptConfig {
     pub system_prompt: Option<String>,
     pub system_prompt_file: Option<PathBuf>,
     pub context: Option<String>,
+    /// `[sites.N.policy]`: this hole's policy, the run's with these grants and denials.
+    pub policy: Option<crate::policy::PolicyConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -24,7 +24,7 @@ pub struct PolicyArgs {
 }
 
 /// `[policy]` in lacuna.toml.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PolicyConfig {
     #[serde(default)]
@@ -36,6 +36,42 @@ pub struct PolicyConfig {
     /// Models (`agent!(name, ..)`) that run where classified data may go (holes inside `Classified::map`).
     #[serde(default)]
     pub local_models: Vec<String>,
+}
+
+/// Every `[sites.N.policy]` of the config, by hole number.
+pub fn site_policies(
+    base: &Policy,
+    config: &crate::config::Config,
+) -> anyhow::Result<std::collections::BTreeMap<u32, Policy>> {
+    let mut out = std::collections::BTreeMap::new();
+    for (key, prompt) in &config.sites {
+        if let Some(site_policy) = &prompt.policy {
+            let number: u32 = key
+                .parse()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| anyhow::anyhow!("[sites.{key}] in lacuna.toml: holes are numbered from 1"))?;
+            out.insert(number, site(base, key, site_policy)?);
+        }
+    }
+    Ok(out)
+}
+
+/// `[sites.N.policy]`: hole N's policy, the run's `base` with the site's grants, denials and local models.
+pub fn site(base: &Policy, key: &str, config: &PolicyConfig) -> anyhow::Result<Policy> {
+    if config.unconfined {
+        bail!("[sites.{key}.policy] in lacuna.toml: `unconfined` turns safe mode off for a whole run, not one hole");
+    }
+    let mut policy = base.clone();
+    for name in &config.grant {
+        policy =
+            policy.with(parse_grant(name).map_err(|e| anyhow::anyhow!("[sites.{key}.policy] in lacuna.toml: {e}"))?);
+    }
+    for name in &config.deny {
+        policy =
+            policy.without(parse_grant(name).map_err(|e| anyhow::anyhow!("[sites.{key}.policy] in lacuna.toml: {e}"))?);
+    }
+    Ok(config.local_models.iter().fold(policy, |p, m| p.with_local_model(m)))
 }
 
 fn parse_grant(name: &str) -> Result<Grant, String> {

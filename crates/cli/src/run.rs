@@ -184,8 +184,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let policy = crate::policy::resolve(&args.policy, &config.policy)?;
     let checker = Checker::new(CheckerOptions { policy: policy.clone(), ..CheckerOptions::default() })?;
+    let site_policies = crate::policy::site_policies(&policy, &config)?;
     let options = RunOptions {
         policy,
+        site_policies,
         path: match path {
             PathArg::Auto => PathChoice::Auto,
             PathArg::Jit => PathChoice::Jit,

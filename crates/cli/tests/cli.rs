@@ -286,3 +286,27 @@ fn run_budgets_come_from_lacuna_toml_and_flags_win() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("bad.toml") && stderr(&bad).contains("fule"), "{}", stderr(&bad));
 }
+
+#[test]
+fn site_policies_apply_to_their_hole_and_the_holes_written_inside_it() {
+    let host = b"fn main() {\n    let a: String = agent!(\"how long does this take\").unwrap_or_else(|_| \"first refused\".to_string());\n    let b: String = agent!(\"time it with a helper\").unwrap_or_else(|_| \"second refused\".to_string());\n    println!(\"{a}\\n{b}\");\n}\n";
+    let replies = b"=== reply\n```rust\nlet t = std::time::Instant::now();\nformat!(\"{}\", t.elapsed().as_secs() < 60)\n```\n=== reply\n```rust\nlet inner: String = agent!(\"measure\").unwrap_or_else(|_| \"inner refused\".to_string());\nformat!(\"outer ok, inner: {inner}\")\n```\n=== reply\n```rust\nlet t = std::time::Instant::now();\nformat!(\"{}\", t.elapsed().as_secs() < 60)\n```\n";
+    let config = b"[sites.2.policy]\ngrant = [\"time\"]\ndeny = [\"stdout\"]\n";
+    let printing = b"println!(\"hello\");\nString::new()\n";
+    let dir = scratch(&[("host.rs", host), ("replies.txt", replies), ("lacuna.toml", config), ("p.rs", printing)]);
+    let out = lacuna(&["run", "host.rs", "--model", "script:replies.txt", "--max-attempts", "1"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Hole 1 has the run's policy (no clock); hole 2 was granted the clock, and the hole inside its snippet too.
+    assert_eq!(stdout(&out), "first refused\nouter ok, inner: true\n", "{}", stderr(&out));
+    // `check` applies the same site policies: printing is denied at hole 2 only.
+    let first = lacuna(&["check", "host.rs", "--hole", "1", "--snippet", "p.rs"], dir.path());
+    assert_eq!(first.status.code(), Some(0), "{}", stdout(&first));
+    let second = lacuna(&["check", "host.rs", "--hole", "2", "--snippet", "p.rs", "--json"], dir.path());
+    assert_eq!(second.status.code(), Some(1), "{}", stdout(&second));
+    assert!(stdout(&second).contains("\"decided_by\":\"policy\""), "{}", stdout(&second));
+    // A site cannot turn safe mode off on its own.
+    std::fs::write(dir.path().join("lacuna.toml"), "[sites.1.policy]\nunconfined = true\n").unwrap();
+    let bad = lacuna(&["check", "host.rs", "--hole", "1", "--snippet", "p.rs"], dir.path());
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("[sites.1.policy]"), "{}", stderr(&bad));
+}

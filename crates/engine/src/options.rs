@@ -46,6 +46,9 @@ pub struct RunOptions {
     pub max_depth: u32,
     /// What snippets may reach (safe mode by default), for every hole and every nested hole.
     pub policy: lacuna_checker::Policy,
+    /// Per host hole (1-based), a policy of its own instead of `policy` (the host's choice for that site). A
+    /// hole written inside generated code is checked under its parent's: nesting never widens.
+    pub site_policies: std::collections::BTreeMap<u32, lacuna_checker::Policy>,
 }
 
 impl Default for RunOptions {
@@ -57,6 +60,7 @@ impl Default for RunOptions {
             cache_dir: None,
             max_depth: 32,
             policy: lacuna_checker::Policy::default(),
+            site_policies: std::collections::BTreeMap::new(),
         }
     }
 }

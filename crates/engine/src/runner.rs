@@ -163,6 +163,12 @@ impl Engine {
                         signatures: signatures.clone(),
                         parent: None,
                         level: 0,
+                        policy: state
+                            .options
+                            .site_policies
+                            .get(&site)
+                            .cloned()
+                            .unwrap_or_else(|| state.options.policy.clone()),
                     });
                     let report = SiteReport::new(site, None, hole.line, hole.task.clone());
                     (site, SiteState { report, home, snippets: HashMap::new() })
@@ -509,7 +515,7 @@ impl Shared {
             let mut rustc_because = None;
             let pre_started = Instant::now();
             let pre = checker
-                .precheck_under(prepared, hole_index, snippet, &options.policy)
+                .precheck_under(prepared, hole_index, snippet, &home.policy)
                 .map_err(|e| HoleFailure::model(e.to_string()))?;
             let pre_ms = ms(pre_started);
             let verdict = match pre {
@@ -545,7 +551,7 @@ impl Shared {
                         _ => {
                             rustc_because = subset.and_then(Result::err);
                             checker
-                                .check_under(prepared, hole_index, snippet, &options.policy)
+                                .check_under(prepared, hole_index, snippet, &home.policy)
                                 .map_err(|e| HoleFailure::model(e.to_string()))?
                         }
                     }
@@ -791,6 +797,8 @@ pub(crate) fn register_nested(
             signatures: filled.signatures.clone(),
             parent: Some(Parent { site, snippet: snippet.to_owned(), types: types.to_owned(), snippet_start: start }),
             level: home.level + 1,
+            // Written inside the parent's snippet, it is part of that hole's work: the parent's policy, never wider.
+            policy: home.policy.clone(),
         });
         let report = SiteReport::new(id, Some(site), hole.line.saturating_sub(first_line) + 1, hole.task.clone());
         run.sites.insert(id, SiteState { report, home, snippets: HashMap::new() });

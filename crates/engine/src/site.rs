@@ -16,6 +16,8 @@ pub(crate) struct SiteHome {
     pub(crate) parent: Option<Parent>,
     /// How many snippets the hole is written inside (0 for the host's holes).
     pub(crate) level: u32,
+    /// What snippets at this site may reach.
+    pub(crate) policy: lacuna_checker::Policy,
 }
 
 /// The snippet a hole was written in.
