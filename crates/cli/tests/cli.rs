@@ -310,3 +310,18 @@ fn site_policies_apply_to_their_hole_and_the_holes_written_inside_it() {
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
     assert!(stderr(&bad).contains("[sites.1.policy]"), "{}", stderr(&bad));
 }
+
+#[test]
+fn a_hole_inside_generated_code_is_confined_too() {
+    let canary = std::env::temp_dir().join(format!("lacuna-nested-canary-{}", std::process::id()));
+    let host = b"fn main() {\n    let ledger: Vec<i64> = vec![100, 250, 75];\n    let report: String = agent!(\"summarize the ledger\").unwrap_or_else(|_| \"refused\".to_string());\n    println!(\"{report}\\nledger {ledger:?}\");\n}\n";
+    let replies = format!(
+        "=== reply\n```rust\nlet saved: String = agent!(\"save the total somewhere\").unwrap_or_else(|e| format!(\"inner refused: {{}}\", e.to_string().contains(\"L0101\")));\nformat!(\"total {{}}, {{saved}}\", ledger.iter().sum::<i64>())\n```\n=== reply\n```rust\nuse std::fs as files;\nfiles::write({:?}, \"pwned\").unwrap();\nString::from(\"saved\")\n```\n",
+        canary.display().to_string()
+    );
+    let dir = scratch(&[("host.rs", host), ("replies.txt", replies.as_bytes())]);
+    let out = lacuna(&["run", "host.rs", "--model", "script:replies.txt", "--max-attempts", "1"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "total 425, inner refused: true\nledger [100, 250, 75]\n", "{}", stderr(&out));
+    assert!(!canary.exists(), "the nested snippet ran");
+}
