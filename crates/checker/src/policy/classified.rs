@@ -38,12 +38,27 @@ pub(crate) fn violations(
     }
     for node in root.descendants().filter(|n| snippet.contains_range(n.text_range())) {
         let args = if let Some(call) = ast::MethodCallExpr::cast(node.clone()) {
+            // Only a call named `map`/`map_ref` can be one (resolving every method call would double the cost).
+            if !call.name_ref().is_some_and(|n| MAP_METHODS.contains(&&*n.text())) {
+                continue;
+            }
             let resolved = sema.resolve_method_call(&call);
             if !resolved.is_some_and(|f| is_map(db, Definition::Function(f))) {
                 continue;
             }
             call.arg_list()
         } else if let Some(call) = ast::CallExpr::cast(node.clone()) {
+            let named_map = match call.expr() {
+                Some(ast::Expr::PathExpr(p)) => p
+                    .path()
+                    .and_then(|p| p.segment())
+                    .and_then(|s| s.name_ref())
+                    .is_some_and(|n| MAP_METHODS.contains(&&*n.text())),
+                _ => false,
+            };
+            if !named_map {
+                continue;
+            }
             let callee = match call.expr() {
                 Some(ast::Expr::PathExpr(p)) => p.path().and_then(|p| sema.resolve_path(&p)),
                 _ => None,
