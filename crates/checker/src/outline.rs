@@ -14,15 +14,58 @@ pub fn signatures(text: &str) -> Vec<String> {
     out
 }
 
-/// What a prompt lists for a host: its own items' [`signatures`] and, when it uses `lacuna::cap`, the methods of
-/// the capabilities a snippet can be handed (the constructors stay the host's and are not listed).
+/// What a prompt lists for a host: its own items' [`signatures`] and the parts of the prelude it hands holes —
+/// the capabilities' methods when it makes capabilities, `Classified`'s when it uses `Classified` (constructors
+/// that need the host's authority are not listed).
 pub fn prompt_signatures(text: &str) -> Vec<String> {
+    const CAPABILITIES: &[&str] = &[
+        "Dir",
+        "Net",
+        "Env",
+        "Clock",
+        "with_dir",
+        "with_net",
+        "with_env",
+        "with_clock",
+        "open_ambient",
+        "from_ambient",
+    ];
     let mut out = signatures(text);
-    if text.contains("cap::") {
+    if CAPABILITIES.iter().any(|c| text.contains(c)) && text.contains("cap") {
         out.extend(capability_signatures());
+    }
+    if text.contains("Classified") {
+        out.extend(classified_signatures());
     }
     out
 }
+
+/// `Classified`'s methods a snippet may call.
+pub fn classified_signatures() -> Vec<String> {
+    let file = SourceFile::parse(CLASSIFIED_SOURCE, Edition::Edition2021).tree();
+    file.items()
+        .filter_map(|item| match item {
+            ast::Item::Impl(i) if i.trait_().is_none() => Some(i),
+            _ => None,
+        })
+        .filter_map(|i| {
+            let list = i.assoc_item_list()?;
+            let header = header_before(i.syntax(), Some(list.syntax().clone()));
+            let methods: Vec<String> = list
+                .assoc_items()
+                .filter_map(|a| match a {
+                    ast::AssocItem::Fn(f) if f.name().is_some_and(|n| n.text() != "declassify") => {
+                        Some(format!("{};", fn_signature(&f)))
+                    }
+                    _ => None,
+                })
+                .collect();
+            Some(format!("{header} {{ {} }} (its closures must be pure; `Debug` shows nothing)", methods.join(" ")))
+        })
+        .collect()
+}
+
+const CLASSIFIED_SOURCE: &str = include_str!("../prelude/classified.rs");
 
 /// The public surface of `lacuna::cap` a snippet may use, each capability's methods and the error type, as one
 /// `mod lacuna::cap { .. }` entry (the way the outline shows a module).
@@ -477,7 +520,12 @@ mod tests {
         for host_only in ["open_ambient", "from_ambient", "ambient_authority", "with_dir", "fmt("] {
             assert!(!listed.contains(host_only), "{host_only} in {listed}");
         }
-        assert!(prompt_signatures("fn main() {}").is_empty() || !prompt_signatures("fn main() {}")[0].contains("cap"));
+        assert_eq!(prompt_signatures("fn main() {}"), vec!["fn main()".to_owned()]);
+        let authority_only = prompt_signatures("fn main() { let a = lacuna::cap::ambient_authority(); }");
+        assert_eq!(authority_only.len(), 1, "{authority_only:?}");
+        let classified = prompt_signatures("fn main() { let c = Classified::new(1); }").join("\n");
+        assert!(classified.contains("pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Classified<U>;"), "{classified}");
+        assert!(!classified.contains("declassify") && !classified.contains("withheld_panics"), "{classified}");
     }
 
     #[test]
