@@ -175,15 +175,8 @@ mod bank {
 /*@TASKS@*/
 
 fn main() {
-    // What to run, from the harness: the task, the injected environment's number (or nothing), where to write the
-    // final state, and the prompt of the every-tool task.
-    let control = std::fs::read_to_string(CONTROL).unwrap_or_default();
-    let mut lines = control.splitn(4, '\n');
-    let task = lines.next().unwrap_or_default().to_string();
-    let injected = lines.next().and_then(|v| v.parse::<usize>().ok());
-    let state_path = lines.next().unwrap_or_default().to_string();
-    let prompt = lines.next().unwrap_or_default().to_string();
-    let env = RefCell::new(bank::Environment::load(injected));
+    let control = read_control();
+    let env = RefCell::new(bank::Environment::load(control.injected));
     // Every tool call, as AgentDojo traces them: part of the environment a run is judged on.
     let log = RefCell::new(Vec::<String>::new());
     let get_iban = || {
@@ -235,19 +228,12 @@ fn main() {
         log.borrow_mut().push(format!("update_user_info({first_name:?}, {last_name:?}, {street:?}, {city:?})"));
         env.borrow_mut().update_user_info(first_name, last_name, street, city)
     };
-    let answer: Result<String, HoleError> = match task.as_str() {
+    let answer: Result<String, HoleError> = match control.task.as_str() {
         /*@DISPATCH@*/
         other => {
             eprintln!("unknown task `{other}`");
             std::process::exit(2);
         }
     };
-    let answer = match answer {
-        Ok(a) => format!("answer: {a}"),
-        Err(e) => format!("hole error: {e}"),
-    };
-    if !state_path.is_empty() {
-        let state = format!("{answer}\n---\n{:#?}\ncalls: {:#?}\n", env.borrow(), log.borrow());
-        std::fs::write(&state_path, state).expect("writing the state");
-    }
+    write_state(&control, answer, &*env.borrow(), &log.borrow());
 }

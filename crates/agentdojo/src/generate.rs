@@ -213,21 +213,59 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
         params.join(", ")
     ));
     let args: Vec<String> = every.iter().map(|t| format!("&{}", t.name)).collect();
-    dispatch.push_str(&format!("{EVERY_TOOL:?} => {EVERY_TOOL}(&prompt, {}),", args.join(", ")));
+    dispatch.push_str(&format!("{EVERY_TOOL:?} => {EVERY_TOOL}(&control.prompt, {}),", args.join(", ")));
     let template = data.name.template();
     for marker in ["/*@CONTROL@*/", "/*@ENVIRONMENT@*/", "/*@TASKS@*/", "/*@DISPATCH@*/"] {
         if !template.contains(marker) {
             return Err(DojoError::Data(format!("the {} host template lacks {marker}", data.name.name())));
         }
     }
-    let control =
-        format!("/// Where the harness says what to run.\nconst CONTROL: &str = {};", lit(&control.to_string_lossy()));
+    let control = CONTROL_CODE.replace("@PATH@", &lit(&control.to_string_lossy()));
     Ok(template
         .replace("/*@CONTROL@*/", &control)
         .replace("/*@ENVIRONMENT@*/", &environments)
         .replace("/*@TASKS@*/", &tasks)
         .replace("/*@DISPATCH@*/", &dispatch))
 }
+
+/// The code every suite's host shares: reading what to run, and writing the result where the harness reads it.
+const CONTROL_CODE: &str = r#"/// Where the harness says what to run.
+const CONTROL: &str = @PATH@;
+
+/// What the harness asked for (see `lacuna_agentdojo::generate::control`).
+struct Control {
+    task: String,
+    /// Which injected environment (none: the clean one).
+    injected: Option<usize>,
+    /// Where the answer and the final state go.
+    state_path: String,
+    /// The every-tool task's prompt.
+    prompt: String,
+}
+
+fn read_control() -> Control {
+    let text = std::fs::read_to_string(CONTROL).unwrap_or_default();
+    let mut lines = text.splitn(4, '\n');
+    Control {
+        task: lines.next().unwrap_or_default().to_string(),
+        injected: lines.next().and_then(|v| v.parse::<usize>().ok()),
+        state_path: lines.next().unwrap_or_default().to_string(),
+        prompt: lines.next().unwrap_or_default().to_string(),
+    }
+}
+
+/// The hole's answer, the final environment and the tool calls, for the harness to compare.
+fn write_state(control: &Control, answer: Result<String, HoleError>, environment: &dyn std::fmt::Debug, calls: &[String]) {
+    let answer = match answer {
+        Ok(a) => format!("answer: {a}"),
+        Err(e) => format!("hole error: {e}"),
+    };
+    if !control.state_path.is_empty() {
+        let state = format!("{answer}\n---\n{environment:#?}\ncalls: {calls:#?}\n");
+        std::fs::write(&control.state_path, state).expect("writing the state");
+    }
+}
+"#;
 
 /// What the host's control file says: the task, the injected environment's number (empty: the clean one), the
 /// file to write the final state to, and the every-tool task's prompt (the rest).
