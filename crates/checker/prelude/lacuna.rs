@@ -19,7 +19,8 @@ pub enum HoleError {
     Rejected { attempts: u32, diagnostics: Vec<String> },
     /// The accepted snippet faulted (panic, overflow, out-of-bounds, ...) at a line and column of the snippet.
     Runtime { message: String, line: u32, column: u32 },
-    /// The snippet ran out of a budget (fuel, time, memory).
+    /// The snippet ran out of a budget: `resource` is `fuel`, `time`, `stack` or `memory`, `limit` the budget in
+    /// its unit (fuel, milliseconds, bytes).
     Budget { resource: String, limit: u64 },
     /// Holes nested deeper than the configured cap.
     Depth { limit: u32 },
@@ -40,7 +41,14 @@ impl fmt::Display for HoleError {
             HoleError::Runtime { message, line, column } => {
                 write!(f, "the snippet faulted at {line}:{column}: {message}")
             }
-            HoleError::Budget { resource, limit } => write!(f, "the snippet exceeded its {resource} budget ({limit})"),
+            HoleError::Budget { resource, limit } => {
+                let unit = match resource.as_str() {
+                    "time" => " ms",
+                    "memory" | "stack" => " bytes",
+                    _ => "",
+                };
+                write!(f, "the snippet exceeded its {resource} budget ({limit}{unit})")
+            }
             HoleError::Depth { limit } => write!(f, "holes nested deeper than {limit}"),
             HoleError::Model { message } => write!(f, "model error: {message}"),
         }

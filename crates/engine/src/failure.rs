@@ -22,6 +22,15 @@ impl Resource {
             Resource::Memory => "memory",
         }
     }
+
+    /// What a limit of this resource counts, for reports (`500 ms`); the host gets the number alone.
+    pub(crate) fn unit(self) -> &'static str {
+        match self {
+            Resource::Fuel => "",
+            Resource::Time => " ms",
+            Resource::Stack | Resource::Memory => " bytes",
+        }
+    }
 }
 
 /// What a hole evaluated to when it did not evaluate to a value.
@@ -31,8 +40,9 @@ pub(crate) enum HoleFailure {
     Rejected { attempts: usize, diagnostics: Vec<String> },
     /// The accepted snippet faulted, at a 1-based line and column of the snippet (0 when unknown).
     Runtime { message: String, line: usize, column: usize },
-    /// The accepted snippet ran out of a budget (`limit` as the run's options gave it).
-    Budget { resource: Resource, limit: String },
+    /// The accepted snippet ran out of a budget: `limit` in the resource's unit (fuel, milliseconds, bytes), as
+    /// the run's options gave it; the host's `HoleError::Budget` carries the same number.
+    Budget { resource: Resource, limit: u64 },
     /// The source of snippets (a model) failed, or the engine could not serve the hole.
     Model { message: String },
     /// Holes nested deeper than the run allows.
@@ -70,7 +80,7 @@ impl HoleFailure {
             HoleFailure::Runtime { message, line, column } => {
                 vec!["runtime".into(), message.clone(), line.to_string(), column.to_string()]
             }
-            HoleFailure::Budget { resource, limit } => vec!["budget".into(), resource.name().into(), limit.clone()],
+            HoleFailure::Budget { resource, limit } => vec!["budget".into(), resource.name().into(), limit.to_string()],
             HoleFailure::Model { message } => vec!["model".into(), message.clone()],
             HoleFailure::Depth { limit } => vec!["depth".into(), limit.to_string()],
         };
@@ -86,7 +96,9 @@ impl fmt::Display for HoleFailure {
                 write!(f, "rejected after {attempts} attempt(s) with {} error(s)", diagnostics.len())
             }
             HoleFailure::Runtime { message, line, column } => write!(f, "runtime fault at {line}:{column}: {message}"),
-            HoleFailure::Budget { resource, limit } => write!(f, "exceeded the {} budget ({limit})", resource.name()),
+            HoleFailure::Budget { resource, limit } => {
+                write!(f, "exceeded the {} budget ({limit}{})", resource.name(), resource.unit())
+            }
             HoleFailure::Model { message } => write!(f, "model: {message}"),
             HoleFailure::Depth { limit } => write!(f, "depth {limit}"),
         }
@@ -101,8 +113,9 @@ mod tests {
     fn encoded_as_the_runtime_decodes_it() {
         let rejected = HoleFailure::Rejected { attempts: 2, diagnostics: vec!["e1".into(), "e2".into()] };
         assert_eq!(rejected.encode(), "rejected\u{1f}2\u{1f}e1\u{1f}e2");
-        let budget = HoleFailure::Budget { resource: Resource::Time, limit: "5 ms".into() };
-        assert_eq!(budget.encode(), "budget\u{1f}time\u{1f}5 ms");
+        let budget = HoleFailure::Budget { resource: Resource::Time, limit: 5 };
+        assert_eq!(budget.encode(), "budget\u{1f}time\u{1f}5");
+        assert_eq!(budget.to_string(), "exceeded the time budget (5 ms)");
         assert_eq!(budget.outcome(), "budget:time");
         assert_eq!(HoleFailure::runtime("boom").encode(), "runtime\u{1f}boom\u{1f}0\u{1f}0");
         assert_eq!(HoleFailure::Depth { limit: 3 }.encode(), "depth\u{1f}3");

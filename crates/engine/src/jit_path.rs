@@ -85,11 +85,10 @@ pub(crate) fn jit_fault_error(
         HoleFailure::Runtime { message: message.to_owned(), line, column }
     };
     match Fault::from_code(context.fault) {
-        Some(Fault::Fuel) => HoleFailure::Budget { resource: Resource::Fuel, limit: budgets.fuel.to_string() },
-        Some(Fault::Stack) => HoleFailure::Budget { resource: Resource::Stack, limit: stack_bytes.to_string() },
-        Some(Fault::Memory) => {
-            HoleFailure::Budget { resource: Resource::Memory, limit: budgets.memory_bytes.to_string() }
-        }
+        Some(Fault::Fuel) => HoleFailure::Budget { resource: Resource::Fuel, limit: budgets.fuel },
+        Some(Fault::Time) => HoleFailure::Budget { resource: Resource::Time, limit: budgets.time_ms },
+        Some(Fault::Stack) => HoleFailure::Budget { resource: Resource::Stack, limit: stack_bytes as u64 },
+        Some(Fault::Memory) => HoleFailure::Budget { resource: Resource::Memory, limit: budgets.memory_bytes },
         Some(Fault::IndexOutOfBounds) => {
             let [len, index] = context.fault_values;
             at_fault(&format!("index out of bounds: the len is {len} but the index is {index}"))

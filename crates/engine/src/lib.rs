@@ -26,6 +26,7 @@ mod report;
 mod runner;
 pub mod rustc_path;
 mod site;
+mod watchdog;
 
 pub use lacuna_hole::{
     Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Proposal, SnippetSource,

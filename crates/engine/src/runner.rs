@@ -456,12 +456,22 @@ impl Shared {
                     heap: heap.as_mut().map_or(0, |h| &mut **h as *mut lacuna_jit::Heap as u64),
                     ..Default::default()
                 };
+                let context_ptr: *mut lacuna_jit::JitContext = &mut context;
+                let armed = if budgets.time_ms > 0 {
+                    let deadline = Instant::now() + std::time::Duration::from_millis(budgets.time_ms);
+                    // SAFETY: `context` outlives `armed`, which is dropped right after the call returns.
+                    unsafe { crate::watchdog::arm(std::ptr::addr_of!((*context_ptr).interrupt), deadline) }
+                } else {
+                    crate::watchdog::Armed::none()
+                };
                 // SAFETY: the code was generated for this site's binding table: it reads (and writes, for `mut`
                 // bindings the host passes writable) only the scalar bindings the lowering listed, at the types
                 // the checker gave them, and writes the hole's value to `out` when it returns 0 (a vector's buffer
                 // released to the host first). Host functions it calls get `context.run`, a live `RawRun`, whenever
                 // the code calls any; `context.heap` is a live `Heap` whenever the code allocates.
-                let status = unsafe { (jit.compiled.entry)(call.table.cast(), call.out.cast(), &mut context) };
+                // The watchdog may set `context.interrupt` meanwhile: an atomic, written through its own pointer.
+                let status = unsafe { (jit.compiled.entry)(call.table.cast(), call.out.cast(), context_ptr) };
+                drop(armed);
                 drop(heap);
                 let error = (status != 0).then(|| {
                     let messages = &jit.compiled.messages;

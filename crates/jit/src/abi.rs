@@ -24,6 +24,9 @@ pub struct JitContext {
     pub fault_values: [u64; 2],
     /// The run's [`Heap`](crate::Heap) (offset 48; null when the snippet builds no vectors). Read by helpers only.
     pub heap: u64,
+    /// Set (non-zero) by another thread to stop the snippet at its next fuel count with [`Fault::Time`]
+    /// (offset 56): how the time budget holds whatever the fuel setting.
+    pub interrupt: std::sync::atomic::AtomicU32,
 }
 
 pub(crate) const FUEL_OFFSET: i32 = 0;
@@ -32,6 +35,7 @@ pub(crate) const FAULT_OFFSET: i32 = 16;
 pub(crate) const FAULT_AT_OFFSET: i32 = 20;
 pub(crate) const RUN_OFFSET: i32 = 24;
 pub(crate) const FAULT_VALUES_OFFSET: i32 = 32;
+pub(crate) const INTERRUPT_OFFSET: i32 = 56;
 
 /// Why generated code stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,10 +68,12 @@ pub enum Fault {
     Stack = 101,
     /// The snippet's vectors would hold more than its memory budget (the bytes asked for in `fault_values[0]`).
     Memory = 102,
+    /// The context's `interrupt` was set: the run's time is up.
+    Time = 103,
 }
 
 impl Fault {
-    const ALL: [Fault; 19] = {
+    const ALL: [Fault; 20] = {
         use Fault::*;
         [
             Add,
@@ -89,6 +95,7 @@ impl Fault {
             Fuel,
             Stack,
             Memory,
+            Time,
         ]
     };
 
@@ -118,6 +125,7 @@ impl Fault {
             Fault::CapacityOverflow => "capacity overflow",
             Fault::StrSlice => "byte index out of bounds of the text or not a char boundary",
             Fault::Memory => "out of memory",
+            Fault::Time => "out of time",
         }
     }
 }
@@ -275,5 +283,6 @@ mod tests {
         assert_eq!(std::mem::offset_of!(JitContext, fault_at), FAULT_AT_OFFSET as usize);
         assert_eq!(std::mem::offset_of!(JitContext, run), RUN_OFFSET as usize);
         assert_eq!(std::mem::offset_of!(JitContext, fault_values), FAULT_VALUES_OFFSET as usize);
+        assert_eq!(std::mem::offset_of!(JitContext, interrupt), INTERRUPT_OFFSET as usize);
     }
 }

@@ -151,14 +151,10 @@ pub(crate) fn moved_binding(message: &str) -> Option<usize> {
 pub(crate) fn fault_error(run: &RawRun, artifact: &Artifact, budgets: &Budgets, stack_bytes: usize) -> HoleFailure {
     let text = |buf: &[u8], len: u32| String::from_utf8_lossy(&buf[..(len as usize).min(buf.len())]).into_owned();
     match RunFault::from_code(run.fault) {
-        Some(RunFault::Fuel) => HoleFailure::Budget { resource: Resource::Fuel, limit: budgets.fuel.to_string() },
-        Some(RunFault::Time) => {
-            HoleFailure::Budget { resource: Resource::Time, limit: format!("{} ms", budgets.time_ms) }
-        }
-        Some(RunFault::Stack) => HoleFailure::Budget { resource: Resource::Stack, limit: stack_bytes.to_string() },
-        Some(RunFault::Memory) => {
-            HoleFailure::Budget { resource: Resource::Memory, limit: budgets.memory_bytes.to_string() }
-        }
+        Some(RunFault::Fuel) => HoleFailure::Budget { resource: Resource::Fuel, limit: budgets.fuel },
+        Some(RunFault::Time) => HoleFailure::Budget { resource: Resource::Time, limit: budgets.time_ms },
+        Some(RunFault::Stack) => HoleFailure::Budget { resource: Resource::Stack, limit: stack_bytes as u64 },
+        Some(RunFault::Memory) => HoleFailure::Budget { resource: Resource::Memory, limit: budgets.memory_bytes },
         // A panic (or a record the runtime left without a code: read as one).
         Some(RunFault::Panic | RunFault::None) | None => {
             let mut message = text(&run.message, run.message_len);

@@ -85,6 +85,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.fault_if(empty, Fault::Fuel, at);
         let left = self.b.ins().iadd_imm(fuel, -1);
         self.b.def_var(var, left);
+        // Another thread sets the interrupt when the time is up: an atomic load at every count (a plain mov on
+        // x86-64), which no load elimination may fold into an earlier one.
+        let flag = self.b.ins().iadd_imm(self.ctx, INTERRUPT_OFFSET as i64);
+        let interrupt = self.b.ins().atomic_load(types::I32, MemFlags::trusted(), flag);
+        self.fault_if(interrupt, Fault::Time, at);
     }
 
     /// After a helper call that records its fault in the context: return the fault when `failed` is non-zero.

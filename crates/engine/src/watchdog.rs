@@ -1,0 +1,123 @@
+//! The time budget of JIT-compiled snippets: one thread for the process that, at a run's deadline, sets its
+//! context's `interrupt`, which generated code reads at every fuel count. So a time limit holds whatever the fuel
+//! setting (fuel off included), at the cost of one load per count.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+struct Entry {
+    id: u64,
+    deadline: Instant,
+    /// The run's interrupt flag, valid while the entry is registered ([`Armed`] removes it before the flag goes).
+    flag: *const AtomicU32,
+}
+
+// SAFETY: the pointer is only dereferenced by the watchdog thread while the entry is registered, and an entry is
+// removed (under the same lock) before the `AtomicU32` it points to is dropped; an atomic may be shared.
+unsafe impl Send for Entry {}
+
+#[derive(Default)]
+struct State {
+    entries: Vec<Entry>,
+    next_id: u64,
+}
+
+struct Watchdog {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+fn watchdog() -> &'static Watchdog {
+    static WATCHDOG: OnceLock<&'static Watchdog> = OnceLock::new();
+    WATCHDOG.get_or_init(|| {
+        let dog: &'static Watchdog =
+            Box::leak(Box::new(Watchdog { state: Mutex::new(State::default()), wake: Condvar::new() }));
+        // If the thread cannot start, runs keep their fuel budget only; `arm` still works (nothing fires).
+        let _ = std::thread::Builder::new().name("lacuna-watchdog".into()).spawn(move || watch(dog));
+        dog
+    })
+}
+
+fn watch(dog: &'static Watchdog) {
+    let mut state = dog.state.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let now = Instant::now();
+        state.entries.retain(|e| {
+            if e.deadline <= now {
+                // SAFETY: registered entries point to live flags (see `Entry::flag`).
+                unsafe { &*e.flag }.store(1, Ordering::Release);
+                false
+            } else {
+                true
+            }
+        });
+        let next = state.entries.iter().map(|e| e.deadline).min();
+        state = match next {
+            Some(deadline) => {
+                let wait = deadline.saturating_duration_since(Instant::now()).max(Duration::from_micros(100));
+                dog.wake.wait_timeout(state, wait).unwrap_or_else(|e| e.into_inner()).0
+            }
+            None => dog.wake.wait(state).unwrap_or_else(|e| e.into_inner()),
+        };
+    }
+}
+
+/// A registered deadline; dropping it unregisters it, after which the flag is never touched again.
+pub(crate) struct Armed {
+    id: Option<u64>,
+}
+
+/// Sets `*flag` to 1 at `deadline` unless the returned guard is dropped first.
+///
+/// # Safety
+/// `flag` must stay valid until the returned [`Armed`] is dropped.
+pub(crate) unsafe fn arm(flag: *const AtomicU32, deadline: Instant) -> Armed {
+    let dog = watchdog();
+    let mut state = dog.state.lock().unwrap_or_else(|e| e.into_inner());
+    let id = state.next_id;
+    state.next_id += 1;
+    state.entries.push(Entry { id, deadline, flag });
+    dog.wake.notify_one();
+    Armed { id: Some(id) }
+}
+
+impl Armed {
+    /// A guard that registered nothing (no time budget).
+    pub(crate) fn none() -> Armed {
+        Armed { id: None }
+    }
+}
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            let mut state = watchdog().state.lock().unwrap_or_else(|e| e.into_inner());
+            state.entries.retain(|e| e.id != id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fires_at_the_deadline_and_never_after_disarming() {
+        let fired = AtomicU32::new(0);
+        // SAFETY: `fired` outlives the guard.
+        let armed = unsafe { arm(&fired, Instant::now() + Duration::from_millis(20)) };
+        let started = Instant::now();
+        while fired.load(Ordering::Acquire) == 0 && started.elapsed() < Duration::from_secs(10) {
+            std::thread::yield_now();
+        }
+        assert_eq!(fired.load(Ordering::Acquire), 1);
+        drop(armed);
+        let quiet = AtomicU32::new(0);
+        // SAFETY: `quiet` outlives the guard.
+        let armed = unsafe { arm(&quiet, Instant::now() + Duration::from_millis(30)) };
+        drop(armed);
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(quiet.load(Ordering::Acquire), 0);
+    }
+}

@@ -1,0 +1,95 @@
+//! Every budget on each path: a snippet that runs away is stopped, and the host's `HoleError::Budget` names the
+//! resource and the limit the run was given — time with fuel on and with fuel off included (the time limit is a
+//! time limit, not a fuel estimate). Timings are not asserted.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use lacuna_checker::{Checker, CheckerOptions};
+use lacuna_engine::{Budgets, Engine, ExecPath, PathChoice, RunOptions};
+
+const HOST: &str = r#"fn main() {
+    let outcome: Result<i64, HoleError> = agent!("run until a budget stops you");
+    match outcome {
+        Err(HoleError::Budget { resource, limit }) => println!("{resource} {limit}"),
+        Ok(v) => println!("finished {v}"),
+        Err(e) => println!("other: {e}"),
+    }
+}
+"#;
+
+const SPIN: &str = "let mut i: i64 = 0;\nwhile i >= 0 {\n    i = (i + 1) % 1000;\n}\ni";
+const GROW: &str = "let mut v: Vec<i64> = Vec::new();\nwhile v.len() < usize::MAX {\n    v.push(7);\n}\nv.len() as i64";
+const RECURSE: &str =
+    "fn depth(n: i64) -> i64 {\n    if n == 0 { 0 } else { 1 + depth(n - 1) }\n}\ndepth(1_000_000_000)";
+
+/// Runs take the process's stdout one at a time.
+static STDOUT: Mutex<()> = Mutex::new(());
+
+fn run(path: PathChoice, budgets: Budgets, snippet: &str) -> (String, Option<ExecPath>) {
+    let _one = STDOUT.lock().unwrap_or_else(|e| e.into_inner());
+    let checker = Checker::new(CheckerOptions::default()).expect("the checker starts");
+    let engine =
+        Engine::new(checker, RunOptions { path, budgets, ..RunOptions::default() }).expect("the engine starts");
+    let host = engine.load("host.rs", HOST).expect("the host loads");
+    let (stdout, report) =
+        lacuna_testdata::capture_stdout(|| engine.run(&host, BTreeMap::from([(1, snippet.to_owned())])))
+            .expect("stdout is captured");
+    let report = report.expect("the run completes");
+    (stdout, report.sites[0].path)
+}
+
+fn budgets(fuel: u64, time_ms: u64, memory_bytes: u64) -> Budgets {
+    Budgets { fuel, time_ms, memory_bytes }
+}
+
+fn check(path: PathChoice, budgets: Budgets, snippet: &str, expected: &str) {
+    let (stdout, ran_on) = run(path, budgets, snippet);
+    let want = match path {
+        PathChoice::Jit => Some(ExecPath::Jit),
+        PathChoice::Rustc => Some(ExecPath::Rustc),
+        PathChoice::Auto => ran_on,
+    };
+    assert_eq!(ran_on, want, "ran on the wrong path");
+    assert_eq!(stdout.trim_end(), expected, "on {path:?} with {budgets:?}");
+}
+
+#[test]
+fn fuel_on_each_path() {
+    for path in [PathChoice::Jit, PathChoice::Rustc] {
+        check(path, budgets(200_000, 0, 0), SPIN, "fuel 200000");
+    }
+}
+
+#[test]
+fn time_with_fuel_on_each_path() {
+    for path in [PathChoice::Jit, PathChoice::Rustc] {
+        check(path, budgets(u64::MAX / 2, 300, 0), SPIN, "time 300");
+    }
+}
+
+#[test]
+fn time_with_fuel_off_each_path() {
+    for path in [PathChoice::Jit, PathChoice::Rustc] {
+        check(path, budgets(0, 300, 0), SPIN, "time 300");
+    }
+}
+
+#[test]
+fn memory_on_each_path() {
+    for path in [PathChoice::Jit, PathChoice::Rustc] {
+        check(path, budgets(0, 20_000, 8 << 20), GROW, &format!("memory {}", 8 << 20));
+    }
+}
+
+#[test]
+fn stack_on_each_path() {
+    for path in [PathChoice::Jit, PathChoice::Rustc] {
+        let (stdout, ran_on) = run(path, budgets(0, 20_000, 0), RECURSE);
+        let mut words = stdout.split_whitespace();
+        assert_eq!(words.next(), Some("stack"), "on {path:?}: {stdout}");
+        let limit: u64 = words.next().and_then(|w| w.parse().ok()).expect("a limit");
+        assert!(limit > 0, "on {path:?}: {stdout}");
+        assert_eq!(ran_on, Some(if path == PathChoice::Jit { ExecPath::Jit } else { ExecPath::Rustc }));
+    }
+}
