@@ -21,7 +21,7 @@ use crate::exit;
 /// Exit status: 0 all accepted, 1 any rejected, 2 usage or input error.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
-  lacuna check examples/primes.rs --snippet attempt1.rs --snippet attempt2.rs
+  lacuna check examples/primes/host.rs --snippet examples/primes/attempt1.rs --snippet examples/primes/attempt2.rs
   lacuna check host.rs --hole 2 --snippet s.rs --json
   lacuna check --batch jobs.jsonl --json
 

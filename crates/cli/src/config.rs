@@ -17,7 +17,7 @@
 //! max-retries = 4                # on HTTP 429 / 5xx / refused connections, with backoff
 //! max-attempts = 3               # snippets per hole call; each rejection's diagnostics feed the next
 //! max-depth = 32                 # nested holes deeper than this are HoleError::Depth (0: no cap)
-//! retry-after-fault = false      # ask again when an accepted snippet faults (see the README)
+//! retry-after-fault = false      # ask again when an accepted snippet faults (see docs/models.md)
 //! system-prompt-file = "prompts/system.txt"   # or system-prompt = "..."
 //! context = "Amounts are in cents."           # extra text in every prompt
 //!

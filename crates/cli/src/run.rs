@@ -28,14 +28,14 @@ use crate::{agent, config, exit};
   lacuna run examples/primes/host.rs --snippet examples/primes/attempt2.rs
   lacuna run host.rs --snippet 1=first.rs --snippet 2=second.rs --report report.json
   lacuna run host.rs --snippet s.rs --path rustc --fuel 1000000
-  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 lacuna run examples/report.rs --model openai:qwen2.5-coder
-  lacuna run examples/report.rs --model openai:gpt-4o-mini --record traces/report.jsonl
-  lacuna run examples/report.rs --model replay:traces/report.jsonl     # no network
-  lacuna run examples/report.rs --model script:replies.txt --trace trace.jsonl
+  lacuna run examples/memory/host.rs --model script:examples/memory/replies.txt --trace trace.jsonl
+  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 lacuna run examples/memory/host.rs --model openai:qwen2.5-coder
+  lacuna run examples/memory/host.rs --model openai:gpt-4o-mini --record traces/memory.jsonl
+  lacuna run examples/memory/host.rs --model replay:traces/memory.jsonl     # no network
 
 Without --model, a hole with no snippet evaluates to `Err(HoleError::Model { .. })` (\"no snippet was given for
 this hole\"). Model settings (base URL, key variable, temperature, named models for `agent!(name, ..)`) can
-also come from lacuna.toml; see the README.")]
+also come from lacuna.toml; see docs/models.md.")]
 pub struct RunArgs {
     /// The host program: a single-file Rust program (edition 2021) with `agent!(...)` holes and a `main`.
     host: PathBuf,
@@ -104,7 +104,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "BYTES", value_parser = config::parse_bytes)]
     memory_limit: Option<u64>,
 
-    /// Defaults for these options from a TOML file (a `[run]` table; see the README). Without it,
+    /// Defaults for these options from a TOML file (a `[run]` table; see docs/run.md). Without it,
     /// `lacuna.toml` in the current directory is read if present. Flags win over the file.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,

@@ -325,3 +325,20 @@ fn a_hole_inside_generated_code_is_confined_too() {
     assert_eq!(stdout(&out), "total 425, inner refused: true\nledger [100, 250, 75]\n", "{}", stderr(&out));
     assert!(!canary.exists(), "the nested snippet ran");
 }
+
+#[test]
+fn help_examples_name_files_that_exist() {
+    for command in ["check", "run"] {
+        let out = lacuna(&[command, "--help"], &repo());
+        let text = stdout(&out);
+        let named: Vec<&str> = text
+            .split(|c: char| c.is_whitespace() || c == '=')
+            .filter_map(|w| w.strip_prefix("script:").or(Some(w)))
+            .filter(|w| w.starts_with("examples/"))
+            .collect();
+        assert!(!named.is_empty(), "`lacuna {command} --help` shows no example files:\n{text}");
+        for path in named {
+            assert!(repo().join(path).is_file(), "`lacuna {command} --help` names {path}, which does not exist");
+        }
+    }
+}
