@@ -168,6 +168,42 @@ pub struct Verdict {
     pub expected_type: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
     pub timings: Timings,
+    /// What happened on the way that is not a diagnostic: rust-analyzer failing on the snippet (its panic is
+    /// caught and recorded here, never printed), with rustc deciding instead.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The name of the thread rust-analyzer runs on: its panics are caught, recorded and kept off the terminal.
+const RA_THREAD: &str = "lacuna-rust-analyzer";
+
+/// The last panic on the analysis thread (message and place), for the error it becomes.
+static LAST_RA_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Keeps rust-analyzer's panics (caught by [`Checker::with_ra`]) off stderr; every other panic goes to the hook
+/// that was there before.
+fn quiet_analysis_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if std::thread::current().name() != Some(RA_THREAD) {
+                return previous(info);
+            }
+            let message = info
+                .payload()
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()));
+            // salsa's cancellations and other non-text payloads are control flow, not failures worth a note.
+            if let Some(message) = message {
+                let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+                if let Ok(mut last) = LAST_RA_PANIC.lock() {
+                    *last = Some(format!("rust-analyzer panicked{place}: {message}"));
+                }
+            }
+        }));
+    });
 }
 
 #[derive(Debug, Clone)]
@@ -264,6 +300,7 @@ impl Checker {
     /// Finds rustc and the std source, loads std into rust-analyzer. Takes a few hundred milliseconds.
     pub fn new(options: CheckerOptions) -> Result<Checker, CheckerError> {
         let started = Instant::now();
+        quiet_analysis_panics();
         let cache_dir = options.cache_dir.unwrap_or_else(default_cache_dir);
         let rustc = Rustc::discover(PRELUDE_SOURCE, &cache_dir, options.rustc_timeout)?;
         let std_src = StdSource::locate(Some(&rustc.sysroot))?;
@@ -450,6 +487,7 @@ impl Checker {
         let snippet_index = LineIndex::new(&snippet);
         let expected_type = prepared.expected_types[hole].clone();
         let mut timings = Timings::default();
+        let notes: std::cell::RefCell<Vec<String>> = std::cell::RefCell::new(Vec::new());
         let reject = |decided_by, diagnostics, mut timings: Timings| {
             timings.check = ms(started.elapsed());
             Ok(Some(Verdict {
@@ -458,6 +496,7 @@ impl Checker {
                 expected_type: expected_type.clone(),
                 diagnostics,
                 timings,
+                notes: notes.borrow().clone(),
             }))
         };
 
@@ -494,6 +533,9 @@ impl Checker {
             let owned_policy = policy.cloned();
             let analysed =
                 self.with_ra(move |ra| Ok(ra.analyse(&text, block, use_rust_analyzer, owned_policy.as_ref())));
+            if let Err(e) = &analysed {
+                notes.borrow_mut().push(format!("{e}; rustc decided alone"));
+            }
             if let (Some(_), Err(_)) = (policy, &analysed) {
                 // rust-analyzer failed somewhere; safe mode's syntax rules alone, on a fresh parse, then rustc
                 // may still reject the snippet for what it is (safe mode rejects it if rustc accepts).
@@ -621,12 +663,14 @@ impl Checker {
             return policy_reject(deferred, timings);
         }
         timings.check = ms(started.elapsed());
+        let notes = notes.into_inner();
         Ok(Some(Verdict {
             accepted: diagnostics.is_empty(),
             decided_by: DecidedBy::Rustc,
             expected_type,
             diagnostics,
             timings,
+            notes,
         }))
     }
 
@@ -717,14 +761,14 @@ impl Checker {
         let ra = &mut self.ra;
         std::thread::scope(|scope| {
             let handle = std::thread::Builder::new()
-                .name("lacuna-rust-analyzer".into())
+                .name(RA_THREAD.into())
                 .stack_size(RA_STACK_BYTES)
                 .spawn_scoped(scope, move || f(ra))
                 .map_err(|e| CheckerError::Internal { detail: format!("spawning the analysis thread: {e}") })?;
             handle.join().unwrap_or_else(|panic| {
-                let detail = panic
-                    .downcast_ref::<String>()
-                    .cloned()
+                let recorded = LAST_RA_PANIC.lock().ok().and_then(|mut last| last.take());
+                let detail = recorded
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
                     .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                     .unwrap_or_else(|| "rust-analyzer panicked".into());
                 Err(CheckerError::Internal { detail })

@@ -118,6 +118,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         let (out, err) = match check_job(&mut checker, &mut hosts, &site_policies, job) {
             Ok(Checked { prepared, hole, snippet, verdict }) => {
                 any_rejected |= !verdict.accepted;
+                if args.verbose {
+                    for note in &verdict.notes {
+                        eprintln!("lacuna: note: {note}");
+                    }
+                }
                 if args.json {
                     (format!("{}\n", json_line(job, &prepared, hole, &verdict)), String::new())
                 } else {
@@ -251,7 +256,7 @@ fn json_line(job: &Job, prepared: &PreparedHost, hole: usize, verdict: &Verdict)
     if let Some(r) = t.rustc {
         timings["rustc"] = json!(r);
     }
-    json!({
+    let mut line = json!({
         "host": job.host,
         "snippet": job.snippet,
         "hole": hole + 1,
@@ -261,5 +266,9 @@ fn json_line(job: &Job, prepared: &PreparedHost, hole: usize, verdict: &Verdict)
         "decided_by": verdict.decided_by,
         "diagnostics": verdict.diagnostics,
         "timings_ms": timings,
-    })
+    });
+    if !verdict.notes.is_empty() {
+        line["notes"] = json!(verdict.notes);
+    }
+    line
 }

@@ -342,3 +342,20 @@ fn help_examples_name_files_that_exist() {
         }
     }
 }
+
+#[test]
+fn a_rust_analyzer_panic_is_a_note_not_a_crash_on_screen() {
+    // `format!` with too few arguments makes rust-analyzer 0.0.348 panic ("inference diagnostic in desugared expr").
+    let host = b"fn main() {\n    let count: usize = 3;\n    let s: String = agent!(\"describe the count\").unwrap_or_default();\n    println!(\"[{s}]\");\n}\n";
+    let dir = scratch(&[("host.rs", host), ("f.rs", b"format!(\"{} {}\", count)\n")]);
+    let check = lacuna(&["check", "host.rs", "--snippet", "f.rs", "--json"], dir.path());
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    assert!(!stderr(&check).contains("panicked"), "{}", stderr(&check));
+    let line: serde_json::Value = serde_json::from_str(stdout(&check).trim()).expect("one JSON line");
+    assert_eq!(line["decided_by"], "rustc");
+    assert!(line["notes"][0].as_str().unwrap_or("").contains("rust-analyzer panicked"), "{line}");
+    let run = lacuna(&["run", "host.rs", "--snippet", "f.rs"], dir.path());
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_eq!(stdout(&run), "[]\n");
+    assert!(!stderr(&run).contains("panicked"), "{}", stderr(&run));
+}

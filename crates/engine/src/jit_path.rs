@@ -33,6 +33,7 @@ pub(crate) fn subset_verdict(home: &SiteHome, check_ms: f64) -> Verdict {
         decided_by: lacuna_checker::DecidedBy::JitSubset,
         expected_type: home.prepared.expected_types[home.index].clone(),
         diagnostics: Vec::new(),
+        notes: Vec::new(),
         timings: lacuna_checker::Timings { check: check_ms, ..Default::default() },
     }
 }
