@@ -267,7 +267,7 @@ impl RaSession {
                             end: usize::from(e.range().end()),
                             code: None,
                             name: "syntax-error".into(),
-                            message: e.to_string(),
+                            message: crate::diagnostic::syntax_message(&e.to_string()),
                         })
                         .collect(),
                 )
@@ -384,13 +384,18 @@ impl RaSession {
                     DiagnosticCode::SyntaxError => (None, "syntax-error".to_owned()),
                     other => (None, other.as_str().to_owned()),
                 };
+                // rust-analyzer spells out the default allocator (`Vec<i64, Global>`); rustc does not.
+                let message = if name == "syntax-error" {
+                    crate::diagnostic::syntax_message(&d.message)
+                } else {
+                    d.message.replace(", Global>", ">")
+                };
                 RaDiagnostic {
                     start: usize::from(d.range.range.start()),
                     end: usize::from(d.range.range.end()),
                     code,
                     name,
-                    // rust-analyzer spells out the default allocator (`Vec<i64, Global>`); rustc does not.
-                    message: d.message.replace(", Global>", ">"),
+                    message,
                 }
             })
             .collect())

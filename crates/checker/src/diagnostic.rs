@@ -197,3 +197,102 @@ mod tests {
         }
     }
 }
+
+/// A rust-analyzer parse error in rustc's words: its token names (`expected R_PAREN`, `expected SEMICOLON`,
+/// `expected IN_KW`) become the tokens themselves (`` expected `)` ``, `` expected `;` ``, `` expected `in` ``).
+pub fn syntax_message(message: &str) -> String {
+    const PUNCTUATION: &[(&str, &str)] = &[
+        ("SEMICOLON", ";"),
+        ("COMMA", ","),
+        ("L_PAREN", "("),
+        ("R_PAREN", ")"),
+        ("L_CURLY", "{"),
+        ("R_CURLY", "}"),
+        ("L_BRACK", "["),
+        ("R_BRACK", "]"),
+        ("L_ANGLE", "<"),
+        ("R_ANGLE", ">"),
+        ("AT", "@"),
+        ("POUND", "#"),
+        ("TILDE", "~"),
+        ("QUESTION", "?"),
+        ("DOLLAR", "$"),
+        ("AMP", "&"),
+        ("PIPE", "|"),
+        ("PLUS", "+"),
+        ("STAR", "*"),
+        ("SLASH", "/"),
+        ("CARET", "^"),
+        ("PERCENT", "%"),
+        ("UNDERSCORE", "_"),
+        ("DOT", "."),
+        ("DOT2", ".."),
+        ("DOT3", "..."),
+        ("DOT2EQ", "..="),
+        ("COLON", ":"),
+        ("COLON2", "::"),
+        ("EQ", "="),
+        ("EQ2", "=="),
+        ("FAT_ARROW", "=>"),
+        ("BANG", "!"),
+        ("NEQ", "!="),
+        ("MINUS", "-"),
+        ("THIN_ARROW", "->"),
+        ("LTEQ", "<="),
+        ("GTEQ", ">="),
+        ("AMP2", "&&"),
+        ("PIPE2", "||"),
+        ("SHL", "<<"),
+        ("SHR", ">>"),
+    ];
+    const WORDS: &[(&str, &str)] = &[
+        ("IDENT", "an identifier"),
+        ("LIFETIME_IDENT", "a lifetime"),
+        ("INT_NUMBER", "a number"),
+        ("FLOAT_NUMBER", "a number"),
+        ("STRING", "a string"),
+        ("CHAR", "a character"),
+    ];
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_uppercase()) {
+        let (before, from) = rest.split_at(start);
+        out.push_str(before);
+        let len =
+            from.find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')).unwrap_or(from.len());
+        let word = &from[..len];
+        // Only whole words (not the tail of an identifier).
+        let whole = !before.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        let spelled = match PUNCTUATION.iter().chain(WORDS).find(|(name, _)| *name == word) {
+            Some((_, s)) if whole && WORDS.iter().any(|(n, _)| n == &word) => Some((*s).to_owned()),
+            Some((_, s)) if whole => Some(format!("`{s}`")),
+            _ if whole && word.len() > 3 && word.ends_with("_KW") => {
+                Some(format!("`{}`", word.trim_end_matches("_KW").to_ascii_lowercase()))
+            }
+            _ => None,
+        };
+        out.push_str(spelled.as_deref().unwrap_or(word));
+        rest = &from[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod syntax_message_tests {
+    use super::syntax_message;
+
+    #[test]
+    fn token_names_read_as_rustc_writes_them() {
+        assert_eq!(syntax_message("expected R_PAREN"), "expected `)`");
+        assert_eq!(syntax_message("expected SEMICOLON"), "expected `;`");
+        assert_eq!(syntax_message("expected COMMA"), "expected `,`");
+        assert_eq!(syntax_message("expected IN_KW"), "expected `in`");
+        assert_eq!(syntax_message("expected IDENT"), "expected an identifier");
+        assert_eq!(
+            syntax_message("expected expression, item or let statement"),
+            "expected expression, item or let statement"
+        );
+        assert_eq!(syntax_message("Missing trailing `\"` symbol"), "Missing trailing `\"` symbol");
+    }
+}

@@ -107,5 +107,5 @@ fn apply_prompt(template: &mut PromptTemplate, prompt: &PromptConfig, dir: Optio
 }
 
 fn read_prompt(path: &std::path::Path) -> anyhow::Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("cannot read the system prompt {}", path.display()))
+    crate::input::read("system prompt", path)
 }

@@ -86,10 +86,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     };
     // Fail fast on a missing host in the single-host form: nothing could be checked.
     if args.batch.is_none() {
-        let host = &jobs[0].host;
-        if !host.is_file() {
-            bail!("cannot read host {}: no such file", host.display());
-        }
+        crate::input::read("host", &jobs[0].host)?;
     }
 
     let (config, _) = crate::config::load(args.config.as_deref())?;
@@ -189,7 +186,7 @@ fn check_job(
     let prepared = hosts
         .entry(job.host.clone())
         .or_insert_with(|| {
-            let text = read_text(&job.host).map_err(|e| format!("host {e}"))?;
+            let text = crate::input::read_text("host", &job.host)?;
             checker.prepare(&job.host.display().to_string(), &text).map_err(|e| e.to_string())
         })
         .clone()?;
@@ -208,7 +205,7 @@ fn check_job(
             ));
         }
     };
-    let snippet = read_text(&job.snippet).map_err(|e| format!("snippet {e}"))?;
+    let snippet = crate::input::read_text("snippet", &job.snippet)?;
     let verdict = match site_policies.get(&(hole as u32 + 1)) {
         Some(policy) => checker.check_under(&prepared, hole, &snippet, policy),
         None => checker.check(&prepared, hole, &snippet),
@@ -217,19 +214,8 @@ fn check_job(
     Ok(Checked { prepared, hole, snippet, verdict })
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{}: not UTF-8 (invalid byte at offset {}); save it as UTF-8",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
-}
-
 fn read_batch(path: &Path) -> anyhow::Result<Vec<Job>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read batch file {}", path.display()))?;
+    let text = crate::input::read("batch file", path)?;
     let base = path.parent().unwrap_or(Path::new("."));
     let mut jobs = Vec::new();
     for (n, line) in text.lines().enumerate() {

@@ -39,7 +39,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde::Deserialize;
 
 /// The file looked for in the current directory when `--config` is not given.
@@ -192,8 +191,7 @@ pub fn load(explicit: Option<&Path>) -> anyhow::Result<(Config, Option<PathBuf>)
             p
         }
     };
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("cannot read the configuration {}", path.display()))?;
+    let text = crate::input::read("configuration", &path)?;
     let config: Config =
         toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
     Ok((config, Some(path)))

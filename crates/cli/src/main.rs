@@ -3,6 +3,7 @@
 mod agent;
 mod check;
 mod config;
+mod input;
 mod policy;
 mod run;
 

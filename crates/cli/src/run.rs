@@ -151,8 +151,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
         time_ms: args.time_limit_ms.or(config.run.time_limit_ms).unwrap_or(defaults.time_ms),
         memory_bytes: args.memory_limit.or(config.run.memory_limit.map(|b| b.0)).unwrap_or(defaults.memory_bytes),
     };
-    let host_text = std::fs::read_to_string(&args.host)
-        .with_context(|| format!("cannot read the host program {}", args.host.display()))?;
+    let host_text = crate::input::read("host", &args.host)?;
     let mut snippets = BTreeMap::new();
     for spec in &args.snippets {
         let (site, file) = match spec.split_once('=') {
@@ -165,8 +164,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
             }
             _ => (None, PathBuf::from(spec)),
         };
-        let text =
-            std::fs::read_to_string(&file).with_context(|| format!("cannot read the snippet {}", file.display()))?;
+        let text = crate::input::read("snippet", &file)?;
         let site = match site {
             Some(n) => n,
             None if args.snippets.len() == 1 => 1,

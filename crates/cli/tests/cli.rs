@@ -135,7 +135,7 @@ fn input_errors_say_what_to_do_and_exit_2() {
     ]);
     let cases: &[(&[&str], &str)] = &[
         (&["check", "missing.rs", "-s", "ok.rs"], "cannot read host missing.rs"),
-        (&["check", "host.rs", "-s", "missing.rs"], "missing.rs: cannot read"),
+        (&["check", "host.rs", "-s", "missing.rs"], "cannot read snippet missing.rs: no such file"),
         (&["check", "nohole.rs", "-s", "ok.rs"], "has no hole: write `agent!(\"task\")`"),
         (&["check", "broken.rs", "-s", "ok.rs"], "does not parse as Rust"),
         (&["check", "wrong.rs", "-s", "ok.rs"], "does not compile with its holes unfilled"),
@@ -263,7 +263,7 @@ fn run_input_errors_say_what_to_do() {
     let dir = scratch(&[("host.rs", RUN_HOST), ("s.rs", b"1\n")]);
     let missing = lacuna(&["run", "nope.rs", "--snippet", "s.rs"], dir.path());
     assert_eq!(missing.status.code(), Some(2));
-    assert!(stderr(&missing).contains("cannot read the host program nope.rs"), "{}", stderr(&missing));
+    assert!(stderr(&missing).contains("cannot read host nope.rs: no such file"), "{}", stderr(&missing));
     let no_hole = lacuna(&["run", "host.rs", "--snippet", "3=s.rs"], dir.path());
     assert_eq!(no_hole.status.code(), Some(2));
     assert!(stderr(&no_hole).contains("there is no hole 3"), "{}", stderr(&no_hole));
@@ -358,4 +358,20 @@ fn a_rust_analyzer_panic_is_a_note_not_a_crash_on_screen() {
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     assert_eq!(stdout(&run), "[]\n");
     assert!(!stderr(&run).contains("panicked"), "{}", stderr(&run));
+}
+
+#[test]
+fn check_and_run_say_the_same_of_the_same_bad_input() {
+    let dir = scratch(&[("latin1.rs", b"fn main() { let s = \"\xe9\"; }\n"), ("s.rs", b"1\n"), ("adir/keep", b"")]);
+    for (host, says) in [
+        ("adir", "cannot read host adir: it is a directory, not a file"),
+        ("latin1.rs", "cannot read host latin1.rs: not UTF-8 (invalid byte at offset 21); save it as UTF-8"),
+        ("missing.rs", "cannot read host missing.rs: no such file"),
+    ] {
+        for command in ["check", "run"] {
+            let out = lacuna(&[command, host, "--snippet", "s.rs"], dir.path());
+            assert_eq!(out.status.code(), Some(2), "{command} {host}: {}", stderr(&out));
+            assert!(stderr(&out).contains(says), "{command} {host}: {}", stderr(&out));
+        }
+    }
 }
