@@ -56,8 +56,9 @@ fn main() {
             eprintln!("cannot start the checker: {e}");
             std::process::exit(2);
         });
-        // Small budgets, so the fault cases end quickly.
-        let budgets = Budgets { fuel: 20_000_000, time_ms: 3_000, memory_bytes: 256 << 20 };
+        // Small budgets, so the fault cases end quickly; time enough that a loaded 2-core machine does not stop
+        // the heaviest accepted cases (the time limit holds on the JIT path too).
+        let budgets = Budgets { fuel: 20_000_000, time_ms: 10_000, memory_bytes: 256 << 20 };
         Engine::new(checker, RunOptions { path, budgets, ..RunOptions::default() }).unwrap_or_else(|e| {
             eprintln!("cannot start the engine: {e}");
             std::process::exit(2);

@@ -442,22 +442,36 @@ pub(crate) unsafe extern "C" fn helper_transform(
             };
             // The whole buffer at once (as std's `repeat`), through the heap, so the memory budget sees it.
             // SAFETY: as the caller guarantees.
-            let [buffer, cap, used, owned] = unsafe { *out };
-            if total > cap {
+            let [mut buffer, mut cap, used, owned] = unsafe { *out };
+            let Some(needed) = used.checked_add(total).filter(|&needed| needed <= isize::MAX as usize) else {
+                ctx.fault = Fault::CapacityOverflow as u32;
+                return 1;
+            };
+            if needed > cap {
                 // SAFETY: `buffer` is the slot's buffer of `cap` bytes.
-                let grown = unsafe { crate::rt::heap::helper_vec_grow(ctx, buffer, cap, total, 1, 1, owned) };
+                let grown = unsafe { crate::rt::heap::helper_vec_grow(ctx, buffer, cap, needed, 1, 1, owned) };
                 if grown == 0 {
                     return 1;
                 }
-                // SAFETY: as the caller guarantees.
-                unsafe { *out = [grown, total, used, owned] };
+                (buffer, cap) = (grown, needed);
             }
-            for _ in 0..n {
-                // SAFETY: as the caller guarantees.
-                if unsafe { append(ctx, out, t.as_bytes()) } != 0 {
-                    return 1;
+            if total > 0 {
+                // One copy of the text, then the filled part doubled, as std's `repeat` does.
+                // SAFETY: the buffer has room for `needed` bytes past its start; the text is not inside it (a
+                // `&mut String` cannot alias it); each doubling copies from the filled part to the part after it.
+                unsafe {
+                    let start = (buffer as *mut u8).add(used);
+                    std::ptr::copy_nonoverlapping(t.as_ptr(), start, len);
+                    let mut filled = len;
+                    while filled < total {
+                        let chunk = filled.min(total - filled);
+                        std::ptr::copy_nonoverlapping(start, start.add(filled), chunk);
+                        filled += chunk;
+                    }
                 }
             }
+            // SAFETY: as the caller guarantees.
+            unsafe { *out = [buffer, cap, needed, owned] };
             return 0;
         }
     };
