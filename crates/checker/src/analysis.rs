@@ -404,6 +404,11 @@ impl RaSession {
     /// The `T` in `Result<T, HoleError>` of the hole whose `agent` token starts at `offset` (spliced
     /// coordinates); `None` if rust-analyzer cannot tell.
     pub fn hole_type(&self, offset: usize) -> Option<HoleType> {
+        // Types (nested `dyn`, say) are only displayed with the database attached to the thread.
+        ra_ap_hir::attach_db(self.host.raw_database(), || self.hole_type_attached(offset))
+    }
+
+    fn hole_type_attached(&self, offset: usize) -> Option<HoleType> {
         let db = self.host.raw_database();
         let sema = Semantics::new(db);
         let file_id = sema.attach_first_edition(self.host_file);

@@ -173,3 +173,64 @@ fn escaping_the_hole_is_rejected_even_when_rustc_would_compile_it() {
     assert!(!v.accepted);
     assert_eq!(v.diagnostics[0].kind, "snippet-escapes-hole");
 }
+
+/// Every testdata host is prepared, and each hole's type displayed, without an internal error (displaying a type
+/// needs rust-analyzer's database attached to the thread: nested `dyn` types once panicked outside it).
+#[test]
+fn every_testdata_host_shows_its_hole_types() {
+    let cases = lacuna_testdata::load_all().expect("testdata loads");
+    let mut hosts: Vec<std::sync::Arc<str>> = cases.iter().map(|c| c.host.clone()).collect();
+    hosts.sort();
+    hosts.dedup();
+    let mut checker = Checker::new(CheckerOptions::default()).expect("checker starts");
+    for host in hosts {
+        let prepared = checker.prepare("host.rs", &host).unwrap_or_else(|e| panic!("{e}\n{host}"));
+        assert_eq!(prepared.expected_types.len(), prepared.host.holes.len());
+    }
+}
+
+/// A hole's type built from pieces people put in signatures: nested `dyn Fn`, boxes, references with lifetimes,
+/// fn pointers, iterators, results.
+fn hole_type() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("i32".to_string()),
+        Just("String".to_string()),
+        Just("&'static str".to_string()),
+        Just("bool".to_string()),
+        Just("u8".to_string()),
+    ];
+    leaf.prop_recursive(3, 12, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|t| format!("Vec<{t}>")),
+            inner.clone().prop_map(|t| format!("Option<{t}>")),
+            inner.clone().prop_map(|t| format!("Box<dyn Fn(i32) -> {t}>")),
+            inner.clone().prop_map(|t| format!("Box<dyn Fn({t}) -> {t} + Send>")),
+            inner.clone().prop_map(|t| format!("fn({t}) -> {t}")),
+            inner.clone().prop_map(|t| format!("Box<dyn Iterator<Item = {t}>>")),
+            inner.clone().prop_map(|t| format!("Result<{t}, Box<dyn std::error::Error>>")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("({a}, {b})")),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_hole_types_are_shown_not_crashed(ty in hole_type()) {
+        let host = format!("fn main() {{\n    let v: {ty} = agent!(\"t\").unwrap();\n    let _ = &v;\n}}\n");
+        let mut f = fixture().lock().unwrap_or_else(|e| e.into_inner());
+        let prepared = f.checker.prepare("host.rs", &host).unwrap_or_else(|e| panic!("{e}\n{host}"));
+        prop_assert!(prepared.expected_types[0].is_some(), "no type shown for `{}`", ty);
+    }
+}
+
+#[test]
+fn a_curried_closure_hole_is_checked() {
+    let host = "fn main() {\n    let adder: Box<dyn Fn(i32) -> Box<dyn Fn(i32) -> i32>> = agent!(\"a curried adder\").unwrap();\n    println!(\"{}\", adder(2)(3));\n}\n";
+    let mut f = fixture().lock().unwrap_or_else(|e| e.into_inner());
+    let prepared = f.checker.prepare("host.rs", host).expect("the host prepares");
+    let verdict = f.checker.check(&prepared, 0, "Box::new(|a| Box::new(move |b| a + b))").expect("a verdict");
+    assert!(verdict.accepted, "{verdict:?}");
+    assert!(verdict.expected_type.as_deref().is_some_and(|t| t.starts_with("Box<dyn Fn(i32) -> Box<dyn Fn(i32)")));
+}
