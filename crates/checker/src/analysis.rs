@@ -293,7 +293,14 @@ impl RaSession {
                     for e in &mut errors {
                         refine_code_in_patterns(&file.tree(), e);
                     }
-                    Outcome::Errors(errors)
+                    // rust-analyzer misses impls declared inside function bodies and closures (methods and
+                    // trait bounds they provide come out as E0599/E0277): with any there, its errors are no
+                    // verdict and rustc decides.
+                    if !errors.is_empty() && has_block_local_impls(&file.tree()) {
+                        Outcome::NotAsked
+                    } else {
+                        Outcome::Errors(errors)
+                    }
                 }
                 Err(_) => Outcome::NotAsked,
             }
@@ -868,6 +875,15 @@ fn refine_code_in_patterns(file: &ra_ap_syntax::SourceFile, d: &mut RaDiagnostic
         d.code = Some(replacement.to_owned());
         d.name = replacement.to_owned();
     }
+}
+
+/// Whether an `impl` is declared inside a block (a function body, a closure, a block expression), where
+/// rust-analyzer's method and trait resolution is incomplete.
+fn has_block_local_impls(file: &ra_ap_syntax::SourceFile) -> bool {
+    file.syntax()
+        .descendants()
+        .filter(|n| n.kind() == ra_ap_syntax::SyntaxKind::IMPL)
+        .any(|n| n.ancestors().any(|a| a.kind() == ra_ap_syntax::SyntaxKind::BLOCK_EXPR))
 }
 
 fn vfs_path(path: &std::path::Path) -> Option<VfsPath> {

@@ -205,13 +205,23 @@ pub struct TargetInfo {
 }
 
 impl TargetInfo {
-    /// Asks rustc. The data layout needs an unstable print, which rustc gives on stable under
+    /// Asks rustc. The full cfg set and the data layout need unstable prints, which rustc gives on stable under
     /// `RUSTC_BOOTSTRAP=1` (rust-analyzer does the same); without it we fall back to the x86-64 Linux layout.
     pub fn query(rustc: &Path) -> Result<TargetInfo, CheckerError> {
-        let out = Command::new(rustc)
-            .args(["--print", "cfg"])
+        // The unstable cfgs too (`target_has_atomic_load_store`, ...): std's own items depend on them
+        // (`AtomicUsize` is behind one), and a stable `--print cfg` leaves them out.
+        let unstable = Command::new(rustc)
+            .args(["-Z", "unstable-options", "--print", "cfg"])
+            .env("RUSTC_BOOTSTRAP", "1")
             .output()
-            .map_err(|e| CheckerError::Rustc { detail: format!("running `{} --print cfg`: {e}", rustc.display()) })?;
+            .ok()
+            .filter(|o| o.status.success());
+        let out = match unstable {
+            Some(out) => out,
+            None => Command::new(rustc).args(["--print", "cfg"]).output().map_err(|e| CheckerError::Rustc {
+                detail: format!("running `{} --print cfg`: {e}", rustc.display()),
+            })?,
+        };
         if !out.status.success() {
             return Err(CheckerError::Rustc {
                 detail: format!("`rustc --print cfg` failed: {}", String::from_utf8_lossy(&out.stderr)),
