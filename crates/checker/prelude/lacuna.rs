@@ -228,6 +228,48 @@ pub mod __private {
         }
     }
 
+    /// The host's own positions in panic messages: `file` is the instrumented host, `positions` (instrumented
+    /// line, column; host line, column) where the host's text resumes after each hole. A panic located in `file`
+    /// after a hole on the same line is reported at the host's column (std's message otherwise unchanged); every
+    /// other panic goes to the hook that was there before. Installed once per host library.
+    pub fn report_host_positions(file: &'static str, positions: &'static [(u32, u32, u32, u32)]) {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        if positions.is_empty() {
+            return;
+        }
+        ONCE.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                let Some(location) = info.location().filter(|l| l.file() == file) else { return previous(info) };
+                let (line, column) = (location.line(), location.column());
+                let Some(&(_, at, host_line, host_col)) =
+                    positions.iter().filter(|p| p.0 == line && p.1 <= column).max_by_key(|p| p.1)
+                else {
+                    return previous(info);
+                };
+                let message = info
+                    .payload()
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "Box<dyn Any>".to_owned());
+                let thread = std::thread::current();
+                let name = thread.name().unwrap_or("<unnamed>");
+                let backtrace = std::env::var("RUST_BACKTRACE").is_ok_and(|v| v != "0");
+                let mut text = format!(
+                    "\nthread '{name}' panicked at {file}:{host_line}:{}:\n{message}\n",
+                    column - at + host_col
+                );
+                if backtrace {
+                    text.push_str(&format!("stack backtrace:\n{}", std::backtrace::Backtrace::force_capture()));
+                } else {
+                    text.push_str("note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n");
+                }
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
+            }));
+        });
+    }
+
     pub use crate::__budget::{
         run_snippet, tick, BudgetAllocator, BudgetExceeded, RawRun, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC,
         FAULT_STACK, FAULT_TIME,

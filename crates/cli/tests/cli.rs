@@ -375,3 +375,19 @@ fn check_and_run_say_the_same_of_the_same_bad_input() {
         }
     }
 }
+
+#[test]
+fn a_host_panic_after_a_hole_is_reported_at_the_hosts_own_position() {
+    // The index panic is on the hole's line, after it: rustc reports the program with the snippet in place at
+    // line 3, column 58 (the `[`), and so must `lacuna run` (not a column of its instrumented text).
+    let host = b"fn main() {\n    let v: Vec<i32> = vec![1, 2];\n    let n: usize = agent!(\"an index\").unwrap(); let x = v[n];\n    println!(\"{x}\");\n}\n";
+    let dir = scratch(&[("host.rs", host), ("five.rs", b"5\n")]);
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["run", "host.rs", "--snippet", "five.rs"])
+        .env("RUST_BACKTRACE", "0")
+        .current_dir(dir.path())
+        .output()
+        .expect("lacuna runs");
+    assert_eq!(out.status.code(), Some(101), "{}", stderr(&out));
+    assert!(stderr(&out).contains("panicked at host.rs:3:58:\nindex out of bounds"), "{}", stderr(&out));
+}

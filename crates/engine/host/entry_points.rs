@@ -6,6 +6,7 @@
 #[doc(hidden)]
 #[no_mangle]
 pub unsafe extern "C" fn __lacuna_install(hook: ::lacuna::__private::Hook, context: *const ()) {
+    ::lacuna::__private::report_host_positions(::core::file!(), __LACUNA_POSITIONS);
     unsafe { ::lacuna::__private::install(hook, context) }
 }
 #[doc(hidden)]

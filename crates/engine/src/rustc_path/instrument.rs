@@ -66,6 +66,28 @@ impl Instrumented {
     }
 }
 
+/// `__LACUNA_POSITIONS`, read by `__lacuna_install`: where the host's own text resumes after each hole, as (line,
+/// column) in the instrumented text and in the host's, so a panic in host code after a hole on the same line is
+/// reported at the host's position (a hole's replacement is longer than `agent!(..)`).
+fn positions(host: &str, instrumented: &str, anchors: &[(usize, usize)]) -> String {
+    // 1-based line and column (in chars) of a byte offset, as panic locations count them.
+    let line_col = |text: &str, offset: usize| {
+        let before = &text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        (line, column)
+    };
+    let rows: Vec<String> = anchors
+        .iter()
+        .map(|&(host_end, inst_end)| {
+            let (inst_line, inst_col) = line_col(instrumented, inst_end);
+            let (host_line, host_col) = line_col(host, host_end);
+            format!("({inst_line}, {inst_col}, {host_line}, {host_col})")
+        })
+        .collect();
+    format!("\n#[doc(hidden)]\nstatic __LACUNA_POSITIONS: &[(u32, u32, u32, u32)] = &[{}];\n", rows.join(", "))
+}
+
 /// What the library exports besides the host's own items: the hook installer and `main` as Lacuna calls it.
 pub const ENTRY_POINTS: &str = include_str!("../../host/entry_points.rs");
 
@@ -385,6 +407,7 @@ fn render(
     text.push_str(&host.text[at..]);
     text.push_str(PRELUDE_INJECTION);
     text.push_str(ENTRY_POINTS);
+    text.push_str(&positions(&host.text, &text, &anchors));
     let shims_at = text.len();
     let mut shim_ranges = Vec::new();
     for f in host_fns {

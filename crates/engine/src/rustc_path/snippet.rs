@@ -82,7 +82,9 @@ impl LibraryBase<'_> {
         match self {
             LibraryBase::Host(instrumented) => {
                 let at = instrumented.offset(item_position);
-                Ok((instrumented.text[..at].to_owned(), instrumented.text[at..].to_owned()))
+                // The host's positions are the host library's: in a snippet library (an entry inserted above
+                // them) they would misplace its panics.
+                Ok((instrumented.text[..at].to_owned(), without_positions(&instrumented.text[at..])))
             }
             LibraryBase::Snippet { source, snippet_start } => {
                 let text = source
@@ -98,6 +100,15 @@ impl LibraryBase<'_> {
                 Ok((before.replacen(ENTRY_EXPORTED, ENTRY_PRIVATE, 1), text[at..].to_owned()))
             }
         }
+    }
+}
+
+/// `text` with the `__LACUNA_POSITIONS` table emptied (same lines).
+fn without_positions(text: &str) -> String {
+    const TABLE: &str = "static __LACUNA_POSITIONS: &[(u32, u32, u32, u32)] = &[";
+    match text.find(TABLE).and_then(|start| text[start..].find("];").map(|end| (start, start + end))) {
+        Some((start, end)) => format!("{}{}", &text[..start + TABLE.len()], &text[end..]),
+        None => text.to_owned(),
     }
 }
 
