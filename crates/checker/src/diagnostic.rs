@@ -164,6 +164,14 @@ pub fn kind_for_uncoded_message(message: &str) -> &'static str {
         "arithmetic-overflow"
     } else if message.starts_with("this operation will panic at runtime") {
         "unconditional-panic"
+    } else if message.contains("positional argument")
+        || message.contains("in format string")
+        || message.starts_with("argument never used")
+        || message.starts_with("multiple unused formatting arguments")
+        || message.starts_with("named argument")
+    {
+        // `format!("{} {}", x)` and friends: rustc gives these no code.
+        "format-arguments"
     } else if message.starts_with("lifetime may not live long enough") || message.starts_with("borrowed data escapes") {
         // Region errors of the borrow checker: a borrow (often a capability of a scoped grant) would outlive
         // what it borrows.
