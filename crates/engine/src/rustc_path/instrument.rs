@@ -309,6 +309,23 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
     Err(ExecError::Instrument { detail: format!("no binding table compiled after {MAX_ROUNDS} rounds") })
 }
 
+/// A host closure (its type shown as `impl Fn(..) -> ..` or `impl FnMut(..)`, which cannot be written) as the
+/// `dyn` reference the snippet's entry receives it as, and whether that reference is `&mut` (an `FnMut`, which
+/// the host must have declared `mut`). `FnOnce` closures are not handed over.
+pub(crate) fn closure_as_dyn(binding: &Binding) -> Option<(String, bool)> {
+    if binding.ty.is_some() {
+        return None;
+    }
+    let shown = binding.ty_display.trim();
+    if let Some(rest) = shown.strip_prefix("impl Fn(") {
+        return Some((format!("&dyn Fn({rest}"), false));
+    }
+    match shown.strip_prefix("impl FnMut(") {
+        Some(rest) if binding.mutable => Some((format!("&mut dyn FnMut({rest}"), true)),
+        _ => None,
+    }
+}
+
 fn initial_mode(binding: &Binding) -> HostMode {
     match (binding.copy, binding.mutable) {
         (false, _) => HostMode::Movable,
@@ -371,15 +388,27 @@ fn render(
         let task = hole.task_range.clone().map_or("\"\"", |r| &host.text[r]);
         text.push_str(&format!("{{ let __lacuna_task = ::lacuna::__private::task_text(&({task})); "));
         text.push_str(&format!("let mut __lacuna_moved = [0u8; {}]; ", bindings.len()));
+        // A closure's type cannot be written in the snippet's entry: it gets the closure as a `dyn` reference.
+        for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
+            if let (Some((dyn_ty, mutable)), false) = (closure_as_dyn(binding), *mode == HostMode::Absent) {
+                let start = text.len();
+                let borrow = if mutable { "&mut " } else { "&" };
+                text.push_str(&format!("let __lacuna_dyn_{i}: {dyn_ty} = {borrow}{}; ", binding.name));
+                entries.push((index, i, start..text.len()));
+            }
+        }
         text.push_str(&format!("let __lacuna_value = ::lacuna::__private::enter{ty}({}, &[", plan.site));
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
             let start = text.len();
             let name = &binding.name;
             match mode {
+                HostMode::Absent => text.push_str("::core::ptr::null_mut::<()>()"),
+                _ if closure_as_dyn(binding).is_some() => {
+                    text.push_str(&format!("::core::ptr::addr_of!(__lacuna_dyn_{i}) as *mut ()"))
+                }
                 HostMode::Movable | HostMode::Mutable if binding.mutable => {
                     text.push_str(&format!("::core::ptr::addr_of_mut!({name}) as *mut ()"))
                 }
-                HostMode::Absent => text.push_str("::core::ptr::null_mut::<()>()"),
                 _ => text.push_str(&format!("::core::ptr::addr_of!({name}) as *mut ()")),
             }
             if *mode != HostMode::Absent {

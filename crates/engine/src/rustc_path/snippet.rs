@@ -260,6 +260,12 @@ pub fn generate(
         }
     }
     accesses.extend(nested_only);
+    // A host closure arrives as a `dyn` reference (see `closure_as_dyn`): a copy of it is all the snippet needs.
+    for (i, access) in accesses.iter_mut() {
+        if crate::rustc_path::instrument::closure_as_dyn(&bindings[*i]).is_some() {
+            *access = Access::Copy;
+        }
+    }
     // A hole in a generic function runs per instantiation: its type parameters become aliases of the types
     // this call was made with.
     let mut lines = String::new();
@@ -278,9 +284,13 @@ pub fn generate(
         if mode == HostMode::Absent {
             return Err(unavailable());
         }
-        let ty = b.ty.as_deref().map(erase_lifetimes).ok_or_else(|| {
-            ExecError::unsupported(format!("the type of `{}` ({}) cannot be written as Rust", b.name, b.ty_display))
-        })?;
+        let closure = crate::rustc_path::instrument::closure_as_dyn(b);
+        let ty = match &closure {
+            Some((dyn_ty, _)) => dyn_ty.clone(),
+            None => b.ty.as_deref().map(erase_lifetimes).ok_or_else(|| {
+                ExecError::unsupported(format!("the type of `{}` ({}) cannot be written as Rust", b.name, b.ty_display))
+            })?,
+        };
         let ptr = format!("(*__lacuna_table.add({i}))");
         let local = if b.is_self { reference_name(i) } else { b.name.clone() };
         let line = match access {
