@@ -268,7 +268,7 @@ pub struct Checker {
     /// rustc's outcome per spliced text: retries and benchmark reruns of the same snippet cost nothing.
     rustc_memo: HashMap<Arc<str>, RustcOutcome>,
     memoize_rustc: bool,
-    policy: Policy,
+    policy: std::sync::Arc<Policy>,
     pub startup: StartupReport,
 }
 
@@ -317,7 +317,7 @@ impl Checker {
             rustc,
             rustc_memo: HashMap::new(),
             memoize_rustc: options.memoize_rustc,
-            policy: options.policy,
+            policy: std::sync::Arc::new(options.policy),
             startup,
         })
     }
@@ -407,7 +407,8 @@ impl Checker {
 
     /// Checks `snippet` in hole `hole` (0-based index into the host's holes) under the checker's policy.
     pub fn check(&mut self, prepared: &PreparedHost, hole: usize, snippet: &str) -> Result<Verdict, CheckerError> {
-        let policy = self.policy.clone();
+        // Shared, not copied: the checker's own policy applies to every plain check.
+        let policy = std::sync::Arc::clone(&self.policy);
         self.check_under(prepared, hole, snippet, &policy)
     }
 
@@ -437,7 +438,7 @@ impl Checker {
         hole: usize,
         snippet: &str,
     ) -> Result<Option<Verdict>, CheckerError> {
-        let policy = self.policy.clone();
+        let policy = std::sync::Arc::clone(&self.policy);
         self.precheck_under(prepared, hole, snippet, &policy)
     }
 
