@@ -134,6 +134,36 @@ pub mod __budget {
         static CAPTURING: Cell<u32> = const { Cell::new(0) };
     }
 
+    /// The return addresses on this thread's stack, innermost first (at most 128), from the unwinder std uses.
+    fn return_addresses() -> Vec<usize> {
+        #[repr(C)]
+        struct UnwindContext {
+            _opaque: [u8; 0],
+        }
+        type Step = extern "C" fn(*mut UnwindContext, *mut std::ffi::c_void) -> i32;
+        extern "C" {
+            fn _Unwind_Backtrace(step: Step, data: *mut std::ffi::c_void) -> i32;
+            fn _Unwind_GetIP(context: *mut UnwindContext) -> usize;
+        }
+        extern "C" fn step(context: *mut UnwindContext, data: *mut std::ffi::c_void) -> i32 {
+            // SAFETY: `data` is the `Vec` `return_addresses` passed, alive for the whole walk; `context` is the
+            // unwinder's, valid during this call.
+            let ips = unsafe { &mut *data.cast::<Vec<usize>>() };
+            ips.push(unsafe { _Unwind_GetIP(context) });
+            // _URC_NO_REASON continues, _URC_END_OF_STACK (5) stops.
+            if ips.len() >= 128 { 5 } else { 0 }
+        }
+        let mut ips: Vec<usize> = Vec::with_capacity(128);
+        // SAFETY: `step` matches the unwinder's callback signature and only touches `ips` through `data`.
+        unsafe { _Unwind_Backtrace(step, (&mut ips as *mut Vec<usize>).cast()) };
+        ips
+    }
+
+    /// Whether a panic on this thread now belongs to a run (which records it) rather than to the program.
+    pub(crate) fn capturing() -> bool {
+        CAPTURING.try_with(|c| c.get()).unwrap_or(0) > 0
+    }
+
     /// This thread's run, if it is still the one the thread joined.
     fn current_run(local: &Local) -> Option<&'static Run> {
         if !matches!(local.role, Role::Own | Role::Helper) {
@@ -294,7 +324,13 @@ pub mod __budget {
                 // Resolving a backtrace reads debug info and allocates freely: not on the snippet's memory budget.
                 let local = LOCAL.try_with(Cell::get).unwrap_or(UNKNOWN);
                 let _ = LOCAL.try_with(|l| l.set(Local { role: Role::Outside, ..local }));
-                let trace = std::backtrace::Backtrace::force_capture().to_string();
+                // The return addresses first (`lacuna-ips:`), for libraries std's symbolizer has not seen (it
+                // lists the process's libraries once, at its first backtrace), then std's rendering.
+                let trace = format!(
+                    "lacuna-ips:{}\n{}",
+                    return_addresses().iter().map(|ip| format!("{ip:x}")).collect::<Vec<_>>().join(","),
+                    std::backtrace::Backtrace::force_capture()
+                );
                 let _ = LOCAL.try_with(|l| l.set(local));
                 let record = (message, file, line, column, trace);
                 match current_run(&local) {

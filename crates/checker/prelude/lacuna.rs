@@ -231,22 +231,38 @@ pub mod __private {
     /// The host's own positions in panic messages: `file` is the instrumented host, `positions` (instrumented
     /// line, column; host line, column) where the host's text resumes after each hole. A panic located in `file`
     /// after a hole on the same line is reported at the host's column (std's message otherwise unchanged); every
-    /// other panic goes to the hook that was there before. Installed once per host library.
+    /// other panic goes to the hook that was there before. Called each time a host library is installed: hosts
+    /// that share this runtime (built as `dylib`s) register here, and the latest table for a file name wins.
     pub fn report_host_positions(file: &'static str, positions: &'static [(u32, u32, u32, u32)]) {
+        type Table = &'static [(u32, u32, u32, u32)];
+        static TABLES: std::sync::Mutex<Vec<(&'static str, Table)>> = std::sync::Mutex::new(Vec::new());
         static ONCE: std::sync::Once = std::sync::Once::new();
-        if positions.is_empty() {
-            return;
+        {
+            let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+            tables.retain(|(f, _)| *f != file);
+            if !positions.is_empty() {
+                tables.push((file, positions));
+            }
         }
         ONCE.call_once(|| {
             let previous = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
-                let Some(location) = info.location().filter(|l| l.file() == file) else { return previous(info) };
+                // A run's panic is the run's to record (hosts and snippets may share this hook's std).
+                let Some(location) = info.location().filter(|_| !crate::__budget::capturing()) else {
+                    return previous(info);
+                };
+                let positions = {
+                    let tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+                    tables.iter().find(|(f, _)| *f == location.file()).map(|(_, t)| *t)
+                };
+                let Some(positions) = positions else { return previous(info) };
                 let (line, column) = (location.line(), location.column());
                 let Some(&(_, at, host_line, host_col)) =
                     positions.iter().filter(|p| p.0 == line && p.1 <= column).max_by_key(|p| p.1)
                 else {
                     return previous(info);
                 };
+                let file = location.file();
                 let message = info
                     .payload()
                     .downcast_ref::<&str>()

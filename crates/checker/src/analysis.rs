@@ -471,7 +471,9 @@ impl RaSession {
             let mut locals = Vec::new();
             scope.process_all_names(&mut |name, def| match def {
                 ScopeDef::Local(local) => locals.push((name, local)),
-                ScopeDef::GenericParam(GenericParam::TypeParam(_)) if name.as_str() != "Self" => {
+                // A trait's `Self` (in a default method) is a type parameter like the others; an impl's is its
+                // type.
+                ScopeDef::GenericParam(GenericParam::TypeParam(_)) => {
                     scope_info.type_params.push(name.as_str().to_owned())
                 }
                 ScopeDef::GenericParam(GenericParam::ConstParam(_)) => scope_info.const_params = true,
@@ -555,7 +557,16 @@ impl RaSession {
                 continue;
             }
             match token.kind() {
-                SyntaxKind::SELF_TYPE_KW => out.self_types.push(rel(token.text_range())),
+                // `Self` of the hole's context, not of an impl or trait the snippet declares.
+                SyntaxKind::SELF_TYPE_KW
+                    if !token
+                        .parent_ancestors()
+                        .take_while(|n| range.contains_range(n.text_range()))
+                        .any(|n| matches!(n.kind(), SyntaxKind::IMPL | SyntaxKind::TRAIT)) =>
+                {
+                    out.self_types.push(rel(token.text_range()))
+                }
+                SyntaxKind::SELF_TYPE_KW => {}
                 SyntaxKind::IDENT | SyntaxKind::SELF_KW => {
                     for descended in sema.descend_into_macros(token.clone()) {
                         let Some(name_ref) = descended.parent().and_then(ast::NameRef::cast) else { continue };

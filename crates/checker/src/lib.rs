@@ -13,6 +13,7 @@
 
 mod analysis;
 mod diagnostic;
+pub mod export;
 mod host;
 mod ir_build;
 mod line_index;

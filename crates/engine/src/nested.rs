@@ -35,7 +35,7 @@ pub(crate) fn fill(checker: &mut Checker, home: &SiteHome, snippet: &str) -> Res
     if ranges.windows(2).any(|w| w[1].start < w[0].end) {
         return Err(error(&"a hole inside another hole's task cannot run"));
     }
-    let instrumented = instrument(&prepared, checker.rustc()).map_err(|e| error(&e))?;
+    let instrumented = instrument(&prepared, checker.rustc(), false).map_err(|e| error(&e))?;
     let signatures = Arc::new(lacuna_checker::prompt_signatures(&prepared.host.text));
     Ok(Filled { prepared: Arc::new(prepared), instrumented, signatures, snippet: filled.snippet, holes })
 }

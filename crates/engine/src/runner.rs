@@ -15,7 +15,7 @@ use crate::ms;
 use crate::nested::*;
 use crate::options::*;
 use crate::report::*;
-use crate::rustc_path::build::Builder;
+use crate::rustc_path::build::{Builder, Linkage};
 use crate::rustc_path::instrument::{instrument, SitePlan};
 use crate::rustc_path::snippet::{nested_table, NestedHole};
 use crate::rustc_path::*;
@@ -105,12 +105,25 @@ impl Engine {
         }
         let signatures = lacuna_checker::prompt_signatures(&prepared.host.text);
         let started = Instant::now();
-        let instrumented = instrument(&prepared, state.checker.rustc())?;
-        let instrument_ms = ms(started);
-        let built = state
-            .builder
-            .build("lacuna_host", &instrumented.text, Some(name))?
-            .map_err(|failure| ExecError::HostBuild { detail: failure.summary() })?;
+        // A `dylib` snippet libraries link to (one copy of the host's statics and types in the process); a
+        // standalone library where that does not build.
+        let dylib = state.builder.links_dynamically().then(|| {
+            let instrumented = instrument(&prepared, state.checker.rustc(), true).ok()?;
+            let built = state.builder.build("lacuna_host", &instrumented.text, Some(name), Linkage::Host).ok()?.ok()?;
+            Some((instrumented, built))
+        });
+        let (instrumented, built) = match dylib.flatten() {
+            Some(done) => done,
+            None => {
+                let instrumented = instrument(&prepared, state.checker.rustc(), false)?;
+                let built = state
+                    .builder
+                    .build("lacuna_host", &instrumented.text, Some(name), Linkage::Standalone)?
+                    .map_err(|failure| ExecError::HostBuild { detail: failure.summary() })?;
+                (instrumented, built)
+            }
+        };
+        let instrument_ms = (ms(started) - built.compile_ms).max(0.0);
         let library = load_library(&built.library)?;
         // SAFETY: the instrumented host defines both symbols with exactly these signatures (`ENTRY_POINTS`).
         let (install, main) = unsafe {

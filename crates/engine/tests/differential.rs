@@ -225,11 +225,16 @@ fn policy_rejects(
 /// Runs the case's host (loaded once per engine) with the case's snippet in its hole: what it printed, and the
 /// report.
 fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, RunReport), Failed> {
+    // A loaded host's statics live as long as the process, and a snippet acts on them: a host with state gets a
+    // library of its own per case (a comment at its end makes it another build), as rustc's program starts afresh.
+    let stateful = case.host.contains("static ") || case.host.contains("thread_local!");
+    let text: Arc<str> =
+        if stateful { format!("{}\n// {} {engine}\n", case.host, case.name).into() } else { case.host.clone() };
     let host = {
         let Shared { engines, hosts, .. } = &mut *shared;
         hosts[engine]
-            .entry(case.host.clone())
-            .or_insert_with(|| engines[engine].load("host.rs", &case.host).map_err(|e| e.to_string()))
+            .entry(text.clone())
+            .or_insert_with(|| engines[engine].load("host.rs", &text).map_err(|e| e.to_string()))
             .clone()
             .map_err(|e| format!("the host does not load: {e}"))?
     };

@@ -15,8 +15,6 @@ use crate::ExecError;
 const FLAGS: &[&str] = &[
     "--edition",
     "2021",
-    "--crate-type",
-    "cdylib",
     "-C",
     "opt-level=0",
     "-C",
@@ -33,6 +31,21 @@ const FLAGS: &[&str] = &[
     "--error-format",
     "json",
 ];
+
+/// How a library is linked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Linkage<'a> {
+    /// A `cdylib` with everything it uses inside: its own std, its own copy of `lacuna`.
+    Standalone,
+    /// The `lacuna` runtime as a Rust `dylib` on the shared std, with the budget allocator as the global one:
+    /// one runtime (run records, budgets, hooks) for every host in the process that links to it.
+    Runtime,
+    /// The host as a Rust `dylib` on the shared std (`-C prefer-dynamic`) and the shared runtime, which snippet
+    /// libraries link to.
+    Host,
+    /// A snippet library that links to the host `dylib` at this path (and shares its std, `lacuna` and items).
+    LinksHost(&'a Path),
+}
 
 /// A built (or cached) library.
 #[derive(Debug, Clone)]
@@ -59,6 +72,19 @@ pub struct Builder {
     version: String,
     rlib: PathBuf,
     dir: PathBuf,
+    /// Where the shared std is (`rustc --print target-libdir`); without it, every library is standalone.
+    target_libdir: Option<PathBuf>,
+    /// The shared runtime, built on first use (`None` inside: it did not build, so hosts are standalone).
+    runtime: std::sync::Arc<std::sync::OnceLock<Option<PathBuf>>>,
+}
+
+/// The runtime's source as a `dylib`: the prelude, plus the allocator every library that links to it uses.
+fn runtime_source() -> String {
+    format!(
+        "{}\n#[global_allocator]\nstatic __LACUNA_ALLOCATOR: crate::__private::BudgetAllocator = \
+         crate::__private::BudgetAllocator;\n",
+        lacuna_checker::PRELUDE_SOURCE
+    )
 }
 
 impl Builder {
@@ -66,7 +92,16 @@ impl Builder {
         let dir = cache_dir.join("run");
         std::fs::create_dir_all(&dir)
             .map_err(|e| ExecError::Io { detail: format!("creating {}: {e}", dir.display()) })?;
+        let target_libdir = Command::new(&rustc.path)
+            .args(["--print", "target-libdir"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+            .filter(|dir| dir.is_dir());
         Ok(Builder {
+            target_libdir,
+            runtime: Default::default(),
             rustc: rustc.path.clone(),
             version: rustc.version.clone(),
             rlib: rustc.prelude_rlib().to_owned(),
@@ -74,7 +109,24 @@ impl Builder {
         })
     }
 
-    /// Compiles `source` as crate `crate_name` into a cdylib, unless that exact build is cached. With
+    /// Whether hosts can be built as a `dylib` snippet libraries link to (the shared std was found and the shared
+    /// runtime builds).
+    pub fn links_dynamically(&self) -> bool {
+        self.target_libdir.is_some() && self.runtime().is_some()
+    }
+
+    /// The shared runtime `dylib`, built once per builder (and cached on disk like every library).
+    fn runtime(&self) -> Option<&Path> {
+        self.runtime
+            .get_or_init(|| {
+                self.target_libdir.as_ref()?;
+                let built = self.build("lacuna", &runtime_source(), None, Linkage::Runtime).ok()?.ok()?;
+                Some(built.library)
+            })
+            .as_deref()
+    }
+
+    /// Compiles `source` as crate `crate_name` into a library, unless that exact build is cached. With
     /// `display_name`, panic locations and debug info name that file instead of the generated one (a host's
     /// panics then point at the user's file).
     pub fn build(
@@ -82,10 +134,16 @@ impl Builder {
         crate_name: &str,
         source: &str,
         display_name: Option<&str>,
+        linkage: Linkage<'_>,
     ) -> Result<Result<Built, BuildFailure>, ExecError> {
         // A cache key, not a security boundary: SipHash with fixed keys is stable for a given std.
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        (&self.version, FLAGS, &self.rlib, crate_name, source, display_name).hash(&mut hasher);
+        // The runtime: the shared one for libraries on the shared std, else the rlib each library holds a copy of.
+        let runtime = match linkage {
+            Linkage::Host | Linkage::LinksHost(_) => self.runtime().map(Path::to_path_buf),
+            Linkage::Standalone | Linkage::Runtime => None,
+        };
+        (&self.version, FLAGS, &self.rlib, crate_name, source, display_name, linkage, &runtime).hash(&mut hasher);
         let stem = format!("{crate_name}-{:016x}", hasher.finish());
         let library = self.dir.join(format!("lib{stem}.so"));
         let source_path = self.dir.join(format!("{stem}.rs"));
@@ -101,10 +159,46 @@ impl Builder {
         if let Some(name) = display_name {
             command.arg(format!("--remap-path-prefix={}={name}", source_path.display()));
         }
+        match (linkage, &self.target_libdir) {
+            (Linkage::Standalone, _) | (_, None) => {
+                command.args(["--crate-type", "cdylib"]);
+            }
+            (Linkage::Runtime | Linkage::Host | Linkage::LinksHost(_), Some(std_dir)) => {
+                // A crate id of its own (symbols of two hosts in one process never meet), a soname that names the
+                // published file, and the shared std found at run time.
+                command
+                    .args(["--crate-type", "dylib", "-C", "prefer-dynamic"])
+                    .arg(format!("-Cmetadata={stem}"))
+                    .arg(format!("-Clink-arg=-Wl,-soname,lib{stem}.so"))
+                    .arg(format!("-Clink-arg=-Wl,-rpath,{}", std_dir.display()));
+                if let Linkage::LinksHost(host) = linkage {
+                    let dir = host.parent().unwrap_or(Path::new("."));
+                    command
+                        .arg("--extern")
+                        .arg(format!("{}={}", lacuna_checker::export::HOST_CRATE, host.display()))
+                        .arg("-L")
+                        .arg(format!("dependency={}", dir.display()))
+                        .arg(format!("-Clink-arg=-Wl,-rpath,{}", dir.display()));
+                }
+            }
+        }
+        if let Some(runtime) = &runtime {
+            let dir = runtime.parent().unwrap_or(Path::new("."));
+            command
+                .arg("--extern")
+                .arg(format!("lacuna={}", runtime.display()))
+                .arg("-L")
+                .arg(format!("dependency={}", dir.display()))
+                .arg(format!("-Clink-arg=-Wl,-rpath,{}", dir.display()));
+        } else if linkage != Linkage::Runtime {
+            command.arg("--extern").arg(format!("lacuna={}", self.rlib.display()));
+        } else {
+            // The runtime sets std's alloc-error hook (unstable) so a refused allocation is a panic.
+            command.env("RUSTC_BOOTSTRAP", "1");
+        }
         let out = command
             .args(FLAGS)
-            .args(["--crate-name", crate_name, "--extern"])
-            .arg(format!("lacuna={}", self.rlib.display()))
+            .args(["--crate-name", crate_name])
             .arg("-o")
             .arg(&staged)
             .arg(&source_path)

@@ -49,11 +49,33 @@ impl SitePlan {
 #[derive(Debug, Clone)]
 pub struct Instrumented {
     pub text: String,
+    /// For a host built as a `dylib` snippet libraries link to: the crate they are made from.
+    pub mirror: Option<Mirror>,
     pub sites: Vec<SitePlan>,
     /// The host functions and methods the JIT can call (each through its exported shim).
     pub host_fns: Vec<lacuna_checker::ScalarFn>,
     /// (host offset where a replaced hole ends, instrumented offset where its replacement ends), in order.
     anchors: Vec<(usize, usize)>,
+}
+
+/// The crate a snippet library is, minus its entry, when the host is a `dylib` it links to: the host's module
+/// tree with every item re-exported from the host (see [`lacuna_checker::export`]).
+#[derive(Debug, Clone)]
+pub struct Mirror {
+    /// With the prelude's injection.
+    pub text: String,
+    /// Per site, in order.
+    pub sites: Vec<MirrorSite>,
+}
+
+/// Where a hole's entry goes in the mirror, and what it declares first: per block around the hole, an opening
+/// brace and the block's `use`s, the import of its moved items and copies of its functions and macros.
+#[derive(Debug, Clone)]
+pub struct MirrorSite {
+    pub at: usize,
+    pub prefix: String,
+    /// How many blocks `prefix` opens.
+    pub blocks: usize,
 }
 
 impl Instrumented {
@@ -215,8 +237,15 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
     )
 }
 
-/// Instruments every hole of `prepared`, asking rustc (`-Z no-codegen`) until the host compiles.
-pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented, ExecError> {
+/// Instruments every hole of `prepared`, asking rustc (`-Z no-codegen`) until the host compiles; with `dylib`,
+/// also exported for snippet libraries to link to (see [`lacuna_checker::export`]), which fails where the export
+/// does not compile.
+pub fn instrument(prepared: &PreparedHost, rustc: &Rustc, dylib: bool) -> Result<Instrumented, ExecError> {
+    let export = dylib.then(|| {
+        let holes: Vec<Range<usize>> = prepared.host.holes.iter().map(|h| h.range.clone()).collect();
+        lacuna_checker::export::export(&prepared.host.text, &holes)
+    });
+    let edits = export.as_ref().map(|e| &e.edits[..]);
     let mut sites: Vec<SitePlan> = prepared
         .host
         .holes
@@ -244,13 +273,18 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc) -> Result<Instrumented
         })
         .collect();
     for _ in 0..MAX_ROUNDS {
-        let rendered = render(prepared, &sites, &host_fns, &fields, &structs, &enums, &writers);
+        let rendered = render(prepared, edits, &sites, &host_fns, &fields, &structs, &enums, &writers);
         let errors = rustc
             .errors(&rendered.text)
             .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
             .ok_or_else(|| ExecError::Instrument { detail: "rustc did not finish checking the host".into() })?;
         if errors.is_empty() {
-            return Ok(Instrumented { text: rendered.text, sites, host_fns, anchors: rendered.anchors });
+            let mut instrumented =
+                Instrumented { text: rendered.text, mirror: None, sites, host_fns, anchors: rendered.anchors };
+            if let Some(export) = &export {
+                instrumented.mirror = Some(mirror(&prepared.host.text, export, &instrumented));
+            }
+            return Ok(instrumented);
         }
         if errors.iter().flat_map(|e| &e.spans).any(|span| span.start >= rendered.writers_at) {
             writers.clear();
@@ -366,8 +400,37 @@ struct Rendered {
     writers_at: usize,
 }
 
+/// The mirror, with each site's declarations of the blocks around it made from the instrumented host (a copied
+/// function's holes are instrumented as the host's are).
+fn mirror(host: &str, export: &lacuna_checker::export::Export, instrumented: &Instrumented) -> Mirror {
+    let sites = export
+        .sites
+        .iter()
+        .map(|site| {
+            let mut prefix = String::new();
+            for block in &site.blocks {
+                prefix.push_str("{ ");
+                if let Some(import) = &block.import {
+                    prefix.push_str(import);
+                    prefix.push('\n');
+                }
+                for range in &block.copied {
+                    let (start, end) = (instrumented.offset(range.start), instrumented.offset(range.end));
+                    let copy = instrumented.text.get(start..end).unwrap_or(&host[range.clone()]);
+                    prefix.push_str(copy);
+                    prefix.push('\n');
+                }
+            }
+            MirrorSite { at: site.mirror_at, prefix, blocks: site.blocks.len() }
+        })
+        .collect();
+    Mirror { text: format!("{}{PRELUDE_INJECTION}", export.mirror), sites }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn render(
     prepared: &PreparedHost,
+    export: Option<&[lacuna_checker::export::HostEdit]>,
     sites: &[SitePlan],
     host_fns: &[lacuna_checker::ScalarFn],
     fields: &[lacuna_checker::StructField],
@@ -380,8 +443,23 @@ fn render(
     let mut entries = Vec::new();
     let mut anchors = Vec::new();
     let mut at = 0;
+    let mut pending = export.unwrap_or_default().iter().peekable();
+    // The host's text up to `limit` with the export's edits in it, each followed by an anchor.
+    let mut copy_until = |text: &mut String, anchors: &mut Vec<(usize, usize)>, at: &mut usize, limit: usize| {
+        while let Some(edit) = pending.next_if(|e| e.range.start < limit || (e.range.is_empty() && e.range.start == limit && limit == host.text.len())) {
+            if edit.range.start < *at {
+                continue;
+            }
+            text.push_str(&host.text[*at..edit.range.start]);
+            text.push_str(&edit.text);
+            *at = edit.range.end;
+            anchors.push((*at, text.len()));
+        }
+        text.push_str(&host.text[*at..limit]);
+        *at = limit;
+    };
     for (index, (hole, plan)) in host.holes.iter().zip(sites).enumerate() {
-        text.push_str(&host.text[at..hole.range.start]);
+        copy_until(&mut text, &mut anchors, &mut at, hole.range.start);
         let bindings = plan.bindings();
         let ty = prepared.glue_type(index).map(|t| format!("::<{t}>")).unwrap_or_default();
         // The task is evaluated first, by reference (the host keeps its value), before any binding is handed over.
@@ -433,7 +511,7 @@ fn render(
         at = hole.range.end;
         anchors.push((at, text.len()));
     }
-    text.push_str(&host.text[at..]);
+    copy_until(&mut text, &mut anchors, &mut at, host.text.len());
     text.push_str(PRELUDE_INJECTION);
     text.push_str(ENTRY_POINTS);
     text.push_str(&positions(&host.text, &text, &anchors));

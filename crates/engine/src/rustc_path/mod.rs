@@ -4,6 +4,7 @@
 pub(crate) mod build;
 pub mod instrument;
 pub mod snippet;
+mod symbolize;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -13,7 +14,7 @@ use crate::abi::*;
 use crate::failure::{HoleFailure, Resource};
 use crate::load::*;
 use crate::options::*;
-use crate::rustc_path::build::Builder;
+use crate::rustc_path::build::{Builder, Linkage};
 use crate::rustc_path::snippet::{generate, Access, LibraryBase, NestedHole, SnippetSource};
 use crate::site::SiteHome;
 use crate::{ms, ExecError};
@@ -21,6 +22,8 @@ use crate::{ms, ExecError};
 /// A compiled, loaded snippet.
 pub(crate) struct Artifact {
     pub(crate) entry: SnippetFn,
+    /// The loaded library file.
+    pub(crate) library: std::path::PathBuf,
     pub(crate) source: SnippetSource,
     pub(crate) source_path: String,
 }
@@ -55,12 +58,9 @@ impl BuildJob {
     /// `*__lacuna_bN`: the binding is then handed over owned).
     pub(crate) fn build(self) -> Result<BuiltSnippet, HoleFailure> {
         let plan = &self.home.plan;
-        let base = match (&self.parent, &self.home.parent) {
-            (Some(artifact), Some(parent)) => {
-                LibraryBase::Snippet { source: &artifact.source, snippet_start: parent.snippet_start }
-            }
-            _ => LibraryBase::Host(&self.host.instrumented),
-        };
+        // A library that links to the host where the host is a `dylib`; one that holds a copy of the host where
+        // that does not build (a case the export does not cover, such as a trait declared in the function).
+        let mut mirror = self.parent.is_none() && self.home.parent.is_none() && self.host.instrumented.mirror.is_some();
         let hole_type = self.home.prepared.glue_type(self.home.index).ok_or_else(|| {
             HoleFailure::runtime(
                 "the hole's type could not be written as Rust, so the snippet cannot be compiled to run",
@@ -68,15 +68,23 @@ impl BuildJob {
         })?;
         let (mut lower_ms, mut compile_ms) = (0.0, 0.0);
         let mut overrides: BTreeMap<usize, Access> = BTreeMap::new();
-        for _ in 0..=plan.bindings().len() {
+        for _ in 0..=plan.bindings().len() + 1 {
+            let base = match (&self.parent, &self.home.parent) {
+                (Some(artifact), Some(parent)) => {
+                    LibraryBase::Snippet { source: &artifact.source, snippet_start: parent.snippet_start }
+                }
+                _ if mirror => LibraryBase::Mirror(&self.host.instrumented, self.home.index),
+                _ => LibraryBase::Host(&self.host.instrumented),
+            };
             let started = Instant::now();
             let source =
                 generate(base, plan, hole_type, &self.snippet, &self.uses, &overrides, &self.type_args, &self.nested)
                     .map_err(|e| HoleFailure::runtime(format!("cannot run this snippet: {e}")))?;
             lower_ms += ms(started);
+            let linkage = if source.links_host { Linkage::LinksHost(&self.host.library) } else { Linkage::Standalone };
             let built = self
                 .builder
-                .build("lacuna_snippet", &source.text, None)
+                .build("lacuna_snippet", &source.text, None, linkage)
                 .map_err(|e| HoleFailure::runtime(e.to_string()))?;
             match built {
                 Ok(built) => {
@@ -93,6 +101,9 @@ impl BuildJob {
                         .filter(|i| overrides.get(i) != Some(&Access::Owned))
                         .collect();
                     if moved.is_empty() {
+                        if std::mem::take(&mut mirror) {
+                            continue;
+                        }
                         return Err(HoleFailure::runtime(format!(
                             "Lacuna could not compile the accepted snippet to run it (a Lacuna bug): {}",
                             failure.summary()
@@ -122,20 +133,34 @@ pub(crate) fn load_artifact(
     }
     let runtime = |e: ExecError| HoleFailure::runtime(e.to_string());
     let library = load_library(&built.library).map_err(runtime)?;
-    // SAFETY: the generated source defines `__lacuna_snippet` and `__lacuna_install` with these signatures.
+    // SAFETY: the generated source defines `__lacuna_snippet` with this signature, and a library with a copy of
+    // the host also `__lacuna_install` (one that links to the host shares the host's, already installed).
     let (entry, install) = unsafe {
         let entry =
             *library.get::<SnippetFn>(b"__lacuna_snippet\0").map_err(|e| runtime(load_error(&built.library, e)))?;
-        let install =
-            *library.get::<InstallFn>(b"__lacuna_install\0").map_err(|e| runtime(load_error(&built.library, e)))?;
+        let install = match source.links_host {
+            true => None,
+            false => Some(
+                *library
+                    .get::<InstallFn>(b"__lacuna_install\0")
+                    .map_err(|e| runtime(load_error(&built.library, e)))?,
+            ),
+        };
         (entry, install)
     };
     // Never unloaded (see `Engine::load`).
     std::mem::forget(library);
-    // SAFETY: as in `Engine::run_with` (`hook` and `context` are the engine's): holes inside host code the snippet
-    // calls reach the same hook.
-    unsafe { install(hook, context) };
-    let artifact = Arc::new(Artifact { entry, source_path: built.source.to_string_lossy().into_owned(), source });
+    if let Some(install) = install {
+        // SAFETY: as in `Engine::run_with` (`hook` and `context` are the engine's): holes inside host code the
+        // snippet calls reach the same hook.
+        unsafe { install(hook, context) };
+    }
+    let artifact = Arc::new(Artifact {
+        entry,
+        library: built.library.clone(),
+        source_path: built.source.to_string_lossy().into_owned(),
+        source,
+    });
     artifacts.insert(artifact.source.text.clone(), artifact.clone());
     Ok((artifact, lower_ms, compile_ms))
 }
@@ -181,6 +206,13 @@ pub(crate) fn fault_error(run: &RawRun, artifact: &Artifact, budgets: &Budgets, 
                             in_snippet(line, column)
                         })
                         .next()
+                })
+                .or_else(|| {
+                    // std could not name the library's lines: the recorded return addresses can.
+                    let addresses = symbolize::recorded_addresses(&text(&run.trace, run.trace_len));
+                    symbolize::library_positions(&artifact.library, &addresses)
+                        .into_iter()
+                        .find_map(|(line, column)| in_snippet(line, column))
                 })
                 .unwrap_or((0, 0));
             HoleFailure::Runtime { message, line: line as usize, column: column as usize }

@@ -39,6 +39,8 @@ pub struct SnippetSource {
     pub snippet_start: usize,
     /// For mapping columns: per edited snippet line, (edited column, original column) boundaries.
     map: OffsetMap,
+    /// The library links to the host `dylib` (made from its mirror) rather than holding a copy of it.
+    pub links_host: bool,
 }
 
 impl SnippetSource {
@@ -59,8 +61,11 @@ impl SnippetSource {
 /// The library source an entry is declared in.
 #[derive(Debug, Clone, Copy)]
 pub enum LibraryBase<'a> {
-    /// The instrumented host, for the host's own holes.
+    /// The instrumented host, for the host's own holes: the library holds a copy of it.
     Host(&'a Instrumented),
+    /// The host's mirror, for the host's own holes when the host is a `dylib` the library links to (its site
+    /// index in `sites`).
+    Mirror(&'a Instrumented, usize),
     /// The library of the snippet a hole was written in, for holes inside generated code: the new entry goes
     /// inside that snippet (where it sees the snippet's items), and the old entry is no longer exported.
     /// `snippet_start` is where that snippet starts in the program the hole's scope was computed on.
@@ -71,25 +76,62 @@ pub enum LibraryBase<'a> {
 /// replacement keeps the line count, so positions after it stay put).
 const ENTRY_EXPORTED: &str = "#[no_mangle]\n#[allow(warnings)]\npub extern \"C\" fn __lacuna_snippet(";
 const ENTRY_PRIVATE: &str = "#[allow(warnings)]\n#[allow(unused)]\nextern \"C\" fn __lacuna_snippet_outer(";
-/// What every snippet library ends with.
+/// What a snippet library that links to the host ends with (the shared runtime's allocator is its allocator).
+const MIRROR_TRAILER: &str = "\nextern crate alloc as __lacuna_alloc;\n";
+/// What every other snippet library ends with.
 const LIBRARY_TRAILER: &str =
     "\nextern crate alloc as __lacuna_alloc;\n#[global_allocator]\nstatic __LACUNA_ALLOCATOR: \
     ::lacuna::__private::BudgetAllocator = ::lacuna::__private::BudgetAllocator;\n";
 
+/// A base source split where an entry goes: the entry's body starts with `prefix`, which opens `blocks` blocks.
+struct Split {
+    before: String,
+    after: String,
+    prefix: String,
+    blocks: usize,
+}
+
 impl LibraryBase<'_> {
+    fn links_host(&self) -> bool {
+        match self {
+            LibraryBase::Host(_) => false,
+            LibraryBase::Mirror(..) => true,
+            LibraryBase::Snippet { source, .. } => source.links_host,
+        }
+    }
+
     /// The base source split where an entry for a hole whose innermost block opens at `item_position` goes.
-    fn split(&self, item_position: usize) -> Result<(String, String), ExecError> {
+    fn split(&self, item_position: usize) -> Result<Split, ExecError> {
+        let plain = |before: String, after: String| Split { before, after, prefix: String::new(), blocks: 0 };
         match self {
             LibraryBase::Host(instrumented) => {
                 let at = instrumented.offset(item_position);
                 // The host's positions are the host library's: in a snippet library (an entry inserted above
                 // them) they would misplace its panics.
-                Ok((instrumented.text[..at].to_owned(), without_positions(&instrumented.text[at..])))
+                Ok(plain(instrumented.text[..at].to_owned(), without_positions(&instrumented.text[at..])))
+            }
+            LibraryBase::Mirror(instrumented, site) => {
+                let mirror = instrumented
+                    .mirror
+                    .as_ref()
+                    .ok_or_else(|| ExecError::Internal { detail: "the host has no mirror".into() })?;
+                let site = mirror
+                    .sites
+                    .get(*site)
+                    .ok_or_else(|| ExecError::Internal { detail: "a site the mirror does not know".into() })?;
+                let at = site.at.min(mirror.text.len());
+                Ok(Split {
+                    before: mirror.text[..at].to_owned(),
+                    after: mirror.text[at..].to_owned(),
+                    prefix: site.prefix.clone(),
+                    blocks: site.blocks,
+                })
             }
             LibraryBase::Snippet { source, snippet_start } => {
+                let trailer = if source.links_host { MIRROR_TRAILER } else { LIBRARY_TRAILER };
                 let text = source
                     .text
-                    .strip_suffix(LIBRARY_TRAILER)
+                    .strip_suffix(trailer)
                     .ok_or_else(|| ExecError::Internal { detail: "a snippet library without its trailer".into() })?;
                 let in_snippet = item_position.saturating_sub(*snippet_start).min(source.map.original_len);
                 let at = source.snippet_start + source.map.edited_offset(in_snippet);
@@ -97,7 +139,7 @@ impl LibraryBase<'_> {
                 if !before.contains(ENTRY_EXPORTED) {
                     return Err(ExecError::Internal { detail: "the enclosing snippet's entry is missing".into() });
                 }
-                Ok((before.replacen(ENTRY_EXPORTED, ENTRY_PRIVATE, 1), text[at..].to_owned()))
+                Ok(plain(before.replacen(ENTRY_EXPORTED, ENTRY_PRIVATE, 1), text[at..].to_owned()))
             }
         }
     }
@@ -269,7 +311,12 @@ pub fn generate(
     // A hole in a generic function runs per instantiation: its type parameters become aliases of the types
     // this call was made with.
     let mut lines = String::new();
+    // A trait's `Self` (a hole in a default method) cannot be declared: it is `__LacunaSelf`, in types and in
+    // the snippet.
+    let generic_self = scope.type_params.iter().any(|p| p == "Self");
+    let unselfed = |ty: &str| if generic_self { without_self(ty) } else { ty.to_owned() };
     for (param, arg) in scope.type_params.iter().zip(type_args) {
+        let param = if param == "Self" { SELF_ALIAS } else { param };
         lines.push_str(&format!("        type {param} = {};\n", type_name_as_source(arg)));
     }
     for (&i, &access) in &accesses {
@@ -287,7 +334,7 @@ pub fn generate(
         let closure = crate::rustc_path::instrument::closure_as_dyn(b);
         let ty = match &closure {
             Some((dyn_ty, _)) => dyn_ty.clone(),
-            None => b.ty.as_deref().map(erase_lifetimes).ok_or_else(|| {
+            None => b.ty.as_deref().map(|t| erase_lifetimes(&unselfed(t))).ok_or_else(|| {
                 ExecError::unsupported(format!("the type of `{}` ({}) cannot be written as Rust", b.name, b.ty_display))
             })?,
         };
@@ -344,9 +391,10 @@ pub fn generate(
         let sep = if comma { " " } else { ", " };
         edits.push(Edit::insert(close, format!("{sep}{}", args.join(", "))));
     }
-    if let Some(self_type) = &scope.self_type {
+    let self_type = if generic_self { Some(SELF_ALIAS) } else { scope.self_type.as_deref() };
+    if let Some(self_type) = self_type {
         for range in &uses.self_types {
-            edits.push(Edit::replace(range.clone(), self_type.clone()));
+            edits.push(Edit::replace(range.clone(), self_type.to_owned()));
         }
     }
     const TICK: &str = "::lacuna::__private::tick();";
@@ -365,17 +413,18 @@ pub fn generate(
     }
     let (edited, map) = apply(snippet, edits);
 
-    let ty = erase_lifetimes(hole_type);
+    let ty = erase_lifetimes(&unselfed(hole_type));
+    let Split { before, after, prefix, blocks } = base.split(item_position)?;
     let head = format!(
         "\n#[no_mangle]\n#[allow(warnings)]\npub extern \"C\" fn __lacuna_snippet(__lacuna_table: *const *mut (), \
          __lacuna_moved: *mut u8, __lacuna_out: *mut (), __lacuna_run: *mut ::lacuna::__private::RawRun) -> u32 {{\n    \
-         let __lacuna_body = move || {{\n{lines}        let __lacuna_value: {ty} = {{\n"
+         let __lacuna_body = move || {{\n{prefix}{lines}        let __lacuna_value: {ty} = {{\n"
     );
     let tail = format!(
-        "\n        }};\n        unsafe {{ ::core::ptr::write(__lacuna_out as *mut {ty}, __lacuna_value) }};\n    }};\n    \
-         unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, __lacuna_body) }}\n}}\n"
+        "\n        }};\n        unsafe {{ ::core::ptr::write(__lacuna_out as *mut {ty}, __lacuna_value) }};\n    {}}};\n    \
+         unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, __lacuna_body) }}\n}}\n",
+        "}".repeat(blocks)
     );
-    let (before, after) = base.split(item_position)?;
     let mut text = String::with_capacity(before.len() + after.len() + head.len() + edited.len() + tail.len() + 256);
     text.push_str(&before);
     text.push_str(&head);
@@ -384,8 +433,9 @@ pub fn generate(
     text.push_str(&edited);
     text.push_str(&tail);
     text.push_str(&after);
-    text.push_str(LIBRARY_TRAILER);
-    Ok(SnippetSource { text, first_line, snippet_start, map })
+    let links_host = base.links_host();
+    text.push_str(if links_host { MIRROR_TRAILER } else { LIBRARY_TRAILER });
+    Ok(SnippetSource { text, first_line, snippet_start, map, links_host })
 }
 
 /// The call a nested hole becomes inside the entry (as the host's holes become calls in the instrumented host).
@@ -457,8 +507,17 @@ fn nested_call(
     // The call keeps the hole's line count, so lines after it map back unchanged.
     let newlines = snippet[hole.range.clone()].matches('\n').count().saturating_sub(task.matches('\n').count());
     forgets.push_str(&"\n".repeat(newlines));
-    let ty = hole.ty.as_deref().map(|t| format!("::<{}>", erase_lifetimes(t))).unwrap_or_default();
-    let types: Vec<String> = hole.type_params.iter().map(|p| format!("::core::any::type_name::<{p}>()")).collect();
+    let generic_self = hole.type_params.iter().any(|p| p == "Self");
+    let ty = hole
+        .ty
+        .as_deref()
+        .map(|t| format!("::<{}>", erase_lifetimes(&if generic_self { without_self(t) } else { t.to_owned() })))
+        .unwrap_or_default();
+    let types: Vec<String> = hole
+        .type_params
+        .iter()
+        .map(|p| format!("::core::any::type_name::<{}>()", if p == "Self" { SELF_ALIAS } else { p }))
+        .collect();
     Ok(format!(
         "{{ let __lacuna_nested_task = ::lacuna::__private::task_text(&({task})); \
          let mut __lacuna_nested_moved = [0u8; {}]; \
@@ -480,6 +539,24 @@ fn default_access(b: &Binding) -> Access {
     } else {
         Access::Shared
     }
+}
+
+/// What a trait's `Self` is called inside an entry.
+const SELF_ALIAS: &str = "__LacunaSelf";
+
+/// `ty` with the word `Self` as [`SELF_ALIAS`].
+fn without_self(ty: &str) -> String {
+    let mut out = String::with_capacity(ty.len());
+    let mut rest = ty;
+    while let Some(at) = rest.find("Self") {
+        let before_ok = !rest[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        let after_ok = !rest[at + 4..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        out.push_str(&rest[..at]);
+        out.push_str(if before_ok && after_ok { SELF_ALIAS } else { "Self" });
+        rest = &rest[at + 4..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `std::any::type_name` output as a type the snippet library can name: the host crate's paths start at `crate`,
