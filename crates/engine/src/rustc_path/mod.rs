@@ -104,6 +104,15 @@ impl BuildJob {
                         if std::mem::take(&mut mirror) {
                             continue;
                         }
+                        let no_default = failure.errors.iter().any(|e| {
+                            e.code.as_deref() == Some("E0277") && e.message.contains("Default")
+                        });
+                        if no_default && overrides.values().any(|a| *a == Access::Owned) {
+                            return Err(HoleFailure::runtime(
+                                "cannot run this snippet: it moves a host binding the host uses after the hole, and \
+                                 that binding's type has no `Default` to leave in its place if the snippet faults",
+                            ));
+                        }
                         return Err(HoleFailure::runtime(format!(
                             "Lacuna could not compile the accepted snippet to run it (a Lacuna bug): {}",
                             failure.summary()

@@ -319,6 +319,8 @@ pub fn generate(
         let param = if param == "Self" { SELF_ALIAS } else { param };
         lines.push_str(&format!("        type {param} = {};\n", type_name_as_source(arg)));
     }
+    // Bindings the snippet owns for its run and hands back (see `Access::Owned` below).
+    let (mut write_backs, mut resets) = (String::new(), String::new());
     for (&i, &access) in &accesses {
         let b = &bindings[i];
         let mode = plan.modes[i];
@@ -346,6 +348,19 @@ pub fn generate(
                 "let mut {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }}; \
                  unsafe {{ *__lacuna_moved.add({i}) = 1 }};"
             ),
+            // The host reads it after the hole, so rustc accepted the snippet only if it leaves a value there:
+            // the snippet owns it while it runs and hands it back at the end. If the snippet faults, what it held
+            // may be gone, so the host's place gets the type's default (a type without one cannot run this way).
+            Access::Owned if mode == HostMode::Mutable && b.mutable => {
+                write_backs.push_str(&format!(
+                    "unsafe {{ ::core::ptr::write({ptr} as *mut {ty}, {local}) }}; "
+                ));
+                resets.push_str(&format!(
+                    "if __lacuna_status != 0 {{ unsafe {{ ::core::ptr::write({ptr} as *mut {ty}, \
+                     <{ty} as ::core::default::Default>::default()) }} }} "
+                ));
+                format!("let mut {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }};")
+            }
             Access::Owned => {
                 return Err(ExecError::unsupported(format!(
                     "the snippet moves `{}`, which the host still uses after the hole",
@@ -421,8 +436,9 @@ pub fn generate(
          let __lacuna_body = move || {{\n{prefix}{lines}        let __lacuna_value: {ty} = {{\n"
     );
     let tail = format!(
-        "\n        }};\n        unsafe {{ ::core::ptr::write(__lacuna_out as *mut {ty}, __lacuna_value) }};\n    {}}};\n    \
-         unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, __lacuna_body) }}\n}}\n",
+        "\n        }};\n        {write_backs}unsafe {{ ::core::ptr::write(__lacuna_out as *mut {ty}, __lacuna_value) }};\n    \
+         {}}};\n    let __lacuna_status = unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, __lacuna_body) }};\n    \
+         {resets}__lacuna_status\n}}\n",
         "}".repeat(blocks)
     );
     let mut text = String::with_capacity(before.len() + after.len() + head.len() + edited.len() + tail.len() + 256);
