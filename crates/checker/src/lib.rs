@@ -48,12 +48,14 @@ use rustc::{RustcDiagnostic, RustcOutcome};
 
 /// The `lacuna` crate's type-level surface, as holes are checked against it: the runtime and `agent!`
 /// (`lacuna.rs`), the budgets snippets run under (`budget.rs`), the capabilities (`cap.rs`) and `Classified`
-/// (`classified.rs`), one source file as both compilers see it.
+/// (`classified.rs`), host bindings converted to the types a snippet settled (`retype.rs`), one source file as
+/// both compilers see it.
 pub const PRELUDE_SOURCE: &str = concat!(
     include_str!("../prelude/lacuna.rs"),
     include_str!("../prelude/budget.rs"),
     include_str!("../prelude/cap.rs"),
-    include_str!("../prelude/classified.rs")
+    include_str!("../prelude/classified.rs"),
+    include_str!("../prelude/retype.rs")
 );
 
 /// Snippets larger than this are refused as input errors rather than checked.

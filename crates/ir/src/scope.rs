@@ -73,6 +73,10 @@ pub struct SnippetUses {
     pub self_types: Vec<std::ops::Range<usize>>,
     /// Where a run-time budget check goes: every loop body, function body and closure body of the snippet.
     pub fuel_points: Vec<FuelPoint>,
+    /// Bindings whose type in the program with the snippet in place differs from the host's alone (an unsuffixed
+    /// literal the snippet settles: `let workers = 4;` is `usize` once the snippet divides a length by it), as
+    /// (binding index, type as Rust source there).
+    pub retyped: Vec<(usize, String)>,
 }
 
 /// A place in a snippet where execution should count fuel.

@@ -18,7 +18,23 @@ impl<'a, 'db> Builder<'a, 'db> {
         let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
         let decl = usize::from(source.syntax().text_range().start());
         let binding = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
+        if self.retyped(binding, local, p.syntax()) {
+            return None;
+        }
         Some((binding, local))
+    }
+
+    /// Whether the snippet settles the binding's type differently from the host alone (an unsuffixed literal:
+    /// the host's `let workers = 4;` holds an `i32` the snippet reads as `usize`). Such a binding is not read in
+    /// place: the rustc path converts it.
+    fn retyped(&self, binding: usize, local: Local<'db>, node: &SyntaxNode) -> bool {
+        let Some(module) = self.sema.scope(node).map(|s| s.module()) else { return true };
+        let here = ra_ap_hir::HirDisplay::display_source_code(&local.ty(self.db), self.db, module.into(), false).ok();
+        match &self.bindings[binding].ty {
+            Some(host) => here.as_ref() != Some(host),
+            // A type that cannot be written (a closure) is not one a literal settles.
+            None => false,
+        }
     }
 
     pub(super) fn note_binding(&mut self, binding: usize, ty: Scalar) {
@@ -50,6 +66,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(index) = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()) else {
             return self.unsupported("a local the subset does not know", node);
         };
+        if self.retyped(index, local, node) {
+            return self.unsupported("a host binding whose type the snippet settles", node);
+        }
         let local_ty = local.ty(self.db);
         // A host struct (or a shared reference to one) is read in place, through its address.
         let by_ref = match local_ty.as_reference() {

@@ -321,7 +321,21 @@ pub fn generate(
     }
     // Bindings the snippet owns for its run and hands back (see `Access::Owned` below).
     let (mut write_backs, mut resets) = (String::new(), String::new());
-    for (&i, &access) in &accesses {
+    // Bindings whose number types the snippet settled: a converted copy under their own name (uses are not
+    // rewritten), written back converted where the snippet may write them.
+    let retyped: BTreeMap<usize, &str> = uses
+        .retyped
+        .iter()
+        .filter(|(i, new)| bindings.get(*i).and_then(|b| b.ty.as_deref()).is_some_and(|old| numbers_only_differ(old, new)))
+        .map(|(i, new)| (*i, new.as_str()))
+        .collect();
+    let declared = accesses.clone();
+    for i in retyped.keys() {
+        if let Some(access) = accesses.get_mut(i) {
+            *access = Access::Copy;
+        }
+    }
+    for (&i, &access) in &declared {
         let b = &bindings[i];
         let mode = plan.modes[i];
         let unavailable = || {
@@ -342,6 +356,23 @@ pub fn generate(
         };
         let ptr = format!("(*__lacuna_table.add({i}))");
         let local = if b.is_self { reference_name(i) } else { b.name.clone() };
+        if let Some(new) = retyped.get(&i) {
+            let new = erase_lifetimes(&unselfed(new));
+            let writes = matches!(access, Access::Mutable | Access::Owned)
+                && b.mutable
+                && matches!(mode, HostMode::Mutable | HostMode::Movable);
+            if writes && !(access == Access::Owned && mode == HostMode::Movable) {
+                write_backs.push_str(&format!(
+                    "unsafe {{ *({ptr} as *mut {ty}) = ::lacuna::__retype::Retype::<{ty}>::retype(&{local}) }}; "
+                ));
+            }
+            let mutable = if writes { "mut " } else { "" };
+            lines.push_str(&format!(
+                "        let {mutable}{local}: {new} = ::lacuna::__retype::Retype::<{new}>::retype(unsafe {{ \
+                 &*({ptr} as *const {ty}) }});\n"
+            ));
+            continue;
+        }
         let line = match access {
             Access::Copy => format!("let {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }};"),
             Access::Owned if mode == HostMode::Movable => format!(
@@ -557,6 +588,36 @@ fn default_access(b: &Binding) -> Access {
     }
 }
 
+/// Whether two types are the same but for number types (`Vec<(&str, i32)>` and `Vec<(&str, u32)>`).
+fn numbers_only_differ(a: &str, b: &str) -> bool {
+    const NUMBERS: &[&str] =
+        &["i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64"];
+    let tokens = |t: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut word = String::new();
+        for c in t.chars() {
+            if c.is_alphanumeric() || c == '_' {
+                word.push(c);
+            } else {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+                if !c.is_whitespace() {
+                    out.push(c.to_string());
+                }
+            }
+        }
+        if !word.is_empty() {
+            out.push(word);
+        }
+        out
+    };
+    let (a, b) = (tokens(a), tokens(b));
+    a != b
+        && a.len() == b.len()
+        && a.iter().zip(&b).all(|(x, y)| x == y || NUMBERS.contains(&x.as_str()) && NUMBERS.contains(&y.as_str()))
+}
+
 /// What a trait's `Self` is called inside an entry.
 const SELF_ALIAS: &str = "__LacunaSelf";
 
@@ -739,6 +800,17 @@ mod tests {
         assert_eq!(type_name_as_source("&mut [&u8]"), "&'static mut [&'static u8]");
         assert_eq!(type_name_as_source("core::option::Option<i32>"), "core::option::Option<i32>");
         assert_eq!(type_name_as_source("my::alloc::X"), "my::alloc::X");
+    }
+
+    #[test]
+    fn only_number_types_may_differ_for_a_retyped_binding() {
+        assert!(numbers_only_differ("i32", "usize"));
+        assert!(numbers_only_differ("Vec<(&str, i32)>", "Vec<(&str, u32)>"));
+        assert!(numbers_only_differ("[f64; 3]", "[f32; 3]"));
+        assert!(!numbers_only_differ("i32", "i32"));
+        assert!(!numbers_only_differ("Vec<i32>", "VecDeque<i32>"));
+        assert!(!numbers_only_differ("&'a str", "&str"));
+        assert!(!numbers_only_differ("[i32; 3]", "[i32; 4]"));
     }
 
     #[test]
