@@ -410,6 +410,26 @@ impl RaSession {
 
     /// The `T` in `Result<T, HoleError>` of the hole whose `agent` token starts at `offset` (spliced
     /// coordinates); `None` if rust-analyzer cannot tell.
+    /// The type of the innermost expression around `range` (a snippet in place: what it settles its hole's type
+    /// to), as rust-analyzer displays it.
+    pub fn expr_type(&self, range: std::ops::Range<usize>) -> Option<String> {
+        let db = self.host.raw_database();
+        ra_ap_hir::attach_db(db, || {
+            let sema = Semantics::new(db);
+            let file_id = sema.attach_first_edition(self.host_file);
+            let file = sema.parse(file_id);
+            let range = TextRange::new((range.start as u32).into(), (range.end as u32).into());
+            let node = match file.syntax().covering_element(range) {
+                ra_ap_syntax::NodeOrToken::Node(n) => n,
+                ra_ap_syntax::NodeOrToken::Token(t) => t.parent()?,
+            };
+            let expr = node.ancestors().find_map(ast::Expr::cast)?;
+            let ty = sema.type_of_expr(&expr)?.original;
+            let scope = sema.scope(expr.syntax())?;
+            (!ty.is_unknown()).then(|| ty.display_truncated(db, None, scope.krate().to_display_target(db)).to_string())
+        })
+    }
+
     pub fn hole_type(&self, offset: usize) -> Option<HoleType> {
         // Types (nested `dyn`, say) are only displayed with the database attached to the thread.
         ra_ap_hir::attach_db(self.host.raw_database(), || self.hole_type_attached(offset))

@@ -255,6 +255,9 @@ pub struct PreparedHost {
     glue_types: Vec<Option<String>>,
     /// rust-analyzer's (false) errors on the unfilled host, which rustc accepted: ignored in every check.
     baseline: Vec<BaselineKey>,
+    /// Per hole: its type is settled only by the snippet (the unfilled host fails only with "type annotations
+    /// needed" inside the statement around it), so each snippet is checked with `T` inferred from it.
+    pub inferred: Vec<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -339,10 +342,22 @@ impl Checker {
             return Err(CheckerError::NoHoles { name: name.to_owned() });
         }
         let unfilled = host.unfilled();
+        let mut inferred = vec![false; host.holes.len()];
         match self.rustc_check(&unfilled.text)? {
             RustcOutcome::Finished { errors } if !errors.is_empty() => {
-                let errors = errors.iter().map(|e| map_host_rustc(e, &unfilled, &host.line_index)).collect();
-                return Err(CheckerError::HostDoesNotCompile { name: name.to_owned(), errors });
+                // Holes whose type only a snippet settles: rustc accepts the host with a fitting snippet in place.
+                match holes_settled_by_snippets(&host, &unfilled, &errors) {
+                    Some(holes) => {
+                        for i in holes {
+                            inferred[i] = true;
+                        }
+                    }
+                    None => {
+                        let errors =
+                            errors.iter().map(|e| map_host_rustc(e, &unfilled, &host.line_index)).collect();
+                        return Err(CheckerError::HostDoesNotCompile { name: name.to_owned(), errors });
+                    }
+                }
             }
             RustcOutcome::Finished { .. } => {}
             RustcOutcome::TimedOut => {
@@ -372,9 +387,15 @@ impl Checker {
                 _ => None,
             })
             .collect();
+        let mut expected_types = expected_types;
+        for (ty, inferred) in expected_types.iter_mut().zip(&inferred) {
+            if *inferred {
+                *ty = None;
+            }
+        }
         let glue_types = self.confirm_glue_types(&host, &expected_types)?;
         let expected_types = expected_types.into_iter().map(|t| t.map(|t| t.display)).collect();
-        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline })
+        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline, inferred })
     }
 
     /// Which holes' types rustc agrees with, written as rust-analyzer renders them. One rustc run when all
@@ -668,6 +689,18 @@ impl Checker {
         }
         timings.check = ms(started.elapsed());
         let notes = notes.into_inner();
+        // A hole whose type the snippet settles: say which type it settled.
+        let expected_type = match prepared.inferred[hole] && diagnostics.is_empty() {
+            true => {
+                let (text, range) = (spliced.text.clone(), snippet_range.clone());
+                let settled = self.with_ra(move |ra| {
+                    ra.set_text(&text);
+                    Ok(ra.expr_type(range))
+                })?;
+                Some(format!("{} (inferred from the snippet)", settled.as_deref().unwrap_or("_")))
+            }
+            false => expected_type,
+        };
         Ok(Some(Verdict {
             accepted: diagnostics.is_empty(),
             decided_by: DecidedBy::Rustc,
@@ -1000,6 +1033,29 @@ fn map_rustc(d: &RustcDiagnostic, spliced: &Spliced, host: &Host, hole: usize, i
 }
 
 /// A rustc error in the unfilled host, in host coordinates.
+/// The holes whose type only a snippet can settle, when that is all that keeps the unfilled host from compiling:
+/// every error is rustc's "type annotations needed" (E0282, E0283, E0284) inside the statement around a hole.
+/// `None` when any error is something else.
+fn holes_settled_by_snippets(host: &Host, unfilled: &Spliced, errors: &[RustcDiagnostic]) -> Option<Vec<usize>> {
+    let statements = host.hole_statements();
+    let mut holes = Vec::new();
+    for e in errors {
+        let code = e.code.as_ref().map(|c| c.code.as_str());
+        if !matches!(code, Some("E0282" | "E0283" | "E0284")) {
+            return None;
+        }
+        let start = match primary_span(e).map(|s| unfilled.origin(s.byte_start)) {
+            Some(Origin::Host(start)) => start,
+            _ => return None,
+        };
+        let hole = statements.iter().position(|r| r.start <= start && start < r.end)?;
+        if !holes.contains(&hole) {
+            holes.push(hole);
+        }
+    }
+    Some(holes)
+}
+
 fn map_host_rustc(d: &RustcDiagnostic, unfilled: &Spliced, host_index: &LineIndex) -> Diagnostic {
     let (start, end) = match primary_span(d).map(|s| (unfilled.origin(s.byte_start), unfilled.origin(s.byte_end))) {
         Some((Origin::Host(s), Origin::Host(e))) => (s, e.max(s)),

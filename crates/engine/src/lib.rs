@@ -54,6 +54,12 @@ pub enum ExecError {
     Unsupported { detail: String },
     #[error("{host} has no `fn main()`; `lacuna run` runs a program")]
     NoMain { host: String },
+    #[error(
+        "{host}: the type of hole {hole} (line {line}) is settled only by its snippet, and `lacuna run` compiles the \
+         host before any snippet exists; give the hole's value a type the host fixes (e.g. `let n: i32 = \
+         agent!(..).unwrap();`, then use `n`), or use `lacuna check`, which infers it from each snippet"
+    )]
+    InferredHole { host: String, hole: usize, line: u32 },
     #[error("internal error: {detail}")]
     Internal { detail: String },
 }

@@ -103,6 +103,10 @@ impl Engine {
         if !has_main(&prepared.host.text) {
             return Err(ExecError::NoMain { host: name.to_owned() });
         }
+        if let Some(i) = prepared.inferred.iter().position(|&inferred| inferred) {
+            let hole = &prepared.host.holes[i];
+            return Err(ExecError::InferredHole { host: name.to_owned(), hole: hole.number, line: hole.line });
+        }
         let signatures = lacuna_checker::prompt_signatures(&prepared.host.text);
         let started = Instant::now();
         // A `dylib` snippet libraries link to (one copy of the host's statics and types in the process); a

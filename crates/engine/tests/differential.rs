@@ -97,8 +97,12 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
     if let Some(kind) = case.policy {
         return policy_rejects(shared, case, engine, kind);
     }
+    let unloadable = case.run.as_ref().is_some_and(|r| r.outcome == "host-error");
     if case.expect != Expect::Accepted && case.run.is_none() {
         return rejected_stays_rejected(shared, case, engine);
+    }
+    if unloadable {
+        return host_does_not_load(shared, case, engine);
     }
     let expected = match &case.run {
         Some(run) => Outcome { stdout: run.stdout.clone().unwrap_or_default(), status: 0 },
@@ -161,9 +165,25 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
     Ok(())
 }
 
+/// A host `lacuna run` cannot load (a hole whose type only its snippet settles) is refused with the reason, and
+/// nothing runs.
+fn host_does_not_load(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), Failed> {
+    match loaded(shared, case, engine) {
+        Err(e) if e.contains("settled only by its snippet") => Ok(()),
+        Err(e) => Err(format!("{}:{}: the host did not load, but not as expected: {e}", case.file.display(), case.line).into()),
+        Ok(_) => Err(format!("{}:{}: the case says the host cannot load, but it did", case.file.display(), case.line).into()),
+    }
+}
+
 /// A snippet rustc rejects is rejected under `lacuna run` too: neither the checker nor the JIT subset's own
 /// acceptance (which skips rustc) may accept it.
 fn rejected_stays_rejected(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), Failed> {
+    // A host `lacuna run` refuses to load runs nothing at all.
+    if let Err(e) = loaded(shared, case, engine) {
+        if e.contains("settled only by its snippet") {
+            return Ok(());
+        }
+    }
     let (_, report) = run_case(shared, case, engine)?;
     let site = &report.sites[case.hole];
     if site.calls > 0 && site.accepted != Some(false) {
@@ -220,6 +240,15 @@ fn policy_rejects(
         .into());
     }
     Ok(())
+}
+
+/// The case's host as loaded by one engine (once per engine), or why it does not load.
+fn loaded(shared: &mut Shared, case: &Case, engine: usize) -> Result<Arc<LoadedHost>, String> {
+    let Shared { engines, hosts, .. } = &mut *shared;
+    hosts[engine]
+        .entry(case.host.clone())
+        .or_insert_with(|| engines[engine].load("host.rs", &case.host).map_err(|e| e.to_string()))
+        .clone()
 }
 
 /// Runs the case's host (loaded once per engine) with the case's snippet in its hole: what it printed, and the

@@ -90,14 +90,15 @@ impl Case {
 /// The expected outcome of `lacuna run` for a case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunExpect {
-    /// `ok`, `runtime`, `budget:<resource>` or `rejected`.
+    /// `ok`, `runtime`, `budget:<resource>`, `rejected` or `host-error`.
     pub outcome: String,
     /// What the host prints (from an `=== stdout` section).
     pub stdout: Option<String>,
 }
 
+/// `host-error`: `lacuna run` cannot load the host at all (a hole whose type only the snippet settles).
 const RUN_OUTCOMES: &[&str] =
-    &["ok", "runtime", "budget:fuel", "budget:time", "budget:stack", "budget:memory", "rejected"];
+    &["ok", "runtime", "budget:fuel", "budget:time", "budget:stack", "budget:memory", "rejected", "host-error"];
 
 #[derive(Debug, thiserror::Error)]
 #[error("{file}:{line}: {message}")]
