@@ -88,8 +88,9 @@ impl Host {
         Spliced::new(self, None)
     }
 
-    /// Per hole, the host range of the statement (or item) around it: where an error about its type can be.
-    pub(crate) fn hole_statements(&self) -> Vec<std::ops::Range<usize>> {
+    /// Per hole, the host range of the function around it (else of the hole itself): where rustc's "type
+    /// annotations needed" about the hole's value can be (`let i = agent!(..).unwrap(); v[i]`).
+    pub(crate) fn hole_functions(&self) -> Vec<std::ops::Range<usize>> {
         use ra_ap_syntax::{ast, AstNode, Edition, SourceFile, TextRange};
         let file = SourceFile::parse(&self.text, Edition::Edition2021).tree();
         self.holes
@@ -100,17 +101,9 @@ impl Host {
                     ra_ap_syntax::NodeOrToken::Node(n) => Some(n),
                     ra_ap_syntax::NodeOrToken::Token(t) => t.parent(),
                 };
-                node.and_then(|n| {
-                    // The hole's own macro call is an item to the parser; the statement is around it.
-                    n.ancestors().filter(|a| a.kind() != ra_ap_syntax::SyntaxKind::MACRO_CALL).find(|a| {
-                        ast::Stmt::can_cast(a.kind()) || ast::Item::can_cast(a.kind()) || {
-                        // A function body's tail expression is its own statement.
-                        a.parent().is_some_and(|p| ast::StmtList::can_cast(p.kind()))
-                    }
-                    })
-                })
-                .map(|n| usize::from(n.text_range().start())..usize::from(n.text_range().end()))
-                .unwrap_or_else(|| hole.range.clone())
+                node.and_then(|n| n.ancestors().find(|a| ast::Fn::can_cast(a.kind())))
+                    .map(|n| usize::from(n.text_range().start())..usize::from(n.text_range().end()))
+                    .unwrap_or_else(|| hole.range.clone())
             })
             .collect()
     }

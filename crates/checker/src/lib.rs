@@ -256,7 +256,7 @@ pub struct PreparedHost {
     /// rust-analyzer's (false) errors on the unfilled host, which rustc accepted: ignored in every check.
     baseline: Vec<BaselineKey>,
     /// Per hole: its type is settled only by the snippet (the unfilled host fails only with "type annotations
-    /// needed" inside the statement around it), so each snippet is checked with `T` inferred from it.
+    /// needed" inside the function around it), so each snippet is checked with `T` inferred from it.
     pub inferred: Vec<bool>,
 }
 
@@ -343,6 +343,7 @@ impl Checker {
         }
         let unfilled = host.unfilled();
         let mut inferred = vec![false; host.holes.len()];
+
         match self.rustc_check(&unfilled.text)? {
             RustcOutcome::Finished { errors } if !errors.is_empty() => {
                 // Holes whose type only a snippet settles: rustc accepts the host with a fitting snippet in place.
@@ -387,6 +388,8 @@ impl Checker {
                 _ => None,
             })
             .collect();
+        // Every hole in a function with such errors has its type from its snippet (rust-analyzer may guess one
+        // rustc does not settle, `agent!(..).unwrap() + five` as `i32`); rustc decides with the snippet in place.
         let mut expected_types = expected_types;
         for (ty, inferred) in expected_types.iter_mut().zip(&inferred) {
             if *inferred {
@@ -544,6 +547,8 @@ impl Checker {
         // Violations that only rustc's acceptance makes final: an item safe mode could not resolve is usually an
         // error rustc names better; if rustc accepts, safe mode still rejects.
         let mut deferred: Vec<policy::Violation> = Vec::new();
+        // rust-analyzer's parser found errors: rustc's parser names them.
+        let mut unparsed = false;
         if depth > MAX_RA_NESTING || tokens > MAX_RA_TOKENS {
             if policy.is_some() {
                 let message = format!(
@@ -582,10 +587,15 @@ impl Checker {
             // rust-analyzer failing (a panic inside it) is no verdict: rustc decides alone.
             if let Ok(analysed) = analysed {
                 match analysed.outcome {
-                    analysis::Outcome::SyntaxErrors(errors) => {
-                        let diagnostics =
-                            errors.iter().map(|d| map_ra(d, &spliced, host, hole, &snippet_index)).collect();
-                        return reject(DecidedBy::RustAnalyzer, dedup(diagnostics), timings);
+                    // rustc's parser names what is wrong (an error code for many mistakes rust-analyzer calls a
+                    // syntax error): rustc rejects it too, and decides. Safe mode could not inspect a snippet
+                    // that does not parse, so the answer is a rejection either way.
+                    analysis::Outcome::SyntaxErrors(_) => {
+                        unparsed = true;
+                        if policy.is_some() {
+                            let message = "the snippet does not parse, so safe mode could not inspect it";
+                            deferred.push(unverifiable(message.into()));
+                        }
                     }
                     analysis::Outcome::EscapesHole => {
                         let diagnostic = Diagnostic::whole_snippet(
@@ -606,7 +616,10 @@ impl Checker {
                         // "Type annotations needed" alone is often rust-analyzer's echo of something it did not
                         // resolve (a path it does not report); rustc names the real cause, or accepts.
                         let only_unknown_types = new_errors.iter().all(|d| d.kind == "type-annotations-needed");
-                        if !new_errors.is_empty() && !only_unknown_types {
+                        let rustc_names = new_errors
+                            .iter()
+                            .any(|d| d.code.as_deref().is_some_and(|c| RA_CODES_RUSTC_NAMES.contains(&c)));
+                        if !new_errors.is_empty() && !only_unknown_types && !rustc_names {
                             return reject(DecidedBy::RustAnalyzer, dedup(new_errors), timings);
                         }
                     }
@@ -614,7 +627,7 @@ impl Checker {
                     analysis::Outcome::NotAsked => {}
                 }
             }
-            if let Some(policy) = policy {
+            if let Some(policy) = policy.filter(|_| !unparsed) {
                 let (policy, range) = (policy.clone(), snippet_range.clone());
                 let started = Instant::now();
                 let text = spliced.text.clone();
@@ -940,15 +953,35 @@ fn tail_span(spliced: &Spliced, snippet_len: usize) -> (usize, usize) {
     (start.min(snippet_len), trimmed_end.max(start))
 }
 
+/// rust-analyzer's codes where rustc's differ for the same error, read from its message: a field access on a
+/// primitive type is E0610 to rustc (rust-analyzer says E0609, "no field on type").
+fn rustc_code<'c>(code: &'c str, message: &str) -> &'c str {
+    const PRIMITIVES: &[&str] = &[
+        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "bool",
+        "char", "{integer}", "{float}",
+    ];
+    match code {
+        "E0609" if PRIMITIVES.iter().any(|p| message.ends_with(&format!("on type `{p}`"))) => "E0610",
+        _ => code,
+    }
+}
+
+/// rust-analyzer's codes that do not say which error rustc will name: an unresolved name (E0425, where rustc
+/// tells apart a type used as a value, E0423, a local captured by a nested fn, E0434, `Self` outside an impl,
+/// E0411) and `break` outside a loop (E0268, where rustc names labeled blocks, closures and async blocks). A
+/// rejection with one of them is left to rustc, which rejects too and names the error.
+const RA_CODES_RUSTC_NAMES: &[&str] = &["E0425", "E0268"];
+
 fn map_ra(d: &RaDiagnostic, spliced: &Spliced, host: &Host, hole: usize, idx: &LineIndex) -> Diagnostic {
     let (location, (line, column), (end_line, end_column), note) = locate(d.start, d.end, spliced, host, hole, idx);
-    let kind = match &d.code {
+    let code = d.code.as_deref().map(|c| rustc_code(c, &d.message).to_owned());
+    let kind = match &code {
         Some(code) => kind_for_code(code).to_owned(),
         None => diagnostic::kind_for_ra_name(&d.name).to_owned(),
     };
     Diagnostic {
         severity: Severity::Error,
-        code: d.code.clone(),
+        code,
         kind,
         message: d.message.clone(),
         label: None,
@@ -1034,10 +1067,10 @@ fn map_rustc(d: &RustcDiagnostic, spliced: &Spliced, host: &Host, hole: usize, i
 
 /// A rustc error in the unfilled host, in host coordinates.
 /// The holes whose type only a snippet can settle, when that is all that keeps the unfilled host from compiling:
-/// every error is rustc's "type annotations needed" (E0282, E0283, E0284) inside the statement around a hole.
+/// every error is rustc's "type annotations needed" (E0282, E0283, E0284) inside the function around a hole.
 /// `None` when any error is something else.
 fn holes_settled_by_snippets(host: &Host, unfilled: &Spliced, errors: &[RustcDiagnostic]) -> Option<Vec<usize>> {
-    let statements = host.hole_statements();
+    let statements = host.hole_functions();
     let mut holes = Vec::new();
     for e in errors {
         let code = e.code.as_ref().map(|c| c.code.as_str());
@@ -1048,9 +1081,15 @@ fn holes_settled_by_snippets(host: &Host, unfilled: &Spliced, errors: &[RustcDia
             Some(Origin::Host(start)) => start,
             _ => return None,
         };
-        let hole = statements.iter().position(|r| r.start <= start && start < r.end)?;
-        if !holes.contains(&hole) {
-            holes.push(hole);
+        let around: Vec<usize> =
+            statements.iter().enumerate().filter(|(_, r)| r.start <= start && start < r.end).map(|(i, _)| i).collect();
+        if around.is_empty() {
+            return None;
+        }
+        for hole in around {
+            if !holes.contains(&hole) {
+                holes.push(hole);
+            }
         }
     }
     Some(holes)
