@@ -1,7 +1,8 @@
 //! `lacuna run`: what it costs to accept and execute a snippet, against recompiling the program with rustc.
 //!
 //! Run: `cargo bench -p lacuna-cli --bench run` (add `-- --json` for a machine-readable summary, `-- --kernels`
-//! for the kernel table alone).
+//! for the kernel table alone, `-- --files a,b` for the cases of those testdata files only, `-- --skip-files a,b`
+//! for all others).
 //!
 //! For every accepted testdata case that runs to completion (the differential suite's cases), in one process:
 //! - lacuna, rustc path: the wall time the host waits at the hole: check, lower, compile (overlapped with rustc's
@@ -31,10 +32,20 @@ fn main() {
     if std::env::args().any(|a| a == "--share") {
         return share_by_case();
     }
+    // `--files a,b`: only the cases of those testdata files (by stem); `--skip-files a,b`: all but those.
+    let list = |flag: &str| -> Option<Vec<String>> {
+        let args: Vec<String> = std::env::args().collect();
+        let at = args.iter().position(|a| a == flag)?;
+        Some(args.get(at + 1)?.split(',').map(str::to_owned).collect())
+    };
+    let (only, skip) = (list("--files"), list("--skip-files"));
+    let stem = |c: &lacuna_testdata::Case| c.name.split('/').next().unwrap_or_default().to_owned();
     let cases: Vec<_> = lacuna_testdata::load_all()
         .expect("testdata loads")
         .into_iter()
         .filter(|c| c.expect == Expect::Accepted && c.run.is_none() && !kernels_only)
+        .filter(|c| only.as_ref().is_none_or(|o| o.contains(&stem(c))))
+        .filter(|c| skip.as_ref().is_none_or(|s| !s.contains(&stem(c))))
         .collect();
     let cache = tempfile::tempdir().expect("temp dir");
     let checker = Checker::new(CheckerOptions {

@@ -46,7 +46,8 @@ pub(crate) struct HoleType {
 
 /// What rust-analyzer made of a spliced host.
 pub(crate) enum Outcome {
-    SyntaxErrors(Vec<RaDiagnostic>),
+    /// The spliced program does not parse.
+    SyntaxErrors,
     /// The snippet's text closes or reaches past the block it was put in.
     EscapesHole,
     /// Type errors (possibly none).
@@ -259,18 +260,8 @@ impl RaSession {
         let parse = started.elapsed();
         let outcome = if !errors.is_empty() {
             if semantic {
-                Outcome::SyntaxErrors(
-                    errors
-                        .iter()
-                        .map(|e| RaDiagnostic {
-                            start: usize::from(e.range().start()),
-                            end: usize::from(e.range().end()),
-                            code: None,
-                            name: "syntax-error".into(),
-                            message: crate::diagnostic::syntax_message(&e.to_string()),
-                        })
-                        .collect(),
-                )
+                // rustc's parser names the errors (with codes for many of them): see `Checker::check`.
+                Outcome::SyntaxErrors
             } else {
                 // Without rust-analyzer's verdicts, rustc judges syntax.
                 Outcome::NotAsked

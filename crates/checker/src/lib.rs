@@ -590,7 +590,7 @@ impl Checker {
                     // rustc's parser names what is wrong (an error code for many mistakes rust-analyzer calls a
                     // syntax error): rustc rejects it too, and decides. Safe mode could not inspect a snippet
                     // that does not parse, so the answer is a rejection either way.
-                    analysis::Outcome::SyntaxErrors(_) => {
+                    analysis::Outcome::SyntaxErrors => {
                         unparsed = true;
                         if policy.is_some() {
                             let message = "the snippet does not parse, so safe mode could not inspect it";
@@ -616,9 +616,10 @@ impl Checker {
                         // "Type annotations needed" alone is often rust-analyzer's echo of something it did not
                         // resolve (a path it does not report); rustc names the real cause, or accepts.
                         let only_unknown_types = new_errors.iter().all(|d| d.kind == "type-annotations-needed");
-                        let rustc_names = new_errors
+                        let rustc_names = errors
                             .iter()
-                            .any(|d| d.code.as_deref().is_some_and(|c| RA_CODES_RUSTC_NAMES.contains(&c)));
+                            .filter(|d| !is_baseline(d, &spliced, &prepared.baseline))
+                            .any(|d| rustc_names_it(d, &spliced.text));
                         if !new_errors.is_empty() && !only_unknown_types && !rustc_names {
                             return reject(DecidedBy::RustAnalyzer, dedup(new_errors), timings);
                         }
@@ -966,11 +967,34 @@ fn rustc_code<'c>(code: &'c str, message: &str) -> &'c str {
     }
 }
 
-/// rust-analyzer's codes that do not say which error rustc will name: an unresolved name (E0425, where rustc
-/// tells apart a type used as a value, E0423, a local captured by a nested fn, E0434, `Self` outside an impl,
-/// E0411) and `break` outside a loop (E0268, where rustc names labeled blocks, closures and async blocks). A
-/// rejection with one of them is left to rustc, which rejects too and names the error.
-const RA_CODES_RUSTC_NAMES: &[&str] = &["E0425", "E0268"];
+/// Whether rustc, not rust-analyzer, should name this error: `break` outside a loop (E0268, where rustc names
+/// labeled blocks, closures and async blocks), and an unresolved name that is something else somewhere (E0425,
+/// where rustc tells apart a type or a macro used as a value, E0423, a local a nested fn would capture, E0434,
+/// `Self` outside an impl, E0411). A name declared nowhere, the usual mistake, stays rust-analyzer's (fast).
+/// A rejection left to rustc is still a rejection: rustc rejects too.
+fn rustc_names_it(d: &RaDiagnostic, text: &str) -> bool {
+    const STD_MACROS: &[&str] = &[
+        "println", "print", "eprintln", "eprint", "format", "vec", "assert", "assert_eq", "assert_ne", "panic",
+        "write", "writeln", "matches", "dbg", "todo", "unimplemented", "unreachable",
+    ];
+    match d.code.as_deref() {
+        Some("E0268") => true,
+        Some("E0425") => {
+            let name = text.get(d.start..d.end).unwrap_or("").trim();
+            let declared = |prefix: &str| text.contains(&format!("{prefix}{name}"));
+            name.is_empty()
+                || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                || name.starts_with(|c: char| c.is_uppercase())
+                || STD_MACROS.contains(&name)
+                || declared("let ")
+                || declared("let mut ")
+                || declared("macro_rules! ")
+                || text.contains(&format!("{name}:"))
+                || text.contains(&format!("|{name}|"))
+        }
+        _ => false,
+    }
+}
 
 fn map_ra(d: &RaDiagnostic, spliced: &Spliced, host: &Host, hole: usize, idx: &LineIndex) -> Diagnostic {
     let (location, (line, column), (end_line, end_column), note) = locate(d.start, d.end, spliced, host, hole, idx);
