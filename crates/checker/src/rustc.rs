@@ -30,6 +30,8 @@ pub struct RustcError {
     pub code: Option<String>,
     pub message: String,
     pub spans: Vec<std::ops::Range<usize>>,
+    /// The primary spans (where rustc points the error), a subset of `spans`.
+    pub primary: Vec<std::ops::Range<usize>>,
 }
 
 impl RustcError {
@@ -43,7 +45,14 @@ impl RustcError {
         }
         let mut all = Vec::new();
         spans(d, file_name, &mut all);
-        RustcError { code: d.code.as_ref().map(|c| c.code.clone()), message: d.message.clone(), spans: all }
+        let primary = d
+            .spans
+            .iter()
+            .filter(|s| s.is_primary)
+            .filter_map(|s| s.in_file(file_name))
+            .map(|s| s.byte_start..s.byte_end)
+            .collect();
+        RustcError { code: d.code.as_ref().map(|c| c.code.clone()), message: d.message.clone(), spans: all, primary }
     }
 }
 

@@ -318,16 +318,24 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc, dylib: bool) -> Result
             }
             continue;
         }
-        // Each implicated binding is demoted one step per round (several errors often name the same one).
+        // Each implicated binding is demoted one step per round (several errors often name the same one): the
+        // one an error points at when its primary span is in an entry (`log` when a closure in the table holds it
+        // borrowed), else every entry its spans touch.
         let mut implicated = std::collections::BTreeSet::new();
         for error in &errors {
-            for span in &error.spans {
-                for (site, binding, range) in &rendered.entries {
-                    if range.start <= span.start && span.end <= range.end {
-                        implicated.insert((*site, *binding));
+            let in_entries = |spans: &[Range<usize>]| -> Vec<(usize, usize)> {
+                let mut out = Vec::new();
+                for span in spans {
+                    for (site, binding, range) in &rendered.entries {
+                        if range.start <= span.start && span.end <= range.end {
+                            out.push((*site, *binding));
+                        }
                     }
                 }
-            }
+                out
+            };
+            let pointed = in_entries(&error.primary);
+            implicated.extend(if pointed.is_empty() { in_entries(&error.spans) } else { pointed });
         }
         let mut demoted = false;
         for (site, binding) in implicated {
