@@ -592,7 +592,8 @@ impl RaSession {
                             out.uses.push(BindingUse { binding, range: rel(token.text_range()), kind });
                             if !out.retyped.iter().any(|(b, _)| *b == binding) {
                                 let module = sema.scope(name_ref.syntax()).map(|s| s.module());
-                                let ty = module.and_then(|m| local.ty(db).display_source_code(db, m.into(), false).ok());
+                                let ty =
+                                    module.and_then(|m| local.ty(db).display_source_code(db, m.into(), false).ok());
                                 if let Some(ty) = ty.filter(|t| bindings[binding].ty.as_deref() != Some(t.as_str())) {
                                     out.retyped.push((binding, ty));
                                 }

@@ -353,7 +353,10 @@ pub fn export(text: &str, holes: &[Range<usize>]) -> Export {
         .iter()
         .map(|(module, chain)| SiteExport {
             mirror_at: mirror_ends.get(module).copied().unwrap_or(mirror.len()),
-            blocks: chain.iter().map(|&id| block_scope(&blocks[id], moved.get(&id).map(|b| import_of(b, &moved)))).collect(),
+            blocks: chain
+                .iter()
+                .map(|&id| block_scope(&blocks[id], moved.get(&id).map(|b| import_of(b, &moved))))
+                .collect(),
         })
         .collect();
     Export { edits, mirror, sites }
@@ -414,7 +417,11 @@ fn field_pub_edits(fields: Option<ast::FieldList>, out: &mut Vec<HostEdit>) {
 /// Where each module's items end (the file's end for the crate root, else before the inline module's `}`), and
 /// whether it is inline.
 fn module_ends(file: &SourceFile, len: usize) -> BTreeMap<Vec<String>, (usize, bool)> {
-    fn walk(items: impl Iterator<Item = ast::Item>, path: &mut Vec<String>, out: &mut BTreeMap<Vec<String>, (usize, bool)>) {
+    fn walk(
+        items: impl Iterator<Item = ast::Item>,
+        path: &mut Vec<String>,
+        out: &mut BTreeMap<Vec<String>, (usize, bool)>,
+    ) {
         for item in items {
             if let ast::Item::Module(m) = item {
                 let (Some(name), Some(list)) = (m.name(), m.item_list()) else { continue };
@@ -449,7 +456,8 @@ fn mirror_module(
     out: &mut String,
     ends: &mut BTreeMap<Vec<String>, usize>,
 ) {
-    let prefix: String = std::iter::once(format!("::{HOST_CRATE}")).chain(path.iter().cloned()).collect::<Vec<_>>().join("::");
+    let prefix: String =
+        std::iter::once(format!("::{HOST_CRATE}")).chain(path.iter().cloned()).collect::<Vec<_>>().join("::");
     let mut seen = std::collections::BTreeSet::new();
     for item in items {
         let cfg = cfg_attrs(&item);

@@ -354,8 +354,7 @@ impl Checker {
                         }
                     }
                     None => {
-                        let errors =
-                            errors.iter().map(|e| map_host_rustc(e, &unfilled, &host.line_index)).collect();
+                        let errors = errors.iter().map(|e| map_host_rustc(e, &unfilled, &host.line_index)).collect();
                         return Err(CheckerError::HostDoesNotCompile { name: name.to_owned(), errors });
                     }
                 }
@@ -958,8 +957,24 @@ fn tail_span(spliced: &Spliced, snippet_len: usize) -> (usize, usize) {
 /// primitive type is E0610 to rustc (rust-analyzer says E0609, "no field on type").
 fn rustc_code<'c>(code: &'c str, message: &str) -> &'c str {
     const PRIMITIVES: &[&str] = &[
-        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "bool",
-        "char", "{integer}", "{float}",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "i128",
+        "isize",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "u128",
+        "usize",
+        "f32",
+        "f64",
+        "bool",
+        "char",
+        "{integer}",
+        "{float}",
     ];
     match code {
         "E0609" if PRIMITIVES.iter().any(|p| message.ends_with(&format!("on type `{p}`"))) => "E0610",
@@ -974,8 +989,23 @@ fn rustc_code<'c>(code: &'c str, message: &str) -> &'c str {
 /// A rejection left to rustc is still a rejection: rustc rejects too.
 fn rustc_names_it(d: &RaDiagnostic, text: &str) -> bool {
     const STD_MACROS: &[&str] = &[
-        "println", "print", "eprintln", "eprint", "format", "vec", "assert", "assert_eq", "assert_ne", "panic",
-        "write", "writeln", "matches", "dbg", "todo", "unimplemented", "unreachable",
+        "println",
+        "print",
+        "eprintln",
+        "eprint",
+        "format",
+        "vec",
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "panic",
+        "write",
+        "writeln",
+        "matches",
+        "dbg",
+        "todo",
+        "unimplemented",
+        "unreachable",
     ];
     match d.code.as_deref() {
         Some("E0268") => true,

@@ -168,10 +168,15 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
 /// A host `lacuna run` cannot load (a hole whose type only its snippet settles) is refused with the reason, and
 /// nothing runs.
 fn host_does_not_load(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), Failed> {
-    match loaded(shared, case, engine) {
+    match loaded(shared, engine, &case.host) {
         Err(e) if e.contains("settled only by its snippet") => Ok(()),
-        Err(e) => Err(format!("{}:{}: the host did not load, but not as expected: {e}", case.file.display(), case.line).into()),
-        Ok(_) => Err(format!("{}:{}: the case says the host cannot load, but it did", case.file.display(), case.line).into()),
+        Err(e) => {
+            Err(format!("{}:{}: the host did not load, but not as expected: {e}", case.file.display(), case.line)
+                .into())
+        }
+        Ok(_) => {
+            Err(format!("{}:{}: the case says the host cannot load, but it did", case.file.display(), case.line).into())
+        }
     }
 }
 
@@ -179,7 +184,7 @@ fn host_does_not_load(shared: &mut Shared, case: &Case, engine: usize) -> Result
 /// acceptance (which skips rustc) may accept it.
 fn rejected_stays_rejected(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), Failed> {
     // A host `lacuna run` refuses to load runs nothing at all.
-    if let Err(e) = loaded(shared, case, engine) {
+    if let Err(e) = loaded(shared, engine, &case.host) {
         if e.contains("settled only by its snippet") {
             return Ok(());
         }
@@ -242,12 +247,12 @@ fn policy_rejects(
     Ok(())
 }
 
-/// The case's host as loaded by one engine (once per engine), or why it does not load.
-fn loaded(shared: &mut Shared, case: &Case, engine: usize) -> Result<Arc<LoadedHost>, String> {
+/// A host text as loaded by one engine (once per engine and text), or why it does not load.
+fn loaded(shared: &mut Shared, engine: usize, text: &Arc<str>) -> Result<Arc<LoadedHost>, String> {
     let Shared { engines, hosts, .. } = &mut *shared;
     hosts[engine]
-        .entry(case.host.clone())
-        .or_insert_with(|| engines[engine].load("host.rs", &case.host).map_err(|e| e.to_string()))
+        .entry(text.clone())
+        .or_insert_with(|| engines[engine].load("host.rs", text).map_err(|e| e.to_string()))
         .clone()
 }
 
@@ -259,14 +264,7 @@ fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, 
     let stateful = case.host.contains("static ") || case.host.contains("thread_local!");
     let text: Arc<str> =
         if stateful { format!("{}\n// {} {engine}\n", case.host, case.name).into() } else { case.host.clone() };
-    let host = {
-        let Shared { engines, hosts, .. } = &mut *shared;
-        hosts[engine]
-            .entry(text.clone())
-            .or_insert_with(|| engines[engine].load("host.rs", &text).map_err(|e| e.to_string()))
-            .clone()
-            .map_err(|e| format!("the host does not load: {e}"))?
-    };
+    let host = loaded(shared, engine, &text).map_err(|e| format!("the host does not load: {e}"))?;
     let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
     shared.engines[engine].set_policy(case.policy());
     let (stdout, report) = lacuna_testdata::capture_stdout(|| shared.engines[engine].run(&host, snippets))?;

@@ -454,7 +454,9 @@ fn render(
     let mut pending = export.unwrap_or_default().iter().peekable();
     // The host's text up to `limit` with the export's edits in it, each followed by an anchor.
     let mut copy_until = |text: &mut String, anchors: &mut Vec<(usize, usize)>, at: &mut usize, limit: usize| {
-        while let Some(edit) = pending.next_if(|e| e.range.start < limit || (e.range.is_empty() && e.range.start == limit && limit == host.text.len())) {
+        while let Some(edit) = pending.next_if(|e| {
+            e.range.start < limit || (e.range.is_empty() && e.range.start == limit && limit == host.text.len())
+        }) {
             if edit.range.start < *at {
                 continue;
             }

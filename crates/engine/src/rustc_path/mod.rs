@@ -104,9 +104,10 @@ impl BuildJob {
                         if std::mem::take(&mut mirror) {
                             continue;
                         }
-                        let no_default = failure.errors.iter().any(|e| {
-                            e.code.as_deref() == Some("E0277") && e.message.contains("Default")
-                        });
+                        let no_default = failure
+                            .errors
+                            .iter()
+                            .any(|e| e.code.as_deref() == Some("E0277") && e.message.contains("Default"));
                         if no_default && overrides.values().any(|a| *a == Access::Owned) {
                             return Err(HoleFailure::runtime(
                                 "cannot run this snippet: it moves a host binding the host uses after the hole, and \
@@ -150,9 +151,7 @@ pub(crate) fn load_artifact(
         let install = match source.links_host {
             true => None,
             false => Some(
-                *library
-                    .get::<InstallFn>(b"__lacuna_install\0")
-                    .map_err(|e| runtime(load_error(&built.library, e)))?,
+                *library.get::<InstallFn>(b"__lacuna_install\0").map_err(|e| runtime(load_error(&built.library, e)))?,
             ),
         };
         (entry, install)

@@ -326,7 +326,9 @@ pub fn generate(
     let retyped: BTreeMap<usize, &str> = uses
         .retyped
         .iter()
-        .filter(|(i, new)| bindings.get(*i).and_then(|b| b.ty.as_deref()).is_some_and(|old| numbers_only_differ(old, new)))
+        .filter(|(i, new)| {
+            bindings.get(*i).and_then(|b| b.ty.as_deref()).is_some_and(|old| numbers_only_differ(old, new))
+        })
         .map(|(i, new)| (*i, new.as_str()))
         .collect();
     let declared = accesses.clone();
@@ -383,9 +385,7 @@ pub fn generate(
             // the snippet owns it while it runs and hands it back at the end. If the snippet faults, what it held
             // may be gone, so the host's place gets the type's default (a type without one cannot run this way).
             Access::Owned if mode == HostMode::Mutable && b.mutable => {
-                write_backs.push_str(&format!(
-                    "unsafe {{ ::core::ptr::write({ptr} as *mut {ty}, {local}) }}; "
-                ));
+                write_backs.push_str(&format!("unsafe {{ ::core::ptr::write({ptr} as *mut {ty}, {local}) }}; "));
                 resets.push_str(&format!(
                     "if __lacuna_status != 0 {{ unsafe {{ ::core::ptr::write({ptr} as *mut {ty}, \
                      <{ty} as ::core::default::Default>::default()) }} }} "
