@@ -507,6 +507,7 @@ impl RaSession {
                     is_self: local.is_self(db),
                     const_opaque: const_opaque(db, local),
                     const_value: const_value(db, local),
+                    callable: callable_of(db, &ty, module),
                 });
             }
             scope_info.bindings.sort_by_key(|b| b.decl);
@@ -919,4 +920,34 @@ fn has_block_local_impls(file: &ra_ap_syntax::SourceFile) -> bool {
 fn vfs_path(path: &std::path::Path) -> Option<VfsPath> {
     let utf8 = Utf8PathBuf::from_path_buf(path.to_path_buf()).ok()?;
     AbsPathBuf::try_from(utf8).ok().map(VfsPath::from)
+}
+
+/// The `Fn` trait a closure-like local is called through: a closure, a type parameter bounded by an `Fn` trait,
+/// an `impl Fn(..)` parameter (not fn items and pointers: those are ordinary values whose type can be written).
+fn callable_of(
+    db: &dyn ra_ap_hir::db::HirDatabase,
+    ty: &ra_ap_hir::Type<'_>,
+    module: ra_ap_hir::Module,
+) -> Option<lacuna_ir::Callable> {
+    use ra_ap_hir::{CallableKind, FnTrait};
+    if !(ty.is_closure() || ty.as_type_param(db).is_some()) {
+        return None;
+    }
+    let callable = ty.as_callable(db)?;
+    let kind = match callable.kind() {
+        CallableKind::Closure(closure) => closure.fn_trait(db),
+        CallableKind::FnImpl(fn_trait) => fn_trait,
+        _ => return None,
+    };
+    let kind = match kind {
+        FnTrait::Fn => lacuna_ir::FnKind::Fn,
+        FnTrait::FnMut => lacuna_ir::FnKind::FnMut,
+        FnTrait::FnOnce => lacuna_ir::FnKind::FnOnce,
+        FnTrait::AsyncFn | FnTrait::AsyncFnMut | FnTrait::AsyncFnOnce => return None,
+    };
+    let written = |t: &ra_ap_hir::Type<'_>| t.display_source_code(db, module.into(), false).ok();
+    let params = callable.params().iter().map(|p| written(p.ty())).collect::<Option<Vec<_>>>()?;
+    let ret = callable.return_type();
+    let ret = if ret.is_unit() { String::new() } else { format!(" -> {}", written(&ret)?) };
+    Some(lacuna_ir::Callable { kind, signature: format!("({}){ret}", params.join(", ")) })
 }

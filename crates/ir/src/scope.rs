@@ -26,6 +26,36 @@ pub struct Binding {
     /// The value rustc's compile-time evaluation knows at the hole, when the binding is immutable and initialized
     /// with an integer literal (possibly negated): `let limit: i64 = 6;`.
     pub const_value: Option<i128>,
+    /// The binding is a callable whose type cannot be named where the snippet runs — a closure, a type parameter
+    /// bounded by an `Fn` trait, an `impl Fn(..)` parameter — with the `Fn` trait it is called through.
+    pub callable: Option<Callable>,
+}
+
+/// How a closure-like binding is called: the `Fn` trait (`FnMut(&str) -> usize`) its value is handed over as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Callable {
+    pub kind: FnKind,
+    /// Parameters and return type, as written after the trait's name: `(i32, &str) -> bool`, `()`.
+    pub signature: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FnKind {
+    Fn,
+    FnMut,
+    FnOnce,
+}
+
+impl Callable {
+    /// The trait as written in a bound or after `dyn`: `FnMut(u32) -> bool`.
+    pub fn trait_text(&self) -> String {
+        let name = match self.kind {
+            FnKind::Fn => "Fn",
+            FnKind::FnMut => "FnMut",
+            FnKind::FnOnce => "FnOnce",
+        };
+        format!("{name}{}", self.signature)
+    }
 }
 
 /// The bindings and context of one hole.

@@ -351,20 +351,51 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc, dylib: bool) -> Result
     Err(ExecError::Instrument { detail: format!("no binding table compiled after {MAX_ROUNDS} rounds") })
 }
 
-/// A host closure (its type shown as `impl Fn(..) -> ..` or `impl FnMut(..)`, which cannot be written) as the
-/// `dyn` reference the snippet's entry receives it as, and whether that reference is `&mut` (an `FnMut`, which
-/// the host must have declared `mut`). `FnOnce` closures are not handed over.
-pub(crate) fn closure_as_dyn(binding: &Binding) -> Option<(String, bool)> {
-    if binding.ty.is_some() {
-        return None;
+/// How a host closure (a closure, a type parameter bounded by an `Fn` trait, an `impl Fn(..)` parameter: types the
+/// snippet's entry cannot name) is handed to the snippet: as a `dyn` value of its `Fn` trait.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ClosurePass {
+    /// `&dyn Fn(..)`: the snippet gets a copy of the reference.
+    Shared(String),
+    /// `&mut dyn FnMut(..)` (the host declared the binding `mut`).
+    Mutable(String),
+    /// `Option<Box<dyn FnOnce(..) + '_>>`, which the snippet takes the closure out of when it calls it; only when
+    /// the host does not use the closure after the hole (else nothing is handed over).
+    Once(String),
+}
+
+impl ClosurePass {
+    /// The type of the host's local that holds the closure for the entry.
+    pub(crate) fn host_type(&self) -> String {
+        match self {
+            ClosurePass::Shared(t) => format!("&dyn {t}"),
+            ClosurePass::Mutable(t) => format!("&mut dyn {t}"),
+            ClosurePass::Once(t) => {
+                format!("::core::option::Option<::std::boxed::Box<dyn {t} + '_>>")
+            }
+        }
     }
-    let shown = binding.ty_display.trim();
-    if let Some(rest) = shown.strip_prefix("impl Fn(") {
-        return Some((format!("&dyn Fn({rest}"), false));
+
+    /// The type the snippet sees the binding as.
+    pub(crate) fn snippet_type(&self) -> String {
+        match self {
+            ClosurePass::Shared(t) => format!("&dyn {t}"),
+            ClosurePass::Mutable(t) => format!("&mut dyn {t}"),
+            ClosurePass::Once(t) => format!("::std::boxed::Box<dyn {t}>"),
+        }
     }
-    match shown.strip_prefix("impl FnMut(") {
-        Some(rest) if binding.mutable => Some((format!("&mut dyn FnMut({rest}"), true)),
-        _ => None,
+}
+
+/// See [`ClosurePass`]. An `FnMut` the host did not declare `mut` cannot be called through, so it is not handed
+/// over.
+pub(crate) fn closure_as_dyn(binding: &Binding) -> Option<ClosurePass> {
+    let callable = binding.callable.as_ref()?;
+    let text = callable.trait_text();
+    match callable.kind {
+        lacuna_ir::FnKind::Fn => Some(ClosurePass::Shared(text)),
+        lacuna_ir::FnKind::FnMut if binding.mutable => Some(ClosurePass::Mutable(text)),
+        lacuna_ir::FnKind::FnMut => None,
+        lacuna_ir::FnKind::FnOnce => Some(ClosurePass::Once(text)),
     }
 }
 
@@ -478,12 +509,19 @@ fn render(
         text.push_str(&format!("let mut __lacuna_moved = [0u8; {}]; ", bindings.len()));
         // A closure's type cannot be written in the snippet's entry: it gets the closure as a `dyn` reference.
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
-            if let (Some((dyn_ty, mutable)), false) = (closure_as_dyn(binding), *mode == HostMode::Absent) {
-                let start = text.len();
-                let borrow = if mutable { "&mut " } else { "&" };
-                text.push_str(&format!("let __lacuna_dyn_{i}: {dyn_ty} = {borrow}{}; ", binding.name));
-                entries.push((index, i, start..text.len()));
-            }
+            let Some(pass) = closure_as_dyn(binding) else { continue };
+            let value = match (&pass, mode) {
+                (_, HostMode::Absent) => continue,
+                (ClosurePass::Shared(_), _) => format!("&{}", binding.name),
+                (ClosurePass::Mutable(_), _) => format!("&mut {}", binding.name),
+                (ClosurePass::Once(_), HostMode::Movable) => {
+                    format!("::core::option::Option::Some(::std::boxed::Box::new({}))", binding.name)
+                }
+                (ClosurePass::Once(_), _) => continue,
+            };
+            let start = text.len();
+            text.push_str(&format!("let mut __lacuna_dyn_{i}: {} = {value}; ", pass.host_type()));
+            entries.push((index, i, start..text.len()));
         }
         text.push_str(&format!("let __lacuna_value = ::lacuna::__private::enter{ty}({}, &[", plan.site));
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
@@ -491,8 +529,11 @@ fn render(
             let name = &binding.name;
             match mode {
                 HostMode::Absent => text.push_str("::core::ptr::null_mut::<()>()"),
+                HostMode::Shared | HostMode::Mutable if matches!(closure_as_dyn(binding), Some(ClosurePass::Once(_))) => {
+                    text.push_str("::core::ptr::null_mut::<()>()")
+                }
                 _ if closure_as_dyn(binding).is_some() => {
-                    text.push_str(&format!("::core::ptr::addr_of!(__lacuna_dyn_{i}) as *mut ()"))
+                    text.push_str(&format!("::core::ptr::addr_of_mut!(__lacuna_dyn_{i}) as *mut ()"))
                 }
                 HostMode::Movable | HostMode::Mutable if binding.mutable => {
                     text.push_str(&format!("::core::ptr::addr_of_mut!({name}) as *mut ()"))
@@ -511,7 +552,7 @@ fn render(
             .unwrap_or_default();
         text.push_str(&format!("], &mut __lacuna_moved, &[{}], &__lacuna_task); ", type_names.join(", ")));
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
-            if *mode == HostMode::Movable {
+            if *mode == HostMode::Movable && closure_as_dyn(binding).is_none() {
                 let start = text.len();
                 text.push_str(&format!("if __lacuna_moved[{i}] != 0 {{ ::core::mem::forget({}); }} ", binding.name));
                 entries.push((index, i, start..text.len()));

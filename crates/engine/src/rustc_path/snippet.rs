@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use lacuna_ir::{Binding, FuelPoint, SnippetUses, UseKind};
 
-use crate::rustc_path::instrument::{HostMode, Instrumented, SitePlan};
+use crate::rustc_path::instrument::{ClosurePass, HostMode, Instrumented, SitePlan};
 use crate::ExecError;
 
 /// How the entry makes one binding available to the snippet.
@@ -302,10 +302,13 @@ pub fn generate(
         }
     }
     accesses.extend(nested_only);
-    // A host closure arrives as a `dyn` reference (see `closure_as_dyn`): a copy of it is all the snippet needs.
+    // A host closure arrives as a `dyn` reference (see `closure_as_dyn`): a copy of it is all the snippet needs; an
+    // `FnOnce` arrives boxed, to be taken.
     for (i, access) in accesses.iter_mut() {
-        if crate::rustc_path::instrument::closure_as_dyn(&bindings[*i]).is_some() {
-            *access = Access::Copy;
+        match crate::rustc_path::instrument::closure_as_dyn(&bindings[*i]) {
+            Some(ClosurePass::Once(_)) => *access = Access::Owned,
+            Some(_) => *access = Access::Copy,
+            None => {}
         }
     }
     // A hole in a generic function runs per instantiation: its type parameters become aliases of the types
@@ -315,7 +318,15 @@ pub fn generate(
     // the snippet.
     let generic_self = scope.type_params.iter().any(|p| p == "Self");
     let unselfed = |ty: &str| if generic_self { without_self(ty) } else { ty.to_owned() };
+    // A parameter that is a host closure's type (`f: F` with `F: Fn(i32) -> i32`) is often a closure's or a fn
+    // item's, which cannot be named: the closure is handed over as `dyn`, and the parameter is left undeclared.
+    let closure_param = |param: &str| {
+        bindings.iter().any(|b| b.callable.is_some() && b.ty.as_deref() == Some(param))
+    };
     for (param, arg) in scope.type_params.iter().zip(type_args) {
+        if closure_param(param) {
+            continue;
+        }
         let param = if param == "Self" { SELF_ALIAS } else { param };
         lines.push_str(&format!("        type {param} = {};\n", type_name_as_source(arg)));
     }
@@ -350,8 +361,21 @@ pub fn generate(
             return Err(unavailable());
         }
         let closure = crate::rustc_path::instrument::closure_as_dyn(b);
+        if let Some(pass @ ClosurePass::Once(_)) = &closure {
+            if mode != HostMode::Movable {
+                return Err(unavailable());
+            }
+            let (held, ty) = (pass.host_type(), pass.snippet_type());
+            lines.push_str(&format!(
+                "        let {local}: {ty} = unsafe {{ (*({ptr} as *mut {held})).take() }}\
+                 .expect(\"a host `FnOnce` closure is handed to one snippet once\");\n",
+                ptr = format!("(*__lacuna_table.add({i}))"),
+                local = b.name,
+            ));
+            continue;
+        }
         let ty = match &closure {
-            Some((dyn_ty, _)) => dyn_ty.clone(),
+            Some(pass) => pass.snippet_type(),
             None => b.ty.as_deref().map(|t| erase_lifetimes(&unselfed(t))).ok_or_else(|| {
                 ExecError::unsupported(format!("the type of `{}` ({}) cannot be written as Rust", b.name, b.ty_display))
             })?,
@@ -832,6 +856,7 @@ mod tests {
             is_self: false,
             const_opaque: false,
             const_value: None,
+            callable: None,
         }
     }
 
