@@ -8,9 +8,11 @@
 //! - cases that say `run=KIND` (faults, rejections) are not compared with a reference program (it would crash or
 //!   hang): the hole must evaluate to that kind of error and the host must print the case's `=== stdout`, which
 //!   shows it went on with its data intact.
+//! - a host that panics (exit status 101) must be reported where rustc's program reports it, in the host's own
+//!   lines and columns.
 //!
-//! Host output goes to the process's own stdout, so each run redirects file descriptor 1 to a file
-//! ([`lacuna_testdata::capture_stdout`]); tests run one at a time.
+//! Host output goes to the process's own stdout and stderr, so each run redirects file descriptors 1 and 2 to
+//! files ([`lacuna_testdata::capture_output`]); tests run one at a time.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -41,6 +43,9 @@ struct Shared {
 struct Outcome {
     stdout: String,
     status: i32,
+    /// Where the host panicked (exit status 101), as `LINE:COL` of the host's own text: rustc's program reports
+    /// the position in its spliced text, which is mapped back; `lacuna run` must report the host's.
+    panic_at: Option<String>,
 }
 
 fn main() {
@@ -105,7 +110,7 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
         return host_does_not_load(shared, case, engine);
     }
     let expected = match &case.run {
-        Some(run) => Outcome { stdout: run.stdout.clone().unwrap_or_default(), status: 0 },
+        Some(run) => Outcome { stdout: run.stdout.clone().unwrap_or_default(), status: 0, panic_at: None },
         None => match shared.references.get(&case.name) {
             Some(outcome) => outcome.clone(),
             None => {
@@ -115,8 +120,9 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
             }
         },
     };
-    let (stdout, report) = run_case(shared, case, engine)?;
-    let got = Outcome { stdout, status: report.exit_status };
+    let (stdout, stderr, report) = run_case(shared, case, engine)?;
+    let panic_at = (report.exit_status == 101).then(|| panic_position(&stderr, "host.rs")).flatten();
+    let got = Outcome { stdout, status: report.exit_status, panic_at };
     let site = &report.sites[case.hole];
     if engine == 1 && case.jit && site.path != Some(lacuna_engine::ExecPath::Jit) {
         return Err(format!(
@@ -189,7 +195,7 @@ fn rejected_stays_rejected(shared: &mut Shared, case: &Case, engine: usize) -> R
             return Ok(());
         }
     }
-    let (_, report) = run_case(shared, case, engine)?;
+    let (_, _, report) = run_case(shared, case, engine)?;
     let site = &report.sites[case.hole];
     if site.calls > 0 && site.accepted != Some(false) {
         return Err(format!(
@@ -217,7 +223,7 @@ fn policy_rejects(
     engine: usize,
     kind: lacuna_checker::ViolationKind,
 ) -> Result<(), Failed> {
-    let (stdout, report) = run_case(shared, case, engine)?;
+    let (stdout, _, report) = run_case(shared, case, engine)?;
     // Nothing of it ran: the attacks aim their writes at the canary, and their host prints its data last.
     if Path::new(CANARY).exists() {
         return Err(format!("{}:{}: {CANARY} exists after the run", case.file.display(), case.line).into());
@@ -258,7 +264,7 @@ fn loaded(shared: &mut Shared, engine: usize, text: &Arc<str>) -> Result<Arc<Loa
 
 /// Runs the case's host (loaded once per engine) with the case's snippet in its hole: what it printed, and the
 /// report.
-fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, RunReport), Failed> {
+fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, String, RunReport), Failed> {
     // A loaded host's statics live as long as the process, and a snippet acts on them: a host with state gets a
     // library of its own per case (a comment at its end makes it another build), as rustc's program starts afresh.
     let stateful = case.host.contains("static ") || case.host.contains("thread_local!");
@@ -267,23 +273,27 @@ fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, 
     let host = loaded(shared, engine, &text).map_err(|e| format!("the host does not load: {e}"))?;
     let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
     shared.engines[engine].set_policy(case.policy());
-    let (stdout, report) = lacuna_testdata::capture_stdout(|| shared.engines[engine].run(&host, snippets))?;
-    Ok((stdout, report.map_err(|e| format!("the run failed: {e}"))?))
+    let (stdout, stderr, report) = lacuna_testdata::capture_output(|| shared.engines[engine].run(&host, snippets))?;
+    Ok((stdout, stderr, report.map_err(|e| format!("the run failed: {e}"))?))
 }
 
 /// The host with the snippet spliced in, compiled by rustc (debug build, like the libraries Lacuna builds) and
 /// run as its own process.
 fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
-    let text = shared.engines[0]
+    let (text, hole) = shared.engines[0]
         .with_checker(|checker| {
             let prepared = checker.prepare("host.rs", &case.host)?;
-            Ok::<_, lacuna_checker::CheckerError>(checker.spliced_text(&prepared, case.hole, &case.snippet))
+            // The spliced text is the host's up to the hole and after it, then the prelude.
+            let added = checker.spliced_text(&prepared, case.hole, &case.snippet).len() as isize
+                - (prepared.host.text.len() + lacuna_checker::PRELUDE_INJECTION.len()) as isize;
+            let hole = (prepared.host.holes[case.hole].range.clone(), added);
+            Ok::<_, lacuna_checker::CheckerError>((checker.spliced_text(&prepared, case.hole, &case.snippet), hole))
         })
         .ok_or("the engine is closed")??;
     let dir = shared.scratch.path();
     let source = dir.join("reference.rs");
     let binary = dir.join("reference");
-    std::fs::write(&source, text)?;
+    std::fs::write(&source, &text)?;
     let out = Command::new(&shared.rustc)
         .args(["--edition", "2021", "-C", "debug-assertions=on", "--cap-lints", "allow", "--extern"])
         .arg(format!("lacuna={}", shared.rlib.display()))
@@ -295,5 +305,53 @@ fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
         return Err(format!("the reference program does not compile:\n{}", String::from_utf8_lossy(&out.stderr)).into());
     }
     let run = Command::new(&binary).current_dir(dir).env("RUST_BACKTRACE", "0").output()?;
-    Ok(Outcome { stdout: String::from_utf8_lossy(&run.stdout).into_owned(), status: run.status.code().unwrap_or(-1) })
+    let status = run.status.code().unwrap_or(-1);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    // A position past the snippet moves back by the length the splice added.
+    let (hole, added) = hole;
+    let panic_at = (status == 101)
+        .then(|| {
+            let at = panic_position(&stderr, "reference.rs")?;
+            let offset = offset_of(&text, &at)?;
+            let host_offset = if offset < hole.start {
+                offset
+            } else if offset as isize >= hole.end as isize + added {
+                (offset as isize - added) as usize
+            } else {
+                return Some(format!("{at} (in the snippet)"));
+            };
+            Some(line_col(&case.host, host_offset))
+        })
+        .flatten();
+    Ok(Outcome { stdout: String::from_utf8_lossy(&run.stdout).into_owned(), status, panic_at })
+}
+
+/// `LINE:COL` of the first "panicked at PATH:LINE:COL" in a program's stderr whose path names `file`.
+fn panic_position(stderr: &str, file: &str) -> Option<String> {
+    stderr.match_indices("panicked at ").find_map(|(at, needle)| {
+        let rest = stderr[at + needle.len()..].lines().next()?;
+        let mut parts = rest.rsplitn(4, ':');
+        let _message_start = parts.next()?;
+        let (col, line, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let ok = path.ends_with(file) && line.parse::<u32>().is_ok() && col.parse::<u32>().is_ok();
+        ok.then(|| format!("{line}:{col}"))
+    })
+}
+
+/// The byte offset of rustc's `LINE:COL` (1-based; columns count characters) in `text`.
+fn offset_of(text: &str, at: &str) -> Option<usize> {
+    let (line, col) = at.split_once(':')?;
+    let (line, col): (usize, usize) = (line.parse().ok()?, col.parse().ok()?);
+    let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+    let line_text = text[start..].split('\n').next()?;
+    let within = line_text.char_indices().nth(col - 1).map_or(line_text.len(), |(i, _)| i);
+    Some(start + within)
+}
+
+/// rustc's `LINE:COL` of a byte offset of `text`.
+fn line_col(text: &str, offset: usize) -> String {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    format!("{line}:{col}")
 }
