@@ -454,10 +454,12 @@ impl Checker {
         &self.policy
     }
 
-    /// The fast part of [`Checker::check`] alone: `Some(rejection)` when the parser, rust-analyzer or Lacuna's
-    /// rules reject the snippet, `None` when only rustc can decide (then [`Checker::check`] gives the verdict; its
-    /// rust-analyzer part is cached by then). Never an acceptance. Lets a caller start work that pays off only
-    /// for accepted snippets while rustc checks.
+    /// The fast part of [`Checker::check`]: `Some(rejection)` when the parser, rust-analyzer or Lacuna's rules
+    /// reject the snippet; `None` when rust-analyzer found no error and only rustc can confirm (then
+    /// [`Checker::check`] gives the verdict; its rust-analyzer part is cached by then). Where rust-analyzer's view
+    /// is incomplete (its errors are no verdict, or it failed), rustc decides right here and `Some` is its
+    /// verdict, an acceptance possibly. Lets a caller start work that pays off only for accepted snippets while
+    /// rustc checks, and lets the JIT subset add its own checks to a clean rust-analyzer analysis.
     pub fn precheck(
         &mut self,
         prepared: &PreparedHost,
@@ -490,7 +492,8 @@ impl Checker {
         self.check_inner(prepared, hole, snippet, Stage::RustcOnly, None).map(|v| v.expect("a full check decides"))
     }
 
-    /// `None` only for [`Stage::Fast`] when rustc would have to decide.
+    /// `None` only for [`Stage::Fast`] when rustc would have to decide and rust-analyzer found no error in the
+    /// snippet (rustc decides here whenever rust-analyzer's view was incomplete).
     fn check_inner(
         &mut self,
         prepared: &PreparedHost,
@@ -548,6 +551,11 @@ impl Checker {
         let mut deferred: Vec<policy::Violation> = Vec::new();
         // rust-analyzer's parser found errors: rustc's parser names them.
         let mut unparsed = false;
+        // rust-analyzer analysed the spliced program and found no error of the snippet's: the only state in which
+        // the fast path may hand the decision back (the JIT subset's own acceptance builds on it). Its errors that
+        // are no verdict (beside block-local impls, "type annotations needed" alone, names rustc must resolve), a
+        // failure inside it, or a syntax error all leave the decision to rustc here.
+        let mut ra_clean = false;
         if depth > MAX_RA_NESTING || tokens > MAX_RA_TOKENS {
             if policy.is_some() {
                 let message = format!(
@@ -622,6 +630,7 @@ impl Checker {
                         if !new_errors.is_empty() && !only_unknown_types && !rustc_names {
                             return reject(DecidedBy::RustAnalyzer, dedup(new_errors), timings);
                         }
+                        ra_clean = new_errors.is_empty();
                     }
                     analysis::Outcome::Policy(violations) => return policy_reject(violations, timings),
                     analysis::Outcome::NotAsked => {}
@@ -649,7 +658,7 @@ impl Checker {
 
         // With deferred violations the answer is a rejection either way (rustc's, or safe mode's): never let a
         // caller accept on the fast path.
-        if stage == Stage::Fast && deferred.is_empty() {
+        if stage == Stage::Fast && deferred.is_empty() && ra_clean {
             return Ok(None);
         }
         // 3. rustc's word.

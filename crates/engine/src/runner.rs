@@ -546,7 +546,9 @@ impl Shared {
                 .map_err(|e| HoleFailure::model(e.to_string()))?;
             let pre_ms = ms(pre_started);
             let verdict = match pre {
-                Some(rejection) => rejection,
+                // A rejection, or rustc's verdict where rust-analyzer's analysis was not clean (the JIT subset's
+                // own acceptance may build only on a clean one).
+                Some(decided) => decided,
                 None => {
                     // A snippet with holes of its own runs on the rustc path, built once its holes are known.
                     nests = has_holes(prepared, hole_index, snippet);
