@@ -404,20 +404,46 @@ impl RaSession {
     /// The type of the innermost expression around `range` (a snippet in place: what it settles its hole's type
     /// to), as rust-analyzer displays it.
     pub fn expr_type(&self, range: std::ops::Range<usize>) -> Option<String> {
+        self.expr_types(range).map(|t| t.display)
+    }
+
+    /// The type of the expression covering `range`, for people and, when it can be written there, as source.
+    pub fn expr_types(&self, range: std::ops::Range<usize>) -> Option<HoleType> {
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);
             let file_id = sema.attach_first_edition(self.host_file);
             let file = sema.parse(file_id);
             let range = TextRange::new((range.start as u32).into(), (range.end as u32).into());
-            let node = match file.syntax().covering_element(range) {
-                ra_ap_syntax::NodeOrToken::Node(n) => n,
-                ra_ap_syntax::NodeOrToken::Token(t) => t.parent()?,
-            };
-            let expr = node.ancestors().find_map(ast::Expr::cast)?;
+            // The innermost expression around all of `range`; inside a macro's arguments (`println!("{}",
+            // agent!(..))`), in its expansion.
+            let token = file.syntax().token_at_offset(range.start()).right_biased()?;
+            let expr = sema.descend_into_macros(token).into_iter().find_map(|descended| {
+                descended.parent_ancestors().filter_map(ast::Expr::cast).find(|expr| {
+                    sema.original_range_opt(expr.syntax())
+                        .is_some_and(|r| r.file_id.file_id(db) == self.host_file && r.range.contains_range(range))
+                })
+            })?;
             let ty = sema.type_of_expr(&expr)?.original;
             let scope = sema.scope(expr.syntax())?;
-            (!ty.is_unknown()).then(|| ty.display_truncated(db, None, scope.krate().to_display_target(db)).to_string())
+            let module = scope.module();
+            // A fn item or a closure cannot be named; as a function pointer it can (rustc confirms it fits).
+            let fn_pointer = || {
+                let callable = ty.as_callable(db)?;
+                if !matches!(callable.kind(), ra_ap_hir::CallableKind::Function(_) | ra_ap_hir::CallableKind::Closure(_))
+                {
+                    return None;
+                }
+                let written = |t: &ra_ap_hir::Type<'_>| t.display_source_code(db, module.into(), false).ok();
+                let params = callable.params().iter().map(|p| written(p.ty())).collect::<Option<Vec<_>>>()?;
+                let ret = callable.return_type();
+                let ret = if ret.is_unit() { String::new() } else { format!(" -> {}", written(&ret)?) };
+                Some(format!("fn({}){ret}", params.join(", ")))
+            };
+            (!ty.is_unknown()).then(|| HoleType {
+                display: ty.display_truncated(db, None, scope.krate().to_display_target(db)).to_string(),
+                source: ty.display_source_code(db, module.into(), false).ok().or_else(fn_pointer),
+            })
         })
     }
 

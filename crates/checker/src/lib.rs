@@ -162,6 +162,19 @@ pub struct Timings {
     pub rustc: Option<f64>,
 }
 
+/// What [`Checker::settle`] made of a host's inferred holes.
+#[derive(Debug)]
+pub enum Settled {
+    /// The host with every inferred hole typed.
+    Host(Box<PreparedHost>),
+    /// No snippet was given for this (0-based) hole.
+    Missing { hole: usize },
+    /// The snippet for this hole is rejected, so nothing settles its type.
+    Rejected { hole: usize, verdict: Box<Verdict> },
+    /// The type the snippet settles (when rust-analyzer could tell) cannot be written at the hole.
+    Unwritable { hole: usize, ty: Option<String> },
+}
+
 /// The answer for one snippet.
 #[derive(Debug, Clone, Serialize)]
 pub struct Verdict {
@@ -398,6 +411,57 @@ impl Checker {
         let glue_types = self.confirm_glue_types(&host, &expected_types)?;
         let expected_types = expected_types.into_iter().map(|t| t.map(|t| t.display)).collect();
         Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline, inferred })
+    }
+
+    /// A host with holes whose types only their snippets settle ([`PreparedHost::inferred`]), each such hole
+    /// typed from the snippet given for it, so the host can be compiled before it runs: the snippet must be
+    /// accepted, and rustc must accept the host with the type it settles written at the hole.
+    pub fn settle(
+        &mut self,
+        prepared: &PreparedHost,
+        snippets: &std::collections::BTreeMap<usize, String>,
+    ) -> Result<Settled, CheckerError> {
+        let mut types: Vec<(usize, analysis::HoleType)> = Vec::new();
+        for hole in (0..prepared.host.holes.len()).filter(|&h| prepared.inferred[h]) {
+            let Some(snippet) = snippets.get(&hole) else { return Ok(Settled::Missing { hole }) };
+            let verdict = self.check(prepared, hole, snippet)?;
+            if !verdict.accepted {
+                return Ok(Settled::Rejected { hole, verdict: Box::new(verdict) });
+            }
+            let spliced = prepared.host.splice(hole, &normalize(snippet), None);
+            let range = spliced.snippet_range().expect("a spliced host has a snippet");
+            let text = spliced.text.clone();
+            let ty = self.with_ra(move |ra| {
+                ra.set_text(&text);
+                Ok(ra.expr_types(range))
+            })?;
+            match ty {
+                Some(ty) if ty.source.is_some() => types.push((hole, ty)),
+                ty => return Ok(Settled::Unwritable { hole, ty: ty.map(|t| t.display) }),
+            }
+        }
+        let written: Vec<(usize, &str)> = types.iter().map(|(h, t)| (*h, t.source.as_deref().unwrap_or("_"))).collect();
+        let compiles = matches!(
+            self.rustc_check(&prepared.host.with_typed_placeholders(&written))?,
+            RustcOutcome::Finished { errors } if errors.is_empty()
+        );
+        if !compiles {
+            let (hole, ty) = &types[0];
+            return Ok(Settled::Unwritable { hole: *hole, ty: Some(ty.display.clone()) });
+        }
+        let mut settled = prepared.clone();
+        for (hole, ty) in &types {
+            settled.glue_types[*hole] = ty.source.clone();
+            settled.expected_types[*hole] = ty.source.clone();
+            settled.inferred[*hole] = false;
+        }
+        // Against the type it settled (a closure's as a function pointer, say), the snippet must still be accepted.
+        for (hole, ty) in types {
+            if !self.check(&settled, hole, &snippets[&hole])?.accepted {
+                return Ok(Settled::Unwritable { hole, ty: ty.source });
+            }
+        }
+        Ok(Settled::Host(Box::new(settled)))
     }
 
     /// Which holes' types rustc agrees with, written as rust-analyzer renders them. One rustc run when all

@@ -197,7 +197,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let engine = Engine::new(checker, options)?;
     let name = args.host.display().to_string();
-    let host = engine.load(&name, &host_text)?;
+    // Snippets given up front also settle the types of holes only they settle.
+    let up_front = if agent.is_some() { BTreeMap::new() } else { snippets.clone() };
+    let host = engine.load_for(&name, &host_text, &up_front)?;
     let holes = host.prepared.host.holes.len() as u32;
     if let Some((&site, _)) = snippets.iter().find(|(&site, _)| site > holes) {
         bail!("{name} has {holes} hole(s); there is no hole {site}");

@@ -56,10 +56,20 @@ pub enum ExecError {
     NoMain { host: String },
     #[error(
         "{host}: the type of hole {hole} (line {line}) is settled only by its snippet, and `lacuna run` compiles the \
-         host before any snippet exists; give the hole's value a type the host fixes (e.g. `let n: i32 = \
-         agent!(..).unwrap();`, then use `n`), or use `lacuna check`, which infers it from each snippet"
+         host before a model writes one; give the hole's value a type the host fixes (e.g. `let n: i32 = \
+         agent!(..).unwrap();`, then use `n`), or give its snippet up front (`--snippet {hole}=FILE`)"
     )]
     InferredHole { host: String, hole: usize, line: u32 },
+    #[error(
+        "{host}: the type of hole {hole} (line {line}) is settled only by its snippet, which is rejected, so the \
+         host cannot be compiled:\n{diagnostics}"
+    )]
+    InferredHoleRejected { host: String, hole: usize, line: u32, diagnostics: String },
+    #[error(
+        "{host}: hole {hole} (line {line}) would have the type its snippet settles ({ty}), which cannot be written \
+         at the hole; give the hole's value a type the host fixes"
+    )]
+    InferredHoleUnwritable { host: String, hole: usize, line: u32, ty: String },
     #[error("internal error: {detail}")]
     Internal { detail: String },
 }

@@ -97,15 +97,54 @@ impl Engine {
 
     /// Checks, instruments, compiles (or finds cached) and loads a host.
     pub fn load(&self, name: &str, text: &str) -> Result<Arc<LoadedHost>, ExecError> {
+        self.load_for(name, text, &BTreeMap::new())
+    }
+
+    /// [`Engine::load`] for a run whose snippets are known up front (hole number, from 1, to snippet): a hole
+    /// whose type only its snippet settles is typed from it (see [`Checker::settle`]), so the host compiles. The
+    /// snippets still go to [`Engine::run`], which checks them as ever.
+    pub fn load_for(
+        &self,
+        name: &str,
+        text: &str,
+        snippets: &BTreeMap<u32, String>,
+    ) -> Result<Arc<LoadedHost>, ExecError> {
         let mut guard = self.shared.lock();
         let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
-        let prepared = state.checker.prepare(name, text)?;
+        let mut prepared = state.checker.prepare(name, text)?;
         if !has_main(&prepared.host.text) {
             return Err(ExecError::NoMain { host: name.to_owned() });
         }
-        if let Some(i) = prepared.inferred.iter().position(|&inferred| inferred) {
-            let hole = &prepared.host.holes[i];
-            return Err(ExecError::InferredHole { host: name.to_owned(), hole: hole.number, line: hole.line });
+        if prepared.inferred.contains(&true) {
+            let given: BTreeMap<usize, String> =
+                snippets.iter().filter(|(n, _)| **n >= 1).map(|(n, s)| (*n as usize - 1, s.clone())).collect();
+            let at = |hole: usize| {
+                let hole = &prepared.host.holes[hole];
+                (name.to_owned(), hole.number, hole.line)
+            };
+            prepared = match state.checker.settle(&prepared, &given)? {
+                lacuna_checker::Settled::Host(settled) => *settled,
+                lacuna_checker::Settled::Missing { hole } => {
+                    let (host, hole, line) = at(hole);
+                    return Err(ExecError::InferredHole { host, hole, line });
+                }
+                lacuna_checker::Settled::Rejected { hole, verdict } => {
+                    let snippet = &given[&hole];
+                    let diagnostics = verdict
+                        .diagnostics
+                        .iter()
+                        .map(|d| lacuna_checker::render::render_plain(&prepared, "snippet.rs", snippet, d))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    let (host, hole, line) = at(hole);
+                    return Err(ExecError::InferredHoleRejected { host, hole, line, diagnostics });
+                }
+                lacuna_checker::Settled::Unwritable { hole, ty } => {
+                    let (host, hole, line) = at(hole);
+                    let ty = ty.unwrap_or_else(|| "unknown".into());
+                    return Err(ExecError::InferredHoleUnwritable { host, hole, line, ty });
+                }
+            };
         }
         let signatures = lacuna_checker::prompt_signatures(&prepared.host.text);
         let started = Instant::now();

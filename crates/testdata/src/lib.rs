@@ -96,7 +96,8 @@ pub struct RunExpect {
     pub stdout: Option<String>,
 }
 
-/// `host-error`: `lacuna run` cannot load the host at all (a hole whose type only the snippet settles).
+/// `host-error`: `lacuna run` cannot load the host at all (a hole whose type only its snippet settles, as a type
+/// that cannot be written at the hole: a capturing closure's).
 const RUN_OUTCOMES: &[&str] =
     &["ok", "runtime", "budget:fuel", "budget:time", "budget:stack", "budget:memory", "rejected", "host-error"];
 
