@@ -90,17 +90,19 @@ fn main() {
     let (mut check_ms, mut compile_ms, mut exec_ms) = (Vec::new(), Vec::new(), Vec::new());
     let progress = indicatif::ProgressBar::new(cases.len() as u64);
     for case in &cases {
+        let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
+        // A host whose hole only its snippet types is built per snippet (as `lacuna run --snippet` does).
+        let key = if inferred(&engine, case) { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
         let host = hosts
-            .entry(case.host.clone())
+            .entry(key.clone())
             .or_insert_with(|| {
-                let host = engine.load("host.rs", &case.host).expect("testdata hosts load");
+                let host = engine.load_for("host.rs", &case.host, &snippets).expect("testdata hosts load");
                 host_ms.push(host.compile_ms);
                 host
             })
             .clone();
-        let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
         let (_, report) =
-            lacuna_testdata::capture_stdout(|| engine.run(&host, snippets)).expect("stdout can be captured");
+            lacuna_testdata::capture_stdout(|| engine.run(&host, snippets.clone())).expect("stdout can be captured");
         let report = report.expect("the host runs");
         let t = &report.sites[case.hole].timings_ms;
         lacuna_ms.push(t.total);
@@ -111,10 +113,9 @@ fn main() {
 
         // The same snippet on the auto path.
         let auto_host = auto_hosts
-            .entry(case.host.clone())
-            .or_insert_with(|| auto.load("host.rs", &case.host).expect("testdata hosts load"))
+            .entry(key)
+            .or_insert_with(|| auto.load_for("host.rs", &case.host, &snippets).expect("testdata hosts load"))
             .clone();
-        let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
         let (_, report) =
             lacuna_testdata::capture_stdout(|| auto.run(&auto_host, snippets)).expect("stdout can be captured");
         let site = &report.expect("the host runs").sites[case.hole];
@@ -254,11 +255,12 @@ fn share_by_case() {
     let mut misses = Vec::new();
     let mut waited = Vec::new();
     for case in &cases {
-        let host = hosts
-            .entry(case.host.clone())
-            .or_insert_with(|| auto.load("host.rs", &case.host).expect("testdata hosts load"))
-            .clone();
         let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
+        let key = if inferred(&auto, case) { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
+        let host = hosts
+            .entry(key)
+            .or_insert_with(|| auto.load_for("host.rs", &case.host, &snippets).expect("testdata hosts load"))
+            .clone();
         let (_, report) =
             lacuna_testdata::capture_stdout(|| auto.run(&host, snippets)).expect("stdout can be captured");
         let site = &report.expect("the host runs").sites[case.hole];
@@ -403,4 +405,11 @@ fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) ->
         out.push((name.to_string(), jit_ms, times[0], times[1]));
     }
     out
+}
+
+/// Whether the case's host has a hole only its snippet types.
+fn inferred(engine: &Engine, case: &lacuna_testdata::Case) -> bool {
+    engine
+        .with_checker(|c| c.prepare("host.rs", &case.host).map(|p| p.inferred.contains(&true)).unwrap_or(false))
+        .unwrap_or(false)
 }
