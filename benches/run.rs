@@ -92,7 +92,8 @@ fn main() {
     for case in &cases {
         let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
         // A host whose hole only its snippet types is built per snippet (as `lacuna run --snippet` does).
-        let key = if inferred(&engine, case) { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
+        let key =
+            if inferred(&engine, case) { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
         let host = hosts
             .entry(key.clone())
             .or_insert_with(|| {
@@ -256,7 +257,8 @@ fn share_by_case() {
     let mut waited = Vec::new();
     for case in &cases {
         let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
-        let key = if inferred(&auto, case) { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
+        let key =
+            if inferred(&auto, case) { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
         let host = hosts
             .entry(key)
             .or_insert_with(|| auto.load_for("host.rs", &case.host, &snippets).expect("testdata hosts load"))

@@ -430,8 +430,10 @@ impl RaSession {
             // A fn item or a closure cannot be named; as a function pointer it can (rustc confirms it fits).
             let fn_pointer = || {
                 let callable = ty.as_callable(db)?;
-                if !matches!(callable.kind(), ra_ap_hir::CallableKind::Function(_) | ra_ap_hir::CallableKind::Closure(_))
-                {
+                if !matches!(
+                    callable.kind(),
+                    ra_ap_hir::CallableKind::Function(_) | ra_ap_hir::CallableKind::Closure(_)
+                ) {
                     return None;
                 }
                 let written = |t: &ra_ap_hir::Type<'_>| t.display_source_code(db, module.into(), false).ok();

@@ -237,24 +237,6 @@ fn read_batch(path: &Path) -> anyhow::Result<Vec<Job>> {
 }
 
 fn json_line(job: &Job, prepared: &PreparedHost, hole: usize, verdict: &Verdict) -> serde_json::Value {
-    let t = &verdict.timings;
-    let mut timings = json!({"check": t.check, "parse": t.parse, "rust_analyzer": t.rust_analyzer});
-    if let Some(r) = t.rustc {
-        timings["rustc"] = json!(r);
-    }
-    let mut line = json!({
-        "host": job.host,
-        "snippet": job.snippet,
-        "hole": hole + 1,
-        "task": prepared.host.holes[hole].task,
-        "accepted": verdict.accepted,
-        "expected_type": verdict.expected_type,
-        "decided_by": verdict.decided_by,
-        "diagnostics": verdict.diagnostics,
-        "timings_ms": timings,
-    });
-    if !verdict.notes.is_empty() {
-        line["notes"] = json!(verdict.notes);
-    }
-    line
+    let (host, snippet) = (job.host.display().to_string(), job.snippet.display().to_string());
+    lacuna_service::verdict_json(Some(&host), Some(&snippet), prepared, hole, verdict)
 }

@@ -6,6 +6,7 @@ mod config;
 mod input;
 mod policy;
 mod run;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -26,6 +27,9 @@ struct Cli {
 enum Command {
     Check(check::CheckArgs),
     Run(run::RunArgs),
+    /// Serve check and run as JSON-RPC 2.0 on stdio or HTTP, with warm checkers, for drivers, editors and agent
+    /// frameworks
+    Serve(serve::ServeArgs),
 }
 
 /// Exit statuses, stable for scripts.
@@ -51,6 +55,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Run(args) => run::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -23,6 +23,23 @@ pub struct PolicyArgs {
     unconfined: bool,
 }
 
+impl PolicyArgs {
+    /// The same flags again, for a child `lacuna` process.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        for g in &self.grant {
+            args.extend(["--grant".to_owned(), g.name().to_owned()]);
+        }
+        for d in &self.deny {
+            args.extend(["--deny".to_owned(), d.name().to_owned()]);
+        }
+        if self.unconfined {
+            args.push("--unconfined".to_owned());
+        }
+        args
+    }
+}
+
 /// `[policy]` in lacuna.toml.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

@@ -529,7 +529,9 @@ fn render(
             let name = &binding.name;
             match mode {
                 HostMode::Absent => text.push_str("::core::ptr::null_mut::<()>()"),
-                HostMode::Shared | HostMode::Mutable if matches!(closure_as_dyn(binding), Some(ClosurePass::Once(_))) => {
+                HostMode::Shared | HostMode::Mutable
+                    if matches!(closure_as_dyn(binding), Some(ClosurePass::Once(_))) =>
+                {
                     text.push_str("::core::ptr::null_mut::<()>()")
                 }
                 _ if closure_as_dyn(binding).is_some() => {

@@ -320,9 +320,7 @@ pub fn generate(
     let unselfed = |ty: &str| if generic_self { without_self(ty) } else { ty.to_owned() };
     // A parameter that is a host closure's type (`f: F` with `F: Fn(i32) -> i32`) is often a closure's or a fn
     // item's, which cannot be named: the closure is handed over as `dyn`, and the parameter is left undeclared.
-    let closure_param = |param: &str| {
-        bindings.iter().any(|b| b.callable.is_some() && b.ty.as_deref() == Some(param))
-    };
+    let closure_param = |param: &str| bindings.iter().any(|b| b.callable.is_some() && b.ty.as_deref() == Some(param));
     for (param, arg) in scope.type_params.iter().zip(type_args) {
         if closure_param(param) {
             continue;

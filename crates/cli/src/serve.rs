@@ -1,0 +1,107 @@
+//! `lacuna serve`: the service on stdio or HTTP (see the `lacuna-service` crate).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use lacuna_checker::{Checker, CheckerOptions};
+use lacuna_service::{CheckPool, RunCommand, Service, ServiceOptions};
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Methods (JSON-RPC 2.0; on stdio one object per line each way, over HTTP one per POST to /):
+  check            {\"host\": PATH | \"host_text\": TEXT, \"hole\": N?, \"snippet\": TEXT}
+                   -> the object `lacuna check --json` prints
+  run              {\"host\": PATH, \"snippets\": {\"1\": TEXT, ..}} or {\"host\": PATH, \"model\": SPEC}
+                   -> {\"stdout\", \"stderr\", \"exit_status\", \"report\"} (each run in its own process)
+  health           {} -> {\"status\": \"ok\", \"workers\", ...}   (also GET /health over HTTP)
+  shutdown         {} -> {}, then the service stops
+  $/cancelRequest  {\"id\": ID} (a notification): the request with that id is answered as cancelled
+
+Examples:
+  lacuna serve --stdio
+  echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"health\"}' | lacuna serve --stdio
+  lacuna serve --listen 127.0.0.1:7878
+  curl -s localhost:7878 -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"check\",\"params\":{\"host\":\"examples/primes/host.rs\",\"snippet\":\"xs\"}}'
+  python3 examples/service/client.py")]
+pub struct ServeArgs {
+    /// Speak JSON-RPC on stdin/stdout, one message per line (for drivers that start the service themselves).
+    #[arg(long, conflicts_with = "listen", required_unless_present = "listen")]
+    stdio: bool,
+
+    /// Serve HTTP on this address (`127.0.0.1:7878`; port 0 picks a free one, printed on stderr).
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
+
+    /// Checkers working at once (each holds rust-analyzer with std loaded, about 0.5 GB). [default: 2]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    workers: Option<u32>,
+
+    /// Requests larger than this are refused unread; K, M and G suffixes allowed. [default: 4M]
+    #[arg(long, value_name = "BYTES", value_parser = crate::config::parse_bytes)]
+    max_request_bytes: Option<u64>,
+
+    /// How long one request may take, in milliseconds. [default: 300000]
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    request_timeout_ms: Option<u64>,
+
+    /// Safe-mode defaults and more from a TOML file, as for `lacuna check`.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    #[command(flatten)]
+    policy: crate::policy::PolicyArgs,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
+    let (config, _) = crate::config::load(args.config.as_deref())?;
+    let policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    let factory: lacuna_service::CheckerFactory = {
+        let policy = policy.clone();
+        Arc::new(move || Checker::new(CheckerOptions { policy: policy.clone(), ..CheckerOptions::default() }))
+    };
+    let workers = args.workers.unwrap_or(2) as usize;
+    let pool = CheckPool::start(workers, factory).context("starting the checkers")?;
+    let mut run_args = args.policy.to_args();
+    if let Some(config) = &args.config {
+        run_args.push("--config".into());
+        run_args.push(config.display().to_string());
+    }
+    let program = std::env::current_exe().context("finding the lacuna binary to run hosts with")?;
+    let options = ServiceOptions {
+        max_request_bytes: args.max_request_bytes.unwrap_or(4 << 20) as usize,
+        request_timeout: Duration::from_millis(args.request_timeout_ms.unwrap_or(300_000)),
+        run: RunCommand { program, args: run_args },
+    };
+    let service = Arc::new(Service::new(pool, options));
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
+    runtime.block_on(async move {
+        // SIGTERM and Ctrl-C: answer what is in flight as cancelled, then stop.
+        let on_signal = service.clone();
+        tokio::spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let Ok(mut term) = signal(SignalKind::terminate()) else { return };
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            on_signal.begin_shutdown();
+        });
+        match &args.listen {
+            Some(address) => {
+                let listener = tokio::net::TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("cannot listen on {address}"))?;
+                let bound = listener.local_addr().context("reading the bound address")?;
+                eprintln!("lacuna: serving on http://{bound} ({workers} checker(s))");
+                lacuna_service::http::serve(service, listener).await.context("serving HTTP")
+            }
+            None => lacuna_service::stdio::serve(service, tokio::io::stdin(), tokio::io::stdout())
+                .await
+                .context("serving on stdio"),
+        }
+    })?;
+    Ok(crate::exit::ACCEPTED)
+}

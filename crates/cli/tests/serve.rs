@@ -1,0 +1,297 @@
+//! `lacuna serve` through its real transports: the binary as a child process, spoken to as a driver would —
+//! JSON-RPC lines on its stdin/stdout, and HTTP on a port it picked.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// Generous: a check is well under a second warm; a host build a few seconds on a loaded 2-core machine.
+const PATIENCE: Duration = Duration::from_secs(240);
+
+fn repo() -> PathBuf {
+    let package = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    package.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))).join("../..")
+}
+
+const SUM_HOST: &str = "fn main() {\n    let xs = vec![1i64, 2, 3];\n    let total: i64 = agent!(\"sum xs\").unwrap();\n    println!(\"{total}\");\n}\n";
+
+/// A host whose run takes a minute: what cancellation, time limits and SIGTERM stop.
+const SLOW_HOST: &str = "fn main() {\n    std::thread::sleep(std::time::Duration::from_secs(60));\n    let n: i32 = agent!(\"a number\").unwrap();\n    println!(\"{n}\");\n}\n";
+
+/// `lacuna serve --stdio` with its output lines arriving on a channel.
+struct Stdio_ {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    /// Answers read while waiting for another id.
+    pending: Vec<Value>,
+}
+
+impl Stdio_ {
+    fn start(extra: &[&str], cwd: &Path) -> Stdio_ {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+            .args(["serve", "--stdio"])
+            .args(extra)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("lacuna serve starts");
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Stdio_ { child, stdin, lines, pending: Vec::new() }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.stdin.write_all(line.as_bytes()).expect("the service reads");
+        self.stdin.write_all(b"\n").expect("the service reads");
+        self.stdin.flush().expect("the service reads");
+    }
+
+    fn request(&mut self, id: Value, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+    }
+
+    /// The answer with this id (answers come in the order requests finish).
+    fn answer(&mut self, id: &Value) -> Value {
+        if let Some(at) = self.pending.iter().position(|a| &a["id"] == id) {
+            return self.pending.remove(at);
+        }
+        loop {
+            let line = self.lines.recv_timeout(PATIENCE).unwrap_or_else(|_| panic!("no answer for id {id}"));
+            let answer: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+            if &answer["id"] == id {
+                return answer;
+            }
+            self.pending.push(answer);
+        }
+    }
+
+    fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.request(json!(id), method, params);
+        self.answer(&json!(id))
+    }
+
+    /// Closes stdin and waits for the exit status.
+    fn finish(mut self) -> Option<i32> {
+        drop(self.stdin);
+        let status = self.child.wait().expect("lacuna serve exits");
+        status.code()
+    }
+}
+
+fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn stdio_checks_against_two_hosts_interleaved_and_stays_up_after_bad_input() {
+    let dir = scratch(&[("sum.rs", SUM_HOST)]);
+    let mut service = Stdio_::start(&[], dir.path());
+    let primes = repo().join("examples/primes/host.rs");
+    // Host A by path, host B by text, asked in turn; answers are matched by id.
+    service.request(json!(1), "check", json!({"host": primes, "snippet": "xs"}));
+    service.request(json!("b1"), "check", json!({"host": "sum.rs", "snippet": "xs.iter().sum()"}));
+    service.request(
+        json!(2),
+        "check",
+        json!({"host": primes, "snippet": "xs.iter().map(|x| x.to_string()).collect::<Vec<String>>()"}),
+    );
+    service.request(json!("b2"), "check", json!({"host_text": SUM_HOST, "snippet": "\"six\""}));
+    let a1 = service.answer(&json!(1));
+    assert_eq!(a1["result"]["accepted"], true, "{a1}");
+    assert_eq!(a1["result"]["expected_type"], "Vec<i64>", "{a1}");
+    assert_eq!(a1["result"]["host"], primes.display().to_string(), "{a1}");
+    let b1 = service.answer(&json!("b1"));
+    assert_eq!(b1["result"]["accepted"], true, "{b1}");
+    assert_eq!(b1["result"]["expected_type"], "i64", "{b1}");
+    let a2 = service.answer(&json!(2));
+    assert_eq!(a2["result"]["accepted"], false, "{a2}");
+    assert_eq!(a2["result"]["diagnostics"][0]["code"], "E0308", "{a2}");
+    let b2 = service.answer(&json!("b2"));
+    assert_eq!(b2["result"]["accepted"], false, "{b2}");
+    assert_eq!(b2["result"]["diagnostics"][0]["code"], "E0308", "{b2}");
+    assert_eq!(b2["result"]["task"], "sum xs", "{b2}");
+
+    // Bad input of every kind gets an error that says what to do, and the service goes on.
+    service.send("this is not json");
+    let parse = service.answer(&Value::Null);
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    let cases: [(Value, i64, &str); 6] = [
+        (json!({"jsonrpc": "2.0", "id": 10, "method": "frobnicate"}), -32601, "no method `frobnicate`"),
+        (json!({"id": 11, "method": "health"}), -32600, "\"jsonrpc\" must be \"2.0\""),
+        (
+            json!({"jsonrpc": "2.0", "id": 12, "method": "check", "params": {"host": "sum.rs"}}),
+            -32602,
+            "missing field `snippet`",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 13, "method": "check", "params": {"host": "sum.rs", "snippet": "1", "colour": 3}}),
+            -32602,
+            "unknown field `colour`",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 14, "method": "check", "params": {"host": "missing.rs", "snippet": "1"}}),
+            -32003,
+            "cannot read host missing.rs: no such file",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 15, "method": "check", "params": {"host": "sum.rs", "hole": 4, "snippet": "1"}}),
+            -32003,
+            "has 1 hole(s); there is no hole 4",
+        ),
+    ];
+    for (message, code, says) in cases {
+        let id = message["id"].clone();
+        service.send(&message.to_string());
+        let answer = service.answer(&id);
+        assert_eq!(answer["error"]["code"], code, "{answer}");
+        let text = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(text.contains(says), "{answer}");
+    }
+    let health = service.call(20, "health", json!({}));
+    assert_eq!(health["result"]["status"], "ok", "{health}");
+    assert_eq!(health["result"]["workers"], 2, "{health}");
+    assert_eq!(service.finish(), Some(0));
+}
+
+#[test]
+fn stdio_cancellation_time_limits_and_size_limits() {
+    let dir = scratch(&[("slow.rs", SLOW_HOST)]);
+    let mut service =
+        Stdio_::start(&["--workers", "1", "--request-timeout-ms", "20000", "--max-request-bytes", "2K"], dir.path());
+    // A run that would take a minute, cancelled: answered as cancelled at once (its process is killed).
+    service.request(json!("slow"), "run", json!({"host": "slow.rs", "snippets": {"1": "5"}}));
+    service.send(&json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "slow"}}).to_string());
+    let cancelled = service.answer(&json!("slow"));
+    assert_eq!(cancelled["error"]["code"], -32800, "{cancelled}");
+    // Over the time limit: a timeout error.
+    service.request(json!("late"), "run", json!({"host": "slow.rs", "snippets": {"1": "5"}}));
+    let late = service.answer(&json!("late"));
+    assert_eq!(late["error"]["code"], -32002, "{late}");
+    assert!(late["error"]["message"].as_str().unwrap_or_default().contains("--request-timeout-ms"), "{late}");
+    // Over the size limit: refused unread, and the next request is served.
+    let big = json!({"jsonrpc": "2.0", "id": "big", "method": "check", "params": {"host_text": "x".repeat(4096), "snippet": "1"}});
+    service.send(&big.to_string());
+    let refused = service.answer(&Value::Null);
+    assert_eq!(refused["error"]["code"], -32001, "{refused}");
+    let health = service.call(1, "health", json!({}));
+    assert_eq!(health["result"]["status"], "ok", "{health}");
+    assert_eq!(service.finish(), Some(0));
+}
+
+#[test]
+fn stdio_run_reports_what_the_host_printed_and_sigterm_stops_cleanly() {
+    let dir = scratch(&[("sum.rs", SUM_HOST), ("slow.rs", SLOW_HOST)]);
+    let mut service = Stdio_::start(&["--workers", "1"], dir.path());
+    let ran = service.call(1, "run", json!({"host": "sum.rs", "snippets": {"1": "xs.iter().sum()"}}));
+    assert_eq!(ran["result"]["stdout"], "6\n", "{ran}");
+    assert_eq!(ran["result"]["exit_status"], 0, "{ran}");
+    assert_eq!(ran["result"]["report"]["sites"][0]["accepted"], true, "{ran}");
+    let rejected = service.call(2, "run", json!({"host": "sum.rs", "snippets": {"1": "\"six\""}}));
+    assert_eq!(rejected["result"]["exit_status"], 101, "{rejected}");
+    assert_eq!(rejected["result"]["report"]["sites"][0]["accepted"], false, "{rejected}");
+    let bad = service.call(3, "run", json!({"host": "sum.rs", "snippets": {"one": "1"}}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    // SIGTERM with a run in flight: it is answered as cancelled, and the service exits 0.
+    service.request(json!("slow"), "run", json!({"host": "slow.rs", "snippets": {"1": "5"}}));
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = service.child.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
+    assert!(killed.success());
+    let answer = service.answer(&json!("slow"));
+    assert_eq!(answer["error"]["code"], -32800, "{answer}");
+    assert_eq!(service.finish(), Some(0));
+}
+
+/// `lacuna serve --listen 127.0.0.1:0`, and the address it printed.
+fn http_service(extra: &[&str], cwd: &Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lacuna serve starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(stderr.read_line(&mut line).expect("stderr reads") > 0, "the service said nothing on stderr");
+        if let Some(rest) = line.trim().strip_prefix("lacuna: serving on ") {
+            let url = rest.split_whitespace().next().unwrap_or_default().to_owned();
+            // Keep draining stderr so the service never blocks on it.
+            std::thread::spawn(move || {
+                let mut sink = String::new();
+                let _ = stderr.read_to_string(&mut sink);
+            });
+            return (child, url);
+        }
+    }
+}
+
+#[test]
+fn http_serves_the_same_methods_in_parallel_and_shuts_down_on_request() {
+    let dir = scratch(&[("sum.rs", SUM_HOST)]);
+    let (mut child, url) = http_service(&["--max-request-bytes", "4K"], dir.path());
+    let client = reqwest::blocking::Client::builder().timeout(PATIENCE).build().expect("client");
+    let post = |body: String| {
+        let response = client.post(&url).header("content-type", "application/json").body(body).send().expect("POST");
+        let status = response.status().as_u16();
+        (status, response.text().expect("body"))
+    };
+    let health: Value = client.get(format!("{url}/health")).send().expect("GET").json().expect("JSON");
+    assert_eq!(health["status"], "ok", "{health}");
+    // Two checks at once, from two threads.
+    let bodies = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "check", "params": {"host": "sum.rs", "snippet": "xs.iter().sum()"}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "check", "params": {"host_text": SUM_HOST, "snippet": "xs.len()"}}),
+    ];
+    let answers: Vec<Value> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bodies
+            .iter()
+            .map(|body| scope.spawn(|| serde_json::from_str::<Value>(&post(body.to_string()).1).expect("JSON")))
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("thread")).collect()
+    });
+    assert_eq!(answers[0]["id"], 1);
+    assert_eq!(answers[0]["result"]["accepted"], true, "{}", answers[0]);
+    assert_eq!(answers[1]["result"]["accepted"], false, "{}", answers[1]);
+    assert_eq!(answers[1]["result"]["diagnostics"][0]["code"], "E0308", "{}", answers[1]);
+    // A notification has no answer; malformed and oversized bodies get JSON-RPC errors.
+    let (status, _) = post(json!({"jsonrpc": "2.0", "method": "health"}).to_string());
+    assert_eq!(status, 204);
+    let (status, text) = post("{not json".into());
+    assert_eq!(status, 200);
+    assert!(text.contains("-32700"), "{text}");
+    let (status, text) = post(format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"check\",\"params\":{{\"host_text\":\"{}\",\"snippet\":\"1\"}}}}",
+        "y".repeat(8192)
+    ));
+    assert_eq!(status, 413, "{text}");
+    assert!(text.contains("-32001"), "{text}");
+    let (_, text) = post(json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}).to_string());
+    assert!(text.contains("\"result\":{}"), "{text}");
+    let status = child.wait().expect("the service exits");
+    assert_eq!(status.code(), Some(0));
+}
