@@ -32,3 +32,18 @@ if ! have_std_src; then
         exit 1
     fi
 fi
+
+# The service's driver example (examples/service/client.py, run by the tests) needs a Python 3.
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "setup: installing python3 (for the service's driver example)" >&2
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+    if command -v apt-get >/dev/null 2>&1; then
+        $sudo apt-get install -y -qq python3-minimal >/dev/null 2>&1 \
+            || { $sudo apt-get update -qq && $sudo apt-get install -y -qq python3-minimal; }
+    fi
+    if ! command -v python3 >/dev/null 2>&1; then
+        echo "setup: no python3; install it (e.g. 'apt-get install -y python3-minimal')" >&2
+        exit 1
+    fi
+fi

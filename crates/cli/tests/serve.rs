@@ -295,3 +295,18 @@ fn http_serves_the_same_methods_in_parallel_and_shuts_down_on_request() {
     let status = child.wait().expect("the service exits");
     assert_eq!(status.code(), Some(0));
 }
+
+/// The README's driver example works against this binary.
+#[test]
+fn the_python_client_example_drives_the_service() {
+    let out = Command::new("python3")
+        .arg(repo().join("examples/service/client.py"))
+        .env("LACUNA", env!("CARGO_BIN_EXE_lacuna"))
+        .output()
+        .expect("python3 runs (the test suite's scripts need it too)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("attempt 1: rejected: error[E0277]"), "{stdout}");
+    assert!(stdout.contains("attempt 2: accepted by rustc as Vec<i64>"), "{stdout}");
+    assert!(stdout.contains("run printed: [2, 7] exit status 0"), "{stdout}");
+}
