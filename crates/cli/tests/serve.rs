@@ -178,8 +178,14 @@ fn stdio_cancellation_time_limits_and_size_limits() {
     let dir = scratch(&[("slow.rs", SLOW_HOST)]);
     let mut service =
         Stdio_::start(&["--workers", "1", "--request-timeout-ms", "20000", "--max-request-bytes", "2K"], dir.path());
-    // A run that would take a minute, cancelled: answered as cancelled at once (its process is killed).
+    // A run that would take a minute does not hold up a check asked after it: the check's answer comes first.
     service.request(json!("slow"), "run", json!({"host": "slow.rs", "snippets": {"1": "5"}}));
+    service.request(json!("quick"), "check", json!({"host_text": SUM_HOST, "snippet": "xs.iter().sum()"}));
+    let line = service.lines.recv_timeout(PATIENCE).expect("an answer");
+    let first: Value = serde_json::from_str(&line).expect("JSON");
+    assert_eq!(first["id"], "quick", "{first}");
+    assert_eq!(first["result"]["accepted"], true, "{first}");
+    // Cancelled, the run is answered as cancelled at once (its process is killed).
     service.send(&json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "slow"}}).to_string());
     let cancelled = service.answer(&json!("slow"));
     assert_eq!(cancelled["error"]["code"], -32800, "{cancelled}");
