@@ -436,11 +436,7 @@ impl RaSession {
                 ) {
                     return None;
                 }
-                let written = |t: &ra_ap_hir::Type<'_>| t.display_source_code(db, module.into(), false).ok();
-                let params = callable.params().iter().map(|p| written(p.ty())).collect::<Option<Vec<_>>>()?;
-                let ret = callable.return_type();
-                let ret = if ret.is_unit() { String::new() } else { format!(" -> {}", written(&ret)?) };
-                Some(format!("fn({}){ret}", params.join(", ")))
+                Some(format!("fn{}", signature(db, &callable, module)?))
             };
             (!ty.is_unknown()).then(|| HoleType {
                 display: ty.display_truncated(db, None, scope.krate().to_display_target(db)).to_string(),
@@ -973,9 +969,18 @@ fn callable_of(
         FnTrait::FnOnce => lacuna_ir::FnKind::FnOnce,
         FnTrait::AsyncFn | FnTrait::AsyncFnMut | FnTrait::AsyncFnOnce => return None,
     };
+    Some(lacuna_ir::Callable { kind, signature: signature(db, &callable, module)? })
+}
+
+/// A callable's parameters and return type as source: `(i32, &str) -> bool`, `()`.
+fn signature(
+    db: &dyn ra_ap_hir::db::HirDatabase,
+    callable: &ra_ap_hir::Callable<'_>,
+    module: ra_ap_hir::Module,
+) -> Option<String> {
     let written = |t: &ra_ap_hir::Type<'_>| t.display_source_code(db, module.into(), false).ok();
     let params = callable.params().iter().map(|p| written(p.ty())).collect::<Option<Vec<_>>>()?;
     let ret = callable.return_type();
     let ret = if ret.is_unit() { String::new() } else { format!(" -> {}", written(&ret)?) };
-    Some(lacuna_ir::Callable { kind, signature: format!("({}){ret}", params.join(", ")) })
+    Some(format!("({}){ret}", params.join(", ")))
 }

@@ -10,6 +10,7 @@ use lacuna_checker::{Checker, CheckerOptions};
 use lacuna_service::{CheckPool, RunCommand, Service, ServiceOptions};
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["stdio", "listen"])))]
 #[command(after_help = "\
 Methods (JSON-RPC 2.0; on stdio one object per line each way, over HTTP one per POST to /):
   check            {\"host\": PATH | \"host_text\": TEXT, \"hole\": N?, \"snippet\": TEXT}
@@ -28,7 +29,7 @@ Examples:
   python3 examples/service/client.py")]
 pub struct ServeArgs {
     /// Speak JSON-RPC on stdin/stdout, one message per line (for drivers that start the service themselves).
-    #[arg(long, conflicts_with = "listen", required_unless_present = "listen")]
+    #[arg(long)]
     stdio: bool,
 
     /// Serve HTTP on this address (`127.0.0.1:7878`; port 0 picks a free one, printed on stderr).
