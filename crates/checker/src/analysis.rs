@@ -15,7 +15,7 @@ use ra_ap_ide::{AnalysisHost, AssistResolveStrategy, DiagnosticCode, Diagnostics
 use ra_ap_ide_db::defs::{Definition, NameRefClass};
 use ra_ap_intern::Symbol;
 use ra_ap_paths::{AbsPathBuf, Utf8PathBuf};
-use ra_ap_syntax::{ast, ast::HasLoopBody, AstNode, AstToken};
+use ra_ap_syntax::{ast, ast::HasLoopBody, ast::HasName, AstNode, AstToken};
 use ra_ap_syntax::{SyntaxKind, TextRange};
 use ra_ap_vfs::{file_set::FileSet, VfsPath};
 
@@ -37,11 +37,20 @@ pub(crate) struct RaDiagnostic {
 
 /// A hole's type as rust-analyzer infers it.
 #[derive(Debug, Clone)]
-pub(crate) struct HoleType {
+pub struct HoleType {
     /// For people: always present.
     pub display: String,
     /// As Rust source valid at the hole, when the type can be written there.
     pub source: Option<String>,
+}
+
+/// What a session turn leaves behind (see [`RaSession::turn_types`]).
+#[derive(Debug, Clone)]
+pub struct TurnTypes {
+    /// The final expression's type, if the turn ends in one.
+    pub tail: Option<HoleType>,
+    /// Each top-level `let` binding (the last of each name), in order, with its type.
+    pub locals: Vec<(String, Option<HoleType>)>,
 }
 
 /// What rust-analyzer made of a spliced host.
@@ -442,6 +451,44 @@ impl RaSession {
                 display: ty.display_truncated(db, None, scope.krate().to_display_target(db)).to_string(),
                 source: ty.display_source_code(db, module.into(), false).ok().or_else(fn_pointer),
             })
+        })
+    }
+
+    /// The types a session turn leaves behind: its final expression's, and each top-level `let` binding's (the
+    /// last of each name), in the snippet spliced as the block at `block` of the current text.
+    pub fn turn_types(&self, block: std::ops::Range<usize>) -> Option<TurnTypes> {
+        let db = self.host.raw_database();
+        ra_ap_hir::attach_db(db, || {
+            let sema = Semantics::new(db);
+            let file_id = sema.attach_first_edition(self.host_file);
+            let file = sema.parse(file_id);
+            let range = TextRange::new((block.start as u32).into(), (block.end as u32).into());
+            let block = file
+                .syntax()
+                .descendants()
+                .filter_map(ast::BlockExpr::cast)
+                .find(|b| b.syntax().text_range() == range)?;
+            let stmts = block.stmt_list()?;
+            let scope = sema.scope(stmts.syntax())?;
+            let (module, target) = (scope.module(), scope.krate().to_display_target(db));
+            let shown = |ty: ra_ap_hir::Type<'_>| HoleType {
+                display: ty.display_truncated(db, None, target).to_string(),
+                source: (!ty.is_unknown()).then(|| ty.display_source_code(db, module.into(), false).ok()).flatten(),
+            };
+            let tail = stmts.tail_expr().and_then(|e| sema.type_of_expr(&e)).map(|t| shown(t.original));
+            let mut locals: Vec<(String, Option<HoleType>)> = Vec::new();
+            for stmt in stmts.statements() {
+                let ast::Stmt::LetStmt(let_stmt) = stmt else { continue };
+                let Some(pat) = let_stmt.pat() else { continue };
+                for ident in pat.syntax().descendants().filter_map(ast::IdentPat::cast) {
+                    let Some(name) = ident.name() else { continue };
+                    let ty = sema.type_of_binding_in_pat(&ident).map(shown);
+                    let name = name.text().to_string();
+                    locals.retain(|(n, _)| *n != name);
+                    locals.push((name, ty));
+                }
+            }
+            Some(TurnTypes { tail, locals })
         })
     }
 

@@ -22,6 +22,7 @@ mod policy;
 pub mod render;
 mod rustc;
 mod std_source;
+pub mod turn;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -41,6 +42,7 @@ pub use outline::{
 pub use rustc::{parse_rustc_errors, Rustc, RustcError};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};
 
+pub use analysis::{HoleType, TurnTypes};
 use analysis::{RaDiagnostic, RaSession};
 use host::{Origin, Spliced};
 use line_index::LineIndex;
@@ -48,14 +50,16 @@ use rustc::{RustcDiagnostic, RustcOutcome};
 
 /// The `lacuna` crate's type-level surface, as holes are checked against it: the runtime and `agent!`
 /// (`lacuna.rs`), the budgets snippets run under (`budget.rs`), the capabilities (`cap.rs`) and `Classified`
-/// (`classified.rs`), host bindings converted to the types a snippet settled (`retype.rs`), one source file as
+/// (`classified.rs`), host bindings converted to the types a snippet settled (`retype.rs`), a session's locals between turns
+/// (`session.rs`), one source file as
 /// both compilers see it.
 pub const PRELUDE_SOURCE: &str = concat!(
     include_str!("../prelude/lacuna.rs"),
     include_str!("../prelude/budget.rs"),
     include_str!("../prelude/cap.rs"),
     include_str!("../prelude/classified.rs"),
-    include_str!("../prelude/retype.rs")
+    include_str!("../prelude/retype.rs"),
+    include_str!("../prelude/session.rs")
 );
 
 /// Snippets larger than this are refused as input errors rather than checked.
@@ -462,6 +466,24 @@ impl Checker {
             }
         }
         Ok(Settled::Host(Box::new(settled)))
+    }
+
+    /// The types a snippet leaves behind at hole `hole` (for a session turn): its final expression's and its
+    /// top-level `let` bindings'.
+    pub fn turn_types(
+        &mut self,
+        prepared: &PreparedHost,
+        hole: usize,
+        snippet: &str,
+    ) -> Result<TurnTypes, CheckerError> {
+        let spliced = prepared.host.splice(hole, &normalize(snippet), prepared.glue_types[hole].as_deref());
+        let block = spliced.block_range().expect("a spliced host has a snippet");
+        let text = spliced.text.clone();
+        let types = self.with_ra(move |ra| {
+            ra.set_text(&text);
+            Ok(ra.turn_types(block))
+        })?;
+        Ok(types.unwrap_or(TurnTypes { tail: None, locals: Vec::new() }))
     }
 
     /// Which holes' types rustc agrees with, written as rust-analyzer renders them. One rustc run when all

@@ -17,6 +17,7 @@
 //! the host goes on.
 
 mod abi;
+mod capture;
 mod failure;
 mod jit_path;
 mod load;
@@ -25,6 +26,7 @@ mod options;
 mod report;
 mod runner;
 pub mod rustc_path;
+mod session;
 mod site;
 mod watchdog;
 
@@ -36,6 +38,7 @@ pub use load::LoadedHost;
 pub use options::{Budgets, PathChoice, RunOptions};
 pub use report::{RunReport, SiteReport, SiteTimings};
 pub use runner::Engine;
+pub use session::{Session, SessionLocal, TurnOutcome};
 
 /// Something that stops a run (not a snippet's fault or rejection: those are values of the hole).
 #[derive(Debug, thiserror::Error)]

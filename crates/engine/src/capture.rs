@@ -1,0 +1,32 @@
+//! A turn's stdout: file descriptor 1 pointed at a temporary file while it runs (hosts print straight to it).
+//! Process-wide, so callers run one capture at a time (the engine runs one host at a time anyway).
+
+use std::io::{Read, Seek, Write};
+use std::os::fd::AsRawFd;
+
+/// Runs `f` with stdout going to a temporary file; returns what was written there.
+pub(crate) fn stdout<R>(f: impl FnOnce() -> R) -> std::io::Result<(String, R)> {
+    std::io::stdout().flush()?;
+    let mut file = tempfile::tempfile()?;
+    // SAFETY: plain descriptor calls; `saved` is a duplicate of descriptor 1 that this function owns and closes.
+    let saved = unsafe {
+        let saved = libc::dup(1);
+        if saved < 0 || libc::dup2(file.as_raw_fd(), 1) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        saved
+    };
+    let result = f();
+    let _ = std::io::stdout().flush();
+    // SAFETY: `saved` came from `dup` above.
+    unsafe {
+        if libc::dup2(saved, 1) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        libc::close(saved);
+    }
+    file.seek(std::io::SeekFrom::Start(0))?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok((text, result))
+}

@@ -1,0 +1,443 @@
+//! Sessions: turns whose `let`s, functions, types and impls stay in scope for every later turn, as in a REPL.
+//!
+//! A session is its items (the latest declaration of each) and its locals (name, type as source, and the live
+//! value, boxed in the runtime's store between turns: `lacuna::__session`). A turn is checked as the snippet of a
+//! hole in a generated host that declares those items and locals ([`Session::check_host`]: the turn's own text,
+//! so diagnostics are in its coordinates; its value's type is whatever it settles). An accepted turn runs as the
+//! snippet of a second generated host ([`Session::run_host`]) whose `main` takes the locals out of the store,
+//! reaches the hole, and keeps them again — with the turn's new locals, which the snippet hands back as a tuple
+//! beside its value. The runner checks that snippet too, so nothing runs that rustc did not accept.
+//!
+//! A rejected turn changes nothing. A turn that faults keeps the earlier locals as the fault left them and adds
+//! nothing. A local whose type cannot be written (a closure) does not outlive its turn; redefining a type drops
+//! the locals whose types name it (never reinterpreted as the new one).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use lacuna_checker::turn::{split_turn, TurnItem};
+use serde::Serialize;
+
+use crate::load::LoadedHost;
+use crate::{Engine, ExecError, ExecPath};
+
+static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
+
+/// A local that lives between turns.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionLocal {
+    pub name: String,
+    /// As Rust source.
+    pub ty: String,
+    #[serde(skip)]
+    slot: u32,
+}
+
+pub struct Session {
+    id: u64,
+    items: Vec<TurnItem>,
+    locals: Vec<SessionLocal>,
+    next_slot: u32,
+    /// The latest host loaded for it: the runtime's store is reached through it when the session closes.
+    last_host: Option<Arc<LoadedHost>>,
+    turns: u32,
+}
+
+/// What a turn did.
+#[derive(Debug, Clone, Serialize)]
+pub struct TurnOutcome {
+    pub accepted: bool,
+    /// The final expression's value as `Debug` text (`null` without one, or for a type without `Debug`).
+    pub value: Option<String>,
+    /// Its type, for people.
+    pub value_type: Option<String>,
+    pub stdout: String,
+    /// Rendered as `lacuna check` renders them.
+    pub diagnostics: Vec<String>,
+    pub attempts: u32,
+    pub path: Option<ExecPath>,
+    pub error: Option<String>,
+    /// Locals of this turn that do not outlive it, and earlier ones a redefinition dropped, with why.
+    pub dropped: Vec<String>,
+    pub timings_ms: BTreeMap<&'static str, f64>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+impl Session {
+    pub fn new() -> Session {
+        Session {
+            id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
+            items: Vec::new(),
+            locals: Vec::new(),
+            next_slot: 0,
+            last_host: None,
+            turns: 0,
+        }
+    }
+
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The locals in scope for the next turn.
+    pub fn locals(&self) -> &[SessionLocal] {
+        &self.locals
+    }
+
+    /// The items in scope for the next turn, as declared.
+    pub fn items(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().map(|i| i.text.as_str())
+    }
+
+    /// The host a turn is checked in: the items, the locals (never run), and a hole whose type the turn settles.
+    fn check_host(items: &[TurnItem], locals: &[SessionLocal]) -> String {
+        let mut text = String::from("#![allow(unused)]\n");
+        for item in items {
+            text.push_str(&item.text);
+            text.push('\n');
+        }
+        text.push_str("fn main() {\n");
+        for local in locals {
+            text.push_str(&format!("    let mut {}: {} = ::lacuna::__private::placeholder();\n", local.name, local.ty));
+        }
+        text.push_str("    let __lacuna_turn = agent!(\"the next turn\");\n}\n");
+        text
+    }
+
+    /// The host a turn runs in: `main` takes the locals out of the store, reaches the hole (typed: the value and
+    /// the new locals), shows the value, and keeps the locals again.
+    fn run_host(
+        &self,
+        items: &[TurnItem],
+        before: &[SessionLocal],
+        value: Option<&str>,
+        new: &[SessionLocal],
+    ) -> String {
+        let id = self.id;
+        let mut text = String::from("#![allow(unused)]\n");
+        for item in items {
+            text.push_str(&item.text);
+            text.push('\n');
+        }
+        text.push_str(SHOW);
+        text.push_str("fn main() {\n");
+        for local in before {
+            text.push_str(&format!(
+                "    let mut {name}: {ty} = unsafe {{ ::lacuna::__session::take::<{ty}>({id}, {slot}) }};\n",
+                name = local.name,
+                ty = local.ty,
+                slot = local.slot
+            ));
+        }
+        let new_types: Vec<&str> = new.iter().map(|l| l.ty.as_str()).collect();
+        let new_names: Vec<&str> = new.iter().map(|l| l.name.as_str()).collect();
+        text.push_str(&format!(
+            "    let __lacuna_turn: ::core::result::Result<({}, {}), ::lacuna::HoleError> = agent!(\"the turn\");\n",
+            value.unwrap_or("()"),
+            tuple(&new_types)
+        ));
+        let keep = |locals: &[SessionLocal], text: &mut String, indent: &str| {
+            for local in locals {
+                text.push_str(&format!(
+                    "{indent}::lacuna::__session::keep::<{}>({id}, {}, {});\n",
+                    local.ty, local.slot, local.name
+                ));
+            }
+        };
+        // Earlier locals a new one shadows are dropped when the turn succeeds.
+        let kept_before: Vec<SessionLocal> =
+            before.iter().filter(|l| !new_names.contains(&l.name.as_str())).cloned().collect();
+        text.push_str("    match __lacuna_turn {\n");
+        text.push_str(&format!("        Ok((__lacuna_value, {})) => {{\n", tuple(&new_names)));
+        if value.is_some() {
+            text.push_str("            __lacuna_show!(&__lacuna_value);\n");
+        }
+        keep(&kept_before, &mut text, "            ");
+        keep(new, &mut text, "            ");
+        text.push_str("        }\n        Err(_) => {\n");
+        keep(before, &mut text, "            ");
+        text.push_str("        }\n    }\n}\n");
+        text
+    }
+}
+
+/// The generated host's way to show a value: `Debug` text when the type has it (autoref specialization), and
+/// where the engine reads it (`__lacuna_turn_shown`).
+const SHOW: &str = r#"
+static __LACUNA_SHOWN: ::std::sync::Mutex<::core::option::Option<::std::string::String>> = ::std::sync::Mutex::new(None);
+struct __LacunaShow<'a, T>(&'a T);
+trait __LacunaDebug { fn __lacuna_text(&self) -> ::core::option::Option<::std::string::String>; }
+impl<T: ::core::fmt::Debug> __LacunaDebug for &&__LacunaShow<'_, T> {
+    fn __lacuna_text(&self) -> ::core::option::Option<::std::string::String> { Some(format!("{:?}", self.0)) }
+}
+trait __LacunaPlain { fn __lacuna_text(&self) -> ::core::option::Option<::std::string::String>; }
+impl<T> __LacunaPlain for &__LacunaShow<'_, T> {
+    fn __lacuna_text(&self) -> ::core::option::Option<::std::string::String> { None }
+}
+macro_rules! __lacuna_show { ($v:expr) => {
+    *__LACUNA_SHOWN.lock().unwrap_or_else(|e| e.into_inner()) = (&&&__LacunaShow($v)).__lacuna_text()
+}; }
+/// Copies the shown text into `buf` (up to `cap` bytes); returns its length, or `usize::MAX` for none.
+#[no_mangle]
+pub extern "C" fn __lacuna_turn_shown(buf: *mut u8, cap: usize) -> usize {
+    match __LACUNA_SHOWN.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        None => usize::MAX,
+        Some(text) => {
+            let n = text.len().min(cap);
+            unsafe { ::core::ptr::copy_nonoverlapping(text.as_ptr(), buf, n) };
+            n
+        }
+    }
+}
+"#;
+
+impl Engine {
+    /// One turn of `session`: check it against everything earlier turns left in scope, run it if accepted, and
+    /// keep what it declared. The turn's stdout is captured.
+    pub fn session_turn(&self, session: &mut Session, turn: &str) -> Result<TurnOutcome, ExecError> {
+        let started = Instant::now();
+        let mut timings = BTreeMap::new();
+        let mut outcome = TurnOutcome {
+            accepted: false,
+            value: None,
+            value_type: None,
+            stdout: String::new(),
+            diagnostics: Vec::new(),
+            attempts: 1,
+            path: None,
+            error: None,
+            dropped: Vec::new(),
+            timings_ms: BTreeMap::new(),
+        };
+        let parts = split_turn(turn);
+        // What the turn redeclares replaces the earlier declaration; locals whose types name a replaced type go.
+        let redeclared: Vec<&TurnItem> = match &parts {
+            Some(parts) => {
+                session.items.iter().filter(|old| parts.items.iter().any(|new| new.key == old.key)).collect()
+            }
+            None => Vec::new(),
+        };
+        let replaced_types: Vec<&str> =
+            redeclared.iter().filter(|i| i.key.starts_with("type ")).filter_map(|i| i.name.as_deref()).collect();
+        let (stale, live): (Vec<SessionLocal>, Vec<SessionLocal>) =
+            session.locals.iter().cloned().partition(|l| replaced_types.iter().any(|t| names_type(&l.ty, t)));
+        let kept_items: Vec<TurnItem> =
+            session.items.iter().filter(|old| !redeclared.iter().any(|r| r.key == old.key)).cloned().collect();
+
+        // 1. The turn as written, checked where it will run: the earlier items stay (what the turn redeclares in
+        // its block shadows them there; earlier items that call a redeclared function call the new one once it
+        // runs), but an impl it redeclares would be a duplicate.
+        let check_started = Instant::now();
+        let check_items: Vec<TurnItem> = session
+            .items
+            .iter()
+            .filter(|old| !(old.key.starts_with("impl") && redeclared.iter().any(|r| r.key == old.key)))
+            .cloned()
+            .collect();
+        let check_text = Session::check_host(&check_items, &live);
+        let (_, rendered, types) = self
+            .with_checker(|checker| -> Result<_, ExecError> {
+                let prepared = checker.prepare("session.rs", &check_text)?;
+                let verdict = checker.check(&prepared, 0, turn)?;
+                let rendered: Vec<String> = verdict
+                    .diagnostics
+                    .iter()
+                    .map(|d| lacuna_checker::render::render_plain(&prepared, "turn.rs", turn, d))
+                    .collect();
+                let types = if verdict.accepted { Some(checker.turn_types(&prepared, 0, turn)?) } else { None };
+                Ok((verdict, rendered, types))
+            })
+            .ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })??;
+        timings.insert("check", ms(check_started));
+        outcome.diagnostics = rendered;
+        let (Some(types), Some(parts)) = (types, parts) else {
+            outcome.timings_ms = finish(timings, started);
+            return Ok(outcome);
+        };
+
+        // 2. What the turn leaves behind, and the snippet that hands it over.
+        let mut new_locals = Vec::new();
+        for (name, ty) in &types.locals {
+            match ty.as_ref().and_then(|t| t.source.clone()) {
+                Some(ty) => new_locals.push(SessionLocal { name: name.clone(), ty, slot: 0 }),
+                None => outcome.dropped.push(format!(
+                    "`{name}` ({}) does not outlive this turn: its type cannot be written",
+                    ty.as_ref().map_or("a type rust-analyzer could not tell".to_owned(), |t| t.display.clone())
+                )),
+            }
+        }
+        let value_type = parts.tail.as_ref().and_then(|_| types.tail.clone());
+        outcome.value_type = value_type.as_ref().map(|t| t.display.clone());
+        let value_source = value_type.as_ref().and_then(|t| t.source.clone());
+        let mut next_slot = session.next_slot;
+        for local in &mut new_locals {
+            local.slot = next_slot;
+            next_slot += 1;
+        }
+        let mut items = kept_items.clone();
+        items.extend(parts.items.iter().cloned());
+
+        // 3. Run it (the runner checks the handover snippet again, and decides the path). A new local the turn
+        // moved away (into its final value, say) cannot be handed over: rustc says so, and it is left out.
+        let (host, stdout, report) = loop {
+            let snippet = handover(turn, &parts.items, parts.tail.clone(), value_source.is_some(), &new_locals);
+            let run_text = session.run_host(&items, &live, value_source.as_deref(), &new_locals);
+            let compile_started = Instant::now();
+            let host = self.load("session.rs", &run_text)?;
+            *timings.entry("host_compile").or_insert(0.0) += ms(compile_started);
+            let run_started = Instant::now();
+            let snippets = BTreeMap::from([(1u32, snippet)]);
+            let (stdout, report) = crate::capture::stdout(|| self.run(&host, snippets))
+                .map_err(|e| ExecError::Internal { detail: format!("cannot capture the turn's output: {e}") })?;
+            let report = report?;
+            *timings.entry("run").or_insert(0.0) += ms(run_started);
+            let moved: Vec<String> = report
+                .sites
+                .first()
+                .filter(|s| s.accepted == Some(false))
+                .map(|s| s.diagnostics.iter().filter_map(|d| moved_name(&d.message)).collect())
+                .unwrap_or_default();
+            let before = new_locals.len();
+            new_locals.retain(|l| !moved.contains(&l.name));
+            if new_locals.len() == before {
+                break (host, stdout, report);
+            }
+            for name in moved {
+                outcome.dropped.push(format!("`{name}` does not outlive this turn: the turn moved it"));
+            }
+        };
+        outcome.stdout = stdout;
+        session.last_host = Some(host.clone());
+        let site = report.sites.first();
+        outcome.path = site.and_then(|s| s.path);
+        outcome.error = site.and_then(|s| s.error.clone());
+        let ran = site.is_some_and(|s| s.outcome.as_deref() == Some("ok"));
+        if site.is_some_and(|s| s.accepted == Some(false)) {
+            // Accepted as written, rejected as handed over (a new local moved into the final value, say).
+            outcome.diagnostics =
+                site.map(|s| s.diagnostics.iter().map(|d| d.message.clone()).collect()).unwrap_or_default();
+        }
+        if ran {
+            outcome.accepted = true;
+            outcome.value = shown(&host);
+            // Earlier locals a new one shadows are gone; so are those a redefined type made stale.
+            let new_names: Vec<&str> = new_locals.iter().map(|l| l.name.as_str()).collect();
+            let mut locals: Vec<SessionLocal> =
+                live.into_iter().filter(|l| !new_names.contains(&l.name.as_str())).collect();
+            locals.extend(new_locals);
+            for local in stale {
+                forget(&host, session.id, local.slot);
+                outcome
+                    .dropped
+                    .push(format!("`{}` ({}) was dropped: the turn redefined a type it names", local.name, local.ty));
+            }
+            session.locals = locals;
+            session.items = items;
+            session.next_slot = next_slot;
+            session.turns += 1;
+        } else {
+            outcome.accepted = site.is_some_and(|s| s.accepted == Some(true));
+        }
+        outcome.timings_ms = finish(timings, started);
+        Ok(outcome)
+    }
+
+    /// Drops every value the session keeps.
+    pub fn close_session(&self, session: Session) {
+        if let Some(host) = &session.last_host {
+            if let Some(close) = host.symbol("lacuna_session_close") {
+                // SAFETY: the runtime exports `lacuna_session_close` with this signature (prelude/session.rs).
+                let close: extern "C" fn(u64) = unsafe { std::mem::transmute(close) };
+                close(session.id);
+            }
+        }
+    }
+}
+
+/// The snippet that runs a turn and hands back its value and new locals: the turn with its items blanked out
+/// (they are the host's now; positions stay), and its final expression wrapped.
+fn handover(
+    turn: &str,
+    items: &[TurnItem],
+    tail: Option<std::ops::Range<usize>>,
+    value: bool,
+    new: &[SessionLocal],
+) -> String {
+    let mut text: Vec<u8> = turn.as_bytes().to_vec();
+    for item in items {
+        for b in &mut text[item.range.clone()] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    let mut text = String::from_utf8_lossy(&text).into_owned();
+    let locals: Vec<&str> = new.iter().map(|l| l.name.as_str()).collect();
+    let locals = tuple(&locals);
+    match (tail, value) {
+        (Some(tail), true) => {
+            text.replace_range(tail.clone(), &format!("({}, {locals})", &turn[tail]));
+        }
+        (Some(tail), false) => {
+            text.replace_range(tail.clone(), &format!("{{ let _ = {}; ((), {locals}) }}", &turn[tail]));
+        }
+        (None, _) => {
+            text.push_str(&format!("\n((), {locals})"));
+        }
+    }
+    text
+}
+
+/// A tuple of these (types, names or values): `()`, `(a,)`, `(a, b)`.
+fn tuple(parts: &[&str]) -> String {
+    match parts {
+        [] => "()".to_owned(),
+        [one] => format!("({one},)"),
+        many => format!("({})", many.join(", ")),
+    }
+}
+
+/// The local a "use of moved value: `x`" diagnostic names.
+fn moved_name(message: &str) -> Option<String> {
+    let rest =
+        message.strip_prefix("use of moved value: `").or_else(|| message.strip_prefix("borrow of moved value: `"))?;
+    Some(rest.split('`').next()?.to_owned())
+}
+
+/// Whether a type (as source) names the type `name` (as a whole path segment).
+fn names_type(ty: &str, name: &str) -> bool {
+    ty.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == name)
+}
+
+fn shown(host: &LoadedHost) -> Option<String> {
+    let address = host.symbol("__lacuna_turn_shown")?;
+    // SAFETY: the turn's host defines `__lacuna_turn_shown` with this signature (`SHOW`).
+    let read: extern "C" fn(*mut u8, usize) -> usize = unsafe { std::mem::transmute(address) };
+    let mut buffer = vec![0u8; 1 << 20];
+    let n = read(buffer.as_mut_ptr(), buffer.len());
+    (n != usize::MAX).then(|| String::from_utf8_lossy(&buffer[..n]).into_owned())
+}
+
+fn forget(host: &LoadedHost, session: u64, slot: u32) {
+    if let Some(address) = host.symbol("lacuna_session_forget") {
+        // SAFETY: the runtime exports `lacuna_session_forget` with this signature (prelude/session.rs).
+        let forget: extern "C" fn(u64, u32) = unsafe { std::mem::transmute(address) };
+        forget(session, slot);
+    }
+}
+
+fn finish(mut timings: BTreeMap<&'static str, f64>, started: Instant) -> BTreeMap<&'static str, f64> {
+    timings.insert("total", ms(started));
+    timings
+}
+
+fn ms(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1e3
+}

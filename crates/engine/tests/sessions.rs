@@ -1,0 +1,78 @@
+//! Sessions as a REPL user has them: every turn sees what earlier turns declared and left behind, with the values
+//! later turns changed; a rejected turn changes nothing; a faulting turn keeps what was there.
+
+use lacuna_checker::{Checker, CheckerOptions};
+use lacuna_engine::{Engine, RunOptions, Session, TurnOutcome};
+
+fn engine() -> Engine {
+    let checker = Checker::new(CheckerOptions::default()).expect("checker starts");
+    Engine::new(checker, RunOptions::default()).expect("engine starts")
+}
+
+fn turn(engine: &Engine, session: &mut Session, text: &str) -> TurnOutcome {
+    engine.session_turn(session, text).unwrap_or_else(|e| panic!("turn `{text}` failed to run: {e}"))
+}
+
+fn locals(session: &Session) -> Vec<String> {
+    session.locals().iter().map(|l| format!("{}: {}", l.name, l.ty)).collect()
+}
+
+#[test]
+fn turns_keep_functions_types_and_values_for_later_turns() {
+    let engine = engine();
+    let mut session = Session::new();
+
+    // 1: a function, a type with an impl, and values.
+    let t1 = turn(
+        &engine,
+        &mut session,
+        "fn area(w: u32, h: u32) -> u32 { w * h }\n#[derive(Debug, Clone)]\nstruct Room { name: String, w: u32, h: u32 }\nimpl Room {\n    fn size(&self) -> u32 { area(self.w, self.h) }\n}\nlet mut rooms = vec![Room { name: \"hall\".to_string(), w: 3, h: 4 }];\nlet total = rooms.len();\nprintln!(\"{} room(s)\", total);\ntotal * 10",
+    );
+    assert!(t1.accepted, "{t1:?}");
+    assert_eq!(t1.value.as_deref(), Some("10"), "{t1:?}");
+    assert_eq!(t1.stdout, "1 room(s)\n");
+    assert_eq!(locals(&session), ["rooms: Vec<Room>", "total: usize"]);
+
+    // 2: changes a value turn 1 left.
+    let t2 = turn(&engine, &mut session, "rooms.push(Room { name: \"kitchen\".into(), w: 5, h: 2 });\nrooms.len()");
+    assert!(t2.accepted, "{t2:?}");
+    assert_eq!(t2.value.as_deref(), Some("2"));
+
+    // 3: uses turn 1's function and method on the value turn 2 changed; `sizes` goes into the value, so it does
+    // not outlive the turn (as in one program), but `doors` does.
+    let t3 = turn(
+        &engine,
+        &mut session,
+        "let sizes: Vec<u32> = rooms.iter().map(|r| r.size()).collect();\nlet doors = 3;\n(sizes, area(2, 2))",
+    );
+    assert!(t3.accepted, "{t3:?}");
+    assert_eq!(t3.value.as_deref(), Some("([12, 10], 4)"));
+    assert!(t3.dropped.iter().any(|d| d.contains("`sizes`")), "{t3:?}");
+
+    // A rejected turn changes nothing.
+    let rejected = turn(&engine, &mut session, "let n: u32 = rooms;\nn");
+    assert!(!rejected.accepted);
+    assert!(rejected.diagnostics.iter().any(|d| d.contains("E0308")), "{rejected:?}");
+    assert_eq!(locals(&session), ["rooms: Vec<Room>", "total: usize", "doors: i32"]);
+
+    // A redefinition: later turns see the new function.
+    let t4 = turn(&engine, &mut session, "fn area(w: u32, h: u32) -> u32 { w * h * 2 }\narea(1, 1)");
+    assert!(t4.accepted, "{t4:?}");
+    assert_eq!(t4.value.as_deref(), Some("2"));
+    let t5 = turn(&engine, &mut session, "rooms.iter().map(|r| r.size()).sum::<u32>()");
+    assert_eq!(t5.value.as_deref(), Some("44"), "{t5:?}");
+
+    // A fault: an error value; what was there stays (with what the turn changed before it faulted).
+    let t6 = turn(&engine, &mut session, "rooms.pop();\nlet i = rooms.len() + 3;\nrooms[i].name.clone()");
+    assert!(t6.error.as_deref().is_some_and(|e| e.contains("index out of bounds")), "{t6:?}");
+    let t7 = turn(&engine, &mut session, "rooms.len()");
+    assert_eq!(t7.value.as_deref(), Some("1"), "{t7:?}");
+    assert_eq!(locals(&session), ["rooms: Vec<Room>", "total: usize", "doors: i32"]);
+
+    // Shadowing replaces a local, with another type if it likes.
+    let t8 = turn(&engine, &mut session, "let total = format!(\"{} rooms\", rooms.len());");
+    assert!(t8.accepted, "{t8:?}");
+    assert_eq!(t8.value, None);
+    assert_eq!(locals(&session), ["rooms: Vec<Room>", "doors: i32", "total: String"]);
+    engine.close_session(session);
+}
