@@ -20,6 +20,10 @@ Methods (JSON-RPC 2.0; on stdio one object per line each way, over HTTP one per 
   health           {} -> {\"status\": \"ok\", \"workers\", ...}   (also GET /health over HTTP)
   shutdown         {} -> {}, then the service stops
   $/cancelRequest  {\"id\": ID} (a notification): the request with that id is answered as cancelled
+  session.open     {\"host\": PATH?} -> {\"session\": ID}
+  session.turn     {\"session\": ID, \"snippet\": TEXT} -> {\"accepted\", \"value\", \"stdout\", \"diagnostics\", ...}
+  session.state    {\"session\": ID} -> {\"locals\": [{\"name\", \"ty\"}], \"items\": [..], \"turns\"}
+  session.close    {\"session\": ID} -> {}
 
 Examples:
   lacuna serve --stdio
@@ -76,7 +80,18 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
         request_timeout: Duration::from_millis(args.request_timeout_ms.unwrap_or(300_000)),
         run: RunCommand { program, args: run_args },
     };
-    let service = Arc::new(Service::new(pool, options));
+    let engine_factory: lacuna_service::EngineFactory = {
+        let policy = policy.clone();
+        Arc::new(move || {
+            let checker = Checker::new(CheckerOptions { policy: policy.clone(), ..CheckerOptions::default() })?;
+            lacuna_engine::Engine::new(
+                checker,
+                lacuna_engine::RunOptions { policy: policy.clone(), ..Default::default() },
+            )
+        })
+    };
+    let sessions = lacuna_service::Sessions::new(engine_factory);
+    let service = Arc::new(Service::new(pool, sessions, options));
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
     runtime.block_on(async move {
         // SIGTERM and Ctrl-C: answer what is in flight as cancelled, then stop.
@@ -99,9 +114,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
                 eprintln!("lacuna: serving on http://{bound} ({workers} checker(s))");
                 lacuna_service::http::serve(service, listener).await.context("serving HTTP")
             }
-            None => lacuna_service::stdio::serve(service, tokio::io::stdin(), tokio::io::stdout())
-                .await
-                .context("serving on stdio"),
+            None => {
+                // Session turns run hosts in this process: what they print must not reach the protocol.
+                let protocol = lacuna_engine::protocol_stdout().context("setting stdout aside for the protocol")?;
+                lacuna_service::stdio::serve(service, tokio::io::stdin(), tokio::fs::File::from_std(protocol))
+                    .await
+                    .context("serving on stdio")
+            }
         }
     })?;
     Ok(crate::exit::ACCEPTED)

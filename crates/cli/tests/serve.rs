@@ -316,3 +316,50 @@ fn the_python_client_example_drives_the_service() {
     assert!(stdout.contains("attempt 2: accepted by rustc as Vec<i64>"), "{stdout}");
     assert!(stdout.contains("run printed: [2, 7] exit status 0"), "{stdout}");
 }
+
+#[test]
+fn stdio_sessions_keep_what_earlier_turns_left_and_run_side_by_side() {
+    let dir = scratch(&[(
+        "tools.rs",
+        "fn greet(name: &str) -> String {\n    format!(\"hello, {name}\")\n}\n\nfn main() {}\n",
+    )]);
+    let mut service = Stdio_::start(&["--workers", "1"], dir.path());
+    let a = service.call(1, "session.open", json!({}))["result"]["session"].clone();
+    let b = service.call(2, "session.open", json!({"host": "tools.rs"}))["result"]["session"].clone();
+    assert_ne!(a, b);
+    let turn = |service: &mut Stdio_, id: i64, session: &Value, snippet: &str| {
+        service.call(id, "session.turn", json!({"session": session, "snippet": snippet}))
+    };
+    // Turn 1 defines a function and a value; turn 2 changes the value; turn 3 uses both.
+    let t1 =
+        turn(&mut service, 3, &a, "fn bump(x: u64) -> u64 { x + 10 }\nlet mut score: u64 = 1;\nprintln!(\"start\");");
+    assert_eq!(t1["result"]["accepted"], true, "{t1}");
+    assert_eq!(t1["result"]["stdout"], "start\n", "{t1}");
+    // Session b, in between: the host's function is in scope there, not a's.
+    let tb = turn(&mut service, 4, &b, "greet(\"ann\")");
+    assert_eq!(tb["result"]["value"], "\"hello, ann\"", "{tb}");
+    let tb2 = turn(&mut service, 5, &b, "bump(1)");
+    assert_eq!(tb2["result"]["accepted"], false, "{tb2}");
+    let t2 = turn(&mut service, 6, &a, "score *= 7;");
+    assert_eq!(t2["result"]["accepted"], true, "{t2}");
+    let t3 = turn(&mut service, 7, &a, "bump(score)");
+    assert_eq!(t3["result"]["value"], "17", "{t3}");
+    // A rejected turn changes nothing; a redefinition is what later turns see.
+    let rejected = turn(&mut service, 8, &a, "let s: String = score;\ns");
+    assert_eq!(rejected["result"]["accepted"], false, "{rejected}");
+    assert!(rejected["result"]["diagnostics"][0].as_str().unwrap_or_default().contains("E0308"), "{rejected}");
+    let redefined = turn(&mut service, 9, &a, "fn bump(x: u64) -> u64 { x * 100 }\nbump(score)");
+    assert_eq!(redefined["result"]["value"], "700", "{redefined}");
+    // A fault is the turn's error; what was there stays.
+    let fault = turn(&mut service, 10, &a, "let v: Vec<u64> = Vec::new();\nv[score as usize]");
+    assert!(fault["result"]["error"].as_str().unwrap_or_default().contains("index out of bounds"), "{fault}");
+    let state = service.call(11, "session.state", json!({"session": a}));
+    assert_eq!(state["result"]["locals"], json!([{"name": "score", "ty": "u64"}]), "{state}");
+    assert_eq!(state["result"]["items"], json!(["fn bump(x: u64) -> u64 { x * 100 }"]), "{state}");
+    let closed = service.call(12, "session.close", json!({"session": a}));
+    assert_eq!(closed["result"], json!({}), "{closed}");
+    let gone = turn(&mut service, 13, &a, "1");
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    assert!(gone["error"]["message"].as_str().unwrap_or_default().contains("session.open"), "{gone}");
+    assert_eq!(service.finish(), Some(0));
+}

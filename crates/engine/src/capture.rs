@@ -30,3 +30,17 @@ pub(crate) fn stdout<R>(f: impl FnOnce() -> R) -> std::io::Result<(String, R)> {
     file.read_to_string(&mut text)?;
     Ok((text, result))
 }
+
+/// For a process whose stdout carries a protocol while it runs hosts (`lacuna serve --stdio` with sessions): a
+/// file writing to the original stdout, with descriptor 1 itself pointed at stderr, so what hosts print (and a
+/// turn's capture, which restores descriptor 1 to this) never mixes into the protocol.
+pub fn protocol_stdout() -> std::io::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    std::io::stdout().flush()?;
+    let protocol = std::io::stdout().as_fd().try_clone_to_owned()?;
+    // SAFETY: plain descriptor call on the process's own descriptors 2 and 1.
+    if unsafe { libc::dup2(2, 1) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(std::fs::File::from(protocol))
+}

@@ -30,6 +30,7 @@ mod session;
 mod site;
 mod watchdog;
 
+pub use capture::protocol_stdout;
 pub use lacuna_hole::{
     Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Proposal, SnippetSource,
     HOLE_MARKER, NO_SNIPPET,

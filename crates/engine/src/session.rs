@@ -71,6 +71,15 @@ impl Default for Session {
 }
 
 impl Session {
+    /// A session whose first turn already has a host program's items in scope (its functions, types and impls
+    /// are the session's tools; its `main` is left out and does not run). `None` if the text does not parse.
+    pub fn from_host(text: &str) -> Option<Session> {
+        let parts = split_turn(text)?;
+        let mut session = Session::new();
+        session.items = parts.items.into_iter().filter(|i| i.key != "fn main").collect();
+        Some(session)
+    }
+
     pub fn new() -> Session {
         Session {
             id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
@@ -84,6 +93,11 @@ impl Session {
 
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Turns that ran.
+    pub fn turns(&self) -> u32 {
+        self.turns
     }
 
     /// The locals in scope for the next turn.
@@ -245,13 +259,15 @@ impl Engine {
         let (_, rendered, types) = self
             .with_checker(|checker| -> Result<_, ExecError> {
                 let prepared = checker.prepare("session.rs", &check_text)?;
-                let verdict = checker.check(&prepared, 0, turn)?;
+                // The turn's hole is the last one (a host's items may hold holes of their own).
+                let hole = prepared.host.holes.len() - 1;
+                let verdict = checker.check(&prepared, hole, turn)?;
                 let rendered: Vec<String> = verdict
                     .diagnostics
                     .iter()
                     .map(|d| lacuna_checker::render::render_plain(&prepared, "turn.rs", turn, d))
                     .collect();
-                let types = if verdict.accepted { Some(checker.turn_types(&prepared, 0, turn)?) } else { None };
+                let types = if verdict.accepted { Some(checker.turn_types(&prepared, hole, turn)?) } else { None };
                 Ok((verdict, rendered, types))
             })
             .ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })??;
@@ -293,14 +309,15 @@ impl Engine {
             let host = self.load("session.rs", &run_text)?;
             *timings.entry("host_compile").or_insert(0.0) += ms(compile_started);
             let run_started = Instant::now();
-            let snippets = BTreeMap::from([(1u32, snippet)]);
+            let hole = host.prepared.host.holes.len() as u32;
+            let snippets = BTreeMap::from([(hole, snippet)]);
             let (stdout, report) = crate::capture::stdout(|| self.run(&host, snippets))
                 .map_err(|e| ExecError::Internal { detail: format!("cannot capture the turn's output: {e}") })?;
             let report = report?;
             *timings.entry("run").or_insert(0.0) += ms(run_started);
             let moved: Vec<String> = report
                 .sites
-                .first()
+                .last()
                 .filter(|s| s.accepted == Some(false))
                 .map(|s| s.diagnostics.iter().filter_map(|d| moved_name(&d.message)).collect())
                 .unwrap_or_default();
@@ -315,7 +332,7 @@ impl Engine {
         };
         outcome.stdout = stdout;
         session.last_host = Some(host.clone());
-        let site = report.sites.first();
+        let site = report.sites.last();
         outcome.path = site.and_then(|s| s.path);
         outcome.error = site.and_then(|s| s.error.clone());
         let ran = site.is_some_and(|s| s.outcome.as_deref() == Some("ok"));

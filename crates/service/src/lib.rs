@@ -7,6 +7,7 @@
 //! - [`server`]: one message in, at most one response out; cancellation and time limits.
 //! - [`stdio`], [`http`]: the transports.
 //! - [`run`]: `run` requests, each in its own `lacuna run` process.
+//! - [`sessions`]: `session.*`, on one in-process engine.
 
 pub mod http;
 pub mod methods;
@@ -14,6 +15,7 @@ pub mod pool;
 pub mod protocol;
 pub mod run;
 pub mod server;
+pub mod sessions;
 pub mod stdio;
 
 use lacuna_checker::{PreparedHost, Verdict};
@@ -22,6 +24,7 @@ use serde_json::{json, Value};
 pub use pool::{CheckPool, CheckerFactory};
 pub use run::RunCommand;
 pub use server::{Service, ServiceOptions};
+pub use sessions::{EngineFactory, Sessions};
 
 /// The object `lacuna check --json` prints for one verdict (and the `check` method answers with).
 pub fn verdict_json(

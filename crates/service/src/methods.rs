@@ -21,10 +21,28 @@ pub enum Method {
     Shutdown,
     /// A notification: stop working on the request with this id and answer it as cancelled.
     CancelRequest,
+    /// Open a session (empty, or with a host program's items in scope).
+    SessionOpen,
+    /// One turn of a session: a snippet whose `let`s, fns, types and impls stay in scope for later turns.
+    SessionTurn,
+    /// The locals and items in scope in a session.
+    SessionState,
+    /// Close a session, dropping its values.
+    SessionClose,
 }
 
 impl Method {
-    pub const ALL: [Method; 5] = [Method::Check, Method::Run, Method::Health, Method::Shutdown, Method::CancelRequest];
+    pub const ALL: [Method; 9] = [
+        Method::Check,
+        Method::Run,
+        Method::Health,
+        Method::Shutdown,
+        Method::CancelRequest,
+        Method::SessionOpen,
+        Method::SessionTurn,
+        Method::SessionState,
+        Method::SessionClose,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -33,6 +51,10 @@ impl Method {
             Method::Health => "health",
             Method::Shutdown => "shutdown",
             Method::CancelRequest => "$/cancelRequest",
+            Method::SessionOpen => "session.open",
+            Method::SessionTurn => "session.turn",
+            Method::SessionState => "session.state",
+            Method::SessionClose => "session.close",
         }
     }
 
@@ -81,6 +103,9 @@ pub fn params<T: serde::de::DeserializeOwned>(method: Method, params: serde_json
             Method::Run => r#"{"host": PATH, "snippets": {"1": TEXT, ...}} or {"host": PATH, "model": SPEC}"#,
             Method::Health | Method::Shutdown => "{}",
             Method::CancelRequest => r#"{"id": ID}"#,
+            Method::SessionOpen => r#"{"host": PATH?}"#,
+            Method::SessionTurn => r#"{"session": ID, "snippet": TEXT}"#,
+            Method::SessionState | Method::SessionClose => r#"{"session": ID}"#,
         };
         ErrorCode::InvalidParams.with(format!("{e}; `{}` takes {shape}", method.name()))
     })

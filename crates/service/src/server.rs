@@ -28,6 +28,7 @@ pub type Connection = u64;
 
 pub struct Service {
     pool: CheckPool,
+    sessions: Arc<crate::sessions::Sessions>,
     options: ServiceOptions,
     started: Instant,
     /// Requests being worked on, by connection and id: what cancels them.
@@ -62,9 +63,10 @@ impl Cancel {
 }
 
 impl Service {
-    pub fn new(pool: CheckPool, options: ServiceOptions) -> Service {
+    pub fn new(pool: CheckPool, sessions: crate::sessions::Sessions, options: ServiceOptions) -> Service {
         Service {
             pool,
+            sessions: Arc::new(sessions),
             options,
             started: Instant::now(),
             in_flight: Mutex::new(HashMap::new()),
@@ -88,9 +90,11 @@ impl Service {
         self.shutdown.subscribe()
     }
 
-    /// Stops taking requests: every one in flight is answered as cancelled.
+    /// Stops taking requests: every one in flight is answered as cancelled, and the sessions are closed.
     pub fn begin_shutdown(&self) {
         self.shutdown.send_replace(true);
+        let sessions = self.sessions.clone();
+        std::thread::spawn(move || sessions.close_all());
         for cancel in self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).values() {
             cancel.cancel();
         }
@@ -180,7 +184,25 @@ impl Service {
                 Ok(json!({}))
             }
             Method::CancelRequest => Ok(Value::Null),
+            Method::SessionOpen => self.blocking(method, params, |s, p| s.open(p)).await,
+            Method::SessionTurn => self.blocking(method, params, |s, p| s.turn(p)).await,
+            Method::SessionState => self.blocking(method, params, |s, p| s.state(p)).await,
+            Method::SessionClose => self.blocking(method, params, |s, p| s.close(p)).await,
         }
+    }
+
+    /// A sessions call on a blocking thread (turns check, compile and run).
+    async fn blocking<P: serde::de::DeserializeOwned + Send + 'static>(
+        &self,
+        method: Method,
+        params: Value,
+        call: fn(&crate::sessions::Sessions, P) -> Result<Value, RpcError>,
+    ) -> Result<Value, RpcError> {
+        let params: P = methods::params(method, params)?;
+        let sessions = self.sessions.clone();
+        tokio::task::spawn_blocking(move || call(&sessions, params))
+            .await
+            .map_err(|_| ErrorCode::Internal.with("the session call failed inside the service (a Lacuna bug)"))?
     }
 
     pub fn health(&self) -> Value {
@@ -190,6 +212,7 @@ impl Service {
             "checks_queued_or_running": self.pool.load(),
             "requests_in_flight": self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).len(),
             "requests_served": self.served.load(Ordering::Relaxed),
+            "sessions": self.sessions.count(),
             "uptime_ms": self.started.elapsed().as_millis() as u64,
             "version": env!("CARGO_PKG_VERSION"),
         })

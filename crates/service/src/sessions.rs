@@ -1,0 +1,126 @@
+//! `session.*`: sessions live in the service's process, on one engine (made at the first `session.open`). Turns
+//! run one at a time process-wide (a turn's output is captured from the process's stdout), each session's turns in
+//! the order they arrive.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use lacuna_engine::{Engine, ExecError, Session};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::protocol::{ErrorCode, RpcError};
+
+/// Makes the sessions' engine.
+pub type EngineFactory = Arc<dyn Fn() -> Result<Engine, ExecError> + Send + Sync>;
+
+pub struct Sessions {
+    factory: EngineFactory,
+    engine: OnceLock<Result<Arc<Engine>, String>>,
+    open: Mutex<HashMap<u64, Arc<Mutex<Option<Session>>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenParams {
+    pub host: Option<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnParams {
+    pub session: u64,
+    pub snippet: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionParams {
+    pub session: u64,
+}
+
+impl Sessions {
+    pub fn new(factory: EngineFactory) -> Sessions {
+        Sessions { factory, engine: OnceLock::new(), open: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn count(&self) -> usize {
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn engine(&self) -> Result<Arc<Engine>, RpcError> {
+        self.engine
+            .get_or_init(|| (self.factory)().map(Arc::new).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|e| ErrorCode::Internal.with(format!("cannot start the sessions' engine: {e}")))
+    }
+
+    fn session(&self, id: u64) -> Result<Arc<Mutex<Option<Session>>>, RpcError> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned().ok_or_else(|| {
+            ErrorCode::InvalidParams
+                .with(format!("no session {id}; open one with `session.open` (ids are per service)"))
+        })
+    }
+
+    pub fn open(&self, params: OpenParams) -> Result<Value, RpcError> {
+        self.engine()?;
+        let session = match &params.host {
+            None => Session::new(),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| ErrorCode::InputError.with(format!("cannot read host {}: {e}", path.display())))?;
+                Session::from_host(&text).ok_or_else(|| {
+                    ErrorCode::InputError
+                        .with(format!("{} does not parse; `lacuna check` on it shows where", path.display()))
+                })?
+            }
+        };
+        let id = session.id();
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Arc::new(Mutex::new(Some(session))));
+        Ok(json!({"session": id}))
+    }
+
+    /// Runs on a blocking thread: a turn checks, compiles and runs.
+    pub fn turn(&self, params: TurnParams) -> Result<Value, RpcError> {
+        let engine = self.engine()?;
+        let session = self.session(params.session)?;
+        let mut guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let session = guard.as_mut().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
+        let outcome = engine.session_turn(session, &params.snippet).map_err(|e| match e {
+            ExecError::Checker(e) => ErrorCode::InputError.with(e.to_string()),
+            e => ErrorCode::Internal.with(e.to_string()),
+        })?;
+        serde_json::to_value(&outcome).map_err(|e| ErrorCode::Internal.with(e.to_string()))
+    }
+
+    pub fn state(&self, params: SessionParams) -> Result<Value, RpcError> {
+        let session = self.session(params.session)?;
+        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let session = guard.as_ref().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
+        Ok(json!({
+            "session": session.id(),
+            "turns": session.turns(),
+            "locals": session.locals(),
+            "items": session.items().collect::<Vec<_>>(),
+        }))
+    }
+
+    pub fn close(&self, params: SessionParams) -> Result<Value, RpcError> {
+        let session = self.session(params.session)?;
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).remove(&params.session);
+        let taken = session.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let (Some(session), Ok(engine)) = (taken, self.engine()) {
+            engine.close_session(session);
+        }
+        Ok(json!({}))
+    }
+
+    /// Closes every session (shutdown).
+    pub fn close_all(&self) {
+        let ids: Vec<u64> = self.open.lock().unwrap_or_else(|e| e.into_inner()).keys().copied().collect();
+        for id in ids {
+            let _ = self.close(SessionParams { session: id });
+        }
+    }
+}
