@@ -5,6 +5,7 @@ mod check;
 mod config;
 mod input;
 mod policy;
+mod repl;
 mod run;
 mod serve;
 
@@ -30,6 +31,9 @@ enum Command {
     /// Serve check and run as JSON-RPC 2.0 on stdio or HTTP, with warm checkers, for drivers, editors and agent
     /// frameworks
     Serve(serve::ServeArgs),
+    /// A session at the terminal: each line is a task for the model (or code with `:code`); what a turn declares
+    /// and leaves stays in scope for the next
+    Repl(repl::ReplArgs),
 }
 
 /// Exit statuses, stable for scripts.
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Repl(args) => repl::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

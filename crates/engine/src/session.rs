@@ -64,6 +64,23 @@ pub struct TurnOutcome {
     pub timings_ms: BTreeMap<&'static str, f64>,
 }
 
+impl TurnOutcome {
+    fn failed(error: String, attempts: u32) -> TurnOutcome {
+        TurnOutcome {
+            accepted: false,
+            value: None,
+            value_type: None,
+            stdout: String::new(),
+            diagnostics: Vec::new(),
+            attempts,
+            path: None,
+            error: Some(error),
+            dropped: Vec::new(),
+            timings_ms: BTreeMap::new(),
+        }
+    }
+}
+
 impl Default for Session {
     fn default() -> Self {
         Session::new()
@@ -108,6 +125,29 @@ impl Session {
     /// The items in scope for the next turn, as declared.
     pub fn items(&self) -> impl Iterator<Item = &str> {
         self.items.iter().map(|i| i.text.as_str())
+    }
+
+    /// What a model is told about the next turn: the session's items and locals, and the task.
+    fn request(&self, task: &str) -> crate::HoleRequest {
+        let text = Session::check_host(&self.items, &self.locals);
+        let items: String = self.items.iter().map(|i| format!("{}\n", i.text)).collect();
+        crate::HoleRequest {
+            host: "session".into(),
+            site: 1,
+            line: text.lines().count() as u32 - 1,
+            column: 5,
+            depth: 0,
+            task: task.to_owned(),
+            model: None,
+            expected_type: None,
+            enclosing_source: text.replace("agent!(\"the next turn\")", crate::HOLE_MARKER),
+            bindings: self
+                .locals
+                .iter()
+                .map(|l| crate::BindingInfo { name: l.name.clone(), ty: l.ty.clone(), mutable: true, available: true })
+                .collect(),
+            signatures: lacuna_checker::prompt_signatures(&items),
+        }
     }
 
     /// The host a turn is checked in: the items, the locals (never run), and a hole whose type the turn settles.
@@ -363,6 +403,59 @@ impl Engine {
             outcome.accepted = site.is_some_and(|s| s.accepted == Some(true));
         }
         outcome.timings_ms = finish(timings, started);
+        Ok(outcome)
+    }
+
+    /// A turn a model writes for `task`: its rejected attempts' diagnostics go back to it, up to `max_attempts`;
+    /// the first accepted attempt runs (a fault is the turn's error, not asked again).
+    pub fn session_task(
+        &self,
+        session: &mut Session,
+        task: &str,
+        source: &dyn crate::SnippetSource,
+        max_attempts: u32,
+    ) -> Result<TurnOutcome, ExecError> {
+        let started = Instant::now();
+        let request = session.request(task);
+        let mut attempts: Vec<crate::Attempt> = Vec::new();
+        let mut model_ms = 0.0;
+        let mut last: Option<TurnOutcome> = None;
+        for _ in 0..max_attempts.max(1) {
+            let proposal = match source.propose(&request, &attempts) {
+                Ok(Some(proposal)) => proposal,
+                Ok(None) => break,
+                Err(e) => return Ok(TurnOutcome::failed(format!("model error: {e}"), attempts.len() as u32)),
+            };
+            model_ms += proposal.model_ms;
+            let snippet = match proposal.snippet {
+                Ok(snippet) => snippet,
+                Err(why) => {
+                    attempts.push(crate::Attempt {
+                        snippet: None,
+                        accepted: false,
+                        diagnostics: vec![why],
+                        runtime_error: None,
+                    });
+                    continue;
+                }
+            };
+            let outcome = self.session_turn(session, &snippet)?;
+            let rejected = !outcome.accepted && outcome.error.is_none();
+            attempts.push(crate::Attempt {
+                snippet: Some(snippet),
+                accepted: !rejected,
+                diagnostics: outcome.diagnostics.clone(),
+                runtime_error: outcome.error.clone(),
+            });
+            last = Some(outcome);
+            if !rejected {
+                break;
+            }
+        }
+        let mut outcome = last.unwrap_or_else(|| TurnOutcome::failed("the model gave no snippet".into(), 0));
+        outcome.attempts = attempts.len() as u32;
+        outcome.timings_ms.insert("model", model_ms);
+        outcome.timings_ms.insert("total", ms(started));
         Ok(outcome)
     }
 

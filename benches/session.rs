@@ -1,0 +1,89 @@
+//! Session turns: latency on the JIT path and on the rustc path, how it grows with the number of earlier turns,
+//! and the memory of an engine holding 20 sessions.
+//!
+//! Run: `cargo bench -p lacuna-cli --bench session` (`-- --turns N` for a longer session; default 200).
+//!
+//! Every turn adds a local and, every fifth, a function, so later turns check and build against more; the
+//! latency at 10, 50 and 200 earlier turns is the median of the 5 turns around that point.
+
+use std::time::Instant;
+
+use lacuna_checker::{Checker, CheckerOptions};
+use lacuna_engine::{Engine, ExecPath, RunOptions, Session};
+
+#[allow(dead_code)] // not every bench uses every helper
+mod common;
+use common::{peak_rss_mib, percentile};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let length: usize =
+        args.iter().position(|a| a == "--turns").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(200);
+    let engine = Engine::new(Checker::new(CheckerOptions::default()).expect("checker starts"), RunOptions::default())
+        .expect("engine starts");
+    let turn = |session: &mut Session, text: &str| -> (f64, Option<ExecPath>) {
+        let started = Instant::now();
+        let outcome = engine.session_turn(session, text).expect("the turn runs");
+        assert!(outcome.accepted && outcome.error.is_none(), "{text}: {outcome:?}");
+        (started.elapsed().as_secs_f64() * 1e3, outcome.path)
+    };
+
+    // Warm-up: the checker's and the builder's first use.
+    let mut warm = Session::new();
+    turn(&mut warm, "let w = 1;\nw + 1");
+
+    // Per path: 20 turns each on a short session.
+    let mut jit = Vec::new();
+    let mut rustc = Vec::new();
+    let mut session = Session::new();
+    turn(&mut session, "let mut n: i64 = 1;\nlet mut words: Vec<String> = Vec::new();");
+    for i in 0..20 {
+        let (ms, path) = turn(&mut session, &format!("n = n * 3 % 1000 + {i};\nn"));
+        if path == Some(ExecPath::Jit) {
+            jit.push(ms)
+        } else {
+            rustc.push(ms)
+        }
+        let (ms, path) = turn(&mut session, &format!("words.push(format!(\"w{i}\"));\nwords.join(\",\").len()"));
+        if path == Some(ExecPath::Jit) {
+            jit.push(ms)
+        } else {
+            rustc.push(ms)
+        }
+    }
+    println!("session turns: latency by path (a short session)\n");
+    println!("{:<12} {:>6} {:>10} {:>10}", "path", "turns", "p50", "p90");
+    for (name, v) in [("jit", &jit), ("rustc", &rustc)] {
+        println!("{name:<12} {:>6} {:>7.1} ms {:>7.1} ms", v.len(), percentile(v, 50.0), percentile(v, 90.0));
+    }
+
+    // Growth: one long session.
+    let mut long = Session::new();
+    let mut at = Vec::new();
+    for i in 0..length {
+        let text = if i % 5 == 0 {
+            format!("fn f{i}(x: i64) -> i64 {{ x + {i} }}\nlet v{i}: i64 = f{i}(1);\nv{i}")
+        } else {
+            format!("let v{i}: i64 = {i} * 2;\nv{i} + 1")
+        };
+        at.push(turn(&mut long, &text).0);
+    }
+    println!("\ngrowth: one session of {length} turns, each adding a local (and every fifth a function)\n");
+    println!("{:<24} {:>10}", "earlier turns", "p50");
+    for point in [10usize, 50, 200].into_iter().filter(|p| *p <= length) {
+        let window = &at[point.saturating_sub(3)..(point + 2).min(at.len())];
+        println!("{point:<24} {:>7.1} ms", percentile(window, 50.0));
+    }
+
+    // Memory: 20 sessions of 5 turns each, all open.
+    let mut sessions: Vec<Session> = (0..20).map(|_| Session::new()).collect();
+    for (s, session) in sessions.iter_mut().enumerate() {
+        for t in 0..5 {
+            turn(session, &format!("let data{t}: Vec<u64> = (0..1000u64).map(|x| x * {s}).collect();\ndata{t}.len()"));
+        }
+    }
+    println!("\npeak RSS of this process with 20 sessions open: {:.0} MiB", peak_rss_mib().unwrap_or(f64::NAN));
+    for session in sessions {
+        engine.close_session(session);
+    }
+}

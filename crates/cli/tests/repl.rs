@@ -1,0 +1,38 @@
+//! `lacuna repl` in its line-driven mode (input piped), with a scripted model: what a person at a session sees.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+#[test]
+fn a_session_at_the_repl_with_a_scripted_model() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("tools.rs"),
+        "fn price(item: &str) -> u32 {\n    match item {\n        \"tea\" => 4,\n        \"rice\" => 3,\n        _ => 0,\n    }\n}\n\nfn main() {}\n",
+    )
+    .unwrap();
+    // The model's first reply for the second task is ill-typed: its diagnostics go back, and the second is taken.
+    std::fs::write(
+        dir.path().join("replies.txt"),
+        "=== reply\n```rust\nlet basket = vec![\"tea\", \"rice\", \"tea\"];\nbasket.len()\n```\n\
+         === reply\n```rust\nlet total: String = basket.iter().map(|i| price(i)).sum();\ntotal\n```\n\
+         === reply\n```rust\nlet total: u32 = basket.iter().map(|i| price(i)).sum();\ntotal\n```\n",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["repl", "tools.rs", "--model", "script:replies.txt"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lacuna repl starts");
+    let input = "make a basket of tea, rice and tea\nwhat does the basket cost?\n:code total * 2\n:state\n:quit\n";
+    child.stdin.take().expect("piped").write_all(input.as_bytes()).expect("the repl reads");
+    let out = child.wait_with_output().expect("lacuna repl ends");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let expected = "3\n11\n(2 attempts)\n22\nlet basket: Vec<&str>\nlet total: u32\nfn price(item: &str) -> u32 {\n";
+    assert_eq!(stdout, expected, "stderr: {stderr}");
+}
