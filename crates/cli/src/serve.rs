@@ -21,7 +21,8 @@ Methods (JSON-RPC 2.0; on stdio one object per line each way, over HTTP one per 
   shutdown         {} -> {}, then the service stops
   $/cancelRequest  {\"id\": ID} (a notification): the request with that id is answered as cancelled
   session.open     {\"host\": PATH?} -> {\"session\": ID}
-  session.turn     {\"session\": ID, \"snippet\": TEXT} -> {\"accepted\", \"value\", \"stdout\", \"diagnostics\", ...}
+  session.turn     {\"session\": ID, \"snippet\": TEXT} or {\"session\": ID, \"task\": TEXT, \"model\": SPEC?}
+                   -> {\"accepted\", \"value\", \"stdout\", \"diagnostics\", \"attempts\", \"path\", \"error\", ...}
   session.state    {\"session\": ID} -> {\"locals\": [{\"name\", \"ty\"}], \"items\": [..], \"turns\"}
   session.close    {\"session\": ID} -> {}
 
@@ -52,7 +53,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     request_timeout_ms: Option<u64>,
 
-    /// Safe-mode defaults and more from a TOML file, as for `lacuna check`.
+    /// The default model for session turns given as tasks (`openai:<model>`, `script:<file>`, ...; see
+    /// `lacuna run --help`). A request may name another.
+    #[arg(long, short = 'm', value_name = "SPEC")]
+    model: Option<String>,
+
+    /// Safe-mode defaults, models and more from a TOML file, as for `lacuna run`.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 
@@ -61,7 +67,8 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
-    let (config, _) = crate::config::load(args.config.as_deref())?;
+    let (config, config_dir) = crate::config::load(args.config.as_deref())?;
+    let config = Arc::new(config);
     let policy = crate::policy::resolve(&args.policy, &config.policy)?;
     let factory: lacuna_service::CheckerFactory = {
         let policy = policy.clone();
@@ -90,7 +97,40 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
             )
         })
     };
-    let sessions = lacuna_service::Sessions::new(engine_factory);
+    // Models for turns written from tasks: `--model` by default, or the spec a request names.
+    let model_factory: lacuna_service::ModelFactory = {
+        let (default_model, config, config_dir) = (args.model.clone(), Arc::clone(&config), config_dir.clone());
+        let max_attempts = config.agent.max_attempts.unwrap_or(3);
+        // One agent per spec for the service's life: a scripted or replayed model goes on where it left off.
+        let agents: std::sync::Mutex<std::collections::HashMap<Option<String>, Arc<dyn lacuna_engine::SnippetSource>>> =
+            Default::default();
+        Arc::new(move |spec: Option<&str>| {
+            let spec = spec.map(str::to_owned).or_else(|| default_model.clone());
+            let mut agents = agents.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(agent) = agents.get(&spec) {
+                return Ok((agent.clone(), max_attempts));
+            }
+            if spec.is_none() && config.agent.model.is_none() {
+                return Err(
+                    "no model for a task: name one in the request (\"model\") or start the service with --model".into(),
+                );
+            }
+            let flags = crate::agent::Flags {
+                record: None,
+                trace: None,
+                max_attempts: Some(max_attempts),
+                retry_after_fault: false,
+                model_timeout: None,
+                system_prompt: None,
+            };
+            let agent = crate::agent::build(spec.as_deref(), &flags, &config, config_dir.as_deref())
+                .map_err(|e| format!("{e:#}"))?;
+            let agent: Arc<dyn lacuna_engine::SnippetSource> = Arc::new(agent);
+            agents.insert(spec, agent.clone());
+            Ok((agent, max_attempts))
+        })
+    };
+    let sessions = lacuna_service::Sessions::new(engine_factory, model_factory);
     let service = Arc::new(Service::new(pool, sessions, options));
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
     runtime.block_on(async move {

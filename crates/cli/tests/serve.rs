@@ -319,10 +319,10 @@ fn the_python_client_example_drives_the_service() {
 
 #[test]
 fn stdio_sessions_keep_what_earlier_turns_left_and_run_side_by_side() {
-    let dir = scratch(&[(
-        "tools.rs",
-        "fn greet(name: &str) -> String {\n    format!(\"hello, {name}\")\n}\n\nfn main() {}\n",
-    )]);
+    let dir = scratch(&[
+        ("tools.rs", "fn greet(name: &str) -> String {\n    format!(\"hello, {name}\")\n}\n\nfn main() {}\n"),
+        ("replies.txt", "=== reply\n```rust\nscore * \"3\"\n```\n=== reply\n```rust\nscore * 3\n```\n"),
+    ]);
     let mut service = Stdio_::start(&["--workers", "1"], dir.path());
     let a = service.call(1, "session.open", json!({}))["result"]["session"].clone();
     let b = service.call(2, "session.open", json!({"host": "tools.rs"}))["result"]["session"].clone();
@@ -353,6 +353,14 @@ fn stdio_sessions_keep_what_earlier_turns_left_and_run_side_by_side() {
     // A fault is the turn's error; what was there stays.
     let fault = turn(&mut service, 10, &a, "let v: Vec<u64> = Vec::new();\nv[score as usize]");
     assert!(fault["result"]["error"].as_str().unwrap_or_default().contains("index out of bounds"), "{fault}");
+    // A turn a model writes from a task (a scripted model here): its ill-typed first reply is retried.
+    let task = service.call(
+        14,
+        "session.turn",
+        json!({"session": a, "task": "triple the score", "model": "script:replies.txt"}),
+    );
+    assert_eq!(task["result"]["value"], "21", "{task}");
+    assert_eq!(task["result"]["attempts"], 2, "{task}");
     let state = service.call(11, "session.state", json!({"session": a}));
     assert_eq!(state["result"]["locals"], json!([{"name": "score", "ty": "u64"}]), "{state}");
     assert_eq!(state["result"]["items"], json!(["fn bump(x: u64) -> u64 { x * 100 }"]), "{state}");

@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 pub use pool::{CheckPool, CheckerFactory};
 pub use run::RunCommand;
 pub use server::{Service, ServiceOptions};
-pub use sessions::{EngineFactory, Sessions};
+pub use sessions::{EngineFactory, ModelFactory, Sessions};
 
 /// The object `lacuna check --json` prints for one verdict (and the `check` method answers with).
 pub fn verdict_json(

@@ -104,7 +104,9 @@ pub fn params<T: serde::de::DeserializeOwned>(method: Method, params: serde_json
             Method::Health | Method::Shutdown => "{}",
             Method::CancelRequest => r#"{"id": ID}"#,
             Method::SessionOpen => r#"{"host": PATH?}"#,
-            Method::SessionTurn => r#"{"session": ID, "snippet": TEXT}"#,
+            Method::SessionTurn => {
+                r#"{"session": ID, "snippet": TEXT} or {"session": ID, "task": TEXT, "model": SPEC?}"#
+            }
             Method::SessionState | Method::SessionClose => r#"{"session": ID}"#,
         };
         ErrorCode::InvalidParams.with(format!("{e}; `{}` takes {shape}", method.name()))

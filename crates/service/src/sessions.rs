@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use lacuna_engine::{Engine, ExecError, Session};
+use lacuna_engine::{Engine, ExecError, Session, SnippetSource};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -15,8 +15,13 @@ use crate::protocol::{ErrorCode, RpcError};
 /// Makes the sessions' engine.
 pub type EngineFactory = Arc<dyn Fn() -> Result<Engine, ExecError> + Send + Sync>;
 
+/// The model that writes a turn from a task: the spec the request names, or the service's default (`None`); with
+/// how many attempts a turn may take.
+pub type ModelFactory = Arc<dyn Fn(Option<&str>) -> Result<(Arc<dyn SnippetSource>, u32), String> + Send + Sync>;
+
 pub struct Sessions {
     factory: EngineFactory,
+    models: ModelFactory,
     engine: OnceLock<Result<Arc<Engine>, String>>,
     open: Mutex<HashMap<u64, Arc<Mutex<Option<Session>>>>>,
 }
@@ -31,7 +36,11 @@ pub struct OpenParams {
 #[serde(deny_unknown_fields)]
 pub struct TurnParams {
     pub session: u64,
-    pub snippet: String,
+    /// The turn's code; or, instead, a task for a model.
+    pub snippet: Option<String>,
+    pub task: Option<String>,
+    /// The model for a task (`openai:<m>`, `script:<file>`, ...); the service's `--model` without it.
+    pub model: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -41,8 +50,8 @@ pub struct SessionParams {
 }
 
 impl Sessions {
-    pub fn new(factory: EngineFactory) -> Sessions {
-        Sessions { factory, engine: OnceLock::new(), open: Mutex::new(HashMap::new()) }
+    pub fn new(factory: EngineFactory, models: ModelFactory) -> Sessions {
+        Sessions { factory, models, engine: OnceLock::new(), open: Mutex::new(HashMap::new()) }
     }
 
     pub fn count(&self) -> usize {
@@ -87,10 +96,24 @@ impl Sessions {
         let session = self.session(params.session)?;
         let mut guard = session.lock().unwrap_or_else(|e| e.into_inner());
         let session = guard.as_mut().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
-        let outcome = engine.session_turn(session, &params.snippet).map_err(|e| match e {
+        let failed = |e: ExecError| match e {
             ExecError::Checker(e) => ErrorCode::InputError.with(e.to_string()),
             e => ErrorCode::Internal.with(e.to_string()),
-        })?;
+        };
+        let outcome =
+            match (params.snippet, params.task) {
+                (Some(snippet), None) if params.model.is_none() => {
+                    engine.session_turn(session, &snippet).map_err(failed)?
+                }
+                (None, Some(task)) => {
+                    let (model, attempts) =
+                        (self.models)(params.model.as_deref()).map_err(|e| ErrorCode::InputError.with(e))?;
+                    engine.session_task(session, &task, model.as_ref(), attempts).map_err(failed)?
+                }
+                _ => return Err(ErrorCode::InvalidParams.with(
+                    "give the turn's \"snippet\", or a \"task\" (and optionally a \"model\") for a model to write it",
+                )),
+            };
         serde_json::to_value(&outcome).map_err(|e| ErrorCode::Internal.with(e.to_string()))
     }
 
