@@ -58,6 +58,8 @@ pub struct TurnOutcome {
     pub diagnostics: Vec<String>,
     pub attempts: u32,
     pub path: Option<ExecPath>,
+    /// Why it did not run on the JIT, when it ran on the rustc path.
+    pub not_jit: Option<String>,
     pub error: Option<String>,
     /// Locals of this turn that do not outlive it, and earlier ones a redefinition dropped, with why.
     pub dropped: Vec<String>,
@@ -74,6 +76,7 @@ impl TurnOutcome {
             diagnostics: Vec::new(),
             attempts,
             path: None,
+            not_jit: None,
             error: Some(error),
             dropped: Vec::new(),
             timings_ms: BTreeMap::new(),
@@ -192,10 +195,13 @@ impl Session {
         }
         let new_types: Vec<&str> = new.iter().map(|l| l.ty.as_str()).collect();
         let new_names: Vec<&str> = new.iter().map(|l| l.name.as_str()).collect();
+        // Without new locals the hole's value is the turn's own (a scalar one can run on the JIT).
+        let hole_type = match new.is_empty() {
+            true => value.unwrap_or("()").to_owned(),
+            false => format!("({}, {})", value.unwrap_or("()"), tuple(&new_types)),
+        };
         text.push_str(&format!(
-            "    let __lacuna_turn: ::core::result::Result<({}, {}), ::lacuna::HoleError> = agent!(\"the turn\");\n",
-            value.unwrap_or("()"),
-            tuple(&new_types)
+            "    let __lacuna_turn: ::core::result::Result<{hole_type}, ::lacuna::HoleError> = agent!(\"the turn\");\n"
         ));
         let keep = |locals: &[SessionLocal], text: &mut String, indent: &str| {
             for local in locals {
@@ -209,7 +215,10 @@ impl Session {
         let kept_before: Vec<SessionLocal> =
             before.iter().filter(|l| !new_names.contains(&l.name.as_str())).cloned().collect();
         text.push_str("    match __lacuna_turn {\n");
-        text.push_str(&format!("        Ok((__lacuna_value, {})) => {{\n", tuple(&new_names)));
+        match new.is_empty() {
+            true => text.push_str("        Ok(__lacuna_value) => {\n"),
+            false => text.push_str(&format!("        Ok((__lacuna_value, {})) => {{\n", tuple(&new_names))),
+        }
         if value.is_some() {
             text.push_str("            __lacuna_show!(&__lacuna_value);\n");
         }
@@ -266,6 +275,7 @@ impl Engine {
             diagnostics: Vec::new(),
             attempts: 1,
             path: None,
+            not_jit: None,
             error: None,
             dropped: Vec::new(),
             timings_ms: BTreeMap::new(),
@@ -374,6 +384,7 @@ impl Engine {
         session.last_host = Some(host.clone());
         let site = report.sites.last();
         outcome.path = site.and_then(|s| s.path);
+        outcome.not_jit = site.and_then(|s| s.not_jit.clone());
         outcome.error = site.and_then(|s| s.error.clone());
         let ran = site.is_some_and(|s| s.outcome.as_deref() == Some("ok"));
         if site.is_some_and(|s| s.accepted == Some(false)) {
@@ -491,6 +502,13 @@ fn handover(
     let mut text = String::from_utf8_lossy(&text).into_owned();
     let locals: Vec<&str> = new.iter().map(|l| l.name.as_str()).collect();
     let locals = tuple(&locals);
+    if new.is_empty() {
+        // The hole's value is the turn's own (see `Session::run_host`).
+        if let (Some(tail), false) = (tail, value) {
+            text.replace_range(tail.clone(), &format!("{{ let _ = {}; }}", &turn[tail]));
+        }
+        return text;
+    }
     match (tail, value) {
         (Some(tail), true) => {
             text.replace_range(tail.clone(), &format!("({}, {locals})", &turn[tail]));
