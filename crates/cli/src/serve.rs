@@ -20,10 +20,11 @@ Methods (JSON-RPC 2.0; on stdio one object per line each way, over HTTP one per 
   health           {} -> {\"status\": \"ok\", \"workers\", ...}   (also GET /health over HTTP)
   shutdown         {} -> {}, then the service stops
   $/cancelRequest  {\"id\": ID} (a notification): the request with that id is answered as cancelled
-  session.open     {\"host\": PATH?} -> {\"session\": ID}
+  session.open     {\"host\": PATH?, \"replay\": PATH?} -> {\"session\": ID}
   session.turn     {\"session\": ID, \"snippet\": TEXT} or {\"session\": ID, \"task\": TEXT, \"model\": SPEC?}
                    -> {\"accepted\", \"value\", \"stdout\", \"diagnostics\", \"attempts\", \"path\", \"error\", ...}
   session.state    {\"session\": ID} -> {\"locals\": [{\"name\", \"ty\"}], \"items\": [..], \"turns\"}
+  session.save     {\"session\": ID, \"path\": PATH} -> {\"turns\": N} (a transcript to replay)
   session.close    {\"session\": ID} -> {}
 
 Examples:

@@ -364,6 +364,16 @@ fn stdio_sessions_keep_what_earlier_turns_left_and_run_side_by_side() {
     let state = service.call(11, "session.state", json!({"session": a}));
     assert_eq!(state["result"]["locals"], json!([{"name": "score", "ty": "u64"}]), "{state}");
     assert_eq!(state["result"]["items"], json!(["fn bump(x: u64) -> u64 { x * 100 }"]), "{state}");
+    // The transcript replays into a new session with the same state (the model is not asked again).
+    let saved = service.call(15, "session.save", json!({"session": a, "path": "a.jsonl"}));
+    assert_eq!(saved["result"]["turns"], 6, "{saved}"); // the rejected turn is not in it; the faulting one is
+    let replayed = service.call(16, "session.open", json!({"replay": "a.jsonl"}));
+    let c = replayed["result"]["session"].clone();
+    assert_eq!(replayed["result"]["replayed"][3]["value"], "700", "{replayed}");
+    let replayed_state = service.call(17, "session.state", json!({"session": c}));
+    assert_eq!(replayed_state["result"]["locals"], state["result"]["locals"], "{replayed_state}");
+    let again = turn(&mut service, 18, &c, "bump(score)");
+    assert_eq!(again["result"]["value"], "700", "{again}");
     let closed = service.call(12, "session.close", json!({"session": a}));
     assert_eq!(closed["result"], json!({}), "{closed}");
     let gone = turn(&mut service, 13, &a, "1");

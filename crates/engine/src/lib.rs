@@ -39,7 +39,7 @@ pub use load::LoadedHost;
 pub use options::{Budgets, PathChoice, RunOptions};
 pub use report::{RunReport, SiteReport, SiteTimings};
 pub use runner::Engine;
-pub use session::{Session, SessionLocal, TurnOutcome};
+pub use session::{Session, SessionLocal, TranscriptTurn, TurnOutcome};
 
 /// Something that stops a run (not a snippet's fault or rejection: those are values of the hole).
 #[derive(Debug, thiserror::Error)]

@@ -43,6 +43,20 @@ pub struct Session {
     /// The latest host loaded for it: the runtime's store is reached through it when the session closes.
     last_host: Option<Arc<LoadedHost>>,
     turns: u32,
+    transcript: Vec<TranscriptTurn>,
+}
+
+/// A turn that ran (or faulted: it may have changed locals), as a transcript keeps it: replaying the snippets in
+/// order rebuilds the session without a model.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct TranscriptTurn {
+    /// The task, when a model wrote the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    pub snippet: String,
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// What a turn did.
@@ -108,11 +122,17 @@ impl Session {
             next_slot: 0,
             last_host: None,
             turns: 0,
+            transcript: Vec::new(),
         }
     }
 
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// The turns that ran, in order (see [`TranscriptTurn`]).
+    pub fn transcript(&self) -> &[TranscriptTurn] {
+        &self.transcript
     }
 
     /// Turns that ran.
@@ -410,8 +430,23 @@ impl Engine {
             session.items = items;
             session.next_slot = next_slot;
             session.turns += 1;
+            session.transcript.push(TranscriptTurn {
+                task: None,
+                snippet: turn.to_owned(),
+                value: outcome.value.clone(),
+                error: None,
+            });
         } else {
             outcome.accepted = site.is_some_and(|s| s.accepted == Some(true));
+            // A fault may have changed earlier locals: a replay must run it too.
+            if outcome.accepted {
+                session.transcript.push(TranscriptTurn {
+                    task: None,
+                    snippet: turn.to_owned(),
+                    value: None,
+                    error: outcome.error.clone(),
+                });
+            }
         }
         outcome.timings_ms = finish(timings, started);
         Ok(outcome)
@@ -464,6 +499,11 @@ impl Engine {
             }
         }
         let mut outcome = last.unwrap_or_else(|| TurnOutcome::failed("the model gave no snippet".into(), 0));
+        if outcome.accepted {
+            if let Some(entry) = session.transcript.last_mut() {
+                entry.task = Some(task.to_owned());
+            }
+        }
         outcome.attempts = attempts.len() as u32;
         outcome.timings_ms.insert("model", model_ms);
         outcome.timings_ms.insert("total", ms(started));

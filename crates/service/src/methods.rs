@@ -29,10 +29,12 @@ pub enum Method {
     SessionState,
     /// Close a session, dropping its values.
     SessionClose,
+    /// Write a session's transcript, for `session.open {"replay": PATH}`.
+    SessionSave,
 }
 
 impl Method {
-    pub const ALL: [Method; 9] = [
+    pub const ALL: [Method; 10] = [
         Method::Check,
         Method::Run,
         Method::Health,
@@ -42,6 +44,7 @@ impl Method {
         Method::SessionTurn,
         Method::SessionState,
         Method::SessionClose,
+        Method::SessionSave,
     ];
 
     pub fn name(self) -> &'static str {
@@ -55,6 +58,7 @@ impl Method {
             Method::SessionTurn => "session.turn",
             Method::SessionState => "session.state",
             Method::SessionClose => "session.close",
+            Method::SessionSave => "session.save",
         }
     }
 
@@ -103,7 +107,8 @@ pub fn params<T: serde::de::DeserializeOwned>(method: Method, params: serde_json
             Method::Run => r#"{"host": PATH, "snippets": {"1": TEXT, ...}} or {"host": PATH, "model": SPEC}"#,
             Method::Health | Method::Shutdown => "{}",
             Method::CancelRequest => r#"{"id": ID}"#,
-            Method::SessionOpen => r#"{"host": PATH?}"#,
+            Method::SessionOpen => r#"{"host": PATH?, "replay": PATH?}"#,
+            Method::SessionSave => r#"{"session": ID, "path": PATH}"#,
             Method::SessionTurn => {
                 r#"{"session": ID, "snippet": TEXT} or {"session": ID, "task": TEXT, "model": SPEC?}"#
             }

@@ -188,6 +188,7 @@ impl Service {
             Method::SessionTurn => self.blocking(method, params, |s, p| s.turn(p)).await,
             Method::SessionState => self.blocking(method, params, |s, p| s.state(p)).await,
             Method::SessionClose => self.blocking(method, params, |s, p| s.close(p)).await,
+            Method::SessionSave => self.blocking(method, params, |s, p| s.save(p)).await,
         }
     }
 

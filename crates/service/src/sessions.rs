@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use lacuna_engine::{Engine, ExecError, Session, SnippetSource};
+use lacuna_engine::{Engine, ExecError, Session, SnippetSource, TranscriptTurn};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -30,6 +30,15 @@ pub struct Sessions {
 #[serde(deny_unknown_fields)]
 pub struct OpenParams {
     pub host: Option<PathBuf>,
+    /// A transcript `session.save` wrote: its turns run again, in order, before the session is handed out.
+    pub replay: Option<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SaveParams {
+    pub session: u64,
+    pub path: PathBuf,
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,9 +94,45 @@ impl Sessions {
                 })?
             }
         };
+        let mut session = session;
+        let mut replayed = Vec::new();
+        if let Some(path) = &params.replay {
+            let engine = self.engine()?;
+            for (n, turn) in read_transcript(path)?.into_iter().enumerate() {
+                let outcome = engine
+                    .session_turn(&mut session, &turn.snippet)
+                    .map_err(|e| ErrorCode::InputError.with(format!("{}: turn {}: {e}", path.display(), n + 1)))?;
+                if !outcome.accepted {
+                    engine.close_session(session);
+                    return Err(ErrorCode::InputError.with(format!(
+                        "{}: turn {} is rejected now (was the host or the policy changed?): {}",
+                        path.display(),
+                        n + 1,
+                        outcome.diagnostics.join("\n")
+                    )));
+                }
+                replayed.push(json!({"value": outcome.value, "recorded": turn.value, "error": outcome.error}));
+            }
+        }
         let id = session.id();
         self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Arc::new(Mutex::new(Some(session))));
-        Ok(json!({"session": id}))
+        Ok(if params.replay.is_some() { json!({"session": id, "replayed": replayed}) } else { json!({"session": id}) })
+    }
+
+    /// Writes the session's transcript (one JSON object per turn that ran) for `session.open {"replay": PATH}`.
+    pub fn save(&self, params: SaveParams) -> Result<Value, RpcError> {
+        let session = self.session(params.session)?;
+        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let session = guard.as_ref().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
+        let mut text = String::new();
+        for turn in session.transcript() {
+            text.push_str(&serde_json::to_string(turn).map_err(|e| ErrorCode::Internal.with(e.to_string()))?);
+            text.push('\n');
+        }
+        std::fs::write(&params.path, text).map_err(|e| {
+            ErrorCode::InputError.with(format!("cannot write the transcript to {}: {e}", params.path.display()))
+        })?;
+        Ok(json!({"turns": session.transcript().len()}))
     }
 
     /// Runs on a blocking thread: a turn checks, compiles and runs.
@@ -146,4 +191,22 @@ impl Sessions {
             let _ = self.close(SessionParams { session: id });
         }
     }
+}
+
+fn read_transcript(path: &PathBuf) -> Result<Vec<TranscriptTurn>, RpcError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ErrorCode::InputError.with(format!("cannot read the transcript {}: {e}", path.display())))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(n, line)| {
+            serde_json::from_str(line).map_err(|e| {
+                ErrorCode::InputError.with(format!(
+                    "{}:{}: not a transcript line ({e}); `session.save` writes them",
+                    path.display(),
+                    n + 1
+                ))
+            })
+        })
+        .collect()
 }
