@@ -215,6 +215,15 @@ fn stdio_run_reports_what_the_host_printed_and_sigterm_stops_cleanly() {
     let rejected = service.call(2, "run", json!({"host": "sum.rs", "snippets": {"1": "\"six\""}}));
     assert_eq!(rejected["result"]["exit_status"], 101, "{rejected}");
     assert_eq!(rejected["result"]["report"]["sites"][0]["accepted"], false, "{rejected}");
+    // With a model instead of snippets (a scripted one): its first reply is rejected, its second runs.
+    std::fs::write(
+        dir.path().join("replies.txt"),
+        "=== reply\n```rust\n\"six\"\n```\n=== reply\n```rust\nxs.iter().sum()\n```\n",
+    )
+    .unwrap();
+    let modelled = service.call(4, "run", json!({"host": "sum.rs", "model": "script:replies.txt"}));
+    assert_eq!(modelled["result"]["stdout"], "6\n", "{modelled}");
+    assert_eq!(modelled["result"]["report"]["sites"][0]["attempts"], 2, "{modelled}");
     let bad = service.call(3, "run", json!({"host": "sum.rs", "snippets": {"one": "1"}}));
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
     // SIGTERM with a run in flight: it is answered as cancelled, and the service exits 0.
