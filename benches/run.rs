@@ -89,11 +89,12 @@ fn main() {
     let (mut lacuna_ms, mut baseline_ms, mut host_ms) = (Vec::new(), Vec::new(), Vec::new());
     let (mut check_ms, mut compile_ms, mut exec_ms) = (Vec::new(), Vec::new(), Vec::new());
     let progress = indicatif::ProgressBar::new(cases.len() as u64);
+    let mut inferred_hosts: HashMap<std::sync::Arc<str>, bool> = HashMap::new();
     for case in &cases {
         let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
         // A host whose hole only its snippet types is built per snippet (as `lacuna run --snippet` does).
-        let key =
-            if inferred(&engine, case) { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
+        let typed_by_snippet = *inferred_hosts.entry(case.host.clone()).or_insert_with(|| inferred(&engine, case));
+        let key = if typed_by_snippet { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
         let host = hosts
             .entry(key.clone())
             .or_insert_with(|| {
@@ -255,10 +256,11 @@ fn share_by_case() {
     let progress = indicatif::ProgressBar::new(cases.len() as u64);
     let mut misses = Vec::new();
     let mut waited = Vec::new();
+    let mut inferred_hosts: HashMap<std::sync::Arc<str>, bool> = HashMap::new();
     for case in &cases {
         let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
-        let key =
-            if inferred(&auto, case) { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
+        let typed_by_snippet = *inferred_hosts.entry(case.host.clone()).or_insert_with(|| inferred(&auto, case));
+        let key = if typed_by_snippet { format!("{}\0{}", case.host, case.snippet) } else { case.host.to_string() };
         let host = hosts
             .entry(key)
             .or_insert_with(|| auto.load_for("host.rs", &case.host, &snippets).expect("testdata hosts load"))

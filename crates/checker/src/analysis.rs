@@ -408,8 +408,25 @@ impl RaSession {
             .collect())
     }
 
-    /// The `T` in `Result<T, HoleError>` of the hole whose `agent` token starts at `offset` (spliced
-    /// coordinates); `None` if rust-analyzer cannot tell.
+    /// `f` with the database attached, over the current text's syntax and `range` in it.
+    fn with_semantics<R>(
+        &self,
+        range: std::ops::Range<usize>,
+        f: impl FnOnce(
+            &dyn ra_ap_hir::db::HirDatabase,
+            &Semantics<'_, ra_ap_ide::RootDatabase>,
+            ast::SourceFile,
+            TextRange,
+        ) -> Option<R>,
+    ) -> Option<R> {
+        let db = self.host.raw_database();
+        ra_ap_hir::attach_db(db, || {
+            let sema = Semantics::new(db);
+            let file = sema.parse(sema.attach_first_edition(self.host_file));
+            f(db, &sema, file, TextRange::new((range.start as u32).into(), (range.end as u32).into()))
+        })
+    }
+
     /// The type of the innermost expression around `range` (a snippet in place: what it settles its hole's type
     /// to), as rust-analyzer displays it.
     pub fn expr_type(&self, range: std::ops::Range<usize>) -> Option<String> {
@@ -418,12 +435,7 @@ impl RaSession {
 
     /// The type of the expression covering `range`, for people and, when it can be written there, as source.
     pub fn expr_types(&self, range: std::ops::Range<usize>) -> Option<HoleType> {
-        let db = self.host.raw_database();
-        ra_ap_hir::attach_db(db, || {
-            let sema = Semantics::new(db);
-            let file_id = sema.attach_first_edition(self.host_file);
-            let file = sema.parse(file_id);
-            let range = TextRange::new((range.start as u32).into(), (range.end as u32).into());
+        self.with_semantics(range, |db, sema, file, range| {
             // The innermost expression around all of `range`; inside a macro's arguments (`println!("{}",
             // agent!(..))`), in its expansion.
             let token = file.syntax().token_at_offset(range.start()).right_biased()?;
@@ -457,12 +469,7 @@ impl RaSession {
     /// The types a session turn leaves behind: its final expression's, and each top-level `let` binding's (the
     /// last of each name), in the snippet spliced as the block at `block` of the current text.
     pub fn turn_types(&self, block: std::ops::Range<usize>) -> Option<TurnTypes> {
-        let db = self.host.raw_database();
-        ra_ap_hir::attach_db(db, || {
-            let sema = Semantics::new(db);
-            let file_id = sema.attach_first_edition(self.host_file);
-            let file = sema.parse(file_id);
-            let range = TextRange::new((block.start as u32).into(), (block.end as u32).into());
+        self.with_semantics(block, |db, sema, file, range| {
             let block = file
                 .syntax()
                 .descendants()

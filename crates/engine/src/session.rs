@@ -267,15 +267,14 @@ impl<T> __LacunaPlain for &__LacunaShow<'_, T> {
 macro_rules! __lacuna_show { ($v:expr) => {
     *__LACUNA_SHOWN.lock().unwrap_or_else(|e| e.into_inner()) = (&&&__LacunaShow($v)).__lacuna_text()
 }; }
-/// Copies the shown text into `buf` (up to `cap` bytes); returns its length, or `usize::MAX` for none.
+/// Copies the shown text into `buf` (up to `cap` bytes); returns its whole length, or `usize::MAX` for none.
 #[no_mangle]
 pub extern "C" fn __lacuna_turn_shown(buf: *mut u8, cap: usize) -> usize {
-    match __LACUNA_SHOWN.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    match __LACUNA_SHOWN.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
         None => usize::MAX,
         Some(text) => {
-            let n = text.len().min(cap);
-            unsafe { ::core::ptr::copy_nonoverlapping(text.as_ptr(), buf, n) };
-            n
+            unsafe { ::core::ptr::copy_nonoverlapping(text.as_ptr(), buf, text.len().min(cap)) };
+            text.len()
         }
     }
 }
@@ -588,9 +587,14 @@ fn shown(host: &LoadedHost) -> Option<String> {
     let address = host.symbol("__lacuna_turn_shown")?;
     // SAFETY: the turn's host defines `__lacuna_turn_shown` with this signature (`SHOW`).
     let read: extern "C" fn(*mut u8, usize) -> usize = unsafe { std::mem::transmute(address) };
-    let mut buffer = vec![0u8; 1 << 20];
-    let n = read(buffer.as_mut_ptr(), buffer.len());
-    (n != usize::MAX).then(|| String::from_utf8_lossy(&buffer[..n]).into_owned())
+    // Its length first, then the text (whole, however long).
+    let len = read(std::ptr::null_mut(), 0);
+    if len == usize::MAX {
+        return None;
+    }
+    let mut buffer = vec![0u8; len];
+    read(buffer.as_mut_ptr(), len);
+    Some(String::from_utf8_lossy(&buffer).into_owned())
 }
 
 fn forget(host: &LoadedHost, session: u64, slot: u32) {

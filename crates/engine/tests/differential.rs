@@ -301,10 +301,10 @@ fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
         .with_checker(|checker| {
             let prepared = checker.prepare("host.rs", &case.host)?;
             // The spliced text is the host's up to the hole and after it, then the prelude.
-            let added = checker.spliced_text(&prepared, case.hole, &case.snippet).len() as isize
-                - (prepared.host.text.len() + lacuna_checker::PRELUDE_INJECTION.len()) as isize;
-            let hole = (prepared.host.holes[case.hole].range.clone(), added);
-            Ok::<_, lacuna_checker::CheckerError>((checker.spliced_text(&prepared, case.hole, &case.snippet), hole))
+            let text = checker.spliced_text(&prepared, case.hole, &case.snippet);
+            let added =
+                text.len() as isize - (prepared.host.text.len() + lacuna_checker::PRELUDE_INJECTION.len()) as isize;
+            Ok::<_, lacuna_checker::CheckerError>((text, (prepared.host.holes[case.hole].range.clone(), added)))
         })
         .ok_or("the engine is closed")??;
     let dir = shared.scratch.path();
