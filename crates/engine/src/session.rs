@@ -571,10 +571,16 @@ fn tuple(parts: &[&str]) -> String {
     }
 }
 
-/// The local a "use of moved value: `x`" diagnostic names.
+/// The local a "use of (partially) moved value: `x`" diagnostic names.
 fn moved_name(message: &str) -> Option<String> {
-    let rest =
-        message.strip_prefix("use of moved value: `").or_else(|| message.strip_prefix("borrow of moved value: `"))?;
+    let rest = [
+        "use of moved value: `",
+        "borrow of moved value: `",
+        "use of partially moved value: `",
+        "borrow of partially moved value: `",
+    ]
+    .iter()
+    .find_map(|prefix| message.strip_prefix(prefix))?;
     Some(rest.split('`').next()?.to_owned())
 }
 

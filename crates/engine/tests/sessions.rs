@@ -49,6 +49,17 @@ fn turns_keep_functions_types_and_values_for_later_turns() {
     assert_eq!(t3.value.as_deref(), Some("([12, 10], 4)"));
     assert!(t3.dropped.iter().any(|d| d.contains("`sizes`")), "{t3:?}");
 
+    // A field of a new local moved into the value: the local is partially moved, so it does not outlive the turn
+    // either.
+    let partial = turn(
+        &engine,
+        &mut session,
+        "let first = rooms[0].clone();\nlet label = \"big\".to_string();\n(label, first.name)",
+    );
+    assert!(partial.accepted, "{partial:?}");
+    assert_eq!(partial.value.as_deref(), Some("(\"big\", \"hall\")"));
+    assert!(partial.dropped.iter().any(|d| d.contains("`first`")), "{partial:?}");
+
     // A rejected turn changes nothing.
     let rejected = turn(&engine, &mut session, "let n: u32 = rooms;\nn");
     assert!(!rejected.accepted);
