@@ -1,6 +1,7 @@
 //! `lacuna`: typed holes for Rust. Parsing arguments, rendering and exit codes; the work is in the libraries.
 
 mod agent;
+mod bench;
 mod check;
 mod config;
 mod input;
@@ -34,6 +35,9 @@ enum Command {
     /// A session at the terminal: each line is a task for the model (or code with `:code`); what a turn declares
     /// and leaves stays in scope for the next
     Repl(repl::ReplArgs),
+    /// Benchmark runs: a suite's tasks (τ²-bench retail, ...) as agent sessions, one JSON line per task, and the
+    /// table (`lacuna bench report`)
+    Bench(bench::BenchArgs),
 }
 
 /// Exit statuses, stable for scripts.
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Repl(args) => repl::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -63,6 +63,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 
+    /// Append every model request and reply of session turns to this cassette, for `replay:FILE` later.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+
     #[command(flatten)]
     policy: crate::policy::PolicyArgs,
 }
@@ -101,6 +105,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
     // Models for turns written from tasks: `--model` by default, or the spec a request names.
     let model_factory: lacuna_service::ModelFactory = {
         let (default_model, config, config_dir) = (args.model.clone(), Arc::clone(&config), config_dir.clone());
+        let record = args.record.clone();
         let max_attempts = config.agent.max_attempts.unwrap_or(3);
         // One agent per spec for the service's life: a scripted or replayed model goes on where it left off.
         let agents: std::sync::Mutex<std::collections::HashMap<Option<String>, Arc<dyn lacuna_engine::SnippetSource>>> =
@@ -117,7 +122,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
                 );
             }
             let flags = crate::agent::Flags {
-                record: None,
+                record: record.clone(),
                 trace: None,
                 max_attempts: Some(max_attempts),
                 retry_after_fault: false,

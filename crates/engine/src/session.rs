@@ -70,6 +70,11 @@ pub struct TurnOutcome {
     pub stdout: String,
     /// Rendered as `lacuna check` renders them.
     pub diagnostics: Vec<String>,
+    /// Each diagnostic's kind: rustc's code where it has one (`E0308`), else the checker's name for it.
+    pub kinds: Vec<String>,
+    /// For a turn a model wrote: each rejected attempt's diagnostic kinds, in order (`["no-code"]` for a reply
+    /// with no code in it).
+    pub rejections: Vec<Vec<String>>,
     pub attempts: u32,
     pub path: Option<ExecPath>,
     /// Why it did not run on the JIT, when it ran on the rustc path.
@@ -88,6 +93,8 @@ impl TurnOutcome {
             value_type: None,
             stdout: String::new(),
             diagnostics: Vec::new(),
+            kinds: Vec::new(),
+            rejections: Vec::new(),
             attempts,
             path: None,
             not_jit: None,
@@ -292,6 +299,8 @@ impl Engine {
             value_type: None,
             stdout: String::new(),
             diagnostics: Vec::new(),
+            kinds: Vec::new(),
+            rejections: Vec::new(),
             attempts: 1,
             path: None,
             not_jit: None,
@@ -325,7 +334,7 @@ impl Engine {
             .cloned()
             .collect();
         let check_text = Session::check_host(&check_items, &live);
-        let (_, rendered, types) = self
+        let (verdict, rendered, types) = self
             .with_checker(|checker| -> Result<_, ExecError> {
                 let prepared = checker.prepare("session.rs", &check_text)?;
                 // The turn's hole is the last one (a host's items may hold holes of their own).
@@ -342,6 +351,7 @@ impl Engine {
             .ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })??;
         timings.insert("check", ms(check_started));
         outcome.diagnostics = rendered;
+        outcome.kinds = verdict.diagnostics.iter().map(kind_of).collect();
         let (Some(types), Some(parts)) = (types, parts) else {
             outcome.timings_ms = finish(timings, started);
             return Ok(outcome);
@@ -410,6 +420,7 @@ impl Engine {
             // Accepted as written, rejected as handed over (a new local moved into the final value, say).
             outcome.diagnostics =
                 site.map(|s| s.diagnostics.iter().map(|d| d.message.clone()).collect()).unwrap_or_default();
+            outcome.kinds = site.map(|s| s.diagnostics.iter().map(kind_of).collect()).unwrap_or_default();
         }
         if ran {
             outcome.accepted = true;
@@ -465,6 +476,7 @@ impl Engine {
         let mut attempts: Vec<crate::Attempt> = Vec::new();
         let mut model_ms = 0.0;
         let mut last: Option<TurnOutcome> = None;
+        let mut rejections: Vec<Vec<String>> = Vec::new();
         for _ in 0..max_attempts.max(1) {
             let proposal = match source.propose(&request, &attempts) {
                 Ok(Some(proposal)) => proposal,
@@ -475,6 +487,7 @@ impl Engine {
             let snippet = match proposal.snippet {
                 Ok(snippet) => snippet,
                 Err(why) => {
+                    rejections.push(vec!["no-code".to_owned()]);
                     attempts.push(crate::Attempt {
                         snippet: None,
                         accepted: false,
@@ -486,6 +499,9 @@ impl Engine {
             };
             let outcome = self.session_turn(session, &snippet)?;
             let rejected = !outcome.accepted && outcome.error.is_none();
+            if rejected {
+                rejections.push(outcome.kinds.clone());
+            }
             attempts.push(crate::Attempt {
                 snippet: Some(snippet),
                 accepted: !rejected,
@@ -504,6 +520,7 @@ impl Engine {
             }
         }
         outcome.attempts = attempts.len() as u32;
+        outcome.rejections = rejections;
         outcome.timings_ms.insert("model", model_ms);
         outcome.timings_ms.insert("total", ms(started));
         Ok(outcome)
@@ -569,6 +586,11 @@ fn tuple(parts: &[&str]) -> String {
         [one] => format!("({one},)"),
         many => format!("({})", many.join(", ")),
     }
+}
+
+/// How a diagnostic's kind is counted: rustc's code where it has one, else the checker's name.
+fn kind_of(d: &lacuna_checker::Diagnostic) -> String {
+    d.code.clone().unwrap_or_else(|| d.kind.clone())
 }
 
 /// The local a "use of (partially) moved value: `x`" diagnostic names.

@@ -1,0 +1,79 @@
+//! What is recorded of a task: one JSON line, written as the task finishes, so an interrupted run resumes where it
+//! stopped and shards merge.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::BenchError;
+
+/// One task's run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    pub suite: String,
+    pub task: String,
+    /// `oracle`, or the model spec.
+    pub agent: String,
+    pub solved: bool,
+    /// τ²'s reward on the `DB` basis: 1 when the database equals the one the expected actions leave.
+    pub reward: f64,
+    /// User messages the agent answered (each a session turn).
+    pub turns: u32,
+    /// Turns whose code was accepted (at some attempt) and ran.
+    pub turns_compiled: u32,
+    /// Snippets generated, accepted or not.
+    pub generations: u32,
+    /// Generations the checker rejected (their diagnostics went back for another attempt).
+    pub rejected: u32,
+    /// Each rejected generation: the turn (from 1) and its diagnostics' kinds (`E0308`, `unresolved-name`, ...).
+    pub rejections: Vec<Rejection>,
+    /// Turns that were accepted but faulted when run (a panic, a budget), with the error.
+    pub faults: Vec<String>,
+    /// Calls the agent made to the store's tools.
+    pub tool_calls: u64,
+    /// Tokens the provider reported, when it does.
+    pub tokens: Option<u64>,
+    /// Where the time went: `model`, `check`, `compile`, `run` (summed over the task's turns), and `wall`.
+    pub time_ms: BTreeMap<String, f64>,
+    /// Records of the database that differ from the expected ones (why it is not solved).
+    pub diff: Vec<String>,
+    /// What stopped the task, when something did (the task is then unsolved).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rejection {
+    pub turn: u32,
+    pub kinds: Vec<String>,
+}
+
+/// Every record in JSONL files, in order; a line that does not parse is an error naming its file and line (a
+/// line cut short by an interrupted run, the last one, is skipped).
+pub fn read_records(path: &Path) -> Result<Vec<TaskRecord>, BenchError> {
+    let file =
+        std::fs::File::open(path).map_err(|source| BenchError::Io { path: path.display().to_string(), source })?;
+    let lines: Vec<String> = BufReader::new(file)
+        .lines()
+        .collect::<Result<_, _>>()
+        .map_err(|source| BenchError::Io { path: path.display().to_string(), source })?;
+    let mut records = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<TaskRecord>(line) {
+            Ok(record) => records.push(record),
+            Err(_) if n + 1 == lines.len() && !line.ends_with('}') => {}
+            Err(e) => {
+                return Err(BenchError::Parse {
+                    path: format!("{}:{}", path.display(), n + 1),
+                    what: "task record",
+                    detail: e.to_string(),
+                })
+            }
+        }
+    }
+    Ok(records)
+}

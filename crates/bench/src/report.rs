@@ -1,0 +1,230 @@
+//! Records merged (across shards, reruns: the last record of a task wins) into the table the paper prints.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::record::TaskRecord;
+
+/// One suite's line of the table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SuiteRow {
+    pub suite: String,
+    pub tasks: usize,
+    pub solved: usize,
+    pub solved_pct: f64,
+    pub generations: u64,
+    pub rejected: u64,
+    /// Share of generations the checker rejected.
+    pub rejected_pct: f64,
+    /// Rejected generations per task.
+    pub regenerations_per_task: f64,
+    /// Share of agent turns whose code was eventually accepted and ran.
+    pub compile_success_pct: f64,
+    pub mean_turns: f64,
+    pub mean_tool_calls: f64,
+    /// Tasks that stopped on an error (worker, setup, verdict), counted unsolved.
+    pub errors: usize,
+    /// Diagnostic kinds of the rejected generations, most frequent first.
+    pub rejection_kinds: Vec<(String, u64)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub rows: Vec<SuiteRow>,
+}
+
+impl Report {
+    pub fn from_records(records: impl IntoIterator<Item = TaskRecord>) -> Report {
+        let mut latest: BTreeMap<(String, String), TaskRecord> = BTreeMap::new();
+        for record in records {
+            latest.insert((record.suite.clone(), record.task.clone()), record);
+        }
+        let mut by_suite: BTreeMap<String, Vec<TaskRecord>> = BTreeMap::new();
+        for ((suite, _), record) in latest {
+            by_suite.entry(suite).or_default().push(record);
+        }
+        Report { rows: by_suite.into_iter().map(|(suite, records)| row(suite, &records)).collect() }
+    }
+
+    /// The table as text.
+    pub fn table(&self) -> String {
+        let header = ["suite", "tasks", "solved %", "rejected %", "regen/task", "compile %", "turns", "tool calls"];
+        let mut lines: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+        for r in &self.rows {
+            lines.push(vec![
+                r.suite.clone(),
+                r.tasks.to_string(),
+                format!("{:.1}", r.solved_pct),
+                format!("{:.1}", r.rejected_pct),
+                format!("{:.2}", r.regenerations_per_task),
+                format!("{:.1}", r.compile_success_pct),
+                format!("{:.1}", r.mean_turns),
+                format!("{:.1}", r.mean_tool_calls),
+            ]);
+        }
+        let widths: Vec<usize> =
+            (0..header.len()).map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0)).collect();
+        let mut out = String::new();
+        for (n, line) in lines.iter().enumerate() {
+            let cells: Vec<String> =
+                line.iter()
+                    .enumerate()
+                    .map(|(c, cell)| {
+                        if c == 0 {
+                            format!("{cell:<w$}", w = widths[c])
+                        } else {
+                            format!("{cell:>w$}", w = widths[c])
+                        }
+                    })
+                    .collect();
+            out.push_str(cells.join("  ").trim_end());
+            out.push('\n');
+            if n == 0 {
+                out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+                out.push('\n');
+            }
+        }
+        for r in &self.rows {
+            if r.errors > 0 {
+                out.push_str(&format!("{}: {} task(s) stopped on an error (counted unsolved)\n", r.suite, r.errors));
+            }
+            if !r.rejection_kinds.is_empty() {
+                let kinds: Vec<String> = r.rejection_kinds.iter().take(8).map(|(k, n)| format!("{k} {n}")).collect();
+                out.push_str(&format!("{}: rejections by kind: {}\n", r.suite, kinds.join(", ")));
+            }
+        }
+        out
+    }
+}
+
+/// Solved % and rejected % per suite as a grouped bar chart.
+pub fn svg(report: &Report) -> String {
+    let (bar, gap, left, top, height) = (28.0, 36.0, 48.0, 28.0, 200.0);
+    let width = left + report.rows.len() as f64 * (2.0 * bar + gap) + gap;
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" font-family=\"sans-serif\" \
+         font-size=\"11\">\n",
+        top + height + 48.0
+    );
+    for tick in [0.0, 25.0, 50.0, 75.0, 100.0] {
+        let y = top + height * (1.0 - tick / 100.0);
+        out.push_str(&format!(
+            "<line x1=\"{left}\" x2=\"{width}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{}\" \
+             text-anchor=\"end\">{tick}%</text>\n",
+            left - 4.0,
+            y + 4.0
+        ));
+    }
+    for (k, row) in report.rows.iter().enumerate() {
+        let x = left + gap + k as f64 * (2.0 * bar + gap);
+        for (n, (value, color)) in [(row.solved_pct, "#2b8a3e"), (row.rejected_pct, "#c92a2a")].into_iter().enumerate()
+        {
+            let h = height * value.clamp(0.0, 100.0) / 100.0;
+            let bx = x + n as f64 * bar;
+            out.push_str(&format!(
+                "<rect x=\"{bx}\" y=\"{}\" width=\"{}\" height=\"{h}\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\" \
+                 text-anchor=\"middle\">{value:.0}</text>\n",
+                top + height - h,
+                bar - 2.0,
+                bx + bar / 2.0,
+                top + height - h - 3.0
+            ));
+        }
+        out.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+            x + bar,
+            top + height + 16.0,
+            escape(&row.suite)
+        ));
+    }
+    out.push_str(&format!(
+        "<text x=\"{left}\" y=\"{}\"><tspan fill=\"#2b8a3e\">■ solved %</tspan>  <tspan fill=\"#c92a2a\">■ \
+         generations rejected %</tspan></text>\n</svg>\n",
+        top + height + 38.0
+    ));
+    out
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+fn pct(part: f64, whole: f64) -> f64 {
+    if whole == 0.0 {
+        0.0
+    } else {
+        100.0 * part / whole
+    }
+}
+
+fn row(suite: String, records: &[TaskRecord]) -> SuiteRow {
+    let tasks = records.len();
+    let n = tasks.max(1) as f64;
+    let solved = records.iter().filter(|r| r.solved).count();
+    let generations: u64 = records.iter().map(|r| r.generations as u64).sum();
+    let rejected: u64 = records.iter().map(|r| r.rejected as u64).sum();
+    let turns: u64 = records.iter().map(|r| r.turns as u64).sum();
+    let compiled: u64 = records.iter().map(|r| r.turns_compiled as u64).sum();
+    let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
+    for kind in records.iter().flat_map(|r| &r.rejections).flat_map(|r| &r.kinds) {
+        *kinds.entry(kind.clone()).or_insert(0) += 1;
+    }
+    let mut rejection_kinds: Vec<(String, u64)> = kinds.into_iter().collect();
+    rejection_kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    SuiteRow {
+        suite,
+        tasks,
+        solved,
+        solved_pct: pct(solved as f64, tasks as f64),
+        generations,
+        rejected,
+        rejected_pct: pct(rejected as f64, generations as f64),
+        regenerations_per_task: rejected as f64 / n,
+        compile_success_pct: pct(compiled as f64, turns as f64),
+        mean_turns: turns as f64 / n,
+        mean_tool_calls: records.iter().map(|r| r.tool_calls as f64).sum::<f64>() / n,
+        errors: records.iter().filter(|r| r.error.is_some()).count(),
+        rejection_kinds,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Rejection;
+
+    fn record(task: &str, solved: bool, generations: u32, rejected: &[&[&str]]) -> TaskRecord {
+        TaskRecord {
+            suite: "s".into(),
+            task: task.into(),
+            solved,
+            turns: 1,
+            turns_compiled: u32::from(generations as usize > rejected.len()),
+            generations,
+            rejected: rejected.len() as u32,
+            rejections: rejected
+                .iter()
+                .map(|kinds| Rejection { turn: 1, kinds: kinds.iter().map(|k| k.to_string()).collect() })
+                .collect(),
+            tool_calls: 4,
+            ..TaskRecord::default()
+        }
+    }
+
+    #[test]
+    fn columns_count_generations_and_the_last_record_of_a_task_wins() {
+        let records = vec![
+            record("1", false, 3, &[&["E0308"], &["E0308", "E0599"], &["E0425"]]),
+            record("2", true, 2, &[&["E0308"]]),
+            record("3", true, 1, &[]),
+            record("1", true, 1, &[]), // a rerun of task 1
+        ];
+        let row = &Report::from_records(records).rows[0];
+        assert_eq!((row.tasks, row.solved, row.generations, row.rejected), (3, 3, 4, 1));
+        assert_eq!(row.rejected_pct, 25.0);
+        assert!((row.regenerations_per_task - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(row.compile_success_pct, 100.0);
+        assert_eq!(row.rejection_kinds, vec![("E0308".to_string(), 1)]);
+    }
+}

@@ -1,0 +1,308 @@
+//! Running a suite: the tasks of a shard, less those already recorded, on `-j` workers; each task a session of
+//! turns; one record per task, handed back as it finishes.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::{mpsc, Mutex};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::record::{Rejection, TaskRecord};
+use crate::tau2::{code, user, Task};
+use crate::worker::Worker;
+use crate::{BenchError, Suite};
+
+/// Who writes the agent's turns.
+#[derive(Debug, Clone)]
+pub enum Agent {
+    /// The built-in scripted agent: each task's expected actions, exactly, through the host's tools.
+    Oracle,
+    /// A model, as the worker names it (`openai:<m>`, `anthropic:<m>`, `script:<file>`, `replay:<cassette>`).
+    Model(String),
+    /// The turns' code given per task id (an agent whose every turn is known in advance).
+    Given(BTreeMap<String, Vec<String>>),
+}
+
+impl Agent {
+    pub fn describe(&self) -> String {
+        match self {
+            Agent::Oracle => "oracle".into(),
+            Agent::Model(spec) => spec.clone(),
+            Agent::Given(_) => "given".into(),
+        }
+    }
+}
+
+/// One slice of a suite: task `k` (from 0) is in shard `index` of `count` when `k % count == index - 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let bad = || format!("`{text}` is not a shard: write I/N with 1 <= I <= N, e.g. 2/8");
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) =
+            (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if count == 0 || index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The `lacuna` binary the workers run (`serve --stdio`).
+    pub program: PathBuf,
+    /// More arguments for each worker (`--model`, `--record`, `--config`, policy flags).
+    pub worker_args: Vec<String>,
+    pub agent: Agent,
+    /// Workers, each running one task at a time.
+    pub jobs: usize,
+    pub shard: Option<Shard>,
+    /// Only these task ids (all when empty).
+    pub only: Vec<String>,
+    /// Task ids already recorded, skipped (`--resume`).
+    pub done: BTreeSet<String>,
+}
+
+/// The tasks a run takes, in suite order.
+pub fn select(tasks: Vec<Task>, options: &RunOptions) -> Result<Vec<Task>, BenchError> {
+    if let Some(missing) = options.only.iter().find(|id| !tasks.iter().any(|t| &&t.id == id)) {
+        return Err(BenchError::Usage(format!("the suite has no task `{missing}`")));
+    }
+    Ok(tasks
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| options.shard.is_none_or(|s| k % s.count == s.index - 1))
+        .map(|(_, t)| t)
+        .filter(|t| options.only.is_empty() || options.only.contains(&t.id))
+        .filter(|t| !options.done.contains(&t.id))
+        .collect())
+}
+
+/// Runs `tasks` on `options.jobs` workers; `on_record` sees each record as its task finishes (in the calling
+/// thread). Returns the records in the order they finished.
+pub fn run(
+    suite: &Suite,
+    tasks: Vec<Task>,
+    options: &RunOptions,
+    mut on_record: impl FnMut(&TaskRecord) -> Result<(), BenchError>,
+) -> Result<Vec<TaskRecord>, BenchError> {
+    let queue = Mutex::new(tasks.into_iter().collect::<VecDeque<Task>>());
+    let (send, receive) = mpsc::channel::<TaskRecord>();
+    let mut records = Vec::new();
+    std::thread::scope(|scope| -> Result<(), BenchError> {
+        for _ in 0..options.jobs.max(1) {
+            let (queue, send) = (&queue, send.clone());
+            scope.spawn(move || {
+                let mut worker: Option<Worker> = None;
+                loop {
+                    let Some(task) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
+                    let record = match worker_for(&mut worker, options) {
+                        Ok(w) => match run_task(w, suite, &task, &options.agent) {
+                            Ok(record) => record,
+                            Err(e) => {
+                                // The worker is gone: this task failed; the next one gets a new worker.
+                                worker = None;
+                                failed(suite, &task, &options.agent, e.to_string())
+                            }
+                        },
+                        Err(e) => failed(suite, &task, &options.agent, e.to_string()),
+                    };
+                    if send.send(record).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(send);
+        for record in receive {
+            let result = on_record(&record);
+            records.push(record);
+            if let Err(e) = result {
+                // Stop handing out tasks; the workers finish the ones they have.
+                queue.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                return Err(e);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(records)
+}
+
+fn worker_for<'w>(worker: &'w mut Option<Worker>, options: &RunOptions) -> Result<&'w mut Worker, BenchError> {
+    if worker.is_none() {
+        *worker = Some(Worker::start(&options.program, &options.worker_args)?);
+    }
+    Ok(worker.as_mut().expect("just started"))
+}
+
+fn failed(suite: &Suite, task: &Task, agent: &Agent, error: String) -> TaskRecord {
+    TaskRecord {
+        suite: suite.name.clone(),
+        task: task.id.clone(),
+        agent: agent.describe(),
+        error: Some(error),
+        ..TaskRecord::default()
+    }
+}
+
+/// What the agent is asked to do for one customer message.
+pub fn turn_task(suite: &Suite, message: &str) -> String {
+    format!(
+        "{}\n\nThe customer says: {message}\n\nWrite this turn's code: call the tools on `{}` as needed (what \
+         earlier turns computed is still in scope). Its value is your reply to the customer, a `String`.",
+        suite.domain.role(),
+        suite.domain.local()
+    )
+}
+
+/// One task as a session in `worker`. `Err` only when the worker itself failed; a task that went wrong is a
+/// record with its `error`.
+pub fn run_task(worker: &mut Worker, suite: &Suite, task: &Task, agent: &Agent) -> Result<TaskRecord, BenchError> {
+    let started = Instant::now();
+    let mut record = TaskRecord {
+        suite: suite.name.clone(),
+        task: task.id.clone(),
+        agent: agent.describe(),
+        ..TaskRecord::default()
+    };
+    let session = match worker.call("session.open", json!({"host": suite.host}))? {
+        Ok(result) => result.get("session").cloned().unwrap_or(Value::Null),
+        Err(e) => {
+            record.error = Some(format!("session.open: {e}"));
+            return Ok(record);
+        }
+    };
+    let result = converse(worker, suite, task, agent, &session, &mut record);
+    let _ = worker.call("session.close", json!({"session": session}))?;
+    if let Err(error) = result? {
+        record.error = Some(error);
+    }
+    record.solved = record.error.is_none() && record.diff.is_empty();
+    record.reward = if record.solved { 1.0 } else { 0.0 };
+    record.time_ms.insert("wall".into(), started.elapsed().as_secs_f64() * 1000.0);
+    Ok(record)
+}
+
+/// The task's turns: the store loaded, the agent's turns, the verdict. The inner `Err` is why the task stopped.
+fn converse(
+    worker: &mut Worker,
+    suite: &Suite,
+    task: &Task,
+    agent: &Agent,
+    session: &Value,
+    record: &mut TaskRecord,
+) -> Result<Result<(), String>, BenchError> {
+    let setup = match turn(worker, session, json!({"snippet": code::setup_turn(suite)}), record)? {
+        Ok(outcome) => outcome,
+        Err(e) => return Ok(Err(format!("loading the store: {e}"))),
+    };
+    if let Some(why) = unaccepted(&setup) {
+        return Ok(Err(format!("loading the store: {why}")));
+    }
+    let messages: Vec<String> = user::scripted_messages(task).into_iter().take(suite.max_turns as usize).collect();
+    for (k, message) in messages.iter().enumerate() {
+        let params = match agent {
+            Agent::Oracle if k == 0 => match code::oracle_turn(suite.domain, task) {
+                Ok(snippet) => json!({"snippet": snippet}),
+                Err(e) => return Ok(Err(e.to_string())),
+            },
+            Agent::Oracle => continue,
+            Agent::Model(spec) => json!({"task": turn_task(suite, message), "model": spec}),
+            Agent::Given(turns) => match turns.get(&task.id).and_then(|t| t.get(k)) {
+                Some(snippet) => json!({"snippet": snippet}),
+                None => continue,
+            },
+        };
+        record.turns += 1;
+        let outcome = match turn(worker, session, params.clone(), record)? {
+            Ok(outcome) => outcome,
+            Err(e) => return Ok(Err(format!("turn {}: {e}", k + 1))),
+        };
+        let written_by_model = params.get("task").is_some();
+        let attempts = outcome.get("attempts").and_then(Value::as_u64).unwrap_or(1) as u32;
+        record.generations += attempts;
+        let accepted = outcome.get("accepted").and_then(Value::as_bool).unwrap_or(false);
+        let error = outcome.get("error").and_then(Value::as_str);
+        let rejections: Vec<Vec<String>> = if written_by_model {
+            serde_json::from_value(outcome.get("rejections").cloned().unwrap_or(Value::Null)).unwrap_or_default()
+        } else if !accepted && error.is_none() {
+            vec![serde_json::from_value(outcome.get("kinds").cloned().unwrap_or(Value::Null)).unwrap_or_default()]
+        } else {
+            Vec::new()
+        };
+        record.rejected += rejections.len() as u32;
+        record.rejections.extend(rejections.into_iter().map(|kinds| Rejection { turn: k as u32 + 1, kinds }));
+        match (accepted, error) {
+            (true, None) => record.turns_compiled += 1,
+            (true, Some(fault)) => record.faults.push(format!("turn {}: {fault}", k + 1)),
+            (false, _) => {}
+        }
+    }
+    let reward = match code::reward_turn(suite, task) {
+        Ok(snippet) => snippet,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let outcome = match turn(worker, session, json!({"snippet": reward}), record)? {
+        Ok(outcome) => outcome,
+        Err(e) => return Ok(Err(format!("the verdict: {e}"))),
+    };
+    if let Some(why) = unaccepted(&outcome) {
+        return Ok(Err(format!("the verdict could not be read (did the agent drop or redefine the store?): {why}")));
+    }
+    let value = outcome.get("value").and_then(Value::as_str).unwrap_or("");
+    match code::parse_verdict(value) {
+        Ok(verdict) => {
+            record.tool_calls = verdict.tool_calls;
+            record.diff = verdict.diff;
+            Ok(Ok(()))
+        }
+        Err(e) => Ok(Err(e)),
+    }
+}
+
+/// One `session.turn`; its timings are added to the record's.
+fn turn(
+    worker: &mut Worker,
+    session: &Value,
+    mut params: Value,
+    record: &mut TaskRecord,
+) -> Result<Result<Value, String>, BenchError> {
+    params["session"] = session.clone();
+    let outcome = worker.call("session.turn", params)?;
+    if let Ok(outcome) = &outcome {
+        if let Some(timings) = outcome.get("timings_ms").and_then(Value::as_object) {
+            for (from, to) in [("model", "model"), ("check", "check"), ("host_compile", "compile"), ("run", "run")] {
+                if let Some(ms) = timings.get(from).and_then(Value::as_f64) {
+                    *record.time_ms.entry(to.to_owned()).or_insert(0.0) += ms;
+                }
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+/// Why a harness turn did not run cleanly, if it did not.
+fn unaccepted(outcome: &Value) -> Option<String> {
+    let accepted = outcome.get("accepted").and_then(Value::as_bool).unwrap_or(false);
+    match outcome.get("error").and_then(Value::as_str) {
+        Some(error) => Some(error.to_owned()),
+        None if !accepted => {
+            let diagnostics: Vec<&str> = outcome
+                .get("diagnostics")
+                .and_then(Value::as_array)
+                .map(|d| d.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            Some(format!("rejected: {}", diagnostics.join("\n")))
+        }
+        None => None,
+    }
+}

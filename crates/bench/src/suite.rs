@@ -1,0 +1,109 @@
+//! A suite file: which host, which data, how many turns a conversation may take. Paths in it are relative to the
+//! file.
+//!
+//! ```toml
+//! name = "tau2-retail"
+//! kind = "tau2"
+//! domain = "retail"
+//! host = "tau2/retail.rs"
+//! data = "../../shared/benchmarks/tau2/retail"
+//! max_turns = 10
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::tau2::Domain;
+use crate::BenchError;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SuiteFile {
+    name: String,
+    kind: String,
+    domain: String,
+    host: PathBuf,
+    data: PathBuf,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    max_turns: Option<u32>,
+}
+
+/// A suite, its paths resolved.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    pub name: String,
+    pub description: Option<String>,
+    pub domain: Domain,
+    /// The host program each task's session opens on.
+    pub host: PathBuf,
+    /// The domain's `db.json` and `tasks.json`.
+    pub data: PathBuf,
+    /// User messages a conversation may have.
+    pub max_turns: u32,
+}
+
+impl Suite {
+    /// Reads a suite file; `data` replaces the directory it names (`--data`).
+    pub fn load(path: &Path, data: Option<&Path>) -> Result<Suite, BenchError> {
+        let text = crate::read(path)?;
+        let file: SuiteFile = toml::from_str(&text).map_err(|e| BenchError::Parse {
+            path: path.display().to_string(),
+            what: "suite file",
+            detail: e.to_string(),
+        })?;
+        if file.kind != "tau2" {
+            return Err(BenchError::Suite(format!(
+                "{}: unknown suite kind `{}` (this version runs `tau2` suites)",
+                path.display(),
+                file.kind
+            )));
+        }
+        let domain = Domain::from_name(&file.domain).ok_or_else(|| {
+            BenchError::Suite(format!(
+                "{}: unknown τ² domain `{}` (known: {})",
+                path.display(),
+                file.domain,
+                Domain::ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let host = absolute(&base.join(&file.host));
+        let data = absolute(&data.map(Path::to_path_buf).unwrap_or_else(|| base.join(&file.data)));
+        if !host.is_file() {
+            return Err(BenchError::Suite(format!("{}: the host {} does not exist", path.display(), host.display())));
+        }
+        for needed in ["db.json", "tasks.json"] {
+            if !data.join(needed).is_file() {
+                return Err(BenchError::Suite(format!(
+                    "{}: no {needed} in {} (the suite reads τ²'s data from `shared/benchmarks` beside the \
+                     repository; pass --data DIR to read another copy)",
+                    path.display(),
+                    data.display()
+                )));
+            }
+        }
+        Ok(Suite {
+            name: file.name,
+            description: file.description,
+            domain,
+            host,
+            data,
+            max_turns: file.max_turns.unwrap_or(10).max(1),
+        })
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.data.join("db.json")
+    }
+
+    pub fn tasks_file(&self) -> PathBuf {
+        self.data.join("tasks.json")
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}

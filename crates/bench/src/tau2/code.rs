@@ -1,0 +1,156 @@
+//! The Rust the harness writes into a task's session: the turn that loads the store, a task's expected actions
+//! as calls on the host's tools (the oracle's turn, and the reference the reward compares with), and the last
+//! turn, which reads the verdict.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::tools::{Kind, RetailTool};
+use super::{Action, Domain, Task};
+use crate::{BenchError, Suite};
+
+/// `receiver.tool(args..)` for one expected action.
+pub fn call(domain: Domain, receiver: &str, action: &Action) -> Result<String, BenchError> {
+    let unknown = || BenchError::Suite(format!("the {} host has no tool `{}`", domain.name(), action.name));
+    let params = match domain {
+        Domain::Retail => RetailTool::from_name(&action.name).ok_or_else(unknown)?.params(),
+    };
+    let mut args = Vec::new();
+    for (name, kind) in params {
+        let value = action
+            .arguments
+            .get(*name)
+            .ok_or_else(|| BenchError::Suite(format!("an expected `{}` call has no argument `{name}`", action.name)))?;
+        args.push(argument(&action.name, name, *kind, value)?);
+    }
+    if let Some(extra) = action.arguments.keys().find(|k| !params.iter().any(|(p, _)| p == k)) {
+        return Err(BenchError::Suite(format!("`{}` takes no argument `{extra}`", action.name)));
+    }
+    Ok(format!("{receiver}.{}({})", action.name, args.join(", ")))
+}
+
+fn argument(tool: &str, name: &str, kind: Kind, value: &Value) -> Result<String, BenchError> {
+    let bad = || BenchError::Suite(format!("`{tool}`'s argument `{name}` is not {}: {value}", describe(kind)));
+    match kind {
+        Kind::Text => Ok(literal(&text(value).ok_or_else(bad)?)),
+        Kind::TextList => {
+            let items = value.as_array().ok_or_else(bad)?;
+            let items: Option<Vec<String>> = items.iter().map(|v| text(v).map(|t| literal(&t))).collect();
+            Ok(format!("&[{}]", items.ok_or_else(bad)?.join(", ")))
+        }
+    }
+}
+
+/// τ²'s arguments are strings; a number where a string is meant (a zip code written as digits) is its text.
+fn text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn describe(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Text => "a string",
+        Kind::TextList => "a list of strings",
+    }
+}
+
+/// A Rust string literal for `text` (`Debug` escapes exactly what a literal needs).
+pub fn literal(text: &str) -> String {
+    format!("{text:?}")
+}
+
+/// The first turn of every task: the store, loaded from the suite's database, as a session local.
+pub fn setup_turn(suite: &Suite) -> String {
+    let domain = suite.domain;
+    format!(
+        "let mut {} = {}::load({}).expect(\"the {} database\");",
+        domain.local(),
+        domain.store_type(),
+        literal(&suite.db().display().to_string()),
+        domain.name()
+    )
+}
+
+/// The expected actions as statements on `receiver`, each result ignored (some are meant to fail).
+pub fn actions(domain: Domain, receiver: &str, actions: &[Action]) -> Result<String, BenchError> {
+    let mut code = String::new();
+    for action in actions {
+        code.push_str(&format!("let _ = {};\n", call(domain, receiver, action)?));
+    }
+    Ok(code)
+}
+
+/// The oracle agent's turn: exactly the task's expected actions, through the same tools, then a reply.
+pub fn oracle_turn(domain: Domain, task: &Task) -> Result<String, BenchError> {
+    Ok(format!(
+        "{}\"Done: everything you asked for is taken care of.\".to_string()",
+        actions(domain, domain.local(), &task.actions)?
+    ))
+}
+
+/// The last turn: a fresh store with the expected actions replayed on it, compared with the session's store.
+pub fn reward_turn(suite: &Suite, task: &Task) -> Result<String, BenchError> {
+    let domain = suite.domain;
+    let replay = actions(domain, "expected", &task.actions)?;
+    Ok(format!(
+        "{{\n    let mut expected = {}::load({}).expect(\"the {} database\");\n{}    {}.verdict(&expected)\n}}",
+        domain.store_type(),
+        literal(&suite.db().display().to_string()),
+        domain.name(),
+        replay.lines().map(|l| format!("    {l}\n")).collect::<String>(),
+        domain.local()
+    ))
+}
+
+/// What the last turn says: the tool calls the agent made and the records that differ from the expected ones.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+pub struct Verdict {
+    pub tool_calls: u64,
+    pub diff: Vec<String>,
+}
+
+/// Reads the last turn's value: the `Debug` text of the JSON string the host's `verdict` returns.
+pub fn parse_verdict(value: &str) -> Result<Verdict, String> {
+    let json: String =
+        serde_json::from_str(value).map_err(|e| format!("the verdict is not a string ({e}): {value}"))?;
+    serde_json::from_str(&json).map_err(|e| format!("the verdict is not JSON ({e}): {json}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_take_the_methods_parameter_order() {
+        let action: Action = serde_json::from_value(serde_json::json!({
+            "name": "exchange_delivered_order_items",
+            "arguments": {"payment_method_id": "gift_card_1", "new_item_ids": ["2"], "order_id": "#W1", "item_ids": ["1"]}
+        }))
+        .unwrap();
+        assert_eq!(
+            call(Domain::Retail, "retail", &action).unwrap(),
+            r##"retail.exchange_delivered_order_items("#W1", &["1"], &["2"], "gift_card_1")"##
+        );
+    }
+
+    #[test]
+    fn unknown_tools_and_arguments_are_errors() {
+        let unknown: Action = serde_json::from_value(serde_json::json!({"name": "delete_everything"})).unwrap();
+        assert!(call(Domain::Retail, "retail", &unknown).unwrap_err().to_string().contains("no tool"));
+        let extra: Action = serde_json::from_value(
+            serde_json::json!({"name": "get_user_details", "arguments": {"user_id": "a", "pin": "1"}}),
+        )
+        .unwrap();
+        assert!(call(Domain::Retail, "retail", &extra).unwrap_err().to_string().contains("`pin`"));
+    }
+
+    #[test]
+    fn verdicts_read_back() {
+        let verdict = parse_verdict(r#""{\"tool_calls\":3,\"diff\":[\"order #W1: differs\"]}""#).unwrap();
+        assert_eq!(verdict, Verdict { tool_calls: 3, diff: vec!["order #W1: differs".into()] });
+        assert!(parse_verdict("()").is_err());
+    }
+}

@@ -1,0 +1,1021 @@
+// τ²-bench's retail domain as a Lacuna host: the store's data types, and `Retail`, the store itself, whose methods
+// are the agent's tools (ported from τ²'s retail toolkit: what each checks, changes and returns, and its errors).
+// `lacuna bench suites/tau2-retail.toml` opens a session on this host per task: the first turn loads the
+// database (`let mut retail = Retail::load(..)`), each user message is a turn the agent writes against `retail`,
+// and the last turn compares the database with the one the task's expected actions leave (`Retail::verdict`).
+//
+// The database is read from τ²'s own `db.json`. A host links only `std` and Lacuna's runtime, so the JSON is read
+// by the small reader in `mod json` below.
+//
+// τ²'s semantics kept as they are, quirks included: `modify_pending_order_items` gives every modified item the
+// price and options of the *last* new item in the list; `exchange_delivered_order_items` and
+// `return_delivered_order_items` only record the request; `transfer_to_human_agents` changes nothing.
+
+use std::collections::BTreeMap;
+
+pub use store::{Retail, ToolError};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Address {
+    pub address1: String,
+    pub address2: String,
+    pub city: String,
+    pub country: String,
+    pub state: String,
+    pub zip: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Name {
+    pub first_name: String,
+    pub last_name: String,
+}
+
+/// How a user pays. Only a gift card has a balance the store keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PaymentMethod {
+    CreditCard { id: String, brand: String, last_four: String },
+    Paypal { id: String },
+    GiftCard { id: String, balance: f64 },
+}
+
+impl PaymentMethod {
+    pub fn id(&self) -> &str {
+        match self {
+            PaymentMethod::CreditCard { id, .. } | PaymentMethod::Paypal { id } | PaymentMethod::GiftCard { id, .. } => id,
+        }
+    }
+
+    pub fn is_gift_card(&self) -> bool {
+        matches!(self, PaymentMethod::GiftCard { .. })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct User {
+    pub user_id: String,
+    pub name: Name,
+    pub address: Address,
+    pub email: String,
+    /// By payment method id, e.g. "credit_card_9513926", "gift_card_1725971", "paypal_5727330".
+    pub payment_methods: BTreeMap<String, PaymentMethod>,
+    /// Order ids, e.g. "#W2378156".
+    pub orders: Vec<String>,
+}
+
+/// One item of a product: a choice of its options, with a price and whether it can be ordered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    pub item_id: String,
+    pub options: BTreeMap<String, String>,
+    pub available: bool,
+    pub price: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Product {
+    pub name: String,
+    pub product_id: String,
+    /// By item id.
+    pub variants: BTreeMap<String, Variant>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderItem {
+    pub name: String,
+    pub product_id: String,
+    pub item_id: String,
+    pub price: f64,
+    pub options: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fulfillment {
+    pub tracking_id: Vec<String>,
+    pub item_ids: Vec<String>,
+}
+
+/// A payment or a refund ("payment" | "refund").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Payment {
+    pub transaction_type: String,
+    pub amount: f64,
+    pub payment_method_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Order {
+    pub order_id: String,
+    pub user_id: String,
+    pub address: Address,
+    pub items: Vec<OrderItem>,
+    /// "pending", "processed", "delivered", "cancelled", "pending (item modified)", "exchange requested",
+    /// "return requested".
+    pub status: String,
+    pub fulfillments: Vec<Fulfillment>,
+    pub payment_history: Vec<Payment>,
+    pub cancel_reason: Option<String>,
+    pub exchange_items: Option<Vec<String>>,
+    pub exchange_new_items: Option<Vec<String>>,
+    pub exchange_payment_method_id: Option<String>,
+    pub exchange_price_difference: Option<f64>,
+    pub return_items: Option<Vec<String>>,
+    pub return_payment_method_id: Option<String>,
+}
+
+mod store {
+    use std::collections::BTreeMap;
+
+    use super::json::Json;
+    use super::{Address, Fulfillment, Name, Order, OrderItem, Payment, PaymentMethod, Product, User, Variant};
+
+    /// Why a tool refused; nothing changed.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ToolError(pub String);
+
+    impl std::fmt::Display for ToolError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.0)
+        }
+    }
+
+    impl std::error::Error for ToolError {}
+
+    fn fail<T>(why: &str) -> Result<T, ToolError> {
+        Err(ToolError(why.to_string()))
+    }
+
+    fn round2(x: f64) -> f64 {
+        (x * 100.0).round() / 100.0
+    }
+
+    /// Case- and accent-insensitive, as τ² matches names and emails.
+    fn fold(text: &str) -> String {
+        let mut out = String::new();
+        for c in text.trim().chars().flat_map(char::to_lowercase) {
+            out.push(match c {
+                'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
+                'ç' => 'c',
+                'è' | 'é' | 'ê' | 'ë' => 'e',
+                'ì' | 'í' | 'î' | 'ï' => 'i',
+                'ñ' => 'n',
+                'ò' | 'ó' | 'ô' | 'õ' | 'ö' => 'o',
+                'ù' | 'ú' | 'û' | 'ü' => 'u',
+                'ý' | 'ÿ' => 'y',
+                other => other,
+            });
+        }
+        out
+    }
+
+    /// The store: its database and the tools that read and change it. The agent reaches the data only through
+    /// these methods.
+    #[derive(Debug, Clone)]
+    pub struct Retail {
+        users: BTreeMap<String, User>,
+        orders: BTreeMap<String, Order>,
+        products: BTreeMap<String, Product>,
+        calls: usize,
+    }
+
+    impl Retail {
+        /// Reads τ²'s retail `db.json`.
+        pub fn load(path: &str) -> Result<Retail, String> {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let db = Json::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+            let mut retail =
+                Retail { users: BTreeMap::new(), orders: BTreeMap::new(), products: BTreeMap::new(), calls: 0 };
+            for (id, user) in db.get("users")?.entries()? {
+                retail.users.insert(id.clone(), user_from(user)?);
+            }
+            for (id, order) in db.get("orders")?.entries()? {
+                retail.orders.insert(id.clone(), order_from(order)?);
+            }
+            for (id, product) in db.get("products")?.entries()? {
+                retail.products.insert(id.clone(), product_from(product)?);
+            }
+            Ok(retail)
+        }
+
+        /// How many tools were called.
+        pub fn tool_calls(&self) -> usize {
+            self.calls
+        }
+
+        /// The records (users, orders, products) whose contents differ from `expected`'s.
+        pub fn diff(&self, expected: &Retail) -> Vec<String> {
+            let mut out = Vec::new();
+            differ("user", &self.users, &expected.users, &mut out);
+            differ("order", &self.orders, &expected.orders, &mut out);
+            differ("product", &self.products, &expected.products, &mut out);
+            out
+        }
+
+        /// What the benchmark harness reads after a task: `{"tool_calls": N, "diff": [...]}` as JSON.
+        pub fn verdict(&self, expected: &Retail) -> String {
+            let diff: Vec<String> = self.diff(expected).iter().map(|d| super::json::quote(d)).collect();
+            format!("{{\"tool_calls\":{},\"diff\":[{}]}}", self.calls, diff.join(","))
+        }
+
+        fn order_mut(&mut self, order_id: &str) -> Result<&mut Order, ToolError> {
+            match self.orders.get_mut(order_id) {
+                Some(order) => Ok(order),
+                None => fail("Order not found"),
+            }
+        }
+
+        fn payment_method(&self, user_id: &str, payment_method_id: &str) -> Result<PaymentMethod, ToolError> {
+            let user = match self.users.get(user_id) {
+                Some(user) => user,
+                None => return fail("User not found"),
+            };
+            match user.payment_methods.get(payment_method_id) {
+                Some(method) => Ok(method.clone()),
+                None => fail("Payment method not found"),
+            }
+        }
+
+        /// Adds `delta` to a gift card's balance (rounded to cents); other methods keep no balance.
+        fn credit_gift_card(&mut self, user_id: &str, payment_method_id: &str, delta: f64) {
+            if let Some(user) = self.users.get_mut(user_id) {
+                if let Some(PaymentMethod::GiftCard { balance, .. }) = user.payment_methods.get_mut(payment_method_id) {
+                    *balance = round2(*balance + delta);
+                }
+            }
+        }
+
+        fn variant(&self, product_id: &str, item_id: &str) -> Result<Variant, ToolError> {
+            let product = match self.products.get(product_id) {
+                Some(product) => product,
+                None => return fail("Product not found"),
+            };
+            match product.variants.get(item_id) {
+                Some(variant) => Ok(variant.clone()),
+                None => fail("Variant not found"),
+            }
+        }
+
+        /// Evaluates arithmetic (`+ - * /`, parentheses, decimals), rounded to 2 decimals.
+        pub fn calculate(&mut self, expression: &str) -> Result<f64, ToolError> {
+            self.calls += 1;
+            if !expression.chars().all(|c| "0123456789+-*/(). ".contains(c)) {
+                return fail("Invalid characters in expression");
+            }
+            let tokens: Vec<char> = expression.chars().filter(|c| *c != ' ').collect();
+            let mut at = 0;
+            let value = arith::sum(&tokens, &mut at).map_err(ToolError)?;
+            if at != tokens.len() {
+                return fail("Invalid expression");
+            }
+            Ok(round2(value))
+        }
+
+        /// Cancels a pending order; `reason` is "no longer needed" or "ordered by mistake". Payments made with a
+        /// gift card are refunded to it at once.
+        pub fn cancel_pending_order(&mut self, order_id: &str, reason: &str) -> Result<Order, ToolError> {
+            self.calls += 1;
+            let order = self.order_mut(order_id)?.clone();
+            if order.status != "pending" {
+                return fail("Non-pending order cannot be cancelled");
+            }
+            if reason != "no longer needed" && reason != "ordered by mistake" {
+                return fail("Invalid reason");
+            }
+            let mut refunds = Vec::new();
+            for payment in &order.payment_history {
+                self.payment_method(&order.user_id, &payment.payment_method_id)?;
+                refunds.push(Payment {
+                    transaction_type: "refund".to_string(),
+                    amount: payment.amount,
+                    payment_method_id: payment.payment_method_id.clone(),
+                });
+            }
+            for refund in &refunds {
+                self.credit_gift_card(&order.user_id, &refund.payment_method_id, refund.amount);
+            }
+            let order = self.order_mut(order_id)?;
+            order.status = "cancelled".to_string();
+            order.cancel_reason = Some(reason.to_string());
+            order.payment_history.extend(refunds);
+            Ok(order.clone())
+        }
+
+        /// Asks to exchange items of a delivered order for other items of the same products (once per order);
+        /// the price difference is paid with or refunded to `payment_method_id`.
+        pub fn exchange_delivered_order_items(
+            &mut self,
+            order_id: &str,
+            item_ids: &[&str],
+            new_item_ids: &[&str],
+            payment_method_id: &str,
+        ) -> Result<Order, ToolError> {
+            self.calls += 1;
+            let order = self.order_mut(order_id)?.clone();
+            if order.status != "delivered" {
+                return fail("Non-delivered order cannot be exchanged");
+            }
+            for item_id in item_ids {
+                let wanted = item_ids.iter().filter(|i| *i == item_id).count();
+                if wanted > order.items.iter().filter(|i| i.item_id == *item_id).count() {
+                    return fail(&format!("Number of {item_id} not found."));
+                }
+            }
+            if item_ids.len() != new_item_ids.len() {
+                return fail("The number of items to be exchanged should match.");
+            }
+            let mut diff_price = 0.0;
+            for (item_id, new_item_id) in item_ids.iter().zip(new_item_ids) {
+                let item = match order.items.iter().find(|i| i.item_id == *item_id) {
+                    Some(item) => item,
+                    None => return fail(&format!("Item {item_id} not found")),
+                };
+                let variant = self.variant(&item.product_id, new_item_id)?;
+                if !variant.available {
+                    return fail(&format!("New item {new_item_id} not found or available"));
+                }
+                diff_price += variant.price - item.price;
+            }
+            let diff_price = round2(diff_price);
+            if let PaymentMethod::GiftCard { balance, .. } = self.payment_method(&order.user_id, payment_method_id)? {
+                if balance < diff_price {
+                    return fail("Insufficient gift card balance to pay for the price difference");
+                }
+            }
+            let order = self.order_mut(order_id)?;
+            order.status = "exchange requested".to_string();
+            order.exchange_items = Some(sorted(item_ids));
+            order.exchange_new_items = Some(sorted(new_item_ids));
+            order.exchange_payment_method_id = Some(payment_method_id.to_string());
+            order.exchange_price_difference = Some(diff_price);
+            Ok(order.clone())
+        }
+
+        /// The user id of the user with this name and zip code.
+        pub fn find_user_id_by_name_zip(&mut self, first_name: &str, last_name: &str, zip: &str) -> Result<String, ToolError> {
+            self.calls += 1;
+            let (first, last) = (fold(first_name), fold(last_name));
+            for (id, user) in &self.users {
+                if fold(&user.name.first_name) == first && fold(&user.name.last_name) == last && user.address.zip == zip {
+                    return Ok(id.clone());
+                }
+            }
+            fail("User not found")
+        }
+
+        /// The user id of the user with this email.
+        pub fn find_user_id_by_email(&mut self, email: &str) -> Result<String, ToolError> {
+            self.calls += 1;
+            let wanted = fold(email);
+            for (id, user) in &self.users {
+                if fold(&user.email) == wanted {
+                    return Ok(id.clone());
+                }
+            }
+            fail("User not found")
+        }
+
+        /// An order's status and details; ids look like "#W0000000".
+        pub fn get_order_details(&mut self, order_id: &str) -> Result<Order, ToolError> {
+            self.calls += 1;
+            Ok(self.order_mut(order_id)?.clone())
+        }
+
+        /// A product and its variants (items); a product id is not an item id.
+        pub fn get_product_details(&mut self, product_id: &str) -> Result<Product, ToolError> {
+            self.calls += 1;
+            match self.products.get(product_id) {
+                Some(product) => Ok(product.clone()),
+                None => fail("Product not found"),
+            }
+        }
+
+        /// One item (variant) of whichever product has it.
+        pub fn get_item_details(&mut self, item_id: &str) -> Result<Variant, ToolError> {
+            self.calls += 1;
+            for product in self.products.values() {
+                if let Some(variant) = product.variants.get(item_id) {
+                    return Ok(variant.clone());
+                }
+            }
+            fail("Item not found")
+        }
+
+        /// A user's details, including their order ids and payment methods.
+        pub fn get_user_details(&mut self, user_id: &str) -> Result<User, ToolError> {
+            self.calls += 1;
+            match self.users.get(user_id) {
+                Some(user) => Ok(user.clone()),
+                None => fail("User not found"),
+            }
+        }
+
+        /// Every product's name and product id, by name.
+        pub fn list_all_product_types(&mut self) -> BTreeMap<String, String> {
+            self.calls += 1;
+            self.products.values().map(|p| (p.name.clone(), p.product_id.clone())).collect()
+        }
+
+        /// Changes the shipping address of a pending order.
+        #[allow(clippy::too_many_arguments)]
+        pub fn modify_pending_order_address(
+            &mut self,
+            order_id: &str,
+            address1: &str,
+            address2: &str,
+            city: &str,
+            state: &str,
+            country: &str,
+            zip: &str,
+        ) -> Result<Order, ToolError> {
+            self.calls += 1;
+            let order = self.order_mut(order_id)?;
+            if !order.status.contains("pending") {
+                return fail("Non-pending order cannot be modified");
+            }
+            order.address = address(address1, address2, city, state, country, zip);
+            Ok(order.clone())
+        }
+
+        /// Changes items of a pending order to other items of the same products (once per order); the price
+        /// difference is paid with or refunded to `payment_method_id`.
+        pub fn modify_pending_order_items(
+            &mut self,
+            order_id: &str,
+            item_ids: &[&str],
+            new_item_ids: &[&str],
+            payment_method_id: &str,
+        ) -> Result<Order, ToolError> {
+            self.calls += 1;
+            let order = self.order_mut(order_id)?.clone();
+            if order.status != "pending" {
+                return fail("Non-pending order cannot be modified");
+            }
+            for item_id in item_ids {
+                let wanted = item_ids.iter().filter(|i| *i == item_id).count();
+                if wanted > order.items.iter().filter(|i| i.item_id == *item_id).count() {
+                    return fail(&format!("{item_id} not found"));
+                }
+            }
+            if item_ids.len() != new_item_ids.len() {
+                return fail("The number of items to be exchanged should match");
+            }
+            let mut diff_price = 0.0;
+            let mut last_variant = None;
+            for (item_id, new_item_id) in item_ids.iter().zip(new_item_ids) {
+                if item_id == new_item_id {
+                    return fail("The new item id should be different from the old item id");
+                }
+                let item = match order.items.iter().find(|i| i.item_id == *item_id) {
+                    Some(item) => item,
+                    None => return fail(&format!("Item {item_id} not found")),
+                };
+                let variant = self.variant(&item.product_id, new_item_id)?;
+                if !variant.available {
+                    return fail(&format!("New item {new_item_id} not found or available"));
+                }
+                diff_price += variant.price - item.price;
+                last_variant = Some(variant);
+            }
+            let method = self.payment_method(&order.user_id, payment_method_id)?;
+            if let PaymentMethod::GiftCard { balance, .. } = method {
+                if balance < diff_price {
+                    return fail("Insufficient gift card balance to pay for the new item");
+                }
+            }
+            self.credit_gift_card(&order.user_id, payment_method_id, -diff_price);
+            let order = self.order_mut(order_id)?;
+            order.payment_history.push(Payment {
+                transaction_type: if diff_price > 0.0 { "payment" } else { "refund" }.to_string(),
+                amount: diff_price.abs(),
+                payment_method_id: payment_method_id.to_string(),
+            });
+            for (item_id, new_item_id) in item_ids.iter().zip(new_item_ids) {
+                if let (Some(item), Some(variant)) =
+                    (order.items.iter_mut().find(|i| i.item_id == *item_id), last_variant.as_ref())
+                {
+                    item.item_id = new_item_id.to_string();
+                    item.price = variant.price;
+                    item.options = variant.options.clone();
+                }
+            }
+            order.status = "pending (item modified)".to_string();
+            Ok(order.clone())
+        }
+
+        /// Pays a pending order with another of the user's payment methods instead (the old one refunded).
+        pub fn modify_pending_order_payment(&mut self, order_id: &str, payment_method_id: &str) -> Result<Order, ToolError> {
+            self.calls += 1;
+            let order = self.order_mut(order_id)?.clone();
+            if !order.status.contains("pending") {
+                return fail("Non-pending order cannot be modified");
+            }
+            let method = self.payment_method(&order.user_id, payment_method_id)?;
+            if order.payment_history.len() != 1 || order.payment_history[0].transaction_type != "payment" {
+                return fail("There should be exactly one payment for a pending order");
+            }
+            let old_method_id = order.payment_history[0].payment_method_id.clone();
+            if old_method_id == payment_method_id {
+                return fail("The new payment method should be different from the current one");
+            }
+            let amount = order.payment_history[0].amount;
+            if let PaymentMethod::GiftCard { balance, .. } = method {
+                if balance < amount {
+                    return fail("Insufficient gift card balance to pay for the order");
+                }
+            }
+            self.payment_method(&order.user_id, &old_method_id)?;
+            self.credit_gift_card(&order.user_id, payment_method_id, -amount);
+            self.credit_gift_card(&order.user_id, &old_method_id, amount);
+            let order = self.order_mut(order_id)?;
+            order.payment_history.push(Payment {
+                transaction_type: "payment".to_string(),
+                amount,
+                payment_method_id: payment_method_id.to_string(),
+            });
+            order.payment_history.push(Payment {
+                transaction_type: "refund".to_string(),
+                amount,
+                payment_method_id: old_method_id,
+            });
+            Ok(order.clone())
+        }
+
+        /// Changes a user's default address.
+        #[allow(clippy::too_many_arguments)]
+        pub fn modify_user_address(
+            &mut self,
+            user_id: &str,
+            address1: &str,
+            address2: &str,
+            city: &str,
+            state: &str,
+            country: &str,
+            zip: &str,
+        ) -> Result<User, ToolError> {
+            self.calls += 1;
+            match self.users.get_mut(user_id) {
+                Some(user) => {
+                    user.address = address(address1, address2, city, state, country, zip);
+                    Ok(user.clone())
+                }
+                None => fail("User not found"),
+            }
+        }
+
+        /// Asks to return items of a delivered order (once per order), refunded to the original payment method
+        /// or a gift card.
+        pub fn return_delivered_order_items(
+            &mut self,
+            order_id: &str,
+            item_ids: &[&str],
+            payment_method_id: &str,
+        ) -> Result<Order, ToolError> {
+            self.calls += 1;
+            let order = self.order_mut(order_id)?.clone();
+            if order.status != "delivered" {
+                return fail("Non-delivered order cannot be returned");
+            }
+            let method = self.payment_method(&order.user_id, payment_method_id)?;
+            let original = order.payment_history.first().map(|p| p.payment_method_id.as_str());
+            if !method.is_gift_card() && original != Some(payment_method_id) {
+                return fail("Payment method should be the original payment method");
+            }
+            for item_id in item_ids {
+                let wanted = item_ids.iter().filter(|i| *i == item_id).count();
+                if wanted > order.items.iter().filter(|i| i.item_id == *item_id).count() {
+                    return fail("Some item not found");
+                }
+            }
+            let order = self.order_mut(order_id)?;
+            order.status = "return requested".to_string();
+            order.return_items = Some(sorted(item_ids));
+            order.return_payment_method_id = Some(payment_method_id.to_string());
+            Ok(order.clone())
+        }
+
+        /// Hands the user to a human agent, with a summary of their issue.
+        pub fn transfer_to_human_agents(&mut self, summary: &str) -> String {
+            self.calls += 1;
+            let _ = summary;
+            "Transfer successful".to_string()
+        }
+    }
+
+    fn sorted(ids: &[&str]) -> Vec<String> {
+        let mut ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        ids.sort();
+        ids
+    }
+
+    fn address(address1: &str, address2: &str, city: &str, state: &str, country: &str, zip: &str) -> Address {
+        Address {
+            address1: address1.to_string(),
+            address2: address2.to_string(),
+            city: city.to_string(),
+            country: country.to_string(),
+            state: state.to_string(),
+            zip: zip.to_string(),
+        }
+    }
+
+    fn differ<T: std::fmt::Debug>(kind: &str, ours: &BTreeMap<String, T>, expected: &BTreeMap<String, T>, out: &mut Vec<String>) {
+        for (id, record) in ours {
+            match expected.get(id) {
+                None => out.push(format!("{kind} {id}: not expected")),
+                Some(other) if format!("{record:?}") != format!("{other:?}") => out.push(format!("{kind} {id}: differs")),
+                Some(_) => {}
+            }
+        }
+        for id in expected.keys() {
+            if !ours.contains_key(id) {
+                out.push(format!("{kind} {id}: missing"));
+            }
+        }
+    }
+
+    fn strings(value: &Json) -> Result<Vec<String>, String> {
+        value.items()?.iter().map(|v| v.text()).collect()
+    }
+
+    fn options(value: &Json) -> Result<BTreeMap<String, String>, String> {
+        value.entries()?.iter().map(|(k, v)| Ok((k.clone(), v.text()?))).collect()
+    }
+
+    fn address_from(value: &Json) -> Result<Address, String> {
+        Ok(Address {
+            address1: value.get("address1")?.text()?,
+            address2: value.get("address2")?.text()?,
+            city: value.get("city")?.text()?,
+            country: value.get("country")?.text()?,
+            state: value.get("state")?.text()?,
+            zip: value.get("zip")?.text()?,
+        })
+    }
+
+    fn user_from(value: &Json) -> Result<User, String> {
+        let name = value.get("name")?;
+        let mut payment_methods = BTreeMap::new();
+        for (id, method) in value.get("payment_methods")?.entries()? {
+            let method = match method.get("source")?.text()?.as_str() {
+                "credit_card" => PaymentMethod::CreditCard {
+                    id: id.clone(),
+                    brand: method.get("brand")?.text()?,
+                    last_four: method.get("last_four")?.text()?,
+                },
+                "paypal" => PaymentMethod::Paypal { id: id.clone() },
+                "gift_card" => PaymentMethod::GiftCard { id: id.clone(), balance: method.get("balance")?.number()? },
+                other => return Err(format!("payment method {id}: unknown source {other}")),
+            };
+            payment_methods.insert(id.clone(), method);
+        }
+        Ok(User {
+            user_id: value.get("user_id")?.text()?,
+            name: Name { first_name: name.get("first_name")?.text()?, last_name: name.get("last_name")?.text()? },
+            address: address_from(value.get("address")?)?,
+            email: value.get("email")?.text()?,
+            payment_methods,
+            orders: strings(value.get("orders")?)?,
+        })
+    }
+
+    fn order_from(value: &Json) -> Result<Order, String> {
+        let mut items = Vec::new();
+        for item in value.get("items")?.items()? {
+            items.push(OrderItem {
+                name: item.get("name")?.text()?,
+                product_id: item.get("product_id")?.text()?,
+                item_id: item.get("item_id")?.text()?,
+                price: item.get("price")?.number()?,
+                options: options(item.get("options")?)?,
+            });
+        }
+        let mut fulfillments = Vec::new();
+        for f in value.get("fulfillments")?.items()? {
+            fulfillments.push(Fulfillment { tracking_id: strings(f.get("tracking_id")?)?, item_ids: strings(f.get("item_ids")?)? });
+        }
+        let mut payment_history = Vec::new();
+        for p in value.get("payment_history")?.items()? {
+            payment_history.push(Payment {
+                transaction_type: p.get("transaction_type")?.text()?,
+                amount: p.get("amount")?.number()?,
+                payment_method_id: p.get("payment_method_id")?.text()?,
+            });
+        }
+        let optional_text = |key: &str| value.find(key).map(|v| v.text()).transpose();
+        let optional_list = |key: &str| value.find(key).map(strings).transpose();
+        Ok(Order {
+            order_id: value.get("order_id")?.text()?,
+            user_id: value.get("user_id")?.text()?,
+            address: address_from(value.get("address")?)?,
+            items,
+            status: value.get("status")?.text()?,
+            fulfillments,
+            payment_history,
+            cancel_reason: optional_text("cancel_reason")?,
+            exchange_items: optional_list("exchange_items")?,
+            exchange_new_items: optional_list("exchange_new_items")?,
+            exchange_payment_method_id: optional_text("exchange_payment_method_id")?,
+            exchange_price_difference: value.find("exchange_price_difference").map(|v| v.number()).transpose()?,
+            return_items: optional_list("return_items")?,
+            return_payment_method_id: optional_text("return_payment_method_id")?,
+        })
+    }
+
+    fn product_from(value: &Json) -> Result<Product, String> {
+        let mut variants = BTreeMap::new();
+        for (id, v) in value.get("variants")?.entries()? {
+            variants.insert(
+                id.clone(),
+                Variant {
+                    item_id: v.get("item_id")?.text()?,
+                    options: options(v.get("options")?)?,
+                    available: v.get("available")?.boolean()?,
+                    price: v.get("price")?.number()?,
+                },
+            );
+        }
+        Ok(Product { name: value.get("name")?.text()?, product_id: value.get("product_id")?.text()?, variants })
+    }
+
+    /// `calculate`'s arithmetic: sums of products of (signed) factors.
+    mod arith {
+        pub fn sum(t: &[char], at: &mut usize) -> Result<f64, String> {
+            let mut value = product(t, at)?;
+            while let Some(op @ ('+' | '-')) = t.get(*at).copied() {
+                *at += 1;
+                let rhs = product(t, at)?;
+                value = if op == '+' { value + rhs } else { value - rhs };
+            }
+            Ok(value)
+        }
+
+        fn product(t: &[char], at: &mut usize) -> Result<f64, String> {
+            let mut value = factor(t, at)?;
+            while let Some(op @ ('*' | '/')) = t.get(*at).copied() {
+                *at += 1;
+                let rhs = factor(t, at)?;
+                if op == '/' && rhs == 0.0 {
+                    return Err("division by zero".to_string());
+                }
+                value = if op == '*' { value * rhs } else { value / rhs };
+            }
+            Ok(value)
+        }
+
+        fn factor(t: &[char], at: &mut usize) -> Result<f64, String> {
+            match t.get(*at).copied() {
+                Some('-') => {
+                    *at += 1;
+                    Ok(-factor(t, at)?)
+                }
+                Some('+') => {
+                    *at += 1;
+                    factor(t, at)
+                }
+                Some('(') => {
+                    *at += 1;
+                    let value = sum(t, at)?;
+                    if t.get(*at) != Some(&')') {
+                        return Err("unbalanced parentheses".to_string());
+                    }
+                    *at += 1;
+                    Ok(value)
+                }
+                _ => {
+                    let start = *at;
+                    while t.get(*at).is_some_and(|c| c.is_ascii_digit() || *c == '.') {
+                        *at += 1;
+                    }
+                    let text: String = t[start..*at].iter().collect();
+                    text.parse::<f64>().map_err(|_| "Invalid expression".to_string())
+                }
+            }
+        }
+    }
+}
+
+mod json {
+    /// A JSON value; objects keep their keys' order.
+    pub enum Json {
+        Null,
+        Bool(bool),
+        Number(f64),
+        Text(String),
+        List(Vec<Json>),
+        Object(Vec<(String, Json)>),
+    }
+
+    impl Json {
+        pub fn parse(text: &str) -> Result<Json, String> {
+            let bytes = text.as_bytes();
+            let mut at = 0;
+            let value = value(bytes, &mut at)?;
+            skip_space(bytes, &mut at);
+            if at != bytes.len() {
+                return Err(format!("unexpected text at byte {at}"));
+            }
+            Ok(value)
+        }
+
+        pub fn find(&self, key: &str) -> Option<&Json> {
+            match self {
+                Json::Object(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v).filter(|v| !matches!(v, Json::Null)),
+                _ => None,
+            }
+        }
+
+        pub fn get(&self, key: &str) -> Result<&Json, String> {
+            self.find(key).ok_or_else(|| format!("missing field `{key}`"))
+        }
+
+        pub fn entries(&self) -> Result<&[(String, Json)], String> {
+            match self {
+                Json::Object(entries) => Ok(entries),
+                _ => Err("expected an object".to_string()),
+            }
+        }
+
+        pub fn items(&self) -> Result<&[Json], String> {
+            match self {
+                Json::List(items) => Ok(items),
+                _ => Err("expected a list".to_string()),
+            }
+        }
+
+        pub fn text(&self) -> Result<String, String> {
+            match self {
+                Json::Text(s) => Ok(s.clone()),
+                _ => Err("expected a string".to_string()),
+            }
+        }
+
+        pub fn number(&self) -> Result<f64, String> {
+            match self {
+                Json::Number(n) => Ok(*n),
+                _ => Err("expected a number".to_string()),
+            }
+        }
+
+        pub fn boolean(&self) -> Result<bool, String> {
+            match self {
+                Json::Bool(b) => Ok(*b),
+                _ => Err("expected true or false".to_string()),
+            }
+        }
+    }
+
+    /// `text` as a JSON string literal.
+    pub fn quote(text: &str) -> String {
+        let mut out = String::from("\"");
+        for c in text.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    fn skip_space(b: &[u8], at: &mut usize) {
+        while b.get(*at).is_some_and(|c| c.is_ascii_whitespace()) {
+            *at += 1;
+        }
+    }
+
+    fn expect(b: &[u8], at: &mut usize, c: u8) -> Result<(), String> {
+        skip_space(b, at);
+        if b.get(*at) != Some(&c) {
+            return Err(format!("expected `{}` at byte {}", c as char, *at));
+        }
+        *at += 1;
+        Ok(())
+    }
+
+    fn value(b: &[u8], at: &mut usize) -> Result<Json, String> {
+        skip_space(b, at);
+        match b.get(*at) {
+            Some(b'{') => {
+                *at += 1;
+                let mut entries = Vec::new();
+                skip_space(b, at);
+                if b.get(*at) == Some(&b'}') {
+                    *at += 1;
+                    return Ok(Json::Object(entries));
+                }
+                loop {
+                    skip_space(b, at);
+                    let key = string(b, at)?;
+                    expect(b, at, b':')?;
+                    entries.push((key, value(b, at)?));
+                    skip_space(b, at);
+                    match b.get(*at) {
+                        Some(b',') => *at += 1,
+                        Some(b'}') => {
+                            *at += 1;
+                            return Ok(Json::Object(entries));
+                        }
+                        _ => return Err(format!("expected `,` or `}}` at byte {}", *at)),
+                    }
+                }
+            }
+            Some(b'[') => {
+                *at += 1;
+                let mut items = Vec::new();
+                skip_space(b, at);
+                if b.get(*at) == Some(&b']') {
+                    *at += 1;
+                    return Ok(Json::List(items));
+                }
+                loop {
+                    items.push(value(b, at)?);
+                    skip_space(b, at);
+                    match b.get(*at) {
+                        Some(b',') => *at += 1,
+                        Some(b']') => {
+                            *at += 1;
+                            return Ok(Json::List(items));
+                        }
+                        _ => return Err(format!("expected `,` or `]` at byte {}", *at)),
+                    }
+                }
+            }
+            Some(b'"') => Ok(Json::Text(string(b, at)?)),
+            Some(b't') if b[*at..].starts_with(b"true") => {
+                *at += 4;
+                Ok(Json::Bool(true))
+            }
+            Some(b'f') if b[*at..].starts_with(b"false") => {
+                *at += 5;
+                Ok(Json::Bool(false))
+            }
+            Some(b'n') if b[*at..].starts_with(b"null") => {
+                *at += 4;
+                Ok(Json::Null)
+            }
+            Some(_) => {
+                let start = *at;
+                while b.get(*at).is_some_and(|c| c.is_ascii_digit() || b"+-.eE".contains(c)) {
+                    *at += 1;
+                }
+                let text = std::str::from_utf8(&b[start..*at]).map_err(|e| e.to_string())?;
+                text.parse::<f64>().map(Json::Number).map_err(|_| format!("bad value at byte {start}"))
+            }
+            None => Err("unexpected end of input".to_string()),
+        }
+    }
+
+    fn string(b: &[u8], at: &mut usize) -> Result<String, String> {
+        if b.get(*at) != Some(&b'"') {
+            return Err(format!("expected a string at byte {}", *at));
+        }
+        *at += 1;
+        let mut out: Vec<u8> = Vec::new();
+        loop {
+            match b.get(*at) {
+                None => return Err("unterminated string".to_string()),
+                Some(b'"') => {
+                    *at += 1;
+                    return String::from_utf8(out).map_err(|e| e.to_string());
+                }
+                Some(b'\\') => {
+                    let escaped = b.get(*at + 1).copied().ok_or("unterminated string")?;
+                    *at += 2;
+                    let c = match escaped {
+                        b'n' => '\n',
+                        b't' => '\t',
+                        b'r' => '\r',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'u' => {
+                            let hex = b.get(*at..*at + 4).ok_or("short \\u escape")?;
+                            *at += 4;
+                            let code = u32::from_str_radix(std::str::from_utf8(hex).map_err(|e| e.to_string())?, 16)
+                                .map_err(|e| e.to_string())?;
+                            char::from_u32(code).unwrap_or('\u{fffd}')
+                        }
+                        other => other as char,
+                    };
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+                Some(&c) => {
+                    out.push(c);
+                    *at += 1;
+                }
+            }
+        }
+    }
+}
+
+fn main() {
+    // `lacuna run suites/tau2/retail.rs` from the repository, with `shared/` beside it (or TAU2_RETAIL_DB set).
+    let path = std::env::var("TAU2_RETAIL_DB").unwrap_or_else(|_| "../shared/benchmarks/tau2/retail/db.json".to_string());
+    let mut retail = Retail::load(&path).expect("the retail database");
+    let status: String = agent!("What is the status of order #W2378156?").expect("a status");
+    println!("{status}");
+    println!("{} tool calls", retail.tool_calls());
+}
