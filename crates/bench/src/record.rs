@@ -39,6 +39,9 @@ pub struct TaskRecord {
     pub time_ms: BTreeMap<String, f64>,
     /// Records of the database that differ from the expected ones (why it is not solved).
     pub diff: Vec<String>,
+    /// The task's assertions on the final state, in order, as they came out.
+    #[serde(default)]
+    pub assertions: Vec<bool>,
     /// What stopped the task, when something did (the task is then unsolved).
     pub error: Option<String>,
 }

@@ -2,7 +2,7 @@
 //! turns; one record per task, handed back as it finishes.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::time::Instant;
 
@@ -87,6 +87,37 @@ pub fn select(tasks: Vec<Task>, options: &RunOptions) -> Result<Vec<Task>, Bench
         .collect())
 }
 
+/// Where a run keeps its files: the suite's host with its support files appended, and the databases of tasks
+/// that start from initial data.
+pub struct Workspace {
+    dir: tempfile::TempDir,
+    host: PathBuf,
+}
+
+impl Workspace {
+    pub fn new(suite: &Suite) -> Result<Workspace, BenchError> {
+        let io = |source| BenchError::Io { path: "a temporary directory".into(), source };
+        let dir = tempfile::Builder::new().prefix("lacuna-bench-").tempdir().map_err(io)?;
+        let host = dir.path().join(suite.host.file_name().unwrap_or("host.rs".as_ref()));
+        std::fs::write(&host, suite.host_text()?).map_err(io)?;
+        Ok(Workspace { dir, host })
+    }
+
+    /// The database a task starts from: the suite's, or a copy with the task's initial data merged in.
+    pub fn db_for(&self, suite: &Suite, task: &Task) -> Result<PathBuf, BenchError> {
+        let Some(data) = &task.initial_data else { return Ok(suite.db()) };
+        let parse =
+            |detail: String| BenchError::Parse { path: suite.db().display().to_string(), what: "database", detail };
+        let mut db: Value = serde_json::from_str(&crate::read(&suite.db())?).map_err(|e| parse(e.to_string()))?;
+        crate::tau2::merge(&mut db, data);
+        let safe: String = task.id.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let path = self.dir.path().join(format!("db-{safe}.json"));
+        std::fs::write(&path, db.to_string())
+            .map_err(|source| BenchError::Io { path: path.display().to_string(), source })?;
+        Ok(path)
+    }
+}
+
 /// Runs `tasks` on `options.jobs` workers; `on_record` sees each record as its task finishes (in the calling
 /// thread). Returns the records in the order they finished.
 pub fn run(
@@ -95,6 +126,8 @@ pub fn run(
     options: &RunOptions,
     mut on_record: impl FnMut(&TaskRecord) -> Result<(), BenchError>,
 ) -> Result<Vec<TaskRecord>, BenchError> {
+    let workspace = Workspace::new(suite)?;
+    let workspace = &workspace;
     let queue = Mutex::new(tasks.into_iter().collect::<VecDeque<Task>>());
     let (send, receive) = mpsc::channel::<TaskRecord>();
     let mut records = Vec::new();
@@ -106,7 +139,7 @@ pub fn run(
                 loop {
                     let Some(task) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
                     let record = match worker_for(&mut worker, options) {
-                        Ok(w) => match run_task(w, suite, &task, &options.agent) {
+                        Ok(w) => match run_task(w, workspace, suite, &task, &options.agent) {
                             Ok(record) => record,
                             Err(e) => {
                                 // The worker is gone: this task failed; the next one gets a new worker.
@@ -166,7 +199,13 @@ pub fn turn_task(suite: &Suite, message: &str) -> String {
 
 /// One task as a session in `worker`. `Err` only when the worker itself failed; a task that went wrong is a
 /// record with its `error`.
-pub fn run_task(worker: &mut Worker, suite: &Suite, task: &Task, agent: &Agent) -> Result<TaskRecord, BenchError> {
+pub fn run_task(
+    worker: &mut Worker,
+    workspace: &Workspace,
+    suite: &Suite,
+    task: &Task,
+    agent: &Agent,
+) -> Result<TaskRecord, BenchError> {
     let started = Instant::now();
     let mut record = TaskRecord {
         suite: suite.name.clone(),
@@ -174,19 +213,33 @@ pub fn run_task(worker: &mut Worker, suite: &Suite, task: &Task, agent: &Agent) 
         agent: agent.describe(),
         ..TaskRecord::default()
     };
-    let session = match worker.call("session.open", json!({"host": suite.host}))? {
+    if let Some(why) = &task.unsupported {
+        record.error = Some(format!("not run: {why}"));
+        return Ok(record);
+    }
+    let db = match workspace.db_for(suite, task) {
+        Ok(db) => db,
+        Err(e) => {
+            record.error = Some(e.to_string());
+            return Ok(record);
+        }
+    };
+    let session = match worker.call("session.open", json!({"host": workspace.host}))? {
         Ok(result) => result.get("session").cloned().unwrap_or(Value::Null),
         Err(e) => {
             record.error = Some(format!("session.open: {e}"));
             return Ok(record);
         }
     };
-    let result = converse(worker, suite, task, agent, &session, &mut record);
+    let result = converse(worker, suite, task, agent, &session, &db, &mut record);
     let _ = worker.call("session.close", json!({"session": session}))?;
     if let Err(error) = result? {
         record.error = Some(error);
     }
-    record.solved = record.error.is_none() && record.diff.is_empty();
+    let scored = |basis: &str| task.reward_basis.iter().any(|b| b == basis);
+    record.solved = record.error.is_none()
+        && (!scored("DB") || record.diff.is_empty())
+        && (!scored("ENV_ASSERTION") || record.assertions.iter().all(|a| *a));
     record.reward = if record.solved { 1.0 } else { 0.0 };
     record.time_ms.insert("wall".into(), started.elapsed().as_secs_f64() * 1000.0);
     Ok(record)
@@ -199,9 +252,14 @@ fn converse(
     task: &Task,
     agent: &Agent,
     session: &Value,
+    db: &Path,
     record: &mut TaskRecord,
 ) -> Result<Result<(), String>, BenchError> {
-    let setup = match turn(worker, session, json!({"snippet": code::setup_turn(suite)}), record)? {
+    let setup = match code::setup_turn(suite.domain, task, db) {
+        Ok(snippet) => snippet,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let setup = match turn(worker, session, json!({"snippet": setup}), record)? {
         Ok(outcome) => outcome,
         Err(e) => return Ok(Err(format!("loading the store: {e}"))),
     };
@@ -247,7 +305,7 @@ fn converse(
             (false, _) => {}
         }
     }
-    let reward = match code::reward_turn(suite, task) {
+    let reward = match code::reward_turn(suite.domain, task, db) {
         Ok(snippet) => snippet,
         Err(e) => return Ok(Err(e.to_string())),
     };
@@ -261,8 +319,10 @@ fn converse(
     let value = outcome.get("value").and_then(Value::as_str).unwrap_or("");
     match code::parse_verdict(value) {
         Ok(verdict) => {
-            record.tool_calls = verdict.tool_calls;
+            // The setup turn's initial calls are the scene, not the agent's.
+            record.tool_calls = verdict.tool_calls.saturating_sub(task.initial_calls.len() as u64);
             record.diff = verdict.diff;
+            record.assertions = verdict.assertions;
             Ok(Ok(()))
         }
         Err(e) => Ok(Err(e)),

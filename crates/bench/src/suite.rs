@@ -6,6 +6,7 @@
 //! kind = "tau2"
 //! domain = "retail"
 //! host = "tau2/retail.rs"
+//! support = ["tau2/support.rs"]
 //! data = "../../shared/benchmarks/tau2/retail"
 //! max_turns = 10
 //! ```
@@ -24,6 +25,8 @@ struct SuiteFile {
     kind: String,
     domain: String,
     host: PathBuf,
+    #[serde(default)]
+    support: Vec<PathBuf>,
     data: PathBuf,
     #[serde(default)]
     description: Option<String>,
@@ -37,8 +40,9 @@ pub struct Suite {
     pub name: String,
     pub description: Option<String>,
     pub domain: Domain,
-    /// The host program each task's session opens on.
+    /// The host program each task's session opens on, and files appended to it (what several hosts share).
     pub host: PathBuf,
+    pub support: Vec<PathBuf>,
     /// The domain's `db.json` and `tasks.json`.
     pub data: PathBuf,
     /// User messages a conversation may have.
@@ -72,8 +76,11 @@ impl Suite {
         let base = path.parent().unwrap_or(Path::new("."));
         let host = absolute(&base.join(&file.host));
         let data = absolute(&data.map(Path::to_path_buf).unwrap_or_else(|| base.join(&file.data)));
-        if !host.is_file() {
-            return Err(BenchError::Suite(format!("{}: the host {} does not exist", path.display(), host.display())));
+        let support: Vec<PathBuf> = file.support.iter().map(|s| absolute(&base.join(s))).collect();
+        for file in std::iter::once(&host).chain(&support) {
+            if !file.is_file() {
+                return Err(BenchError::Suite(format!("{}: {} does not exist", path.display(), file.display())));
+            }
         }
         for needed in ["db.json", "tasks.json"] {
             if !data.join(needed).is_file() {
@@ -90,9 +97,20 @@ impl Suite {
             description: file.description,
             domain,
             host,
+            support,
             data,
             max_turns: file.max_turns.unwrap_or(10).max(1),
         })
+    }
+
+    /// The host's text with the support files appended.
+    pub fn host_text(&self) -> Result<String, BenchError> {
+        let mut text = crate::read(&self.host)?;
+        for file in &self.support {
+            text.push('\n');
+            text.push_str(&crate::read(file)?);
+        }
+        Ok(text)
     }
 
     pub fn db(&self) -> PathBuf {

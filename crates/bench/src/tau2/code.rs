@@ -2,25 +2,31 @@
 //! as calls on the host's tools (the oracle's turn, and the reference the reward compares with), and the last
 //! turn, which reads the verdict.
 
+use std::path::Path;
+
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::tools::{Kind, RetailTool};
+use super::tools::{Kind, MockTool, RetailTool};
 use super::{Action, Domain, Task};
-use crate::{BenchError, Suite};
+use crate::BenchError;
 
 /// `receiver.tool(args..)` for one expected action.
 pub fn call(domain: Domain, receiver: &str, action: &Action) -> Result<String, BenchError> {
     let unknown = || BenchError::Suite(format!("the {} host has no tool `{}`", domain.name(), action.name));
     let params = match domain {
         Domain::Retail => RetailTool::from_name(&action.name).ok_or_else(unknown)?.params(),
+        Domain::Mock => MockTool::from_name(&action.name).ok_or_else(unknown)?.params(),
     };
     let mut args = Vec::new();
     for (name, kind) in params {
-        let value = action
-            .arguments
-            .get(*name)
-            .ok_or_else(|| BenchError::Suite(format!("an expected `{}` call has no argument `{name}`", action.name)))?;
+        let value = match (action.arguments.get(*name), *kind) {
+            (None | Some(Value::Null), Kind::OptText) => &Value::Null,
+            (Some(value), _) => value,
+            (None, _) => {
+                return Err(BenchError::Suite(format!("an expected `{}` call has no argument `{name}`", action.name)))
+            }
+        };
         args.push(argument(&action.name, name, *kind, value)?);
     }
     if let Some(extra) = action.arguments.keys().find(|k| !params.iter().any(|(p, _)| p == k)) {
@@ -33,6 +39,9 @@ fn argument(tool: &str, name: &str, kind: Kind, value: &Value) -> Result<String,
     let bad = || BenchError::Suite(format!("`{tool}`'s argument `{name}` is not {}: {value}", describe(kind)));
     match kind {
         Kind::Text => Ok(literal(&text(value).ok_or_else(bad)?)),
+        Kind::OptText if value.is_null() => Ok("None".to_owned()),
+        Kind::OptText => Ok(format!("Some({})", literal(&text(value).ok_or_else(bad)?))),
+        Kind::Count => Ok(value.as_u64().ok_or_else(bad)?.to_string()),
         Kind::TextList => {
             let items = value.as_array().ok_or_else(bad)?;
             let items: Option<Vec<String>> = items.iter().map(|v| text(v).map(|t| literal(&t))).collect();
@@ -54,6 +63,8 @@ fn describe(kind: Kind) -> &'static str {
     match kind {
         Kind::Text => "a string",
         Kind::TextList => "a list of strings",
+        Kind::OptText => "a string or null",
+        Kind::Count => "a whole number",
     }
 }
 
@@ -62,16 +73,17 @@ pub fn literal(text: &str) -> String {
     format!("{text:?}")
 }
 
-/// The first turn of every task: the store, loaded from the suite's database, as a session local.
-pub fn setup_turn(suite: &Suite) -> String {
-    let domain = suite.domain;
-    format!(
-        "let mut {} = {}::load({}).expect(\"the {} database\");",
+/// The first turn of every task: the store, loaded from `db` (the suite's database, or the task's own with its
+/// initial data merged in), as a session local, with the task's initial calls made on it.
+pub fn setup_turn(domain: Domain, task: &Task, db: &Path) -> Result<String, BenchError> {
+    Ok(format!(
+        "let mut {} = {}::load({}).expect(\"the {} database\");\n{}",
         domain.local(),
         domain.store_type(),
-        literal(&suite.db().display().to_string()),
-        domain.name()
-    )
+        literal(&db.display().to_string()),
+        domain.name(),
+        actions(domain, domain.local(), &task.initial_calls)?
+    ))
 }
 
 /// The expected actions as statements on `receiver`, each result ignored (some are meant to fail).
@@ -91,16 +103,21 @@ pub fn oracle_turn(domain: Domain, task: &Task) -> Result<String, BenchError> {
     ))
 }
 
-/// The last turn: a fresh store with the expected actions replayed on it, compared with the session's store.
-pub fn reward_turn(suite: &Suite, task: &Task) -> Result<String, BenchError> {
-    let domain = suite.domain;
-    let replay = actions(domain, "expected", &task.actions)?;
+/// The last turn: a fresh store with the initial calls and the expected actions replayed on it, compared with the
+/// session's store; and the task's assertions, evaluated on the session's store.
+pub fn reward_turn(domain: Domain, task: &Task, db: &Path) -> Result<String, BenchError> {
+    let replay = actions(domain, "expected", &task.initial_calls)? + &actions(domain, "expected", &task.actions)?;
+    let mut checks = Vec::new();
+    for (check, value) in &task.assertions {
+        checks.push(format!("{} == {value}", call(domain, domain.local(), check)?));
+    }
     Ok(format!(
-        "{{\n    let mut expected = {}::load({}).expect(\"the {} database\");\n{}    {}.verdict(&expected)\n}}",
+        "{{\n    let mut expected = {}::load({}).expect(\"the {} database\");\n{}    let assertions: Vec<bool> = vec![{}];\n    {}.verdict(&expected, &assertions)\n}}",
         domain.store_type(),
-        literal(&suite.db().display().to_string()),
+        literal(&db.display().to_string()),
         domain.name(),
         replay.lines().map(|l| format!("    {l}\n")).collect::<String>(),
+        checks.join(", "),
         domain.local()
     ))
 }
@@ -110,6 +127,8 @@ pub fn reward_turn(suite: &Suite, task: &Task) -> Result<String, BenchError> {
 pub struct Verdict {
     pub tool_calls: u64,
     pub diff: Vec<String>,
+    #[serde(default)]
+    pub assertions: Vec<bool>,
 }
 
 /// Reads the last turn's value: the `Debug` text of the JSON string the host's `verdict` returns.
@@ -150,7 +169,7 @@ mod tests {
     #[test]
     fn verdicts_read_back() {
         let verdict = parse_verdict(r#""{\"tool_calls\":3,\"diff\":[\"order #W1: differs\"]}""#).unwrap();
-        assert_eq!(verdict, Verdict { tool_calls: 3, diff: vec!["order #W1: differs".into()] });
+        assert_eq!(verdict, Verdict { tool_calls: 3, diff: vec!["order #W1: differs".into()], assertions: vec![] });
         assert!(parse_verdict("()").is_err());
     }
 }

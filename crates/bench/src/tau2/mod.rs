@@ -17,10 +17,11 @@ use crate::BenchError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Domain {
     Retail,
+    Mock,
 }
 
 impl Domain {
-    pub const ALL: [Domain; 1] = [Domain::Retail];
+    pub const ALL: [Domain; 2] = [Domain::Retail, Domain::Mock];
 
     pub fn from_name(name: &str) -> Option<Domain> {
         Domain::ALL.into_iter().find(|d| d.name() == name)
@@ -29,6 +30,7 @@ impl Domain {
     pub fn name(self) -> &'static str {
         match self {
             Domain::Retail => "retail",
+            Domain::Mock => "mock",
         }
     }
 
@@ -36,6 +38,7 @@ impl Domain {
     pub fn local(self) -> &'static str {
         match self {
             Domain::Retail => "retail",
+            Domain::Mock => "tracker",
         }
     }
 
@@ -43,6 +46,7 @@ impl Domain {
     pub fn store_type(self) -> &'static str {
         match self {
             Domain::Retail => "Retail",
+            Domain::Mock => "Mock",
         }
     }
 
@@ -55,6 +59,11 @@ impl Domain {
                  or modify pending orders; return or exchange delivered ones; change a user's address; transfer \
                  to a human). Authenticate the customer (by email, or name and zip) before acting on their \
                  account, act only on what they asked for, and do not make up ids."
+            }
+            Domain::Mock => {
+                "You are the assistant of a task tracker, talking with a user. `tracker` (a `Mock`) is the \
+                 tracker: its methods are your tools (list users, create tasks, update a task's status, transfer to \
+                 a human). Act only on what the user asked for, and do not make up ids."
             }
         }
     }
@@ -76,8 +85,17 @@ pub struct Task {
     pub actions: Vec<Action>,
     /// What the simulated user knows and wants, as τ² words it.
     pub instructions: Instructions,
-    /// How τ² scores it (`DB`, `NL_ASSERTION`, ...); the harness scores the `DB` part.
+    /// How τ² scores it (`DB`, `ENV_ASSERTION`, `NL_ASSERTION`, ...); the harness scores `DB` and `ENV_ASSERTION`.
     pub reward_basis: Vec<String>,
+    /// Calls that set the scene before the conversation, on the agent's store and the expected one alike (τ²'s
+    /// initialization actions, and the tool calls of an earlier conversation the task starts after).
+    pub initial_calls: Vec<Action>,
+    /// Records merged into the database before anything runs (τ²'s initialization data for the agent's side).
+    pub initial_data: Option<Value>,
+    /// Checks on the final store (τ²'s environment assertions): a call on the store and the value it must give.
+    pub assertions: Vec<(Action, bool)>,
+    /// Why the harness cannot run it faithfully (it needs the user's own tools, say), if it cannot.
+    pub unsupported: Option<String>,
 }
 
 /// The user's side of a task.
@@ -99,12 +117,16 @@ struct RawTask {
     #[serde(default)]
     evaluation_criteria: Option<RawCriteria>,
     user_scenario: RawScenario,
+    #[serde(default)]
+    initial_state: Option<RawInitial>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawCriteria {
     #[serde(default)]
     actions: Option<Vec<Action>>,
+    #[serde(default)]
+    env_assertions: Option<Vec<RawCall>>,
     #[serde(default)]
     reward_basis: Option<Vec<String>>,
 }
@@ -112,6 +134,28 @@ struct RawCriteria {
 #[derive(Deserialize)]
 struct RawScenario {
     instructions: Value,
+}
+
+#[derive(Deserialize, Default)]
+struct RawInitial {
+    #[serde(default)]
+    initialization_data: Option<Value>,
+    #[serde(default)]
+    initialization_actions: Option<Vec<RawCall>>,
+    #[serde(default)]
+    message_history: Option<Vec<Value>>,
+}
+
+/// A call in τ²'s environment: on the agent's side (`assistant`) or the user's.
+#[derive(Deserialize)]
+struct RawCall {
+    #[serde(default)]
+    env_type: Option<String>,
+    func_name: String,
+    #[serde(default)]
+    arguments: Map<String, Value>,
+    #[serde(default)]
+    assert_value: Option<bool>,
 }
 
 /// Reads a domain's `tasks.json`.
@@ -126,13 +170,98 @@ pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
                 Value::String(text) => Instructions { reason_for_call: Some(text), ..Instructions::default() },
                 other => serde_json::from_value(other).map_err(|e| parse(format!("task {}: {e}", t.id)))?,
             };
-            let criteria = t.evaluation_criteria.unwrap_or(RawCriteria { actions: None, reward_basis: None });
+            let criteria = t.evaluation_criteria.unwrap_or_default();
+            let initial = t.initial_state.unwrap_or_default();
+            let mut unsupported = None;
+            let mut user_side = |what: &str| {
+                unsupported.get_or_insert_with(|| format!("it needs the user's own tools ({what}), not ported"));
+            };
+            let mut initial_calls = Vec::new();
+            for call in initial.initialization_actions.unwrap_or_default() {
+                if call.env_type.as_deref().unwrap_or("assistant") != "assistant" {
+                    user_side(&call.func_name);
+                    continue;
+                }
+                initial_calls.push(Action { name: call.func_name, arguments: call.arguments });
+            }
+            // An earlier conversation's tool calls are replayed, as τ² replays them.
+            for message in initial.message_history.unwrap_or_default() {
+                let assistant = message.get("role").and_then(Value::as_str) == Some("assistant");
+                for call in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                    let action: Action = serde_json::from_value(call.clone())
+                        .map_err(|e| parse(format!("task {}: a tool call in its history: {e}", t.id)))?;
+                    if assistant {
+                        initial_calls.push(action);
+                    } else {
+                        user_side(&action.name);
+                    }
+                }
+            }
+            let initial_data = match initial.initialization_data {
+                Some(data) => {
+                    if data.get("user_data").is_some_and(|d| !d.is_null()) {
+                        user_side("initialization data for the user");
+                    }
+                    data.get("agent_data").cloned().filter(|d| !d.is_null())
+                }
+                None => None,
+            };
+            let mut assertions = Vec::new();
+            for call in criteria.env_assertions.unwrap_or_default() {
+                if call.env_type.as_deref().unwrap_or("assistant") != "assistant" {
+                    user_side(&call.func_name);
+                    continue;
+                }
+                assertions.push((
+                    Action { name: call.func_name, arguments: call.arguments },
+                    call.assert_value.unwrap_or(true),
+                ));
+            }
             Ok(Task {
                 id: t.id,
                 actions: criteria.actions.unwrap_or_default(),
                 instructions,
-                reward_basis: criteria.reward_basis.unwrap_or_else(|| vec!["DB".to_owned()]),
+                reward_basis: criteria.reward_basis.unwrap_or_else(|| vec!["DB".to_owned(), "COMMUNICATE".to_owned()]),
+                initial_calls,
+                initial_data,
+                assertions,
+                unsupported,
             })
         })
         .collect()
+}
+
+/// `data` merged into `db`: objects key by key, recursively; anything else replaced.
+pub fn merge(db: &mut Value, data: &Value) {
+    match (db, data) {
+        (Value::Object(db), Value::Object(data)) => {
+            for (key, value) in data {
+                match db.get_mut(key) {
+                    Some(existing) => merge(existing, value),
+                    None => {
+                        db.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (db, data) => *db = data.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_initial_data_keeps_what_it_does_not_name() {
+        let mut db = serde_json::json!({"tasks": {"task_1": {"status": "pending"}}, "users": {"user_1": {"name": "A", "tasks": ["task_1"]}}});
+        merge(
+            &mut db,
+            &serde_json::json!({"tasks": {"task_2": {"status": "pending"}}, "users": {"user_1": {"tasks": ["task_1", "task_2"]}}}),
+        );
+        assert_eq!(
+            db,
+            serde_json::json!({"tasks": {"task_1": {"status": "pending"}, "task_2": {"status": "pending"}}, "users": {"user_1": {"name": "A", "tasks": ["task_1", "task_2"]}}})
+        );
+    }
 }

@@ -7,6 +7,10 @@ pub enum Kind {
     Text,
     /// `&[&str]`
     TextList,
+    /// `Option<&str>`: `None` when the call leaves it out.
+    OptText,
+    /// `usize`
+    Count,
 }
 
 /// The retail host's tools (`suites/tau2/retail.rs`, methods of `Retail`).
@@ -125,5 +129,54 @@ impl RetailTool {
                 | RetailTool::ModifyUserAddress
                 | RetailTool::ReturnDeliveredOrderItems
         )
+    }
+}
+
+/// The mock host's tools (`suites/tau2/mock.rs`, methods of `Mock`) and its checks (`assert_*`), which only the
+/// harness calls, for a task's assertions on the final state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MockTool {
+    CreateTask,
+    GetUsers,
+    UpdateTaskStatus,
+    TransferToHumanAgents,
+    AssertNumberOfTasks,
+    AssertTaskStatus,
+}
+
+impl MockTool {
+    pub const ALL: [MockTool; 6] = [
+        MockTool::CreateTask,
+        MockTool::GetUsers,
+        MockTool::UpdateTaskStatus,
+        MockTool::TransferToHumanAgents,
+        MockTool::AssertNumberOfTasks,
+        MockTool::AssertTaskStatus,
+    ];
+
+    pub fn from_name(name: &str) -> Option<MockTool> {
+        MockTool::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MockTool::CreateTask => "create_task",
+            MockTool::GetUsers => "get_users",
+            MockTool::UpdateTaskStatus => "update_task_status",
+            MockTool::TransferToHumanAgents => "transfer_to_human_agents",
+            MockTool::AssertNumberOfTasks => "assert_number_of_tasks",
+            MockTool::AssertTaskStatus => "assert_task_status",
+        }
+    }
+
+    pub fn params(self) -> &'static [(&'static str, Kind)] {
+        match self {
+            MockTool::CreateTask => &[("user_id", Text), ("title", Text), ("description", Kind::OptText)],
+            MockTool::GetUsers => &[],
+            MockTool::UpdateTaskStatus => &[("task_id", Text), ("status", Text)],
+            MockTool::TransferToHumanAgents => &[("summary", Text)],
+            MockTool::AssertNumberOfTasks => &[("user_id", Text), ("expected_number", Kind::Count)],
+            MockTool::AssertTaskStatus => &[("task_id", Text), ("expected_status", Text)],
+        }
     }
 }

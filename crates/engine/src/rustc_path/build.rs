@@ -151,14 +151,16 @@ impl Builder {
             return Ok(Ok(Built { library, source: source_path, compile_ms: 0.0 }));
         }
         let io = |e: std::io::Error, what: &Path| ExecError::Io { detail: format!("{}: {e}", what.display()) };
-        std::fs::write(&source_path, source).map_err(|e| io(e, &source_path))?;
-        // Build under a private name, then rename: concurrent builders each publish a complete file.
-        let staged = self.dir.join(format!(".{stem}.{}.so", std::process::id()));
+        // Write and build under private names, then rename: builders in other processes (or threads) building
+        // the same text each publish complete files, and no rustc reads a source another is still writing.
+        let private = format!("{}.{:?}", std::process::id(), std::thread::current().id()).replace(['(', ')'], "");
+        let staged_source = self.dir.join(format!(".{stem}.{private}.rs"));
+        let staged = self.dir.join(format!(".{stem}.{private}.so"));
+        std::fs::write(&staged_source, source).map_err(|e| io(e, &staged_source))?;
         let started = Instant::now();
         let mut command = Command::new(&self.rustc);
-        if let Some(name) = display_name {
-            command.arg(format!("--remap-path-prefix={}={name}", source_path.display()));
-        }
+        let shown = display_name.map(str::to_owned).unwrap_or_else(|| source_path.display().to_string());
+        command.arg(format!("--remap-path-prefix={}={shown}", staged_source.display()));
         match (linkage, &self.target_libdir) {
             (Linkage::Standalone, _) | (_, None) => {
                 command.args(["--crate-type", "cdylib"]);
@@ -201,17 +203,20 @@ impl Builder {
             .args(["--crate-name", crate_name])
             .arg("-o")
             .arg(&staged)
-            .arg(&source_path)
+            .arg(&staged_source)
             .current_dir(&self.dir)
             .output()
             .map_err(|e| ExecError::Io { detail: format!("running {}: {e}", self.rustc.display()) })?;
         let compile_ms = started.elapsed().as_secs_f64() * 1e3;
         if !out.status.success() {
             let _ = std::fs::remove_file(&staged);
+            let _ = std::fs::rename(&staged_source, &source_path);
             let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-            let errors = parse_rustc_errors(&stderr, &source_path.to_string_lossy());
+            let errors = parse_rustc_errors(&stderr, &shown);
             return Ok(Err(BuildFailure { errors, stderr, compile_ms }));
         }
+        // The source first: a library found in the cache always has its source beside it.
+        std::fs::rename(&staged_source, &source_path).map_err(|e| io(e, &source_path))?;
         std::fs::rename(&staged, &library).map_err(|e| io(e, &library))?;
         Ok(Ok(Built { library, source: source_path, compile_ms }))
     }

@@ -1,0 +1,235 @@
+//! `lacuna bench` on τ²-bench retail, through the real binary and its `serve --stdio` workers: the oracle solves
+//! tasks (one whose expected actions include calls that fail), an agent that omits or alters one action is
+//! rewarded 0, the rejection columns count a scripted model's rejected replies exactly, records resume and merge.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use lacuna_bench::record::read_records;
+use lacuna_bench::tau2::{code, load_tasks, Domain, Task};
+use lacuna_bench::{Report, Suite, TaskRecord};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn suite_file() -> PathBuf {
+    repo().join("suites/tau2-retail.toml")
+}
+
+fn tasks() -> Vec<Task> {
+    let suite = Suite::load(&suite_file(), None).expect("the retail suite and τ²'s data beside the repository");
+    load_tasks(&suite.tasks_file()).expect("tasks.json")
+}
+
+fn task(id: &str) -> Task {
+    tasks().into_iter().find(|t| t.id == id).expect("the task")
+}
+
+fn bench(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .arg("bench")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("lacuna bench runs")
+}
+
+fn ok(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+fn records(path: &Path) -> Vec<TaskRecord> {
+    read_records(path).expect("records")
+}
+
+/// A script of replies, one per attempt, each a fenced Rust block.
+fn script(dir: &Path, name: &str, replies: &[String]) -> String {
+    let text: String = replies.iter().map(|r| format!("=== reply\n```rust\n{r}\n```\n")).collect();
+    std::fs::write(dir.join(name), text).unwrap();
+    format!("script:{name}")
+}
+
+#[test]
+fn the_oracle_solves_tasks_and_records_resume_and_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_file();
+    let suite = suite.to_str().unwrap();
+    // Task 0: an exchange after four look-ups; 38: a cancellation after two look-ups of the same user and a
+    // calculation.
+    let out = bench(dir.path(), &[suite, "--model", "oracle", "--task", "0", "--task", "38", "--out", "runs/a.jsonl"]);
+    let table = ok(&out);
+    assert!(table.contains("tau2-retail"), "{table}");
+    let first = records(&dir.path().join("runs/a.jsonl"));
+    assert_eq!(first.len(), 2);
+    for record in &first {
+        assert!(record.solved && record.reward == 1.0, "{record:?}");
+        assert!(record.error.is_none() && record.diff.is_empty(), "{record:?}");
+        assert_eq!(record.tool_calls, task(&record.task).actions.len() as u64, "{record:?}");
+        assert_eq!((record.turns, record.turns_compiled, record.generations, record.rejected), (1, 1, 1, 0));
+        for part in ["check", "compile", "run", "wall"] {
+            assert!(record.time_ms.contains_key(part), "{part}: {record:?}");
+        }
+    }
+
+    // The same --out again needs --resume; with it, the recorded tasks are skipped and a new one runs.
+    let refused = bench(dir.path(), &[suite, "--model", "oracle", "--task", "0", "--out", "runs/a.jsonl"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--resume"));
+    let resumed = bench(
+        dir.path(),
+        &[
+            suite,
+            "--model",
+            "oracle",
+            "--task",
+            "0",
+            "--task",
+            "38",
+            "--task",
+            "69",
+            "--out",
+            "runs/a.jsonl",
+            "--resume",
+        ],
+    );
+    ok(&resumed);
+    assert!(String::from_utf8_lossy(&resumed.stderr).contains("1 task(s) with oracle"), "{resumed:?}");
+    let all = records(&dir.path().join("runs/a.jsonl"));
+    assert_eq!(all.iter().map(|r| r.task.as_str()).collect::<Vec<_>>(), ["0", "38", "69"]);
+
+    // A second shard's file merges into one table.
+    std::fs::write(
+        dir.path().join("runs/b.jsonl"),
+        serde_json::to_string(&TaskRecord {
+            suite: "tau2-retail".into(),
+            task: "7".into(),
+            agent: "oracle".into(),
+            turns: 1,
+            generations: 1,
+            ..TaskRecord::default()
+        })
+        .unwrap()
+            + "\n",
+    )
+    .unwrap();
+    let report = ok(&bench(dir.path(), &["report", "runs/a.jsonl", "runs/b.jsonl", "--json"]));
+    let report: serde_json::Value = serde_json::from_str(&report).expect("--json prints JSON");
+    assert_eq!(report["rows"][0]["tasks"], 4);
+    assert_eq!(report["rows"][0]["solved"], 3);
+    let svg = ok(&bench(dir.path(), &["report", "runs/a.jsonl", "--svg", "chart.svg"]));
+    assert!(svg.contains("100.0"), "{svg}");
+    assert!(std::fs::read_to_string(dir.path().join("chart.svg")).unwrap().starts_with("<svg"));
+}
+
+#[test]
+fn an_agent_that_omits_or_alters_an_action_is_rewarded_zero_and_rejections_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_file();
+    let suite = suite.to_str().unwrap();
+    // Task 38 without its cancellation; task 69 cancelling for another (valid) reason. Task 38's agent first
+    // writes a turn that reads a field of a `Result` (rejected: E0609), then one that runs.
+    let omit = task("38");
+    let mut omitted = omit.clone();
+    assert_eq!(omitted.actions.pop().map(|a| a.name).as_deref(), Some("cancel_pending_order"));
+    let alter = task("69");
+    let oracle = code::oracle_turn(Domain::Retail, &alter).unwrap();
+    assert!(oracle.contains("\"no longer needed\""));
+    let altered = oracle.replace("\"no longer needed\"", "\"ordered by mistake\"");
+    let spec = script(
+        dir.path(),
+        "replies.txt",
+        &[
+            "let order = retail.get_order_details(\"#W9348897\");\nlet total: f64 = order.payment_history[0].amount;\nformat!(\"{total}\")".to_owned(),
+            code::oracle_turn(Domain::Retail, &omitted).unwrap(),
+            altered,
+        ],
+    );
+    let out = bench(dir.path(), &[suite, "--model", &spec, "--task", "38", "--task", "69", "--out", "r.jsonl"]);
+    ok(&out);
+    let got = records(&dir.path().join("r.jsonl"));
+    let by_id = |id: &str| got.iter().find(|r| r.task == id).expect("a record").clone();
+    let r38 = by_id("38");
+    assert!(!r38.solved && r38.reward == 0.0, "{r38:?}");
+    assert!(r38.error.is_none(), "{r38:?}");
+    assert!(r38.diff.iter().any(|d| d.starts_with("order #W9348897")), "{r38:?}");
+    assert_eq!((r38.generations, r38.rejected, r38.turns, r38.turns_compiled), (2, 1, 1, 1), "{r38:?}");
+    assert_eq!(r38.rejections.len(), 1);
+    assert_eq!(r38.rejections[0].kinds, ["E0609"]);
+    assert_eq!(r38.tool_calls, omitted.actions.len() as u64);
+    let r69 = by_id("69");
+    assert!(!r69.solved && r69.reward == 0.0, "{r69:?}");
+    assert_eq!(r69.diff, ["order #W2417020: differs"], "{r69:?}");
+    assert_eq!((r69.generations, r69.rejected), (1, 0));
+
+    let report = Report::from_records(got);
+    let row = &report.rows[0];
+    assert_eq!((row.tasks, row.solved, row.generations, row.rejected), (2, 0, 3, 1));
+    assert!((row.rejected_pct - 100.0 / 3.0).abs() < 1e-9);
+    assert_eq!(row.regenerations_per_task, 0.5);
+    assert_eq!(row.compile_success_pct, 100.0);
+}
+
+#[test]
+fn bad_suites_and_arguments_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_file();
+    let suite = suite.to_str().unwrap();
+    let missing = bench(dir.path(), &[suite, "--model", "oracle", "--data", "nowhere"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no db.json in"), "{missing:?}");
+    let shard = bench(dir.path(), &[suite, "--model", "oracle", "--shard", "3/2"]);
+    assert_eq!(shard.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&shard.stderr).contains("I/N"), "{shard:?}");
+    let task = bench(dir.path(), &[suite, "--model", "oracle", "--task", "no-such-task"]);
+    assert_eq!(task.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&task.stderr).contains("no task `no-such-task`"), "{task:?}");
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "name = \"x\"\nkind = \"tau2\"\ndomain = \"airline\"\nhost = \"h.rs\"\ndata = \".\"\n",
+    )
+    .unwrap();
+    let domain = bench(dir.path(), &["bad.toml", "--model", "oracle"]);
+    assert!(String::from_utf8_lossy(&domain.stderr).contains("unknown τ² domain `airline`"), "{domain:?}");
+    std::fs::write(dir.path().join("broken.jsonl"), "{\"suite\": 1}\n{}\n").unwrap();
+    let report = bench(dir.path(), &["report", "broken.jsonl"]);
+    assert_eq!(report.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&report.stderr).contains("broken.jsonl:1"), "{report:?}");
+}
+
+#[test]
+fn the_mock_suite_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = repo().join("suites/tau2-mock.toml");
+    let out = bench(dir.path(), &[suite.to_str().unwrap(), "--model", "oracle", "-j", "2", "--out", "m.jsonl"]);
+    let table = ok(&out);
+    assert!(table.contains("tau2-mock"), "{table}");
+    let got = records(&dir.path().join("m.jsonl"));
+    assert_eq!(got.len(), 10);
+    let by_id = |id: &str| got.iter().find(|r| r.task == id).expect("a record").clone();
+    // Initial data merged into the database, initialization actions and an earlier conversation's tool calls
+    // replayed before the conversation, a task checked by assertions too: the oracle's actions solve them.
+    for id in [
+        "create_task_1",
+        "create_task_1_with_env_assertions",
+        "update_task_1",
+        "update_task_with_message_history",
+        "update_task_with_initialization_data",
+        "update_task_with_initialization_actions",
+        "impossible_task_1",
+    ] {
+        let record = by_id(id);
+        assert!(record.solved, "{record:?}");
+        assert_eq!(record.tool_calls, 1, "{record:?}");
+    }
+    assert_eq!(by_id("create_task_1_with_env_assertions").assertions, [true]);
+    // A task whose goal is only in an assertion: the oracle performs no action, so the assertion fails.
+    let assertion_only = by_id("update_task_with_history_and_env_assertions");
+    assert!(!assertion_only.solved && assertion_only.assertions == [false], "{assertion_only:?}");
+    // The user's own tools are not ported: that task is recorded as not run, not silently passed.
+    let user_tools = by_id("update_task_with_user_tools");
+    assert!(!user_tools.solved, "{user_tools:?}");
+    assert!(user_tools.error.as_deref().is_some_and(|e| e.starts_with("not run")), "{user_tools:?}");
+}

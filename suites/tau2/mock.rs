@@ -1,0 +1,153 @@
+// τ²-bench's mock domain as a Lacuna host: a small task tracker (users and their tasks). `Mock`'s methods are the
+// agent's tools, ported from τ²'s mock toolkit; `assert_*` are the task's checks on the final state, which the
+// harness calls (not tools). As for retail, `lacuna bench suites/tau2-mock.toml` opens a session per task, loads
+// the store in the first turn and reads `Mock::verdict` in the last. The suite appends `support.rs` to this file.
+
+
+pub use store::{Mock, ToolError};
+
+/// A tracked task. `status` is "pending" or "completed".
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    pub task_id: String,
+    pub title: String,
+    pub description: Option<String>,
+    pub status: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct User {
+    pub user_id: String,
+    pub name: String,
+    /// Task ids.
+    pub tasks: Vec<String>,
+}
+
+mod store {
+    use std::collections::BTreeMap;
+
+    use super::compare::differ;
+    use super::json::Json;
+    use super::{Task, User};
+
+    /// Why a tool refused; nothing changed.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ToolError(pub String);
+
+    impl std::fmt::Display for ToolError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.0)
+        }
+    }
+
+    impl std::error::Error for ToolError {}
+
+    /// The tracker: its users and tasks, reached only through these methods.
+    #[derive(Debug, Clone)]
+    pub struct Mock {
+        tasks: BTreeMap<String, Task>,
+        users: BTreeMap<String, User>,
+        calls: usize,
+    }
+
+    impl Mock {
+        /// Reads τ²'s mock `db.json`.
+        pub fn load(path: &str) -> Result<Mock, String> {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let db = Json::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+            let mut mock = Mock { tasks: BTreeMap::new(), users: BTreeMap::new(), calls: 0 };
+            for (id, task) in db.get("tasks")?.entries()? {
+                let task = Task {
+                    task_id: task.get("task_id")?.text()?,
+                    title: task.get("title")?.text()?,
+                    description: task.find("description").map(|d| d.text()).transpose()?,
+                    status: task.get("status")?.text()?,
+                };
+                mock.tasks.insert(id.clone(), task);
+            }
+            for (id, user) in db.get("users")?.entries()? {
+                let tasks = user.get("tasks")?.items()?.iter().map(|t| t.text()).collect::<Result<Vec<_>, _>>()?;
+                mock.users.insert(id.clone(), User { user_id: user.get("user_id")?.text()?, name: user.get("name")?.text()?, tasks });
+            }
+            Ok(mock)
+        }
+
+        /// How many tools were called.
+        pub fn tool_calls(&self) -> usize {
+            self.calls
+        }
+
+        /// The records (tasks, users) whose contents differ from `expected`'s.
+        pub fn diff(&self, expected: &Mock) -> Vec<String> {
+            let mut out = Vec::new();
+            differ("task", &self.tasks, &expected.tasks, &mut out);
+            differ("user", &self.users, &expected.users, &mut out);
+            out
+        }
+
+        /// What the benchmark harness reads after a task (see `json::verdict`).
+        pub fn verdict(&self, expected: &Mock, assertions: &[bool]) -> String {
+            super::json::verdict(self.calls, &self.diff(expected), assertions)
+        }
+
+        /// Creates a pending task for a user; its id is `task_N`, N one more than the number of tasks.
+        pub fn create_task(&mut self, user_id: &str, title: &str, description: Option<&str>) -> Result<Task, ToolError> {
+            self.calls += 1;
+            if !self.users.contains_key(user_id) {
+                return Err(ToolError(format!("User {user_id} not found")));
+            }
+            let task_id = format!("task_{}", self.tasks.len() + 1);
+            let task = Task {
+                task_id: task_id.clone(),
+                title: title.to_string(),
+                description: description.map(str::to_string),
+                status: "pending".to_string(),
+            };
+            self.tasks.insert(task_id.clone(), task.clone());
+            if let Some(user) = self.users.get_mut(user_id) {
+                user.tasks.push(task_id);
+            }
+            Ok(task)
+        }
+
+        /// Every user.
+        pub fn get_users(&mut self) -> Vec<User> {
+            self.calls += 1;
+            self.users.values().cloned().collect()
+        }
+
+        /// Sets a task's status: "pending" or "completed".
+        pub fn update_task_status(&mut self, task_id: &str, status: &str) -> Result<Task, ToolError> {
+            self.calls += 1;
+            if status != "pending" && status != "completed" {
+                return Err(ToolError(format!("Invalid status {status}: \"pending\" or \"completed\"")));
+            }
+            match self.tasks.get_mut(task_id) {
+                Some(task) => {
+                    task.status = status.to_string();
+                    Ok(task.clone())
+                }
+                None => Err(ToolError(format!("Task {task_id} not found"))),
+            }
+        }
+
+        /// Hands the user to a human agent, with a summary of their issue.
+        pub fn transfer_to_human_agents(&mut self, summary: &str) -> String {
+            self.calls += 1;
+            let _ = summary;
+            "Transfer successful".to_string()
+        }
+
+        /// A task's check: whether the user has this many tasks (false for an unknown user).
+        pub fn assert_number_of_tasks(&self, user_id: &str, expected_number: usize) -> bool {
+            self.users.get(user_id).is_some_and(|u| u.tasks.len() == expected_number)
+        }
+
+        /// A task's check: whether the task has this status (false for an unknown task).
+        pub fn assert_task_status(&self, task_id: &str, expected_status: &str) -> bool {
+            self.tasks.get(task_id).is_some_and(|t| t.status == expected_status)
+        }
+    }
+
+}
+
