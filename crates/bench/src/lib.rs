@@ -1,8 +1,8 @@
 //! `lacuna bench`: retry-heavy benchmark runs.
 //!
 //! - [`suite`]: a suite file (`suites/*.toml`): its host, its data and how tasks are scored.
-//! - [`tau2`]: τ²-bench domains: tasks, their expected actions as Rust calls on the host's tools, the scripted
-//!   user, and the oracle agent.
+//! - [`tau2`]: τ²-bench domains: tasks, their expected actions as Rust calls on the host's tools, the simulated
+//!   user (scripted, or a model), and the oracle agent.
 //! - [`worker`]: a `lacuna serve --stdio` child process the runner talks JSON-RPC to; a task is a session in it.
 //! - [`runner`]: tasks of a suite (a shard of them, less those already recorded) on `-j` workers, one record each.
 //! - [`record`]: what is recorded of a task (one JSON line), and reading records back.

@@ -9,7 +9,8 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::record::{Rejection, TaskRecord};
-use crate::tau2::{code, user, Task};
+use crate::tau2::user::{User, UserSpec};
+use crate::tau2::{code, Task};
 use crate::worker::Worker;
 use crate::{BenchError, Suite};
 
@@ -63,6 +64,8 @@ pub struct RunOptions {
     /// More arguments for each worker (`--model`, `--record`, `--config`, policy flags).
     pub worker_args: Vec<String>,
     pub agent: Agent,
+    /// Who plays the user.
+    pub user: UserSpec,
     /// Workers, each running one task at a time.
     pub jobs: usize,
     pub shard: Option<Shard>,
@@ -139,7 +142,7 @@ pub fn run(
                 loop {
                     let Some(task) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
                     let record = match worker_for(&mut worker, options) {
-                        Ok(w) => match run_task(w, workspace, suite, &task, &options.agent) {
+                        Ok(w) => match run_task(w, workspace, suite, &task, &options.agent, &options.user) {
                             Ok(record) => record,
                             Err(e) => {
                                 // The worker is gone: this task failed; the next one gets a new worker.
@@ -187,11 +190,18 @@ fn failed(suite: &Suite, task: &Task, agent: &Agent, error: String) -> TaskRecor
     }
 }
 
-/// What the agent is asked to do for one customer message.
-pub fn turn_task(suite: &Suite, message: &str) -> String {
+/// What the agent is asked to do for one customer message, after the conversation so far.
+pub fn turn_task(suite: &Suite, earlier: &[(String, String)], message: &str) -> String {
+    let mut conversation = String::new();
+    for (said, replied) in earlier {
+        conversation.push_str(&format!("Customer: {said}\nYou: {replied}\n"));
+    }
+    if !conversation.is_empty() {
+        conversation = format!("\n\nThe conversation so far:\n{conversation}");
+    }
     format!(
-        "{}\n\nThe customer says: {message}\n\nWrite this turn's code: call the tools on `{}` as needed (what \
-         earlier turns computed is still in scope). Its value is your reply to the customer, a `String`.",
+        "{}{conversation}\n\nThe customer says: {message}\n\nWrite this turn's code: call the tools on `{}` as needed \
+         (what earlier turns computed is still in scope). Its value is your reply to the customer, a `String`.",
         suite.domain.role(),
         suite.domain.local()
     )
@@ -205,6 +215,7 @@ pub fn run_task(
     suite: &Suite,
     task: &Task,
     agent: &Agent,
+    user: &UserSpec,
 ) -> Result<TaskRecord, BenchError> {
     let started = Instant::now();
     let mut record = TaskRecord {
@@ -231,7 +242,8 @@ pub fn run_task(
             return Ok(record);
         }
     };
-    let result = converse(worker, suite, task, agent, &session, &db, &mut record);
+    let mut user = User::new(user, task);
+    let result = converse(worker, suite, task, agent, &mut user, &session, &db, &mut record);
     let _ = worker.call("session.close", json!({"session": session}))?;
     if let Err(error) = result? {
         record.error = Some(error);
@@ -246,11 +258,13 @@ pub fn run_task(
 }
 
 /// The task's turns: the store loaded, the agent's turns, the verdict. The inner `Err` is why the task stopped.
+#[allow(clippy::too_many_arguments)]
 fn converse(
     worker: &mut Worker,
     suite: &Suite,
     task: &Task,
     agent: &Agent,
+    user: &mut User,
     session: &Value,
     db: &Path,
     record: &mut TaskRecord,
@@ -266,18 +280,25 @@ fn converse(
     if let Some(why) = unaccepted(&setup) {
         return Ok(Err(format!("loading the store: {why}")));
     }
-    let messages: Vec<String> = user::scripted_messages(task).into_iter().take(suite.max_turns as usize).collect();
-    for (k, message) in messages.iter().enumerate() {
+    let mut earlier: Vec<(String, String)> = Vec::new();
+    let mut reply: Option<String> = None;
+    for k in 0..suite.max_turns as usize {
+        let message = match user.next(reply.as_deref()) {
+            Ok(Some(message)) => message,
+            Ok(None) => break,
+            Err(e) => return Ok(Err(e)),
+        };
         let params = match agent {
             Agent::Oracle if k == 0 => match code::oracle_turn(suite.domain, task) {
                 Ok(snippet) => json!({"snippet": snippet}),
                 Err(e) => return Ok(Err(e.to_string())),
             },
-            Agent::Oracle => continue,
-            Agent::Model(spec) => json!({"task": turn_task(suite, message), "model": spec}),
+            // Everything was done in the first turn; the oracle only answers.
+            Agent::Oracle => json!({"snippet": "\"Is there anything else I can help you with?\".to_string()"}),
+            Agent::Model(spec) => json!({"task": turn_task(suite, &earlier, &message), "model": spec}),
             Agent::Given(turns) => match turns.get(&task.id).and_then(|t| t.get(k)) {
                 Some(snippet) => json!({"snippet": snippet}),
-                None => continue,
+                None => break,
             },
         };
         record.turns += 1;
@@ -304,6 +325,14 @@ fn converse(
             (true, Some(fault)) => record.faults.push(format!("turn {}: {fault}", k + 1)),
             (false, _) => {}
         }
+        let said = match (accepted && error.is_none(), outcome.get("value").and_then(Value::as_str)) {
+            // The value is `Debug` text: a `String` reads back as JSON; anything else is shown as it is.
+            (true, Some(value)) => serde_json::from_str::<String>(value).unwrap_or_else(|_| value.to_owned()),
+            (true, None) => "(no reply)".to_owned(),
+            (false, _) => "Sorry, something went wrong on my side.".to_owned(),
+        };
+        earlier.push((message, said.clone()));
+        reply = Some(said);
     }
     let reward = match code::reward_turn(suite.domain, task, db) {
         Ok(snippet) => snippet,

@@ -9,6 +9,7 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use lacuna_bench::record::read_records;
 use lacuna_bench::runner::{self, Agent, RunOptions, Shard};
+use lacuna_bench::tau2::user::UserSpec;
 use lacuna_bench::{Report, Suite, TaskRecord};
 
 #[derive(Debug, Args)]
@@ -38,6 +39,11 @@ pub struct BenchArgs {
     #[arg(long, short = 'm', value_name = "SPEC", required = true)]
     model: Option<String>,
 
+    /// Who plays the user: a model (`openai:<m>`, ..., `replay:<cassette>`) given the task's scenario, as τ²'s
+    /// user simulator; without it, a scripted user says what they want and know in one message.
+    #[arg(long, value_name = "SPEC")]
+    user_model: Option<String>,
+
     /// Tasks running at once, each in its own worker process (about 1 GB each).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     jobs: u32,
@@ -62,7 +68,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
 
-    /// Append every model request and reply to this cassette, for `--model replay:FILE` later.
+    /// Append every model request and reply (the agent's and the user model's) to this cassette, for
+    /// `--model replay:FILE` (and `--user-model replay:FILE`) later.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
 
@@ -129,10 +136,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<u8> {
     if let Some(config) = &args.config {
         worker_args.extend(["--config".to_owned(), config.display().to_string()]);
     }
+    let user = match &args.user_model {
+        None => UserSpec::Scripted,
+        Some(spec) => {
+            let parsed: lacuna_agent::ModelSpec = spec.parse()?;
+            let settings = lacuna_agent::ModelSettings { record: args.record.clone(), ..Default::default() };
+            UserSpec::Model(
+                lacuna_agent::connect(&parsed, &settings).with_context(|| format!("the user model {spec}"))?,
+            )
+        }
+    };
     let options = RunOptions {
         program: std::env::current_exe().context("finding the lacuna binary for the workers")?,
         worker_args,
         agent,
+        user,
         jobs: args.jobs as usize,
         shard: args.shard,
         only: args.tasks.clone(),

@@ -233,3 +233,52 @@ fn the_mock_suite_end_to_end() {
     assert!(!user_tools.solved, "{user_tools:?}");
     assert!(user_tools.error.as_deref().is_some_and(|e| e.starts_with("not run")), "{user_tools:?}");
 }
+
+#[test]
+fn a_conversation_with_a_user_model_runs_turn_by_turn_in_one_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = repo().join("suites/tau2-mock.toml");
+    // The user (a scripted model) asks for one thing, then another, then stops; the agent's second turn uses a
+    // local its first turn left.
+    std::fs::write(
+        dir.path().join("user.txt"),
+        "=== reply\nPlease mark task_1 as completed.\n=== reply\nThanks! How many users are there?\n=== reply\n###STOP###\n",
+    )
+    .unwrap();
+    let agent = script(
+        dir.path(),
+        "agent.txt",
+        &[
+            "let done = tracker.update_task_status(\"task_1\", \"completed\");\nmatch &done {\n    Ok(task) => format!(\"Done: {} is {}\", task.task_id, task.status),\n    Err(e) => format!(\"Sorry: {e}\"),\n}".to_owned(),
+            "let users = tracker.get_users();\nformat!(\"{} user(s); your task is {}\", users.len(), done.map(|t| t.status).unwrap_or_default())".to_owned(),
+        ],
+    );
+    let out = bench(
+        dir.path(),
+        &[
+            suite.to_str().unwrap(),
+            "--model",
+            &agent,
+            "--user-model",
+            "script:user.txt",
+            "--task",
+            "update_task_1",
+            "--out",
+            "c.jsonl",
+            "--record",
+            "cassette.jsonl",
+        ],
+    );
+    ok(&out);
+    let record = records(&dir.path().join("c.jsonl")).remove(0);
+    assert!(record.solved, "{record:?}");
+    assert_eq!(
+        (record.turns, record.turns_compiled, record.generations, record.tool_calls),
+        (2, 2, 2, 2),
+        "{record:?}"
+    );
+    // The user model was told what the agent answered (the cassette keeps its requests).
+    let cassette = std::fs::read_to_string(dir.path().join("cassette.jsonl")).unwrap();
+    assert!(cassette.contains("Done: task_1 is completed"), "{cassette}");
+    assert!(cassette.contains("1 user(s); your task is completed"), "{cassette}");
+}

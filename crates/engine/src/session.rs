@@ -201,6 +201,7 @@ impl Session {
         &self,
         items: &[TurnItem],
         before: &[SessionLocal],
+        moved: &[String],
         value: Option<&str>,
         new: &[SessionLocal],
     ) -> String {
@@ -230,8 +231,9 @@ impl Session {
         text.push_str(&format!(
             "    let __lacuna_turn: ::core::result::Result<{hole_type}, ::lacuna::HoleError> = agent!(\"the turn\");\n"
         ));
+        // An earlier local the turn moves is the turn's: it is not kept, however the turn ends.
         let keep = |locals: &[SessionLocal], text: &mut String, indent: &str| {
-            for local in locals {
+            for local in locals.iter().filter(|l| !moved.contains(&l.name)) {
                 text.push_str(&format!(
                     "{indent}::lacuna::__session::keep::<{}>({id}, {}, {});\n",
                     local.ty, local.slot, local.name
@@ -380,10 +382,13 @@ impl Engine {
         items.extend(parts.items.iter().cloned());
 
         // 3. Run it (the runner checks the handover snippet again, and decides the path). A new local the turn
-        // moved away (into its final value, say) cannot be handed over: rustc says so, and it is left out.
+        // moved away (into its final value, say) cannot be handed over, nor kept an earlier local the turn moved
+        // (consumed it): rustc says so, and it is left out.
+        let mut moved_before: Vec<String> = Vec::new();
+        let declared: Vec<String> = types.locals.iter().map(|(name, _)| name.clone()).collect();
         let (host, stdout, report) = loop {
             let snippet = handover(turn, &parts.items, parts.tail.clone(), value_source.is_some(), &new_locals);
-            let run_text = session.run_host(&items, &live, value_source.as_deref(), &new_locals);
+            let run_text = session.run_host(&items, &live, &moved_before, value_source.as_deref(), &new_locals);
             let compile_started = Instant::now();
             let host = self.load("session.rs", &run_text)?;
             *timings.entry("host_compile").or_insert(0.0) += ms(compile_started);
@@ -400,9 +405,16 @@ impl Engine {
                 .filter(|s| s.accepted == Some(false))
                 .map(|s| s.diagnostics.iter().filter_map(|d| moved_name(&d.message)).collect())
                 .unwrap_or_default();
-            let before = new_locals.len();
+            let before = new_locals.len() + moved_before.len();
             new_locals.retain(|l| !moved.contains(&l.name));
-            if new_locals.len() == before {
+            for name in &moved {
+                // Not a local of the turn's own that shadows an earlier one of the same name.
+                let earlier = live.iter().any(|l| &l.name == name) && !declared.contains(name);
+                if earlier && !moved_before.contains(name) {
+                    moved_before.push(name.clone());
+                }
+            }
+            if new_locals.len() + moved_before.len() == before {
                 break (host, stdout, report);
             }
             for name in moved {
@@ -427,8 +439,10 @@ impl Engine {
             outcome.value = shown(&host);
             // Earlier locals a new one shadows are gone; so are those a redefined type made stale.
             let new_names: Vec<&str> = new_locals.iter().map(|l| l.name.as_str()).collect();
-            let mut locals: Vec<SessionLocal> =
-                live.into_iter().filter(|l| !new_names.contains(&l.name.as_str())).collect();
+            let mut locals: Vec<SessionLocal> = live
+                .into_iter()
+                .filter(|l| !new_names.contains(&l.name.as_str()) && !moved_before.contains(&l.name))
+                .collect();
             locals.extend(new_locals);
             for local in stale {
                 forget(&host, session.id, local.slot);
@@ -450,6 +464,8 @@ impl Engine {
             outcome.accepted = site.is_some_and(|s| s.accepted == Some(true));
             // A fault may have changed earlier locals: a replay must run it too.
             if outcome.accepted {
+                // What the turn moved is gone whether or not it got to the end.
+                session.locals.retain(|l| !moved_before.contains(&l.name));
                 session.transcript.push(TranscriptTurn {
                     task: None,
                     snippet: turn.to_owned(),
