@@ -1,11 +1,14 @@
 //! A turn's stdout: file descriptor 1 pointed at a temporary file while it runs (hosts print straight to it).
-//! Process-wide, so callers run one capture at a time (the engine runs one host at a time anyway).
+//! Process-wide: captures take turns (two engines in one process would otherwise restore each other's
+//! descriptors), and anything else the process prints meanwhile lands in the capture.
 
 use std::io::{Read, Seek, Write};
 use std::os::fd::AsRawFd;
 
 /// Runs `f` with stdout going to a temporary file; returns what was written there.
 pub(crate) fn stdout<R>(f: impl FnOnce() -> R) -> std::io::Result<(String, R)> {
+    static CAPTURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = CAPTURING.lock().unwrap_or_else(|e| e.into_inner());
     std::io::stdout().flush()?;
     let mut file = tempfile::tempfile()?;
     // SAFETY: plain descriptor calls; `saved` is a duplicate of descriptor 1 that this function owns and closes.

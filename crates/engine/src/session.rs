@@ -82,6 +82,9 @@ pub struct TurnOutcome {
     pub error: Option<String>,
     /// Locals of this turn that do not outlive it, and earlier ones a redefinition dropped, with why.
     pub dropped: Vec<String>,
+    /// When the turn faulted: the earlier locals it used, which keep whatever it left in them (it may have
+    /// changed them before the fault; what it consumed is in `dropped`).
+    pub may_have_changed: Vec<String>,
     pub timings_ms: BTreeMap<&'static str, f64>,
 }
 
@@ -100,6 +103,7 @@ impl TurnOutcome {
             not_jit: None,
             error: Some(error),
             dropped: Vec::new(),
+            may_have_changed: Vec::new(),
             timings_ms: BTreeMap::new(),
         }
     }
@@ -308,6 +312,7 @@ impl Engine {
             not_jit: None,
             error: None,
             dropped: Vec::new(),
+            may_have_changed: Vec::new(),
             timings_ms: BTreeMap::new(),
         };
         let parts = split_turn(turn);
@@ -466,6 +471,11 @@ impl Engine {
             if outcome.accepted {
                 // What the turn moved is gone whether or not it got to the end.
                 session.locals.retain(|l| !moved_before.contains(&l.name));
+                outcome.may_have_changed = self
+                    .locals_used(&check_text, turn)
+                    .into_iter()
+                    .filter(|name| session.locals.iter().any(|l| &l.name == name))
+                    .collect();
                 session.transcript.push(TranscriptTurn {
                     task: None,
                     snippet: turn.to_owned(),
@@ -476,6 +486,27 @@ impl Engine {
         }
         outcome.timings_ms = finish(timings, started);
         Ok(outcome)
+    }
+
+    /// The session locals a turn refers to (as bindings of its hole in the check host), in order, once each.
+    fn locals_used(&self, check_text: &str, turn: &str) -> Vec<String> {
+        self.with_checker(|checker| -> Option<Vec<String>> {
+            let prepared = checker.prepare("session.rs", check_text).ok()?;
+            let hole = prepared.host.holes.len().checked_sub(1)?;
+            let scope = prepared.scopes.get(hole)?.clone()?;
+            let uses = checker.snippet_uses(&prepared, hole, turn).ok()?;
+            let mut names: Vec<String> = Vec::new();
+            for used in &uses.uses {
+                if let Some(binding) = scope.bindings.get(used.binding) {
+                    if !names.contains(&binding.name) {
+                        names.push(binding.name.clone());
+                    }
+                }
+            }
+            Some(names)
+        })
+        .flatten()
+        .unwrap_or_default()
     }
 
     /// A turn a model writes for `task`: its rejected attempts' diagnostics go back to it, up to `max_attempts`;
