@@ -4,7 +4,7 @@
 // the store in the first turn and reads `Mock::verdict` in the last. The suite appends `support.rs` to this file.
 
 
-pub use store::{Mock, ToolError};
+pub use store::Mock;
 
 /// A tracked task. `status` is "pending" or "completed".
 #[derive(Debug, Clone, PartialEq)]
@@ -28,19 +28,7 @@ mod store {
 
     use super::compare::differ;
     use super::json::Json;
-    use super::{Task, User};
-
-    /// Why a tool refused; nothing changed.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct ToolError(pub String);
-
-    impl std::fmt::Display for ToolError {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str(&self.0)
-        }
-    }
-
-    impl std::error::Error for ToolError {}
+    use super::{Task, ToolError, User};
 
     /// The tracker: its users and tasks, reached only through these methods.
     #[derive(Debug, Clone)]

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-pub use store::{Retail, ToolError};
+pub use store::Retail;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Address {
@@ -129,19 +129,7 @@ mod store {
 
     use super::compare::differ;
     use super::json::Json;
-    use super::{Address, Fulfillment, Name, Order, OrderItem, Payment, PaymentMethod, Product, User, Variant};
-
-    /// Why a tool refused; nothing changed.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct ToolError(pub String);
-
-    impl std::fmt::Display for ToolError {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str(&self.0)
-        }
-    }
-
-    impl std::error::Error for ToolError {}
+    use super::{Address, Fulfillment, Name, Order, OrderItem, Payment, PaymentMethod, Product, ToolError, User, Variant};
 
     fn fail<T>(why: &str) -> Result<T, ToolError> {
         Err(ToolError(why.to_string()))
@@ -257,6 +245,35 @@ mod store {
             }
         }
 
+        /// The price difference of exchanging `item_ids` of `order` for `new_item_ids` (same products, available),
+        /// and the last new item.
+        fn new_items(
+            &self,
+            order: &Order,
+            item_ids: &[&str],
+            new_item_ids: &[&str],
+            must_differ: bool,
+        ) -> Result<(f64, Option<Variant>), ToolError> {
+            let mut diff_price = 0.0;
+            let mut last = None;
+            for (item_id, new_item_id) in item_ids.iter().zip(new_item_ids) {
+                if must_differ && item_id == new_item_id {
+                    return fail("The new item id should be different from the old item id");
+                }
+                let item = match order.items.iter().find(|i| i.item_id == *item_id) {
+                    Some(item) => item,
+                    None => return fail(&format!("Item {item_id} not found")),
+                };
+                let variant = self.variant(&item.product_id, new_item_id)?;
+                if !variant.available {
+                    return fail(&format!("New item {new_item_id} not found or available"));
+                }
+                diff_price += variant.price - item.price;
+                last = Some(variant);
+            }
+            Ok((diff_price, last))
+        }
+
         /// Evaluates arithmetic (`+ - * /`, parentheses, decimals), rounded to 2 decimals.
         pub fn calculate(&mut self, expression: &str) -> Result<f64, ToolError> {
             self.calls += 1;
@@ -316,27 +333,11 @@ mod store {
             if order.status != "delivered" {
                 return fail("Non-delivered order cannot be exchanged");
             }
-            for item_id in item_ids {
-                let wanted = item_ids.iter().filter(|i| *i == item_id).count();
-                if wanted > order.items.iter().filter(|i| i.item_id == *item_id).count() {
-                    return fail(&format!("Number of {item_id} not found."));
-                }
-            }
+            has_items(&order, item_ids, |item_id| format!("Number of {item_id} not found."))?;
             if item_ids.len() != new_item_ids.len() {
                 return fail("The number of items to be exchanged should match.");
             }
-            let mut diff_price = 0.0;
-            for (item_id, new_item_id) in item_ids.iter().zip(new_item_ids) {
-                let item = match order.items.iter().find(|i| i.item_id == *item_id) {
-                    Some(item) => item,
-                    None => return fail(&format!("Item {item_id} not found")),
-                };
-                let variant = self.variant(&item.product_id, new_item_id)?;
-                if !variant.available {
-                    return fail(&format!("New item {new_item_id} not found or available"));
-                }
-                diff_price += variant.price - item.price;
-            }
+            let (diff_price, _) = self.new_items(&order, item_ids, new_item_ids, false)?;
             let diff_price = round2(diff_price);
             if let PaymentMethod::GiftCard { balance, .. } = self.payment_method(&order.user_id, payment_method_id)? {
                 if balance < diff_price {
@@ -452,32 +453,11 @@ mod store {
             if order.status != "pending" {
                 return fail("Non-pending order cannot be modified");
             }
-            for item_id in item_ids {
-                let wanted = item_ids.iter().filter(|i| *i == item_id).count();
-                if wanted > order.items.iter().filter(|i| i.item_id == *item_id).count() {
-                    return fail(&format!("{item_id} not found"));
-                }
-            }
+            has_items(&order, item_ids, |item_id| format!("{item_id} not found"))?;
             if item_ids.len() != new_item_ids.len() {
                 return fail("The number of items to be exchanged should match");
             }
-            let mut diff_price = 0.0;
-            let mut last_variant = None;
-            for (item_id, new_item_id) in item_ids.iter().zip(new_item_ids) {
-                if item_id == new_item_id {
-                    return fail("The new item id should be different from the old item id");
-                }
-                let item = match order.items.iter().find(|i| i.item_id == *item_id) {
-                    Some(item) => item,
-                    None => return fail(&format!("Item {item_id} not found")),
-                };
-                let variant = self.variant(&item.product_id, new_item_id)?;
-                if !variant.available {
-                    return fail(&format!("New item {new_item_id} not found or available"));
-                }
-                diff_price += variant.price - item.price;
-                last_variant = Some(variant);
-            }
+            let (diff_price, last_variant) = self.new_items(&order, item_ids, new_item_ids, true)?;
             let method = self.payment_method(&order.user_id, payment_method_id)?;
             if let PaymentMethod::GiftCard { balance, .. } = method {
                 if balance < diff_price {
@@ -582,12 +562,7 @@ mod store {
             if !method.is_gift_card() && original != Some(payment_method_id) {
                 return fail("Payment method should be the original payment method");
             }
-            for item_id in item_ids {
-                let wanted = item_ids.iter().filter(|i| *i == item_id).count();
-                if wanted > order.items.iter().filter(|i| i.item_id == *item_id).count() {
-                    return fail("Some item not found");
-                }
-            }
+            has_items(&order, item_ids, |_| "Some item not found".to_string())?;
             let order = self.order_mut(order_id)?;
             order.status = "return requested".to_string();
             order.return_items = Some(sorted(item_ids));
@@ -601,6 +576,17 @@ mod store {
             let _ = summary;
             "Transfer successful".to_string()
         }
+    }
+
+    /// Whether `order` has every item of `item_ids`, as many times as it is listed.
+    fn has_items(order: &Order, item_ids: &[&str], missing: impl Fn(&str) -> String) -> Result<(), ToolError> {
+        for item_id in item_ids {
+            let wanted = item_ids.iter().filter(|i| *i == item_id).count();
+            if wanted > order.items.iter().filter(|i| i.item_id == *item_id).count() {
+                return Err(ToolError(missing(item_id)));
+            }
+        }
+        Ok(())
     }
 
     fn sorted(ids: &[&str]) -> Vec<String> {

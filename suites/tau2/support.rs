@@ -1,6 +1,18 @@
 // What every τ² host shares, appended to it by its suite (`support`): a small JSON reader (a host links only `std`
 // and Lacuna's runtime; objects keep their keys' order, numbers are `f64` parsed as Rust parses float literals),
-// the verdict the harness reads, and the record-by-record comparison of two stores.
+// the verdict the harness reads, the record-by-record comparison of two stores, and the tools' error.
+
+/// Why a tool refused; nothing changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError(pub String);
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ToolError {}
 
 mod compare {
     use std::collections::BTreeMap;

@@ -269,15 +269,7 @@ fn converse(
     db: &Path,
     record: &mut TaskRecord,
 ) -> Result<Result<(), String>, BenchError> {
-    let setup = match code::setup_turn(suite.domain, task, db) {
-        Ok(snippet) => snippet,
-        Err(e) => return Ok(Err(e.to_string())),
-    };
-    let setup = match turn(worker, session, json!({"snippet": setup}), record)? {
-        Ok(outcome) => outcome,
-        Err(e) => return Ok(Err(format!("loading the store: {e}"))),
-    };
-    if let Some(why) = unaccepted(&setup) {
+    if let Err(why) = harness_turn(worker, session, code::setup_turn(suite.domain, task, db), record)? {
         return Ok(Err(format!("loading the store: {why}")));
     }
     let mut earlier: Vec<(String, String)> = Vec::new();
@@ -334,17 +326,12 @@ fn converse(
         earlier.push((message, said.clone()));
         reply = Some(said);
     }
-    let reward = match code::reward_turn(suite.domain, task, db) {
-        Ok(snippet) => snippet,
-        Err(e) => return Ok(Err(e.to_string())),
-    };
-    let outcome = match turn(worker, session, json!({"snippet": reward}), record)? {
+    let outcome = match harness_turn(worker, session, code::reward_turn(suite.domain, task, db), record)? {
         Ok(outcome) => outcome,
-        Err(e) => return Ok(Err(format!("the verdict: {e}"))),
+        Err(why) => {
+            return Ok(Err(format!("the verdict could not be read (did the agent drop or redefine the store?): {why}")))
+        }
     };
-    if let Some(why) = unaccepted(&outcome) {
-        return Ok(Err(format!("the verdict could not be read (did the agent drop or redefine the store?): {why}")));
-    }
     let value = outcome.get("value").and_then(Value::as_str).unwrap_or("");
     match code::parse_verdict(value) {
         Ok(verdict) => {
@@ -377,6 +364,26 @@ fn turn(
         }
     }
     Ok(outcome)
+}
+
+/// A turn the harness writes (not the agent): its outcome, or why it did not run cleanly.
+fn harness_turn(
+    worker: &mut Worker,
+    session: &Value,
+    snippet: Result<String, BenchError>,
+    record: &mut TaskRecord,
+) -> Result<Result<Value, String>, BenchError> {
+    let snippet = match snippet {
+        Ok(snippet) => snippet,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    Ok(match turn(worker, session, json!({"snippet": snippet}), record)? {
+        Ok(outcome) => match unaccepted(&outcome) {
+            Some(why) => Err(why),
+            None => Ok(outcome),
+        },
+        Err(e) => Err(e),
+    })
 }
 
 /// Why a harness turn did not run cleanly, if it did not.

@@ -1,21 +1,10 @@
 //! A turn that consumes an earlier local. Its own test binary: sessions capture the process's stdout while a turn
 //! runs, so two sessions' tests in one binary would swallow each other's harness output.
 
-use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_engine::{Engine, RunOptions, Session, TurnOutcome};
+use lacuna_engine::Session;
 
-fn engine() -> Engine {
-    let checker = Checker::new(CheckerOptions::default()).expect("checker starts");
-    Engine::new(checker, RunOptions::default()).expect("engine starts")
-}
-
-fn turn(engine: &Engine, session: &mut Session, text: &str) -> TurnOutcome {
-    engine.session_turn(session, text).unwrap_or_else(|e| panic!("turn `{text}` failed to run: {e}"))
-}
-
-fn locals(session: &Session) -> Vec<String> {
-    session.locals().iter().map(|l| format!("{}: {}", l.name, l.ty)).collect()
-}
+mod common;
+use common::{engine, locals, turn};
 
 #[test]
 fn a_turn_that_consumes_an_earlier_local_ends_it() {

@@ -1,21 +1,10 @@
 //! Sessions as a REPL user has them: every turn sees what earlier turns declared and left behind, with the values
 //! later turns changed; a rejected turn changes nothing; a faulting turn keeps what was there.
 
-use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_engine::{Engine, RunOptions, Session, TurnOutcome};
+use lacuna_engine::Session;
 
-fn engine() -> Engine {
-    let checker = Checker::new(CheckerOptions::default()).expect("checker starts");
-    Engine::new(checker, RunOptions::default()).expect("engine starts")
-}
-
-fn turn(engine: &Engine, session: &mut Session, text: &str) -> TurnOutcome {
-    engine.session_turn(session, text).unwrap_or_else(|e| panic!("turn `{text}` failed to run: {e}"))
-}
-
-fn locals(session: &Session) -> Vec<String> {
-    session.locals().iter().map(|l| format!("{}: {}", l.name, l.ty)).collect()
-}
+mod common;
+use common::{engine, locals, turn};
 
 #[test]
 fn turns_keep_functions_types_and_values_for_later_turns() {
