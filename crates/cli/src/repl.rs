@@ -154,6 +154,10 @@ fn show(outcome: &TurnOutcome) {
         }
         _ => {}
     }
+    if !outcome.may_have_changed.is_empty() {
+        let names: Vec<String> = outcome.may_have_changed.iter().map(|n| format!("`{n}`")).collect();
+        let _ = writeln!(out, "note: before the fault it may have changed {} (kept as it left them)", names.join(", "));
+    }
     for note in &outcome.dropped {
         let _ = writeln!(out, "note: {note}");
     }
