@@ -1,7 +1,7 @@
 //! Running a suite: the tasks of a shard, less those already recorded, on `-j` workers; each task a session of
 //! turns; one record per task, handed back as it finishes.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::time::Instant;
@@ -21,8 +21,6 @@ pub enum Agent {
     Oracle,
     /// A model, as the worker names it (`openai:<m>`, `anthropic:<m>`, `script:<file>`, `replay:<cassette>`).
     Model(String),
-    /// The turns' code given per task id (an agent whose every turn is known in advance).
-    Given(BTreeMap<String, Vec<String>>),
 }
 
 impl Agent {
@@ -30,7 +28,6 @@ impl Agent {
         match self {
             Agent::Oracle => "oracle".into(),
             Agent::Model(spec) => spec.clone(),
-            Agent::Given(_) => "given".into(),
         }
     }
 }
@@ -288,10 +285,6 @@ fn converse(
             // Everything was done in the first turn; the oracle only answers.
             Agent::Oracle => json!({"snippet": "\"Is there anything else I can help you with?\".to_string()"}),
             Agent::Model(spec) => json!({"task": turn_task(suite, &earlier, &message), "model": spec}),
-            Agent::Given(turns) => match turns.get(&task.id).and_then(|t| t.get(k)) {
-                Some(snippet) => json!({"snippet": snippet}),
-                None => break,
-            },
         };
         record.turns += 1;
         let outcome = match turn(worker, session, params.clone(), record)? {
@@ -315,6 +308,9 @@ fn converse(
         match (accepted, error) {
             (true, None) => record.turns_compiled += 1,
             (true, Some(fault)) => record.faults.push(format!("turn {}: {fault}", k + 1)),
+            // No snippet at all (the model unreachable, a cassette without this request): the run, not the
+            // agent, failed.
+            (false, Some(error)) if attempts == 0 => return Ok(Err(format!("turn {}: {error}", k + 1))),
             (false, _) => {}
         }
         let said = match (accepted && error.is_none(), outcome.get("value").and_then(Value::as_str)) {
