@@ -154,7 +154,7 @@ impl SnippetSource for Agent {
         let template = self.options.site_templates.get(&hole.site).unwrap_or(&self.options.template);
         let request = template.request(hole, attempts);
         let started = Instant::now();
-        let reply = model.complete(&request).map_err(|e| e.to_string())?;
+        let crate::llm::Reply { text: reply, tokens } = model.reply(&request).map_err(|e| e.to_string())?;
         let model_ms = started.elapsed().as_secs_f64() * 1e3;
         let snippet = extract_code(&reply);
         let trace = serde_json::json!({
@@ -162,7 +162,7 @@ impl SnippetSource for Agent {
             "prompt": request,
             "reply": reply,
         });
-        Ok(Some(Proposal { snippet, model_ms, trace }))
+        Ok(Some(Proposal { snippet, model_ms, tokens, trace }))
     }
 
     fn retry_after_fault(&self) -> bool {

@@ -23,7 +23,7 @@ mod spec;
 pub use agent::{Agent, AgentOptions, Summary};
 pub use extract::extract_code;
 pub use http::HttpOptions;
-pub use llm::{ChatRequest, Llm, LlmError, Message, Role};
+pub use llm::{ChatRequest, Llm, LlmError, Message, Reply, Role};
 pub use prompt::{PromptTemplate, DEFAULT_SYSTEM};
 pub use providers::{Anthropic, OpenAiCompatible, Sampling, ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL};
 pub use recorded::{request_key, CassetteEntry, Recorder, Replay, Scripted, REPLY_SEPARATOR};

@@ -58,11 +58,24 @@ pub enum LlmError {
     Io { detail: String },
 }
 
+/// A reply with what the provider said it cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub text: String,
+    /// Tokens the request and reply took together, when the provider reports them.
+    pub tokens: Option<u64>,
+}
+
 /// A model. Implementations are shared by every thread that reaches a hole.
 pub trait Llm: Send + Sync {
     /// A short description for traces and messages (`openai:gpt-4o-mini`, `script:replies.txt`).
     fn describe(&self) -> String;
 
     /// The model's reply to `request`. Blocks the calling thread (a hole waits for its snippet).
-    fn complete(&self, request: &ChatRequest) -> Result<String, LlmError>;
+    fn complete(&self, request: &ChatRequest) -> Result<String, LlmError> {
+        self.reply(request).map(|r| r.text)
+    }
+
+    /// The reply with its token count, where the provider reports one.
+    fn reply(&self, request: &ChatRequest) -> Result<Reply, LlmError>;
 }

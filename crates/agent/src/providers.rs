@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::http::{ErrorContext, HttpOptions, JsonClient};
-use crate::llm::{ChatRequest, Llm, LlmError};
+use crate::llm::{ChatRequest, Llm, LlmError, Reply};
 
 /// Sampling and length settings shared by the HTTP providers.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -46,7 +46,7 @@ impl Llm for OpenAiCompatible {
         format!("openai:{}", self.model)
     }
 
-    fn complete(&self, request: &ChatRequest) -> Result<String, LlmError> {
+    fn reply(&self, request: &ChatRequest) -> Result<Reply, LlmError> {
         let url = format!("{}/chat/completions", self.base_url);
         let mut messages = vec![json!({"role": "system", "content": request.system})];
         messages.extend(request.messages.iter().map(|m| json!({"role": m.role, "content": m.content})));
@@ -63,12 +63,13 @@ impl Llm for OpenAiCompatible {
         let reply = self.client.post(&url, &headers, &body, &context)?;
         let malformed = |detail: &str| LlmError::Malformed { url: url.clone(), detail: detail.to_owned() };
         let choice = reply.pointer("/choices/0").ok_or_else(|| malformed("no `choices[0]` in the reply"))?;
-        match choice.pointer("/message/content") {
-            Some(serde_json::Value::String(text)) => Ok(text.clone()),
+        let text = match choice.pointer("/message/content") {
+            Some(serde_json::Value::String(text)) => text.clone(),
             // A reply with only reasoning or a refusal has no content: that is an attempt without code.
-            Some(serde_json::Value::Null) | None if choice.get("message").is_some() => Ok(String::new()),
-            _ => Err(malformed("`choices[0].message.content` is not text")),
-        }
+            Some(serde_json::Value::Null) | None if choice.get("message").is_some() => String::new(),
+            _ => return Err(malformed("`choices[0].message.content` is not text")),
+        };
+        Ok(Reply { text, tokens: reply.pointer("/usage/total_tokens").and_then(serde_json::Value::as_u64) })
     }
 }
 
@@ -106,7 +107,7 @@ impl Llm for Anthropic {
         format!("anthropic:{}", self.model)
     }
 
-    fn complete(&self, request: &ChatRequest) -> Result<String, LlmError> {
+    fn reply(&self, request: &ChatRequest) -> Result<Reply, LlmError> {
         let url = format!("{}/v1/messages", self.base_url);
         let messages: Vec<_> = request.messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
         let mut body = json!({
@@ -127,11 +128,17 @@ impl Llm for Anthropic {
             url: url.clone(),
             detail: "no `content` array in the reply".into(),
         })?;
-        Ok(content
+        let text = content
             .iter()
             .filter(|block| block.get("type").and_then(|t| t.as_str()) == Some("text"))
             .filter_map(|block| block.get("text").and_then(|t| t.as_str()))
             .collect::<Vec<_>>()
-            .join("\n"))
+            .join("\n");
+        let count = |field: &str| reply.pointer(&format!("/usage/{field}")).and_then(serde_json::Value::as_u64);
+        let tokens = match (count("input_tokens"), count("output_tokens")) {
+            (None, None) => None,
+            (input, output) => Some(input.unwrap_or(0) + output.unwrap_or(0)),
+        };
+        Ok(Reply { text, tokens })
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::llm::{ChatRequest, Llm, LlmError};
+use crate::llm::{ChatRequest, Llm, LlmError, Reply};
 
 /// Canned replies, handed out in order, one per request. The file holds replies separated by lines that read
 /// `=== reply` (text before the first such line is a comment).
@@ -64,14 +64,14 @@ impl Llm for Scripted {
         format!("script:{}", self.name)
     }
 
-    fn complete(&self, _request: &ChatRequest) -> Result<String, LlmError> {
+    fn reply(&self, _request: &ChatRequest) -> Result<Reply, LlmError> {
         let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
         let reply = self
             .replies
             .get(*next)
             .ok_or_else(|| LlmError::ScriptExhausted { script: self.name.clone(), replies: self.replies.len() })?;
         *next += 1;
-        Ok(reply.clone())
+        Ok(Reply { text: reply.clone(), tokens: None })
     }
 }
 
@@ -82,6 +82,9 @@ pub struct CassetteEntry {
     pub model: String,
     pub request: ChatRequest,
     pub reply: String,
+    /// What the provider said the exchange cost, replayed with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
 }
 
 /// The cassette key of a request: SHA-256 over the request (system instruction and messages).
@@ -118,10 +121,16 @@ impl Llm for Recorder {
         self.inner.describe()
     }
 
-    fn complete(&self, request: &ChatRequest) -> Result<String, LlmError> {
-        let reply = self.inner.complete(request)?;
+    fn reply(&self, request: &ChatRequest) -> Result<Reply, LlmError> {
+        let reply = self.inner.reply(request)?;
         let model = self.inner.describe();
-        let entry = CassetteEntry { key: request_key(request), model, request: request.clone(), reply: reply.clone() };
+        let entry = CassetteEntry {
+            key: request_key(request),
+            model,
+            request: request.clone(),
+            reply: reply.text.clone(),
+            tokens: reply.tokens,
+        };
         let mut line = serde_json::to_string(&entry).map_err(|e| LlmError::Io { detail: e.to_string() })?;
         line.push('\n');
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
@@ -137,7 +146,7 @@ pub struct Replay {
     name: String,
     model: Option<String>,
     /// By request key: (model, reply) in recorded order.
-    replies: HashMap<String, Vec<(String, String)>>,
+    replies: HashMap<String, Vec<(String, Reply)>>,
     used: Mutex<HashMap<String, usize>>,
 }
 
@@ -146,12 +155,15 @@ impl Replay {
     pub fn from_file(path: &Path, model: Option<String>) -> Result<Replay, LlmError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| LlmError::Io { detail: format!("cannot read the cassette {}: {e}", path.display()) })?;
-        let mut replies: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        let mut replies: HashMap<String, Vec<(String, Reply)>> = HashMap::new();
         for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let entry: CassetteEntry = serde_json::from_str(line).map_err(|e| LlmError::Io {
                 detail: format!("{}:{}: not a cassette entry: {e}", path.display(), n + 1),
             })?;
-            replies.entry(entry.key).or_default().push((entry.model, entry.reply));
+            replies
+                .entry(entry.key)
+                .or_default()
+                .push((entry.model, Reply { text: entry.reply, tokens: entry.tokens }));
         }
         Ok(Replay { name: path.display().to_string(), model, replies, used: Mutex::new(HashMap::new()) })
     }
@@ -162,9 +174,9 @@ impl Llm for Replay {
         self.model.clone().unwrap_or_else(|| format!("replay:{}", self.name))
     }
 
-    fn complete(&self, request: &ChatRequest) -> Result<String, LlmError> {
+    fn reply(&self, request: &ChatRequest) -> Result<Reply, LlmError> {
         let key = request_key(request);
-        let recorded: Vec<&String> = self
+        let recorded: Vec<&Reply> = self
             .replies
             .get(&key)
             .into_iter()

@@ -122,3 +122,22 @@ fn anthropic_messages_api_shape() {
     assert_eq!(seen.body["messages"][0]["role"], "user");
     assert!(seen.body["max_tokens"].as_u64().is_some());
 }
+
+#[test]
+fn replies_carry_the_tokens_the_provider_reports_and_a_cassette_keeps_them() {
+    let server = ChatServer::start(vec![Canned::reply("42"), Canned::anthropic_reply("43")]);
+    let reply = openai(&server, quick(0)).reply(&request()).unwrap();
+    assert_eq!((reply.text.as_str(), reply.tokens), ("42", Some(25)));
+    let anthropic =
+        Anthropic::new(&server.url(), "key-a".into(), "claude-test", Sampling::default(), quick(0)).unwrap();
+    assert_eq!(anthropic.reply(&request()).unwrap().tokens, Some(37));
+
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("cassette.jsonl");
+    let server = ChatServer::start(vec![Canned::reply("44")]);
+    let recorder = lacuna_agent::Recorder::new(Box::new(openai(&server, quick(0))), &cassette).unwrap();
+    assert_eq!(recorder.reply(&request()).unwrap().tokens, Some(25));
+    let replay = lacuna_agent::Replay::from_file(&cassette, None).unwrap();
+    let replayed = replay.reply(&request()).unwrap();
+    assert_eq!((replayed.text.as_str(), replayed.tokens), ("44", Some(25)));
+}

@@ -33,7 +33,7 @@ pub struct TaskRecord {
     pub faults: Vec<String>,
     /// Calls the agent made to the store's tools.
     pub tool_calls: u64,
-    /// Tokens the provider reported, when it does.
+    /// Tokens the providers reported (the agent's model and the user model), when they do.
     pub tokens: Option<u64>,
     /// Where the time went: `model`, `check`, `compile`, `run` (summed over the task's turns), and `wall`.
     pub time_ms: BTreeMap<String, f64>,

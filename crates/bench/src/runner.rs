@@ -241,6 +241,9 @@ pub fn run_task(
     };
     let mut user = User::new(user, task);
     let result = converse(worker, suite, task, agent, &mut user, &session, &db, &mut record);
+    if let Some(n) = user.tokens() {
+        *record.tokens.get_or_insert(0) += n;
+    }
     let _ = worker.call("session.close", json!({"session": session}))?;
     if let Err(error) = result? {
         record.error = Some(error);
@@ -351,6 +354,9 @@ fn turn(
     params["session"] = session.clone();
     let outcome = worker.call("session.turn", params)?;
     if let Ok(outcome) = &outcome {
+        if let Some(n) = outcome.get("tokens").and_then(Value::as_u64) {
+            *record.tokens.get_or_insert(0) += n;
+        }
         if let Some(timings) = outcome.get("timings_ms").and_then(Value::as_object) {
             for (from, to) in [("model", "model"), ("check", "check"), ("host_compile", "compile"), ("run", "run")] {
                 if let Some(ms) = timings.get(from).and_then(Value::as_f64) {

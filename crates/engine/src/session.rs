@@ -86,6 +86,8 @@ pub struct TurnOutcome {
     /// changed them before the fault; what it consumed is in `dropped`).
     pub may_have_changed: Vec<String>,
     pub timings_ms: BTreeMap<&'static str, f64>,
+    /// Tokens the model took for the turn's attempts, when its provider reports them.
+    pub tokens: Option<u64>,
 }
 
 impl TurnOutcome {
@@ -105,6 +107,7 @@ impl TurnOutcome {
             dropped: Vec::new(),
             may_have_changed: Vec::new(),
             timings_ms: BTreeMap::new(),
+            tokens: None,
         }
     }
 }
@@ -314,6 +317,7 @@ impl Engine {
             dropped: Vec::new(),
             may_have_changed: Vec::new(),
             timings_ms: BTreeMap::new(),
+            tokens: None,
         };
         let parts = split_turn(turn);
         // What the turn redeclares replaces the earlier declaration; locals whose types name a replaced type go.
@@ -524,6 +528,7 @@ impl Engine {
         let mut model_ms = 0.0;
         let mut last: Option<TurnOutcome> = None;
         let mut rejections: Vec<Vec<String>> = Vec::new();
+        let mut tokens: Option<u64> = None;
         for _ in 0..max_attempts.max(1) {
             let proposal = match source.propose(&request, &attempts) {
                 Ok(Some(proposal)) => proposal,
@@ -531,6 +536,9 @@ impl Engine {
                 Err(e) => return Ok(TurnOutcome::failed(format!("model error: {e}"), attempts.len() as u32)),
             };
             model_ms += proposal.model_ms;
+            if let Some(n) = proposal.tokens {
+                *tokens.get_or_insert(0) += n;
+            }
             let snippet = match proposal.snippet {
                 Ok(snippet) => snippet,
                 Err(why) => {
@@ -568,6 +576,7 @@ impl Engine {
         }
         outcome.attempts = attempts.len() as u32;
         outcome.rejections = rejections;
+        outcome.tokens = tokens;
         outcome.timings_ms.insert("model", model_ms);
         outcome.timings_ms.insert("total", ms(started));
         Ok(outcome)

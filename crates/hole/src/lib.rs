@@ -66,6 +66,8 @@ pub struct Proposal {
     pub snippet: Result<String, String>,
     /// Time spent obtaining it (the model call), in milliseconds.
     pub model_ms: f64,
+    /// Tokens the model call took, when its provider reports them.
+    pub tokens: Option<u64>,
     /// What the source wants in the trace for this attempt (prompt, reply, model name), as JSON.
     pub trace: serde_json::Value,
 }
@@ -153,6 +155,6 @@ impl SnippetSource for GivenSnippets {
             return Ok(None);
         }
         let snippet = self.0.get(&hole.site).ok_or_else(|| NO_SNIPPET.to_owned())?;
-        Ok(Some(Proposal { snippet: Ok(snippet.clone()), model_ms: 0.0, trace: serde_json::Value::Null }))
+        Ok(Some(Proposal { snippet: Ok(snippet.clone()), model_ms: 0.0, tokens: None, trace: serde_json::Value::Null }))
     }
 }

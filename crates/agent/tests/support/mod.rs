@@ -23,6 +23,7 @@ impl Canned {
             "id": "test",
             "object": "chat.completion",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25},
         });
         Canned::raw(200, &body.to_string())
     }
@@ -35,6 +36,7 @@ impl Canned {
             "role": "assistant",
             "content": [{"type": "text", "text": text}],
             "stop_reason": "end_turn",
+            "usage": {"input_tokens": 30, "output_tokens": 7},
         });
         Canned::raw(200, &body.to_string())
     }

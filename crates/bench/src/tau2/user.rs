@@ -33,7 +33,7 @@ impl std::fmt::Debug for UserSpec {
 /// One conversation's user.
 pub enum User {
     Scripted { said: bool, message: String },
-    Model { llm: Arc<dyn Llm>, request: ChatRequest },
+    Model { llm: Arc<dyn Llm>, request: ChatRequest, tokens: Option<u64> },
 }
 
 impl User {
@@ -43,6 +43,7 @@ impl User {
             UserSpec::Model(llm) => User::Model {
                 llm: llm.clone(),
                 request: ChatRequest { system: system_prompt(task), messages: Vec::new() },
+                tokens: None,
             },
         }
     }
@@ -58,17 +59,30 @@ impl User {
                     Ok(Some(message.clone()))
                 }
             }
-            User::Model { llm, request } => {
+            User::Model { llm, request, tokens } => {
                 // The roles flip: to the user model, the agent is the one it answers.
                 request.messages.push(Message::user(agent_reply.unwrap_or(GREETING)));
-                let reply = llm.complete(request).map_err(|e| format!("the user model: {e}"))?;
-                let text = reply.trim().to_owned();
+                let reply = llm.reply(request).map_err(|e| format!("the user model: {e}"))?;
+                if let Some(n) = reply.tokens {
+                    *tokens.get_or_insert(0) += n;
+                }
+                let text = reply.text.trim().to_owned();
                 if text.is_empty() || text.contains(STOP) {
                     return Ok(None);
                 }
                 request.messages.push(Message::assistant(text.clone()));
                 Ok(Some(text))
             }
+        }
+    }
+}
+
+impl User {
+    /// Tokens the user model took, when its provider reports them.
+    pub fn tokens(&self) -> Option<u64> {
+        match self {
+            User::Scripted { .. } => None,
+            User::Model { tokens, .. } => *tokens,
         }
     }
 }
