@@ -2,7 +2,7 @@
 //! hole marked, the bindings in scope, the program's item signatures and the task; on a retry, the previous
 //! attempt and what was wrong with it.
 
-use lacuna_hole::{Attempt, HoleRequest, HOLE_MARKER};
+use lacuna_hole::{Attempt, HoleRequest, RequestKind, HOLE_MARKER};
 
 use crate::llm::{ChatRequest, Message};
 
@@ -57,9 +57,13 @@ impl PromptTemplate {
     fn first_message(&self, hole: &HoleRequest) -> String {
         let mut text = String::new();
         text.push_str(&format!("Task: {}\n\n", hole.task.trim()));
-        match &hole.expected_type {
-            Some(ty) => text.push_str(&format!("The hole's value must have type `{ty}`.\n\n")),
-            None => text.push_str("The hole's type is inferred from how the program uses it.\n\n"),
+        match (hole.kind, &hole.expected_type) {
+            (RequestKind::SessionTurn, _) => text.push_str(
+                "This is one turn of a session, as at a REPL: its `let`s, functions and types stay in scope for later \
+                 turns, and its final expression, if any, is its value (of any type).\n\n",
+            ),
+            (RequestKind::Hole, Some(ty)) => text.push_str(&format!("The hole's value must have type `{ty}`.\n\n")),
+            (RequestKind::Hole, None) => text.push_str("The hole's type is inferred from how the program uses it.\n\n"),
         }
         let (usable, unusable): (Vec<_>, Vec<_>) = hole.bindings.iter().partition(|b| b.available);
         if usable.is_empty() {

@@ -281,4 +281,6 @@ fn a_conversation_with_a_user_model_runs_turn_by_turn_in_one_session() {
     let cassette = std::fs::read_to_string(dir.path().join("cassette.jsonl")).unwrap();
     assert!(cassette.contains("Done: task_1 is completed"), "{cassette}");
     assert!(cassette.contains("1 user(s); your task is completed"), "{cassette}");
+    // The agent's model was told it writes a session turn (the workers record to the same cassette).
+    assert!(cassette.contains("This is one turn of a session"), "{cassette}");
 }

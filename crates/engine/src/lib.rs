@@ -32,8 +32,8 @@ mod watchdog;
 
 pub use capture::protocol_stdout;
 pub use lacuna_hole::{
-    Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Proposal, SnippetSource,
-    HOLE_MARKER, NO_SNIPPET,
+    Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Proposal, RequestKind,
+    SnippetSource, HOLE_MARKER, NO_SNIPPET,
 };
 pub use load::LoadedHost;
 pub use options::{Budgets, PathChoice, RunOptions};

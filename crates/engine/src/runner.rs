@@ -762,6 +762,7 @@ pub(crate) fn hole_request(site: u32, home: &SiteHome, depth: u32, task: String)
         })
         .collect();
     HoleRequest {
+        kind: crate::RequestKind::Hole,
         host: prepared.host.name.clone(),
         site,
         line: hole.line,

@@ -169,6 +169,7 @@ impl Session {
         let text = Session::check_host(&self.items, &self.locals);
         let items: String = self.items.iter().map(|i| format!("{}\n", i.text)).collect();
         crate::HoleRequest {
+            kind: crate::RequestKind::SessionTurn,
             host: "session".into(),
             site: 1,
             line: text.lines().count() as u32 - 1,

@@ -20,9 +20,21 @@ pub struct BindingInfo {
     pub available: bool,
 }
 
+/// What the code asked for is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestKind {
+    /// The block of a hole: its value is the hole's.
+    Hole,
+    /// A turn of a session: what it declares stays in scope for later turns; its final expression, if any, is
+    /// its value, of any type.
+    SessionTurn,
+}
+
 /// A hole reached at run time: everything a source needs to propose a snippet for it.
 #[derive(Debug, Clone, Serialize)]
 pub struct HoleRequest {
+    pub kind: RequestKind,
     /// The host file's name.
     pub host: String,
     /// 1-based hole number in the host.
