@@ -290,22 +290,16 @@ fn converse(
             Agent::Model(spec) => json!({"task": turn_task(suite, &earlier, &message), "model": spec}),
         };
         record.turns += 1;
-        let outcome = match turn(worker, session, params.clone(), record)? {
+        let outcome = match turn(worker, session, params, record)? {
             Ok(outcome) => outcome,
             Err(e) => return Ok(Err(format!("turn {}: {e}", k + 1))),
         };
-        let written_by_model = params.get("task").is_some();
         let attempts = outcome.get("attempts").and_then(Value::as_u64).unwrap_or(1) as u32;
         record.generations += attempts;
         let accepted = outcome.get("accepted").and_then(Value::as_bool).unwrap_or(false);
         let error = outcome.get("error").and_then(Value::as_str);
-        let rejections: Vec<Vec<String>> = if written_by_model {
-            serde_json::from_value(outcome.get("rejections").cloned().unwrap_or(Value::Null)).unwrap_or_default()
-        } else if !accepted && error.is_none() {
-            vec![serde_json::from_value(outcome.get("kinds").cloned().unwrap_or(Value::Null)).unwrap_or_default()]
-        } else {
-            Vec::new()
-        };
+        let rejections: Vec<Vec<String>> =
+            serde_json::from_value(outcome.get("rejections").cloned().unwrap_or(Value::Null)).unwrap_or_default();
         record.rejected += rejections.len() as u32;
         record.rejections.extend(rejections.into_iter().map(|kinds| Rejection { turn: k as u32 + 1, kinds }));
         match (accepted, error) {

@@ -72,8 +72,8 @@ pub struct TurnOutcome {
     pub diagnostics: Vec<String>,
     /// Each diagnostic's kind: rustc's code where it has one (`E0308`), else the checker's name for it.
     pub kinds: Vec<String>,
-    /// For a turn a model wrote: each rejected attempt's diagnostic kinds, in order (`["no-code"]` for a reply
-    /// with no code in it).
+    /// Each rejected attempt's diagnostic kinds, in order: the turn's own when it was rejected as written; for a
+    /// turn a model wrote, every attempt's (`["no-code"]` for a reply with no code in it).
     pub rejections: Vec<Vec<String>>,
     pub attempts: u32,
     pub path: Option<ExecPath>,
@@ -91,7 +91,8 @@ pub struct TurnOutcome {
 }
 
 impl TurnOutcome {
-    fn failed(error: String, attempts: u32) -> TurnOutcome {
+    /// A turn that has not run (yet): nothing accepted, nothing said.
+    fn pending(attempts: u32) -> TurnOutcome {
         TurnOutcome {
             accepted: false,
             value: None,
@@ -103,12 +104,16 @@ impl TurnOutcome {
             attempts,
             path: None,
             not_jit: None,
-            error: Some(error),
+            error: None,
             dropped: Vec::new(),
             may_have_changed: Vec::new(),
             timings_ms: BTreeMap::new(),
             tokens: None,
         }
+    }
+
+    fn failed(error: String, attempts: u32) -> TurnOutcome {
+        TurnOutcome { error: Some(error), ..TurnOutcome::pending(attempts) }
     }
 }
 
@@ -303,23 +308,7 @@ impl Engine {
     pub fn session_turn(&self, session: &mut Session, turn: &str) -> Result<TurnOutcome, ExecError> {
         let started = Instant::now();
         let mut timings = BTreeMap::new();
-        let mut outcome = TurnOutcome {
-            accepted: false,
-            value: None,
-            value_type: None,
-            stdout: String::new(),
-            diagnostics: Vec::new(),
-            kinds: Vec::new(),
-            rejections: Vec::new(),
-            attempts: 1,
-            path: None,
-            not_jit: None,
-            error: None,
-            dropped: Vec::new(),
-            may_have_changed: Vec::new(),
-            timings_ms: BTreeMap::new(),
-            tokens: None,
-        };
+        let mut outcome = TurnOutcome::pending(1);
         let parts = split_turn(turn);
         // What the turn redeclares replaces the earlier declaration; locals whose types name a replaced type go.
         let redeclared: Vec<&TurnItem> = match &parts {
@@ -365,6 +354,8 @@ impl Engine {
         outcome.diagnostics = rendered;
         outcome.kinds = verdict.diagnostics.iter().map(kind_of).collect();
         let (Some(types), Some(parts)) = (types, parts) else {
+            // Rejected as written: one rejected attempt (a model-written turn lists all of its own).
+            outcome.rejections = vec![outcome.kinds.clone()];
             outcome.timings_ms = finish(timings, started);
             return Ok(outcome);
         };
