@@ -21,10 +21,12 @@ fn main() {
         args.iter().position(|a| a == "--turns").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(200);
     let engine = Engine::new(Checker::new(CheckerOptions::default()).expect("checker starts"), RunOptions::default())
         .expect("engine starts");
+    let phases = std::cell::RefCell::new(Vec::<std::collections::BTreeMap<&'static str, f64>>::new());
     let turn = |session: &mut Session, text: &str| -> (f64, Option<ExecPath>) {
         let started = Instant::now();
         let outcome = engine.session_turn(session, text).expect("the turn runs");
         assert!(outcome.accepted && outcome.error.is_none(), "{text}: {outcome:?}");
+        phases.borrow_mut().push(outcome.timings_ms.clone());
         (started.elapsed().as_secs_f64() * 1e3, outcome.path)
     };
 
@@ -60,6 +62,7 @@ fn main() {
     // Growth: one long session.
     let mut long = Session::new();
     let mut at = Vec::new();
+    phases.borrow_mut().clear();
     for i in 0..length {
         let text = if i % 5 == 0 {
             format!("fn f{i}(x: i64) -> i64 {{ x + {i} }}\nlet v{i}: i64 = f{i}(1);\nv{i}")
@@ -69,10 +72,21 @@ fn main() {
         at.push(turn(&mut long, &text).0);
     }
     println!("\ngrowth: one session of {length} turns, each adding a local (and every fifth a function)\n");
-    println!("{:<24} {:>10}", "earlier turns", "p50");
+    let phases = phases.borrow().clone();
+    let names = ["check", "host_compile", "run"];
+    print!("{:<16} {:>10}", "earlier turns", "p50");
+    for name in names {
+        print!(" {name:>14}");
+    }
+    println!();
     for point in [10usize, 50, 200].into_iter().filter(|p| *p <= length) {
-        let window = &at[point.saturating_sub(3)..(point + 2).min(at.len())];
-        println!("{point:<24} {:>7.1} ms", percentile(window, 50.0));
+        let range = point.saturating_sub(3)..(point + 2).min(at.len());
+        print!("{point:<16} {:>7.1} ms", percentile(&at[range.clone()], 50.0));
+        for name in names {
+            let v: Vec<f64> = phases[range.clone()].iter().map(|t| t.get(name).copied().unwrap_or(0.0)).collect();
+            print!(" {:>11.1} ms", percentile(&v, 50.0));
+        }
+        println!();
     }
 
     // Memory: 20 sessions of 5 turns each, all open.

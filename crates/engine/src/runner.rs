@@ -15,7 +15,7 @@ use crate::ms;
 use crate::nested::*;
 use crate::options::*;
 use crate::report::*;
-use crate::rustc_path::build::{Builder, Linkage};
+use crate::rustc_path::build::{Builder, Lineage, Linkage};
 use crate::rustc_path::instrument::{instrument, SitePlan};
 use crate::rustc_path::snippet::{nested_table, NestedHole};
 use crate::rustc_path::*;
@@ -109,6 +109,18 @@ impl Engine {
         text: &str,
         snippets: &BTreeMap<u32, String>,
     ) -> Result<Arc<LoadedHost>, ExecError> {
+        self.load_in(name, text, snippets, None)
+    }
+
+    /// [`Engine::load_for`] for one host of a lineage (a session's, turn by turn): rustc reuses what it compiled
+    /// for the lineage's earlier hosts.
+    pub(crate) fn load_in(
+        &self,
+        name: &str,
+        text: &str,
+        snippets: &BTreeMap<u32, String>,
+        lineage: Option<&Lineage>,
+    ) -> Result<Arc<LoadedHost>, ExecError> {
         let mut guard = self.shared.lock();
         let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
         let mut prepared = state.checker.prepare(name, text)?;
@@ -152,7 +164,11 @@ impl Engine {
         // standalone library where that does not build.
         let dylib = state.builder.links_dynamically().then(|| {
             let instrumented = instrument(&prepared, state.checker.rustc(), true).ok()?;
-            let built = state.builder.build("lacuna_host", &instrumented.text, Some(name), Linkage::Host).ok()?.ok()?;
+            let built = state
+                .builder
+                .build_in("lacuna_host", &instrumented.text, Some(name), Linkage::Host, lineage)
+                .ok()?
+                .ok()?;
             Some((instrumented, built))
         });
         let (instrumented, built) = match dylib.flatten() {

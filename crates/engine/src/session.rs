@@ -8,6 +8,10 @@
 //! reaches the hole, and keeps them again — with the turn's new locals, which the snippet hands back as a tuple
 //! beside its value. The runner checks that snippet too, so nothing runs that rustc did not accept.
 //!
+//! Both hosts declare only the locals the turn names (the others stay in the store untouched), so a turn's cost
+//! does not grow with the locals the session holds. A session opened on a host program builds its run hosts as
+//! one lineage, compiled incrementally (see [`crate::rustc_path::build::Lineage`]).
+//!
 //! A rejected turn changes nothing. A turn that faults keeps the earlier locals as the fault left them and adds
 //! nothing. A local whose type cannot be written (a closure) does not outlive its turn; redefining a type drops
 //! the locals whose types name it (never reinterpreted as the new one).
@@ -21,6 +25,7 @@ use lacuna_checker::turn::{split_turn, TurnItem};
 use serde::Serialize;
 
 use crate::load::LoadedHost;
+use crate::rustc_path::build::Lineage;
 use crate::{Engine, ExecError, ExecPath};
 
 static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
@@ -44,6 +49,11 @@ pub struct Session {
     last_host: Option<Arc<LoadedHost>>,
     turns: u32,
     transcript: Vec<TranscriptTurn>,
+    /// For a session opened on a host program: its hosts' lineage. Each turn's host is the program's items plus a
+    /// small `main`, which rustc compiles incrementally (it reuses the code of the program's modules). A session
+    /// from nothing has its items at the crate root with `main`, where incremental compilation reuses little and
+    /// costs more than it saves (`benches/session.rs`), so it has none.
+    lineage: Option<Lineage>,
 }
 
 /// A turn that ran (or faulted: it may have changed locals), as a transcript keeps it: replaying the snippets in
@@ -130,6 +140,7 @@ impl Session {
         let parts = split_turn(text)?;
         let mut session = Session::new();
         session.items = parts.items.into_iter().filter(|i| i.key != "fn main").collect();
+        session.lineage = Some(Lineage::of(text));
         Some(session)
     }
 
@@ -142,6 +153,7 @@ impl Session {
             last_host: None,
             turns: 0,
             transcript: Vec::new(),
+            lineage: None,
         }
     }
 
@@ -334,7 +346,10 @@ impl Engine {
             .filter(|old| !(old.key.starts_with("impl") && redeclared.iter().any(|r| r.key == old.key)))
             .cloned()
             .collect();
-        let check_text = Session::check_host(&check_items, &live);
+        // Only the locals the turn names are declared (in both hosts): a turn cannot reach a local it does not
+        // name (macros are hygienic), and the hosts then grow with what a turn uses, not with the session.
+        let used: Vec<SessionLocal> = live.iter().filter(|l| mentions(turn, &l.name)).cloned().collect();
+        let check_text = Session::check_host(&check_items, &used);
         let (verdict, rendered, types) = self
             .with_checker(|checker| -> Result<_, ExecError> {
                 let prepared = checker.prepare("session.rs", &check_text)?;
@@ -389,9 +404,9 @@ impl Engine {
         let declared: Vec<String> = types.locals.iter().map(|(name, _)| name.clone()).collect();
         let (host, stdout, report) = loop {
             let snippet = handover(turn, &parts.items, parts.tail.clone(), value_source.is_some(), &new_locals);
-            let run_text = session.run_host(&items, &live, &moved_before, value_source.as_deref(), &new_locals);
+            let run_text = session.run_host(&items, &used, &moved_before, value_source.as_deref(), &new_locals);
             let compile_started = Instant::now();
-            let host = self.load("session.rs", &run_text)?;
+            let host = self.load_in("session.rs", &run_text, &BTreeMap::new(), session.lineage.as_ref())?;
             *timings.entry("host_compile").or_insert(0.0) += ms(compile_started);
             let run_started = Instant::now();
             let hole = host.prepared.host.holes.len() as u32;
@@ -410,7 +425,7 @@ impl Engine {
             new_locals.retain(|l| !moved.contains(&l.name));
             for name in &moved {
                 // Not a local of the turn's own that shadows an earlier one of the same name.
-                let earlier = live.iter().any(|l| &l.name == name) && !declared.contains(name);
+                let earlier = used.iter().any(|l| &l.name == name) && !declared.contains(name);
                 if earlier && !moved_before.contains(name) {
                     moved_before.push(name.clone());
                 }
@@ -652,6 +667,12 @@ fn moved_name(message: &str) -> Option<String> {
     .iter()
     .find_map(|prefix| message.strip_prefix(prefix))?;
     Some(rest.split('`').next()?.to_owned())
+}
+
+/// Whether `text` has `name` as a whole word anywhere (code, strings, comments): more than the turn's uses of a
+/// local, never fewer (`format!("{name}")` names it inside a string).
+fn mentions(text: &str, name: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == name)
 }
 
 /// Whether a type (as source) names the type `name` (as a whole path segment).

@@ -92,6 +92,7 @@ impl Builder {
         let dir = cache_dir.join("run");
         std::fs::create_dir_all(&dir)
             .map_err(|e| ExecError::Io { detail: format!("creating {}: {e}", dir.display()) })?;
+        remove_orphaned_incremental(&dir);
         let target_libdir = Command::new(&rustc.path)
             .args(["--print", "target-libdir"])
             .output()
@@ -136,6 +137,22 @@ impl Builder {
         display_name: Option<&str>,
         linkage: Linkage<'_>,
     ) -> Result<Result<Built, BuildFailure>, ExecError> {
+        self.build_in(crate_name, source, display_name, linkage, None)
+    }
+
+    /// [`Builder::build`] for one build of a [`Lineage`]: hosts that differ a little from one build to the next (a
+    /// session's, turn by turn) share a crate id, so rustc's incremental compilation reuses what the earlier
+    /// builds compiled (this process's builds of the lineage share one incremental directory).
+    pub fn build_in(
+        &self,
+        crate_name: &str,
+        source: &str,
+        display_name: Option<&str>,
+        linkage: Linkage<'_>,
+        lineage: Option<&Lineage>,
+    ) -> Result<Result<Built, BuildFailure>, ExecError> {
+        // Only a dylib host has a crate id of its own to share.
+        let lineage = lineage.filter(|_| linkage == Linkage::Host && self.target_libdir.is_some());
         // A cache key, not a security boundary: SipHash with fixed keys is stable for a given std.
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         // The runtime: the shared one for libraries on the shared std, else the rlib each library holds a copy of.
@@ -144,6 +161,8 @@ impl Builder {
             Linkage::Standalone | Linkage::Runtime => None,
         };
         (&self.version, FLAGS, &self.rlib, crate_name, source, display_name, linkage, &runtime).hash(&mut hasher);
+        // The crate id is part of the library: a lineage's build differs from the same text's build alone.
+        lineage.map(|l| &l.0).hash(&mut hasher);
         let stem = format!("{crate_name}-{:016x}", hasher.finish());
         let library = self.dir.join(format!("lib{stem}.so"));
         let source_path = self.dir.join(format!("{stem}.rs"));
@@ -166,11 +185,20 @@ impl Builder {
                 command.args(["--crate-type", "cdylib"]);
             }
             (Linkage::Runtime | Linkage::Host | Linkage::LinksHost(_), Some(std_dir)) => {
-                // A crate id of its own (symbols of two hosts in one process never meet), a soname that names the
-                // published file, and the shared std found at run time.
+                // A crate id of its own (or its lineage's), a soname that names the published file, and the shared
+                // std found at run time. Libraries are loaded `RTLD_LOCAL`, so hosts of one lineage with the same
+                // symbols never meet: a snippet library binds to the host it names (its soname).
+                let metadata = match lineage {
+                    Some(lineage) => {
+                        let incremental = self.incremental_dir(lineage);
+                        command.arg(format!("-Cincremental={}", incremental.display()));
+                        format!("lineage-{}", lineage.0)
+                    }
+                    None => stem.clone(),
+                };
                 command
                     .args(["--crate-type", "dylib", "-C", "prefer-dynamic"])
-                    .arg(format!("-Cmetadata={stem}"))
+                    .arg(format!("-Cmetadata={metadata}"))
                     .arg(format!("-Clink-arg=-Wl,-soname,lib{stem}.so"))
                     .arg(format!("-Clink-arg=-Wl,-rpath,{}", std_dir.display()));
                 if let Linkage::LinksHost(host) = linkage {
@@ -219,6 +247,46 @@ impl Builder {
         std::fs::rename(&staged_source, &source_path).map_err(|e| io(e, &source_path))?;
         std::fs::rename(&staged, &library).map_err(|e| io(e, &library))?;
         Ok(Ok(Built { library, source: source_path, compile_ms }))
+    }
+}
+
+/// Builds that share a crate id and rustc's incremental state: a session's hosts (see [`Builder::build_in`]).
+/// The name is a cache key's worth of the lineage's origin (what its first host declares), so the same session
+/// started again — in this process or another — builds the same libraries and finds them cached.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Lineage(String);
+
+impl Lineage {
+    pub fn of(origin: &str) -> Lineage {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        origin.hash(&mut hasher);
+        Lineage(format!("{:016x}", hasher.finish()))
+    }
+}
+
+impl Builder {
+    /// This process's incremental directory for `lineage`; directories of processes that are gone are removed
+    /// when the builder starts ([`Builder::new`]).
+    fn incremental_dir(&self, lineage: &Lineage) -> PathBuf {
+        self.dir.join(INCREMENTAL).join(format!("{}-{}", lineage.0, std::process::id()))
+    }
+}
+
+/// Under the cache's `run/`: incremental state, one directory per lineage and process.
+const INCREMENTAL: &str = "incremental";
+
+/// Removes the incremental directories of processes that are no longer running.
+fn remove_orphaned_incremental(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir.join(INCREMENTAL)) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.rsplit('-').next().and_then(|p| p.parse::<i32>().ok()) else { continue };
+        // SAFETY: `kill` with signal 0 sends nothing; it only asks whether the process exists.
+        let gone =
+            unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 
