@@ -41,6 +41,9 @@ pub struct RunOptions {
     pub stack_bytes: usize,
     /// Where compiled hosts and snippets are cached (default: [`lacuna_checker::default_cache_dir`]).
     pub cache_dir: Option<PathBuf>,
+    /// The most the cache of compiled libraries may hold, in bytes (0: no limit); the builds used longest ago
+    /// go first. Default 4 GiB, or `LACUNA_CACHE_LIMIT_MB` megabytes.
+    pub cache_limit_bytes: u64,
     /// Holes nested deeper than this (a hole reached while this many snippets run on the thread) are
     /// `HoleError::Depth` (0: no cap).
     pub max_depth: u32,
@@ -58,9 +61,18 @@ impl Default for RunOptions {
             budgets: Budgets::default(),
             stack_bytes: 64 << 20,
             cache_dir: None,
+            cache_limit_bytes: default_cache_limit(),
             max_depth: 32,
             policy: lacuna_checker::Policy::default(),
             site_policies: std::collections::BTreeMap::new(),
         }
     }
+}
+
+/// 4 GiB, or `LACUNA_CACHE_LIMIT_MB` megabytes when it is set to a number (0: no limit).
+fn default_cache_limit() -> u64 {
+    std::env::var("LACUNA_CACHE_LIMIT_MB")
+        .ok()
+        .and_then(|mb| mb.trim().parse::<u64>().ok())
+        .map_or(4 << 30, |mb| mb.saturating_mul(1 << 20))
 }

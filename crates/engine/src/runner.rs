@@ -89,7 +89,7 @@ pub(crate) struct SnippetState {
 impl Engine {
     pub fn new(checker: Checker, options: RunOptions) -> Result<Engine, ExecError> {
         let cache_dir = options.cache_dir.clone().unwrap_or_else(lacuna_checker::default_cache_dir);
-        let builder = Builder::new(checker.rustc(), &cache_dir)?;
+        let builder = Builder::new(checker.rustc(), &cache_dir, options.cache_limit_bytes)?;
         let state = State { checker, builder, options, run: None, artifacts: HashMap::new() };
         let shared: &'static Shared = Box::leak(Box::new(Shared { state: Mutex::new(Some(state)) }));
         Ok(Engine { shared })

@@ -76,6 +76,10 @@ pub struct Builder {
     target_libdir: Option<PathBuf>,
     /// The shared runtime, built on first use (`None` inside: it did not build, so hosts are standalone).
     runtime: std::sync::Arc<std::sync::OnceLock<Option<PathBuf>>>,
+    /// The most the cache may hold, in bytes (0: no limit); see [`trim`].
+    limit: u64,
+    /// Builds since the cache was last trimmed.
+    builds: std::sync::Arc<std::sync::atomic::AtomicU32>,
 }
 
 /// The runtime's source as a `dylib`: the prelude, plus the allocator every library that links to it uses.
@@ -88,11 +92,13 @@ fn runtime_source() -> String {
 }
 
 impl Builder {
-    pub fn new(rustc: &Rustc, cache_dir: &Path) -> Result<Builder, ExecError> {
+    /// A builder caching under `cache_dir/run`, which it keeps under `limit` bytes (0: no limit).
+    pub fn new(rustc: &Rustc, cache_dir: &Path, limit: u64) -> Result<Builder, ExecError> {
         let dir = cache_dir.join("run");
         std::fs::create_dir_all(&dir)
             .map_err(|e| ExecError::Io { detail: format!("creating {}: {e}", dir.display()) })?;
         remove_orphaned_incremental(&dir);
+        trim(&dir, limit, std::time::SystemTime::now());
         let target_libdir = Command::new(&rustc.path)
             .args(["--print", "target-libdir"])
             .output()
@@ -107,6 +113,8 @@ impl Builder {
             version: rustc.version.clone(),
             rlib: rustc.prelude_rlib().to_owned(),
             dir,
+            limit,
+            builds: Default::default(),
         })
     }
 
@@ -166,8 +174,17 @@ impl Builder {
         let stem = format!("{crate_name}-{:016x}", hasher.finish());
         let library = self.dir.join(format!("lib{stem}.so"));
         let source_path = self.dir.join(format!("{stem}.rs"));
+        // Libraries in use are recent in the cache: what is found, and the host a snippet library links to.
+        if let Linkage::LinksHost(host) = linkage {
+            touch(host);
+        }
         if library.is_file() && source_path.is_file() {
+            touch(&library);
+            touch(&source_path);
             return Ok(Ok(Built { library, source: source_path, compile_ms: 0.0 }));
+        }
+        if self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % TRIM_EVERY == TRIM_EVERY - 1 {
+            trim(&self.dir, self.limit, std::time::SystemTime::now());
         }
         let io = |e: std::io::Error, what: &Path| ExecError::Io { detail: format!("{}: {e}", what.display()) };
         // Write and build under private names, then rename: builders in other processes (or threads) building
@@ -272,6 +289,79 @@ impl Builder {
     }
 }
 
+/// How many builds a builder makes between trims of the cache (it also trims when it starts).
+const TRIM_EVERY: u32 = 64;
+
+/// A library (or source) used this recently stays, whatever the cache's size: another process may be about to
+/// load it or link to it.
+const KEEP_RECENT: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Marks a cached file as just used (its modification time is the cache's clock).
+fn touch(path: &Path) {
+    if let Ok(file) = std::fs::File::options().append(true).open(path) {
+        let _ = file.set_modified(std::time::SystemTime::now());
+    }
+}
+
+/// Keeps the cache under `limit` bytes (0: no limit): when it holds more, the builds used longest ago go (a
+/// library with its source) until it holds three quarters of the limit. The shared runtime, incremental state and
+/// anything used within the last hour stay; files a build left behind half-written (a killed process) go once
+/// they are an hour old. Errors are ignored: a file that cannot be removed stays.
+pub(crate) fn trim(dir: &Path, limit: u64, now: std::time::SystemTime) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    // Per build (its stem): bytes, and when it was last used.
+    let mut builds: std::collections::HashMap<String, (u64, std::time::SystemTime, Vec<PathBuf>)> = Default::default();
+    let mut total = 0u64;
+    for entry in entries.flatten() {
+        let Ok(meta) = entry.metadata() else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let modified = meta.modified().unwrap_or(now);
+        let old = now.duration_since(modified).unwrap_or_default() > KEEP_RECENT;
+        if name.starts_with('.') {
+            if old {
+                let _ = std::fs::remove_file(entry.path());
+            }
+            continue;
+        }
+        total += meta.len();
+        let stem = name.strip_prefix("lib").unwrap_or(&name);
+        let stem = stem.strip_suffix(".so").or_else(|| stem.strip_suffix(".rs")).unwrap_or(stem).to_owned();
+        // The runtime every host links to (`lacuna-<hash>`) is never trimmed.
+        if stem.starts_with("lacuna-") {
+            continue;
+        }
+        let build = builds.entry(stem).or_insert((0, modified, Vec::new()));
+        build.0 += meta.len();
+        build.1 = build.1.max(modified);
+        build.2.push(entry.path());
+    }
+    if limit == 0 || total <= limit {
+        return;
+    }
+    let recent = |used: &std::time::SystemTime| now.duration_since(*used).unwrap_or_default() <= KEEP_RECENT;
+    let mut builds: Vec<_> = builds.into_values().filter(|(_, used, _)| !recent(used)).collect();
+    builds.sort_by_key(|(_, used, _)| *used);
+    let target = limit / 4 * 3;
+    for (bytes, _, files) in builds {
+        if total <= target {
+            break;
+        }
+        // Another process may have just found it in the cache (and touched it): then it stays.
+        let used_since =
+            files.iter().any(|f| std::fs::metadata(f).and_then(|m| m.modified()).is_ok_and(|t| recent(&t)));
+        if used_since {
+            continue;
+        }
+        for file in files {
+            let _ = std::fs::remove_file(file);
+        }
+        total = total.saturating_sub(bytes);
+    }
+}
+
 /// Under the cache's `run/`: incremental state, one directory per lineage and process.
 const INCREMENTAL: &str = "incremental";
 
@@ -302,5 +392,62 @@ impl BuildFailure {
             .map(|e| format!("{}{}", e.code.as_deref().map(|c| format!("[{c}] ")).unwrap_or_default(), e.message))
             .collect::<Vec<_>>()
             .join("; ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    /// A cache file of `bytes` last used `hours_ago`.
+    fn file(dir: &Path, name: &str, bytes: usize, hours_ago: u64, now: SystemTime) {
+        let path = dir.join(name);
+        std::fs::write(&path, vec![0u8; bytes]).unwrap();
+        let file = std::fs::File::options().append(true).open(&path).unwrap();
+        file.set_modified(now - Duration::from_secs(hours_ago * 3600 + 60)).unwrap();
+    }
+
+    fn left(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn trimming_removes_the_builds_used_longest_ago_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        // Four builds of 1000 + 100 bytes, used 5, 4, 3 and 0 hours ago; the runtime, old; a half-written file.
+        for (stem, hours) in [("lacuna_host-a", 5), ("lacuna_snippet-b", 4), ("lacuna_host-c", 3), ("lacuna_host-d", 0)]
+        {
+            file(dir.path(), &format!("lib{stem}.so"), 1000, hours, now);
+            file(dir.path(), &format!("{stem}.rs"), 100, hours, now);
+        }
+        file(dir.path(), "liblacuna-r.so", 1000, 9, now);
+        file(dir.path(), ".lacuna_host-e.1.ThreadId2.rs", 10, 2, now);
+
+        // Under the limit: only the leftover goes.
+        trim(dir.path(), 100_000, now);
+        assert_eq!(left(dir.path()).len(), 9);
+        assert!(!left(dir.path()).iter().any(|n| n.starts_with('.')));
+
+        // 5400 bytes against a limit of 4400: builds go, oldest first, a library with its source, until no more
+        // than 3300 are left (two go).
+        trim(dir.path(), 4400, now);
+        assert_eq!(
+            left(dir.path()),
+            ["lacuna_host-c.rs", "lacuna_host-d.rs", "liblacuna-r.so", "liblacuna_host-c.so", "liblacuna_host-d.so"]
+        );
+
+        // The runtime and the build of this hour stay whatever the size.
+        trim(dir.path(), 1, now);
+        assert_eq!(left(dir.path()), ["lacuna_host-d.rs", "liblacuna-r.so", "liblacuna_host-d.so"]);
+
+        // No limit: nothing goes.
+        file(dir.path(), "liblacuna_host-f.so", 5000, 8, now);
+        trim(dir.path(), 0, now);
+        assert_eq!(left(dir.path()).len(), 4);
     }
 }
