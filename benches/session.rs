@@ -3,8 +3,9 @@
 //!
 //! Run: `cargo bench -p lacuna-cli --bench session` (`-- --turns N` for a longer session; default 200).
 //!
-//! Every turn adds a local and, every fifth, a function, so later turns check and build against more; the
-//! latency at 10, 50 and 200 earlier turns is the median of the 5 turns around that point.
+//! Growth: in one session every turn adds a local computed from the last one; in another every fifth turn also
+//! declares a function, so later turns check and build against more code. The latency at 10, 50 and 200 earlier
+//! turns is the median of the 5 turns around that point, with its parts (check, host build, run).
 
 use std::time::Instant;
 
@@ -59,34 +60,43 @@ fn main() {
         println!("{name:<12} {:>6} {:>7.1} ms {:>7.1} ms", v.len(), percentile(v, 50.0), percentile(v, 90.0));
     }
 
-    // Growth: one long session.
-    let mut long = Session::new();
-    let mut at = Vec::new();
-    phases.borrow_mut().clear();
-    for i in 0..length {
-        let text = if i % 5 == 0 {
-            format!("fn f{i}(x: i64) -> i64 {{ x + {i} }}\nlet v{i}: i64 = f{i}(1);\nv{i}")
-        } else {
-            format!("let v{i}: i64 = {i} * 2;\nv{i} + 1")
-        };
-        at.push(turn(&mut long, &text).0);
-    }
-    println!("\ngrowth: one session of {length} turns, each adding a local (and every fifth a function)\n");
-    let phases = phases.borrow().clone();
-    let names = ["check", "host_compile", "run"];
-    print!("{:<16} {:>10}", "earlier turns", "p50");
-    for name in names {
-        print!(" {name:>14}");
-    }
-    println!();
-    for point in [10usize, 50, 200].into_iter().filter(|p| *p <= length) {
-        let range = point.saturating_sub(3)..(point + 2).min(at.len());
-        print!("{point:<16} {:>7.1} ms", percentile(&at[range.clone()], 50.0));
+    // Growth: two long sessions. In one, every turn adds a value (computed from the last); in the other, every
+    // fifth turn also declares a function, so the session's code grows too.
+    let series: [(&str, fn(usize) -> String); 2] = [
+        ("each adding a local computed from the last", |i| match i {
+            0 => "let v0: i64 = 1;\nv0".to_owned(),
+            _ => format!("let v{i}: i64 = v{} * 3 % 1000 + {i};\nv{i} + 1", i - 1),
+        }),
+        ("each adding a local, and every fifth a function", |i| match i % 5 {
+            0 => format!("fn f{i}(x: i64) -> i64 {{ x + {i} }}\nlet v{i}: i64 = f{i}(1);\nv{i}"),
+            _ => format!("let v{i}: i64 = {i} * 2;\nv{i} + 1"),
+        }),
+    ];
+    for (what, text) in series {
+        let mut long = Session::new();
+        let mut at = Vec::new();
+        phases.borrow_mut().clear();
+        for i in 0..length {
+            at.push(turn(&mut long, &text(i)).0);
+        }
+        engine.close_session(long);
+        println!("\ngrowth: one session of {length} turns, {what}\n");
+        let phases = phases.borrow().clone();
+        let names = ["check", "host_compile", "run"];
+        print!("{:<16} {:>10}", "earlier turns", "p50");
         for name in names {
-            let v: Vec<f64> = phases[range.clone()].iter().map(|t| t.get(name).copied().unwrap_or(0.0)).collect();
-            print!(" {:>11.1} ms", percentile(&v, 50.0));
+            print!(" {name:>14}");
         }
         println!();
+        for point in [10usize, 50, 200].into_iter().filter(|p| *p <= length) {
+            let range = point.saturating_sub(3)..(point + 2).min(at.len());
+            print!("{point:<16} {:>7.1} ms", percentile(&at[range.clone()], 50.0));
+            for name in names {
+                let v: Vec<f64> = phases[range.clone()].iter().map(|t| t.get(name).copied().unwrap_or(0.0)).collect();
+                print!(" {:>11.1} ms", percentile(&v, 50.0));
+            }
+            println!();
+        }
     }
 
     // Memory: 20 sessions of 5 turns each, all open.

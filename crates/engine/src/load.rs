@@ -52,9 +52,12 @@ pub struct LoadedHost {
 }
 
 pub(crate) fn load_library(path: &std::path::Path) -> Result<libloading::Library, ExecError> {
+    use libloading::os::unix::{Library, RTLD_LAZY, RTLD_LOCAL};
+    // Local: no library's symbols resolve another's; the hosts of one lineage have the same symbol names, and a
+    // snippet library reaches its own host through its `DT_NEEDED` (ARCHITECTURE.md, invariant 8).
     // SAFETY: the library was just built by Lacuna from generated source; its initializers are std's and the
     // host's own (none run snippet code).
-    unsafe { libloading::Library::new(path) }.map_err(|e| load_error(path, e))
+    unsafe { Library::open(Some(path), RTLD_LAZY | RTLD_LOCAL) }.map(Into::into).map_err(|e| load_error(path, e))
 }
 
 pub(crate) fn load_error(path: &std::path::Path, e: libloading::Error) -> ExecError {
