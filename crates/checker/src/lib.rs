@@ -86,6 +86,9 @@ pub enum CheckerError {
     StdSourceMissing { detail: String },
     #[error("{detail}")]
     Rustc { detail: String },
+    /// Whoever asked for the check stopped it ([`Checker::set_interrupt`]).
+    #[error("the check was cancelled")]
+    Cancelled,
     #[error("{detail}")]
     Io { detail: String },
     #[error("{name} does not parse as Rust:\n{}", render_syntax(.errors))]
@@ -292,6 +295,8 @@ pub struct Checker {
     rustc_memo: HashMap<Arc<str>, RustcOutcome>,
     memoize_rustc: bool,
     policy: std::sync::Arc<Policy>,
+    /// Set by whoever asked for the check in progress to stop it (see [`Checker::set_interrupt`]).
+    interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
     pub startup: StartupReport,
 }
 
@@ -340,6 +345,7 @@ impl Checker {
             rustc,
             rustc_memo: HashMap::new(),
             memoize_rustc: options.memoize_rustc,
+            interrupt: None,
             policy: std::sync::Arc::new(options.policy),
             startup,
         })
@@ -886,11 +892,17 @@ impl Checker {
         self.rustc.timeout()
     }
 
+    /// From now on, a check that finds `interrupt` set while rustc works on it stops (rustc is killed) with
+    /// [`CheckerError::Cancelled`]; `None` for checks nobody stops. A service sets its request's flag.
+    pub fn set_interrupt(&mut self, interrupt: Option<Arc<std::sync::atomic::AtomicBool>>) {
+        self.interrupt = interrupt;
+    }
+
     fn rustc_check(&mut self, text: &str) -> Result<RustcOutcome, CheckerError> {
         if let Some(outcome) = self.rustc_memo.get(text) {
             return Ok(outcome.clone());
         }
-        let outcome = self.rustc.check(text)?;
+        let outcome = self.rustc.check(text, self.interrupt.as_deref())?;
         // A timeout may be load on the machine, not the snippet: do not remember it.
         if self.memoize_rustc && matches!(outcome, RustcOutcome::Finished { .. }) {
             self.rustc_memo.insert(text.into(), outcome.clone());

@@ -11,6 +11,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use wait_timeout::ChildExt;
 
+/// How often a running rustc's check looks at its interrupt.
+const INTERRUPT_POLL: Duration = Duration::from_millis(20);
+
 use crate::CheckerError;
 
 /// A toolchain's rustc, with the prelude rlib ready and a scratch directory for outputs.
@@ -158,7 +161,7 @@ impl Rustc {
     /// Runs the same check as the checker's confirmation and returns how many errors rustc reported (`None` on
     /// timeout). For benchmarks and tools that compare against plain rustc.
     pub fn check_text(&self, source: &str) -> Result<Option<usize>, CheckerError> {
-        Ok(match self.check(source)? {
+        Ok(match self.check(source, None)? {
             RustcOutcome::Finished { errors } => Some(errors.len()),
             RustcOutcome::TimedOut | RustcOutcome::Crashed { .. } => None,
         })
@@ -172,14 +175,19 @@ impl Rustc {
     /// rustc's errors for `source` (checked like a snippet, `-Z no-codegen`), each with every span it has in
     /// `source` (primary and secondary, children's too). `None` when rustc timed out or crashed.
     pub fn errors(&self, source: &str) -> Result<Option<Vec<RustcError>>, CheckerError> {
-        Ok(match self.check(source)? {
+        Ok(match self.check(source, None)? {
             RustcOutcome::Finished { errors } => Some(errors.iter().map(|d| RustcError::new(d, "<anon>")).collect()),
             RustcOutcome::TimedOut | RustcOutcome::Crashed { .. } => None,
         })
     }
 
-    /// Type- and borrow-checks `source` as a binary crate (edition 2021) that can use `lacuna`.
-    pub(crate) fn check(&self, source: &str) -> Result<RustcOutcome, CheckerError> {
+    /// Type- and borrow-checks `source` as a binary crate (edition 2021) that can use `lacuna`. When `interrupt`
+    /// is set while rustc works, rustc is killed and the check is [`CheckerError::Cancelled`].
+    pub(crate) fn check(
+        &self,
+        source: &str,
+        interrupt: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<RustcOutcome, CheckerError> {
         let mut child = Command::new(&self.path)
             .args(["--edition", "2021", "--crate-type", "bin", "--crate-name", "host"])
             // Type and borrow checking alone (`--emit=metadata`) skips the MIR lints that are errors by default
@@ -210,15 +218,27 @@ impl Rustc {
             let _ = stderr.read_to_string(&mut s);
             s
         });
-        let status = child
-            .wait_timeout(self.timeout)
-            .map_err(|e| CheckerError::Rustc { detail: format!("waiting for rustc: {e}") })?;
+        // Waited for in slices, so an interrupt is seen within one.
+        let deadline = std::time::Instant::now() + self.timeout;
+        let (status, interrupted) = loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let status = child
+                .wait_timeout(left.min(INTERRUPT_POLL))
+                .map_err(|e| CheckerError::Rustc { detail: format!("waiting for rustc: {e}") })?;
+            let interrupted = interrupt.is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed));
+            if status.is_some() || interrupted || left.is_zero() {
+                break (status, interrupted);
+            }
+        };
         if status.is_none() {
             let _ = child.kill();
             let _ = child.wait();
             let _ = writer.join();
             let _ = reader.join();
-            return Ok(RustcOutcome::TimedOut);
+            return match interrupted {
+                true => Err(CheckerError::Cancelled),
+                false => Ok(RustcOutcome::TimedOut),
+            };
         }
         let _ = writer.join();
         let stderr = reader.join().unwrap_or_default();

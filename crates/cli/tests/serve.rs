@@ -204,6 +204,78 @@ fn stdio_cancellation_time_limits_and_size_limits() {
     assert_eq!(service.finish(), Some(0));
 }
 
+/// A host whose type check takes rustc minutes (a constant it must evaluate), and which rust-analyzer never
+/// evaluates: what a cancelled check stops.
+const HEAVY_HOST: &str = "#[allow(long_running_const_eval)]\nconst SPIN: u64 = {\n    let mut i: u64 = 0;\n    while i < 50_000_000_000 {\n        i += 1;\n    }\n    i\n};\n\nfn main() {\n    let n: u64 = agent!(\"a number\").unwrap();\n    println!(\"{}\", n + SPIN);\n}\n";
+
+/// The `rustc` processes `pid` started.
+fn rustc_children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // `pid (comm) state ppid ...`; comm may hold spaces, so split after its closing parenthesis.
+        let Some((head, rest)) = stat.rsplit_once(')') else { continue };
+        let comm = head.split_once('(').map(|(_, c)| c).unwrap_or_default();
+        let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
+        if comm == "rustc" && ppid == Some(pid) {
+            found.extend(head.split_whitespace().next().and_then(|p| p.parse::<u32>().ok()));
+        }
+    }
+    found
+}
+
+/// Waits (up to `limit`) for `done`; whether it came.
+fn eventually(limit: Duration, done: impl Fn() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done()
+}
+
+#[test]
+fn stdio_a_cancelled_check_or_turn_stops_its_rustc_and_changes_nothing() {
+    let dir = scratch(&[("heavy.rs", HEAVY_HOST)]);
+    let mut service = Stdio_::start(&["--workers", "1"], dir.path());
+    let pid = service.child.id();
+    service.request(json!("heavy"), "check", json!({"host_text": HEAVY_HOST, "snippet": "5"}));
+    // rustc starts on the host (the checker's own check of it, before the snippet's) ...
+    assert!(eventually(Duration::from_secs(30), || !rustc_children(pid).is_empty()), "rustc never started");
+    // ... and is killed when the request is cancelled (its own limit, a minute, is far off).
+    service.send(&json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "heavy"}}).to_string());
+    let cancelled = service.answer(&json!("heavy"));
+    assert_eq!(cancelled["error"]["code"], -32800, "{cancelled}");
+    assert!(
+        eventually(Duration::from_secs(20), || rustc_children(pid).is_empty()),
+        "rustc still runs after the check was cancelled: {:?}",
+        rustc_children(pid)
+    );
+    // The one worker is free for the next check; the cancelled host was not remembered as judged.
+    let quick = service.call(2, "check", json!({"host_text": SUM_HOST, "snippet": "xs.iter().sum()"}));
+    assert_eq!(quick["result"]["accepted"], true, "{quick}");
+
+    // A session turn cancelled while it is checked: rustc is killed, and the turn changes nothing.
+    let opened = service.call(3, "session.open", json!({"host": "heavy.rs"}));
+    let heavy = opened["result"]["session"].clone();
+    service.request(json!("turn"), "session.turn", json!({"session": heavy, "snippet": "let order = 5;\norder * 2"}));
+    assert!(eventually(Duration::from_secs(30), || !rustc_children(pid).is_empty()), "rustc never started");
+    service.send(&json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "turn"}}).to_string());
+    let cancelled = service.answer(&json!("turn"));
+    assert_eq!(cancelled["error"]["code"], -32800, "{cancelled}");
+    assert!(eventually(Duration::from_secs(20), || rustc_children(pid).is_empty()), "the turn's rustc still runs");
+    let state = service.call(4, "session.state", json!({"session": heavy}));
+    assert_eq!((&state["result"]["turns"], &state["result"]["locals"]), (&json!(0), &json!([])), "{state}");
+    // Other sessions go on.
+    let other = service.call(5, "session.open", json!({}));
+    let other = other["result"]["session"].clone();
+    let two = service.call(6, "session.turn", json!({"session": other, "snippet": "let a = 1;\na + 1"}));
+    assert_eq!(two["result"]["value"], "2", "{two}");
+    assert_eq!(service.finish(), Some(0));
+}
+
 #[test]
 fn stdio_run_reports_what_the_host_printed_and_sigterm_stops_cleanly() {
     let dir = scratch(&[("sum.rs", SUM_HOST), ("slow.rs", SLOW_HOST)]);

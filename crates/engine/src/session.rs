@@ -17,7 +17,7 @@
 //! the locals whose types name it (never reinterpreted as the new one).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -54,6 +54,8 @@ pub struct Session {
     /// from nothing has its items at the crate root with `main`, where incremental compilation reuses little and
     /// costs more than it saves (`benches/session.rs`), so it has none.
     lineage: Option<Lineage>,
+    /// Set by whoever asked for the turn in progress to stop it ([`Session::set_interrupt`]).
+    interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// A turn that ran (or faulted: it may have changed locals), as a transcript keeps it: replaying the snippets in
@@ -154,11 +156,26 @@ impl Session {
             turns: 0,
             transcript: Vec::new(),
             lineage: None,
+            interrupt: None,
         }
     }
 
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// From now on, a turn that finds `interrupt` set before it runs stops (a running rustc check is killed) with
+    /// [`lacuna_checker::CheckerError::Cancelled`], and changes nothing; a model-written turn asks no more
+    /// attempts. A turn that has started running runs to its end. `None`: turns nobody stops.
+    pub fn set_interrupt(&mut self, interrupt: Option<Arc<AtomicBool>>) {
+        self.interrupt = interrupt;
+    }
+
+    fn interrupted(&self) -> Result<(), ExecError> {
+        match self.interrupt.as_ref().is_some_and(|i| i.load(Ordering::Relaxed)) {
+            true => Err(ExecError::Checker(lacuna_checker::CheckerError::Cancelled)),
+            false => Ok(()),
+        }
     }
 
     /// The turns that ran, in order (see [`TranscriptTurn`]).
@@ -218,6 +235,27 @@ impl Session {
         }
         text.push_str("    let __lacuna_turn = agent!(\"the next turn\");\n}\n");
         text
+    }
+
+    /// The turn checked as written in its check host: the verdict, its diagnostics rendered in the turn's
+    /// coordinates, and (accepted) the types of its locals and value.
+    #[allow(clippy::type_complexity)]
+    fn check_turn(
+        checker: &mut lacuna_checker::Checker,
+        check_text: &str,
+        turn: &str,
+    ) -> Result<(lacuna_checker::Verdict, Vec<String>, Option<lacuna_checker::TurnTypes>), ExecError> {
+        let prepared = checker.prepare("session.rs", check_text)?;
+        // The turn's hole is the last one (a host's items may hold holes of their own).
+        let hole = prepared.host.holes.len() - 1;
+        let verdict = checker.check(&prepared, hole, turn)?;
+        let rendered: Vec<String> = verdict
+            .diagnostics
+            .iter()
+            .map(|d| lacuna_checker::render::render_plain(&prepared, "turn.rs", turn, d))
+            .collect();
+        let types = if verdict.accepted { Some(checker.turn_types(&prepared, hole, turn)?) } else { None };
+        Ok((verdict, rendered, types))
     }
 
     /// The host a turn runs in: `main` takes the locals out of the store, reaches the hole (typed: the value and
@@ -350,21 +388,18 @@ impl Engine {
         // name (macros are hygienic), and the hosts then grow with what a turn uses, not with the session.
         let used: Vec<SessionLocal> = live.iter().filter(|l| mentions(turn, &l.name)).cloned().collect();
         let check_text = Session::check_host(&check_items, &used);
+        session.interrupted()?;
+        let interrupt = session.interrupt.clone();
         let (verdict, rendered, types) = self
             .with_checker(|checker| -> Result<_, ExecError> {
-                let prepared = checker.prepare("session.rs", &check_text)?;
-                // The turn's hole is the last one (a host's items may hold holes of their own).
-                let hole = prepared.host.holes.len() - 1;
-                let verdict = checker.check(&prepared, hole, turn)?;
-                let rendered: Vec<String> = verdict
-                    .diagnostics
-                    .iter()
-                    .map(|d| lacuna_checker::render::render_plain(&prepared, "turn.rs", turn, d))
-                    .collect();
-                let types = if verdict.accepted { Some(checker.turn_types(&prepared, hole, turn)?) } else { None };
-                Ok((verdict, rendered, types))
+                checker.set_interrupt(interrupt);
+                let checked = Session::check_turn(checker, &check_text, turn);
+                checker.set_interrupt(None);
+                checked
             })
             .ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })??;
+        // Nothing has run yet: a turn stopped now changes nothing.
+        session.interrupted()?;
         timings.insert("check", ms(check_started));
         outcome.diagnostics = rendered;
         outcome.kinds = verdict.diagnostics.iter().map(kind_of).collect();
@@ -537,6 +572,7 @@ impl Engine {
         let mut rejections: Vec<Vec<String>> = Vec::new();
         let mut tokens: Option<u64> = None;
         for _ in 0..max_attempts.max(1) {
+            session.interrupted()?;
             let proposal = match source.propose(&request, &attempts) {
                 Ok(Some(proposal)) => proposal,
                 Ok(None) => break,

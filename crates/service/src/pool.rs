@@ -127,8 +127,11 @@ fn work(
     let mut hosts = Hosts::default();
     for job in jobs {
         if !job.cancelled.load(Ordering::Relaxed) {
+            // A cancelled request stops its check: rustc, if it is running, is killed.
+            checker.set_interrupt(Some(job.cancelled.clone()));
             let outcome =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&mut checker, &mut hosts, &job)));
+            checker.set_interrupt(None);
             let answer = match outcome {
                 Ok(answer) => answer,
                 Err(_) => {
@@ -158,7 +161,11 @@ impl Hosts {
         let key = host_key(name, text);
         let entry = match self.entries.iter().position(|(k, _)| *k == key) {
             Some(at) => self.entries.remove(at).expect("position is in range"),
-            None => (key, checker.prepare(name, text).map_err(|e| e.to_string())),
+            None => match checker.prepare(name, text) {
+                // Not kept: the host was not judged (the next request prepares it again).
+                Err(e @ (CheckerError::Cancelled | CheckerError::Rustc { .. })) => return Err(e.to_string()),
+                prepared => (key, prepared.map_err(|e| e.to_string())),
+            },
         };
         let prepared = entry.1.clone();
         self.entries.push_back(entry);

@@ -184,24 +184,26 @@ impl Service {
                 Ok(json!({}))
             }
             Method::CancelRequest => Ok(Value::Null),
-            Method::SessionOpen => self.blocking(method, params, |s, p| s.open(p)).await,
-            Method::SessionTurn => self.blocking(method, params, |s, p| s.turn(p)).await,
-            Method::SessionState => self.blocking(method, params, |s, p| s.state(p)).await,
-            Method::SessionClose => self.blocking(method, params, |s, p| s.close(p)).await,
-            Method::SessionSave => self.blocking(method, params, |s, p| s.save(p)).await,
+            Method::SessionOpen => self.blocking(method, params, cancel, |s, p, _| s.open(p)).await,
+            Method::SessionTurn => self.blocking(method, params, cancel, |s, p, cancel| s.turn(p, cancel)).await,
+            Method::SessionState => self.blocking(method, params, cancel, |s, p, _| s.state(p)).await,
+            Method::SessionClose => self.blocking(method, params, cancel, |s, p, _| s.close(p)).await,
+            Method::SessionSave => self.blocking(method, params, cancel, |s, p, _| s.save(p)).await,
         }
     }
 
-    /// A sessions call on a blocking thread (turns check, compile and run).
+    /// A sessions call on a blocking thread (turns check, compile and run), with the request's cancellation flag.
     async fn blocking<P: serde::de::DeserializeOwned + Send + 'static>(
         &self,
         method: Method,
         params: Value,
-        call: fn(&crate::sessions::Sessions, P) -> Result<Value, RpcError>,
+        cancel: &Cancel,
+        call: fn(&crate::sessions::Sessions, P, Arc<AtomicBool>) -> Result<Value, RpcError>,
     ) -> Result<Value, RpcError> {
         let params: P = methods::params(method, params)?;
         let sessions = self.sessions.clone();
-        tokio::task::spawn_blocking(move || call(&sessions, params))
+        let flag = cancel.flag.clone();
+        tokio::task::spawn_blocking(move || call(&sessions, params, flag))
             .await
             .map_err(|_| ErrorCode::Internal.with("the session call failed inside the service (a Lacuna bug)"))?
     }

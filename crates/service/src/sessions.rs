@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use lacuna_engine::{Engine, ExecError, Session, SnippetSource, TranscriptTurn};
@@ -135,30 +136,43 @@ impl Sessions {
         Ok(json!({"turns": session.transcript().len()}))
     }
 
-    /// Runs on a blocking thread: a turn checks, compiles and runs.
-    pub fn turn(&self, params: TurnParams) -> Result<Value, RpcError> {
+    /// Runs on a blocking thread: a turn checks, compiles and runs. Cancelled (`cancel` set) while it is still
+    /// being checked, it stops there and changes nothing; once it runs, it runs to its end.
+    pub fn turn(&self, params: TurnParams, cancel: Arc<AtomicBool>) -> Result<Value, RpcError> {
         let engine = self.engine()?;
         let session = self.session(params.session)?;
         let mut guard = session.lock().unwrap_or_else(|e| e.into_inner());
         let session = guard.as_mut().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
+        session.set_interrupt(Some(cancel));
+        let outcome = Sessions::turn_in(&engine, session, params, &self.models);
+        session.set_interrupt(None);
+        outcome
+    }
+
+    fn turn_in(
+        engine: &Engine,
+        session: &mut Session,
+        params: TurnParams,
+        models: &ModelFactory,
+    ) -> Result<Value, RpcError> {
         let failed = |e: ExecError| match e {
             ExecError::Checker(e) => ErrorCode::InputError.with(e.to_string()),
             e => ErrorCode::Internal.with(e.to_string()),
         };
-        let outcome =
-            match (params.snippet, params.task) {
-                (Some(snippet), None) if params.model.is_none() => {
-                    engine.session_turn(session, &snippet).map_err(failed)?
-                }
-                (None, Some(task)) => {
-                    let (model, attempts) =
-                        (self.models)(params.model.as_deref()).map_err(|e| ErrorCode::InputError.with(e))?;
-                    engine.session_task(session, &task, model.as_ref(), attempts).map_err(failed)?
-                }
-                _ => return Err(ErrorCode::InvalidParams.with(
+        let outcome = match (params.snippet, params.task) {
+            (Some(snippet), None) if params.model.is_none() => {
+                engine.session_turn(session, &snippet).map_err(failed)?
+            }
+            (None, Some(task)) => {
+                let (model, attempts) = models(params.model.as_deref()).map_err(|e| ErrorCode::InputError.with(e))?;
+                engine.session_task(session, &task, model.as_ref(), attempts).map_err(failed)?
+            }
+            _ => {
+                return Err(ErrorCode::InvalidParams.with(
                     "give the turn's \"snippet\", or a \"task\" (and optionally a \"model\") for a model to write it",
-                )),
-            };
+                ))
+            }
+        };
         serde_json::to_value(&outcome).map_err(|e| ErrorCode::Internal.with(e.to_string()))
     }
 
