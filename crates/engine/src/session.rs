@@ -370,7 +370,7 @@ impl Engine {
         let replaced_types: Vec<&str> =
             redeclared.iter().filter(|i| i.key.starts_with("type ")).filter_map(|i| i.name.as_deref()).collect();
         let (stale, live): (Vec<SessionLocal>, Vec<SessionLocal>) =
-            session.locals.iter().cloned().partition(|l| replaced_types.iter().any(|t| names_type(&l.ty, t)));
+            session.locals.iter().cloned().partition(|l| replaced_types.iter().any(|t| mentions(&l.ty, t)));
         let kept_items: Vec<TurnItem> =
             session.items.iter().filter(|old| !redeclared.iter().any(|r| r.key == old.key)).cloned().collect();
 
@@ -705,15 +705,11 @@ fn moved_name(message: &str) -> Option<String> {
     Some(rest.split('`').next()?.to_owned())
 }
 
-/// Whether `text` has `name` as a whole word anywhere (code, strings, comments): more than the turn's uses of a
-/// local, never fewer (`format!("{name}")` names it inside a string).
+/// Whether `text` has `name` as a whole word anywhere (code, strings, comments). For a turn and a local: more
+/// than the turn's uses of it, never fewer (`format!("{name}")` names it inside a string). For a type (as source)
+/// and a type's name: whether it names that type as a whole path segment.
 fn mentions(text: &str, name: &str) -> bool {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == name)
-}
-
-/// Whether a type (as source) names the type `name` (as a whole path segment).
-fn names_type(ty: &str, name: &str) -> bool {
-    ty.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == name)
 }
 
 fn shown(host: &LoadedHost) -> Option<String> {
