@@ -208,7 +208,7 @@ fn stdio_cancellation_time_limits_and_size_limits() {
 /// evaluates: what a cancelled check stops.
 const HEAVY_HOST: &str = "#[allow(long_running_const_eval)]\nconst SPIN: u64 = {\n    let mut i: u64 = 0;\n    while i < 50_000_000_000 {\n        i += 1;\n    }\n    i\n};\n\nfn main() {\n    let n: u64 = agent!(\"a number\").unwrap();\n    println!(\"{}\", n + SPIN);\n}\n";
 
-/// The `rustc` processes `pid` started.
+/// The `rustc` processes `pid` started to check a program (not the ones it asks for facts as it starts up).
 fn rustc_children(pid: u32) -> Vec<u32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
@@ -217,7 +217,9 @@ fn rustc_children(pid: u32) -> Vec<u32> {
         let Some((head, rest)) = stat.rsplit_once(')') else { continue };
         let comm = head.split_once('(').map(|(_, c)| c).unwrap_or_default();
         let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
-        if comm == "rustc" && ppid == Some(pid) {
+        let checking = std::fs::read(entry.path().join("cmdline"))
+            .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"no-codegen"));
+        if comm == "rustc" && ppid == Some(pid) && checking {
             found.extend(head.split_whitespace().next().and_then(|p| p.parse::<u32>().ok()));
         }
     }
@@ -242,7 +244,7 @@ fn stdio_a_cancelled_check_or_turn_stops_its_rustc_and_changes_nothing() {
     let mut service = Stdio_::start(&["--workers", "1"], dir.path());
     let pid = service.child.id();
     service.request(json!("heavy"), "check", json!({"host_text": HEAVY_HOST, "snippet": "5"}));
-    // rustc starts on the host (the checker's own check of it, before the snippet's) ...
+    // rustc starts on the host (the checker's own check of it, before the snippet's): the request is in flight ...
     assert!(eventually(Duration::from_secs(30), || !rustc_children(pid).is_empty()), "rustc never started");
     // ... and is killed when the request is cancelled (its own limit, a minute, is far off).
     service.send(&json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "heavy"}}).to_string());
