@@ -270,6 +270,16 @@ fn stdio_a_cancelled_check_or_turn_stops_its_rustc_and_changes_nothing() {
     assert!(eventually(Duration::from_secs(20), || rustc_children(pid).is_empty()), "the turn's rustc still runs");
     let state = service.call(4, "session.state", json!({"session": heavy}));
     assert_eq!((&state["result"]["turns"], &state["result"]["locals"]), (&json!(0), &json!([])), "{state}");
+    // A cancel written right behind its request (one write, two lines) reaches it, though the request is long
+    // (a snippet with 3 MB of comment: reading its JSON takes a while) and the cancel short: requests are
+    // registered in the order they are read, not in the order their work gets going.
+    let padded = format!("// {}\n6", "padding ".repeat(3 << 17));
+    let check = json!({"jsonrpc": "2.0", "id": "at-once", "method": "check",
+        "params": {"host_text": HEAVY_HOST, "snippet": padded}});
+    let cancel = json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "at-once"}});
+    service.send(&format!("{check}\n{cancel}"));
+    let cancelled = service.answer(&json!("at-once"));
+    assert_eq!(cancelled["error"]["code"], -32800, "{cancelled}");
     // Other sessions go on.
     let other = service.call(5, "session.open", json!({}));
     let other = other["result"]["session"].clone();

@@ -38,6 +38,22 @@ pub struct Service {
     served: AtomicU64,
 }
 
+/// What [`Service::admit`] made of a message.
+pub enum Admission {
+    /// Nothing more to do: the response (an error, or none for a notification).
+    Answered(Option<Response>),
+    /// A request to [`Service::serve`]; registered, so a cancel that names it from now on reaches it.
+    Call(Call),
+}
+
+/// An admitted request.
+pub struct Call {
+    id: Option<Id>,
+    method: Method,
+    params: Value,
+    cancel: Arc<Cancel>,
+}
+
 /// A request's cancellation: the flag workers read, and a wake-up for the task waiting on them.
 #[derive(Default)]
 pub struct Cancel {
@@ -102,22 +118,34 @@ impl Service {
 
     /// One message (a line, a body): the response to send, if any (notifications get none).
     pub async fn handle(&self, connection: Connection, text: &str) -> Option<Response> {
+        match self.admit(connection, text) {
+            Admission::Answered(response) => response,
+            Admission::Call(call) => self.serve(connection, call).await,
+        }
+    }
+
+    /// The part of handling a message that must happen in the order messages arrive: parsing it, registering a
+    /// request so that a `$/cancelRequest` read after it finds it, and acting on a cancel. A transport that works
+    /// on several messages at once admits each before it reads the next, then [`Service::serve`]s the call.
+    pub fn admit(&self, connection: Connection, text: &str) -> Admission {
         if text.len() > self.options.max_request_bytes {
-            return Some(self.too_large(Some(text.len())));
+            return Admission::Answered(Some(self.too_large(Some(text.len()))));
         }
         let request = match protocol::parse(text) {
             Ok(request) => request,
-            Err(response) => return Some(response),
+            Err(response) => return Admission::Answered(Some(response)),
         };
         if *self.shutdown.borrow() {
-            return request
-                .id
-                .map(|id| Response::error(Some(id), ErrorCode::RequestCancelled.with("the service is shutting down")));
+            return Admission::Answered(
+                request
+                    .id
+                    .map(|id| Response::error(Some(id), ErrorCode::RequestCancelled.with("the service is shutting down"))),
+            );
         }
         let Request { id, method, params } = request;
         let method = match Method::from_name(&method) {
             Ok(method) => method,
-            Err(error) => return id.map(|id| Response::error(Some(id), error)),
+            Err(error) => return Admission::Answered(id.map(|id| Response::error(Some(id), error))),
         };
         if method == Method::CancelRequest {
             if let Ok(params) = methods::params::<methods::CancelParams>(method, params) {
@@ -127,12 +155,18 @@ impl Service {
                     cancel.cancel();
                 }
             }
-            return None;
+            return Admission::Answered(None);
         }
         let cancel = Arc::new(Cancel::default());
         if let Some(id) = &id {
             self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert((connection, id.clone()), cancel.clone());
         }
+        Admission::Call(Call { id, method, params, cancel })
+    }
+
+    /// Works on an admitted request: its response, if it has an id.
+    pub async fn serve(&self, connection: Connection, call: Call) -> Option<Response> {
+        let Call { id, method, params, cancel } = call;
         // However this ends — answered, or dropped by its transport (an HTTP client went away) — the work is
         // cancelled and the request forgotten.
         let _forget = InFlight { service: self, key: id.clone().map(|id| (connection, id)), cancel: cancel.clone() };
@@ -240,7 +274,11 @@ impl Service {
             cancelled: cancel.flag.clone(),
             reply,
         });
-        answer.await.map_err(|_| ErrorCode::Internal.with("the check worker stopped without an answer"))?
+        // A worker drops a job cancelled before it started, unanswered.
+        answer.await.map_err(|_| match cancel.flag.load(Ordering::Relaxed) {
+            true => ErrorCode::RequestCancelled.with("the request was cancelled"),
+            false => ErrorCode::Internal.with("the check worker stopped without an answer"),
+        })?
     }
 }
 

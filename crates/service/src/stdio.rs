@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
 use crate::protocol::Response;
-use crate::server::Service;
+use crate::server::{Admission, Service};
 
 /// Serves `input` until it ends or the service shuts down, writing responses to `output`.
 pub async fn serve<R, W>(service: Arc<Service>, input: R, mut output: W) -> std::io::Result<()>
@@ -43,9 +43,20 @@ where
             Line::Text(text) if text.trim().is_empty() => continue,
             Line::Text(text) => text,
         };
+        // Admitted here, in the order lines arrive, so a `$/cancelRequest` on the next line finds its request
+        // even if that request's task has not started.
+        let call = match service.admit(connection, &line) {
+            Admission::Answered(response) => {
+                if let Some(response) = response {
+                    let _ = sender.send(response);
+                }
+                continue;
+            }
+            Admission::Call(call) => call,
+        };
         let (service, sender) = (service.clone(), sender.clone());
         tasks.spawn(async move {
-            if let Some(response) = service.handle(connection, &line).await {
+            if let Some(response) = service.serve(connection, call).await {
                 let _ = sender.send(response);
             }
         });
