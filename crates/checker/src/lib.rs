@@ -280,6 +280,15 @@ pub struct PreparedHost {
     pub inferred: Vec<bool>,
 }
 
+/// What the generator of a host knows of one of its holes ([`Checker::prepare_generated`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GeneratedHole {
+    /// Its type is the snippet's to settle (`let value = agent!(..);`).
+    Inferred,
+    /// Its `T` (the hole is a `Result<T, HoleError>`), as source valid at the hole.
+    Typed(String),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct BaselineKey {
     host_start: usize,
@@ -353,20 +362,9 @@ impl Checker {
 
     /// Parses a host and makes sure it compiles with its holes unfilled.
     pub fn prepare(&mut self, name: &str, text: &str) -> Result<PreparedHost, CheckerError> {
-        let (depth, _) = lexical_size(text);
-        if depth > MAX_HOST_NESTING {
-            return Err(CheckerError::HostTooDeep { name: name.to_owned(), depth });
-        }
-        let (owned_name, owned_text) = (name.to_owned(), text.to_owned());
-        let host = self
-            .with_ra(move |_| Ok(Host::parse(&owned_name, &owned_text)))?
-            .map_err(|errors| CheckerError::HostSyntax { name: name.to_owned(), errors })?;
-        if host.holes.is_empty() {
-            return Err(CheckerError::NoHoles { name: name.to_owned() });
-        }
+        let host = self.parse_host(name, text)?;
         let unfilled = host.unfilled();
         let mut inferred = vec![false; host.holes.len()];
-
         match self.rustc_check(&unfilled.text)? {
             RustcOutcome::Finished { errors } if !errors.is_empty() => {
                 // Holes whose type only a snippet settles: rustc accepts the host with a fitting snippet in place.
@@ -390,6 +388,74 @@ impl Checker {
                 return Err(CheckerError::Rustc { detail: format!("rustc crashed checking {name} ({status})") })
             }
         }
+        let (baseline, expected_types, scopes) = self.analyze_host(&host, &unfilled)?;
+        // Every hole in a function with such errors has its type from its snippet (rust-analyzer may guess one
+        // rustc does not settle, `agent!(..).unwrap() + five` as `i32`); rustc decides with the snippet in place.
+        let mut expected_types = expected_types;
+        for (ty, inferred) in expected_types.iter_mut().zip(&inferred) {
+            if *inferred {
+                *ty = None;
+            }
+        }
+        let glue_types = self.confirm_glue_types(&host, &expected_types)?;
+        let expected_types = expected_types.into_iter().map(|t| t.map(|t| t.display)).collect();
+        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline, inferred })
+    }
+
+    /// [`Checker::prepare`] for a host Lacuna generated from parts rustc already accepted (a session turn's
+    /// hosts), whose holes' types the generator knows (`holes`, one per hole in order): rustc does not check the
+    /// host alone, nor confirm the holes' types. Nothing is accepted on that account — every snippet spliced into
+    /// the host is checked by rustc as ever, and a host is compiled before it runs — so an error in the generated
+    /// text still stops everything, as a rejection or a failed build. With a different number of holes than
+    /// `holes` (a host's items may hold holes of their own), the host is prepared as any other.
+    pub fn prepare_generated(
+        &mut self,
+        name: &str,
+        text: &str,
+        holes: &[GeneratedHole],
+    ) -> Result<PreparedHost, CheckerError> {
+        let host = self.parse_host(name, text)?;
+        if host.holes.len() != holes.len() {
+            return self.prepare(name, text);
+        }
+        let unfilled = host.unfilled();
+        let (baseline, _, scopes) = self.analyze_host(&host, &unfilled)?;
+        let inferred = holes.iter().map(|h| matches!(h, GeneratedHole::Inferred)).collect();
+        let glue_types: Vec<Option<String>> = holes
+            .iter()
+            .map(|h| match h {
+                GeneratedHole::Inferred => None,
+                GeneratedHole::Typed(ty) => Some(ty.clone()),
+            })
+            .collect();
+        let expected_types = glue_types.clone();
+        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline, inferred })
+    }
+
+    /// A host parsed, with at least one hole.
+    fn parse_host(&mut self, name: &str, text: &str) -> Result<Host, CheckerError> {
+        let (depth, _) = lexical_size(text);
+        if depth > MAX_HOST_NESTING {
+            return Err(CheckerError::HostTooDeep { name: name.to_owned(), depth });
+        }
+        let (owned_name, owned_text) = (name.to_owned(), text.to_owned());
+        let host = self
+            .with_ra(move |_| Ok(Host::parse(&owned_name, &owned_text)))?
+            .map_err(|errors| CheckerError::HostSyntax { name: name.to_owned(), errors })?;
+        if host.holes.is_empty() {
+            return Err(CheckerError::NoHoles { name: name.to_owned() });
+        }
+        Ok(host)
+    }
+
+    /// rust-analyzer on the unfilled host: its errors there (the baseline every check ignores), and per hole its
+    /// type and scope.
+    #[allow(clippy::type_complexity)]
+    fn analyze_host(
+        &mut self,
+        host: &Host,
+        unfilled: &Spliced,
+    ) -> Result<(Vec<BaselineKey>, Vec<Option<analysis::HoleType>>, Vec<Option<HoleScope>>), CheckerError> {
         let hole_offsets: Vec<usize> = host
             .holes
             .iter()
@@ -410,17 +476,7 @@ impl Checker {
                 _ => None,
             })
             .collect();
-        // Every hole in a function with such errors has its type from its snippet (rust-analyzer may guess one
-        // rustc does not settle, `agent!(..).unwrap() + five` as `i32`); rustc decides with the snippet in place.
-        let mut expected_types = expected_types;
-        for (ty, inferred) in expected_types.iter_mut().zip(&inferred) {
-            if *inferred {
-                *ty = None;
-            }
-        }
-        let glue_types = self.confirm_glue_types(&host, &expected_types)?;
-        let expected_types = expected_types.into_iter().map(|t| t.map(|t| t.display)).collect();
-        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline, inferred })
+        Ok((baseline, expected_types, scopes))
     }
 
     /// A host with holes whose types only their snippets settle ([`PreparedHost::inferred`]), each such hole

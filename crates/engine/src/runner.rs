@@ -15,8 +15,8 @@ use crate::ms;
 use crate::nested::*;
 use crate::options::*;
 use crate::report::*;
-use crate::rustc_path::build::{Builder, Lineage, Linkage};
-use crate::rustc_path::instrument::{instrument, SitePlan};
+use crate::rustc_path::build::{Builder, Built, Lineage, Linkage};
+use crate::rustc_path::instrument::{instrument_with, SitePlan, Tried};
 use crate::rustc_path::snippet::{nested_table, NestedHole};
 use crate::rustc_path::*;
 use crate::site::*;
@@ -112,18 +112,21 @@ impl Engine {
         self.load_in(name, text, snippets, None)
     }
 
-    /// [`Engine::load_for`] for one host of a lineage (a session's, turn by turn): rustc reuses what it compiled
-    /// for the lineage's earlier hosts.
+    /// [`Engine::load_for`], or for a host Lacuna generated ([`Generated`]: a session's, turn by turn).
     pub(crate) fn load_in(
         &self,
         name: &str,
         text: &str,
         snippets: &BTreeMap<u32, String>,
-        lineage: Option<&Lineage>,
+        generated: Option<Generated<'_>>,
     ) -> Result<Arc<LoadedHost>, ExecError> {
         let mut guard = self.shared.lock();
         let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
-        let mut prepared = state.checker.prepare(name, text)?;
+        let mut prepared = match &generated {
+            Some(generated) => state.checker.prepare_generated(name, text, generated.holes)?,
+            None => state.checker.prepare(name, text)?,
+        };
+        let lineage = generated.as_ref().map(|g| g.lineage);
         if !has_main(&prepared.host.text) {
             return Err(ExecError::NoMain { host: name.to_owned() });
         }
@@ -161,26 +164,16 @@ impl Engine {
         let signatures = lacuna_checker::prompt_signatures(&prepared.host.text);
         let started = Instant::now();
         // A `dylib` snippet libraries link to (one copy of the host's statics and types in the process); a
-        // standalone library where that does not build.
-        let dylib = state.builder.links_dynamically().then(|| {
-            let instrumented = instrument(&prepared, state.checker.rustc(), true).ok()?;
-            let built = state
-                .builder
-                .build_in("lacuna_host", &instrumented.text, Some(name), Linkage::Host, lineage)
-                .ok()?
-                .ok()?;
-            Some((instrumented, built))
-        });
-        let (instrumented, built) = match dylib.flatten() {
+        // standalone library where that does not build. Each round of instrumentation is built straight away:
+        // rustc's errors, if any, say what the next round leaves out.
+        let dylib = state
+            .builder
+            .links_dynamically()
+            .then(|| instrument_with(&prepared, true, host_build(&state.builder, name, Linkage::Host, lineage)).ok())
+            .flatten();
+        let (instrumented, built) = match dylib {
             Some(done) => done,
-            None => {
-                let instrumented = instrument(&prepared, state.checker.rustc(), false)?;
-                let built = state
-                    .builder
-                    .build("lacuna_host", &instrumented.text, Some(name), Linkage::Standalone)?
-                    .map_err(|failure| ExecError::HostBuild { detail: failure.summary() })?;
-                (instrumented, built)
-            }
+            None => instrument_with(&prepared, false, host_build(&state.builder, name, Linkage::Standalone, None))?,
         };
         let instrument_ms = (ms(started) - built.compile_ms).max(0.0);
         let library = load_library(&built.library)?;
@@ -278,6 +271,13 @@ impl Engine {
         }
     }
 
+    /// Removes this process's incremental state for a lineage whose builds are over (a closed session's).
+    pub(crate) fn forget_lineage(&self, lineage: &Lineage) {
+        if let Some(state) = self.shared.lock().as_ref() {
+            state.builder.forget(lineage);
+        }
+    }
+
     /// The checker, for callers that also check (the CLI's verbose output, tests).
     pub fn with_checker<R>(&self, f: impl FnOnce(&mut Checker) -> R) -> Option<R> {
         self.shared.lock().as_mut().map(|s| f(&mut s.checker))
@@ -288,6 +288,29 @@ impl Drop for Engine {
     fn drop(&mut self) {
         self.shared.lock().take();
     }
+}
+
+/// Builds each round's instrumented host: the library, or rustc's errors for the next round.
+fn host_build<'a>(
+    builder: &'a Builder,
+    name: &'a str,
+    linkage: Linkage<'a>,
+    lineage: Option<&'a Lineage>,
+) -> impl FnMut(&str) -> Result<Tried<Built>, ExecError> + 'a {
+    move |text| match builder.build_in("lacuna_host", text, Some(name), linkage, lineage)? {
+        Ok(built) => Ok(Tried::Compiled(built)),
+        // Not rustc's errors (the linker's, say): nothing the next round could leave out.
+        Err(failure) if failure.errors.is_empty() => Err(ExecError::HostBuild { detail: failure.summary() }),
+        Err(failure) => Ok(Tried::Errors(failure.errors)),
+    }
+}
+
+/// A host Lacuna generated: what it knows of the holes (so the checker skips rustc's check of the host alone; its
+/// build is the check, see [`lacuna_checker::Checker::prepare_generated`]), and the lineage it belongs to (rustc
+/// reuses what it compiled for the lineage's earlier hosts).
+pub(crate) struct Generated<'a> {
+    pub lineage: &'a Lineage,
+    pub holes: &'a [lacuna_checker::GeneratedHole],
 }
 
 impl Shared {

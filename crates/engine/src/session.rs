@@ -9,8 +9,8 @@
 //! beside its value. The runner checks that snippet too, so nothing runs that rustc did not accept.
 //!
 //! Both hosts declare only the locals the turn names (the others stay in the store untouched), so a turn's cost
-//! does not grow with the locals the session holds. A session opened on a host program builds its run hosts as
-//! one lineage, compiled incrementally (see [`crate::rustc_path::build::Lineage`]).
+//! does not grow with the locals the session holds. A session's run hosts are one lineage, compiled incrementally
+//! (see [`crate::rustc_path::build::Lineage`]), so a turn's build does not grow with items earlier turns declared.
 //!
 //! A rejected turn changes nothing. A turn that faults keeps the earlier locals as the fault left them and adds
 //! nothing. A local whose type cannot be written (a closure) does not outlive its turn; redefining a type drops
@@ -22,9 +22,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use lacuna_checker::turn::{split_turn, TurnItem};
+use lacuna_checker::GeneratedHole;
 use serde::Serialize;
 
 use crate::load::LoadedHost;
+use crate::runner::Generated;
 use crate::rustc_path::build::Lineage;
 use crate::{Engine, ExecError, ExecPath};
 
@@ -49,11 +51,13 @@ pub struct Session {
     last_host: Option<Arc<LoadedHost>>,
     turns: u32,
     transcript: Vec<TranscriptTurn>,
-    /// For a session opened on a host program: its hosts' lineage. Each turn's host is the program's items plus a
-    /// small `main`, which rustc compiles incrementally (it reuses the code of the program's modules). A session
-    /// from nothing has its items at the crate root with `main`, where incremental compilation reuses little and
-    /// costs more than it saves (`benches/session.rs`), so it has none.
-    lineage: Option<Lineage>,
+    /// Its run hosts' lineage: each turn's host is the session's items plus a small `main`, which rustc compiles
+    /// incrementally (it reuses the code of the items no turn since changed). Sessions opened on one host program
+    /// share one (a process serving many tasks on one host reuses the program's code from session to session);
+    /// a session from nothing has its own, forgotten when it closes.
+    lineage: Lineage,
+    /// Whether the lineage is this session's alone.
+    own_lineage: bool,
     /// Set by whoever asked for the turn in progress to stop it ([`Session::set_interrupt`]).
     interrupt: Option<Arc<AtomicBool>>,
 }
@@ -142,20 +146,23 @@ impl Session {
         let parts = split_turn(text)?;
         let mut session = Session::new();
         session.items = parts.items.into_iter().filter(|i| i.key != "fn main").collect();
-        session.lineage = Some(Lineage::of(text));
+        session.lineage = Lineage::of(text);
+        session.own_lineage = false;
         Some(session)
     }
 
     pub fn new() -> Session {
+        let id = NEXT_SESSION.fetch_add(1, Ordering::Relaxed);
         Session {
-            id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
+            id,
             items: Vec::new(),
             locals: Vec::new(),
             next_slot: 0,
             last_host: None,
             turns: 0,
             transcript: Vec::new(),
-            lineage: None,
+            lineage: Lineage::of(&format!("session {id}")),
+            own_lineage: true,
             interrupt: None,
         }
     }
@@ -245,7 +252,8 @@ impl Session {
         check_text: &str,
         turn: &str,
     ) -> Result<(lacuna_checker::Verdict, Vec<String>, Option<lacuna_checker::TurnTypes>), ExecError> {
-        let prepared = checker.prepare("session.rs", check_text)?;
+        // Generated from accepted items and the locals' types; rustc checks it with the turn in place.
+        let prepared = checker.prepare_generated("session.rs", check_text, &[GeneratedHole::Inferred])?;
         // The turn's hole is the last one (a host's items may hold holes of their own).
         let hole = prepared.host.holes.len() - 1;
         let verdict = checker.check(&prepared, hole, turn)?;
@@ -284,13 +292,8 @@ impl Session {
                 slot = local.slot
             ));
         }
-        let new_types: Vec<&str> = new.iter().map(|l| l.ty.as_str()).collect();
         let new_names: Vec<&str> = new.iter().map(|l| l.name.as_str()).collect();
-        // Without new locals the hole's value is the turn's own (a scalar one can run on the JIT).
-        let hole_type = match new.is_empty() {
-            true => value.unwrap_or("()").to_owned(),
-            false => format!("({}, {})", value.unwrap_or("()"), tuple(&new_types)),
-        };
+        let hole_type = run_hole_type(value, new);
         text.push_str(&format!(
             "    let __lacuna_turn: ::core::result::Result<{hole_type}, ::lacuna::HoleError> = agent!(\"the turn\");\n"
         ));
@@ -320,6 +323,16 @@ impl Session {
         keep(before, &mut text, "            ");
         text.push_str("        }\n    }\n}\n");
         text
+    }
+}
+
+/// The type of the run host's hole: the turn's value, and its new locals beside it. Without new locals the hole's
+/// value is the turn's own (a scalar one can run on the JIT).
+fn run_hole_type(value: Option<&str>, new: &[SessionLocal]) -> String {
+    let new_types: Vec<&str> = new.iter().map(|l| l.ty.as_str()).collect();
+    match new.is_empty() {
+        true => value.unwrap_or("()").to_owned(),
+        false => format!("({}, {})", value.unwrap_or("()"), tuple(&new_types)),
     }
 }
 
@@ -441,7 +454,9 @@ impl Engine {
             let snippet = handover(turn, &parts.items, parts.tail.clone(), value_source.is_some(), &new_locals);
             let run_text = session.run_host(&items, &used, &moved_before, value_source.as_deref(), &new_locals);
             let compile_started = Instant::now();
-            let host = self.load_in("session.rs", &run_text, &BTreeMap::new(), session.lineage.as_ref())?;
+            let holes = [GeneratedHole::Typed(run_hole_type(value_source.as_deref(), &new_locals))];
+            let generated = Generated { lineage: &session.lineage, holes: &holes };
+            let host = self.load_in("session.rs", &run_text, &BTreeMap::new(), Some(generated))?;
             *timings.entry("host_compile").or_insert(0.0) += ms(compile_started);
             let run_started = Instant::now();
             let hole = host.prepared.host.holes.len() as u32;
@@ -625,8 +640,11 @@ impl Engine {
         Ok(outcome)
     }
 
-    /// Drops every value the session keeps.
+    /// Drops every value the session keeps, and the incremental state of its own builds.
     pub fn close_session(&self, session: Session) {
+        if session.own_lineage {
+            self.forget_lineage(&session.lineage);
+        }
         if let Some(host) = &session.last_host {
             if let Some(close) = host.symbol("lacuna_session_close") {
                 // SAFETY: the runtime exports `lacuna_session_close` with this signature (prelude/session.rs).

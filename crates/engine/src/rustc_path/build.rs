@@ -1,9 +1,11 @@
 //! Compiling generated sources (the instrumented host, rustc-path snippets) into libraries Lacuna loads, cached
 //! by content: the same source with the same toolchain is compiled once, across runs and processes.
 
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use lacuna_checker::{parse_rustc_errors, Rustc, RustcError};
@@ -189,9 +191,22 @@ impl Builder {
         let io = |e: std::io::Error, what: &Path| ExecError::Io { detail: format!("{}: {e}", what.display()) };
         // Write and build under private names, then rename: builders in other processes (or threads) building
         // the same text each publish complete files, and no rustc reads a source another is still writing.
-        let private = format!("{}.{:?}", std::process::id(), std::thread::current().id()).replace(['(', ')'], "");
-        let staged_source = self.dir.join(format!(".{stem}.{private}.rs"));
-        let staged = self.dir.join(format!(".{stem}.{private}.so"));
+        // A lineage's builds are the exception: rustc keys its incremental state by the source's path and the
+        // output's, so they go through one of each, in this process's directory for the lineage, one at a time.
+        let lineage_lock = lineage.map(|l| lock_for(&self.incremental_dir(l)));
+        let _one_at_a_time = lineage_lock.as_ref().map(|lock| lock.lock().unwrap_or_else(|e| e.into_inner()));
+        let (staged_source, staged) = match lineage {
+            Some(lineage) => {
+                let work = self.incremental_dir(lineage);
+                std::fs::create_dir_all(&work).map_err(|e| io(e, &work))?;
+                (work.join(format!("{crate_name}.rs")), work.join(format!("lib{crate_name}.so")))
+            }
+            None => {
+                let private =
+                    format!("{}.{:?}", std::process::id(), std::thread::current().id()).replace(['(', ')'], "");
+                (self.dir.join(format!(".{stem}.{private}.rs")), self.dir.join(format!(".{stem}.{private}.so")))
+            }
+        };
         std::fs::write(&staged_source, source).map_err(|e| io(e, &staged_source))?;
         let started = Instant::now();
         let mut command = Command::new(&self.rustc);
@@ -207,7 +222,7 @@ impl Builder {
                 // symbols never meet: a snippet library binds to the host it names (its soname).
                 let metadata = match lineage {
                     Some(lineage) => {
-                        let incremental = self.incremental_dir(lineage);
+                        let incremental = self.incremental_dir(lineage).join("rustc");
                         command.arg(format!("-Cincremental={}", incremental.display()));
                         format!("lineage-{}", lineage.0)
                     }
@@ -287,6 +302,18 @@ impl Builder {
     fn incremental_dir(&self, lineage: &Lineage) -> PathBuf {
         self.dir.join(INCREMENTAL).join(format!("{}-{}", lineage.0, std::process::id()))
     }
+
+    /// Removes this process's incremental state for `lineage` (no more builds of it will come).
+    pub fn forget(&self, lineage: &Lineage) {
+        let _ = std::fs::remove_dir_all(self.incremental_dir(lineage));
+    }
+}
+
+/// The lock that keeps a lineage's builds in this process one at a time (they share a source and an output path).
+fn lock_for(work: &Path) -> Arc<Mutex<()>> {
+    static LOCKS: Mutex<BTreeMap<PathBuf, Arc<Mutex<()>>>> = Mutex::new(BTreeMap::new());
+    let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    locks.entry(work.to_owned()).or_default().clone()
 }
 
 /// How many builds a builder makes between trims of the cache (it also trims when it starts).

@@ -241,6 +241,31 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
 /// also exported for snippet libraries to link to (see [`lacuna_checker::export`]), which fails where the export
 /// does not compile.
 pub fn instrument(prepared: &PreparedHost, rustc: &Rustc, dylib: bool) -> Result<Instrumented, ExecError> {
+    let check = |text: &str| -> Result<Tried<()>, ExecError> {
+        let errors = rustc
+            .errors(text)
+            .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
+            .ok_or_else(|| ExecError::Instrument { detail: "rustc did not finish checking the host".into() })?;
+        Ok(if errors.is_empty() { Tried::Compiled(()) } else { Tried::Errors(errors) })
+    };
+    Ok(instrument_with(prepared, dylib, check)?.0)
+}
+
+/// What one round's instrumented host came to.
+pub enum Tried<T> {
+    /// It compiled (and this is what the attempt made of it: a library).
+    Compiled(T),
+    /// rustc's errors, with spans in the instrumented text: the next round leaves out what they implicate.
+    Errors(Vec<RustcError>),
+}
+
+/// [`instrument`], with each round's text handed to `attempt`: a build, say, so a host that compiles as first
+/// rendered (the usual case) is compiled once, not checked and then compiled.
+pub fn instrument_with<T>(
+    prepared: &PreparedHost,
+    dylib: bool,
+    mut attempt: impl FnMut(&str) -> Result<Tried<T>, ExecError>,
+) -> Result<(Instrumented, T), ExecError> {
     let export = dylib.then(|| {
         let holes: Vec<Range<usize>> = prepared.host.holes.iter().map(|h| h.range.clone()).collect();
         lacuna_checker::export::export(&prepared.host.text, &holes)
@@ -274,18 +299,17 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc, dylib: bool) -> Result
         .collect();
     for _ in 0..MAX_ROUNDS {
         let rendered = render(prepared, edits, &sites, &host_fns, &fields, &structs, &enums, &writers);
-        let errors = rustc
-            .errors(&rendered.text)
-            .map_err(|e| ExecError::Instrument { detail: e.to_string() })?
-            .ok_or_else(|| ExecError::Instrument { detail: "rustc did not finish checking the host".into() })?;
-        if errors.is_empty() {
-            let mut instrumented =
-                Instrumented { text: rendered.text, mirror: None, sites, host_fns, anchors: rendered.anchors };
-            if let Some(export) = &export {
-                instrumented.mirror = Some(mirror(&prepared.host.text, export, &instrumented));
+        let errors = match attempt(&rendered.text)? {
+            Tried::Compiled(made) => {
+                let mut instrumented =
+                    Instrumented { text: rendered.text, mirror: None, sites, host_fns, anchors: rendered.anchors };
+                if let Some(export) = &export {
+                    instrumented.mirror = Some(mirror(&prepared.host.text, export, &instrumented));
+                }
+                return Ok((instrumented, made));
             }
-            return Ok(instrumented);
-        }
+            Tried::Errors(errors) => errors,
+        };
         if errors.iter().flat_map(|e| &e.spans).any(|span| span.start >= rendered.writers_at) {
             writers.clear();
             continue;
