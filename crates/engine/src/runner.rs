@@ -162,18 +162,20 @@ impl Engine {
             };
         }
         let signatures = lacuna_checker::prompt_signatures(&prepared.host.text);
+        // The build needs nothing else of the engine: other holes and sessions check and build meanwhile.
+        let builder = state.builder.clone();
+        drop(guard);
         let started = Instant::now();
         // A `dylib` snippet libraries link to (one copy of the host's statics and types in the process); a
         // standalone library where that does not build. Each round of instrumentation is built straight away:
         // rustc's errors, if any, say what the next round leaves out.
-        let dylib = state
-            .builder
+        let dylib = builder
             .links_dynamically()
-            .then(|| instrument_with(&prepared, true, host_build(&state.builder, name, Linkage::Host, lineage)).ok())
+            .then(|| instrument_with(&prepared, true, host_build(&builder, name, Linkage::Host, lineage)).ok())
             .flatten();
         let (instrumented, built) = match dylib {
             Some(done) => done,
-            None => instrument_with(&prepared, false, host_build(&state.builder, name, Linkage::Standalone, None))?,
+            None => instrument_with(&prepared, false, host_build(&builder, name, Linkage::Standalone, None))?,
         };
         let instrument_ms = (ms(started) - built.compile_ms).max(0.0);
         let library = load_library(&built.library)?;
