@@ -91,14 +91,27 @@ fn main() {
             print!(" {name:>14}");
         }
         println!();
-        for point in [10usize, 50, 200].into_iter().filter(|p| *p <= length) {
-            let range = point.saturating_sub(3)..(point + 2).min(at.len());
-            print!("{point:<16} {:>7.1} ms", percentile(&at[range.clone()], 50.0));
+        let row = |label: String, turns: Vec<usize>| {
+            let of = |v: Vec<f64>| percentile(&v, 50.0);
+            print!("{label:<16} {:>7.1} ms", of(turns.iter().map(|&i| at[i]).collect()));
             for name in names {
-                let v: Vec<f64> = phases[range.clone()].iter().map(|t| t.get(name).copied().unwrap_or(0.0)).collect();
-                print!(" {:>11.1} ms", percentile(&v, 50.0));
+                print!(" {:>11.1} ms", of(turns.iter().map(|&i| phases[i].get(name).copied().unwrap_or(0.0)).collect()));
             }
             println!();
+        };
+        let points: Vec<usize> = [10usize, 50, 200].into_iter().filter(|p| *p <= length).collect();
+        for &point in &points {
+            row(point.to_string(), (point.saturating_sub(3)..(point + 2).min(at.len())).collect());
+        }
+        // The turns that declare an item recompile the code they share a unit with: shown on their own (the
+        // ones among the 20 turns around each point).
+        let declaring: Vec<usize> = (0..at.len()).filter(|&i| text(i).starts_with("fn ")).collect();
+        if !declaring.is_empty() {
+            println!("of which, the turns that declare a function:");
+            for &point in &points {
+                let near = declaring.iter().copied().filter(|&i| i + 10 >= point && i < point + 10).collect();
+                row(point.to_string(), near);
+            }
         }
     }
 

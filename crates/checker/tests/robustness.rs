@@ -234,3 +234,38 @@ fn a_curried_closure_hole_is_checked() {
     assert!(verdict.accepted, "{verdict:?}");
     assert!(verdict.expected_type.as_deref().is_some_and(|t| t.starts_with("Box<dyn Fn(i32) -> Box<dyn Fn(i32)")));
 }
+
+/// A host Lacuna generates (a session turn's) is prepared without rustc's check of the host alone. If it does
+/// not compile after all — a bug in what generated it — nothing spliced into it is accepted; nor is anything when
+/// the generator wrote a hole's type that is not the hole's.
+#[test]
+fn a_generated_host_that_does_not_compile_accepts_nothing() {
+    use lacuna_checker::GeneratedHole;
+    let mut f = fixture().lock().unwrap_or_else(|e| e.into_inner());
+    let checker = &mut f.checker;
+    let broken = "fn label() -> u32 {\n    \"not a number\"\n}\n\nfn main() {\n    let turn = agent!(\"the next turn\");\n}\n";
+    let prepared =
+        checker.prepare_generated("generated.rs", broken, &[GeneratedHole::Inferred]).expect("prepared as generated");
+    for snippet in ["1", "label()", "let x = 2;\nx + 1", "String::from(\"s\")"] {
+        let verdict = checker.check(&prepared, 0, snippet).expect("checked");
+        assert!(!verdict.accepted, "{snippet:?} accepted in a host that does not compile: {verdict:?}");
+    }
+    // Prepared as any other host, it is refused up front.
+    assert!(matches!(checker.prepare("generated.rs", broken), Err(CheckerError::HostDoesNotCompile { .. })));
+
+    // The hole's type written wrong (`String` for a hole of `u64`): neither a `String` nor a `u64` is accepted.
+    let typed = "fn main() {\n    let n: Result<u64, lacuna::HoleError> = agent!(\"a number\");\n}\n";
+    let wrong = checker
+        .prepare_generated("generated.rs", typed, &[GeneratedHole::Typed("String".into())])
+        .expect("prepared as generated");
+    for snippet in ["5", "String::from(\"5\")"] {
+        let verdict = checker.check(&wrong, 0, snippet).expect("checked");
+        assert!(!verdict.accepted, "{snippet:?} accepted against a wrongly written type: {verdict:?}");
+    }
+    // Written right, the hole takes what fits it.
+    let right = checker
+        .prepare_generated("generated.rs", typed, &[GeneratedHole::Typed("u64".into())])
+        .expect("prepared as generated");
+    assert!(checker.check(&right, 0, "5").expect("checked").accepted);
+    assert!(!checker.check(&right, 0, "\"5\"").expect("checked").accepted);
+}
