@@ -357,6 +357,19 @@ pub mod __budget {
         n as u32
     }
 
+    /// [`run_snippet`] for a body called through a `dyn` reference: compiled once, here, rather than once per
+    /// caller. What the JIT's calls of host functions go through (a shim per function; see `instrument::shim`),
+    /// so a host with many functions does not compile `run_snippet`'s body once for each. `body` is called at most
+    /// once.
+    ///
+    /// # Safety
+    /// As for [`run_snippet`].
+    #[inline(never)]
+    pub unsafe fn run_call(run: *mut RawRun, body: &mut dyn FnMut()) -> u32 {
+        // SAFETY: the caller's guarantee for `run` is passed on.
+        unsafe { run_snippet(run, body) }
+    }
+
     /// Runs a snippet's body under `run`'s budgets. Returns 0 when it finished, 1 with `run`'s fault filled in
     /// when it panicked or ran out of a budget. Threads the body starts with `thread::scope` count against the
     /// same budgets, and their faults are the run's. Budgets nest: a hole inside the snippet gets its own, and

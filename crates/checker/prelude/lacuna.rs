@@ -287,7 +287,7 @@ pub mod __private {
     }
 
     pub use crate::__budget::{
-        run_snippet, tick, BudgetAllocator, BudgetExceeded, RawRun, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC,
+        run_call, run_snippet, tick, BudgetAllocator, BudgetExceeded, RawRun, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC,
         FAULT_STACK, FAULT_TIME,
     };
 }

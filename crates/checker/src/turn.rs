@@ -1,7 +1,7 @@
 //! A session turn's parts (pure syntax): the items it declares, which stay in scope for later turns, and where its
 //! final expression is.
 
-use ra_ap_syntax::{ast, ast::HasName, AstNode, Edition, SourceFile};
+use ra_ap_syntax::{ast, ast::HasAttrs, ast::HasName, AstNode, Edition, SourceFile};
 
 /// An item a turn declares, with what a later declaration of the same thing replaces.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +66,18 @@ pub fn split_turn(turn: &str) -> Option<TurnParts> {
     }
     let tail = stmts.tail_expr().map(|e| local(e.syntax()));
     Some(TurnParts { items, tail })
+}
+
+/// A program's crate-level attributes (`#![allow(..)]`), as written: what a session opened on the program keeps
+/// at the top of every host it generates.
+pub fn crate_attributes(program: &str) -> Vec<String> {
+    let parse = SourceFile::parse(program, Edition::Edition2021);
+    parse
+        .tree()
+        .attrs()
+        .filter(|attr| attr.excl_token().is_some())
+        .map(|attr| attr.syntax().text().to_string())
+        .collect()
 }
 
 #[cfg(test)]

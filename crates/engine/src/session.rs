@@ -45,6 +45,8 @@ pub struct SessionLocal {
 pub struct Session {
     id: u64,
     items: Vec<TurnItem>,
+    /// The crate-level attributes of the program the session was opened on (`#![allow(..)]`), atop every host.
+    attributes: String,
     locals: Vec<SessionLocal>,
     next_slot: u32,
     /// The latest host loaded for it: the runtime's store is reached through it when the session closes.
@@ -148,6 +150,7 @@ impl Session {
         session.items = parts.items.into_iter().filter(|i| i.key != "fn main").collect();
         session.lineage = Lineage::of(text);
         session.own_lineage = false;
+        session.attributes = lacuna_checker::turn::crate_attributes(text).iter().map(|a| format!("{a}\n")).collect();
         Some(session)
     }
 
@@ -156,6 +159,7 @@ impl Session {
         Session {
             id,
             items: Vec::new(),
+            attributes: String::new(),
             locals: Vec::new(),
             next_slot: 0,
             last_host: None,
@@ -207,7 +211,7 @@ impl Session {
 
     /// What a model is told about the next turn: the session's items and locals, and the task.
     fn request(&self, task: &str) -> crate::HoleRequest {
-        let text = Session::check_host(&self.items, &self.locals);
+        let text = Session::check_host(&self.attributes, &self.items, &self.locals);
         let items: String = self.items.iter().map(|i| format!("{}\n", i.text)).collect();
         crate::HoleRequest {
             kind: crate::RequestKind::SessionTurn,
@@ -230,8 +234,8 @@ impl Session {
     }
 
     /// The host a turn is checked in: the items, the locals (never run), and a hole whose type the turn settles.
-    fn check_host(items: &[TurnItem], locals: &[SessionLocal]) -> String {
-        let mut text = String::from("#![allow(unused)]\n");
+    fn check_host(attributes: &str, items: &[TurnItem], locals: &[SessionLocal]) -> String {
+        let mut text = format!("#![allow(unused)]\n{attributes}");
         for item in items {
             text.push_str(&item.text);
             text.push('\n');
@@ -277,7 +281,7 @@ impl Session {
         new: &[SessionLocal],
     ) -> String {
         let id = self.id;
-        let mut text = String::from("#![allow(unused)]\n");
+        let mut text = format!("#![allow(unused)]\n{}", self.attributes);
         for item in items {
             text.push_str(&item.text);
             text.push('\n');
@@ -400,7 +404,7 @@ impl Engine {
         // Only the locals the turn names are declared (in both hosts): a turn cannot reach a local it does not
         // name (macros are hygienic), and the hosts then grow with what a turn uses, not with the session.
         let used: Vec<SessionLocal> = live.iter().filter(|l| mentions(turn, &l.name)).cloned().collect();
-        let check_text = Session::check_host(&check_items, &used);
+        let check_text = Session::check_host(&session.attributes, &check_items, &used);
         session.interrupted()?;
         let interrupt = session.interrupt.clone();
         let (verdict, rendered, types) = self

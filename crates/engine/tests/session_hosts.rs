@@ -173,3 +173,19 @@ fn sessions_on_several_threads_keep_their_own_values() {
         }
     });
 }
+
+/// A host's crate-level attributes hold in its sessions as in the program: here one that lets a literal wrap.
+#[test]
+fn a_session_keeps_its_host_crate_attributes() {
+    let engine = engine();
+    let host = "#![allow(overflowing_literals)]\n\nfn wrap(x: u8) -> u8 {\n    x\n}\n\nfn main() {\n    let r: Result<u8, lacuna::HoleError> = agent!(\"a byte\");\n}\n";
+    let mut session = Session::from_host(host).expect("the host parses");
+    let wrapped = turn(&engine, &mut session, "let b: u8 = 256;\nwrap(b)");
+    assert_eq!((wrapped.accepted, wrapped.value.as_deref()), (true, Some("0")), "{wrapped:?}");
+    engine.close_session(session);
+    // Without the attribute the same turn is rejected, as rustc rejects the literal in a program.
+    let mut plain = Session::new();
+    let rejected = turn(&engine, &mut plain, "let b: u8 = 256;\nb");
+    assert!(!rejected.accepted, "{rejected:?}");
+    engine.close_session(plain);
+}

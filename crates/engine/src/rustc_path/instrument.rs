@@ -187,7 +187,7 @@ fn map_writer(site: u32, glue: &str) -> String {
 const MAX_ROUNDS: u32 = 24;
 
 /// The shims through which JIT code calls host functions and methods ([`lacuna_checker::ScalarFn::symbol`]):
-/// `(run, out, [self pointer,] args..) -> status`, the call made under `lacuna::__private::run_snippet` (a panic
+/// `(run, out, [self pointer,] args..) -> status`, the call made under `lacuna::__private::run_call` (a panic
 /// is status 1 with `run`'s fault filled in). A `&str` argument comes as pointer and length; a `String` result
 /// is written as `[pointer, capacity, length]` (the buffer is the JIT's from then on), an `Option<S>` as a `u8`
 /// tag at offset 0 and the payload at offset 8.
@@ -230,7 +230,8 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
         "\n#[doc(hidden)]\n#[no_mangle]\n#[allow(improper_ctypes_definitions, private_interfaces)]\n\
          pub unsafe extern \"C\" fn {symbol}(\
          __lacuna_run: *mut ::lacuna::__private::RawRun, __lacuna_out: *mut {out}{sep}{params}) -> u32 {{\n    \
-         unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, move || unsafe {{ {write} }}) }}\n}}\n",
+         let mut __lacuna_call = ::core::option::Option::Some(move || unsafe {{ {write} }});\n    \
+         unsafe {{ ::lacuna::__private::run_call(__lacuna_run, &mut || {{ if let ::core::option::Option::Some(__lacuna_f) = __lacuna_call.take() {{ __lacuna_f() }} }}) }}\n}}\n",
         symbol = f.symbol(),
         sep = if params.is_empty() { "" } else { ", " },
         params = params.join(", "),
