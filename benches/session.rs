@@ -95,7 +95,10 @@ fn main() {
             let of = |v: Vec<f64>| percentile(&v, 50.0);
             print!("{label:<16} {:>7.1} ms", of(turns.iter().map(|&i| at[i]).collect()));
             for name in names {
-                print!(" {:>11.1} ms", of(turns.iter().map(|&i| phases[i].get(name).copied().unwrap_or(0.0)).collect()));
+                print!(
+                    " {:>11.1} ms",
+                    of(turns.iter().map(|&i| phases[i].get(name).copied().unwrap_or(0.0)).collect())
+                );
             }
             println!();
         };

@@ -6,7 +6,7 @@
 pub mod __budget {
     use std::alloc::{GlobalAlloc, Layout, System};
     use std::cell::{Cell, RefCell};
-    use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
     use std::sync::Mutex;
     use std::time::{Duration, Instant};
 
@@ -21,6 +21,9 @@ pub mod __budget {
         pub memory: u64,
         /// The lowest stack address the snippet may reach (0: unchecked).
         pub stack_limit: usize,
+        /// Null, or a flag that lives as long as the process: once it is non-zero the snippet stops at its next time
+        /// check, as if out of time (whoever asked for the run cancelled it; Lacuna tells the two apart).
+        pub interrupt: *const AtomicU32,
         /// How the run ended: one of the `FAULT_*` codes.
         pub fault: u32,
         pub line: u32,
@@ -67,6 +70,8 @@ pub mod __budget {
         memory_left: AtomicUsize,
         memory_refused: AtomicBool,
         deadline: Mutex<Option<Instant>>,
+        /// [`RawRun::interrupt`], for the threads the snippet starts.
+        interrupt: AtomicPtr<AtomicU32>,
         /// The first budget fault (`FAULT_*`) on a thread the snippet started, and the first panic there: the
         /// snippet's own thread sees only `thread::scope`'s "a scoped thread panicked".
         helper_fault: AtomicU32,
@@ -81,6 +86,7 @@ pub mod __budget {
                 memory_left: AtomicUsize::new(usize::MAX),
                 memory_refused: AtomicBool::new(false),
                 deadline: Mutex::new(None),
+                interrupt: AtomicPtr::new(std::ptr::null_mut()),
                 helper_fault: AtomicU32::new(FAULT_NONE),
                 helper_panic: Mutex::new(None),
             }
@@ -119,11 +125,12 @@ pub mod __budget {
         /// Fuel this thread holds, taken from the run's pool.
         fuel: u64,
         deadline: Option<Instant>,
+        interrupt: Option<&'static AtomicU32>,
         stack_limit: usize,
     }
 
     const UNKNOWN: Local =
-        Local { role: Role::Unknown, slot: 0, generation: 0, fuel: 0, deadline: None, stack_limit: 0 };
+        Local { role: Role::Unknown, slot: 0, generation: 0, fuel: 0, deadline: None, interrupt: None, stack_limit: 0 };
 
     thread_local! {
         static LOCAL: Cell<Local> = const { Cell::new(UNKNOWN) };
@@ -201,13 +208,16 @@ pub mod __budget {
             if stack_pointer() < local.stack_limit {
                 exceeded(FAULT_STACK);
             }
-            if let Some(deadline) = local.deadline {
+            if local.deadline.is_some() || local.interrupt.is_some() {
                 let ticks = TICKS.with(|t| {
                     let n = t.get().wrapping_add(1);
                     t.set(n);
                     n
                 });
-                if ticks % 1024 == 0 && Instant::now() > deadline {
+                if ticks % 1024 == 0
+                    && (local.deadline.is_some_and(|deadline| Instant::now() > deadline)
+                        || local.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed) != 0))
+                {
                     exceeded(FAULT_TIME);
                 }
             }
@@ -222,7 +232,7 @@ pub mod __budget {
             local = join_run();
         }
         let Some(run) = current_run(&local) else {
-            return Local { role: Role::Outside, fuel: u64::MAX, deadline: None, stack_limit: 0, ..local };
+            return Local { role: Role::Outside, fuel: u64::MAX, deadline: None, interrupt: None, stack_limit: 0, ..local };
         };
         let mut pool = run.fuel.load(Ordering::Acquire);
         loop {
@@ -262,6 +272,8 @@ pub mod __budget {
             return Local { role: Role::Outside, fuel: u64::MAX, ..UNKNOWN };
         };
         let deadline = RUNS[slot].deadline.lock().map(|d| *d).unwrap_or(None);
+        // SAFETY: a non-null interrupt lives as long as the process (`RawRun::interrupt`).
+        let interrupt = unsafe { RUNS[slot].interrupt.load(Ordering::Acquire).cast_const().as_ref() };
         let _ = CAPTURING.try_with(|c| c.set(c.get() + 1));
         Local {
             role: Role::Helper,
@@ -269,6 +281,7 @@ pub mod __budget {
             generation,
             fuel: 0,
             deadline,
+            interrupt,
             stack_limit: stack_pointer().saturating_sub(HELPER_STACK),
         }
     }
@@ -376,7 +389,8 @@ pub mod __budget {
     /// this snippet's are restored when it returns.
     ///
     /// # Safety
-    /// `run` must point to a valid `RawRun` for the duration of the call.
+    /// `run` must point to a valid `RawRun` for the duration of the call, whose `interrupt` is null or lives as
+    /// long as the process.
     pub unsafe fn run_snippet(run: *mut RawRun, body: impl FnOnce()) -> u32 {
         install_panic_hook();
         // SAFETY: the caller guarantees `run` is valid and not aliased during the call.
@@ -392,11 +406,14 @@ pub mod __budget {
         if let Ok(mut d) = shared.deadline.lock() {
             *d = deadline;
         }
+        // SAFETY: a non-null interrupt lives as long as the process (the caller's guarantee for `RawRun`).
+        let interrupt: Option<&'static AtomicU32> = unsafe { run.interrupt.as_ref() };
+        shared.interrupt.store(run.interrupt.cast_mut(), Ordering::Release);
         if let Ok(mut p) = shared.helper_panic.lock() {
             *p = None;
         }
         LOCAL.with(|l| {
-            l.set(Local { role: Role::Own, slot, generation, fuel: 0, deadline, stack_limit: run.stack_limit })
+            l.set(Local { role: Role::Own, slot, generation, fuel: 0, deadline, interrupt, stack_limit: run.stack_limit })
         });
         LAST_PANIC.with(|p| *p.borrow_mut() = None);
         CAPTURING.with(|c| c.set(c.get() + 1));

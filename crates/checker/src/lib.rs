@@ -365,7 +365,11 @@ impl Checker {
         let host = self.parse_host(name, text)?;
         let unfilled = host.unfilled();
         let mut inferred = vec![false; host.holes.len()];
-        match self.rustc_check(&unfilled.text)? {
+        // rustc's check of the host alone and rust-analyzer's analysis of it are independent: one runs while the
+        // other does (rustc in its own process; rust-analyzer on its thread).
+        let (outcome, analysis) =
+            self.rustc_check_beside(&unfilled.text, |ra| Checker::analyze_host(ra, &host, &unfilled));
+        match outcome? {
             RustcOutcome::Finished { errors } if !errors.is_empty() => {
                 // Holes whose type only a snippet settles: rustc accepts the host with a fitting snippet in place.
                 match holes_settled_by_snippets(&host, &unfilled, &errors) {
@@ -388,7 +392,7 @@ impl Checker {
                 return Err(CheckerError::Rustc { detail: format!("rustc crashed checking {name} ({status})") })
             }
         }
-        let (baseline, expected_types, scopes) = self.analyze_host(&host, &unfilled)?;
+        let (baseline, expected_types, scopes) = analysis?;
         // Every hole in a function with such errors has its type from its snippet (rust-analyzer may guess one
         // rustc does not settle, `agent!(..).unwrap() + five` as `i32`); rustc decides with the snippet in place.
         let mut expected_types = expected_types;
@@ -419,7 +423,7 @@ impl Checker {
             return self.prepare(name, text);
         }
         let unfilled = host.unfilled();
-        let (baseline, _, scopes) = self.analyze_host(&host, &unfilled)?;
+        let (baseline, _, scopes) = Checker::analyze_host(&mut self.ra, &host, &unfilled)?;
         let inferred = holes.iter().map(|h| matches!(h, GeneratedHole::Inferred)).collect();
         let glue_types: Vec<Option<String>> = holes
             .iter()
@@ -452,7 +456,7 @@ impl Checker {
     /// type and scope.
     #[allow(clippy::type_complexity)]
     fn analyze_host(
-        &mut self,
+        ra: &mut RaSession,
         host: &Host,
         unfilled: &Spliced,
     ) -> Result<(Vec<BaselineKey>, Vec<Option<analysis::HoleType>>, Vec<Option<HoleScope>>), CheckerError> {
@@ -462,7 +466,7 @@ impl Checker {
             .map(|h| unfilled.spliced_offset(h.range.start + host.text[h.range.clone()].find("agent").unwrap_or(0)))
             .collect();
         let unfilled_text = unfilled.text.clone();
-        let (baseline, expected_types, scopes) = self.with_ra(move |ra| {
+        let (baseline, expected_types, scopes) = Checker::on_ra_thread(ra, move |ra| {
             ra.set_text(&unfilled_text);
             let errors = ra.errors_for_new_host()?;
             let types = hole_offsets.iter().map(|&o| ra.hole_type(o)).collect::<Vec<_>>();
@@ -954,6 +958,34 @@ impl Checker {
         self.interrupt = interrupt;
     }
 
+    /// [`Checker::rustc_check`] of `text`, with `beside` done meanwhile (on this thread, rustc in its process).
+    fn rustc_check_beside<T>(
+        &mut self,
+        text: &str,
+        beside: impl FnOnce(&mut RaSession) -> T,
+    ) -> (Result<RustcOutcome, CheckerError>, T) {
+        if let Some(outcome) = self.rustc_memo.get(text) {
+            let outcome = Ok(outcome.clone());
+            return (outcome, beside(&mut self.ra));
+        }
+        let Checker { ra, rustc, interrupt, .. } = self;
+        let (rustc, interrupt) = (&*rustc, interrupt.as_deref());
+        let (outcome, other) = std::thread::scope(|scope| {
+            let checking = scope.spawn(move || rustc.check(text, interrupt));
+            let other = beside(ra);
+            let outcome = checking
+                .join()
+                .unwrap_or_else(|_| Err(CheckerError::Internal { detail: "the rustc check panicked".into() }));
+            (outcome, other)
+        });
+        if let Ok(outcome @ RustcOutcome::Finished { .. }) = &outcome {
+            if self.memoize_rustc {
+                self.rustc_memo.insert(text.into(), outcome.clone());
+            }
+        }
+        (outcome, other)
+    }
+
     fn rustc_check(&mut self, text: &str) -> Result<RustcOutcome, CheckerError> {
         if let Some(outcome) = self.rustc_memo.get(text) {
             return Ok(outcome.clone());
@@ -971,7 +1003,14 @@ impl Checker {
         &mut self,
         f: impl FnOnce(&mut RaSession) -> Result<T, CheckerError> + Send,
     ) -> Result<T, CheckerError> {
-        let ra = &mut self.ra;
+        Checker::on_ra_thread(&mut self.ra, f)
+    }
+
+    /// [`Checker::with_ra`] for a caller that holds the session apart from the rest of the checker.
+    fn on_ra_thread<T: Send>(
+        ra: &mut RaSession,
+        f: impl FnOnce(&mut RaSession) -> Result<T, CheckerError> + Send,
+    ) -> Result<T, CheckerError> {
         std::thread::scope(|scope| {
             let handle = std::thread::Builder::new()
                 .name(RA_THREAD.into())

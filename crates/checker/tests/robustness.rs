@@ -243,7 +243,8 @@ fn a_generated_host_that_does_not_compile_accepts_nothing() {
     use lacuna_checker::GeneratedHole;
     let mut f = fixture().lock().unwrap_or_else(|e| e.into_inner());
     let checker = &mut f.checker;
-    let broken = "fn label() -> u32 {\n    \"not a number\"\n}\n\nfn main() {\n    let turn = agent!(\"the next turn\");\n}\n";
+    let broken =
+        "fn label() -> u32 {\n    \"not a number\"\n}\n\nfn main() {\n    let turn = agent!(\"the next turn\");\n}\n";
     let prepared =
         checker.prepare_generated("generated.rs", broken, &[GeneratedHole::Inferred]).expect("prepared as generated");
     for snippet in ["1", "label()", "let x = 2;\nx + 1", "String::from(\"s\")"] {

@@ -288,6 +288,46 @@ fn stdio_a_cancelled_check_or_turn_stops_its_rustc_and_changes_nothing() {
     assert_eq!(service.finish(), Some(0));
 }
 
+/// A host whose function tells the test (a file appears) that a turn calling it runs.
+const SIGNAL_HOST: &str = r#"
+fn started() {
+    std::fs::write("turn-started", "").expect("the test's directory is writable");
+}
+
+fn main() {
+    let n: Result<u64, lacuna::HoleError> = agent!("a number");
+}
+"#;
+
+#[test]
+fn stdio_a_turn_cancelled_while_it_runs_stops_there() {
+    let dir = scratch(&[("signal.rs", SIGNAL_HOST)]);
+    let mut service = Stdio_::start(&[], dir.path());
+    let opened = service.call(1, "session.open", json!({"host": "signal.rs"}));
+    let session = opened["result"]["session"].clone();
+    let first =
+        service.call(2, "session.turn", json!({"session": session, "snippet": "let mut count: u64 = 0;\ncount"}));
+    assert_eq!(first["result"]["value"], "0", "{first}");
+    // A loop its budgets stop only after seconds (each round formats a number: its time budget, 10 s, runs out
+    // long before its fuel); the test cancels it once it is seen running.
+    let spin = "started();\nlet mut shown = String::new();\nwhile count < u64::MAX {\n    shown = count.to_string();\n    count += 1;\n}\ncount";
+    service.request(json!("spin"), "session.turn", json!({"session": session, "snippet": spin}));
+    let signal = dir.path().join("turn-started");
+    assert!(eventually(Duration::from_secs(60), || signal.exists()), "the turn never started running");
+    service.send(&json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "spin"}}).to_string());
+    let cancelled = service.answer(&json!("spin"));
+    assert_eq!(cancelled["error"]["code"], -32800, "{cancelled}");
+    // The turn stopped as a fault that says it was cancelled (not one of its budgets), keeping what it changed.
+    let saved = service.call(3, "session.save", json!({"session": session, "path": "spin.jsonl"}));
+    assert!(saved["error"].is_null(), "{saved}");
+    let transcript = std::fs::read_to_string(dir.path().join("spin.jsonl")).expect("the transcript is written");
+    let last: Value = serde_json::from_str(transcript.lines().last().expect("turns")).expect("a JSON line");
+    assert!(last["error"].as_str().is_some_and(|e| e.contains("cancelled")), "{transcript}");
+    let counted = service.call(4, "session.turn", json!({"session": session, "snippet": "count > 0"}));
+    assert_eq!(counted["result"]["value"], "true", "{counted}");
+    assert_eq!(service.finish(), Some(0));
+}
+
 #[test]
 fn stdio_run_reports_what_the_host_printed_and_sigterm_stops_cleanly() {
     let dir = scratch(&[("sum.rs", SUM_HOST), ("slow.rs", SLOW_HOST)]);

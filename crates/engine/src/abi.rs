@@ -27,6 +27,8 @@ pub(crate) struct RawRun {
     pub(crate) time_ms: u64,
     pub(crate) memory: u64,
     pub(crate) stack_limit: usize,
+    /// Null, or a flag that lives as long as the process (see [`crate::runner::Engine`]'s run interrupt).
+    pub(crate) interrupt: *const std::sync::atomic::AtomicU32,
     pub(crate) fault: u32,
     pub(crate) line: u32,
     pub(crate) column: u32,
@@ -46,6 +48,7 @@ impl RawRun {
             time_ms: 0,
             memory: 0,
             stack_limit: 0,
+            interrupt: std::ptr::null(),
             fault: 0,
             line: 0,
             column: 0,
@@ -115,7 +118,7 @@ mod tests {
     const FAULT_MEMORY: u32 = RunFault::Memory as u32;
 
     layout_probe!(format!(
-        "call={} {} {} {} {} {} {} {} {} {} | run={} {} {} {} {} {} {} {} {} {} {} {} {} {} | faults={} {} {} {} {} {}",
+        "call={} {} {} {} {} {} {} {} {} {} | run={} {} {} {} {} {} {} {} {} {} {} {} {} {} {} | faults={} {} {} {} {} {}",
         std::mem::size_of::<RawHoleCall>(),
         std::mem::offset_of!(RawHoleCall, site),
         std::mem::offset_of!(RawHoleCall, table),
@@ -131,6 +134,7 @@ mod tests {
         std::mem::offset_of!(RawRun, time_ms),
         std::mem::offset_of!(RawRun, memory),
         std::mem::offset_of!(RawRun, stack_limit),
+        std::mem::offset_of!(RawRun, interrupt),
         std::mem::offset_of!(RawRun, fault),
         std::mem::offset_of!(RawRun, line),
         std::mem::offset_of!(RawRun, column),

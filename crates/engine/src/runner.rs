@@ -2,13 +2,14 @@
 //! then the JIT or the rustc path).
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use lacuna_checker::{normalize, Checker, Verdict};
 
 use crate::abi::*;
-use crate::failure::HoleFailure;
+use crate::failure::{HoleFailure, Resource};
 use crate::jit_path::*;
 use crate::load::*;
 use crate::ms;
@@ -43,6 +44,11 @@ pub struct Engine {
 /// state inside (the checker, caches); a late hook call then gets an error.
 pub(crate) struct Shared {
     pub(crate) state: Mutex<Option<State>>,
+    /// The run's interrupt: set (by the watchdog's relay) when whoever asked for the run in progress cancels it;
+    /// rustc-path snippets read it (`RawRun::interrupt`, which must live as long as the process: this does).
+    pub(crate) interrupt: AtomicU32,
+    /// Whoever asked for the run in progress, if it can be cancelled ([`Engine::run_cancellable`]).
+    pub(crate) cancel: Mutex<Option<Arc<AtomicBool>>>,
 }
 
 pub(crate) struct State {
@@ -91,7 +97,11 @@ impl Engine {
         let cache_dir = options.cache_dir.clone().unwrap_or_else(lacuna_checker::default_cache_dir);
         let builder = Builder::new(checker.rustc(), &cache_dir, options.cache_limit_bytes)?;
         let state = State { checker, builder, options, run: None, artifacts: HashMap::new() };
-        let shared: &'static Shared = Box::leak(Box::new(Shared { state: Mutex::new(Some(state)) }));
+        let shared: &'static Shared = Box::leak(Box::new(Shared {
+            state: Mutex::new(Some(state)),
+            interrupt: AtomicU32::new(0),
+            cancel: Mutex::new(None),
+        }));
         Ok(Engine { shared })
     }
 
@@ -210,6 +220,21 @@ impl Engine {
 
     /// Runs the host's `main`, asking `source` for a snippet each time execution reaches a hole.
     pub fn run_with(&self, host: &Arc<LoadedHost>, source: Arc<dyn Source>) -> Result<RunReport, ExecError> {
+        self.run_cancellable(host, source, None)
+    }
+
+    /// [`Engine::run_with`], stopped when `cancel` is set: a snippet running then stops within
+    /// [`crate::watchdog::CANCEL_POLL`] (plus its next time check) with a fault that says it was cancelled.
+    pub(crate) fn run_cancellable(
+        &self,
+        host: &Arc<LoadedHost>,
+        source: Arc<dyn Source>,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<RunReport, ExecError> {
+        self.shared.interrupt.store(0, Ordering::Relaxed);
+        *self.shared.cancel.lock().unwrap_or_else(|e| e.into_inner()) = cancel.clone();
+        // SAFETY: the interrupt is a field of the leaked `Shared`, valid for the rest of the process.
+        let _relay = unsafe { crate::watchdog::arm_with(&self.shared.interrupt, None, cancel) };
         let stack_bytes = {
             let mut guard = self.shared.lock();
             let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
@@ -254,6 +279,7 @@ impl Engine {
         // SAFETY: `main` is the host library's `__lacuna_main` (`instrument::ENTRY_POINTS`), which takes a stack
         // size and returns an exit code; the library stays loaded for the rest of the process.
         let exit_status = unsafe { (host.main)(stack_bytes) };
+        *self.shared.cancel.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let mut guard = self.shared.lock();
         let state = guard.as_mut().ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })?;
         let run = state.run.take().ok_or_else(|| ExecError::Internal { detail: "the run vanished".into() })?;
@@ -530,6 +556,7 @@ impl Shared {
                     time_ms: budgets.time_ms,
                     memory: budgets.memory_bytes,
                     stack_limit,
+                    interrupt: &self.interrupt,
                     ..RawRun::unlimited()
                 };
                 // SAFETY: `entry` is the snippet library's `__lacuna_snippet`, generated for this site's binding
@@ -554,12 +581,12 @@ impl Shared {
                     ..Default::default()
                 };
                 let context_ptr: *mut lacuna_jit::JitContext = &mut context;
-                let armed = if budgets.time_ms > 0 {
-                    let deadline = Instant::now() + std::time::Duration::from_millis(budgets.time_ms);
-                    // SAFETY: `context` outlives `armed`, which is dropped right after the call returns.
-                    unsafe { crate::watchdog::arm(std::ptr::addr_of!((*context_ptr).interrupt), deadline) }
-                } else {
-                    crate::watchdog::Armed::none()
+                let deadline =
+                    (budgets.time_ms > 0).then(|| Instant::now() + std::time::Duration::from_millis(budgets.time_ms));
+                let cancel = self.cancel.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                // SAFETY: `context` outlives `armed`, which is dropped right after the call returns.
+                let armed = unsafe {
+                    crate::watchdog::arm_with(std::ptr::addr_of!((*context_ptr).interrupt), deadline, cancel)
                 };
                 // SAFETY: the code was generated for this site's binding table: it reads (and writes, for `mut`
                 // bindings the host passes writable) only the scalar bindings the lowering listed, at the types
@@ -579,6 +606,15 @@ impl Shared {
         };
         record.timings_ms.run += ms(started);
         record.path = Some(path);
+        // Stopped "out of time" because whoever asked for the run cancelled it.
+        let cancelled =
+            self.cancel.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        let error = match error {
+            Some(HoleFailure::Budget { resource: Resource::Time, .. }) if cancelled => {
+                Some(HoleFailure::runtime("the run was cancelled by whoever asked for it"))
+            }
+            error => error,
+        };
         match error {
             None => Ok(()),
             Some(e) => Err(e),

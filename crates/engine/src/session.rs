@@ -177,7 +177,8 @@ impl Session {
 
     /// From now on, a turn that finds `interrupt` set before it runs stops (a running rustc check is killed) with
     /// [`lacuna_checker::CheckerError::Cancelled`], and changes nothing; a model-written turn asks no more
-    /// attempts. A turn that has started running runs to its end. `None`: turns nobody stops.
+    /// attempts. A turn that has started running stops where it is, as a fault ("cancelled"): what it changed
+    /// before stays, as for any fault. `None`: turns nobody stops.
     pub fn set_interrupt(&mut self, interrupt: Option<Arc<AtomicBool>>) {
         self.interrupt = interrupt;
     }
@@ -465,8 +466,11 @@ impl Engine {
             let run_started = Instant::now();
             let hole = host.prepared.host.holes.len() as u32;
             let snippets = BTreeMap::from([(hole, snippet)]);
-            let (stdout, report) = crate::capture::stdout(|| self.run(&host, snippets))
-                .map_err(|e| ExecError::Internal { detail: format!("cannot capture the turn's output: {e}") })?;
+            // A cancel now stops the turn where it is (a fault: what it changed stays, as for any fault).
+            let source = Arc::new(crate::GivenSnippets(snippets));
+            let (stdout, report) =
+                crate::capture::stdout(|| self.run_cancellable(&host, source, session.interrupt.clone()))
+                    .map_err(|e| ExecError::Internal { detail: format!("cannot capture the turn's output: {e}") })?;
             let report = report?;
             *timings.entry("run").or_insert(0.0) += ms(run_started);
             let moved: Vec<String> = report
@@ -556,7 +560,7 @@ impl Engine {
     /// The session locals a turn refers to (as bindings of its hole in the check host), in order, once each.
     fn locals_used(&self, check_text: &str, turn: &str) -> Vec<String> {
         self.with_checker(|checker| -> Option<Vec<String>> {
-            let prepared = checker.prepare("session.rs", check_text).ok()?;
+            let prepared = checker.prepare_generated("session.rs", check_text, &[GeneratedHole::Inferred]).ok()?;
             let hole = prepared.host.holes.len().checked_sub(1)?;
             let scope = prepared.scopes.get(hole)?.clone()?;
             let uses = checker.snippet_uses(&prepared, hole, turn).ok()?;

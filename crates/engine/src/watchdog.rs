@@ -1,14 +1,23 @@
 //! The time budget of JIT-compiled snippets: one thread for the process that, at a run's deadline, sets its
 //! context's `interrupt`, which generated code reads at every fuel count. So a time limit holds whatever the fuel
 //! setting (fuel off included), at the cost of one load per count.
+//!
+//! It also relays cancellation: an entry may watch a caller's cancel flag (polled every [`CANCEL_POLL`]) and set
+//! its `interrupt` when that is set — a JIT context's, or the engine's run interrupt that rustc-path snippets read
+//! (`RawRun::interrupt`).
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+/// How often a cancel flag is looked at.
+pub(crate) const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 struct Entry {
     id: u64,
-    deadline: Instant,
+    deadline: Option<Instant>,
+    /// Whoever asked for the run; when it is set, the flag is set as at the deadline.
+    cancel: Option<Arc<AtomicBool>>,
     /// The run's interrupt flag, valid while the entry is registered ([`Armed`] removes it before the flag goes).
     flag: *const AtomicU32,
 }
@@ -44,7 +53,8 @@ fn watch(dog: &'static Watchdog) {
     loop {
         let now = Instant::now();
         state.entries.retain(|e| {
-            if e.deadline <= now {
+            let cancelled = e.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+            if cancelled || e.deadline.is_some_and(|d| d <= now) {
                 // SAFETY: registered entries point to live flags (see `Entry::flag`).
                 unsafe { &*e.flag }.store(1, Ordering::Release);
                 false
@@ -52,7 +62,8 @@ fn watch(dog: &'static Watchdog) {
                 true
             }
         });
-        let next = state.entries.iter().map(|e| e.deadline).min();
+        let polled = state.entries.iter().any(|e| e.cancel.is_some()).then(|| Instant::now() + CANCEL_POLL);
+        let next = state.entries.iter().filter_map(|e| e.deadline).chain(polled).min();
         state = match next {
             Some(deadline) => {
                 let wait = deadline.saturating_duration_since(Instant::now()).max(Duration::from_micros(100));
@@ -68,16 +79,24 @@ pub(crate) struct Armed {
     id: Option<u64>,
 }
 
-/// Sets `*flag` to 1 at `deadline` unless the returned guard is dropped first.
+/// Sets `*flag` to 1 at `deadline` (if any), or as soon as `cancel` (if any) is seen set, unless the returned
+/// guard is dropped first. With neither, registers nothing.
 ///
 /// # Safety
 /// `flag` must stay valid until the returned [`Armed`] is dropped.
-pub(crate) unsafe fn arm(flag: *const AtomicU32, deadline: Instant) -> Armed {
+pub(crate) unsafe fn arm_with(
+    flag: *const AtomicU32,
+    deadline: Option<Instant>,
+    cancel: Option<Arc<AtomicBool>>,
+) -> Armed {
+    if deadline.is_none() && cancel.is_none() {
+        return Armed::none();
+    }
     let dog = watchdog();
     let mut state = dog.state.lock().unwrap_or_else(|e| e.into_inner());
     let id = state.next_id;
     state.next_id += 1;
-    state.entries.push(Entry { id, deadline, flag });
+    state.entries.push(Entry { id, deadline, cancel, flag });
     dog.wake.notify_one();
     Armed { id: Some(id) }
 }
@@ -106,7 +125,7 @@ mod tests {
     fn fires_at_the_deadline_and_never_after_disarming() {
         let fired = AtomicU32::new(0);
         // SAFETY: `fired` outlives the guard.
-        let armed = unsafe { arm(&fired, Instant::now() + Duration::from_millis(20)) };
+        let armed = unsafe { arm_with(&fired, Some(Instant::now() + Duration::from_millis(20)), None) };
         let started = Instant::now();
         while fired.load(Ordering::Acquire) == 0 && started.elapsed() < Duration::from_secs(10) {
             std::thread::yield_now();
@@ -115,9 +134,34 @@ mod tests {
         drop(armed);
         let quiet = AtomicU32::new(0);
         // SAFETY: `quiet` outlives the guard.
-        let armed = unsafe { arm(&quiet, Instant::now() + Duration::from_millis(30)) };
+        let armed = unsafe { arm_with(&quiet, Some(Instant::now() + Duration::from_millis(30)), None) };
         drop(armed);
         std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(quiet.load(Ordering::Acquire), 0);
+    }
+
+    #[test]
+    fn relays_a_cancel_and_never_after_disarming() {
+        let flag = AtomicU32::new(0);
+        let cancel = Arc::new(AtomicBool::new(false));
+        // SAFETY: `flag` outlives the guard.
+        let armed = unsafe { arm_with(&flag, None, Some(cancel.clone())) };
+        std::thread::sleep(CANCEL_POLL * 3);
+        assert_eq!(flag.load(Ordering::Acquire), 0, "set before the cancel");
+        cancel.store(true, Ordering::Relaxed);
+        let started = Instant::now();
+        while flag.load(Ordering::Acquire) == 0 && started.elapsed() < Duration::from_secs(10) {
+            std::thread::yield_now();
+        }
+        assert_eq!(flag.load(Ordering::Acquire), 1);
+        drop(armed);
+        let quiet = AtomicU32::new(0);
+        let later = Arc::new(AtomicBool::new(false));
+        // SAFETY: `quiet` outlives the guard.
+        let armed = unsafe { arm_with(&quiet, None, Some(later.clone())) };
+        drop(armed);
+        later.store(true, Ordering::Relaxed);
+        std::thread::sleep(CANCEL_POLL * 3);
         assert_eq!(quiet.load(Ordering::Acquire), 0);
     }
 }

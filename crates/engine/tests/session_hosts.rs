@@ -138,12 +138,18 @@ fn sessions_on_several_threads_keep_their_own_values() {
                 };
                 let opened = match from_host {
                     true => format!("let mut cart = Cart::default();\ncart.add(\"{who}'s tea\", 300).unwrap()"),
-                    false => format!("let mut cart: Vec<(String, u64)> = vec![(\"{who}'s tea\".to_string(), 300)];\ncart.len()"),
+                    false => format!(
+                        "let mut cart: Vec<(String, u64)> = vec![(\"{who}'s tea\".to_string(), 300)];\ncart.len()"
+                    ),
                 };
                 let first = turn(engine, &mut session, &opened);
                 assert_eq!(first.value.as_deref(), Some("1"), "{who}: {first:?}");
                 // A function of the session's own, then turns that use it and the cart.
-                let helper = turn(engine, &mut session, "fn with_tax(cents: u64) -> u64 {\n    cents + cents / 10\n}\nwith_tax(100)");
+                let helper = turn(
+                    engine,
+                    &mut session,
+                    "fn with_tax(cents: u64) -> u64 {\n    cents + cents / 10\n}\nwith_tax(100)",
+                );
                 assert_eq!(helper.value.as_deref(), Some("110"), "{who}: {helper:?}");
                 for (i, cents) in [120u64, 80, 45].into_iter().enumerate() {
                     let add = match from_host {

@@ -136,11 +136,9 @@ impl Service {
             Err(response) => return Admission::Answered(Some(response)),
         };
         if *self.shutdown.borrow() {
-            return Admission::Answered(
-                request
-                    .id
-                    .map(|id| Response::error(Some(id), ErrorCode::RequestCancelled.with("the service is shutting down"))),
-            );
+            return Admission::Answered(request.id.map(|id| {
+                Response::error(Some(id), ErrorCode::RequestCancelled.with("the service is shutting down"))
+            }));
         }
         let Request { id, method, params } = request;
         let method = match Method::from_name(&method) {

@@ -137,7 +137,7 @@ impl Sessions {
     }
 
     /// Runs on a blocking thread: a turn checks, compiles and runs. Cancelled (`cancel` set) while it is still
-    /// being checked, it stops there and changes nothing; once it runs, it runs to its end.
+    /// being checked, it stops there and changes nothing; once it runs, it stops where it is, as a fault.
     pub fn turn(&self, params: TurnParams, cancel: Arc<AtomicBool>) -> Result<Value, RpcError> {
         let engine = self.engine()?;
         let session = self.session(params.session)?;
