@@ -305,14 +305,19 @@ impl Builder {
 
     /// Removes this process's incremental state for `lineage` (no more builds of it will come).
     pub fn forget(&self, lineage: &Lineage) {
-        let _ = std::fs::remove_dir_all(self.incremental_dir(lineage));
+        let work = self.incremental_dir(lineage);
+        let _ = std::fs::remove_dir_all(&work);
+        // A service opens and closes sessions for as long as it runs: their locks go with them.
+        LINEAGE_LOCKS.lock().unwrap_or_else(|e| e.into_inner()).remove(&work);
     }
 }
 
+/// Per lineage directory of this process, the lock that keeps its builds one at a time.
+static LINEAGE_LOCKS: Mutex<BTreeMap<PathBuf, Arc<Mutex<()>>>> = Mutex::new(BTreeMap::new());
+
 /// The lock that keeps a lineage's builds in this process one at a time (they share a source and an output path).
 fn lock_for(work: &Path) -> Arc<Mutex<()>> {
-    static LOCKS: Mutex<BTreeMap<PathBuf, Arc<Mutex<()>>>> = Mutex::new(BTreeMap::new());
-    let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut locks = LINEAGE_LOCKS.lock().unwrap_or_else(|e| e.into_inner());
     locks.entry(work.to_owned()).or_default().clone()
 }
 
