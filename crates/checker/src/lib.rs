@@ -978,12 +978,17 @@ impl Checker {
                 .unwrap_or_else(|_| Err(CheckerError::Internal { detail: "the rustc check panicked".into() }));
             (outcome, other)
         });
-        if let Ok(outcome @ RustcOutcome::Finished { .. }) = &outcome {
-            if self.memoize_rustc {
-                self.rustc_memo.insert(text.into(), outcome.clone());
-            }
+        if let Ok(outcome) = &outcome {
+            self.remember(text, outcome);
         }
         (outcome, other)
+    }
+
+    /// Keeps rustc's outcome for `text`, if it finished: a timeout may be load on the machine, not the text.
+    fn remember(&mut self, text: &str, outcome: &RustcOutcome) {
+        if self.memoize_rustc && matches!(outcome, RustcOutcome::Finished { .. }) {
+            self.rustc_memo.insert(text.into(), outcome.clone());
+        }
     }
 
     fn rustc_check(&mut self, text: &str) -> Result<RustcOutcome, CheckerError> {
@@ -991,10 +996,7 @@ impl Checker {
             return Ok(outcome.clone());
         }
         let outcome = self.rustc.check(text, self.interrupt.as_deref())?;
-        // A timeout may be load on the machine, not the snippet: do not remember it.
-        if self.memoize_rustc && matches!(outcome, RustcOutcome::Finished { .. }) {
-            self.rustc_memo.insert(text.into(), outcome.clone());
-        }
+        self.remember(text, &outcome);
         Ok(outcome)
     }
 

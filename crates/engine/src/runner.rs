@@ -548,6 +548,8 @@ impl Shared {
         record: &mut AttemptRecord,
     ) -> Result<(), HoleFailure> {
         let (stack_limit, stack_bytes) = stack_limit();
+        // Whoever asked for the run, if it can be cancelled: the JIT's interrupt relays it.
+        let cancel = self.cancel.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let started = Instant::now();
         let (path, error) = match runnable {
             Runnable::Rustc(artifact) => {
@@ -583,10 +585,9 @@ impl Shared {
                 let context_ptr: *mut lacuna_jit::JitContext = &mut context;
                 let deadline =
                     (budgets.time_ms > 0).then(|| Instant::now() + std::time::Duration::from_millis(budgets.time_ms));
-                let cancel = self.cancel.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 // SAFETY: `context` outlives `armed`, which is dropped right after the call returns.
                 let armed = unsafe {
-                    crate::watchdog::arm_with(std::ptr::addr_of!((*context_ptr).interrupt), deadline, cancel)
+                    crate::watchdog::arm_with(std::ptr::addr_of!((*context_ptr).interrupt), deadline, cancel.clone())
                 };
                 // SAFETY: the code was generated for this site's binding table: it reads (and writes, for `mut`
                 // bindings the host passes writable) only the scalar bindings the lowering listed, at the types
@@ -607,8 +608,7 @@ impl Shared {
         record.timings_ms.run += ms(started);
         record.path = Some(path);
         // Stopped "out of time" because whoever asked for the run cancelled it.
-        let cancelled =
-            self.cancel.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        let cancelled = cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
         let error = match error {
             Some(HoleFailure::Budget { resource: Resource::Time, .. }) if cancelled => {
                 Some(HoleFailure::runtime("the run was cancelled by whoever asked for it"))
