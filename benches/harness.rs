@@ -81,11 +81,8 @@ fn main() {
         assert_eq!(row.rejected as usize, known_rejections);
         assert_eq!(row.generations as usize, tasks.len() + known_rejections);
         assert_eq!(row.compile_success_pct, 100.0);
-        let spent: Vec<f64> = records
-            .iter()
-            .map(|r| ["check", "compile", "run"].iter().map(|k| r.time_ms.get(*k).copied().unwrap_or(0.0)).sum())
-            .collect();
-        let task_wall: Vec<f64> = records.iter().map(|r| r.time_ms.get("wall").copied().unwrap_or(0.0)).collect();
+        let spent: Vec<f64> = records.iter().map(|r| r.time_ms.check + r.time_ms.compile + r.time_ms.run).collect();
+        let task_wall: Vec<f64> = records.iter().map(|r| r.time_ms.wall).collect();
         println!(
             "-j {jobs}: {} tasks in {wall:.1} s ({:.2} tasks/s); per task: lacuna (check+compile+run) p50 {:.0} ms, \
              p90 {:.0} ms; task wall p50 {:.0} ms, p90 {:.0} ms; solved {}/{}; rejected {:.1}% of generations, \

@@ -104,7 +104,7 @@ fn main() {
             })
             .clone();
         let (_, report) =
-            lacuna_testdata::capture_stdout(|| engine.run(&host, snippets.clone())).expect("stdout can be captured");
+            lacuna_engine::capture::stdout(|| engine.run(&host, snippets.clone())).expect("stdout can be captured");
         let report = report.expect("the host runs");
         let t = &report.sites[case.hole].timings_ms;
         lacuna_ms.push(t.total);
@@ -119,7 +119,7 @@ fn main() {
             .or_insert_with(|| auto.load_for("host.rs", &case.host, &snippets).expect("testdata hosts load"))
             .clone();
         let (_, report) =
-            lacuna_testdata::capture_stdout(|| auto.run(&auto_host, snippets)).expect("stdout can be captured");
+            lacuna_engine::capture::stdout(|| auto.run(&auto_host, snippets)).expect("stdout can be captured");
         let site = &report.expect("the host runs").sites[case.hole];
         if site.calls == 0 {
             // The host never reaches this hole with only this snippet given (it sits behind another hole's
@@ -265,8 +265,7 @@ fn share_by_case() {
             .entry(key)
             .or_insert_with(|| auto.load_for("host.rs", &case.host, &snippets).expect("testdata hosts load"))
             .clone();
-        let (_, report) =
-            lacuna_testdata::capture_stdout(|| auto.run(&host, snippets)).expect("stdout can be captured");
+        let (_, report) = lacuna_engine::capture::stdout(|| auto.run(&host, snippets)).expect("stdout can be captured");
         let site = &report.expect("the host runs").sites[case.hole];
         if site.calls == 0 {
             unreached.push(case.name.clone());
@@ -368,12 +367,12 @@ fn kernels(auto: &Engine, rustc: &std::path::Path, scratch: &std::path::Path) ->
         let snippets = BTreeMap::from([(1u32, body.to_string())]);
         // Warm (verdict and compiled code cached), then measured: the snippet's run time only, the fastest of
         // `KERNEL_RUNS` (this machine's neighbours add noise only upwards).
-        let _ = lacuna_testdata::capture_stdout(|| auto.run(&loaded, snippets.clone()));
+        let _ = lacuna_engine::capture::stdout(|| auto.run(&loaded, snippets.clone()));
         let mut jit_out = String::new();
         let mut jit_ms = f64::INFINITY;
         for _ in 0..KERNEL_RUNS {
             let (out, report) =
-                lacuna_testdata::capture_stdout(|| auto.run(&loaded, snippets.clone())).expect("capture");
+                lacuna_engine::capture::stdout(|| auto.run(&loaded, snippets.clone())).expect("capture");
             let site = report.expect("kernel runs").sites[0].clone();
             assert_eq!(
                 site.path,

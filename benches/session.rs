@@ -25,12 +25,12 @@ fn main() {
     let options = RunOptions { cache_dir: Some(cache.path().to_owned()), ..RunOptions::default() };
     let engine =
         Engine::new(Checker::new(CheckerOptions::default()).expect("checker starts"), options).expect("engine starts");
-    let phases = std::cell::RefCell::new(Vec::<std::collections::BTreeMap<&'static str, f64>>::new());
+    let phases = std::cell::RefCell::new(Vec::<lacuna_engine::TurnTimings>::new());
     let turn = |session: &mut Session, text: &str| -> (f64, Option<ExecPath>) {
         let started = Instant::now();
         let outcome = engine.session_turn(session, text).expect("the turn runs");
         assert!(outcome.accepted && outcome.error.is_none(), "{text}: {outcome:?}");
-        phases.borrow_mut().push(outcome.timings_ms.clone());
+        phases.borrow_mut().push(outcome.timings_ms);
         (started.elapsed().as_secs_f64() * 1e3, outcome.path)
     };
 
@@ -85,20 +85,19 @@ fn main() {
         engine.close_session(long);
         println!("\ngrowth: one session of {length} turns, {what}\n");
         let phases = phases.borrow().clone();
-        let names = ["check", "host_compile", "run"];
+        type Part = fn(&lacuna_engine::TurnTimings) -> f64;
+        let parts: [(&str, Part); 3] =
+            [("check", |t| t.check), ("host_compile", |t| t.host_compile), ("run", |t| t.run)];
         print!("{:<16} {:>10}", "earlier turns", "p50");
-        for name in names {
+        for (name, _) in parts {
             print!(" {name:>14}");
         }
         println!();
         let row = |label: String, turns: Vec<usize>| {
             let of = |v: Vec<f64>| percentile(&v, 50.0);
             print!("{label:<16} {:>7.1} ms", of(turns.iter().map(|&i| at[i]).collect()));
-            for name in names {
-                print!(
-                    " {:>11.1} ms",
-                    of(turns.iter().map(|&i| phases[i].get(name).copied().unwrap_or(0.0)).collect())
-                );
+            for (_, part) in parts {
+                print!(" {:>11.1} ms", of(turns.iter().map(|&i| part(&phases[i])).collect()));
             }
             println!();
         };

@@ -33,6 +33,17 @@ if ! have_std_src; then
     fi
 fi
 
+# The tests hold the runtime's Rust (compiled into hosts, not into a workspace crate) to the workspace's unsafe
+# lints with clippy.
+sysroot=$(rustc --print sysroot)
+if [ ! -x "$sysroot/bin/clippy-driver" ]; then
+    echo "setup: installing clippy (the tests lint the runtime's unsafe code)" >&2
+    if ! command -v rustup >/dev/null 2>&1 || ! rustup component add clippy >/dev/null 2>&1; then
+        echo "setup: no clippy-driver in $sysroot/bin; run 'rustup component add clippy'" >&2
+        exit 1
+    fi
+fi
+
 # The service's driver example (examples/service/client.py, run by the tests) needs a Python 3.
 if ! command -v python3 >/dev/null 2>&1; then
     echo "setup: installing python3 (for the service's driver example)" >&2

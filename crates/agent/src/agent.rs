@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use lacuna_hole::{Attempt, AttemptRecord, AttemptTimings, HoleRequest, Proposal, SnippetSource};
+use lacuna_hole::{Attempt, AttemptRecord, AttemptTimings, HoleRequest, Outcome, Proposal, SnippetSource};
 use serde::Serialize;
 
 use crate::extract::extract_code;
@@ -175,7 +175,7 @@ impl SnippetSource for Agent {
             if record.attempt == 1 {
                 s.holes += 1;
             }
-            if record.snippet.is_none() && record.outcome == "model" {
+            if record.snippet.is_none() && record.outcome == Outcome::Model {
                 s.model_errors += 1;
             } else {
                 s.attempts += 1;
@@ -184,7 +184,7 @@ impl SnippetSource for Agent {
                 } else {
                     s.rejected += 1;
                 }
-                if record.outcome == "runtime" || record.outcome.starts_with("budget") {
+                if record.outcome.is_fault() {
                     s.runtime_faults += 1;
                 }
             }

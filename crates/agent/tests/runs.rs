@@ -13,7 +13,7 @@ use lacuna_agent::{
     Agent, AgentOptions, HttpOptions, Llm, OpenAiCompatible, Recorder, Replay, Sampling, Scripted, Summary,
 };
 use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_engine::{Engine, RunOptions, RunReport};
+use lacuna_engine::{Engine, Outcome, RunOptions, RunReport};
 use libtest_mimic::{Arguments, Failed, Trial};
 use support::{Canned, ChatServer};
 
@@ -82,7 +82,7 @@ fn run(engine: &Engine, host: &str, agent: Agent) -> Result<(String, RunReport, 
     let loaded = engine.load("host.rs", host).map_err(|e| format!("the host does not load: {e}"))?;
     let agent = Arc::new(agent);
     let source: Arc<dyn lacuna_engine::SnippetSource> = agent.clone();
-    let (stdout, report) = lacuna_testdata::capture_stdout(|| engine.run_with(&loaded, source))
+    let (stdout, report) = lacuna_engine::capture::stdout(|| engine.run_with(&loaded, source))
         .map_err(|e| format!("cannot capture stdout: {e}"))?;
     let report = report.map_err(|e| format!("the run failed: {e}"))?;
     Ok((stdout, report, agent.summary()))
@@ -192,7 +192,7 @@ fn attempts_run_out_as_rejected(engine: &Engine) -> Result<(), Failed> {
     expect(&format!("stdout: {stdout}"), stdout.starts_with("error: no snippet was accepted after 2 attempt(s)"))?;
     expect(&format!("the diagnostics come along: {stdout}"), stdout.contains("E0425"))?;
     expect_eq("requests", server.seen().len(), 2)?;
-    expect_eq("outcome", report.sites[0].outcome.as_deref(), Some("rejected"))
+    expect_eq("outcome", report.sites[0].outcome, Some(Outcome::Rejected))
 }
 
 fn holes_nest_and_the_depth_cap_stops_them(engine: &Engine) -> Result<(), Failed> {
@@ -313,7 +313,7 @@ fn main() {
     expect_eq("requests (one per hole call)", server.seen().len(), 4)?;
     let nested = report.sites.iter().find(|s| s.parent == Some(1)).ok_or("no nested site in the report")?;
     expect_eq("nested calls", nested.calls, 3)?;
-    expect_eq("nested outcome", nested.outcome.as_deref(), Some("ok"))
+    expect_eq("nested outcome", nested.outcome, Some(Outcome::Ok))
 }
 
 fn the_depth_cap_stops_holes_nested_in_generated_code(engine: &Engine) -> Result<(), Failed> {
@@ -334,8 +334,12 @@ fn main() {
     // The deepest snippet answers 0, each one above adds 1.
     expect_eq("stdout", stdout.as_str(), "cap 3\nlevels 2\n")?;
     expect_eq("requests (one per level)", server.seen().len(), MAX_DEPTH as usize)?;
-    let outcomes: Vec<Option<&str>> = report.sites.iter().map(|s| s.outcome.as_deref()).collect();
-    expect_eq("outcomes per level", outcomes, vec![Some("ok"), Some("ok"), Some("ok"), Some("depth")])
+    let outcomes: Vec<Option<Outcome>> = report.sites.iter().map(|s| s.outcome).collect();
+    expect_eq(
+        "outcomes per level",
+        outcomes,
+        vec![Some(Outcome::Ok), Some(Outcome::Ok), Some(Outcome::Ok), Some(Outcome::Depth)],
+    )
 }
 
 fn nested_holes_in_methods_generic_functions_and_moves(engine: &Engine) -> Result<(), Failed> {
@@ -432,7 +436,7 @@ fn model_failures_are_hole_errors_and_the_host_goes_on(engine: &Engine) -> Resul
     let server = ChatServer::start(vec![Canned::raw(500, r#"{"error":{"message":"boom"}}"#)]);
     let (stdout, report, summary) = run(engine, PRIMES_HOST, Agent::new(openai(&server), options(3)))?;
     expect(&format!("stdout: {stdout}"), stdout.starts_with("error: model error: ") && stdout.contains("boom"))?;
-    expect_eq("outcome", report.sites[0].outcome.as_deref(), Some("model"))?;
+    expect_eq("outcome", report.sites[0].outcome, Some(Outcome::Model))?;
     expect_eq("model errors", summary.model_errors, 1)?;
     // One request and one retry (the HTTP retry budget), then the hole gives up.
     expect_eq("requests", server.seen().len(), 2)

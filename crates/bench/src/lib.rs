@@ -18,7 +18,7 @@ pub mod suite;
 pub mod tau2;
 pub mod worker;
 
-pub use record::TaskRecord;
+pub use record::{TaskRecord, TaskTimings};
 pub use report::{Report, SuiteRow};
 pub use runner::{Agent, RunOptions, Shard};
 pub use suite::Suite;

@@ -1,10 +1,10 @@
 //! What is recorded of a task: one JSON line, written as the task finishes, so an interrupted run resumes where it
 //! stopped and shards merge.
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+use lacuna_hole::TurnTimings;
 use serde::{Deserialize, Serialize};
 
 use crate::BenchError;
@@ -35,8 +35,8 @@ pub struct TaskRecord {
     pub tool_calls: u64,
     /// Tokens the providers reported (the agent's model and the user model), when they do.
     pub tokens: Option<u64>,
-    /// Where the time went: `model`, `check`, `compile`, `run` (summed over the task's turns), and `wall`.
-    pub time_ms: BTreeMap<String, f64>,
+    /// Where the time went, summed over the task's turns, and the task's wall time.
+    pub time_ms: TaskTimings,
     /// Records of the database that differ from the expected ones (why it is not solved).
     pub diff: Vec<String>,
     /// The task's assertions on the final state, in order, as they came out.
@@ -44,6 +44,27 @@ pub struct TaskRecord {
     pub assertions: Vec<bool>,
     /// What stopped the task, when something did (the task is then unsolved).
     pub error: Option<String>,
+}
+
+/// Milliseconds a task spent, by part, over all its turns (`compile` is building the turns' hosts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TaskTimings {
+    pub model: f64,
+    pub check: f64,
+    pub compile: f64,
+    pub run: f64,
+    pub wall: f64,
+}
+
+impl TaskTimings {
+    /// Adds a turn's parts (the worker's `session.turn` answer's `timings_ms`).
+    pub fn add_turn(&mut self, turn: &TurnTimings) {
+        self.model += turn.model;
+        self.check += turn.check;
+        self.compile += turn.host_compile;
+        self.run += turn.run;
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::time::Instant;
 
+use lacuna_hole::TurnTimings;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::record::{Rejection, TaskRecord};
@@ -253,7 +255,7 @@ pub fn run_task(
         && (!scored("DB") || record.diff.is_empty())
         && (!scored("ENV_ASSERTION") || record.assertions.iter().all(|a| *a));
     record.reward = if record.solved { 1.0 } else { 0.0 };
-    record.time_ms.insert("wall".into(), started.elapsed().as_secs_f64() * 1000.0);
+    record.time_ms.wall = started.elapsed().as_secs_f64() * 1000.0;
     Ok(record)
 }
 
@@ -351,12 +353,8 @@ fn turn(
         if let Some(n) = outcome.get("tokens").and_then(Value::as_u64) {
             *record.tokens.get_or_insert(0) += n;
         }
-        if let Some(timings) = outcome.get("timings_ms").and_then(Value::as_object) {
-            for (from, to) in [("model", "model"), ("check", "check"), ("host_compile", "compile"), ("run", "run")] {
-                if let Some(ms) = timings.get(from).and_then(Value::as_f64) {
-                    *record.time_ms.entry(to.to_owned()).or_insert(0.0) += ms;
-                }
-            }
+        if let Some(Ok(timings)) = outcome.get("timings_ms").map(TurnTimings::deserialize) {
+            record.time_ms.add_turn(&timings);
         }
     }
     Ok(outcome)

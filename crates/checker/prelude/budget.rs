@@ -156,6 +156,7 @@ pub mod __budget {
             // SAFETY: `data` is the `Vec` `return_addresses` passed, alive for the whole walk; `context` is the
             // unwinder's, valid during this call.
             let ips = unsafe { &mut *data.cast::<Vec<usize>>() };
+            // SAFETY: as above: `context` is the unwinder's, valid during this call.
             ips.push(unsafe { _Unwind_GetIP(context) });
             // _URC_NO_REASON continues, _URC_END_OF_STACK (5) stops.
             if ips.len() >= 128 { 5 } else { 0 }

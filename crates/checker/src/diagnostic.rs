@@ -62,6 +62,9 @@ impl Diagnostic {
     }
 }
 
+/// The kind of rustc's "type annotations needed" (E0282, E0283, E0284), which the checker treats apart.
+pub(crate) const TYPE_ANNOTATIONS_NEEDED: &str = "type-annotations-needed";
+
 /// The stable kind name for a rustc error code; `other` for codes without a name here.
 pub fn kind_for_code(code: &str) -> &'static str {
     match code {
@@ -86,7 +89,7 @@ pub fn kind_for_code(code: &str) -> &'static str {
         "E0261" => "undeclared-lifetime",
         "E0267" | "E0268" => "break-outside-loop",
         "E0277" => "trait-not-implemented",
-        "E0282" | "E0283" | "E0284" => "type-annotations-needed",
+        "E0282" | "E0283" | "E0284" => TYPE_ANNOTATIONS_NEEDED,
         "E0308" => "type-mismatch",
         "E0369" | "E0368" | "E0600" => "unsupported-operator",
         "E0373" => "closure-may-outlive",

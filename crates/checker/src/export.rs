@@ -191,8 +191,7 @@ struct MovedBlock {
 }
 
 /// Exports `text` (a host that parses) whose holes are at `holes`.
-pub fn export(text: &str, holes: &[Range<usize>]) -> Export {
-    let file = SourceFile::parse(text, Edition::Edition2021).tree();
+pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> Export {
     let in_hole = |r: &Range<usize>| holes.iter().any(|h| h.start < r.end && r.start < h.end);
 
     // Every block around every hole, outermost first, and the module each hole is in.
@@ -330,7 +329,7 @@ pub fn export(text: &str, holes: &[Range<usize>]) -> Export {
         rendered.insert(id, format!("\npub mod __lacuna_block_{id} {{ {body}}}\n"));
     }
     // Top-level block modules go at the end of their function's module.
-    let module_ends = module_ends(&file, text.len());
+    let module_ends = module_ends(file, text.len());
     for block in moved.values().filter(|b| b.parent.is_none()) {
         let Some(&(at, inline)) = module_ends.get(&block.module) else { continue };
         let module = rendered.remove(&block.id).unwrap_or_default();
@@ -542,6 +541,10 @@ fn one_line(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn parsed(text: &str) -> SourceFile {
+        SourceFile::parse(text, Edition::Edition2021).tree()
+    }
+
     fn host_after(text: &str, export: &Export) -> String {
         apply(text, 0, export.edits.clone())
     }
@@ -551,7 +554,7 @@ mod tests {
         let text = "struct P { x: i32, pub(crate) y: i32 }\nstruct T(u8);\nenum E { A(i32) }\n\
                     impl P { fn new() -> P { P { x: 0, y: 0 } } }\nimpl Clone for P { fn clone(&self) -> P { P::new() } }\n\
                     mod m { fn f() {} }\nuse std::fmt;\nfn main() {}\n";
-        let e = export(text, &[]);
+        let e = export(text, &parsed(text), &[]);
         expect_test::expect![[r#"
             pub struct P { pub x: i32, pub y: i32 }
             pub struct T(pub u8);
@@ -581,7 +584,7 @@ mod tests {
         let text = "fn main() {\n    static HITS: u32 = 0;\n    #[derive(Debug)]\n    struct C {\n        x: i32,\n    }\n    \
                     fn helper() -> C { C { x: 1 } }\n    let v = agent!(\"go\");\n}\n";
         let hole = text.find("agent!").unwrap()..text.find(");").unwrap() + 1;
-        let e = export(text, &[hole]);
+        let e = export(text, &parsed(text), &[hole]);
         let host = host_after(text, &e);
         let lines: Vec<&str> = host.lines().map(str::trim_end).collect();
         assert_eq!(lines[1], "    #[allow(unused_imports)] use self::__lacuna_block_0::{HITS, C};");
@@ -603,7 +606,7 @@ mod tests {
         let text = "mod shop {\n    pub fn run() {\n        // a comment\n        struct Item {\n            n: u8, // count\n        }\n        \
                     let x = agent!(\"go\");\n    }\n}\nfn main() {}\n";
         let hole = text.find("agent!").unwrap()..text.find(");").unwrap() + 1;
-        let e = export(text, &[hole]);
+        let e = export(text, &parsed(text), &[hole]);
         let host = host_after(text, &e);
         assert_eq!(host.matches('\n').count(), text.matches('\n').count(), "{host}");
         assert!(host.contains("pub mod __lacuna_block_0 {"), "{host}");

@@ -8,6 +8,7 @@
 use ra_ap_syntax::{ast, AstNode, AstToken, Edition, SourceFile, SyntaxKind, SyntaxToken, TextRange, T};
 
 use crate::line_index::LineIndex;
+use crate::outline::HostOutline;
 
 /// Appended to the host so the prelude is in scope without an import. At the end, host lines and columns stay
 /// as the user wrote them; `#[macro_use]` makes `agent!` visible in every module regardless of position.
@@ -50,6 +51,11 @@ pub struct Host {
     pub name: String,
     pub text: String,
     pub holes: Vec<Hole>,
+    /// What later stages read of the host's items, from the same parse.
+    pub outline: HostOutline,
+    /// Per hole, the host range of the function around it (else of the hole itself): where rustc's "type
+    /// annotations needed" about the hole's value can be (`let i = agent!(..).unwrap(); v[i]`).
+    pub(crate) hole_functions: Vec<std::ops::Range<usize>>,
     pub(crate) line_index: LineIndex,
 }
 
@@ -80,32 +86,15 @@ impl Host {
         }
         let file = parse.tree();
         let holes = find_holes(&file, &line_index);
-        Ok(Host { name: name.to_owned(), text, holes, line_index })
+        let hole_functions = hole_functions(&file, &holes);
+        let ranges: Vec<std::ops::Range<usize>> = holes.iter().map(|h| h.range.clone()).collect();
+        let outline = HostOutline::of(&text, &file, &ranges);
+        Ok(Host { name: name.to_owned(), text, holes, outline, hole_functions, line_index })
     }
 
     /// The host as the compiler sees it with every hole unfilled.
     pub(crate) fn unfilled(&self) -> Spliced {
         Spliced::new(self, None)
-    }
-
-    /// Per hole, the host range of the function around it (else of the hole itself): where rustc's "type
-    /// annotations needed" about the hole's value can be (`let i = agent!(..).unwrap(); v[i]`).
-    pub(crate) fn hole_functions(&self) -> Vec<std::ops::Range<usize>> {
-        use ra_ap_syntax::{ast, AstNode, Edition, SourceFile, TextRange};
-        let file = SourceFile::parse(&self.text, Edition::Edition2021).tree();
-        self.holes
-            .iter()
-            .map(|hole| {
-                let range = TextRange::new((hole.range.start as u32).into(), (hole.range.end as u32).into());
-                let node = match file.syntax().covering_element(range) {
-                    ra_ap_syntax::NodeOrToken::Node(n) => Some(n),
-                    ra_ap_syntax::NodeOrToken::Token(t) => t.parent(),
-                };
-                node.and_then(|n| n.ancestors().find(|a| ast::Fn::can_cast(a.kind())))
-                    .map(|n| usize::from(n.text_range().start())..usize::from(n.text_range().end()))
-                    .unwrap_or_else(|| hole.range.clone())
-            })
-            .collect()
     }
 
     /// The host with `snippet` in hole `hole` (an index into [`Host::holes`]), typed `ty` when given.
@@ -132,6 +121,23 @@ impl Host {
         text.push_str(PRELUDE_INJECTION);
         text
     }
+}
+
+/// Per hole, the range of the function around it (else of the hole itself).
+fn hole_functions(file: &SourceFile, holes: &[Hole]) -> Vec<std::ops::Range<usize>> {
+    holes
+        .iter()
+        .map(|hole| {
+            let range = TextRange::new((hole.range.start as u32).into(), (hole.range.end as u32).into());
+            let node = match file.syntax().covering_element(range) {
+                ra_ap_syntax::NodeOrToken::Node(n) => Some(n),
+                ra_ap_syntax::NodeOrToken::Token(t) => t.parent(),
+            };
+            node.and_then(|n| n.ancestors().find(|a| ast::Fn::can_cast(a.kind())))
+                .map(|n| usize::from(n.text_range().start())..usize::from(n.text_range().end()))
+                .unwrap_or_else(|| hole.range.clone())
+        })
+        .collect()
 }
 
 /// Strips a byte-order mark and turns `\r\n` into `\n`, as rustc does when it reads a file. Positions we report

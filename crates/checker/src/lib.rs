@@ -12,6 +12,7 @@
 //! ```
 
 mod analysis;
+mod check;
 mod diagnostic;
 pub mod export;
 mod host;
@@ -29,6 +30,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use lacuna_hole::DecidedBy;
 use lacuna_ir::{HoleScope, SnippetUses};
 pub use lacuna_policy::{Grant, Policy, ViolationKind};
 use serde::Serialize;
@@ -36,16 +38,16 @@ use serde::Serialize;
 pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
 pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use outline::{
-    capability_signatures, plain_enums, plain_structs, prompt_signatures, scalar_fns, signatures, struct_fields,
-    EnumOutline, ScalarFn, StructField, VariantFields,
+    capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField, VariantFields,
 };
 pub use rustc::{parse_rustc_errors, Rustc, RustcError};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};
 
 pub use analysis::{HoleType, TurnTypes};
 use analysis::{RaDiagnostic, RaSession};
+pub use check::{PendingCheck, Precheck};
 use host::{Origin, Spliced};
-use line_index::LineIndex;
+pub use line_index::LineIndex;
 use rustc::{RustcDiagnostic, RustcOutcome};
 
 /// The `lacuna` crate's type-level surface, as holes are checked against it: the runtime and `agent!`
@@ -121,39 +123,6 @@ fn render_host_errors(errors: &[Diagnostic]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// Who decided a verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum DecidedBy {
-    /// rust-analyzer's parser or type checker found errors.
-    #[serde(rename = "rust-analyzer")]
-    RustAnalyzer,
-    /// rustc checked the spliced host.
-    #[serde(rename = "rustc")]
-    Rustc,
-    /// Lacuna's own rule: the snippet must be a block body and may not reach outside its hole.
-    #[serde(rename = "lacuna")]
-    Lacuna,
-    /// Safe mode: the snippet reaches authority its scope does not grant (decided before any compiler saw it).
-    #[serde(rename = "policy")]
-    Policy,
-    /// An acceptance by the JIT subset's own checks (rust-analyzer found no error, and the subset's rules cover
-    /// what rustc would still say of it); only `lacuna run` gives these.
-    #[serde(rename = "jit-subset")]
-    JitSubset,
-}
-
-impl DecidedBy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DecidedBy::RustAnalyzer => "rust-analyzer",
-            DecidedBy::Rustc => "rustc",
-            DecidedBy::Lacuna => "lacuna",
-            DecidedBy::Policy => "policy",
-            DecidedBy::JitSubset => "jit-subset",
-        }
-    }
 }
 
 /// Milliseconds spent in each part of one check.
@@ -583,308 +552,6 @@ impl Checker {
         Ok(confirmed)
     }
 
-    /// Checks `snippet` in hole `hole` (0-based index into the host's holes) under the checker's policy.
-    pub fn check(&mut self, prepared: &PreparedHost, hole: usize, snippet: &str) -> Result<Verdict, CheckerError> {
-        // Shared, not copied: the checker's own policy applies to every plain check.
-        let policy = std::sync::Arc::clone(&self.policy);
-        self.check_under(prepared, hole, snippet, &policy)
-    }
-
-    /// [`Checker::check`] under `policy` (a hole site's own, or a nested hole's narrowed one).
-    pub fn check_under(
-        &mut self,
-        prepared: &PreparedHost,
-        hole: usize,
-        snippet: &str,
-        policy: &Policy,
-    ) -> Result<Verdict, CheckerError> {
-        self.check_inner(prepared, hole, snippet, Stage::Full, Some(policy)).map(|v| v.expect("a full check decides"))
-    }
-
-    /// The policy [`Checker::check`] applies.
-    pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-
-    /// The fast part of [`Checker::check`]: `Some(rejection)` when the parser, rust-analyzer or Lacuna's rules
-    /// reject the snippet; `None` when rust-analyzer found no error and only rustc can confirm (then
-    /// [`Checker::check`] gives the verdict; its rust-analyzer part is cached by then). Where rust-analyzer's view
-    /// is incomplete (its errors are no verdict, or it failed), rustc decides right here and `Some` is its
-    /// verdict, an acceptance possibly. Lets a caller start work that pays off only for accepted snippets while
-    /// rustc checks, and lets the JIT subset add its own checks to a clean rust-analyzer analysis.
-    pub fn precheck(
-        &mut self,
-        prepared: &PreparedHost,
-        hole: usize,
-        snippet: &str,
-    ) -> Result<Option<Verdict>, CheckerError> {
-        let policy = std::sync::Arc::clone(&self.policy);
-        self.precheck_under(prepared, hole, snippet, &policy)
-    }
-
-    /// [`Checker::precheck`] under `policy`.
-    pub fn precheck_under(
-        &mut self,
-        prepared: &PreparedHost,
-        hole: usize,
-        snippet: &str,
-        policy: &Policy,
-    ) -> Result<Option<Verdict>, CheckerError> {
-        self.check_inner(prepared, hole, snippet, Stage::Fast, Some(policy))
-    }
-
-    /// rustc's verdict alone, without rust-analyzer and without safe mode: the reference the fast path is tested
-    /// against. Never use it to decide whether a snippet may run.
-    pub fn check_with_rustc_only(
-        &mut self,
-        prepared: &PreparedHost,
-        hole: usize,
-        snippet: &str,
-    ) -> Result<Verdict, CheckerError> {
-        self.check_inner(prepared, hole, snippet, Stage::RustcOnly, None).map(|v| v.expect("a full check decides"))
-    }
-
-    /// `None` only for [`Stage::Fast`] when rustc would have to decide and rust-analyzer found no error in the
-    /// snippet (rustc decides here whenever rust-analyzer's view was incomplete).
-    fn check_inner(
-        &mut self,
-        prepared: &PreparedHost,
-        hole: usize,
-        snippet: &str,
-        stage: Stage,
-        policy: Option<&Policy>,
-    ) -> Result<Option<Verdict>, CheckerError> {
-        let policy = policy.filter(|p| !p.is_unconfined());
-        let use_rust_analyzer = stage != Stage::RustcOnly;
-        let started = Instant::now();
-        let host = &prepared.host;
-        if hole >= host.holes.len() {
-            return Err(CheckerError::NoSuchHole { name: host.name.clone(), hole: hole + 1, count: host.holes.len() });
-        }
-        let snippet = normalize(snippet);
-        if snippet.len() > MAX_SNIPPET_BYTES {
-            return Err(CheckerError::SnippetTooLarge { bytes: snippet.len() });
-        }
-        let spliced = host.splice(hole, &snippet, prepared.glue_types[hole].as_deref());
-        let snippet_index = LineIndex::new(&snippet);
-        let expected_type = prepared.expected_types[hole].clone();
-        let mut timings = Timings::default();
-        let notes: std::cell::RefCell<Vec<String>> = std::cell::RefCell::new(Vec::new());
-        let reject = |decided_by, diagnostics, mut timings: Timings| {
-            timings.check = ms(started.elapsed());
-            Ok(Some(Verdict {
-                accepted: false,
-                decided_by,
-                expected_type: expected_type.clone(),
-                diagnostics,
-                timings,
-                notes: notes.borrow().clone(),
-            }))
-        };
-
-        // Everything that builds syntax trees runs on the analysis thread: deep trees need its stack, to build
-        // and to drop. Beyond the limits, rust-analyzer is not asked at all and rustc decides alone.
-        let (depth, tokens) = lexical_size(&snippet);
-        let snippet_range = spliced.snippet_range().expect("a spliced host has a snippet");
-        let policy_reject = |violations: Vec<policy::Violation>, timings| {
-            let diagnostics =
-                violations.iter().map(|v| map_violation(v, &spliced, host, hole, &snippet_index, prepared)).collect();
-            reject(DecidedBy::Policy, dedup(diagnostics), timings)
-        };
-        let unverifiable = |message: String| policy::Violation {
-            kind: ViolationKind::Unverifiable,
-            range: snippet_range.start..snippet_range.start,
-            message,
-            label: "not inspected".into(),
-            grant: None,
-        };
-        // Violations that only rustc's acceptance makes final: an item safe mode could not resolve is usually an
-        // error rustc names better; if rustc accepts, safe mode still rejects.
-        let mut deferred: Vec<policy::Violation> = Vec::new();
-        // rust-analyzer's parser found errors: rustc's parser names them.
-        let mut unparsed = false;
-        // rust-analyzer analysed the spliced program and found no error of the snippet's: the only state in which
-        // the fast path may hand the decision back (the JIT subset's own acceptance builds on it). Its errors that
-        // are no verdict (beside block-local impls, "type annotations needed" alone, names rustc must resolve), a
-        // failure inside it, or a syntax error all leave the decision to rustc here.
-        let mut ra_clean = false;
-        if depth > MAX_RA_NESTING || tokens > MAX_RA_TOKENS {
-            if policy.is_some() {
-                let message = format!(
-                    "the snippet nests {depth} levels deep in {tokens} tokens; safe mode inspects snippets up to \
-                     {MAX_RA_NESTING} levels and {MAX_RA_TOKENS} tokens"
-                );
-                return policy_reject(vec![unverifiable(message)], timings);
-            }
-        } else {
-            let text = spliced.text.clone();
-            let block = spliced.block_range().expect("a spliced host has a snippet");
-            let owned_policy = policy.cloned();
-            let analysed =
-                self.with_ra(move |ra| Ok(ra.analyse(&text, block, use_rust_analyzer, owned_policy.as_ref())));
-            if let Err(e) = &analysed {
-                notes.borrow_mut().push(format!("{e}; rustc decided alone"));
-            }
-            if let (Some(_), Err(_)) = (policy, &analysed) {
-                // rust-analyzer failed somewhere; safe mode's syntax rules alone, on a fresh parse, then rustc
-                // may still reject the snippet for what it is (safe mode rejects it if rustc accepts).
-                let (text, owned_policy) = (spliced.text.clone(), policy.cloned());
-                let block = spliced.block_range().expect("a spliced host has a snippet");
-                match self.with_ra(move |ra| Ok(ra.syntax_violations(&text, block, owned_policy.as_ref()))) {
-                    Ok(v) if v.is_empty() => deferred.push(unverifiable(
-                        "rust-analyzer failed on this snippet, so safe mode could not inspect it".into(),
-                    )),
-                    Ok(v) => return policy_reject(v, timings),
-                    Err(_) => {
-                        let message = "the snippet could not be parsed for inspection, so safe mode rejects it";
-                        return policy_reject(vec![unverifiable(message.into())], timings);
-                    }
-                }
-            }
-            timings.parse = analysed.as_ref().map_or(0.0, |a| ms(a.parse));
-            timings.rust_analyzer = analysed.as_ref().map_or(0.0, |a| ms(a.analysis));
-            // rust-analyzer failing (a panic inside it) is no verdict: rustc decides alone.
-            if let Ok(analysed) = analysed {
-                match analysed.outcome {
-                    // rustc's parser names what is wrong (an error code for many mistakes rust-analyzer calls a
-                    // syntax error): rustc rejects it too, and decides. Safe mode could not inspect a snippet
-                    // that does not parse, so the answer is a rejection either way.
-                    analysis::Outcome::SyntaxErrors => {
-                        unparsed = true;
-                        if policy.is_some() {
-                            let message = "the snippet does not parse, so safe mode could not inspect it";
-                            deferred.push(unverifiable(message.into()));
-                        }
-                    }
-                    analysis::Outcome::EscapesHole => {
-                        let diagnostic = Diagnostic::whole_snippet(
-                            "snippet-escapes-hole",
-                            "the snippet closes the hole's block early; a snippet is statements followed by a \
-                             final expression, with balanced delimiters"
-                                .into(),
-                            snippet_index.line_col(snippet.len()),
-                        );
-                        return reject(DecidedBy::Lacuna, vec![diagnostic], timings);
-                    }
-                    analysis::Outcome::Errors(errors) => {
-                        let new_errors: Vec<Diagnostic> = errors
-                            .iter()
-                            .filter(|d| !is_baseline(d, &spliced, &prepared.baseline))
-                            .map(|d| map_ra(d, &spliced, host, hole, &snippet_index))
-                            .collect();
-                        // "Type annotations needed" alone is often rust-analyzer's echo of something it did not
-                        // resolve (a path it does not report); rustc names the real cause, or accepts.
-                        let only_unknown_types = new_errors.iter().all(|d| d.kind == "type-annotations-needed");
-                        let rustc_names = errors
-                            .iter()
-                            .filter(|d| !is_baseline(d, &spliced, &prepared.baseline))
-                            .any(|d| rustc_names_it(d, &spliced.text));
-                        if !new_errors.is_empty() && !only_unknown_types && !rustc_names {
-                            return reject(DecidedBy::RustAnalyzer, dedup(new_errors), timings);
-                        }
-                        ra_clean = new_errors.is_empty();
-                    }
-                    analysis::Outcome::Policy(violations) => return policy_reject(violations, timings),
-                    analysis::Outcome::NotAsked => {}
-                }
-            }
-            if let Some(policy) = policy.filter(|_| !unparsed) {
-                let (policy, range) = (policy.clone(), snippet_range.clone());
-                let started = Instant::now();
-                let text = spliced.text.clone();
-                let violations = self.with_ra(move |ra| {
-                    ra.set_text(&text);
-                    Ok(ra.policy_violations(range, &policy))
-                });
-                timings.policy = Some(ms(started.elapsed()));
-                match violations {
-                    Ok(v) if v.iter().all(|v| v.kind == ViolationKind::Unresolved) => deferred.extend(v),
-                    Ok(v) => return policy_reject(v, timings),
-                    Err(e) => {
-                        let message = format!("safe mode could not inspect the snippet ({e})");
-                        return policy_reject(vec![unverifiable(message)], timings);
-                    }
-                }
-            }
-        }
-
-        // With deferred violations the answer is a rejection either way (rustc's, or safe mode's): never let a
-        // caller accept on the fast path.
-        if stage == Stage::Fast && deferred.is_empty() && ra_clean {
-            return Ok(None);
-        }
-        // 3. rustc's word.
-        let rustc_started = Instant::now();
-        let outcome = self.rustc_check(&spliced.text)?;
-        timings.rustc = Some(ms(rustc_started.elapsed()));
-        let diagnostics = match outcome {
-            RustcOutcome::TimedOut => vec![Diagnostic::whole_snippet(
-                "check-timeout",
-                format!("rustc did not finish checking the snippet within {} s", self.rustc_timeout().as_secs()),
-                snippet_index.line_col(snippet.len()),
-            )],
-            RustcOutcome::Crashed { status } => vec![Diagnostic::whole_snippet(
-                "compiler-crash",
-                format!("rustc crashed while checking the snippet ({status}), so it cannot be accepted"),
-                snippet_index.line_col(snippet.len()),
-            )],
-            RustcOutcome::Finished { errors } => {
-                dedup(errors.iter().map(|e| map_rustc(e, &spliced, host, hole, &snippet_index)).collect())
-            }
-        };
-        // rustc accepts a snippet that returns from the host function or breaks out of a host loop; Lacuna does
-        // not (checked last, so real errors are reported first).
-        if diagnostics.is_empty() {
-            let owned = snippet.clone();
-            if let Ok(Some((range, what))) = self.with_ra(move |_| Ok(host::control_escape(&owned))) {
-                let (line, column) = snippet_index.line_col(range.start);
-                let (end_line, end_column) = snippet_index.line_col(range.end);
-                let diagnostic = Diagnostic {
-                    severity: Severity::Error,
-                    code: None,
-                    kind: "control-escapes-hole".into(),
-                    message: format!(
-                        "{what}; a hole's value is the snippet's final expression, so control flow must stay \
-                         inside the snippet (handle the case and produce a value instead)"
-                    ),
-                    label: Some("leaves the hole".into()),
-                    notes: Vec::new(),
-                    location: Location::Snippet,
-                    line,
-                    column,
-                    end_line,
-                    end_column,
-                };
-                return reject(DecidedBy::Lacuna, vec![diagnostic], timings);
-            }
-        }
-        if diagnostics.is_empty() && !deferred.is_empty() {
-            return policy_reject(deferred, timings);
-        }
-        timings.check = ms(started.elapsed());
-        let notes = notes.into_inner();
-        // A hole whose type the snippet settles: say which type it settled.
-        let expected_type = match prepared.inferred[hole] && diagnostics.is_empty() {
-            true => {
-                let (text, range) = (spliced.text.clone(), snippet_range.clone());
-                let settled = self.with_ra(move |ra| {
-                    ra.set_text(&text);
-                    Ok(ra.expr_type(range))
-                })?;
-                Some(format!("{} (inferred from the snippet)", settled.as_deref().unwrap_or("_")))
-            }
-            false => expected_type,
-        };
-        Ok(Some(Verdict {
-            accepted: diagnostics.is_empty(),
-            decided_by: DecidedBy::Rustc,
-            expected_type,
-            diagnostics,
-            timings,
-            notes,
-        }))
-    }
-
     /// Where an (accepted) snippet in `hole` refers to the hole's bindings and to `Self`: what execution needs to
     /// run it against the binding table. Empty when rust-analyzer could not place the hole.
     pub fn snippet_uses(
@@ -893,18 +560,8 @@ impl Checker {
         hole: usize,
         snippet: &str,
     ) -> Result<SnippetUses, CheckerError> {
-        let host = &prepared.host;
-        if hole >= host.holes.len() {
-            return Err(CheckerError::NoSuchHole { name: host.name.clone(), hole: hole + 1, count: host.holes.len() });
-        }
-        let Some(scope) = prepared.scopes[hole].clone() else { return Ok(SnippetUses::default()) };
-        let spliced = host.splice(hole, &normalize(snippet), prepared.glue_types[hole].as_deref());
-        let range = spliced.snippet_range().expect("a spliced host has a snippet");
-        let text = spliced.text;
-        self.with_ra(move |ra| {
-            ra.set_text(&text);
-            Ok(ra.snippet_uses(range, &scope.bindings))
-        })
+        let check = self.begin_check(prepared, hole, snippet, None)?;
+        self.snippet_uses_in(prepared, &check)
     }
 
     /// The typed view of an (accepted) snippet for the JIT, or why it is outside the JIT's subset.
@@ -914,28 +571,8 @@ impl Checker {
         hole: usize,
         snippet: &str,
     ) -> Result<Result<lacuna_ir::TypedSnippet, lacuna_ir::Unsupported>, CheckerError> {
-        let host = &prepared.host;
-        if hole >= host.holes.len() {
-            return Err(CheckerError::NoSuchHole { name: host.name.clone(), hole: hole + 1, count: host.holes.len() });
-        }
-        let Some(scope) = prepared.scopes[hole].clone() else {
-            return Ok(Err(lacuna_ir::Unsupported {
-                construct: "a hole rust-analyzer could not place".into(),
-                range: 0..0,
-            }));
-        };
-        let snippet = normalize(snippet);
-        let (depth, tokens) = lexical_size(&snippet);
-        if depth > MAX_RA_NESTING || tokens > MAX_RA_TOKENS {
-            return Ok(Err(lacuna_ir::Unsupported { construct: "a very large snippet".into(), range: 0..0 }));
-        }
-        let spliced = host.splice(hole, &snippet, prepared.glue_types[hole].as_deref());
-        let block = spliced.block_range().expect("a spliced host has a snippet");
-        let text = spliced.text;
-        self.with_ra(move |ra| {
-            ra.set_text(&text);
-            Ok(ra.typed_snippet(block, &scope.bindings))
-        })
+        let check = self.begin_check(prepared, hole, snippet, None)?;
+        self.typed_snippet_in(prepared, &check)
     }
 
     /// The exact text the compilers see for `snippet` in `hole`: the host with the snippet spliced in and the
@@ -1029,17 +666,6 @@ impl Checker {
             })
         })
     }
-}
-
-/// How far a check goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    /// rust-analyzer, then rustc.
-    Full,
-    /// rustc alone (the reference the fast path is tested against).
-    RustcOnly,
-    /// rust-analyzer and Lacuna's rules; stop where rustc would be asked.
-    Fast,
 }
 
 /// Where Lacuna caches compiled artifacts: `$LACUNA_CACHE_DIR`, `$XDG_CACHE_HOME/lacuna`, `$HOME/.cache/lacuna`, else
@@ -1328,7 +954,7 @@ fn map_rustc(d: &RustcDiagnostic, spliced: &Spliced, host: &Host, hole: usize, i
 /// every error is rustc's "type annotations needed" (E0282, E0283, E0284) inside the function around a hole.
 /// `None` when any error is something else.
 fn holes_settled_by_snippets(host: &Host, unfilled: &Spliced, errors: &[RustcDiagnostic]) -> Option<Vec<usize>> {
-    let statements = host.hole_functions();
+    let statements = &host.hole_functions;
     let mut holes = Vec::new();
     for e in errors {
         let code = e.code.as_ref().map(|c| c.code.as_str());

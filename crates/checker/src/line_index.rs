@@ -1,7 +1,7 @@
 //! Byte offsets to 1-based line and column (columns count chars, as rustc's do).
 
 #[derive(Debug, Clone)]
-pub(crate) struct LineIndex {
+pub struct LineIndex {
     /// Byte offset where each line starts.
     starts: Vec<usize>,
     text: std::sync::Arc<str>,
@@ -22,6 +22,11 @@ impl LineIndex {
         // An offset inside a multi-byte char counts as that char.
         let column = self.text[start..].char_indices().take_while(|(i, _)| start + i < offset).count();
         (line as u32 + 1, column as u32 + 1)
+    }
+
+    /// 1-based (line, column) of `offset` in `text`, for a single look-up.
+    pub fn one(text: &str, offset: usize) -> (u32, u32) {
+        LineIndex::new(text).line_col(offset)
     }
 
     /// Byte offset where 1-based `line` starts (clamped to the last line).

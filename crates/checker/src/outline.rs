@@ -1,23 +1,75 @@
-//! The host's items as a prompt lists them: functions as signatures (no bodies), types in full, `impl` blocks
-//! with their methods' signatures. Pure syntax.
+//! What stages need to know of a host's items, from one parse of it ([`HostOutline`]): the items as a prompt
+//! lists them (functions as signatures, no bodies; types in full; `impl` blocks with their methods'
+//! signatures), which host functions and structs JIT code may reach, and the host as a `dylib` ([`Export`]).
+//! Pure syntax.
 
 use lacuna_ir::symbol::{field_offset_symbol, module_shim_symbol, shim_symbol};
 use ra_ap_syntax::ast::{self, HasAttrs, HasGenericParams, HasModuleItem, HasName, HasVisibility};
-use ra_ap_syntax::{AstNode, Edition, SourceFile};
+use ra_ap_syntax::{AstNode, Edition, SourceFile, SyntaxKind};
 
-/// Signatures of the items `text` defines (at top level, in `mod`s and in `impl`/`trait` blocks), in source
+use crate::export::{export, Export};
+
+/// Everything later stages read of a host's items, from one parse of its text ([`crate::Host::parse`]).
+#[derive(Debug, Clone)]
+pub struct HostOutline {
+    /// What a prompt lists ([`prompt_signatures`]).
+    pub signatures: Vec<String>,
+    /// Host functions JIT code may call through shims.
+    pub scalar_fns: Vec<ScalarFn>,
+    /// Struct fields JIT code may reach in place.
+    pub struct_fields: Vec<StructField>,
+    /// Structs JIT code steps through slices of.
+    pub plain_structs: Vec<String>,
+    pub plain_enums: Vec<EnumOutline>,
+    /// The host defines `fn main` at top level.
+    pub has_main: bool,
+    /// The host raises lint levels somewhere (a `deny` or `forbid` anywhere, in attributes or macros): a warning
+    /// in a snippet could then be an error.
+    pub raises_lints: bool,
+    /// The host as a `dylib` and its mirror, for every hole.
+    pub export: Export,
+}
+
+impl HostOutline {
+    /// The outline of the host `text`, parsed as `file`, with holes at `holes`.
+    pub(crate) fn of(text: &str, file: &SourceFile, holes: &[std::ops::Range<usize>]) -> HostOutline {
+        let struct_items = plain_struct_items(file);
+        HostOutline {
+            signatures: prompt_signatures_of(text, file),
+            scalar_fns: scalar_fns(file),
+            struct_fields: struct_fields(&struct_items),
+            plain_structs: struct_items.into_iter().map(|(name, _)| name).collect(),
+            plain_enums: plain_enums(file),
+            has_main: file
+                .items()
+                .any(|item| matches!(item, ast::Item::Fn(f) if f.name().is_some_and(|n| n.text() == "main"))),
+            raises_lints: file
+                .syntax()
+                .descendants_with_tokens()
+                .filter_map(|e| e.into_token())
+                .any(|t| t.kind() == SyntaxKind::IDENT && matches!(t.text(), "deny" | "forbid")),
+            export: export(text, file, holes),
+        }
+    }
+}
+
+/// Signatures of the items `file` defines (at top level, in `mod`s and in `impl`/`trait` blocks), in source
 /// order. A file that does not parse yields what parsed.
-pub fn signatures(text: &str) -> Vec<String> {
-    let file = SourceFile::parse(text, Edition::Edition2021).tree();
+fn signatures(file: &SourceFile) -> Vec<String> {
     let mut out = Vec::new();
     items(file.items(), &mut out);
     out
 }
 
-/// What a prompt lists for a host: its own items' [`signatures`] and the parts of the prelude it hands holes —
+/// What a prompt lists for a host: its own items' signatures and the parts of the prelude it hands holes —
 /// the capabilities' methods when it makes capabilities, `Classified`'s when it uses `Classified` (constructors
-/// that need the host's authority are not listed).
+/// that need the host's authority are not listed). For items Lacuna writes (a session's); a host's are in its
+/// [`HostOutline`].
 pub fn prompt_signatures(text: &str) -> Vec<String> {
+    prompt_signatures_of(text, &SourceFile::parse(text, Edition::Edition2021).tree())
+}
+
+fn prompt_signatures_of(text: &str, file: &SourceFile) -> Vec<String> {
     const CAPABILITIES: &[&str] = &[
         "Dir",
         "Net",
@@ -30,7 +82,7 @@ pub fn prompt_signatures(text: &str) -> Vec<String> {
         "open_ambient",
         "from_ambient",
     ];
-    let mut out = signatures(text);
+    let mut out = signatures(file);
     if CAPABILITIES.iter().any(|c| text.contains(c)) && text.contains("cap") {
         out.extend(capability_signatures());
     }
@@ -161,15 +213,10 @@ impl StructField {
     }
 }
 
-/// The top-level structs of `text` with named fields, no generics and no `repr(packed)`: JIT code reaches their
+/// The top-level structs of `file` with named fields, no generics and no `repr(packed)`: JIT code reaches their
 /// fields in place (see [`struct_fields`]) and steps through slices of them by their size
-/// ([`struct_size_symbol`]). Pure syntax.
-pub fn plain_structs(text: &str) -> Vec<String> {
-    plain_struct_items(text).into_iter().map(|(name, _)| name).collect()
-}
-
-fn plain_struct_items(text: &str) -> Vec<(String, ast::RecordFieldList)> {
-    let file = SourceFile::parse(text, Edition::Edition2021).tree();
+/// ([`lacuna_ir::symbol::struct_size_symbol`]).
+fn plain_struct_items(file: &SourceFile) -> Vec<(String, ast::RecordFieldList)> {
     let mut out = Vec::new();
     for item in file.items() {
         let ast::Item::Struct(st) = item else { continue };
@@ -201,9 +248,8 @@ pub enum VariantFields {
     Record(Vec<String>),
 }
 
-/// The top-level enums of `text` without generics (see [`EnumOutline`]). Pure syntax.
-pub fn plain_enums(text: &str) -> Vec<EnumOutline> {
-    let file = SourceFile::parse(text, Edition::Edition2021).tree();
+/// The top-level enums of `file` without generics (see [`EnumOutline`]).
+fn plain_enums(file: &SourceFile) -> Vec<EnumOutline> {
     let mut out = Vec::new();
     for item in file.items() {
         let ast::Item::Enum(en) = item else { continue };
@@ -227,10 +273,10 @@ pub fn plain_enums(text: &str) -> Vec<EnumOutline> {
     out
 }
 
-/// The scalar and `String` fields of `text`'s top-level structs (see [`StructField`]). Pure syntax.
-pub fn struct_fields(text: &str) -> Vec<StructField> {
+/// The scalar and `String` fields of the plain structs (see [`StructField`]).
+fn struct_fields(structs: &[(String, ast::RecordFieldList)]) -> Vec<StructField> {
     let mut out = Vec::new();
-    for (ty_name, fields) in plain_struct_items(text) {
+    for (ty_name, fields) in structs {
         for field in fields.fields() {
             let ty = field.ty().map(|t| t.syntax().to_string());
             let exported = ty.is_some_and(|t| SHIM_SCALARS.contains(&t.trim()) || t.trim() == "String");
@@ -246,11 +292,10 @@ pub fn struct_fields(text: &str) -> Vec<StructField> {
 const SHIM_SCALARS: &[&str] =
     &["i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64", "bool", "char"];
 
-/// The top-level functions of `text` with scalar parameters (simple names) and a scalar or `()` result: no
+/// The top-level functions of `file` with scalar parameters (simple names) and a scalar or `()` result: no
 /// generics, `self`, `async`, `unsafe`, `const`, `extern` or patterns in parameters. Pure syntax; the JIT's typed
 /// view checks the real types with rust-analyzer before it calls one.
-pub fn scalar_fns(text: &str) -> Vec<ScalarFn> {
-    let file = SourceFile::parse(text, Edition::Edition2021).tree();
+fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
     let scalar = |ty: &Option<ast::Type>| match ty {
         Some(ast::Type::PathType(p)) => {
             let text = p.syntax().to_string();
@@ -449,6 +494,40 @@ fn squeeze(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn outline(text: &str) -> HostOutline {
+        HostOutline::of(text, &SourceFile::parse(text, Edition::Edition2021).tree(), &[])
+    }
+
+    #[test]
+    fn main_and_lint_levels_are_read_from_the_syntax() {
+        let plain = outline(
+            "fn main() { let denylist = 1; }
+mod m { fn main() {} }",
+        );
+        assert!(plain.has_main && !plain.raises_lints);
+        assert!(
+            !outline(
+                "mod m { pub fn main() {} }
+fn mainly() {}"
+            )
+            .has_main
+        );
+        assert!(
+            outline(
+                "#![deny(warnings)]
+fn main() {}"
+            )
+            .raises_lints
+        );
+        assert!(
+            outline(
+                "macro_rules! strict { () => { #[forbid(unused)] fn f() {} } }
+fn main() {}"
+            )
+            .raises_lints
+        );
+    }
+
     #[test]
     fn scalar_fns_are_plain_functions_over_scalars_and_text() {
         let text = "fn is_prime(n: i64) -> bool { n > 1 }\nfn log(x: f64) { }\nfn unit(a: u8, b: char) -> () {}\n\
@@ -458,7 +537,8 @@ mod tests {
                     fn pat((a, b): (i64, i64)) -> i64 { a }\nfn up(s: &str) -> String { s.into() }\n\
                     fn find(s: &str) -> Option<u32> { None }\nfn named<'a>(s: &'a str) -> u8 { 0 }\n\
                     fn owned(s: String) -> u8 { 0 }\nfn vec() -> Option<Vec<u8>> { None }\n";
-        let found: Vec<(String, Option<String>, Vec<String>, String)> = scalar_fns(text)
+        let found: Vec<(String, Option<String>, Vec<String>, String)> = outline(text)
+            .scalar_fns
             .into_iter()
             .inspect(|f| assert_eq!(f.method_of, None))
             .map(|f| (f.name, f.module, f.params, f.ret))
@@ -476,7 +556,7 @@ mod tests {
                 ("find".into(), None, own(&["&str"]), "Option<u32>".into()),
             ]
         );
-        let inner = scalar_fns(text).into_iter().find(|f| f.name == "inner").expect("found above");
+        let inner = outline(text).scalar_fns.into_iter().find(|f| f.name == "inner").expect("found above");
         assert_eq!((inner.symbol().as_str(), inner.path().as_str()), ("__lacuna_host_modfn_1m_inner", "m::inner"));
     }
     #[test]
@@ -487,7 +567,7 @@ mod tests {
                     impl Clone for C { fn clone(&self) -> C { C { n: self.n } } }\n\
                     impl<T> W<T> { fn get(&self) -> u32 { 0 } }\n";
         let found: Vec<(String, Option<(String, bool)>, String)> =
-            scalar_fns(text).into_iter().map(|f| (f.symbol(), f.method_of, f.ret)).collect();
+            outline(text).scalar_fns.into_iter().map(|f| (f.symbol(), f.method_of, f.ret)).collect();
         assert_eq!(
             found,
             vec![
@@ -502,12 +582,12 @@ mod tests {
     fn struct_fields_are_the_scalar_and_string_fields_of_plain_top_level_structs() {
         let text = "#[derive(Debug)]\nstruct Item { name: String, price: u32, pub count: i64 }\n\
                     struct W<T> { x: T, n: u8 }\n#[repr(packed)]\nstruct P { a: u8 }\nstruct T(u8);\n";
-        let found: Vec<String> = struct_fields(text).into_iter().map(|f| f.symbol()).collect();
+        let found: Vec<String> = outline(text).struct_fields.into_iter().map(|f| f.symbol()).collect();
         assert_eq!(
             found,
             vec!["__lacuna_offset_4Item_name", "__lacuna_offset_4Item_price", "__lacuna_offset_4Item_count"]
         );
-        assert_eq!(plain_structs(text), vec!["Item"]);
+        assert_eq!(outline(text).plain_structs, vec!["Item"]);
     }
 
     use expect_test::expect;
@@ -558,6 +638,6 @@ fn main() { let x = 1; }
             fn search<T: AsRef<str>>(query: T) -> Vec<(String, String)> where T: Clone,
             mod tools { pub fn send_email(to: &str, subject: &str, body: &str) }
             fn main()"#]]
-        .assert_eq(&signatures(text).join("\n"));
+        .assert_eq(&signatures(&SourceFile::parse(text, Edition::Edition2021).tree()).join("\n"));
     }
 }

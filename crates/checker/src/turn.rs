@@ -6,14 +6,50 @@ use ra_ap_syntax::{ast, ast::HasAttrs, ast::HasName, AstNode, Edition, SourceFil
 /// An item a turn declares, with what a later declaration of the same thing replaces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnItem {
-    /// `fn helper`, `type Point`, `impl Shape for Point`, `use std::fmt`: a later item with the same key replaces
-    /// this one (types share one namespace: a struct replaces an enum of the same name).
-    pub key: String,
-    /// The name it declares (types and functions), for finding what a redefinition invalidates.
-    pub name: Option<String>,
+    /// A later item with the same key replaces this one.
+    pub key: ItemKey,
     pub text: String,
     /// Byte range in the turn.
     pub range: std::ops::Range<usize>,
+}
+
+/// What an item declares, by namespace: a later item with the same key replaces an earlier one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ItemKey {
+    /// `fn helper`.
+    Fn(String),
+    /// Structs, enums, unions, aliases and traits share one namespace: a struct replaces an enum of the same name.
+    Type(String),
+    /// Consts and statics.
+    Value(String),
+    /// `macro_rules!`.
+    Macro(String),
+    /// An impl, by its header with whitespace normalized (`impl Shape for Point`).
+    Impl(String),
+    /// Anything else (`use std::fmt;`), by its whole text with whitespace normalized.
+    Other(String),
+}
+
+impl ItemKey {
+    /// The name it declares (types, functions, values, macros), for finding what a redefinition invalidates.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            ItemKey::Fn(name) | ItemKey::Type(name) | ItemKey::Value(name) | ItemKey::Macro(name) => Some(name),
+            ItemKey::Impl(_) | ItemKey::Other(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ItemKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ItemKey::Fn(name) => write!(f, "fn {name}"),
+            ItemKey::Type(name) => write!(f, "type {name}"),
+            ItemKey::Value(name) => write!(f, "value {name}"),
+            ItemKey::Macro(name) => write!(f, "macro {name}"),
+            ItemKey::Impl(header) | ItemKey::Other(header) => f.write_str(header),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,28 +77,27 @@ pub fn split_turn(turn: &str) -> Option<TurnParts> {
     let mut items = Vec::new();
     for stmt in stmts.statements() {
         let ast::Stmt::Item(item) = stmt else { continue };
-        let named =
-            |kind: &str, n: Option<ast::Name>| n.map(|n| (format!("{kind} {}", n.text()), Some(n.text().to_string())));
-        let (key, name) = match &item {
-            ast::Item::Fn(f) => named("fn", f.name()),
-            ast::Item::Struct(s) => named("type", s.name()),
-            ast::Item::Enum(e) => named("type", e.name()),
-            ast::Item::Union(u) => named("type", u.name()),
-            ast::Item::TypeAlias(t) => named("type", t.name()),
-            ast::Item::Trait(t) => named("type", t.name()),
-            ast::Item::Const(c) => named("value", c.name()),
-            ast::Item::Static(s) => named("value", s.name()),
-            ast::Item::MacroRules(m) => named("macro", m.name()),
+        let text = |n: Option<ast::Name>| n.map(|n| n.text().to_string());
+        let key = match &item {
+            ast::Item::Fn(f) => ItemKey::Fn(text(f.name())?),
+            ast::Item::Struct(s) => ItemKey::Type(text(s.name())?),
+            ast::Item::Enum(e) => ItemKey::Type(text(e.name())?),
+            ast::Item::Union(u) => ItemKey::Type(text(u.name())?),
+            ast::Item::TypeAlias(t) => ItemKey::Type(text(t.name())?),
+            ast::Item::Trait(t) => ItemKey::Type(text(t.name())?),
+            ast::Item::Const(c) => ItemKey::Value(text(c.name())?),
+            ast::Item::Static(s) => ItemKey::Value(text(s.name())?),
+            ast::Item::MacroRules(m) => ItemKey::Macro(text(m.name())?),
             ast::Item::Impl(i) => {
                 let header = i.syntax().text().to_string();
-                let header =
-                    header.split('{').next().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
-                Some((header, None))
+                ItemKey::Impl(
+                    header.split('{').next().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" "),
+                )
             }
-            other => Some((other.syntax().text().to_string().split_whitespace().collect::<Vec<_>>().join(" "), None)),
-        }?;
+            other => ItemKey::Other(other.syntax().text().to_string().split_whitespace().collect::<Vec<_>>().join(" ")),
+        };
         let range = local(item.syntax());
-        items.push(TurnItem { key, name, text: turn[range.clone()].to_owned(), range });
+        items.push(TurnItem { key, text: turn[range.clone()].to_owned(), range });
     }
     let tail = stmts.tail_expr().map(|e| local(e.syntax()));
     Some(TurnParts { items, tail })
@@ -90,7 +125,7 @@ mod tests {
         let turn = "fn area(w: u32, h: u32) -> u32 { w * h }\nstruct P { x: i32 }\nimpl P {\n    fn get(&self) -> i32 { self.x }\n}\nuse std::fmt;\nlet a = area(2, 3);\na + 1";
         let parts = split_turn(turn).unwrap();
         let shown: Vec<String> =
-            parts.items.iter().map(|i| format!("{} | {:?} | {:?}", i.key, i.name, i.range)).collect();
+            parts.items.iter().map(|i| format!("{} | {:?} | {:?}", i.key, i.key.name(), i.range)).collect();
         expect![[r#"
             fn area | Some("area") | 0..40
             type P | Some("P") | 41..60

@@ -209,7 +209,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<u8> {
                 "task {}: {} ({:.1} s){}",
                 record.task,
                 if record.solved { "solved" } else { "not solved" },
-                record.time_ms.get("wall").copied().unwrap_or(0.0) / 1000.0,
+                record.time_ms.wall / 1000.0,
                 if why.is_empty() { String::new() } else { format!(": {why}") }
             );
         }

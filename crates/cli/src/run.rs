@@ -219,8 +219,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     if args.verbose {
         for site in &report.sites {
             let verdict = match site.accepted {
-                Some(true) => format!("accepted by {}", site.decided_by.as_deref().unwrap_or("?")),
-                Some(false) => format!("rejected by {}", site.decided_by.as_deref().unwrap_or("?")),
+                Some(true) => format!("accepted by {}", site.decided_by.map_or("?", |d| d.as_str())),
+                Some(false) => format!("rejected by {}", site.decided_by.map_or("?", |d| d.as_str())),
                 None => "no verdict".into(),
             };
             let error = site.error.as_deref().map(|e| format!("; {e}")).unwrap_or_default();

@@ -27,7 +27,7 @@ pub(crate) struct RawRun {
     pub(crate) time_ms: u64,
     pub(crate) memory: u64,
     pub(crate) stack_limit: usize,
-    /// Null, or a flag that lives as long as the process (see [`crate::runner::Engine`]'s run interrupt).
+    /// Null, or a flag that lives as long as the process (see [`crate::Engine`]'s run interrupt).
     pub(crate) interrupt: *const std::sync::atomic::AtomicU32,
     pub(crate) fault: u32,
     pub(crate) line: u32,

@@ -4,34 +4,8 @@
 
 use std::fmt;
 
-/// A budget a snippet can exhaust.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Resource {
-    Fuel,
-    Time,
-    Stack,
-    Memory,
-}
-
-impl Resource {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Resource::Fuel => "fuel",
-            Resource::Time => "time",
-            Resource::Stack => "stack",
-            Resource::Memory => "memory",
-        }
-    }
-
-    /// What a limit of this resource counts, for reports (`500 ms`); the host gets the number alone.
-    pub(crate) fn unit(self) -> &'static str {
-        match self {
-            Resource::Fuel => "",
-            Resource::Time => " ms",
-            Resource::Stack | Resource::Memory => " bytes",
-        }
-    }
-}
+use lacuna_hole::Outcome;
+pub(crate) use lacuna_hole::Resource;
 
 /// What a hole evaluated to when it did not evaluate to a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,14 +33,14 @@ impl HoleFailure {
         HoleFailure::Runtime { message: message.into(), line: 0, column: 0 }
     }
 
-    /// The outcome as reports and traces name it: `rejected`, `runtime`, `budget:<resource>`, `model`, `depth`.
-    pub(crate) fn outcome(&self) -> String {
+    /// How the hole's call ended, as reports and traces name it.
+    pub(crate) fn outcome(&self) -> Outcome {
         match self {
-            HoleFailure::Rejected { .. } => "rejected".into(),
-            HoleFailure::Runtime { .. } => "runtime".into(),
-            HoleFailure::Budget { resource, .. } => format!("budget:{}", resource.name()),
-            HoleFailure::Model { .. } => "model".into(),
-            HoleFailure::Depth { .. } => "depth".into(),
+            HoleFailure::Rejected { .. } => Outcome::Rejected,
+            HoleFailure::Runtime { .. } => Outcome::Runtime,
+            HoleFailure::Budget { resource, .. } => Outcome::Budget(*resource),
+            HoleFailure::Model { .. } => Outcome::Model,
+            HoleFailure::Depth { .. } => Outcome::Depth,
         }
     }
 
@@ -116,7 +90,7 @@ mod tests {
         let budget = HoleFailure::Budget { resource: Resource::Time, limit: 5 };
         assert_eq!(budget.encode(), "budget\u{1f}time\u{1f}5");
         assert_eq!(budget.to_string(), "exceeded the time budget (5 ms)");
-        assert_eq!(budget.outcome(), "budget:time");
+        assert_eq!(budget.outcome(), Outcome::Budget(Resource::Time));
         assert_eq!(HoleFailure::runtime("boom").encode(), "runtime\u{1f}boom\u{1f}0\u{1f}0");
         assert_eq!(HoleFailure::Depth { limit: 3 }.encode(), "depth\u{1f}3");
     }

@@ -1,12 +1,12 @@
 //! The JIT path: an accepted snippet in the JIT's subset lowered and compiled by Cranelift, and its faults read
 //! back from the context.
 
-use lacuna_checker::{normalize, Checker, Verdict};
+use lacuna_checker::{Checker, LineIndex, PendingCheck, Verdict};
 
-use crate::abi::*;
+use crate::abi::RawRun;
 use crate::failure::{HoleFailure, Resource};
-use crate::options::*;
-use crate::site::*;
+use crate::options::Budgets;
+use crate::site::SiteHome;
 
 /// A snippet compiled by Cranelift, with its (normalized) text for fault positions.
 pub(crate) struct JitArtifact {
@@ -18,7 +18,7 @@ pub(crate) struct JitArtifact {
 /// [`lacuna_lowering::accept_without_rustc`]).
 pub(crate) fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered) -> Result<(), String> {
     let facts = lacuna_lowering::HostFacts::new(
-        &home.prepared.host.text,
+        home.prepared.host.outline.raises_lints,
         home.prepared.glue_type(home.index),
         &lowered.snippet.ty,
         home.plan.bindings(),
@@ -42,15 +42,14 @@ pub(crate) fn subset_verdict(home: &SiteHome, check_ms: f64) -> Verdict {
 pub(crate) fn lower_for_jit(
     checker: &mut Checker,
     home: &SiteHome,
-    snippet: &str,
+    check: &PendingCheck,
 ) -> Result<lacuna_lowering::Lowered, String> {
-    let normalized = normalize(snippet);
     let at = |construct: &str, offset: usize| {
-        let (line, column) = line_col(&normalized, offset);
+        let (line, column) = LineIndex::one(check.snippet(), offset);
         format!("{construct} at {line}:{column}")
     };
     let typed = checker
-        .typed_snippet(&home.prepared, home.index, snippet)
+        .typed_snippet_in(&home.prepared, check)
         .map_err(|e| e.to_string())?
         .map_err(|u| at(&u.construct, u.range.start))?;
     let plan = &home.plan;
@@ -58,11 +57,8 @@ pub(crate) fn lower_for_jit(
     // The host must hand over each binding the snippet reads, writable where it writes.
     for &(index, _) in &lowered.snippet.bindings {
         let mode = plan.modes[index];
-        let writable = matches!(
-            mode,
-            crate::rustc_path::instrument::HostMode::Mutable | crate::rustc_path::instrument::HostMode::Movable
-        );
-        if mode == crate::rustc_path::instrument::HostMode::Absent
+        let writable = matches!(mode, crate::instrument::HostMode::Mutable | crate::instrument::HostMode::Movable);
+        if mode == crate::instrument::HostMode::Absent
             || (lowered.written_bindings.contains(&index) && !(writable && plan.bindings()[index].mutable))
         {
             return Err(format!("`{}` is not available to the JIT at this hole", plan.bindings()[index].name));
@@ -82,8 +78,8 @@ pub(crate) fn jit_fault_error(
     use lacuna_jit::Fault;
     // A fault in the snippet's code: its message, where it happened.
     let at_fault = |message: &str| {
-        let (line, column) = line_col(snippet, context.fault_at as usize);
-        HoleFailure::Runtime { message: message.to_owned(), line, column }
+        let (line, column) = LineIndex::one(snippet, context.fault_at as usize);
+        HoleFailure::Runtime { message: message.to_owned(), line: line as usize, column: column as usize }
     };
     match Fault::from_code(context.fault) {
         Some(Fault::Fuel) => HoleFailure::Budget { resource: Resource::Fuel, limit: budgets.fuel },
@@ -118,10 +114,52 @@ pub(crate) fn jit_fault_error(
     }
 }
 
-/// 1-based line and column (in chars) of a byte offset in `text`.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+impl crate::Engine {
+    /// What the JIT makes of `snippet` in hole `hole` (0-based) of a loaded host, as CLIF (see
+    /// [`lacuna_jit::compile_to_clif`]); `Ok(Err(why))` when it does not go to the JIT. Nothing runs: for the JIT's
+    /// layer test and for looking at code generation.
+    pub fn jit_clif(
+        &self,
+        host: &std::sync::Arc<crate::LoadedHost>,
+        hole: usize,
+        snippet: &str,
+    ) -> Result<Result<String, String>, crate::ExecError> {
+        let mut guard = self.shared.lock();
+        let state =
+            guard.as_mut().ok_or_else(|| crate::ExecError::Internal { detail: "the engine is closed".into() })?;
+        let plan = host
+            .instrumented
+            .sites
+            .get(hole)
+            .cloned()
+            .ok_or_else(|| crate::ExecError::Internal { detail: format!("the host has no hole {}", hole + 1) })?;
+        let home = SiteHome {
+            prepared: std::sync::Arc::new(host.prepared.clone()),
+            index: hole,
+            plan,
+            signatures: std::sync::Arc::new(host.signatures.clone()),
+            parent: None,
+            level: 0,
+            policy: state.options.policy.clone(),
+        };
+        let checker = &mut state.checker;
+        let pending = match checker.precheck_under(&home.prepared, hole, snippet, &home.policy)? {
+            lacuna_checker::Precheck::Pending(pending) => pending,
+            lacuna_checker::Precheck::Decided(verdict) => {
+                return Ok(Err(format!("decided before the JIT was asked, by {}", verdict.decided_by)));
+            }
+        };
+        let lowered = match lower_for_jit(checker, &home, &pending) {
+            Ok(lowered) => lowered,
+            Err(why) => return Ok(Err(why)),
+        };
+        let symbol = |name: &str| host.symbol(name);
+        let site = home.prepared.host.holes[hole].number as u32;
+        let abi = lacuna_jit::HostAbi {
+            symbol: &symbol,
+            vec_fields: host.vec_fields,
+            map_writer: Some(lacuna_ir::map_writer_symbol(site)),
+        };
+        Ok(lacuna_jit::compile_to_clif(&lowered, &abi).map(|(_, clif)| clif).map_err(|e| e.to_string()))
+    }
 }

@@ -1,7 +1,7 @@
 //! The run path: everything between an accepted verdict and a hole's value.
 //!
 //! `lacuna run` compiles the host — with each hole replaced by a call that hands Lacuna the hole's binding table
-//! (see [`rustc_path::instrument`]) — as a library and loads it into its own process, then calls the host's `main` on a
+//! (see [`instrument`]) — as a library and loads it into its own process, then calls the host's `main` on a
 //! thread of its own. When execution reaches a hole, the host calls Lacuna's hook: the engine asks a
 //! [`SnippetSource`] for a snippet, checks it against the call site ([`lacuna_checker::Checker::check`]); a
 //! rejected snippet runs nothing and its diagnostics go back to the source for another attempt, until the source
@@ -17,23 +17,27 @@
 //! the host goes on.
 
 mod abi;
-mod capture;
+mod build;
+pub mod capture;
 mod failure;
+mod instrument;
 mod jit_path;
 mod load;
 mod nested;
 mod options;
 mod report;
 mod runner;
-pub mod rustc_path;
+#[cfg(test)]
+mod runtime_lints;
+mod rustc_path;
 mod session;
 mod site;
 mod watchdog;
 
 pub use capture::protocol_stdout;
 pub use lacuna_hole::{
-    Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Proposal, RequestKind,
-    SnippetSource, HOLE_MARKER, NO_SNIPPET,
+    Attempt, AttemptRecord, AttemptTimings, BindingInfo, DecidedBy, ExecPath, GivenSnippets, HoleRequest, Outcome,
+    Proposal, RequestKind, Resource, SnippetSource, TurnTimings, HOLE_MARKER, NO_SNIPPET,
 };
 pub use load::LoadedHost;
 pub use options::{Budgets, PathChoice, RunOptions};

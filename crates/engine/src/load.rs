@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use lacuna_checker::PreparedHost;
 
-use crate::abi::*;
-use crate::rustc_path::instrument::Instrumented;
+use crate::abi::{InstallFn, MainFn};
+use crate::instrument::Instrumented;
 use crate::ExecError;
 
 impl LoadedHost {
@@ -62,12 +62,4 @@ pub(crate) fn load_library(path: &std::path::Path) -> Result<libloading::Library
 
 pub(crate) fn load_error(path: &std::path::Path, e: libloading::Error) -> ExecError {
     ExecError::Load { path: path.display().to_string(), detail: e.to_string() }
-}
-
-/// Whether the host defines `fn main` (a cheap textual test; the library build would fail without one).
-pub(crate) fn has_main(text: &str) -> bool {
-    text.match_indices("fn main").any(|(i, _)| {
-        let rest = text[i + 7..].trim_start();
-        rest.starts_with('(') || rest.starts_with('<')
-    })
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use lacuna_checker::{Checker, PreparedHost};
 
 use crate::failure::HoleFailure;
-use crate::rustc_path::instrument::{instrument, Instrumented};
-use crate::site::*;
+use crate::instrument::{instrument, HostLibrary, Instrumented};
+use crate::site::SiteHome;
 
 /// Whether a snippet has holes of its own (`agent!` calls).
 pub(crate) fn has_holes(prepared: &PreparedHost, hole_index: usize, snippet: &str) -> bool {
@@ -35,8 +35,8 @@ pub(crate) fn fill(checker: &mut Checker, home: &SiteHome, snippet: &str) -> Res
     if ranges.windows(2).any(|w| w[1].start < w[0].end) {
         return Err(error(&"a hole inside another hole's task cannot run"));
     }
-    let instrumented = instrument(&prepared, checker.rustc(), false).map_err(|e| error(&e))?;
-    let signatures = Arc::new(lacuna_checker::prompt_signatures(&prepared.host.text));
+    let instrumented = instrument(&prepared, checker.rustc(), HostLibrary::Standalone).map_err(|e| error(&e))?;
+    let signatures = Arc::new(prepared.host.outline.signatures.clone());
     Ok(Filled { prepared: Arc::new(prepared), instrumented, signatures, snippet: filled.snippet, holes })
 }
 

@@ -1,7 +1,7 @@
 //! What a run reports: per hole site, what was tried and how it went.
 
 use lacuna_checker::Diagnostic;
-use lacuna_hole::ExecPath;
+use lacuna_hole::{DecidedBy, ExecPath, Outcome};
 use serde::Serialize;
 
 use crate::failure::HoleFailure;
@@ -35,7 +35,7 @@ pub struct SiteReport {
     pub attempts: u32,
     /// The last snippet's verdict; `None` when no snippet was given or the hole was never reached.
     pub accepted: Option<bool>,
-    pub decided_by: Option<String>,
+    pub decided_by: Option<DecidedBy>,
     pub path: Option<ExecPath>,
     /// Why an accepted snippet did not run on the JIT (outside its subset), when it did not.
     pub not_jit: Option<String>,
@@ -43,8 +43,8 @@ pub struct SiteReport {
     /// without rustc.
     pub rustc_because: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
-    /// What the hole evaluated to the last time: `ok`, `rejected`, `runtime`, `budget:<resource>`, `model`.
-    pub outcome: Option<String>,
+    /// What the hole evaluated to the last time.
+    pub outcome: Option<Outcome>,
     /// The last error the hole evaluated to, rendered.
     pub error: Option<String>,
     pub timings_ms: SiteTimings,

@@ -6,25 +6,25 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use lacuna_checker::{normalize, Checker, Verdict};
+use lacuna_checker::{normalize, Checker, Precheck, Verdict};
 
-use crate::abi::*;
+use crate::abi::{InstallFn, MainFn, RawHoleCall, RawRun};
+use crate::build::{Builder, Built, Lineage, Linkage};
 use crate::failure::{HoleFailure, Resource};
-use crate::jit_path::*;
-use crate::load::*;
+use crate::instrument::{instrument_with, HostLibrary, SitePlan, Tried};
+use crate::jit_path::{jit_fault_error, lower_for_jit, subset_accepts, subset_verdict, JitArtifact};
+use crate::load::{load_error, load_library, vec_layout, LoadedHost};
 use crate::ms;
-use crate::nested::*;
-use crate::options::*;
-use crate::report::*;
-use crate::rustc_path::build::{Builder, Built, Lineage, Linkage};
-use crate::rustc_path::instrument::{instrument_with, SitePlan, Tried};
+use crate::nested::{fill, has_holes, Filled};
+use crate::options::{Budgets, PathChoice, RunOptions};
+use crate::report::{RunReport, SiteReport};
 use crate::rustc_path::snippet::{nested_table, NestedHole};
-use crate::rustc_path::*;
-use crate::site::*;
+use crate::rustc_path::{fault_error, load_artifact, Artifact, BuildJob};
+use crate::site::{Parent, SiteHome};
 use crate::ExecError;
 use lacuna_hole::{
-    Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, SnippetSource as Source,
-    HOLE_MARKER,
+    Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Outcome,
+    SnippetSource as Source, HOLE_MARKER,
 };
 
 /// A snippet ready to run, on one path or the other.
@@ -137,7 +137,7 @@ impl Engine {
             None => state.checker.prepare(name, text)?,
         };
         let lineage = generated.as_ref().map(|g| g.lineage);
-        if !has_main(&prepared.host.text) {
+        if !prepared.host.outline.has_main {
             return Err(ExecError::NoMain { host: name.to_owned() });
         }
         if prepared.inferred.contains(&true) {
@@ -171,7 +171,7 @@ impl Engine {
                 }
             };
         }
-        let signatures = lacuna_checker::prompt_signatures(&prepared.host.text);
+        let signatures = prepared.host.outline.signatures.clone();
         // The build needs nothing else of the engine: other holes and sessions check and build meanwhile.
         let builder = state.builder.clone();
         drop(guard);
@@ -181,11 +181,17 @@ impl Engine {
         // rustc's errors, if any, say what the next round leaves out.
         let dylib = builder
             .links_dynamically()
-            .then(|| instrument_with(&prepared, true, host_build(&builder, name, Linkage::Host, lineage)).ok())
+            .then(|| {
+                let build = host_build(&builder, name, Linkage::Host, lineage);
+                instrument_with(&prepared, HostLibrary::Exported, build).ok()
+            })
             .flatten();
         let (instrumented, built) = match dylib {
             Some(done) => done,
-            None => instrument_with(&prepared, false, host_build(&builder, name, Linkage::Standalone, None))?,
+            None => {
+                let build = host_build(&builder, name, Linkage::Standalone, None);
+                instrument_with(&prepared, HostLibrary::Standalone, build)?
+            }
         };
         let instrument_ms = (ms(started) - built.compile_ms).max(0.0);
         let library = load_library(&built.library)?;
@@ -413,14 +419,15 @@ impl Shared {
                 decided_by: None,
                 diagnostics: Vec::new(),
                 path: None,
-                outcome: String::new(),
+                // Until the proposal is found to hold code.
+                outcome: Outcome::NoCode,
                 error: None,
                 timings_ms: AttemptTimings { model: proposal.model_ms, ..Default::default() },
             };
             let snippet = match proposal.snippet {
                 Ok(snippet) => snippet,
                 Err(reason) => {
-                    record.outcome = "no-code".into();
+                    record.outcome = Outcome::NoCode;
                     record.diagnostics = vec![reason.clone()];
                     self.note_attempt(&record);
                     source.record(&record);
@@ -438,7 +445,7 @@ impl Shared {
             let (runnable, budgets) = match prepared {
                 Ok(Prepared::Ready(runnable, budgets)) => (runnable, budgets),
                 Ok(Prepared::Rejected(diagnostics)) => {
-                    record.outcome = "rejected".into();
+                    record.outcome = Outcome::Rejected;
                     self.note_attempt(&record);
                     source.record(&record);
                     attempts.push(Attempt {
@@ -461,7 +468,7 @@ impl Shared {
             let result = self.execute(call, &runnable, &budgets, &mut record);
             DEPTH.with(|d| d.set(previous_depth));
             record.outcome = match &result {
-                Ok(()) => "ok".into(),
+                Ok(()) => Outcome::Ok,
                 Err(error) => error.outcome(),
             };
             record.error = result.as_ref().err().map(|e| e.to_string());
@@ -520,9 +527,9 @@ impl Shared {
         };
         let report = &mut site.report;
         report.attempts += 1;
-        if record.snippet.is_some() && record.outcome != "no-code" && record.decided_by.is_some() {
+        if record.snippet.is_some() && record.outcome != Outcome::NoCode && record.decided_by.is_some() {
             report.accepted = Some(record.accepted);
-            report.decided_by = record.decided_by.clone();
+            report.decided_by = record.decided_by;
         }
         if record.path.is_some() {
             report.path = record.path;
@@ -533,8 +540,8 @@ impl Shared {
         t.lower += record.timings_ms.lower;
         t.compile += record.timings_ms.compile;
         t.run += record.timings_ms.run;
-        if record.outcome == "ok" {
-            report.outcome = Some("ok".into());
+        if record.outcome == Outcome::Ok {
+            report.outcome = Some(Outcome::Ok);
             report.error = None;
         }
     }
@@ -664,14 +671,15 @@ impl Shared {
             let verdict = match pre {
                 // A rejection, or rustc's verdict where rust-analyzer's analysis was not clean (the JIT subset's
                 // own acceptance may build only on a clean one).
-                Some(decided) => decided,
-                None => {
+                Precheck::Decided(decided) => decided,
+                // Everything below asks the check's own splice and analysis.
+                Precheck::Pending(pending) => {
                     // A snippet with holes of its own runs on the rustc path, built once its holes are known.
                     nests = has_holes(prepared, hole_index, snippet);
                     // Is it in the JIT's subset? (Cheap: rust-analyzer has the snippet analysed already.)
                     if options.path != PathChoice::Rustc && type_args.is_empty() && !nests {
                         let started = Instant::now();
-                        lowered = Some(lower_for_jit(checker, &home, snippet));
+                        lowered = Some(lower_for_jit(checker, &home, &pending));
                         record.timings_ms.lower += ms(started);
                     }
                     let jit_ready = matches!(lowered, Some(Ok(_)));
@@ -680,7 +688,7 @@ impl Shared {
                     // acceptance.
                     if !jit_ready && !nests && options.path != PathChoice::Jit {
                         let parent = parent_artifact(&run.sites, &home);
-                        if let (Ok(uses), Ok(parent)) = (checker.snippet_uses(prepared, hole_index, snippet), parent) {
+                        if let (Ok(uses), Ok(parent)) = (checker.snippet_uses_in(prepared, &pending), parent) {
                             let job = job(uses, parent, Vec::new());
                             speculative =
                                 std::thread::Builder::new().name("lacuna-build".into()).spawn(move || job.build()).ok();
@@ -695,9 +703,7 @@ impl Shared {
                         Some(Ok(())) => subset_verdict(&home, pre_ms + ms(started)),
                         _ => {
                             rustc_because = subset.and_then(Result::err);
-                            checker
-                                .check_under(prepared, hole_index, snippet, &home.policy)
-                                .map_err(|e| HoleFailure::model(e.to_string()))?
+                            checker.confirm(prepared, pending).map_err(|e| HoleFailure::model(e.to_string()))?
                         }
                     }
                 }
@@ -727,7 +733,7 @@ impl Shared {
         let snippet_state = site_state.snippets.get_mut(snippet).expect("inserted above");
         let verdict = &snippet_state.verdict;
         record.accepted = verdict.accepted;
-        record.decided_by = Some(verdict.decided_by.as_str().to_owned());
+        record.decided_by = Some(verdict.decided_by);
         record.diagnostics = snippet_state.rendered.clone();
         site_state.report.diagnostics = verdict.diagnostics.clone();
         if !verdict.accepted {
@@ -835,7 +841,7 @@ pub(crate) fn hole_request(site: u32, home: &SiteHome, depth: u32, task: String)
             name: b.name.clone(),
             ty: b.ty_display.clone(),
             mutable: b.mutable,
-            available: *mode != crate::rustc_path::instrument::HostMode::Absent,
+            available: *mode != crate::instrument::HostMode::Absent,
         })
         .collect();
     HoleRequest {

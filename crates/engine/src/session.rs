@@ -10,7 +10,7 @@
 //!
 //! Both hosts declare only the locals the turn names (the others stay in the store untouched), so a turn's cost
 //! does not grow with the locals the session holds. A session's run hosts are one lineage, compiled incrementally
-//! (see [`crate::rustc_path::build::Lineage`]), so a turn's build does not grow with items earlier turns declared.
+//! (see [`crate::build::Lineage`]), so a turn's build does not grow with items earlier turns declared.
 //!
 //! A rejected turn changes nothing. A turn that faults keeps the earlier locals as the fault left them and adds
 //! nothing. A local whose type cannot be written (a closure) does not outlive its turn; redefining a type drops
@@ -21,14 +21,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use lacuna_checker::turn::{split_turn, TurnItem};
+use lacuna_checker::turn::{split_turn, ItemKey, TurnItem, TurnParts};
 use lacuna_checker::GeneratedHole;
 use serde::Serialize;
 
+use crate::build::Lineage;
 use crate::load::LoadedHost;
 use crate::runner::Generated;
-use crate::rustc_path::build::Lineage;
-use crate::{Engine, ExecError, ExecPath};
+use crate::{Engine, ExecError, ExecPath, TurnTimings};
 
 static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
 
@@ -103,7 +103,7 @@ pub struct TurnOutcome {
     /// When the turn faulted: the earlier locals it used, which keep whatever it left in them (it may have
     /// changed them before the fault; what it consumed is in `dropped`).
     pub may_have_changed: Vec<String>,
-    pub timings_ms: BTreeMap<&'static str, f64>,
+    pub timings_ms: TurnTimings,
     /// Tokens the model took for the turn's attempts, when its provider reports them.
     pub tokens: Option<u64>,
 }
@@ -125,7 +125,7 @@ impl TurnOutcome {
             error: None,
             dropped: Vec::new(),
             may_have_changed: Vec::new(),
-            timings_ms: BTreeMap::new(),
+            timings_ms: TurnTimings::default(),
             tokens: None,
         }
     }
@@ -147,7 +147,7 @@ impl Session {
     pub fn from_host(text: &str) -> Option<Session> {
         let parts = split_turn(text)?;
         let mut session = Session::new();
-        session.items = parts.items.into_iter().filter(|i| i.key != "fn main").collect();
+        session.items = parts.items.into_iter().filter(|i| i.key != ItemKey::Fn("main".into())).collect();
         session.lineage = Lineage::of(text);
         session.own_lineage = false;
         session.attributes = lacuna_checker::turn::crate_attributes(text).iter().map(|a| format!("{a}\n")).collect();
@@ -370,13 +370,23 @@ pub extern "C" fn __lacuna_turn_shown(buf: *mut u8, cap: usize) -> usize {
 }
 "#;
 
-impl Engine {
-    /// One turn of `session`: check it against everything earlier turns left in scope, run it if accepted, and
-    /// keep what it declared. The turn's stdout is captured.
-    pub fn session_turn(&self, session: &mut Session, turn: &str) -> Result<TurnOutcome, ExecError> {
-        let started = Instant::now();
-        let mut timings = BTreeMap::new();
-        let mut outcome = TurnOutcome::pending(1);
+/// What a turn is checked against, before anything of it is checked: its parts, what it replaces, and the host
+/// that checks it as written.
+struct TurnPlan {
+    parts: Option<TurnParts>,
+    /// Earlier locals whose types name a type the turn redeclares: they go.
+    stale: Vec<SessionLocal>,
+    live: Vec<SessionLocal>,
+    /// Earlier items the turn does not redeclare.
+    kept_items: Vec<TurnItem>,
+    /// The live locals the turn names: only those are declared in its hosts (a turn cannot reach a local it does
+    /// not name, macros being hygienic), so the hosts grow with what a turn uses, not with the session.
+    used: Vec<SessionLocal>,
+    check_text: String,
+}
+
+impl TurnPlan {
+    fn new(session: &Session, turn: &str) -> TurnPlan {
         let parts = split_turn(turn);
         // What the turn redeclares replaces the earlier declaration; locals whose types name a replaced type go.
         let redeclared: Vec<&TurnItem> = match &parts {
@@ -385,50 +395,52 @@ impl Engine {
             }
             None => Vec::new(),
         };
-        let replaced_types: Vec<&str> =
-            redeclared.iter().filter(|i| i.key.starts_with("type ")).filter_map(|i| i.name.as_deref()).collect();
+        let replaced_types: Vec<&str> = redeclared
+            .iter()
+            .filter_map(|i| match &i.key {
+                ItemKey::Type(name) => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
         let (stale, live): (Vec<SessionLocal>, Vec<SessionLocal>) =
             session.locals.iter().cloned().partition(|l| replaced_types.iter().any(|t| mentions(&l.ty, t)));
         let kept_items: Vec<TurnItem> =
             session.items.iter().filter(|old| !redeclared.iter().any(|r| r.key == old.key)).cloned().collect();
-
-        // 1. The turn as written, checked where it will run: the earlier items stay (what the turn redeclares in
-        // its block shadows them there; earlier items that call a redeclared function call the new one once it
-        // runs), but an impl it redeclares would be a duplicate.
-        let check_started = Instant::now();
+        // Checked where it will run: the earlier items stay (what the turn redeclares in its block shadows them
+        // there; earlier items that call a redeclared function call the new one once it runs), but an impl it
+        // redeclares would be a duplicate.
         let check_items: Vec<TurnItem> = session
             .items
             .iter()
-            .filter(|old| !(old.key.starts_with("impl") && redeclared.iter().any(|r| r.key == old.key)))
+            .filter(|old| !(matches!(old.key, ItemKey::Impl(_)) && redeclared.iter().any(|r| r.key == old.key)))
             .cloned()
             .collect();
-        // Only the locals the turn names are declared (in both hosts): a turn cannot reach a local it does not
-        // name (macros are hygienic), and the hosts then grow with what a turn uses, not with the session.
         let used: Vec<SessionLocal> = live.iter().filter(|l| mentions(turn, &l.name)).cloned().collect();
         let check_text = Session::check_host(&session.attributes, &check_items, &used);
-        session.interrupted()?;
-        let interrupt = session.interrupt.clone();
-        let (verdict, rendered, types) = self
-            .with_checker(|checker| -> Result<_, ExecError> {
-                checker.set_interrupt(interrupt);
-                let checked = Session::check_turn(checker, &check_text, turn);
-                checker.set_interrupt(None);
-                checked
-            })
-            .ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })??;
-        // Nothing has run yet: a turn stopped now changes nothing.
-        session.interrupted()?;
-        timings.insert("check", ms(check_started));
-        outcome.diagnostics = rendered;
-        outcome.kinds = verdict.diagnostics.iter().map(kind_of).collect();
-        let (Some(types), Some(parts)) = (types, parts) else {
-            // Rejected as written: one rejected attempt (a model-written turn lists all of its own).
-            outcome.rejections = vec![outcome.kinds.clone()];
-            outcome.timings_ms = finish(timings, started);
-            return Ok(outcome);
-        };
+        TurnPlan { parts, stale, live, kept_items, used, check_text }
+    }
+}
 
-        // 2. What the turn leaves behind, and the snippet that hands it over.
+/// What an accepted turn leaves behind: its new locals (in slots of the session's store), its value's type, and
+/// the session's items with its own.
+struct Leaves {
+    new_locals: Vec<SessionLocal>,
+    /// The names of every local the turn declares, whether or not it outlives the turn.
+    declared: Vec<String>,
+    /// The final value's type as Rust, when it can be written.
+    value_source: Option<String>,
+    items: Vec<TurnItem>,
+    next_slot: u32,
+}
+
+impl Leaves {
+    fn of(
+        session: &Session,
+        plan: &TurnPlan,
+        parts: &TurnParts,
+        types: &lacuna_checker::TurnTypes,
+        outcome: &mut TurnOutcome,
+    ) -> Leaves {
         let mut new_locals = Vec::new();
         for (name, ty) in &types.locals {
             match ty.as_ref().and_then(|t| t.source.clone()) {
@@ -441,92 +453,187 @@ impl Engine {
         }
         let value_type = parts.tail.as_ref().and_then(|_| types.tail.clone());
         outcome.value_type = value_type.as_ref().map(|t| t.display.clone());
-        let value_source = value_type.as_ref().and_then(|t| t.source.clone());
         let mut next_slot = session.next_slot;
         for local in &mut new_locals {
             local.slot = next_slot;
             next_slot += 1;
         }
-        let mut items = kept_items.clone();
+        let mut items = plan.kept_items.clone();
         items.extend(parts.items.iter().cloned());
+        Leaves {
+            new_locals,
+            declared: types.locals.iter().map(|(name, _)| name.clone()).collect(),
+            value_source: value_type.and_then(|t| t.source),
+            items,
+            next_slot,
+        }
+    }
+}
 
-        // 3. Run it (the runner checks the handover snippet again, and decides the path). A new local the turn
-        // moved away (into its final value, say) cannot be handed over, nor kept an earlier local the turn moved
-        // (consumed it): rustc says so, and it is left out.
+/// A turn's handover run: the host it ran in, what it printed, the run's report, and what it consumed.
+struct Ran {
+    host: Arc<LoadedHost>,
+    stdout: String,
+    report: crate::RunReport,
+    leaves: Leaves,
+    /// Earlier locals the turn moved (consumed).
+    moved_before: Vec<String>,
+    /// Locals the handover found moved, in the order found (they do not outlive the turn).
+    moved_away: Vec<String>,
+    host_compile_ms: f64,
+    run_ms: f64,
+}
+
+impl Engine {
+    /// One turn of `session`: check it against everything earlier turns left in scope, run it if accepted, and
+    /// keep what it declared. The turn's stdout is captured.
+    pub fn session_turn(&self, session: &mut Session, turn: &str) -> Result<TurnOutcome, ExecError> {
+        let started = Instant::now();
+        let mut timings = TurnTimings::default();
+        let mut outcome = TurnOutcome::pending(1);
+        let plan = TurnPlan::new(session, turn);
+        let check_started = Instant::now();
+        let (verdict, rendered, types) = self.check_as_written(session, &plan, turn)?;
+        timings.check = ms(check_started);
+        outcome.diagnostics = rendered;
+        outcome.kinds = verdict.diagnostics.iter().map(kind_of).collect();
+        let (Some(types), Some(parts)) = (types, plan.parts.as_ref()) else {
+            // Rejected as written: one rejected attempt (a model-written turn lists all of its own).
+            outcome.rejections = vec![outcome.kinds.clone()];
+            outcome.timings_ms = finish(timings, started);
+            return Ok(outcome);
+        };
+        let leaves = Leaves::of(session, &plan, parts, &types, &mut outcome);
+        let ran = self.run_handover(session, turn, &plan, parts, leaves)?;
+        timings.host_compile += ran.host_compile_ms;
+        timings.run += ran.run_ms;
+        outcome.dropped.extend(
+            ran.moved_away.iter().map(|name| format!("`{name}` does not outlive this turn: the turn moved it")),
+        );
+        self.keep(session, turn, plan, ran, &mut outcome);
+        outcome.timings_ms = finish(timings, started);
+        Ok(outcome)
+    }
+
+    /// The turn as written, checked where it will run: its verdict, rendered diagnostics, and (accepted) the
+    /// types of what it leaves behind. Nothing has run: a turn stopped here changes nothing.
+    fn check_as_written(
+        &self,
+        session: &Session,
+        plan: &TurnPlan,
+        turn: &str,
+    ) -> Result<(lacuna_checker::Verdict, Vec<String>, Option<lacuna_checker::TurnTypes>), ExecError> {
+        session.interrupted()?;
+        let interrupt = session.interrupt.clone();
+        let checked = self
+            .with_checker(|checker| -> Result<_, ExecError> {
+                checker.set_interrupt(interrupt);
+                let checked = Session::check_turn(checker, &plan.check_text, turn);
+                checker.set_interrupt(None);
+                checked
+            })
+            .ok_or_else(|| ExecError::Internal { detail: "the engine is closed".into() })??;
+        session.interrupted()?;
+        Ok(checked)
+    }
+
+    /// Runs the turn as a handover snippet in a host that moves its locals into the session's store (the runner
+    /// checks the snippet again, and decides the path). A new local the turn moved away (into its final value,
+    /// say) cannot be handed over, nor kept an earlier local the turn moved (consumed it): rustc says so, and it
+    /// is left out, until the handover is accepted as it stands.
+    fn run_handover(
+        &self,
+        session: &Session,
+        turn: &str,
+        plan: &TurnPlan,
+        parts: &TurnParts,
+        mut leaves: Leaves,
+    ) -> Result<Ran, ExecError> {
+        let (mut host_compile_ms, mut run_ms) = (0.0, 0.0);
         let mut moved_before: Vec<String> = Vec::new();
-        let declared: Vec<String> = types.locals.iter().map(|(name, _)| name.clone()).collect();
-        let (host, stdout, report) = loop {
-            let snippet = handover(turn, &parts.items, parts.tail.clone(), value_source.is_some(), &new_locals);
-            let run_text = session.run_host(&items, &used, &moved_before, value_source.as_deref(), &new_locals);
+        let mut moved_away: Vec<String> = Vec::new();
+        loop {
+            let snippet =
+                handover(turn, &parts.items, parts.tail.clone(), leaves.value_source.is_some(), &leaves.new_locals);
+            let run_text = session.run_host(
+                &leaves.items,
+                &plan.used,
+                &moved_before,
+                leaves.value_source.as_deref(),
+                &leaves.new_locals,
+            );
             let compile_started = Instant::now();
-            let holes = [GeneratedHole::Typed(run_hole_type(value_source.as_deref(), &new_locals))];
+            let holes = [GeneratedHole::Typed(run_hole_type(leaves.value_source.as_deref(), &leaves.new_locals))];
             let generated = Generated { lineage: &session.lineage, holes: &holes };
             let host = self.load_in("session.rs", &run_text, &BTreeMap::new(), Some(generated))?;
-            *timings.entry("host_compile").or_insert(0.0) += ms(compile_started);
+            host_compile_ms += ms(compile_started);
             let run_started = Instant::now();
             let hole = host.prepared.host.holes.len() as u32;
-            let snippets = BTreeMap::from([(hole, snippet)]);
             // A cancel now stops the turn where it is (a fault: what it changed stays, as for any fault).
-            let source = Arc::new(crate::GivenSnippets(snippets));
+            let source = Arc::new(crate::GivenSnippets(BTreeMap::from([(hole, snippet)])));
             let (stdout, report) =
                 crate::capture::stdout(|| self.run_cancellable(&host, source, session.interrupt.clone()))
                     .map_err(|e| ExecError::Internal { detail: format!("cannot capture the turn's output: {e}") })?;
             let report = report?;
-            *timings.entry("run").or_insert(0.0) += ms(run_started);
+            run_ms += ms(run_started);
             let moved: Vec<String> = report
                 .sites
                 .last()
                 .filter(|s| s.accepted == Some(false))
                 .map(|s| s.diagnostics.iter().filter_map(|d| moved_name(&d.message)).collect())
                 .unwrap_or_default();
-            let before = new_locals.len() + moved_before.len();
-            new_locals.retain(|l| !moved.contains(&l.name));
+            let before = leaves.new_locals.len() + moved_before.len();
+            leaves.new_locals.retain(|l| !moved.contains(&l.name));
             for name in &moved {
                 // Not a local of the turn's own that shadows an earlier one of the same name.
-                let earlier = used.iter().any(|l| &l.name == name) && !declared.contains(name);
+                let earlier = plan.used.iter().any(|l| &l.name == name) && !leaves.declared.contains(name);
                 if earlier && !moved_before.contains(name) {
                     moved_before.push(name.clone());
                 }
             }
-            if new_locals.len() + moved_before.len() == before {
-                break (host, stdout, report);
+            if leaves.new_locals.len() + moved_before.len() == before {
+                return Ok(Ran { host, stdout, report, leaves, moved_before, moved_away, host_compile_ms, run_ms });
             }
-            for name in moved {
-                outcome.dropped.push(format!("`{name}` does not outlive this turn: the turn moved it"));
-            }
-        };
+            moved_away.extend(moved);
+        }
+    }
+
+    /// What the session keeps of a turn that ran: everything it declared when it ran to the end; when it
+    /// faulted, that it ran (a replay must run it too) and what it consumed.
+    fn keep(&self, session: &mut Session, turn: &str, plan: TurnPlan, ran: Ran, outcome: &mut TurnOutcome) {
+        let Ran { host, stdout, report, leaves, moved_before, .. } = ran;
         outcome.stdout = stdout;
         session.last_host = Some(host.clone());
         let site = report.sites.last();
         outcome.path = site.and_then(|s| s.path);
         outcome.not_jit = site.and_then(|s| s.not_jit.clone());
         outcome.error = site.and_then(|s| s.error.clone());
-        let ran = site.is_some_and(|s| s.outcome.as_deref() == Some("ok"));
         if site.is_some_and(|s| s.accepted == Some(false)) {
             // Accepted as written, rejected as handed over (a new local moved into the final value, say).
             outcome.diagnostics =
                 site.map(|s| s.diagnostics.iter().map(|d| d.message.clone()).collect()).unwrap_or_default();
             outcome.kinds = site.map(|s| s.diagnostics.iter().map(kind_of).collect()).unwrap_or_default();
         }
-        if ran {
+        if site.is_some_and(|s| s.outcome == Some(crate::Outcome::Ok)) {
             outcome.accepted = true;
             outcome.value = shown(&host);
             // Earlier locals a new one shadows are gone; so are those a redefined type made stale.
-            let new_names: Vec<&str> = new_locals.iter().map(|l| l.name.as_str()).collect();
-            let mut locals: Vec<SessionLocal> = live
+            let new_names: Vec<&str> = leaves.new_locals.iter().map(|l| l.name.as_str()).collect();
+            let mut locals: Vec<SessionLocal> = plan
+                .live
                 .into_iter()
                 .filter(|l| !new_names.contains(&l.name.as_str()) && !moved_before.contains(&l.name))
                 .collect();
-            locals.extend(new_locals);
-            for local in stale {
+            locals.extend(leaves.new_locals);
+            for local in plan.stale {
                 forget(&host, session.id, local.slot);
                 outcome
                     .dropped
                     .push(format!("`{}` ({}) was dropped: the turn redefined a type it names", local.name, local.ty));
             }
             session.locals = locals;
-            session.items = items;
-            session.next_slot = next_slot;
+            session.items = leaves.items;
+            session.next_slot = leaves.next_slot;
             session.turns += 1;
             session.transcript.push(TranscriptTurn {
                 task: None,
@@ -534,27 +641,25 @@ impl Engine {
                 value: outcome.value.clone(),
                 error: None,
             });
-        } else {
-            outcome.accepted = site.is_some_and(|s| s.accepted == Some(true));
-            // A fault may have changed earlier locals: a replay must run it too.
-            if outcome.accepted {
-                // What the turn moved is gone whether or not it got to the end.
-                session.locals.retain(|l| !moved_before.contains(&l.name));
-                outcome.may_have_changed = self
-                    .locals_used(&check_text, turn)
-                    .into_iter()
-                    .filter(|name| session.locals.iter().any(|l| &l.name == name))
-                    .collect();
-                session.transcript.push(TranscriptTurn {
-                    task: None,
-                    snippet: turn.to_owned(),
-                    value: None,
-                    error: outcome.error.clone(),
-                });
-            }
+            return;
         }
-        outcome.timings_ms = finish(timings, started);
-        Ok(outcome)
+        outcome.accepted = site.is_some_and(|s| s.accepted == Some(true));
+        // A fault may have changed earlier locals: a replay must run it too.
+        if outcome.accepted {
+            // What the turn moved is gone whether or not it got to the end.
+            session.locals.retain(|l| !moved_before.contains(&l.name));
+            outcome.may_have_changed = self
+                .locals_used(&plan.check_text, turn)
+                .into_iter()
+                .filter(|name| session.locals.iter().any(|l| &l.name == name))
+                .collect();
+            session.transcript.push(TranscriptTurn {
+                task: None,
+                snippet: turn.to_owned(),
+                value: None,
+                error: outcome.error.clone(),
+            });
+        }
     }
 
     /// The session locals a turn refers to (as bindings of its hole in the check host), in order, once each.
@@ -643,8 +748,8 @@ impl Engine {
         outcome.attempts = attempts.len() as u32;
         outcome.rejections = rejections;
         outcome.tokens = tokens;
-        outcome.timings_ms.insert("model", model_ms);
-        outcome.timings_ms.insert("total", ms(started));
+        outcome.timings_ms.model = model_ms;
+        outcome.timings_ms.total = ms(started);
         Ok(outcome)
     }
 
@@ -760,9 +865,8 @@ fn forget(host: &LoadedHost, session: u64, slot: u32) {
     }
 }
 
-fn finish(mut timings: BTreeMap<&'static str, f64>, started: Instant) -> BTreeMap<&'static str, f64> {
-    timings.insert("total", ms(started));
-    timings
+fn finish(timings: TurnTimings, started: Instant) -> TurnTimings {
+    TurnTimings { total: ms(started), ..timings }
 }
 
 fn ms(started: Instant) -> f64 {

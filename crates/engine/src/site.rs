@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use lacuna_checker::PreparedHost;
 
-use crate::rustc_path::instrument::SitePlan;
+use crate::instrument::SitePlan;
 
 /// Where a hole site lives: the program its snippets are checked against (the host, or for a hole written inside
 /// a snippet, the program with that snippet filled in), the hole's index there, and its binding table.

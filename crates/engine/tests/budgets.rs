@@ -33,7 +33,7 @@ fn run(path: PathChoice, budgets: Budgets, snippet: &str) -> (String, Option<Exe
         Engine::new(checker, RunOptions { path, budgets, ..RunOptions::default() }).expect("the engine starts");
     let host = engine.load("host.rs", HOST).expect("the host loads");
     let (stdout, report) =
-        lacuna_testdata::capture_stdout(|| engine.run(&host, BTreeMap::from([(1, snippet.to_owned())])))
+        lacuna_engine::capture::stdout(|| engine.run(&host, BTreeMap::from([(1, snippet.to_owned())])))
             .expect("stdout is captured");
     let report = report.expect("the run completes");
     (stdout, report.sites[0].path)

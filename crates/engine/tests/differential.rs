@@ -12,7 +12,7 @@
 //!   lines and columns.
 //!
 //! Host output goes to the process's own stdout and stderr, so each run redirects file descriptors 1 and 2 to
-//! files ([`lacuna_testdata::capture_output`]); tests run one at a time.
+//! files ([`lacuna_engine::capture::output`]); tests run one at a time.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -139,7 +139,7 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
         )
         .into());
     }
-    if engine == 1 && case.subset && site.decided_by.as_deref() != Some("jit-subset") {
+    if engine == 1 && case.subset && site.decided_by != Some(lacuna_checker::DecidedBy::JitSubset) {
         return Err(format!(
             "{}:{}: the case is marked `subset` but rustc had to decide: {}",
             case.file.display(),
@@ -149,7 +149,7 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
         .into());
     }
     if let Some(run) = &case.run {
-        let outcome = report.sites[case.hole].outcome.as_deref().unwrap_or("none");
+        let outcome = report.sites[case.hole].outcome.map_or("none".to_owned(), |o| o.to_string());
         if outcome != run.outcome {
             return Err(format!(
                 "{}:{}: the hole evaluated to `{outcome}`, the case says `{}`\n  {}",
@@ -242,8 +242,8 @@ fn policy_rejects(
         .into());
     }
     let site = &report.sites[case.hole];
-    let by_policy =
-        site.decided_by.as_deref() == Some("policy") && site.diagnostics.iter().any(|d| d.kind == kind.name());
+    let by_policy = site.decided_by == Some(lacuna_checker::DecidedBy::Policy)
+        && site.diagnostics.iter().any(|d| d.kind == kind.name());
     if site.calls > 0 && (site.accepted != Some(false) || (case.expect == Expect::Accepted && !by_policy)) {
         return Err(format!(
             "{}:{}: safe mode rejects this snippet ({}), but lacuna run decided {:?} ({:?})",
@@ -290,7 +290,7 @@ fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, 
     let host = loaded(shared, engine, &text, case).map_err(|e| format!("the host does not load: {e}"))?;
     let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
     shared.engines[engine].set_policy(case.policy());
-    let (stdout, stderr, report) = lacuna_testdata::capture_output(|| shared.engines[engine].run(&host, snippets))?;
+    let (stdout, stderr, report) = lacuna_engine::capture::output(|| shared.engines[engine].run(&host, snippets))?;
     Ok((stdout, stderr, report.map_err(|e| format!("the run failed: {e}"))?))
 }
 

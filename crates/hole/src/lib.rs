@@ -7,7 +7,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+mod vocabulary;
+
+pub use vocabulary::{DecidedBy, Outcome, Resource, TurnTimings};
 
 /// One binding visible at a hole, as a prompt shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -97,11 +101,10 @@ pub struct AttemptRecord {
     pub source: serde_json::Value,
     pub snippet: Option<String>,
     pub accepted: bool,
-    pub decided_by: Option<String>,
+    pub decided_by: Option<DecidedBy>,
     pub diagnostics: Vec<String>,
     pub path: Option<ExecPath>,
-    /// `ok`, `rejected`, `no-code`, `runtime`, `budget:<resource>`, `model`.
-    pub outcome: String,
+    pub outcome: Outcome,
     pub error: Option<String>,
     pub timings_ms: AttemptTimings,
 }
@@ -127,7 +130,7 @@ impl AttemptTimings {
 }
 
 /// The way one snippet ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExecPath {
     /// Compiled by Cranelift in-process.

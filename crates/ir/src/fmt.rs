@@ -25,8 +25,9 @@ pub struct FmtSpec {
     pub trait_: FmtTrait,
 }
 
-/// Which formatting trait a spec names.
+/// Which formatting trait a spec names. `repr(u8)`: the JIT's `RawSpec` carries it across to its helpers as is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum FmtTrait {
     #[default]
     Display,

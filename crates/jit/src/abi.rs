@@ -162,7 +162,7 @@ pub struct RawSpec {
     pub plus: u8,
     pub alternate: u8,
     pub zero: u8,
-    pub trait_: u8,
+    pub trait_: FmtTrait,
     /// `u64::MAX`: none.
     pub width: u64,
     pub precision: u64,
@@ -176,16 +176,7 @@ impl RawSpec {
             plus: s.plus.into(),
             alternate: s.alternate.into(),
             zero: s.zero.into(),
-            trait_: match s.trait_ {
-                FmtTrait::Display => 0,
-                FmtTrait::Debug => 1,
-                FmtTrait::LowerHex => 2,
-                FmtTrait::UpperHex => 3,
-                FmtTrait::Binary => 4,
-                FmtTrait::Octal => 5,
-                FmtTrait::LowerExp => 6,
-                FmtTrait::UpperExp => 7,
-            },
+            trait_: s.trait_,
             width: s.width.map_or(u64::MAX, |w| w as u64),
             precision: s.precision.map_or(u64::MAX, |p| p as u64),
         }

@@ -18,6 +18,6 @@ mod helper;
 mod rt;
 
 pub use abi::{Fault, HostFns, JitContext, JitEntry};
-pub use codegen::{compile, CodegenError, Compiled, HostAbi};
+pub use codegen::{compile, compile_to_clif, CodegenError, Compiled, HostAbi};
 pub use rt::heap::Heap;
 pub use rt::text::take_fault_message;

@@ -29,12 +29,11 @@ pub struct HostFacts {
 }
 
 impl HostFacts {
-    /// The facts for a hole of the host `text` whose type rustc confirmed as `glue_type`, with these bindings, for
-    /// a snippet of type `ty`.
-    pub fn new(text: &str, glue_type: Option<&str>, ty: &Ty, bindings: &[Binding]) -> HostFacts {
+    /// The facts for a hole of a host that does or does not raise lint levels, whose type rustc confirmed as
+    /// `glue_type`, with these bindings, for a snippet of type `ty`.
+    pub fn new(raises_lints: bool, glue_type: Option<&str>, ty: &Ty, bindings: &[Binding]) -> HostFacts {
         HostFacts {
-            // Conservative: any mention raises the doubt.
-            raises_lints: text.contains("deny") || text.contains("forbid"),
+            raises_lints,
             hole_type_matches: glue_type == Some(ty.name().as_str()),
             opaque_bindings: bindings.iter().map(|b| b.const_opaque).collect(),
             binding_values: bindings.iter().map(|b| b.const_value).collect(),
@@ -75,7 +74,7 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
         return Err("the snippet borrows (rustc's borrow check decides)".into());
     }
     if let Some(doubt) = &snippet.rustc_decides {
-        return Err(format!("{} (at snippet bytes {}..{})", doubt.construct, doubt.range.start, doubt.range.end));
+        return Err(crate::Unsupported::at(&doubt.construct, &doubt.range).to_string());
     }
     // Moves and borrows of vectors, strings and the places loops and iterators borrow.
     crate::ownership::check(snippet)?;
@@ -622,7 +621,7 @@ impl Guard<'_> {
     }
 
     fn expr(&self, e: &TExpr) -> Result<(), String> {
-        let at = |what: &str| Err(format!("{what} (at snippet bytes {}..{})", e.range.start, e.range.end));
+        let at = |what: &str| Err(crate::Unsupported::at(what, &e.range).to_string());
         match &e.kind {
             // Behind a reference, what the sequence's elements are borrowed by is not in the binding's mode (the
             // host may hold a borrow of an element across the hole): rustc's borrow check decides. (Indexing a

@@ -30,6 +30,14 @@ pub struct Unsupported {
     pub range: std::ops::Range<usize>,
 }
 
+impl Unsupported {
+    /// `construct` at `range` of the snippet; its text (`what (at snippet bytes a..b)`) is how the lowering names
+    /// a place in the snippet wherever it says why.
+    pub fn at(construct: &str, range: &std::ops::Range<usize>) -> Unsupported {
+        Unsupported { construct: construct.to_owned(), range: range.clone() }
+    }
+}
+
 /// A snippet ready for the JIT: the typed tree, checked, and the facts codegen needs about bindings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lowered {

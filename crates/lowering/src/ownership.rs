@@ -75,7 +75,7 @@ fn place_owner(place: &Place, snippet: &TypedSnippet) -> LocalRef {
 }
 
 fn at(what: &str, e: &TExpr) -> String {
-    format!("{what} (at snippet bytes {}..{})", e.range.start, e.range.end)
+    crate::Unsupported::at(what, &e.range).to_string()
 }
 
 /// The evaluation order's walk, with the locals that may be moved at this point.

@@ -73,7 +73,7 @@ fn dump_case(shared: &mut Shared, case: &Case) -> String {
             let written: Vec<String> = lowered.written_bindings.iter().map(|b| format!("b{b}")).collect();
             out.push_str(&format!("lowered; writes [{}]\n", written.join(", ")));
             let facts = lacuna_lowering::HostFacts::new(
-                &prepared.host.text,
+                prepared.host.outline.raises_lints,
                 prepared.glue_type(case.hole),
                 &lowered.snippet.ty,
                 &bindings,

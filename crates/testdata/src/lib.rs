@@ -291,50 +291,6 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
     Ok(cases)
 }
 
-/// Runs `f` with the process's stdout (file descriptor 1) going to a temporary file, and returns what was written
-/// there. For tests and benchmarks of `lacuna run`, whose hosts print straight to descriptor 1. Process-wide:
-/// nothing else may print to stdout meanwhile.
-pub fn capture_stdout<R>(f: impl FnOnce() -> R) -> std::io::Result<(String, R)> {
-    capture_fd(1, f)
-}
-
-/// [`capture_stdout`] for stdout and stderr both: (stdout, stderr, result). Process-wide, as that is.
-pub fn capture_output<R>(f: impl FnOnce() -> R) -> std::io::Result<(String, String, R)> {
-    let (stderr, inner) = capture_fd(2, || capture_fd(1, f))?;
-    let (stdout, result) = inner?;
-    Ok((stdout, stderr, result))
-}
-
-fn capture_fd<R>(fd: i32, f: impl FnOnce() -> R) -> std::io::Result<(String, R)> {
-    use std::io::{Read, Seek, Write};
-    use std::os::fd::AsRawFd;
-    std::io::stdout().flush()?;
-    std::io::stderr().flush()?;
-    let mut file = tempfile::tempfile()?;
-    // SAFETY: plain descriptor calls; `saved` is a duplicate of `fd` that this function owns and closes.
-    let saved = unsafe {
-        let saved = libc::dup(fd);
-        if saved < 0 || libc::dup2(file.as_raw_fd(), fd) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        saved
-    };
-    let result = f();
-    std::io::stdout().flush()?;
-    std::io::stderr().flush()?;
-    // SAFETY: `saved` came from `dup` above.
-    unsafe {
-        if libc::dup2(saved, fd) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        libc::close(saved);
-    }
-    file.seek(std::io::SeekFrom::Start(0))?;
-    let mut text = String::new();
-    file.read_to_string(&mut text)?;
-    Ok((text, result))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

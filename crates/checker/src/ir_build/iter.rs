@@ -5,6 +5,36 @@ use ra_ap_syntax::AstNode;
 
 use super::*;
 
+/// A call that starts an iterator chain the JIT fuses from a receiver other than a range: its items are the
+/// receiver's elements, chars or pieces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SourceCall {
+    Iter,
+    Chars,
+    SplitWhitespace,
+    Lines,
+    Split,
+}
+
+impl SourceCall {
+    /// The source `call` names (by name only: whether it resolves to std's method is checked where it is read).
+    pub(super) fn of(call: &ast::MethodCallExpr) -> Option<SourceCall> {
+        Some(match call.name_ref()?.text() {
+            "iter" => SourceCall::Iter,
+            "chars" => SourceCall::Chars,
+            "split_whitespace" => SourceCall::SplitWhitespace,
+            "lines" => SourceCall::Lines,
+            "split" => SourceCall::Split,
+            _ => return None,
+        })
+    }
+
+    /// A text's pieces (`split_whitespace`, `lines`, `split(..)`).
+    pub(super) fn is_pieces(self) -> bool {
+        matches!(self, SourceCall::SplitWhitespace | SourceCall::Lines | SourceCall::Split)
+    }
+}
+
 impl<'a, 'db> Builder<'a, 'db> {
     /// A closure written in place with at most one parameter: its parameter pattern and body. (`return` inside it
     /// would leave the closure, not the snippet function: not in the subset.)
@@ -44,7 +74,6 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// the first `iter()`) and its method calls in order. Pure syntax and resolution; nothing is built.
     pub(super) fn chain_parts(&self, e: &ast::Expr) -> Option<(ast::Expr, Vec<ast::MethodCallExpr>)> {
         const ADAPTORS: &[&str] = &[
-            "iter",
             "copied",
             "cloned",
             "into_iter",
@@ -57,10 +86,6 @@ impl<'a, 'db> Builder<'a, 'db> {
             "rev",
             "take",
             "skip",
-            "chars",
-            "split_whitespace",
-            "lines",
-            "split",
             "zip",
             "chain",
         ];
@@ -70,7 +95,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             match current {
                 ast::Expr::ParenExpr(p) => current = p.expr()?,
                 ast::Expr::MethodCallExpr(m)
-                    if m.name_ref().is_some_and(|n| ADAPTORS.iter().any(|a| n.text() == *a)) =>
+                    if SourceCall::of(&m).is_some()
+                        || m.name_ref().is_some_and(|n| ADAPTORS.iter().any(|a| n.text() == *a)) =>
                 {
                     let from_core =
                         self.sema.resolve_method_call(&m).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"));
@@ -84,12 +110,16 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
         }
         calls.reverse();
-        let first = calls.first().and_then(|c| c.name_ref()).map(|n| n.text().to_string()).unwrap_or_default();
+        let first = calls.first();
         let base = match current {
             ast::Expr::RangeExpr(_) => current,
-            other if matches!(first.as_str(), "iter" | "chars" | "split_whitespace" | "lines" | "split") => other,
+            other if first.and_then(SourceCall::of).is_some() => other,
             // An array's items by value: scalars, as `iter()` reads them.
-            other @ ast::Expr::ArrayExpr(_) if first == "into_iter" => other,
+            other @ ast::Expr::ArrayExpr(_)
+                if first.and_then(|c| c.name_ref()).is_some_and(|n| n.text() == "into_iter") =>
+            {
+                other
+            }
             _ => return None,
         };
         Some((base, calls))
@@ -124,10 +154,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.unsupported("pieces of something other than text", other.syntax());
                 }
                 let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
-                let how = match (call.name_ref().map(|n| n.text().to_string()).as_deref(), args.as_slice()) {
-                    (Some("split_whitespace"), []) => Pieces::Whitespace,
-                    (Some("lines"), []) => Pieces::Lines,
-                    (Some("split"), [pattern]) => {
+                let how = match (SourceCall::of(&call), args.as_slice()) {
+                    (Some(SourceCall::SplitWhitespace), []) => Pieces::Whitespace,
+                    (Some(SourceCall::Lines), []) => Pieces::Lines,
+                    (Some(SourceCall::Split), [pattern]) => {
                         let pattern = self.text_operand(pattern)?;
                         if !matches!(pattern.ty, Ty::Str | Ty::Scalar(Scalar::Char)) {
                             return self.unsupported("a `split` pattern other than a `char` or text", call.syntax());
@@ -138,7 +168,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 };
                 IterSource::Pieces { text: Box::new(text), how }
             }
-            other if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "chars")) => {
+            other if calls.peek().and_then(SourceCall::of) == Some(SourceCall::Chars) => {
                 calls.next();
                 let text = self.text_operand(other)?;
                 if !matches!(text.ty, Ty::Str | Ty::String) {

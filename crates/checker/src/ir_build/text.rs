@@ -4,6 +4,7 @@ use ra_ap_hir::{AsAssocItem, Local, PathResolution};
 use ra_ap_syntax::ast::{self, HasArgList, HasName};
 use ra_ap_syntax::{AstNode, AstToken, SyntaxKind};
 
+use super::iter::SourceCall;
 use super::*;
 
 impl<'db> Builder<'_, 'db> {
@@ -465,8 +466,7 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `split_whitespace()`, `lines()` or `split(..)` of `str` (std's, not a host trait's method of that name).
     pub(super) fn text_pieces_call(&self, call: &ast::MethodCallExpr) -> bool {
-        let Some(name) = call.name_ref().map(|n| n.text().to_string()) else { return false };
-        if !matches!(name.as_str(), "split_whitespace" | "lines" | "split") {
+        if !SourceCall::of(call).is_some_and(SourceCall::is_pieces) {
             return false;
         }
         self.sema.resolve_method_call(call).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"))

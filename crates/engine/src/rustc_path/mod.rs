@@ -1,20 +1,18 @@
 //! The rustc path: an accepted snippet compiled by rustc into a library of its own (built on another thread
 //! while rustc checks it), loaded only once accepted, and its faults read back from the run record.
 
-pub(crate) mod build;
-pub mod instrument;
-pub mod snippet;
+pub(crate) mod snippet;
 mod symbolize;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::abi::*;
+use crate::abi::{Hook, InstallFn, RawRun, RunFault, SnippetFn};
+use crate::build::{Builder, Linkage};
 use crate::failure::{HoleFailure, Resource};
-use crate::load::*;
-use crate::options::*;
-use crate::rustc_path::build::{Builder, Linkage};
+use crate::load::{load_error, load_library, LoadedHost};
+use crate::options::Budgets;
 use crate::rustc_path::snippet::{generate, Access, LibraryBase, NestedHole, SnippetSource};
 use crate::site::SiteHome;
 use crate::{ms, ExecError};
@@ -47,7 +45,7 @@ pub(crate) struct BuildJob {
 
 /// A snippet library built (not yet loaded), with the milliseconds spent generating (lower) and compiling.
 pub(crate) struct BuiltSnippet {
-    pub(crate) built: build::Built,
+    pub(crate) built: crate::build::Built,
     pub(crate) source: SnippetSource,
     pub(crate) lower_ms: f64,
     pub(crate) compile_ms: f64,

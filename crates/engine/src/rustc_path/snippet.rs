@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use lacuna_ir::{Binding, FuelPoint, SnippetUses, UseKind};
 
-use crate::rustc_path::instrument::{ClosurePass, HostMode, Instrumented, SitePlan};
+use crate::instrument::{ClosurePass, HostMode, Instrumented, SitePlan};
 use crate::ExecError;
 
 /// How the entry makes one binding available to the snippet.
@@ -305,7 +305,7 @@ pub fn generate(
     // A host closure arrives as a `dyn` reference (see `closure_as_dyn`): a copy of it is all the snippet needs; an
     // `FnOnce` arrives boxed, to be taken.
     for (i, access) in accesses.iter_mut() {
-        match crate::rustc_path::instrument::closure_as_dyn(&bindings[*i]) {
+        match crate::instrument::closure_as_dyn(&bindings[*i]) {
             Some(ClosurePass::Once(_)) => *access = Access::Owned,
             Some(_) => *access = Access::Copy,
             None => {}
@@ -358,7 +358,7 @@ pub fn generate(
         if mode == HostMode::Absent {
             return Err(unavailable());
         }
-        let closure = crate::rustc_path::instrument::closure_as_dyn(b);
+        let closure = crate::instrument::closure_as_dyn(b);
         if let Some(pass @ ClosurePass::Once(_)) = &closure {
             if mode != HostMode::Movable {
                 return Err(unavailable());

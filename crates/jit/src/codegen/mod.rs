@@ -20,7 +20,7 @@ use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use lacuna_ir::{
     Arm, BinOp, CheckedMethod, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, MapMethod, Method,
     OptionClosureMethod, OptionMethod, ParseThen, Pieces, Place, Scalar, ScalarMethod, SelfArg, Seq, SeqClosureMethod,
-    SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod, Ty, TypedSnippet, UnOp,
+    SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TFn, TKind, TPat, TStmt, TextMethod, Ty, TypedSnippet, UnOp,
 };
 use lacuna_lowering::Lowered;
 
@@ -109,6 +109,38 @@ pub struct HostAbi<'a> {
 
 /// Compiles a lowered snippet.
 pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, CodegenError> {
+    compile_with(lowered, host, None)
+}
+
+/// [`compile`], and the CLIF of each function as generated (before Cranelift optimizes it), with the addresses
+/// the code holds (its data, host shims) and the functions it calls by name, so the text is the same in every
+/// process: what the JIT's layer test compares (`testdata/clif/`).
+pub fn compile_to_clif(lowered: &Lowered, host: &HostAbi<'_>) -> Result<(Compiled, String), CodegenError> {
+    let mut clif = String::new();
+    let compiled = compile_with(lowered, host, Some(&mut clif))?;
+    Ok((compiled, clif))
+}
+
+fn compile_with(lowered: &Lowered, host: &HostAbi<'_>, clif: Option<&mut String>) -> Result<Compiled, CodegenError> {
+    let snippet = &lowered.snippet;
+    let calls = host_calls(snippet);
+    let mut module = new_module(snippet, host, &calls)?;
+    let layout = HostLayout::read(snippet, host)?;
+    let declared = Declared::new(&mut module, snippet, host, &calls)?;
+    let mut unit = Unit { module, snippet, vec_fields: host.vec_fields, layout, declared, made: Made::default(), clif };
+    for (i, f) in snippet.fns.iter().enumerate() {
+        unit.define_fn(i, f)?;
+    }
+    unit.define_entry()?;
+    unit.finish(host, !calls.is_empty())
+}
+
+/// A JIT module that resolves the runtime's helpers and the host functions the snippet calls.
+fn new_module(
+    snippet: &TypedSnippet,
+    host: &HostAbi<'_>,
+    calls: &BTreeMap<String, (String, bool, Vec<Ty>)>,
+) -> Result<JITModule, CodegenError> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(err)?;
     flags.set("is_pic", "false").map_err(err)?;
@@ -119,9 +151,7 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
     for helper in Helper::ALL {
         builder.symbol(helper.symbol(), helper.address());
     }
-    let snippet = &lowered.snippet;
-    let calls = host_calls(snippet);
-    for (symbol, (name, _, _)) in &calls {
+    for (symbol, (name, _, _)) in calls {
         let address = (host.symbol)(symbol)
             .ok_or_else(|| CodegenError(format!("the host does not export `{name}` to the JIT")))?;
         builder.symbol(symbol, address);
@@ -132,116 +162,193 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             builder.symbol(symbol, address);
         }
     }
-    let mut module = JITModule::new(builder);
-    let ptr = module.target_config().pointer_type();
-    // Offsets of the host structs' fields the snippet uses, and sizes, from the statics the host library exports.
-    let statics = host_statics(snippet, host)?;
-    let field_offsets: Vec<i32> = snippet.fields.iter().map(|f| statics[&f.symbol]).collect();
-    let shims = struct_shims(snippet, host);
-    // The host's writer for a map the snippet hands over (0 when its type has none: not the JIT's then).
-    let map_writer = match (&snippet.ty, &host.map_writer) {
-        (Ty::Map { .. }, Some(symbol)) => {
-            let address = (host.symbol)(symbol)
-                .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
-            // SAFETY: the instrumented host defines this symbol as `extern "C" fn() -> usize`
-            // (`instrument::map_writer`), which only computes a function's address; the library stays loaded.
-            let writer = unsafe { std::mem::transmute::<*const u8, extern "C" fn() -> usize>(address)() };
-            if writer == 0 {
-                return Err(CodegenError("the hole's map type has no writer".into()));
-            }
-            writer
-        }
-        (Ty::Map { .. }, None) => return Err(CodegenError("no map writer for this hole".into())),
-        _ => 0,
-    };
-    let enum_fns = enum_fns(snippet, host);
-    let mut host_fns = HashMap::new();
-    for (symbol, (_, has_receiver, params)) in &calls {
-        let mut sig = module.make_signature();
-        sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
-        if *has_receiver {
-            sig.params.push(AbiParam::new(ptr));
-        }
-        for p in params {
-            // `&str`: pointer and length.
-            if *p == Ty::Str {
-                sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64)]);
-                continue;
-            }
-            let p = p.s();
-            let t = clif(p).ok_or_else(|| CodegenError(format!("a `{}` argument", p.name())))?;
-            // C passes narrow integers extended to 32 bits (`bool`, `char` and unsigned types with zeros).
-            let param = match t.bits() {
-                b if b >= 32 || p.is_float() => AbiParam::new(t),
-                _ if p.is_signed() => AbiParam::new(t).sext(),
-                _ => AbiParam::new(t).uext(),
-            };
-            sig.params.push(param);
-        }
-        sig.returns.push(AbiParam::new(types::I32));
-        let id = module.declare_function(symbol, Linkage::Import, &sig).map_err(err)?;
-        host_fns.insert(symbol.clone(), id);
-    }
+    Ok(JITModule::new(builder))
+}
 
-    // Declare helpers and snippet functions first (calls may come before definitions).
-    let mut helpers = HashMap::new();
-    for &helper in Helper::ALL {
-        let mut sig = module.make_signature();
-        let (params, rets) = helper.signature(ptr);
-        sig.params.extend(params.into_iter().map(AbiParam::new));
-        sig.returns.extend(rets.into_iter().map(AbiParam::new));
-        let id = module.declare_function(helper.symbol(), Linkage::Import, &sig).map_err(err)?;
-        helpers.insert(helper, id);
+/// What the code needs of the host library's layouts and shims, read once.
+#[derive(Clone)]
+struct HostLayout {
+    /// The host's field offsets and struct sizes the snippet needs, by symbol ([`host_statics`]).
+    statics: HashMap<String, i32>,
+    /// Byte offsets of the snippet's host struct fields ([`TypedSnippet::fields`]).
+    field_offsets: Vec<i32>,
+    shims: HashMap<usize, StructShims>,
+    enum_fns: HashMap<usize, (usize, usize)>,
+    /// The host's writer for a map the snippet hands over (0 when the hole's value is no map).
+    map_writer: usize,
+}
+
+impl HostLayout {
+    fn read(snippet: &TypedSnippet, host: &HostAbi<'_>) -> Result<HostLayout, CodegenError> {
+        let statics = host_statics(snippet, host)?;
+        let field_offsets: Vec<i32> = snippet.fields.iter().map(|f| statics[&f.symbol]).collect();
+        let map_writer = match (&snippet.ty, &host.map_writer) {
+            (Ty::Map { .. }, Some(symbol)) => {
+                let address = (host.symbol)(symbol)
+                    .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+                // SAFETY: the instrumented host defines this symbol as `extern "C" fn() -> usize`
+                // (`instrument::map_writer`), which only computes a function's address; the library stays loaded.
+                let writer = unsafe { std::mem::transmute::<*const u8, extern "C" fn() -> usize>(address)() };
+                if writer == 0 {
+                    return Err(CodegenError("the hole's map type has no writer".into()));
+                }
+                writer
+            }
+            (Ty::Map { .. }, None) => return Err(CodegenError("no map writer for this hole".into())),
+            _ => 0,
+        };
+        Ok(HostLayout {
+            field_offsets,
+            shims: struct_shims(snippet, host),
+            enum_fns: enum_fns(snippet, host),
+            statics,
+            map_writer,
+        })
     }
-    let mut fn_ids = Vec::new();
-    for (i, f) in snippet.fns.iter().enumerate() {
-        let mut sig = module.make_signature();
-        sig.params.push(AbiParam::new(ptr));
-        for &p in &f.params {
-            sig.params.extend(flat(&snippet.locals[p].ty).into_iter().map(AbiParam::new));
-        }
-        sig.returns.push(AbiParam::new(types::I32));
-        sig.returns.extend(flat(&f.ret).into_iter().map(AbiParam::new));
-        fn_ids.push(module.declare_function(&format!("snippet_fn_{i}"), Linkage::Local, &sig).map_err(err)?);
-    }
-    let mut entry_sig = module.make_signature();
-    entry_sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr)]);
-    entry_sig.returns.push(AbiParam::new(types::I32));
-    let entry_id = module.declare_function("snippet_entry", Linkage::Export, &entry_sig).map_err(err)?;
-    // An `Option` result is written by the host library, which knows rustc's layout for it.
-    let option_writer = match snippet.ty.option_scalar() {
-        Some(s) => {
-            let symbol = lacuna_ir::option_writer_symbol(s);
-            let address = (host.symbol)(&symbol)
-                .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+}
+
+/// The functions the module declares: helpers, host shims, the snippet's functions, the entry.
+struct Declared {
+    helpers: HashMap<Helper, FuncId>,
+    host_fns: HashMap<String, FuncId>,
+    fns: Vec<FuncId>,
+    entry: FuncId,
+    entry_sig: cranelift_codegen::ir::Signature,
+    /// For an `Option` result: the host's writer of it (rustc's layout), by symbol.
+    option_writer: Option<FuncId>,
+}
+
+impl Declared {
+    /// Declares everything first: calls may come before definitions.
+    fn new(
+        module: &mut JITModule,
+        snippet: &TypedSnippet,
+        host: &HostAbi<'_>,
+        calls: &BTreeMap<String, (String, bool, Vec<Ty>)>,
+    ) -> Result<Declared, CodegenError> {
+        let ptr = module.target_config().pointer_type();
+        let mut host_fns = HashMap::new();
+        for (symbol, (_, has_receiver, params)) in calls {
             let mut sig = module.make_signature();
-            sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I8).uext()]);
-            let t = clif(s).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
-            sig.params.push(match t.bits() {
-                b if b >= 32 || s.is_float() => AbiParam::new(t),
-                _ if s.is_signed() => AbiParam::new(t).sext(),
-                _ => AbiParam::new(t).uext(),
-            });
-            Some((symbol, address, sig))
+            sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
+            if *has_receiver {
+                sig.params.push(AbiParam::new(ptr));
+            }
+            for p in params {
+                // `&str`: pointer and length.
+                if *p == Ty::Str {
+                    sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64)]);
+                    continue;
+                }
+                let p = p.s();
+                sig.params.push(c_param(p).ok_or_else(|| CodegenError(format!("a `{}` argument", p.name())))?);
+            }
+            sig.returns.push(AbiParam::new(types::I32));
+            let id = module.declare_function(symbol, Linkage::Import, &sig).map_err(err)?;
+            host_fns.insert(symbol.clone(), id);
         }
-        _ => None,
-    };
+        let mut helpers = HashMap::new();
+        for &helper in Helper::ALL {
+            let mut sig = module.make_signature();
+            let (params, rets) = helper.signature(ptr);
+            sig.params.extend(params.into_iter().map(AbiParam::new));
+            sig.returns.extend(rets.into_iter().map(AbiParam::new));
+            let id = module.declare_function(helper.symbol(), Linkage::Import, &sig).map_err(err)?;
+            helpers.insert(helper, id);
+        }
+        let mut fns = Vec::new();
+        for (i, f) in snippet.fns.iter().enumerate() {
+            let mut sig = module.make_signature();
+            sig.params.push(AbiParam::new(ptr));
+            for &p in &f.params {
+                sig.params.extend(flat(&snippet.locals[p].ty).into_iter().map(AbiParam::new));
+            }
+            sig.returns.push(AbiParam::new(types::I32));
+            sig.returns.extend(flat(&f.ret).into_iter().map(AbiParam::new));
+            fns.push(module.declare_function(&format!("snippet_fn_{i}"), Linkage::Local, &sig).map_err(err)?);
+        }
+        let mut entry_sig = module.make_signature();
+        entry_sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr)]);
+        entry_sig.returns.push(AbiParam::new(types::I32));
+        let entry = module.declare_function("snippet_entry", Linkage::Export, &entry_sig).map_err(err)?;
+        // An `Option` result is written by the host library, which knows rustc's layout for it.
+        let option_writer = match snippet.ty.option_scalar() {
+            Some(s) => {
+                let symbol = lacuna_ir::option_writer_symbol(s);
+                if (host.symbol)(&symbol).is_none() {
+                    return Err(CodegenError(format!("the host does not export `{symbol}` to the JIT")));
+                }
+                let mut sig = module.make_signature();
+                sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I8).uext()]);
+                sig.params.push(c_param(s).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?);
+                Some(module.declare_function(&symbol, Linkage::Import, &sig).map_err(err)?)
+            }
+            None => None,
+        };
+        Ok(Declared { helpers, host_fns, fns, entry, entry_sig, option_writer })
+    }
+}
 
-    let mut fctx = FunctionBuilderContext::new();
-    let mut ctx = module.make_context();
-    let mut messages = Vec::new();
-    let mut data = Vec::new();
-    let mut specs = Vec::new();
-    for (i, f) in snippet.fns.iter().enumerate() {
-        ctx.func.signature = module.declarations().get_function_decl(fn_ids[i]).signature.clone();
-        {
-            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let mut g =
-                Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, Some(f.ret.clone()))?;
-            g.field_offsets = field_offsets.clone();
-            g.statics = statics.clone();
-            g.shims = shims.clone();
-            g.enum_fns = enum_fns.clone();
+/// A scalar parameter as C passes it: narrow integers extended to 32 bits (`bool`, `char` and unsigned types with
+/// zeros).
+fn c_param(s: Scalar) -> Option<AbiParam> {
+    let t = clif(s)?;
+    Some(match t.bits() {
+        b if b >= 32 || s.is_float() => AbiParam::new(t),
+        _ if s.is_signed() => AbiParam::new(t).sext(),
+        _ => AbiParam::new(t).uext(),
+    })
+}
+
+/// What generated code keeps and says beyond itself, gathered over its functions.
+#[derive(Default)]
+struct Made {
+    /// Messages of fixed panics, snippet functions' first.
+    messages: Vec<String>,
+    data: Vec<Box<[u8]>>,
+    #[allow(clippy::vec_box)]
+    specs: Vec<Box<RawSpec>>,
+}
+
+/// One snippet's compilation under way.
+struct Unit<'a, 'c> {
+    module: JITModule,
+    snippet: &'a TypedSnippet,
+    vec_fields: Option<(i32, i32)>,
+    layout: HostLayout,
+    declared: Declared,
+    made: Made,
+    /// Where the CLIF goes, when asked for ([`compile_to_clif`]).
+    clif: Option<&'c mut String>,
+}
+
+impl Unit<'_, '_> {
+    /// A code generator for one function, over `ctx.func`.
+    fn gen<'g>(
+        &mut self,
+        func: &'g mut cranelift_codegen::ir::Function,
+        fctx: &'g mut FunctionBuilderContext,
+        in_fn: Option<Ty>,
+    ) -> Result<Gen<'_, 'g>, CodegenError> {
+        let b = FunctionBuilder::new(func, fctx);
+        let d = &self.declared;
+        let mut g =
+            Gen::new(b, &mut self.module, self.snippet, &d.fns, &d.helpers, &d.host_fns, self.vec_fields, in_fn)?;
+        g.field_offsets = self.layout.field_offsets.clone();
+        g.statics = self.layout.statics.clone();
+        g.shims = self.layout.shims.clone();
+        g.enum_fns = self.layout.enum_fns.clone();
+        Ok(g)
+    }
+
+    /// Snippet function `i`: `fn(ctx, params..) -> (status, value..)`.
+    fn define_fn(&mut self, i: usize, f: &TFn) -> Result<(), CodegenError> {
+        let mut ctx = self.module.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        ctx.func.signature = self.module.declarations().get_function_decl(self.declared.fns[i]).signature.clone();
+        let snippet = self.snippet;
+        let made = {
+            let mut g = self.gen(&mut ctx.func, &mut fctx, Some(f.ret.clone()))?;
             let block = g.b.current_block().expect("the entry block");
             let params = g.b.block_params(block).to_vec();
             g.ctx = params[0];
@@ -259,128 +366,160 @@ pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, Codege
             g.enter_checks(0)?;
             let value = g.block(&f.body)?;
             g.return_ok(value, &f.ret);
-            if let Some(m) = g.missing.take() {
-                return Err(CodegenError(m));
-            }
-            g.b.finalize();
-            messages.append(&mut g.messages);
-            data.append(&mut g.data);
-            specs.append(&mut g.specs);
-        }
-        module.define_function(fn_ids[i], &mut ctx).map_err(|e| CodegenError(format!("{e:?}")))?;
-        module.clear_context(&mut ctx);
-    }
-    ctx.func.signature = entry_sig;
-    {
-        let writer = match option_writer {
-            Some((symbol, _, sig)) => {
-                let id = module.declare_function(&symbol, Linkage::Import, &sig).map_err(err)?;
-                Some(module.declare_func_in_func(id, &mut ctx.func))
-            }
-            None => None,
+            g.finish()?
         };
-        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let mut g = Gen::new(b, &mut module, snippet, &fn_ids, &helpers, &host_fns, host.vec_fields, None)?;
-        g.field_offsets = field_offsets;
-        g.statics = statics;
-        g.shims = shims;
-        g.enum_fns = enum_fns;
-        // Panic messages of the snippet functions come first.
-        g.messages = std::mem::take(&mut messages);
-        let block = g.b.current_block().expect("the entry block");
-        let params = g.b.block_params(block).to_vec();
-        g.table = params[0];
-        let out = params[1];
-        g.ctx = params[2];
-        g.enter_checks(0)?;
-        let value = g.block(&snippet.body)?;
-        match (&snippet.ty, writer) {
-            (Ty::Option(_), Some(writer)) => {
-                if let [tag, payload] = value[..] {
-                    g.b.ins().call(writer, &[out, tag, payload]);
-                }
-            }
-            (Ty::Vec(_) | Ty::String, _) => {
-                // The buffer (and each string's in it) becomes the host's, in the host's `Vec` layout.
-                if let [ptr, cap, len] = value[..] {
-                    if snippet.ty == Ty::Vec(Elem::String) {
-                        g.strings_helper(Helper::StringsRelease, ptr, len)?;
-                    }
-                    let release = g.helpers[&Helper::VecRelease];
-                    g.b.ins().call(release, &[g.ctx, ptr]);
-                    let offsets = g.vec_offsets()?;
-                    for (v, at) in [ptr, cap, len].into_iter().zip(offsets) {
-                        g.b.ins().store(MemFlags::trusted(), v, out, at);
-                    }
-                }
-            }
-            (Ty::Map { .. }, _) => {
-                // The host builds its own map from the entries.
-                let writer = g.int_const(types::I64, map_writer as i64);
-                let give = g.helpers[&Helper::MapGive];
-                g.b.ins().call(give, &[g.ctx, value[0], writer, out]);
-            }
-            (Ty::Struct(id), _) => {
-                // The box's struct moves into the host's slot.
-                let size = g.shims_of(*id)?.size;
-                let size = g.int_const(types::I64, size as i64);
-                let f = g.helpers[&Helper::StructMoveOut];
-                let call = g.b.ins().call(f, &[g.ctx, value[0], out, size]);
-                let moved = g.b.inst_results(call)[0];
-                let failed = g.b.ins().icmp_imm(IntCC::Equal, moved, 0);
-                g.fault_if(failed, Fault::Memory, 0);
-            }
-            _ => {
-                if let Some(&v) = value.first() {
-                    g.b.ins().store(MemFlags::trusted(), v, out, 0);
-                }
-            }
-        }
-        g.store_fuel();
-        let zero = g.b.ins().iconst(types::I32, 0);
-        g.b.ins().return_(&[zero]);
-        if let Some(m) = g.missing.take() {
-            return Err(CodegenError(m));
-        }
-        g.b.finalize();
-        messages = std::mem::take(&mut g.messages);
-        data.append(&mut g.data);
-        specs.append(&mut g.specs);
+        self.define(self.declared.fns[i], ctx, made)
     }
-    module.define_function(entry_id, &mut ctx).map_err(|e| CodegenError(format!("{e:?}")))?;
-    module.clear_context(&mut ctx);
-    module.finalize_definitions().map_err(err)?;
-    let code = module.get_finalized_function(entry_id);
-    // SAFETY: `code` is the finalized entry with exactly the `JitEntry` signature declared above.
-    let entry = unsafe { std::mem::transmute::<*const u8, JitEntry>(code) };
-    let heap_fns = if allocates(snippet) {
-        let realloc = (host.symbol)(lacuna_ir::symbol::HOST_REALLOC)
-            .ok_or_else(|| CodegenError("the host does not export its allocator to the JIT".into()))?;
-        let dealloc = (host.symbol)(lacuna_ir::symbol::HOST_DEALLOC)
-            .ok_or_else(|| CodegenError("the host does not export its allocator to the JIT".into()))?;
-        let print = (host.symbol)(lacuna_ir::symbol::HOST_PRINT)
-            .ok_or_else(|| CodegenError("the host does not export its output to the JIT".into()))?;
-        // SAFETY: the instrumented host defines these with these signatures (`instrument::ENTRY_POINTS`), and the
-        // host library stays loaded.
-        unsafe {
-            Some(HostFns {
-                realloc: std::mem::transmute::<*const u8, ReallocFn>(realloc),
-                dealloc: std::mem::transmute::<*const u8, DeallocFn>(dealloc),
-                print: std::mem::transmute::<*const u8, PrintFn>(print),
-            })
+
+    /// The entry: `fn(table, out, ctx) -> status`, the hole's value written to `out`.
+    fn define_entry(&mut self) -> Result<(), CodegenError> {
+        let mut ctx = self.module.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        ctx.func.signature = self.declared.entry_sig.clone();
+        let writer = self.declared.option_writer.map(|id| self.module.declare_func_in_func(id, &mut ctx.func));
+        let (snippet, map_writer) = (self.snippet, self.layout.map_writer);
+        // Panic messages of the snippet functions come first.
+        let messages = std::mem::take(&mut self.made.messages);
+        let made = {
+            let mut g = self.gen(&mut ctx.func, &mut fctx, None)?;
+            g.messages = messages;
+            let block = g.b.current_block().expect("the entry block");
+            let params = g.b.block_params(block).to_vec();
+            g.table = params[0];
+            let out = params[1];
+            g.ctx = params[2];
+            g.enter_checks(0)?;
+            let value = g.block(&snippet.body)?;
+            g.write_result(&snippet.ty, value, out, writer, map_writer)?;
+            g.store_fuel();
+            let zero = g.b.ins().iconst(types::I32, 0);
+            g.b.ins().return_(&[zero]);
+            g.finish()?
+        };
+        self.define(self.declared.entry, ctx, made)
+    }
+
+    /// Defines a generated function in the module, and dumps it when asked.
+    fn define(
+        &mut self,
+        id: FuncId,
+        mut ctx: cranelift_codegen::Context,
+        (mut made, addresses): (Made, Vec<(i64, String)>),
+    ) -> Result<(), CodegenError> {
+        if let Some(clif) = self.clif.as_deref_mut() {
+            clif.push_str(&named_clif(&ctx.func.display().to_string(), &addresses, &self.module));
         }
-    } else {
-        None
-    };
-    Ok(Compiled {
-        entry,
-        calls_host: !calls.is_empty() || uses_struct_shims(snippet),
-        messages,
-        heap_fns,
-        _data: data,
-        _specs: specs,
-        _module: module,
-    })
+        self.module.define_function(id, &mut ctx).map_err(|e| CodegenError(format!("{e:?}")))?;
+        self.made.messages.append(&mut made.messages);
+        self.made.data.append(&mut made.data);
+        self.made.specs.append(&mut made.specs);
+        Ok(())
+    }
+
+    /// The finalized code, and what running it needs.
+    fn finish(mut self, host: &HostAbi<'_>, calls_host: bool) -> Result<Compiled, CodegenError> {
+        self.module.finalize_definitions().map_err(err)?;
+        let code = self.module.get_finalized_function(self.declared.entry);
+        // SAFETY: `code` is the finalized entry with exactly the `JitEntry` signature declared above.
+        let entry = unsafe { std::mem::transmute::<*const u8, JitEntry>(code) };
+        let heap_fns = if allocates(self.snippet) {
+            let found = |symbol: &str, what: &str| {
+                (host.symbol)(symbol)
+                    .ok_or_else(|| CodegenError(format!("the host does not export its {what} to the JIT")))
+            };
+            let realloc = found(lacuna_ir::symbol::HOST_REALLOC, "allocator")?;
+            let dealloc = found(lacuna_ir::symbol::HOST_DEALLOC, "allocator")?;
+            let print = found(lacuna_ir::symbol::HOST_PRINT, "output")?;
+            // SAFETY: the instrumented host defines these with these signatures (`instrument::ENTRY_POINTS`), and
+            // the host library stays loaded.
+            unsafe {
+                Some(HostFns {
+                    realloc: std::mem::transmute::<*const u8, ReallocFn>(realloc),
+                    dealloc: std::mem::transmute::<*const u8, DeallocFn>(dealloc),
+                    print: std::mem::transmute::<*const u8, PrintFn>(print),
+                })
+            }
+        } else {
+            None
+        };
+        Ok(Compiled {
+            entry,
+            calls_host: calls_host || uses_struct_shims(self.snippet),
+            messages: self.made.messages,
+            heap_fns,
+            _data: self.made.data,
+            _specs: self.made.specs,
+            _module: self.module,
+        })
+    }
+}
+
+/// `text` (a function's CLIF) with each address the code holds replaced by what it is, and each function it calls
+/// named by its symbol; the declarations of functions and of signatures only they use are left out (every
+/// function declares every helper).
+fn named_clif(text: &str, addresses: &[(i64, String)], module: &JITModule) -> String {
+    let mut text = text.to_owned();
+    for (address, what) in addresses {
+        text = replace_word(
+            &text,
+            &cranelift_codegen::ir::immediates::Imm64::new(*address).to_string(),
+            &format!("<{what}>"),
+        );
+    }
+    // `fnN = u0:K sigM`: K is the module's function id.
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut kept: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let declared = line.trim_start().split_once(" = u0:").and_then(|(func, rest)| {
+            let index = rest.split_whitespace().next()?.parse::<u32>().ok()?;
+            let id = FuncId::from_u32(index);
+            Some((func.to_owned(), module.declarations().get_function_decl(id).linkage_name(id).into_owned()))
+        });
+        match declared {
+            Some(name) => names.push(name),
+            None => kept.push(line),
+        }
+    }
+    let mut body = kept.join("\n");
+    for (func, name) in &names {
+        body = replace_word(&body, func, &format!("%{name}"));
+    }
+    // Signatures no kept line refers to.
+    let lines: Vec<&str> = body.lines().collect();
+    let mut out = String::with_capacity(body.len());
+    for line in &lines {
+        let sig = line.trim_start().split_once(" = ").map(|(n, _)| n).filter(|n| n.starts_with("sig"));
+        let used = sig.is_none_or(|sig| lines.iter().any(|l| !std::ptr::eq(*l, *line) && has_word(l, sig)));
+        if used {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word)
+        .any(|(at, _)| !text[..at].ends_with(is_word_char) && !text[at + word.len()..].starts_with(is_word_char))
+}
+
+/// `text` with each whole occurrence of `word` (not a part of a longer word) replaced by `with`.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let (before, after) = (&rest[..at], &rest[at + word.len()..]);
+        out.push_str(before);
+        let whole = !after.starts_with(is_word_char) && !before.ends_with(is_word_char) && !out.ends_with(is_word_char);
+        out.push_str(if whole { with } else { word });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 struct Gen<'a, 'b> {
@@ -427,6 +566,8 @@ struct Gen<'a, 'b> {
     /// A local known to be even in the arm of a branch-free `if` being computed (the condition tested its
     /// parity): its `/ 2` is then a plain shift. Sound because the arm's value is used only when it is taken.
     even: Option<LocalRef>,
+    /// Constants that are addresses in this process, with what they are (for the CLIF dump).
+    addresses: Vec<(i64, String)>,
 }
 
 type R<T> = Result<T, CodegenError>;
@@ -444,8 +585,15 @@ impl<'a, 'b> Gen<'a, 'b> {
         in_fn: Option<Ty>,
     ) -> R<Self> {
         let funcs = fn_ids.iter().map(|id| module.declare_func_in_func(*id, b.func)).collect();
-        let host_fns = host_ids.iter().map(|(n, id)| (n.clone(), module.declare_func_in_func(*id, b.func))).collect();
-        let helpers = helper_ids.iter().map(|(h, id)| (*h, module.declare_func_in_func(*id, b.func))).collect();
+        // In a fixed order, so the function's text is the same on every run (the CLIF dump).
+        let mut host_ids: Vec<(&String, &FuncId)> = host_ids.iter().collect();
+        host_ids.sort();
+        let host_fns =
+            host_ids.into_iter().map(|(n, id)| (n.clone(), module.declare_func_in_func(*id, b.func))).collect();
+        let helpers = Helper::ALL
+            .iter()
+            .filter_map(|h| Some((*h, module.declare_func_in_func(*helper_ids.get(h)?, b.func))))
+            .collect();
         // The entry block takes the function's parameters; the first is always the context (the entry's
         // parameters are table, out, context: the caller reassigns).
         let block = b.create_block();
@@ -478,7 +626,81 @@ impl<'a, 'b> Gen<'a, 'b> {
             missing: None,
             guard: None,
             even: None,
+            addresses: Vec::new(),
         })
+    }
+
+    /// A constant that is an address in this process (data the code keeps, a host function): `what` names it in
+    /// the CLIF dump, where the number would differ from run to run.
+    fn address_const(&mut self, address: usize, what: impl Into<String>) -> Value {
+        let what = what.into();
+        let what = format!("{what} {}", self.addresses.iter().filter(|(_, w)| w.starts_with(&what)).count());
+        self.addresses.push((address as i64, what));
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        self.int_const(ptr, address as i64)
+    }
+
+    /// The function is complete: what it made, and the addresses it holds.
+    fn finish(mut self) -> R<(Made, Vec<(i64, String)>)> {
+        if let Some(m) = self.missing.take() {
+            return Err(CodegenError(m));
+        }
+        self.b.finalize();
+        Ok((Made { messages: self.messages, data: self.data, specs: self.specs }, self.addresses))
+    }
+
+    /// Writes the entry's `value`, of the hole's type `ty`, to the host's slot at `out`.
+    fn write_result(
+        &mut self,
+        ty: &Ty,
+        value: Vals,
+        out: Value,
+        option_writer: Option<FuncRef>,
+        map_writer: usize,
+    ) -> R<()> {
+        match (ty, option_writer) {
+            (Ty::Option(_), Some(writer)) => {
+                if let [tag, payload] = value[..] {
+                    self.b.ins().call(writer, &[out, tag, payload]);
+                }
+            }
+            (Ty::Vec(_) | Ty::String, _) => {
+                // The buffer (and each string's in it) becomes the host's, in the host's `Vec` layout.
+                if let [ptr, cap, len] = value[..] {
+                    if *ty == Ty::Vec(Elem::String) {
+                        self.strings_helper(Helper::StringsRelease, ptr, len)?;
+                    }
+                    let release = self.helpers[&Helper::VecRelease];
+                    self.b.ins().call(release, &[self.ctx, ptr]);
+                    let offsets = self.vec_offsets()?;
+                    for (v, at) in [ptr, cap, len].into_iter().zip(offsets) {
+                        self.b.ins().store(MemFlags::trusted(), v, out, at);
+                    }
+                }
+            }
+            (Ty::Map { .. }, _) => {
+                // The host builds its own map from the entries.
+                let writer = self.address_const(map_writer, "map writer");
+                let give = self.helpers[&Helper::MapGive];
+                self.b.ins().call(give, &[self.ctx, value[0], writer, out]);
+            }
+            (Ty::Struct(id), _) => {
+                // The box's struct moves into the host's slot.
+                let size = self.shims_of(*id)?.size;
+                let size = self.int_const(types::I64, size as i64);
+                let f = self.helpers[&Helper::StructMoveOut];
+                let call = self.b.ins().call(f, &[self.ctx, value[0], out, size]);
+                let moved = self.b.inst_results(call)[0];
+                let failed = self.b.ins().icmp_imm(IntCC::Equal, moved, 0);
+                self.fault_if(failed, Fault::Memory, 0);
+            }
+            _ => {
+                if let Some(&v) = value.first() {
+                    self.b.ins().store(MemFlags::trusted(), v, out, 0);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Calls `lacuna_strings_release` or `lacuna_strings_free` on the `len` strings at `data`.

@@ -83,8 +83,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         sig.returns.push(AbiParam::new(ret));
         let sig = self.b.import_signature(sig);
-        let ptr = self.b.func.dfg.value_type(self.ctx);
-        let callee = self.int_const(ptr, address as i64);
+        let callee = self.address_const(address, "host shim");
         let call = self.b.ins().call_indirect(sig, callee, args);
         self.b.inst_results(call)[0]
     }
@@ -136,7 +135,7 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// The struct in the box is complete: dropping the box drops it.
     pub(super) fn struct_ready(&mut self, shims: StructShims, boxed: Value) {
-        let drop = self.int_const(types::I64, shims.drop as i64);
+        let drop = self.address_const(shims.drop, "drop shim");
         let ready = self.helpers[&Helper::StructReady];
         self.b.ins().call(ready, &[self.ctx, boxed, drop]);
     }

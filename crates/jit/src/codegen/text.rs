@@ -62,7 +62,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             return vec![self.int_const(types::I64, 1), len];
         }
         let bytes: Box<[u8]> = text.as_bytes().into();
-        let ptr = self.int_const(types::I64, bytes.as_ptr() as i64);
+        let ptr = self.address_const(bytes.as_ptr() as usize, "str");
         self.data.push(bytes);
         vec![ptr, len]
     }
@@ -275,7 +275,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         for (kind, a, b, spec, at, temporary) in args {
             temporaries.extend(temporary);
             let raw = Box::new(RawSpec::new(&spec));
-            let spec_ptr = self.int_const(types::I64, &*raw as *const RawSpec as i64);
+            let spec_ptr = self.address_const(&*raw as *const RawSpec as usize, "format spec");
             self.specs.push(raw);
             let kind = self.int_const(types::I32, i64::from(kind));
             let f = self.helpers[&Helper::Fmt];

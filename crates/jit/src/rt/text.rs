@@ -2,7 +2,7 @@
 //! digits, the spec's padding applied as `Formatter` applies it), appending to a `String` the snippet owns,
 //! comparing, printing through the host.
 
-use lacuna_ir::{CharMethod, Scalar};
+use lacuna_ir::{CharMethod, FmtTrait, Scalar};
 
 use crate::abi::{
     Fault, FindMode, JitContext, PiecesMode, RawSpec, TransformOp, TrimMode, KIND_BOOL, KIND_CHAR, KIND_FLOAT,
@@ -23,14 +23,14 @@ fn format_one(kind: u32, a: u64, b: u64, spec: &RawSpec) -> Option<String> {
             let text = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(a as *const u8, b as usize)) };
             match spec.trait_ {
                 // `Debug` for `str` writes the quoted text and ignores width and precision.
-                1 => Some(format!("{text:?}")),
+                FmtTrait::Debug => Some(format!("{text:?}")),
                 _ => Some(pad(truncate(text, precision), spec, '<')),
             }
         }
         KIND_CHAR => {
             let c = char::from_u32(a as u32)?;
             match spec.trait_ {
-                1 => Some(format!("{c:?}")),
+                FmtTrait::Debug => Some(format!("{c:?}")),
                 _ => Some(pad(truncate(c.encode_utf8(&mut [0; 4]), precision), spec, '<')),
             }
         }
@@ -43,22 +43,21 @@ fn format_one(kind: u32, a: u64, b: u64, spec: &RawSpec) -> Option<String> {
             let magnitude = if signed { value.unsigned_abs() } else { a };
             let negative = signed && value < 0;
             let (prefix, digits) = match spec.trait_ {
-                0 | 1 => ("", magnitude.to_string()),
-                2 => ("0x", format!("{raw:x}")),
-                3 => ("0x", format!("{raw:X}")),
-                4 => ("0b", format!("{raw:b}")),
-                5 => ("0o", format!("{raw:o}")),
-                6 | 7 => {
+                FmtTrait::Display | FmtTrait::Debug => ("", magnitude.to_string()),
+                FmtTrait::LowerHex => ("0x", format!("{raw:x}")),
+                FmtTrait::UpperHex => ("0x", format!("{raw:X}")),
+                FmtTrait::Binary => ("0b", format!("{raw:b}")),
+                FmtTrait::Octal => ("0o", format!("{raw:o}")),
+                FmtTrait::LowerExp | FmtTrait::UpperExp => {
                     let e = match precision {
                         Some(p) => format!("{magnitude:.p$e}"),
                         None => format!("{magnitude:e}"),
                     };
-                    let e = if spec.trait_ == 7 { e.to_uppercase() } else { e };
+                    let e = if spec.trait_ == FmtTrait::UpperExp { e.to_uppercase() } else { e };
                     return Some(pad_number(negative, plus, "", &e, spec));
                 }
-                _ => return None,
             };
-            let negative = negative && spec.trait_ <= 1;
+            let negative = negative && matches!(spec.trait_, FmtTrait::Display | FmtTrait::Debug);
             Some(pad_number(negative, plus, if alt { prefix } else { "" }, &digits, spec))
         }
         KIND_FLOAT => {
@@ -73,25 +72,25 @@ fn format_one(kind: u32, a: u64, b: u64, spec: &RawSpec) -> Option<String> {
             let body = |v: f64| -> String {
                 let v = v.abs();
                 match (bits == 32, spec.trait_, precision) {
-                    (true, 1, None) => format!("{:?}", v as f32),
-                    (true, 1, Some(p)) => format!("{:.p$?}", v as f32),
-                    (true, 6, None) => format!("{:e}", v as f32),
-                    (true, 6, Some(p)) => format!("{:.p$e}", v as f32),
-                    (true, 7, None) => format!("{:E}", v as f32),
-                    (true, 7, Some(p)) => format!("{:.p$E}", v as f32),
+                    (true, FmtTrait::Debug, None) => format!("{:?}", v as f32),
+                    (true, FmtTrait::Debug, Some(p)) => format!("{:.p$?}", v as f32),
+                    (true, FmtTrait::LowerExp, None) => format!("{:e}", v as f32),
+                    (true, FmtTrait::LowerExp, Some(p)) => format!("{:.p$e}", v as f32),
+                    (true, FmtTrait::UpperExp, None) => format!("{:E}", v as f32),
+                    (true, FmtTrait::UpperExp, Some(p)) => format!("{:.p$E}", v as f32),
                     (true, _, None) => format!("{}", v as f32),
                     (true, _, Some(p)) => format!("{:.p$}", v as f32),
-                    (false, 1, None) => format!("{v:?}"),
-                    (false, 1, Some(p)) => format!("{v:.p$?}"),
-                    (false, 6, None) => format!("{v:e}"),
-                    (false, 6, Some(p)) => format!("{v:.p$e}"),
-                    (false, 7, None) => format!("{v:E}"),
-                    (false, 7, Some(p)) => format!("{v:.p$E}"),
+                    (false, FmtTrait::Debug, None) => format!("{v:?}"),
+                    (false, FmtTrait::Debug, Some(p)) => format!("{v:.p$?}"),
+                    (false, FmtTrait::LowerExp, None) => format!("{v:e}"),
+                    (false, FmtTrait::LowerExp, Some(p)) => format!("{v:.p$e}"),
+                    (false, FmtTrait::UpperExp, None) => format!("{v:E}"),
+                    (false, FmtTrait::UpperExp, Some(p)) => format!("{v:.p$E}"),
                     (false, _, None) => format!("{v}"),
                     (false, _, Some(p)) => format!("{v:.p$}"),
                 }
             };
-            if spec.trait_ >= 2 && spec.trait_ <= 5 {
+            if matches!(spec.trait_, FmtTrait::LowerHex | FmtTrait::UpperHex | FmtTrait::Binary | FmtTrait::Octal) {
                 return None;
             }
             Some(pad_number(negative, plus && !x.is_nan(), "", &body(x), spec))
@@ -202,7 +201,8 @@ pub(crate) unsafe extern "C" fn helper_fmt(
 ) -> u32 {
     // SAFETY: as the caller guarantees.
     let (ctx, spec) = unsafe { (&mut *ctx, &*spec) };
-    let plain = kind == KIND_STR && spec.trait_ == 0 && spec.width == u64::MAX && spec.precision == u64::MAX;
+    let plain =
+        kind == KIND_STR && spec.trait_ == FmtTrait::Display && spec.width == u64::MAX && spec.precision == u64::MAX;
     if plain {
         // SAFETY: as the caller guarantees for text.
         let bytes = unsafe { std::slice::from_raw_parts(a as *const u8, b as usize) };
@@ -210,7 +210,7 @@ pub(crate) unsafe extern "C" fn helper_fmt(
         return unsafe { append(ctx, text, bytes) };
     }
     // Integers with no spec: their digits straight from a buffer on the stack.
-    let bare = spec.trait_ == 0
+    let bare = spec.trait_ == FmtTrait::Display
         && spec.width == u64::MAX
         && spec.plus == 0
         && matches!(kind & 0xff, KIND_SIGNED | KIND_UNSIGNED);

@@ -85,7 +85,7 @@ pub struct Builder {
 }
 
 /// The runtime's source as a `dylib`: the prelude, plus the allocator every library that links to it uses.
-fn runtime_source() -> String {
+pub(crate) fn runtime_source() -> String {
     format!(
         "{}\n#[global_allocator]\nstatic __LACUNA_ALLOCATOR: crate::__private::BudgetAllocator = \
          crate::__private::BudgetAllocator;\n",

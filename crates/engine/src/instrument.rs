@@ -13,7 +13,7 @@
 
 use std::ops::Range;
 
-use lacuna_checker::{PreparedHost, Rustc, RustcError, PRELUDE_INJECTION};
+use lacuna_checker::{LineIndex, PreparedHost, Rustc, RustcError, PRELUDE_INJECTION};
 use lacuna_ir::{Binding, HoleScope};
 use serde::Serialize;
 
@@ -92,18 +92,13 @@ impl Instrumented {
 /// column) in the instrumented text and in the host's, so a panic in host code after a hole on the same line is
 /// reported at the host's position (a hole's replacement is longer than `agent!(..)`).
 fn positions(host: &str, instrumented: &str, anchors: &[(usize, usize)]) -> String {
-    // 1-based line and column (in chars) of a byte offset, as panic locations count them.
-    let line_col = |text: &str, offset: usize| {
-        let before = &text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        (line, column)
-    };
+    // 1-based line and column (in chars), as panic locations count them.
+    let (instrumented, host) = (LineIndex::new(instrumented), LineIndex::new(host));
     let rows: Vec<String> = anchors
         .iter()
         .map(|&(host_end, inst_end)| {
-            let (inst_line, inst_col) = line_col(instrumented, inst_end);
-            let (host_line, host_col) = line_col(host, host_end);
+            let (inst_line, inst_col) = instrumented.line_col(inst_end);
+            let (host_line, host_col) = host.line_col(host_end);
             format!("({inst_line}, {inst_col}, {host_line}, {host_col})")
         })
         .collect();
@@ -111,7 +106,7 @@ fn positions(host: &str, instrumented: &str, anchors: &[(usize, usize)]) -> Stri
 }
 
 /// What the library exports besides the host's own items: the hook installer and `main` as Lacuna calls it.
-pub const ENTRY_POINTS: &str = include_str!("../../host/entry_points.rs");
+pub const ENTRY_POINTS: &str = include_str!("../host/entry_points.rs");
 
 /// The shims of one plain host struct (see `__lacuna_struct_shims` in [`ENTRY_POINTS`]): `[size, align, drop,
 /// clone, eq, display, debug]`.
@@ -238,10 +233,18 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
     )
 }
 
-/// Instruments every hole of `prepared`, asking rustc (`-Z no-codegen`) until the host compiles; with `dylib`,
-/// also exported for snippet libraries to link to (see [`lacuna_checker::export`]), which fails where the export
-/// does not compile.
-pub fn instrument(prepared: &PreparedHost, rustc: &Rustc, dylib: bool) -> Result<Instrumented, ExecError> {
+/// What an instrumented host is built as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostLibrary {
+    /// A `dylib` snippet libraries link to, exported for them (see [`lacuna_checker::export`]): it fails where the
+    /// export does not compile.
+    Exported,
+    /// A library of its own: snippet libraries hold a copy of the host.
+    Standalone,
+}
+
+/// Instruments every hole of `prepared`, asking rustc (`-Z no-codegen`) until the host compiles.
+pub fn instrument(prepared: &PreparedHost, rustc: &Rustc, library: HostLibrary) -> Result<Instrumented, ExecError> {
     let check = |text: &str| -> Result<Tried<()>, ExecError> {
         let errors = rustc
             .errors(text)
@@ -249,7 +252,7 @@ pub fn instrument(prepared: &PreparedHost, rustc: &Rustc, dylib: bool) -> Result
             .ok_or_else(|| ExecError::Instrument { detail: "rustc did not finish checking the host".into() })?;
         Ok(if errors.is_empty() { Tried::Compiled(()) } else { Tried::Errors(errors) })
     };
-    Ok(instrument_with(prepared, dylib, check)?.0)
+    Ok(instrument_with(prepared, library, check)?.0)
 }
 
 /// What one round's instrumented host came to.
@@ -264,13 +267,11 @@ pub enum Tried<T> {
 /// rendered (the usual case) is compiled once, not checked and then compiled.
 pub fn instrument_with<T>(
     prepared: &PreparedHost,
-    dylib: bool,
+    library: HostLibrary,
     mut attempt: impl FnMut(&str) -> Result<Tried<T>, ExecError>,
 ) -> Result<(Instrumented, T), ExecError> {
-    let export = dylib.then(|| {
-        let holes: Vec<Range<usize>> = prepared.host.holes.iter().map(|h| h.range.clone()).collect();
-        lacuna_checker::export::export(&prepared.host.text, &holes)
-    });
+    let outline = &prepared.host.outline;
+    let export = (library == HostLibrary::Exported).then_some(&outline.export);
     let edits = export.as_ref().map(|e| &e.edits[..]);
     let mut sites: Vec<SitePlan> = prepared
         .host
@@ -283,10 +284,10 @@ pub fn instrument_with<T>(
             SitePlan { site: hole.number as u32, scope, modes }
         })
         .collect();
-    let mut host_fns = lacuna_checker::scalar_fns(&prepared.host.text);
-    let mut fields = lacuna_checker::struct_fields(&prepared.host.text);
-    let mut structs = lacuna_checker::plain_structs(&prepared.host.text);
-    let mut enums = lacuna_checker::plain_enums(&prepared.host.text);
+    let mut host_fns = outline.scalar_fns.clone();
+    let mut fields = outline.struct_fields.clone();
+    let mut structs = outline.plain_structs.clone();
+    let mut enums = outline.plain_enums.clone();
     // Holes whose value may be a map or set the JIT builds: a writer each (dropped, all of them, if one does not compile).
     let mut writers: Vec<(u32, String)> = sites
         .iter()
@@ -304,7 +305,7 @@ pub fn instrument_with<T>(
             Tried::Compiled(made) => {
                 let mut instrumented =
                     Instrumented { text: rendered.text, mirror: None, sites, host_fns, anchors: rendered.anchors };
-                if let Some(export) = &export {
+                if let Some(export) = export {
                     instrumented.mirror = Some(mirror(&prepared.host.text, export, &instrumented));
                 }
                 return Ok((instrumented, made));
