@@ -93,7 +93,7 @@ impl Tool {
     }
 }
 
-use Param::*;
+use Param::{Bool, OptBool, OptF64, OptStr, Str, Usize, F64, U32};
 
 const BANKING_TOOLS: &[Tool] = &[
     Tool { name: "get_iban", params: &[], ret: "String" },

@@ -5,11 +5,13 @@ use std::ops::Range;
 
 use ra_ap_hir::{AsAssocItem, Function, Local, Semantics};
 use ra_ap_ide::RootDatabase;
-use ra_ap_syntax::ast::{self, HasLoopBody, RangeItem};
+use ra_ap_syntax::ast;
 use ra_ap_syntax::SyntaxNode;
 
 use lacuna_ir::Binding;
-use lacuna_ir::*;
+use lacuna_ir::{
+    BinOp, Closure, FieldOf, FmtPiece, Lit, Scalar, Stage, TExpr, TFn, TKind, TLocal, TStmt, Ty, Unsupported,
+};
 
 mod arith;
 mod calls;

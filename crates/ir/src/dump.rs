@@ -5,7 +5,10 @@
 
 use std::fmt::Write as _;
 
-use crate::*;
+use crate::{
+    BinOp, Closure, Elem, FmtPiece, FmtSpec, IterChain, IterSource, Lit, LocalRef, ParseThen, Pieces, Place, Seq,
+    SeqKind, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TypedSnippet, UnOp,
+};
 
 /// The IR of `snippet` as text.
 pub fn dump(snippet: &TypedSnippet) -> String {

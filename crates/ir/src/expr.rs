@@ -2,7 +2,10 @@
 
 use std::ops::Range;
 
-use crate::*;
+use crate::{
+    Arm, Closure, FmtPiece, IterChain, MapMethod, Method, OptionClosureMethod, Place, Scalar, SelfArg, Seq,
+    SeqClosureMethod, SeqMethod, Sink, TBlock, TPat, TextMethod, Ty,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {

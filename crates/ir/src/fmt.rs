@@ -1,6 +1,6 @@
 //! Format strings: literal text and arguments with their specs.
 
-use crate::*;
+use crate::TExpr;
 
 /// A piece of a format string: literal text, or an argument formatted by a spec.
 #[derive(Debug, Clone, PartialEq)]

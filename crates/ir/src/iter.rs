@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use crate::*;
+use crate::{Child, Scalar, Seq, TExpr, TPat, Ty};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct IterChain {

@@ -1,6 +1,6 @@
 //! Patterns and `match` arms.
 
-use crate::*;
+use crate::{Lit, Scalar, TExpr};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Arm {

@@ -1,6 +1,6 @@
 //! What a snippet reads and writes in place: host struct fields, sequences, assignment targets.
 
-use crate::*;
+use crate::{Elem, LocalRef, Scalar};
 
 /// The receiver of a host method: a hole binding that holds the value or a reference to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

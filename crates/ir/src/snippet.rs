@@ -1,6 +1,6 @@
 //! Blocks, statements, locals, functions, and the snippet itself.
 
-use crate::*;
+use crate::{FieldOf, Scalar, TExpr, TPat, Ty, Unsupported};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TStmt {

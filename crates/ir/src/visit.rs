@@ -1,6 +1,6 @@
 //! The direct parts of expressions, blocks and chains, in evaluation order.
 
-use crate::*;
+use crate::{FmtPiece, IterChain, ParseThen, Sink, Stage, TBlock, TExpr, TKind, TStmt};
 
 /// A direct part of an expression.
 pub enum Child<'a> {

@@ -8,8 +8,8 @@ use lacuna_ir::{
     TypedSnippet, UnOp,
 };
 
-use crate::scan::*;
-use crate::subset::*;
+use crate::scan::{closures_write, reads_two_sequences};
+use crate::subset::{bound_locals, irrefutable};
 use crate::Lowered;
 
 /// What [`accept_without_rustc`] needs to know about the host.

@@ -11,12 +11,10 @@ mod text;
 
 use lacuna_ir::Binding;
 use lacuna_ir::{
-    Arm, BinOp, CheckedMethod, Closure, Elem, IterChain, IterSource, Lit, LocalRef, MapMethod, Method,
-    OptionClosureMethod, OptionMethod, ParseThen, Pieces, Place, Scalar, ScalarMethod, SelfArg, Seq, SeqClosureMethod,
-    SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod, Ty, TypedSnippet, UnOp,
+    BinOp, Closure, Elem, IterChain, IterSource, Lit, LocalRef, ParseThen, Pieces, Scalar, SeqKind, SeqMethod, Stage,
+    TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 
-use crate::scan::*;
 use crate::Unsupported;
 
 pub(crate) struct Check<'a> {

@@ -1,9 +1,13 @@
 //! Operators: arithmetic, comparisons, logic and assignments.
 
+use crate::ir_build::arith;
 use ra_ap_hir::PathResolution;
 use ra_ap_syntax::AstNode;
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{BinOp, Place, Scalar, SeqKind, TExpr, TKind, TextMethod, Ty};
+use ra_ap_syntax::ast;
+use std::ops::Range;
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// A binary operator: arithmetic, comparison, logic, assignment.

@@ -7,7 +7,9 @@ use ra_ap_syntax::{AstNode, SyntaxNode};
 use ra_ap_hir::PathResolution;
 use ra_ap_syntax::ast::HasArgList;
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{CharMethod, Method, Scalar, ScalarMethod, SelfArg, TBlock, TExpr, TFn, TKind, TPat, TStmt, Ty};
+use std::ops::Range;
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// For a method of a top-level inherent impl of a host type with a `&self`/`&mut self` receiver and scalar

@@ -2,9 +2,13 @@
 
 use ra_ap_hir::AsAssocItem;
 use ra_ap_syntax::ast;
+use ra_ap_syntax::ast::HasLoopBody;
+use ra_ap_syntax::ast::RangeItem;
 use ra_ap_syntax::AstNode;
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{Arm, Lit, Scalar, TBlock, TExpr, TKind, TLocal, TPat, TStmt, Ty, UnOp};
+use std::ops::Range;
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// The snippet's block (the `{ .. }` Lacuna spliced in).

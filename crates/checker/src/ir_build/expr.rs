@@ -1,9 +1,11 @@
 //! Expressions: the dispatch over rust-analyzer's expression kinds, each family delegated to its own file.
 
 use ra_ap_syntax::ast;
+use ra_ap_syntax::ast::HasLoopBody;
 use ra_ap_syntax::AstNode;
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{Arm, Lit, MapMethod, ParseThen, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TLocal, TStmt, Ty, UnOp};
 
 impl<'a, 'db> Builder<'a, 'db> {
     pub fn expr(&mut self, expr: &ast::Expr) -> Result<TExpr> {

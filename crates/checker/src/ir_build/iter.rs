@@ -3,7 +3,8 @@
 use ra_ap_syntax::ast::{self, HasArgList, RangeItem};
 use ra_ap_syntax::AstNode;
 
-use super::*;
+use crate::ir_build::{only_reversed, Builder, Result};
+use lacuna_ir::{Closure, Elem, IterChain, IterSource, Pieces, Scalar, Sink, Stage, TExpr, TKind, TPat, Ty};
 
 /// A call that starts an iterator chain the JIT fuses from a receiver other than a range: its items are the
 /// receiver's elements, chars or pieces.

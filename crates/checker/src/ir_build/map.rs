@@ -4,7 +4,8 @@ use ra_ap_hir::PathResolution;
 use ra_ap_syntax::ast::{self, HasArgList};
 use ra_ap_syntax::AstNode;
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{MapMethod, TExpr, TKind, Ty};
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// The snippet local of map type that `e` names.

@@ -4,7 +4,9 @@ use ra_ap_hir::{Local, PathResolution};
 use ra_ap_syntax::ast::{self, HasName};
 use ra_ap_syntax::{AstNode, SyntaxNode};
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{LocalRef, Scalar, TExpr, TKind, TLocal, Ty};
+use std::ops::Range;
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// The hole binding `expr` names (not a snippet local), with its local.

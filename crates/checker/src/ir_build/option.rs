@@ -4,7 +4,11 @@ use ra_ap_hir::{Function, PathResolution};
 use ra_ap_syntax::ast::{self, HasArgList};
 use ra_ap_syntax::{AstNode, AstToken};
 
-use super::*;
+use crate::ir_build::{text_from_a_literal, Builder, Result};
+use lacuna_ir::{
+    Arm, CheckedMethod, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TExpr, TKind, TLocal, TPat, Ty,
+};
+use std::ops::Range;
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// The text of a single string literal with no formatting (`panic!("..")`, `expect("..")`).

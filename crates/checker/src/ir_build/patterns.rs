@@ -4,7 +4,8 @@ use ra_ap_hir::PathResolution;
 use ra_ap_syntax::ast::{self, HasArgList, RangeItem};
 use ra_ap_syntax::AstNode;
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{Lit, ParseThen, Scalar, TExpr, TKind, TPat, Ty};
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// `Some` (true) or `None` (false) of `core`'s `Option`.

@@ -4,7 +4,10 @@ use ra_ap_hir::{AsAssocItem, PathResolution};
 use ra_ap_syntax::ast::{self, HasArgList, HasName};
 use ra_ap_syntax::AstNode;
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{
+    Closure, Elem, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, TBlock, TExpr, TKind, TLocal, TStmt, Ty,
+};
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// A hole binding that is a sequence of scalars (`Vec<S>`, `&Vec<S>`, `&mut Vec<S>`, `&[S]`, `&mut [S]`,

@@ -4,7 +4,8 @@ use ra_ap_hir::Local;
 use ra_ap_syntax::ast::{self, HasArgList};
 use ra_ap_syntax::AstNode;
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{Elem, FieldOf, FmtPiece, FmtSpec, Scalar, TExpr, TKind, Ty};
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// `x` of a host struct read in place: a [`Ty::Struct`] place or a [`Ty::StructRef`] (`v[i]` of a sequence of

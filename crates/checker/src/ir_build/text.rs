@@ -1,11 +1,17 @@
 //! Text in the typed view: `&str`, `String`, the hole's string bindings, `format!` and the printing macros.
 
 use ra_ap_hir::{AsAssocItem, Local, PathResolution};
+use ra_ap_syntax::ast::RangeItem;
 use ra_ap_syntax::ast::{self, HasArgList, HasName};
 use ra_ap_syntax::{AstNode, AstToken, SyntaxKind};
 
 use super::iter::SourceCall;
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{
+    parse_format, Closure, Elem, FmtArgRef, FmtPiece, FmtSpec, LocalRef, ParseThen, Scalar, Seq, SeqKind, TExpr, TKind,
+    TLocal, TPat, TextMethod, Ty,
+};
+use std::ops::Range;
 
 impl<'db> Builder<'_, 'db> {
     pub(super) fn is_string(&self, ty: &ra_ap_hir::Type<'db>) -> bool {

@@ -3,7 +3,8 @@
 use ra_ap_syntax::ast;
 use ra_ap_syntax::{AstNode, SyntaxNode};
 
-use super::*;
+use crate::ir_build::{Builder, Result};
+use lacuna_ir::{Elem, Scalar, Ty};
 
 impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn ty(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Ty> {

@@ -1,6 +1,12 @@
 //! Scalars: literals, debug-build arithmetic with rustc's overflow and division faults, casts, scalar methods.
 
-use super::*;
+use crate::abi::Fault;
+use crate::codegen::{clif, CodegenError, Gen, Vals, R};
+use crate::helper::{FloatOp, Helper};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, InstructionData, MemFlags, Opcode, Type, Value};
+use lacuna_ir::{BinOp, Lit, Method, ParseThen, Scalar, ScalarMethod, TExpr, TKind};
 
 /// `k` when `e` is an integer literal `2^k` that fits its type.
 /// `x % 2^k` on integers up to 64 bits: `(x, k)`.

@@ -1,6 +1,12 @@
 //! Control flow: blocks, `if`, loops, `break`/`continue`, patterns and `match`.
 
-use super::*;
+use crate::codegen::arith::{is_zero, remainder_by_power_of_two};
+use crate::codegen::{clif, flat, tuple_fields, CodegenError, Gen, Vals, R};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, BlockArg, MemFlags, Type, Value};
+use cranelift_frontend::Variable;
+use lacuna_ir::{Arm, BinOp, Lit, LocalRef, Scalar, Seq, TBlock, TExpr, TKind, TPat, TStmt, Ty};
 
 pub(super) struct LoopCtx {
     pub(super) label: Option<String>,

@@ -1,6 +1,14 @@
 //! Expressions: the dispatch over the IR's expression kinds, each family delegated to its own file.
 
-use super::*;
+use crate::abi::Fault;
+use crate::codegen::arith::{is_zero, power_of_two, remainder_by_power_of_two};
+use crate::codegen::control::LoopCtx;
+use crate::codegen::{clif, flat, tuple_fields, CodegenError, Gen, Vals, R};
+use crate::helper::Helper;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, MemFlags, StackSlotData, StackSlotKind, Value};
+use lacuna_ir::{BinOp, Lit, LocalRef, Place, Scalar, SeqClosureMethod, SeqKind, TExpr, TKind, Ty, UnOp};
 
 impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn expr(&mut self, e: &TExpr) -> R<Vals> {

@@ -1,6 +1,13 @@
 //! Faults, fuel and the stack check: how generated code stops, and what it spends.
 
-use super::*;
+use crate::abi::{
+    Fault, FAULT_AT_OFFSET, FAULT_OFFSET, FAULT_VALUES_OFFSET, FUEL_OFFSET, INTERRUPT_OFFSET, STACK_OFFSET,
+};
+use crate::codegen::{flat, CodegenError, Gen, Vals, R};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, MemFlags, Value};
+use lacuna_ir::TExpr;
 
 impl<'a, 'b> Gen<'a, 'b> {
     /// Ends the current block with a fault return when `cond` is non-zero.

@@ -1,6 +1,15 @@
 //! Iterator chains: a source, its adaptors and its consumer fused into one loop.
 
-use super::*;
+use crate::abi::Fault;
+use crate::abi::PiecesMode;
+use crate::codegen::seq::VecHome;
+use crate::codegen::{clif, flat, CodegenError, Gen, Vals, R};
+use crate::helper::Helper;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, MemFlags, StackSlotData, StackSlotKind, Type, Value};
+use cranelift_frontend::Variable;
+use lacuna_ir::{BinOp, Closure, Elem, IterChain, IterSource, Pieces, Scalar, Sink, Stage, Ty};
 
 /// An iterator source's state in a [`Gen::drive`] loop.
 #[derive(Clone)]

@@ -1,6 +1,12 @@
 //! Maps and sets the snippet builds: the JIT's map helpers, keys as text or scalar words.
 
-use super::*;
+use crate::abi::Fault;
+use crate::codegen::{clif, CodegenError, Gen, Vals, R};
+use crate::helper::Helper;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, MemFlags, StackSlot, StackSlotData, StackSlotKind, Value};
+use lacuna_ir::{BinOp, LocalRef, MapMethod, Scalar, TExpr, Ty};
 
 impl<'a, 'b> Gen<'a, 'b> {
     /// Where the snippet's map local `map` keeps its map.

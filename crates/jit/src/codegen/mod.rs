@@ -8,20 +8,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, BlockArg, FuncRef, InstBuilder, InstructionData, MemFlags, Opcode, StackSlot, StackSlotData,
-    StackSlotKind, Type, Value,
+    types, AbiParam, FuncRef, InstBuilder, MemFlags, Type, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
-use lacuna_ir::{
-    Arm, BinOp, CheckedMethod, Child, Closure, Elem, IterChain, IterSource, Lit, LocalRef, MapMethod, Method,
-    OptionClosureMethod, OptionMethod, ParseThen, Pieces, Place, Scalar, ScalarMethod, SelfArg, Seq, SeqClosureMethod,
-    SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TFn, TKind, TPat, TStmt, TextMethod, Ty, TypedSnippet, UnOp,
-};
+use lacuna_ir::{Elem, LocalRef, Scalar, TFn, Ty, TypedSnippet};
 use lacuna_lowering::Lowered;
 
 mod arith;
@@ -37,12 +32,10 @@ mod seq;
 mod structs;
 mod text;
 
-use crate::abi::*;
-use crate::helper::{FloatOp, Helper, Width};
-use arith::{is_zero, power_of_two, remainder_by_power_of_two};
+use crate::abi::{DeallocFn, Fault, HostFns, JitEntry, PrintFn, RawSpec, ReallocFn};
+use crate::helper::Helper;
 use control::LoopCtx;
-use scan::{allocates, each_expr, host_calls, host_statics};
-use seq::{VecField, VecHome};
+use scan::{allocates, host_calls, host_statics};
 use structs::{enum_fns, struct_shims, uses_struct_shims, StructShims};
 
 /// A compiled snippet. The module owns the code; it is kept for as long as the entry may be called.

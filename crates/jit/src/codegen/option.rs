@@ -1,6 +1,11 @@
 //! Methods of `Option`s and tuples kept as their parts, and `Option` methods with closures written in place.
 
-use super::*;
+use crate::abi::Fault;
+use crate::codegen::{clif, flat, CodegenError, Gen, Vals, R};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, Value};
+use lacuna_ir::{CheckedMethod, Method, OptionClosureMethod, OptionMethod, TExpr, TPat, Ty};
 
 impl<'a, 'b> Gen<'a, 'b> {
     /// Methods of `Option`s of scalars, and the `Option`-valued methods of scalars.

@@ -1,6 +1,11 @@
 //! Locals, the hole's bindings and places: reading, writing and declaring values, and dropping what a local owns.
 
-use super::*;
+use crate::codegen::{clif, flat, CodegenError, Gen, Vals, R};
+use crate::helper::Helper;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, MemFlags, Type, Value};
+use cranelift_frontend::Variable;
+use lacuna_ir::{BinOp, Elem, LocalRef, Place, Scalar, TExpr, Ty};
 
 impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn binding_ptr(&mut self, index: usize) -> Value {

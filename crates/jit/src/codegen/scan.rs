@@ -1,6 +1,8 @@
 //! What compiling a snippet needs to know before generating code: the host functions it calls, whether it allocates, the host statics it reads.
 
-use super::*;
+use crate::codegen::{CodegenError, HostAbi};
+use lacuna_ir::{Child, SeqMethod, Sink, TExpr, TKind, Ty, TypedSnippet};
+use std::collections::{BTreeMap, HashMap};
 
 /// A host function or method the snippet calls, by its shim's symbol: (name, has a receiver, parameter types).
 pub(super) type HostCalls = BTreeMap<String, (String, bool, Vec<Ty>)>;

@@ -1,6 +1,13 @@
 //! Sequences: the hole's vectors and slices read in place, vectors the snippet owns, their methods.
 
-use super::*;
+use crate::abi::Fault;
+use crate::codegen::{clif, flat, CodegenError, Gen, Vals, R};
+use crate::helper::{Helper, Width};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, BlockArg, MemFlags, Type, Value};
+use cranelift_frontend::Variable;
+use lacuna_ir::{BinOp, Closure, Elem, Seq, SeqKind, SeqMethod, TExpr, Ty};
 
 /// Where a vector's parts are kept ([`Gen::vec_home`]).
 #[derive(Clone, Copy)]

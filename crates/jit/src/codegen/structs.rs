@@ -1,6 +1,14 @@
 //! Host structs and enums: values boxed in the run's heap, and the host's shims that drop, clone, compare and format them.
 
-use super::*;
+use crate::abi::{Fault, RUN_OFFSET};
+use crate::codegen::scan::each_expr;
+use crate::codegen::{clif, CodegenError, Gen, HostAbi, Vals, R};
+use crate::helper::Helper;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, AbiParam, MemFlags, StackSlotData, StackSlotKind, Type, Value};
+use lacuna_ir::{Elem, SelfArg, TExpr, TKind, Ty, TypedSnippet};
+use std::collections::HashMap;
 
 /// A host struct's layout and shims, as the instrumented host's `__lacuna_shims_*` function reports them
 /// (`instrument::struct_shims`); a shim is 0 when the struct does not implement its trait.

@@ -1,6 +1,16 @@
 //! Text: literals, `String`s the snippet owns, appending, comparing, and `format!` through the format helper.
 
-use super::*;
+use crate::abi::FindMode;
+use crate::abi::TransformOp;
+use crate::abi::TrimMode;
+use crate::abi::{RawSpec, KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
+use crate::codegen::seq::{VecField, VecHome};
+use crate::codegen::{clif, CodegenError, Gen, Vals, R};
+use crate::helper::Helper;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, BlockArg, FuncRef, MemFlags, StackSlot, StackSlotData, StackSlotKind, Type, Value};
+use lacuna_ir::{Lit, ParseThen, Scalar, TExpr, TKind, TextMethod, Ty};
 
 /// One evaluated piece of a format string: the text helper's kind, value words, spec, fault position, and a
 /// `String` buffer to free once it is appended (a host struct's text).

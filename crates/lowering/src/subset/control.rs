@@ -1,6 +1,8 @@
 //! Assignments, `match`, calls of snippet functions.
 
-use super::*;
+use crate::subset::{unsupported, Check};
+use crate::Unsupported;
+use lacuna_ir::{Arm, BinOp, LocalRef, Place, Scalar, TExpr, Ty};
 
 impl Check<'_> {
     /// An assignment ([`TKind::Assign`]): only `mut` places, at their own types.

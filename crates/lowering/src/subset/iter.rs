@@ -1,6 +1,8 @@
 //! Iterator chains and what consumes them.
 
-use super::*;
+use crate::subset::{unsupported, Check};
+use crate::Unsupported;
+use lacuna_ir::{Elem, IterChain, Scalar, Sink, TExpr, Ty};
 
 impl Check<'_> {
     /// An iterator chain and what consumes it ([`TKind::Consume`]).

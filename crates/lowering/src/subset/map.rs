@@ -1,6 +1,8 @@
 //! Maps and sets the snippet builds.
 
-use super::*;
+use crate::subset::{unsupported, Check};
+use crate::Unsupported;
+use lacuna_ir::{BinOp, MapMethod, Scalar, TExpr, Ty};
 
 impl Check<'_> {
     /// A method of the snippet's map or set ([`TKind::MapMethod`]).

@@ -1,6 +1,10 @@
 //! Methods of scalars and `Option`s, with and without closures.
 
-use super::*;
+use crate::subset::{unsupported, Check};
+use crate::Unsupported;
+use lacuna_ir::{
+    CheckedMethod, Lit, Method, OptionClosureMethod, OptionMethod, Scalar, ScalarMethod, TExpr, TKind, TPat, Ty,
+};
 
 impl Check<'_> {
     /// A method of a scalar or of an `Option` of one ([`TKind::Method`]).

@@ -1,6 +1,11 @@
 //! Sequences: methods, `retain` and sorts, stores.
 
-use super::*;
+use crate::scan::may_fault;
+use crate::subset::{unsupported, Check};
+use crate::Unsupported;
+use lacuna_ir::{
+    BinOp, Closure, Elem, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, TExpr, TKind, TPat, Ty,
+};
 
 impl Check<'_> {
     /// A method of a sequence ([`TKind::SeqMethod`]).

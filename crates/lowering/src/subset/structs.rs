@@ -1,6 +1,8 @@
 //! Host structs: literals, fields read through references, host calls.
 
-use super::*;
+use crate::subset::{unsupported, Check};
+use crate::Unsupported;
+use lacuna_ir::{Scalar, SelfArg, TExpr, TKind, Ty};
 
 impl Check<'_> {
     /// A host struct literal ([`TKind::StructLit`]).

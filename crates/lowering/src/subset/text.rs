@@ -1,6 +1,8 @@
 //! Text methods.
 
-use super::*;
+use crate::subset::{unsupported, Check};
+use crate::Unsupported;
+use lacuna_ir::{Scalar, TExpr, TextMethod, Ty};
 
 impl Check<'_> {
     /// A method of text ([`TKind::TextMethod`]).
