@@ -146,10 +146,8 @@ impl Checker {
         snippet: &str,
         policy: &Policy,
     ) -> Result<Verdict, CheckerError> {
-        match self.check_inner(prepared, hole, snippet, Stage::Full, Some(policy))? {
-            Precheck::Decided(verdict) => Ok(verdict),
-            Precheck::Pending(pending) => self.confirm(prepared, pending),
-        }
+        let checked = self.check_inner(prepared, hole, snippet, Stage::Full, Some(policy))?;
+        self.decide(prepared, checked)
     }
 
     /// The policy [`Checker::check`] applies.
@@ -186,7 +184,13 @@ impl Checker {
         hole: usize,
         snippet: &str,
     ) -> Result<Verdict, CheckerError> {
-        match self.check_inner(prepared, hole, snippet, Stage::RustcOnly, None)? {
+        let checked = self.check_inner(prepared, hole, snippet, Stage::RustcOnly, None)?;
+        self.decide(prepared, checked)
+    }
+
+    /// The verdict of a check, rustc's where the fast stage left it pending.
+    fn decide(&mut self, prepared: &PreparedHost, checked: Precheck) -> Result<Verdict, CheckerError> {
+        match checked {
             Precheck::Decided(verdict) => Ok(verdict),
             Precheck::Pending(pending) => self.confirm(prepared, pending),
         }

@@ -5,11 +5,11 @@
 //!
 //! `UPDATE_EXPECT=1 cargo test -p lacuna-lowering --test ir` rewrites the expectations.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use lacuna_checker::{Checker, CheckerOptions, PreparedHost};
-use lacuna_testdata::{Case, Expect};
+use lacuna_testdata::Case;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 struct Shared {
@@ -19,15 +19,10 @@ struct Shared {
 
 fn main() {
     let args = Arguments::from_args();
-    let cases = lacuna_testdata::load_all().unwrap_or_else(|e| {
+    let files = lacuna_testdata::jit_cases_by_file().unwrap_or_else(|e| {
         eprintln!("cannot load testdata: {e}");
         std::process::exit(2);
     });
-    let mut files: BTreeMap<String, Vec<Case>> = BTreeMap::new();
-    for case in cases.into_iter().filter(|c| c.jit && c.expect == Expect::Accepted) {
-        let stem = case.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        files.entry(stem).or_default().push(case);
-    }
     let checker = Checker::new(CheckerOptions::default()).unwrap_or_else(|e| {
         eprintln!("cannot start the checker: {e}");
         std::process::exit(2);

@@ -119,6 +119,17 @@ pub fn testdata_dir() -> PathBuf {
     package.join("../../testdata")
 }
 
+/// The accepted cases marked `jit`, by the name of their cases file without `.cases`: what the JIT's layer tests
+/// dump, one expectation file per cases file.
+pub fn jit_cases_by_file() -> Result<std::collections::BTreeMap<String, Vec<Case>>, CaseError> {
+    let mut files: std::collections::BTreeMap<String, Vec<Case>> = std::collections::BTreeMap::new();
+    for case in load_all()?.into_iter().filter(|c| c.jit && c.expect == Expect::Accepted) {
+        let stem = case.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        files.entry(stem).or_default().push(case);
+    }
+    Ok(files)
+}
+
 /// Every case under `testdata/check/`, files in name order.
 pub fn load_all() -> Result<Vec<Case>, CaseError> {
     let dir = testdata_dir().join("check");
