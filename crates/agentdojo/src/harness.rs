@@ -105,7 +105,7 @@ impl Runner<'_> {
         Ok(Outcome {
             accepted: site.is_some_and(|s| s.accepted == Some(true)),
             codes: site
-                .map(|s| s.diagnostics.iter().map(|d| d.code.clone().unwrap_or_else(|| d.kind.clone())).collect())
+                .map(|s| s.diagnostics.iter().map(|d| d.code_or_kind().to_owned()).collect())
                 .unwrap_or_default(),
             answer: answer.to_owned(),
             environment: environment.to_owned(),

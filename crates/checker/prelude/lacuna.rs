@@ -75,6 +75,16 @@ pub mod __private {
     //! [`run_snippet`], which turns panics and exhausted budgets into a fault Lacuna reads back.
 
     use std::mem::MaybeUninit;
+
+    /// Names the never type on stable Rust: `<fn() -> ! as FnOutput>::Output` is `!` (generated code writes a
+    /// hole's or a turn's type `!` so).
+    pub trait FnOutput {
+        type Output;
+    }
+
+    impl<T> FnOutput for fn() -> T {
+        type Output = T;
+    }
     use std::sync::atomic::{AtomicPtr, Ordering};
 
     /// The error of a hole that was given no snippet.
@@ -91,6 +101,29 @@ pub mod __private {
     /// the host keeps its value.
     pub fn task_text<S: AsRef<str> + ?Sized>(task: &S) -> String {
         task.as_ref().to_owned()
+    }
+
+    /// A binding of the hole's table as a reference that lives as long as `anchor`, a local of the snippet's entry:
+    /// a borrow of it that escapes the entry (a `move` closure the snippet returns or stores) is then a borrow
+    /// error naming the anchor, which tells Lacuna the snippet moves the binding (and it is handed over owned).
+    ///
+    /// # Safety
+    ///
+    /// `p` points to a live, initialized `T` that nothing else uses for as long as the result is used.
+    pub unsafe fn anchored<'a, T: ?Sized>(_anchor: &'a (), p: *const T) -> &'a T {
+        // SAFETY: the caller's contract.
+        unsafe { &*p }
+    }
+
+    /// [`anchored`], writable.
+    ///
+    /// # Safety
+    ///
+    /// `p` points to a live, initialized `T` that nothing else uses for as long as the result is used.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn anchored_mut<'a, T: ?Sized>(_anchor: &'a (), p: *mut T) -> &'a mut T {
+        // SAFETY: the caller's contract.
+        unsafe { &mut *p }
     }
 
     /// A value of any type, for the checker to ask rustc whether a hole's type is what it thinks. Never called.

@@ -5,21 +5,15 @@
 use std::sync::Arc;
 
 use either::Either;
-use ra_ap_base_db::{
-    CrateDisplayName, CrateGraphBuilder, CrateName, CrateOrigin, CrateWorkspaceData, DependencyBuilder, Env,
-    FileChange, LangCrateOrigin, SourceRoot,
-};
-use ra_ap_cfg::CfgOptions;
+use ra_ap_base_db::FileChange;
 use ra_ap_hir::{ChangeWithProcMacros, GenericParam, HirDisplay, PathResolution, ScopeDef, Semantics};
 use ra_ap_ide::{AnalysisHost, AssistResolveStrategy, DiagnosticCode, DiagnosticsConfig, Edition, FileId, Severity};
 use ra_ap_ide_db::defs::{Definition, NameRefClass};
-use ra_ap_intern::Symbol;
-use ra_ap_paths::{AbsPathBuf, Utf8PathBuf};
 use ra_ap_syntax::{ast, ast::HasLoopBody, ast::HasName, AstNode, AstToken};
 use ra_ap_syntax::{SyntaxKind, TextRange};
-use ra_ap_vfs::{file_set::FileSet, VfsPath};
 
-use crate::std_source::{rust_files, StdSource, TargetInfo};
+use crate::crate_graph::World;
+use crate::std_source::{StdSource, TargetInfo};
 use crate::CheckerError;
 use lacuna_ir::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};
 
@@ -88,165 +82,9 @@ pub(crate) struct RaSession {
 
 impl RaSession {
     pub fn load(std_src: &StdSource, target: &TargetInfo, prelude: &str) -> Result<RaSession, CheckerError> {
-        let mut change = FileChange::default();
-        let mut next_id = 0u32;
-        let mut fresh_id = || {
-            let id = FileId::from_raw(next_id);
-            next_id += 1;
-            id
-        };
-
-        // std: every reachable source file in one library root, so `#[path]` includes across crate dirs resolve.
-        let mut files = Vec::new();
-        for dir in std_src.source_dirs() {
-            rust_files(&dir, &mut files);
-        }
-        let mut std_set = FileSet::default();
-        let mut root_ids = std::collections::HashMap::new();
-        let std_files = files.len();
-        let mut std_file_ids = Vec::with_capacity(files.len());
-        for path in files {
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
-            let Some(vfs_path) = vfs_path(&path) else { continue };
-            let id = fresh_id();
-            change.change_file(id, Some(text));
-            root_ids.insert(path.clone(), id);
-            if !for_other_platform(&path, target) {
-                std_file_ids.push(id);
-            }
-            std_set.insert(id, vfs_path);
-        }
-
-        let prelude_id = fresh_id();
-        change.change_file(prelude_id, Some(prelude.to_owned()));
-        let mut prelude_set = FileSet::default();
-        prelude_set.insert(prelude_id, VfsPath::new_virtual_path("/lacuna/lib.rs".to_owned()));
-
-        let host_file = fresh_id();
-        change.change_file(host_file, Some(String::new()));
-        let mut host_set = FileSet::default();
-        host_set.insert(host_file, VfsPath::new_virtual_path("/host/main.rs".to_owned()));
-
-        change.set_roots(vec![
-            SourceRoot::new_library(std_set),
-            SourceRoot::new_library(prelude_set),
-            SourceRoot::new_local(host_set),
-        ]);
-
-        let ws = triomphe::Arc::new(CrateWorkspaceData {
-            target: Ok(ra_ap_base_db::target::TargetData {
-                data_layout: target.data_layout.clone().into_boxed_str(),
-                arch: ra_ap_base_db::target::Arch::Other,
-            }),
-            toolchain: None,
-        });
-        let cwd = triomphe::Arc::new(AbsPathBuf::assert(Utf8PathBuf::from("/")));
-        let mut target_cfg = CfgOptions::default();
-        for (key, value) in &target.cfg {
-            match value {
-                Some(v) => target_cfg.insert_key_value(Symbol::intern(key), Symbol::intern(v)),
-                None => target_cfg.insert_atom(Symbol::intern(key)),
-            }
-        }
-
-        let mut graph = CrateGraphBuilder::default();
-        let mut std_crates = std::collections::HashMap::new();
-        for krate in std_src.crates() {
-            let Some(&root) = root_ids.get(&std_src.library.join(&krate.root)) else { continue };
-            let mut cfg = target_cfg.clone();
-            for feature in krate.features {
-                cfg.insert_key_value(Symbol::intern("feature"), Symbol::intern(feature));
-            }
-            let origin = match krate.name {
-                "core" => CrateOrigin::Lang(LangCrateOrigin::Core),
-                "alloc" => CrateOrigin::Lang(LangCrateOrigin::Alloc),
-                "std" => CrateOrigin::Lang(LangCrateOrigin::Std),
-                name => CrateOrigin::Library { repo: None, name: Symbol::intern(name) },
-            };
-            let id = graph.add_crate_root(
-                root,
-                Edition::Edition2024,
-                Some(CrateDisplayName::from_canonical_name(krate.name)),
-                None,
-                cfg.clone(),
-                Some(cfg),
-                Env::default(),
-                origin,
-                Vec::new(),
-                false,
-                cwd.clone(),
-                ws.clone(),
-            );
-            for dep in krate.deps {
-                if let Some(&dep_id) = std_crates.get(dep) {
-                    let name = CrateName::new(dep).expect("std crate names have no dashes");
-                    graph
-                        .add_dep(id, DependencyBuilder::with_prelude(name, dep_id, true, true))
-                        .map_err(|e| CheckerError::Internal { detail: format!("std crate graph: {e:?}") })?;
-                }
-            }
-            std_crates.insert(krate.name, id);
-        }
-        if !std_crates.contains_key("std") {
-            return Err(CheckerError::StdSourceMissing {
-                detail: format!("{} has no usable std crate", std_src.library.display()),
-            });
-        }
-
-        let mut host_cfg = target_cfg;
-        // A debug build, as `rustc` without -O compiles the host.
-        host_cfg.insert_atom(Symbol::intern("debug_assertions"));
-        let lacuna = graph.add_crate_root(
-            prelude_id,
-            Edition::Edition2021,
-            Some(CrateDisplayName::from_canonical_name("lacuna")),
-            None,
-            host_cfg.clone(),
-            Some(host_cfg.clone()),
-            Env::default(),
-            CrateOrigin::Library { repo: None, name: Symbol::intern("lacuna") },
-            Vec::new(),
-            false,
-            cwd.clone(),
-            ws.clone(),
-        );
-        let host_crate = graph.add_crate_root(
-            host_file,
-            Edition::Edition2021,
-            Some(CrateDisplayName::from_canonical_name("host")),
-            None,
-            host_cfg.clone(),
-            Some(host_cfg),
-            Env::default(),
-            CrateOrigin::Local { repo: None, name: Some(Symbol::intern("host")) },
-            Vec::new(),
-            false,
-            cwd,
-            ws,
-        );
-        for (krate, prelude_crates) in [(lacuna, ["core", "std"]), (host_crate, ["core", "std"])] {
-            for name in prelude_crates {
-                let dep = DependencyBuilder::with_prelude(
-                    CrateName::new(name).expect("valid crate name"),
-                    std_crates[name],
-                    true,
-                    true,
-                );
-                graph.add_dep(krate, dep).map_err(|e| CheckerError::Internal { detail: format!("{e:?}") })?;
-            }
-            // `alloc` is a dependency but, as under rustc, not in the extern prelude.
-            if let Some(&alloc) = std_crates.get("alloc") {
-                let dep = DependencyBuilder::with_prelude(CrateName::new("alloc").unwrap(), alloc, false, true);
-                graph.add_dep(krate, dep).map_err(|e| CheckerError::Internal { detail: format!("{e:?}") })?;
-            }
-        }
-        let dep = DependencyBuilder::new(CrateName::new("lacuna").unwrap(), lacuna);
-        graph.add_dep(host_crate, dep).map_err(|e| CheckerError::Internal { detail: format!("{e:?}") })?;
-        change.set_crate_graph(graph);
-
+        let World { change, host_file, std_files, std_file_ids } = World::new(std_src, target, prelude)?;
         let mut host = AnalysisHost::new(None);
         host.apply_change(ChangeWithProcMacros { source_change: change, proc_macros: None });
-
         let mut config = DiagnosticsConfig::test_sample();
         config.style_lints = false;
         config.term_search_fuel = 0;
@@ -461,7 +299,7 @@ impl RaSession {
             };
             (!ty.is_unknown()).then(|| HoleType {
                 display: ty.display_truncated(db, None, scope.krate().to_display_target(db)).to_string(),
-                source: ty.display_source_code(db, module.into(), false).ok().or_else(fn_pointer),
+                source: ty.display_source_code(db, module.into(), false).ok().map(stable_source).or_else(fn_pointer),
             })
         })
     }
@@ -480,7 +318,9 @@ impl RaSession {
             let (module, target) = (scope.module(), scope.krate().to_display_target(db));
             let shown = |ty: ra_ap_hir::Type<'_>| HoleType {
                 display: ty.display_truncated(db, None, target).to_string(),
-                source: (!ty.is_unknown()).then(|| ty.display_source_code(db, module.into(), false).ok()).flatten(),
+                source: (!ty.is_unknown())
+                    .then(|| ty.display_source_code(db, module.into(), false).ok().map(stable_source))
+                    .flatten(),
             };
             let tail = stmts.tail_expr().and_then(|e| sema.type_of_expr(&e)).map(|t| shown(t.original));
             let mut locals: Vec<(String, Option<HoleType>)> = Vec::new();
@@ -521,7 +361,7 @@ impl RaSession {
             }
             // As source code, relative to the hole's module (default type parameters left out); types that
             // cannot be written there (closures, opaque types) have only the display form.
-            let source = inner.display_source_code(db, scope.module().into(), false).ok();
+            let source = inner.display_source_code(db, scope.module().into(), false).ok().map(stable_source);
             let display = source
                 .clone()
                 .unwrap_or_else(|| inner.display_truncated(db, None, scope.krate().to_display_target(db)).to_string());
@@ -567,7 +407,8 @@ impl RaSession {
                 }
                 ScopeDef::GenericParam(GenericParam::ConstParam(_)) => scope_info.const_params = true,
                 ScopeDef::ImplSelfType(imp) => {
-                    scope_info.self_type = imp.self_ty(db).display_source_code(db, module.into(), false).ok()
+                    scope_info.self_type =
+                        imp.self_ty(db).display_source_code(db, module.into(), false).ok().map(stable_source)
                 }
                 _ => {}
             });
@@ -577,7 +418,7 @@ impl RaSession {
                 scope_info.bindings.push(Binding {
                     name: name.as_str().to_owned(),
                     decl,
-                    ty: ty.display_source_code(db, module.into(), false).ok(),
+                    ty: ty.display_source_code(db, module.into(), false).ok().map(stable_source),
                     ty_display: ty.display_truncated(db, None, scope.krate().to_display_target(db)).to_string(),
                     mutable: local.is_mut(db),
                     copy: ty.is_copy(db),
@@ -614,32 +455,10 @@ impl RaSession {
         };
         let rel = |r: TextRange| usize::from(r.start()) - snippet.start..usize::from(r.end()) - snippet.start;
         let mut out = SnippetUses::default();
-        let after_curly = |list: Option<ast::StmtList>| {
-            list.and_then(|l| l.l_curly_token())
-                .map(|c| FuelPoint::After(usize::from(c.text_range().end()) - snippet.start))
-        };
         for node in file.syntax().descendants() {
-            if !range.contains_range(node.text_range()) {
-                continue;
+            if range.contains_range(node.text_range()) {
+                out.fuel_points.extend(fuel_point(&node, snippet.start));
             }
-            let point = if let Some(expr) = ast::LoopExpr::cast(node.clone()) {
-                after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
-            } else if let Some(expr) = ast::WhileExpr::cast(node.clone()) {
-                after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
-            } else if let Some(expr) = ast::ForExpr::cast(node.clone()) {
-                after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
-            } else if let Some(f) = ast::Fn::cast(node.clone()) {
-                after_curly(f.body().and_then(|b| b.stmt_list()))
-            } else if let Some(closure) = ast::ClosureExpr::cast(node.clone()) {
-                match closure.body() {
-                    Some(ast::Expr::BlockExpr(block)) if block.modifier().is_none() => after_curly(block.stmt_list()),
-                    Some(body) => Some(FuelPoint::Wrap(rel(body.syntax().text_range()))),
-                    None => None,
-                }
-            } else {
-                None
-            };
-            out.fuel_points.extend(point);
         }
         for element in file.syntax().descendants_with_tokens() {
             let Some(token) = element.into_token() else { continue };
@@ -668,11 +487,13 @@ impl RaSession {
                             _ => continue,
                         };
                         if let Some(binding) = binding_of(local) {
-                            out.uses.push(BindingUse { binding, range: rel(token.text_range()), kind });
+                            let moved_into = moved_into(&token, range).map(rel);
+                            out.uses.push(BindingUse { binding, range: rel(token.text_range()), kind, moved_into });
                             if !out.retyped.iter().any(|(b, _)| *b == binding) {
                                 let module = sema.scope(name_ref.syntax()).map(|s| s.module());
-                                let ty =
-                                    module.and_then(|m| local.ty(db).display_source_code(db, m.into(), false).ok());
+                                let ty = module.and_then(|m| {
+                                    local.ty(db).display_source_code(db, m.into(), false).ok().map(stable_source)
+                                });
                                 if let Some(ty) = ty.filter(|t| bindings[binding].ty.as_deref() != Some(t.as_str())) {
                                     out.retyped.push((binding, ty));
                                 }
@@ -706,6 +527,7 @@ impl RaSession {
                                 binding,
                                 range: rel(part),
                                 kind: UseKind::FormatCapture { close, comma },
+                                moved_into: moved_into(&token, range).map(rel),
                             });
                         }
                     }
@@ -881,85 +703,6 @@ fn const_value(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>)
     }
 }
 
-/// Platform directories of std and stdarch whose modules the target's cfg turns off. Only a prefetch hint: a
-/// file wrongly skipped is parsed when needed, a file wrongly kept is parsed for nothing.
-fn for_other_platform(path: &std::path::Path, target: &TargetInfo) -> bool {
-    const PLATFORM_DIRS: &[&str] = &[
-        "aarch64",
-        "arm",
-        "arm_shared",
-        "wasm32",
-        "wasm",
-        "mips",
-        "mips64",
-        "powerpc",
-        "powerpc64",
-        "nvptx",
-        "riscv32",
-        "riscv64",
-        "riscv_shared",
-        "loongarch32",
-        "loongarch64",
-        "loongarch_shared",
-        "s390x",
-        "hexagon",
-        "amdgpu",
-        "windows",
-        "wasi",
-        "hermit",
-        "sgx",
-        "uefi",
-        "solid",
-        "teeos",
-        "xous",
-        "zkvm",
-        "vexos",
-        "trusty",
-        "motor",
-        "itron",
-        "darwin",
-        "apple",
-        "ios",
-        "macos",
-        "android",
-        "freebsd",
-        "netbsd",
-        "openbsd",
-        "dragonfly",
-        "illumos",
-        "solaris",
-        "haiku",
-        "horizon",
-        "vita",
-        "espidf",
-        "fuchsia",
-        "redox",
-        "aix",
-        "hurd",
-        "nto",
-        "vxworks",
-        "l4re",
-        "emscripten",
-        "cygwin",
-        "x86",
-        "x86_64",
-    ];
-    let own: Vec<&str> = target
-        .cfg
-        .iter()
-        .filter(|(k, _)| matches!(k.as_str(), "target_arch" | "target_os" | "target_family"))
-        .filter_map(|(_, v)| v.as_deref())
-        .collect();
-    // x86_64 targets also compile core_arch's shared `x86` module.
-    let own_x86 = own.contains(&"x86_64") || own.contains(&"x86");
-    path.components().any(|c| {
-        let name = c.as_os_str().to_string_lossy();
-        PLATFORM_DIRS.contains(&name.as_ref())
-            && !own.contains(&name.as_ref())
-            && !(own_x86 && (name == "x86" || name == "x86_64"))
-    })
-}
-
 /// rust-analyzer reports struct *patterns* with the codes of struct *expressions*; rustc has its own for them.
 fn refine_code_in_patterns(file: &ra_ap_syntax::SourceFile, d: &mut RaDiagnostic) {
     let replacement = match d.code.as_deref() {
@@ -995,9 +738,69 @@ fn has_block_local_impls(file: &ra_ap_syntax::SourceFile) -> bool {
         .any(|n| n.ancestors().any(|a| a.kind() == ra_ap_syntax::SyntaxKind::BLOCK_EXPR))
 }
 
-fn vfs_path(path: &std::path::Path) -> Option<VfsPath> {
-    let utf8 = Utf8PathBuf::from_path_buf(path.to_path_buf()).ok()?;
-    AbsPathBuf::try_from(utf8).ok().map(VfsPath::from)
+/// The outermost `move` closure or `async move` block around `token` inside `snippet`: what captures the names
+/// used there by value.
+fn moved_into(token: &ra_ap_syntax::SyntaxToken, snippet: TextRange) -> Option<TextRange> {
+    token
+        .parent_ancestors()
+        .take_while(|node| snippet.contains_range(node.text_range()))
+        .filter(match_ast_move)
+        .last()
+        .map(|node| node.text_range())
+}
+
+fn match_ast_move(node: &ra_ap_syntax::SyntaxNode) -> bool {
+    if let Some(closure) = ast::ClosureExpr::cast(node.clone()) {
+        closure.move_token().is_some()
+    } else if let Some(block) = ast::BlockExpr::cast(node.clone()) {
+        block.move_token().is_some()
+    } else {
+        false
+    }
+}
+
+/// A type as rust-analyzer writes it, as stable Rust can: the never type `!` is written through `fn() -> !`.
+pub(crate) fn stable_source(written: String) -> String {
+    const NEVER: &str = "<fn() -> ! as ::lacuna::__private::FnOutput>::Output";
+    if !written.contains('!') {
+        return written;
+    }
+    let mut out = String::with_capacity(written.len() + NEVER.len());
+    for (i, c) in written.char_indices() {
+        // `!` in a type is the never type; `-> !` of a function pointer type is stable as it is.
+        if c == '!' && !written[..i].trim_end().ends_with("->") {
+            out.push_str(NEVER);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Where code that may run long or recurse counts fuel (and checks its stack): at the top of every loop body,
+/// function body and closure body. Offsets are relative to `base`.
+pub(crate) fn fuel_point(node: &ra_ap_syntax::SyntaxNode, base: usize) -> Option<FuelPoint> {
+    let rel = |r: TextRange| usize::from(r.start()) - base..usize::from(r.end()) - base;
+    let after_curly = |list: Option<ast::StmtList>| {
+        list.and_then(|l| l.l_curly_token()).map(|c| FuelPoint::After(usize::from(c.text_range().end()) - base))
+    };
+    if let Some(expr) = ast::LoopExpr::cast(node.clone()) {
+        after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
+    } else if let Some(expr) = ast::WhileExpr::cast(node.clone()) {
+        after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
+    } else if let Some(expr) = ast::ForExpr::cast(node.clone()) {
+        after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
+    } else if let Some(f) = ast::Fn::cast(node.clone()) {
+        after_curly(f.body().and_then(|b| b.stmt_list()))
+    } else if let Some(closure) = ast::ClosureExpr::cast(node.clone()) {
+        match closure.body() {
+            Some(ast::Expr::BlockExpr(block)) if block.modifier().is_none() => after_curly(block.stmt_list()),
+            Some(body) => Some(FuelPoint::Wrap(rel(body.syntax().text_range()))),
+            None => None,
+        }
+    } else {
+        None
+    }
 }
 
 /// The `Fn` trait a closure-like local is called through: a closure, a type parameter bounded by an `Fn` trait,
@@ -1032,7 +835,7 @@ fn signature(
     callable: &ra_ap_hir::Callable<'_>,
     module: ra_ap_hir::Module,
 ) -> Option<String> {
-    let written = |t: &ra_ap_hir::Type<'_>| t.display_source_code(db, module.into(), false).ok();
+    let written = |t: &ra_ap_hir::Type<'_>| t.display_source_code(db, module.into(), false).ok().map(stable_source);
     let params = callable.params().iter().map(|p| written(p.ty())).collect::<Option<Vec<_>>>()?;
     let ret = callable.return_type();
     let ret = if ret.is_unit() { String::new() } else { format!(" -> {}", written(&ret)?) };

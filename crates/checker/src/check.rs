@@ -20,8 +20,8 @@ use crate::line_index::LineIndex;
 use crate::rustc::RustcOutcome;
 use crate::{
     dedup, is_baseline, lexical_size, map_ra, map_rustc, map_violation, ms, normalize, policy, rustc_names_it, Checker,
-    CheckerError, DecidedBy, Diagnostic, Location, Policy, PreparedHost, Severity, Timings, Verdict, ViolationKind,
-    MAX_RA_NESTING, MAX_RA_TOKENS, MAX_SNIPPET_BYTES,
+    CheckerError, DecidedBy, Diagnostic, ErrorKind, Location, Policy, PreparedHost, Severity, Timings, Verdict,
+    ViolationKind, MAX_RA_NESTING, MAX_RA_TOKENS, MAX_SNIPPET_BYTES,
 };
 
 /// The answer of the fast stage ([`Checker::precheck`]). Made once per check and matched at once: its size is no
@@ -104,7 +104,7 @@ impl PendingCheck {
     }
 
     /// An error about the whole snippet, spanning it.
-    fn whole_snippet(&self, kind: &str, message: String) -> Diagnostic {
+    fn whole_snippet(&self, kind: ErrorKind, message: String) -> Diagnostic {
         Diagnostic::whole_snippet(kind, message, self.snippet_index.line_col(self.snippet.len()))
     }
 }
@@ -203,11 +203,11 @@ impl Checker {
         pending.timings.rustc = Some(ms(started.elapsed()));
         let diagnostics = match outcome {
             RustcOutcome::TimedOut => vec![pending.whole_snippet(
-                "check-timeout",
+                ErrorKind::CheckTimeout,
                 format!("rustc did not finish checking the snippet within {} s", self.rustc_timeout().as_secs()),
             )],
             RustcOutcome::Crashed { status } => vec![pending.whole_snippet(
-                "compiler-crash",
+                ErrorKind::CompilerCrash,
                 format!("rustc crashed while checking the snippet ({status}), so it cannot be accepted"),
             )],
             RustcOutcome::Finished { errors } => dedup(
@@ -403,7 +403,7 @@ impl Checker {
             }
             analysis::Outcome::EscapesHole => {
                 let diagnostic = pending.whole_snippet(
-                    "snippet-escapes-hole",
+                    ErrorKind::SnippetEscapesHole,
                     "the snippet closes the hole's block early; a snippet is statements followed by a final \
                      expression, with balanced delimiters"
                         .into(),
@@ -418,7 +418,7 @@ impl Checker {
                     new.iter().map(|d| map_ra(d, spliced, host, hole, &pending.snippet_index)).collect();
                 // "Type annotations needed" alone is often rust-analyzer's echo of something it did not resolve (a
                 // path it does not report); rustc names the real cause, or accepts.
-                let only_unknown_types = mapped.iter().all(|d| d.kind == crate::diagnostic::TYPE_ANNOTATIONS_NEEDED);
+                let only_unknown_types = mapped.iter().all(|d| d.kind == ErrorKind::TypeAnnotationsNeeded.into());
                 let rustc_names = new.iter().any(|d| rustc_names_it(d, &spliced.text));
                 if !mapped.is_empty() && !only_unknown_types && !rustc_names {
                     return Err(pending.reject(DecidedBy::RustAnalyzer, dedup(mapped)));
@@ -492,7 +492,7 @@ impl Checker {
         Some(Diagnostic {
             severity: Severity::Error,
             code: None,
-            kind: "control-escapes-hole".into(),
+            kind: ErrorKind::ControlEscapesHole.into(),
             message: format!(
                 "{what}; a hole's value is the snippet's final expression, so control flow must stay inside the \
                  snippet (handle the case and produce a value instead)"

@@ -1,5 +1,6 @@
 //! Diagnostics as data: what was wrong, where, in the snippet's own coordinates.
 
+use lacuna_policy::ViolationKind;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -26,7 +27,7 @@ pub struct Diagnostic {
     /// rustc's error code (`E0308`) where rustc has one for this error.
     pub code: Option<String>,
     /// A stable name for the kind of error (`type-mismatch`, `unresolved-name`, ...): see [`kind_for_code`].
-    pub kind: String,
+    pub kind: DiagnosticKind,
     pub message: String,
     /// What the caret points at, when the compiler says (`expected `i32`, found `&str``).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -43,13 +44,18 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// The diagnostic's short name: rustc's or Lacuna's code where it has one, else its kind.
+    pub fn code_or_kind(&self) -> &str {
+        self.code.as_deref().unwrap_or(self.kind.name())
+    }
+
     /// An error about the snippet as a whole (it escapes its hole, rustc timed out or crashed on it), spanning
     /// it from the start to `end`.
-    pub fn whole_snippet(kind: &str, message: String, end: (u32, u32)) -> Diagnostic {
+    pub fn whole_snippet(kind: ErrorKind, message: String, end: (u32, u32)) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
             code: None,
-            kind: kind.to_owned(),
+            kind: kind.into(),
             message,
             label: None,
             notes: Vec::new(),
@@ -62,84 +68,224 @@ impl Diagnostic {
     }
 }
 
-/// The kind of rustc's "type annotations needed" (E0282, E0283, E0284), which the checker treats apart.
-pub(crate) const TYPE_ANNOTATIONS_NEEDED: &str = "type-annotations-needed";
+/// The compiler's vocabulary of errors: a stable name for each family of rustc error codes (and of the errors
+/// rustc gives no code), and the checker's own whole-snippet errors. Serialized as its kebab-case name.
+macro_rules! error_kinds {
+    ($($variant:ident => $name:literal,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorKind {
+            $($variant,)*
+        }
 
-/// The stable kind name for a rustc error code; `other` for codes without a name here.
-pub fn kind_for_code(code: &str) -> &'static str {
-    match code {
-        "E0004" => "non-exhaustive-match",
-        "E0005" => "refutable-pattern",
-        "E0023" | "E0029" | "E0164" | "E0532" => "pattern-mismatch",
-        "E0026" | "E0027" => "pattern-fields",
-        "E0040" => "explicit-drop-call",
-        "E0046" | "E0407" => "trait-impl-items",
-        "E0054" | "E0604" | "E0605" | "E0606" | "E0607" | "E0620" => "invalid-cast",
-        "E0057" | "E0060" | "E0061" => "argument-count",
-        "E0062" => "duplicate-field",
-        "E0063" => "missing-fields",
-        "E0067" | "E0070" => "invalid-assignment-target",
-        "E0069" => "missing-return-value",
-        "E0106" => "missing-lifetime",
-        "E0107" => "generic-argument-count",
-        "E0116" | "E0117" | "E0210" => "orphan-impl",
-        "E0121" => "placeholder-in-signature",
-        "E0133" => "unsafe-required",
-        "E0252" | "E0254" | "E0255" | "E0428" => "duplicate-definition",
-        "E0261" => "undeclared-lifetime",
-        "E0267" | "E0268" => "break-outside-loop",
-        "E0277" => "trait-not-implemented",
-        "E0282" | "E0283" | "E0284" => TYPE_ANNOTATIONS_NEEDED,
-        "E0308" => "type-mismatch",
-        "E0369" | "E0368" | "E0600" => "unsupported-operator",
-        "E0373" => "closure-may-outlive",
-        "E0381" => "uninitialized-use",
-        "E0382" => "use-after-move",
-        "E0383" | "E0384" | "E0594" => "assign-to-immutable",
-        "E0403" => "duplicate-generic",
-        "E0404" => "not-a-trait",
-        "E0405" => "unresolved-trait",
-        "E0412" => "unresolved-type",
-        "E0571" => "break-with-value-outside-loop",
-        "E0593" | "E0631" => "closure-signature-mismatch",
-        "E0317" => "if-without-else",
-        "E0533" => "expected-unit-struct-or-variant",
-        "E0423" => "expected-value",
-        "E0424" => "self-outside-method",
-        "E0425" => "unresolved-name",
-        "E0426" => "undeclared-label",
-        "E0432" => "unresolved-import",
-        "E0433" => "unresolved-path",
-        "E0434" => "capture-in-fn-item",
-        "E0435" => "non-constant-in-const",
-        "E0499" => "multiple-mutable-borrows",
-        "E0502" | "E0501" => "conflicting-borrow",
-        "E0503" | "E0506" => "use-while-borrowed",
-        "E0505" => "move-while-borrowed",
-        "E0507" | "E0508" | "E0509" => "move-out-of-borrow",
-        "E0515" => "return-reference-to-local",
-        "E0521" => "borrowed-data-escapes",
-        "E0559" | "E0560" => "unknown-field",
-        "E0596" => "borrow-immutable-as-mutable",
-        "E0597" | "E0716" => "does-not-live-long-enough",
-        "E0599" => "unresolved-method",
-        "E0603" | "E0616" | "E0624" => "private-item",
-        "E0608" => "cannot-index",
-        "E0609" | "E0610" => "unresolved-field",
-        "E0614" => "cannot-dereference",
-        "E0615" => "method-used-as-field",
-        "E0618" => "not-callable",
-        "E0658" => "unstable-feature",
-        "E0689" => "ambiguous-numeric-type",
-        "E0728" => "await-outside-async",
-        "E0744" | "E0015" => "not-allowed-in-const",
-        "E0765" | "E0766" => "unterminated-literal",
-        _ => "other",
+        impl ErrorKind {
+            pub const ALL: &'static [ErrorKind] = &[$(ErrorKind::$variant,)*];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+error_kinds! {
+    NonExhaustiveMatch => "non-exhaustive-match",
+    RefutablePattern => "refutable-pattern",
+    PatternMismatch => "pattern-mismatch",
+    PatternFields => "pattern-fields",
+    ExplicitDropCall => "explicit-drop-call",
+    TraitImplItems => "trait-impl-items",
+    InvalidCast => "invalid-cast",
+    ArgumentCount => "argument-count",
+    DuplicateField => "duplicate-field",
+    MissingFields => "missing-fields",
+    InvalidAssignmentTarget => "invalid-assignment-target",
+    MissingReturnValue => "missing-return-value",
+    MissingLifetime => "missing-lifetime",
+    GenericArgumentCount => "generic-argument-count",
+    OrphanImpl => "orphan-impl",
+    PlaceholderInSignature => "placeholder-in-signature",
+    UnsafeRequired => "unsafe-required",
+    DuplicateDefinition => "duplicate-definition",
+    UndeclaredLifetime => "undeclared-lifetime",
+    BreakOutsideLoop => "break-outside-loop",
+    TraitNotImplemented => "trait-not-implemented",
+    TypeAnnotationsNeeded => "type-annotations-needed",
+    TypeMismatch => "type-mismatch",
+    UnsupportedOperator => "unsupported-operator",
+    ClosureMayOutlive => "closure-may-outlive",
+    UninitializedUse => "uninitialized-use",
+    UseAfterMove => "use-after-move",
+    AssignToImmutable => "assign-to-immutable",
+    DuplicateGeneric => "duplicate-generic",
+    NotATrait => "not-a-trait",
+    UnresolvedTrait => "unresolved-trait",
+    UnresolvedType => "unresolved-type",
+    BreakWithValueOutsideLoop => "break-with-value-outside-loop",
+    ClosureSignatureMismatch => "closure-signature-mismatch",
+    IfWithoutElse => "if-without-else",
+    ExpectedUnitStructOrVariant => "expected-unit-struct-or-variant",
+    ExpectedValue => "expected-value",
+    SelfOutsideMethod => "self-outside-method",
+    UnresolvedName => "unresolved-name",
+    UndeclaredLabel => "undeclared-label",
+    UnresolvedImport => "unresolved-import",
+    UnresolvedPath => "unresolved-path",
+    CaptureInFnItem => "capture-in-fn-item",
+    NonConstantInConst => "non-constant-in-const",
+    MultipleMutableBorrows => "multiple-mutable-borrows",
+    ConflictingBorrow => "conflicting-borrow",
+    UseWhileBorrowed => "use-while-borrowed",
+    MoveWhileBorrowed => "move-while-borrowed",
+    MoveOutOfBorrow => "move-out-of-borrow",
+    ReturnReferenceToLocal => "return-reference-to-local",
+    BorrowedDataEscapes => "borrowed-data-escapes",
+    UnknownField => "unknown-field",
+    BorrowImmutableAsMutable => "borrow-immutable-as-mutable",
+    DoesNotLiveLongEnough => "does-not-live-long-enough",
+    UnresolvedMethod => "unresolved-method",
+    PrivateItem => "private-item",
+    CannotIndex => "cannot-index",
+    UnresolvedField => "unresolved-field",
+    CannotDereference => "cannot-dereference",
+    MethodUsedAsField => "method-used-as-field",
+    NotCallable => "not-callable",
+    UnstableFeature => "unstable-feature",
+    AmbiguousNumericType => "ambiguous-numeric-type",
+    AwaitOutsideAsync => "await-outside-async",
+    NotAllowedInConst => "not-allowed-in-const",
+    UnterminatedLiteral => "unterminated-literal",
+    UnresolvedMacro => "unresolved-macro",
+    LiteralOutOfRange => "literal-out-of-range",
+    ArithmeticOverflow => "arithmetic-overflow",
+    UnconditionalPanic => "unconditional-panic",
+    FormatArguments => "format-arguments",
+    Lifetime => "lifetime",
+    SyntaxError => "syntax-error",
+    CheckTimeout => "check-timeout",
+    CompilerCrash => "compiler-crash",
+    SnippetEscapesHole => "snippet-escapes-hole",
+    ControlEscapesHole => "control-escapes-hole",
+}
+
+/// What kind of error a diagnostic reports, from where it was found: a closed vocabulary but for rust-analyzer's
+/// own names (diagnostics rustc has no code for), which pass through as rust-analyzer spells them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiagnosticKind {
+    Error(ErrorKind),
+    /// Safe mode's verdict: what the snippet reached for that its scope does not grant.
+    SafeMode(ViolationKind),
+    /// A rust-analyzer diagnostic without a rustc code, by rust-analyzer's name for it.
+    Analyzer(String),
+    /// An error outside the vocabulary.
+    Other,
+}
+
+impl DiagnosticKind {
+    pub fn name(&self) -> &str {
+        match self {
+            DiagnosticKind::Error(kind) => kind.name(),
+            DiagnosticKind::SafeMode(kind) => kind.name(),
+            DiagnosticKind::Analyzer(name) => name,
+            DiagnosticKind::Other => "other",
+        }
     }
 }
 
+impl std::fmt::Display for DiagnosticKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<ErrorKind> for DiagnosticKind {
+    fn from(kind: ErrorKind) -> DiagnosticKind {
+        DiagnosticKind::Error(kind)
+    }
+}
+
+impl Serialize for DiagnosticKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// The stable kind for a rustc error code; `None` for codes without a name here.
+pub fn kind_for_code(code: &str) -> Option<ErrorKind> {
+    Some(match code {
+        "E0004" => ErrorKind::NonExhaustiveMatch,
+        "E0005" => ErrorKind::RefutablePattern,
+        "E0023" | "E0029" | "E0164" | "E0532" => ErrorKind::PatternMismatch,
+        "E0026" | "E0027" => ErrorKind::PatternFields,
+        "E0040" => ErrorKind::ExplicitDropCall,
+        "E0046" | "E0407" => ErrorKind::TraitImplItems,
+        "E0054" | "E0604" | "E0605" | "E0606" | "E0607" | "E0620" => ErrorKind::InvalidCast,
+        "E0057" | "E0060" | "E0061" => ErrorKind::ArgumentCount,
+        "E0062" => ErrorKind::DuplicateField,
+        "E0063" => ErrorKind::MissingFields,
+        "E0067" | "E0070" => ErrorKind::InvalidAssignmentTarget,
+        "E0069" => ErrorKind::MissingReturnValue,
+        "E0106" => ErrorKind::MissingLifetime,
+        "E0107" => ErrorKind::GenericArgumentCount,
+        "E0116" | "E0117" | "E0210" => ErrorKind::OrphanImpl,
+        "E0121" => ErrorKind::PlaceholderInSignature,
+        "E0133" => ErrorKind::UnsafeRequired,
+        "E0252" | "E0254" | "E0255" | "E0428" => ErrorKind::DuplicateDefinition,
+        "E0261" => ErrorKind::UndeclaredLifetime,
+        "E0267" | "E0268" => ErrorKind::BreakOutsideLoop,
+        "E0277" => ErrorKind::TraitNotImplemented,
+        "E0282" | "E0283" | "E0284" => ErrorKind::TypeAnnotationsNeeded,
+        "E0308" => ErrorKind::TypeMismatch,
+        "E0369" | "E0368" | "E0600" => ErrorKind::UnsupportedOperator,
+        "E0373" => ErrorKind::ClosureMayOutlive,
+        "E0381" => ErrorKind::UninitializedUse,
+        "E0382" => ErrorKind::UseAfterMove,
+        "E0383" | "E0384" | "E0594" => ErrorKind::AssignToImmutable,
+        "E0403" => ErrorKind::DuplicateGeneric,
+        "E0404" => ErrorKind::NotATrait,
+        "E0405" => ErrorKind::UnresolvedTrait,
+        "E0412" => ErrorKind::UnresolvedType,
+        "E0571" => ErrorKind::BreakWithValueOutsideLoop,
+        "E0593" | "E0631" => ErrorKind::ClosureSignatureMismatch,
+        "E0317" => ErrorKind::IfWithoutElse,
+        "E0533" => ErrorKind::ExpectedUnitStructOrVariant,
+        "E0423" => ErrorKind::ExpectedValue,
+        "E0424" => ErrorKind::SelfOutsideMethod,
+        "E0425" => ErrorKind::UnresolvedName,
+        "E0426" => ErrorKind::UndeclaredLabel,
+        "E0432" => ErrorKind::UnresolvedImport,
+        "E0433" => ErrorKind::UnresolvedPath,
+        "E0434" => ErrorKind::CaptureInFnItem,
+        "E0435" => ErrorKind::NonConstantInConst,
+        "E0499" => ErrorKind::MultipleMutableBorrows,
+        "E0502" | "E0501" => ErrorKind::ConflictingBorrow,
+        "E0503" | "E0506" => ErrorKind::UseWhileBorrowed,
+        "E0505" => ErrorKind::MoveWhileBorrowed,
+        "E0507" | "E0508" | "E0509" => ErrorKind::MoveOutOfBorrow,
+        "E0515" => ErrorKind::ReturnReferenceToLocal,
+        "E0521" => ErrorKind::BorrowedDataEscapes,
+        "E0559" | "E0560" => ErrorKind::UnknownField,
+        "E0596" => ErrorKind::BorrowImmutableAsMutable,
+        "E0597" | "E0716" => ErrorKind::DoesNotLiveLongEnough,
+        "E0599" => ErrorKind::UnresolvedMethod,
+        "E0603" | "E0616" | "E0624" => ErrorKind::PrivateItem,
+        "E0608" => ErrorKind::CannotIndex,
+        "E0609" | "E0610" => ErrorKind::UnresolvedField,
+        "E0614" => ErrorKind::CannotDereference,
+        "E0615" => ErrorKind::MethodUsedAsField,
+        "E0618" => ErrorKind::NotCallable,
+        "E0658" => ErrorKind::UnstableFeature,
+        "E0689" => ErrorKind::AmbiguousNumericType,
+        "E0728" => ErrorKind::AwaitOutsideAsync,
+        "E0744" | "E0015" => ErrorKind::NotAllowedInConst,
+        "E0765" | "E0766" => ErrorKind::UnterminatedLiteral,
+        _ => return None,
+    })
+}
+
 /// rustc reports parse errors and a few resolution errors without a code; their kind comes from the message.
-pub fn kind_for_uncoded_message(message: &str) -> &'static str {
+pub fn kind_for_uncoded_message(message: &str) -> Option<ErrorKind> {
     const SYNTAX: &[&str] = &[
         "expected ",
         "unexpected ",
@@ -159,14 +305,14 @@ pub fn kind_for_uncoded_message(message: &str) -> &'static str {
         "comparison operators cannot be chained",
         "macros that expand to items",
     ];
-    if message.starts_with("cannot find macro") {
-        "unresolved-macro"
+    Some(if message.starts_with("cannot find macro") {
+        ErrorKind::UnresolvedMacro
     } else if message.starts_with("literal out of range") {
-        "literal-out-of-range"
+        ErrorKind::LiteralOutOfRange
     } else if message.starts_with("this arithmetic operation will overflow") {
-        "arithmetic-overflow"
+        ErrorKind::ArithmeticOverflow
     } else if message.starts_with("this operation will panic at runtime") {
-        "unconditional-panic"
+        ErrorKind::UnconditionalPanic
     } else if message.contains("positional argument")
         || message.contains("in format string")
         || message.starts_with("argument never used")
@@ -174,23 +320,26 @@ pub fn kind_for_uncoded_message(message: &str) -> &'static str {
         || message.starts_with("named argument")
     {
         // `format!("{} {}", x)` and friends: rustc gives these no code.
-        "format-arguments"
+        ErrorKind::FormatArguments
     } else if message.starts_with("lifetime may not live long enough") || message.starts_with("borrowed data escapes") {
         // Region errors of the borrow checker: a borrow (often a capability of a scoped grant) would outlive
         // what it borrows.
-        "lifetime"
+        ErrorKind::Lifetime
     } else if SYNTAX.iter().any(|p| message.starts_with(p)) {
-        "syntax-error"
+        ErrorKind::SyntaxError
     } else {
-        "other"
-    }
+        return None;
+    })
 }
 
-/// rust-analyzer's names for diagnostics without a rustc code, in the same vocabulary as rustc's.
-pub fn kind_for_ra_name(name: &str) -> &str {
+/// rust-analyzer's names for diagnostics without a rustc code, in the same vocabulary as rustc's where it has one.
+pub fn kind_for_ra_name(name: &str) -> DiagnosticKind {
     match name {
-        "unresolved-macro-call" => "unresolved-macro",
-        other => other,
+        "unresolved-macro-call" => ErrorKind::UnresolvedMacro.into(),
+        other => ErrorKind::ALL
+            .iter()
+            .find(|k| k.name() == other)
+            .map_or_else(|| DiagnosticKind::Analyzer(other.to_owned()), |&k| k.into()),
     }
 }
 
@@ -204,7 +353,7 @@ mod tests {
             "E0277", "E0599", "E0308", "E0433", "E0432", "E0382", "E0425", "E0061", "E0004", "E0502", "E0499", "E0596",
             "E0384", "E0282", "E0369", "E0609", "E0560", "E0063", "E0106", "E0515", "E0597", "E0373",
         ] {
-            assert_ne!(kind_for_code(code), "other", "{code}");
+            assert!(kind_for_code(code).is_some(), "{code}");
         }
     }
 }

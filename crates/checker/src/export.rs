@@ -192,9 +192,42 @@ struct MovedBlock {
 
 /// Exports `text` (a host that parses) whose holes are at `holes`.
 pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> Export {
-    let in_hole = |r: &Range<usize>| holes.iter().any(|h| h.start < r.end && r.start < h.end);
+    let HoleBlocks { blocks, chains } = hole_blocks(file, holes);
+    let moved = moved_blocks(&blocks, &chains, holes);
+    let mut edits = pub_edits(file);
+    move_items(text, file, &moved, &mut edits);
+    // Nothing inside a hole is edited: the instrumenter replaces the hole whole.
+    edits.retain(|e| !holes.iter().any(|h| e.range.start < h.end && h.start < e.range.end.max(e.range.start + 1)));
+    edits.sort_by_key(|e| (e.range.start, e.range.end));
+    edits.dedup();
 
-    // Every block around every hole, outermost first, and the module each hole is in.
+    // The mirror, and where each hole's entry goes in it.
+    let mut mirror = String::new();
+    let mut mirror_ends: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+    let top_blocks: Vec<(Vec<String>, usize)> =
+        moved.values().filter(|b| b.parent.is_none()).map(|b| (b.module.clone(), b.id)).collect();
+    mirror_module(text, file.items(), &mut Vec::new(), &top_blocks, &mut mirror, &mut mirror_ends);
+    let sites = chains
+        .iter()
+        .map(|(module, chain)| SiteExport {
+            mirror_at: mirror_ends.get(module).copied().unwrap_or(mirror.len()),
+            blocks: chain
+                .iter()
+                .map(|&id| block_scope(&blocks[id], moved.get(&id).map(|b| import_of(b, &moved))))
+                .collect(),
+        })
+        .collect();
+    Export { edits, mirror, sites }
+}
+
+/// Every block around every hole (each once), and per hole the module it is in and its blocks' ids, outermost
+/// first.
+struct HoleBlocks {
+    blocks: Vec<ast::BlockExpr>,
+    chains: Vec<(Vec<String>, Vec<usize>)>,
+}
+
+fn hole_blocks(file: &SourceFile, holes: &[Range<usize>]) -> HoleBlocks {
     let mut blocks: Vec<ast::BlockExpr> = Vec::new();
     let mut chains: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
     for hole in holes {
@@ -223,10 +256,18 @@ pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> E
         module.reverse();
         chains.push((module, chain));
     }
+    HoleBlocks { blocks, chains }
+}
 
-    // The blocks' moved items, each block's module nested in the enclosing moved block's.
+/// The blocks' items to move (outside every hole), each block's module nested in the enclosing moved block's.
+fn moved_blocks(
+    blocks: &[ast::BlockExpr],
+    chains: &[(Vec<String>, Vec<usize>)],
+    holes: &[Range<usize>],
+) -> BTreeMap<usize, MovedBlock> {
+    let in_hole = |r: &Range<usize>| holes.iter().any(|h| h.start < r.end && r.start < h.end);
     let mut moved: BTreeMap<usize, MovedBlock> = BTreeMap::new();
-    for (module, chain) in &chains {
+    for (module, chain) in chains {
         let mut parent = None;
         for &id in chain {
             if let Some(m) = moved.get(&id) {
@@ -265,8 +306,11 @@ pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> E
             parent = Some(id);
         }
     }
+    moved
+}
 
-    // `pub` everywhere another crate must reach: module items, struct fields, inherent methods.
+/// `pub` everywhere another crate must reach: module items, struct fields, inherent methods.
+fn pub_edits(file: &SourceFile) -> Vec<HostEdit> {
     let mut edits: Vec<HostEdit> = Vec::new();
     module_pub_edits(file.items(), &mut edits);
     for node in file.syntax().descendants() {
@@ -290,9 +334,12 @@ pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> E
             }
         }
     }
+    edits
+}
 
-    // Moved items: their text (with the edits inside it, and `pub`) goes to their block's module; the block keeps
-    // their newlines and imports them.
+/// Moved items: their text (with the edits inside it, and `pub`) goes to their block's module, nested in its
+/// parent's, at the end of their function's module; the block keeps their newlines and imports them.
+fn move_items(text: &str, file: &SourceFile, moved: &BTreeMap<usize, MovedBlock>, edits: &mut Vec<HostEdit>) {
     let mut module_text: BTreeMap<usize, String> = BTreeMap::new();
     let mut removals: Vec<HostEdit> = Vec::new();
     for block in moved.values() {
@@ -307,12 +354,12 @@ pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> E
             item_pub_edits(item, &mut own);
             let (inside, rest): (Vec<HostEdit>, Vec<HostEdit>) =
                 edits.drain(..).partition(|e| range.start <= e.range.start && e.range.end <= range.end);
-            edits = rest;
+            *edits = rest;
             own.extend(inside);
             body.push_str(&apply(&text[range.clone()], range.start, own));
             body.push('\n');
             let newlines = "\n".repeat(text[range.clone()].matches('\n').count());
-            let replacement = if k == 0 { format!("{}{newlines}", import_of(block, &moved)) } else { newlines };
+            let replacement = if k == 0 { format!("{}{newlines}", import_of(block, moved)) } else { newlines };
             removals.push(HostEdit { range, text: replacement });
         }
         module_text.insert(block.id, body);
@@ -337,28 +384,6 @@ pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> E
         edits.push(HostEdit { range: at..at, text: module });
     }
     edits.extend(removals);
-    // Nothing inside a hole is edited: the instrumenter replaces the hole whole.
-    edits.retain(|e| !holes.iter().any(|h| e.range.start < h.end && h.start < e.range.end.max(e.range.start + 1)));
-    edits.sort_by_key(|e| (e.range.start, e.range.end));
-    edits.dedup();
-
-    // The mirror, and where each hole's entry goes in it.
-    let mut mirror = String::new();
-    let mut mirror_ends: BTreeMap<Vec<String>, usize> = BTreeMap::new();
-    let top_blocks: Vec<(Vec<String>, usize)> =
-        moved.values().filter(|b| b.parent.is_none()).map(|b| (b.module.clone(), b.id)).collect();
-    mirror_module(text, file.items(), &mut Vec::new(), &top_blocks, &mut mirror, &mut mirror_ends);
-    let sites = chains
-        .iter()
-        .map(|(module, chain)| SiteExport {
-            mirror_at: mirror_ends.get(module).copied().unwrap_or(mirror.len()),
-            blocks: chain
-                .iter()
-                .map(|&id| block_scope(&blocks[id], moved.get(&id).map(|b| import_of(b, &moved))))
-                .collect(),
-        })
-        .collect();
-    Export { edits, mirror, sites }
 }
 
 /// `use self::__lacuna_block_1::__lacuna_block_4::{A, B};` for a moved block.

@@ -13,6 +13,7 @@
 
 mod analysis;
 mod check;
+mod crate_graph;
 mod diagnostic;
 pub mod export;
 mod host;
@@ -35,7 +36,7 @@ use lacuna_ir::{HoleScope, SnippetUses};
 pub use lacuna_policy::{Grant, Policy, ViolationKind};
 use serde::Serialize;
 
-pub use diagnostic::{kind_for_code, Diagnostic, Location, Severity};
+pub use diagnostic::{kind_for_code, Diagnostic, DiagnosticKind, ErrorKind, Location, Severity};
 pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use outline::{
     capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField, VariantFields,
@@ -687,6 +688,18 @@ fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
+/// Why `text` is too large for a syntax tree outside the analysis thread (nested or long past what safe mode
+/// inspects); `None` when it is not.
+pub fn beyond_syntax_limits(text: &str) -> Option<String> {
+    let (depth, tokens) = lexical_size(text);
+    (depth > MAX_RA_NESTING || tokens > MAX_RA_TOKENS).then(|| {
+        format!(
+            "it nests {depth} levels deep in {tokens} tokens; Lacuna inspects code up to {MAX_RA_NESTING} levels \
+             and {MAX_RA_TOKENS} tokens"
+        )
+    })
+}
+
 /// (deepest nesting, token count) of a text, by rust-analyzer's lexer (so brackets in strings and comments don't
 /// count). Prefix operators and `else if` chains nest too; runs of them count as depth.
 fn lexical_size(text: &str) -> (usize, usize) {
@@ -860,8 +873,8 @@ fn map_ra(d: &RaDiagnostic, spliced: &Spliced, host: &Host, hole: usize, idx: &L
     let (location, (line, column), (end_line, end_column), note) = locate(d.start, d.end, spliced, host, hole, idx);
     let code = d.code.as_deref().map(|c| rustc_code(c, &d.message).to_owned());
     let kind = match &code {
-        Some(code) => kind_for_code(code).to_owned(),
-        None => diagnostic::kind_for_ra_name(&d.name).to_owned(),
+        Some(code) => kind_for_code(code).map_or(DiagnosticKind::Other, DiagnosticKind::Error),
+        None => diagnostic::kind_for_ra_name(&d.name),
     };
     Diagnostic {
         severity: Severity::Error,
@@ -910,7 +923,7 @@ fn map_violation(
     Diagnostic {
         severity: Severity::Error,
         code: Some(v.kind.code().to_owned()),
-        kind: v.kind.name().to_owned(),
+        kind: DiagnosticKind::SafeMode(v.kind),
         message: v.message.clone(),
         label: Some(v.label.clone()),
         notes,
@@ -931,11 +944,12 @@ fn rustc_notes(d: &RustcDiagnostic) -> Vec<String> {
     d.children.iter().filter(|c| !c.message.is_empty()).map(|c| format!("{}: {}", c.level, c.message)).collect()
 }
 
-fn rustc_kind(d: &RustcDiagnostic) -> String {
+fn rustc_kind(d: &RustcDiagnostic) -> DiagnosticKind {
     match &d.code {
-        Some(c) => kind_for_code(&c.code).to_owned(),
-        None => diagnostic::kind_for_uncoded_message(&d.message).to_owned(),
+        Some(c) => kind_for_code(&c.code),
+        None => diagnostic::kind_for_uncoded_message(&d.message),
     }
+    .map_or(DiagnosticKind::Other, DiagnosticKind::Error)
 }
 
 fn map_rustc(d: &RustcDiagnostic, spliced: &Spliced, host: &Host, hole: usize, idx: &LineIndex) -> Diagnostic {

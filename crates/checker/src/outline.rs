@@ -566,7 +566,8 @@ fn main() {}"
                     fn take(self) -> u32 { self.n }\n    fn name(&self) -> String { String::new() }\n}\n\
                     impl Clone for C { fn clone(&self) -> C { C { n: self.n } } }\n\
                     impl<T> W<T> { fn get(&self) -> u32 { 0 } }\n";
-        let found: Vec<(String, Option<(String, bool)>, String)> =
+        type Found = (String, Option<(String, bool)>, String);
+        let found: Vec<Found> =
             outline(text).scalar_fns.into_iter().map(|f| (f.symbol(), f.method_of, f.ret)).collect();
         assert_eq!(
             found,

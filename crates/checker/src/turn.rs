@@ -103,6 +103,17 @@ pub fn split_turn(turn: &str) -> Option<TurnParts> {
     Some(TurnParts { items, tail })
 }
 
+/// `items` (items a turn declared, as written) with a [`lacuna_ir::FUEL_TICK`] at the top of every loop,
+/// function and closure body, as a snippet's own code gets: a session's run host declares them so, and the turn's
+/// budgets (fuel, time, stack) hold inside the functions it declared, on its thread and every thread it starts.
+/// Called outside a turn's run (by host code), the ticks count nothing.
+pub fn with_fuel_points(items: &str) -> String {
+    let parse = SourceFile::parse(items, Edition::Edition2021);
+    let points: Vec<lacuna_ir::FuelPoint> =
+        parse.tree().syntax().descendants().filter_map(|node| crate::analysis::fuel_point(&node, 0)).collect();
+    lacuna_ir::FuelPoint::apply_all(items, &points)
+}
+
 /// A program's crate-level attributes (`#![allow(..)]`), as written: what a session opened on the program keeps
 /// at the top of every host it generates.
 pub fn crate_attributes(program: &str) -> Vec<String> {

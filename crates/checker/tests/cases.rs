@@ -106,8 +106,8 @@ fn codes(verdict: &Verdict) -> Vec<String> {
         .map(|d| match (&d.code, verdict.decided_by) {
             (_, DecidedBy::Lacuna) => "lacuna".to_owned(),
             (Some(code), _) => code.clone(),
-            (None, _) if d.kind == "syntax-error" => "syntax".to_owned(),
-            (None, _) => d.kind.clone(),
+            (None, _) if d.kind == lacuna_checker::ErrorKind::SyntaxError.into() => "syntax".to_owned(),
+            (None, _) => d.kind.name().to_owned(),
         })
         .collect();
     codes.sort();
@@ -154,7 +154,9 @@ fn confirm_label(case: &Case, verdict: &Verdict) -> Result<(), Failed> {
 fn checker_agrees(case: &Case, verdict: &Verdict) -> Result<(), Failed> {
     if let Some(kind) = case.policy {
         let by_policy = verdict.decided_by == DecidedBy::Policy
-            && verdict.diagnostics.iter().any(|d| d.kind == kind.name() && d.code.as_deref() == Some(kind.code()));
+            && verdict.diagnostics.iter().any(|d| {
+                d.kind == lacuna_checker::DiagnosticKind::SafeMode(kind) && d.code.as_deref() == Some(kind.code())
+            });
         // A snippet rustc rejects may be rejected for that first; one rustc accepts must be stopped by safe mode.
         if by_policy || (!verdict.accepted && case.expect != Expect::Accepted) {
             return Ok(());
@@ -193,10 +195,13 @@ fn checker_agrees(case: &Case, verdict: &Verdict) -> Result<(), Failed> {
     // or the same kind (E0282 and E0283 are both `type-annotations-needed`).
     if let Expect::Rejected(expected) = &case.expect {
         let got = codes(verdict);
-        let expected_kinds: Vec<&str> =
-            expected.iter().map(|c| lacuna_checker::kind_for_code(c)).filter(|k| *k != "other").collect();
+        let expected_kinds: Vec<lacuna_checker::ErrorKind> =
+            expected.iter().filter_map(|c| lacuna_checker::kind_for_code(c)).collect();
         let agrees = got.iter().any(|c| expected.contains(c) || case.ra_codes.contains(c))
-            || verdict.diagnostics.iter().any(|d| expected_kinds.contains(&d.kind.as_str()))
+            || verdict
+                .diagnostics
+                .iter()
+                .any(|d| matches!(d.kind, lacuna_checker::DiagnosticKind::Error(k) if expected_kinds.contains(&k)))
             || (expected.iter().any(|c| c == "E0765" || c == "E0758") && got.contains(&"syntax".to_owned()));
         if !agrees {
             return Err(format!(

@@ -3,7 +3,9 @@
 
 use std::sync::{Mutex, OnceLock};
 
-use lacuna_checker::{Checker, CheckerError, CheckerOptions, Location, PreparedHost, Verdict, MAX_SNIPPET_BYTES};
+use lacuna_checker::{
+    Checker, CheckerError, CheckerOptions, ErrorKind, Location, PreparedHost, Verdict, MAX_SNIPPET_BYTES,
+};
 use proptest::prelude::*;
 
 const HOST: &str = r#"
@@ -129,7 +131,7 @@ fn deep_nesting_is_judged_not_crashed() {
             assert!(v.accepted, "depth {depth}: {:?}", v.diagnostics);
         } else {
             assert_eq!(v.decided_by, lacuna_checker::DecidedBy::Policy);
-            assert_eq!(v.diagnostics[0].kind, "unverifiable");
+            assert_eq!(v.diagnostics[0].kind.name(), "unverifiable");
         }
         // Without it, rustc decides: its own nesting limit rejects the deepest; the shallow ones are integers.
         let v = check_under(&parens, &lacuna_checker::Policy::unconfined()).unwrap();
@@ -171,7 +173,7 @@ fn escaping_the_hole_is_rejected_even_when_rustc_would_compile_it() {
     let escape = "0 }).unwrap(); } fn injected() -> i32 { 5 } fn another() { let out: i32 = Ok::<i32, ()>({ 0";
     let v = check(escape).unwrap();
     assert!(!v.accepted);
-    assert_eq!(v.diagnostics[0].kind, "snippet-escapes-hole");
+    assert_eq!(v.diagnostics[0].kind, ErrorKind::SnippetEscapesHole.into());
 }
 
 /// Every testdata host is prepared, and each hole's type displayed, without an internal error (displaying a type

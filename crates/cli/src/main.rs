@@ -38,6 +38,9 @@ enum Command {
     /// Benchmark runs: a suite's tasks (τ²-bench retail, ...) as agent sessions, one JSON line per task, and the
     /// table (`lacuna bench report`)
     Bench(bench::BenchArgs),
+    /// One session's process, started by `lacuna serve` (its protocol is internal)
+    #[command(hide = true)]
+    SessionWorker(serve::WorkerArgs),
 }
 
 /// Exit statuses, stable for scripts.
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Repl(args) => repl::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::SessionWorker(args) => serve::worker(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -67,8 +67,49 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
 
+    /// Run every session in the service's own process instead of a worker process each (a turn that aborts the
+    /// process then ends the service; for measuring what the workers cost).
+    #[arg(long, hide = true)]
+    sessions_in_process: bool,
+
     #[command(flatten)]
     policy: crate::policy::PolicyArgs,
+}
+
+/// `lacuna session-worker`: what `lacuna serve` starts for each session.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    #[command(flatten)]
+    policy: crate::policy::PolicyArgs,
+}
+
+/// The sessions' engine, under `policy`.
+fn engine_factory(policy: &lacuna_checker::Policy) -> lacuna_service::EngineFactory {
+    let policy = policy.clone();
+    Arc::new(move || {
+        let checker = Checker::new(CheckerOptions { policy: policy.clone(), ..CheckerOptions::default() })?;
+        lacuna_engine::Engine::new(checker, lacuna_engine::RunOptions { policy: policy.clone(), ..Default::default() })
+    })
+}
+
+/// Serves one session on stdin and the descriptor stdout was on (what the session's turns print goes to stderr,
+/// unless a turn captures it).
+pub fn worker(args: WorkerArgs) -> anyhow::Result<u8> {
+    let (config, _) = crate::config::load(args.config.as_deref())?;
+    let policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    let protocol = lacuna_engine::protocol_stdout().context("setting stdout aside for the protocol")?;
+    // A worker's model is the service's: it asks for every proposal over the protocol.
+    let models: lacuna_service::ModelFactory =
+        Arc::new(|_| Err("a session worker asks the service for its model (a Lacuna bug)".into()));
+    let sessions = lacuna_service::LocalSessions::new(engine_factory(&policy), models);
+    // Started now, so the service's spare worker is warm when a session takes it.
+    sessions.start_engine().map_err(|e| anyhow::anyhow!("{}", e.message))?;
+    let input = std::io::BufReader::new(std::io::stdin());
+    lacuna_service::sessions::child::serve(sessions, input, protocol).context("serving the session")?;
+    Ok(crate::exit::ACCEPTED)
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
@@ -91,16 +132,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
         max_request_bytes: args.max_request_bytes.unwrap_or(4 << 20) as usize,
         request_timeout: Duration::from_millis(args.request_timeout_ms.unwrap_or(300_000)),
         run: RunCommand { program, args: run_args },
-    };
-    let engine_factory: lacuna_service::EngineFactory = {
-        let policy = policy.clone();
-        Arc::new(move || {
-            let checker = Checker::new(CheckerOptions { policy: policy.clone(), ..CheckerOptions::default() })?;
-            lacuna_engine::Engine::new(
-                checker,
-                lacuna_engine::RunOptions { policy: policy.clone(), ..Default::default() },
-            )
-        })
     };
     // Models for turns written from tasks: `--model` by default, or the spec a request names.
     let model_factory: lacuna_service::ModelFactory = {
@@ -136,10 +167,20 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
             Ok((agent, max_attempts))
         })
     };
-    let sessions = lacuna_service::Sessions::new(engine_factory, model_factory);
+    let sessions = if args.sessions_in_process {
+        lacuna_service::Sessions::InProcess(lacuna_service::LocalSessions::new(engine_factory(&policy), model_factory))
+    } else {
+        let mut worker_args = args.policy.to_args();
+        if let Some(config) = &args.config {
+            worker_args.push("--config".into());
+            worker_args.push(config.display().to_string());
+        }
+        let command = lacuna_service::WorkerCommand { program: options.run.program.clone(), args: worker_args };
+        lacuna_service::Sessions::Workers(lacuna_service::WorkerSessions::new(command, model_factory))
+    };
     let service = Arc::new(Service::new(pool, sessions, options));
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         // SIGTERM and Ctrl-C: answer what is in flight as cancelled, then stop.
         let on_signal = service.clone();
         tokio::spawn(async move {
@@ -168,6 +209,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
                     .context("serving on stdio")
             }
         }
-    })?;
+    });
+    // Everything read was answered. Reading stdin blocks a thread no one can wake: the runtime does not wait for
+    // it (nor for a turn cancelled at shutdown that is still winding down).
+    runtime.shutdown_background();
+    served?;
     Ok(crate::exit::ACCEPTED)
 }

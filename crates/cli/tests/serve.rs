@@ -1,106 +1,18 @@
 //! `lacuna serve` through its real transports: the binary as a child process, spoken to as a driver would —
 //! JSON-RPC lines on its stdin/stdout, and HTTP on a port it picked.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-/// Generous: a check is well under a second warm; a host build a few seconds on a loaded 2-core machine.
-const PATIENCE: Duration = Duration::from_secs(240);
-
-fn repo() -> PathBuf {
-    let package = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
-    package.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))).join("../..")
-}
+mod support;
+use support::{http_service, repo, scratch, Stdio_, PATIENCE};
 
 const SUM_HOST: &str = "fn main() {\n    let xs = vec![1i64, 2, 3];\n    let total: i64 = agent!(\"sum xs\").unwrap();\n    println!(\"{total}\");\n}\n";
 
 /// A host whose run takes a minute: what cancellation, time limits and SIGTERM stop.
 const SLOW_HOST: &str = "fn main() {\n    std::thread::sleep(std::time::Duration::from_secs(60));\n    let n: i32 = agent!(\"a number\").unwrap();\n    println!(\"{n}\");\n}\n";
-
-/// `lacuna serve --stdio` with its output lines arriving on a channel.
-struct Stdio_ {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-    /// Answers read while waiting for another id.
-    pending: Vec<Value>,
-}
-
-impl Stdio_ {
-    fn start(extra: &[&str], cwd: &Path) -> Stdio_ {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lacuna"))
-            .args(["serve", "--stdio"])
-            .args(extra)
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("lacuna serve starts");
-        let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (send, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Stdio_ { child, stdin, lines, pending: Vec::new() }
-    }
-
-    fn send(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).expect("the service reads");
-        self.stdin.write_all(b"\n").expect("the service reads");
-        self.stdin.flush().expect("the service reads");
-    }
-
-    fn request(&mut self, id: Value, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
-    }
-
-    /// The answer with this id (answers come in the order requests finish).
-    fn answer(&mut self, id: &Value) -> Value {
-        if let Some(at) = self.pending.iter().position(|a| &a["id"] == id) {
-            return self.pending.remove(at);
-        }
-        loop {
-            let line = self.lines.recv_timeout(PATIENCE).unwrap_or_else(|_| panic!("no answer for id {id}"));
-            let answer: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-            assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
-            if &answer["id"] == id {
-                return answer;
-            }
-            self.pending.push(answer);
-        }
-    }
-
-    fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.request(json!(id), method, params);
-        self.answer(&json!(id))
-    }
-
-    /// Closes stdin and waits for the exit status.
-    fn finish(mut self) -> Option<i32> {
-        drop(self.stdin);
-        let status = self.child.wait().expect("lacuna serve exits");
-        status.code()
-    }
-}
-
-fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
-    }
-    dir
-}
 
 #[test]
 fn stdio_checks_against_two_hosts_interleaved_and_stays_up_after_bad_input() {
@@ -208,22 +120,39 @@ fn stdio_cancellation_time_limits_and_size_limits() {
 /// evaluates: what a cancelled check stops.
 const HEAVY_HOST: &str = "#[allow(long_running_const_eval)]\nconst SPIN: u64 = {\n    let mut i: u64 = 0;\n    while i < 50_000_000_000 {\n        i += 1;\n    }\n    i\n};\n\nfn main() {\n    let n: u64 = agent!(\"a number\").unwrap();\n    println!(\"{}\", n + SPIN);\n}\n";
 
-/// The `rustc` processes `pid` started to check a program (not the ones it asks for facts as it starts up).
+/// The `rustc` processes `pid` or its descendants (a session's worker) started to check a program (not the ones
+/// asked for facts at start-up).
 fn rustc_children(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
+    // (pid, parent, name, checking)
+    let mut processes: Vec<(u32, u32, String, bool)> = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
         // `pid (comm) state ppid ...`; comm may hold spaces, so split after its closing parenthesis.
         let Some((head, rest)) = stat.rsplit_once(')') else { continue };
         let comm = head.split_once('(').map(|(_, c)| c).unwrap_or_default();
         let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
+        let id = head.split_whitespace().next().and_then(|p| p.parse::<u32>().ok());
         let checking = std::fs::read(entry.path().join("cmdline"))
             .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"no-codegen"));
-        if comm == "rustc" && ppid == Some(pid) && checking {
-            found.extend(head.split_whitespace().next().and_then(|p| p.parse::<u32>().ok()));
+        if let (Some(id), Some(ppid)) = (id, ppid) {
+            processes.push((id, ppid, comm.to_owned(), checking));
         }
     }
-    found
+    let descends = |mut p: u32| {
+        for _ in 0..8 {
+            let Some(&(_, parent, _, _)) = processes.iter().find(|(id, ..)| *id == p) else { return false };
+            if parent == pid {
+                return true;
+            }
+            p = parent;
+        }
+        false
+    };
+    processes
+        .iter()
+        .filter(|(id, _, comm, checking)| comm == "rustc" && *checking && descends(*id))
+        .map(|p| p.0)
+        .collect()
 }
 
 /// Waits (up to `limit`) for `done`; whether it came.
@@ -361,34 +290,6 @@ fn stdio_run_reports_what_the_host_printed_and_sigterm_stops_cleanly() {
     assert_eq!(service.finish(), Some(0));
 }
 
-/// `lacuna serve --listen 127.0.0.1:0`, and the address it printed.
-fn http_service(extra: &[&str], cwd: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lacuna"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(extra)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("lacuna serve starts");
-    let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(stderr.read_line(&mut line).expect("stderr reads") > 0, "the service said nothing on stderr");
-        if let Some(rest) = line.trim().strip_prefix("lacuna: serving on ") {
-            let url = rest.split_whitespace().next().unwrap_or_default().to_owned();
-            // Keep draining stderr so the service never blocks on it.
-            std::thread::spawn(move || {
-                let mut sink = String::new();
-                let _ = stderr.read_to_string(&mut sink);
-            });
-            return (child, url);
-        }
-    }
-}
-
 #[test]
 fn http_serves_the_same_methods_in_parallel_and_shuts_down_on_request() {
     let dir = scratch(&[("sum.rs", SUM_HOST)]);
@@ -513,4 +414,55 @@ fn stdio_sessions_keep_what_earlier_turns_left_and_run_side_by_side() {
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
     assert!(gone["error"]["message"].as_str().unwrap_or_default().contains("session.open"), "{gone}");
     assert_eq!(service.finish(), Some(0));
+}
+
+#[test]
+fn stdio_protocol_edges_cancel_with_an_id_shutdown_batches_big_ids_and_sigterm_with_stdin_open() {
+    let dir = scratch(&[("slow.rs", SLOW_HOST)]);
+    let mut service = Stdio_::start(&[], dir.path());
+    // A cancel sent as a request (with an id of its own) is answered, whether or not it found its request.
+    service.request(json!("slow"), "run", json!({"host": "slow.rs", "snippets": {"1": "5"}}));
+    std::thread::sleep(Duration::from_millis(200));
+    let cancel = service.call(1, "$/cancelRequest", json!({"id": "slow"}));
+    assert_eq!(cancel["result"]["cancelled"], true, "{cancel}");
+    assert_eq!(service.answer(&json!("slow"))["error"]["code"], -32800);
+    let stray = service.call(2, "$/cancelRequest", json!({"id": "nothing-by-that-id"}));
+    assert_eq!(stray["result"]["cancelled"], false, "{stray}");
+    // An id beyond i64 is an id like any other, answered as sent.
+    let big = u64::MAX;
+    service.send(&format!(r#"{{"jsonrpc":"2.0","id":{big},"method":"health"}}"#));
+    let line = service.lines.recv_timeout(PATIENCE).expect("an answer");
+    assert!(line.contains(&format!(r#""id":{big}"#)) && line.contains(r#""status":"ok""#), "{line}");
+    // A batch is refused with a message that says so.
+    service.send(r#"[{"jsonrpc":"2.0","id":3,"method":"health"}]"#);
+    let line = service.lines.recv_timeout(PATIENCE).expect("an answer");
+    assert!(line.contains("-32600") && line.contains("batches"), "{line}");
+    // `shutdown` with bad params is answered with why, and nothing stops.
+    let bad = service.call(4, "shutdown", json!({"now": true}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let health = service.call(5, "health", json!({}));
+    assert_eq!(health["result"]["status"], "ok", "{health}");
+    // A valid `shutdown` ends the service though its stdin stays open.
+    let done = service.call(6, "shutdown", json!({}));
+    assert_eq!(done["result"], json!({}), "{done}");
+    assert_eq!(exit_within(&mut service.child, Duration::from_secs(20)), Some(0));
+
+    // SIGTERM with stdin open: the service exits 0.
+    let mut service = Stdio_::start(&[], dir.path());
+    assert_eq!(service.call(1, "health", json!({}))["result"]["status"], "ok");
+    let pid = service.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs").success());
+    assert_eq!(exit_within(&mut service.child, Duration::from_secs(20)), Some(0));
+}
+
+/// The exit code of `child` once it has exited, waiting up to `limit` (`None`: still running, or killed).
+fn exit_within(child: &mut std::process::Child, limit: Duration) -> Option<i32> {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if let Ok(Some(status)) = child.try_wait() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
 }

@@ -99,6 +99,16 @@ pub(crate) fn jit_fault_error(
         Some(Fault::StrSlice) => {
             at_fault(&lacuna_jit::take_fault_message().unwrap_or_else(|| Fault::StrSlice.message().to_owned()))
         }
+        // A budget the host function ran out of (where it checks: see the runner).
+        Some(Fault::HostPanic) if let Some(resource) = host_budget(host_run) => {
+            let limit = match resource {
+                Resource::Stack => stack_bytes as u64,
+                Resource::Time => budgets.time_ms,
+                Resource::Memory => budgets.memory_bytes,
+                Resource::Fuel => budgets.fuel,
+            };
+            HoleFailure::Budget { resource, limit }
+        }
         // Where the snippet called the host function, with the panic's own message.
         Some(Fault::HostPanic) => at_fault(
             &host_run
@@ -111,6 +121,17 @@ pub(crate) fn jit_fault_error(
         ),
         Some(fault) => at_fault(fault.message()),
         None => HoleFailure::runtime("the JIT-compiled snippet stopped without saying why"),
+    }
+}
+
+/// The budget a host function the JIT snippet called ran out of, if that is how it stopped.
+fn host_budget(host_run: Option<&RawRun>) -> Option<Resource> {
+    match crate::abi::RunFault::from_code(host_run?.fault)? {
+        crate::abi::RunFault::Stack => Some(Resource::Stack),
+        crate::abi::RunFault::Time => Some(Resource::Time),
+        crate::abi::RunFault::Memory => Some(Resource::Memory),
+        crate::abi::RunFault::Fuel => Some(Resource::Fuel),
+        crate::abi::RunFault::Panic | crate::abi::RunFault::None => None,
     }
 }
 

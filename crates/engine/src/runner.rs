@@ -6,26 +6,29 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use lacuna_checker::{normalize, Checker, Precheck, Verdict};
+use lacuna_checker::{Checker, Verdict};
 
 use crate::abi::{InstallFn, MainFn, RawHoleCall, RawRun};
 use crate::build::{Builder, Built, Lineage, Linkage};
 use crate::failure::{HoleFailure, Resource};
-use crate::instrument::{instrument_with, HostLibrary, SitePlan, Tried};
-use crate::jit_path::{jit_fault_error, lower_for_jit, subset_accepts, subset_verdict, JitArtifact};
+use crate::instrument::{instrument_with, HostLibrary, Tried};
+use crate::jit_path::{jit_fault_error, JitArtifact};
 use crate::load::{load_error, load_library, vec_layout, LoadedHost};
 use crate::ms;
-use crate::nested::{fill, has_holes, Filled};
-use crate::options::{Budgets, PathChoice, RunOptions};
+use crate::nested::Filled;
+use crate::options::{Budgets, RunOptions};
 use crate::report::{RunReport, SiteReport};
-use crate::rustc_path::snippet::{nested_table, NestedHole};
-use crate::rustc_path::{fault_error, load_artifact, Artifact, BuildJob};
-use crate::site::{Parent, SiteHome};
+use crate::rustc_path::{fault_error, Artifact};
+use crate::site::SiteHome;
 use crate::ExecError;
 use lacuna_hole::{
     Attempt, AttemptRecord, AttemptTimings, BindingInfo, ExecPath, GivenSnippets, HoleRequest, Outcome,
     SnippetSource as Source, HOLE_MARKER,
 };
+
+mod prepare;
+
+use prepare::Prepared;
 
 /// A snippet ready to run, on one path or the other.
 #[derive(Clone)]
@@ -576,9 +579,17 @@ impl Shared {
                 (ExecPath::Rustc, (status != 0).then(|| fault_error(&run, artifact, budgets, stack_bytes)))
             }
             Runnable::Jit(jit) => {
-                // Host functions run under the host library's `run_snippet` (no budgets of their own: like host code
-                // a rustc-path snippet calls, they do not count fuel); a panic leaves its message here.
-                let mut host_run = jit.compiled.calls_host.then(|| Box::new(RawRun::unlimited()));
+                // Host functions run under the host library's `run_snippet`; a panic leaves its message here. Like
+                // host code a rustc-path snippet calls they count no fuel, but where they do check (a session's
+                // functions are its turns' code, with fuel points) the snippet's stack and time budgets hold.
+                let mut host_run = jit.compiled.calls_host.then(|| {
+                    Box::new(RawRun {
+                        stack_limit,
+                        time_ms: budgets.time_ms,
+                        interrupt: &self.interrupt,
+                        ..RawRun::unlimited()
+                    })
+                });
                 // The snippet's vectors: whatever it still owns when it ends is freed when `heap` drops.
                 let memory_limit = if budgets.memory_bytes == 0 { usize::MAX } else { budgets.memory_bytes as usize };
                 let mut heap = jit.compiled.heap_fns.map(|host| Box::new(lacuna_jit::Heap::new(host, memory_limit)));
@@ -627,197 +638,6 @@ impl Shared {
             Some(e) => Err(e),
         }
     }
-
-    /// Everything before running one snippet: the verdict (cached per site and snippet text), the compiled
-    /// snippet (cached per instantiation). Timings go to `record`.
-    pub(crate) fn prepare(
-        &'static self,
-        site: u32,
-        types: &str,
-        snippet: &str,
-        record: &mut AttemptRecord,
-    ) -> Result<Prepared, HoleFailure> {
-        let mut guard = self.lock();
-        let state = guard.as_mut().ok_or_else(|| HoleFailure::model("the run is over"))?;
-        let State { checker, builder, options, run, artifacts } = state;
-        let run = run.as_mut().ok_or_else(|| HoleFailure::model("no run is in progress"))?;
-        let host = run.host.clone();
-        let home = run.sites.get(&site).ok_or_else(|| HoleFailure::model("unknown hole site"))?.home.clone();
-        let prepared = &*home.prepared;
-        let hole_index = home.index;
-        let type_args: Vec<String> =
-            if types.is_empty() { Vec::new() } else { types.split('\u{1f}').map(str::to_owned).collect() };
-        let job = |uses, parent: Option<Arc<Artifact>>, nested: Vec<NestedHole>| BuildJob {
-            builder: builder.clone(),
-            host: host.clone(),
-            home: home.clone(),
-            parent,
-            snippet: normalize(snippet),
-            type_args: type_args.clone(),
-            uses,
-            nested,
-        };
-        let site_state = run.sites.get_mut(&site).ok_or_else(|| HoleFailure::model("unknown hole site"))?;
-        let mut speculative = None;
-        if !site_state.snippets.contains_key(snippet) {
-            let mut lowered = None;
-            let mut nests = false;
-            let mut rustc_because = None;
-            let pre_started = Instant::now();
-            let pre = checker
-                .precheck_under(prepared, hole_index, snippet, &home.policy)
-                .map_err(|e| HoleFailure::model(e.to_string()))?;
-            let pre_ms = ms(pre_started);
-            let verdict = match pre {
-                // A rejection, or rustc's verdict where rust-analyzer's analysis was not clean (the JIT subset's
-                // own acceptance may build only on a clean one).
-                Precheck::Decided(decided) => decided,
-                // Everything below asks the check's own splice and analysis.
-                Precheck::Pending(pending) => {
-                    // A snippet with holes of its own runs on the rustc path, built once its holes are known.
-                    nests = has_holes(prepared, hole_index, snippet);
-                    // Is it in the JIT's subset? (Cheap: rust-analyzer has the snippet analysed already.)
-                    if options.path != PathChoice::Rustc && type_args.is_empty() && !nests {
-                        let started = Instant::now();
-                        lowered = Some(lower_for_jit(checker, &home, &pending));
-                        record.timings_ms.lower += ms(started);
-                    }
-                    let jit_ready = matches!(lowered, Some(Ok(_)));
-                    // While rustc checks, build the snippet's library on another thread: if rustc accepts,
-                    // running it does not wait for a second compiler run. Never loaded unless the verdict is an
-                    // acceptance.
-                    if !jit_ready && !nests && options.path != PathChoice::Jit {
-                        let parent = parent_artifact(&run.sites, &home);
-                        if let (Ok(uses), Ok(parent)) = (checker.snippet_uses_in(prepared, &pending), parent) {
-                            let job = job(uses, parent, Vec::new());
-                            speculative =
-                                std::thread::Builder::new().name("lacuna-build".into()).spawn(move || job.build()).ok();
-                        }
-                    }
-                    let started = Instant::now();
-                    let subset = match lowered.as_ref().and_then(|l| l.as_ref().ok()) {
-                        Some(l) if options.path != PathChoice::Rustc => Some(subset_accepts(&home, l)),
-                        _ => None,
-                    };
-                    match subset {
-                        Some(Ok(())) => subset_verdict(&home, pre_ms + ms(started)),
-                        _ => {
-                            rustc_because = subset.and_then(Result::err);
-                            checker.confirm(prepared, pending).map_err(|e| HoleFailure::model(e.to_string()))?
-                        }
-                    }
-                }
-            };
-            record.timings_ms.check += verdict.timings.check;
-            let rendered = verdict
-                .diagnostics
-                .iter()
-                .map(|d| lacuna_checker::render::render_plain(prepared, "snippet.rs", snippet, d))
-                .collect();
-            let site_state = run.sites.get_mut(&site).ok_or_else(|| HoleFailure::model("unknown hole site"))?;
-            site_state.report.diagnostics = verdict.diagnostics.clone();
-            site_state.snippets.insert(
-                snippet.to_owned(),
-                SnippetState {
-                    verdict,
-                    rendered,
-                    lowered,
-                    artifacts: HashMap::new(),
-                    rustc_because,
-                    nests,
-                    filled: None,
-                },
-            );
-        }
-        let site_state = run.sites.get_mut(&site).ok_or_else(|| HoleFailure::model("unknown hole site"))?;
-        let snippet_state = site_state.snippets.get_mut(snippet).expect("inserted above");
-        let verdict = &snippet_state.verdict;
-        record.accepted = verdict.accepted;
-        record.decided_by = Some(verdict.decided_by);
-        record.diagnostics = snippet_state.rendered.clone();
-        site_state.report.diagnostics = verdict.diagnostics.clone();
-        if !verdict.accepted {
-            // A speculative build of a rejected snippet is left to finish on its own; nothing loads it.
-            return Ok(Prepared::Rejected(snippet_state.rendered.clone()));
-        }
-        if let Some(runnable) = snippet_state.artifacts.get(types) {
-            return Ok(Prepared::Ready(runnable.clone(), options.budgets));
-        }
-        // The JIT, when the snippet is in its subset.
-        if let Some(Ok(lowered)) = &snippet_state.lowered {
-            let started = Instant::now();
-            let symbol = |name: &str| host.symbol(name);
-            let abi = lacuna_jit::HostAbi {
-                symbol: &symbol,
-                vec_fields: host.vec_fields,
-                map_writer: Some(lacuna_ir::map_writer_symbol(site)),
-            };
-            let compiled = lacuna_jit::compile(lowered, &abi);
-            record.timings_ms.compile += ms(started);
-            match compiled {
-                Ok(compiled) => {
-                    let jit = Runnable::Jit(Arc::new(JitArtifact { compiled, snippet: normalize(snippet) }));
-                    snippet_state.artifacts.insert(types.to_owned(), jit.clone());
-                    site_state.report.not_jit = None;
-                    site_state.report.rustc_because = snippet_state.rustc_because.clone();
-                    return Ok(Prepared::Ready(jit, options.budgets));
-                }
-                Err(e) => snippet_state.lowered = Some(Err(e.to_string())),
-            }
-        }
-        let why = match &snippet_state.lowered {
-            Some(Err(why)) => why.clone(),
-            Some(Ok(_)) => "Cranelift could not compile it".into(),
-            None if snippet_state.nests => "it has holes of its own".into(),
-            None if options.path == PathChoice::Rustc => "the rustc path was asked for".into(),
-            None => "a hole inside a generic function".into(),
-        };
-        site_state.report.not_jit = Some(why.clone());
-        if options.path == PathChoice::Jit {
-            return Err(HoleFailure::runtime(format!("the snippet is outside the JIT's subset: {why}")));
-        }
-        // Holes written inside the snippet: the filled program is prepared once per snippet; each instantiation
-        // of the snippet's library gets its own site ids for them.
-        let mut nested = Vec::new();
-        if snippet_state.nests {
-            let filled = match &snippet_state.filled {
-                Some(filled) => filled.clone(),
-                None => {
-                    let started = Instant::now();
-                    let filled = Arc::new(fill(checker, &home, snippet)?);
-                    record.timings_ms.check += ms(started);
-                    snippet_state.filled = Some(filled.clone());
-                    filled
-                }
-            };
-            nested = register_nested(run, site, snippet, types, &home, &filled);
-        }
-        let built = match speculative.map(|thread| thread.join()) {
-            Some(Ok(built)) => built,
-            Some(Err(_)) => Err(HoleFailure::runtime("internal error in Lacuna while building the snippet")),
-            None => {
-                let parent = parent_artifact(&run.sites, &home)?;
-                checker
-                    .snippet_uses(prepared, hole_index, snippet)
-                    .map_err(|e| HoleFailure::runtime(e.to_string()))
-                    .and_then(|uses| job(uses, parent, nested).build())
-            }
-        };
-        let (artifact, lower_ms, compile_ms) = load_artifact(built?, artifacts, hook, (self as *const Shared).cast())?;
-        record.timings_ms.lower += lower_ms;
-        record.timings_ms.compile += compile_ms;
-        let runnable = Runnable::Rustc(artifact);
-        let site_state = run.sites.get_mut(&site).ok_or_else(|| HoleFailure::model("unknown hole site"))?;
-        let snippet_state = site_state.snippets.get_mut(snippet).expect("inserted above");
-        snippet_state.artifacts.insert(types.to_owned(), runnable.clone());
-        Ok(Prepared::Ready(runnable, options.budgets))
-    }
-}
-
-/// A snippet made ready to run, or its rejection (rendered diagnostics).
-pub(crate) enum Prepared {
-    Ready(Runnable, Budgets),
-    Rejected(Vec<String>),
 }
 
 thread_local! {
@@ -911,65 +731,5 @@ pub(crate) fn stack_limit() -> (usize, usize) {
         let here = std::hint::black_box(&marker) as *const u8 as usize;
         let limit = low as usize + margin;
         (limit, here.saturating_sub(limit))
-    }
-}
-
-/// Gives the holes inside `snippet` (at `site`, instantiation `types`) site ids and registers them with the run.
-pub(crate) fn register_nested(
-    run: &mut CurrentRun,
-    site: u32,
-    snippet: &str,
-    types: &str,
-    home: &SiteHome,
-    filled: &Filled,
-) -> Vec<NestedHole> {
-    let start = filled.snippet.start;
-    let first_line = filled.prepared.host.text[..start].matches('\n').count() as u32 + 1;
-    let relative = |r: &std::ops::Range<usize>| r.start - start..r.end - start;
-    let mut nested = Vec::with_capacity(filled.holes.len());
-    for &index in &filled.holes {
-        let id = run.next_site;
-        run.next_site += 1;
-        let hole = &filled.prepared.host.holes[index];
-        let inner = &filled.instrumented.sites[index];
-        let table = nested_table(&home.plan, inner.bindings(), &inner.modes, filled.snippet.clone());
-        let plan = SitePlan { site: id, scope: inner.scope.clone(), modes: table.iter().map(|e| e.mode).collect() };
-        nested.push(NestedHole {
-            site: id,
-            range: relative(&hole.range),
-            task: hole.task_range.as_ref().map(relative),
-            ty: filled.prepared.glue_type(index).map(str::to_owned),
-            type_params: inner.scope.as_ref().map(|s| s.type_params.clone()).unwrap_or_default(),
-            table,
-        });
-        let home = Arc::new(SiteHome {
-            prepared: filled.prepared.clone(),
-            index,
-            plan,
-            signatures: filled.signatures.clone(),
-            parent: Some(Parent { site, snippet: snippet.to_owned(), types: types.to_owned(), snippet_start: start }),
-            level: home.level + 1,
-            // Written inside the parent's snippet, it is part of that hole's work: the parent's policy, never wider.
-            policy: home.policy.clone(),
-        });
-        let report = SiteReport::new(id, Some(site), hole.line.saturating_sub(first_line) + 1, hole.task.clone());
-        run.sites.insert(id, SiteState { report, home, snippets: HashMap::new() });
-    }
-    nested
-}
-
-/// The compiled snippet a hole written inside a snippet is in (its library is the base of theirs).
-pub(crate) fn parent_artifact(
-    sites: &BTreeMap<u32, SiteState>,
-    home: &SiteHome,
-) -> Result<Option<Arc<Artifact>>, HoleFailure> {
-    let Some(parent) = &home.parent else { return Ok(None) };
-    let runnable = sites
-        .get(&parent.site)
-        .and_then(|s| s.snippets.get(&parent.snippet))
-        .and_then(|s| s.artifacts.get(&parent.types));
-    match runnable {
-        Some(Runnable::Rustc(artifact)) => Ok(Some(artifact.clone())),
-        _ => Err(HoleFailure::runtime("the snippet this hole was written in is not loaded (a Lacuna bug)")),
     }
 }

@@ -283,8 +283,9 @@ impl Session {
     ) -> String {
         let id = self.id;
         let mut text = format!("#![allow(unused)]\n{}", self.attributes);
+        // The items are the turns' own code: they run under the turn's budgets.
         for item in items {
-            text.push_str(&item.text);
+            text.push_str(&lacuna_checker::turn::with_fuel_points(&item.text));
             text.push('\n');
         }
         text.push_str(SHOW);
@@ -387,7 +388,11 @@ struct TurnPlan {
 
 impl TurnPlan {
     fn new(session: &Session, turn: &str) -> TurnPlan {
-        let parts = split_turn(turn);
+        // A turn nested past what a syntax tree may hold on this thread is not split (the check rejects it).
+        let parts = match lacuna_checker::beyond_syntax_limits(turn) {
+            None => split_turn(turn),
+            Some(_) => None,
+        };
         // What the turn redeclares replaces the earlier declaration; locals whose types name a replaced type go.
         let redeclared: Vec<&TurnItem> = match &parts {
             Some(parts) => {
@@ -497,6 +502,12 @@ impl Engine {
         timings.check = ms(check_started);
         outcome.diagnostics = rendered;
         outcome.kinds = verdict.diagnostics.iter().map(kind_of).collect();
+        if verdict.accepted && plan.parts.is_none() {
+            // rustc alone accepted a turn too large to split into its items and value (safe mode is off).
+            let why = lacuna_checker::beyond_syntax_limits(turn).unwrap_or_else(|| "it does not parse".into());
+            outcome.diagnostics.push(format!("error: the turn cannot be split into its items and value: {why}"));
+            outcome.kinds.push("unverifiable".into());
+        }
         let (Some(types), Some(parts)) = (types, plan.parts.as_ref()) else {
             // Rejected as written: one rejected attempt (a model-written turn lists all of its own).
             outcome.rejections = vec![outcome.kinds.clone()];
@@ -820,7 +831,7 @@ fn tuple(parts: &[&str]) -> String {
 
 /// How a diagnostic's kind is counted: rustc's code where it has one, else the checker's name.
 fn kind_of(d: &lacuna_checker::Diagnostic) -> String {
-    d.code.clone().unwrap_or_else(|| d.kind.clone())
+    d.code_or_kind().to_owned()
 }
 
 /// The local a "use of (partially) moved value: `x`" diagnostic names.

@@ -243,7 +243,7 @@ fn policy_rejects(
     }
     let site = &report.sites[case.hole];
     let by_policy = site.decided_by == Some(lacuna_checker::DecidedBy::Policy)
-        && site.diagnostics.iter().any(|d| d.kind == kind.name());
+        && site.diagnostics.iter().any(|d| d.kind.name() == kind.name());
     if site.calls > 0 && (site.accepted != Some(false) || (case.expect == Expect::Accepted && !by_policy)) {
         return Err(format!(
             "{}:{}: safe mode rejects this snippet ({}), but lacuna run decided {:?} ({:?})",

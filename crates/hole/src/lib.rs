@@ -14,7 +14,7 @@ mod vocabulary;
 pub use vocabulary::{DecidedBy, Outcome, Resource, TurnTimings};
 
 /// One binding visible at a hole, as a prompt shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BindingInfo {
     pub name: String,
     /// The type as rust-analyzer renders it.
@@ -25,7 +25,7 @@ pub struct BindingInfo {
 }
 
 /// What the code asked for is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RequestKind {
     /// The block of a hole: its value is the hole's.
@@ -36,7 +36,7 @@ pub enum RequestKind {
 }
 
 /// A hole reached at run time: everything a source needs to propose a snippet for it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HoleRequest {
     pub kind: RequestKind,
     /// The host file's name.
@@ -64,7 +64,7 @@ pub struct HoleRequest {
 pub const HOLE_MARKER: &str = "/* <HOLE> */";
 
 /// An earlier attempt at the same hole call, as the source sees its outcome.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Attempt {
     /// The snippet tried, or `None` when the source produced no code (then `diagnostics` says why).
     pub snippet: Option<String>,
@@ -76,7 +76,7 @@ pub struct Attempt {
 }
 
 /// A source's answer for one attempt.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Proposal {
     /// The snippet, or why there is none (a failed attempt: the reason is fed back like a diagnostic).
     pub snippet: Result<String, String>,
@@ -89,7 +89,7 @@ pub struct Proposal {
 }
 
 /// One attempt, complete: a line of the trace.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AttemptRecord {
     pub site: u32,
     pub line: u32,
@@ -109,7 +109,7 @@ pub struct AttemptRecord {
     pub timings_ms: AttemptTimings,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct AttemptTimings {
     pub model: f64,
     pub check: f64,

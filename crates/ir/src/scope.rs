@@ -82,6 +82,9 @@ pub struct BindingUse {
     /// Byte range in the snippet (for a format-string capture: the name inside the string).
     pub range: std::ops::Range<usize>,
     pub kind: UseKind,
+    /// The outermost `move` closure (or `async move` block) of the snippet around the use, whose value captures
+    /// the binding by value (moved, or copied for a `Copy` type), as its snippet range.
+    pub moved_into: Option<std::ops::Range<usize>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,4 +119,36 @@ pub enum FuelPoint {
     After(usize),
     /// Around this expression (a closure body without braces).
     Wrap(std::ops::Range<usize>),
+}
+
+/// The statement a fuel point becomes in rustc-path code: counts fuel, checks time, the stack and the interrupt
+/// (a no-op outside a snippet's run).
+pub const FUEL_TICK: &str = "::lacuna::__private::tick();";
+
+impl FuelPoint {
+    /// `text` with `points` (offsets into it) made [`FUEL_TICK`] statements.
+    pub fn apply_all(text: &str, points: &[FuelPoint]) -> String {
+        // (offset, closes: a `}` goes before a `{` at the same offset, text)
+        let mut inserts: Vec<(usize, bool, String)> = Vec::new();
+        for point in points {
+            match point {
+                FuelPoint::After(at) => inserts.push((*at, false, format!(" {FUEL_TICK}"))),
+                FuelPoint::Wrap(range) => {
+                    inserts.push((range.start, false, format!("{{ {FUEL_TICK} ")));
+                    inserts.push((range.end, true, " }".to_owned()));
+                }
+            }
+        }
+        inserts.sort_by_key(|(at, closes, _)| (*at, !*closes));
+        let mut out = String::with_capacity(text.len() + inserts.len() * (FUEL_TICK.len() + 4));
+        let mut from = 0;
+        for (at, _, insert) in inserts {
+            let at = at.min(text.len());
+            out.push_str(&text[from..at]);
+            out.push_str(&insert);
+            from = at;
+        }
+        out.push_str(&text[from..]);
+        out
+    }
 }

@@ -168,6 +168,12 @@ fn std_macro(name: &str) -> Rule {
 fn core_item(item: &Item) -> Rule {
     match item.modules.first().map(String::as_str) {
         Some("intrinsics" | "arch") => Deny(HostTakeover, "compiler intrinsics"),
+        // A destructor that panics while a panic unwinds (or that a panic payload carries) aborts the process:
+        // nothing of the host survives it, so a snippet declares none.
+        Some("ops") if item.name == "Drop" || item.owner.as_deref() == Some("Drop") => Deny(
+            HostTakeover,
+            "the host's unwinding: a destructor that panics while a panic unwinds aborts the process",
+        ),
         Some("alloc") if matches!(item.name.as_str(), "handle_alloc_error" | "set_alloc_error_hook") => {
             Deny(HostTakeover, "the global allocator")
         }
@@ -300,6 +306,10 @@ mod tests {
         ] {
             assert_eq!(kind_of(&p, &std(path, kind)), Some(want), "std::{path}");
         }
+        // A snippet's own destructor could abort the host (a panic in it while a panic unwinds).
+        for (path, kind) in [("ops::drop::Drop", Trait), ("ops::drop::Drop::drop", Function)] {
+            assert_eq!(kind_of(&p, &item(CrateKind::Core, path, kind)), Some(ViolationKind::HostTakeover), "{path}");
+        }
     }
 
     #[test]
@@ -325,6 +335,8 @@ mod tests {
             assert_eq!(p.judge(&std(path, kind)), Ok(()), "std::{path}");
         }
         assert_eq!(p.judge(&item(CrateKind::Core, "mem::swap", Function)), Ok(()));
+        assert_eq!(p.judge(&item(CrateKind::Core, "mem::drop", Function)), Ok(()));
+        assert_eq!(p.judge(&item(CrateKind::Core, "ops::Deref", Trait)), Ok(()));
         assert_eq!(p.judge(&item(CrateKind::Host, "tools::send_money", Function)), Ok(()));
     }
 

@@ -7,7 +7,7 @@
 //! - [`server`]: one message in, at most one response out; cancellation and time limits.
 //! - [`stdio`], [`http`]: the transports.
 //! - [`run`]: `run` requests, each in its own `lacuna run` process.
-//! - [`sessions`]: `session.*`, on one in-process engine.
+//! - [`sessions`]: `session.*`, each session in a worker process of its own.
 
 pub mod http;
 pub mod methods;
@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 pub use pool::{CheckPool, CheckerFactory};
 pub use run::RunCommand;
 pub use server::{Service, ServiceOptions};
-pub use sessions::{EngineFactory, ModelFactory, Sessions};
+pub use sessions::{EngineFactory, LocalSessions, ModelFactory, Sessions, WorkerCommand, WorkerSessions};
 
 /// The object `lacuna check --json` prints for one verdict (and the `check` method answers with).
 pub fn verdict_json(

@@ -4,11 +4,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A request's id: a number or a string (JSON-RPC 2.0 §4). `null` ids are answered like a missing id's errors.
+/// A request's id: a number (any JSON number, answered as it came: `u64` ids beyond `i64` too) or a string
+/// (JSON-RPC 2.0 §4). `null` ids are answered like a missing id's errors.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Id {
-    Number(i64),
+    Number(serde_json::Number),
     Text(String),
 }
 
@@ -44,7 +45,7 @@ impl Response {
 }
 
 /// A JSON-RPC error object. `message` says what went wrong and what to do about it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RpcError {
     pub code: i64,
     pub message: String,
@@ -71,6 +72,9 @@ pub enum ErrorCode {
     Timeout,
     /// The request was well-formed but cannot be done: a missing host file, a host that does not compile.
     InputError,
+    /// A session's worker process died during the request (the turn aborted it): `data` says whether the session
+    /// was restored.
+    WorkerDied,
 }
 
 impl ErrorCode {
@@ -85,6 +89,7 @@ impl ErrorCode {
             ErrorCode::RequestTooLarge => -32001,
             ErrorCode::Timeout => -32002,
             ErrorCode::InputError => -32003,
+            ErrorCode::WorkerDied => -32004,
         }
     }
 
@@ -94,19 +99,24 @@ impl ErrorCode {
 }
 
 /// One line (or body): a request, or the error response to send instead (with the id when it could be read).
-pub fn parse(text: &str) -> Result<Request, Response> {
+pub fn parse(text: &str) -> Result<Request, Box<Response>> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
-        Response::error(
+        Box::new(Response::error(
             None,
             ErrorCode::ParseError.with(format!(
                 "not JSON ({e}); send one JSON-RPC 2.0 object per line, e.g. \
                  {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"health\"}}"
             )),
-        )
+        ))
     })?;
+    if let Value::Array(_) = value {
+        let message = "JSON-RPC batches (arrays of requests) are not supported: send each request as a message of \
+                       its own (a line on stdio, a POST over HTTP); requests are answered concurrently anyway";
+        return Err(Box::new(Response::error(None, ErrorCode::InvalidRequest.with(message))));
+    }
     let Value::Object(mut object) = value else {
         let message = "a request is a JSON object with \"jsonrpc\": \"2.0\", \"method\" and, for an answer, \"id\"";
-        return Err(Response::error(None, ErrorCode::InvalidRequest.with(message)));
+        return Err(Box::new(Response::error(None, ErrorCode::InvalidRequest.with(message))));
     };
     let id = match object.remove("id") {
         None | Some(Value::Null) => None,
@@ -114,11 +124,11 @@ pub fn parse(text: &str) -> Result<Request, Response> {
             Ok(id) => Some(id),
             Err(_) => {
                 let message = "\"id\" must be a number or a string";
-                return Err(Response::error(None, ErrorCode::InvalidRequest.with(message)));
+                return Err(Box::new(Response::error(None, ErrorCode::InvalidRequest.with(message))));
             }
         },
     };
-    let invalid = |message: &str| Err(Response::error(id.clone(), ErrorCode::InvalidRequest.with(message)));
+    let invalid = |message: &str| Err(Box::new(Response::error(id.clone(), ErrorCode::InvalidRequest.with(message))));
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return invalid("\"jsonrpc\" must be \"2.0\"");
     }
@@ -148,7 +158,7 @@ mod tests {
 
     #[test]
     fn requests_and_what_is_wrong_with_bad_ones() {
-        expect![[r#"Request { id: Some(Number(1)), method: "health", params: Object {} }"#]]
+        expect![[r#"Request { id: Some(Number(Number(1))), method: "health", params: Object {} }"#]]
             .assert_eq(&show(r#"{"jsonrpc":"2.0","id":1,"method":"health"}"#));
         expect![[r#"Request { id: None, method: "$/cancelRequest", params: Object {"id": String("a")} }"#]]
             .assert_eq(&show(r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"a"}}"#));
@@ -158,7 +168,7 @@ mod tests {
             .assert_eq(&show(r#"{"id":7,"method":"check"}"#));
         expect![[r#"{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"\"params\" must be an object"}}"#]]
             .assert_eq(&show(r#"{"jsonrpc":"2.0","id":"x","method":"check","params":3}"#));
-        expect![[r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a request is a JSON object with \"jsonrpc\": \"2.0\", \"method\" and, for an answer, \"id\""}}"#]]
+        expect![[r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches (arrays of requests) are not supported: send each request as a message of its own (a line on stdio, a POST over HTTP); requests are answered concurrently anyway"}}"#]]
             .assert_eq(&show("[1, 2]"));
     }
 }

@@ -133,7 +133,7 @@ impl Service {
         }
         let request = match protocol::parse(text) {
             Ok(request) => request,
-            Err(response) => return Admission::Answered(Some(response)),
+            Err(response) => return Admission::Answered(Some(*response)),
         };
         if *self.shutdown.borrow() {
             return Admission::Answered(request.id.map(|id| {
@@ -146,14 +146,19 @@ impl Service {
             Err(error) => return Admission::Answered(id.map(|id| Response::error(Some(id), error))),
         };
         if method == Method::CancelRequest {
-            if let Ok(params) = methods::params::<methods::CancelParams>(method, params) {
+            // A notification, as LSP sends it; sent as a request (with an id), it is answered too.
+            let cancelled = methods::params::<methods::CancelParams>(method, params).map(|params| {
                 let cancel =
                     self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).get(&(connection, params.id)).cloned();
-                if let Some(cancel) = cancel {
+                if let Some(cancel) = &cancel {
                     cancel.cancel();
                 }
-            }
-            return Admission::Answered(None);
+                json!({"cancelled": cancel.is_some()})
+            });
+            return Admission::Answered(id.map(|id| match cancelled {
+                Ok(result) => Response::result(Some(id), result),
+                Err(error) => Response::error(Some(id), error),
+            }));
         }
         let cancel = Arc::new(Cancel::default());
         if let Some(id) = &id {
@@ -182,7 +187,8 @@ impl Service {
             _ = cancel.cancelled() => Err(ErrorCode::RequestCancelled.with("the request was cancelled")),
         };
         self.served.fetch_add(1, Ordering::Relaxed);
-        if method == Method::Shutdown {
+        // Only a valid `shutdown` shuts down; one with bad params is answered with why, and nothing stops.
+        if method == Method::Shutdown && outcome.is_ok() {
             self.begin_shutdown();
         }
         id.map(|id| match outcome {

@@ -39,7 +39,7 @@ pub(crate) fn violations(
     for node in root.descendants().filter(|n| snippet.contains_range(n.text_range())) {
         let args = if let Some(call) = ast::MethodCallExpr::cast(node.clone()) {
             // Only a call named `map`/`map_ref` can be one (resolving every method call would double the cost).
-            if !call.name_ref().is_some_and(|n| MAP_METHODS.contains(&&*n.text())) {
+            if !call.name_ref().is_some_and(|n| MAP_METHODS.contains(&n.text())) {
                 continue;
             }
             let resolved = sema.resolve_method_call(&call);
@@ -53,7 +53,7 @@ pub(crate) fn violations(
                     .path()
                     .and_then(|p| p.segment())
                     .and_then(|s| s.name_ref())
-                    .is_some_and(|n| MAP_METHODS.contains(&&*n.text())),
+                    .is_some_and(|n| MAP_METHODS.contains(&n.text())),
                 _ => false,
             };
             if !named_map {
@@ -199,7 +199,7 @@ fn check_pure(
                     let Some(string) = ast::String::cast(token.clone()) else { continue };
                     for (_, resolution) in sema.as_format_args_parts(&string).unwrap_or_default() {
                         if let Some(either::Either::Left(PathResolution::Local(l))) = resolution {
-                            local(range, &l.name(db).as_str().to_owned(), l, out);
+                            local(range, l.name(db).as_str(), l, out);
                         }
                     }
                 } else if token.kind() == SyntaxKind::IDENT {

@@ -129,7 +129,7 @@ pub(crate) fn violations(root: &SyntaxNode, range: Option<TextRange>, origin: Op
                     }
                 } else if let Some(call) = ast::MacroCall::cast(node.clone()) {
                     let name = call.path().and_then(|p| p.segment()).and_then(|s| s.name_ref());
-                    if let Some((kind, what)) = name.as_ref().and_then(|n| denied_macro(&n.text())) {
+                    if let Some((kind, what)) = name.as_ref().and_then(|n| denied_macro(n.text())) {
                         let name = name.expect("matched above");
                         push(
                             kind,

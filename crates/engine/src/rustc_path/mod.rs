@@ -13,7 +13,7 @@ use crate::build::{Builder, Linkage};
 use crate::failure::{HoleFailure, Resource};
 use crate::load::{load_error, load_library, LoadedHost};
 use crate::options::Budgets;
-use crate::rustc_path::snippet::{generate, Access, LibraryBase, NestedHole, SnippetSource};
+use crate::rustc_path::snippet::{generate, Access, LibraryBase, NestedHole, SnippetInput, SnippetSource};
 use crate::site::SiteHome;
 use crate::{ms, ExecError};
 
@@ -53,7 +53,8 @@ pub(crate) struct BuiltSnippet {
 
 impl BuildJob {
     /// Generates and compiles the library; rebuilds once per binding rustc says the snippet moves (E0507 on
-    /// `*__lacuna_bN`: the binding is then handed over owned).
+    /// `*__lacuna_bN`, or E0597 on its anchor `__lacuna_aN` when a `move` closure takes it along): the binding is
+    /// then handed over owned.
     pub(crate) fn build(self) -> Result<BuiltSnippet, HoleFailure> {
         let plan = &self.home.plan;
         // A library that links to the host where the host is a `dylib`; one that holds a copy of the host where
@@ -75,9 +76,15 @@ impl BuildJob {
                 _ => LibraryBase::Host(&self.host.instrumented),
             };
             let started = Instant::now();
-            let source =
-                generate(base, plan, hole_type, &self.snippet, &self.uses, &overrides, &self.type_args, &self.nested)
-                    .map_err(|e| HoleFailure::runtime(format!("cannot run this snippet: {e}")))?;
+            let input = SnippetInput {
+                hole_type,
+                snippet: &self.snippet,
+                uses: &self.uses,
+                type_args: &self.type_args,
+                nested: &self.nested,
+            };
+            let source = generate(base, plan, &input, &overrides)
+                .map_err(|e| HoleFailure::runtime(format!("cannot run this snippet: {e}")))?;
             lower_ms += ms(started);
             let linkage = if source.links_host { Linkage::LinksHost(&self.host.library) } else { Linkage::Standalone };
             let built = self
@@ -94,8 +101,11 @@ impl BuildJob {
                     let moved: Vec<usize> = failure
                         .errors
                         .iter()
-                        .filter(|e| e.code.as_deref() == Some("E0507"))
-                        .filter_map(|e| moved_binding(&e.message))
+                        .filter_map(|e| match e.code.as_deref() {
+                            Some("E0507") => moved_binding(&e.message),
+                            Some("E0597") => escaped_binding(&e.message),
+                            _ => None,
+                        })
                         .filter(|i| overrides.get(i) != Some(&Access::Owned))
                         .collect();
                     if moved.is_empty() {
@@ -173,7 +183,17 @@ pub(crate) fn load_artifact(
 
 /// `cannot move out of `*__lacuna_b3` which is behind a shared reference` → 3.
 pub(crate) fn moved_binding(message: &str) -> Option<usize> {
-    let at = message.find("__lacuna_b")? + "__lacuna_b".len();
+    binding_named(message, "__lacuna_b")
+}
+
+/// The binding whose anchor rustc says does not live long enough (E0597): a borrow of the binding escapes the
+/// entry, so the snippet moves it (a `move` closure it returns or stores captures it).
+pub(crate) fn escaped_binding(message: &str) -> Option<usize> {
+    binding_named(message, snippet::ANCHOR_PREFIX)
+}
+
+fn binding_named(message: &str, prefix: &str) -> Option<usize> {
+    let at = message.find(prefix)? + prefix.len();
     let digits: String = message[at..].chars().take_while(|c| c.is_ascii_digit()).collect();
     digits.parse().ok()
 }

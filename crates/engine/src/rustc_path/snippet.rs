@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use lacuna_ir::{Binding, FuelPoint, SnippetUses, UseKind};
+use lacuna_ir::{Binding, FuelPoint, HoleScope, SnippetUses, UseKind};
 
 use crate::instrument::{ClosurePass, HostMode, Instrumented, SitePlan};
 use crate::ExecError;
@@ -248,241 +248,34 @@ fn reference_name(binding: usize) -> String {
     format!("__lacuna_b{binding}")
 }
 
+/// The local a binding's reference borrows its lifetime from (see `lacuna::__private::anchored`).
+fn anchor_name(binding: usize) -> String {
+    format!("{ANCHOR_PREFIX}{binding}")
+}
+
+pub(crate) const ANCHOR_PREFIX: &str = "__lacuna_a";
+
 /// Builds the library source for `snippet` at `plan`'s hole. `overrides` replaces the default access per binding
 /// index (the runner passes `Owned` for bindings rustc said the snippet moves).
 pub fn generate(
     base: LibraryBase<'_>,
     plan: &SitePlan,
-    hole_type: &str,
-    snippet: &str,
-    uses: &SnippetUses,
+    input: &SnippetInput<'_>,
     overrides: &BTreeMap<usize, Access>,
-    type_args: &[String],
-    nested: &[NestedHole],
 ) -> Result<SnippetSource, ExecError> {
-    let scope = plan.scope.as_ref().ok_or_else(|| ExecError::unsupported("rust-analyzer could not place this hole"))?;
-    if scope.const_params {
-        return Err(ExecError::unsupported("holes inside functions with const parameters cannot run yet"));
-    }
-    if type_args.len() != scope.type_params.len() {
-        return Err(ExecError::Internal {
-            detail: format!(
-                "the host passed {} type(s) for {} type parameter(s)",
-                type_args.len(),
-                scope.type_params.len()
-            ),
-        });
-    }
-    let item_position =
-        scope.item_position.ok_or_else(|| ExecError::unsupported("the hole is not inside a function body"))?;
-    let bindings = &scope.bindings;
+    let SnippetInput { hole_type, snippet, uses, type_args, nested } = *input;
+    let (scope, item_position) = runnable_scope(plan, type_args)?;
+    let entry =
+        EntryScope { plan, bindings: &scope.bindings, generic_self: scope.type_params.iter().any(|p| p == "Self") };
+    let declared = entry.accesses(uses, overrides, nested);
+    let mut lines = entry.type_aliases(&scope.type_params, type_args);
+    let decls = entry.declarations(&declared, uses)?;
+    lines.push_str(&decls.lines);
+    let (edited, map) = entry.edited_snippet(snippet, uses, &decls.accesses, nested, scope.self_type.as_deref())?;
 
-    // Which bindings the snippet uses, and how each is made available.
-    let mut accesses = BTreeMap::new();
-    for u in &uses.uses {
-        let b = &bindings[u.binding];
-        let access = match overrides.get(&u.binding) {
-            Some(a) => *a,
-            None => default_access(b),
-        };
-        accesses.insert(u.binding, access);
-    }
-    // Bindings only the nested holes pass on are declared too: by `&mut` only where one of them may write (a
-    // shared reference is `Copy`, so closures that spawn threads can each take it).
-    let mut nested_only: BTreeMap<usize, Access> = BTreeMap::new();
-    for entry in nested.iter().flat_map(|n| &n.table) {
-        if let (Place::Outer(i), true) = (&entry.place, entry.mode != HostMode::Absent) {
-            if !accesses.contains_key(i) {
-                let writes = matches!(entry.mode, HostMode::Mutable | HostMode::Movable);
-                let access = nested_only.entry(*i).or_insert(Access::Shared);
-                if writes {
-                    *access = Access::Mutable;
-                }
-            }
-        }
-    }
-    accesses.extend(nested_only);
-    // A host closure arrives as a `dyn` reference (see `closure_as_dyn`): a copy of it is all the snippet needs; an
-    // `FnOnce` arrives boxed, to be taken.
-    for (i, access) in accesses.iter_mut() {
-        match crate::instrument::closure_as_dyn(&bindings[*i]) {
-            Some(ClosurePass::Once(_)) => *access = Access::Owned,
-            Some(_) => *access = Access::Copy,
-            None => {}
-        }
-    }
-    // A hole in a generic function runs per instantiation: its type parameters become aliases of the types
-    // this call was made with.
-    let mut lines = String::new();
-    // A trait's `Self` (a hole in a default method) cannot be declared: it is `__LacunaSelf`, in types and in
-    // the snippet.
-    let generic_self = scope.type_params.iter().any(|p| p == "Self");
-    let unselfed = |ty: &str| if generic_self { without_self(ty) } else { ty.to_owned() };
-    // A parameter that is a host closure's type (`f: F` with `F: Fn(i32) -> i32`) is often a closure's or a fn
-    // item's, which cannot be named: the closure is handed over as `dyn`, and the parameter is left undeclared.
-    let closure_param = |param: &str| bindings.iter().any(|b| b.callable.is_some() && b.ty.as_deref() == Some(param));
-    for (param, arg) in scope.type_params.iter().zip(type_args) {
-        if closure_param(param) {
-            continue;
-        }
-        let param = if param == "Self" { SELF_ALIAS } else { param };
-        lines.push_str(&format!("        type {param} = {};\n", type_name_as_source(arg)));
-    }
-    // Bindings the snippet owns for its run and hands back (see `Access::Owned` below).
-    let (mut write_backs, mut resets) = (String::new(), String::new());
-    // Bindings whose number types the snippet settled: a converted copy under their own name (uses are not
-    // rewritten), written back converted where the snippet may write them.
-    let retyped: BTreeMap<usize, &str> = uses
-        .retyped
-        .iter()
-        .filter(|(i, new)| {
-            bindings.get(*i).and_then(|b| b.ty.as_deref()).is_some_and(|old| numbers_only_differ(old, new))
-        })
-        .map(|(i, new)| (*i, new.as_str()))
-        .collect();
-    let declared = accesses.clone();
-    for i in retyped.keys() {
-        if let Some(access) = accesses.get_mut(i) {
-            *access = Access::Copy;
-        }
-    }
-    for (&i, &access) in &declared {
-        let b = &bindings[i];
-        let mode = plan.modes[i];
-        let unavailable = || {
-            ExecError::unsupported(format!(
-                "`{}` is borrowed or moved by the host at this hole, so it cannot be handed to the snippet",
-                b.name
-            ))
-        };
-        if mode == HostMode::Absent {
-            return Err(unavailable());
-        }
-        let closure = crate::instrument::closure_as_dyn(b);
-        if let Some(pass @ ClosurePass::Once(_)) = &closure {
-            if mode != HostMode::Movable {
-                return Err(unavailable());
-            }
-            let (held, ty) = (pass.host_type(), pass.snippet_type());
-            lines.push_str(&format!(
-                "        let {local}: {ty} = unsafe {{ (*({ptr} as *mut {held})).take() }}\
-                 .expect(\"a host `FnOnce` closure is handed to one snippet once\");\n",
-                ptr = format!("(*__lacuna_table.add({i}))"),
-                local = b.name,
-            ));
-            continue;
-        }
-        let ty = match &closure {
-            Some(pass) => pass.snippet_type(),
-            None => b.ty.as_deref().map(|t| erase_lifetimes(&unselfed(t))).ok_or_else(|| {
-                ExecError::unsupported(format!("the type of `{}` ({}) cannot be written as Rust", b.name, b.ty_display))
-            })?,
-        };
-        let ptr = format!("(*__lacuna_table.add({i}))");
-        let local = if b.is_self { reference_name(i) } else { b.name.clone() };
-        if let Some(new) = retyped.get(&i) {
-            let new = erase_lifetimes(&unselfed(new));
-            let writes = matches!(access, Access::Mutable | Access::Owned)
-                && b.mutable
-                && matches!(mode, HostMode::Mutable | HostMode::Movable);
-            if writes && !(access == Access::Owned && mode == HostMode::Movable) {
-                write_backs.push_str(&format!(
-                    "unsafe {{ *({ptr} as *mut {ty}) = ::lacuna::__retype::Retype::<{ty}>::retype(&{local}) }}; "
-                ));
-            }
-            let mutable = if writes { "mut " } else { "" };
-            lines.push_str(&format!(
-                "        let {mutable}{local}: {new} = ::lacuna::__retype::Retype::<{new}>::retype(unsafe {{ \
-                 &*({ptr} as *const {ty}) }});\n"
-            ));
-            continue;
-        }
-        let line = match access {
-            Access::Copy => format!("let {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }};"),
-            Access::Owned if mode == HostMode::Movable => format!(
-                "let mut {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }}; \
-                 unsafe {{ *__lacuna_moved.add({i}) = 1 }};"
-            ),
-            // The host reads it after the hole, so rustc accepted the snippet only if it leaves a value there:
-            // the snippet owns it while it runs and hands it back at the end. If the snippet faults, what it held
-            // may be gone, so the host's place gets the type's default (a type without one cannot run this way).
-            Access::Owned if mode == HostMode::Mutable && b.mutable => {
-                write_backs.push_str(&format!("unsafe {{ ::core::ptr::write({ptr} as *mut {ty}, {local}) }}; "));
-                resets.push_str(&format!(
-                    "if __lacuna_status != 0 {{ unsafe {{ ::core::ptr::write({ptr} as *mut {ty}, \
-                     <{ty} as ::core::default::Default>::default()) }} }} "
-                ));
-                format!("let mut {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }};")
-            }
-            Access::Owned => {
-                return Err(ExecError::unsupported(format!(
-                    "the snippet moves `{}`, which the host still uses after the hole",
-                    b.name
-                )))
-            }
-            Access::Mutable if declared_mut(b, access, mode) => {
-                format!("let {}: &mut {ty} = unsafe {{ &mut *({ptr} as *mut {ty}) }};", reference_name(i))
-            }
-            Access::Mutable | Access::Shared => {
-                format!("let {}: &{ty} = unsafe {{ &*({ptr} as *const {ty}) }};", reference_name(i))
-            }
-        };
-        lines.push_str("        ");
-        lines.push_str(&line);
-        lines.push('\n');
-    }
-
-    // The snippet, with uses rewritten and fuel checks inserted.
-    let mut edits: Vec<Edit> = Vec::new();
-    let mut captures: BTreeMap<(usize, bool), Vec<usize>> = BTreeMap::new();
-    for u in &uses.uses {
-        let b = &bindings[u.binding];
-        let target = match accesses[&u.binding] {
-            Access::Copy | Access::Owned if b.is_self => reference_name(u.binding),
-            Access::Copy | Access::Owned => continue,
-            Access::Shared | Access::Mutable => format!("(*{})", reference_name(u.binding)),
-        };
-        match &u.kind {
-            UseKind::Path => edits.push(Edit::replace(u.range.clone(), target)),
-            UseKind::FieldShorthand => edits.push(Edit::insert(u.range.end, format!(": {target}"))),
-            UseKind::FormatCapture { close, comma } => {
-                let names = captures.entry((*close, *comma)).or_default();
-                if !names.contains(&u.binding) {
-                    names.push(u.binding);
-                }
-            }
-        }
-    }
-    for ((close, comma), names) in captures {
-        let args: Vec<String> =
-            names.iter().map(|&i| format!("{} = (*{})", bindings[i].name, reference_name(i))).collect();
-        let sep = if comma { " " } else { ", " };
-        edits.push(Edit::insert(close, format!("{sep}{}", args.join(", "))));
-    }
-    let self_type = if generic_self { Some(SELF_ALIAS) } else { scope.self_type.as_deref() };
-    if let Some(self_type) = self_type {
-        for range in &uses.self_types {
-            edits.push(Edit::replace(range.clone(), self_type.to_owned()));
-        }
-    }
-    const TICK: &str = "::lacuna::__private::tick();";
-    for point in &uses.fuel_points {
-        match point {
-            FuelPoint::After(at) => edits.push(Edit::insert(*at, format!(" {TICK}"))),
-            FuelPoint::Wrap(range) => {
-                edits.push(Edit::insert(range.start, format!("{{ {TICK} ")));
-                edits.push(Edit::insert_after(range.end, " }".into()));
-            }
-        }
-    }
-    for hole in nested {
-        let replacement = nested_call(hole, &mut edits, bindings, &accesses, plan, snippet)?;
-        edits.push(Edit::replace(hole.range.clone(), replacement));
-    }
-    let (edited, map) = apply(snippet, edits);
-
-    let ty = erase_lifetimes(&unselfed(hole_type));
+    let ty = erase_lifetimes(&entry.unselfed(hole_type));
     let Split { before, after, prefix, blocks } = base.split(item_position)?;
+    let Declarations { write_backs, resets, .. } = decls;
     let head = format!(
         "\n#[no_mangle]\n#[allow(warnings)]\npub extern \"C\" fn __lacuna_snippet(__lacuna_table: *const *mut (), \
          __lacuna_moved: *mut u8, __lacuna_out: *mut (), __lacuna_run: *mut ::lacuna::__private::RawRun) -> u32 {{\n    \
@@ -505,6 +298,340 @@ pub fn generate(
     let links_host = base.links_host();
     text.push_str(if links_host { MIRROR_TRAILER } else { LIBRARY_TRAILER });
     Ok(SnippetSource { text, first_line, snippet_start, map, links_host })
+}
+
+/// What a snippet library is generated from, besides its base and the hole's plan.
+#[derive(Debug, Clone, Copy)]
+pub struct SnippetInput<'a> {
+    /// `T` as Rust source.
+    pub hole_type: &'a str,
+    /// Normalized.
+    pub snippet: &'a str,
+    pub uses: &'a SnippetUses,
+    /// The hole's type arguments (empty outside generic functions).
+    pub type_args: &'a [String],
+    /// Holes written inside the snippet.
+    pub nested: &'a [NestedHole],
+}
+
+/// The hole's scope, if an entry can be declared for it with these type arguments; and where its innermost item
+/// block opens.
+fn runnable_scope<'p>(plan: &'p SitePlan, type_args: &[String]) -> Result<(&'p HoleScope, usize), ExecError> {
+    let scope = plan.scope.as_ref().ok_or_else(|| ExecError::unsupported("rust-analyzer could not place this hole"))?;
+    if scope.const_params {
+        return Err(ExecError::unsupported("holes inside functions with const parameters cannot run yet"));
+    }
+    if type_args.len() != scope.type_params.len() {
+        return Err(ExecError::Internal {
+            detail: format!(
+                "the host passed {} type(s) for {} type parameter(s)",
+                type_args.len(),
+                scope.type_params.len()
+            ),
+        });
+    }
+    let item_position =
+        scope.item_position.ok_or_else(|| ExecError::unsupported("the hole is not inside a function body"))?;
+    Ok((scope, item_position))
+}
+
+/// What the entry's declarations are made from: the hole's plan and bindings.
+struct EntryScope<'a> {
+    plan: &'a SitePlan,
+    bindings: &'a [Binding],
+    /// A trait's `Self` (a hole in a default method) cannot be declared: it is `__LacunaSelf`, in types and in
+    /// the snippet.
+    generic_self: bool,
+}
+
+/// The entry's bindings as declared: the statements, what is written back when the snippet ends and what is reset
+/// if it faults, and how each binding's uses reach it.
+struct Declarations {
+    lines: String,
+    /// Bindings the snippet owns for its run and hands back (see `Access::Owned`).
+    write_backs: String,
+    resets: String,
+    accesses: BTreeMap<usize, Access>,
+}
+
+impl EntryScope<'_> {
+    fn unselfed(&self, ty: &str) -> String {
+        if self.generic_self {
+            without_self(ty)
+        } else {
+            ty.to_owned()
+        }
+    }
+
+    /// Which bindings the entry declares, and how: those the snippet uses, and those only the nested holes pass on.
+    fn accesses(
+        &self,
+        uses: &SnippetUses,
+        overrides: &BTreeMap<usize, Access>,
+        nested: &[NestedHole],
+    ) -> BTreeMap<usize, Access> {
+        let mut accesses = BTreeMap::new();
+        for u in &uses.uses {
+            let b = &self.bindings[u.binding];
+            let access = overrides.get(&u.binding).copied().unwrap_or_else(|| default_access(b));
+            // A `move` closure captures by value: a binding that is not `Copy` is moved into it, so the snippet
+            // owns it (a `Copy` one is copied where the closure is made: see `edited_snippet`).
+            let moved = u.moved_into.is_some()
+                && matches!(access, Access::Shared | Access::Mutable)
+                && !b.copy
+                && crate::instrument::closure_as_dyn(b).is_none();
+            let access = if moved { Access::Owned } else { access };
+            let entry = accesses.entry(u.binding).or_insert(access);
+            if access == Access::Owned {
+                *entry = Access::Owned;
+            }
+        }
+        // Bindings only the nested holes pass on are declared by `&mut` only where one of them may write (a shared
+        // reference is `Copy`, so closures that spawn threads can each take it).
+        let mut nested_only: BTreeMap<usize, Access> = BTreeMap::new();
+        for entry in nested.iter().flat_map(|n| &n.table) {
+            if let (Place::Outer(i), true) = (&entry.place, entry.mode != HostMode::Absent) {
+                if !accesses.contains_key(i) {
+                    let writes = matches!(entry.mode, HostMode::Mutable | HostMode::Movable);
+                    let access = nested_only.entry(*i).or_insert(Access::Shared);
+                    if writes {
+                        *access = Access::Mutable;
+                    }
+                }
+            }
+        }
+        accesses.extend(nested_only);
+        // A host closure arrives as a `dyn` reference (see `closure_as_dyn`): a copy of it is all the snippet needs;
+        // an `FnOnce` arrives boxed, to be taken.
+        for (i, access) in accesses.iter_mut() {
+            match crate::instrument::closure_as_dyn(&self.bindings[*i]) {
+                Some(ClosurePass::Once(_)) => *access = Access::Owned,
+                Some(_) => *access = Access::Copy,
+                None => {}
+            }
+        }
+        accesses
+    }
+
+    /// A hole in a generic function runs per instantiation: its type parameters become aliases of the types this
+    /// call was made with.
+    fn type_aliases(&self, type_params: &[String], type_args: &[String]) -> String {
+        // A parameter that is a host closure's type (`f: F` with `F: Fn(i32) -> i32`) is often a closure's or a fn
+        // item's, which cannot be named: the closure is handed over as `dyn`, and the parameter is left undeclared.
+        let closure_param =
+            |param: &str| self.bindings.iter().any(|b| b.callable.is_some() && b.ty.as_deref() == Some(param));
+        let mut lines = String::new();
+        for (param, arg) in type_params.iter().zip(type_args) {
+            if closure_param(param) {
+                continue;
+            }
+            let param = if param == "Self" { SELF_ALIAS } else { param };
+            lines.push_str(&format!("        type {param} = {};\n", type_name_as_source(arg)));
+        }
+        lines
+    }
+
+    /// The statements that rebuild each declared binding from the table.
+    fn declarations(&self, declared: &BTreeMap<usize, Access>, uses: &SnippetUses) -> Result<Declarations, ExecError> {
+        let bindings = self.bindings;
+        let mut out = Declarations {
+            lines: String::new(),
+            write_backs: String::new(),
+            resets: String::new(),
+            accesses: declared.clone(),
+        };
+        // Bindings whose number types the snippet settled: a converted copy under their own name (uses are not
+        // rewritten), written back converted where the snippet may write them.
+        let retyped: BTreeMap<usize, &str> = uses
+            .retyped
+            .iter()
+            .filter(|(i, new)| {
+                bindings.get(*i).and_then(|b| b.ty.as_deref()).is_some_and(|old| numbers_only_differ(old, new))
+            })
+            .map(|(i, new)| (*i, new.as_str()))
+            .collect();
+        for i in retyped.keys() {
+            if let Some(access) = out.accesses.get_mut(i) {
+                *access = Access::Copy;
+            }
+        }
+        for (&i, &access) in declared {
+            let b = &bindings[i];
+            let mode = self.plan.modes[i];
+            let unavailable = || {
+                ExecError::unsupported(format!(
+                    "`{}` is borrowed or moved by the host at this hole, so it cannot be handed to the snippet",
+                    b.name
+                ))
+            };
+            if mode == HostMode::Absent {
+                return Err(unavailable());
+            }
+            let ptr = format!("(*__lacuna_table.add({i}))");
+            let closure = crate::instrument::closure_as_dyn(b);
+            if let Some(pass @ ClosurePass::Once(_)) = &closure {
+                if mode != HostMode::Movable {
+                    return Err(unavailable());
+                }
+                let (held, ty) = (pass.host_type(), pass.snippet_type());
+                out.lines.push_str(&format!(
+                    "        let {local}: {ty} = unsafe {{ (*({ptr} as *mut {held})).take() }}\
+                     .expect(\"a host `FnOnce` closure is handed to one snippet once\");\n",
+                    local = b.name,
+                ));
+                continue;
+            }
+            let ty = match &closure {
+                Some(pass) => pass.snippet_type(),
+                None => b.ty.as_deref().map(|t| erase_lifetimes(&self.unselfed(t))).ok_or_else(|| {
+                    ExecError::unsupported(format!(
+                        "the type of `{}` ({}) cannot be written as Rust",
+                        b.name, b.ty_display
+                    ))
+                })?,
+            };
+            let local = if b.is_self { reference_name(i) } else { b.name.clone() };
+            if let Some(new) = retyped.get(&i) {
+                let new = erase_lifetimes(&self.unselfed(new));
+                let writes = matches!(access, Access::Mutable | Access::Owned)
+                    && b.mutable
+                    && matches!(mode, HostMode::Mutable | HostMode::Movable);
+                if writes && !(access == Access::Owned && mode == HostMode::Movable) {
+                    out.write_backs.push_str(&format!(
+                        "unsafe {{ *({ptr} as *mut {ty}) = ::lacuna::__retype::Retype::<{ty}>::retype(&{local}) }}; "
+                    ));
+                }
+                let mutable = if writes { "mut " } else { "" };
+                out.lines.push_str(&format!(
+                    "        let {mutable}{local}: {new} = ::lacuna::__retype::Retype::<{new}>::retype(unsafe {{ \
+                     &*({ptr} as *const {ty}) }});\n"
+                ));
+                continue;
+            }
+            let line = match access {
+                Access::Copy => format!("let {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }};"),
+                Access::Owned if mode == HostMode::Movable => format!(
+                    "let mut {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }}; \
+                     unsafe {{ *__lacuna_moved.add({i}) = 1 }};"
+                ),
+                // The host reads it after the hole, so rustc accepted the snippet only if it leaves a value there:
+                // the snippet owns it while it runs and hands it back at the end. If the snippet faults, what it
+                // held may be gone, so the host's place gets the type's default (a type without one cannot run
+                // this way).
+                Access::Owned if mode == HostMode::Mutable && b.mutable => {
+                    out.write_backs
+                        .push_str(&format!("unsafe {{ ::core::ptr::write({ptr} as *mut {ty}, {local}) }}; "));
+                    out.resets.push_str(&format!(
+                        "if __lacuna_status != 0 {{ unsafe {{ ::core::ptr::write({ptr} as *mut {ty}, \
+                         <{ty} as ::core::default::Default>::default()) }} }} "
+                    ));
+                    format!("let mut {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }};")
+                }
+                Access::Owned => {
+                    return Err(ExecError::unsupported(format!(
+                        "the snippet moves `{}`, which the host still uses after the hole",
+                        b.name
+                    )))
+                }
+                // The reference lives as long as its anchor, a local of the entry: if the snippet lets a borrow of
+                // it escape (a `move` closure it returns), rustc names the anchor and the binding goes over owned.
+                Access::Mutable if declared_mut(b, access, mode) => format!(
+                    "let {anchor} = (); let {}: &mut {ty} = unsafe {{ ::lacuna::__private::anchored_mut(&{anchor}, \
+                     {ptr} as *mut {ty}) }};",
+                    reference_name(i),
+                    anchor = anchor_name(i),
+                ),
+                Access::Mutable | Access::Shared => format!(
+                    "let {anchor} = (); let {}: &{ty} = unsafe {{ ::lacuna::__private::anchored(&{anchor}, \
+                     {ptr} as *const {ty}) }};",
+                    reference_name(i),
+                    anchor = anchor_name(i),
+                ),
+            };
+            out.lines.push_str("        ");
+            out.lines.push_str(&line);
+            out.lines.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// The snippet with uses rewritten, `Self` named, fuel checks inserted and nested holes made calls.
+    fn edited_snippet(
+        &self,
+        snippet: &str,
+        uses: &SnippetUses,
+        accesses: &BTreeMap<usize, Access>,
+        nested: &[NestedHole],
+        self_type: Option<&str>,
+    ) -> Result<(String, OffsetMap), ExecError> {
+        let bindings = self.bindings;
+        let mut edits: Vec<Edit> = Vec::new();
+        let mut captures: BTreeMap<(usize, bool), Vec<usize>> = BTreeMap::new();
+        // `move` closures that capture a `Copy` binding the entry holds by reference, and those bindings.
+        let mut copied_into: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
+        for u in &uses.uses {
+            let b = &bindings[u.binding];
+            if let (Some(closure), Access::Shared | Access::Mutable, false) =
+                (&u.moved_into, accesses[&u.binding], b.is_self)
+            {
+                let names = copied_into.entry((closure.start, closure.end)).or_default();
+                if !names.contains(&u.binding) {
+                    names.push(u.binding);
+                }
+                continue;
+            }
+            let target = match accesses[&u.binding] {
+                Access::Copy | Access::Owned if b.is_self => reference_name(u.binding),
+                Access::Copy | Access::Owned => continue,
+                Access::Shared | Access::Mutable => format!("(*{})", reference_name(u.binding)),
+            };
+            match &u.kind {
+                UseKind::Path => edits.push(Edit::replace(u.range.clone(), target)),
+                UseKind::FieldShorthand => edits.push(Edit::insert(u.range.end, format!(": {target}"))),
+                UseKind::FormatCapture { close, comma } => {
+                    let names = captures.entry((*close, *comma)).or_default();
+                    if !names.contains(&u.binding) {
+                        names.push(u.binding);
+                    }
+                }
+            }
+        }
+        for ((close, comma), names) in captures {
+            let args: Vec<String> =
+                names.iter().map(|&i| format!("{} = (*{})", bindings[i].name, reference_name(i))).collect();
+            let sep = if comma { " " } else { ", " };
+            edits.push(Edit::insert(close, format!("{sep}{}", args.join(", "))));
+        }
+        // Such a closure gets a copy of the binding under its own name, made where the closure is (as rustc's
+        // capture copies it), so the closure's writes stay its own; its uses inside stay as written.
+        for ((start, end), names) in copied_into {
+            let copies: String =
+                names.iter().map(|&i| format!("let mut {} = (*{}); ", bindings[i].name, reference_name(i))).collect();
+            edits.push(Edit::insert(start, format!("{{ {copies}")));
+            edits.push(Edit::insert_after(end, " }".into()));
+        }
+        let self_type = if self.generic_self { Some(SELF_ALIAS) } else { self_type };
+        if let Some(self_type) = self_type {
+            for range in &uses.self_types {
+                edits.push(Edit::replace(range.clone(), self_type.to_owned()));
+            }
+        }
+        const TICK: &str = lacuna_ir::FUEL_TICK;
+        for point in &uses.fuel_points {
+            match point {
+                FuelPoint::After(at) => edits.push(Edit::insert(*at, format!(" {TICK}"))),
+                FuelPoint::Wrap(range) => {
+                    edits.push(Edit::insert(range.start, format!("{{ {TICK} ")));
+                    edits.push(Edit::insert_after(range.end, " }".into()));
+                }
+            }
+        }
+        for hole in nested {
+            let replacement = nested_call(hole, &mut edits, bindings, accesses, self.plan, snippet)?;
+            edits.push(Edit::replace(hole.range.clone(), replacement));
+        }
+        Ok(apply(snippet, edits))
+    }
 }
 
 /// The call a nested hole becomes inside the entry (as the host's holes become calls in the instrumented host).

@@ -1,0 +1,331 @@
+//! The crate graph rust-analyzer checks against, in memory: std's crates (every source file of the toolchain's
+//! `library/`, one library root), the `lacuna` prelude crate, and one host crate whose single file is replaced for
+//! each check. Built once per checker; nothing here reads the host.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use ra_ap_base_db::{
+    CrateBuilderId, CrateDisplayName, CrateGraphBuilder, CrateName, CrateOrigin, CrateWorkspaceData, DependencyBuilder,
+    Env, FileChange, LangCrateOrigin, SourceRoot,
+};
+use ra_ap_cfg::CfgOptions;
+use ra_ap_ide::{Edition, FileId};
+use ra_ap_intern::Symbol;
+use ra_ap_paths::{AbsPathBuf, Utf8PathBuf};
+use ra_ap_vfs::{file_set::FileSet, VfsPath};
+
+use crate::std_source::{rust_files, StdSource, TargetInfo};
+use crate::CheckerError;
+
+/// The first change rust-analyzer's database gets: every file and root, and the crate graph.
+pub(crate) struct World {
+    pub change: FileChange,
+    /// The host crate's one file (empty until a check sets it).
+    pub host_file: FileId,
+    /// How many std source files were found.
+    pub std_files: usize,
+    /// std's files for this target, core's first.
+    pub std_file_ids: Vec<FileId>,
+}
+
+/// File ids, handed out in order.
+#[derive(Default)]
+struct Ids(u32);
+
+impl Ids {
+    fn fresh(&mut self) -> FileId {
+        self.0 += 1;
+        FileId::from_raw(self.0 - 1)
+    }
+}
+
+/// std's source files, loaded as one library root.
+struct StdFiles {
+    set: FileSet,
+    /// Each file's id by its path (crate roots are looked up here).
+    ids_by_path: HashMap<PathBuf, FileId>,
+    count: usize,
+    for_target: Vec<FileId>,
+}
+
+/// What every crate of the graph shares.
+struct Shared {
+    cwd: triomphe::Arc<AbsPathBuf>,
+    ws: triomphe::Arc<CrateWorkspaceData>,
+}
+
+impl World {
+    pub fn new(std_src: &StdSource, target: &TargetInfo, prelude: &str) -> Result<World, CheckerError> {
+        let mut change = FileChange::default();
+        let mut ids = Ids::default();
+        let std = std_files(std_src, target, &mut change, &mut ids);
+
+        let prelude_id = ids.fresh();
+        change.change_file(prelude_id, Some(prelude.to_owned()));
+        let host_file = ids.fresh();
+        change.change_file(host_file, Some(String::new()));
+        let (std_files, std_file_ids) = (std.count, std.for_target);
+        change.set_roots(vec![
+            SourceRoot::new_library(std.set),
+            SourceRoot::new_library(one_file(prelude_id, "/lacuna/lib.rs")),
+            SourceRoot::new_local(one_file(host_file, "/host/main.rs")),
+        ]);
+
+        let shared = Shared {
+            cwd: triomphe::Arc::new(AbsPathBuf::assert(Utf8PathBuf::from("/"))),
+            ws: triomphe::Arc::new(CrateWorkspaceData {
+                target: Ok(ra_ap_base_db::target::TargetData {
+                    data_layout: target.data_layout.clone().into_boxed_str(),
+                    arch: ra_ap_base_db::target::Arch::Other,
+                }),
+                toolchain: None,
+            }),
+        };
+        let target_cfg = target_cfg(target);
+        let mut graph = CrateGraphBuilder::default();
+        let std_crates = add_std_crates(&mut graph, std_src, &std.ids_by_path, &target_cfg, &shared)?;
+        let mut host_cfg = target_cfg;
+        // A debug build, as `rustc` without -O compiles the host.
+        host_cfg.insert_atom(Symbol::intern("debug_assertions"));
+        let add_local = |graph: &mut CrateGraphBuilder, file, edition, name: &str, origin| {
+            graph.add_crate_root(
+                file,
+                edition,
+                Some(CrateDisplayName::from_canonical_name(name)),
+                None,
+                host_cfg.clone(),
+                Some(host_cfg.clone()),
+                Env::default(),
+                origin,
+                Vec::new(),
+                false,
+                shared.cwd.clone(),
+                shared.ws.clone(),
+            )
+        };
+        let lacuna = add_local(
+            &mut graph,
+            prelude_id,
+            Edition::Edition2021,
+            "lacuna",
+            CrateOrigin::Library { repo: None, name: Symbol::intern("lacuna") },
+        );
+        let host_crate = add_local(
+            &mut graph,
+            host_file,
+            Edition::Edition2021,
+            "host",
+            CrateOrigin::Local { repo: None, name: Some(Symbol::intern("host")) },
+        );
+        for krate in [lacuna, host_crate] {
+            add_std_deps(&mut graph, krate, &std_crates)?;
+        }
+        let dep = DependencyBuilder::new(CrateName::new("lacuna").expect("valid crate name"), lacuna);
+        graph.add_dep(host_crate, dep).map_err(graph_error)?;
+        change.set_crate_graph(graph);
+        Ok(World { change, host_file, std_files, std_file_ids })
+    }
+}
+
+fn graph_error(e: impl std::fmt::Debug) -> CheckerError {
+    CheckerError::Internal { detail: format!("crate graph: {e:?}") }
+}
+
+fn one_file(id: FileId, path: &str) -> FileSet {
+    let mut set = FileSet::default();
+    set.insert(id, VfsPath::new_virtual_path(path.to_owned()));
+    set
+}
+
+/// Every reachable std source file, in one library root, so `#[path]` includes across crate dirs resolve.
+fn std_files(std_src: &StdSource, target: &TargetInfo, change: &mut FileChange, ids: &mut Ids) -> StdFiles {
+    let mut files = Vec::new();
+    for dir in std_src.source_dirs() {
+        rust_files(&dir, &mut files);
+    }
+    let mut out =
+        StdFiles { set: FileSet::default(), ids_by_path: HashMap::new(), count: files.len(), for_target: Vec::new() };
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Some(vfs_path) = vfs_path(&path) else { continue };
+        let id = ids.fresh();
+        change.change_file(id, Some(text));
+        if !for_other_platform(&path, target) {
+            out.for_target.push(id);
+        }
+        out.ids_by_path.insert(path, id);
+        out.set.insert(id, vfs_path);
+    }
+    out
+}
+
+/// The target's cfg, as rustc prints it.
+fn target_cfg(target: &TargetInfo) -> CfgOptions {
+    let mut cfg = CfgOptions::default();
+    for (key, value) in &target.cfg {
+        match value {
+            Some(v) => cfg.insert_key_value(Symbol::intern(key), Symbol::intern(v)),
+            None => cfg.insert_atom(Symbol::intern(key)),
+        }
+    }
+    cfg
+}
+
+/// std's crates with their features and dependencies on each other.
+fn add_std_crates(
+    graph: &mut CrateGraphBuilder,
+    std_src: &StdSource,
+    ids_by_path: &HashMap<PathBuf, FileId>,
+    target_cfg: &CfgOptions,
+    shared: &Shared,
+) -> Result<HashMap<&'static str, CrateBuilderId>, CheckerError> {
+    let mut std_crates = HashMap::new();
+    for krate in std_src.crates() {
+        let Some(&root) = ids_by_path.get(&std_src.library.join(&krate.root)) else { continue };
+        let mut cfg = target_cfg.clone();
+        for feature in krate.features {
+            cfg.insert_key_value(Symbol::intern("feature"), Symbol::intern(feature));
+        }
+        let origin = match krate.name {
+            "core" => CrateOrigin::Lang(LangCrateOrigin::Core),
+            "alloc" => CrateOrigin::Lang(LangCrateOrigin::Alloc),
+            "std" => CrateOrigin::Lang(LangCrateOrigin::Std),
+            name => CrateOrigin::Library { repo: None, name: Symbol::intern(name) },
+        };
+        let id = graph.add_crate_root(
+            root,
+            Edition::Edition2024,
+            Some(CrateDisplayName::from_canonical_name(krate.name)),
+            None,
+            cfg.clone(),
+            Some(cfg),
+            Env::default(),
+            origin,
+            Vec::new(),
+            false,
+            shared.cwd.clone(),
+            shared.ws.clone(),
+        );
+        for dep in krate.deps {
+            if let Some(&dep_id) = std_crates.get(dep) {
+                let name = CrateName::new(dep).expect("std crate names have no dashes");
+                graph.add_dep(id, DependencyBuilder::with_prelude(name, dep_id, true, true)).map_err(graph_error)?;
+            }
+        }
+        std_crates.insert(krate.name, id);
+    }
+    if !std_crates.contains_key("std") {
+        return Err(CheckerError::StdSourceMissing {
+            detail: format!("{} has no usable std crate", std_src.library.display()),
+        });
+    }
+    Ok(std_crates)
+}
+
+/// `core` and `std` in a crate's extern prelude; `alloc` a dependency but, as under rustc, not in it.
+fn add_std_deps(
+    graph: &mut CrateGraphBuilder,
+    krate: CrateBuilderId,
+    std_crates: &HashMap<&'static str, CrateBuilderId>,
+) -> Result<(), CheckerError> {
+    for name in ["core", "std"] {
+        let dep = DependencyBuilder::with_prelude(
+            CrateName::new(name).expect("valid crate name"),
+            std_crates[name],
+            true,
+            true,
+        );
+        graph.add_dep(krate, dep).map_err(graph_error)?;
+    }
+    if let Some(&alloc) = std_crates.get("alloc") {
+        let dep =
+            DependencyBuilder::with_prelude(CrateName::new("alloc").expect("valid crate name"), alloc, false, true);
+        graph.add_dep(krate, dep).map_err(graph_error)?;
+    }
+    Ok(())
+}
+
+/// Platform directories of std and stdarch whose modules the target's cfg turns off. Only a prefetch hint: a
+/// file wrongly skipped is parsed when needed, a file wrongly kept is parsed for nothing.
+fn for_other_platform(path: &std::path::Path, target: &TargetInfo) -> bool {
+    const PLATFORM_DIRS: &[&str] = &[
+        "aarch64",
+        "arm",
+        "arm_shared",
+        "wasm32",
+        "wasm",
+        "mips",
+        "mips64",
+        "powerpc",
+        "powerpc64",
+        "nvptx",
+        "riscv32",
+        "riscv64",
+        "riscv_shared",
+        "loongarch32",
+        "loongarch64",
+        "loongarch_shared",
+        "s390x",
+        "hexagon",
+        "amdgpu",
+        "windows",
+        "wasi",
+        "hermit",
+        "sgx",
+        "uefi",
+        "solid",
+        "teeos",
+        "xous",
+        "zkvm",
+        "vexos",
+        "trusty",
+        "motor",
+        "itron",
+        "darwin",
+        "apple",
+        "ios",
+        "macos",
+        "android",
+        "freebsd",
+        "netbsd",
+        "openbsd",
+        "dragonfly",
+        "illumos",
+        "solaris",
+        "haiku",
+        "horizon",
+        "vita",
+        "espidf",
+        "fuchsia",
+        "redox",
+        "aix",
+        "hurd",
+        "nto",
+        "vxworks",
+        "l4re",
+        "emscripten",
+        "cygwin",
+        "x86",
+        "x86_64",
+    ];
+    let own: Vec<&str> = target
+        .cfg
+        .iter()
+        .filter(|(k, _)| matches!(k.as_str(), "target_arch" | "target_os" | "target_family"))
+        .filter_map(|(_, v)| v.as_deref())
+        .collect();
+    // x86_64 targets also compile core_arch's shared `x86` module.
+    let own_x86 = own.contains(&"x86_64") || own.contains(&"x86");
+    path.components().any(|c| {
+        let name = c.as_os_str().to_string_lossy();
+        PLATFORM_DIRS.contains(&name.as_ref())
+            && !own.contains(&name.as_ref())
+            && !(own_x86 && (name == "x86" || name == "x86_64"))
+    })
+}
+
+fn vfs_path(path: &std::path::Path) -> Option<VfsPath> {
+    let utf8 = Utf8PathBuf::from_path_buf(path.to_path_buf()).ok()?;
+    AbsPathBuf::try_from(utf8).ok().map(VfsPath::from)
+}

@@ -1,0 +1,229 @@
+//! Sessions in this process, on one engine (made at the first `session.open`). Turns run one at a time
+//! process-wide (a turn's output is captured from the process's stdout), each session's turns in the order they
+//! arrive. A session worker process serves its one session this way; `lacuna serve --sessions-in-process` serves
+//! every session this way (a turn that aborts the process then ends them all).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use lacuna_engine::{Engine, ExecError, Session, SnippetSource, TranscriptTurn};
+use serde_json::{json, Value};
+
+use super::{EngineFactory, ModelFactory, OpenParams, SaveParams, SessionParams, TurnParams};
+use crate::protocol::{ErrorCode, RpcError};
+
+/// The model a turn written from a task asks, and how many attempts it may take.
+pub type Model = (Arc<dyn SnippetSource>, u32);
+
+pub struct LocalSessions {
+    factory: EngineFactory,
+    models: ModelFactory,
+    engine: OnceLock<Result<Arc<Engine>, String>>,
+    open: Mutex<HashMap<u64, Arc<Mutex<Option<Session>>>>>,
+}
+
+impl LocalSessions {
+    pub fn new(factory: EngineFactory, models: ModelFactory) -> LocalSessions {
+        LocalSessions { factory, models, engine: OnceLock::new(), open: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn count(&self) -> usize {
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Makes the engine now rather than at the first `session.open`.
+    pub fn start_engine(&self) -> Result<(), RpcError> {
+        self.engine().map(drop)
+    }
+
+    fn engine(&self) -> Result<Arc<Engine>, RpcError> {
+        self.engine
+            .get_or_init(|| (self.factory)().map(Arc::new).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|e| ErrorCode::Internal.with(format!("cannot start the sessions' engine: {e}")))
+    }
+
+    fn session(&self, id: u64) -> Result<Arc<Mutex<Option<Session>>>, RpcError> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned().ok_or_else(|| {
+            ErrorCode::InvalidParams
+                .with(format!("no session {id}; open one with `session.open` (ids are per service)"))
+        })
+    }
+
+    pub fn open(&self, params: OpenParams) -> Result<Value, RpcError> {
+        let turns = match &params.replay {
+            Some(path) => Some((path.display().to_string(), read_transcript(path)?)),
+            None => None,
+        };
+        self.open_with(params.host.as_deref(), turns)
+    }
+
+    /// Opens a session on `host` and runs `replay`'s turns (named by where they came from) before handing it out.
+    pub fn open_with(
+        &self,
+        host: Option<&std::path::Path>,
+        replay: Option<(String, Vec<TranscriptTurn>)>,
+    ) -> Result<Value, RpcError> {
+        self.engine()?;
+        let session = match host {
+            None => Session::new(),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| ErrorCode::InputError.with(format!("cannot read host {}: {e}", path.display())))?;
+                Session::from_host(&text).ok_or_else(|| {
+                    ErrorCode::InputError
+                        .with(format!("{} does not parse; `lacuna check` on it shows where", path.display()))
+                })?
+            }
+        };
+        let mut session = session;
+        let mut replayed = Vec::new();
+        let replaying = replay.is_some();
+        if let Some((from, turns)) = replay {
+            let engine = self.engine()?;
+            for (n, turn) in turns.into_iter().enumerate() {
+                let outcome = engine
+                    .session_turn(&mut session, &turn.snippet)
+                    .map_err(|e| ErrorCode::InputError.with(format!("{from}: turn {}: {e}", n + 1)))?;
+                if !outcome.accepted {
+                    engine.close_session(session);
+                    return Err(ErrorCode::InputError.with(format!(
+                        "{}: turn {} is rejected now (was the host or the policy changed?): {}",
+                        from,
+                        n + 1,
+                        outcome.diagnostics.join("\n")
+                    )));
+                }
+                replayed.push(json!({"value": outcome.value, "recorded": turn.value, "error": outcome.error}));
+            }
+        }
+        let id = session.id();
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Arc::new(Mutex::new(Some(session))));
+        Ok(if replaying { json!({"session": id, "replayed": replayed}) } else { json!({"session": id}) })
+    }
+
+    /// The turns the session kept, from the `from`th on.
+    pub fn transcript_from(&self, id: u64, from: usize) -> Vec<TranscriptTurn> {
+        let Ok(session) = self.session(id) else { return Vec::new() };
+        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        guard.as_ref().map(|s| s.transcript().get(from..).unwrap_or_default().to_vec()).unwrap_or_default()
+    }
+
+    /// Writes the session's transcript (one JSON object per turn that ran) for `session.open {"replay": PATH}`.
+    pub fn save(&self, params: SaveParams) -> Result<Value, RpcError> {
+        let session = self.session(params.session)?;
+        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let session = guard.as_ref().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
+        let mut text = String::new();
+        for turn in session.transcript() {
+            text.push_str(&serde_json::to_string(turn).map_err(|e| ErrorCode::Internal.with(e.to_string()))?);
+            text.push('\n');
+        }
+        std::fs::write(&params.path, text).map_err(|e| {
+            ErrorCode::InputError.with(format!("cannot write the transcript to {}: {e}", params.path.display()))
+        })?;
+        Ok(json!({"turns": session.transcript().len()}))
+    }
+
+    /// Runs on a blocking thread: a turn checks, compiles and runs. Cancelled (`cancel` set) while it is still
+    /// being checked, it stops there and changes nothing; once it runs, it stops where it is, as a fault.
+    pub fn turn(&self, params: TurnParams, cancel: Arc<AtomicBool>) -> Result<Value, RpcError> {
+        let model = match (&params.snippet, &params.task) {
+            (None, Some(_)) => Some((self.models)(params.model.as_deref()).map_err(|e| ErrorCode::InputError.with(e))?),
+            _ => None,
+        };
+        self.turn_with(params, model, cancel)
+    }
+
+    /// A turn whose model (for a task) is already chosen.
+    pub fn turn_with(
+        &self,
+        params: TurnParams,
+        model: Option<Model>,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<Value, RpcError> {
+        let engine = self.engine()?;
+        let session = self.session(params.session)?;
+        let mut guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let session = guard.as_mut().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
+        session.set_interrupt(Some(cancel));
+        let outcome = LocalSessions::turn_in(&engine, session, params, model);
+        session.set_interrupt(None);
+        outcome
+    }
+
+    fn turn_in(
+        engine: &Engine,
+        session: &mut Session,
+        params: TurnParams,
+        model: Option<Model>,
+    ) -> Result<Value, RpcError> {
+        let failed = |e: ExecError| match e {
+            ExecError::Checker(e) => ErrorCode::InputError.with(e.to_string()),
+            e => ErrorCode::Internal.with(e.to_string()),
+        };
+        let outcome =
+            match (params.snippet, params.task, model) {
+                (Some(snippet), None, _) if params.model.is_none() => {
+                    engine.session_turn(session, &snippet).map_err(failed)?
+                }
+                (None, Some(task), Some((model, attempts))) => {
+                    engine.session_task(session, &task, model.as_ref(), attempts).map_err(failed)?
+                }
+                _ => return Err(ErrorCode::InvalidParams.with(
+                    "give the turn's \"snippet\", or a \"task\" (and optionally a \"model\") for a model to write it",
+                )),
+            };
+        serde_json::to_value(&outcome).map_err(|e| ErrorCode::Internal.with(e.to_string()))
+    }
+
+    pub fn state(&self, params: SessionParams) -> Result<Value, RpcError> {
+        let session = self.session(params.session)?;
+        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let session = guard.as_ref().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
+        Ok(json!({
+            "session": session.id(),
+            "turns": session.turns(),
+            "locals": session.locals(),
+            "items": session.items().collect::<Vec<_>>(),
+        }))
+    }
+
+    pub fn close(&self, params: SessionParams) -> Result<Value, RpcError> {
+        let session = self.session(params.session)?;
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).remove(&params.session);
+        let taken = session.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let (Some(session), Ok(engine)) = (taken, self.engine()) {
+            engine.close_session(session);
+        }
+        Ok(json!({}))
+    }
+
+    /// Closes every session (shutdown).
+    pub fn close_all(&self) {
+        let ids: Vec<u64> = self.open.lock().unwrap_or_else(|e| e.into_inner()).keys().copied().collect();
+        for id in ids {
+            let _ = self.close(SessionParams { session: id });
+        }
+    }
+}
+
+pub(crate) fn read_transcript(path: &PathBuf) -> Result<Vec<TranscriptTurn>, RpcError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ErrorCode::InputError.with(format!("cannot read the transcript {}: {e}", path.display())))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(n, line)| {
+            serde_json::from_str(line).map_err(|e| {
+                ErrorCode::InputError.with(format!(
+                    "{}:{}: not a transcript line ({e}); `session.save` writes them",
+                    path.display(),
+                    n + 1
+                ))
+            })
+        })
+        .collect()
+}
