@@ -55,6 +55,32 @@ struct Shared {
     ws: triomphe::Arc<CrateWorkspaceData>,
 }
 
+impl Shared {
+    /// A crate: its root file, edition and name; its cfg (potential cfg the same), no env, no proc macros.
+    fn add_crate(
+        &self,
+        graph: &mut CrateGraphBuilder,
+        (root, edition, name): (FileId, Edition, &str),
+        cfg: &CfgOptions,
+        origin: CrateOrigin,
+    ) -> CrateBuilderId {
+        graph.add_crate_root(
+            root,
+            edition,
+            Some(CrateDisplayName::from_canonical_name(name)),
+            None,
+            cfg.clone(),
+            Some(cfg.clone()),
+            Env::default(),
+            origin,
+            Vec::new(),
+            false,
+            self.cwd.clone(),
+            self.ws.clone(),
+        )
+    }
+}
+
 impl World {
     pub fn new(std_src: &StdSource, target: &TargetInfo, prelude: &str) -> Result<World, CheckerError> {
         let mut change = FileChange::default();
@@ -88,34 +114,16 @@ impl World {
         let mut host_cfg = target_cfg;
         // A debug build, as `rustc` without -O compiles the host.
         host_cfg.insert_atom(Symbol::intern("debug_assertions"));
-        let add_local = |graph: &mut CrateGraphBuilder, file, edition, name: &str, origin| {
-            graph.add_crate_root(
-                file,
-                edition,
-                Some(CrateDisplayName::from_canonical_name(name)),
-                None,
-                host_cfg.clone(),
-                Some(host_cfg.clone()),
-                Env::default(),
-                origin,
-                Vec::new(),
-                false,
-                shared.cwd.clone(),
-                shared.ws.clone(),
-            )
-        };
-        let lacuna = add_local(
+        let lacuna = shared.add_crate(
             &mut graph,
-            prelude_id,
-            Edition::Edition2021,
-            "lacuna",
+            (prelude_id, Edition::Edition2021, "lacuna"),
+            &host_cfg,
             CrateOrigin::Library { repo: None, name: Symbol::intern("lacuna") },
         );
-        let host_crate = add_local(
+        let host_crate = shared.add_crate(
             &mut graph,
-            host_file,
-            Edition::Edition2021,
-            "host",
+            (host_file, Edition::Edition2021, "host"),
+            &host_cfg,
             CrateOrigin::Local { repo: None, name: Some(Symbol::intern("host")) },
         );
         for krate in [lacuna, host_crate] {
@@ -193,20 +201,7 @@ fn add_std_crates(
             "std" => CrateOrigin::Lang(LangCrateOrigin::Std),
             name => CrateOrigin::Library { repo: None, name: Symbol::intern(name) },
         };
-        let id = graph.add_crate_root(
-            root,
-            Edition::Edition2024,
-            Some(CrateDisplayName::from_canonical_name(krate.name)),
-            None,
-            cfg.clone(),
-            Some(cfg),
-            Env::default(),
-            origin,
-            Vec::new(),
-            false,
-            shared.cwd.clone(),
-            shared.ws.clone(),
-        );
+        let id = shared.add_crate(graph, (root, Edition::Edition2024, krate.name), &cfg, origin);
         for dep in krate.deps {
             if let Some(&dep_id) = std_crates.get(dep) {
                 let name = CrateName::new(dep).expect("std crate names have no dashes");
