@@ -143,7 +143,7 @@ pub(crate) fn violations(root: &SyntaxNode, range: Option<TextRange>, origin: Op
                         push(
                             ViolationKind::SoundnessHole,
                             range,
-                            "a reference to a reference with two named lifetimes (`&'a &'b T`) is the shape of a known \
+                            "a reference to a type with another named lifetime (`&'a &'b T`, `&'a Option<&'b T>`) is the shape of a known \
                              compiler soundness bug (rust-lang/rust#25860), which safe mode rejects"
                                 .into(),
                             "nested reference with named lifetimes",
@@ -156,24 +156,29 @@ pub(crate) fn violations(root: &SyntaxNode, range: Option<TextRange>, origin: Op
     out
 }
 
-/// `&'a &'b T` (or `&'a mut &'b T`, ...) with two distinct named lifetimes: the implied-bounds shape of
-/// rust-lang/rust#25860 (cve-rs and its successors) and of #84591.
+/// `&'a T` where `T` names another lifetime `'b` anywhere inside (`&'a &'b ()`, `&'a Option<&'b ()>`,
+/// `&'a [&'b (); 1]`, `&'a (&'b (),)`, `&'a Wrapper<'b>`): the reference's implied bound `'b: 'a` is the shape of
+/// rust-lang/rust#25860 (cve-rs and its successors) and of #84591, in every spelling of the wrapper. `'_`,
+/// `'static` and lifetimes a `for<..>` inside binds give no such bound.
 fn nested_reference_lifetimes(outer: &ast::RefType) -> Option<TextRange> {
     let outer_lifetime = outer.lifetime()?;
-    let ast::Type::RefType(inner) = strip_parens(outer.ty()?) else { return None };
-    let inner_lifetime = inner.lifetime()?;
-    let (a, b) = (outer_lifetime.text(), inner_lifetime.text());
-    (a != b && a != "'_" && b != "'_").then(|| outer.syntax().text_range())
-}
-
-fn strip_parens(mut ty: ast::Type) -> ast::Type {
-    while let ast::Type::ParenType(p) = &ty {
-        match p.ty() {
-            Some(inner) => ty = inner,
-            None => break,
-        }
+    let a = outer_lifetime.text();
+    if a == "'_" {
+        return None;
     }
-    ty
+    let inner = outer.ty()?;
+    let bound_inside: Vec<String> = inner
+        .syntax()
+        .descendants()
+        .filter_map(ast::LifetimeParam::cast)
+        .filter_map(|p| p.lifetime())
+        .map(|l| l.text().to_string())
+        .collect();
+    let other = inner.syntax().descendants().filter_map(ast::Lifetime::cast).any(|l| {
+        let b = l.text();
+        b != a && b != "'_" && b != "'static" && !bound_inside.iter().any(|bound| *bound == *b)
+    });
+    other.then(|| outer.syntax().text_range())
 }
 
 fn next_significant(token: &SyntaxToken) -> Option<SyntaxToken> {
@@ -219,11 +224,20 @@ mod tests {
         assert_eq!(kinds("format!(\"{}\", env!(\"HOME\"))"), ["compile-time-read"]);
         assert_eq!(kinds("macro_rules! m { () => { include_bytes!(\"/x\") } } 1"), ["compile-time-read"]);
         assert_eq!(kinds("fn f<'a, 'b>(_: &'a &'b (), v: &'b i32) -> &'a i32 { v } 1"), ["soundness-hole"]);
+        // The implied bound through any wrapper.
+        for ty in ["Option<&'b ()>", "[&'b (); 1]", "(&'b (),)", "Vec<&'b ()>", "Box<dyn Fn() + 'b>", "(&'b ())"] {
+            let snippet = format!("fn f<'a, 'b>(_: &'a {ty}, v: &'b i32) -> &'a i32 {{ v }} 1");
+            assert_eq!(kinds(&snippet), ["soundness-hole"], "{ty}");
+        }
     }
 
     #[test]
     fn ordinary_code_passes() {
         assert!(kinds("let path = \"a/b\"; let env = 3; let link = vec![1]; #[derive(Debug)] struct S; fn f(x: &&i32) -> i32 { **x } f(&&env) + link.len() as i32").is_empty());
         assert!(kinds("fn g<'a>(x: &'a &'a str) -> usize { x.len() } g(&\"s\")").is_empty());
+        assert!(kinds("fn h<'a>(x: &'a Option<&'static str>, f: &'a dyn for<'x> Fn(&'x str) -> usize) -> usize { x.map_or(0, |s| f(s)) } 1").is_empty());
+        assert!(
+            kinds("fn k<'a, 'b>(x: &'a str, y: &'b str) -> &'a str { if y.is_empty() { x } else { x } } 1").is_empty()
+        );
     }
 }
