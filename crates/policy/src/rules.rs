@@ -197,10 +197,22 @@ fn std_item(item: &Item) -> Rule {
         _ if PURE_STD_MODULES.contains(&top) => Allow,
         "fs" => Deny(AmbientAuthority, "the filesystem"),
         "net" => Deny(AmbientAuthority, "the network"),
+        // The target's constants (`env::consts::OS`) say what the program was compiled for, nothing of its world.
+        "env" if item.modules.get(1).map(String::as_str) == Some("consts") || (is_module && name == "consts") => Allow,
         "env" => Deny(AmbientAuthority, "the process environment"),
+        // `std::os::unix::ffi`: byte views of OS strings (`OsStrExt::as_bytes`, `OsStringExt::from_vec`),
+        // conversions with no system call.
+        "os" if item.modules.get(1..3).is_some_and(|m| m == ["unix", "ffi"])
+            || (is_module && item.modules.len() == 1 && name == "unix")
+            || (is_module && item.modules.len() == 2 && name == "ffi" && item.modules[1] == "unix") =>
+        {
+            Allow
+        }
         "os" => Deny(AmbientAuthority, "operating-system interfaces"),
         "backtrace" => Deny(AmbientAuthority, "the process's own executable and environment"),
         "process" if matches!(name, "exit" | "abort") => Deny(HostTakeover, "the host process's life"),
+        // A value, not an act: `ExitCode::SUCCESS`, `ExitCode::from(2)`, `Termination` in signatures.
+        "process" if matches!(owner.or(Some(name)), Some("ExitCode" | "Termination")) => Allow,
         "process" => Deny(AmbientAuthority, "processes"),
         // Modules allowed item by item may be named themselves (`use std::time;` for `time::Duration`).
         "alloc" | "time" | "io" | "thread" | "panic" | "path" if is_module => Allow,
@@ -336,6 +348,16 @@ mod tests {
         }
         assert_eq!(p.judge(&item(CrateKind::Core, "mem::swap", Function)), Ok(()));
         assert_eq!(p.judge(&item(CrateKind::Core, "mem::drop", Function)), Ok(()));
+        for (path, kind) in [
+            ("env::consts::OS", Const),
+            ("env::consts", Module),
+            ("process::ExitCode::SUCCESS", Const),
+            ("process::ExitCode", Type),
+            ("os::unix::ffi::os_str::OsStrExt::as_bytes", Function),
+            ("os::unix::ffi::OsStringExt::from_vec", Function),
+        ] {
+            assert_eq!(p.judge(&std(path, kind)), Ok(()), "std::{path}");
+        }
         assert_eq!(p.judge(&item(CrateKind::Core, "ops::Deref", Trait)), Ok(()));
         assert_eq!(p.judge(&item(CrateKind::Host, "tools::send_money", Function)), Ok(()));
     }
