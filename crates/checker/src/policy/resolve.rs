@@ -172,6 +172,27 @@ impl<'a, 'db> Walker<'a, 'db> {
     }
 
     fn definition(&mut self, def: Definition<'_>, at: TextRange, written: &str) {
+        // A value that holds one of the host's own handles to the world (a `File`, a `TcpStream`, a `Child`):
+        // its methods, the traits it implements and generic code would all reach it, so it is not used at all.
+        let held = match def {
+            Definition::Local(local) => Some(local.ty(self.db)),
+            Definition::Field(field) => Some(field.ty(self.db)),
+            _ => None,
+        };
+        if let Some((item, what)) = held.and_then(|ty| self.handle_in(&ty, 0)) {
+            let reaches = format!("reaches {what}");
+            self.out.push(Violation {
+                kind: ViolationKind::AmbientAuthority,
+                range: span(at),
+                message: format!(
+                    "{written} holds a `{}`, a handle to {what} the host opened; safe mode denies using it (its \
+                     methods, traits and generic code would all reach it)",
+                    item.display()
+                ),
+                label: reaches,
+                grant: None,
+            });
+        }
         for item in items(self.db, def) {
             if let Err(denial) = self.policy.judge(&item) {
                 let path = item.display();
@@ -193,6 +214,26 @@ impl<'a, 'db> Walker<'a, 'db> {
                 });
             }
         }
+    }
+
+    /// The first type in `ty` (through references and type arguments) that safe mode denies outright — not one a
+    /// grant could allow (a host's `Duration` is a value, not the clock) — and what it reaches.
+    fn handle_in(&self, ty: &ra_ap_hir::Type<'_>, depth: usize) -> Option<(Item, &'static str)> {
+        if depth > 6 {
+            return None;
+        }
+        let ty = ty.strip_references();
+        if let Some(adt) = ty.as_adt() {
+            for item in items(self.db, Definition::Adt(adt)) {
+                if let Err(denial) = self.policy.judge(&item) {
+                    if denial.grant.is_none() && denial.kind == ViolationKind::AmbientAuthority {
+                        return Some((item, denial.what));
+                    }
+                }
+            }
+        }
+        let arguments: Vec<ra_ap_hir::Type<'_>> = ty.type_arguments().collect();
+        arguments.iter().find_map(|arg| self.handle_in(arg, depth + 1))
     }
 
     fn unresolved(&mut self, at: TextRange, written: &str) {
