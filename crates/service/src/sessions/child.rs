@@ -77,7 +77,7 @@ where
     for (id, call) in calls {
         let cancel = Arc::new(AtomicBool::new(false));
         *link.current.lock().unwrap_or_else(|e| e.into_inner()) = Some((id, cancel.clone()));
-        let before = session.map_or(0, |s| sessions.transcript_from(s, 0).len());
+        let before = session.map_or(0, |s| sessions.transcript_len(s));
         let result = answer(&sessions, &mut session, call, &link, cancel);
         *link.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let kept = session.map(|s| sessions.transcript_from(s, before)).unwrap_or_default();

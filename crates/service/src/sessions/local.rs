@@ -104,6 +104,13 @@ impl LocalSessions {
         Ok(if replaying { json!({"session": id, "replayed": replayed}) } else { json!({"session": id}) })
     }
 
+    /// How many turns the session kept.
+    pub fn transcript_len(&self, id: u64) -> usize {
+        let Ok(session) = self.session(id) else { return 0 };
+        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        guard.as_ref().map_or(0, |s| s.transcript().len())
+    }
+
     /// The turns the session kept, from the `from`th on.
     pub fn transcript_from(&self, id: u64, from: usize) -> Vec<TranscriptTurn> {
         let Ok(session) = self.session(id) else { return Vec::new() };
