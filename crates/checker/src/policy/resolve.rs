@@ -58,6 +58,10 @@ impl<'a, 'db> Walker<'a, 'db> {
                             continue;
                         }
                         if let Some(name_ref) = descended.parent().and_then(ast::NameRef::cast) {
+                            // A macro called in a trusted macro's arguments: the snippet's own is expanded.
+                            if let Some(call) = super::classified::macro_called(&name_ref) {
+                                self.macro_call(&call, at);
+                            }
                             self.name_ref(&name_ref, at);
                         }
                     }
@@ -130,7 +134,7 @@ impl<'a, 'db> Walker<'a, 'db> {
         };
         // Judged through the path's name ref too; here only: is it the snippet's own (then its expansion is
         // walked like the snippet) or a trusted one (std's allowlisted macros, the host's)?
-        if !self.written_in_snippet(mac) {
+        if !written_in_snippet(self.db, self.snippet, mac) {
             return;
         }
         self.expansions += 1;
@@ -156,19 +160,6 @@ impl<'a, 'db> Walker<'a, 'db> {
             self.out.push(v);
         }
         self.walk(&expansion.value, Some(at));
-    }
-
-    /// Whether `mac` is defined by the snippet (in its text, or by one of its macros' expansions).
-    fn written_in_snippet(&self, mac: ra_ap_hir::Macro) -> bool {
-        let Some(source) = mac.source(self.db) else { return true };
-        if source.file_id.is_macro() {
-            return true;
-        }
-        let krate = mac.module(self.db).krate(self.db);
-        crate_kind(self.db, krate) == CrateKind::Host
-            && self
-                .snippet
-                .contains_range(source.value.either(|m| m.syntax().text_range(), |f| f.syntax().text_range()))
     }
 
     fn definition(&mut self, def: Definition<'_>, at: TextRange, written: &str) {
@@ -250,11 +241,22 @@ impl<'a, 'db> Walker<'a, 'db> {
     }
 }
 
+/// Whether `mac` is defined by the snippet at `snippet` (in its text, or by one of its macros' expansions).
+pub(crate) fn written_in_snippet(db: &RootDatabase, snippet: TextRange, mac: ra_ap_hir::Macro) -> bool {
+    let Some(source) = mac.source(db) else { return true };
+    if source.file_id.is_macro() {
+        return true;
+    }
+    let krate = mac.module(db).krate(db);
+    crate_kind(db, krate) == CrateKind::Host
+        && snippet.contains_range(source.value.either(|m| m.syntax().text_range(), |f| f.syntax().text_range()))
+}
+
 fn span(r: TextRange) -> std::ops::Range<usize> {
     usize::from(r.start())..usize::from(r.end())
 }
 
-fn crate_kind(db: &RootDatabase, krate: ra_ap_hir::Crate) -> CrateKind {
+pub(crate) fn crate_kind(db: &RootDatabase, krate: ra_ap_hir::Crate) -> CrateKind {
     match krate.display_name(db) {
         Some(name) => CrateKind::from_name(&name.to_string()),
         None => CrateKind::Other(String::new()),
