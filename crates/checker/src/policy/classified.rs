@@ -187,7 +187,7 @@ impl<'db> Pass<'_, 'db> {
     }
 
     fn name_ref(&mut self, name_ref: &ast::NameRef, at: TextRange, mode: Mode) {
-        if matches!(mode, Mode::Scan) && !is_entry_name(&name_ref.text()) {
+        if matches!(mode, Mode::Scan) && !is_entry_name(name_ref.text()) {
             return;
         }
         let written = name_ref.text().to_string();

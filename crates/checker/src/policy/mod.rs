@@ -9,6 +9,7 @@
 
 pub(crate) mod classified;
 pub(crate) mod resolve;
+pub(crate) mod soundness;
 pub(crate) mod syntax;
 
 use lacuna_policy::ViolationKind;

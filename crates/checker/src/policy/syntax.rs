@@ -138,47 +138,13 @@ pub(crate) fn violations(root: &SyntaxNode, range: Option<TextRange>, origin: Op
                             what,
                         );
                     }
-                } else if let Some(outer) = ast::RefType::cast(node.clone()) {
-                    if let Some(range) = nested_reference_lifetimes(&outer) {
-                        push(
-                            ViolationKind::SoundnessHole,
-                            range,
-                            "a reference to a type with another named lifetime (`&'a &'b T`, `&'a Option<&'b T>`) is the shape of a known \
-                             compiler soundness bug (rust-lang/rust#25860), which safe mode rejects"
-                                .into(),
-                            "nested reference with named lifetimes",
-                        );
-                    }
+                } else if let Some((range, message, label)) = super::soundness::shape(&node) {
+                    push(ViolationKind::SoundnessHole, range, message, label);
                 }
             }
         }
     }
     out
-}
-
-/// `&'a T` where `T` names another lifetime `'b` anywhere inside (`&'a &'b ()`, `&'a Option<&'b ()>`,
-/// `&'a [&'b (); 1]`, `&'a (&'b (),)`, `&'a Wrapper<'b>`): the reference's implied bound `'b: 'a` is the shape of
-/// rust-lang/rust#25860 (cve-rs and its successors) and of #84591, in every spelling of the wrapper. `'_`,
-/// `'static` and lifetimes a `for<..>` inside binds give no such bound.
-fn nested_reference_lifetimes(outer: &ast::RefType) -> Option<TextRange> {
-    let outer_lifetime = outer.lifetime()?;
-    let a = outer_lifetime.text();
-    if a == "'_" {
-        return None;
-    }
-    let inner = outer.ty()?;
-    let bound_inside: Vec<String> = inner
-        .syntax()
-        .descendants()
-        .filter_map(ast::LifetimeParam::cast)
-        .filter_map(|p| p.lifetime())
-        .map(|l| l.text().to_string())
-        .collect();
-    let other = inner.syntax().descendants().filter_map(ast::Lifetime::cast).any(|l| {
-        let b = l.text();
-        b != a && b != "'_" && b != "'static" && !bound_inside.iter().any(|bound| *bound == *b)
-    });
-    other.then(|| outer.syntax().text_range())
 }
 
 fn next_significant(token: &SyntaxToken) -> Option<SyntaxToken> {
