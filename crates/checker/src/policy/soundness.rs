@@ -146,6 +146,8 @@ fn unsized_blanket_with_assoc_type(imp: &ast::Impl) -> Option<TextRange> {
 mod tests {
     use super::*;
 
+    type Wrap = dyn Fn(&str, &str) -> String;
+
     fn hits(item: &str) -> usize {
         let file = ra_ap_syntax::SourceFile::parse(item, ra_ap_syntax::Edition::Edition2021).tree();
         file.syntax().descendants().filter(|n| shape(n).is_some()).count()
@@ -156,7 +158,7 @@ mod tests {
     /// a `for<..>` inside binds: accepted.
     #[test]
     fn implied_bound_variants_are_all_found() {
-        let outers: &[&dyn Fn(&str, &str) -> String] = &[
+        let outers: &[&Wrap] = &[
             &|a, x| format!("&{a} {x}"),
             &|a, x| format!("&{a} mut {x}"),
             &|a, x| format!("&{a} Option<{x}>"),
