@@ -126,6 +126,49 @@ pub mod __private {
         unsafe { &mut *p }
     }
 
+    /// A host value a snippet used, after the snippet faulted: a `Mutex` or `RwLock` it held a guard of when its
+    /// budget ran out or it panicked is poisoned, and the host's own next `lock().unwrap()` would panic. The hole's
+    /// `Err` is how the host learns the snippet failed; the lock is cleared so the host's code after it still runs.
+    /// Called as `(&Unpoison(&value)).unpoison()`: [`UnpoisonLock`] for the lock types, the no-op
+    /// [`UnpoisonOther`] (one more autoref away) for every other type.
+    pub struct Unpoison<'a, T: ?Sized>(pub &'a T);
+
+    pub trait UnpoisonLock {
+        fn unpoison(&self);
+    }
+
+    pub trait UnpoisonOther {
+        fn unpoison(&self);
+    }
+
+    impl<T: ?Sized> UnpoisonOther for &Unpoison<'_, T> {
+        fn unpoison(&self) {}
+    }
+
+    macro_rules! unpoison_locks {
+        ($($lock:ty => |$l:ident| $clear:expr;)*) => {$(
+            impl<U: ?Sized> UnpoisonLock for Unpoison<'_, $lock> {
+                fn unpoison(&self) {
+                    let $l = &*self.0;
+                    $clear
+                }
+            }
+        )*};
+    }
+
+    unpoison_locks! {
+        std::sync::Mutex<U> => |l| l.clear_poison();
+        std::sync::RwLock<U> => |l| l.clear_poison();
+        std::sync::Arc<std::sync::Mutex<U>> => |l| l.clear_poison();
+        std::sync::Arc<std::sync::RwLock<U>> => |l| l.clear_poison();
+        std::rc::Rc<std::sync::Mutex<U>> => |l| l.clear_poison();
+        std::rc::Rc<std::sync::RwLock<U>> => |l| l.clear_poison();
+        &std::sync::Mutex<U> => |l| l.clear_poison();
+        &std::sync::RwLock<U> => |l| l.clear_poison();
+        &mut std::sync::Mutex<U> => |l| l.clear_poison();
+        &mut std::sync::RwLock<U> => |l| l.clear_poison();
+    }
+
     /// A value of any type, for the checker to ask rustc whether a hole's type is what it thinks. Never called.
     pub fn placeholder<T>() -> T {
         unreachable!("lacuna's type probe is checked, never run")

@@ -9,13 +9,13 @@ use ra_ap_base_db::FileChange;
 use ra_ap_hir::{ChangeWithProcMacros, GenericParam, HirDisplay, PathResolution, ScopeDef, Semantics};
 use ra_ap_ide::{AnalysisHost, AssistResolveStrategy, DiagnosticCode, DiagnosticsConfig, Edition, FileId, Severity};
 use ra_ap_ide_db::defs::{Definition, NameRefClass};
-use ra_ap_syntax::{ast, ast::HasLoopBody, ast::HasName, AstNode, AstToken};
+use ra_ap_syntax::{ast, ast::HasName, AstNode, AstToken};
 use ra_ap_syntax::{SyntaxKind, TextRange};
 
 use crate::crate_graph::World;
 use crate::std_source::{StdSource, TargetInfo};
 use crate::CheckerError;
-use lacuna_ir::{Binding, BindingUse, FuelPoint, HoleScope, SnippetUses, UseKind};
+use lacuna_ir::{Binding, BindingUse, HoleScope, SnippetUses, UseKind};
 
 /// A diagnostic as rust-analyzer reports it, in spliced-text coordinates.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -455,11 +455,7 @@ impl RaSession {
         };
         let rel = |r: TextRange| usize::from(r.start()) - snippet.start..usize::from(r.end()) - snippet.start;
         let mut out = SnippetUses::default();
-        for node in file.syntax().descendants() {
-            if range.contains_range(node.text_range()) {
-                out.fuel_points.extend(fuel_point(&node, snippet.start));
-            }
-        }
+        out.fuel_points = crate::fuel::points(file.syntax(), range, snippet.start);
         for element in file.syntax().descendants_with_tokens() {
             let Some(token) = element.into_token() else { continue };
             if !range.contains_range(token.text_range()) {
@@ -775,32 +771,6 @@ pub(crate) fn stable_source(written: String) -> String {
         }
     }
     out
-}
-
-/// Where code that may run long or recurse counts fuel (and checks its stack): at the top of every loop body,
-/// function body and closure body. Offsets are relative to `base`.
-pub(crate) fn fuel_point(node: &ra_ap_syntax::SyntaxNode, base: usize) -> Option<FuelPoint> {
-    let rel = |r: TextRange| usize::from(r.start()) - base..usize::from(r.end()) - base;
-    let after_curly = |list: Option<ast::StmtList>| {
-        list.and_then(|l| l.l_curly_token()).map(|c| FuelPoint::After(usize::from(c.text_range().end()) - base))
-    };
-    if let Some(expr) = ast::LoopExpr::cast(node.clone()) {
-        after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
-    } else if let Some(expr) = ast::WhileExpr::cast(node.clone()) {
-        after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
-    } else if let Some(expr) = ast::ForExpr::cast(node.clone()) {
-        after_curly(expr.loop_body().and_then(|b| b.stmt_list()))
-    } else if let Some(f) = ast::Fn::cast(node.clone()) {
-        after_curly(f.body().and_then(|b| b.stmt_list()))
-    } else if let Some(closure) = ast::ClosureExpr::cast(node.clone()) {
-        match closure.body() {
-            Some(ast::Expr::BlockExpr(block)) if block.modifier().is_none() => after_curly(block.stmt_list()),
-            Some(body) => Some(FuelPoint::Wrap(rel(body.syntax().text_range()))),
-            None => None,
-        }
-    } else {
-        None
-    }
 }
 
 /// The `Fn` trait a closure-like local is called through: a closure, a type parameter bounded by an `Fn` trait,

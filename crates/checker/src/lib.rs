@@ -15,6 +15,7 @@ mod analysis;
 mod check;
 mod crate_graph;
 mod diagnostic;
+pub(crate) mod fuel;
 pub mod export;
 mod host;
 mod ir_build;

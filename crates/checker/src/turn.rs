@@ -109,8 +109,8 @@ pub fn split_turn(turn: &str) -> Option<TurnParts> {
 /// Called outside a turn's run (by host code), the ticks count nothing.
 pub fn with_fuel_points(items: &str) -> String {
     let parse = SourceFile::parse(items, Edition::Edition2021);
-    let points: Vec<lacuna_ir::FuelPoint> =
-        parse.tree().syntax().descendants().filter_map(|node| crate::analysis::fuel_point(&node, 0)).collect();
+    let root = parse.tree().syntax().clone();
+    let points = crate::fuel::points(&root, root.text_range(), 0);
     lacuna_ir::FuelPoint::apply_all(items, &points)
 }
 

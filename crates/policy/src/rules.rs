@@ -129,6 +129,9 @@ const HOST_ONLY_CAP: &[&str] = &[
     "with_clock",
 ];
 
+/// What leaking a value reaches.
+const LEFT_HELD: &str = "the host's locks and borrows: a value never dropped (a lock guard, a `RefCell` borrow) stays held after the hole";
+
 const PRINTING_MACROS: &[&str] = &["print", "println", "eprint", "eprintln", "dbg"];
 
 pub(crate) fn judge(item: &Item) -> Rule {
@@ -174,6 +177,22 @@ fn core_item(item: &Item) -> Rule {
             HostTakeover,
             "the host's unwinding: a destructor that panics while a panic unwinds aborts the process",
         ),
+        // A value never dropped keeps what it holds: a forgotten `MutexGuard`, `RefMut` or stdout lock stays held
+        // after the hole, and the host's own next `lock()` blocks forever or its `borrow_mut()` panics.
+        Some("mem")
+            if item.name == "forget"
+                || matches!(item.owner.as_deref().unwrap_or(item.name.as_str()), "ManuallyDrop" | "MaybeUninit") =>
+        {
+            Deny(HostTakeover, LEFT_HELD)
+        }
+        _ if matches!(item.owner.as_deref(), Some("Box" | "Vec" | "String" | "Rc" | "Arc"))
+            && matches!(
+                item.name.as_str(),
+                "leak" | "into_raw" | "into_raw_parts" | "into_non_null" | "into_raw_with_allocator"
+            ) =>
+        {
+            Deny(HostTakeover, LEFT_HELD)
+        }
         Some("alloc") if matches!(item.name.as_str(), "handle_alloc_error" | "set_alloc_error_hook") => {
             Deny(HostTakeover, "the global allocator")
         }
@@ -321,6 +340,24 @@ mod tests {
         // A snippet's own destructor could abort the host (a panic in it while a panic unwinds).
         for (path, kind) in [("ops::drop::Drop", Trait), ("ops::drop::Drop::drop", Function)] {
             assert_eq!(kind_of(&p, &item(CrateKind::Core, path, kind)), Some(ViolationKind::HostTakeover), "{path}");
+        }
+        // A value never dropped leaves what it holds held (a lock guard, a `RefCell` borrow).
+        for (krate, path, kind) in [
+            (CrateKind::Core, "mem::forget", Function),
+            (CrateKind::Core, "mem::manually_drop::ManuallyDrop", Type),
+            (CrateKind::Core, "mem::manually_drop::ManuallyDrop::new", Function),
+            (CrateKind::Core, "mem::maybe_uninit::MaybeUninit::new", Function),
+            (CrateKind::Alloc, "boxed::Box::leak", Function),
+            (CrateKind::Alloc, "boxed::Box::into_raw", Function),
+            (CrateKind::Alloc, "vec::Vec::leak", Function),
+            (CrateKind::Alloc, "string::String::leak", Function),
+            (CrateKind::Alloc, "rc::Rc::into_raw", Function),
+            (CrateKind::Alloc, "sync::Arc::into_raw", Function),
+        ] {
+            assert_eq!(kind_of(&p, &item(krate, path, kind)), Some(ViolationKind::HostTakeover), "{path}");
+        }
+        for (krate, path) in [(CrateKind::Core, "mem::take"), (CrateKind::Core, "mem::swap"), (CrateKind::Alloc, "boxed::Box::new")] {
+            assert_eq!(kind_of(&p, &item(krate, path, Function)), None, "{path}");
         }
     }
 

@@ -44,8 +44,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             .token_tree()
             .map(|t| t.syntax().children_with_tokens().filter_map(|t| t.into_token()).collect())
             .unwrap_or_default();
-        let empty =
-            tokens.iter().all(|t| t.kind().is_trivia() || matches!(t.text(), "(" | ")" | "[" | "]" | "{" | "}"));
+        // Empty: only the delimiters (a `{ .. }` element is a group, not tokens, at this level).
+        let groups = call.token_tree().is_some_and(|t| t.syntax().children().next().is_some());
+        let empty = !groups
+            && tokens.iter().all(|t| t.kind().is_trivia() || matches!(t.text(), "(" | ")" | "[" | "]" | "{" | "}"));
         if empty {
             return Ok(TKind::VecLit(Vec::new()));
         }

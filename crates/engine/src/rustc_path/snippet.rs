@@ -548,6 +548,13 @@ impl EntryScope<'_> {
                     anchor = anchor_name(i),
                 ),
             };
+            // A lock the snippet held when it faulted is poisoned; the host's own next `lock()` must still work.
+            if matches!(access, Access::Mutable | Access::Shared) {
+                out.resets.push_str(&format!(
+                    "if __lacuna_status != 0 {{ use ::lacuna::__private::{{UnpoisonLock as _, UnpoisonOther as _}}; \
+                     (&::lacuna::__private::Unpoison(unsafe {{ &*({ptr} as *const {ty}) }})).unpoison(); }} "
+                ));
+            }
             out.lines.push_str("        ");
             out.lines.push_str(&line);
             out.lines.push('\n');
