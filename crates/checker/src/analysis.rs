@@ -454,8 +454,10 @@ impl RaSession {
             bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())
         };
         let rel = |r: TextRange| usize::from(r.start()) - snippet.start..usize::from(r.end()) - snippet.start;
-        let mut out = SnippetUses::default();
-        out.fuel_points = crate::fuel::points(file.syntax(), range, snippet.start);
+        let mut out = SnippetUses {
+            fuel_points: crate::fuel::points(file.syntax(), range, snippet.start),
+            ..SnippetUses::default()
+        };
         for element in file.syntax().descendants_with_tokens() {
             let Some(token) = element.into_token() else { continue };
             if !range.contains_range(token.text_range()) {
