@@ -32,6 +32,7 @@ pub(crate) fn points(root: &SyntaxNode, range: TextRange, base: usize) -> Vec<Fu
     let mut out = Vec::new();
     for node in root.descendants().filter(inside) {
         out.extend(node_point(&node, base));
+        out.extend(format_guard(&node, base));
         if let Some(call) = ast::MacroCall::cast(node.clone()) {
             let name = call.path().and_then(|p| p.segment()).and_then(|s| s.name_ref()).map(|n| n.text().to_string());
             if name.is_some_and(|n| STD_EXPRESSION_MACROS.contains(&n.as_str()) || own_macros.contains(&n)) {
@@ -88,6 +89,32 @@ fn matcher_spells_code(rules: &SyntaxNode) -> bool {
             .filter_map(|e| e.into_token())
             .any(|t| matches!(t.text(), "loop" | "while" | "for" | "fn"))
     })
+}
+
+/// std's formatting traits, whose `fmt` std may call while it builds a panic's message.
+const FORMAT_TRAITS: &[&str] =
+    &["Display", "Debug", "LowerHex", "UpperHex", "Octal", "Binary", "LowerExp", "UpperExp", "Pointer"];
+
+/// The guard at the top of a `fmt` method of an impl of a formatting trait.
+fn format_guard(node: &SyntaxNode, base: usize) -> Option<FuelPoint> {
+    let f = ast::Fn::cast(node.clone())?;
+    if ast::HasName::name(&f)?.text() != "fmt" {
+        return None;
+    }
+    let imp = f.syntax().ancestors().nth(2).and_then(ast::Impl::cast)?;
+    let trait_name = match imp.trait_()? {
+        ast::Type::PathType(p) => p.path()?.segment()?.name_ref()?.text().to_string(),
+        _ => return None,
+    };
+    if !FORMAT_TRAITS.contains(&trait_name.as_str()) {
+        return None;
+    }
+    let open = f.body()?.stmt_list()?.l_curly_token()?;
+    let formatter = f.param_list()?.params().next().and_then(|p| match p.pat()? {
+        ast::Pat::IdentPat(i) if i.ref_token().is_none() => ast::HasName::name(&i).map(|n| n.text().to_string()),
+        _ => None,
+    });
+    Some(FuelPoint::FormatGuard { after: usize::from(open.text_range().end()) - base, formatter })
 }
 
 /// The fuel point of one parsed construct.

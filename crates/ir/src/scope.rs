@@ -112,18 +112,33 @@ pub struct SnippetUses {
     pub retyped: Vec<(usize, String)>,
 }
 
-/// A place in a snippet where execution should count fuel.
+/// A place in a snippet where a run-time check goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FuelPoint {
-    /// Right after the `{` that ends at this snippet offset.
+    /// Count fuel right after the `{` that ends at this snippet offset.
     After(usize),
-    /// Around this expression (a closure body without braces).
+    /// Count fuel around this expression (a closure body without braces).
     Wrap(std::ops::Range<usize>),
+    /// The top of a `fmt` method of the snippet's (`Display`, `Debug`, ..), after the `{` that ends at `after`:
+    /// while its thread panics it writes a placeholder instead of running. std formats a panic's message inside
+    /// its panic machinery, where a second panic aborts the process; a snippet's `fmt` that panics there would
+    /// take the host down.
+    FormatGuard { after: usize, formatter: Option<String> },
 }
 
 /// The statement a fuel point becomes in rustc-path code: counts fuel, checks time, the stack and the interrupt
 /// (a no-op outside a snippet's run).
 pub const FUEL_TICK: &str = "::lacuna::__private::tick();";
+
+/// The statement a [`FuelPoint::FormatGuard`] becomes: `formatter` is the `fmt` method's formatter parameter, if
+/// it has a name.
+pub fn format_guard(formatter: Option<&str>) -> String {
+    let ret = match formatter {
+        Some(f) => format!("::core::fmt::Formatter::write_str({f}, \"<not formatted while panicking>\")"),
+        None => "::core::result::Result::Ok(())".to_owned(),
+    };
+    format!("if ::std::thread::panicking() {{ return {ret}; }}")
+}
 
 impl FuelPoint {
     /// `text` with `points` (offsets into it) made [`FUEL_TICK`] statements.
@@ -133,6 +148,9 @@ impl FuelPoint {
         for point in points {
             match point {
                 FuelPoint::After(at) => inserts.push((*at, false, format!(" {FUEL_TICK}"))),
+                FuelPoint::FormatGuard { after, formatter } => {
+                    inserts.push((*after, false, format!(" {}", format_guard(formatter.as_deref()))))
+                }
                 FuelPoint::Wrap(range) => {
                     inserts.push((range.start, false, format!("{{ {FUEL_TICK} ")));
                     inserts.push((range.end, true, " }".to_owned()));

@@ -627,6 +627,8 @@ impl EntryScope<'_> {
         for point in &uses.fuel_points {
             match point {
                 FuelPoint::After(at) => edits.push(Edit::insert(*at, format!(" {TICK}"))),
+                FuelPoint::FormatGuard { after, formatter } => edits
+                    .push(Edit::insert(*after, format!(" {}", lacuna_ir::format_guard(formatter.as_deref())))),
                 FuelPoint::Wrap(range) => {
                     edits.push(Edit::insert(range.start, format!("{{ {TICK} ")));
                     edits.push(Edit::insert_after(range.end, " }".into()));
