@@ -81,6 +81,17 @@ pub(crate) struct RaSession {
 }
 
 impl RaSession {
+    /// A handle that stops the analysis in progress on this session's database (from another thread): its next
+    /// query unwinds with `salsa::Cancelled`.
+    pub fn cancellation_token(&self) -> salsa::CancellationToken {
+        salsa::Database::cancellation_token(self.host.raw_database())
+    }
+
+    /// Clears a stop request, so the next analysis runs (attaching the database and leaving clears it).
+    pub fn clear_cancellation(&self) {
+        ra_ap_hir::attach_db(self.host.raw_database(), || ());
+    }
+
     pub fn load(std_src: &StdSource, target: &TargetInfo, prelude: &str) -> Result<RaSession, CheckerError> {
         let World { change, host_file, std_files, std_file_ids } = World::new(std_src, target, prelude)?;
         let mut host = AnalysisHost::new(None);
@@ -124,6 +135,18 @@ impl RaSession {
             .filter(|v| !v.is_empty())
         {
             Outcome::Policy(violations)
+        } else if let Some(why) = semantic.then(|| self.expands_too_far(text, block.clone())).flatten() {
+            // rust-analyzer is not asked (its analysis of what the macros make could not be stopped).
+            match policy.filter(|p| !p.is_unconfined()) {
+                Some(_) => Outcome::Policy(vec![crate::policy::Violation {
+                    kind: lacuna_policy::ViolationKind::Unverifiable,
+                    range: block.start + 1..block.end - 1,
+                    message: format!("{why}, more than safe mode inspects"),
+                    label: "expands too far".into(),
+                    grant: None,
+                }]),
+                None => Outcome::NotAsked,
+            }
         } else if semantic {
             self.set_text(text);
             match self.errors() {
@@ -147,6 +170,20 @@ impl RaSession {
         };
         let analysis = started.elapsed() - parse;
         Analysed { outcome, parse, analysis }
+    }
+
+    /// Whether the snippet in `block` of `text` has its own macros expand beyond the checker's budget
+    /// ([`crate::expansion`]), and how.
+    fn expands_too_far(&mut self, text: &str, block: std::ops::Range<usize>) -> Option<String> {
+        self.set_text(text);
+        let db = self.host.raw_database();
+        ra_ap_hir::attach_db(db, || {
+            let sema = Semantics::new(db);
+            let file_id = sema.attach_first_edition(self.host_file);
+            let file = sema.parse(file_id);
+            let range = TextRange::new((block.start as u32).into(), (block.end as u32).into());
+            crate::expansion::too_far(&sema, db, file.syntax(), range)
+        })
     }
 
     /// Safe mode's syntax-level rules alone on the snippet in `block` of `text` (empty when it does not parse:

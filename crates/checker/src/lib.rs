@@ -17,6 +17,7 @@ mod crate_graph;
 mod diagnostic;
 pub(crate) mod fuel;
 pub mod export;
+mod expansion;
 mod host;
 mod ir_build;
 mod line_index;
@@ -107,6 +108,9 @@ pub enum CheckerError {
     NoSuchHole { name: String, hole: usize, count: usize },
     #[error("the snippet is {bytes} bytes; the limit is {MAX_SNIPPET_BYTES} bytes")]
     SnippetTooLarge { bytes: usize },
+    /// rust-analyzer did not finish one step of a check within [`CheckerOptions::analysis_timeout`].
+    #[error("rust-analyzer did not finish analysing the snippet within {secs} s (its macros may expand without end)")]
+    AnalysisTimedOut { secs: f64 },
     #[error("internal error in the checker: {detail}")]
     Internal { detail: String },
 }
@@ -207,6 +211,11 @@ pub struct CheckerOptions {
     pub cache_dir: Option<PathBuf>,
     /// How long rustc may take on one snippet before the snippet is rejected.
     pub rustc_timeout: Duration,
+    /// How long rust-analyzer may take on one step of a snippet's check (its analysis, with the snippet's macros
+    /// expanded; safe mode's pass) before it is stopped: a snippet whose macros expand without end then cannot
+    /// hold the checker. Under safe mode the snippet is rejected (it could not be inspected); unconfined, rustc
+    /// decides alone.
+    pub analysis_timeout: Duration,
     /// Remember rustc's answer per spliced text (retries and reruns of a snippet then cost nothing).
     pub memoize_rustc: bool,
     /// What snippets may reach (safe mode, on by default). [`Checker::check_under`] takes another per check.
@@ -218,6 +227,7 @@ impl Default for CheckerOptions {
         CheckerOptions {
             cache_dir: None,
             rustc_timeout: Duration::from_secs(60),
+            analysis_timeout: Duration::from_secs(60),
             memoize_rustc: true,
             policy: Policy::default(),
         }
@@ -274,6 +284,8 @@ pub struct Checker {
     /// rustc's outcome per spliced text: retries and benchmark reruns of the same snippet cost nothing.
     rustc_memo: HashMap<Arc<str>, RustcOutcome>,
     memoize_rustc: bool,
+    /// [`CheckerOptions::analysis_timeout`].
+    analysis_timeout: Duration,
     policy: std::sync::Arc<Policy>,
     /// Set by whoever asked for the check in progress to stop it (see [`Checker::set_interrupt`]).
     interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
@@ -325,6 +337,7 @@ impl Checker {
             rustc,
             rustc_memo: HashMap::new(),
             memoize_rustc: options.memoize_rustc,
+            analysis_timeout: options.analysis_timeout,
             interrupt: None,
             policy: std::sync::Arc::new(options.policy),
             startup,
@@ -437,7 +450,7 @@ impl Checker {
             .map(|h| unfilled.spliced_offset(h.range.start + host.text[h.range.clone()].find("agent").unwrap_or(0)))
             .collect();
         let unfilled_text = unfilled.text.clone();
-        let (baseline, expected_types, scopes) = Checker::on_ra_thread(ra, move |ra| {
+        let (baseline, expected_types, scopes) = Checker::on_ra_thread(ra, None, move |ra| {
             ra.set_text(&unfilled_text);
             let errors = ra.errors_for_new_host()?;
             let types = hole_offsets.iter().map(|&o| ra.hole_type(o)).collect::<Vec<_>>();
@@ -639,34 +652,87 @@ impl Checker {
         Ok(outcome)
     }
 
-    /// Runs `f` on a thread with a large stack; a panic inside rust-analyzer becomes an error, not a crash.
+    /// Runs `f` on a thread with a large stack; a panic inside rust-analyzer becomes an error, not a crash, and
+    /// analysis that outlasts [`CheckerOptions::analysis_timeout`] (or the check's interrupt) is stopped.
     fn with_ra<T: Send>(
         &mut self,
         f: impl FnOnce(&mut RaSession) -> Result<T, CheckerError> + Send,
     ) -> Result<T, CheckerError> {
-        Checker::on_ra_thread(&mut self.ra, f)
+        let limit = Limit { budget: self.analysis_timeout, interrupt: self.interrupt.clone() };
+        Checker::on_ra_thread(&mut self.ra, Some(limit), f)
     }
 
-    /// [`Checker::with_ra`] for a caller that holds the session apart from the rest of the checker.
+    /// [`Checker::with_ra`] for a caller that holds the session apart from the rest of the checker; `limit`
+    /// `None` for work without a budget (loading a host, whose first analysis loads std).
     fn on_ra_thread<T: Send>(
         ra: &mut RaSession,
+        limit: Option<Limit>,
         f: impl FnOnce(&mut RaSession) -> Result<T, CheckerError> + Send,
     ) -> Result<T, CheckerError> {
-        std::thread::scope(|scope| {
+        let token = ra.cancellation_token();
+        let mut stopped = None;
+        let session = &mut *ra;
+        let joined = std::thread::scope(|scope| {
+            // Dropped when `f` returns or unwinds: the waiting below ends then.
+            let (done, finished) = std::sync::mpsc::channel::<()>();
             let handle = std::thread::Builder::new()
                 .name(RA_THREAD.into())
                 .stack_size(RA_STACK_BYTES)
-                .spawn_scoped(scope, move || f(ra))
+                .spawn_scoped(scope, move || {
+                    let _done = done;
+                    f(session)
+                })
                 .map_err(|e| CheckerError::Internal { detail: format!("spawning the analysis thread: {e}") })?;
-            handle.join().unwrap_or_else(|panic| {
-                let recorded = LAST_RA_PANIC.lock().ok().and_then(|mut last| last.take());
-                let detail = recorded
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "rust-analyzer panicked".into());
-                Err(CheckerError::Internal { detail })
-            })
+            if let Some(limit) = &limit {
+                stopped = limit.wait(&finished);
+                if stopped.is_some() {
+                    token.cancel();
+                }
+            }
+            Ok(handle.join())
+        })?;
+        if stopped.is_some() {
+            // The request may have come after the analysis finished: clear it for the next one.
+            ra.clear_cancellation();
+        }
+        joined.unwrap_or_else(|panic| {
+            if let (Some(stop), true) = (stopped, panic.is::<salsa::Cancelled>()) {
+                return Err(stop);
+            }
+            let recorded = LAST_RA_PANIC.lock().ok().and_then(|mut last| last.take());
+            let detail = recorded
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "rust-analyzer panicked".into());
+            Err(CheckerError::Internal { detail })
         })
+    }
+}
+
+/// How long one step of rust-analyzer's work may take, and who else may stop it.
+struct Limit {
+    budget: Duration,
+    interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Limit {
+    /// Waits for `finished` (a channel whose sender is dropped when the work ends); the error to stop the work
+    /// with, if its budget ran out or it was interrupted first.
+    fn wait(&self, finished: &std::sync::mpsc::Receiver<()>) -> Option<CheckerError> {
+        const SLICE: Duration = Duration::from_millis(50);
+        let started = Instant::now();
+        loop {
+            match finished.recv_timeout(SLICE) {
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                _ => return None,
+            }
+            if self.interrupt.as_ref().is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed)) {
+                return Some(CheckerError::Cancelled);
+            }
+            if started.elapsed() >= self.budget {
+                return Some(CheckerError::AnalysisTimedOut { secs: self.budget.as_secs_f64() });
+            }
+        }
     }
 }
 

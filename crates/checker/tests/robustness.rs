@@ -272,3 +272,25 @@ fn a_generated_host_that_does_not_compile_accepts_nothing() {
     assert!(checker.check(&right, 0, "5").expect("checked").accepted);
     assert!(!checker.check(&right, 0, "\"5\"").expect("checked").accepted);
 }
+
+/// A snippet's macro that doubles at every step (2^16 expansions; rust-analyzer's analysis of what it makes takes
+/// more than ten minutes) does not hold the checker: its expansion is measured first, the snippet is rejected
+/// (safe mode could not inspect it; the diagnostic says why), and the next check runs normally.
+#[test]
+fn an_expansion_bomb_is_stopped_before_analysis() {
+    let mut f = fixture().lock().unwrap_or_else(|e| e.into_inner());
+    let Fixture { checker, host } = &mut *f;
+    let xs = vec!["x"; 16].join(" ");
+    let bomb = format!(
+        "macro_rules! d {{ () => {{ 1i32 }}; (x $($t:tt)*) => {{ d!($($t)*) + d!($($t)*) }}; }}\nd!({xs})"
+    );
+    let verdict = checker.check(host, 0, &bomb).expect("the check answers");
+    assert!(!verdict.accepted, "{verdict:?}");
+    assert!(
+        verdict.diagnostics.iter().any(|d| d.message.contains("macros make more than")),
+        "the rejection says the analysis was stopped: {:?}",
+        verdict.diagnostics
+    );
+    let next = checker.check(host, 0, "xs.iter().sum::<i32>() + p.x").expect("the next check answers");
+    assert!(next.accepted, "{next:?}");
+}

@@ -213,6 +213,16 @@ fn std_item(item: &Item) -> Rule {
     let owner = item.owner.as_deref();
     let is_module = item.kind == ItemKind::Module;
     match top {
+        // Waiting with a timeout is sleeping: the clock.
+        "sync"
+            if matches!(
+                (owner, name),
+                (Some("Receiver"), "recv_timeout" | "recv_deadline")
+                    | (Some("Condvar"), "wait_timeout" | "wait_timeout_ms" | "wait_timeout_while")
+            ) =>
+        {
+            Rule::Grant(Grant::Time, "the clock")
+        }
         _ if PURE_STD_MODULES.contains(&top) => Allow,
         "fs" => Deny(AmbientAuthority, "the filesystem"),
         "net" => Deny(AmbientAuthority, "the network"),
@@ -251,6 +261,8 @@ fn std_item(item: &Item) -> Rule {
             (None, "sleep" | "sleep_ms" | "sleep_until" | "park_timeout" | "park_timeout_ms") => {
                 Rule::Grant(Grant::Time, "the clock")
             }
+            // Parked with nothing bound to wake it, a thread outlasts every budget (they act at its next tick).
+            (None, "park") => Deny(HostTakeover, "the hole's thread, parked with nothing bound to wake it"),
             _ => Allow,
         },
         "panic" | "panicking" => match name {
@@ -356,6 +368,11 @@ mod tests {
         ] {
             assert_eq!(kind_of(&p, &item(krate, path, kind)), Some(ViolationKind::HostTakeover), "{path}");
         }
+        for path in ["sync::mpsc::Receiver::recv_timeout", "sync::condvar::Condvar::wait_timeout", "thread::park_timeout"] {
+            assert_eq!(kind_of(&p, &std(path, Function)), Some(ViolationKind::AmbientAuthority), "{path}");
+            assert_eq!(kind_of(&p.clone().with(Grant::Time), &std(path, Function)), None, "{path}");
+        }
+        assert_eq!(kind_of(&p, &std("thread::functions::park", Function)), Some(ViolationKind::HostTakeover));
         for (krate, path) in [(CrateKind::Core, "mem::take"), (CrateKind::Core, "mem::swap"), (CrateKind::Alloc, "boxed::Box::new")] {
             assert_eq!(kind_of(&p, &item(krate, path, Function)), None, "{path}");
         }
