@@ -266,7 +266,12 @@ pub fn generate(
     let SnippetInput { hole_type, snippet, uses, type_args, nested } = *input;
     let (scope, item_position) = runnable_scope(plan, type_args)?;
     let entry =
-        EntryScope { plan, bindings: &scope.bindings, generic_self: scope.type_params.iter().any(|p| p == "Self") };
+        EntryScope {
+            plan,
+            bindings: &scope.bindings,
+            generic_self: scope.type_params.iter().any(|p| p == "Self"),
+            type_params: &scope.type_params,
+        };
     let declared = entry.accesses(uses, overrides, nested);
     let mut lines = entry.type_aliases(&scope.type_params, type_args);
     let decls = entry.declarations(&declared, uses)?;
@@ -342,6 +347,9 @@ struct EntryScope<'a> {
     /// A trait's `Self` (a hole in a default method) cannot be declared: it is `__LacunaSelf`, in types and in
     /// the snippet.
     generic_self: bool,
+    /// The hole's generic parameters: inside the snippet's closure they are aliases of the type arguments, outside
+    /// it (where a fault's resets run) they do not exist.
+    type_params: &'a [String],
 }
 
 /// The entry's bindings as declared: the statements, what is written back when the snippet ends and what is reset
@@ -549,7 +557,13 @@ impl EntryScope<'_> {
                 ),
             };
             // A lock the snippet held when it faulted is poisoned; the host's own next `lock()` must still work.
-            if matches!(access, Access::Mutable | Access::Shared) {
+            // (Not for a type written with the hole's generic parameters: they are not in scope where resets run.)
+            let lock = ty.contains("Mutex") || ty.contains("RwLock");
+            let generic = ty.contains(SELF_ALIAS)
+                || ty
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|word| self.type_params.iter().any(|p| p == word));
+            if matches!(access, Access::Mutable | Access::Shared) && lock && !generic {
                 out.resets.push_str(&format!(
                     "if __lacuna_status != 0 {{ use ::lacuna::__private::{{UnpoisonLock as _, UnpoisonOther as _}}; \
                      (&::lacuna::__private::Unpoison(unsafe {{ &*({ptr} as *const {ty}) }})).unpoison(); }} "
