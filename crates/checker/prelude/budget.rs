@@ -97,6 +97,12 @@ pub mod __budget {
     const SLOTS: usize = 64;
     static RUNS: [Run; SLOTS] = [const { Run::new() }; SLOTS];
 
+    /// Fuel for snippet code that runs after its run ended — a closure the host kept and calls later — all such
+    /// code together: the fuel budget of the latest run to start, renewed by each (`u64::MAX`: unlimited). Out of
+    /// it, that code panics in the host's call. (Ticks carry no identity, so the allowance is the process's, not
+    /// one snippet's: a run starting renews it for every snippet's late code.)
+    static LATE_FUEL: AtomicU64 = AtomicU64::new(u64::MAX);
+
     /// Fuel a thread takes from its run's pool at a time: the hot path counts down a thread-local number.
     const FUEL_CHUNK: u64 = 4096;
     /// Stack a thread the snippet started may use below the point it first counts fuel at: std's default thread
@@ -113,7 +119,7 @@ pub mod __budget {
         Own,
         /// A thread the snippet started (found at its first fuel count).
         Helper,
-        /// Outside any run (code of the snippet's that outlived it): nothing is counted.
+        /// Outside any run (code of the snippet's that outlived it): counted against [`LATE_FUEL`].
         Outside,
     }
 
@@ -233,7 +239,7 @@ pub mod __budget {
             local = join_run();
         }
         let Some(run) = current_run(&local) else {
-            return Local { role: Role::Outside, fuel: u64::MAX, deadline: None, interrupt: None, stack_limit: 0, ..local };
+            return late(local);
         };
         let mut pool = run.fuel.load(Ordering::Acquire);
         loop {
@@ -253,6 +259,40 @@ pub mod __budget {
                 Err(now) => pool = now,
             }
         }
+    }
+
+    /// Fuel for code that runs outside any run of this library, from [`LATE_FUEL`]; the host's call that runs it
+    /// panics when there is none left. No time, stack or memory budget applies there (nothing says which of the
+    /// host's threads and stacks such code may use).
+    fn late(local: Local) -> Local {
+        let outside = Local { role: Role::Outside, fuel: 0, deadline: None, interrupt: None, stack_limit: 0, ..local };
+        let mut pool = LATE_FUEL.load(Ordering::Acquire);
+        loop {
+            if pool == u64::MAX {
+                return Local { fuel: u64::MAX, ..outside };
+            }
+            let take = pool.min(FUEL_CHUNK);
+            if take == 0 {
+                // Code reached while that panic unwinds (drop glue of what the snippet made) must not panic again:
+                // that would abort the host. It gets one count at a time.
+                if std::thread::panicking() {
+                    return Local { fuel: 1, ..outside };
+                }
+                late_exceeded();
+            }
+            match LATE_FUEL.compare_exchange_weak(pool, pool - take, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Local { fuel: take, ..outside },
+                Err(now) => pool = now,
+            }
+        }
+    }
+
+    #[cold]
+    fn late_exceeded() -> ! {
+        panic!(
+            "code a Lacuna snippet left behind (a closure or value the host kept after the hole) used up its fuel \
+             budget; stopped in the host's call to it"
+        )
     }
 
     /// A thread counting fuel for the first time was started by a snippet (`thread::scope`): it joins the run
@@ -401,6 +441,7 @@ pub mod __budget {
         let shared = &RUNS[slot];
         let deadline = (run.time_ms > 0).then(|| Instant::now() + Duration::from_millis(run.time_ms));
         shared.fuel.store(if run.fuel == 0 { u64::MAX } else { run.fuel }, Ordering::Release);
+        LATE_FUEL.store(if run.fuel == 0 { u64::MAX } else { run.fuel }, Ordering::Release);
         shared.memory_left.store(if run.memory == 0 { usize::MAX } else { run.memory as usize }, Ordering::Release);
         shared.memory_refused.store(false, Ordering::Release);
         shared.helper_fault.store(FAULT_NONE, Ordering::Release);

@@ -67,6 +67,30 @@ pub(crate) struct Analysed {
     pub analysis: std::time::Duration,
 }
 
+/// Stops analysis running on a [`RaSession`] from another thread.
+///
+/// rust-analyzer computes type inference as fixpoint queries, inside which salsa ignores a handle's local
+/// cancellation token: only a pending write stops them (every query they call checks for one). A write needs a
+/// handle no other handle outlives, so a stop is two steps: [`Stopper::stop`] starts the write on this spare handle
+/// (salsa raises the flag at once, and the analysis unwinds with `salsa::Cancelled::PendingWrite` at its next
+/// query); once the analysis has ended, [`RaSession::finish_stop`] drops the session's handle, the write completes,
+/// and the spare becomes the session's handle. This is how rust-analyzer itself cancels analysis on an edit.
+pub(crate) struct Stopper {
+    spare: AnalysisHost,
+}
+
+impl Stopper {
+    /// Starts the stop on a thread of its own; that thread waits (blocked in salsa) until
+    /// [`RaSession::finish_stop`] drops the session's handle.
+    pub fn stop(self) -> std::io::Result<std::thread::JoinHandle<AnalysisHost>> {
+        let mut spare = self.spare;
+        std::thread::Builder::new().name("lacuna-stop-analysis".into()).spawn(move || {
+            spare.trigger_cancellation();
+            spare
+        })
+    }
+}
+
 pub(crate) struct RaSession {
     host: AnalysisHost,
     host_file: FileId,
@@ -81,15 +105,22 @@ pub(crate) struct RaSession {
 }
 
 impl RaSession {
-    /// A handle that stops the analysis in progress on this session's database (from another thread): its next
-    /// query unwinds with `salsa::Cancelled`.
-    pub fn cancellation_token(&self) -> salsa::CancellationToken {
-        salsa::Database::cancellation_token(self.host.raw_database())
+    /// A second handle on this session's database, for stopping the analysis in progress from another thread:
+    /// see [`Stopper`].
+    pub fn stopper(&self) -> Stopper {
+        Stopper { spare: AnalysisHost::with_database(self.host.raw_database().clone()) }
     }
 
-    /// Clears a stop request, so the next analysis runs (attaching the database and leaving clears it).
-    pub fn clear_cancellation(&self) {
-        ra_ap_hir::attach_db(self.host.raw_database(), || ());
+    /// Ends a stop begun with [`Stopper::stop`]: drops this session's handle, which lets the stop's write finish,
+    /// and goes on with the stopper's handle (the same database, a revision later). Call it once the stopped
+    /// analysis has returned or unwound.
+    pub fn finish_stop(&mut self, stopping: std::thread::JoinHandle<AnalysisHost>) {
+        let stopped = std::mem::replace(&mut self.host, AnalysisHost::new(None));
+        drop(stopped);
+        // The thread only waits for the handle just dropped; it cannot panic but by a bug in salsa.
+        if let Ok(spare) = stopping.join() {
+            self.host = spare;
+        }
     }
 
     pub fn load(std_src: &StdSource, target: &TargetInfo, prelude: &str) -> Result<RaSession, CheckerError> {
@@ -104,9 +135,10 @@ impl RaSession {
 
     /// Parses the spliced text, checks the snippet's block is intact, then (if `semantic`) collects type errors.
     /// `block` is the range of the `{ snippet }` block in `text`.
-    /// With a `policy`, safe mode's syntax-level rules run on the snippet first.
+    /// With a `policy`, safe mode's syntax-level rules run on the snippet first. `text` must be the host file's
+    /// text already ([`RaSession::set_text`]).
     pub fn analyse(
-        &mut self,
+        &self,
         text: &str,
         block: std::ops::Range<usize>,
         semantic: bool,
@@ -135,7 +167,7 @@ impl RaSession {
             .filter(|v| !v.is_empty())
         {
             Outcome::Policy(violations)
-        } else if let Some(why) = semantic.then(|| self.expands_too_far(text, block.clone())).flatten() {
+        } else if let Some(why) = semantic.then(|| self.expands_too_far(block.clone())).flatten() {
             // rust-analyzer is not asked (its analysis of what the macros make could not be stopped).
             match policy.filter(|p| !p.is_unconfined()) {
                 Some(_) => Outcome::Policy(vec![crate::policy::Violation {
@@ -148,7 +180,6 @@ impl RaSession {
                 None => Outcome::NotAsked,
             }
         } else if semantic {
-            self.set_text(text);
             match self.errors() {
                 Ok(mut errors) => {
                     for e in &mut errors {
@@ -174,8 +205,7 @@ impl RaSession {
 
     /// Whether the snippet in `block` of `text` has its own macros expand beyond the checker's budget
     /// ([`crate::expansion`]), and how.
-    fn expands_too_far(&mut self, text: &str, block: std::ops::Range<usize>) -> Option<String> {
-        self.set_text(text);
+    fn expands_too_far(&self, block: std::ops::Range<usize>) -> Option<String> {
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);

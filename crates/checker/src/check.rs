@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use lacuna_ir::SnippetUses;
 
-use crate::analysis::{self, RaSession};
+use crate::analysis;
 use crate::host::{self, Spliced};
 use crate::line_index::LineIndex;
 use crate::rustc::RustcOutcome;
@@ -233,10 +233,7 @@ impl Checker {
         if prepared.inferred[pending.hole] {
             let text = pending.spliced.text.clone();
             let range = pending.spliced.snippet_range().expect("a spliced host has a snippet");
-            let settled = self.with_ra(move |ra| {
-                ra.set_text(&text);
-                Ok(ra.expr_type(range))
-            })?;
+            let settled = self.with_ra(Some(&text), move |ra| Ok(ra.expr_type(range)))?;
             pending.expected_type = Some(format!("{} (inferred from the snippet)", settled.as_deref().unwrap_or("_")));
         }
         Ok(pending.verdict(true, DecidedBy::Rustc, Vec::new()))
@@ -252,10 +249,7 @@ impl Checker {
         let Some(scope) = prepared.scopes[check.hole].clone() else { return Ok(SnippetUses::default()) };
         let range = check.spliced.snippet_range().expect("a spliced host has a snippet");
         let text = check.spliced.text.clone();
-        self.with_ra(move |ra| {
-            ra.set_text(&text);
-            Ok(ra.snippet_uses(range, &scope.bindings))
-        })
+        self.with_ra(Some(&text), move |ra| Ok(ra.snippet_uses(range, &scope.bindings)))
     }
 
     /// The typed view of a pending snippet for the JIT, or why it is outside the JIT's subset.
@@ -276,10 +270,7 @@ impl Checker {
         }
         let block = check.spliced.block_range().expect("a spliced host has a snippet");
         let text = check.spliced.text.clone();
-        self.with_ra(move |ra| {
-            ra.set_text(&text);
-            Ok(ra.typed_snippet(block, &scope.bindings))
-        })
+        self.with_ra(Some(&text), move |ra| Ok(ra.typed_snippet(block, &scope.bindings)))
     }
 
     /// Begins a check: the snippet spliced into its hole, once. What a caller asks of the snippet afterwards
@@ -378,7 +369,8 @@ impl Checker {
         let text = pending.spliced.text.clone();
         let block = pending.spliced.block_range().expect("a spliced host has a snippet");
         let policy = pending.policy.clone();
-        let analysed = self.with_ra(move |ra| Ok(ra.analyse(&text, block, semantic, policy.as_ref())));
+        let analysed =
+            self.with_ra(Some(&text.clone()), move |ra| Ok(ra.analyse(&text, block, semantic, policy.as_ref())));
         let analysed = match analysed {
             Ok(analysed) => analysed,
             Err(e) => {
@@ -442,7 +434,7 @@ impl Checker {
         let Some(policy) = pending.policy.clone() else { return Ok(pending) };
         let text = pending.spliced.text.clone();
         let block = pending.spliced.block_range().expect("a spliced host has a snippet");
-        match self.with_ra(move |ra| Ok(ra.syntax_violations(&text, block, Some(&policy)))) {
+        match self.with_ra(None, move |ra| Ok(ra.syntax_violations(&text, block, Some(&policy)))) {
             Ok(v) if v.is_empty() => {
                 let violation = pending
                     .unverifiable("rust-analyzer failed on this snippet, so safe mode could not inspect it".into());
@@ -465,10 +457,7 @@ impl Checker {
         let range = pending.spliced.snippet_range().expect("a spliced host has a snippet");
         let text = pending.spliced.text.clone();
         let started = Instant::now();
-        let violations = self.with_ra(move |ra: &mut RaSession| {
-            ra.set_text(&text);
-            Ok(ra.policy_violations(range, &policy))
-        });
+        let violations = self.with_ra(Some(&text), move |ra| Ok(ra.policy_violations(range, &policy)));
         pending.timings.policy = Some(ms(started.elapsed()));
         match violations {
             Ok(v) if v.iter().all(|v| v.kind == ViolationKind::Unresolved) => {
@@ -486,7 +475,7 @@ impl Checker {
     /// The diagnostic for control flow that leaves the hole (`return`, `?`, `break` to a host loop), if any.
     fn control_escape(&mut self, pending: &PendingCheck) -> Option<Diagnostic> {
         let owned = pending.snippet.clone();
-        let (range, what) = self.with_ra(move |_| Ok(host::control_escape(&owned))).ok()??;
+        let (range, what) = self.with_ra(None, move |_| Ok(host::control_escape(&owned))).ok()??;
         let (line, column) = pending.snippet_index.line_col(range.start);
         let (end_line, end_column) = pending.snippet_index.line_col(range.end);
         Some(Diagnostic {

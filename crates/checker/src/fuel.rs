@@ -12,9 +12,27 @@ use ra_ap_syntax::{ast, AstNode, NodeOrToken, SyntaxKind, SyntaxNode, SyntaxToke
 
 /// std's macros whose arguments are Rust expressions (a loop there is code the snippet runs).
 const STD_EXPRESSION_MACROS: &[&str] = &[
-    "vec", "format", "format_args", "print", "println", "eprint", "eprintln", "write", "writeln", "assert",
-    "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "panic", "dbg", "matches",
-    "todo", "unimplemented", "unreachable",
+    "vec",
+    "format",
+    "format_args",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "write",
+    "writeln",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "dbg",
+    "matches",
+    "todo",
+    "unimplemented",
+    "unreachable",
 ];
 
 /// Every fuel point in `root` within `range`, as offsets relative to `base`.
@@ -60,7 +78,9 @@ fn rule_groups(rules: &SyntaxNode) -> Vec<(SyntaxNode, bool)> {
     for child in rules.children_with_tokens().filter(|c| !c.kind().is_trivia()) {
         match &child {
             NodeOrToken::Token(t) => {
-                if t.kind() == SyntaxKind::R_ANGLE && previous == Some(SyntaxKind::EQ) || t.kind() == SyntaxKind::FAT_ARROW {
+                if t.kind() == SyntaxKind::R_ANGLE && previous == Some(SyntaxKind::EQ)
+                    || t.kind() == SyntaxKind::FAT_ARROW
+                {
                     after_arrow = true;
                 } else if t.kind() != SyntaxKind::EQ {
                     after_arrow = false;
@@ -170,7 +190,9 @@ fn token_tree(tt: &SyntaxNode, base: usize, out: &mut Vec<FuelPoint>) {
                         !hrtb && !std::mem::take(&mut impl_open)
                     }
                     // `fn name` or, in a transcriber, `fn $name`.
-                    "fn" => next.and_then(|n| n.as_token()).is_some_and(|n| matches!(n.kind(), SyntaxKind::IDENT | SyntaxKind::DOLLAR)),
+                    "fn" => next
+                        .and_then(|n| n.as_token())
+                        .is_some_and(|n| matches!(n.kind(), SyntaxKind::IDENT | SyntaxKind::DOLLAR)),
                     _ => false,
                 };
                 if !starts_body {

@@ -15,9 +15,9 @@ mod analysis;
 mod check;
 mod crate_graph;
 mod diagnostic;
-pub(crate) mod fuel;
-pub mod export;
 mod expansion;
+pub mod export;
+pub(crate) mod fuel;
 mod host;
 mod ir_build;
 mod line_index;
@@ -109,7 +109,7 @@ pub enum CheckerError {
     #[error("the snippet is {bytes} bytes; the limit is {MAX_SNIPPET_BYTES} bytes")]
     SnippetTooLarge { bytes: usize },
     /// rust-analyzer did not finish one step of a check within [`CheckerOptions::analysis_timeout`].
-    #[error("rust-analyzer did not finish analysing the snippet within {secs} s (its macros may expand without end)")]
+    #[error("rust-analyzer did not finish analysing the snippet within {secs} s (CheckerOptions::analysis_timeout)")]
     AnalysisTimedOut { secs: f64 },
     #[error("internal error in the checker: {detail}")]
     Internal { detail: String },
@@ -428,7 +428,7 @@ impl Checker {
         }
         let (owned_name, owned_text) = (name.to_owned(), text.to_owned());
         let host = self
-            .with_ra(move |_| Ok(Host::parse(&owned_name, &owned_text)))?
+            .with_ra(None, move |_| Ok(Host::parse(&owned_name, &owned_text)))?
             .map_err(|errors| CheckerError::HostSyntax { name: name.to_owned(), errors })?;
         if host.holes.is_empty() {
             return Err(CheckerError::NoHoles { name: name.to_owned() });
@@ -450,7 +450,7 @@ impl Checker {
             .map(|h| unfilled.spliced_offset(h.range.start + host.text[h.range.clone()].find("agent").unwrap_or(0)))
             .collect();
         let unfilled_text = unfilled.text.clone();
-        let (baseline, expected_types, scopes) = Checker::on_ra_thread(ra, None, move |ra| {
+        let (baseline, expected_types, scopes) = Checker::with_ra_unlimited(ra, move |ra| {
             ra.set_text(&unfilled_text);
             let errors = ra.errors_for_new_host()?;
             let types = hole_offsets.iter().map(|&o| ra.hole_type(o)).collect::<Vec<_>>();
@@ -485,10 +485,7 @@ impl Checker {
             let spliced = prepared.host.splice(hole, &normalize(snippet), None);
             let range = spliced.snippet_range().expect("a spliced host has a snippet");
             let text = spliced.text.clone();
-            let ty = self.with_ra(move |ra| {
-                ra.set_text(&text);
-                Ok(ra.expr_types(range))
-            })?;
+            let ty = self.with_ra(Some(&text), move |ra| Ok(ra.expr_types(range)))?;
             match ty {
                 Some(ty) if ty.source.is_some() => types.push((hole, ty)),
                 ty => return Ok(Settled::Unwritable { hole, ty: ty.map(|t| t.display) }),
@@ -529,10 +526,7 @@ impl Checker {
         let spliced = prepared.host.splice(hole, &normalize(snippet), prepared.glue_types[hole].as_deref());
         let block = spliced.block_range().expect("a spliced host has a snippet");
         let text = spliced.text.clone();
-        let types = self.with_ra(move |ra| {
-            ra.set_text(&text);
-            Ok(ra.turn_types(block))
-        })?;
+        let types = self.with_ra(Some(&text), move |ra| Ok(ra.turn_types(block)))?;
         Ok(types.unwrap_or(TurnTypes { tail: None, locals: Vec::new() }))
     }
 
@@ -652,61 +646,84 @@ impl Checker {
         Ok(outcome)
     }
 
-    /// Runs `f` on a thread with a large stack; a panic inside rust-analyzer becomes an error, not a crash, and
-    /// analysis that outlasts [`CheckerOptions::analysis_timeout`] (or the check's interrupt) is stopped.
+    /// Runs `f` on a thread with a large stack, with the host file's text set to `text` first (on this thread: `f`
+    /// only reads the database); a panic inside rust-analyzer becomes an error, not a crash, and analysis that
+    /// outlasts [`CheckerOptions::analysis_timeout`] (or the check's interrupt) is stopped.
     fn with_ra<T: Send>(
         &mut self,
-        f: impl FnOnce(&mut RaSession) -> Result<T, CheckerError> + Send,
+        text: Option<&str>,
+        f: impl FnOnce(&RaSession) -> Result<T, CheckerError> + Send,
     ) -> Result<T, CheckerError> {
+        if let Some(text) = text {
+            self.ra.set_text(text);
+        }
         let limit = Limit { budget: self.analysis_timeout, interrupt: self.interrupt.clone() };
-        Checker::on_ra_thread(&mut self.ra, Some(limit), f)
+        // `f` holds the session shared: it cannot write, which would wait forever on the stopper's handle.
+        let stopper = self.ra.stopper();
+        let (joined, stop) = on_ra_thread(&mut self.ra, Some((limit, stopper)), |ra: &mut RaSession| f(ra));
+        if let Some((stopped, stopping)) = stop {
+            if let Some(stopping) = stopping {
+                self.ra.finish_stop(stopping);
+            }
+            // Whatever the analysis returned may be cut short by the stop (rust-analyzer answers "cancelled"
+            // where it was stopped): the step did not finish within its budget.
+            return Err(stopped);
+        }
+        joined
     }
 
-    /// [`Checker::with_ra`] for a caller that holds the session apart from the rest of the checker; `limit`
-    /// `None` for work without a budget (loading a host, whose first analysis loads std).
-    fn on_ra_thread<T: Send>(
+    /// [`Checker::with_ra`] without a budget, for work that writes to the database (loading a host, whose first
+    /// analysis loads std), by a caller that holds the session apart from the rest of the checker.
+    fn with_ra_unlimited<T: Send>(
         ra: &mut RaSession,
-        limit: Option<Limit>,
         f: impl FnOnce(&mut RaSession) -> Result<T, CheckerError> + Send,
     ) -> Result<T, CheckerError> {
-        let token = ra.cancellation_token();
-        let mut stopped = None;
-        let session = &mut *ra;
-        let joined = std::thread::scope(|scope| {
-            // Dropped when `f` returns or unwinds: the waiting below ends then.
-            let (done, finished) = std::sync::mpsc::channel::<()>();
-            let handle = std::thread::Builder::new()
-                .name(RA_THREAD.into())
-                .stack_size(RA_STACK_BYTES)
-                .spawn_scoped(scope, move || {
-                    let _done = done;
-                    f(session)
-                })
-                .map_err(|e| CheckerError::Internal { detail: format!("spawning the analysis thread: {e}") })?;
-            if let Some(limit) = &limit {
-                stopped = limit.wait(&finished);
-                if stopped.is_some() {
-                    token.cancel();
-                }
-            }
-            Ok(handle.join())
-        })?;
-        if stopped.is_some() {
-            // The request may have come after the analysis finished: clear it for the next one.
-            ra.clear_cancellation();
-        }
-        joined.unwrap_or_else(|panic| {
-            if let (Some(stop), true) = (stopped, panic.is::<salsa::Cancelled>()) {
-                return Err(stop);
-            }
-            let recorded = LAST_RA_PANIC.lock().ok().and_then(|mut last| last.take());
-            let detail = recorded
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "rust-analyzer panicked".into());
-            Err(CheckerError::Internal { detail })
-        })
+        on_ra_thread(ra, None, f).0
     }
+}
+
+/// Runs `f(session)` on rust-analyzer's thread, turning its panics into errors. With a limit, waits at most its
+/// budget and then starts the stop: returns the error to stop with and the stop's thread, which
+/// [`RaSession::finish_stop`] must end once this returns.
+#[allow(clippy::type_complexity)]
+fn on_ra_thread<S: Send, T: Send>(
+    session: S,
+    limit: Option<(Limit, analysis::Stopper)>,
+    f: impl FnOnce(S) -> Result<T, CheckerError> + Send,
+) -> (Result<T, CheckerError>, Option<(CheckerError, Option<std::thread::JoinHandle<ra_ap_ide::AnalysisHost>>)>) {
+    let mut stop = None;
+    let joined = std::thread::scope(|scope| {
+        // Dropped when `f` returns or unwinds: the waiting below ends then.
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let handle = std::thread::Builder::new()
+            .name(RA_THREAD.into())
+            .stack_size(RA_STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                let _done = done;
+                f(session)
+            })
+            .map_err(|e| CheckerError::Internal { detail: format!("spawning the analysis thread: {e}") })?;
+        if let Some((limit, stopper)) = limit {
+            if let Some(stopped) = limit.wait(&finished) {
+                // If no thread can be started to stop it, the analysis runs to its end: slow, not wrong.
+                stop = Some((stopped, stopper.stop().ok()));
+            }
+        }
+        Ok(handle.join())
+    });
+    let joined = match joined {
+        Ok(joined) => joined,
+        Err(e) => return (Err(e), stop),
+    };
+    let result = joined.unwrap_or_else(|panic| {
+        let recorded = LAST_RA_PANIC.lock().ok().and_then(|mut last| last.take());
+        let detail = recorded
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "rust-analyzer panicked".into());
+        Err(CheckerError::Internal { detail })
+    });
+    (result, stop)
 }
 
 /// How long one step of rust-analyzer's work may take, and who else may stop it.

@@ -130,7 +130,8 @@ const HOST_ONLY_CAP: &[&str] = &[
 ];
 
 /// What leaking a value reaches.
-const LEFT_HELD: &str = "the host's locks and borrows: a value never dropped (a lock guard, a `RefCell` borrow) stays held after the hole";
+const LEFT_HELD: &str =
+    "the host's locks and borrows: a value never dropped (a lock guard, a `RefCell` borrow) stays held after the hole";
 
 const PRINTING_MACROS: &[&str] = &["print", "println", "eprint", "eprintln", "dbg"];
 
@@ -368,12 +369,16 @@ mod tests {
         ] {
             assert_eq!(kind_of(&p, &item(krate, path, kind)), Some(ViolationKind::HostTakeover), "{path}");
         }
-        for path in ["sync::mpsc::Receiver::recv_timeout", "sync::condvar::Condvar::wait_timeout", "thread::park_timeout"] {
+        for path in
+            ["sync::mpsc::Receiver::recv_timeout", "sync::condvar::Condvar::wait_timeout", "thread::park_timeout"]
+        {
             assert_eq!(kind_of(&p, &std(path, Function)), Some(ViolationKind::AmbientAuthority), "{path}");
             assert_eq!(kind_of(&p.clone().with(Grant::Time), &std(path, Function)), None, "{path}");
         }
         assert_eq!(kind_of(&p, &std("thread::functions::park", Function)), Some(ViolationKind::HostTakeover));
-        for (krate, path) in [(CrateKind::Core, "mem::take"), (CrateKind::Core, "mem::swap"), (CrateKind::Alloc, "boxed::Box::new")] {
+        for (krate, path) in
+            [(CrateKind::Core, "mem::take"), (CrateKind::Core, "mem::swap"), (CrateKind::Alloc, "boxed::Box::new")]
+        {
             assert_eq!(kind_of(&p, &item(krate, path, Function)), None, "{path}");
         }
     }

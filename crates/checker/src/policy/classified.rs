@@ -62,7 +62,11 @@ pub(crate) fn violations<'db>(
     // A hole written inside a host's map closure: the whole snippet is part of that closure.
     for closure in root.ancestors().filter_map(ast::ClosureExpr::cast) {
         if is_map_argument(sema, db, closure.syntax()) {
-            pass.roots.push(Root { node: root.clone(), at: None, kind: RootKind::Region(closure.syntax().text_range()) });
+            pass.roots.push(Root {
+                node: root.clone(),
+                at: None,
+                kind: RootKind::Region(closure.syntax().text_range()),
+            });
         }
     }
     if !pass.roots.is_empty() {
@@ -286,12 +290,7 @@ impl<'db> Pass<'_, 'db> {
 
     /// A use of `Classified::new`: what it wraps must be plain data.
     fn new_use(&mut self, name_ref: &ast::NameRef, at: TextRange) {
-        let path_expr = name_ref
-            .syntax()
-            .ancestors()
-            .take(4)
-            .find_map(ast::PathExpr::cast)
-            .map(ast::Expr::PathExpr);
+        let path_expr = name_ref.syntax().ancestors().take(4).find_map(ast::PathExpr::cast).map(ast::Expr::PathExpr);
         let content = path_expr
             .and_then(|e| self.sema.type_of_expr(&e))
             .and_then(|t| t.original.as_callable(self.db))
@@ -519,7 +518,12 @@ fn is_entry_name(name: &str) -> bool {
 /// that shares a place (`&mut`, `Cell`, `RefCell`, `Mutex`, atomics, `OnceLock`, thread-locals), calls code
 /// (fn pointers, closures, trait objects) or holds authority (capabilities, channels, handles). Otherwise, what
 /// it holds.
-fn plain(db: &RootDatabase, ty: &ra_ap_hir::Type<'_>, seen: &mut HashSet<ra_ap_hir::Adt>, depth: usize) -> Result<(), String> {
+fn plain(
+    db: &RootDatabase,
+    ty: &ra_ap_hir::Type<'_>,
+    seen: &mut HashSet<ra_ap_hir::Adt>,
+    depth: usize,
+) -> Result<(), String> {
     if depth > 12 {
         return Err("a type nested too deep to judge".into());
     }
@@ -586,13 +590,42 @@ fn plain(db: &RootDatabase, ty: &ra_ap_hir::Type<'_>, seen: &mut HashSet<ra_ap_h
 
 /// std's types that hold plain data when their type arguments do.
 const PLAIN_STD: &[&str] = &[
-    "String", "Vec", "VecDeque", "LinkedList", "BinaryHeap", "Option", "Result", "Box", "Rc", "Arc", "Cow",
-    "BTreeMap", "BTreeSet", "HashMap", "HashSet", "RandomState", "PhantomData", "Duration", "Ordering", "Range",
-    "RangeInclusive", "Wrapping", "Saturating", "Reverse", "NonZero", "Path", "PathBuf", "OsString", "OsStr", "Global",
+    "String",
+    "Vec",
+    "VecDeque",
+    "LinkedList",
+    "BinaryHeap",
+    "Option",
+    "Result",
+    "Box",
+    "Rc",
+    "Arc",
+    "Cow",
+    "BTreeMap",
+    "BTreeSet",
+    "HashMap",
+    "HashSet",
+    "RandomState",
+    "PhantomData",
+    "Duration",
+    "Ordering",
+    "Range",
+    "RangeInclusive",
+    "Wrapping",
+    "Saturating",
+    "Reverse",
+    "NonZero",
+    "Path",
+    "PathBuf",
+    "OsString",
+    "OsStr",
+    "Global",
 ];
 
 fn is_classified_fn(db: &RootDatabase, def: Definition<'_>, name: &str) -> bool {
-    items(db, def).iter().any(|i| i.krate == CrateKind::Lacuna && i.owner.as_deref() == Some("Classified") && i.name == name)
+    items(db, def)
+        .iter()
+        .any(|i| i.krate == CrateKind::Lacuna && i.owner.as_deref() == Some("Classified") && i.name == name)
 }
 
 fn is_map(db: &RootDatabase, def: Definition<'_>) -> bool {

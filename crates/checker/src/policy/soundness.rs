@@ -71,9 +71,11 @@ fn names_another(inner: &SyntaxNode, a: &str) -> bool {
         .filter_map(|p| p.lifetime())
         .map(|l| l.text().to_string())
         .collect();
-    inner.descendants().filter_map(ast::Lifetime::cast).filter_map(|l| named(&l)).any(|b| {
-        b != a && !bound_inside.contains(&b)
-    })
+    inner
+        .descendants()
+        .filter_map(ast::Lifetime::cast)
+        .filter_map(|l| named(&l))
+        .any(|b| b != a && !bound_inside.contains(&b))
 }
 
 /// `&'a T` where `T` names another lifetime `'b` anywhere inside.
@@ -94,9 +96,7 @@ fn lifetime_and_argument_naming_another(path: &ast::PathType) -> Option<TextRang
         })
         .collect();
     let hit = args.generic_args().any(|arg| match arg {
-        ast::GenericArg::TypeArg(t) => {
-            t.ty().is_some_and(|t| lifetimes.iter().any(|a| names_another(t.syntax(), a)))
-        }
+        ast::GenericArg::TypeArg(t) => t.ty().is_some_and(|t| lifetimes.iter().any(|a| names_another(t.syntax(), a))),
         _ => false,
     });
     hit.then(|| path.syntax().text_range())
@@ -136,9 +136,8 @@ fn unsized_blanket_with_assoc_type(imp: &ast::Impl) -> Option<TextRange> {
                     && maybe_unsized(p.type_bound_list())
             })
         });
-    let assoc_type = imp
-        .assoc_item_list()
-        .is_some_and(|l| l.assoc_items().any(|i| matches!(i, ast::AssocItem::TypeAlias(_))));
+    let assoc_type =
+        imp.assoc_item_list().is_some_and(|l| l.assoc_items().any(|i| matches!(i, ast::AssocItem::TypeAlias(_))));
     (unsized_param && assoc_type).then(|| imp.syntax().text_range())
 }
 

@@ -265,13 +265,12 @@ pub fn generate(
 ) -> Result<SnippetSource, ExecError> {
     let SnippetInput { hole_type, snippet, uses, type_args, nested } = *input;
     let (scope, item_position) = runnable_scope(plan, type_args)?;
-    let entry =
-        EntryScope {
-            plan,
-            bindings: &scope.bindings,
-            generic_self: scope.type_params.iter().any(|p| p == "Self"),
-            type_params: &scope.type_params,
-        };
+    let entry = EntryScope {
+        plan,
+        bindings: &scope.bindings,
+        generic_self: scope.type_params.iter().any(|p| p == "Self"),
+        type_params: &scope.type_params,
+    };
     let declared = entry.accesses(uses, overrides, nested);
     let mut lines = entry.type_aliases(&scope.type_params, type_args);
     let decls = entry.declarations(&declared, uses)?;
@@ -641,8 +640,9 @@ impl EntryScope<'_> {
         for point in &uses.fuel_points {
             match point {
                 FuelPoint::After(at) => edits.push(Edit::insert(*at, format!(" {TICK}"))),
-                FuelPoint::FormatGuard { after, formatter } => edits
-                    .push(Edit::insert(*after, format!(" {}", lacuna_ir::format_guard(formatter.as_deref())))),
+                FuelPoint::FormatGuard { after, formatter } => {
+                    edits.push(Edit::insert(*after, format!(" {}", lacuna_ir::format_guard(formatter.as_deref()))))
+                }
                 FuelPoint::Wrap(range) => {
                     edits.push(Edit::insert(range.start, format!("{{ {TICK} ")));
                     edits.push(Edit::insert_after(range.end, " }".into()));
