@@ -109,6 +109,7 @@ pub mod __budget {
     /// stack (2 MiB; safe mode denies `Builder::stack_size`) less a margin for what runs without counting.
     const HELPER_STACK: usize = (2 << 20) - (384 << 10);
     /// Memory a snippet that hit its budget may still allocate while its panic unwinds.
+    #[cfg_attr(lacuna_stable, allow(dead_code))]
     const PANIC_GRACE_BYTES: usize = 4 << 20;
 
     #[derive(Clone, Copy, PartialEq, Eq)]
@@ -221,7 +222,7 @@ pub mod __budget {
                     t.set(n);
                     n
                 });
-                if ticks % 1024 == 0
+                if ticks.is_multiple_of(1024)
                     && (local.deadline.is_some_and(|deadline| Instant::now() > deadline)
                         || local.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed) != 0))
                 {
@@ -348,6 +349,9 @@ pub mod __budget {
     fn install_panic_hook() {
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
+            // Unstable; the `lacuna` crate a cargo project builds on stable (`cfg(lacuna_stable)`) goes without it:
+            // a refused allocation aborts there, as in any Rust program.
+            #[cfg(not(lacuna_stable))]
             std::alloc::set_alloc_error_hook(|layout| {
                 // The panic itself allocates (its message, the hook's backtrace): grant a little grace so that does
                 // not fail too and abort the process.

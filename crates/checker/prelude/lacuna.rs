@@ -1,14 +1,3 @@
-//! The `lacuna` crate as a host program sees it: `agent!`, `HoleError` and the prelude; and the runtime side of
-//! `lacuna run`.
-//!
-//! This is the surface that holes are checked against. rust-analyzer loads it as an in-memory crate, and rustc
-//! gets it as an rlib compiled once per toolchain (cached by content), so both compilers see the same items.
-//! Nothing here runs in `lacuna check`. Under `lacuna run`, the host and every rustc-compiled snippet link this
-//! rlib: `__private::enter` is what a hole becomes, and `__private::run_snippet` is how a snippet runs.
-
-// The alloc-error hook turns a refused allocation in a snippet into a panic (an error value) instead of an abort.
-#![feature(alloc_error_hook)]
-
 use std::fmt;
 
 /// Why a hole produced no value.
@@ -57,17 +46,6 @@ impl fmt::Display for HoleError {
 
 impl std::error::Error for HoleError {}
 
-/// A typed hole: `agent!("task")` or `agent!(model, "task")`, an expression of type `Result<T, HoleError>`.
-#[macro_export]
-macro_rules! agent {
-    ($model:ident, $task:expr $(,)?) => {
-        $crate::__private::hole(::core::option::Option::Some(::core::stringify!($model)), $task)
-    };
-    ($task:expr $(,)?) => {
-        $crate::__private::hole(::core::option::Option::None, $task)
-    };
-}
-
 #[doc(hidden)]
 pub mod __private {
     //! The runtime side of `lacuna run`. A host run by Lacuna has each hole replaced by [`enter`] with the hole's
@@ -90,11 +68,19 @@ pub mod __private {
     /// The error of a hole that was given no snippet.
     pub const NO_SNIPPET: &str = "no snippet was given for this hole";
 
+    /// The error of a hole in a program that was not run by Lacuna (a plain `cargo run`).
+    pub const NOT_UNDER_LACUNA: &str =
+        "this hole is filled only when the program runs under Lacuna: run it with `lacuna run` (a plain build \
+         compiles holes, but no model is asked)";
+
     /// The value of a hole that no snippet filled. `lacuna check` only types it; `lacuna run` replaces each hole
-    /// with [`enter`] before anything executes.
+    /// with [`enter`] before anything executes. It runs in a plain cargo build of a project ([`NOT_UNDER_LACUNA`]),
+    /// and in the reference programs Lacuna's tests build with one hole spliced, where the other holes read as
+    /// under `lacuna run` with no snippet for them ([`NO_SNIPPET`]).
     pub fn hole<T, S: AsRef<str>>(model: Option<&'static str>, task: S) -> Result<T, crate::HoleError> {
         let _ = (model, task.as_ref());
-        Err(crate::HoleError::Model { message: NO_SNIPPET.into() })
+        let message = if cfg!(lacuna_stable) { NOT_UNDER_LACUNA } else { NO_SNIPPET };
+        Err(crate::HoleError::Model { message: message.into() })
     }
 
     /// A hole's task as text: what `agent!(task)` accepts (`&str`, `String`, anything `AsRef<str>`), borrowed so
@@ -110,6 +96,7 @@ pub mod __private {
     /// # Safety
     ///
     /// `p` points to a live, initialized `T` that nothing else uses for as long as the result is used.
+    #[allow(clippy::needless_lifetimes)] // spelled out: the result lives as long as the anchor, which is the point
     pub unsafe fn anchored<'a, T: ?Sized>(_anchor: &'a (), p: *const T) -> &'a T {
         // SAFETY: the caller's contract.
         unsafe { &*p }
@@ -120,7 +107,7 @@ pub mod __private {
     /// # Safety
     ///
     /// `p` points to a live, initialized `T` that nothing else uses for as long as the result is used.
-    #[allow(clippy::mut_from_ref)]
+    #[allow(clippy::mut_from_ref, clippy::needless_lifetimes)]
     pub unsafe fn anchored_mut<'a, T: ?Sized>(_anchor: &'a (), p: *mut T) -> &'a mut T {
         // SAFETY: the caller's contract.
         unsafe { &mut *p }

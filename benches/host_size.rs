@@ -1,0 +1,233 @@
+//! A hole's check against the size of the program around it: generated hosts of about 200, 2,000 and 10,000
+//! lines (modules of structs with derives, enums, impls, iterator code and error handling; one hole in `main`).
+//!
+//! Run: `cargo bench -p lacuna-cli --bench host_size` (add `-- --json` for a machine-readable summary).
+//!
+//! For each size: loading the host (`prepare`), the first check after it, and warm re-checks of snippets a model
+//! writes — rejected ones (what a retry loop sees) and accepted ones (confirmed by rustc, its memo off) — p50/p90,
+//! next to rustc alone on the same spliced file (`rustc -Z no-codegen`: what `cargo check` of a one-crate program
+//! does after the same edit, without cargo's own start-up).
+
+use std::time::Instant;
+
+use lacuna_checker::{Checker, CheckerOptions};
+
+mod common;
+use common::{peak_rss_mib, percentile};
+
+/// How many times each snippet is checked per size.
+const REPEATS: usize = 5;
+
+/// One module of the generated program: about 60 lines.
+fn module(i: usize) -> String {
+    format!(
+        r#"
+mod inventory_{i} {{
+    use std::collections::HashMap;
+
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Item {{
+        pub id: u32,
+        pub name: String,
+        pub price_cents: i64,
+        pub tags: Vec<String>,
+    }}
+
+    #[derive(Debug, Clone)]
+    pub enum Event {{
+        Added(Item),
+        Removed(u32),
+        Repriced {{ id: u32, cents: i64 }},
+    }}
+
+    #[derive(Debug, Default)]
+    pub struct Store {{
+        items: HashMap<u32, Item>,
+        log: Vec<Event>,
+    }}
+
+    impl Store {{
+        pub fn new() -> Self {{
+            Store::default()
+        }}
+
+        pub fn add(&mut self, item: Item) {{
+            self.log.push(Event::Added(item.clone()));
+            self.items.insert(item.id, item);
+        }}
+
+        pub fn remove(&mut self, id: u32) -> Option<Item> {{
+            self.log.push(Event::Removed(id));
+            self.items.remove(&id)
+        }}
+
+        pub fn total(&self) -> i64 {{
+            self.items.values().map(|item| item.price_cents).sum()
+        }}
+
+        pub fn tagged(&self, tag: &str) -> Vec<&Item> {{
+            let mut found: Vec<&Item> = self.items.values().filter(|item| item.tags.iter().any(|t| t == tag)).collect();
+            found.sort_by_key(|item| item.id);
+            found
+        }}
+
+        pub fn apply(&mut self, event: Event) -> Result<(), String> {{
+            match event {{
+                Event::Added(item) => self.add(item),
+                Event::Removed(id) => {{
+                    self.remove(id).ok_or_else(|| format!("no item {{id}} in store {i}"))?;
+                }}
+                Event::Repriced {{ id, cents }} => {{
+                    let item = self.items.get_mut(&id).ok_or_else(|| format!("no item {{id}}"))?;
+                    item.price_cents = cents;
+                    self.log.push(Event::Repriced {{ id, cents }});
+                }}
+            }}
+            Ok(())
+        }}
+    }}
+
+    pub fn summarize(store: &Store) -> String {{
+        let names: Vec<&str> = store.items.values().map(|item| item.name.as_str()).collect();
+        format!("{{}} items, {{}} cents, {{}} events: {{}}", names.len(), store.total(), store.log.len(), names.join(", "))
+    }}
+}}
+"#
+    )
+}
+
+/// A program of `modules` modules and a `main` with one hole.
+fn host(modules: usize) -> String {
+    let mut text: String = (0..modules).map(module).collect();
+    text.push_str(
+        r#"
+fn main() {
+    let mut store = inventory_0::Store::new();
+    store.add(inventory_0::Item { id: 1, name: "lamp".into(), price_cents: 1999, tags: vec!["home".into()] });
+    store.add(inventory_0::Item { id: 2, name: "desk".into(), price_cents: 15000, tags: vec!["office".into()] });
+    let limit: i64 = 10_000;
+    let total: i64 = agent!("the total price of the items tagged home, at most the limit").unwrap_or(0);
+    println!("{total} {}", inventory_0::summarize(&store));
+}
+"#,
+    );
+    text
+}
+
+/// Snippets as a model writes them for that hole: mistakes first, then ones that compile.
+const REJECTED: &[&str] = &[
+    "store.items.values().map(|i| i.price_cents).sum()",
+    "store.tagged(\"home\").iter().map(|i| i.price).sum()",
+    "store.total() as u32",
+    "store.totl().min(limit)",
+];
+const ACCEPTED: &[&str] = &[
+    "store.tagged(\"home\").iter().map(|i| i.price_cents).sum::<i64>().min(limit)",
+    "store.total().min(limit)",
+    "let home = store.tagged(\"home\");\nhome.len() as i64",
+];
+
+struct Size {
+    lines: usize,
+    prepare_ms: f64,
+    first_check_ms: f64,
+    rejected: Vec<f64>,
+    accepted: Vec<f64>,
+    rustc: Vec<f64>,
+}
+
+fn measure(checker: &mut Checker, modules: usize) -> Size {
+    let text = host(modules);
+    let lines = text.lines().count();
+    let t = Instant::now();
+    let host = checker.prepare("host.rs", &text).expect("the generated host compiles");
+    let prepare_ms = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    checker.check(&host, 0, ACCEPTED[0]).expect("checks");
+    let first_check_ms = t.elapsed().as_secs_f64() * 1e3;
+    let (mut rejected, mut accepted, mut rustc) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..REPEATS {
+        for (snippets, expect, into) in [(REJECTED, false, &mut rejected), (ACCEPTED, true, &mut accepted)] {
+            for snippet in snippets {
+                let t = Instant::now();
+                let verdict = checker.check(&host, 0, snippet).expect("checks");
+                into.push(t.elapsed().as_secs_f64() * 1e3);
+                assert_eq!(verdict.accepted, expect, "{snippet}: {:?}", verdict.diagnostics);
+            }
+        }
+        for snippet in ACCEPTED {
+            let spliced = checker.spliced_text(&host, 0, snippet);
+            let t = Instant::now();
+            checker.rustc().check_text(&spliced).expect("rustc runs");
+            rustc.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    Size { lines, prepare_ms, first_check_ms, rejected, accepted, rustc }
+}
+
+fn main() {
+    let json = std::env::args().any(|a| a == "--json");
+    let mut checker =
+        Checker::new(CheckerOptions { memoize_rustc: false, ..CheckerOptions::default() }).expect("checker starts");
+    let progress = indicatif::ProgressBar::new(3);
+    let sizes: Vec<Size> = [3, 33, 165]
+        .into_iter()
+        .map(|modules| {
+            let size = measure(&mut checker, modules);
+            progress.inc(1);
+            size
+        })
+        .collect();
+    progress.finish_and_clear();
+    let p = |v: &[f64], q: f64| percentile(v, q);
+    if json {
+        let rows: Vec<_> = sizes
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "lines": s.lines,
+                    "prepare_ms": s.prepare_ms,
+                    "first_check_ms": s.first_check_ms,
+                    "rejected_p50_ms": p(&s.rejected, 50.0), "rejected_p90_ms": p(&s.rejected, 90.0),
+                    "accepted_p50_ms": p(&s.accepted, 50.0), "accepted_p90_ms": p(&s.accepted, 90.0),
+                    "rustc_p50_ms": p(&s.rustc, 50.0), "rustc_p90_ms": p(&s.rustc, 90.0),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::json!({ "repeats": REPEATS, "sizes": rows, "peak_rss_mib": peak_rss_mib() }));
+        return;
+    }
+    println!("a hole's check against the program's size ({REPEATS} checks of each snippet per size, one process)");
+    println!();
+    println!(
+        "{:>7} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
+        "lines", "prepare", "1st check", "rej p50", "rej p90", "acc p50", "acc p90", "rustc p50", "rustc p90"
+    );
+    for s in &sizes {
+        println!(
+            "{:>7} {:>7.0} ms {:>7.0} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms",
+            s.lines,
+            s.prepare_ms,
+            s.first_check_ms,
+            p(&s.rejected, 50.0),
+            p(&s.rejected, 90.0),
+            p(&s.accepted, 50.0),
+            p(&s.accepted, 90.0),
+            p(&s.rustc, 50.0),
+            p(&s.rustc, 90.0)
+        );
+    }
+    let (small, large) = (&sizes[0], &sizes[sizes.len() - 1]);
+    println!();
+    println!(
+        "accepted p50 at {} lines / at {} lines: {:.2}x; accepted p50 / rustc alone p50 at {} lines: {:.2}x",
+        large.lines,
+        small.lines,
+        p(&large.accepted, 50.0) / p(&small.accepted, 50.0),
+        large.lines,
+        p(&large.accepted, 50.0) / p(&large.rustc, 50.0)
+    );
+    if let Some(mib) = peak_rss_mib() {
+        println!("peak RSS of this process: {mib:.0} MiB");
+    }
+}
