@@ -10,31 +10,6 @@ use lacuna_ir::FuelPoint;
 use ra_ap_syntax::ast::HasLoopBody;
 use ra_ap_syntax::{ast, AstNode, NodeOrToken, SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
 
-/// std's macros whose arguments are Rust expressions (a loop there is code the snippet runs).
-const STD_EXPRESSION_MACROS: &[&str] = &[
-    "vec",
-    "format",
-    "format_args",
-    "print",
-    "println",
-    "eprint",
-    "eprintln",
-    "write",
-    "writeln",
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "panic",
-    "dbg",
-    "matches",
-    "todo",
-    "unimplemented",
-    "unreachable",
-];
-
 /// Every fuel point in `root` within `range`, as offsets relative to `base`.
 pub(crate) fn points(root: &SyntaxNode, range: TextRange, base: usize) -> Vec<FuelPoint> {
     let inside = |n: &SyntaxNode| range.contains_range(n.text_range());
@@ -53,7 +28,9 @@ pub(crate) fn points(root: &SyntaxNode, range: TextRange, base: usize) -> Vec<Fu
         out.extend(format_guard(&node, base));
         if let Some(call) = ast::MacroCall::cast(node.clone()) {
             let name = call.path().and_then(|p| p.segment()).and_then(|s| s.name_ref()).map(|n| n.text().to_string());
-            if name.is_some_and(|n| STD_EXPRESSION_MACROS.contains(&n.as_str()) || own_macros.contains(&n)) {
+            if name
+                .is_some_and(|n| lacuna_policy::STD_EXPRESSION_MACROS.contains(&n.as_str()) || own_macros.contains(&n))
+            {
                 if let Some(tt) = call.token_tree() {
                     token_tree(tt.syntax(), base, &mut out);
                 }

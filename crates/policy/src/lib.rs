@@ -13,7 +13,7 @@ mod rules;
 
 use serde::{Deserialize, Serialize};
 
-pub use rules::{ALLOWED_DERIVES, TRUSTED_STD_MACROS};
+pub use rules::{trusted_std_macro, ALLOWED_DERIVES, STD_EXPRESSION_MACROS};
 
 /// Why a snippet is rejected by safe mode. Each kind has a stable name (the diagnostic's `kind`) and a Lacuna code
 /// (the diagnostic's `code`), documented in `docs/policy.md`.

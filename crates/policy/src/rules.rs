@@ -73,25 +73,35 @@ const PURE_STD_MODULES: &[&str] = &[
     "simd",
 ];
 
-/// Macros of `core`, `alloc` and `std` a snippet may call; their expansions are trusted (their arguments are still
-/// judged). Printing macros are also subject to the `stdout` grant.
-pub const TRUSTED_STD_MACROS: &[&str] = &[
+/// Macros of `core`, `alloc` and `std` whose arguments are Rust expressions, the code a snippet runs (a loop there
+/// counts fuel). A snippet may call them; see [`trusted_std_macro`].
+pub const STD_EXPRESSION_MACROS: &[&str] = &[
+    "vec",
+    "format",
+    "format_args",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "write",
+    "writeln",
     "assert",
     "assert_eq",
     "assert_ne",
     "debug_assert",
     "debug_assert_eq",
     "debug_assert_ne",
-    "matches",
     "panic",
-    "unreachable",
-    "unimplemented",
+    "dbg",
+    "matches",
     "todo",
-    "format",
-    "format_args",
-    "write",
-    "writeln",
-    "vec",
+    "unimplemented",
+    "unreachable",
+];
+
+/// The other macros of `core`, `alloc` and `std` a snippet may call (their arguments are literals, tokens, items
+/// or nothing).
+const STD_OTHER_MACROS: &[&str] = &[
     "concat",
     "stringify",
     "line",
@@ -103,14 +113,15 @@ pub const TRUSTED_STD_MACROS: &[&str] = &[
     "compile_error",
     "const_format_args",
     "format_args_nl",
-    "print",
-    "println",
-    "eprint",
-    "eprintln",
-    "dbg",
     "derive",
     "try",
 ];
+
+/// Whether `name` is a macro of `core`, `alloc` or `std` a snippet may call; their expansions are trusted (their
+/// arguments are still judged). Printing macros are also subject to the `stdout` grant.
+pub fn trusted_std_macro(name: &str) -> bool {
+    STD_EXPRESSION_MACROS.contains(&name) || STD_OTHER_MACROS.contains(&name)
+}
 
 /// The derive macros of `core` a snippet's own types may use.
 pub const ALLOWED_DERIVES: &[&str] =
@@ -160,7 +171,7 @@ pub(crate) fn judge(item: &Item) -> Rule {
 fn std_macro(name: &str) -> Rule {
     match name {
         _ if PRINTING_MACROS.contains(&name) => Rule::Grant(Grant::Stdout, "standard output"),
-        _ if TRUSTED_STD_MACROS.contains(&name) || ALLOWED_DERIVES.contains(&name) => Allow,
+        _ if trusted_std_macro(name) || ALLOWED_DERIVES.contains(&name) => Allow,
         "include" | "include_str" | "include_bytes" => Deny(CompileTimeRead, "files at compile time"),
         "env" | "option_env" => Deny(CompileTimeRead, "environment variables at compile time"),
         "asm" | "global_asm" | "naked_asm" | "llvm_asm" => Deny(ForeignCode, "inline assembly"),
