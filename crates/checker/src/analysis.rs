@@ -102,6 +102,9 @@ pub(crate) struct RaSession {
     /// Every std file, core's first: what [`RaSession::errors_for_new_host`] parses ahead on a second thread.
     std_file_ids: Vec<FileId>,
     std_item_trees_ready: bool,
+    /// The crate graph has proc-macro crates, whose macros rust-analyzer does not expand here: impls they derive
+    /// (`#[derive(Serialize)]`) are missing, so its errors are no verdict and rustc decides.
+    unexpanded_proc_macros: bool,
 }
 
 impl RaSession {
@@ -123,14 +126,29 @@ impl RaSession {
         }
     }
 
-    pub fn load(std_src: &StdSource, target: &TargetInfo, prelude: &str) -> Result<RaSession, CheckerError> {
-        let World { change, host_file, std_files, std_file_ids } = World::new(std_src, target, prelude)?;
+    pub fn load(
+        std_src: &StdSource,
+        target: &TargetInfo,
+        prelude: &str,
+        project: Option<&lacuna_project::CrateGraph>,
+    ) -> Result<RaSession, CheckerError> {
+        let World { change, host_file, std_files, std_file_ids } = World::new(std_src, target, prelude, project)?;
         let mut host = AnalysisHost::new(None);
         host.apply_change(ChangeWithProcMacros { source_change: change, proc_macros: None });
         let mut config = DiagnosticsConfig::test_sample();
         config.style_lints = false;
         config.term_search_fuel = 0;
-        Ok(RaSession { host, host_file, current: None, config, std_files, std_file_ids, std_item_trees_ready: false })
+        let unexpanded_proc_macros = project.is_some_and(|p| p.crates.iter().any(|c| c.proc_macro));
+        Ok(RaSession {
+            host,
+            host_file,
+            current: None,
+            config,
+            std_files,
+            std_file_ids,
+            std_item_trees_ready: false,
+            unexpanded_proc_macros,
+        })
     }
 
     /// Parses the spliced text, checks the snippet's block is intact, then (if `semantic`) collects type errors.
@@ -176,6 +194,7 @@ impl RaSession {
                     message: format!("{why}, more than safe mode inspects"),
                     label: "expands too far".into(),
                     grant: None,
+                    allow: None,
                 }]),
                 None => Outcome::NotAsked,
             }
@@ -188,7 +207,7 @@ impl RaSession {
                     // rust-analyzer misses impls declared inside function bodies and closures (methods and
                     // trait bounds they provide come out as E0599/E0277): with any there, its errors are no
                     // verdict and rustc decides.
-                    if !errors.is_empty() && has_block_local_impls(&file.tree()) {
+                    if !errors.is_empty() && (self.unexpanded_proc_macros || has_block_local_impls(&file.tree())) {
                         Outcome::NotAsked
                     } else {
                         Outcome::Errors(errors)

@@ -100,6 +100,7 @@ impl PendingCheck {
             message,
             label: "not inspected".into(),
             grant: None,
+            allow: None,
         }
     }
 

@@ -1,6 +1,8 @@
 //! The crate graph rust-analyzer checks against, in memory: std's crates (every source file of the toolchain's
 //! `library/`, one library root), the `lacuna` prelude crate, and one host crate whose single file is replaced for
-//! each check. Built once per checker; nothing here reads the host.
+//! each check. A cargo project's host also has the libraries it depends on, each one root of its package's files
+//! (and its build script's output), with cargo's cfgs and environment. Built once per checker; nothing here reads
+//! the host.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -14,6 +16,8 @@ use ra_ap_ide::{Edition, FileId};
 use ra_ap_intern::Symbol;
 use ra_ap_paths::{AbsPathBuf, Utf8PathBuf};
 use ra_ap_vfs::{file_set::FileSet, VfsPath};
+
+use lacuna_project::{Cfg, CrateGraph, CrateSpec};
 
 use crate::std_source::{rust_files, StdSource, TargetInfo};
 use crate::CheckerError;
@@ -82,21 +86,35 @@ impl Shared {
 }
 
 impl World {
-    pub fn new(std_src: &StdSource, target: &TargetInfo, prelude: &str) -> Result<World, CheckerError> {
+    pub fn new(
+        std_src: &StdSource,
+        target: &TargetInfo,
+        prelude: &str,
+        project: Option<&CrateGraph>,
+    ) -> Result<World, CheckerError> {
         let mut change = FileChange::default();
         let mut ids = Ids::default();
         let std = std_files(std_src, target, &mut change, &mut ids);
+        let project_files: Vec<(FileSet, bool, HashMap<PathBuf, FileId>)> = project
+            .map(|p| p.crates.iter().map(|c| crate_files(c, &mut change, &mut ids)).collect())
+            .unwrap_or_default();
 
         let prelude_id = ids.fresh();
         change.change_file(prelude_id, Some(prelude.to_owned()));
         let host_file = ids.fresh();
         change.change_file(host_file, Some(String::new()));
         let (std_files, std_file_ids) = (std.count, std.for_target);
-        change.set_roots(vec![
+        let mut roots = vec![
             SourceRoot::new_library(std.set),
             SourceRoot::new_library(one_file(prelude_id, "/lacuna/lib.rs")),
             SourceRoot::new_local(one_file(host_file, "/host/main.rs")),
-        ]);
+        ];
+        let mut project_roots = Vec::new();
+        for (set, local, by_path) in project_files {
+            roots.push(if local { SourceRoot::new_local(set) } else { SourceRoot::new_library(set) });
+            project_roots.push(by_path);
+        }
+        change.set_roots(roots);
 
         let shared = Shared {
             cwd: triomphe::Arc::new(AbsPathBuf::assert(Utf8PathBuf::from("/"))),
@@ -111,7 +129,7 @@ impl World {
         let target_cfg = target_cfg(target);
         let mut graph = CrateGraphBuilder::default();
         let std_crates = add_std_crates(&mut graph, std_src, &std.ids_by_path, &target_cfg, &shared)?;
-        let mut host_cfg = target_cfg;
+        let mut host_cfg = target_cfg.clone();
         // A debug build, as `rustc` without -O compiles the host.
         host_cfg.insert_atom(Symbol::intern("debug_assertions"));
         let lacuna = shared.add_crate(
@@ -120,20 +138,142 @@ impl World {
             &host_cfg,
             CrateOrigin::Library { repo: None, name: Symbol::intern("lacuna") },
         );
-        let host_crate = shared.add_crate(
-            &mut graph,
-            (host_file, Edition::Edition2021, "host"),
-            &host_cfg,
-            CrateOrigin::Local { repo: None, name: Some(Symbol::intern("host")) },
-        );
-        for krate in [lacuna, host_crate] {
-            add_std_deps(&mut graph, krate, &std_crates)?;
-        }
+        add_std_deps(&mut graph, lacuna, &std_crates)?;
+        let host_crate = match project {
+            None => shared.add_crate(
+                &mut graph,
+                (host_file, Edition::Edition2021, "host"),
+                &host_cfg,
+                CrateOrigin::Local { repo: None, name: Some(Symbol::intern("host")) },
+            ),
+            Some(project) => {
+                let deps = add_project_crates(&mut graph, project, &project_roots, &target_cfg, &shared, &std_crates)?;
+                let cfg = with_cfgs(&target_cfg, &project.host_cfgs);
+                let host = graph.add_crate_root(
+                    host_file,
+                    edition(&project.host_edition),
+                    Some(CrateDisplayName::from_canonical_name("host")),
+                    None,
+                    cfg.clone(),
+                    Some(cfg),
+                    project.host_env.iter().cloned().collect(),
+                    CrateOrigin::Local { repo: None, name: Some(Symbol::intern("host")) },
+                    Vec::new(),
+                    false,
+                    shared.cwd.clone(),
+                    shared.ws.clone(),
+                );
+                for (name, i) in &project.host_deps {
+                    let name = CrateName::normalize_dashes(name);
+                    graph.add_dep(host, DependencyBuilder::new(name, deps[*i])).map_err(graph_error)?;
+                }
+                host
+            }
+        };
+        add_std_deps(&mut graph, host_crate, &std_crates)?;
         let dep = DependencyBuilder::new(CrateName::new("lacuna").expect("valid crate name"), lacuna);
         graph.add_dep(host_crate, dep).map_err(graph_error)?;
         change.set_crate_graph(graph);
         Ok(World { change, host_file, std_files, std_file_ids })
     }
+}
+
+/// A project crate's files: every `.rs` file under its directories, one source root.
+fn crate_files(krate: &CrateSpec, change: &mut FileChange, ids: &mut Ids) -> (FileSet, bool, HashMap<PathBuf, FileId>) {
+    let mut files = Vec::new();
+    for dir in &krate.dirs {
+        project_rust_files(dir, &mut files, 0);
+    }
+    let mut set = FileSet::default();
+    let mut by_path = HashMap::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Some(vfs) = vfs_path(&path) else { continue };
+        let id = ids.fresh();
+        change.change_file(id, Some(text));
+        set.insert(id, vfs);
+        by_path.insert(path, id);
+    }
+    (set, krate.local, by_path)
+}
+
+/// `.rs` files under `dir`, without build output, version control, tests, benchmarks or examples.
+fn project_rust_files(dir: &std::path::Path, out: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if path.is_dir() {
+            if depth < 16
+                && !name.starts_with('.')
+                && !matches!(name.as_str(), "target" | "tests" | "benches" | "examples")
+            {
+                project_rust_files(&path, out, depth + 1);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The project's library crates, dependencies first; their ids in the order of [`CrateGraph::crates`].
+fn add_project_crates(
+    graph: &mut CrateGraphBuilder,
+    project: &CrateGraph,
+    roots: &[HashMap<PathBuf, FileId>],
+    target_cfg: &CfgOptions,
+    shared: &Shared,
+    std_crates: &HashMap<&'static str, CrateBuilderId>,
+) -> Result<Vec<CrateBuilderId>, CheckerError> {
+    let mut ids: Vec<CrateBuilderId> = Vec::with_capacity(project.crates.len());
+    for (krate, files) in project.crates.iter().zip(roots) {
+        let root = files.get(&krate.root).copied().ok_or_else(|| CheckerError::Internal {
+            detail: format!("the root of crate `{}` ({}) was not found", krate.name, krate.root.display()),
+        })?;
+        let mut cfg = with_cfgs(target_cfg, &krate.cfgs);
+        cfg.insert_atom(Symbol::intern("debug_assertions"));
+        let origin = match krate.local {
+            true => CrateOrigin::Local { repo: None, name: Some(Symbol::intern(&krate.name)) },
+            false => CrateOrigin::Library { repo: None, name: Symbol::intern(&krate.name) },
+        };
+        let id = graph.add_crate_root(
+            root,
+            edition(&krate.edition),
+            Some(CrateDisplayName::from_canonical_name(&krate.name)),
+            None,
+            cfg.clone(),
+            Some(cfg),
+            krate.env.iter().cloned().collect(),
+            origin,
+            Vec::new(),
+            krate.proc_macro,
+            shared.cwd.clone(),
+            shared.ws.clone(),
+        );
+        add_std_deps(graph, id, std_crates)?;
+        for (name, dep) in &krate.deps {
+            let dep = DependencyBuilder::new(CrateName::normalize_dashes(name), ids[*dep]);
+            graph.add_dep(id, dep).map_err(graph_error)?;
+        }
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+fn with_cfgs(base: &CfgOptions, cfgs: &[Cfg]) -> CfgOptions {
+    let mut cfg = base.clone();
+    for c in cfgs {
+        match c {
+            Cfg::Atom(a) => cfg.insert_atom(Symbol::intern(a)),
+            Cfg::KeyValue(k, v) => cfg.insert_key_value(Symbol::intern(k), Symbol::intern(v)),
+        }
+    }
+    cfg
+}
+
+fn edition(e: &str) -> Edition {
+    e.parse().unwrap_or(Edition::Edition2015)
 }
 
 fn graph_error(e: impl std::fmt::Debug) -> CheckerError {

@@ -57,6 +57,8 @@ pub struct Host {
     /// annotations needed" about the hole's value can be (`let i = agent!(..).unwrap(); v[i]`).
     pub(crate) hole_functions: Vec<std::ops::Range<usize>>,
     pub(crate) line_index: LineIndex,
+    /// A cargo project's crate flattened into `text`: where each part of it came from.
+    pub sources: Option<std::sync::Arc<lacuna_project::Flattened>>,
 }
 
 /// A host that cannot be used: it does not parse, or has no holes.
@@ -68,6 +70,23 @@ pub struct HostSyntaxError {
 }
 
 impl Host {
+    /// Where hole `hole` is, for people: `src/triage.rs:16` in a cargo project (relative to `base`), else
+    /// `line 16`.
+    pub fn hole_location(&self, hole: usize, base: Option<&std::path::Path>) -> String {
+        let hole = &self.holes[hole];
+        let Some(sources) = &self.sources else { return format!("line {}", hole.line) };
+        match sources.to_original(hole.range.start) {
+            Some((file, offset)) => {
+                let path = &sources.files[file];
+                let shown = base.and_then(|b| path.strip_prefix(b).ok()).unwrap_or(path);
+                let text = &sources.texts[file];
+                let line = text[..offset.min(text.len())].matches('\n').count() + 1;
+                format!("{}:{line}", shown.display())
+            }
+            None => format!("line {}", hole.line),
+        }
+    }
+
     /// Parses a host. Syntax errors are returned as data (the caller decides how to report them).
     pub fn parse(name: &str, text: &str) -> Result<Host, Vec<HostSyntaxError>> {
         let text = normalize(text);
@@ -89,7 +108,7 @@ impl Host {
         let hole_functions = hole_functions(&file, &holes);
         let ranges: Vec<std::ops::Range<usize>> = holes.iter().map(|h| h.range.clone()).collect();
         let outline = HostOutline::of(&text, &file, &ranges);
-        Ok(Host { name: name.to_owned(), text, holes, outline, hole_functions, line_index })
+        Ok(Host { name: name.to_owned(), text, holes, outline, hole_functions, line_index, sources: None })
     }
 
     /// The host as the compiler sees it with every hole unfilled.

@@ -43,7 +43,7 @@ pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use outline::{
     capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField, VariantFields,
 };
-pub use rustc::{parse_rustc_errors, Rustc, RustcError};
+pub use rustc::{parse_rustc_errors, CrateFlags, Rustc, RustcError};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};
 
 pub use analysis::{HoleType, TurnTypes};
@@ -224,6 +224,16 @@ pub struct CheckerOptions {
     pub memoize_rustc: bool,
     /// What snippets may reach (safe mode, on by default). [`Checker::check_under`] takes another per check.
     pub policy: Policy,
+    /// A cargo project's crate: the libraries it depends on and how cargo compiles it. Hosts are then the crate's
+    /// module tree as one text (`lacuna_project::flatten`).
+    pub project: Option<Arc<ProjectCrate>>,
+}
+
+/// What a checker needs of a cargo project's crate (see `lacuna_project::Project`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectCrate {
+    pub graph: lacuna_project::CrateGraph,
+    pub flags: CrateFlags,
 }
 
 impl Default for CheckerOptions {
@@ -234,6 +244,7 @@ impl Default for CheckerOptions {
             analysis_timeout: Duration::from_secs(60),
             memoize_rustc: true,
             policy: Policy::default(),
+            project: None,
         }
     }
 }
@@ -326,10 +337,13 @@ impl Checker {
         let started = Instant::now();
         quiet_analysis_panics();
         let cache_dir = options.cache_dir.unwrap_or_else(default_cache_dir);
-        let rustc = Rustc::discover(PRELUDE_SOURCE, &cache_dir, options.rustc_timeout)?;
+        let mut rustc = Rustc::discover(PRELUDE_SOURCE, &cache_dir, options.rustc_timeout)?;
+        if let Some(project) = &options.project {
+            rustc.set_crate_flags(project.flags.clone());
+        }
         let std_src = StdSource::locate(Some(&rustc.sysroot))?;
         let target = TargetInfo::query(&rustc.path)?;
-        let ra = RaSession::load(&std_src, &target, PRELUDE_SOURCE)?;
+        let ra = RaSession::load(&std_src, &target, PRELUDE_SOURCE, options.project.as_ref().map(|p| &p.graph))?;
         let startup = StartupReport {
             std_source: std_src.library.clone(),
             std_files: ra.std_files,
@@ -996,6 +1010,12 @@ fn map_violation(
         notes.push(format!(
             "note: the host can grant this: `grant = [\"{}\"]` in the `[policy]` table of lacuna.toml",
             grant.name()
+        ));
+    }
+    if let Some(krate) = &v.allow {
+        notes.push(format!(
+            "note: the project can allow this crate: `crates = [\"{krate}\"]` in the `[policy]` table of lacuna.toml \
+             (or in `[package.metadata.lacuna]` of Cargo.toml), or a module of it (`\"{krate}::module\"`)"
         ));
     }
     if v.kind == ViolationKind::AmbientAuthority {

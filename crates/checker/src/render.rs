@@ -17,6 +17,7 @@ pub fn render_verdict(
     snippet: &str,
     verdict: &Verdict,
     styled: bool,
+    base: Option<&std::path::Path>,
 ) -> String {
     let renderer = if styled { Renderer::styled() } else { Renderer::plain() };
     let snippet = crate::normalize(snippet);
@@ -28,12 +29,12 @@ pub fn render_verdict(
     let host = &prepared.host;
     let expected = verdict.expected_type.as_deref().map(|t| format!(", expected `{t}`")).unwrap_or_default();
     let how = format!(
-        "by {} in {:.1} ms (hole {} of {} at line {}{expected})",
+        "by {} in {:.1} ms (hole {} of {} at {}{expected})",
         verdict.decided_by.as_str(),
         verdict.timings.check,
         hole + 1,
         host.name,
-        host.holes[hole].line
+        host.hole_location(hole, base)
     );
     if verdict.accepted {
         out.push_str(&format!("{snippet_name}: accepted {how}\n"));
@@ -52,13 +53,22 @@ pub fn render_diagnostic(
     snippet: &str,
     d: &Diagnostic,
 ) -> String {
-    let (source, path) = match d.location {
-        Location::Snippet => (snippet, snippet_name),
-        Location::Host => (prepared.host.text.as_str(), prepared.host.name.as_str()),
+    let (mut source, mut path) = match d.location {
+        Location::Snippet => (snippet, snippet_name.to_owned()),
+        Location::Host => (prepared.host.text.as_str(), prepared.host.name.clone()),
     };
     let index = LineIndex::new(source);
-    let start = offset_of(&index, source, d.line, d.column);
-    let end = offset_of(&index, source, d.end_line, d.end_column).max(start);
+    let mut start = offset_of(&index, source, d.line, d.column);
+    let mut end = offset_of(&index, source, d.end_line, d.end_column).max(start);
+    // In a cargo project the host text is its crate flattened: show the file the position came from.
+    if let (Location::Host, Some(sources)) = (d.location, &prepared.host.sources) {
+        if let (Some((file, from)), Some((_, to))) = (sources.to_original(start), sources.to_original(end)) {
+            source = sources.texts[file].as_str();
+            path = sources.files[file].display().to_string();
+            (start, end) = (from, to.max(from));
+        }
+    }
+    let path = path.as_str();
     let mut annotation = AnnotationKind::Primary.span(start..end);
     if let Some(label) = &d.label {
         annotation = annotation.label(label.as_str());

@@ -25,6 +25,16 @@ pub struct Rustc {
     prelude_rlib: PathBuf,
     scratch: tempfile::TempDir,
     timeout: Duration,
+    /// A cargo project's crate: its own flags instead of a single-file host's.
+    krate: Option<CrateFlags>,
+}
+
+/// How cargo compiles a project's crate: the flags that decide what its code means (edition, crate name and type,
+/// cfgs, lint levels, externs — `lacuna` among them) and the environment `env!` reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrateFlags {
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
 }
 
 /// A rustc error as data: its code, message and byte ranges in the checked source.
@@ -151,7 +161,16 @@ impl Rustc {
             .tempdir()
             .map_err(|e| CheckerError::Io { detail: format!("creating a scratch directory: {e}") })?;
         let prelude_rlib = build_prelude(&path, &version, prelude, cache_dir, scratch.path())?;
-        Ok(Rustc { path, version, sysroot, prelude_rlib, scratch, timeout })
+        Ok(Rustc { path, version, sysroot, prelude_rlib, scratch, timeout, krate: None })
+    }
+
+    /// Checks the crate as cargo compiles it, with `flags`, from now on.
+    pub fn set_crate_flags(&mut self, flags: CrateFlags) {
+        self.krate = Some(flags);
+    }
+
+    pub fn crate_flags(&self) -> Option<&CrateFlags> {
+        self.krate.as_ref()
     }
 
     pub fn timeout(&self) -> Duration {
@@ -188,15 +207,24 @@ impl Rustc {
         source: &str,
         interrupt: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<RustcOutcome, CheckerError> {
-        let mut child = Command::new(&self.path)
-            .args(["--edition", "2021", "--crate-type", "bin", "--crate-name", "host"])
+        let mut command = Command::new(&self.path);
+        match &self.krate {
+            None => {
+                command
+                    .args(["--edition", "2021", "--crate-type", "bin", "--crate-name", "host", "--extern"])
+                    .arg(format!("lacuna={}", self.prelude_rlib.display()));
+            }
+            Some(flags) => {
+                command.args(&flags.args).envs(flags.env.iter().map(|(k, v)| (k, v)));
+            }
+        }
+        let mut child = command
             // Type and borrow checking alone (`--emit=metadata`) skips the MIR lints that are errors by default
             // (`arithmetic_overflow`, `unconditional_panic`): a program rustc would not build could be accepted.
             // `-Z no-codegen` runs the whole analysis, at the same cost, and writes nothing.
             .args(["-Z", "no-codegen"])
             .env("RUSTC_BOOTSTRAP", "1")
-            .args(["--error-format", "json", "--extern"])
-            .arg(format!("lacuna={}", self.prelude_rlib.display()))
+            .args(["--error-format", "json"])
             .arg("-")
             .stdin(Stdio::piped())
             .stdout(Stdio::null())

@@ -83,6 +83,7 @@ fn main() {
                     &case.snippet,
                     &verdict,
                     false,
+                    None,
                 );
                 let file = lacuna_testdata::testdata_dir()
                     .join("check/snapshots")

@@ -24,11 +24,13 @@ use crate::exit;
   lacuna check examples/primes/host.rs --snippet examples/primes/attempt1.rs --snippet examples/primes/attempt2.rs
   lacuna check host.rs --hole 2 --snippet s.rs --json
   lacuna check --batch jobs.jsonl --json
+  lacuna check examples/cargo-agent --hole src/triage.rs:16 --snippet s.rs
 
 A batch file has one job per line: {\"host\": PATH, \"snippet\": PATH, \"hole\": N}. `hole` is 1-based and may be
 left out when the host has one hole; relative paths resolve against the batch file's folder.")]
 pub struct CheckArgs {
-    /// The host program: a single-file Rust program (edition 2021) with `agent!(...)` holes.
+    /// The host: a single-file Rust program (edition 2021) with `agent!(...)` holes, or a cargo project (its
+    /// directory or Cargo.toml) whose binary has holes. A project is built with cargo first (dependencies once).
     #[arg(required_unless_present = "batch", conflicts_with = "batch")]
     host: Option<PathBuf>,
 
@@ -36,9 +38,14 @@ pub struct CheckArgs {
     #[arg(long = "snippet", short = 's', value_name = "FILE", required_unless_present = "batch")]
     snippets: Vec<PathBuf>,
 
-    /// Which hole, counting from 1 in source order. Needed when the host has more than one.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    hole: Option<u32>,
+    /// Which hole: N counts from 1 in source order; FILE:LINE is the hole on that line (in a project, FILE is
+    /// one of its source files). Needed when the host has more than one.
+    #[arg(long, value_name = "N|FILE:LINE", value_parser = parse_hole)]
+    hole: Option<HoleRef>,
+
+    /// The project's binary whose crate has the holes, when the package has several.
+    #[arg(long, value_name = "NAME")]
+    bin: Option<String>,
 
     /// Jobs from a JSONL file instead of HOST and --snippet.
     #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["snippets", "hole"])]
@@ -64,8 +71,26 @@ pub struct CheckArgs {
 struct Job {
     host: PathBuf,
     snippet: PathBuf,
-    /// 1-based.
-    hole: Option<u32>,
+    hole: Option<HoleRef>,
+}
+
+/// A hole as the command line names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HoleRef {
+    /// 1-based, in source order.
+    Number(u32),
+    /// The hole on a line of a file.
+    At(PathBuf, u32),
+}
+
+fn parse_hole(s: &str) -> Result<HoleRef, String> {
+    if let Ok(n) = s.parse::<u32>() {
+        return if n == 0 { Err("holes count from 1".into()) } else { Ok(HoleRef::Number(n)) };
+    }
+    match s.rsplit_once(':').map(|(f, l)| (f, l.parse::<u32>())) {
+        Some((file, Ok(line))) if !file.is_empty() && line > 0 => Ok(HoleRef::At(PathBuf::from(file), line)),
+        _ => Err(format!("`{s}` is neither a hole number (1, 2, ..) nor FILE:LINE")),
+    }
 }
 
 #[derive(Deserialize)]
@@ -81,19 +106,34 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         Some(batch) => read_batch(batch)?,
         None => {
             let host = args.host.clone().expect("clap requires HOST without --batch");
-            args.snippets.iter().map(|s| Job { host: host.clone(), snippet: s.clone(), hole: args.hole }).collect()
+            args.snippets
+                .iter()
+                .map(|s| Job { host: host.clone(), snippet: s.clone(), hole: args.hole.clone() })
+                .collect()
         }
     };
-    // Fail fast on a missing host in the single-host form: nothing could be checked.
-    if args.batch.is_none() {
-        crate::input::read("host", &jobs[0].host)?;
+    if let Some(host) = jobs.iter().map(|j| &j.host).find(|h| args.batch.is_some() && crate::project::is_project(h)) {
+        bail!("{}: a batch's hosts are single files; check a cargo project with `lacuna check DIR`", host.display());
     }
+    let project = match args.host.as_deref().filter(|h| crate::project::is_project(h)) {
+        Some(dir) => Some(crate::project::load(dir, args.bin.as_deref())?),
+        None => {
+            // Fail fast on a missing host in the single-host form: nothing could be checked.
+            if args.batch.is_none() {
+                crate::input::read("host", &jobs[0].host)?;
+            }
+            None
+        }
+    };
 
     let (config, _) = crate::config::load(args.config.as_deref())?;
-    let policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    let mut policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    if let Some(project) = &project {
+        policy = project.policy(policy)?;
+    }
     let site_policies = crate::policy::site_policies(&policy, &config)?;
-    let mut checker =
-        Checker::new(CheckerOptions { policy, ..CheckerOptions::default() }).context("starting the checker")?;
+    let options = CheckerOptions { policy, project: project.as_ref().map(|p| p.checker.clone()), ..Default::default() };
+    let mut checker = Checker::new(options).context("starting the checker")?;
     if args.verbose {
         let s = &checker.startup;
         eprintln!(
@@ -112,7 +152,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let (mut any_rejected, mut any_error) = (false, false);
     for job in &jobs {
         // What this job prints: (stdout, stderr).
-        let (out, err) = match check_job(&mut checker, &mut hosts, &site_policies, job) {
+        let (out, err) = match check_job(&mut checker, &mut hosts, &site_policies, project.as_ref(), job) {
             Ok(Checked { prepared, hole, snippet, verdict }) => {
                 any_rejected |= !verdict.accepted;
                 if args.verbose {
@@ -124,14 +164,21 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                     (format!("{}\n", json_line(job, &prepared, hole, &verdict)), String::new())
                 } else {
                     let name = job.snippet.display().to_string();
-                    (render_verdict(&prepared, hole, &name, &snippet, &verdict, styled), String::new())
+                    let cwd = std::env::current_dir().ok();
+                    let base = project.as_ref().and(cwd.as_deref());
+                    (render_verdict(&prepared, hole, &name, &snippet, &verdict, styled, base), String::new())
                 }
             }
             Err(message) => {
                 any_error = true;
                 if args.json {
+                    let hole = match &job.hole {
+                        Some(HoleRef::Number(n)) => json!(n),
+                        Some(HoleRef::At(file, line)) => json!(format!("{}:{line}", file.display())),
+                        None => serde_json::Value::Null,
+                    };
                     let line = json!({
-                        "host": job.host, "snippet": job.snippet, "hole": job.hole,
+                        "host": job.host, "snippet": job.snippet, "hole": hole,
                         "accepted": false, "error": message,
                     });
                     (format!("{line}\n"), String::new())
@@ -181,27 +228,52 @@ fn check_job(
     checker: &mut Checker,
     hosts: &mut HashMap<PathBuf, Result<PreparedHost, String>>,
     site_policies: &std::collections::BTreeMap<u32, lacuna_checker::Policy>,
+    project: Option<&crate::project::LoadedProject>,
     job: &Job,
 ) -> Result<Checked, String> {
     let prepared = hosts
         .entry(job.host.clone())
-        .or_insert_with(|| {
-            let text = crate::input::read_text("host", &job.host)?;
-            checker.prepare(&job.host.display().to_string(), &text).map_err(|e| e.to_string())
+        .or_insert_with(|| match project {
+            Some(project) => {
+                let mut prepared = checker.prepare(&project.name(), &project.flat.text).map_err(|e| match e {
+                    lacuna_checker::CheckerError::HostDoesNotCompile { .. } => format!(
+                        "{} does not compile as Lacuna reads it (its modules as one crate, holes unfilled): {e}",
+                        project.name()
+                    ),
+                    e => e.to_string(),
+                })?;
+                prepared.host.sources = Some(project.flat.clone());
+                Ok(prepared)
+            }
+            None => {
+                let text = crate::input::read_text("host", &job.host)?;
+                checker.prepare(&job.host.display().to_string(), &text).map_err(|e| e.to_string())
+            }
         })
         .clone()?;
     let holes = &prepared.host.holes;
-    let hole = match job.hole {
-        Some(n) if (n as usize) <= holes.len() => n as usize - 1,
-        Some(n) => return Err(format!("{} has {} hole(s); there is no hole {n}", job.host.display(), holes.len())),
+    let hole = match &job.hole {
+        Some(HoleRef::Number(n)) if (*n as usize) <= holes.len() => *n as usize - 1,
+        Some(HoleRef::Number(n)) => {
+            return Err(format!("{} has {} hole(s); there is no hole {n}", job.host.display(), holes.len()))
+        }
+        Some(HoleRef::At(file, line)) => match project {
+            Some(project) => project.hole_at(holes, file, *line).map_err(|e| format!("{e:#}"))?,
+            None => holes
+                .iter()
+                .position(|h| h.line == *line)
+                .ok_or_else(|| format!("there is no hole on line {line} of {}", job.host.display()))?,
+        },
         None if holes.len() == 1 => 0,
         None => {
-            let lines: Vec<String> = holes.iter().map(|h| h.line.to_string()).collect();
+            let cwd = std::env::current_dir().ok();
+            let base = project.and(cwd.as_deref());
+            let at: Vec<String> = (0..holes.len()).map(|i| prepared.host.hole_location(i, base)).collect();
             return Err(format!(
-                "{} has {} holes (on lines {}); pick one with --hole N",
+                "{} has {} holes ({}); pick one with --hole N or --hole FILE:LINE",
                 job.host.display(),
                 holes.len(),
-                lines.join(", ")
+                at.join(", ")
             ));
         }
     };
@@ -228,7 +300,11 @@ fn read_batch(path: &Path) -> anyhow::Result<Vec<Job>> {
         if job.hole == Some(0) {
             bail!("{}:{}: holes count from 1", path.display(), n + 1);
         }
-        jobs.push(Job { host: base.join(job.host), snippet: base.join(job.snippet), hole: job.hole });
+        jobs.push(Job {
+            host: base.join(job.host),
+            snippet: base.join(job.snippet),
+            hole: job.hole.map(HoleRef::Number),
+        });
     }
     if jobs.is_empty() {
         bail!("{} has no jobs", path.display());

@@ -6,6 +6,7 @@ mod check;
 mod config;
 mod input;
 mod policy;
+mod project;
 mod repl;
 mod run;
 mod serve;
@@ -56,6 +57,12 @@ pub(crate) mod exit {
 }
 
 fn main() -> ExitCode {
+    // Run by cargo as its rustc wrapper while Lacuna builds a project: write the invocation down, run rustc.
+    if let Some(record) = std::env::var_os(lacuna_project::RECORD_ENV) {
+        let code =
+            lacuna_project::record::wrap_rustc(std::path::Path::new(&record), std::env::args_os().skip(1).collect());
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

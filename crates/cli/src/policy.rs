@@ -53,6 +53,24 @@ pub struct PolicyConfig {
     /// Models (`agent!(name, ..)`) that run where classified data may go (holes inside `Classified::map`).
     #[serde(default)]
     pub local_models: Vec<String>,
+    /// Third-party crates (or modules of them, `tokio::time`) snippets may name: a cargo project's dependencies.
+    #[serde(default)]
+    pub crates: Vec<String>,
+}
+
+impl PolicyConfig {
+    /// `policy` with this table's grants, denials, local models and crates; `origin` names the table in errors.
+    pub fn apply(&self, policy: Policy, origin: &str) -> anyhow::Result<Policy> {
+        let mut policy = policy;
+        for name in &self.grant {
+            policy = policy.with(parse_grant(name).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?);
+        }
+        for name in &self.deny {
+            policy = policy.without(parse_grant(name).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?);
+        }
+        let policy = self.local_models.iter().fold(policy, |p, m| p.with_local_model(m));
+        Ok(self.crates.iter().fold(policy, |p, c| p.with_crate(c)))
+    }
 }
 
 /// Every `[sites.N.policy]` of the config, by hole number.
@@ -79,16 +97,7 @@ pub fn site(base: &Policy, key: &str, config: &PolicyConfig) -> anyhow::Result<P
     if config.unconfined {
         bail!("[sites.{key}.policy] in lacuna.toml: `unconfined` turns safe mode off for a whole run, not one hole");
     }
-    let mut policy = base.clone();
-    for name in &config.grant {
-        policy =
-            policy.with(parse_grant(name).map_err(|e| anyhow::anyhow!("[sites.{key}.policy] in lacuna.toml: {e}"))?);
-    }
-    for name in &config.deny {
-        policy =
-            policy.without(parse_grant(name).map_err(|e| anyhow::anyhow!("[sites.{key}.policy] in lacuna.toml: {e}"))?);
-    }
-    Ok(config.local_models.iter().fold(policy, |p, m| p.with_local_model(m)))
+    config.apply(base.clone(), &format!("[sites.{key}.policy] in lacuna.toml"))
 }
 
 fn parse_grant(name: &str) -> Result<Grant, String> {
@@ -120,5 +129,6 @@ pub fn resolve(args: &PolicyArgs, config: &PolicyConfig) -> anyhow::Result<Polic
     }
     let policy = grants.into_iter().fold(Policy::default(), Policy::with);
     let policy = config.local_models.iter().fold(policy, |p, m| p.with_local_model(m));
+    let policy = config.crates.iter().fold(policy, |p, c| p.with_crate(c));
     Ok(denials.into_iter().fold(policy, Policy::without))
 }

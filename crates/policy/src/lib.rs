@@ -166,18 +166,48 @@ pub struct Policy {
     /// Models (`agent!(name, ..)`) that run where classified data may go: a hole inside `Classified::map` must
     /// name one of these.
     local_models: Vec<String>,
+    /// Third-party crates (`serde_json`) or modules of them (`tokio::time`) a snippet may name, as a project lists
+    /// them (`crates = [..]` in `[policy]`). Any other crate's items are denied.
+    crates: Vec<String>,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { grants: vec![Grant::Stdout], unconfined: false, local_models: Vec::new() }
+        Policy { grants: vec![Grant::Stdout], unconfined: false, local_models: Vec::new(), crates: Vec::new() }
     }
 }
 
 impl Policy {
     /// Safe mode off. Snippets may do anything the process can; for trusted experiments only.
     pub fn unconfined() -> Policy {
-        Policy { grants: Grant::ALL.to_vec(), unconfined: true, local_models: Vec::new() }
+        Policy { grants: Grant::ALL.to_vec(), unconfined: true, local_models: Vec::new(), crates: Vec::new() }
+    }
+
+    /// This policy with the items of `entry` allowed: a crate (`regex`) or a module path in one (`tokio::time`).
+    /// The whole crate or module is vouched for: all its items, and the methods of its types and traits.
+    pub fn with_crate(mut self, entry: &str) -> Policy {
+        let entry = entry.trim().trim_start_matches("::").replace('-', "_");
+        if !self.crates.contains(&entry) {
+            self.crates.push(entry);
+            self.crates.sort();
+        }
+        self
+    }
+
+    /// The crates and modules [`Policy::with_crate`] allowed.
+    pub fn allowed_crates(&self) -> &[String] {
+        &self.crates
+    }
+
+    /// Whether an item of crate `krate` in module path `modules` is one a listed crate or module holds.
+    fn allows_crate_item(&self, krate: &str, modules: &[String]) -> bool {
+        self.crates.iter().any(|entry| {
+            let mut parts = entry.split("::");
+            parts.next() == Some(krate) && {
+                let rest: Vec<&str> = parts.collect();
+                rest.len() <= modules.len() && rest.iter().zip(modules).all(|(a, b)| a == b)
+            }
+        })
     }
 
     /// This policy with `model` marked local: holes inside `Classified::map` may name it.
@@ -223,6 +253,7 @@ impl Policy {
             grants: self.grants.iter().copied().filter(|g| parent.grants(*g)).collect(),
             unconfined: self.unconfined && parent.unconfined,
             local_models: self.local_models.iter().filter(|m| parent.is_local_model(m)).cloned().collect(),
+            crates: self.crates.iter().filter(|c| parent.crates.contains(c)).cloned().collect(),
         }
     }
 
@@ -231,12 +262,20 @@ impl Policy {
         if self.unconfined {
             return Ok(());
         }
+        if let CrateKind::Other(krate) = &item.krate {
+            if self.allows_crate_item(krate, &item.modules) {
+                return Ok(());
+            }
+            let what = "a crate safe mode does not allow";
+            let allow = Some(krate.clone());
+            return Err(Denial { kind: ViolationKind::AmbientAuthority, what, grant: None, allow });
+        }
         match rules::judge(item) {
             rules::Rule::Allow => Ok(()),
-            rules::Rule::Deny(kind, what) => Err(Denial { kind, what, grant: None }),
+            rules::Rule::Deny(kind, what) => Err(Denial { kind, what, grant: None, allow: None }),
             rules::Rule::Grant(grant, _) if self.grants(grant) => Ok(()),
             rules::Rule::Grant(grant, what) => {
-                Err(Denial { kind: ViolationKind::AmbientAuthority, what, grant: Some(grant) })
+                Err(Denial { kind: ViolationKind::AmbientAuthority, what, grant: Some(grant), allow: None })
             }
         }
     }
@@ -328,4 +367,6 @@ pub struct Denial {
     pub what: &'static str,
     /// The grant that would allow it, when one would.
     pub grant: Option<Grant>,
+    /// The third-party crate whose listing in `[policy] crates` would allow it.
+    pub allow: Option<String>,
 }

@@ -450,7 +450,12 @@ mod tests {
         let quiet = Policy::default().without(Grant::Stdout);
         assert_eq!(
             quiet.judge(&mac(CrateKind::Std, "println")),
-            Err(Denial { kind: ViolationKind::AmbientAuthority, what: "standard output", grant: Some(Grant::Stdout) })
+            Err(Denial {
+                kind: ViolationKind::AmbientAuthority,
+                what: "standard output",
+                grant: Some(Grant::Stdout),
+                allow: None
+            })
         );
     }
 
@@ -484,7 +489,30 @@ mod tests {
             kind: ItemKind::Function,
         };
         assert_eq!(kind_of(&p, &libc), Some(ViolationKind::AmbientAuthority));
+        assert_eq!(p.judge(&libc).unwrap_err().allow.as_deref(), Some("libc"));
         assert_eq!(std("fs::read", ItemKind::Function).display(), "std::fs::read");
+    }
+
+    #[test]
+    fn a_project_lists_the_crates_and_modules_snippets_may_name() {
+        let item = |krate: &str, modules: &[&str], name: &str| Item {
+            krate: CrateKind::Other(krate.into()),
+            modules: modules.iter().map(|m| m.to_string()).collect(),
+            owner: None,
+            name: name.into(),
+            kind: ItemKind::Function,
+        };
+        let p = Policy::default().with_crate("serde_json").with_crate("tokio::time");
+        assert_eq!(p.judge(&item("serde_json", &["de"], "from_str")), Ok(()));
+        assert_eq!(p.judge(&item("tokio", &["time", "sleep"], "sleep")), Ok(()));
+        assert!(p.judge(&item("tokio", &["fs", "read"], "read")).is_err());
+        assert!(p.judge(&item("tokio", &[], "spawn")).is_err());
+        assert!(p.judge(&item("serde_json_ext", &[], "f")).is_err());
+        // A nested hole's policy never lists more than its parent's.
+        let narrowed = p.narrowed_by(&Policy::default().with_crate("serde_json"));
+        assert!(narrowed.judge(&item("tokio", &["time"], "sleep")).is_err());
+        // A listed crate does not reach past std's rules: its re-export of `std::fs` resolves to std.
+        assert!(p.judge(&std("fs::read", ItemKind::Function)).is_err());
         assert_eq!(std("fs", ItemKind::Module).display(), "std::fs");
     }
 

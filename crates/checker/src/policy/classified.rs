@@ -492,6 +492,7 @@ impl<'db> Pass<'_, 'db> {
             message,
             label,
             grant: None,
+            allow: None,
         });
     }
 }

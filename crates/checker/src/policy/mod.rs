@@ -24,6 +24,8 @@ pub(crate) struct Violation {
     pub label: String,
     /// A grant in `lacuna.toml` that would allow it, when one would.
     pub grant: Option<lacuna_policy::Grant>,
+    /// A third-party crate whose listing in `[policy] crates` would allow it.
+    pub allow: Option<String>,
 }
 
 /// Keeps the first violation per position and kind, in source order (a trait method is judged as the trait's and

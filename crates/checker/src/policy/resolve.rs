@@ -182,6 +182,7 @@ impl<'a, 'db> Walker<'a, 'db> {
                 ),
                 label: reaches,
                 grant: None,
+                allow: None,
             });
         }
         for item in items(self.db, def) {
@@ -202,6 +203,7 @@ impl<'a, 'db> Walker<'a, 'db> {
                     message,
                     label: reaches,
                     grant: denial.grant,
+                    allow: denial.allow,
                 });
             }
         }
@@ -237,7 +239,7 @@ impl<'a, 'db> Walker<'a, 'db> {
     }
 
     fn push(&mut self, kind: ViolationKind, at: TextRange, message: String, label: String) {
-        self.out.push(Violation { kind, range: span(at), message, label, grant: None });
+        self.out.push(Violation { kind, range: span(at), message, label, grant: None, allow: None });
     }
 }
 
@@ -257,6 +259,10 @@ fn span(r: TextRange) -> std::ops::Range<usize> {
 }
 
 pub(crate) fn crate_kind(db: &RootDatabase, krate: ra_ap_hir::Crate) -> CrateKind {
+    // A cargo project's own crates (workspace members: its library beside the binary) are host code.
+    if krate.origin(db).is_local() {
+        return CrateKind::Host;
+    }
     match krate.display_name(db) {
         Some(name) => CrateKind::from_name(&name.to_string()),
         None => CrateKind::Other(String::new()),

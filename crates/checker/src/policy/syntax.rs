@@ -48,7 +48,7 @@ pub(crate) fn violations(root: &SyntaxNode, range: Option<TextRange>, origin: Op
         usize::from(r.start())..usize::from(r.end())
     };
     let mut push = |kind, r: TextRange, message: String, label: &str| {
-        out.push(Violation { kind, range: at(r), message, label: label.to_owned(), grant: None });
+        out.push(Violation { kind, range: at(r), message, label: label.to_owned(), grant: None, allow: None });
     };
     for element in root.descendants_with_tokens() {
         if !inside(element.text_range()) {

@@ -1,0 +1,81 @@
+//! Cargo projects as hosts: `lacuna check` and `lacuna run` given a project directory or a Cargo.toml.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use lacuna_checker::{CrateFlags, Policy, ProjectCrate};
+use lacuna_project::{Flattened, Project};
+
+/// A project, built once, its binary's crate flattened into one host text.
+pub struct LoadedProject {
+    pub project: Project,
+    pub flat: Arc<Flattened>,
+    pub checker: Arc<ProjectCrate>,
+}
+
+/// Whether a host argument names a cargo project (a directory, or a `Cargo.toml`) rather than a single-file host.
+pub fn is_project(path: &Path) -> bool {
+    path.is_dir() || path.file_name().is_some_and(|n| n == "Cargo.toml")
+}
+
+fn cargo() -> PathBuf {
+    std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("cargo"))
+}
+
+/// Finds the project at `path`, builds it with cargo (dependencies cached in `<target>/lacuna`), and flattens its
+/// binary's crate.
+pub fn load(path: &Path, bin: Option<&str>) -> anyhow::Result<LoadedProject> {
+    let cargo = cargo();
+    let project = Project::discover(&cargo, path, bin)?;
+    let wrapper = std::env::current_exe().context("finding this program, cargo's rustc wrapper")?;
+    let build = project.build(&cargo, &wrapper)?;
+    let flat = Arc::new(project.flatten()?);
+    let flags = CrateFlags { args: build.rustc.check_args(), env: build.rustc.env.clone() };
+    let checker = Arc::new(ProjectCrate { graph: project.crate_graph(&build), flags });
+    Ok(LoadedProject { project, flat, checker })
+}
+
+impl LoadedProject {
+    /// The package's directory.
+    pub fn dir(&self) -> &Path {
+        self.project.manifest.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The name hosts of this project go by: the package's.
+    pub fn name(&self) -> String {
+        self.project.package().name.clone()
+    }
+
+    /// `policy` with the crates `[package.metadata.lacuna] crates` lists.
+    pub fn policy(&self, policy: Policy) -> anyhow::Result<Policy> {
+        let Some(metadata) = self.project.package().metadata.as_ref().and_then(|m| m.get("lacuna")) else {
+            return Ok(policy);
+        };
+        let config: crate::policy::PolicyConfig = serde_json::from_value(metadata.clone())
+            .context("[package.metadata.lacuna] in Cargo.toml takes the keys of lacuna.toml's [policy] table")?;
+        if config.unconfined {
+            anyhow::bail!("[package.metadata.lacuna]: turn safe mode off with --unconfined, not in Cargo.toml");
+        }
+        if policy.is_unconfined() {
+            return Ok(policy);
+        }
+        config.apply(policy, "[package.metadata.lacuna] in Cargo.toml")
+    }
+
+    /// The 0-based hole at `file:line` (a path relative to the current directory or the package's, or absolute).
+    pub fn hole_at(&self, holes: &[lacuna_checker::Hole], file: &Path, line: u32) -> anyhow::Result<usize> {
+        let candidates = [file.to_path_buf(), self.dir().join(file)];
+        let index = candidates
+            .iter()
+            .find_map(|f| self.flat.file_index(f))
+            .with_context(|| format!("{} is not a file of {}'s crate", file.display(), self.name()))?;
+        let text = &self.flat.texts[index];
+        let found = holes.iter().position(|h| {
+            self.flat
+                .to_original(h.range.start)
+                .is_some_and(|(f, offset)| f == index && text[..offset].matches('\n').count() + 1 == line as usize)
+        });
+        found.with_context(|| format!("there is no hole on line {line} of {}", file.display()))
+    }
+}

@@ -1,0 +1,122 @@
+//! `lacuna check` on a cargo project: `examples/cargo-agent`, a crate with modules, derives and dependencies
+//! (serde, serde_json, regex, tokio), holes in methods and an async fn. Each file of its `snippets/` says which
+//! hole it is for and what the verdict must be (`// hole: FILE:LINE`, `// expect: accepted` or `// expect:
+//! rejected CODE`); the checks run through the `lacuna` binary, which builds the project with cargo first.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    let package = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    package.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))).join("../..")
+}
+
+fn lacuna(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lacuna")).args(args).current_dir(cwd).output().expect("lacuna runs")
+}
+
+struct Case {
+    file: String,
+    hole: String,
+    /// `None`: accepted; else the code of the rejection.
+    rejected: Option<String>,
+}
+
+fn cases(project: &Path) -> Vec<Case> {
+    let mut out = Vec::new();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(project.join("snippets")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("// {key}: ")).map(str::to_owned))
+                .unwrap_or_else(|| panic!("{} has no `// {key}:` line", path.display()))
+        };
+        let expect = field("expect");
+        let rejected = match expect.as_str() {
+            "accepted" => None,
+            e => Some(e.strip_prefix("rejected ").unwrap_or_else(|| panic!("{}: bad expect", path.display())).into()),
+        };
+        let file = path.strip_prefix(project).unwrap().display().to_string();
+        out.push(Case { file, hole: field("hole"), rejected });
+    }
+    out
+}
+
+#[test]
+fn snippets_are_judged_against_the_crate_its_dependencies_and_the_projects_policy() {
+    let project = repo().join("examples/cargo-agent");
+    let cases = cases(&project);
+    assert!(cases.len() >= 10, "the example has its snippets");
+    let mut by_hole: BTreeMap<&str, Vec<&Case>> = BTreeMap::new();
+    for case in &cases {
+        by_hole.entry(case.hole.as_str()).or_default().push(case);
+    }
+    let mut failures = Vec::new();
+    for (hole, cases) in by_hole {
+        let mut args = vec!["check", ".", "--hole", hole, "--json"];
+        for case in &cases {
+            args.extend(["--snippet", case.file.as_str()]);
+        }
+        let out = lacuna(&args, &project);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(
+            lines.len(),
+            cases.len(),
+            "one verdict per snippet; stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (case, verdict) in cases.iter().zip(&lines) {
+            let codes: Vec<&str> =
+                verdict["diagnostics"].as_array().into_iter().flatten().filter_map(|d| d["code"].as_str()).collect();
+            let got = match verdict["accepted"].as_bool() {
+                Some(true) => None,
+                _ => codes.first().map(|c| c.to_string()).or(Some("(none)".into())),
+            };
+            if got != case.rejected {
+                failures.push(format!("{}: expected {:?}, got {:?} ({verdict})", case.file, case.rejected, got));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_crate_the_project_does_not_allow_is_named_with_how_to_allow_it() {
+    let project = repo().join("examples/cargo-agent");
+    let out = lacuna(&["check", ".", "--hole", "src/triage.rs:27", "-s", "snippets/headline-tokio-sleep.rs"], &project);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("`sleep` is `tokio::time::sleep::sleep`"), "{stdout}");
+    assert!(stdout.contains("crates = [\"tokio\"]"), "{stdout}");
+    assert!(stdout.contains("(hole 3 of triage at src/triage.rs:27"), "{stdout}");
+}
+
+#[test]
+fn project_input_errors_say_what_to_do() {
+    let project = repo().join("examples/cargo-agent");
+    let out = lacuna(&["check", ".", "--hole", "src/triage.rs:2", "-s", "snippets/headline.rs"], &project);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("there is no hole on line 2 of src/triage.rs"));
+    let out = lacuna(&["check", ".", "-s", "snippets/headline.rs"], &project);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has 3 holes (src/triage.rs:16, src/triage.rs:21"));
+
+    // A project that does not depend on lacuna.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(dir.path().join("s.rs"), "1").unwrap();
+    let out = lacuna(&["check", ".", "-s", "s.rs"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("does not depend on `lacuna`") && stderr.contains("[dependencies]"), "{stderr}");
+}

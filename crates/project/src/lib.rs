@@ -1,0 +1,194 @@
+//! Cargo projects as Lacuna hosts.
+//!
+//! A project's binary is a host: [`Project::discover`] finds the package and binary (`cargo metadata`),
+//! [`Project::build`] builds it with cargo once, writing down the exact rustc invocation of the binary's crate
+//! ([`record`]) and what build scripts said, [`Project::flatten`] gives the crate's module tree as one text
+//! ([`flatten`]) that the single-file machinery takes as it is, and [`graph::CrateGraph`] lists the crates it is
+//! checked against. Nothing here knows rust-analyzer or runs a snippet.
+
+pub mod flatten;
+pub mod graph;
+pub mod metadata;
+pub mod record;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub use flatten::{flatten, FlattenError, Flattened};
+pub use graph::{Cfg, CrateGraph, CrateSpec};
+pub use metadata::{Metadata, Package, Target};
+pub use record::{BuildMessages, Invocation, RECORD_ENV};
+
+/// Names the Lacuna binary the rustc wrapper script runs.
+const WRAPPER_EXE_ENV: &str = "LACUNA_WRAPPER_EXE";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error("`cargo {step}` failed: {detail}")]
+    Cargo { step: &'static str, detail: String },
+    #[error("the project does not build; fix it and run again (`cargo build` shows the same):\n{}", .0.join("\n"))]
+    DoesNotBuild(Vec<String>),
+    #[error("no Cargo.toml at {}: give a cargo project's directory or its Cargo.toml", .0.display())]
+    NoManifest(PathBuf),
+    #[error("{} is not the manifest of a package (a virtual workspace?): give a member's Cargo.toml", .0.display())]
+    NotAPackage(PathBuf),
+    #[error("package `{package}` has no binary{}", which.as_deref().map(|b| format!(" named `{b}`")).unwrap_or_default())]
+    NoBinary { package: String, which: Option<String> },
+    #[error("package `{package}` has several binaries ({names}): say which with --bin")]
+    SeveralBinaries { package: String, names: String },
+    #[error("package `{0}` does not depend on `lacuna`: add `lacuna = {{ path = \"<lacuna>/crates/lacuna\" }}` to its [dependencies]")]
+    NoLacuna(String),
+    #[error("cargo built `{0}` but Lacuna did not see its rustc invocation (was cargo's rustc wrapper replaced?)")]
+    NotRecorded(String),
+    #[error(transparent)]
+    Flatten(#[from] FlattenError),
+}
+
+/// A package's binary, the host.
+#[derive(Debug, Clone)]
+pub struct Project {
+    pub manifest: PathBuf,
+    pub metadata: Metadata,
+    /// The package's id in `metadata`.
+    pub package: String,
+    pub bin: Target,
+    /// Lacuna's own cargo target directory for the project: `<target>/lacuna`.
+    pub target_dir: PathBuf,
+}
+
+/// What building the project once told Lacuna.
+#[derive(Debug, Clone)]
+pub struct Build {
+    /// rustc's invocation for the binary's crate.
+    pub rustc: Invocation,
+    pub messages: BuildMessages,
+}
+
+impl Project {
+    /// The project at `path` (a directory with a Cargo.toml, or a Cargo.toml), and its binary `bin` (needed when it
+    /// has several).
+    pub fn discover(cargo: &Path, path: &Path, bin: Option<&str>) -> Result<Project, ProjectError> {
+        let manifest = if path.is_dir() { path.join("Cargo.toml") } else { path.to_path_buf() };
+        if !manifest.is_file() {
+            return Err(ProjectError::NoManifest(path.to_path_buf()));
+        }
+        let metadata = Metadata::load(cargo, &manifest)?;
+        let package = metadata.package_at(&manifest).ok_or_else(|| ProjectError::NotAPackage(manifest.clone()))?;
+        let bins: Vec<&Target> = package.targets.iter().filter(|t| t.is("bin")).collect();
+        let chosen = match bin {
+            Some(name) => bins.iter().find(|t| t.name == name).copied(),
+            None if bins.len() > 1 => {
+                let names = bins.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ");
+                return Err(ProjectError::SeveralBinaries { package: package.name.clone(), names });
+            }
+            None => bins.first().copied(),
+        };
+        let bin = chosen
+            .ok_or_else(|| ProjectError::NoBinary { package: package.name.clone(), which: bin.map(str::to_owned) })?
+            .clone();
+        let depends_on_lacuna = metadata
+            .nodes()
+            .get(package.id.as_str())
+            .is_some_and(|n| n.deps.iter().any(|d| d.name == graph::LACUNA && d.is_normal()));
+        if !depends_on_lacuna {
+            return Err(ProjectError::NoLacuna(package.name.clone()));
+        }
+        let target_dir = metadata.target_directory.join("lacuna");
+        let package = package.id.clone();
+        Ok(Project { manifest, metadata, package, bin, target_dir })
+    }
+
+    pub fn package(&self) -> &Package {
+        self.metadata.package(&self.package).expect("the project's package is in its metadata")
+    }
+
+    /// Builds the binary with cargo (dependencies once, then cached in [`Project::target_dir`]), `wrapper` — a
+    /// Lacuna binary — acting as rustc's wrapper so the crate's invocation is written down. Cargo's progress goes to
+    /// this process's stderr; the project's warnings do not.
+    pub fn build(&self, cargo: &Path, wrapper: &Path) -> Result<Build, ProjectError> {
+        let record = self.target_dir.join("rustc-invocations.jsonl");
+        for attempt in 0..2 {
+            if attempt == 1 {
+                // Cargo found the crate fresh but the record of its invocation is gone: build the crate again.
+                let status = Command::new(cargo)
+                    .args(["clean", "--quiet", "-p", &self.package().name, "--manifest-path"])
+                    .arg(&self.manifest)
+                    .arg("--target-dir")
+                    .arg(&self.target_dir)
+                    .status();
+                if !status.is_ok_and(|s| s.success()) {
+                    return Err(ProjectError::Cargo { step: "clean", detail: "see its output above".into() });
+                }
+            }
+            std::fs::create_dir_all(&self.target_dir).map_err(|e| ProjectError::Cargo {
+                step: "build",
+                detail: format!("cannot create {}: {e}", self.target_dir.display()),
+            })?;
+            let script = self.wrapper_script()?;
+            let out = Command::new(cargo)
+                .args(["build", "--message-format=json", "--bin", &self.bin.name])
+                .arg("--manifest-path")
+                .arg(&self.manifest)
+                .arg("--target-dir")
+                .arg(&self.target_dir)
+                .env("RUSTC_WORKSPACE_WRAPPER", &script)
+                .env(WRAPPER_EXE_ENV, wrapper)
+                .env(RECORD_ENV, &record)
+                .stderr(Stdio::inherit())
+                .output()
+                .map_err(|e| ProjectError::Cargo { step: "build", detail: format!("cannot run cargo: {e}") })?;
+            let messages = BuildMessages::parse(&String::from_utf8_lossy(&out.stdout));
+            if !out.status.success() {
+                return Err(match messages.errors.is_empty() {
+                    true => ProjectError::Cargo { step: "build", detail: "see its output above".into() },
+                    false => ProjectError::DoesNotBuild(messages.errors),
+                });
+            }
+            if let Some(rustc) = self.recorded_invocation(&record) {
+                return Ok(Build { rustc, messages });
+            }
+        }
+        Err(ProjectError::NotRecorded(self.bin.name.clone()))
+    }
+
+    /// A wrapper script that runs the Lacuna binary `$LACUNA_WRAPPER_EXE`: cargo sees the same wrapper (path,
+    /// content, age) whichever Lacuna binary builds, so a new Lacuna does not rebuild every dependency.
+    fn wrapper_script(&self) -> Result<PathBuf, ProjectError> {
+        let path = self.target_dir.join("rustc-wrapper");
+        let text = format!("#!/bin/sh\nexec \"${WRAPPER_EXE_ENV}\" \"$@\"\n");
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            let written = std::fs::write(&path, &text).and_then(|_| {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            });
+            written.map_err(|e| ProjectError::Cargo {
+                step: "build",
+                detail: format!("cannot write the rustc wrapper {}: {e}", path.display()),
+            })?;
+        }
+        Ok(path)
+    }
+
+    /// The last recorded invocation that compiled the binary.
+    fn recorded_invocation(&self, record: &Path) -> Option<Invocation> {
+        let root = self.bin.src_path.canonicalize().ok()?;
+        record::recorded(record).into_iter().rev().find(|i| {
+            i.crate_types().contains(&"bin")
+                && i.crate_name() == Some(self.bin.crate_name().as_str())
+                && i.source().and_then(|s| s.canonicalize().ok()).as_deref() == Some(root.as_path())
+        })
+    }
+
+    /// The binary's crate as one text.
+    pub fn flatten(&self) -> Result<Flattened, ProjectError> {
+        // Line ends as Lacuna's hosts have them: offsets then agree with the host text checks see.
+        let mut read =
+            |p: &Path| std::fs::read_to_string(p).ok().map(|t| t.trim_start_matches('\u{feff}').replace("\r\n", "\n"));
+        Ok(flatten(&self.bin.src_path, &mut read)?)
+    }
+
+    /// The crates the binary is checked against.
+    pub fn crate_graph(&self, build: &Build) -> CrateGraph {
+        CrateGraph::new(&self.metadata, &self.package, &build.rustc, &build.messages)
+    }
+}

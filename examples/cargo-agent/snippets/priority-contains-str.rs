@@ -1,0 +1,3 @@
+// hole: src/triage.rs:16
+// expect: rejected E0308
+if issue.labels.contains("bug") { Priority::Normal } else { Priority::Low }
