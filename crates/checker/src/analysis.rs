@@ -207,7 +207,12 @@ impl RaSession {
                     // rust-analyzer misses impls declared inside function bodies and closures (methods and
                     // trait bounds they provide come out as E0599/E0277): with any there, its errors are no
                     // verdict and rustc decides.
-                    if !errors.is_empty() && (self.unexpanded_proc_macros || has_block_local_impls(&file.tree())) {
+                    // Unexpanded proc macros: the snippet's own errors are no verdict (the host's are the baseline's
+                    // to judge).
+                    let in_snippet = errors.iter().any(|e| block.start <= e.start && e.end <= block.end);
+                    if !errors.is_empty()
+                        && ((self.unexpanded_proc_macros && in_snippet) || has_block_local_impls(&file.tree()))
+                    {
                         Outcome::NotAsked
                     } else {
                         Outcome::Errors(errors)

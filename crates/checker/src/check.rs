@@ -476,17 +476,14 @@ impl Checker {
     /// The diagnostic for control flow that leaves the hole (`return`, `?`, `break` to a host loop), if any.
     fn control_escape(&mut self, pending: &PendingCheck) -> Option<Diagnostic> {
         let owned = pending.snippet.clone();
-        let (range, what) = self.with_ra(None, move |_| Ok(host::control_escape(&owned))).ok()??;
+        let (range, what, advice) = self.with_ra(None, move |_| Ok(host::control_escape(&owned))).ok()??;
         let (line, column) = pending.snippet_index.line_col(range.start);
         let (end_line, end_column) = pending.snippet_index.line_col(range.end);
         Some(Diagnostic {
             severity: Severity::Error,
             code: None,
             kind: ErrorKind::ControlEscapesHole.into(),
-            message: format!(
-                "{what}; a hole's value is the snippet's final expression, so control flow must stay inside the \
-                 snippet (handle the case and produce a value instead)"
-            ),
+            message: format!("{what}; {advice}"),
             label: Some("leaves the hole".into()),
             notes: Vec::new(),
             location: Location::Snippet,

@@ -409,7 +409,7 @@ pub(crate) fn block_is_intact(file: &SourceFile, block: &std::ops::Range<usize>)
 /// spliced text, but a hole is an expression whose value is the snippet's final expression, so they are
 /// rejected. Returns the construct's range in the snippet and a description. Syntax only; `snippet` must be
 /// syntactically a block body (checked before).
-pub(crate) fn control_escape(snippet: &str) -> Option<(std::ops::Range<usize>, &'static str)> {
+pub(crate) fn control_escape(snippet: &str) -> Option<(std::ops::Range<usize>, &'static str, &'static str)> {
     const PREFIX: &str = "fn __lacuna_snippet() {\n";
     let text = format!("{PREFIX}{snippet}\n}}");
     let file = SourceFile::parse(&text, Edition::Edition2021).tree();
@@ -420,11 +420,20 @@ pub(crate) fn control_escape(snippet: &str) -> Option<(std::ops::Range<usize>, &
         _ => false,
     };
     for node in body.syntax().descendants() {
-        let what = match node.kind() {
-            SyntaxKind::RETURN_EXPR => "`return` leaves the host function",
-            SyntaxKind::TRY_EXPR => "`?` may return from the host function",
-            SyntaxKind::BREAK_EXPR => "`break` leaves the snippet",
-            SyntaxKind::CONTINUE_EXPR => "`continue` leaves the snippet",
+        const STAY: &str = "a hole's value is the snippet's final expression, so control flow must stay inside the \
+                            snippet (handle the case and produce a value instead)";
+        let (what, advice) = match node.kind() {
+            SyntaxKind::RETURN_EXPR => ("`return` leaves the host function", STAY),
+            SyntaxKind::TRY_EXPR => ("`?` may return from the host function", STAY),
+            SyntaxKind::BREAK_EXPR => ("`break` leaves the snippet", STAY),
+            SyntaxKind::CONTINUE_EXPR => ("`continue` leaves the snippet", STAY),
+            // The snippet runs as a plain function called at the hole; suspending the host's future from inside
+            // it is not supported yet (an `async` block the snippet makes and drives itself is fine).
+            SyntaxKind::AWAIT_EXPR => (
+                "`.await` would suspend the host's async function from inside the hole",
+                "Lacuna runs a snippet to completion at the hole and cannot suspend there yet: use the host's \
+                 non-async tools, or let the host await and pass the result in",
+            ),
             _ => continue,
         };
         let label = node
@@ -460,7 +469,7 @@ pub(crate) fn control_escape(snippet: &str) -> Option<(std::ops::Range<usize>, &
             let range = node.text_range();
             let start = usize::from(range.start()).saturating_sub(PREFIX.len()).min(snippet.len());
             let end = usize::from(range.end()).saturating_sub(PREFIX.len()).min(snippet.len());
-            return Some((start..end, what));
+            return Some((start..end, what, advice));
         }
     }
     None
@@ -536,8 +545,10 @@ mod tests {
         assert!(control_escape("let x = y?;\nx").is_some());
         assert!(control_escape("break").is_some());
         assert!(control_escape("loop { break 'outer; }").is_some());
-        assert_eq!(control_escape("if a {\n    return 0;\n}\n1").map(|(r, _)| r), Some(11..19));
+        assert_eq!(control_escape("if a {\n    return 0;\n}\n1").map(|(r, _, _)| r), Some(11..19));
         assert!(control_escape("loop { break 5; }").is_none());
+        assert!(control_escape("let u = dir.fetch(1).await;\nu").is_some());
+        assert!(control_escape("block_on(async { dir.fetch(1).await })").is_none());
         assert!(control_escape("'a: { if x { break 'a 1; } 0 }").is_none());
         assert!(control_escape("'o: for i in 0..3 { for j in 0..3 { if j > i { continue 'o; } } } 0").is_none());
         assert!(control_escape("let f = |x: Option<i32>| -> Option<i32> { Some(x? + 1) };\nf(None)").is_none());

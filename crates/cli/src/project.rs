@@ -63,6 +63,22 @@ impl LoadedProject {
         config.apply(policy, "[package.metadata.lacuna] in Cargo.toml")
     }
 
+    /// Where line `line` (1-based) of the flattened crate is, as `src/file.rs:LINE` relative to the current
+    /// directory.
+    pub fn place_of_line(&self, line: u32) -> String {
+        let text = &self.flat.text;
+        let start =
+            if line <= 1 { Some(0) } else { text.match_indices('\n').nth(line as usize - 2).map(|(i, _)| i + 1) };
+        let Some((file, offset)) = start.and_then(|s| self.flat.to_original(s)) else {
+            return format!("line {line}");
+        };
+        let path = &self.flat.files[file];
+        let cwd = std::env::current_dir().ok();
+        let shown = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()).unwrap_or(path);
+        let original = self.flat.texts[file][..offset].matches('\n').count() + 1;
+        format!("{}:{original}", shown.display())
+    }
+
     /// The 0-based hole at `file:line` (a path relative to the current directory or the package's, or absolute).
     pub fn hole_at(&self, holes: &[lacuna_checker::Hole], file: &Path, line: u32) -> anyhow::Result<usize> {
         let candidates = [file.to_path_buf(), self.dir().join(file)];

@@ -26,6 +26,8 @@ use crate::{agent, config, exit};
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   lacuna run examples/primes/host.rs --snippet examples/primes/attempt2.rs
+  lacuna run --manifest-path examples/cargo-agent/Cargo.toml --snippet 1=priority.rs --snippet 2=mentioned.rs
+  cd my-project && lacuna run --model openai:gpt-4o-mini       # a cargo project: its binary's holes
   lacuna run host.rs --snippet 1=first.rs --snippet 2=second.rs --report report.json
   lacuna run host.rs --snippet s.rs --path rustc --fuel 1000000
   lacuna run examples/memory/host.rs --model script:examples/memory/replies.txt --trace trace.jsonl
@@ -37,8 +39,18 @@ Without --model, a hole with no snippet evaluates to `Err(HoleError::Model { .. 
 this hole\"). Model settings (base URL, key variable, temperature, named models for `agent!(name, ..)`) can
 also come from lacuna.toml; see docs/models.md.")]
 pub struct RunArgs {
-    /// The host program: a single-file Rust program (edition 2021) with `agent!(...)` holes and a `main`.
-    host: PathBuf,
+    /// The host program: a single-file Rust program (edition 2021) with `agent!(...)` holes and a `main`, or a
+    /// cargo project (its directory or Cargo.toml) whose binary has holes. Default: the cargo project in the
+    /// current directory.
+    host: Option<PathBuf>,
+
+    /// The cargo project's manifest (as cargo's own flag; the same as giving it as HOST).
+    #[arg(long, value_name = "PATH", conflicts_with = "host")]
+    manifest_path: Option<PathBuf>,
+
+    /// The project's binary to run, when the package has several.
+    #[arg(long, value_name = "NAME")]
+    bin: Option<String>,
 
     /// A snippet for a hole: `N=FILE` for hole N (counting from 1 in source order), or just `FILE` for a host
     /// with one hole. Repeat for several holes.
@@ -151,7 +163,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
         time_ms: args.time_limit_ms.or(config.run.time_limit_ms).unwrap_or(defaults.time_ms),
         memory_bytes: args.memory_limit.or(config.run.memory_limit.map(|b| b.0)).unwrap_or(defaults.memory_bytes),
     };
-    let host_text = crate::input::read("host", &args.host)?;
+    let host_path = match (&args.host, &args.manifest_path) {
+        (Some(host), _) => host.clone(),
+        (None, Some(manifest)) => manifest.clone(),
+        (None, None) if std::path::Path::new("Cargo.toml").is_file() => PathBuf::from("."),
+        (None, None) => bail!("no host: give a host file or a cargo project, or run in a cargo project's directory"),
+    };
+    let project = match crate::project::is_project(&host_path) {
+        true => Some(crate::project::load(&host_path, args.bin.as_deref())?),
+        false => None,
+    };
+    let host_text = match &project {
+        Some(project) => project.flat.text.clone(),
+        None => crate::input::read("host", &host_path)?,
+    };
     let mut snippets = BTreeMap::new();
     for spec in &args.snippets {
         let (site, file) = match spec.split_once('=') {
@@ -180,8 +205,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     } else {
         None
     };
-    let policy = crate::policy::resolve(&args.policy, &config.policy)?;
-    let checker = Checker::new(CheckerOptions { policy: policy.clone(), ..CheckerOptions::default() })?;
+    let mut policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    if let Some(project) = &project {
+        policy = project.policy(policy)?;
+    }
+    let checker = Checker::new(CheckerOptions {
+        policy: policy.clone(),
+        project: project.as_ref().map(|p| p.checker.clone()),
+        ..CheckerOptions::default()
+    })?;
     let site_policies = crate::policy::site_policies(&policy, &config)?;
     let options = RunOptions {
         policy,
@@ -196,7 +228,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
         ..RunOptions::default()
     };
     let engine = Engine::new(checker, options)?;
-    let name = args.host.display().to_string();
+    let name = match &project {
+        Some(project) => project.name(),
+        None => host_path.display().to_string(),
+    };
     // Snippets given up front also settle the types of holes only they settle.
     let up_front = if agent.is_some() { BTreeMap::new() } else { snippets.clone() };
     let host = engine.load_for(&name, &host_text, &up_front)?;
@@ -234,7 +269,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
             };
             let place = match site.parent {
                 Some(parent) => format!("line {} of hole {parent}'s snippet", site.line),
-                None => format!("line {}", site.line),
+                None => match &project {
+                    Some(project) => project.place_of_line(site.line),
+                    None => format!("line {}", site.line),
+                },
             };
             eprintln!(
                 "lacuna: hole {} ({place}): {} call(s), {} attempt(s), {verdict}{path}{error}; model {:.1} ms, check \

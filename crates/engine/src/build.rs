@@ -15,8 +15,6 @@ use crate::ExecError;
 /// Flags every library is built with. Hosts and snippets must agree (they share types across the boundary);
 /// debug-build arithmetic (overflow checks, debug assertions) is what the programs they are compared with have.
 const FLAGS: &[&str] = &[
-    "--edition",
-    "2021",
     "-C",
     "opt-level=0",
     "-C",
@@ -82,6 +80,36 @@ pub struct Builder {
     limit: u64,
     /// Builds since the cache was last trimmed.
     builds: std::sync::Arc<std::sync::atomic::AtomicU32>,
+    /// A cargo project's crate: what its host and snippet libraries are built with besides [`FLAGS`].
+    project: Option<ProjectArgs>,
+}
+
+/// What a cargo project's host library (and each snippet library linking to it) is built with: the crate's
+/// edition, cfgs and dependencies as cargo gives them (`lacuna` excepted: the shared runtime stands for it), and
+/// the environment its `env!` reads.
+#[derive(Debug, Clone, Hash, PartialEq, Eq)]
+struct ProjectArgs {
+    edition: String,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+impl ProjectArgs {
+    fn new(flags: &lacuna_checker::CrateFlags) -> ProjectArgs {
+        let mut edition = "2015".to_owned();
+        let mut args = Vec::new();
+        let mut it = flags.args.iter();
+        while let Some(flag) = it.next() {
+            let Some(value) = it.next() else { break };
+            match flag.as_str() {
+                "--edition" => edition = value.clone(),
+                "--extern" if value.starts_with("lacuna=") => {}
+                "--cfg" | "-L" | "--extern" | "--target" => args.extend([flag.clone(), value.clone()]),
+                _ => {}
+            }
+        }
+        ProjectArgs { edition, args, env: flags.env.clone() }
+    }
 }
 
 /// The runtime's source as a `dylib`: the prelude, plus the allocator every library that links to it uses.
@@ -117,6 +145,7 @@ impl Builder {
             dir,
             limit,
             builds: Default::default(),
+            project: rustc.crate_flags().map(ProjectArgs::new),
         })
     }
 
@@ -170,7 +199,10 @@ impl Builder {
             Linkage::Host | Linkage::LinksHost(_) => self.runtime().map(Path::to_path_buf),
             Linkage::Standalone | Linkage::Runtime => None,
         };
+        // The runtime is the same library for every host; hosts and snippets are the project's crate's.
+        let project = self.project.as_ref().filter(|_| linkage != Linkage::Runtime);
         (&self.version, FLAGS, &self.rlib, crate_name, source, display_name, linkage, &runtime).hash(&mut hasher);
+        project.hash(&mut hasher);
         // The crate id is part of the library: a lineage's build differs from the same text's build alone.
         lineage.map(|l| &l.0).hash(&mut hasher);
         let stem = format!("{crate_name}-{:016x}", hasher.finish());
@@ -257,6 +289,15 @@ impl Builder {
         } else {
             // The runtime sets std's alloc-error hook (unstable) so a refused allocation is a panic.
             command.env("RUSTC_BOOTSTRAP", "1");
+        }
+        match project {
+            Some(project) => {
+                command.args(["--edition", &project.edition]).args(&project.args);
+                command.envs(project.env.iter().map(|(k, v)| (k, v)));
+            }
+            None => {
+                command.args(["--edition", "2021"]);
+            }
         }
         let out = command
             .args(FLAGS)

@@ -178,7 +178,14 @@ fn check_new(
     let verdict = match pre {
         // A rejection, or rustc's verdict where rust-analyzer's analysis was not clean (the JIT subset's own
         // acceptance may build only on a clean one).
-        Precheck::Decided(decided) => decided,
+        Precheck::Decided(decided) => {
+            if decided.accepted && options.path != PathChoice::Rustc {
+                let why = "rust-analyzer's analysis was not clean (its errors were no verdict), so rustc decided and \
+                           the JIT's subset was not asked";
+                lowered = Some(Err(why.to_owned()));
+            }
+            decided
+        }
         // Everything below asks the check's own splice and analysis.
         Precheck::Pending(pending) => {
             // A snippet with holes of its own runs on the rustc path, built once its holes are known.
