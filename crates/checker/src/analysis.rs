@@ -102,9 +102,45 @@ pub(crate) struct RaSession {
     /// Every std file, core's first: what [`RaSession::errors_for_new_host`] parses ahead on a second thread.
     std_file_ids: Vec<FileId>,
     std_item_trees_ready: bool,
-    /// The crate graph has proc-macro crates, whose macros rust-analyzer does not expand here: impls they derive
-    /// (`#[derive(Serialize)]`) are missing, so its errors are no verdict and rustc decides.
+    /// The crate graph has proc-macro crates whose macros rust-analyzer could not expand (the toolchain's
+    /// proc-macro server is missing, or a library did not load): impls they derive (`#[derive(Serialize)]`) are
+    /// missing, so its errors in a snippet are no verdict and rustc decides.
     unexpanded_proc_macros: bool,
+    /// The toolchain's proc-macro server, expanding a project's proc macros while the session lives.
+    _proc_macro_server: Option<ra_ap_proc_macro_api::ProcMacroClient>,
+}
+
+/// A project's proc macros, loaded into the toolchain's proc-macro server
+/// (`$(rustc --print sysroot)/libexec/rust-analyzer-proc-macro-srv`), as rust-analyzer loads them for an editor.
+/// Returns what the database gets, the server, and whether some proc macro is left unexpanded.
+fn load_proc_macros(
+    crates: &[(ra_ap_base_db::CrateBuilderId, Option<std::path::PathBuf>)],
+    sysroot: &std::path::Path,
+) -> (Option<ra_ap_hir::ProcMacrosBuilder>, Option<ra_ap_proc_macro_api::ProcMacroClient>, bool) {
+    use ra_ap_base_db::ProcMacroLoadingError;
+    if crates.is_empty() {
+        return (None, None, false);
+    }
+    let abs = |p: &std::path::Path| {
+        ra_ap_paths::Utf8PathBuf::from_path_buf(p.to_path_buf())
+            .ok()
+            .and_then(|u| ra_ap_paths::AbsPathBuf::try_from(u).ok())
+    };
+    let server_path = sysroot.join("libexec").join("rust-analyzer-proc-macro-srv");
+    let no_env: [(&str, &Option<&str>); 0] = [];
+    let server = abs(&server_path).and_then(|p| ra_ap_proc_macro_api::ProcMacroClient::spawn(&p, no_env, None, 1).ok());
+    let mut builder = ra_ap_hir::ProcMacrosBuilder::default();
+    let mut unexpanded = false;
+    for (id, dylib) in crates {
+        let loaded = match (&server, dylib.as_deref().and_then(abs)) {
+            (Some(server), Some(dylib)) => ra_ap_load_cargo::load_proc_macro(server, &dylib, &[]),
+            (None, _) => Err(ProcMacroLoadingError::Disabled),
+            (_, None) => Err(ProcMacroLoadingError::ExpectedProcMacroArtifact),
+        };
+        unexpanded |= loaded.is_err();
+        builder.insert(*id, loaded);
+    }
+    (Some(builder), server, unexpanded)
 }
 
 impl RaSession {
@@ -131,14 +167,19 @@ impl RaSession {
         target: &TargetInfo,
         prelude: &str,
         project: Option<&lacuna_project::CrateGraph>,
+        sysroot: &std::path::Path,
     ) -> Result<RaSession, CheckerError> {
-        let World { change, host_file, std_files, std_file_ids } = World::new(std_src, target, prelude, project)?;
+        let World { change, host_file, std_files, std_file_ids, proc_macro_crates } =
+            World::new(std_src, target, prelude, project)?;
         let mut host = AnalysisHost::new(None);
-        host.apply_change(ChangeWithProcMacros { source_change: change, proc_macros: None });
+        let (proc_macros, server, unexpanded_proc_macros) = load_proc_macros(&proc_macro_crates, sysroot);
+        if proc_macros.is_some() {
+            host.raw_database_mut().enable_proc_attr_macros();
+        }
+        host.apply_change(ChangeWithProcMacros { source_change: change, proc_macros });
         let mut config = DiagnosticsConfig::test_sample();
         config.style_lints = false;
         config.term_search_fuel = 0;
-        let unexpanded_proc_macros = project.is_some_and(|p| p.crates.iter().any(|c| c.proc_macro));
         Ok(RaSession {
             host,
             host_file,
@@ -148,6 +189,7 @@ impl RaSession {
             std_file_ids,
             std_item_trees_ready: false,
             unexpanded_proc_macros,
+            _proc_macro_server: server,
         })
     }
 

@@ -31,6 +31,8 @@ pub(crate) struct World {
     pub std_files: usize,
     /// std's files for this target, core's first.
     pub std_file_ids: Vec<FileId>,
+    /// A project's proc-macro crates and their shared libraries (none was built: `None`).
+    pub proc_macro_crates: Vec<(CrateBuilderId, Option<PathBuf>)>,
 }
 
 /// File ids, handed out in order.
@@ -139,6 +141,7 @@ impl World {
             CrateOrigin::Library { repo: None, name: Symbol::intern("lacuna") },
         );
         add_std_deps(&mut graph, lacuna, &std_crates)?;
+        let mut proc_macro_crates = Vec::new();
         let host_crate = match project {
             None => shared.add_crate(
                 &mut graph,
@@ -148,6 +151,11 @@ impl World {
             ),
             Some(project) => {
                 let deps = add_project_crates(&mut graph, project, &project_roots, &target_cfg, &shared, &std_crates)?;
+                for (krate, id) in project.crates.iter().zip(&deps) {
+                    if krate.proc_macro {
+                        proc_macro_crates.push((*id, krate.proc_macro_dylib.clone()));
+                    }
+                }
                 let cfg = with_cfgs(&target_cfg, &project.host_cfgs);
                 let host = graph.add_crate_root(
                     host_file,
@@ -174,7 +182,7 @@ impl World {
         let dep = DependencyBuilder::new(CrateName::new("lacuna").expect("valid crate name"), lacuna);
         graph.add_dep(host_crate, dep).map_err(graph_error)?;
         change.set_crate_graph(graph);
-        Ok(World { change, host_file, std_files, std_file_ids })
+        Ok(World { change, host_file, std_files, std_file_ids, proc_macro_crates })
     }
 }
 

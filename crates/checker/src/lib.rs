@@ -343,7 +343,8 @@ impl Checker {
         }
         let std_src = StdSource::locate(Some(&rustc.sysroot))?;
         let target = TargetInfo::query(&rustc.path)?;
-        let ra = RaSession::load(&std_src, &target, PRELUDE_SOURCE, options.project.as_ref().map(|p| &p.graph))?;
+        let project = options.project.as_ref().map(|p| &p.graph);
+        let ra = RaSession::load(&std_src, &target, PRELUDE_SOURCE, project, &rustc.sysroot)?;
         let startup = StartupReport {
             std_source: std_src.library.clone(),
             std_files: ra.std_files,

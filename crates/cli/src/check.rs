@@ -24,7 +24,7 @@ use crate::exit;
   lacuna check examples/primes/host.rs --snippet examples/primes/attempt1.rs --snippet examples/primes/attempt2.rs
   lacuna check host.rs --hole 2 --snippet s.rs --json
   lacuna check --batch jobs.jsonl --json
-  lacuna check examples/cargo-agent --hole src/triage.rs:16 --snippet s.rs
+  lacuna check examples/cargo-agent/Cargo.toml --hole src/triage.rs:16 --snippet s.rs
 
 A batch file has one job per line: {\"host\": PATH, \"snippet\": PATH, \"hole\": N}. `hole` is 1-based and may be
 left out when the host has one hole; relative paths resolve against the batch file's folder.")]
@@ -265,15 +265,23 @@ fn check_job(
                 .ok_or_else(|| format!("there is no hole on line {line} of {}", job.host.display()))?,
         },
         None if holes.len() == 1 => 0,
-        None => {
+        None if project.is_some() => {
             let cwd = std::env::current_dir().ok();
-            let base = project.and(cwd.as_deref());
-            let at: Vec<String> = (0..holes.len()).map(|i| prepared.host.hole_location(i, base)).collect();
+            let at: Vec<String> = (0..holes.len()).map(|i| prepared.host.hole_location(i, cwd.as_deref())).collect();
             return Err(format!(
                 "{} has {} holes ({}); pick one with --hole N or --hole FILE:LINE",
                 job.host.display(),
                 holes.len(),
                 at.join(", ")
+            ));
+        }
+        None => {
+            let lines: Vec<String> = holes.iter().map(|h| h.line.to_string()).collect();
+            return Err(format!(
+                "{} has {} holes (on lines {}); pick one with --hole N",
+                job.host.display(),
+                holes.len(),
+                lines.join(", ")
             ));
         }
     };

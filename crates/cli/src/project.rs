@@ -16,7 +16,7 @@ pub struct LoadedProject {
 
 /// Whether a host argument names a cargo project (a directory, or a `Cargo.toml`) rather than a single-file host.
 pub fn is_project(path: &Path) -> bool {
-    path.is_dir() || path.file_name().is_some_and(|n| n == "Cargo.toml")
+    path.join("Cargo.toml").is_file() || path.file_name().is_some_and(|n| n == "Cargo.toml")
 }
 
 fn cargo() -> PathBuf {

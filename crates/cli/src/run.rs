@@ -26,7 +26,7 @@ use crate::{agent, config, exit};
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   lacuna run examples/primes/host.rs --snippet examples/primes/attempt2.rs
-  lacuna run --manifest-path examples/cargo-agent/Cargo.toml --snippet 1=priority.rs --snippet 2=mentioned.rs
+  lacuna run --manifest-path examples/cargo-agent/Cargo.toml -s 1=priority.rs -s 2=mentioned.rs -s 3=headline.rs
   cd my-project && lacuna run --model openai:gpt-4o-mini       # a cargo project: its binary's holes
   lacuna run host.rs --snippet 1=first.rs --snippet 2=second.rs --report report.json
   lacuna run host.rs --snippet s.rs --path rustc --fuel 1000000

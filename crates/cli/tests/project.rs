@@ -1,7 +1,8 @@
 //! `lacuna check` on a cargo project: `examples/cargo-agent`, a crate with modules, derives and dependencies
 //! (serde, serde_json, regex, tokio), holes in methods and an async fn. Each file of its `snippets/` says which
 //! hole it is for and what the verdict must be (`// hole: FILE:LINE`, `// expect: accepted` or `// expect:
-//! rejected CODE`); the checks run through the `lacuna` binary, which builds the project with cargo first.
+//! rejected CODE`, optionally `// decided-by: STAGE`); the checks run through the `lacuna` binary, which builds the
+//! project with cargo first.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,8 @@ fn lacuna(args: &[&str], cwd: &Path) -> Output {
 struct Case {
     file: String,
     hole: String,
+    /// `// decided-by:` when the case says which stage must decide.
+    decided_by: Option<String>,
     /// `None`: accepted; else the code of the rejection.
     rejected: Option<String>,
 }
@@ -41,7 +44,8 @@ fn cases(project: &Path) -> Vec<Case> {
             e => Some(e.strip_prefix("rejected ").unwrap_or_else(|| panic!("{}: bad expect", path.display())).into()),
         };
         let file = path.strip_prefix(project).unwrap().display().to_string();
-        out.push(Case { file, hole: field("hole"), rejected });
+        let decided_by = text.lines().find_map(|l| l.strip_prefix("// decided-by: ")).map(str::to_owned);
+        out.push(Case { file, hole: field("hole"), decided_by, rejected });
     }
     out
 }
@@ -84,6 +88,11 @@ fn snippets_are_judged_against_the_crate_its_dependencies_and_the_projects_polic
             };
             if got != case.rejected {
                 failures.push(format!("{}: expected {:?}, got {:?} ({verdict})", case.file, case.rejected, got));
+            }
+            if let Some(by) = &case.decided_by {
+                if verdict["decided_by"].as_str() != Some(by.as_str()) {
+                    failures.push(format!("{}: expected a verdict by {by} ({verdict})", case.file));
+                }
             }
         }
     }

@@ -39,6 +39,8 @@ pub struct CrateSpec {
     /// Its dependencies: the name it uses for each, and the dependency's index in [`CrateGraph::crates`].
     pub deps: Vec<(String, usize)>,
     pub proc_macro: bool,
+    /// A proc-macro crate's shared library, as cargo built it (rust-analyzer's proc-macro server loads it).
+    pub proc_macro_dylib: Option<PathBuf>,
     /// Its package is a workspace member: the project's own code.
     pub local: bool,
 }
@@ -107,6 +109,16 @@ impl CrateGraph {
                 }
             }
             let edition = if lib.edition.is_empty() { package.edition.clone() } else { lib.edition.clone() };
+            let proc_macro = lib.is("proc-macro");
+            let proc_macro_dylib = proc_macro
+                .then(|| build.artifacts.get(id))
+                .flatten()
+                .into_iter()
+                .flatten()
+                .filter(|(target, _)| target == &lib.name)
+                .flat_map(|(_, files)| files)
+                .find(|f| f.extension().is_some_and(|e| e == "so" || e == "dylib" || e == "dll"))
+                .cloned();
             crates.push(CrateSpec {
                 name: lib.crate_name(),
                 root: lib.src_path.clone(),
@@ -115,7 +127,8 @@ impl CrateGraph {
                 cfgs,
                 env,
                 deps,
-                proc_macro: lib.is("proc-macro"),
+                proc_macro,
+                proc_macro_dylib,
                 local: metadata.workspace_members.iter().any(|m| m == id),
             });
             let i = crates.len() - 1;
