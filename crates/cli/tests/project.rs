@@ -45,16 +45,28 @@ fn cases(project: &Path) -> Vec<Case> {
         };
         let file = path.strip_prefix(project).unwrap().display().to_string();
         let decided_by = text.lines().find_map(|l| l.strip_prefix("// decided-by: ")).map(str::to_owned);
-        out.push(Case { file, hole: field("hole"), decided_by, rejected });
+        let hole = text.lines().find_map(|l| l.strip_prefix("// hole: ")).unwrap_or("1").to_owned();
+        out.push(Case { file, hole, decided_by, rejected });
     }
     out
 }
 
 #[test]
 fn snippets_are_judged_against_the_crate_its_dependencies_and_the_projects_policy() {
-    let project = repo().join("examples/cargo-agent");
-    let cases = cases(&project);
-    assert!(cases.len() >= 10, "the example has its snippets");
+    judge_all(&repo().join("examples/cargo-agent"), 10);
+}
+
+/// Safe mode over dependencies (`testdata/projects/reach`): a crate the project does not list is denied, its
+/// constructors, its methods on a value the host hands over, its impls of std traits; a listed crate's
+/// re-exports of `std::fs` are `std::fs`; a host type that wraps a client is a tool.
+#[test]
+fn dependencies_reach_only_what_the_policy_lists() {
+    judge_all(&repo().join("testdata/projects/reach"), 8);
+}
+
+fn judge_all(project: &Path, at_least: usize) {
+    let cases = cases(project);
+    assert!(cases.len() >= at_least, "{} has its snippets", project.display());
     let mut by_hole: BTreeMap<&str, Vec<&Case>> = BTreeMap::new();
     for case in &cases {
         by_hole.entry(case.hole.as_str()).or_default().push(case);
@@ -65,7 +77,7 @@ fn snippets_are_judged_against_the_crate_its_dependencies_and_the_projects_polic
         for case in &cases {
             args.extend(["--snippet", case.file.as_str()]);
         }
-        let out = lacuna(&args, &project);
+        let out = lacuna(&args, project);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(

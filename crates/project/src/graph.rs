@@ -41,7 +41,9 @@ pub struct CrateSpec {
     pub proc_macro: bool,
     /// A proc-macro crate's shared library, as cargo built it (rust-analyzer's proc-macro server loads it).
     pub proc_macro_dylib: Option<PathBuf>,
-    /// Its package is a workspace member: the project's own code.
+    /// It is the library of the host's own package (`src/lib.rs` beside `src/main.rs`): host code, as the binary's
+    /// own items are. Every other crate — other workspace members and path dependencies too — is a dependency,
+    /// which safe mode allows only as `[policy] crates` lists it.
     pub local: bool,
 }
 
@@ -67,8 +69,10 @@ impl CrateGraph {
         let mut crates: Vec<CrateSpec> = Vec::new();
         let mut index: HashMap<String, Option<usize>> = HashMap::new();
         // Iterative depth-first: a package's crate is pushed after its dependencies'.
+        #[allow(clippy::too_many_arguments)]
         fn visit(
             id: &str,
+            host_package: &str,
             metadata: &Metadata,
             nodes: &HashMap<&str, &crate::metadata::Node>,
             build: &BuildMessages,
@@ -88,7 +92,7 @@ impl CrateGraph {
             let mut deps = Vec::new();
             for dep in node.map(|n| n.deps.as_slice()).unwrap_or_default() {
                 if dep.is_normal() {
-                    if let Some(i) = visit(&dep.pkg, metadata, nodes, build, crates, index) {
+                    if let Some(i) = visit(&dep.pkg, host_package, metadata, nodes, build, crates, index) {
                         deps.push((dep.name.clone(), i));
                     }
                 }
@@ -129,7 +133,7 @@ impl CrateGraph {
                 deps,
                 proc_macro,
                 proc_macro_dylib,
-                local: metadata.workspace_members.iter().any(|m| m == id),
+                local: id == host_package,
             });
             let i = crates.len() - 1;
             index.insert(id.to_owned(), Some(i));
@@ -143,7 +147,7 @@ impl CrateGraph {
             if !dep.is_normal() || !externs.iter().any(|(name, _)| *name == dep.name) {
                 continue;
             }
-            if let Some(i) = visit(&dep.pkg, metadata, &nodes, build, &mut crates, &mut index) {
+            if let Some(i) = visit(&dep.pkg, host_package, metadata, &nodes, build, &mut crates, &mut index) {
                 host_deps.push((dep.name.clone(), i));
             }
         }
@@ -153,7 +157,7 @@ impl CrateGraph {
                 let name = lib.crate_name();
                 if externs.iter().any(|(n, _)| *n == name) && Some(name.as_str()) != host.crate_name() {
                     index.remove(host_package);
-                    if let Some(i) = visit(host_package, metadata, &nodes, build, &mut crates, &mut index) {
+                    if let Some(i) = visit(host_package, host_package, metadata, &nodes, build, &mut crates, &mut index) {
                         host_deps.push((name, i));
                     }
                 }

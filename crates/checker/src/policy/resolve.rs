@@ -259,7 +259,7 @@ fn span(r: TextRange) -> std::ops::Range<usize> {
 }
 
 pub(crate) fn crate_kind(db: &RootDatabase, krate: ra_ap_hir::Crate) -> CrateKind {
-    // A cargo project's own crates (workspace members: its library beside the binary) are host code.
+    // A cargo project's host package's library (beside the binary) is host code; other crates are dependencies.
     if krate.origin(db).is_local() {
         return CrateKind::Host;
     }

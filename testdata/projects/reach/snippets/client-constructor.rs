@@ -1,0 +1,3 @@
+// expect: rejected L0101
+let c = net::Client::new();
+c.user_agent.clone()

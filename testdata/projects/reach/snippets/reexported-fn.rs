@@ -1,0 +1,2 @@
+// expect: rejected L0101
+textkit::io::load("/etc/passwd").unwrap_or_default()
