@@ -27,7 +27,14 @@ pub struct Rustc {
     timeout: Duration,
     /// A cargo project's crate: its own flags instead of a single-file host's.
     krate: Option<CrateFlags>,
+    /// Held by the check that uses rustc's incremental state in `scratch` (one at a time; a check that finds it
+    /// held runs without).
+    incremental: std::sync::Mutex<()>,
 }
+
+/// The file an incremental check writes its source to, in the scratch directory. rustc reports its spans as
+/// `<anon>`, as for a source read from stdin.
+const INCREMENTAL_SOURCE: &str = "host.rs";
 
 /// How cargo compiles a project's crate: the flags that decide what its code means (edition, crate name and type,
 /// cfgs, lint levels, externs — `lacuna` among them) and the environment `env!` reads.
@@ -161,7 +168,16 @@ impl Rustc {
             .tempdir()
             .map_err(|e| CheckerError::Io { detail: format!("creating a scratch directory: {e}") })?;
         let prelude_rlib = build_prelude(&path, &version, prelude, cache_dir, scratch.path())?;
-        Ok(Rustc { path, version, sysroot, prelude_rlib, scratch, timeout, krate: None })
+        Ok(Rustc {
+            path,
+            version,
+            sysroot,
+            prelude_rlib,
+            scratch,
+            timeout,
+            krate: None,
+            incremental: std::sync::Mutex::new(()),
+        })
     }
 
     /// Checks the crate as cargo compiles it, with `flags`, from now on.
@@ -218,6 +234,21 @@ impl Rustc {
                 command.args(&flags.args).envs(flags.env.iter().map(|(k, v)| (k, v)));
             }
         }
+        // rustc's incremental compilation, as `cargo check` after an edit: a check of the host with another snippet
+        // in the same function reuses what the last check computed for every other item (type checking, borrow
+        // checking), so its cost grows far slower with the host. It needs the source in a file (from stdin, no
+        // query is reused); one check at a time uses it.
+        let incremental = self.incremental.try_lock().ok();
+        let source_file = self.scratch.path().join(INCREMENTAL_SOURCE);
+        let to_file = incremental.is_some() && std::fs::write(&source_file, source).is_ok();
+        if to_file {
+            command
+                .arg(format!("-Cincremental={}", self.scratch.path().join("incremental").display()))
+                .arg(format!("--remap-path-prefix={INCREMENTAL_SOURCE}=<anon>"))
+                .arg(INCREMENTAL_SOURCE);
+        } else {
+            command.arg("-");
+        }
         let mut child = command
             // Type and borrow checking alone (`--emit=metadata`) skips the MIR lints that are errors by default
             // (`arithmetic_overflow`, `unconditional_panic`): a program rustc would not build could be accepted.
@@ -225,8 +256,7 @@ impl Rustc {
             .args(["-Z", "no-codegen"])
             .env("RUSTC_BOOTSTRAP", "1")
             .args(["--error-format", "json"])
-            .arg("-")
-            .stdin(Stdio::piped())
+            .stdin(if to_file { Stdio::null() } else { Stdio::piped() })
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .current_dir(self.scratch.path())
@@ -234,11 +264,13 @@ impl Rustc {
             .env("RUST_MIN_STACK", (256usize << 20).to_string())
             .spawn()
             .map_err(|e| CheckerError::Rustc { detail: format!("cannot run `{}`: {e}", self.path.display()) })?;
-        let mut stdin = child.stdin.take().expect("stdin was piped");
-        let text = source.to_owned();
+        let stdin = child.stdin.take();
+        let text = if to_file { String::new() } else { source.to_owned() };
         // Writing and reading happen on their own threads: a large input or output must not deadlock on pipes.
         let writer = std::thread::spawn(move || {
-            let _ = stdin.write_all(text.as_bytes());
+            if let Some(mut stdin) = stdin {
+                let _ = stdin.write_all(text.as_bytes());
+            }
         });
         let mut stderr = child.stderr.take().expect("stderr was piped");
         let reader = std::thread::spawn(move || {
@@ -278,6 +310,10 @@ impl Rustc {
             .collect::<Vec<_>>();
         let status = status.expect("checked above");
         if !status.success() && errors.is_empty() {
+            if to_file {
+                // What a crash left of the incremental state is not trusted: the next check starts afresh.
+                let _ = std::fs::remove_dir_all(self.scratch.path().join("incremental"));
+            }
             return Ok(RustcOutcome::Crashed { status: status.to_string() });
         }
         Ok(RustcOutcome::Finished { errors })

@@ -44,8 +44,12 @@ pub struct CheckArgs {
     hole: Option<HoleRef>,
 
     /// The project's binary whose crate has the holes, when the package has several.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "lib")]
     bin: Option<String>,
+
+    /// The holes are in the package's library (`src/lib.rs`), not a binary.
+    #[arg(long)]
+    lib: bool,
 
     /// Jobs from a JSONL file instead of HOST and --snippet.
     #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["snippets", "hole"])]
@@ -116,7 +120,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         bail!("{}: a batch's hosts are single files; check a cargo project with `lacuna check DIR`", host.display());
     }
     let project = match args.host.as_deref().filter(|h| crate::project::is_project(h)) {
-        Some(dir) => Some(crate::project::load(dir, args.bin.as_deref())?),
+        Some(dir) => {
+            let choice = match args.lib {
+                true => crate::project::CrateChoice::Lib,
+                false => crate::project::CrateChoice::Bin(args.bin.clone()),
+            };
+            Some(crate::project::load(dir, &choice)?)
+        }
         None => {
             // Fail fast on a missing host in the single-host form: nothing could be checked.
             if args.batch.is_none() {
@@ -236,6 +246,11 @@ fn check_job(
         .or_insert_with(|| match project {
             Some(project) => {
                 let mut prepared = checker.prepare(&project.name(), &project.flat.text).map_err(|e| match e {
+                    lacuna_checker::CheckerError::NoHoles { .. } if !project.project.is_lib => format!(
+                        "{}'s binary `{}` has no `agent!` holes; holes in the package's library are checked with --lib",
+                        project.name(),
+                        project.project.bin.name
+                    ),
                     lacuna_checker::CheckerError::HostDoesNotCompile { .. } => format!(
                         "{} does not compile as Lacuna reads it (its modules as one crate, holes unfilled): {e}",
                         project.name()

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use lacuna_checker::{CrateFlags, Policy, ProjectCrate};
+pub use lacuna_project::CrateChoice;
 use lacuna_project::{Flattened, Project};
 
 /// A project, built once, its binary's crate flattened into one host text.
@@ -25,9 +26,9 @@ fn cargo() -> PathBuf {
 
 /// Finds the project at `path`, builds it with cargo (dependencies cached in `<target>/lacuna`), and flattens its
 /// binary's crate.
-pub fn load(path: &Path, bin: Option<&str>) -> anyhow::Result<LoadedProject> {
+pub fn load(path: &Path, choice: &CrateChoice) -> anyhow::Result<LoadedProject> {
     let cargo = cargo();
-    let project = Project::discover(&cargo, path, bin)?;
+    let project = Project::discover(&cargo, path, choice)?;
     let wrapper = std::env::current_exe().context("finding this program, cargo's rustc wrapper")?;
     let build = project.build(&cargo, &wrapper)?;
     let flat = Arc::new(project.flatten()?);

@@ -170,7 +170,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
         (None, None) => bail!("no host: give a host file or a cargo project, or run in a cargo project's directory"),
     };
     let project = match crate::project::is_project(&host_path) {
-        true => Some(crate::project::load(&host_path, args.bin.as_deref())?),
+        true => Some(crate::project::load(&host_path, &crate::project::CrateChoice::Bin(args.bin.clone()))?),
         false => None,
     };
     let host_text = match &project {

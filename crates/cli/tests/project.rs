@@ -195,3 +195,49 @@ fn project_input_errors_say_what_to_do() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("does not depend on `lacuna`") && stderr.contains("[dependencies]"), "{stderr}");
 }
+
+/// A package with a library and a binary that uses it: the holes are in the library.
+#[test]
+fn holes_in_the_package_library_are_checked_with_lib() {
+    let dir = tempfile::tempdir().unwrap();
+    let lacuna_crate = repo().join("crates/lacuna").canonicalize().unwrap();
+    let files = [
+        (
+            "Cargo.toml",
+            format!(
+                "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dependencies]\n\
+                 lacuna = {{ path = {:?} }}\n",
+                lacuna_crate.display().to_string()
+            ),
+        ),
+        (
+            "src/lib.rs",
+            "use lacuna::{agent, HoleError};\n\npub mod orders;\n\npub fn biggest(orders: &[orders::Order]) -> \
+             Result<Option<u32>, HoleError> {\n    agent!(\"the id of the order with the largest total\")\n}\n"
+                .to_owned(),
+        ),
+        ("src/orders.rs", "pub struct Order {\n    pub id: u32,\n    pub total_cents: i64,\n}\n".to_owned()),
+        (
+            "src/main.rs",
+            "fn main() {\n    let orders = vec![shop::orders::Order { id: 1, total_cents: 500 }];\n    \
+             println!(\"{:?}\", shop::biggest(&orders));\n}\n"
+                .to_owned(),
+        ),
+        ("good.rs", "orders.iter().max_by_key(|o| o.total_cents).map(|o| o.id)\n".to_owned()),
+        ("bad.rs", "orders.iter().max_by_key(|o| o.total).map(|o| o.id)\n".to_owned()),
+    ];
+    for (name, text) in &files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let out = lacuna(&["check", ".", "-s", "good.rs"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("are checked with --lib"), "{out:?}");
+    let out = lacuna(&["check", ".", "--lib", "-s", "good.rs", "-s", "bad.rs"], dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("good.rs: accepted by rustc"), "{stdout}");
+    assert!(stdout.contains("(hole 1 of shop at src/lib.rs:6, expected `Option<u32>`)"), "{stdout}");
+    assert!(stdout.contains("error[E0609]: no field `total` on type `&&Order`"), "{stdout}");
+}

@@ -157,7 +157,8 @@ impl CrateGraph {
                 let name = lib.crate_name();
                 if externs.iter().any(|(n, _)| *n == name) && Some(name.as_str()) != host.crate_name() {
                     index.remove(host_package);
-                    if let Some(i) = visit(host_package, host_package, metadata, &nodes, build, &mut crates, &mut index) {
+                    if let Some(i) = visit(host_package, host_package, metadata, &nodes, build, &mut crates, &mut index)
+                    {
                         host_deps.push((name, i));
                     }
                 }

@@ -1,10 +1,10 @@
 //! Cargo projects as Lacuna hosts.
 //!
-//! A project's binary is a host: [`Project::discover`] finds the package and binary (`cargo metadata`),
-//! [`Project::build`] builds it with cargo once, writing down the exact rustc invocation of the binary's crate
-//! ([`record`]) and what build scripts said, [`Project::flatten`] gives the crate's module tree as one text
-//! ([`flatten`]) that the single-file machinery takes as it is, and [`graph::CrateGraph`] lists the crates it is
-//! checked against. Nothing here knows rust-analyzer or runs a snippet.
+//! A crate of a project — a binary, or the package's library — is a host: [`Project::discover`] finds the package
+//! and the crate (`cargo metadata`), [`Project::build`] builds it with cargo once, writing down the crate's exact
+//! rustc invocation ([`record`]) and what build scripts said, [`Project::flatten`] gives the crate's module tree as
+//! one text ([`flatten`]) that the single-file machinery takes as it is, and [`graph::CrateGraph`] lists the crates
+//! it is checked against. Nothing here knows rust-analyzer or runs a snippet.
 
 pub mod flatten;
 pub mod graph;
@@ -36,6 +36,8 @@ pub enum ProjectError {
     NoBinary { package: String, which: Option<String> },
     #[error("package `{package}` has several binaries ({names}): say which with --bin")]
     SeveralBinaries { package: String, names: String },
+    #[error("package `{0}` has no library")]
+    NoLibrary(String),
     #[error("package `{0}` does not depend on `lacuna`: add `lacuna = {{ path = \"<lacuna>/crates/lacuna\" }}` to its [dependencies]")]
     NoLacuna(String),
     #[error("cargo built `{0}` but Lacuna did not see its rustc invocation (was cargo's rustc wrapper replaced?)")]
@@ -44,14 +46,26 @@ pub enum ProjectError {
     Flatten(#[from] FlattenError),
 }
 
-/// A package's binary, the host.
+/// Which crate of the package holds the holes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CrateChoice {
+    /// A binary: the only one, or the one named.
+    Bin(Option<String>),
+    /// The package's library.
+    Lib,
+}
+
+/// A crate of a package (a binary, or the library), the host.
 #[derive(Debug, Clone)]
 pub struct Project {
     pub manifest: PathBuf,
     pub metadata: Metadata,
     /// The package's id in `metadata`.
     pub package: String,
+    /// The host crate's target.
     pub bin: Target,
+    /// The host is the package's library, not a binary.
+    pub is_lib: bool,
     /// Lacuna's own cargo target directory for the project: `<target>/lacuna`.
     pub target_dir: PathBuf,
 }
@@ -65,9 +79,8 @@ pub struct Build {
 }
 
 impl Project {
-    /// The project at `path` (a directory with a Cargo.toml, or a Cargo.toml), and its binary `bin` (needed when it
-    /// has several).
-    pub fn discover(cargo: &Path, path: &Path, bin: Option<&str>) -> Result<Project, ProjectError> {
+    /// The project at `path` (a directory with a Cargo.toml, or a Cargo.toml), and its crate `choice`.
+    pub fn discover(cargo: &Path, path: &Path, choice: &CrateChoice) -> Result<Project, ProjectError> {
         let manifest = if path.is_dir() { path.join("Cargo.toml") } else { path.to_path_buf() };
         if !manifest.is_file() {
             return Err(ProjectError::NoManifest(path.to_path_buf()));
@@ -75,17 +88,27 @@ impl Project {
         let metadata = Metadata::load(cargo, &manifest)?;
         let package = metadata.package_at(&manifest).ok_or_else(|| ProjectError::NotAPackage(manifest.clone()))?;
         let bins: Vec<&Target> = package.targets.iter().filter(|t| t.is("bin")).collect();
-        let chosen = match bin {
-            Some(name) => bins.iter().find(|t| t.name == name).copied(),
-            None if bins.len() > 1 => {
+        let chosen = match choice {
+            CrateChoice::Lib => Some(
+                package
+                    .targets
+                    .iter()
+                    .find(|t| t.is_lib() && !t.is("proc-macro"))
+                    .ok_or_else(|| ProjectError::NoLibrary(package.name.clone()))?,
+            ),
+            CrateChoice::Bin(Some(name)) => bins.iter().find(|t| &t.name == name).copied(),
+            CrateChoice::Bin(None) if bins.len() > 1 => {
                 let names = bins.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ");
                 return Err(ProjectError::SeveralBinaries { package: package.name.clone(), names });
             }
-            None => bins.first().copied(),
+            CrateChoice::Bin(None) => bins.first().copied(),
         };
-        let bin = chosen
-            .ok_or_else(|| ProjectError::NoBinary { package: package.name.clone(), which: bin.map(str::to_owned) })?
-            .clone();
+        let which = match choice {
+            CrateChoice::Bin(name) => name.clone(),
+            CrateChoice::Lib => None,
+        };
+        let bin = chosen.ok_or_else(|| ProjectError::NoBinary { package: package.name.clone(), which })?.clone();
+        let is_lib = *choice == CrateChoice::Lib;
         let depends_on_lacuna = metadata
             .nodes()
             .get(package.id.as_str())
@@ -95,7 +118,7 @@ impl Project {
         }
         let target_dir = metadata.target_directory.join("lacuna");
         let package = package.id.clone();
-        Ok(Project { manifest, metadata, package, bin, target_dir })
+        Ok(Project { manifest, metadata, package, bin, is_lib, target_dir })
     }
 
     pub fn package(&self) -> &Package {
@@ -125,8 +148,13 @@ impl Project {
                 detail: format!("cannot create {}: {e}", self.target_dir.display()),
             })?;
             let script = self.wrapper_script()?;
+            let which = match self.is_lib {
+                true => vec!["--lib"],
+                false => vec!["--bin", self.bin.name.as_str()],
+            };
             let out = Command::new(cargo)
-                .args(["build", "--message-format=json", "--bin", &self.bin.name])
+                .args(["build", "--message-format=json"])
+                .args(which)
                 .arg("--manifest-path")
                 .arg(&self.manifest)
                 .arg("--target-dir")
@@ -173,8 +201,10 @@ impl Project {
     fn recorded_invocation(&self, record: &Path) -> Option<Invocation> {
         let root = self.bin.src_path.canonicalize().ok()?;
         record::recorded(record).into_iter().rev().find(|i| {
-            i.crate_types().contains(&"bin")
-                && i.crate_name() == Some(self.bin.crate_name().as_str())
+            i.crate_types().iter().any(|t| match self.is_lib {
+                true => matches!(*t, "lib" | "rlib" | "dylib" | "cdylib" | "staticlib"),
+                false => *t == "bin",
+            }) && i.crate_name() == Some(self.bin.crate_name().as_str())
                 && i.source().and_then(|s| s.canonicalize().ok()).as_deref() == Some(root.as_path())
         })
     }
