@@ -180,8 +180,18 @@ impl Rustc {
         })
     }
 
-    /// Checks the crate as cargo compiles it, with `flags`, from now on.
-    pub fn set_crate_flags(&mut self, flags: CrateFlags) {
+    /// Checks the crate as cargo compiles it, with `flags`, from now on — but against this checker's own `lacuna`
+    /// (the prelude rust-analyzer sees and the runtime snippets run with), not the one cargo built from the
+    /// project's path dependency, which may be another checkout's.
+    pub fn set_crate_flags(&mut self, mut flags: CrateFlags) {
+        let ours = format!("lacuna={}", self.prelude_rlib.display());
+        let mut expect_value = false;
+        for arg in &mut flags.args {
+            if expect_value && arg.starts_with("lacuna=") {
+                *arg = ours.clone();
+            }
+            expect_value = arg == "--extern";
+        }
         self.krate = Some(flags);
     }
 
