@@ -32,7 +32,16 @@ pub fn load(path: &Path, choice: &CrateChoice) -> anyhow::Result<LoadedProject> 
     let wrapper = std::env::current_exe().context("finding this program, cargo's rustc wrapper")?;
     let build = project.build(&cargo, &wrapper)?;
     let flat = Arc::new(project.flatten()?);
-    let flags = CrateFlags { args: build.rustc.check_args(), env: build.rustc.env.clone() };
+    // What cargo gave rustc, and what the package's build script added (`cargo::rustc-env`), which the recorded
+    // environment names only when the wrapper saw it.
+    let mut env = build.rustc.env.clone();
+    for (key, value) in build.messages.build_scripts.get(&project.package).map(|b| b.env.as_slice()).unwrap_or_default()
+    {
+        if !env.iter().any(|(k, _)| k == key) {
+            env.push((key.clone(), value.clone()));
+        }
+    }
+    let flags = CrateFlags { args: build.rustc.check_args(), env };
     let checker = Arc::new(ProjectCrate { graph: project.crate_graph(&build), flags });
     Ok(LoadedProject { project, flat, checker })
 }

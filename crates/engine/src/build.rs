@@ -104,7 +104,7 @@ impl ProjectArgs {
             match flag.as_str() {
                 "--edition" => edition = value.clone(),
                 "--extern" if value.starts_with("lacuna=") => {}
-                "--cfg" | "-L" | "--extern" | "--target" => args.extend([flag.clone(), value.clone()]),
+                "--cfg" | "-L" | "-l" | "--extern" | "--target" => args.extend([flag.clone(), value.clone()]),
                 _ => {}
             }
         }

@@ -36,6 +36,7 @@ const TAKES_VALUE: &[&str] = &[
     "-C",
     "--codegen",
     "-L",
+    "-l",
     "--extern",
     "--cfg",
     "--check-cfg",
@@ -171,7 +172,7 @@ impl Invocation {
         for arg in self.parsed() {
             let Arg::Opt(flag, value) = arg else { continue };
             let keep = match flag {
-                "--crate-name" | "--edition" | "--crate-type" | "--cfg" | "--check-cfg" | "-L" | "--extern"
+                "--crate-name" | "--edition" | "--crate-type" | "--cfg" | "--check-cfg" | "-L" | "-l" | "--extern"
                 | "--cap-lints" | "-A" | "-W" | "-D" | "-F" | "--allow" | "--warn" | "--deny" | "--forbid"
                 | "--force-warn" | "--target" => true,
                 "-C" | "--codegen" => value.is_some_and(|v| MEANINGFUL_CODEGEN.iter().any(|m| v.starts_with(m))),
