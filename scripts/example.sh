@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The bundled example, in three steps, each said before it runs: check two model attempts at a hole (the first is
-# meant to be rejected), run the program with the accepted one, then run an agent with a scripted model. Builds
+# The bundled example, in four steps, each said before it runs: check two model attempts at a hole (the first is
+# meant to be rejected), run the program with the accepted one, then run an agent with a scripted model, then a cargo project's holes. Builds
 # what it needs on first use, with cargo's progress shown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,5 +31,10 @@ step "3. lacuna run with a scripted model: appendix C's memory tool (examples/me
 echo "Each time the program reaches a hole, the model (here: replies from examples/memory/replies.txt) writes code"
 echo "for it, which is checked, then run. With a real model: --model openai:<model> (see docs/models.md)."
 "$lacuna" run examples/memory/host.rs --model script:examples/memory/replies.txt
+
+step "4. holes in a cargo project: examples/cargo-agent (serde, serde_json, regex, tokio)"
+echo "lacuna builds the project with cargo once (its dependencies too), checks each snippet against the crate as"
+echo "rustc compiles it, and runs the crate in this process; the replies are scripted, two of them rejected."
+"$lacuna" run --manifest-path examples/cargo-agent/Cargo.toml --model script:examples/cargo-agent/replies.txt
 
 step "Done. Put lacuna on your PATH with: cargo install --path crates/cli"

@@ -1,4 +1,5 @@
-//! The runnable examples (`examples/*/` with an `expected.txt`): the paper's agent patterns, each run by the
+//! The runnable examples (`examples/*/` with an `expected.txt`; a cargo project or a `host.rs`): the paper's agent
+//! patterns and a cargo project, each run by the
 //! `lacuna` binary with scripted model replies (`--model script:replies.txt`, or the models its `lacuna.toml`
 //! names), must print exactly `expected.txt`. One named test per example.
 
@@ -30,7 +31,11 @@ fn main() {
 
 fn run_example(dir: &Path) -> Result<(), Failed> {
     let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
-    command.args(["run", "host.rs"]).current_dir(dir);
+    // A cargo project runs as `cargo run` would, from its directory; a single-file example is its host.rs.
+    command.arg("run").current_dir(dir);
+    if !dir.join("Cargo.toml").is_file() {
+        command.arg("host.rs");
+    }
     if dir.join("replies.txt").is_file() {
         command.args(["--model", "script:replies.txt"]);
     }
