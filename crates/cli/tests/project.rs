@@ -241,3 +241,40 @@ fn holes_in_the_package_library_are_checked_with_lib() {
     assert!(stdout.contains("(hole 1 of shop at src/lib.rs:6, expected `Option<u32>`)"), "{stdout}");
     assert!(stdout.contains("error[E0609]: no field `total` on type `&&Order`"), "{stdout}");
 }
+
+/// Holes where a person puts them (`testdata/projects/shapes`): a `&mut self` method in a module directory, a
+/// `Display` impl, a generic function called at two types, a closure; numbered in the crate's module order.
+#[test]
+fn holes_in_methods_closures_generic_functions_and_trait_impls_run() {
+    let project = repo().join("testdata/projects/shapes");
+    let out = lacuna(
+        &[
+            "run",
+            "-s",
+            "1=snippets/summary.rs",
+            "-s",
+            "2=snippets/restock.rs",
+            "-s",
+            "3=snippets/largest.rs",
+            "-s",
+            "4=snippets/label.rs",
+            "-v",
+        ],
+        &project,
+    );
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    expect_test::expect![[r#"
+        restocked 1 item(s)
+        BOLT [40]
+        NUT [10]
+        GEAR [3]
+        largest count: Some(40)
+        largest price: Some(9.0)
+        3 items worth $44.00
+    "#]]
+    .assert_eq(&stdout);
+    for place in ["hole 1 (src/report.rs:9)", "hole 2 (src/store/mod.rs:23)", "hole 3 (src/main.rs:8): 2 call(s)"] {
+        assert!(stderr.contains(place), "{place}: {stderr}");
+    }
+}

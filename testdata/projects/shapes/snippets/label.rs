@@ -1,0 +1,1 @@
+format!("{} [{}]", item.name.to_uppercase(), item.count)
