@@ -17,6 +17,17 @@ fn lacuna(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lacuna")).args(args).current_dir(cwd).output().expect("lacuna runs")
 }
 
+/// A scratch directory with these files.
+fn scratch(files: &[(&str, String)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
 struct Case {
     file: String,
     hole: String,
@@ -181,15 +192,11 @@ fn project_input_errors_say_what_to_do() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("has 3 holes (src/triage.rs:16, src/triage.rs:21"));
 
     // A project that does not depend on lacuna.
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("src")).unwrap();
-    std::fs::write(
-        dir.path().join("Cargo.toml"),
-        "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
-    std::fs::write(dir.path().join("s.rs"), "1").unwrap();
+    let dir = scratch(&[
+        ("Cargo.toml", "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n".into()),
+        ("src/main.rs", "fn main() {}\n".into()),
+        ("s.rs", "1".into()),
+    ]);
     let out = lacuna(&["check", ".", "-s", "s.rs"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -199,9 +206,8 @@ fn project_input_errors_say_what_to_do() {
 /// A package with a library and a binary that uses it: the holes are in the library.
 #[test]
 fn holes_in_the_package_library_are_checked_with_lib() {
-    let dir = tempfile::tempdir().unwrap();
     let lacuna_crate = repo().join("crates/lacuna").canonicalize().unwrap();
-    let files = [
+    let dir = scratch(&[
         (
             "Cargo.toml",
             format!(
@@ -225,12 +231,7 @@ fn holes_in_the_package_library_are_checked_with_lib() {
         ),
         ("good.rs", "orders.iter().max_by_key(|o| o.total_cents).map(|o| o.id)\n".to_owned()),
         ("bad.rs", "orders.iter().max_by_key(|o| o.total).map(|o| o.id)\n".to_owned()),
-    ];
-    for (name, text) in &files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    ]);
     let out = lacuna(&["check", ".", "-s", "good.rs"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("are checked with --lib"), "{out:?}");

@@ -92,10 +92,18 @@ impl Invocation {
     }
 
     fn value_of(&self, flag: &str) -> Option<&str> {
-        self.parsed().into_iter().find_map(|a| match a {
-            Arg::Opt(f, v) if f == flag => v,
-            _ => None,
-        })
+        self.values_of(flag).into_iter().next()
+    }
+
+    /// Every value given with `flag`, in order.
+    fn values_of(&self, flag: &str) -> Vec<&str> {
+        self.parsed()
+            .into_iter()
+            .filter_map(|a| match a {
+                Arg::Opt(f, v) if f == flag => v,
+                _ => None,
+            })
+            .collect()
     }
 
     pub fn crate_name(&self) -> Option<&str> {
@@ -107,13 +115,7 @@ impl Invocation {
     }
 
     pub fn crate_types(&self) -> Vec<&str> {
-        self.parsed()
-            .into_iter()
-            .filter_map(|a| match a {
-                Arg::Opt("--crate-type", Some(v)) => Some(v),
-                _ => None,
-            })
-            .collect()
+        self.values_of("--crate-type")
     }
 
     /// The crate root, absolute.
@@ -126,26 +128,15 @@ impl Invocation {
 
     /// `--cfg` values (`feature="x"`, `debug_assertions` is not among them: see [`Invocation::debug_assertions`]).
     pub fn cfgs(&self) -> Vec<&str> {
-        self.parsed()
-            .into_iter()
-            .filter_map(|a| match a {
-                Arg::Opt("--cfg", Some(v)) => Some(v),
-                _ => None,
-            })
-            .collect()
+        self.values_of("--cfg")
     }
 
     /// Whether `cfg(debug_assertions)` holds: `-C debug-assertions` when given, else on without optimization.
     pub fn debug_assertions(&self) -> bool {
-        let codegen: Vec<&str> = self
-            .parsed()
-            .into_iter()
-            .filter_map(|a| match a {
-                Arg::Opt("-C" | "--codegen", Some(v)) => Some(v),
-                _ => None,
-            })
-            .collect();
-        for c in &codegen {
+        let mut codegen = self.values_of("-C");
+        codegen.extend(self.values_of("--codegen"));
+        // The last setting wins, as in rustc.
+        for c in codegen.iter().rev() {
             if let Some(v) = c.strip_prefix("debug-assertions") {
                 return matches!(v, "" | "=on" | "=yes" | "=y" | "=true");
             }
@@ -155,13 +146,7 @@ impl Invocation {
 
     /// `--extern NAME=PATH` pairs.
     pub fn externs(&self) -> Vec<(&str, &str)> {
-        self.parsed()
-            .into_iter()
-            .filter_map(|a| match a {
-                Arg::Opt("--extern", Some(v)) => v.split_once('='),
-                _ => None,
-            })
-            .collect()
+        self.values_of("--extern").into_iter().filter_map(|v| v.split_once('=')).collect()
     }
 
     /// What a check of the crate with another source needs of this invocation: everything that decides what the
@@ -332,6 +317,7 @@ mod tests {
         assert!(!invocation("--crate-name a -C opt-level=3 a.rs").debug_assertions());
         assert!(invocation("--crate-name a -C opt-level=3 -C debug-assertions=on a.rs").debug_assertions());
         assert!(!invocation("--crate-name a -C debug-assertions=off a.rs").debug_assertions());
+        assert!(!invocation("--crate-name a -C debug-assertions=on -C debug-assertions=off a.rs").debug_assertions());
     }
 
     #[test]
