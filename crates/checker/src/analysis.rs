@@ -108,6 +108,69 @@ pub(crate) struct RaSession {
     unexpanded_proc_macros: bool,
     /// The toolchain's proc-macro server, expanding a project's proc macros while the session lives.
     _proc_macro_server: Option<ra_ap_proc_macro_api::ProcMacroClient>,
+    /// When the project's proc macros may run: see [`ProcMacroGate`].
+    proc_macro_gate: Arc<ProcMacroGate>,
+}
+
+/// Whether proc macros may be expanded now. A proc macro is a dependency's code, run by the proc-macro server on
+/// the tokens it is given: a snippet that invokes one (`some_dep::query!(..)`, `#[derive(..)]` on its own item)
+/// would have it run on tokens the snippet chose before safe mode has judged the snippet (a proc macro may read
+/// files or reach a database while it expands). So rust-analyzer expands proc macros only while it analyses the
+/// host (whose derives stay cached: a splice leaves their input unchanged); during a snippet's check a request to
+/// expand is refused, and a check that saw a refusal leaves the verdict to rustc, which runs only after safe mode
+/// allowed every macro the snippet names.
+#[derive(Debug, Default)]
+pub(crate) struct ProcMacroGate {
+    open: std::sync::atomic::AtomicBool,
+    refused: std::sync::atomic::AtomicBool,
+}
+
+impl ProcMacroGate {
+    fn set_open(&self, open: bool) {
+        self.open.store(open, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether an expansion was refused since the last call, which forgets it.
+    fn take_refused(&self) -> bool {
+        self.refused.swap(false, std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Why an expansion was refused: rust-analyzer keeps the refusal (salsa caches it) and reports it as a
+/// `macro-error` with this text wherever the invocation is, so a later check of the same invocation sees it too.
+const GATE_CLOSED: &str = "Lacuna expands proc macros only in host code before safe mode has judged a snippet";
+
+/// A proc macro's expander behind the gate.
+#[derive(Debug)]
+struct Gated {
+    inner: Arc<dyn ra_ap_hir_expand::proc_macro::ProcMacroExpander>,
+    gate: Arc<ProcMacroGate>,
+}
+
+impl ra_ap_hir_expand::proc_macro::ProcMacroExpander for Gated {
+    fn expand(
+        &self,
+        db: &dyn ra_ap_base_db::SourceDatabase,
+        subtree: &ra_ap_hir_expand::tt::TopSubtree,
+        attrs: Option<&ra_ap_hir_expand::tt::TopSubtree>,
+        env: &ra_ap_base_db::Env,
+        def_site: ra_ap_span::Span,
+        call_site: ra_ap_span::Span,
+        mixed_site: ra_ap_span::Span,
+        current_dir: String,
+    ) -> Result<ra_ap_hir_expand::tt::TopSubtree, ra_ap_hir_expand::proc_macro::ProcMacroExpansionError> {
+        if !self.gate.open.load(std::sync::atomic::Ordering::SeqCst) {
+            self.gate.refused.store(true, std::sync::atomic::Ordering::SeqCst);
+            return Err(ra_ap_hir_expand::proc_macro::ProcMacroExpansionError::System(GATE_CLOSED.into()));
+        }
+        self.inner.expand(db, subtree, attrs, env, def_site, call_site, mixed_site, current_dir)
+    }
+
+    fn eq_dyn(&self, other: &dyn ra_ap_hir_expand::proc_macro::ProcMacroExpander) -> bool {
+        (other as &dyn std::any::Any)
+            .downcast_ref::<Gated>()
+            .is_some_and(|o| Arc::ptr_eq(&o.gate, &self.gate) && self.inner.eq_dyn(&*o.inner))
+    }
 }
 
 /// A project's proc macros, loaded into the toolchain's proc-macro server
@@ -116,6 +179,7 @@ pub(crate) struct RaSession {
 fn load_proc_macros(
     crates: &[(ra_ap_base_db::CrateBuilderId, Option<std::path::PathBuf>)],
     sysroot: &std::path::Path,
+    gate: &Arc<ProcMacroGate>,
 ) -> (Option<ra_ap_hir::ProcMacrosBuilder>, Option<ra_ap_proc_macro_api::ProcMacroClient>, bool) {
     use ra_ap_base_db::ProcMacroLoadingError;
     if crates.is_empty() {
@@ -133,7 +197,13 @@ fn load_proc_macros(
     let mut unexpanded = false;
     for (id, dylib) in crates {
         let loaded = match (&server, dylib.as_deref().and_then(abs)) {
-            (Some(server), Some(dylib)) => ra_ap_load_cargo::load_proc_macro(server, &dylib, &[]),
+            (Some(server), Some(dylib)) => ra_ap_load_cargo::load_proc_macro(server, &dylib, &[]).map(|macros| {
+                let gated = |m: ra_ap_hir_expand::proc_macro::ProcMacro| ra_ap_hir_expand::proc_macro::ProcMacro {
+                    expander: Arc::new(Gated { inner: m.expander, gate: gate.clone() }),
+                    ..m
+                };
+                macros.into_iter().map(gated).collect()
+            }),
             (None, _) => Err(ProcMacroLoadingError::Disabled),
             (_, None) => Err(ProcMacroLoadingError::ExpectedProcMacroArtifact),
         };
@@ -144,6 +214,19 @@ fn load_proc_macros(
 }
 
 impl RaSession {
+    /// Lets proc macros expand until the returned guard is dropped (while the host is analysed; never while a
+    /// snippet is): see [`ProcMacroGate`].
+    pub fn expanding_proc_macros(&self) -> impl Drop + use<> {
+        struct Closes(Arc<ProcMacroGate>);
+        impl Drop for Closes {
+            fn drop(&mut self) {
+                self.0.set_open(false);
+            }
+        }
+        self.proc_macro_gate.set_open(true);
+        Closes(self.proc_macro_gate.clone())
+    }
+
     /// A second handle on this session's database, for stopping the analysis in progress from another thread:
     /// see [`Stopper`].
     pub fn stopper(&self) -> Stopper {
@@ -172,7 +255,9 @@ impl RaSession {
         let World { change, host_file, std_files, std_file_ids, proc_macro_crates } =
             World::new(std_src, target, prelude, project)?;
         let mut host = AnalysisHost::new(None);
-        let (proc_macros, server, unexpanded_proc_macros) = load_proc_macros(&proc_macro_crates, sysroot);
+        let proc_macro_gate = Arc::new(ProcMacroGate::default());
+        let (proc_macros, server, unexpanded_proc_macros) =
+            load_proc_macros(&proc_macro_crates, sysroot, &proc_macro_gate);
         if proc_macros.is_some() {
             host.raw_database_mut().enable_proc_attr_macros();
         }
@@ -190,6 +275,7 @@ impl RaSession {
             std_item_trees_ready: false,
             unexpanded_proc_macros,
             _proc_macro_server: server,
+            proc_macro_gate,
         })
     }
 
@@ -205,6 +291,8 @@ impl RaSession {
         policy: Option<&lacuna_policy::Policy>,
     ) -> Analysed {
         let started = std::time::Instant::now();
+        // A refusal before this analysis is not this snippet's (what this one meets of its own shows as an error).
+        self.proc_macro_gate.take_refused();
         let file = ra_ap_syntax::SourceFile::parse(text, Edition::Edition2021);
         let errors = file.errors();
         let parse = started.elapsed();
@@ -252,9 +340,11 @@ impl RaSession {
                     // Unexpanded proc macros: the snippet's own errors are no verdict (the host's are the baseline's
                     // to judge).
                     let in_snippet = errors.iter().any(|e| block.start <= e.start && e.end <= block.end);
-                    if !errors.is_empty()
-                        && ((self.unexpanded_proc_macros && in_snippet) || has_block_local_impls(&file.tree()))
-                    {
+                    // A proc macro the snippet invoked was not expanded (see `ProcMacroGate`): rustc decides.
+                    let refused =
+                        self.proc_macro_gate.take_refused() || errors.iter().any(|e| e.message.contains(GATE_CLOSED));
+                    let unsure = (self.unexpanded_proc_macros && in_snippet) || has_block_local_impls(&file.tree());
+                    if refused || (!errors.is_empty() && unsure) {
                         Outcome::NotAsked
                     } else {
                         Outcome::Errors(errors)

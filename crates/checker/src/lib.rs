@@ -471,6 +471,8 @@ impl Checker {
         let unfilled_text = unfilled.text.clone();
         let (baseline, expected_types, scopes) = Checker::with_ra_unlimited(ra, move |ra| {
             ra.set_text(&unfilled_text);
+            // The host's own proc macros (its derives) expand here, and only here (closed again on any exit).
+            let _expanding = ra.expanding_proc_macros();
             let errors = ra.errors_for_new_host()?;
             let types = hole_offsets.iter().map(|&o| ra.hole_type(o)).collect::<Vec<_>>();
             let scopes = hole_offsets.iter().map(|&o| ra.hole_scope(o)).collect::<Vec<_>>();

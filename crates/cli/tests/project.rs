@@ -279,3 +279,50 @@ fn holes_in_methods_closures_generic_functions_and_trait_impls_run() {
         assert!(stderr.contains(place), "{place}: {stderr}");
     }
 }
+
+/// A dependency's proc macro is code that runs while it expands (`canary`'s write the file they are given). The
+/// host's derive is expanded for rust-analyzer (a misspelt method of it is rejected at once), but a snippet's
+/// own invocations run nowhere before safe mode judged the snippet — not in rust-analyzer's proc-macro server,
+/// not in rustc — and safe mode denies `canary`, which the project does not list. Unconfined, the same snippet
+/// is compiled and the proc macro runs: the canary can tell.
+#[test]
+fn a_snippets_proc_macros_do_not_run_before_safe_mode_judged_it() {
+    let project = repo().join("testdata/projects/macros");
+    let dir = tempfile::tempdir().unwrap();
+    let canary = |name: &str| dir.path().join(name);
+    let snippets = [
+        ("named.rs", "format!(\"{} of size {}\", widget.name(), widget.size)\n".to_owned()),
+        ("misspelt.rs", "format!(\"{}\", widget.nam())\n".to_owned()),
+        ("bang.rs", format!("canary::touch!({:?});\nString::new()\n", canary("bang").display().to_string())),
+        (
+            "attribute.rs",
+            format!(
+                "#[canary::touch_attr({:?})]\nfn helper() -> u32 {{ 1 }}\nhelper().to_string()\n",
+                canary("attribute").display().to_string()
+            ),
+        ),
+    ];
+    let mut args = vec!["check".to_owned(), ".".to_owned(), "--json".to_owned()];
+    for (name, text) in &snippets {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        args.extend(["-s".to_owned(), dir.path().join(name).display().to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = lacuna(&args, &project);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let verdicts: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(verdicts.len(), 4, "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let code = |v: &serde_json::Value| v["diagnostics"][0]["code"].as_str().map(str::to_owned);
+    assert_eq!(verdicts[0]["accepted"], true, "{}", verdicts[0]);
+    assert_eq!((code(&verdicts[1]), verdicts[1]["decided_by"].as_str()), (Some("E0599".into()), Some("rust-analyzer")));
+    for v in &verdicts[2..] {
+        assert_eq!((v["accepted"].as_bool(), code(v).as_deref()), (Some(false), Some("L0101")), "{v}");
+    }
+    assert!(!canary("bang").exists() && !canary("attribute").exists(), "a snippet's proc macro ran before its verdict");
+
+    // The positive control: unconfined, rustc compiles the snippet and the proc macro runs.
+    let bang = dir.path().join("bang.rs").display().to_string();
+    let out = lacuna(&["check", ".", "--unconfined", "-s", &bang], &project);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(canary("bang").exists(), "the canary cannot tell");
+}
