@@ -343,8 +343,9 @@ impl RaSession {
                     // A proc macro the snippet invoked was not expanded (see `ProcMacroGate`): rustc decides.
                     let refused =
                         self.proc_macro_gate.take_refused() || errors.iter().any(|e| e.message.contains(GATE_CLOSED));
-                    let unsure = (self.unexpanded_proc_macros && in_snippet) || has_block_local_impls(&file.tree());
-                    if refused || (!errors.is_empty() && unsure) {
+                    // Only with errors: the impl search walks the whole file.
+                    let unsure = || (self.unexpanded_proc_macros && in_snippet) || has_block_local_impls(&file.tree());
+                    if refused || (!errors.is_empty() && unsure()) {
                         Outcome::NotAsked
                     } else {
                         Outcome::Errors(errors)
