@@ -440,7 +440,22 @@ pub mod __budget {
         install_panic_hook();
         // SAFETY: the caller guarantees `run` is valid and not aliased during the call.
         let run = unsafe { &mut *run };
-        let outer = LOCAL.with(Cell::get);
+        let held = begin(run);
+        let outer = enter(&held, run);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+        leave(outer);
+        end(&held, run, result)
+    }
+
+    /// A run's slot while it holds it.
+    struct Held {
+        slot: usize,
+        generation: u64,
+        deadline: Option<Instant>,
+    }
+
+    /// Takes a slot for `run` and fills it with its budgets.
+    fn begin(run: &RawRun) -> Held {
         let (slot, generation) = take_slot();
         let shared = &RUNS[slot];
         let deadline = (run.time_ms > 0).then(|| Instant::now() + Duration::from_millis(run.time_ms));
@@ -452,21 +467,54 @@ pub mod __budget {
         if let Ok(mut d) = shared.deadline.lock() {
             *d = deadline;
         }
-        // SAFETY: a non-null interrupt lives as long as the process (the caller's guarantee for `RawRun`).
-        let interrupt: Option<&'static AtomicU32> = unsafe { run.interrupt.as_ref() };
         shared.interrupt.store(run.interrupt.cast_mut(), Ordering::Release);
         if let Ok(mut p) = shared.helper_panic.lock() {
             *p = None;
         }
+        Held { slot, generation, deadline }
+    }
+
+    /// Makes this thread run `held`'s snippet (its stack limit from `run`, which may differ per poll); returns what
+    /// the thread was doing before, for [`leave`].
+    fn enter(held: &Held, run: &RawRun) -> Local {
+        // SAFETY: a non-null interrupt lives as long as the process (the caller's guarantee for `RawRun`).
+        let interrupt: Option<&'static AtomicU32> = unsafe { run.interrupt.as_ref() };
+        let outer = LOCAL.with(Cell::get);
         LOCAL.with(|l| {
-            l.set(Local { role: Role::Own, slot, generation, fuel: 0, deadline, interrupt, stack_limit: run.stack_limit })
+            l.set(Local {
+                role: Role::Own,
+                slot: held.slot,
+                generation: held.generation,
+                fuel: 0,
+                deadline: held.deadline,
+                interrupt,
+                stack_limit: run.stack_limit,
+            })
         });
         LAST_PANIC.with(|p| *p.borrow_mut() = None);
         CAPTURING.with(|c| c.set(c.get() + 1));
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+        outer
+    }
+
+    /// The thread stops running the snippet: fuel it took and did not use goes back to the run's pool (a snippet
+    /// that awaits is entered once per poll).
+    fn leave(outer: Local) {
         CAPTURING.with(|c| c.set(c.get() - 1));
         let _ = std::io::Write::flush(&mut std::io::stdout());
+        let local = LOCAL.with(Cell::get);
+        if let Some(run) = current_run(&local) {
+            if local.role == Role::Own && local.fuel != u64::MAX && local.fuel > 0 {
+                let _ = run.fuel.fetch_update(Ordering::AcqRel, Ordering::Acquire, |pool| {
+                    (pool != u64::MAX).then(|| pool.saturating_add(local.fuel).min(u64::MAX - 1))
+                });
+            }
+        }
         LOCAL.with(|l| l.set(outer));
+    }
+
+    /// Leaves the slot and fills in `run`'s fault: 0 when the snippet finished, 1 when it did not.
+    fn end(held: &Held, run: &mut RawRun, result: Result<(), Box<dyn std::any::Any + Send>>) -> u32 {
+        let shared = &RUNS[held.slot];
         let memory_refused = shared.memory_refused.load(Ordering::Acquire);
         let helper_fault = shared.helper_fault.load(Ordering::Acquire);
         let helper_panic = shared.helper_panic.lock().ok().and_then(|mut p| p.take());
@@ -493,6 +541,69 @@ pub mod __budget {
         }
         drop(payload);
         1
+    }
+
+    /// A snippet that awaits (in a hole in async code): its future, polled by Lacuna each time the host's task
+    /// polls the hole, under the run's budgets, which hold between polls too (its time runs while it waits).
+    pub struct AsyncRun {
+        future: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>>,
+        held: Held,
+    }
+
+    /// Starts a snippet that awaits: takes its run's slot; nothing of the snippet runs until [`poll_async`].
+    ///
+    /// # Safety
+    /// As for [`run_snippet`]; `run` is the record every later [`poll_async`] and [`drop_async`] of the handle
+    /// gets.
+    pub unsafe fn start_async(run: *mut RawRun, future: impl std::future::Future<Output = ()> + 'static) -> *mut AsyncRun {
+        install_panic_hook();
+        // SAFETY: the caller guarantees `run` is valid.
+        let held = begin(unsafe { &*run });
+        Box::into_raw(Box::new(AsyncRun { future: Some(Box::pin(future)), held }))
+    }
+
+    /// Polls a snippet that awaits once, on this thread, under its budgets: 0 when it finished (the handle is
+    /// freed), 1 with `run`'s fault filled in when it panicked or ran out of a budget (freed too), 2 when it is
+    /// waiting (`waker` is woken when it can go on).
+    ///
+    /// # Safety
+    /// `handle` comes from [`start_async`] and was not freed; `run` is its record, valid and not aliased during
+    /// the call; `waker` points to a live `std::task::Waker`.
+    pub unsafe fn poll_async(handle: *mut AsyncRun, run: *mut RawRun, waker: *const std::task::Waker) -> u32 {
+        // SAFETY: the caller's contract.
+        let (this, run, waker) = unsafe { (&mut *handle, &mut *run, &*waker) };
+        let Some(future) = this.future.as_mut() else { return 1 };
+        let outer = enter(&this.held, run);
+        let mut cx = std::task::Context::from_waker(waker);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
+        leave(outer);
+        let result = match result {
+            Ok(std::task::Poll::Pending) => return 2,
+            Ok(std::task::Poll::Ready(())) => Ok(()),
+            Err(payload) => Err(payload),
+        };
+        // SAFETY: made by `start_async`'s `Box::into_raw`; the caller does not use the handle after this.
+        let mut this = unsafe { Box::from_raw(handle) };
+        let status = end(&this.held, run, result);
+        // An `async` block that returned or panicked holds nothing any more (a panic dropped its values as it
+        // unwound): dropping it runs no code of the snippet.
+        drop(this.future.take());
+        status
+    }
+
+    /// Ends a snippet that awaits before it finished (the hole's future was dropped): its future is dropped under
+    /// its budgets (its values' destructors and its `Resets` run), and the handle freed.
+    ///
+    /// # Safety
+    /// As for [`poll_async`], without the waker.
+    pub unsafe fn drop_async(handle: *mut AsyncRun, run: *mut RawRun) {
+        // SAFETY: the caller's contract: made by `start_async`'s `Box::into_raw` and not used after this.
+        let (mut this, run) = unsafe { (Box::from_raw(handle), &mut *run) };
+        let future = this.future.take();
+        let outer = enter(&this.held, run);
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(future)));
+        leave(outer);
+        end(&this.held, run, dropped);
     }
 
     /// The allocator of rustc-compiled snippets: the system allocator, refusing what would take a snippet past

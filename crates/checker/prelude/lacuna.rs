@@ -184,7 +184,26 @@ pub mod __private {
         /// The error, encoded by Lacuna (see [`decode_error`]); valid until the hook's next call on this thread.
         pub error: *const u8,
         pub error_len: usize,
+        /// What the call asks: one of the `PHASE_*` codes.
+        pub phase: u32,
+        /// [`PHASE_POLL`] (and [`PHASE_ENTER_ASYNC`]): the `std::task::Waker` of the task awaiting the hole.
+        pub waker: *const (),
+        /// A snippet that awaits and has not finished: Lacuna's handle of it, set by the hook when it returns
+        /// [`STATUS_PENDING`], passed back with [`PHASE_POLL`] and [`PHASE_DROP`].
+        pub pending: *mut (),
     }
+
+    /// [`RawHoleCall::phase`]: a hole in plain code; the hook runs the snippet to its end.
+    pub const PHASE_ENTER: u32 = 0;
+    /// [`RawHoleCall::phase`]: a hole in async code being polled the first time; the hook may start a snippet that
+    /// awaits and return [`STATUS_PENDING`] with its handle in [`RawHoleCall::pending`].
+    pub const PHASE_ENTER_ASYNC: u32 = 1;
+    /// [`RawHoleCall::phase`]: poll the pending snippet again.
+    pub const PHASE_POLL: u32 = 2;
+    /// [`RawHoleCall::phase`]: the hole's future was dropped before its snippet finished: end the snippet.
+    pub const PHASE_DROP: u32 = 3;
+    /// A hook's status: the snippet has not finished; the waker is woken when it can go on.
+    pub const STATUS_PENDING: u32 = 2;
 
     static HOOK: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
     static CONTEXT: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
@@ -227,6 +246,9 @@ pub mod __private {
             out: out.as_mut_ptr().cast(),
             error: std::ptr::null(),
             error_len: 0,
+            phase: PHASE_ENTER,
+            waker: std::ptr::null(),
+            pending: std::ptr::null_mut(),
         };
         // SAFETY: Lacuna's hook returns 0 only after an accepted snippet whose value has type `T` (the hole's
         // type, which the checker and rustc agreed on) was written to `out`.
@@ -235,13 +257,158 @@ pub mod __private {
             // SAFETY: see above: status 0 means `out` holds a `T`.
             return Ok(unsafe { out.assume_init() });
         }
+        Err(call_error(&call))
+    }
+
+    /// The error a hook's failed call left in `call`.
+    fn call_error(call: &RawHoleCall) -> crate::HoleError {
         let text = if call.error.is_null() {
             String::new()
         } else {
             // SAFETY: the hook points `error` at `error_len` bytes it keeps alive until its next call.
             String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(call.error, call.error_len) }).into_owned()
         };
-        Err(decode_error(&text))
+        decode_error(&text)
+    }
+
+    /// A hole in async code at run time (`agent!(..)` in an `async fn` or block, awaited in place): the snippet
+    /// may `.await` the host's futures, so it runs as a future too. Its table is taken by value, so the host's
+    /// future holds no borrowed temporaries across the await.
+    pub fn enter_async<T, const N: usize>(
+        site: u32,
+        table: [*mut (); N],
+        types: &[&'static str],
+        task: &str,
+    ) -> HoleFuture<T> {
+        HoleFuture {
+            site,
+            table: table.to_vec(),
+            moved: vec![0; N],
+            types: types.join("\u{1f}"),
+            task: task.to_owned(),
+            out: Box::new(MaybeUninit::uninit()),
+            pending: std::ptr::null_mut(),
+            done: false,
+        }
+    }
+
+    /// The future of a hole in async code (see [`enter_async`]). Its first poll asks Lacuna for the value as
+    /// [`enter`] does; a snippet that awaits is then polled through the hook until it ends. Dropped before that,
+    /// it tells Lacuna, which ends the snippet (dropping the snippet's own values).
+    pub struct HoleFuture<T> {
+        site: u32,
+        table: Vec<*mut ()>,
+        /// Never set by a snippet in async code (it cannot take a host binding: the host's future could be
+        /// dropped while the snippet holds it), but part of the call.
+        moved: Vec<u8>,
+        types: String,
+        task: String,
+        /// Where the snippet writes the value: boxed, so it stays put while the future moves between polls.
+        out: Box<MaybeUninit<T>>,
+        pending: *mut (),
+        done: bool,
+    }
+
+    // SAFETY: the table points into the frame of the host future that awaits this one (its bindings, which that
+    // future holds across the await as the snippet spliced there would), and the snippet's pending state is the
+    // snippet's own values and references to those bindings: the host future with the snippet spliced in, which
+    // rustc checked, holds the same values across its awaits, so where that future must be `Send` rustc required
+    // them to be. The value slot holds a `T` only within the one poll that writes and reads it, on one thread.
+    unsafe impl<T> Send for HoleFuture<T> {}
+
+    impl<T> HoleFuture<T> {
+        fn call(&mut self, phase: u32, waker: *const ()) -> (u32, RawHoleCall) {
+            let mut call = RawHoleCall {
+                site: self.site,
+                table: self.table.as_ptr(),
+                moved: self.moved.as_mut_ptr(),
+                len: self.table.len().min(self.moved.len()),
+                types: self.types.as_ptr(),
+                types_len: self.types.len(),
+                task: self.task.as_ptr(),
+                task_len: self.task.len(),
+                out: self.out.as_mut_ptr().cast(),
+                error: std::ptr::null(),
+                error_len: 0,
+                phase,
+                waker,
+                pending: self.pending,
+            };
+            let hook = HOOK.load(Ordering::SeqCst);
+            if hook.is_null() {
+                return (u32::MAX, call);
+            }
+            // SAFETY: only `install` stores into HOOK, and what it stores is a `Hook`.
+            let hook: Hook = unsafe { std::mem::transmute::<*mut (), Hook>(hook) };
+            // SAFETY: the call's pointers are this future's, alive during the call; `pending` is what the hook
+            // last returned for this hole.
+            let status = unsafe { hook(CONTEXT.load(Ordering::SeqCst), &mut call) };
+            (status, call)
+        }
+    }
+
+    impl<T> std::future::Future for HoleFuture<T> {
+        type Output = Result<T, crate::HoleError>;
+
+        fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+            use std::task::Poll;
+            let this = &mut *self;
+            if this.done {
+                return Poll::Ready(Err(crate::HoleError::Model { message: "a hole's future was polled after it ended".into() }));
+            }
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            let phase = if this.pending.is_null() { PHASE_ENTER_ASYNC } else { PHASE_POLL };
+            let (status, call) = this.call(phase, (cx.waker() as *const std::task::Waker).cast());
+            this.pending = call.pending;
+            match status {
+                STATUS_PENDING if !this.pending.is_null() => Poll::Pending,
+                u32::MAX => {
+                    this.done = true;
+                    Poll::Ready(Err(crate::HoleError::Model { message: NO_SNIPPET.into() }))
+                }
+                0 => {
+                    this.done = true;
+                    this.pending = std::ptr::null_mut();
+                    // SAFETY: Lacuna's hook returns 0 only after an accepted snippet wrote a value of the hole's
+                    // type `T` to `out` (as for `enter`); it is read once (`done`).
+                    Poll::Ready(Ok(unsafe { this.out.assume_init_read() }))
+                }
+                _ => {
+                    this.done = true;
+                    this.pending = std::ptr::null_mut();
+                    Poll::Ready(Err(call_error(&call)))
+                }
+            }
+        }
+    }
+
+    impl<T> Drop for HoleFuture<T> {
+        fn drop(&mut self) {
+            if !self.pending.is_null() {
+                let _ = self.call(PHASE_DROP, std::ptr::null());
+                self.pending = std::ptr::null_mut();
+            }
+        }
+    }
+
+    /// What a snippet that awaits does when it ends, however it ends: `f(0)` when it finished ([`Resets::finish`]),
+    /// `f(1)` when it panicked or its future was dropped first (clearing locks it held for the host).
+    pub struct Resets<F: FnMut(u32)>(pub Option<F>);
+
+    impl<F: FnMut(u32)> Resets<F> {
+        pub fn finish(mut self) {
+            if let Some(mut f) = self.0.take() {
+                f(0)
+            }
+        }
+    }
+
+    impl<F: FnMut(u32)> Drop for Resets<F> {
+        fn drop(&mut self) {
+            if let Some(mut f) = self.0.take() {
+                f(1)
+            }
+        }
     }
 
     /// Lacuna's encoding of a [`crate::HoleError`]: a kind, then fields, separated by U+001F.
@@ -350,7 +517,7 @@ pub mod __private {
     }
 
     pub use crate::__budget::{
-        run_call, run_snippet, tick, BudgetAllocator, BudgetExceeded, RawRun, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC,
+        drop_async, poll_async, run_call, run_snippet, start_async, tick, AsyncRun, BudgetAllocator, BudgetExceeded, RawRun, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC,
         FAULT_STACK, FAULT_TIME,
     };
 }

@@ -223,7 +223,8 @@ impl Checker {
         }
         // rustc accepts a snippet that returns from the host function or breaks out of a host loop; Lacuna does
         // not (checked last, so real errors are reported first).
-        if let Some(escape) = self.control_escape(&pending) {
+        let in_async = prepared.host.holes.get(pending.hole).is_some_and(|h| h.in_async);
+        if let Some(escape) = self.control_escape(&pending, in_async) {
             return Ok(pending.reject(DecidedBy::Lacuna, vec![escape]));
         }
         if !pending.deferred.is_empty() {
@@ -474,9 +475,9 @@ impl Checker {
     }
 
     /// The diagnostic for control flow that leaves the hole (`return`, `?`, `break` to a host loop), if any.
-    fn control_escape(&mut self, pending: &PendingCheck) -> Option<Diagnostic> {
+    fn control_escape(&mut self, pending: &PendingCheck, in_async: bool) -> Option<Diagnostic> {
         let owned = pending.snippet.clone();
-        let (range, what, advice) = self.with_ra(None, move |_| Ok(host::control_escape(&owned))).ok()??;
+        let (range, what, advice) = self.with_ra(None, move |_| Ok(host::control_escape(&owned, in_async))).ok()??;
         let (line, column) = pending.snippet_index.line_col(range.start);
         let (end_line, end_column) = pending.snippet_index.line_col(range.end);
         Some(Diagnostic {

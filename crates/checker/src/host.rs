@@ -43,6 +43,9 @@ pub struct Hole {
     pub model: Option<String>,
     /// Byte range of the task expression in the host text (evaluated at run time for the prompt).
     pub task_range: Option<std::ops::Range<usize>>,
+    /// The hole's code runs in an async context (the nearest enclosing function, closure or block that has a body
+    /// of its own is an `async fn`, `async` closure or `async` block): a snippet there may `.await`.
+    pub in_async: bool,
 }
 
 /// A host program, normalized (no BOM, `\n` line endings) and with its holes located.
@@ -218,10 +221,30 @@ fn find_holes(file: &SourceFile, line_index: &LineIndex) -> Vec<Hole> {
             task: task_literal(args),
             model: model_name(args),
             task_range: task_range(args),
+            in_async: in_async_context(&tokens[i]),
         });
         i = close + 1;
     }
     holes
+}
+
+/// Whether code at `token` runs in an async context: the nearest enclosing `fn`, closure, `async` block, `const` or
+/// `static` is an `async fn`, an `async` closure or an `async` block.
+fn in_async_context(token: &SyntaxToken) -> bool {
+    for node in token.parent_ancestors() {
+        match node.kind() {
+            SyntaxKind::FN => return ast::Fn::cast(node).is_some_and(|f| f.async_token().is_some()),
+            SyntaxKind::CLOSURE_EXPR => {
+                return ast::ClosureExpr::cast(node).is_some_and(|c| c.async_token().is_some());
+            }
+            SyntaxKind::BLOCK_EXPR if ast::BlockExpr::cast(node.clone()).is_some_and(|b| b.async_token().is_some()) => {
+                return true;
+            }
+            SyntaxKind::CONST | SyntaxKind::STATIC => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// If a `::` ends right before token `at`, the index of its first token.
@@ -404,12 +427,26 @@ pub(crate) fn block_is_intact(file: &SourceFile, block: &std::ops::Range<usize>)
         .any(|n| matches!(n.kind(), SyntaxKind::BLOCK_EXPR | SyntaxKind::TOKEN_TREE))
 }
 
+/// Whether a snippet (syntactically a block body) has an `.await` anywhere: in a hole in async code it then runs
+/// as a future the host awaits.
+pub fn snippet_awaits(snippet: &str) -> bool {
+    let text = format!("fn __lacuna_snippet() {{\n{snippet}\n}}");
+    SourceFile::parse(&text, Edition::Edition2021)
+        .tree()
+        .syntax()
+        .descendants()
+        .any(|n| n.kind() == SyntaxKind::AWAIT_EXPR)
+}
+
 /// How a snippet's control flow would leave its hole, if it does: `return` or `?` that returns from the host
 /// function, or `break`/`continue` that targets a loop or block outside the snippet. rustc accepts those in the
 /// spliced text, but a hole is an expression whose value is the snippet's final expression, so they are
 /// rejected. Returns the construct's range in the snippet and a description. Syntax only; `snippet` must be
 /// syntactically a block body (checked before).
-pub(crate) fn control_escape(snippet: &str) -> Option<(std::ops::Range<usize>, &'static str, &'static str)> {
+pub(crate) fn control_escape(
+    snippet: &str,
+    in_async: bool,
+) -> Option<(std::ops::Range<usize>, &'static str, &'static str)> {
     const PREFIX: &str = "fn __lacuna_snippet() {\n";
     let text = format!("{PREFIX}{snippet}\n}}");
     let file = SourceFile::parse(&text, Edition::Edition2021).tree();
@@ -427,12 +464,13 @@ pub(crate) fn control_escape(snippet: &str) -> Option<(std::ops::Range<usize>, &
             SyntaxKind::TRY_EXPR => ("`?` may return from the host function", STAY),
             SyntaxKind::BREAK_EXPR => ("`break` leaves the snippet", STAY),
             SyntaxKind::CONTINUE_EXPR => ("`continue` leaves the snippet", STAY),
-            // The snippet runs as a plain function called at the hole; suspending the host's future from inside
-            // it is not supported yet (an `async` block the snippet makes and drives itself is fine).
+            // In an async context the snippet runs as a future the host awaits at the hole, so it may suspend;
+            // elsewhere rustc itself rejects `.await` (E0728), and this is the same judgement said for a hole.
+            SyntaxKind::AWAIT_EXPR if in_async => continue,
             SyntaxKind::AWAIT_EXPR => (
-                "`.await` would suspend the host's async function from inside the hole",
-                "Lacuna runs a snippet to completion at the hole and cannot suspend there yet: use the host's \
-                 non-async tools, or let the host await and pass the result in",
+                "`.await` is only allowed where the hole is in an async function or block",
+                "this hole is in a plain function: use the host's non-async tools, or move the hole into an \
+                 `async fn` or `async` block",
             ),
             _ => continue,
         };
@@ -483,6 +521,10 @@ mod tests {
         Host::parse("host.rs", text).expect("host parses")
     }
 
+    fn control_escape_sync(snippet: &str) -> Option<(std::ops::Range<usize>, &'static str, &'static str)> {
+        control_escape(snippet, false)
+    }
+
     #[test]
     fn finds_holes_in_source_order_including_macro_arguments() {
         let h = host(
@@ -508,6 +550,30 @@ mod tests {
         );
         assert_eq!(&h.text[h.holes[0].task_range.clone().unwrap()], "format!(\"n={}\", t)");
         assert_eq!(h.holes[0].task, None);
+    }
+
+    #[test]
+    fn holes_know_whether_they_are_in_async_code() {
+        let h = host(
+            "async fn a() -> Result<u8, HoleError> { agent!(\"1\") }
+fn b() -> u8 {
+    let f = async { agent!(\"2\") };
+    let g = || agent!(\"3\");
+    let k = async || agent!(\"4\");
+    0
+}
+async fn c() {
+    let g = || agent!(\"5\");
+    fn inner() -> u8 { agent!(\"6\").unwrap() }
+    let m = async move { agent!(\"7\") };
+}
+impl S {
+    async fn method(&mut self) -> u8 { let x: u8 = agent!(\"8\").unwrap(); x }
+}
+",
+        );
+        let in_async: Vec<bool> = h.holes.iter().map(|h| h.in_async).collect();
+        assert_eq!(in_async, [true, true, false, true, false, false, true, true]);
     }
 
     #[test]
@@ -541,19 +607,23 @@ mod tests {
 
     #[test]
     fn control_flow_must_stay_in_the_hole() {
-        assert!(control_escape("return;").is_some());
-        assert!(control_escape("let x = y?;\nx").is_some());
-        assert!(control_escape("break").is_some());
-        assert!(control_escape("loop { break 'outer; }").is_some());
-        assert_eq!(control_escape("if a {\n    return 0;\n}\n1").map(|(r, _, _)| r), Some(11..19));
-        assert!(control_escape("loop { break 5; }").is_none());
-        assert!(control_escape("let u = dir.fetch(1).await;\nu").is_some());
-        assert!(control_escape("block_on(async { dir.fetch(1).await })").is_none());
-        assert!(control_escape("'a: { if x { break 'a 1; } 0 }").is_none());
-        assert!(control_escape("'o: for i in 0..3 { for j in 0..3 { if j > i { continue 'o; } } } 0").is_none());
-        assert!(control_escape("let f = |x: Option<i32>| -> Option<i32> { Some(x? + 1) };\nf(None)").is_none());
-        assert!(control_escape("fn g() -> i32 { return 1; }\ng()").is_none());
-        assert!(control_escape("let r = xs.iter().map(|x| { if *x > 0 { return 1; } 0 }).sum::<i32>(); r").is_none());
+        assert!(control_escape_sync("return;").is_some());
+        assert!(control_escape_sync("let x = y?;\nx").is_some());
+        assert!(control_escape_sync("break").is_some());
+        assert!(control_escape_sync("loop { break 'outer; }").is_some());
+        assert_eq!(control_escape_sync("if a {\n    return 0;\n}\n1").map(|(r, _, _)| r), Some(11..19));
+        assert!(control_escape_sync("loop { break 5; }").is_none());
+        assert!(control_escape_sync("let u = dir.fetch(1).await;\nu").is_some());
+        assert!(control_escape("let u = dir.fetch(1).await;\nu", true).is_none());
+        assert!(control_escape("let u = dir.fetch(1).await?;\nu", true).is_some());
+        assert!(control_escape_sync("block_on(async { dir.fetch(1).await })").is_none());
+        assert!(control_escape_sync("'a: { if x { break 'a 1; } 0 }").is_none());
+        assert!(control_escape_sync("'o: for i in 0..3 { for j in 0..3 { if j > i { continue 'o; } } } 0").is_none());
+        assert!(control_escape_sync("let f = |x: Option<i32>| -> Option<i32> { Some(x? + 1) };\nf(None)").is_none());
+        assert!(control_escape_sync("fn g() -> i32 { return 1; }\ng()").is_none());
+        assert!(
+            control_escape_sync("let r = xs.iter().map(|x| { if *x > 0 { return 1; } 0 }).sum::<i32>(); r").is_none()
+        );
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub use lacuna_policy::{Grant, Policy, ViolationKind};
 use serde::Serialize;
 
 pub use diagnostic::{kind_for_code, Diagnostic, DiagnosticKind, ErrorKind, Location, Severity};
-pub use host::{normalize, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
+pub use host::{normalize, snippet_awaits, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use outline::{
     capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField, VariantFields,
 };

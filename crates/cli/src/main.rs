@@ -63,7 +63,23 @@ fn main() -> ExitCode {
             lacuna_project::record::wrap_rustc(std::path::Path::new(&record), std::env::args_os().skip(1).collect());
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
-    let cli = match Cli::try_parse() {
+    // `lacuna run .. -- ARGS` executed itself again with the program's arguments as the process's (what the host's
+    // `std::env::args()` reads); its own arguments came along in the environment.
+    let parsed = match std::env::var_os(run::REEXEC_ENV) {
+        Some(saved) => {
+            std::env::remove_var(run::REEXEC_ENV);
+            run::REEXECUTED.store(true, std::sync::atomic::Ordering::Relaxed);
+            match serde_json::from_str::<Vec<String>>(&saved.to_string_lossy()) {
+                Ok(args) => Cli::try_parse_from(args),
+                Err(e) => {
+                    eprintln!("error: ${} is not Lacuna's arguments as JSON: {e}", run::REEXEC_ENV);
+                    return ExitCode::from(exit::INPUT_ERROR);
+                }
+            }
+        }
+        None => Cli::try_parse(),
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

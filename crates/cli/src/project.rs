@@ -24,6 +24,12 @@ fn cargo() -> PathBuf {
     std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("cargo"))
 }
 
+/// The name of the project's binary (the only one: with several, `--bin` names it).
+pub fn binary_name(path: &Path) -> anyhow::Result<String> {
+    let project = Project::discover(&cargo(), path, &CrateChoice::Bin(None))?;
+    Ok(project.bin.name.clone())
+}
+
 /// Finds the project at `path`, builds it with cargo (dependencies cached in `<target>/lacuna`), and flattens its
 /// binary's crate.
 pub fn load(path: &Path, choice: &CrateChoice) -> anyhow::Result<LoadedProject> {

@@ -23,10 +23,17 @@ Each line is a task for the model, which writes the turn's code; or:
 Examples:
   lacuna repl --model openai:qwen2.5-coder
   lacuna repl tools.rs --model script:replies.txt
+  lacuna repl . --model openai:gpt-4o-mini      # a cargo project: its library's items and its dependencies
   printf ':code let n = 20;\\n:code n + 1\\n' | lacuna repl")]
 pub struct ReplArgs {
-    /// A host program whose functions, types and impls are in scope from the first turn (its `main` is left out).
+    /// A host program whose functions, types and impls are in scope from the first turn (its `main` is left out);
+    /// or a cargo project (its directory or Cargo.toml): its library's crate, else its binary's, with the crate's
+    /// dependencies.
     host: Option<PathBuf>,
+
+    /// With a cargo project: the binary whose crate the session opens on (instead of the package's library).
+    #[arg(long, value_name = "NAME")]
+    bin: Option<String>,
 
     /// The model that writes turns from tasks (as for `lacuna run`). Without it, type code with `:code`.
     #[arg(long, short = 'm', value_name = "SPEC")]
@@ -50,7 +57,15 @@ pub struct ReplArgs {
 
 pub fn run(args: ReplArgs) -> anyhow::Result<u8> {
     let (config, config_dir) = crate::config::load(args.config.as_deref())?;
-    let policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    let mut policy = crate::policy::resolve(&args.policy, &config.policy)?;
+    let project = match &args.host {
+        Some(path) if crate::project::is_project(path) => Some(load_project(path, args.bin.clone())?),
+        _ if args.bin.is_some() => anyhow::bail!("--bin names a binary of a cargo project; give the project as HOST"),
+        _ => None,
+    };
+    if let Some(project) = &project {
+        policy = project.policy(policy)?;
+    }
     let flags = agent::Flags {
         record: None,
         trace: args.trace.clone(),
@@ -64,9 +79,18 @@ pub fn run(args: ReplArgs) -> anyhow::Result<u8> {
         None => None,
     };
     let max_attempts = args.max_attempts.or(config.agent.max_attempts).unwrap_or(3);
-    let checker = Checker::new(CheckerOptions { policy: policy.clone(), ..CheckerOptions::default() })?;
+    let checker = Checker::new(CheckerOptions {
+        policy: policy.clone(),
+        project: project.as_ref().map(|p| p.checker.clone()),
+        ..CheckerOptions::default()
+    })?;
     let engine = Engine::new(checker, RunOptions { policy, ..RunOptions::default() })?;
     let mut session = match &args.host {
+        Some(path) if project.is_some() => {
+            let flat = project.as_ref().map(|p| p.flat.text.as_str()).unwrap_or_default();
+            Session::from_host(flat)
+                .with_context(|| format!("the crate of {} does not parse as one host", path.display()))?
+        }
         Some(path) => {
             let text = crate::input::read("host", path)?;
             Session::from_host(&text)
@@ -131,6 +155,23 @@ pub fn run(args: ReplArgs) -> anyhow::Result<u8> {
         eprintln!("lacuna: {}", model.summary());
     }
     Ok(crate::exit::ACCEPTED)
+}
+
+/// The project a session opens on: the binary asked for, else the package's library, else its binary.
+fn load_project(path: &std::path::Path, bin: Option<String>) -> anyhow::Result<crate::project::LoadedProject> {
+    use crate::project::{load, CrateChoice};
+    if bin.is_some() {
+        return load(path, &CrateChoice::Bin(bin));
+    }
+    match load(path, &CrateChoice::Lib) {
+        Err(e)
+            if e.downcast_ref::<lacuna_project::ProjectError>()
+                .is_some_and(|e| matches!(e, lacuna_project::ProjectError::NoLibrary(_))) =>
+        {
+            load(path, &CrateChoice::Bin(None))
+        }
+        other => other,
+    }
 }
 
 /// A turn as the REPL prints it: what it printed, then its value (or why there is none).

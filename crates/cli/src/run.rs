@@ -28,6 +28,7 @@ use crate::{agent, config, exit};
   lacuna run examples/primes/host.rs --snippet examples/primes/attempt2.rs
   lacuna run --manifest-path examples/cargo-agent/Cargo.toml -s 1=priority.rs -s 2=mentioned.rs -s 3=headline.rs
   cd my-project && lacuna run --model openai:gpt-4o-mini       # a cargo project: its binary's holes
+  lacuna run --model openai:gpt-4o-mini -- input.txt --verbose  # the program's own arguments after `--`
   lacuna run host.rs --snippet 1=first.rs --snippet 2=second.rs --report report.json
   lacuna run host.rs --snippet s.rs --path rustc --fuel 1000000
   lacuna run examples/memory/host.rs --model script:examples/memory/replies.txt --trace trace.jsonl
@@ -51,6 +52,11 @@ pub struct RunArgs {
     /// The project's binary to run, when the package has several.
     #[arg(long, value_name = "NAME")]
     bin: Option<String>,
+
+    /// Arguments for the program, after `--`: what its `std::env::args()` gives after its name (as with `cargo
+    /// run -- ARGS`).
+    #[arg(last = true, value_name = "ARGS")]
+    program_args: Vec<String>,
 
     /// A snippet for a hole: `N=FILE` for hole N (counting from 1 in source order), or just `FILE` for a host
     /// with one hole. Repeat for several holes.
@@ -149,6 +155,32 @@ enum PathArg {
     Rustc,
 }
 
+/// Where `lacuna run .. -- ARGS` keeps its own arguments when it executes itself again with the program's.
+pub const REEXEC_ENV: &str = "LACUNA_RUN_ARGS";
+
+/// This process is that second execution: the process's arguments are the program's.
+pub static REEXECUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Gives the host program its own arguments (none but its name without `--`): the host runs in this process, and `std::env::args()` (in every copy
+/// of std) reads the process's, so Lacuna executes itself again with `NAME ARGS..` as the process's arguments
+/// and its own in the environment ([`REEXEC_ENV`]). Returns only on failure.
+fn reexec_with_program_args(args: &RunArgs, host_path: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let name = match (crate::project::is_project(host_path), &args.bin) {
+        (true, Some(bin)) => bin.clone(),
+        (true, None) => crate::project::binary_name(host_path)?,
+        (false, _) => host_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "host".into()),
+    };
+    let own: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    let exe = std::env::current_exe().context("finding this program, to run it with the program's arguments")?;
+    let error = std::process::Command::new(exe)
+        .arg0(&name)
+        .args(&args.program_args)
+        .env(REEXEC_ENV, serde_json::to_string(&own)?)
+        .exec();
+    Err(anyhow::anyhow!("could not run the program with its arguments: {error}"))
+}
+
 pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     let (config, config_path) = config::load(args.config.as_deref())?;
     let config_dir = config_path.as_deref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty());
@@ -169,6 +201,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
         (None, None) if std::path::Path::new("Cargo.toml").is_file() => PathBuf::from("."),
         (None, None) => bail!("no host: give a host file or a cargo project, or run in a cargo project's directory"),
     };
+    // Always, so that a program without `--` ARGS sees its name only, not Lacuna's flags.
+    if !REEXECUTED.load(std::sync::atomic::Ordering::Relaxed) {
+        reexec_with_program_args(&args, &host_path)?;
+    }
     let project = match crate::project::is_project(&host_path) {
         true => Some(crate::project::load(&host_path, &crate::project::CrateChoice::Bin(args.bin.clone()))?),
         false => None,

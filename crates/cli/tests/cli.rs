@@ -258,6 +258,22 @@ fn run_passes_the_host_exit_status_through() {
     assert!(stderr(&out).contains("Rejected"), "{}", stderr(&out));
 }
 
+/// `lacuna run HOST .. -- ARGS`: the program's `std::env::args()` are its name and ARGS (flags included), not
+/// Lacuna's; a snippet sees them through the host's bindings.
+#[test]
+fn run_gives_the_program_its_arguments() {
+    let host = b"use lacuna::HoleError;\n\nfn main() {\n    let args: Vec<String> = std::env::args().collect();\n    \
+                 let words: Result<usize, HoleError> = agent!(\"how many arguments after the program's name\");\n    \
+                 println!(\"{args:?} {words:?}\");\n}\n";
+    let dir = scratch(&[("echo.rs", host), ("s.rs", b"args.len() - 1\n")]);
+    let out = lacuna(&["run", "echo.rs", "-s", "s.rs", "--", "--verbose", "two words", "-s"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "[\"echo\", \"--verbose\", \"two words\", \"-s\"] Ok(3)\n");
+    // Without `--`, the program's arguments are its name only.
+    let out = lacuna(&["run", "echo.rs", "-s", "s.rs"], dir.path());
+    assert_eq!(stdout(&out), "[\"echo\"] Ok(0)\n", "{}", stderr(&out));
+}
+
 #[test]
 fn run_input_errors_say_what_to_do() {
     let dir = scratch(&[("host.rs", RUN_HOST), ("s.rs", b"1\n")]);

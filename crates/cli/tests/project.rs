@@ -75,6 +75,13 @@ fn dependencies_reach_only_what_the_policy_lists() {
     judge_all(&repo().join("testdata/projects/reach"), 8);
 }
 
+/// Holes in async code (`testdata/projects/waits`): a snippet there may `.await` the host's futures, not in a
+/// closure of its own (E0728) and not in a hole in a plain function; `?` on a tool's error is E0277 as in rustc.
+#[test]
+fn snippets_in_async_code_may_await() {
+    judge_all(&repo().join("testdata/projects/waits"), 9);
+}
+
 fn judge_all(project: &Path, at_least: usize) {
     let cases = cases(project);
     assert!(cases.len() >= at_least, "{} has its snippets", project.display());
@@ -150,7 +157,8 @@ fn the_project_runs_with_its_holes_filled() {
     .assert_eq(&stdout);
     assert!(stderr.contains("hole 3 (src/triage.rs:27): 3 call(s)"), "{stderr}");
 
-    // Run from elsewhere, by manifest path; a snippet that awaits is rejected and the hole is an `Err`.
+    // Run from elsewhere, by manifest path; a snippet that uses `?` on the directory's error is rejected (E0277)
+    // and the hole is an `Err`.
     let out = lacuna(
         &[
             "run",
@@ -161,14 +169,14 @@ fn the_project_runs_with_its_holes_filled() {
             "-s",
             "2=examples/cargo-agent/snippets/mentioned.rs",
             "-s",
-            "3=examples/cargo-agent/snippets/headline.rs",
+            "3=examples/cargo-agent/snippets/headline-question-mark.rs",
         ],
         &repo(),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("#1 could not be triaged: Ok(Urgent) Ok([\"bo\"]) Err(Rejected"), "{stdout}");
-    assert!(stdout.contains("cannot suspend there yet"), "{stdout}");
+    assert!(stdout.contains("E0277"), "{stdout}");
 }
 
 #[test]
@@ -278,6 +286,44 @@ fn holes_in_methods_closures_generic_functions_and_trait_impls_run() {
     for place in ["hole 1 (src/report.rs:9)", "hole 2 (src/store/mod.rs:23)", "hole 3 (src/main.rs:8): 2 call(s)"] {
         assert!(stderr.contains(place), "{place}: {stderr}");
     }
+}
+
+/// Snippets that await run as futures the host's task polls: the ticker on the same current-thread runtime runs
+/// while the snippet waits for its lookups; a timeout that fires first drops the hole's future, and the snippet
+/// is ended; a snippet that waits past its time budget gets the budget's error; holes in tasks spawned on a
+/// multi-thread runtime build (their futures are `Send`) and run. A snippet that takes a host binding is refused
+/// to run in async code, with the reason; one that panics after a wait fails its hole with the panic's place.
+#[test]
+fn snippets_that_await_run_as_futures_of_the_hosts_task() {
+    let project = repo().join("testdata/projects/waits");
+    let run = |describe: &str, restock: &str| {
+        let (describe, restock) = (format!("2=snippets/{describe}"), format!("3=snippets/{restock}"));
+        let args = ["run", "-s", "1=snippets/count.rs", "-s", &describe, "-s", &restock];
+        let out =
+            lacuna(&[&args[..], &["-s", "4=snippets/headline.rs", "--time-limit-ms", "500", "-v"]].concat(), &project);
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+        (stdout.into_owned(), stderr.into_owned())
+    };
+    let (stdout, stderr) = run("describe.rs", "wait-forever.rs");
+    expect_test::expect![[r#"
+        Stock of 3 skus
+        tick 1
+        tick 2
+        in stock: Ok(2)
+        forty lookups: timed out
+        restock: the snippet exceeded its time budget (500 ms)
+        Ok("gear: 3")
+        Ok("cog: unknown")
+    "#]]
+    .assert_eq(&stdout);
+    assert!(stderr.contains("the hole's future was dropped before its snippet finished"), "{stderr}");
+    assert!(stderr.contains("not the JIT: it awaits"), "{stderr}");
+    // A panic after a wait is the hole's error, at its place in the snippet.
+    let (stdout, _) = run("describe-takes-sku.rs", "restock-unknown.rs");
+    assert!(stdout.contains("a snippet in async code cannot do"), "{stdout}");
+    assert!(stdout.contains("restock: the snippet faulted at 5:"), "{stdout}");
+    assert!(stdout.contains("the inventory knows washers"), "{stdout}");
 }
 
 /// A dependency's proc macro is code that runs while it expands (`canary`'s write the file they are given). The

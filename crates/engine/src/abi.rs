@@ -19,7 +19,42 @@ pub(crate) struct RawHoleCall {
     pub(crate) out: *mut (),
     pub(crate) error: *const u8,
     pub(crate) error_len: usize,
+    /// One of [`Phase`]'s codes.
+    pub(crate) phase: u32,
+    /// A `std::task::Waker`, for [`Phase::EnterAsync`] and [`Phase::Poll`].
+    pub(crate) waker: *const (),
+    /// The engine's handle of a snippet that awaits and has not finished (see [`crate::runner`]'s `Pending`).
+    pub(crate) pending: *mut (),
 }
+
+/// What a hook call asks ([`RawHoleCall::phase`]; the runtime's `PHASE_*` codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum Phase {
+    /// A hole in plain code: run the snippet to its end.
+    Enter = 0,
+    /// A hole in async code, polled the first time: a snippet that awaits may be left pending.
+    EnterAsync = 1,
+    /// Poll the pending snippet again.
+    Poll = 2,
+    /// The hole's future was dropped before its snippet finished.
+    Drop = 3,
+}
+
+impl Phase {
+    const ALL: [Phase; 4] = [Phase::Enter, Phase::EnterAsync, Phase::Poll, Phase::Drop];
+
+    pub(crate) fn from_code(code: u32) -> Option<Phase> {
+        Phase::ALL.into_iter().find(|p| *p as u32 == code)
+    }
+}
+
+/// A hook's status: the snippet ended well (the value is in `out`).
+pub(crate) const STATUS_OK: u32 = 0;
+/// A hook's status: the hole failed (the error is in the call).
+pub(crate) const STATUS_ERROR: u32 = 1;
+/// A hook's status: the snippet is waiting (`pending` is its handle).
+pub(crate) const STATUS_PENDING: u32 = 2;
 
 #[repr(C)]
 pub(crate) struct RawRun {
@@ -94,6 +129,16 @@ pub(crate) type MainFn = unsafe extern "C" fn(usize) -> i32;
 /// `__lacuna_snippet` of a snippet library (`snippet::generate`).
 pub(crate) type SnippetFn = unsafe extern "C" fn(*const *mut (), *mut u8, *mut (), *mut RawRun) -> u32;
 
+/// `__lacuna_snippet_start` of a library whose snippet awaits: starts it (nothing runs yet), returning its handle.
+pub(crate) type StartFn = unsafe extern "C" fn(*const *mut (), *mut u8, *mut (), *mut RawRun) -> *mut ();
+
+/// `__lacuna_snippet_poll`: polls the handle with a `std::task::Waker` (the runtime's `poll_async`: 0 finished, 1
+/// faulted — the handle is freed after either —, 2 waiting).
+pub(crate) type PollFn = unsafe extern "C" fn(*mut (), *mut RawRun, *const ()) -> u32;
+
+/// `__lacuna_snippet_drop`: ends a waiting snippet and frees its handle (the runtime's `drop_async`).
+pub(crate) type DropFn = unsafe extern "C" fn(*mut (), *mut RawRun);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,9 +161,13 @@ mod tests {
     const FAULT_TIME: u32 = RunFault::Time as u32;
     const FAULT_STACK: u32 = RunFault::Stack as u32;
     const FAULT_MEMORY: u32 = RunFault::Memory as u32;
+    const PHASE_ENTER: u32 = Phase::Enter as u32;
+    const PHASE_ENTER_ASYNC: u32 = Phase::EnterAsync as u32;
+    const PHASE_POLL: u32 = Phase::Poll as u32;
+    const PHASE_DROP: u32 = Phase::Drop as u32;
 
     layout_probe!(format!(
-        "call={} {} {} {} {} {} {} {} {} {} | run={} {} {} {} {} {} {} {} {} {} {} {} {} {} {} | faults={} {} {} {} {} {}",
+        "call={} {} {} {} {} {} {} {} {} {} {} {} {} | phases={} {} {} {} {} | run={} {} {} {} {} {} {} {} {} {} {} {} {} {} {} | faults={} {} {} {} {} {}",
         std::mem::size_of::<RawHoleCall>(),
         std::mem::offset_of!(RawHoleCall, site),
         std::mem::offset_of!(RawHoleCall, table),
@@ -129,6 +178,14 @@ mod tests {
         std::mem::offset_of!(RawHoleCall, task_len),
         std::mem::offset_of!(RawHoleCall, out),
         std::mem::offset_of!(RawHoleCall, error_len),
+        std::mem::offset_of!(RawHoleCall, phase),
+        std::mem::offset_of!(RawHoleCall, waker),
+        std::mem::offset_of!(RawHoleCall, pending),
+        PHASE_ENTER,
+        PHASE_ENTER_ASYNC,
+        PHASE_POLL,
+        PHASE_DROP,
+        STATUS_PENDING,
         std::mem::size_of::<RawRun>(),
         std::mem::offset_of!(RawRun, fuel),
         std::mem::offset_of!(RawRun, time_ms),
@@ -164,7 +221,8 @@ mod tests {
         )
         .unwrap();
         let program = format!(
-            "use lacuna::__private::{{RawHoleCall, RawRun, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC, FAULT_STACK, \
+            "use lacuna::__private::{{RawHoleCall, RawRun, PHASE_ENTER, PHASE_ENTER_ASYNC, PHASE_POLL, PHASE_DROP, \
+             STATUS_PENDING, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC, FAULT_STACK, \
              FAULT_TIME}};\nfn main() {{ print!(\"{{}}\", {LAYOUT_EXPR}); }}\n"
         );
         let source = dir.path().join("abi.rs");

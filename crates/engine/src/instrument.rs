@@ -37,6 +37,8 @@ pub struct SitePlan {
     pub scope: Option<HoleScope>,
     /// One per binding of `scope`.
     pub modes: Vec<HostMode>,
+    /// The hole is in async code (the host awaits it; a snippet there never takes a host binding).
+    pub in_async: bool,
 }
 
 impl SitePlan {
@@ -280,8 +282,11 @@ pub fn instrument_with<T>(
         .enumerate()
         .map(|(i, hole)| {
             let scope = prepared.scopes[i].clone();
-            let modes = scope.as_ref().map(|s| s.bindings.iter().map(initial_mode).collect()).unwrap_or_default();
-            SitePlan { site: hole.number as u32, scope, modes }
+            let modes = scope
+                .as_ref()
+                .map(|s| s.bindings.iter().map(|b| initial_mode(b, hole.in_async)).collect())
+                .unwrap_or_default();
+            SitePlan { site: hole.number as u32, scope, modes, in_async: hole.in_async }
         })
         .collect();
     let mut host_fns = outline.scalar_fns.clone();
@@ -425,8 +430,19 @@ pub(crate) fn closure_as_dyn(binding: &Binding) -> Option<ClosurePass> {
     }
 }
 
-fn initial_mode(binding: &Binding) -> HostMode {
+/// The most a snippet could need of a binding. In async code a snippet never takes a host binding: the hole's
+/// future may be dropped while the snippet holds it, and the host's future would then drop it too.
+///
+/// A host closure goes over as a `dyn` reference the host holds in a local (see [`ClosurePass`]); in async code that
+/// local would live across the hole's await and make the host's future neither `Send` nor `Sync`-safe to move, so
+/// closures are not handed to snippets there.
+fn initial_mode(binding: &Binding, in_async: bool) -> HostMode {
+    if in_async && closure_as_dyn(binding).is_some() {
+        return HostMode::Absent;
+    }
     match (binding.copy, binding.mutable) {
+        (false, true) if in_async => HostMode::Mutable,
+        (false, false) if in_async => HostMode::Shared,
         (false, _) => HostMode::Movable,
         (true, true) => HostMode::Mutable,
         (true, false) => HostMode::Shared,
@@ -532,7 +548,9 @@ fn render(
         // The task is evaluated first, by reference (the host keeps its value), before any binding is handed over.
         let task = hole.task_range.clone().map_or("\"\"", |r| &host.text[r]);
         text.push_str(&format!("{{ let __lacuna_task = ::lacuna::__private::task_text(&({task})); "));
-        text.push_str(&format!("let mut __lacuna_moved = [0u8; {}]; ", bindings.len()));
+        if !hole.in_async {
+            text.push_str(&format!("let mut __lacuna_moved = [0u8; {}]; ", bindings.len()));
+        }
         // A closure's type cannot be written in the snippet's entry: it gets the closure as a `dyn` reference.
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
             let Some(pass) = closure_as_dyn(binding) else { continue };
@@ -549,7 +567,18 @@ fn render(
             text.push_str(&format!("let mut __lacuna_dyn_{i}: {} = {value}; ", pass.host_type()));
             entries.push((index, i, start..text.len()));
         }
-        text.push_str(&format!("let __lacuna_value = ::lacuna::__private::enter{ty}({}, &[", plan.site));
+        // In async code the hole is a future the host awaits in place (its snippet may await); its table goes by
+        // value, so the host's future holds no borrowed temporary across the await.
+        let (enter, table_open) = match hole.in_async {
+            false => ("enter", "&["),
+            true => ("enter_async", "["),
+        };
+        let ty = match (hole.in_async, prepared.glue_type(index)) {
+            (true, Some(t)) => format!("::<{t}, {}>", bindings.len()),
+            (true, None) => String::new(),
+            (false, _) => ty,
+        };
+        text.push_str(&format!("let __lacuna_value = ::lacuna::__private::{enter}{ty}({}, {table_open}", plan.site));
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
             let start = text.len();
             let name = &binding.name;
@@ -578,7 +607,10 @@ fn render(
             .as_ref()
             .map(|s| s.type_params.iter().map(|p| format!("::core::any::type_name::<{p}>()")).collect())
             .unwrap_or_default();
-        text.push_str(&format!("], &mut __lacuna_moved, &[{}], &__lacuna_task); ", type_names.join(", ")));
+        match hole.in_async {
+            false => text.push_str(&format!("], &mut __lacuna_moved, &[{}], &__lacuna_task); ", type_names.join(", "))),
+            true => text.push_str(&format!("], &[{}], &__lacuna_task).await; ", type_names.join(", "))),
+        }
         for (i, (binding, mode)) in bindings.iter().zip(&plan.modes).enumerate() {
             if *mode == HostMode::Movable && closure_as_dyn(binding).is_none() {
                 let start = text.len();

@@ -27,10 +27,15 @@ pub(crate) fn fill(checker: &mut Checker, home: &SiteHome, snippet: &str) -> Res
         HoleFailure::runtime(format!("Lacuna could not prepare the holes inside this snippet: {detail}"))
     };
     let filled = home.prepared.filled(home.index, snippet);
-    let prepared = checker.prepare(&home.prepared.host.name, &filled.text).map_err(|e| error(&e))?;
+    let mut prepared = checker.prepare(&home.prepared.host.name, &filled.text).map_err(|e| error(&e))?;
     let holes: Vec<usize> = (0..prepared.host.holes.len())
         .filter(|&i| filled.snippet.contains(&prepared.host.holes[i].range.start))
         .collect();
+    // A hole inside a snippet is entered as a plain call from the snippet's code, even in async code: its snippets
+    // are judged (an `.await` in them is refused) and run as in plain code.
+    for &i in &holes {
+        prepared.host.holes[i].in_async = false;
+    }
     let ranges: Vec<_> = holes.iter().map(|&i| prepared.host.holes[i].range.clone()).collect();
     if ranges.windows(2).any(|w| w[1].start < w[0].end) {
         return Err(error(&"a hole inside another hole's task cannot run"));

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use lacuna_checker::{Checker, Verdict};
 
-use crate::abi::{InstallFn, MainFn, RawHoleCall, RawRun};
+use crate::abi::{InstallFn, MainFn, Phase, RawHoleCall, RawRun, STATUS_ERROR, STATUS_OK, STATUS_PENDING};
 use crate::build::{Builder, Built, Lineage, Linkage};
 use crate::failure::{HoleFailure, Resource};
 use crate::instrument::{instrument_with, HostLibrary, Tried};
@@ -18,7 +18,7 @@ use crate::ms;
 use crate::nested::Filled;
 use crate::options::{Budgets, RunOptions};
 use crate::report::{RunReport, SiteReport};
-use crate::rustc_path::{fault_error, Artifact};
+use crate::rustc_path::{fault_error, Artifact, Entry};
 use crate::site::SiteHome;
 use crate::ExecError;
 use lacuna_hole::{
@@ -26,9 +26,23 @@ use lacuna_hole::{
     SnippetSource as Source, HOLE_MARKER,
 };
 
+mod pending;
 mod prepare;
 
+use pending::{PendingHole, Started};
 use prepare::Prepared;
+
+/// How a hole's call ended: its snippet finished (or the hole failed), or a snippet that awaits is waiting.
+pub(crate) enum Entered {
+    Finished,
+    Pending(Box<PendingHole>),
+}
+
+/// How running an accepted snippet went: it ended (`Err` is its fault), or a snippet that awaits was started.
+pub(crate) enum Executed {
+    Ended(Result<(), HoleFailure>),
+    Started(Started),
+}
 
 /// A snippet ready to run, on one path or the other.
 #[derive(Clone)]
@@ -359,9 +373,13 @@ impl Shared {
 
     /// One hole reached: ask the source for snippets until one is accepted (then run it) or the source gives up.
     /// `Err` is what the hole evaluates to instead.
-    pub(crate) fn hole(&'static self, call: &mut RawHoleCall) -> Result<(), HoleFailure> {
+    pub(crate) fn hole(&'static self, call: &mut RawHoleCall) -> Result<Entered, HoleFailure> {
         let entered = Instant::now();
-        let result = self.hole_inner(call);
+        let result = self.hole_inner(call, entered);
+        if matches!(result, Ok(Entered::Pending(_))) {
+            // Its report is completed when the snippet ends.
+            return result;
+        }
         let mut guard = self.lock();
         if let Some(site) = guard.as_mut().and_then(|s| s.run.as_mut()).and_then(|r| r.sites.get_mut(&call.site)) {
             site.report.timings_ms.total += ms(entered);
@@ -372,7 +390,7 @@ impl Shared {
         result
     }
 
-    pub(crate) fn hole_inner(&'static self, call: &mut RawHoleCall) -> Result<(), HoleFailure> {
+    pub(crate) fn hole_inner(&'static self, call: &mut RawHoleCall, entered: Instant) -> Result<Entered, HoleFailure> {
         let text = |ptr: *const u8, len: usize| {
             if ptr.is_null() || len == 0 {
                 String::new()
@@ -468,8 +486,22 @@ impl Shared {
                 }
             };
             let previous_depth = DEPTH.with(|d| d.replace(depth));
-            let result = self.execute(call, &runnable, &budgets, &mut record);
+            let executed = self.execute(call, &runnable, &budgets, &mut record);
             DEPTH.with(|d| d.set(previous_depth));
+            let result = match executed {
+                Executed::Ended(result) => result,
+                Executed::Started(started) => {
+                    let mut pending = PendingHole::new(started, record, source.clone(), depth, entered);
+                    // SAFETY: a hole in async code passes its task's waker with the call (`HoleFuture::poll`).
+                    match unsafe { pending.poll(self, call.waker) } {
+                        None => return Ok(Entered::Pending(pending)),
+                        Some(result) => {
+                            record = pending.take_record();
+                            result
+                        }
+                    }
+                }
+            };
             record.outcome = match &result {
                 Ok(()) => Outcome::Ok,
                 Err(error) => error.outcome(),
@@ -484,7 +516,7 @@ impl Shared {
                     diagnostics: Vec::new(),
                     runtime_error: Some(error.to_string()),
                 }),
-                other => return other,
+                other => return other.map(|()| Entered::Finished),
             }
         }
         match attempts.last() {
@@ -549,20 +581,51 @@ impl Shared {
         }
     }
 
-    /// Runs an accepted snippet at the hole. `Err` is its fault.
+    /// Runs an accepted snippet at the hole, or starts one that awaits.
     pub(crate) fn execute(
         &self,
         call: &mut RawHoleCall,
         runnable: &Runnable,
         budgets: &Budgets,
         record: &mut AttemptRecord,
-    ) -> Result<(), HoleFailure> {
+    ) -> Executed {
         let (stack_limit, stack_bytes) = stack_limit();
         // Whoever asked for the run, if it can be cancelled: the JIT's interrupt relays it.
         let cancel = self.cancel.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let started = Instant::now();
         let (path, error) = match runnable {
             Runnable::Rustc(artifact) => {
+                let entry = match artifact.entry {
+                    Entry::Run(entry) => entry,
+                    Entry::Future { start, poll, drop } => {
+                        record.path = Some(ExecPath::Rustc);
+                        if Phase::from_code(call.phase) != Some(Phase::EnterAsync) || call.waker.is_null() {
+                            return Executed::Ended(Err(HoleFailure::runtime(
+                                "a snippet that awaits can only run in a hole in async code",
+                            )));
+                        }
+                        let mut run = Box::new(RawRun {
+                            fuel: budgets.fuel,
+                            time_ms: budgets.time_ms,
+                            memory: budgets.memory_bytes,
+                            interrupt: &self.interrupt,
+                            ..RawRun::unlimited()
+                        });
+                        // SAFETY: as for `__lacuna_snippet` below; the table's places stay valid while the hole's
+                        // future is pending (they are the awaiting host future's, which is pinned), and `run` is
+                        // boxed and kept with the handle for every later poll.
+                        let handle = unsafe { start(call.table, call.moved, call.out, &mut *run) };
+                        return Executed::Started(Started {
+                            poll,
+                            drop,
+                            handle,
+                            artifact: artifact.clone(),
+                            run,
+                            budgets: *budgets,
+                            cancel,
+                        });
+                    }
+                };
                 let mut run = RawRun {
                     fuel: budgets.fuel,
                     time_ms: budgets.time_ms,
@@ -575,7 +638,7 @@ impl Shared {
                 // table (the same `Instrumented` plan the host was built from), so `table`/`moved` have the
                 // entries it reads, and `out` is the host's slot for a value of the hole's type, which the entry
                 // writes only on success.
-                let status = unsafe { (artifact.entry)(call.table, call.moved, call.out, &mut run) };
+                let status = unsafe { entry(call.table, call.moved, call.out, &mut run) };
                 (ExecPath::Rustc, (status != 0).then(|| fault_error(&run, artifact, budgets, stack_bytes)))
             }
             Runnable::Jit(jit) => {
@@ -633,10 +696,10 @@ impl Shared {
             }
             error => error,
         };
-        match error {
+        Executed::Ended(match error {
             None => Ok(()),
             Some(e) => Err(e),
-        }
+        })
     }
 }
 
@@ -691,10 +754,37 @@ pub(crate) unsafe extern "C" fn hook(context: *const (), call: *mut RawHoleCall)
     // SAFETY: see the function's contract.
     let (shared, call) = unsafe { (&*(context as *const Shared), &mut *call) };
     // No panic may unwind into the host's frames (a different Rust runtime, through `extern "C"`).
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.hole(call)))
-        .unwrap_or_else(|_| Err(HoleFailure::model("internal error in Lacuna while running the hole")));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match Phase::from_code(call.phase) {
+        Some(Phase::Enter | Phase::EnterAsync) => shared.hole(call),
+        // SAFETY: `pending` is what this hook returned for the hole (`HoleFuture` passes it back unchanged, and
+        // only until the snippet ended or was dropped); `waker` is the polling task's.
+        Some(Phase::Poll) if !call.pending.is_null() => {
+            let mut pending = unsafe { Box::from_raw(call.pending.cast::<PendingHole>()) };
+            call.pending = std::ptr::null_mut();
+            match unsafe { pending.poll(shared, call.waker) } {
+                None => Ok(Entered::Pending(pending)),
+                Some(result) => {
+                    pending.finish(shared, call.site, &result);
+                    result.map(|()| Entered::Finished)
+                }
+            }
+        }
+        Some(Phase::Drop) if !call.pending.is_null() => {
+            // SAFETY: as above.
+            let pending = unsafe { Box::from_raw(call.pending.cast::<PendingHole>()) };
+            call.pending = std::ptr::null_mut();
+            pending.cancel(shared, call.site);
+            Ok(Entered::Finished)
+        }
+        _ => Err(HoleFailure::model("internal error in Lacuna: a hole call it does not know")),
+    }))
+    .unwrap_or_else(|_| Err(HoleFailure::model("internal error in Lacuna while running the hole")));
     match result {
-        Ok(()) => 0,
+        Ok(Entered::Pending(pending)) => {
+            call.pending = Box::into_raw(pending).cast();
+            STATUS_PENDING
+        }
+        Ok(Entered::Finished) => STATUS_OK,
         Err(error) => {
             ERROR.with(|e| {
                 let mut e = e.borrow_mut();
@@ -703,7 +793,7 @@ pub(crate) unsafe extern "C" fn hook(context: *const (), call: *mut RawHoleCall)
                 call.error = e.as_ptr();
                 call.error_len = e.len();
             });
-            1
+            STATUS_ERROR
         }
     }
 }

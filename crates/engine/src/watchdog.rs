@@ -20,6 +20,8 @@ struct Entry {
     cancel: Option<Arc<AtomicBool>>,
     /// The run's interrupt flag, valid while the entry is registered ([`Armed`] removes it before the flag goes).
     flag: *const AtomicU32,
+    /// Woken when the flag is set: the task awaiting a snippet that waits (so it is polled, and ended).
+    waker: Option<std::task::Waker>,
 }
 
 // SAFETY: the pointer is only dereferenced by the watchdog thread while the entry is registered, and an entry is
@@ -57,6 +59,9 @@ fn watch(dog: &'static Watchdog) {
             if cancelled || e.deadline.is_some_and(|d| d <= now) {
                 // SAFETY: registered entries point to live flags (see `Entry::flag`).
                 unsafe { &*e.flag }.store(1, Ordering::Release);
+                if let Some(waker) = &e.waker {
+                    waker.wake_by_ref();
+                }
                 false
             } else {
                 true
@@ -89,6 +94,20 @@ pub(crate) unsafe fn arm_with(
     deadline: Option<Instant>,
     cancel: Option<Arc<AtomicBool>>,
 ) -> Armed {
+    // SAFETY: the caller's contract.
+    unsafe { arm_waking(flag, deadline, cancel, None) }
+}
+
+/// [`arm_with`], and `waker` is woken when the flag is set.
+///
+/// # Safety
+/// As for [`arm_with`].
+pub(crate) unsafe fn arm_waking(
+    flag: *const AtomicU32,
+    deadline: Option<Instant>,
+    cancel: Option<Arc<AtomicBool>>,
+    waker: Option<std::task::Waker>,
+) -> Armed {
     if deadline.is_none() && cancel.is_none() {
         return Armed::none();
     }
@@ -96,7 +115,7 @@ pub(crate) unsafe fn arm_with(
     let mut state = dog.state.lock().unwrap_or_else(|e| e.into_inner());
     let id = state.next_id;
     state.next_id += 1;
-    state.entries.push(Entry { id, deadline, cancel, flag });
+    state.entries.push(Entry { id, deadline, cancel, flag, waker });
     dog.wake.notify_one();
     Armed { id: Some(id) }
 }

@@ -38,6 +38,8 @@ struct JobTemplate {
     /// Normalized.
     snippet: String,
     type_args: Vec<String>,
+    /// The snippet awaits, in a hole in async code: it runs as a future.
+    asynchronous: bool,
 }
 
 impl JobTemplate {
@@ -51,6 +53,7 @@ impl JobTemplate {
             type_args: self.type_args.clone(),
             uses,
             nested,
+            asynchronous: self.asynchronous,
         }
     }
 }
@@ -72,7 +75,10 @@ impl Shared {
         let State { checker, builder, options, run, artifacts } = state;
         let run = run.as_mut().ok_or_else(|| HoleFailure::model("no run is in progress"))?;
         let home = run.sites.get(&site).ok_or_else(unknown_site)?.home.clone();
+        // Holes written inside snippets are entered as plain calls (see `nested`).
+        let in_async = home.parent.is_none() && home.prepared.host.holes.get(home.index).is_some_and(|h| h.in_async);
         let template = JobTemplate {
+            asynchronous: in_async && lacuna_checker::snippet_awaits(snippet),
             builder: builder.clone(),
             host: run.host.clone(),
             home: home.clone(),
@@ -101,7 +107,9 @@ impl Shared {
         if let Some(runnable) = snippet_state.artifacts.get(types) {
             return Ok(Prepared::Ready(runnable.clone(), options.budgets));
         }
-        if let Some(jit) = compile_jit(&template.host, site, snippet, snippet_state, record) {
+        if template.asynchronous {
+            snippet_state.lowered = Some(Err(AWAITS.into()));
+        } else if let Some(jit) = compile_jit(&template.host, site, snippet, snippet_state, record) {
             snippet_state.artifacts.insert(types.to_owned(), jit.clone());
             site_state.report.not_jit = None;
             site_state.report.rustc_because = snippet_state.rustc_because.clone();
@@ -278,6 +286,9 @@ fn compile_jit(
     }
 }
 
+/// Why a snippet that awaits is not on the JIT.
+const AWAITS: &str = "it awaits (a snippet that suspends runs as a future, which the rustc path builds)";
+
 /// Why an accepted snippet runs on the rustc path (the report's `not_jit`).
 fn not_jit_because(snippet_state: &SnippetState, path: PathChoice) -> String {
     match &snippet_state.lowered {
@@ -308,7 +319,12 @@ pub(crate) fn register_nested(
         let hole = &filled.prepared.host.holes[index];
         let inner = &filled.instrumented.sites[index];
         let table = nested_table(&home.plan, inner.bindings(), &inner.modes, filled.snippet.clone());
-        let plan = SitePlan { site: id, scope: inner.scope.clone(), modes: table.iter().map(|e| e.mode).collect() };
+        let plan = SitePlan {
+            site: id,
+            scope: inner.scope.clone(),
+            modes: table.iter().map(|e| e.mode).collect(),
+            in_async: false,
+        };
         nested.push(NestedHole {
             site: id,
             range: relative(&hole.range),

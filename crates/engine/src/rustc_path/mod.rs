@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::abi::{Hook, InstallFn, RawRun, RunFault, SnippetFn};
+use crate::abi::{DropFn, Hook, InstallFn, PollFn, RawRun, RunFault, SnippetFn, StartFn};
 use crate::build::{Builder, Linkage};
 use crate::failure::{HoleFailure, Resource};
 use crate::load::{load_error, load_library, LoadedHost};
@@ -19,11 +19,20 @@ use crate::{ms, ExecError};
 
 /// A compiled, loaded snippet.
 pub(crate) struct Artifact {
-    pub(crate) entry: SnippetFn,
+    pub(crate) entry: Entry,
     /// The loaded library file.
     pub(crate) library: std::path::PathBuf,
     pub(crate) source: SnippetSource,
     pub(crate) source_path: String,
+}
+
+/// How a snippet library is entered.
+#[derive(Clone, Copy)]
+pub(crate) enum Entry {
+    /// `__lacuna_snippet`: runs the snippet to its end.
+    Run(SnippetFn),
+    /// A snippet that awaits: started, then polled until it ends, or dropped.
+    Future { start: StartFn, poll: PollFn, drop: DropFn },
 }
 
 /// Building the rustc-path library for a snippet at one instantiation of its hole. Owns everything it needs, so
@@ -41,6 +50,8 @@ pub(crate) struct BuildJob {
     pub(crate) uses: lacuna_ir::SnippetUses,
     /// Holes written inside the snippet.
     pub(crate) nested: Vec<NestedHole>,
+    /// The snippet awaits, in a hole in async code: its library starts it as a future.
+    pub(crate) asynchronous: bool,
 }
 
 /// A snippet library built (not yet loaded), with the milliseconds spent generating (lower) and compiling.
@@ -82,6 +93,7 @@ impl BuildJob {
                 uses: &self.uses,
                 type_args: &self.type_args,
                 nested: &self.nested,
+                asynchronous: self.asynchronous,
             };
             let source = generate(base, plan, &input, &overrides)
                 .map_err(|e| HoleFailure::runtime(format!("cannot run this snippet: {e}")))?;
@@ -153,9 +165,17 @@ pub(crate) fn load_artifact(
     let library = load_library(&built.library).map_err(runtime)?;
     // SAFETY: the generated source defines `__lacuna_snippet` with this signature, and a library with a copy of
     // the host also `__lacuna_install` (one that links to the host shares the host's, already installed).
+    // (A snippet that awaits: `__lacuna_snippet_start`, `_poll` and `_drop`, with the signatures `abi` gives.)
     let (entry, install) = unsafe {
-        let entry =
-            *library.get::<SnippetFn>(b"__lacuna_snippet\0").map_err(|e| runtime(load_error(&built.library, e)))?;
+        let symbol_error = |e| runtime(load_error(&built.library, e));
+        let entry = match source.asynchronous {
+            false => Entry::Run(*library.get::<SnippetFn>(b"__lacuna_snippet\0").map_err(symbol_error)?),
+            true => Entry::Future {
+                start: *library.get::<StartFn>(b"__lacuna_snippet_start\0").map_err(symbol_error)?,
+                poll: *library.get::<PollFn>(b"__lacuna_snippet_poll\0").map_err(symbol_error)?,
+                drop: *library.get::<DropFn>(b"__lacuna_snippet_drop\0").map_err(symbol_error)?,
+            },
+        };
         let install = match source.links_host {
             true => None,
             false => Some(

@@ -41,6 +41,9 @@ pub struct SnippetSource {
     map: OffsetMap,
     /// The library links to the host `dylib` (made from its mirror) rather than holding a copy of it.
     pub links_host: bool,
+    /// The snippet awaits: the library exports `__lacuna_snippet_start`, `_poll` and `_drop` instead of
+    /// `__lacuna_snippet`.
+    pub asynchronous: bool,
 }
 
 impl SnippetSource {
@@ -76,6 +79,16 @@ pub enum LibraryBase<'a> {
 /// replacement keeps the line count, so positions after it stay put).
 const ENTRY_EXPORTED: &str = "#[no_mangle]\n#[allow(warnings)]\npub extern \"C\" fn __lacuna_snippet(";
 const ENTRY_PRIVATE: &str = "#[allow(warnings)]\n#[allow(unused)]\nextern \"C\" fn __lacuna_snippet_outer(";
+/// The same for the entry of a snippet that awaits.
+const ASYNC_ENTRY_EXPORTED: &str = "#[no_mangle]\n#[allow(warnings)]\npub extern \"C\" fn __lacuna_snippet_start(";
+const ASYNC_ENTRY_PRIVATE: &str = "#[allow(warnings)]\n#[allow(unused)]\nextern \"C\" fn __lacuna_snippet_outer_start(";
+/// What a library whose snippet awaits exports besides its entry: polling and dropping the started snippet.
+const ASYNC_EXPORTS: &str =
+    "\n#[no_mangle]\n#[allow(warnings)]\npub unsafe extern \"C\" fn __lacuna_snippet_poll(handle: *mut (), \
+    run: *mut ::lacuna::__private::RawRun, waker: *const ()) -> u32 {\n    \
+    unsafe { ::lacuna::__private::poll_async(handle.cast(), run, waker.cast()) }\n}\n\
+    #[no_mangle]\n#[allow(warnings)]\npub unsafe extern \"C\" fn __lacuna_snippet_drop(handle: *mut (), \
+    run: *mut ::lacuna::__private::RawRun) {\n    unsafe { ::lacuna::__private::drop_async(handle.cast(), run) }\n}\n";
 /// What a snippet library that links to the host ends with (the shared runtime's allocator is its allocator).
 const MIRROR_TRAILER: &str = "\nextern crate alloc as __lacuna_alloc;\n";
 /// What every other snippet library ends with.
@@ -136,10 +149,14 @@ impl LibraryBase<'_> {
                 let in_snippet = item_position.saturating_sub(*snippet_start).min(source.map.original_len);
                 let at = source.snippet_start + source.map.edited_offset(in_snippet);
                 let before = &text[..at];
-                if !before.contains(ENTRY_EXPORTED) {
+                let (exported, private) = match source.asynchronous {
+                    false => (ENTRY_EXPORTED, ENTRY_PRIVATE),
+                    true => (ASYNC_ENTRY_EXPORTED, ASYNC_ENTRY_PRIVATE),
+                };
+                if !before.contains(exported) {
                     return Err(ExecError::Internal { detail: "the enclosing snippet's entry is missing".into() });
                 }
-                Ok(plain(before.replacen(ENTRY_EXPORTED, ENTRY_PRIVATE, 1), text[at..].to_owned()))
+                Ok(plain(before.replacen(exported, private, 1), text[at..].to_owned()))
             }
         }
     }
@@ -263,7 +280,7 @@ pub fn generate(
     input: &SnippetInput<'_>,
     overrides: &BTreeMap<usize, Access>,
 ) -> Result<SnippetSource, ExecError> {
-    let SnippetInput { hole_type, snippet, uses, type_args, nested } = *input;
+    let SnippetInput { hole_type, snippet, uses, type_args, nested, asynchronous } = *input;
     let (scope, item_position) = runnable_scope(plan, type_args)?;
     let entry = EntryScope {
         plan,
@@ -280,17 +297,38 @@ pub fn generate(
     let ty = erase_lifetimes(&entry.unselfed(hole_type));
     let Split { before, after, prefix, blocks } = base.split(item_position)?;
     let Declarations { write_backs, resets, .. } = decls;
-    let head = format!(
-        "\n#[no_mangle]\n#[allow(warnings)]\npub extern \"C\" fn __lacuna_snippet(__lacuna_table: *const *mut (), \
-         __lacuna_moved: *mut u8, __lacuna_out: *mut (), __lacuna_run: *mut ::lacuna::__private::RawRun) -> u32 {{\n    \
-         let __lacuna_body = move || {{\n{prefix}{lines}        let __lacuna_value: {ty} = {{\n"
-    );
-    let tail = format!(
-        "\n        }};\n        {write_backs}unsafe {{ ::core::ptr::write(__lacuna_out as *mut {ty}, __lacuna_value) }};\n    \
-         {}}};\n    let __lacuna_status = unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, __lacuna_body) }};\n    \
-         {resets}__lacuna_status\n}}\n",
-        "}".repeat(blocks)
-    );
+    const PARAMETERS: &str = "(__lacuna_table: *const *mut (), __lacuna_moved: *mut u8, __lacuna_out: *mut (), \
+                              __lacuna_run: *mut ::lacuna::__private::RawRun)";
+    let (head, tail) = if asynchronous {
+        // A future the engine polls at each poll of the hole: its resets run however it ends (finished, panicked,
+        // or dropped before it finished), from the guard.
+        let head = format!(
+            "\n{ASYNC_ENTRY_EXPORTED}{} -> *mut () {{\n    let __lacuna_body = async move {{\n{prefix}{lines}        \
+             let __lacuna_resets = ::lacuna::__private::Resets(::core::option::Option::Some(move |__lacuna_status: u32| \
+             {{ {resets} }}));\n        let __lacuna_value: {ty} = {{\n",
+            &PARAMETERS[1..]
+        );
+        let tail = format!(
+            "\n        }};\n        {write_backs}unsafe {{ ::core::ptr::write(__lacuna_out as *mut {ty}, __lacuna_value) }};\n        \
+             __lacuna_resets.finish();\n    {}}};\n    unsafe {{ ::lacuna::__private::start_async(__lacuna_run, __lacuna_body) }}.cast()\n}}\n\
+             {ASYNC_EXPORTS}",
+            "}".repeat(blocks)
+        );
+        (head, tail)
+    } else {
+        let head = format!(
+            "\n{ENTRY_EXPORTED}{} -> u32 {{\n    let __lacuna_body = move || {{\n{prefix}{lines}        \
+             let __lacuna_value: {ty} = {{\n",
+            &PARAMETERS[1..]
+        );
+        let tail = format!(
+            "\n        }};\n        {write_backs}unsafe {{ ::core::ptr::write(__lacuna_out as *mut {ty}, __lacuna_value) }};\n    \
+             {}}};\n    let __lacuna_status = unsafe {{ ::lacuna::__private::run_snippet(__lacuna_run, __lacuna_body) }};\n    \
+             {resets}__lacuna_status\n}}\n",
+            "}".repeat(blocks)
+        );
+        (head, tail)
+    };
     let mut text = String::with_capacity(before.len() + after.len() + head.len() + edited.len() + tail.len() + 256);
     text.push_str(&before);
     text.push_str(&head);
@@ -301,7 +339,7 @@ pub fn generate(
     text.push_str(&after);
     let links_host = base.links_host();
     text.push_str(if links_host { MIRROR_TRAILER } else { LIBRARY_TRAILER });
-    Ok(SnippetSource { text, first_line, snippet_start, map, links_host })
+    Ok(SnippetSource { text, first_line, snippet_start, map, links_host, asynchronous })
 }
 
 /// What a snippet library is generated from, besides its base and the hole's plan.
@@ -316,6 +354,8 @@ pub struct SnippetInput<'a> {
     pub type_args: &'a [String],
     /// Holes written inside the snippet.
     pub nested: &'a [NestedHole],
+    /// The snippet awaits (in a hole in async code): the entry starts it as a future.
+    pub asynchronous: bool,
 }
 
 /// The hole's scope, if an entry can be declared for it with these type arguments; and where its innermost item
@@ -533,6 +573,13 @@ impl EntryScope<'_> {
                          <{ty} as ::core::default::Default>::default()) }} }} "
                     ));
                     format!("let mut {local}: {ty} = unsafe {{ ::core::ptr::read({ptr} as *const {ty}) }};")
+                }
+                Access::Owned if self.plan.in_async => {
+                    return Err(ExecError::unsupported(format!(
+                        "the snippet moves `{}` out of the host, which a snippet in async code cannot do (the \
+                         hole's future may be dropped while the snippet holds it): borrow or clone it instead",
+                        b.name
+                    )))
                 }
                 Access::Owned => {
                     return Err(ExecError::unsupported(format!(
@@ -1022,6 +1069,7 @@ mod tests {
                 ..Default::default()
             }),
             modes: vec![HostMode::Mutable, HostMode::Shared, HostMode::Absent],
+            in_async: false,
         };
         // The nested hole (the outer snippet spans 100..200) sees those and the snippet's `n` and `v`.
         let inner = [

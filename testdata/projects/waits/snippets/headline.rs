@@ -1,0 +1,3 @@
+// hole: 4
+// expect: accepted
+format!("Stock of {} skus", skus.len())
