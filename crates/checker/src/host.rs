@@ -230,8 +230,35 @@ fn find_holes(file: &SourceFile, line_index: &LineIndex) -> Vec<Hole> {
 
 /// Whether code at `token` runs in an async context: the nearest enclosing `fn`, closure, `async` block, `const` or
 /// `static` is an `async fn`, an `async` closure or an `async` block.
+///
+/// Inside a macro's arguments (a token tree, not parsed), a `{ .. }` group right after `async` or `async move` is an
+/// async block; a `|` before the hole in a group may start a closure, so the hole counts as plain code (where it
+/// always works: it is entered as a call); other groups are looked through.
 fn in_async_context(token: &SyntaxToken) -> bool {
+    let mut inner = ra_ap_syntax::NodeOrToken::Token(token.clone());
     for node in token.parent_ancestors() {
+        let child = std::mem::replace(&mut inner, ra_ap_syntax::NodeOrToken::Node(node.clone()));
+        if node.kind() == SyntaxKind::TOKEN_TREE {
+            let closure_before = node
+                .children_with_tokens()
+                .take_while(|c| *c != child)
+                .any(|c| c.kind() == T![|] || c.kind() == T![||]);
+            if closure_before {
+                return false;
+            }
+            let opens_brace = node.first_token().is_some_and(|t| t.kind() == T!['{']);
+            let before =
+                |t: Option<SyntaxToken>| std::iter::successors(t, |t| t.prev_token()).find(|t| !t.kind().is_trivia());
+            let mut prev = before(node.first_token().and_then(|t| t.prev_token()));
+            if opens_brace && prev.as_ref().is_some_and(|t| t.kind() == T![move]) {
+                prev = before(prev.and_then(|t| t.prev_token()));
+            }
+            match prev.map(|t| t.kind()) {
+                Some(T![async]) if opens_brace => return true,
+                Some(T![|]) if opens_brace => return false,
+                _ => continue,
+            }
+        }
         match node.kind() {
             SyntaxKind::FN => return ast::Fn::cast(node).is_some_and(|f| f.async_token().is_some()),
             SyntaxKind::CLOSURE_EXPR => {
@@ -429,13 +456,14 @@ pub(crate) fn block_is_intact(file: &SourceFile, block: &std::ops::Range<usize>)
 
 /// Whether a snippet (syntactically a block body) has an `.await` anywhere: in a hole in async code it then runs
 /// as a future the host awaits.
+/// (inside a macro's arguments too: `format!("{}", f().await)`).
 pub fn snippet_awaits(snippet: &str) -> bool {
     let text = format!("fn __lacuna_snippet() {{\n{snippet}\n}}");
     SourceFile::parse(&text, Edition::Edition2021)
         .tree()
         .syntax()
-        .descendants()
-        .any(|n| n.kind() == SyntaxKind::AWAIT_EXPR)
+        .descendants_with_tokens()
+        .any(|e| e.kind() == T![await])
 }
 
 /// How a snippet's control flow would leave its hole, if it does: `return` or `?` that returns from the host
@@ -574,6 +602,26 @@ impl S {
         );
         let in_async: Vec<bool> = h.holes.iter().map(|h| h.in_async).collect();
         assert_eq!(in_async, [true, true, false, true, false, false, true, true]);
+        // In a macro's arguments, which are not parsed.
+        let h = host(
+            "fn main() {
+    println!(\"{:?}\", block_on(async { agent!(\"1\") }));
+    println!(\"{:?}\", block_on(async move { if x { agent!(\"2\") } else { y } }));
+    println!(\"{:?}\", run(|| { agent!(\"3\") }));
+    println!(\"{:?}\", agent!(\"4\"));
+}
+async fn a() {
+    println!(\"{:?}\", agent!(\"5\"));
+    println!(\"{:?}\", call(|x| { agent!(\"6\") }));
+    println!(\"{:?}\", call(|| agent!(\"7\")));
+    println!(\"{:?}\", join(async { agent!(\"8\") }, async { 1 }));
+}
+",
+        );
+        let in_async: Vec<bool> = h.holes.iter().map(|h| h.in_async).collect();
+        assert_eq!(in_async, [true, true, false, false, true, false, false, true]);
+        assert!(snippet_awaits("format!(\"{}\", f().await)"));
+        assert!(!snippet_awaits("let awaited = 1; awaited"));
     }
 
     #[test]
