@@ -505,11 +505,16 @@ impl EntryScope<'_> {
         for (&i, &access) in declared {
             let b = &bindings[i];
             let mode = self.plan.modes[i];
-            let unavailable = || {
-                ExecError::unsupported(format!(
+            let unavailable = || match self.plan.in_async && crate::instrument::closure_as_dyn(b).is_some() {
+                true => ExecError::unsupported(format!(
+                    "`{}` is a host closure, and host closures are not handed to snippets in async code (the host's \
+                     future would hold a reference to it across the hole's await): compute without it",
+                    b.name
+                )),
+                false => ExecError::unsupported(format!(
                     "`{}` is borrowed or moved by the host at this hole, so it cannot be handed to the snippet",
                     b.name
-                ))
+                )),
             };
             if mode == HostMode::Absent {
                 return Err(unavailable());
