@@ -787,6 +787,23 @@ impl RaSession {
         })
     }
 
+    /// What the snippet at `snippet` (a range of the current, spliced text) does across the line between a
+    /// package's binary and its library that the two as cargo's crates would not allow ([`crate::boundary`]).
+    pub fn boundary_crossings(&self, snippet: std::ops::Range<usize>) -> Vec<crate::boundary::Crossing> {
+        let db = self.host.raw_database();
+        ra_ap_hir::attach_db(db, || {
+            let sema = Semantics::new(db);
+            let file_id = sema.attach_first_edition(self.host_file);
+            let file = sema.parse(file_id);
+            let range = TextRange::new((snippet.start as u32).into(), (snippet.end as u32).into());
+            let root = match file.syntax().covering_element(range) {
+                ra_ap_syntax::NodeOrToken::Node(n) => n,
+                ra_ap_syntax::NodeOrToken::Token(t) => t.parent().unwrap_or_else(|| file.syntax().clone()),
+            };
+            crate::boundary::crossings(&sema, db, range, &root)
+        })
+    }
+
     /// The typed view of the snippet in `block` (the spliced `{ .. }`, in the current text), or why it is
     /// outside the subset.
     pub fn typed_snippet(

@@ -348,6 +348,10 @@ impl Checker {
             Ok(analysed) => analysed,
             Err(verdict) => return Fast::Decided(verdict),
         };
+        let pending = match self.boundary_stage(prepared, pending) {
+            Ok(pending) => pending,
+            Err(verdict) => return Fast::Decided(verdict),
+        };
         let pending = match self.resolve_stage(prepared, pending) {
             Ok(pending) => pending,
             Err(verdict) => return Fast::Decided(verdict),
@@ -450,6 +454,51 @@ impl Checker {
                 Err(pending.policy_reject(prepared, &[violation]))
             }
         }
+    }
+
+    /// For a hole in a package's binary checked as a module of its library: what the binary, as the crate cargo
+    /// makes it, could not reach of the library or do to its types, which rustc on the one crate would allow
+    /// ([`crate::boundary`]). Safe mode or not: this is rustc's word on the package as cargo builds it.
+    #[allow(clippy::result_large_err)]
+    fn boundary_stage(&mut self, prepared: &PreparedHost, pending: PendingCheck) -> Result<PendingCheck, Verdict> {
+        if !pending.spliced.text.contains(crate::boundary::BINARY_MODULE) {
+            return Ok(pending);
+        }
+        let range = pending.spliced.snippet_range().expect("a spliced host has a snippet");
+        let text = pending.spliced.text.clone();
+        let crossings = match self.with_ra(Some(&text), move |ra| Ok(ra.boundary_crossings(range))) {
+            Ok(crossings) if !crossings.is_empty() => crossings,
+            // rust-analyzer failing here leaves the decision to the stages after it, rustc last: a false accept
+            // is then one of privacy, not of soundness, and rustc's check of the one crate still holds.
+            _ => return Ok(pending),
+        };
+        let diagnostics = crossings
+            .iter()
+            .map(|c| {
+                let (location, (line, column), (end_line, end_column), note) = crate::locate(
+                    c.range.start().into(),
+                    c.range.end().into(),
+                    &pending.spliced,
+                    &prepared.host,
+                    pending.hole,
+                    &pending.snippet_index,
+                );
+                Diagnostic {
+                    severity: Severity::Error,
+                    code: Some(c.code.to_owned()),
+                    kind: crate::diagnostic::kind_for_code(c.code).map_or(crate::DiagnosticKind::Other, Into::into),
+                    message: c.message.clone(),
+                    label: Some(c.label.clone()),
+                    notes: note.into_iter().chain([c.note.to_owned()]).collect(),
+                    location,
+                    line,
+                    column,
+                    end_line,
+                    end_column,
+                }
+            })
+            .collect();
+        Err(pending.reject(DecidedBy::RustAnalyzer, diagnostics))
     }
 
     /// Safe mode's resolved-item rules: every name, operator and macro call of the snippet resolved and judged.

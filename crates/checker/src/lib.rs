@@ -12,6 +12,7 @@
 //! ```
 
 mod analysis;
+mod boundary;
 mod check;
 mod crate_graph;
 mod diagnostic;

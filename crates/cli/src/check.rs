@@ -246,11 +246,14 @@ fn check_job(
         .or_insert_with(|| match project {
             Some(project) => {
                 let mut prepared = checker.prepare(&project.name(), &project.flat.text).map_err(|e| match e {
-                    lacuna_checker::CheckerError::NoHoles { .. } if !project.project.is_lib => format!(
-                        "{}'s binary `{}` has no `agent!` holes; holes in the package's library are checked with --lib",
+                    lacuna_checker::CheckerError::NoHoles { .. } if project.project.library.is_some() => format!(
+                        "{} has no `agent!` holes, in its library or in its binary `{}`",
                         project.name(),
                         project.project.bin.name
                     ),
+                    lacuna_checker::CheckerError::NoHoles { .. } if !project.project.is_lib => {
+                        format!("{}'s binary `{}` has no `agent!` holes", project.name(), project.project.bin.name)
+                    }
                     lacuna_checker::CheckerError::HostDoesNotCompile { .. } => format!(
                         "{} does not compile as Lacuna reads it (its modules as one crate, holes unfilled): {e}",
                         project.name()

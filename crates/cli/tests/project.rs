@@ -213,7 +213,7 @@ fn project_input_errors_say_what_to_do() {
 
 /// A package with a library and a binary that uses it: the holes are in the library.
 #[test]
-fn holes_in_the_package_library_are_checked_with_lib() {
+fn holes_in_the_package_library_are_checked_with_its_binary_or_alone() {
     let lacuna_crate = repo().join("crates/lacuna").canonicalize().unwrap();
     let dir = scratch(&[
         (
@@ -240,15 +240,119 @@ fn holes_in_the_package_library_are_checked_with_lib() {
         ("good.rs", "orders.iter().max_by_key(|o| o.total_cents).map(|o| o.id)\n".to_owned()),
         ("bad.rs", "orders.iter().max_by_key(|o| o.total).map(|o| o.id)\n".to_owned()),
     ]);
+    // The binary and its library are one crate: the library's holes are the binary's too.
     let out = lacuna(&["check", ".", "-s", "good.rs"], dir.path());
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("are checked with --lib"), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(stdout.contains("(hole 1 of shop at src/lib.rs:6, expected `Option<u32>`)"), "{stdout}");
     let out = lacuna(&["check", ".", "--lib", "-s", "good.rs", "-s", "bad.rs"], dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("good.rs: accepted by rustc"), "{stdout}");
     assert!(stdout.contains("(hole 1 of shop at src/lib.rs:6, expected `Option<u32>`)"), "{stdout}");
     assert!(stdout.contains("error[E0609]: no field `total` on type `&&Order`"), "{stdout}");
+}
+
+/// A package laid out as most are (`testdata/projects/desk`): the logic in the library, a binary that uses it by
+/// the package's name. Holes in the library (a `&mut self` method in a module directory, a function at its root)
+/// and in the binary's module are checked as one crate, and a snippet in the binary is held to what cargo's two
+/// crates allow it: the library's `pub(crate)` items and fields are private to it (E0603, E0616), its types take
+/// no inherent impl (E0116) and no foreign trait's (E0117). Every label here is cargo's own, checked below.
+#[test]
+fn holes_in_the_library_and_the_binary_are_judged_as_cargo_builds_them() {
+    let project = repo().join("testdata/projects/desk");
+    judge_all(&project, 12);
+    cargo_agrees(&project);
+}
+
+/// Each snippet of `project` written into its hole (`Ok::<_, HoleError>({ snippet })`) in a copy of the project:
+/// `cargo check`'s first error code is the snippet's `// expect:` (none for `accepted`).
+fn cargo_agrees(project: &Path) {
+    let copy = tempfile::tempdir().unwrap();
+    let lacuna_crate = repo().join("crates/lacuna").canonicalize().unwrap();
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    let manifest = manifest.replace("\"../../../crates/lacuna\"", &format!("{:?}", lacuna_crate.display().to_string()));
+    let copy_tree = |from: &Path, to: &Path| {
+        for entry in walk(from) {
+            let target = to.join(entry.strip_prefix(from).unwrap());
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::copy(&entry, target).unwrap();
+        }
+    };
+    let mut failures = Vec::new();
+    for case in cases(project) {
+        let (file, _) = case.hole.rsplit_once(':').expect("`// hole: FILE:LINE`");
+        let _ = std::fs::remove_dir_all(copy.path().join("src"));
+        copy_tree(&project.join("src"), &copy.path().join("src"));
+        std::fs::write(copy.path().join("Cargo.toml"), &manifest).unwrap();
+        let snippet = std::fs::read_to_string(project.join(&case.file)).unwrap();
+        let path = copy.path().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let start = text.find("agent!(").expect("the file has a hole");
+        let end = start + text[start..].find("\")").expect("the hole's task ends") + 2;
+        let filled = format!("{}Ok::<_, HoleError>({{\n{snippet}\n}}){}", &text[..start], &text[end..]);
+        std::fs::write(&path, filled).unwrap();
+        let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["check", "--quiet", "--offline", "--message-format", "short"])
+            .env("CARGO_TARGET_DIR", copy.path().join("target"))
+            .current_dir(copy.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let got = stderr.split("error[").nth(1).map(|rest| rest[..5].to_owned());
+        if got != case.rejected {
+            failures.push(format!("{}: expected {:?}, cargo says {:?}\n{stderr}", case.file, case.rejected, got));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// `lacuna run` on a package with a library: the library's holes and the binary's run in one process, the
+/// library's macro and re-exports used by the binary as cargo builds it.
+#[test]
+fn holes_in_the_package_library_run() {
+    let project = repo().join("testdata/projects/desk");
+    let out = lacuna(
+        &[
+            "run",
+            "-s",
+            "1=snippets/settle.rs",
+            "-s",
+            "2=snippets/biggest.rs",
+            "-s",
+            "3=snippets/summary-own-trait.rs",
+            "-v",
+        ],
+        &project,
+    );
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    expect_test::expect![[r#"
+        biggest: order 2
+        settled: refunded $40.00 of order 2, $40.00 still refundable
+        log: order 1 from ada
+        log: order 2 from grace
+        log: order 3 from alan
+        log: refunded $40.00 of order 2
+        3 orders, $40.00 refunded
+    "#]]
+    .assert_eq(&stdout);
+    for place in ["hole 1 (src/desk/mod.rs:54)", "hole 2 (src/lib.rs:22)", "hole 3 (src/report.rs:6)"] {
+        assert!(stderr.contains(place), "{place}: {stderr}");
+    }
 }
 
 /// Holes where a person puts them (`testdata/projects/shapes`): a `&mut self` method in a module directory, a

@@ -9,7 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ra_ap_syntax::{ast, ast::HasAttrs, ast::HasModuleItem, ast::HasName, AstNode, AstToken, Edition, SourceFile};
+use ra_ap_syntax::{
+    ast, ast::HasAttrs, ast::HasModuleItem, ast::HasName, AstNode, AstToken, Edition, SourceFile, SyntaxKind,
+};
 
 /// A crate as one text, and where each part of it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,10 +86,49 @@ impl Flattened {
 /// (rustc then reports it, unless a `cfg` leaves the module out).
 pub fn flatten(root: &Path, read: &mut dyn FnMut(&Path) -> Option<String>) -> Result<Flattened, FlattenError> {
     let mut out = Flattened { text: String::new(), files: Vec::new(), texts: Vec::new(), segments: Vec::new() };
+    emit_root(&mut out, root, None, read)?;
+    Ok(out)
+}
+
+/// The module a package's binary becomes inside its library ([`flatten_package`]).
+pub const BINARY_MODULE: &str = "__lacuna_bin";
+
+/// A package's binary and its library as one crate: the library's text, then the binary's module tree as its
+/// module [`BINARY_MODULE`], whose `main` becomes the crate's. Holes anywhere in the package then live in one
+/// crate. The binary's paths keep their meaning: `extern crate self as <library>;` makes the library's name (how
+/// the binary names it, `lib_name::item`, in any module) the crate root, and the binary's `crate::` and `$crate::`
+/// paths get the module inserted (`crate::__lacuna_bin::`). What changes: the binary sees the library's
+/// `pub(crate)` items, which cargo's two crates keep from it.
+pub fn flatten_package(
+    lib_root: &Path,
+    lib_name: &str,
+    bin_root: &Path,
+    read: &mut dyn FnMut(&Path) -> Option<String>,
+) -> Result<Flattened, FlattenError> {
+    let mut out = Flattened { text: String::new(), files: Vec::new(), texts: Vec::new(), segments: Vec::new() };
+    emit_root(&mut out, lib_root, None, read)?;
+    out.text.push_str(&format!(
+        "\n// Lacuna: the package's binary, as a module of its library (one crate holds every hole).\n\
+         #[doc(hidden)]\nextern crate self as {lib_name};\n\
+         #[doc(hidden)]\n#[allow(missing_docs)]\npub mod {BINARY_MODULE} {{\n"
+    ));
+    emit_root(&mut out, bin_root, Some(BINARY_MODULE), read)?;
+    out.text.push_str(&format!(
+        "\npub(crate) fn __lacuna_main() -> impl ::std::process::Termination {{ main() }}\n}}\n\
+         #[doc(hidden)]\npub fn main() -> impl ::std::process::Termination {{ {BINARY_MODULE}::__lacuna_main() }}\n"
+    ));
+    Ok(out)
+}
+
+fn emit_root(
+    out: &mut Flattened,
+    root: &Path,
+    nested_in: Option<&str>,
+    read: &mut dyn FnMut(&Path) -> Option<String>,
+) -> Result<(), FlattenError> {
     let text = read(root).ok_or_else(|| FlattenError::Root(root.to_path_buf()))?;
     let dir = root.parent().unwrap_or(Path::new("")).to_path_buf();
-    emit(&mut out, root, text, &dir, read, 0)?;
-    Ok(out)
+    emit(out, root, text, &dir, nested_in, read, 0)
 }
 
 fn emit(
@@ -95,6 +136,7 @@ fn emit(
     path: &Path,
     text: String,
     dir: &Path,
+    nested_in: Option<&str>,
     read: &mut dyn FnMut(&Path) -> Option<String>,
     depth: usize,
 ) -> Result<(), FlattenError> {
@@ -109,6 +151,9 @@ fn emit(
     let mut edits = Vec::new();
     modules(tree.items(), here, dir, false, &mut edits);
     includes(&tree, here, &mut edits);
+    if let Some(module) = nested_in {
+        crate_paths(&tree, &text, module, &mut edits);
+    }
     edits.sort_by_key(|(range, _)| range.start);
 
     let mut at = 0;
@@ -123,7 +168,7 @@ fn emit(
             Edit::Module { paths, dir: child_dir } => match paths.iter().find_map(|p| Some((p, read(p)?))) {
                 Some((child, child_text)) => {
                     out.text.push_str(" {\n");
-                    emit(out, child, child_text, &child_dir, read, depth + 1)?;
+                    emit(out, child, child_text, &child_dir, nested_in, read, depth + 1)?;
                     out.text.push_str("\n}");
                 }
                 None => copy(out, file, &text, range),
@@ -194,6 +239,20 @@ fn path_attribute(module: &ast::Module) -> Option<String> {
         let ast::LiteralKind::String(s) = lit.kind() else { return None };
         s.value().ok().map(|v| v.into_owned())
     })
+}
+
+/// `crate::` and `$crate::` paths (also inside macros' token trees) of a crate nested as `module` of another: the
+/// module inserted after `crate`.
+fn crate_paths(tree: &SourceFile, text: &str, module: &str, edits: &mut Vec<(std::ops::Range<usize>, Edit)>) {
+    for token in tree.syntax().descendants_with_tokens().filter_map(|e| e.into_token()) {
+        if token.kind() != SyntaxKind::CRATE_KW {
+            continue;
+        }
+        let end: usize = token.text_range().end().into();
+        if text[end..].trim_start().starts_with("::") {
+            edits.push((end..end, Edit::Text(format!("::{module}"))));
+        }
+    }
 }
 
 /// A relative path given to `include!`, `include_str!` or `include_bytes!` as a plain string, made absolute.
@@ -282,6 +341,58 @@ mod tests {
         assert_eq!(f.to_flat(0, 7), Some(main));
         assert_eq!(f.to_flat(1, 4), Some(in_a + 4));
         assert_eq!(f.to_original(f.text.find(" {\n").unwrap()), None);
+    }
+
+    #[test]
+    fn a_binary_becomes_a_module_of_its_library_with_its_paths_kept() {
+        let files: HashMap<PathBuf, String> = [
+            ("/p/src/lib.rs", "pub mod orders;\npub fn total() -> u32 { orders::ONE }\n"),
+            ("/p/src/orders.rs", "pub const ONE: u32 = 1;\n"),
+            (
+                "/p/src/main.rs",
+                "use desk::orders::ONE;\nmod report;\nmacro_rules! here { () => { $crate::report::line() } }\n\
+                 fn main() { println!(\"{} {}\", crate::report::line(), here!()); }\n",
+            ),
+            ("/p/src/report.rs", "pub(crate) fn line() -> u32 { crate :: ONE + desk::total() }\n"),
+        ]
+        .iter()
+        .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+        .collect();
+        let f = flatten_package(Path::new("/p/src/lib.rs"), "desk", Path::new("/p/src/main.rs"), &mut |p| {
+            files.get(p).cloned()
+        })
+        .unwrap();
+        expect_test::expect![[r##"
+            pub mod orders {
+            pub const ONE: u32 = 1;
+
+            }
+            pub fn total() -> u32 { orders::ONE }
+
+            // Lacuna: the package's binary, as a module of its library (one crate holds every hole).
+            #[doc(hidden)]
+            extern crate self as desk;
+            #[doc(hidden)]
+            #[allow(missing_docs)]
+            pub mod __lacuna_bin {
+            use desk::orders::ONE;
+            mod report {
+            pub(crate) fn line() -> u32 { crate::__lacuna_bin :: ONE + desk::total() }
+
+            }
+            macro_rules! here { () => { $crate::__lacuna_bin::report::line() } }
+            fn main() { println!("{} {}", crate::__lacuna_bin::report::line(), here!()); }
+
+            pub(crate) fn __lacuna_main() -> impl ::std::process::Termination { main() }
+            }
+            #[doc(hidden)]
+            pub fn main() -> impl ::std::process::Termination { __lacuna_bin::__lacuna_main() }
+        "##]]
+        .assert_eq(&f.text);
+        assert_eq!(f.files.len(), 4);
+        let line = f.text.find("pub(crate) fn line").unwrap();
+        assert_eq!(f.to_original(line), Some((3, 0)));
+        assert_eq!(f.to_original(f.text.find("fn main() { println").unwrap()).map(|(file, _)| file), Some(2));
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub struct Project {
     pub bin: Target,
     /// The host is the package's library, not a binary.
     pub is_lib: bool,
+    /// The package's library, when the host is a binary of a package that has one: the two are one crate then
+    /// ([`flatten::flatten_package`]), built with the library's flags, so holes in either run.
+    pub library: Option<Target>,
     /// Lacuna's own cargo target directory for the project: `<target>/lacuna`.
     pub target_dir: PathBuf,
 }
@@ -109,6 +112,11 @@ impl Project {
         };
         let bin = chosen.ok_or_else(|| ProjectError::NoBinary { package: package.name.clone(), which })?.clone();
         let is_lib = *choice == CrateChoice::Lib;
+        // A library a binary can use (not a proc macro, not only a C library).
+        let library = match is_lib {
+            true => None,
+            false => package.targets.iter().find(|t| t.is_lib() && !t.is("proc-macro")).cloned(),
+        };
         let depends_on_lacuna = metadata
             .nodes()
             .get(package.id.as_str())
@@ -118,7 +126,7 @@ impl Project {
         }
         let target_dir = metadata.target_directory.join("lacuna");
         let package = package.id.clone();
-        Ok(Project { manifest, metadata, package, bin, is_lib, target_dir })
+        Ok(Project { manifest, metadata, package, bin, is_lib, library, target_dir })
     }
 
     pub fn package(&self) -> &Package {
@@ -176,7 +184,7 @@ impl Project {
                 return Ok(Build { rustc, messages });
             }
         }
-        Err(ProjectError::NotRecorded(self.bin.name.clone()))
+        Err(ProjectError::NotRecorded(self.flags_target().name.clone()))
     }
 
     /// A wrapper script that runs the Lacuna binary `$LACUNA_WRAPPER_EXE`: cargo sees the same wrapper (path,
@@ -197,24 +205,34 @@ impl Project {
         Ok(path)
     }
 
-    /// The last recorded invocation that compiled the binary.
+    /// The target whose rustc invocation the host crate is checked and built with: the library when there is one.
+    fn flags_target(&self) -> &Target {
+        self.library.as_ref().unwrap_or(&self.bin)
+    }
+
+    /// The last recorded invocation that compiled the host crate (the library's, when the binary is its module).
     fn recorded_invocation(&self, record: &Path) -> Option<Invocation> {
-        let root = self.bin.src_path.canonicalize().ok()?;
+        let target = self.flags_target();
+        let root = target.src_path.canonicalize().ok()?;
+        let lib = self.is_lib || self.library.is_some();
         record::recorded(record).into_iter().rev().find(|i| {
-            i.crate_types().iter().any(|t| match self.is_lib {
+            i.crate_types().iter().any(|t| match lib {
                 true => matches!(*t, "lib" | "rlib" | "dylib" | "cdylib" | "staticlib"),
                 false => *t == "bin",
-            }) && i.crate_name() == Some(self.bin.crate_name().as_str())
+            }) && i.crate_name() == Some(target.crate_name().as_str())
                 && i.source().and_then(|s| s.canonicalize().ok()).as_deref() == Some(root.as_path())
         })
     }
 
-    /// The binary's crate as one text.
+    /// The host crate as one text: the binary's or the library's, or the two as one crate.
     pub fn flatten(&self) -> Result<Flattened, ProjectError> {
         // Line ends as Lacuna's hosts have them: offsets then agree with the host text checks see.
         let mut read =
             |p: &Path| std::fs::read_to_string(p).ok().map(|t| t.trim_start_matches('\u{feff}').replace("\r\n", "\n"));
-        Ok(flatten(&self.bin.src_path, &mut read)?)
+        Ok(match &self.library {
+            Some(lib) => flatten::flatten_package(&lib.src_path, &lib.crate_name(), &self.bin.src_path, &mut read)?,
+            None => flatten(&self.bin.src_path, &mut read)?,
+        })
     }
 
     /// The crates the binary is checked against.
