@@ -90,6 +90,39 @@ pub(crate) fn crossings(
     };
 
     names(sema, range, root, &mut |def, at, _| judge(def, at, &mut out));
+    // A path into the library names what the library exports there: not a `pub(crate)` item, not a private
+    // `use` of the module (`order_desk::HoleError` where the root imports `HoleError` for itself).
+    if let Some(outside) = binary.krate(db).dependencies(db).first().map(|d| d.krate.root_module(db)) {
+        for path in root.descendants().filter_map(ast::Path::cast) {
+            if !range.contains_range(path.syntax().text_range()) {
+                continue;
+            }
+            let (Some(qualifier), Some(name)) = (path.qualifier(), path.segment().and_then(|s| s.name_ref())) else {
+                continue;
+            };
+            let Some(ra_ap_hir::PathResolution::Def(ra_ap_hir::ModuleDef::Module(module))) =
+                sema.resolve_path(&qualifier)
+            else {
+                continue;
+            };
+            if module.krate(db) != binary.krate(db) || in_binary(module) {
+                continue;
+            }
+            let written = name.text();
+            let exported = module.scope(db, Some(outside)).iter().any(|(n, _)| n.as_str() == &*written);
+            let declared = module.scope(db, None).iter().any(|(n, _)| n.as_str() == &*written);
+            if declared && !exported {
+                out.push(Crossing {
+                    range: name.syntax().text_range(),
+                    code: "E0603",
+                    message: format!("`{written}` is private"),
+                    label: "private to the package's library".into(),
+                    note: BINARY_NOTE,
+                });
+            }
+        }
+    }
+    out.sort_by_key(|c| c.range.start());
     for imp in root.descendants().filter_map(ast::Impl::cast) {
         if range.contains_range(imp.syntax().text_range()) {
             out.extend(impl_crossing(sema, db, &imp, &library_item, &in_binary));
