@@ -187,7 +187,7 @@ fn names<'db>(
             ra_ap_syntax::NodeOrToken::Node(node) => {
                 if let Some(name_ref) = ast::NameRef::cast(node) {
                     if let Some(def) = classify(sema, &name_ref) {
-                        f(def, name_ref.syntax().text_range(), &name_ref.text());
+                        f(def, name_ref.syntax().text_range(), name_ref.text());
                     }
                 }
             }

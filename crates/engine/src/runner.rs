@@ -756,11 +756,12 @@ pub(crate) unsafe extern "C" fn hook(context: *const (), call: *mut RawHoleCall)
     // No panic may unwind into the host's frames (a different Rust runtime, through `extern "C"`).
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match Phase::from_code(call.phase) {
         Some(Phase::Enter | Phase::EnterAsync) => shared.hole(call),
-        // SAFETY: `pending` is what this hook returned for the hole (`HoleFuture` passes it back unchanged, and
-        // only until the snippet ended or was dropped); `waker` is the polling task's.
         Some(Phase::Poll) if !call.pending.is_null() => {
+            // SAFETY: `pending` is what this hook returned for the hole (`HoleFuture` passes it back unchanged, and
+            // only until the snippet ended or was dropped); `waker` is the polling task's.
             let mut pending = unsafe { Box::from_raw(call.pending.cast::<PendingHole>()) };
             call.pending = std::ptr::null_mut();
+            // SAFETY: `call.waker` is the polling task's `Waker`, valid for this call (`HoleFuture::poll`).
             match unsafe { pending.poll(shared, call.waker) } {
                 None => Ok(Entered::Pending(pending)),
                 Some(result) => {

@@ -116,9 +116,9 @@ impl PendingHole {
             STATUS_PENDING => {
                 // SAFETY: the caller's contract for `waker`.
                 let waker = unsafe { &*waker.cast::<std::task::Waker>() }.clone();
-                // Re-armed with this poll's waker (the old registration goes first). SAFETY: `expired` is boxed
-                // and outlives `armed`, which is dropped before it.
+                // Re-armed with this poll's waker (the old registration goes first).
                 self.armed = Armed::none();
+                // SAFETY: `expired` is boxed and outlives `armed`, which is dropped before it.
                 self.armed = unsafe { arm_waking(&*self.expired, self.deadline, self.cancel.clone(), Some(waker)) };
                 None
             }
