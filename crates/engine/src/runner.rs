@@ -44,6 +44,25 @@ pub(crate) enum Executed {
     Started(Started),
 }
 
+/// A hole's attempts so far, and what asking for the next one needs.
+pub(crate) struct Asking {
+    request: HoleRequest,
+    source: Arc<dyn lacuna_hole::SnippetSource>,
+    /// The depth its snippets run at.
+    depth: u32,
+    types: String,
+    site: u32,
+    attempts: Vec<Attempt>,
+    /// When the hole was entered.
+    entered: Instant,
+}
+
+/// What asking gave: a snippet ready to run, or the hole's failure.
+pub(crate) enum Asked {
+    Ready { runnable: Runnable, budgets: Budgets, record: AttemptRecord, snippet: String },
+    Failed(HoleFailure),
+}
+
 /// A snippet ready to run, on one path or the other.
 #[derive(Clone)]
 pub(crate) enum Runnable {
@@ -391,6 +410,41 @@ impl Shared {
     }
 
     pub(crate) fn hole_inner(&'static self, call: &mut RawHoleCall, entered: Instant) -> Result<Entered, HoleFailure> {
+        let mut asking = self.begin_hole(call, entered)?;
+        if Phase::from_code(call.phase) == Some(Phase::EnterAsync) && !call.waker.is_null() {
+            // In async code the model is asked and the snippet checked and built on a thread of its own: the host's
+            // task (and the others on its executor) go on meanwhile.
+            let mut pending = PendingHole::asking(self, asking);
+            // SAFETY: a hole in async code passes its task's waker and its own call (`HoleFuture::poll`).
+            return match unsafe { pending.poll(self, call) } {
+                None => Ok(Entered::Pending(pending)),
+                Some(result) => result.map(|()| Entered::Finished),
+            };
+        }
+        loop {
+            let (runnable, budgets, mut record, snippet) = match self.ask(&mut asking) {
+                Asked::Ready { runnable, budgets, record, snippet } => (runnable, budgets, record, snippet),
+                Asked::Failed(error) => return Err(error),
+            };
+            let previous_depth = DEPTH.with(|d| d.replace(asking.depth));
+            let executed = self.execute(call, &runnable, &budgets, &mut record);
+            DEPTH.with(|d| d.set(previous_depth));
+            let result = match executed {
+                Executed::Ended(result) => result,
+                // `execute` starts a snippet that awaits only in a hole in async code, which is not here.
+                Executed::Started(started) => {
+                    drop(pending::Running::new(started, record.clone(), String::new(), asking.depth));
+                    Err(HoleFailure::runtime("a snippet that awaits can only run in a hole in async code"))
+                }
+            };
+            if let Some(result) = self.ran(&mut asking, snippet, record, result) {
+                return result.map(|()| Entered::Finished);
+            }
+        }
+    }
+
+    /// A hole reached: its request, counted in its site's report.
+    fn begin_hole(&self, call: &RawHoleCall, entered: Instant) -> Result<Asking, HoleFailure> {
         let text = |ptr: *const u8, len: usize| {
             if ptr.is_null() || len == 0 {
                 String::new()
@@ -417,21 +471,27 @@ impl Shared {
         if max_depth != 0 && depth > max_depth {
             return Err(HoleFailure::Depth { limit: max_depth });
         }
-        let mut attempts: Vec<Attempt> = Vec::new();
+        Ok(Asking { request, source, depth, types, site: call.site, attempts: Vec::new(), entered })
+    }
+
+    /// Asks the source for snippets until one is accepted and ready to run, or the source gives up (then the
+    /// hole's failure). Touches no host memory: in async code it runs on a thread of its own.
+    pub(crate) fn ask(&'static self, asking: &mut Asking) -> Asked {
+        let Asking { request, source, depth, types, site, attempts, .. } = asking;
         loop {
-            let proposal = match source.propose(&request, &attempts) {
+            let proposal = match source.propose(request, attempts) {
                 Ok(Some(proposal)) => proposal,
                 Ok(None) => break,
                 Err(message) => {
                     let error = HoleFailure::model(message);
-                    source.record(&self.attempt_record(&request, &attempts, None, &error));
-                    return Err(error);
+                    source.record(&self.attempt_record(request, attempts, None, &error));
+                    return Asked::Failed(error);
                 }
             };
             let mut record = AttemptRecord {
                 site: request.site,
                 line: request.line,
-                depth,
+                depth: *depth,
                 attempt: attempts.len() as u32 + 1,
                 task: request.task.clone(),
                 source: proposal.trace,
@@ -462,9 +522,8 @@ impl Shared {
                 }
             };
             record.snippet = Some(snippet.clone());
-            let prepared = self.prepare(call.site, &types, &snippet, &mut record);
-            let (runnable, budgets) = match prepared {
-                Ok(Prepared::Ready(runnable, budgets)) => (runnable, budgets),
+            match self.prepare(*site, types, &snippet, &mut record) {
+                Ok(Prepared::Ready(runnable, budgets)) => return Asked::Ready { runnable, budgets, record, snippet },
                 Ok(Prepared::Rejected(diagnostics)) => {
                     record.outcome = Outcome::Rejected;
                     self.note_attempt(&record);
@@ -475,56 +534,50 @@ impl Shared {
                         diagnostics,
                         runtime_error: None,
                     });
-                    continue;
                 }
                 Err(error) => {
                     record.outcome = error.outcome();
                     record.error = Some(error.to_string());
                     self.note_attempt(&record);
                     source.record(&record);
-                    return Err(error);
+                    return Asked::Failed(error);
                 }
-            };
-            let previous_depth = DEPTH.with(|d| d.replace(depth));
-            let executed = self.execute(call, &runnable, &budgets, &mut record);
-            DEPTH.with(|d| d.set(previous_depth));
-            let result = match executed {
-                Executed::Ended(result) => result,
-                Executed::Started(started) => {
-                    let mut pending = PendingHole::new(started, record, source.clone(), depth, entered);
-                    // SAFETY: a hole in async code passes its task's waker with the call (`HoleFuture::poll`).
-                    match unsafe { pending.poll(self, call.waker) } {
-                        None => return Ok(Entered::Pending(pending)),
-                        Some(result) => {
-                            record = pending.take_record();
-                            result
-                        }
-                    }
-                }
-            };
-            record.outcome = match &result {
-                Ok(()) => Outcome::Ok,
-                Err(error) => error.outcome(),
-            };
-            record.error = result.as_ref().err().map(|e| e.to_string());
-            self.note_attempt(&record);
-            source.record(&record);
-            match result {
-                Err(error) if source.retry_after_fault() => attempts.push(Attempt {
+            }
+        }
+        Asked::Failed(match attempts.last() {
+            None => HoleFailure::model("the snippet source gave no snippet"),
+            Some(Attempt { runtime_error: Some(error), .. }) => HoleFailure::runtime(error.clone()),
+            Some(last) => HoleFailure::Rejected { attempts: attempts.len(), diagnostics: last.diagnostics.clone() },
+        })
+    }
+
+    /// An accepted snippet ran (`result`): its attempt recorded. `None` when the source wants another attempt
+    /// after its fault; else what the hole evaluates to.
+    pub(crate) fn ran(
+        &self,
+        asking: &mut Asking,
+        snippet: String,
+        mut record: AttemptRecord,
+        result: Result<(), HoleFailure>,
+    ) -> Option<Result<(), HoleFailure>> {
+        record.outcome = match &result {
+            Ok(()) => Outcome::Ok,
+            Err(error) => error.outcome(),
+        };
+        record.error = result.as_ref().err().map(|e| e.to_string());
+        self.note_attempt(&record);
+        asking.source.record(&record);
+        match result {
+            Err(error) if asking.source.retry_after_fault() => {
+                asking.attempts.push(Attempt {
                     snippet: Some(snippet),
                     accepted: true,
                     diagnostics: Vec::new(),
                     runtime_error: Some(error.to_string()),
-                }),
-                other => return other.map(|()| Entered::Finished),
+                });
+                None
             }
-        }
-        match attempts.last() {
-            None => Err(HoleFailure::model("the snippet source gave no snippet")),
-            Some(Attempt { runtime_error: Some(error), .. }) => Err(HoleFailure::runtime(error.clone())),
-            Some(last) => {
-                Err(HoleFailure::Rejected { attempts: attempts.len(), diagnostics: last.diagnostics.clone() })
-            }
+            other => Some(other),
         }
     }
 
@@ -599,7 +652,8 @@ impl Shared {
                     Entry::Run(entry) => entry,
                     Entry::Future { start, poll, drop } => {
                         record.path = Some(ExecPath::Rustc);
-                        if Phase::from_code(call.phase) != Some(Phase::EnterAsync) || call.waker.is_null() {
+                        let in_async = matches!(Phase::from_code(call.phase), Some(Phase::EnterAsync | Phase::Poll));
+                        if !in_async || call.waker.is_null() {
                             return Executed::Ended(Err(HoleFailure::runtime(
                                 "a snippet that awaits can only run in a hole in async code",
                             )));
@@ -761,8 +815,9 @@ pub(crate) unsafe extern "C" fn hook(context: *const (), call: *mut RawHoleCall)
             // only until the snippet ended or was dropped); `waker` is the polling task's.
             let mut pending = unsafe { Box::from_raw(call.pending.cast::<PendingHole>()) };
             call.pending = std::ptr::null_mut();
-            // SAFETY: `call.waker` is the polling task's `Waker`, valid for this call (`HoleFuture::poll`).
-            match unsafe { pending.poll(shared, call.waker) } {
+            // SAFETY: `call` is the hole's own, with the polling task's `Waker`, valid for this call
+            // (`HoleFuture::poll`).
+            match unsafe { pending.poll(shared, call) } {
                 None => Ok(Entered::Pending(pending)),
                 Some(result) => {
                     pending.finish(shared, call.site, &result);

@@ -2,6 +2,7 @@
 
 mod inventory;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,6 +27,12 @@ async fn restocked(inventory: &Inventory, sku: &str) -> Result<u32, HoleError> {
 /// The report's headline: plain code, where nothing can be awaited.
 fn headline(skus: &[&str]) -> Result<String, HoleError> {
     agent!("'Stock of N skus' for the skus")
+}
+
+/// The sku in capitals: the snippet waits for nothing, but asking for it (the model, the check, the build) takes
+/// its time.
+async fn shout(sku: &str) -> Result<String, HoleError> {
+    agent!("the sku in capital letters")
 }
 
 async fn ticker(times: u32) {
@@ -72,4 +79,25 @@ fn main() {
     for line in lines {
         println!("{line:?}");
     }
+
+    // While a hole's snippet is asked for, checked and built, the other tasks on the current thread run.
+    let asked = AtomicBool::new(false);
+    let (word, ticks) = runtime.block_on(async {
+        tokio::join!(
+            async {
+                let word = shout("gear").await;
+                asked.store(true, Ordering::SeqCst);
+                word
+            },
+            async {
+                let mut ticks = 0;
+                while !asked.load(Ordering::SeqCst) {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    ticks += 1;
+                }
+                ticks
+            }
+        )
+    });
+    println!("{word:?}; ticks while it was asked for: {}", if ticks > 0 { "some" } else { "none" });
 }

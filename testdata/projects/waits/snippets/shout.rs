@@ -1,0 +1,3 @@
+// hole: 5
+// expect: accepted
+sku.to_uppercase()
