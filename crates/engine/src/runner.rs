@@ -57,7 +57,8 @@ pub(crate) struct Asking {
     entered: Instant,
 }
 
-/// What asking gave: a snippet ready to run, or the hole's failure.
+/// What asking gave: a snippet ready to run, or the hole's failure. Made once per attempt and matched at once.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Asked {
     Ready { runnable: Runnable, budgets: Budgets, record: AttemptRecord, snippet: String },
     Failed(HoleFailure),
