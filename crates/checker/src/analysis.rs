@@ -769,20 +769,11 @@ impl RaSession {
         snippet: std::ops::Range<usize>,
         policy: &lacuna_policy::Policy,
     ) -> Vec<crate::policy::Violation> {
-        let db = self.host.raw_database();
-        ra_ap_hir::attach_db(db, || {
-            let sema = Semantics::new(db);
-            let file_id = sema.attach_first_edition(self.host_file);
-            let file = sema.parse(file_id);
-            let range = TextRange::new((snippet.start as u32).into(), (snippet.end as u32).into());
-            let root = match file.syntax().covering_element(range) {
-                ra_ap_syntax::NodeOrToken::Node(n) => n,
-                ra_ap_syntax::NodeOrToken::Token(t) => t.parent().unwrap_or_else(|| file.syntax().clone()),
-            };
-            let mut walker = crate::policy::resolve::Walker::new(&sema, db, policy, range);
-            walker.walk(&root, None);
+        self.with_snippet(snippet, |sema, db, range, root| {
+            let mut walker = crate::policy::resolve::Walker::new(sema, db, policy, range);
+            walker.walk(root, None);
             let mut out = walker.out;
-            out.extend(crate::policy::classified::violations(&sema, db, policy, range, &root));
+            out.extend(crate::policy::classified::violations(sema, db, policy, range, root));
             crate::policy::dedup(out)
         })
     }
@@ -790,6 +781,20 @@ impl RaSession {
     /// What the snippet at `snippet` (a range of the current, spliced text) does across the line between a
     /// package's binary and its library that the two as cargo's crates would not allow ([`crate::boundary`]).
     pub fn boundary_crossings(&self, snippet: std::ops::Range<usize>) -> Vec<crate::boundary::Crossing> {
+        self.with_snippet(snippet, |sema, db, range, root| crate::boundary::crossings(sema, db, range, root))
+    }
+
+    /// `f` over the snippet at `snippet` of the current text: its range, and the smallest node that covers it.
+    fn with_snippet<R>(
+        &self,
+        snippet: std::ops::Range<usize>,
+        f: impl for<'db> FnOnce(
+            &Semantics<'db, ra_ap_ide::RootDatabase>,
+            &'db ra_ap_ide::RootDatabase,
+            TextRange,
+            &ra_ap_syntax::SyntaxNode,
+        ) -> R,
+    ) -> R {
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);
@@ -800,7 +805,7 @@ impl RaSession {
                 ra_ap_syntax::NodeOrToken::Node(n) => n,
                 ra_ap_syntax::NodeOrToken::Token(t) => t.parent().unwrap_or_else(|| file.syntax().clone()),
             };
-            crate::boundary::crossings(&sema, db, range, &root)
+            f(&sema, db, range, &root)
         })
     }
 

@@ -5,7 +5,8 @@
 //! crate. rustc judges the one crate, so for a hole in the binary these are checked here, on rust-analyzer's
 //! resolution of everything the snippet names (in its macros' arguments too), with rustc's codes for what the two
 //! crates would make rustc say: E0603 (private item), E0616 (private field), E0624 (private method), E0116
-//! (inherent impl of a foreign type), E0117 (foreign trait for a foreign type).
+//! (inherent impl of a foreign type), E0117 (foreign trait for a foreign type), E0433 (a path from `crate`, or a
+//! `super` out of the binary, in the binary; the library naming itself by the package's name, or the binary).
 //!
 //! Conservative where it cannot tell: a foreign trait implemented for a library type is refused even where the
 //! orphan rule would allow it through a local type parameter.
@@ -90,35 +91,100 @@ pub(crate) fn crossings(
     };
 
     names(sema, range, root, &mut |def, at, _| judge(def, at, &mut out));
-    // A path into the library names what the library exports there: not a `pub(crate)` item, not a private
-    // `use` of the module (`order_desk::HoleError` where the root imports `HoleError` for itself).
-    if let Some(outside) = binary.krate(db).dependencies(db).first().map(|d| d.krate.root_module(db)) {
-        for path in root.descendants().filter_map(ast::Path::cast) {
-            if !range.contains_range(path.syntax().text_range()) {
-                continue;
+    // Paths as written, and those the snippet writes in macros' arguments (reported where they are written).
+    let mut paths: Vec<(ast::Path, TextRange)> = root
+        .descendants()
+        .filter_map(ast::Path::cast)
+        .filter(|p| range.contains_range(p.syntax().text_range()))
+        .map(|p| {
+            let at = p.syntax().text_range();
+            (p, at)
+        })
+        .collect();
+    for token in root.descendants_with_tokens().filter_map(|e| e.into_token()) {
+        let in_tree = token.parent().is_some_and(|p| p.kind() == SyntaxKind::TOKEN_TREE);
+        if !in_tree || !range.contains_range(token.text_range()) {
+            continue;
+        }
+        if !matches!(token.kind(), SyntaxKind::IDENT | SyntaxKind::CRATE_KW | SyntaxKind::SUPER_KW) {
+            continue;
+        }
+        // `crate::` (`$crate::`) in any token tree, a `macro_rules!` of the snippet's included: refused as written.
+        let followed_by_path = token.next_token().is_some_and(|t| t.kind() == SyntaxKind::COLON2 || t.text() == ":");
+        if token.kind() == SyntaxKind::CRATE_KW && followed_by_path {
+            out.push(Crossing {
+                range: token.text_range(),
+                code: "E0433",
+                message: "failed to resolve: `crate` in a hole of the package's binary: Lacuna checks the binary as \
+                          a module of its library, where it would name the library"
+                    .into(),
+                label: "write the path from this module (`self::`) or from the items in scope".into(),
+                note: BINARY_NOTE,
+            });
+            continue;
+        }
+        for descended in sema.descend_into_macros(token.clone()) {
+            let path = descended.parent_ancestors().find_map(ast::PathSegment::cast).map(|s| s.parent_path());
+            if let Some(path) = path.filter(|_| descended != token) {
+                paths.push((path, token.text_range()));
             }
-            let (Some(qualifier), Some(name)) = (path.qualifier(), path.segment().and_then(|s| s.name_ref())) else {
-                continue;
-            };
-            let Some(ra_ap_hir::PathResolution::Def(ra_ap_hir::ModuleDef::Module(module))) =
-                sema.resolve_path(&qualifier)
-            else {
-                continue;
-            };
-            if module.krate(db) != binary.krate(db) || in_binary(module) {
-                continue;
+        }
+    }
+    let outside = binary.krate(db).dependencies(db).first().map(|d| d.krate.root_module(db));
+    for (path, at) in paths {
+        let Some(segment) = path.segment() else { continue };
+        match segment.kind() {
+            // `crate` is the library's root in the one crate, the binary's in cargo's: a path from it means
+            // something else here, or nothing. So does a `super` that climbs out of the binary.
+            Some(ast::PathSegmentKind::CrateKw | ast::PathSegmentKind::SuperKw) => {
+                let escapes = match segment.kind() {
+                    Some(ast::PathSegmentKind::CrateKw) => path.qualifier().is_none(),
+                    _ => matches!(
+                        sema.resolve_path(&path),
+                        Some(ra_ap_hir::PathResolution::Def(ra_ap_hir::ModuleDef::Module(m))) if !in_binary(m)
+                    ),
+                };
+                if escapes {
+                    out.push(Crossing {
+                        range: if at == path.syntax().text_range() { segment.syntax().text_range() } else { at },
+                        code: "E0433",
+                        message: format!(
+                            "failed to resolve: `{}` in a hole of the package's binary: Lacuna checks the binary as a \
+                             module of its library, where it would name the library",
+                            segment.syntax().text()
+                        ),
+                        label: "write the path from this module (`self::`) or from the items in scope".into(),
+                        note: BINARY_NOTE,
+                    });
+                }
             }
-            let written = name.text();
-            let exported = module.scope(db, Some(outside)).iter().any(|(n, _)| n.as_str() == &*written);
-            let declared = module.scope(db, None).iter().any(|(n, _)| n.as_str() == &*written);
-            if declared && !exported {
-                out.push(Crossing {
-                    range: name.syntax().text_range(),
-                    code: "E0603",
-                    message: format!("`{written}` is private"),
-                    label: "private to the package's library".into(),
-                    note: BINARY_NOTE,
-                });
+            // A path into the library names what the library exports there: not a `pub(crate)` item, not a
+            // private `use` of the module (`order_desk::desk::Cents` where `desk` imports `Cents` for itself).
+            _ => {
+                let (Some(outside), Some(qualifier), Some(name)) = (outside, path.qualifier(), segment.name_ref())
+                else {
+                    continue;
+                };
+                let Some(ra_ap_hir::PathResolution::Def(ra_ap_hir::ModuleDef::Module(module))) =
+                    sema.resolve_path(&qualifier)
+                else {
+                    continue;
+                };
+                if module.krate(db) != binary.krate(db) || in_binary(module) {
+                    continue;
+                }
+                let written = name.text();
+                let exported = module.scope(db, Some(outside)).iter().any(|(n, _)| n.as_str() == &*written);
+                let declared = module.scope(db, None).iter().any(|(n, _)| n.as_str() == &*written);
+                if declared && !exported {
+                    out.push(Crossing {
+                        range: if at == path.syntax().text_range() { name.syntax().text_range() } else { at },
+                        code: "E0603",
+                        message: format!("`{written}` is private"),
+                        label: "private to the package's library".into(),
+                        note: BINARY_NOTE,
+                    });
+                }
             }
         }
     }

@@ -36,13 +36,8 @@ pub struct Rustc {
 /// `<anon>`, as for a source read from stdin.
 const INCREMENTAL_SOURCE: &str = "host.rs";
 
-/// How cargo compiles a project's crate: the flags that decide what its code means (edition, crate name and type,
-/// cfgs, lint levels, externs — `lacuna` among them) and the environment `env!` reads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CrateFlags {
-    pub args: Vec<String>,
-    pub env: Vec<(String, String)>,
-}
+/// How cargo compiles a project's crate (`lacuna_project::CrateFlags`).
+pub use lacuna_project::CrateFlags;
 
 /// A rustc error as data: its code, message and byte ranges in the checked source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,15 +178,7 @@ impl Rustc {
     /// Checks the crate as cargo compiles it, with `flags`, from now on — but against this checker's own `lacuna`
     /// (the prelude rust-analyzer sees and the runtime snippets run with), not the one cargo built from the
     /// project's path dependency, which may be another checkout's.
-    pub fn set_crate_flags(&mut self, mut flags: CrateFlags) {
-        let ours = format!("lacuna={}", self.prelude_rlib.display());
-        let mut expect_value = false;
-        for arg in &mut flags.args {
-            if expect_value && arg.starts_with("lacuna=") {
-                *arg = ours.clone();
-            }
-            expect_value = arg == "--extern";
-        }
+    pub fn set_crate_flags(&mut self, flags: CrateFlags) {
         self.krate = Some(flags);
     }
 
@@ -241,7 +228,8 @@ impl Rustc {
                     .arg(format!("lacuna={}", self.prelude_rlib.display()));
             }
             Some(flags) => {
-                command.args(&flags.args).envs(flags.env.iter().map(|(k, v)| (k, v)));
+                // Its `lacuna` is the checker's prelude, which rust-analyzer sees and snippets run with.
+                command.args(flags.rustc_args(Some(&self.prelude_rlib))).envs(flags.env.iter().map(|(k, v)| (k, v)));
             }
         }
         // rustc's incremental compilation, as `cargo check` after an edit: a check of the host with another snippet

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use lacuna_checker::{CrateFlags, Policy, ProjectCrate};
+use lacuna_checker::{LineIndex, Policy, ProjectCrate};
 pub use lacuna_project::CrateChoice;
 use lacuna_project::{Flattened, Project};
 
@@ -47,7 +47,7 @@ pub fn load(path: &Path, choice: &CrateChoice) -> anyhow::Result<LoadedProject> 
             env.push((key.clone(), value.clone()));
         }
     }
-    let flags = CrateFlags { args: build.rustc.check_args(), env };
+    let flags = build.rustc.crate_flags(env);
     let checker = Arc::new(ProjectCrate { graph: project.crate_graph(&build), flags });
     Ok(LoadedProject { project, flat, checker })
 }
@@ -82,16 +82,16 @@ impl LoadedProject {
     /// Where line `line` (1-based) of the flattened crate is, as `src/file.rs:LINE` relative to the current
     /// directory.
     pub fn place_of_line(&self, line: u32) -> String {
-        let text = &self.flat.text;
+        let index = LineIndex::new(&self.flat.text);
         let start =
-            if line <= 1 { Some(0) } else { text.match_indices('\n').nth(line as usize - 2).map(|(i, _)| i + 1) };
+            (line >= 1 && line as usize <= self.flat.text.lines().count().max(1)).then(|| index.line_start(line));
         let Some((file, offset)) = start.and_then(|s| self.flat.to_original(s)) else {
             return format!("line {line}");
         };
         let path = &self.flat.files[file];
         let cwd = std::env::current_dir().ok();
         let shown = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()).unwrap_or(path);
-        let original = self.flat.texts[file][..offset].matches('\n').count() + 1;
+        let (original, _) = LineIndex::one(&self.flat.texts[file], offset);
         format!("{}:{original}", shown.display())
     }
 
@@ -102,11 +102,11 @@ impl LoadedProject {
             .iter()
             .find_map(|f| self.flat.file_index(f))
             .with_context(|| format!("{} is not a file of {}'s crate", file.display(), self.name()))?;
-        let text = &self.flat.texts[index];
+        let lines = LineIndex::new(&self.flat.texts[index]);
         let found = holes.iter().position(|h| {
             self.flat
                 .to_original(h.range.start)
-                .is_some_and(|(f, offset)| f == index && text[..offset].matches('\n').count() + 1 == line as usize)
+                .is_some_and(|(f, offset)| f == index && lines.line_col(offset).0 == line)
         });
         found.with_context(|| format!("there is no hole on line {line} of {}", file.display()))
     }

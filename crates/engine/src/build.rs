@@ -96,19 +96,20 @@ struct ProjectArgs {
 
 impl ProjectArgs {
     fn new(flags: &lacuna_checker::CrateFlags) -> ProjectArgs {
-        let mut edition = "2015".to_owned();
         let mut args = Vec::new();
-        let mut it = flags.args.iter();
-        while let Some(flag) = it.next() {
-            let Some(value) = it.next() else { break };
-            match flag.as_str() {
-                "--edition" => edition = value.clone(),
-                "--extern" if value.starts_with("lacuna=") => {}
-                "--cfg" | "-L" | "-l" | "--extern" | "--target" => args.extend([flag.clone(), value.clone()]),
-                _ => {}
-            }
+        for cfg in &flags.cfgs {
+            args.extend(["--cfg".to_owned(), cfg.clone()]);
         }
-        ProjectArgs { edition, args, env: flags.env.clone() }
+        for (flag, value) in &flags.search {
+            args.extend([flag.clone(), value.clone()]);
+        }
+        for (name, path) in flags.dependencies() {
+            args.extend(["--extern".to_owned(), path.map_or_else(|| name.to_owned(), |p| format!("{name}={p}"))]);
+        }
+        if let Some(target) = &flags.target {
+            args.extend(["--target".to_owned(), target.clone()]);
+        }
+        ProjectArgs { edition: flags.edition.clone(), args, env: flags.env.clone() }
     }
 }
 

@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 pub use flatten::{flatten, FlattenError, Flattened};
 pub use graph::{Cfg, CrateGraph, CrateSpec};
 pub use metadata::{Metadata, Package, Target};
-pub use record::{BuildMessages, Invocation, RECORD_ENV};
+pub use record::{BuildMessages, CrateFlags, Invocation, RECORD_ENV};
 
 /// Names the Lacuna binary the rustc wrapper script runs.
 const WRAPPER_EXE_ENV: &str = "LACUNA_WRAPPER_EXE";

@@ -149,26 +149,94 @@ impl Invocation {
         self.values_of("--extern").into_iter().filter_map(|v| v.split_once('=')).collect()
     }
 
-    /// What a check of the crate with another source needs of this invocation: everything that decides what the
-    /// code means and which diagnostics are errors (edition, crate name and type, cfgs, lint levels, externs and
-    /// where they are found), nothing about where output goes or how it is rendered.
-    pub fn check_args(&self) -> Vec<String> {
-        let mut out = Vec::new();
+    /// What a check or a build of the crate with another source takes from this invocation: everything that
+    /// decides what the code means and which diagnostics are errors (edition, crate name and type, cfgs, lint
+    /// levels, externs and where they are found), nothing about where output goes or how it is rendered. `env` is
+    /// what `env!` reads at compile time.
+    pub fn crate_flags(&self, env: Vec<(String, String)>) -> CrateFlags {
+        let mut flags = CrateFlags { edition: "2015".into(), env, ..CrateFlags::default() };
         for arg in self.parsed() {
-            let Arg::Opt(flag, value) = arg else { continue };
-            let keep = match flag {
-                "--crate-name" | "--edition" | "--crate-type" | "--cfg" | "--check-cfg" | "-L" | "-l" | "--extern"
-                | "--cap-lints" | "-A" | "-W" | "-D" | "-F" | "--allow" | "--warn" | "--deny" | "--forbid"
-                | "--force-warn" | "--target" => true,
-                "-C" | "--codegen" => value.is_some_and(|v| MEANINGFUL_CODEGEN.iter().any(|m| v.starts_with(m))),
-                _ => false,
-            };
-            if keep {
-                out.push(flag.to_owned());
-                out.extend(value.map(str::to_owned));
+            let Arg::Opt(flag, Some(value)) = arg else { continue };
+            let value = value.to_owned();
+            match flag {
+                "--crate-name" => flags.crate_name = Some(value),
+                "--edition" => flags.edition = value,
+                "--crate-type" => flags.crate_types.push(value),
+                "--cfg" => flags.cfgs.push(value),
+                "--check-cfg" => flags.check_cfgs.push(value),
+                "--cap-lints" | "-A" | "-W" | "-D" | "-F" | "--allow" | "--warn" | "--deny" | "--forbid"
+                | "--force-warn" => flags.lints.push((flag.to_owned(), value)),
+                "-C" | "--codegen" if MEANINGFUL_CODEGEN.iter().any(|m| value.starts_with(m)) => {
+                    flags.codegen.push(value)
+                }
+                "-L" | "-l" => flags.search.push((flag.to_owned(), value)),
+                "--extern" => flags.externs.push(match value.split_once('=') {
+                    Some((name, path)) => (name.to_owned(), Some(path.to_owned())),
+                    None => (value, None),
+                }),
+                "--target" => flags.target = Some(value),
+                _ => {}
             }
         }
+        flags
+    }
+}
+
+/// How cargo compiles a crate, read once from its invocation ([`Invocation::crate_flags`]): the flags that decide
+/// what its code means, by kind, and the environment `env!` reads. The checker's rustc and the engine's builds
+/// each take what they need of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct CrateFlags {
+    pub crate_name: Option<String>,
+    pub edition: String,
+    pub crate_types: Vec<String>,
+    /// `--cfg` values (`feature="x"`).
+    pub cfgs: Vec<String>,
+    pub check_cfgs: Vec<String>,
+    /// Lint levels and `--cap-lints`, in cargo's order (a later one wins): `("-W", "unused")`.
+    pub lints: Vec<(String, String)>,
+    /// `-C` settings that change what code means (`debug-assertions`, `overflow-checks`, `panic`, ...).
+    pub codegen: Vec<String>,
+    /// `-L` and `-l`, as given: `("-L", "dependency=/p/deps")`.
+    pub search: Vec<(String, String)>,
+    /// `--extern NAME=PATH` (or `NAME` alone), [`LACUNA`](crate::graph::LACUNA) among them.
+    pub externs: Vec<(String, Option<String>)>,
+    pub target: Option<String>,
+    pub env: Vec<(String, String)>,
+}
+
+impl CrateFlags {
+    /// rustc's arguments for a check of the crate, its `lacuna` the library at `lacuna` (the checker's own, not
+    /// the copy cargo built) when given.
+    pub fn rustc_args(&self, lacuna: Option<&Path>) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut pair = |flag: &str, value: &str| out.extend([flag.to_owned(), value.to_owned()]);
+        if let Some(name) = &self.crate_name {
+            pair("--crate-name", name);
+        }
+        pair("--edition", &self.edition);
+        self.crate_types.iter().for_each(|t| pair("--crate-type", t));
+        self.cfgs.iter().for_each(|c| pair("--cfg", c));
+        self.check_cfgs.iter().for_each(|c| pair("--check-cfg", c));
+        self.lints.iter().for_each(|(flag, value)| pair(flag, value));
+        self.codegen.iter().for_each(|c| pair("-C", c));
+        self.search.iter().for_each(|(flag, value)| pair(flag, value));
+        for (name, path) in self.dependencies() {
+            pair("--extern", &path.map_or_else(|| name.to_owned(), |p| format!("{name}={p}")));
+        }
+        let cargos = self.externs.iter().find(|(n, _)| n == crate::graph::LACUNA).and_then(|(_, p)| p.clone());
+        if let Some(lacuna) = lacuna.map(|l| l.display().to_string()).or(cargos) {
+            pair("--extern", &format!("{}={lacuna}", crate::graph::LACUNA));
+        }
+        if let Some(target) = &self.target {
+            pair("--target", target);
+        }
         out
+    }
+
+    /// The crate's dependencies as `--extern` names them, but `lacuna`: whoever compiles the crate brings its own.
+    pub fn dependencies(&self) -> impl Iterator<Item = (&str, Option<&str>)> {
+        self.externs.iter().filter(|(n, _)| n != crate::graph::LACUNA).map(|(n, p)| (n.as_str(), p.as_deref()))
     }
 }
 
@@ -304,12 +372,18 @@ mod tests {
         assert_eq!(i.cfgs(), ["feature=\"fast\""]);
         assert!(i.debug_assertions());
         assert_eq!(i.externs()[1], ("serde_json", "/p/deps/libserde_json-2.rlib"));
+        let flags = i.crate_flags(Vec::new());
         assert_eq!(
-            i.check_args().join(" "),
+            flags.rustc_args(None).join(" "),
             "--crate-name triage --edition 2021 --crate-type bin --cfg feature=\"fast\" --check-cfg cfg(docsrs,test) \
-             -L dependency=/p/deps --extern lacuna=/p/deps/liblacuna-1.rlib --extern \
-             serde_json=/p/deps/libserde_json-2.rlib -W unused"
+             -W unused -L dependency=/p/deps --extern serde_json=/p/deps/libserde_json-2.rlib --extern \
+             lacuna=/p/deps/liblacuna-1.rlib"
         );
+        assert_eq!(
+            flags.rustc_args(Some(Path::new("/lacuna/liblacuna.rlib"))).join(" ").rsplit_once(' ').unwrap().1,
+            "lacuna=/lacuna/liblacuna.rlib"
+        );
+        assert_eq!(flags.dependencies().collect::<Vec<_>>(), [("serde_json", Some("/p/deps/libserde_json-2.rlib"))]);
     }
 
     #[test]
