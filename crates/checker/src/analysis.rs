@@ -781,7 +781,7 @@ impl RaSession {
     /// What the snippet at `snippet` (a range of the current, spliced text) does across the line between a
     /// package's binary and its library that the two as cargo's crates would not allow ([`crate::boundary`]).
     pub fn boundary_crossings(&self, snippet: std::ops::Range<usize>) -> Vec<crate::boundary::Crossing> {
-        self.with_snippet(snippet, |sema, db, range, root| crate::boundary::crossings(sema, db, range, root))
+        self.with_snippet(snippet, crate::boundary::crossings)
     }
 
     /// `f` over the snippet at `snippet` of the current text: its range, and the smallest node that covers it.
