@@ -27,6 +27,8 @@ impl fmt::Display for HoleError {
                 }
                 Ok(())
             }
+            // Line 0: where in the snippet is not known (a refusal to run it, a future dropped early).
+            HoleError::Runtime { message, line: 0, .. } => write!(f, "the snippet faulted: {message}"),
             HoleError::Runtime { message, line, column } => {
                 write!(f, "the snippet faulted at {line}:{column}: {message}")
             }

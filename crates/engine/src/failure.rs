@@ -69,6 +69,7 @@ impl fmt::Display for HoleFailure {
             HoleFailure::Rejected { attempts, diagnostics } => {
                 write!(f, "rejected after {attempts} attempt(s) with {} error(s)", diagnostics.len())
             }
+            HoleFailure::Runtime { message, line: 0, .. } => write!(f, "runtime fault: {message}"),
             HoleFailure::Runtime { message, line, column } => write!(f, "runtime fault at {line}:{column}: {message}"),
             HoleFailure::Budget { resource, limit } => {
                 write!(f, "exceeded the {} budget ({limit}{})", resource.name(), resource.unit())
@@ -92,6 +93,7 @@ mod tests {
         assert_eq!(budget.to_string(), "exceeded the time budget (5 ms)");
         assert_eq!(budget.outcome(), Outcome::Budget(Resource::Time));
         assert_eq!(HoleFailure::runtime("boom").encode(), "runtime\u{1f}boom\u{1f}0\u{1f}0");
+        assert_eq!(HoleFailure::runtime("boom").to_string(), "runtime fault: boom");
         assert_eq!(HoleFailure::Depth { limit: 3 }.encode(), "depth\u{1f}3");
     }
 }
