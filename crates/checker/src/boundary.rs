@@ -221,7 +221,7 @@ fn library_crossings(
             Definition::Function(f) if f.module(db).is_crate_root(db) && name == "main" => {
                 f.as_assoc_item(db).is_none()
             }
-            _ => def.module(db).is_some_and(|m| binary_module_of(db, m) == Some(binary)),
+            _ => def.module(db).is_some_and(|m| m.path_to_root(db).contains(&binary)),
         };
         if crossing {
             out.push(Crossing {
@@ -280,13 +280,6 @@ fn names<'db>(
 /// The package's binary module of the crate `module` is in, if the crate has one.
 fn binary_module(db: &RootDatabase, module: Module) -> Option<Module> {
     module.krate(db).root_module(db).children(db).find(|m| m.name(db).is_some_and(|n| n.as_str() == BINARY_MODULE))
-}
-
-/// The binary module `module` is inside of, if any.
-fn binary_module_of(db: &RootDatabase, module: Module) -> Option<Module> {
-    module.path_to_root(db).into_iter().find(|m| {
-        m.parent(db).is_some_and(|p| p.is_crate_root(db)) && m.name(db).is_some_and(|n| n.as_str() == BINARY_MODULE)
-    })
 }
 
 fn classify<'db>(sema: &Semantics<'db, RootDatabase>, name_ref: &ast::NameRef) -> Option<Definition<'db>> {
