@@ -89,8 +89,8 @@ pub fn select(tasks: Vec<Task>, options: &RunOptions) -> Result<Vec<Task>, Bench
         .collect())
 }
 
-/// Where a run keeps its files: the suite's host with its support files appended, and the databases of tasks
-/// that start from initial data.
+/// Where a run keeps its files: a single-file host with its support files appended (a project host is used where
+/// it is), and the databases of tasks that start from initial data.
 pub struct Workspace {
     dir: tempfile::TempDir,
     host: PathBuf,
@@ -100,6 +100,9 @@ impl Workspace {
     pub fn new(suite: &Suite) -> Result<Workspace, BenchError> {
         let io = |source| BenchError::Io { path: "a temporary directory".into(), source };
         let dir = tempfile::Builder::new().prefix("lacuna-bench-").tempdir().map_err(io)?;
+        if suite.is_project() {
+            return Ok(Workspace { dir, host: suite.host.clone() });
+        }
         let host = dir.path().join(suite.host.file_name().unwrap_or("host.rs".as_ref()));
         std::fs::write(&host, suite.host_text()?).map_err(io)?;
         Ok(Workspace { dir, host })

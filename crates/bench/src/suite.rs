@@ -1,12 +1,12 @@
 //! A suite file: which host, which data, how many turns a conversation may take. Paths in it are relative to the
-//! file.
+//! file. The host is a cargo project (its directory: sessions open on its crate, with its dependencies), or a
+//! single `.rs` file with `support` files appended to it.
 //!
 //! ```toml
 //! name = "tau2-retail"
 //! kind = "tau2"
 //! domain = "retail"
-//! host = "tau2/retail.rs"
-//! support = ["tau2/support.rs"]
+//! host = "tau2/retail"
 //! data = "../../shared/benchmarks/tau2/retail"
 //! max_turns = 10
 //! ```
@@ -40,7 +40,8 @@ pub struct Suite {
     pub name: String,
     pub description: Option<String>,
     pub domain: Domain,
-    /// The host program each task's session opens on, and files appended to it (what several hosts share).
+    /// The host each task's session opens on: a cargo project's directory, or a file with `support` files
+    /// appended to it (what several hosts share).
     pub host: PathBuf,
     pub support: Vec<PathBuf>,
     /// The domain's `db.json` and `tasks.json`.
@@ -77,7 +78,23 @@ impl Suite {
         let host = absolute(&base.join(&file.host));
         let data = absolute(&data.map(Path::to_path_buf).unwrap_or_else(|| base.join(&file.data)));
         let support: Vec<PathBuf> = file.support.iter().map(|s| absolute(&base.join(s))).collect();
-        for file in std::iter::once(&host).chain(&support) {
+        let project = host.join("Cargo.toml").is_file();
+        if project && !support.is_empty() {
+            return Err(BenchError::Suite(format!(
+                "{}: `support` files are appended to a single-file host; {} is a cargo project (share code \
+                 between projects as a module or a crate)",
+                path.display(),
+                host.display()
+            )));
+        }
+        if host.is_dir() && !project {
+            return Err(BenchError::Suite(format!(
+                "{}: the host {} is a directory without a Cargo.toml (a host is a cargo project or a .rs file)",
+                path.display(),
+                host.display()
+            )));
+        }
+        for file in std::iter::once(&host).chain(&support).filter(|_| !project) {
             if !file.is_file() {
                 return Err(BenchError::Suite(format!("{}: {} does not exist", path.display(), file.display())));
             }
@@ -103,7 +120,12 @@ impl Suite {
         })
     }
 
-    /// The host's text with the support files appended.
+    /// Whether the host is a cargo project (sessions open on its directory).
+    pub fn is_project(&self) -> bool {
+        self.host.join("Cargo.toml").is_file()
+    }
+
+    /// A single-file host's text with the support files appended.
     pub fn host_text(&self) -> Result<String, BenchError> {
         let mut text = crate::read(&self.host)?;
         for file in &self.support {

@@ -52,6 +52,23 @@ pub fn load(path: &Path, choice: &CrateChoice) -> anyhow::Result<LoadedProject> 
     Ok(LoadedProject { project, flat, checker })
 }
 
+/// The crate a session on the project opens on: the binary `bin` names, else the package's library, else its
+/// binary.
+pub fn load_for_session(path: &Path, bin: Option<String>) -> anyhow::Result<LoadedProject> {
+    if bin.is_some() {
+        return load(path, &CrateChoice::Bin(bin));
+    }
+    match load(path, &CrateChoice::Lib) {
+        Err(e)
+            if e.downcast_ref::<lacuna_project::ProjectError>()
+                .is_some_and(|e| matches!(e, lacuna_project::ProjectError::NoLibrary(_))) =>
+        {
+            load(path, &CrateChoice::Bin(None))
+        }
+        other => other,
+    }
+}
+
 impl LoadedProject {
     /// The package's directory.
     pub fn dir(&self) -> &Path {

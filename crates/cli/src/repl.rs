@@ -59,7 +59,9 @@ pub fn run(args: ReplArgs) -> anyhow::Result<u8> {
     let (config, config_dir) = crate::config::load(args.config.as_deref())?;
     let mut policy = crate::policy::resolve(&args.policy, &config.policy)?;
     let project = match &args.host {
-        Some(path) if crate::project::is_project(path) => Some(load_project(path, args.bin.clone())?),
+        Some(path) if crate::project::is_project(path) => {
+            Some(crate::project::load_for_session(path, args.bin.clone())?)
+        }
         _ if args.bin.is_some() => anyhow::bail!("--bin names a binary of a cargo project; give the project as HOST"),
         _ => None,
     };
@@ -155,23 +157,6 @@ pub fn run(args: ReplArgs) -> anyhow::Result<u8> {
         eprintln!("lacuna: {}", model.summary());
     }
     Ok(crate::exit::ACCEPTED)
-}
-
-/// The project a session opens on: the binary asked for, else the package's library, else its binary.
-fn load_project(path: &std::path::Path, bin: Option<String>) -> anyhow::Result<crate::project::LoadedProject> {
-    use crate::project::{load, CrateChoice};
-    if bin.is_some() {
-        return load(path, &CrateChoice::Bin(bin));
-    }
-    match load(path, &CrateChoice::Lib) {
-        Err(e)
-            if e.downcast_ref::<lacuna_project::ProjectError>()
-                .is_some_and(|e| matches!(e, lacuna_project::ProjectError::NoLibrary(_))) =>
-        {
-            load(path, &CrateChoice::Bin(None))
-        }
-        other => other,
-    }
 }
 
 /// A turn as the REPL prints it: what it printed, then its value (or why there is none).

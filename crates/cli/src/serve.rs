@@ -82,16 +82,35 @@ pub struct WorkerArgs {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 
+    /// The cargo project the worker's session will open on: built and loaded before it is asked to.
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+
     #[command(flatten)]
     policy: crate::policy::PolicyArgs,
 }
 
-/// The sessions' engine, under `policy`.
+/// The sessions' engines, under `policy`: for single-file hosts, or for a cargo project (built, its crate
+/// flattened, its `[package.metadata.lacuna]` added to the policy).
 fn engine_factory(policy: &lacuna_checker::Policy) -> lacuna_service::EngineFactory {
     let policy = policy.clone();
-    Arc::new(move || {
-        let checker = Checker::new(CheckerOptions { policy: policy.clone(), ..CheckerOptions::default() })?;
-        lacuna_engine::Engine::new(checker, lacuna_engine::RunOptions { policy: policy.clone(), ..Default::default() })
+    Arc::new(move |project: Option<&std::path::Path>| {
+        let (policy, loaded) = match project {
+            None => (policy.clone(), None),
+            Some(dir) => {
+                let loaded = crate::project::load_for_session(dir, None).map_err(|e| format!("{e:#}"))?;
+                (loaded.policy(policy.clone()).map_err(|e| format!("{e:#}"))?, Some(loaded))
+            }
+        };
+        let checker = Checker::new(CheckerOptions {
+            policy: policy.clone(),
+            project: loaded.as_ref().map(|p| p.checker.clone()),
+            ..CheckerOptions::default()
+        })
+        .map_err(|e| e.to_string())?;
+        let engine = lacuna_engine::Engine::new(checker, lacuna_engine::RunOptions { policy, ..Default::default() })
+            .map_err(|e| e.to_string())?;
+        Ok(lacuna_service::Hosting { engine, crate_text: loaded.map(|p| p.flat.text.clone()) })
     })
 }
 
@@ -105,8 +124,11 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<u8> {
     let models: lacuna_service::ModelFactory =
         Arc::new(|_| Err("a session worker asks the service for its model (a Lacuna bug)".into()));
     let sessions = lacuna_service::LocalSessions::new(engine_factory(&policy), models);
-    // Started now, so the service's spare worker is warm when a session takes it.
-    sessions.start_engine().map_err(|e| anyhow::anyhow!("{}", e.message))?;
+    // Started now, so the service's spare worker is warm when a session takes it. A project that does not build
+    // is the session's error: `session.open` answers with it.
+    if let Err(e) = sessions.start_engine(args.project.as_deref()) {
+        eprintln!("lacuna session-worker: {}", e.message);
+    }
     let input = std::io::BufReader::new(std::io::stdin());
     lacuna_service::sessions::child::serve(sessions, input, protocol).context("serving the session")?;
     Ok(crate::exit::ACCEPTED)

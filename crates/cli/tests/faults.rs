@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 mod support;
-use support::{http_service, scratch, Stdio_, PATIENCE};
+use support::{http_service, scratch, worker_pids, Stdio_, PATIENCE};
 
 /// A host whose tool panics: the turn that calls it faults; nothing else does.
 const TOOLS_HOST: &str = r#"
@@ -186,20 +186,4 @@ fn http_fault_turns_are_answered_and_the_service_stays_up() {
         assert!(start.elapsed() < Duration::from_secs(30), "the service did not stop after `shutdown`");
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-/// The session workers `pid` started (`lacuna session-worker` children).
-fn worker_pids(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let Some((head, rest)) = stat.rsplit_once(')') else { continue };
-        let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
-        let worker = std::fs::read(entry.path().join("cmdline"))
-            .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"session-worker"));
-        if worker && ppid == Some(pid) {
-            found.extend(head.split_whitespace().next().and_then(|p| p.parse::<u32>().ok()));
-        }
-    }
-    found
 }

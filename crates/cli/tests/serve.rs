@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 mod support;
-use support::{http_service, repo, scratch, Stdio_, PATIENCE};
+use support::{http_service, repo, scratch, worker_pids, Stdio_, PATIENCE};
 
 const SUM_HOST: &str = "fn main() {\n    let xs = vec![1i64, 2, 3];\n    let total: i64 = agent!(\"sum xs\").unwrap();\n    println!(\"{total}\");\n}\n";
 
@@ -465,4 +465,116 @@ fn exit_within(child: &mut std::process::Child, limit: Duration) -> Option<i32> 
         std::thread::sleep(Duration::from_millis(50));
     }
     None
+}
+
+/// A cargo project as a person writes one: a library with derives and a dependency, and its policy in Cargo.toml.
+const PANTRY_MANIFEST: &str = r#"[package]
+name = "pantry"
+version = "0.1.0"
+edition = "2021"
+
+[workspace]
+
+[dependencies]
+lacuna = { path = "LACUNA" }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+
+[package.metadata.lacuna]
+crates = ["serde_json"]
+"#;
+
+const PANTRY_LIB: &str = r#"use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Item {
+    pub name: String,
+    pub grams: u32,
+}
+
+pub mod shelf {
+    use super::Item;
+
+    pub struct Shelf {
+        items: Vec<Item>,
+    }
+
+    impl Shelf {
+        pub fn parse(json: &str) -> Result<Shelf, serde_json::Error> {
+            Ok(Shelf { items: serde_json::from_str(json)? })
+        }
+
+        pub fn heaviest(&self) -> Option<&Item> {
+            self.items.iter().max_by_key(|i| i.grams)
+        }
+
+        pub fn take(&mut self, name: &str) -> Option<Item> {
+            let at = self.items.iter().position(|i| i.name == name)?;
+            Some(self.items.remove(at))
+        }
+    }
+}
+"#;
+
+/// `session.open` on a cargo project: its crate, derives and dependencies are in scope from the first turn, its
+/// `[package.metadata.lacuna]` is the policy, a worker killed between turns comes back on the same project, and a
+/// project that does not build is the open's error, with rustc's diagnostic.
+#[test]
+fn stdio_sessions_on_a_cargo_project_have_its_crate_dependencies_and_policy() {
+    let lacuna = repo().join("crates/lacuna");
+    let manifest = PANTRY_MANIFEST.replace("LACUNA", &lacuna.display().to_string());
+    let dir = scratch(&[]);
+    for (project, lib) in [("pantry", PANTRY_LIB), ("broken", "pub fn weight() -> u32 {\n    \"heavy\"\n}\n")] {
+        std::fs::create_dir_all(dir.path().join(project).join("src")).unwrap();
+        std::fs::write(
+            dir.path().join(project).join("Cargo.toml"),
+            manifest.replace("\"pantry\"", &format!("{project:?}")),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join(project).join("src/lib.rs"), lib).unwrap();
+    }
+    let mut service = Stdio_::start(&["--workers", "1"], dir.path());
+    let opened = service.call(1, "session.open", json!({"host": "pantry"}));
+    let a = opened["result"]["session"].clone();
+    assert!(a.is_u64(), "{opened}");
+    let turn = |service: &mut Stdio_, id: i64, snippet: &str| {
+        service.call(id, "session.turn", json!({"session": a, "snippet": snippet}))
+    };
+    let loaded = turn(
+        &mut service,
+        2,
+        "let mut shelf = shelf::Shelf::parse(r#\"[{\"name\": \"rice\", \"grams\": 1000}, {\"name\": \"tea\", \"grams\": 250}]\"#).unwrap();\nshelf.heaviest().map(|i| i.name.clone())",
+    );
+    assert_eq!(loaded["result"]["value"], "Some(\"rice\")", "{loaded}");
+    // serde_json is allowed by the project's policy; a type error against a dependency's type is rustc's.
+    let json = turn(&mut service, 3, "let v: serde_json::Value = serde_json::json!({\"n\": 2});\nv[\"n\"].as_u64()");
+    assert_eq!(json["result"]["value"], "Some(2)", "{json}");
+    let wrong = turn(&mut service, 4, "let v: serde_json::Value = serde_json::json!(1);\nv.len()");
+    assert_eq!(wrong["result"]["accepted"], false, "{wrong}");
+    assert!(wrong["result"]["diagnostics"][0].as_str().unwrap_or_default().contains("E0599"), "{wrong}");
+    // serde is not in the policy's crates: naming it is refused, with how to allow the crate that defines the item
+    // (serde re-exports serde_core's traits).
+    let denied = turn(&mut service, 5, "let t: Result<Item, serde_json::Error> = serde_json::from_str(\"{}\");\nserde::de::Error::custom::<&str>(\"x\").to_string().len()");
+    assert_eq!(denied["result"]["accepted"], false, "{denied}");
+    assert_eq!(denied["result"]["kinds"][0], "L0101", "{denied}");
+    assert!(denied["result"]["diagnostics"][0].to_string().contains("crates = [\\\"serde_core\\\"]"), "{denied}");
+    let taken = turn(&mut service, 6, "let tea = shelf.take(\"tea\");\ntea.map(|i| i.grams)");
+    assert_eq!(taken["result"]["value"], "Some(250)", "{taken}");
+    // A worker killed from outside between turns: the session comes back on the project, as it was.
+    for pid in worker_pids(service.child.id()) {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+    let again = turn(&mut service, 7, "shelf.heaviest().map(|i| i.grams)");
+    let recovered = again["result"]["value"] == "Some(1000)"
+        || (again["error"]["code"] == -32004 && again["error"]["data"]["restored"] == true);
+    assert!(recovered, "{again}");
+    let after = turn(&mut service, 8, "shelf.take(\"tea\").is_none()");
+    assert_eq!(after["result"]["value"], "true", "{after}");
+    // A project that does not build: the open fails with rustc's diagnostic, and the service stays up.
+    let broken = service.call(9, "session.open", json!({"host": "broken/Cargo.toml"}));
+    let message = broken["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("E0308") && message.contains("broken"), "{broken}");
+    let plain = service.call(10, "session.open", json!({}));
+    assert!(plain["result"]["session"].is_u64(), "{plain}");
+    assert_eq!(service.finish(), Some(0));
 }

@@ -171,7 +171,7 @@ impl Invocation {
                 }
                 "-L" | "-l" => flags.search.push((flag.to_owned(), value)),
                 "--extern" => flags.externs.push(match value.split_once('=') {
-                    Some((name, path)) => (name.to_owned(), Some(path.to_owned())),
+                    Some((name, path)) => (name.to_owned(), Some(linkable(path))),
                     None => (value, None),
                 }),
                 "--target" => flags.target = Some(value),
@@ -179,6 +179,16 @@ impl Invocation {
             }
         }
         flags
+    }
+}
+
+/// A dependency's library as Lacuna links it. Cargo hands a library crate its dependencies' metadata alone
+/// (`libserde-….rmeta`: pipelined, a library does not link), but Lacuna builds the crate into a `dylib`, which
+/// links them: their `.rlib`, which the same build wrote beside the `.rmeta`.
+fn linkable(path: &str) -> String {
+    match path.strip_suffix(".rmeta") {
+        Some(stem) if Path::new(&format!("{stem}.rlib")).is_file() => format!("{stem}.rlib"),
+        _ => path.to_owned(),
     }
 }
 

@@ -24,7 +24,9 @@ use serde_json::{json, Value};
 pub use pool::{CheckPool, CheckerFactory};
 pub use run::RunCommand;
 pub use server::{Service, ServiceOptions};
-pub use sessions::{EngineFactory, LocalSessions, ModelFactory, Sessions, WorkerCommand, WorkerSessions};
+pub use sessions::{
+    project_dir, EngineFactory, Hosting, LocalSessions, ModelFactory, Sessions, WorkerCommand, WorkerSessions,
+};
 
 /// The object `lacuna check --json` prints for one verdict (and the `check` method answers with).
 pub fn verdict_json(

@@ -15,11 +15,11 @@ pub mod local;
 pub mod wire;
 pub mod workers;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use lacuna_engine::{Engine, ExecError, SnippetSource};
+use lacuna_engine::{Engine, SnippetSource};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -27,8 +27,29 @@ use crate::protocol::RpcError;
 pub use local::LocalSessions;
 pub use workers::{WorkerCommand, WorkerSessions};
 
-/// Makes the sessions' engine.
-pub type EngineFactory = Arc<dyn Fn() -> Result<Engine, ExecError> + Send + Sync>;
+/// What the sessions on one host run on: an engine, and for a cargo project, its crate as one host text.
+pub struct Hosting {
+    pub engine: Engine,
+    /// The project's crate (`lacuna_project::flatten`), which a session on the project opens with in scope.
+    pub crate_text: Option<String>,
+}
+
+/// Makes the engine of the sessions on single-file hosts (`None`) or on the cargo project in a directory: the
+/// project is built and its crate flattened here, once per process. The error is what to tell the client.
+pub type EngineFactory = Arc<dyn Fn(Option<&Path>) -> Result<Hosting, String> + Send + Sync>;
+
+/// The directory of the cargo project `host` names (the directory, or its `Cargo.toml`), canonical; `None` for a
+/// single-file host.
+pub fn project_dir(host: &Path) -> Option<PathBuf> {
+    let dir = if host.file_name().is_some_and(|n| n == "Cargo.toml") && host.is_file() {
+        host.parent()?.to_path_buf()
+    } else if host.join("Cargo.toml").is_file() {
+        host.to_path_buf()
+    } else {
+        return None;
+    };
+    Some(dir.canonicalize().unwrap_or(dir))
+}
 
 /// The model that writes a turn from a task: the spec the request names, or the service's default (`None`); with
 /// how many attempts a turn may take.

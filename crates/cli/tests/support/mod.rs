@@ -125,3 +125,19 @@ pub fn http_service(extra: &[&str], cwd: &Path) -> (Child, String) {
         }
     }
 }
+
+/// The session workers `pid` started (`lacuna session-worker` children).
+pub fn worker_pids(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        let Some((head, rest)) = stat.rsplit_once(')') else { continue };
+        let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
+        let worker = std::fs::read(entry.path().join("cmdline"))
+            .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"session-worker"));
+        if worker && ppid == Some(pid) {
+            found.extend(head.split_whitespace().next().and_then(|p| p.parse::<u32>().ok()));
+        }
+    }
+    found
+}

@@ -1,51 +1,72 @@
-//! Sessions in this process, on one engine (made at the first `session.open`). Turns run one at a time
-//! process-wide (a turn's output is captured from the process's stdout), each session's turns in the order they
+//! Sessions in this process, on an engine per host kind: one for single-file hosts, one per cargo project (each
+//! made at the first `session.open` that needs it). Turns run one at a time process-wide (a turn's output is captured from the process's stdout), each session's turns in the order they
 //! arrive. A session worker process serves its one session this way; `lacuna serve --sessions-in-process` serves
 //! every session this way (a turn that aborts the process then ends them all).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use lacuna_engine::{Engine, ExecError, Session, SnippetSource, TranscriptTurn};
 use serde_json::{json, Value};
 
-use super::{EngineFactory, ModelFactory, OpenParams, SaveParams, SessionParams, TurnParams};
+use super::{EngineFactory, Hosting, ModelFactory, OpenParams, SaveParams, SessionParams, TurnParams};
 use crate::protocol::{ErrorCode, RpcError};
 
 /// The model a turn written from a task asks, and how many attempts it may take.
 pub type Model = (Arc<dyn SnippetSource>, u32);
 
+/// The engine of single-file hosts (`None`) or of a project (its canonical directory), made once.
+type Engines = HashMap<Option<PathBuf>, Arc<OnceLock<Result<Arc<Hosting>, String>>>>;
+
+/// An open session and the engine it runs on.
+struct Open {
+    hosting: Arc<Hosting>,
+    session: Mutex<Option<Session>>,
+}
+
 pub struct LocalSessions {
     factory: EngineFactory,
     models: ModelFactory,
-    engine: OnceLock<Result<Arc<Engine>, String>>,
-    open: Mutex<HashMap<u64, Arc<Mutex<Option<Session>>>>>,
+    engines: Mutex<Engines>,
+    open: Mutex<HashMap<u64, Arc<Open>>>,
 }
 
 impl LocalSessions {
     pub fn new(factory: EngineFactory, models: ModelFactory) -> LocalSessions {
-        LocalSessions { factory, models, engine: OnceLock::new(), open: Mutex::new(HashMap::new()) }
+        LocalSessions { factory, models, engines: Mutex::new(HashMap::new()), open: Mutex::new(HashMap::new()) }
     }
 
     pub fn count(&self) -> usize {
         self.open.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    /// Makes the engine now rather than at the first `session.open`.
-    pub fn start_engine(&self) -> Result<(), RpcError> {
-        self.engine().map(drop)
+    /// Makes the engine for single-file hosts (`project` `None`) or for the project in a directory now, rather
+    /// than at the first `session.open` on it.
+    pub fn start_engine(&self, project: Option<&Path>) -> Result<(), RpcError> {
+        let project = project.map(|p| super::project_dir(p).unwrap_or_else(|| p.to_path_buf()));
+        self.engine(project.as_deref()).map(drop)
     }
 
-    fn engine(&self) -> Result<Arc<Engine>, RpcError> {
-        self.engine
-            .get_or_init(|| (self.factory)().map(Arc::new).map_err(|e| e.to_string()))
-            .clone()
-            .map_err(|e| ErrorCode::Internal.with(format!("cannot start the sessions' engine: {e}")))
+    /// The engine of `project` (a canonical project directory) or of single-file hosts.
+    fn engine(&self, project: Option<&Path>) -> Result<Arc<Hosting>, RpcError> {
+        let cell = self
+            .engines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(project.map(Path::to_path_buf))
+            .or_default()
+            .clone();
+        cell.get_or_init(|| (self.factory)(project).map(Arc::new)).clone().map_err(|e| match project {
+            Some(dir) => {
+                ErrorCode::InputError.with(format!("cannot open sessions on the project {}: {e}", dir.display()))
+            }
+            None => ErrorCode::Internal.with(format!("cannot start the sessions' engine: {e}")),
+        })
     }
 
-    fn session(&self, id: u64) -> Result<Arc<Mutex<Option<Session>>>, RpcError> {
+    fn session(&self, id: u64) -> Result<Arc<Open>, RpcError> {
         self.open.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned().ok_or_else(|| {
             ErrorCode::InvalidParams
                 .with(format!("no session {id}; open one with `session.open` (ids are per service)"))
@@ -66,10 +87,15 @@ impl LocalSessions {
         host: Option<&std::path::Path>,
         replay: Option<(String, Vec<TranscriptTurn>)>,
     ) -> Result<Value, RpcError> {
-        self.engine()?;
-        let session = match host {
-            None => Session::new(),
-            Some(path) => {
+        let project = host.and_then(super::project_dir);
+        let hosting = self.engine(project.as_deref())?;
+        let engine = &hosting.engine;
+        let session = match (host, &hosting.crate_text) {
+            (None, _) => Session::new(),
+            (Some(path), Some(text)) => Session::from_host(text).ok_or_else(|| {
+                ErrorCode::InputError.with(format!("the crate of {} does not parse as one host", path.display()))
+            })?,
+            (Some(path), None) => {
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| ErrorCode::InputError.with(format!("cannot read host {}: {e}", path.display())))?;
                 Session::from_host(&text).ok_or_else(|| {
@@ -82,7 +108,6 @@ impl LocalSessions {
         let mut replayed = Vec::new();
         let replaying = replay.is_some();
         if let Some((from, turns)) = replay {
-            let engine = self.engine()?;
             for (n, turn) in turns.into_iter().enumerate() {
                 let outcome = engine
                     .session_turn(&mut session, &turn.snippet)
@@ -100,28 +125,29 @@ impl LocalSessions {
             }
         }
         let id = session.id();
-        self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Arc::new(Mutex::new(Some(session))));
+        let open = Open { hosting: hosting.clone(), session: Mutex::new(Some(session)) };
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Arc::new(open));
         Ok(if replaying { json!({"session": id, "replayed": replayed}) } else { json!({"session": id}) })
     }
 
     /// How many turns the session kept.
     pub fn transcript_len(&self, id: u64) -> usize {
-        let Ok(session) = self.session(id) else { return 0 };
-        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let Ok(open) = self.session(id) else { return 0 };
+        let guard = open.session.lock().unwrap_or_else(|e| e.into_inner());
         guard.as_ref().map_or(0, |s| s.transcript().len())
     }
 
     /// The turns the session kept, from the `from`th on.
     pub fn transcript_from(&self, id: u64, from: usize) -> Vec<TranscriptTurn> {
-        let Ok(session) = self.session(id) else { return Vec::new() };
-        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let Ok(open) = self.session(id) else { return Vec::new() };
+        let guard = open.session.lock().unwrap_or_else(|e| e.into_inner());
         guard.as_ref().map(|s| s.transcript().get(from..).unwrap_or_default().to_vec()).unwrap_or_default()
     }
 
     /// Writes the session's transcript (one JSON object per turn that ran) for `session.open {"replay": PATH}`.
     pub fn save(&self, params: SaveParams) -> Result<Value, RpcError> {
-        let session = self.session(params.session)?;
-        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let open = self.session(params.session)?;
+        let guard = open.session.lock().unwrap_or_else(|e| e.into_inner());
         let session = guard.as_ref().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
         let mut text = String::new();
         for turn in session.transcript() {
@@ -151,12 +177,11 @@ impl LocalSessions {
         model: Option<Model>,
         cancel: Arc<AtomicBool>,
     ) -> Result<Value, RpcError> {
-        let engine = self.engine()?;
-        let session = self.session(params.session)?;
-        let mut guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let open = self.session(params.session)?;
+        let mut guard = open.session.lock().unwrap_or_else(|e| e.into_inner());
         let session = guard.as_mut().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
         session.set_interrupt(Some(cancel));
-        let outcome = LocalSessions::turn_in(&engine, session, params, model);
+        let outcome = LocalSessions::turn_in(&open.hosting.engine, session, params, model);
         session.set_interrupt(None);
         outcome
     }
@@ -187,8 +212,8 @@ impl LocalSessions {
     }
 
     pub fn state(&self, params: SessionParams) -> Result<Value, RpcError> {
-        let session = self.session(params.session)?;
-        let guard = session.lock().unwrap_or_else(|e| e.into_inner());
+        let open = self.session(params.session)?;
+        let guard = open.session.lock().unwrap_or_else(|e| e.into_inner());
         let session = guard.as_ref().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
         Ok(json!({
             "session": session.id(),
@@ -199,11 +224,11 @@ impl LocalSessions {
     }
 
     pub fn close(&self, params: SessionParams) -> Result<Value, RpcError> {
-        let session = self.session(params.session)?;
+        let open = self.session(params.session)?;
         self.open.lock().unwrap_or_else(|e| e.into_inner()).remove(&params.session);
-        let taken = session.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let (Some(session), Ok(engine)) = (taken, self.engine()) {
-            engine.close_session(session);
+        let taken = open.session.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(session) = taken {
+            open.hosting.engine.close_session(session);
         }
         Ok(json!({}))
     }

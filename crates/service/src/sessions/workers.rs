@@ -1,12 +1,14 @@
 //! The service's side of session workers: a `lacuna session-worker` process per session, with a started one kept
-//! spare. A turn's call goes to its session's worker; the model a task needs is asked here. When a worker dies
+//! spare for each kind of host sessions were opened on (single-file hosts, or a cargo project: a worker for a
+//! project is started with `--project DIR`, so its engine has the project built and loaded before a session takes
+//! it). A turn's call goes to its session's worker; the model a task needs is asked here. When a worker dies
 //! (a turn aborted it, a signal killed it), the call is answered with what happened, and the session is restored
 //! in a new worker from the service's copy of its transcript — or, if a turn of that transcript no longer runs the
 //! same way, reported lost.
 
 use std::collections::HashMap;
 use std::io::BufReader;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -47,7 +49,8 @@ struct Hosted {
 pub struct WorkerSessions {
     command: WorkerCommand,
     models: ModelFactory,
-    spare: Arc<Mutex<Option<Starting>>>,
+    /// By project directory (`None`: single-file hosts).
+    spare: Arc<Mutex<HashMap<Option<PathBuf>, Starting>>>,
     open: Mutex<HashMap<u64, Arc<Mutex<Option<Hosted>>>>>,
     next_id: AtomicU64,
 }
@@ -85,10 +88,12 @@ fn signal_name(signal: i32) -> &'static str {
 }
 
 impl Worker {
-    fn start(command: &WorkerCommand) -> Result<Worker, String> {
+    /// A worker for single-file hosts, or with the project in `project` loaded.
+    fn start(command: &WorkerCommand, project: Option<&Path>) -> Result<Worker, String> {
         let mut child = Command::new(&command.program)
             .arg("session-worker")
             .args(&command.args)
+            .args(project.map(|dir| [std::ffi::OsStr::new("--project"), dir.as_os_str()]).into_iter().flatten())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -198,7 +203,7 @@ impl WorkerSessions {
         WorkerSessions {
             command,
             models,
-            spare: Arc::new(Mutex::new(None)),
+            spare: Arc::new(Mutex::new(HashMap::new())),
             open: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
         }
@@ -208,24 +213,27 @@ impl WorkerSessions {
         self.open.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    /// Starts a worker in the background, for the next session.
-    fn start_spare(&self) {
+    /// Starts a worker in the background, for the next session on the same kind of host.
+    fn start_spare(&self, project: Option<&Path>) {
         let command = self.command.clone();
-        let started = std::thread::spawn(move || Worker::start(&command));
-        *self.spare.lock().unwrap_or_else(|e| e.into_inner()) = Some(started);
+        let dir = project.map(Path::to_path_buf);
+        let started = std::thread::spawn(move || Worker::start(&command, dir.as_deref()));
+        self.spare.lock().unwrap_or_else(|e| e.into_inner()).insert(project.map(Path::to_path_buf), started);
     }
 
-    /// A started worker: the spare (and another spare starts), else a new one.
-    fn worker(&self) -> Result<Worker, RpcError> {
-        let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).take();
-        self.start_spare();
+    /// A started worker for sessions on `host`: the spare (and another spare starts), else a new one.
+    fn worker(&self, host: Option<&Path>) -> Result<Worker, RpcError> {
+        let project = host.and_then(super::project_dir);
+        let project = project.as_deref();
+        let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).remove(&project.map(Path::to_path_buf));
+        self.start_spare(project);
         // A spare that died waiting (killed from outside) is replaced.
         let worker = match spare.map(|s| s.join()) {
             Some(Ok(Ok(mut worker))) => match worker.child.try_wait() {
                 Ok(None) => Ok(worker),
-                _ => Worker::start(&self.command),
+                _ => Worker::start(&self.command, project),
             },
-            _ => Worker::start(&self.command),
+            _ => Worker::start(&self.command, project),
         };
         worker.map_err(|e| ErrorCode::Internal.with(e))
     }
@@ -243,7 +251,7 @@ impl WorkerSessions {
             None => (Vec::new(), String::new()),
         };
         let host = params.host.clone();
-        let mut worker = self.worker()?;
+        let mut worker = self.worker(host.as_deref())?;
         let call = Call::Open { host: host.clone(), turns, from };
         let (result, kept) = worker.call(call, None, None).map_err(|died| {
             ErrorCode::Internal.with(format!(
@@ -312,9 +320,12 @@ impl WorkerSessions {
         for id in ids {
             let _ = self.close(SessionParams { session: id });
         }
-        let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(Ok(Ok(worker))) = spare.map(|s| s.join()) {
-            worker.stop();
+        let spares: Vec<Starting> =
+            self.spare.lock().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, s)| s).collect();
+        for spare in spares {
+            if let Ok(Ok(worker)) = spare.join() {
+                worker.stop();
+            }
         }
     }
 
@@ -366,7 +377,7 @@ impl WorkerSessions {
 
     /// A new worker with the session's host and turns replayed.
     fn restore(&self, hosted: &Hosted) -> Result<Worker, String> {
-        let mut worker = self.worker().map_err(|e| e.message)?;
+        let mut worker = self.worker(hosted.host.as_deref()).map_err(|e| e.message)?;
         let call =
             Call::Open { host: hosted.host.clone(), turns: hosted.transcript.clone(), from: "the session".into() };
         match worker.call(call, None, None) {

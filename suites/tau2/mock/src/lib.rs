@@ -1,13 +1,18 @@
-// τ²-bench's mock domain as a Lacuna host: a small task tracker (users and their tasks). `Mock`'s methods are the
-// agent's tools, ported from τ²'s mock toolkit; `assert_*` are the task's checks on the final state, which the
-// harness calls (not tools). As for retail, `lacuna bench suites/tau2-mock.toml` opens a session per task, loads
-// the store in the first turn and reads `Mock::verdict` in the last. The suite appends `support.rs` to this file.
+//! τ²-bench's mock domain as a Lacuna host: a small task tracker (users and their tasks). `Mock`'s methods are the
+//! agent's tools, ported from τ²'s mock toolkit; `assert_*` are the task's checks on the final state, which the
+//! harness calls (not tools). As for retail, `lacuna bench suites/tau2-mock.toml` opens a session per task, loads
+//! the store in the first turn and reads `Mock::verdict` in the last.
 
+use serde::Deserialize;
+
+#[path = "../../support.rs"]
+mod support;
 
 pub use store::Mock;
+pub use support::ToolError;
 
 /// A tracked task. `status` is "pending" or "completed".
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Task {
     pub task_id: String,
     pub title: String,
@@ -15,7 +20,7 @@ pub struct Task {
     pub status: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct User {
     pub user_id: String,
     pub name: String,
@@ -26,8 +31,7 @@ pub struct User {
 mod store {
     use std::collections::BTreeMap;
 
-    use super::compare::differ;
-    use super::json::Json;
+    use super::support::{differ, verdict};
     use super::{Task, ToolError, User};
 
     /// The tracker: its users and tasks, reached only through these methods.
@@ -41,23 +45,14 @@ mod store {
     impl Mock {
         /// Reads τ²'s mock `db.json`.
         pub fn load(path: &str) -> Result<Mock, String> {
+            #[derive(serde::Deserialize)]
+            struct Db {
+                tasks: BTreeMap<String, Task>,
+                users: BTreeMap<String, User>,
+            }
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-            let db = Json::parse(&text).map_err(|e| format!("{path}: {e}"))?;
-            let mut mock = Mock { tasks: BTreeMap::new(), users: BTreeMap::new(), calls: 0 };
-            for (id, task) in db.get("tasks")?.entries()? {
-                let task = Task {
-                    task_id: task.get("task_id")?.text()?,
-                    title: task.get("title")?.text()?,
-                    description: task.find("description").map(|d| d.text()).transpose()?,
-                    status: task.get("status")?.text()?,
-                };
-                mock.tasks.insert(id.clone(), task);
-            }
-            for (id, user) in db.get("users")?.entries()? {
-                let tasks = user.get("tasks")?.items()?.iter().map(|t| t.text()).collect::<Result<Vec<_>, _>>()?;
-                mock.users.insert(id.clone(), User { user_id: user.get("user_id")?.text()?, name: user.get("name")?.text()?, tasks });
-            }
-            Ok(mock)
+            let db: Db = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+            Ok(Mock { tasks: db.tasks, users: db.users, calls: 0 })
         }
 
         /// How many tools were called.
@@ -75,7 +70,7 @@ mod store {
 
         /// What the benchmark harness reads after a task (see `json::verdict`).
         pub fn verdict(&self, expected: &Mock, assertions: &[bool]) -> String {
-            super::json::verdict(self.calls, &self.diff(expected), assertions)
+            verdict(self.calls, &self.diff(expected), assertions)
         }
 
         /// Creates a pending task for a user; its id is `task_N`, N one more than the number of tasks.

@@ -1,22 +1,26 @@
-// τ²-bench's retail domain as a Lacuna host: the store's data types, and `Retail`, the store itself, whose methods
-// are the agent's tools (ported from τ²'s retail toolkit: what each checks, changes and returns, and its errors).
-// `lacuna bench suites/tau2-retail.toml` opens a session on this host per task: the first turn loads the
-// database (`let mut retail = Retail::load(..)`), each user message is a turn the agent writes against `retail`,
-// and the last turn compares the database with the one the task's expected actions leave (`Retail::verdict`).
-// It is not a program of its own: it has no `main`, and the suite appends `support.rs` to it.
-//
-// The database is read from τ²'s own `db.json`. A host links only `std` and Lacuna's runtime, so the JSON is read
-// by the small reader in `support.rs`, which the suite appends to this file (`support` in the suite file).
-//
-// τ²'s semantics kept as they are, quirks included: `modify_pending_order_items` gives every modified item the
-// price and options of the *last* new item in the list; `exchange_delivered_order_items` and
-// `return_delivered_order_items` only record the request; `transfer_to_human_agents` changes nothing.
+//! τ²-bench's retail domain as a Lacuna host: the store's data types, and `Retail`, the store itself, whose methods
+//! are the agent's tools (ported from τ²'s retail toolkit: what each checks, changes and returns, and its errors).
+//! `lacuna bench suites/tau2-retail.toml` opens a session on this crate per task: the first turn loads the
+//! database (`let mut retail = Retail::load(..)`), each user message is a turn the agent writes against `retail`,
+//! and the last turn compares the database with the one the task's expected actions leave (`Retail::verdict`).
+//!
+//! The database is τ²'s own `db.json`, read with `serde_json` into the types below.
+//!
+//! τ²'s semantics kept as they are, quirks included: `modify_pending_order_items` gives every modified item the
+//! price and options of the *last* new item in the list; `exchange_delivered_order_items` and
+//! `return_delivered_order_items` only record the request; `transfer_to_human_agents` changes nothing.
 
 use std::collections::BTreeMap;
 
-pub use store::Retail;
+use serde::Deserialize;
 
-#[derive(Debug, Clone, PartialEq)]
+#[path = "../../support.rs"]
+mod support;
+
+pub use store::Retail;
+pub use support::ToolError;
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Address {
     pub address1: String,
     pub address2: String,
@@ -26,14 +30,15 @@ pub struct Address {
     pub zip: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Name {
     pub first_name: String,
     pub last_name: String,
 }
 
 /// How a user pays. Only a gift card has a balance the store keeps.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "source", rename_all = "snake_case")]
 pub enum PaymentMethod {
     CreditCard { id: String, brand: String, last_four: String },
     Paypal { id: String },
@@ -52,7 +57,7 @@ impl PaymentMethod {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct User {
     pub user_id: String,
     pub name: Name,
@@ -65,7 +70,7 @@ pub struct User {
 }
 
 /// One item of a product: a choice of its options, with a price and whether it can be ordered.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Variant {
     pub item_id: String,
     pub options: BTreeMap<String, String>,
@@ -73,7 +78,7 @@ pub struct Variant {
     pub price: f64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Product {
     pub name: String,
     pub product_id: String,
@@ -81,7 +86,7 @@ pub struct Product {
     pub variants: BTreeMap<String, Variant>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct OrderItem {
     pub name: String,
     pub product_id: String,
@@ -90,21 +95,21 @@ pub struct OrderItem {
     pub options: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Fulfillment {
     pub tracking_id: Vec<String>,
     pub item_ids: Vec<String>,
 }
 
 /// A payment or a refund ("payment" | "refund").
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Payment {
     pub transaction_type: String,
     pub amount: f64,
     pub payment_method_id: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Order {
     pub order_id: String,
     pub user_id: String,
@@ -127,9 +132,10 @@ pub struct Order {
 mod store {
     use std::collections::BTreeMap;
 
-    use super::compare::differ;
-    use super::json::Json;
-    use super::{Address, Fulfillment, Name, Order, OrderItem, Payment, PaymentMethod, Product, ToolError, User, Variant};
+    use serde::Deserialize;
+
+    use super::support::{differ, verdict};
+    use super::{Address, Order, Payment, PaymentMethod, Product, ToolError, User, Variant};
 
     fn fail<T>(why: &str) -> Result<T, ToolError> {
         Err(ToolError(why.to_string()))
@@ -171,20 +177,15 @@ mod store {
     impl Retail {
         /// Reads τ²'s retail `db.json`.
         pub fn load(path: &str) -> Result<Retail, String> {
+            #[derive(Deserialize)]
+            struct Db {
+                users: BTreeMap<String, User>,
+                orders: BTreeMap<String, Order>,
+                products: BTreeMap<String, Product>,
+            }
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-            let db = Json::parse(&text).map_err(|e| format!("{path}: {e}"))?;
-            let mut retail =
-                Retail { users: BTreeMap::new(), orders: BTreeMap::new(), products: BTreeMap::new(), calls: 0 };
-            for (id, user) in db.get("users")?.entries()? {
-                retail.users.insert(id.clone(), user_from(user)?);
-            }
-            for (id, order) in db.get("orders")?.entries()? {
-                retail.orders.insert(id.clone(), order_from(order)?);
-            }
-            for (id, product) in db.get("products")?.entries()? {
-                retail.products.insert(id.clone(), product_from(product)?);
-            }
-            Ok(retail)
+            let db: Db = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+            Ok(Retail { users: db.users, orders: db.orders, products: db.products, calls: 0 })
         }
 
         /// How many tools were called.
@@ -204,7 +205,7 @@ mod store {
         /// What the benchmark harness reads after a task, as JSON: `{"tool_calls": N, "diff": [..], "assertions":
         /// [..]}` (the task's assertions on the final state, as the harness evaluated them).
         pub fn verdict(&self, expected: &Retail, assertions: &[bool]) -> String {
-            super::json::verdict(self.calls, &self.diff(expected), assertions)
+            verdict(self.calls, &self.diff(expected), assertions)
         }
 
         fn order_mut(&mut self, order_id: &str) -> Result<&mut Order, ToolError> {
@@ -606,110 +607,6 @@ mod store {
         }
     }
 
-
-    fn strings(value: &Json) -> Result<Vec<String>, String> {
-        value.items()?.iter().map(|v| v.text()).collect()
-    }
-
-    fn options(value: &Json) -> Result<BTreeMap<String, String>, String> {
-        value.entries()?.iter().map(|(k, v)| Ok((k.clone(), v.text()?))).collect()
-    }
-
-    fn address_from(value: &Json) -> Result<Address, String> {
-        Ok(Address {
-            address1: value.get("address1")?.text()?,
-            address2: value.get("address2")?.text()?,
-            city: value.get("city")?.text()?,
-            country: value.get("country")?.text()?,
-            state: value.get("state")?.text()?,
-            zip: value.get("zip")?.text()?,
-        })
-    }
-
-    fn user_from(value: &Json) -> Result<User, String> {
-        let name = value.get("name")?;
-        let mut payment_methods = BTreeMap::new();
-        for (id, method) in value.get("payment_methods")?.entries()? {
-            let method = match method.get("source")?.text()?.as_str() {
-                "credit_card" => PaymentMethod::CreditCard {
-                    id: id.clone(),
-                    brand: method.get("brand")?.text()?,
-                    last_four: method.get("last_four")?.text()?,
-                },
-                "paypal" => PaymentMethod::Paypal { id: id.clone() },
-                "gift_card" => PaymentMethod::GiftCard { id: id.clone(), balance: method.get("balance")?.number()? },
-                other => return Err(format!("payment method {id}: unknown source {other}")),
-            };
-            payment_methods.insert(id.clone(), method);
-        }
-        Ok(User {
-            user_id: value.get("user_id")?.text()?,
-            name: Name { first_name: name.get("first_name")?.text()?, last_name: name.get("last_name")?.text()? },
-            address: address_from(value.get("address")?)?,
-            email: value.get("email")?.text()?,
-            payment_methods,
-            orders: strings(value.get("orders")?)?,
-        })
-    }
-
-    fn order_from(value: &Json) -> Result<Order, String> {
-        let mut items = Vec::new();
-        for item in value.get("items")?.items()? {
-            items.push(OrderItem {
-                name: item.get("name")?.text()?,
-                product_id: item.get("product_id")?.text()?,
-                item_id: item.get("item_id")?.text()?,
-                price: item.get("price")?.number()?,
-                options: options(item.get("options")?)?,
-            });
-        }
-        let mut fulfillments = Vec::new();
-        for f in value.get("fulfillments")?.items()? {
-            fulfillments.push(Fulfillment { tracking_id: strings(f.get("tracking_id")?)?, item_ids: strings(f.get("item_ids")?)? });
-        }
-        let mut payment_history = Vec::new();
-        for p in value.get("payment_history")?.items()? {
-            payment_history.push(Payment {
-                transaction_type: p.get("transaction_type")?.text()?,
-                amount: p.get("amount")?.number()?,
-                payment_method_id: p.get("payment_method_id")?.text()?,
-            });
-        }
-        let optional_text = |key: &str| value.find(key).map(|v| v.text()).transpose();
-        let optional_list = |key: &str| value.find(key).map(strings).transpose();
-        Ok(Order {
-            order_id: value.get("order_id")?.text()?,
-            user_id: value.get("user_id")?.text()?,
-            address: address_from(value.get("address")?)?,
-            items,
-            status: value.get("status")?.text()?,
-            fulfillments,
-            payment_history,
-            cancel_reason: optional_text("cancel_reason")?,
-            exchange_items: optional_list("exchange_items")?,
-            exchange_new_items: optional_list("exchange_new_items")?,
-            exchange_payment_method_id: optional_text("exchange_payment_method_id")?,
-            exchange_price_difference: value.find("exchange_price_difference").map(|v| v.number()).transpose()?,
-            return_items: optional_list("return_items")?,
-            return_payment_method_id: optional_text("return_payment_method_id")?,
-        })
-    }
-
-    fn product_from(value: &Json) -> Result<Product, String> {
-        let mut variants = BTreeMap::new();
-        for (id, v) in value.get("variants")?.entries()? {
-            variants.insert(
-                id.clone(),
-                Variant {
-                    item_id: v.get("item_id")?.text()?,
-                    options: options(v.get("options")?)?,
-                    available: v.get("available")?.boolean()?,
-                    price: v.get("price")?.number()?,
-                },
-            );
-        }
-        Ok(Product { name: value.get("name")?.text()?, product_id: value.get("product_id")?.text()?, variants })
-    }
 
     /// `calculate`'s arithmetic: sums of products of (signed) factors.
     mod arith {
