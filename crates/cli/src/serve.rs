@@ -130,7 +130,8 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<u8> {
         eprintln!("lacuna session-worker: {}", e.message);
     }
     let input = std::io::BufReader::new(std::io::stdin());
-    lacuna_service::sessions::child::serve(sessions, input, protocol).context("serving the session")?;
+    let reuse = !policy.is_unconfined();
+    lacuna_service::sessions::child::serve(sessions, reuse, input, protocol).context("serving the session")?;
     Ok(crate::exit::ACCEPTED)
 }
 

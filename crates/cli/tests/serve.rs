@@ -578,3 +578,45 @@ fn stdio_sessions_on_a_cargo_project_have_its_crate_dependencies_and_policy() {
     assert!(plain["result"]["session"].is_u64(), "{plain}");
     assert_eq!(service.finish(), Some(0));
 }
+
+/// A worker whose session closed cleanly takes the next session on the same host (warm); one whose session
+/// faulted does not, nor one whose host keeps state in statics: the session after it gets a fresh process.
+#[test]
+fn stdio_a_worker_is_reused_after_a_clean_session_and_never_after_a_fault() {
+    let counter = "use std::sync::atomic::{AtomicU32, Ordering};\n\nstatic CALLS: AtomicU32 = AtomicU32::new(0);\n\n\
+                   fn pid() -> u32 {\n    CALLS.fetch_add(1, Ordering::Relaxed);\n    std::process::id()\n}\n\n\
+                   fn main() {}\n";
+    let dir = scratch(&[
+        ("tools.rs", "fn pid() -> u32 {\n    std::process::id()\n}\n\nfn label() -> &'static str {\n    \"static\"\n}\n\nfn main() {}\n"),
+        ("counter.rs", counter),
+    ]);
+    let mut service = Stdio_::start(&["--workers", "1"], dir.path());
+    let mut next = 0;
+    let mut session = |service: &mut Stdio_, host: &str, snippets: &[&str]| -> Vec<Value> {
+        next += 10;
+        let opened = service.call(next, "session.open", json!({"host": host}));
+        let id = opened["result"]["session"].clone();
+        let answers: Vec<Value> = (snippets.iter().enumerate())
+            .map(|(k, s)| service.call(next + 1 + k as i64, "session.turn", json!({"session": id, "snippet": s})))
+            .collect();
+        let closed = service.call(next + 9, "session.close", json!({"session": id}));
+        assert_eq!(closed["result"], json!({}), "{closed}");
+        answers
+    };
+    let pid = |answer: &Value| answer["result"]["value"].as_str().unwrap_or_default().to_owned();
+    let first = session(&mut service, "tools.rs", &["let kept = 7;\npid()"]);
+    let second = session(&mut service, "tools.rs", &["pid()", "let v: Vec<u32> = Vec::new();\nlet i = 2;\nv[i]"]);
+    let third = session(&mut service, "tools.rs", &["pid()", "kept"]);
+    assert!(!pid(&first[0]).is_empty(), "{first:?}");
+    assert_eq!(pid(&first[0]), pid(&second[0]), "the clean session's worker serves the next one");
+    assert!(second[1]["result"]["error"].as_str().is_some_and(|e| e.contains("index out of bounds")), "{second:?}");
+    assert_ne!(pid(&second[0]), pid(&third[0]), "a worker whose session faulted is not reused");
+    // Nothing of the earlier sessions is in the next one.
+    assert_eq!(third[1]["result"]["accepted"], false, "{third:?}");
+    // A host with a static: what one session did to it would be seen by the next, so its worker is not reused.
+    let counted = session(&mut service, "counter.rs", &["pid()"]);
+    let again = session(&mut service, "counter.rs", &["pid()"]);
+    assert!(!pid(&counted[0]).is_empty(), "{counted:?}");
+    assert_ne!(pid(&counted[0]), pid(&again[0]), "a host that keeps state in statics gets a fresh worker");
+    assert_eq!(service.finish(), Some(0));
+}

@@ -60,8 +60,18 @@ impl SnippetSource for Relay {
     }
 }
 
-/// Serves `sessions` (which holds at most one session) on `input` until it ends, writing to `output`.
-pub fn serve<R, W>(sessions: LocalSessions, input: R, output: W) -> std::io::Result<()>
+/// The worker's session, and whether every turn of it ended cleanly (none faulted, was cancelled or failed):
+/// only then may the worker take another session after this one closes.
+struct Serving {
+    session: Option<u64>,
+    troubled: bool,
+    reuse: bool,
+}
+
+/// Serves `sessions` (which holds at most one session at a time) on `input` until it ends, writing to `output`.
+/// `reuse`: whether the worker may offer to take another session after a clean one (not when safe mode is off: an
+/// unconfined snippet can change the process in ways no fault shows).
+pub fn serve<R, W>(sessions: LocalSessions, reuse: bool, input: R, output: W) -> std::io::Result<()>
 where
     R: BufRead + Send + 'static,
     W: Write + Send + 'static,
@@ -73,14 +83,24 @@ where
         current: Mutex::new(None),
     });
     let calls = read_input(input, link.clone());
-    let mut session = None;
+    let mut serving = Serving { session: None, troubled: !reuse, reuse };
     for (id, call) in calls {
         let cancel = Arc::new(AtomicBool::new(false));
         *link.current.lock().unwrap_or_else(|e| e.into_inner()) = Some((id, cancel.clone()));
-        let before = session.map_or(0, |s| sessions.transcript_len(s));
-        let result = answer(&sessions, &mut session, call, &link, cancel);
+        let before = serving.session.map_or(0, |s| sessions.transcript_len(s));
+        let (turn, open) = (matches!(call, Call::Turn { .. }), matches!(call, Call::Open { .. }));
+        let result = answer(&sessions, &mut serving, call, &link, cancel.clone());
+        if turn {
+            let faulted = result.as_ref().map_or(true, |outcome| !outcome["error"].is_null());
+            serving.troubled |= faulted || cancel.load(Ordering::Relaxed);
+        }
+        if open {
+            // A replayed transcript may hold a turn that faulted (it ran, and may have left the process worse).
+            let replayed = result.as_ref().ok().and_then(|opened| opened["replayed"].as_array().cloned());
+            serving.troubled |= replayed.unwrap_or_default().iter().any(|turn| !turn["error"].is_null());
+        }
         *link.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        let kept = session.map(|s| sessions.transcript_from(s, before)).unwrap_or_default();
+        let kept = serving.session.map(|s| sessions.transcript_from(s, before)).unwrap_or_default();
         link.send(&FromWorker::Reply { id, result, kept })?;
     }
     sessions.close_all();
@@ -128,12 +148,13 @@ fn read_input<R: BufRead + Send + 'static>(mut input: R, link: Arc<Link>) -> Rec
 
 fn answer(
     sessions: &LocalSessions,
-    session: &mut Option<u64>,
+    serving: &mut Serving,
     call: Call,
     link: &Arc<Link>,
     cancel: Arc<AtomicBool>,
 ) -> Result<Value, RpcError> {
     let no_session = || ErrorCode::Internal.with("the session worker has no session open (a Lacuna bug)");
+    let session = &mut serving.session;
     match call {
         Call::Open { host, turns, from } => {
             if session.is_some() {
@@ -154,6 +175,15 @@ fn answer(
         }
         Call::State => sessions.state(SessionParams { session: session.ok_or_else(no_session)? }),
         Call::Save { path } => save(sessions, session.ok_or_else(no_session)?, path),
+        Call::Close => {
+            let id = session.take().ok_or_else(no_session)?;
+            // A host's statics would carry what this session did into the next one: such a worker is not reused.
+            let keeps_state = sessions.host_keeps_state(id);
+            sessions.close(SessionParams { session: id })?;
+            let troubled = std::mem::replace(&mut serving.troubled, !serving.reuse);
+            let reusable = serving.reuse && !troubled && !keeps_state;
+            Ok(serde_json::json!({ "reusable": reusable }))
+        }
     }
 }
 

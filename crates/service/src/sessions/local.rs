@@ -24,6 +24,9 @@ type Engines = HashMap<Option<PathBuf>, Arc<OnceLock<Result<Arc<Hosting>, String
 struct Open {
     hosting: Arc<Hosting>,
     session: Mutex<Option<Session>>,
+    /// Whether its host declares statics: state the host's code keeps in the process, which the next session on
+    /// the same host in this process would see.
+    keeps_state: bool,
 }
 
 pub struct LocalSessions {
@@ -90,18 +93,22 @@ impl LocalSessions {
         let project = host.and_then(super::project_dir);
         let hosting = self.engine(project.as_deref())?;
         let engine = &hosting.engine;
-        let session = match (host, &hosting.crate_text) {
-            (None, _) => Session::new(),
-            (Some(path), Some(text)) => Session::from_host(text).ok_or_else(|| {
-                ErrorCode::InputError.with(format!("the crate of {} does not parse as one host", path.display()))
-            })?,
+        let (session, keeps_state) = match (host, &hosting.crate_text) {
+            (None, _) => (Session::new(), false),
+            (Some(path), Some(text)) => (
+                Session::from_host(text).ok_or_else(|| {
+                    ErrorCode::InputError.with(format!("the crate of {} does not parse as one host", path.display()))
+                })?,
+                declares_statics(text),
+            ),
             (Some(path), None) => {
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| ErrorCode::InputError.with(format!("cannot read host {}: {e}", path.display())))?;
-                Session::from_host(&text).ok_or_else(|| {
+                let session = Session::from_host(&text).ok_or_else(|| {
                     ErrorCode::InputError
                         .with(format!("{} does not parse; `lacuna check` on it shows where", path.display()))
-                })?
+                })?;
+                (session, declares_statics(&text))
             }
         };
         let mut session = session;
@@ -125,9 +132,14 @@ impl LocalSessions {
             }
         }
         let id = session.id();
-        let open = Open { hosting: hosting.clone(), session: Mutex::new(Some(session)) };
+        let open = Open { hosting: hosting.clone(), session: Mutex::new(Some(session)), keeps_state };
         self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Arc::new(open));
         Ok(if replaying { json!({"session": id, "replayed": replayed}) } else { json!({"session": id}) })
+    }
+
+    /// Whether the session's host keeps state of its own in the process (it declares a `static`).
+    pub fn host_keeps_state(&self, id: u64) -> bool {
+        self.session(id).map_or(true, |open| open.keeps_state)
     }
 
     /// How many turns the session kept.
@@ -242,6 +254,18 @@ impl LocalSessions {
     }
 }
 
+/// Whether `text` declares a `static` (an item, or one inside `thread_local!`, `lazy_static!` and the like) — by its
+/// tokens, so a lifetime `'static` is not one, and a `static` in a comment or string counts (erring towards "yes").
+fn declares_statics(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices("static").any(|(at, _)| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(at + "static".len()).copied();
+        let starts = before.is_none_or(|b| !(b == b'\'' || b == b'_' || b.is_ascii_alphanumeric()));
+        starts && after.is_some_and(|b| b.is_ascii_whitespace())
+    })
+}
+
 pub(crate) fn read_transcript(path: &PathBuf) -> Result<Vec<TranscriptTurn>, RpcError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ErrorCode::InputError.with(format!("cannot read the transcript {}: {e}", path.display())))?;
@@ -258,4 +282,19 @@ pub(crate) fn read_transcript(path: &PathBuf) -> Result<Vec<TranscriptTurn>, Rpc
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declares_statics;
+
+    #[test]
+    fn statics_are_found_by_their_keyword_not_by_lifetimes() {
+        assert!(declares_statics("static CALLS: AtomicU32 = AtomicU32::new(0);"));
+        assert!(declares_statics("pub(crate) static NAMES: &[&str] = &[];"));
+        assert!(declares_statics("thread_local! {\n    static SEEN: Cell<u32> = Cell::new(0);\n}"));
+        assert!(declares_statics("fn f() {\n    static\tONCE: OnceLock<u8> = OnceLock::new();\n}"));
+        assert!(!declares_statics("fn name(&self) -> &'static str { \"a\" }\nstruct Statics;\nfn is_static() {}"));
+        assert!(!declares_statics("const LIMIT: usize = 3;\nfn nonstatic_value() -> u8 { 1 }"));
+    }
 }

@@ -55,6 +55,9 @@ pub enum Call {
     Save {
         path: PathBuf,
     },
+    /// Close the session, and answer whether the worker may take another session on the same kind of host:
+    /// `{"reusable": true}` when no turn of it faulted, was cancelled or failed.
+    Close,
 }
 
 /// From a worker to the service.

@@ -1,7 +1,8 @@
 //! The service's side of session workers: a `lacuna session-worker` process per session, with a started one kept
 //! spare for each kind of host sessions were opened on (single-file hosts, or a cargo project: a worker for a
 //! project is started with `--project DIR`, so its engine has the project built and loaded before a session takes
-//! it). A turn's call goes to its session's worker; the model a task needs is asked here. When a worker dies
+//! it). A worker whose session closes cleanly (its answer to `close` says so) is kept idle, warm, for the next
+//! session on the same kind of host; any other is stopped. A turn's call goes to its session's worker; the model a task needs is asked here. When a worker dies
 //! (a turn aborted it, a signal killed it), the call is answered with what happened, and the session is restored
 //! in a new worker from the service's copy of its transcript — or, if a turn of that transcript no longer runs the
 //! same way, reported lost.
@@ -51,6 +52,9 @@ pub struct WorkerSessions {
     models: ModelFactory,
     /// By project directory (`None`: single-file hosts).
     spare: Arc<Mutex<HashMap<Option<PathBuf>, Starting>>>,
+    /// Workers whose session closed cleanly, warm (their checker has the host's crate analysed, their builds are
+    /// cached), by the same key: the next session on that kind of host takes one before the spare.
+    idle: Mutex<HashMap<Option<PathBuf>, Vec<Worker>>>,
     open: Mutex<HashMap<u64, Arc<Mutex<Option<Hosted>>>>>,
     next_id: AtomicU64,
 }
@@ -204,6 +208,7 @@ impl WorkerSessions {
             command,
             models,
             spare: Arc::new(Mutex::new(HashMap::new())),
+            idle: Mutex::new(HashMap::new()),
             open: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
         }
@@ -221,10 +226,20 @@ impl WorkerSessions {
         self.spare.lock().unwrap_or_else(|e| e.into_inner()).insert(project.map(Path::to_path_buf), started);
     }
 
-    /// A started worker for sessions on `host`: the spare (and another spare starts), else a new one.
+    /// A started worker for sessions on `host`: an idle one that served such a session cleanly, else the spare
+    /// (and another spare starts), else a new one.
     fn worker(&self, host: Option<&Path>) -> Result<Worker, RpcError> {
         let project = host.and_then(super::project_dir);
         let project = project.as_deref();
+        let key = project.map(Path::to_path_buf);
+        loop {
+            let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).get_mut(&key).and_then(Vec::pop);
+            let Some(mut worker) = idle else { break };
+            match worker.child.try_wait() {
+                Ok(None) => return Ok(worker),
+                _ => worker.stop(),
+            }
+        }
         let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).remove(&project.map(Path::to_path_buf));
         self.start_spare(project);
         // A spare that died waiting (killed from outside) is replaced.
@@ -308,10 +323,29 @@ impl WorkerSessions {
         let session = self.session(params.session)?;
         self.open.lock().unwrap_or_else(|e| e.into_inner()).remove(&params.session);
         let taken = session.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(worker) = taken.and_then(|hosted| hosted.worker) {
-            worker.stop();
+        if let Some(hosted) = taken {
+            if let Some(worker) = hosted.worker {
+                self.retire(worker, hosted.host.as_deref());
+            }
         }
         Ok(json!({}))
+    }
+
+    /// A worker whose session is closing: kept idle for the next session on the same kind of host if its
+    /// session ended cleanly (and few are idle already), else stopped.
+    fn retire(&self, mut worker: Worker, host: Option<&Path>) {
+        const MAX_IDLE: usize = 2;
+        let reusable =
+            matches!(worker.call(Call::Close, None, None), Ok((Ok(answer), _)) if answer["reusable"] == true);
+        let key = host.and_then(super::project_dir);
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = idle.entry(key).or_default();
+        if reusable && kept.len() < MAX_IDLE {
+            kept.push(worker);
+        } else {
+            drop(idle);
+            worker.stop();
+        }
     }
 
     /// Closes every session (shutdown), and the spare.
@@ -319,6 +353,11 @@ impl WorkerSessions {
         let ids: Vec<u64> = self.open.lock().unwrap_or_else(|e| e.into_inner()).keys().copied().collect();
         for id in ids {
             let _ = self.close(SessionParams { session: id });
+        }
+        let idle: Vec<Worker> =
+            self.idle.lock().unwrap_or_else(|e| e.into_inner()).drain().flat_map(|(_, w)| w).collect();
+        for worker in idle {
+            worker.stop();
         }
         let spares: Vec<Starting> =
             self.spare.lock().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, s)| s).collect();
