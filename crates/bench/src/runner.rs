@@ -201,9 +201,15 @@ pub fn turn_task(suite: &Suite, earlier: &[(String, String)], message: &str) -> 
     if !conversation.is_empty() {
         conversation = format!("\n\nThe conversation so far:\n{conversation}");
     }
+    // The domain's policy is the agent's instructions, as τ²'s reference agent gets it in its system prompt.
+    let policy = match &suite.policy {
+        Some(policy) => format!("\n\nFollow this policy:\n<policy>\n{}\n</policy>", policy.trim()),
+        None => String::new(),
+    };
     format!(
-        "{}{conversation}\n\nThe customer says: {message}\n\nWrite this turn's code: call the tools on `{}` as needed \
-         (what earlier turns computed is still in scope). Its value is your reply to the customer, a `String`.",
+        "{}{policy}{conversation}\n\nThe customer says: {message}\n\nWrite this turn's code: call the tools on `{}` \
+         as needed (what earlier turns computed is still in scope). Its value is your reply to the customer, a \
+         `String`.",
         suite.domain.role(),
         suite.domain.local()
     )

@@ -8,6 +8,7 @@
 //! domain = "retail"
 //! host = "tau2/retail"
 //! data = "../../shared/benchmarks/tau2/retail"
+//! # policy = "…/policy.md"   (the agent's instructions; `<data>/policy.md` by default)
 //! max_turns = 10
 //! ```
 
@@ -28,6 +29,9 @@ struct SuiteFile {
     #[serde(default)]
     support: Vec<PathBuf>,
     data: PathBuf,
+    /// The domain's policy document (relative to this file); `<data>/policy.md` when left out.
+    #[serde(default)]
+    policy: Option<PathBuf>,
     #[serde(default)]
     description: Option<String>,
     #[serde(default)]
@@ -46,6 +50,8 @@ pub struct Suite {
     pub support: Vec<PathBuf>,
     /// The domain's `db.json` and `tasks.json`.
     pub data: PathBuf,
+    /// The domain's policy document, which the agent is given as its instructions (as τ²'s own agent is).
+    pub policy: Option<String>,
     /// User messages a conversation may have.
     pub max_turns: u32,
 }
@@ -109,7 +115,15 @@ impl Suite {
                 )));
             }
         }
+        let policy = match &file.policy {
+            Some(named) => Some(crate::read(&base.join(named))?),
+            None => {
+                let default = data.join("policy.md");
+                default.is_file().then(|| crate::read(&default)).transpose()?
+            }
+        };
         Ok(Suite {
+            policy,
             name: file.name,
             description: file.description,
             domain,
@@ -146,4 +160,41 @@ impl Suite {
 
 fn absolute(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suite_dir(extra: &str, policy: Option<&str>) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        for (name, text) in [("db.json", "{}"), ("tasks.json", "[]"), ("host.rs", "fn main() {}\n")] {
+            let at = if name == "host.rs" { dir.path().join(name) } else { dir.path().join("data").join(name) };
+            std::fs::write(at, text).unwrap();
+        }
+        if let Some(policy) = policy {
+            std::fs::write(dir.path().join("data/policy.md"), policy).unwrap();
+        }
+        let file = format!("name = \"t\"\nkind = \"tau2\"\ndomain = \"mock\"\nhost = \"host.rs\"\ndata = \"data\"\n{extra}");
+        std::fs::write(dir.path().join("suite.toml"), file).unwrap();
+        dir
+    }
+
+    #[test]
+    fn the_domain_policy_is_the_agent_instructions() {
+        let dir = suite_dir("", Some("# Tracker policy\n\nNever delete a task.\n"));
+        let suite = Suite::load(&dir.path().join("suite.toml"), None).unwrap();
+        assert_eq!(suite.policy.as_deref(), Some("# Tracker policy\n\nNever delete a task.\n"));
+        let task = crate::runner::turn_task(&suite, &[("hi".into(), "hello".into())], "mark task_1 done");
+        let (policy, rest) = (task.find("<policy>\n# Tracker policy").unwrap(), task.find("Customer: hi").unwrap());
+        assert!(task.find("`tracker`").unwrap() < policy && policy < rest, "{task}");
+        assert!(task.contains("Never delete a task.\n</policy>"), "{task}");
+        // Without a policy document the agent gets its role alone; a policy the suite names must exist.
+        let bare = Suite::load(&suite_dir("", None).path().join("suite.toml"), None).unwrap();
+        assert!(bare.policy.is_none() && !crate::runner::turn_task(&bare, &[], "x").contains("<policy>"));
+        let named = suite_dir("policy = \"data/workflow.md\"\n", Some("main"));
+        let missing = Suite::load(&named.path().join("suite.toml"), None).unwrap_err().to_string();
+        assert!(missing.contains("workflow.md"), "{missing}");
+    }
 }

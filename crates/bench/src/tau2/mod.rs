@@ -50,20 +50,20 @@ impl Domain {
         }
     }
 
-    /// What the agent is told about the store, before the customer's message.
+    /// What the agent is told about the store, before the domain's policy (its instructions) and the customer's
+    /// message: where its tools are.
     pub fn role(self) -> &'static str {
         match self {
             Domain::Retail => {
                 "You are a customer service agent of an online retail store, talking with a customer. `retail` (a \
                  `Retail`) is the store: its methods are your tools (look users, orders and products up; cancel \
                  or modify pending orders; return or exchange delivered ones; change a user's address; transfer \
-                 to a human). Authenticate the customer (by email, or name and zip) before acting on their \
-                 account, act only on what they asked for, and do not make up ids."
+                 to a human)."
             }
             Domain::Mock => {
                 "You are the assistant of a task tracker, talking with a user. `tracker` (a `Mock`) is the \
                  tracker: its methods are your tools (list users, create tasks, update a task's status, transfer to \
-                 a human). Act only on what the user asked for, and do not make up ids."
+                 a human)."
             }
         }
     }
