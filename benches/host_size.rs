@@ -5,8 +5,9 @@
 //!
 //! For each size: loading the host (`prepare`), the first check after it, and warm re-checks of snippets a model
 //! writes — rejected ones (what a retry loop sees) and accepted ones (confirmed by rustc, its memo off) — p50/p90,
-//! next to rustc alone on the same spliced file (`rustc -Z no-codegen`: what `cargo check` of a one-crate program
-//! does after the same edit, without cargo's own start-up).
+//! next to rustc alone on the same spliced file (`rustc -Z no-codegen`: the analysis `cargo check` of a one-crate
+//! program runs after the same edit, without cargo's own start-up) and to `cargo check` itself after that edit (a
+//! project with the spliced program as its binary and `lacuna` as its dependency, built once beforehand).
 
 use std::time::Instant;
 
@@ -134,6 +135,42 @@ struct Size {
     rejected: Vec<f64>,
     accepted: Vec<f64>,
     rustc: Vec<f64>,
+    cargo: Vec<f64>,
+}
+
+/// A cargo project holding the spliced program as its binary, `lacuna` its dependency: what `cargo check` after
+/// the same edit costs (the first check, which builds the dependency, is not counted).
+struct CargoProject {
+    dir: tempfile::TempDir,
+}
+
+impl CargoProject {
+    fn new() -> CargoProject {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let lacuna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../lacuna");
+        let manifest = format!(
+            "[package]\nname = \"host\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nlacuna = {{ path = {:?} }}\n\n[workspace]\n",
+            lacuna.display().to_string()
+        );
+        std::fs::write(dir.path().join("Cargo.toml"), manifest).expect("writes Cargo.toml");
+        std::fs::create_dir_all(dir.path().join("src")).expect("creates src");
+        CargoProject { dir }
+    }
+
+    /// `cargo check` of the project with `program` as its `src/main.rs`, in milliseconds.
+    fn check(&self, program: &str) -> f64 {
+        std::fs::write(self.dir.path().join("src/main.rs"), program).expect("writes main.rs");
+        let t = Instant::now();
+        let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["check", "--offline", "--quiet", "--message-format", "short"])
+            .current_dir(self.dir.path())
+            .env("CARGO_TARGET_DIR", self.dir.path().join("target"))
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo check rejects the accepted program");
+        t.elapsed().as_secs_f64() * 1e3
+    }
 }
 
 fn measure(checker: &mut Checker, modules: usize) -> Size {
@@ -145,7 +182,9 @@ fn measure(checker: &mut Checker, modules: usize) -> Size {
     let t = Instant::now();
     checker.check(&host, 0, ACCEPTED[0]).expect("checks");
     let first_check_ms = t.elapsed().as_secs_f64() * 1e3;
-    let (mut rejected, mut accepted, mut rustc) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut rejected, mut accepted, mut rustc, mut cargo) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let project = CargoProject::new();
+    project.check(&checker.spliced_text(&host, 0, ACCEPTED[0]));
     for _ in 0..REPEATS {
         for (snippets, expect, into) in [(REJECTED, false, &mut rejected), (ACCEPTED, true, &mut accepted)] {
             for snippet in snippets {
@@ -160,9 +199,10 @@ fn measure(checker: &mut Checker, modules: usize) -> Size {
             let t = Instant::now();
             checker.rustc().check_text(&spliced).expect("rustc runs");
             rustc.push(t.elapsed().as_secs_f64() * 1e3);
+            cargo.push(project.check(&spliced));
         }
     }
-    Size { lines, prepare_ms, first_check_ms, rejected, accepted, rustc }
+    Size { lines, prepare_ms, first_check_ms, rejected, accepted, rustc, cargo }
 }
 
 fn main() {
@@ -191,6 +231,7 @@ fn main() {
                     "rejected_p50_ms": p(&s.rejected, 50.0), "rejected_p90_ms": p(&s.rejected, 90.0),
                     "accepted_p50_ms": p(&s.accepted, 50.0), "accepted_p90_ms": p(&s.accepted, 90.0),
                     "rustc_p50_ms": p(&s.rustc, 50.0), "rustc_p90_ms": p(&s.rustc, 90.0),
+                    "cargo_check_p50_ms": p(&s.cargo, 50.0), "cargo_check_p90_ms": p(&s.cargo, 90.0),
                 })
             })
             .collect();
@@ -200,12 +241,23 @@ fn main() {
     println!("a hole's check against the program's size ({REPEATS} checks of each snippet per size, one process)");
     println!();
     println!(
-        "{:>7} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
-        "lines", "prepare", "1st check", "rej p50", "rej p90", "acc p50", "acc p90", "rustc p50", "rustc p90"
+        "{:>7} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
+        "lines",
+        "prepare",
+        "1st check",
+        "rej p50",
+        "rej p90",
+        "acc p50",
+        "acc p90",
+        "rustc p50",
+        "rustc p90",
+        "cargo p50",
+        "cargo p90"
     );
     for s in &sizes {
         println!(
-            "{:>7} {:>7.0} ms {:>7.0} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms",
+            "{:>7} {:>7.0} ms {:>7.0} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>8.1} ms \
+             {:>8.1} ms",
             s.lines,
             s.prepare_ms,
             s.first_check_ms,
@@ -214,18 +266,22 @@ fn main() {
             p(&s.accepted, 50.0),
             p(&s.accepted, 90.0),
             p(&s.rustc, 50.0),
-            p(&s.rustc, 90.0)
+            p(&s.rustc, 90.0),
+            p(&s.cargo, 50.0),
+            p(&s.cargo, 90.0)
         );
     }
     let (small, large) = (&sizes[0], &sizes[sizes.len() - 1]);
     println!();
     println!(
-        "accepted p50 at {} lines / at {} lines: {:.2}x; accepted p50 / rustc alone p50 at {} lines: {:.2}x",
+        "accepted p50 at {} lines / at {} lines: {:.2}x; at {} lines, accepted p50 / rustc alone p50: {:.2}x, \
+         / cargo check p50: {:.2}x",
         large.lines,
         small.lines,
         p(&large.accepted, 50.0) / p(&small.accepted, 50.0),
         large.lines,
-        p(&large.accepted, 50.0) / p(&large.rustc, 50.0)
+        p(&large.accepted, 50.0) / p(&large.rustc, 50.0),
+        p(&large.accepted, 50.0) / p(&large.cargo, 50.0)
     );
     if let Some(mib) = peak_rss_mib() {
         println!("peak RSS of this process: {mib:.0} MiB");

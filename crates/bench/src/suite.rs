@@ -176,7 +176,8 @@ mod tests {
         if let Some(policy) = policy {
             std::fs::write(dir.path().join("data/policy.md"), policy).unwrap();
         }
-        let file = format!("name = \"t\"\nkind = \"tau2\"\ndomain = \"mock\"\nhost = \"host.rs\"\ndata = \"data\"\n{extra}");
+        let file =
+            format!("name = \"t\"\nkind = \"tau2\"\ndomain = \"mock\"\nhost = \"host.rs\"\ndata = \"data\"\n{extra}");
         std::fs::write(dir.path().join("suite.toml"), file).unwrap();
         dir
     }

@@ -5,14 +5,15 @@
 use std::sync::Arc;
 
 use either::Either;
-use ra_ap_base_db::FileChange;
+use ra_ap_base_db::{FileChange, SourceDatabase};
 use ra_ap_hir::{ChangeWithProcMacros, GenericParam, HirDisplay, PathResolution, ScopeDef, Semantics};
 use ra_ap_ide::{AnalysisHost, AssistResolveStrategy, DiagnosticCode, DiagnosticsConfig, Edition, FileId, Severity};
 use ra_ap_ide_db::defs::{Definition, NameRefClass};
 use ra_ap_syntax::{ast, ast::HasName, AstNode, AstToken};
 use ra_ap_syntax::{SyntaxKind, TextRange};
 
-use crate::crate_graph::World;
+use crate::apart::Layout;
+use crate::crate_graph::{World, HOST_ROOT};
 use crate::std_source::{StdSource, TargetInfo};
 use crate::CheckerError;
 use lacuna_ir::{Binding, BindingUse, HoleScope, SnippetUses, UseKind};
@@ -94,8 +95,15 @@ impl Stopper {
 pub(crate) struct RaSession {
     host: AnalysisHost,
     host_file: FileId,
-    /// The text the host file holds now; setting the same text again is free.
-    current: Option<Arc<str>>,
+    /// The spliced text the host files hold now, and how; setting the same again is free.
+    current: Option<(Arc<str>, Layout)>,
+    /// The host file's text: the spliced text with the modules apart blanked ([`crate::apart`]).
+    root_text: Arc<str>,
+    /// Files the host's modules apart have had (ids from `next_file` on), with the text each holds now; the first
+    /// `modules_in_root` are in the host's source root, at the paths of `current`'s layout.
+    module_files: Vec<(FileId, Arc<str>)>,
+    modules_in_root: Vec<String>,
+    next_file: u32,
     config: DiagnosticsConfig,
     /// How many std source files were loaded (for `--verbose` and benchmarks).
     pub std_files: usize,
@@ -252,7 +260,7 @@ impl RaSession {
         project: Option<&lacuna_project::CrateGraph>,
         sysroot: &std::path::Path,
     ) -> Result<RaSession, CheckerError> {
-        let World { change, host_file, std_files, std_file_ids, proc_macro_crates } =
+        let World { change, host_file, std_files, std_file_ids, proc_macro_crates, next_file } =
             World::new(std_src, target, prelude, project)?;
         let mut host = AnalysisHost::new(None);
         let proc_macro_gate = Arc::new(ProcMacroGate::default());
@@ -269,6 +277,10 @@ impl RaSession {
             host,
             host_file,
             current: None,
+            root_text: Arc::from(""),
+            module_files: Vec::new(),
+            modules_in_root: Vec::new(),
+            next_file,
             config,
             std_files,
             std_file_ids,
@@ -285,7 +297,6 @@ impl RaSession {
     /// text already ([`RaSession::set_text`]).
     pub fn analyse(
         &self,
-        text: &str,
         block: std::ops::Range<usize>,
         semantic: bool,
         policy: Option<&lacuna_policy::Policy>,
@@ -293,7 +304,10 @@ impl RaSession {
         let started = std::time::Instant::now();
         // A refusal before this analysis is not this snippet's (what this one meets of its own shows as an error).
         self.proc_macro_gate.take_refused();
-        let file = ra_ap_syntax::SourceFile::parse(text, Edition::Edition2021);
+        // The host file's text: the spliced text with the modules apart blanked, at the same offsets.
+        // rust-analyzer's own parse of it (kept in its database, so the analysis below does not parse again).
+        let db = self.host.raw_database();
+        let file = ra_ap_hir::attach_db(db, || Semantics::new(db).attach_first_edition(self.host_file).parse(db));
         let errors = file.errors();
         let parse = started.elapsed();
         let outcome = if !errors.is_empty() {
@@ -344,7 +358,11 @@ impl RaSession {
                     let refused =
                         self.proc_macro_gate.take_refused() || errors.iter().any(|e| e.message.contains(GATE_CLOSED));
                     // Only with errors: the impl search walks the whole file.
-                    let unsure = || (self.unexpanded_proc_macros && in_snippet) || has_block_local_impls(&file.tree());
+                    let unsure = || {
+                        (self.unexpanded_proc_macros && in_snippet)
+                            || self.current.as_ref().is_some_and(|(_, l)| l.block_local_impls)
+                            || has_block_local_impls(file.tree().syntax())
+                    };
                     if refused || (!errors.is_empty() && unsure()) {
                         Outcome::NotAsked
                     } else {
@@ -389,15 +407,45 @@ impl RaSession {
         crate::policy::syntax::violations(file.tree().syntax(), Some(inner), None)
     }
 
-    /// Replaces the host file's text (a no-op if it is already this text).
-    pub fn set_text(&mut self, text: &str) {
-        if self.current.as_deref() == Some(text) {
+    /// Makes the host's files hold `text` read with `layout` (a no-op if they already do): the host file the
+    /// text with the modules apart blanked, each of those a file of its own. Only files whose text changed are
+    /// set, so a check that changes one hole leaves the modules' files, and what rust-analyzer made of them, be.
+    pub fn set_text(&mut self, text: &str, layout: &Layout) {
+        if self.current.as_ref().is_some_and(|(t, l)| &**t == text && l == layout) {
             return;
         }
+        let paths: Vec<&str> = layout.apart.iter().map(|a| a.path.as_str()).collect();
+        if paths != self.modules_in_root {
+            while self.module_files.len() < paths.len() {
+                self.module_files.push((FileId::from_raw(self.next_file), Arc::from("")));
+                self.next_file += 1;
+            }
+            let modules: Vec<(FileId, &str)> =
+                self.module_files.iter().zip(&paths).map(|((id, _), path)| (*id, *path)).collect();
+            let root = crate::crate_graph::host_root(self.host_file, &modules);
+            // Straight to the database, not through `FileChange::set_roots`, which would set every root again
+            // (std's too, and all rust-analyzer made of std would be made again).
+            let db = self.host.raw_database_mut();
+            for (id, _) in &modules {
+                db.set_file_source_root_with_durability(*id, HOST_ROOT, salsa::Durability::LOW);
+            }
+            db.set_source_root_with_durability(HOST_ROOT, triomphe::Arc::new(root), salsa::Durability::LOW);
+            self.modules_in_root = paths.iter().map(|p| (*p).to_owned()).collect();
+        }
         let mut change = FileChange::default();
-        change.change_file(self.host_file, Some(text.to_owned()));
+        for ((id, held), (_, body)) in self.module_files.iter_mut().zip(layout.files(text)) {
+            if &**held != body {
+                *held = Arc::from(body);
+                change.change_file(*id, Some(body.to_owned()));
+            }
+        }
+        let root_text = layout.root_text(text);
+        if *self.root_text != *root_text {
+            change.change_file(self.host_file, Some(root_text.clone()));
+            self.root_text = Arc::from(root_text);
+        }
         self.host.apply_change(ChangeWithProcMacros { source_change: change, proc_macros: None });
-        self.current = Some(text.into());
+        self.current = Some((text.into(), layout.clone()));
     }
 
     /// [`RaSession::errors`], for a new host. For the session's first, most of the cost is parsing std and
@@ -975,9 +1023,8 @@ fn refine_code_in_patterns(file: &ra_ap_syntax::SourceFile, d: &mut RaDiagnostic
 
 /// Whether an `impl` is declared inside a block (a function body, a closure, a block expression), where
 /// rust-analyzer's method and trait resolution is incomplete.
-fn has_block_local_impls(file: &ra_ap_syntax::SourceFile) -> bool {
-    file.syntax()
-        .descendants()
+pub(crate) fn has_block_local_impls(node: &ra_ap_syntax::SyntaxNode) -> bool {
+    node.descendants()
         .filter(|n| n.kind() == ra_ap_syntax::SyntaxKind::IMPL)
         .any(|n| n.ancestors().any(|a| a.kind() == ra_ap_syntax::SyntaxKind::BLOCK_EXPR))
 }

@@ -54,6 +54,8 @@ pub struct PendingCheck {
     /// What happened on the way that is not a diagnostic (a failure inside rust-analyzer).
     notes: Vec<String>,
     started: Instant,
+    /// Whether rustc may judge the snippet in the lean program ([`crate::lean`]); not for the rustc-only reference.
+    lean: bool,
 }
 
 impl PendingCheck {
@@ -200,7 +202,7 @@ impl Checker {
     /// rustc's word on a check the fast stage left pending, and what only it makes final.
     pub fn confirm(&mut self, prepared: &PreparedHost, mut pending: PendingCheck) -> Result<Verdict, CheckerError> {
         let started = Instant::now();
-        let outcome = self.rustc_check(&pending.spliced.text)?;
+        let outcome = self.rustc_judge(prepared, &pending)?;
         pending.timings.rustc = Some(ms(started.elapsed()));
         let diagnostics = match outcome {
             RustcOutcome::TimedOut => vec![pending.whole_snippet(
@@ -233,12 +235,27 @@ impl Checker {
         }
         // A hole whose type the snippet settles: say which type it settled.
         if prepared.inferred[pending.hole] {
-            let text = pending.spliced.text.clone();
             let range = pending.spliced.snippet_range().expect("a spliced host has a snippet");
-            let settled = self.with_ra(Some(&text), move |ra| Ok(ra.expr_type(range)))?;
+            let settled = self.with_ra(Some(&pending.spliced), move |ra| Ok(ra.expr_type(range)))?;
             pending.expected_type = Some(format!("{} (inferred from the snippet)", settled.as_deref().unwrap_or("_")));
         }
         Ok(pending.verdict(true, DecidedBy::Rustc, Vec::new()))
+    }
+
+    /// rustc's outcome for a pending check: in the lean program where the snippet allows it, and if rustc rejects
+    /// it there, in the whole program (whose verdict is the one that counts; see [`crate::lean`]).
+    fn rustc_judge(&mut self, prepared: &PreparedHost, pending: &PendingCheck) -> Result<RustcOutcome, CheckerError> {
+        let lean = pending.lean.then(|| {
+            let spliced = &pending.spliced;
+            prepared.host.lean.text(&spliced.text, pending.hole, &pending.snippet, |at| spliced.spliced_offset(at))
+        });
+        if let Some(lean) = lean.flatten() {
+            let outcome = self.rustc_check(&lean)?;
+            if matches!(&outcome, RustcOutcome::Finished { errors } if errors.is_empty()) {
+                return Ok(outcome);
+            }
+        }
+        self.rustc_check(&pending.spliced.text)
     }
 
     /// Where an (accepted, or pending) snippet refers to the hole's bindings and to `Self`: what execution needs
@@ -250,8 +267,7 @@ impl Checker {
     ) -> Result<SnippetUses, CheckerError> {
         let Some(scope) = prepared.scopes[check.hole].clone() else { return Ok(SnippetUses::default()) };
         let range = check.spliced.snippet_range().expect("a spliced host has a snippet");
-        let text = check.spliced.text.clone();
-        self.with_ra(Some(&text), move |ra| Ok(ra.snippet_uses(range, &scope.bindings)))
+        self.with_ra(Some(&check.spliced), move |ra| Ok(ra.snippet_uses(range, &scope.bindings)))
     }
 
     /// The typed view of a pending snippet for the JIT, or why it is outside the JIT's subset.
@@ -271,8 +287,7 @@ impl Checker {
             return Ok(Err(lacuna_ir::Unsupported { construct: "a very large snippet".into(), range: 0..0 }));
         }
         let block = check.spliced.block_range().expect("a spliced host has a snippet");
-        let text = check.spliced.text.clone();
-        self.with_ra(Some(&text), move |ra| Ok(ra.typed_snippet(block, &scope.bindings)))
+        self.with_ra(Some(&check.spliced), move |ra| Ok(ra.typed_snippet(block, &scope.bindings)))
     }
 
     /// Begins a check: the snippet spliced into its hole, once. What a caller asks of the snippet afterwards
@@ -304,6 +319,7 @@ impl Checker {
             timings: Timings::default(),
             notes: Vec::new(),
             started: Instant::now(),
+            lean: true,
         })
     }
 
@@ -315,7 +331,8 @@ impl Checker {
         stage: Stage,
         policy: Option<&Policy>,
     ) -> Result<Precheck, CheckerError> {
-        let pending = self.begin_check(prepared, hole, snippet, policy)?;
+        let mut pending = self.begin_check(prepared, hole, snippet, policy)?;
+        pending.lean = stage != Stage::RustcOnly;
         match self.fast_stage(prepared, pending, stage != Stage::RustcOnly) {
             Fast::Decided(verdict) => Ok(Precheck::Decided(verdict)),
             // With deferred violations the answer is a rejection either way (rustc's, or safe mode's): never let
@@ -372,11 +389,9 @@ impl Checker {
         mut pending: PendingCheck,
         semantic: bool,
     ) -> Result<(PendingCheck, bool), Verdict> {
-        let text = pending.spliced.text.clone();
         let block = pending.spliced.block_range().expect("a spliced host has a snippet");
         let policy = pending.policy.clone();
-        let analysed =
-            self.with_ra(Some(&text.clone()), move |ra| Ok(ra.analyse(&text, block, semantic, policy.as_ref())));
+        let analysed = self.with_ra(Some(&pending.spliced), move |ra| Ok(ra.analyse(block, semantic, policy.as_ref())));
         let analysed = match analysed {
             Ok(analysed) => analysed,
             Err(e) => {
@@ -465,8 +480,7 @@ impl Checker {
             return Ok(pending);
         }
         let range = pending.spliced.snippet_range().expect("a spliced host has a snippet");
-        let text = pending.spliced.text.clone();
-        let crossings = match self.with_ra(Some(&text), move |ra| Ok(ra.boundary_crossings(range))) {
+        let crossings = match self.with_ra(Some(&pending.spliced), move |ra| Ok(ra.boundary_crossings(range))) {
             Ok(crossings) if !crossings.is_empty() => crossings,
             // rust-analyzer failing here leaves the decision to the stages after it, rustc last: a false accept
             // is then one of privacy, not of soundness, and rustc's check of the one crate still holds.
@@ -506,9 +520,8 @@ impl Checker {
     fn resolve_stage(&mut self, prepared: &PreparedHost, mut pending: PendingCheck) -> Result<PendingCheck, Verdict> {
         let Some(policy) = pending.policy.clone() else { return Ok(pending) };
         let range = pending.spliced.snippet_range().expect("a spliced host has a snippet");
-        let text = pending.spliced.text.clone();
         let started = Instant::now();
-        let violations = self.with_ra(Some(&text), move |ra| Ok(ra.policy_violations(range, &policy)));
+        let violations = self.with_ra(Some(&pending.spliced), move |ra| Ok(ra.policy_violations(range, &policy)));
         pending.timings.policy = Some(ms(started.elapsed()));
         match violations {
             Ok(v) if v.iter().all(|v| v.kind == ViolationKind::Unresolved) => {

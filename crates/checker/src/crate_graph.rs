@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use ra_ap_base_db::{
     CrateBuilderId, CrateDisplayName, CrateGraphBuilder, CrateName, CrateOrigin, CrateWorkspaceData, DependencyBuilder,
-    Env, FileChange, LangCrateOrigin, SourceRoot,
+    Env, FileChange, LangCrateOrigin, SourceRoot, SourceRootId,
 };
 use ra_ap_cfg::CfgOptions;
 use ra_ap_ide::{Edition, FileId};
@@ -33,7 +33,23 @@ pub(crate) struct World {
     pub std_file_ids: Vec<FileId>,
     /// A project's proc-macro crates and their shared libraries (none was built: `None`).
     pub proc_macro_crates: Vec<(CrateBuilderId, Option<PathBuf>)>,
+    /// The first file id no file has: where the host's module files take theirs ([`crate::apart`]).
+    pub next_file: u32,
 }
+
+/// The host's source root: the host file and, beside it, its modules read as files of their own.
+pub(crate) const HOST_ROOT: SourceRootId = SourceRootId(2);
+
+/// The host's source root with `modules` (each a file id and a path below the host file's directory).
+pub(crate) fn host_root(host_file: FileId, modules: &[(FileId, &str)]) -> SourceRoot {
+    let mut set = one_file(host_file, HOST_PATH);
+    for (id, path) in modules {
+        set.insert(*id, VfsPath::new_virtual_path(format!("/host/{path}")));
+    }
+    SourceRoot::new_local(set)
+}
+
+const HOST_PATH: &str = "/host/main.rs";
 
 /// File ids, handed out in order.
 #[derive(Default)]
@@ -109,7 +125,8 @@ impl World {
         let mut roots = vec![
             SourceRoot::new_library(std.set),
             SourceRoot::new_library(one_file(prelude_id, "/lacuna/lib.rs")),
-            SourceRoot::new_local(one_file(host_file, "/host/main.rs")),
+            // At `HOST_ROOT`.
+            host_root(host_file, &[]),
         ];
         let mut project_roots = Vec::new();
         for (set, local, by_path) in project_files {
@@ -182,7 +199,7 @@ impl World {
         let dep = DependencyBuilder::new(CrateName::new("lacuna").expect("valid crate name"), lacuna);
         graph.add_dep(host_crate, dep).map_err(graph_error)?;
         change.set_crate_graph(graph);
-        Ok(World { change, host_file, std_files, std_file_ids, proc_macro_crates })
+        Ok(World { change, host_file, std_files, std_file_ids, proc_macro_crates, next_file: ids.0 })
     }
 }
 

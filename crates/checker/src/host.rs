@@ -7,6 +7,7 @@
 
 use ra_ap_syntax::{ast, AstNode, AstToken, Edition, SourceFile, SyntaxKind, SyntaxToken, TextRange, T};
 
+use crate::apart::Layout;
 use crate::line_index::LineIndex;
 use crate::outline::HostOutline;
 
@@ -62,6 +63,11 @@ pub struct Host {
     pub(crate) line_index: LineIndex,
     /// A cargo project's crate flattened into `text`: where each part of it came from.
     pub sources: Option<std::sync::Arc<lacuna_project::Flattened>>,
+    /// How rust-analyzer reads the host: its modules without holes as files ([`crate::apart`]).
+    pub(crate) layout: std::sync::Arc<Layout>,
+    /// What of the host rustc may leave out when it checks a snippet ([`crate::lean`]); nothing for a host rustc
+    /// has not checked alone.
+    pub(crate) lean: std::sync::Arc<crate::lean::Lean>,
 }
 
 /// A host that cannot be used: it does not parse, or has no holes.
@@ -111,7 +117,19 @@ impl Host {
         let hole_functions = hole_functions(&file, &holes);
         let ranges: Vec<std::ops::Range<usize>> = holes.iter().map(|h| h.range.clone()).collect();
         let outline = HostOutline::of(&text, &file, &ranges);
-        Ok(Host { name: name.to_owned(), text, holes, outline, hole_functions, line_index, sources: None })
+        let layout = std::sync::Arc::new(Layout::of(&file, &ranges));
+        let lean = std::sync::Arc::new(crate::lean::Lean::of(&file, &ranges, &hole_functions));
+        Ok(Host {
+            name: name.to_owned(),
+            text,
+            holes,
+            outline,
+            hole_functions,
+            line_index,
+            sources: None,
+            layout,
+            lean,
+        })
     }
 
     /// The host as the compiler sees it with every hole unfilled.
@@ -348,6 +366,8 @@ pub(crate) struct Spliced {
     /// Where the appended prelude starts: everything from here on is glue.
     prelude_at: usize,
     hole: Option<SplicedHole>,
+    /// The host's layout in the spliced text's coordinates.
+    pub layout: Layout,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -393,7 +413,10 @@ impl Spliced {
         };
         let prelude_at = text.len();
         text.push_str(PRELUDE_INJECTION);
-        Spliced { text, prelude_at, hole }
+        let mut spliced = Spliced { text, prelude_at, hole, layout: Layout::default() };
+        // No module made a file holds a hole: only what follows the hole moves.
+        spliced.layout = host.layout.mapped(|at| spliced.spliced_offset(at));
+        spliced
     }
 
     pub fn origin(&self, offset: usize) -> Origin {

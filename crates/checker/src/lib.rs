@@ -12,6 +12,7 @@
 //! ```
 
 mod analysis;
+mod apart;
 mod boundary;
 mod check;
 mod crate_graph;
@@ -21,6 +22,7 @@ pub mod export;
 pub(crate) mod fuel;
 mod host;
 mod ir_build;
+mod lean;
 mod line_index;
 mod outline;
 mod policy;
@@ -422,10 +424,12 @@ impl Checker {
         text: &str,
         holes: &[GeneratedHole],
     ) -> Result<PreparedHost, CheckerError> {
-        let host = self.parse_host(name, text)?;
+        let mut host = self.parse_host(name, text)?;
         if host.holes.len() != holes.len() {
             return self.prepare(name, text);
         }
+        // Nothing says the other functions compile: rustc judges snippets in the whole program.
+        host.lean = Default::default();
         let unfilled = host.unfilled();
         let (baseline, _, scopes) = Checker::analyze_host(&mut self.ra, &host, &unfilled)?;
         let inferred = holes.iter().map(|h| matches!(h, GeneratedHole::Inferred)).collect();
@@ -469,9 +473,8 @@ impl Checker {
             .iter()
             .map(|h| unfilled.spliced_offset(h.range.start + host.text[h.range.clone()].find("agent").unwrap_or(0)))
             .collect();
-        let unfilled_text = unfilled.text.clone();
         let (baseline, expected_types, scopes) = Checker::with_ra_unlimited(ra, move |ra| {
-            ra.set_text(&unfilled_text);
+            ra.set_text(&unfilled.text, &unfilled.layout);
             // The host's own proc macros (its derives) expand here, and only here (closed again on any exit).
             let _expanding = ra.expanding_proc_macros();
             let errors = ra.errors_for_new_host()?;
@@ -506,8 +509,7 @@ impl Checker {
             }
             let spliced = prepared.host.splice(hole, &normalize(snippet), None);
             let range = spliced.snippet_range().expect("a spliced host has a snippet");
-            let text = spliced.text.clone();
-            let ty = self.with_ra(Some(&text), move |ra| Ok(ra.expr_types(range)))?;
+            let ty = self.with_ra(Some(&spliced), move |ra| Ok(ra.expr_types(range)))?;
             match ty {
                 Some(ty) if ty.source.is_some() => types.push((hole, ty)),
                 ty => return Ok(Settled::Unwritable { hole, ty: ty.map(|t| t.display) }),
@@ -547,8 +549,7 @@ impl Checker {
     ) -> Result<TurnTypes, CheckerError> {
         let spliced = prepared.host.splice(hole, &normalize(snippet), prepared.glue_types[hole].as_deref());
         let block = spliced.block_range().expect("a spliced host has a snippet");
-        let text = spliced.text.clone();
-        let types = self.with_ra(Some(&text), move |ra| Ok(ra.turn_types(block)))?;
+        let types = self.with_ra(Some(&spliced), move |ra| Ok(ra.turn_types(block)))?;
         Ok(types.unwrap_or(TurnTypes { tail: None, locals: Vec::new() }))
     }
 
@@ -673,11 +674,11 @@ impl Checker {
     /// outlasts [`CheckerOptions::analysis_timeout`] (or the check's interrupt) is stopped.
     fn with_ra<T: Send>(
         &mut self,
-        text: Option<&str>,
+        spliced: Option<&Spliced>,
         f: impl FnOnce(&RaSession) -> Result<T, CheckerError> + Send,
     ) -> Result<T, CheckerError> {
-        if let Some(text) = text {
-            self.ra.set_text(text);
+        if let Some(spliced) = spliced {
+            self.ra.set_text(&spliced.text, &spliced.layout);
         }
         let limit = Limit { budget: self.analysis_timeout, interrupt: self.interrupt.clone() };
         // `f` holds the session shared: it cannot write, which would wait forever on the stopper's handle.

@@ -250,7 +250,10 @@ pub(crate) fn written_in_snippet(db: &RootDatabase, snippet: TextRange, mac: ra_
         return true;
     }
     let krate = mac.module(db).krate(db);
+    // The snippet is in the host crate's root file; a module of the host read as a file of its own
+    // (`crate::apart`) has offsets of its own.
     crate_kind(db, krate) == CrateKind::Host
+        && source.file_id.file_id().is_some_and(|f| f.file_id(db) == krate.root_file(db))
         && snippet.contains_range(source.value.either(|m| m.syntax().text_range(), |f| f.syntax().text_range()))
 }
 

@@ -1,0 +1,173 @@
+//! rust-analyzer's view of a spliced program: the host's inline modules that hold no hole, each read as a file of
+//! its own.
+//!
+//! A check changes one hole's text; rust-analyzer reparses the file that changed and walks its module for
+//! diagnostics. With the whole program in one file (a single-file host, or a cargo project's crate flattened into
+//! one text) that is the whole program, every check: the cost grows with the program. So rust-analyzer is given the
+//! program as a root file in which each inline module without a hole, `mod name { .. }`, is written `mod name;`,
+//! and the module's items as the file `name.rs` beside it — what a person would write, with the same meaning: a
+//! file module resolves names, macros in textual scope, `#[macro_use]` and visibility as the inline module did.
+//! A check then rewrites only the root file, which holds the holes' modules.
+//!
+//! Offsets are kept: in the root file a module's `{ .. }` becomes `;` followed by whitespace of the same length
+//! (line breaks kept), so every offset in the root file is the spliced text's. A module file's offsets are its own;
+//! nothing there is a snippet's, and its diagnostics are the host's.
+//!
+//! Not made a file (left inline): a module holding a hole, one whose name `name.rs` could not be (the root's own
+//! name `main`, a raw identifier, two modules of one name under different `cfg`s), and everything inside a module
+//! with a `#[path]` attribute (whose children's files would be looked up elsewhere).
+
+use ra_ap_syntax::{ast, ast::HasAttrs, ast::HasModuleItem, ast::HasName, AstNode, SourceFile};
+
+/// An inline module rust-analyzer reads as a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Apart {
+    /// The module's `{ .. }`, braces included, in the text's coordinates.
+    pub body: std::ops::Range<usize>,
+    /// The file's path below the root file's directory: `store.rs`, `inventory/store.rs`.
+    pub path: String,
+}
+
+/// How rust-analyzer reads a host: which modules are files, and what of the host it cannot see once they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub apart: Vec<Apart>,
+    /// Some module made a file declares an `impl` inside a block, where rust-analyzer's method and trait
+    /// resolution is incomplete (the root file's own are looked for in its parse).
+    pub block_local_impls: bool,
+}
+
+impl Layout {
+    /// The layout of `file` whose ranges in `keep` (the holes) stay in the root file.
+    pub(crate) fn of(file: &SourceFile, keep: &[std::ops::Range<usize>]) -> Layout {
+        let mut apart = Vec::new();
+        collect(file.items(), "", keep, &mut apart);
+        let block_local_impls = apart.iter().any(|a| {
+            let range = ra_ap_syntax::TextRange::new((a.body.start as u32).into(), (a.body.end as u32).into());
+            match file.syntax().covering_element(range) {
+                ra_ap_syntax::NodeOrToken::Node(node) => crate::analysis::has_block_local_impls(&node),
+                ra_ap_syntax::NodeOrToken::Token(_) => false,
+            }
+        });
+        Layout { apart, block_local_impls }
+    }
+
+    /// The layout with every offset moved by `f` (what splicing a hole does to the text after it).
+    pub(crate) fn mapped(&self, f: impl Fn(usize) -> usize) -> Layout {
+        Layout {
+            apart: self
+                .apart
+                .iter()
+                .map(|a| Apart { body: f(a.body.start)..f(a.body.end), path: a.path.clone() })
+                .collect(),
+            block_local_impls: self.block_local_impls,
+        }
+    }
+
+    /// The root file's text: `text` with each module's `{ .. }` made `;` and blanks.
+    pub(crate) fn root_text(&self, text: &str) -> String {
+        let mut root = String::with_capacity(text.len());
+        let mut at = 0;
+        for a in &self.apart {
+            root.push_str(&text[at..a.body.start]);
+            root.push(';');
+            // Line breaks kept, everything else a space: one byte each, so offsets after it are unchanged.
+            crate::lean::blank(&mut root, &text[a.body.start + 1..a.body.end]);
+            at = a.body.end;
+        }
+        root.push_str(&text[at..]);
+        root
+    }
+
+    /// Each module file's path and text (the module's items, between its braces).
+    pub(crate) fn files<'t>(&'t self, text: &'t str) -> impl Iterator<Item = (&'t str, &'t str)> + 't {
+        self.apart.iter().map(move |a| (a.path.as_str(), &text[a.body.start + 1..a.body.end - 1]))
+    }
+}
+
+/// Modules among `items` (whose directory below the root's is `dir`) that can be files, into `out` in text order;
+/// the ones that hold a hole are walked for theirs.
+fn collect(items: ast::AstChildren<ast::Item>, dir: &str, keep: &[std::ops::Range<usize>], out: &mut Vec<Apart>) {
+    let modules: Vec<ast::Module> = items
+        .filter_map(|item| match item {
+            ast::Item::Module(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    let name_of = |m: &ast::Module| m.name().map(|n| n.text().to_string());
+    for module in &modules {
+        let (Some(name), Some(list)) = (name_of(module), module.item_list()) else { continue };
+        let range = list.syntax().text_range();
+        let body = usize::from(range.start())..usize::from(range.end());
+        let holds_hole = keep.iter().any(|k| k.start < body.end && body.start < k.end);
+        let has_path = module.attrs().any(|a| a.path().is_some_and(|p| p.syntax().text() == "path"));
+        if holds_hole {
+            if !has_path {
+                collect(list.items(), &format!("{dir}{name}/"), keep, out);
+            }
+            continue;
+        }
+        let unique = modules.iter().filter(|m| name_of(m).as_deref() == Some(name.as_str())).count() == 1;
+        let nameable = !name.starts_with("r#") && !(dir.is_empty() && name == "main");
+        if unique && nameable && !has_path {
+            out.push(Apart { body, path: format!("{dir}{name}.rs") });
+        }
+    }
+    out.sort_by_key(|a| a.body.start);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    fn layout(text: &str) -> (Layout, String) {
+        let file = SourceFile::parse(text, ra_ap_syntax::Edition::Edition2021).tree();
+        let hole = text.find("agent!").map(|at| at..at + 6).into_iter().collect::<Vec<_>>();
+        let layout = Layout::of(&file, &hole);
+        // Blanks shown as nothing at the ends of lines (what `expect!` can hold).
+        let mut shown: String = layout.root_text(text).lines().map(|l| format!("{}\n", l.trim_end())).collect();
+        for (path, body) in layout.files(text) {
+            shown.push_str(&format!("--- {path}\n{}\n", body.trim()));
+        }
+        (layout, shown)
+    }
+
+    #[test]
+    fn modules_without_holes_become_files_and_offsets_stay() {
+        let text = "mod a {\n    pub fn f() {}\n}\n#[cfg(test)]\nmod tests { #![allow(dead_code)] }\n\
+                    mod b {\n    mod c { pub struct C; }\n    fn g() { agent!(\"x\"); }\n}\nfn main() {}\n";
+        let (layout, shown) = layout(text);
+        assert_eq!(layout.root_text(text).len(), text.len());
+        expect![[r#"
+            mod a ;
+
+
+            #[cfg(test)]
+            mod tests ;
+            mod b {
+                mod c ;
+                fn g() { agent!("x"); }
+            }
+            fn main() {}
+            --- a.rs
+            pub fn f() {}
+            --- tests.rs
+            #![allow(dead_code)]
+            --- b/c.rs
+            pub struct C;
+        "#]]
+        .assert_eq(&shown);
+    }
+
+    #[test]
+    fn modules_a_file_could_not_stand_for_stay_inline() {
+        let text = "#[cfg(unix)] mod imp { pub fn f() {} }\n#[cfg(not(unix))] mod imp { pub fn f() {} }\n\
+                    mod main { }\nmod r#type { }\n#[path = \"x\"] mod p { mod q { } fn h() { agent!(\"x\") } }\n\
+                    mod s { impl S { fn f() { struct T; impl T {} } } }\n";
+        let (layout, _) = layout(text);
+        let paths: Vec<&str> = layout.apart.iter().map(|a| a.path.as_str()).collect();
+        assert_eq!(paths, ["s.rs"]);
+        assert!(layout.block_local_impls);
+    }
+}
