@@ -17,7 +17,7 @@
 //! then (so a host the emptying would break, say one that denies unused variables, costs a second run, never a
 //! wrong verdict).
 
-use ra_ap_syntax::{ast, ast::HasAttrs, AstNode, SourceFile, SyntaxKind};
+use ra_ap_syntax::{ast, ast::HasAttrs, ast::HasName, AstNode, SourceFile, SyntaxKind};
 
 /// Which bodies of a host can be emptied, and which of its holes' functions allow it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,6 +26,9 @@ pub(crate) struct Lean {
     pub bodies: Vec<std::ops::Range<usize>>,
     /// Per hole: whether its function's type is its own (not opaque), so its callers see nothing of the snippet.
     pub hole_allows: Vec<bool>,
+    /// Names the host gives macros of its own (`macro_rules!`, `macro`) or imports under (`use`): a call by such a
+    /// name is not known to be std's.
+    shadowed: Vec<String>,
 }
 
 /// Attributes that change nothing of how a function's body is read.
@@ -47,36 +50,13 @@ const INERT_ATTRIBUTES: &[&str] = &[
     "deprecated",
 ];
 
-/// std's macros that expand to an expression of their arguments (never to an item), and Lacuna's holes.
-const EXPRESSION_MACROS: &[&str] = &[
-    "format",
-    "print",
-    "println",
-    "eprint",
-    "eprintln",
-    "write",
-    "writeln",
-    "vec",
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "panic",
-    "unreachable",
-    "todo",
-    "unimplemented",
-    "matches",
-    "dbg",
-    "format_args",
-    "concat",
-    "stringify",
-    "line",
-    "column",
-    "file",
-    "agent",
-];
+/// Whether a macro of this name is one of std's that expand to an expression of their arguments (never to an
+/// item), or Lacuna's hole, and the host does not define or import another of that name (`shadowed`).
+fn expression_macro(name: &str, shadowed: &[String]) -> bool {
+    (lacuna_policy::STD_EXPRESSION_MACROS.contains(&name)
+        || matches!(name, "agent" | "concat" | "stringify" | "line" | "column" | "file"))
+        && !shadowed.iter().any(|s| s == name)
+}
 
 /// The shortest body worth emptying: `{loop{}}`.
 const EMPTIED: &str = "{loop{}";
@@ -88,6 +68,7 @@ impl Lean {
         holes: &[std::ops::Range<usize>],
         hole_functions: &[std::ops::Range<usize>],
     ) -> Lean {
+        let shadowed = shadowing_names(file);
         let mut bodies = Vec::new();
         let mut hole_allows = vec![false; holes.len()];
         for f in file.syntax().descendants().filter_map(ast::Fn::cast) {
@@ -99,7 +80,7 @@ impl Lean {
                 }
             }
             let holds_hole = holes.iter().any(|h| range.start <= h.start && h.end <= range.end);
-            if holds_hole || !is_item(&f) || !emptiable(&f) {
+            if holds_hole || !is_item(&f) || !emptiable(&f, &shadowed) {
                 continue;
             }
             if let Some(body) = f.body() {
@@ -110,7 +91,7 @@ impl Lean {
             }
         }
         bodies.sort_by_key(|b| b.start);
-        Lean { bodies, hole_allows }
+        Lean { bodies, hole_allows, shadowed }
     }
 
     /// The lean program for `text` (a spliced program), whose host offsets `to_spliced` maps; `None` when the
@@ -122,7 +103,10 @@ impl Lean {
         snippet: &str,
         to_spliced: impl Fn(usize) -> usize,
     ) -> Option<String> {
-        if self.bodies.is_empty() || !self.hole_allows.get(hole).copied().unwrap_or(false) || !snippet_allows(snippet) {
+        if self.bodies.is_empty()
+            || !self.hole_allows.get(hole).copied().unwrap_or(false)
+            || !snippet_allows(snippet, &self.shadowed)
+        {
             return None;
         }
         let mut lean = String::with_capacity(text.len());
@@ -159,6 +143,32 @@ pub(crate) fn blank(out: &mut String, text: &str) {
     spaces(out, rest.len());
 }
 
+/// The names `file` defines macros by, or imports anything under.
+fn shadowing_names(file: &SourceFile) -> Vec<String> {
+    let mut names: Vec<String> = file
+        .syntax()
+        .descendants()
+        .filter_map(|n| {
+            if let Some(m) = ast::MacroRules::cast(n.clone()) {
+                m.name().map(|n| n.text().to_string())
+            } else if let Some(m) = ast::MacroDef::cast(n.clone()) {
+                m.name().map(|n| n.text().to_string())
+            } else if let Some(rename) = ast::Rename::cast(n.clone()) {
+                rename.name().map(|n| n.text().to_string())
+            } else {
+                let tree = ast::UseTree::cast(n)?;
+                if tree.use_tree_list().is_some() || tree.star_token().is_some() {
+                    return None;
+                }
+                tree.path()?.segment()?.name_ref().map(|n| n.text().to_string())
+            }
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Whether `f`'s type hides something its body decides: `async`, or `impl Trait` in its return type.
 fn opaque(f: &ast::Fn) -> bool {
     f.async_token().is_some()
@@ -173,7 +183,7 @@ fn is_item(f: &ast::Fn) -> bool {
 }
 
 /// Whether emptying `f`'s body leaves every other body's verdict as it was.
-fn emptiable(f: &ast::Fn) -> bool {
+fn emptiable(f: &ast::Fn, shadowed: &[String]) -> bool {
     if opaque(f) || f.const_token().is_some() {
         return false;
     }
@@ -188,14 +198,14 @@ fn emptiable(f: &ast::Fn) -> bool {
                 .path()
                 .and_then(|p| p.segment())
                 .and_then(|s| s.name_ref())
-                .is_some_and(|n| EXPRESSION_MACROS.contains(&&*n.text())),
+                .is_some_and(|n| expression_macro(&n.text(), shadowed)),
             Some(_) => false,
         })
 }
 
 /// Whether a snippet leaves everything outside its function as it was: no `impl`, no derive, no macro but
 /// std's expression macros.
-fn snippet_allows(snippet: &str) -> bool {
+fn snippet_allows(snippet: &str, shadowed: &[String]) -> bool {
     let lexed = ra_ap_parser::LexedStr::new(ra_ap_parser::Edition::Edition2021, snippet);
     let tokens: Vec<(SyntaxKind, &str)> =
         (0..lexed.len()).map(|i| (lexed.kind(i), lexed.text(i))).filter(|(k, _)| !k.is_trivia()).collect();
@@ -204,7 +214,7 @@ fn snippet_allows(snippet: &str) -> bool {
             SyntaxKind::IMPL_KW => false,
             SyntaxKind::IDENT if *text == "derive" => false,
             SyntaxKind::IDENT => {
-                tokens.get(i + 1).is_none_or(|(k, _)| *k != SyntaxKind::BANG) || EXPRESSION_MACROS.contains(text)
+                tokens.get(i + 1).is_none_or(|(k, _)| *k != SyntaxKind::BANG) || expression_macro(text, shadowed)
             }
             _ => true,
         })
@@ -283,6 +293,11 @@ fn main() {\n    let s = S;\n    let _ = agent!(\"x\");\n}\n";
         assert!(lean(HOST, "#[derive(Clone)] struct U;\n0").is_none());
         assert!(lean(HOST, "macro_rules! m { () => { 1 } }\nm!()").is_none());
         assert!(lean(HOST, "some_dep::make!(S)").is_none());
+        // A host's own `vec!` may make anything.
+        let shadowing = format!("macro_rules! vec {{ () => {{ impl S {{}} }} }}\n{HOST}fn plain() -> u32 {{\n    let x = 1;\n    x + 1\n}}\n");
+        let l = lean(&shadowing, "s.total()").expect("lean");
+        assert!(l.contains("let v = vec![1, 2];") && !l.contains("x + 1"));
+        assert!(lean(&shadowing, "vec![1u32].len() as u32").is_none());
         let opaque = HOST.replace(
             "fn main() {\n    let s = S;\n    let _ = agent!",
             "async fn main() {\n    let s = S;\n    let _ = agent!",
