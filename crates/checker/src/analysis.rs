@@ -291,10 +291,9 @@ impl RaSession {
         })
     }
 
-    /// Parses the spliced text, checks the snippet's block is intact, then (if `semantic`) collects type errors.
-    /// `block` is the range of the `{ snippet }` block in `text`.
-    /// With a `policy`, safe mode's syntax-level rules run on the snippet first. `text` must be the host file's
-    /// text already ([`RaSession::set_text`]).
+    /// The spliced text the host files hold ([`RaSession::set_text`]): its parse, whether the snippet's block is
+    /// intact, then (if `semantic`) rust-analyzer's errors. `block` is the range of the `{ snippet }` block in it.
+    /// With a `policy`, safe mode's syntax-level rules run on the snippet first.
     pub fn analyse(
         &self,
         block: std::ops::Range<usize>,
