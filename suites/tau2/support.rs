@@ -17,7 +17,12 @@ impl std::error::Error for ToolError {}
 
 /// Adds `kind id: ...` for each record that differs between `ours` and `expected` (compared as `Debug` text),
 /// is only in ours, or is missing.
-pub fn differ<T: std::fmt::Debug>(kind: &str, ours: &BTreeMap<String, T>, expected: &BTreeMap<String, T>, out: &mut Vec<String>) {
+pub fn differ<T: std::fmt::Debug>(
+    kind: &str,
+    ours: &BTreeMap<String, T>,
+    expected: &BTreeMap<String, T>,
+    out: &mut Vec<String>,
+) {
     for (id, record) in ours {
         match expected.get(id) {
             None => out.push(format!("{kind} {id}: not expected")),

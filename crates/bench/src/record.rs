@@ -42,6 +42,16 @@ pub struct TaskRecord {
     /// The task's assertions on the final state, in order, as they came out.
     #[serde(default)]
     pub assertions: Vec<bool>,
+    /// What the task wanted the customer told that no reply said (τ²'s `COMMUNICATE` basis).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_communicated: Vec<String>,
+    /// The task's `NL_ASSERTION`s as the judge graded them; left out when the task has none or no judge ran (then
+    /// `nl_unjudged` says the basis went unscored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nl_assertions: Option<Vec<crate::tau2::judge::NlCheck>>,
+    /// The task is scored on `NL_ASSERTION` but no `--judge-model` graded it: solved on its other bases alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nl_unjudged: bool,
     /// What stopped the task, when something did (the task is then unsolved).
     pub error: Option<String>,
 }

@@ -25,6 +25,8 @@ pub struct SuiteRow {
     pub mean_tool_calls: f64,
     /// Tasks that stopped on an error (worker, setup, verdict), counted unsolved.
     pub errors: usize,
+    /// Tasks scored on `NL_ASSERTION` that no judge model graded (scored on their other bases alone).
+    pub nl_unjudged: usize,
     /// Diagnostic kinds of the rejected generations, most frequent first.
     pub rejection_kinds: Vec<(String, u64)>,
 }
@@ -32,6 +34,8 @@ pub struct SuiteRow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     pub rows: Vec<SuiteRow>,
+    /// All suites' tasks pooled into one row (the paper's "overall"), when there is more than one suite.
+    pub overall: Option<SuiteRow>,
 }
 
 impl Report {
@@ -44,14 +48,18 @@ impl Report {
         for ((suite, _), record) in latest {
             by_suite.entry(suite).or_default().push(record);
         }
-        Report { rows: by_suite.into_iter().map(|(suite, records)| row(suite, &records)).collect() }
+        let overall = (by_suite.len() > 1).then(|| {
+            let all: Vec<TaskRecord> = by_suite.values().flatten().cloned().collect();
+            row("overall".to_owned(), &all)
+        });
+        Report { rows: by_suite.into_iter().map(|(suite, records)| row(suite, &records)).collect(), overall }
     }
 
     /// The table as text.
     pub fn table(&self) -> String {
         let header = ["suite", "tasks", "solved %", "rejected %", "regen/task", "compile %", "turns", "tool calls"];
         let mut lines: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
-        for r in &self.rows {
+        for r in self.rows.iter().chain(&self.overall) {
             lines.push(vec![
                 r.suite.clone(),
                 r.tasks.to_string(),
@@ -78,6 +86,11 @@ impl Report {
                         }
                     })
                     .collect();
+            // The pooled row, set off from the suites' rows.
+            if n == lines.len() - 1 && self.overall.is_some() {
+                out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+                out.push('\n');
+            }
             out.push_str(cells.join("  ").trim_end());
             out.push('\n');
             if n == 0 {
@@ -88,6 +101,12 @@ impl Report {
         for r in &self.rows {
             if r.errors > 0 {
                 out.push_str(&format!("{}: {} task(s) stopped on an error (counted unsolved)\n", r.suite, r.errors));
+            }
+            if r.nl_unjudged > 0 {
+                out.push_str(&format!(
+                    "{}: {} task(s) scored without their NL_ASSERTION basis (no --judge-model)\n",
+                    r.suite, r.nl_unjudged
+                ));
             }
             if !r.rejection_kinds.is_empty() {
                 let kinds: Vec<String> = r.rejection_kinds.iter().take(8).map(|(k, n)| format!("{k} {n}")).collect();
@@ -185,6 +204,7 @@ fn row(suite: String, records: &[TaskRecord]) -> SuiteRow {
         mean_turns: turns as f64 / n,
         mean_tool_calls: records.iter().map(|r| r.tool_calls as f64).sum::<f64>() / n,
         errors: records.iter().filter(|r| r.error.is_some()).count(),
+        nl_unjudged: records.iter().filter(|r| r.nl_unjudged).count(),
         rejection_kinds,
     }
 }
@@ -226,5 +246,28 @@ mod tests {
         assert!((row.regenerations_per_task - 1.0 / 3.0).abs() < 1e-9);
         assert_eq!(row.compile_success_pct, 100.0);
         assert_eq!(row.rejection_kinds, vec![("E0308".to_string(), 1)]);
+        assert!(Report::from_records(vec![record("1", true, 1, &[])]).overall.is_none());
+    }
+
+    #[test]
+    fn suites_pool_into_an_overall_row_weighted_by_tasks() {
+        let mut records = vec![record("1", true, 1, &[]), record("2", false, 2, &[&["E0308"]])];
+        for task in ["1", "2", "3", "4"] {
+            records.push(TaskRecord { suite: "t".into(), ..record(task, task == "1", 1, &[]) });
+        }
+        let report = Report::from_records(records);
+        let overall = report.overall.as_ref().expect("two suites");
+        assert_eq!((overall.tasks, overall.solved, overall.generations, overall.rejected), (6, 2, 7, 1));
+        assert!((overall.solved_pct - 100.0 / 3.0).abs() < 1e-9);
+        expect_test::expect![[r#"
+            suite    tasks  solved %  rejected %  regen/task  compile %  turns  tool calls
+            -------  -----  --------  ----------  ----------  ---------  -----  ----------
+            s            2      50.0        33.3        0.50      100.0    1.0         4.0
+            t            4      25.0         0.0        0.00      100.0    1.0         4.0
+            -------  -----  --------  ----------  ----------  ---------  -----  ----------
+            overall      6      33.3        14.3        0.17      100.0    1.0         4.0
+            s: rejections by kind: E0308 1
+        "#]]
+        .assert_eq(&report.table());
     }
 }

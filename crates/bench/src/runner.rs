@@ -11,8 +11,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::record::{Rejection, TaskRecord};
+use crate::tau2::judge::{self, Judge};
 use crate::tau2::user::{User, UserSpec};
-use crate::tau2::{code, Task};
+use crate::tau2::{self, code, Task};
 use crate::worker::Worker;
 use crate::{BenchError, Suite};
 
@@ -65,6 +66,8 @@ pub struct RunOptions {
     pub agent: Agent,
     /// Who plays the user.
     pub user: UserSpec,
+    /// Who grades `NL_ASSERTION`s (none: that basis is not scored, and records say so).
+    pub judge: Option<Judge>,
     /// Workers, each running one task at a time.
     pub jobs: usize,
     pub shard: Option<Shard>,
@@ -144,7 +147,15 @@ pub fn run(
                 loop {
                     let Some(task) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
                     let record = match worker_for(&mut worker, options) {
-                        Ok(w) => match run_task(w, workspace, suite, &task, &options.agent, &options.user) {
+                        Ok(w) => match run_task(
+                            w,
+                            workspace,
+                            suite,
+                            &task,
+                            &options.agent,
+                            &options.user,
+                            options.judge.as_ref(),
+                        ) {
                             Ok(record) => record,
                             Err(e) => {
                                 // The worker is gone: this task failed; the next one gets a new worker.
@@ -224,6 +235,7 @@ pub fn run_task(
     task: &Task,
     agent: &Agent,
     user: &UserSpec,
+    judge: Option<&Judge>,
 ) -> Result<TaskRecord, BenchError> {
     let started = Instant::now();
     let mut record = TaskRecord {
@@ -251,7 +263,8 @@ pub fn run_task(
         }
     };
     let mut user = User::new(user, task);
-    let result = converse(worker, suite, task, agent, &mut user, &session, &db, &mut record);
+    let mut conversation = Vec::new();
+    let result = converse(worker, suite, task, agent, &mut user, &session, &db, &mut record, &mut conversation);
     if let Some(n) = user.tokens() {
         *record.tokens.get_or_insert(0) += n;
     }
@@ -260,9 +273,25 @@ pub fn run_task(
         record.error = Some(error);
     }
     let scored = |basis: &str| task.reward_basis.iter().any(|b| b == basis);
+    if record.error.is_none() && scored("NL_ASSERTION") && !task.nl_assertions.is_empty() {
+        match judge {
+            Some(judge) => match judge::grade(judge, &task.nl_assertions, &conversation) {
+                Ok((checks, tokens)) => {
+                    record.nl_assertions = Some(checks);
+                    if let Some(n) = tokens {
+                        *record.tokens.get_or_insert(0) += n;
+                    }
+                }
+                Err(e) => record.error = Some(e),
+            },
+            None => record.nl_unjudged = true,
+        }
+    }
     record.solved = record.error.is_none()
         && (!scored("DB") || record.diff.is_empty())
-        && (!scored("ENV_ASSERTION") || record.assertions.iter().all(|a| *a));
+        && (!scored("ENV_ASSERTION") || record.assertions.iter().all(|a| *a))
+        && (!scored("COMMUNICATE") || record.not_communicated.is_empty())
+        && record.nl_assertions.iter().flatten().all(|check| check.met);
     record.reward = if record.solved { 1.0 } else { 0.0 };
     record.time_ms.wall = started.elapsed().as_secs_f64() * 1000.0;
     Ok(record)
@@ -279,11 +308,11 @@ fn converse(
     session: &Value,
     db: &Path,
     record: &mut TaskRecord,
+    earlier: &mut Vec<(String, String)>,
 ) -> Result<Result<(), String>, BenchError> {
     if let Err(why) = harness_turn(worker, session, code::setup_turn(suite.domain, task, db), record)? {
         return Ok(Err(format!("loading the store: {why}")));
     }
-    let mut earlier: Vec<(String, String)> = Vec::new();
     let mut reply: Option<String> = None;
     for k in 0..suite.max_turns as usize {
         let message = match user.next(reply.as_deref()) {
@@ -298,7 +327,7 @@ fn converse(
             },
             // Everything was done in the first turn; the oracle only answers.
             Agent::Oracle => json!({"snippet": "\"Is there anything else I can help you with?\".to_string()"}),
-            Agent::Model(spec) => json!({"task": turn_task(suite, &earlier, &message), "model": spec}),
+            Agent::Model(spec) => json!({"task": turn_task(suite, earlier, &message), "model": spec}),
         };
         record.turns += 1;
         let outcome = match turn(worker, session, params, record)? {
@@ -330,6 +359,13 @@ fn converse(
         earlier.push((message, said.clone()));
         reply = Some(said);
     }
+    let replies: Vec<String> = earlier.iter().map(|(_, said)| said.clone()).collect();
+    record.not_communicated = task
+        .communicate_info
+        .iter()
+        .filter(|info| !tau2::communicated(std::slice::from_ref(info), &replies))
+        .cloned()
+        .collect();
     let outcome = match harness_turn(worker, session, code::reward_turn(suite.domain, task, db), record)? {
         Ok(outcome) => outcome,
         Err(why) => {

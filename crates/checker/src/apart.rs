@@ -108,7 +108,7 @@ fn collect(items: ast::AstChildren<ast::Item>, dir: &str, keep: &[std::ops::Rang
             continue;
         }
         let unique = modules.iter().filter(|m| name_of(m).as_deref() == Some(name.as_str())).count() == 1;
-        let nameable = !name.starts_with("r#") && !(dir.is_empty() && name == "main");
+        let nameable = !(name.starts_with("r#") || (dir.is_empty() && name == "main"));
         if unique && nameable && !has_path {
             out.push(Apart { body, path: format!("{dir}{name}.rs") });
         }

@@ -189,7 +189,7 @@ fn emptiable(f: &ast::Fn, shadowed: &[String]) -> bool {
     }
     let inert = f
         .attrs()
-        .all(|a| a.path().and_then(|p| p.as_single_name_ref()).is_some_and(|n| INERT_ATTRIBUTES.contains(&&*n.text())));
+        .all(|a| a.path().and_then(|p| p.as_single_name_ref()).is_some_and(|n| INERT_ATTRIBUTES.contains(&n.text())));
     let Some(body) = f.body() else { return false };
     inert
         && body.syntax().descendants().all(|n| match ast::Item::cast(n.clone()) {
@@ -198,7 +198,7 @@ fn emptiable(f: &ast::Fn, shadowed: &[String]) -> bool {
                 .path()
                 .and_then(|p| p.segment())
                 .and_then(|s| s.name_ref())
-                .is_some_and(|n| expression_macro(&n.text(), shadowed)),
+                .is_some_and(|n| expression_macro(n.text(), shadowed)),
             Some(_) => false,
         })
 }

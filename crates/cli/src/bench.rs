@@ -17,15 +17,18 @@ use lacuna_bench::{Report, Suite, TaskRecord};
 #[command(after_help = "\
 Examples:
   lacuna bench suites/tau2-retail.toml --model oracle -j 2 --out runs/retail.oracle.jsonl
-  lacuna bench suites/tau2-retail.toml --model openai:<m> -j 4 --out runs/retail.jsonl --record runs/retail.cassette.jsonl
+  lacuna bench suites/tau2-airline.toml --model oracle -j 2 --out runs/airline.oracle.jsonl
+  lacuna bench suites/tau2-retail.toml --model openai:<m> --user-model openai:<u> --judge-model openai:<j> -j 4 \\
+      --out runs/retail.jsonl --record runs/retail.cassette.jsonl
   lacuna bench suites/tau2-retail.toml --model replay:runs/retail.cassette.jsonl --out runs/retail.replay.jsonl
   lacuna bench suites/tau2-retail.toml --model oracle --shard 2/8 --out runs/retail.2.jsonl
-  lacuna bench report runs/retail*.jsonl
+  lacuna bench report runs/*.jsonl
 
 Each task is a session on the suite's host: a turn loads the store, each user message is a turn the agent
 writes (checked, retried from diagnostics, run), and a last turn compares the store with the one the task's
-expected actions leave (τ²'s reward on the DB basis). One JSON line per task goes to --out as it finishes;
---resume skips the tasks already there.")]
+expected actions leave. Scored as τ² scores the task (its reward basis): DB, ENV_ASSERTION, COMMUNICATE, and
+NL_ASSERTION when a --judge-model grades it. One JSON line per task goes to --out as it finishes; --resume skips
+the tasks already there.")]
 pub struct BenchArgs {
     #[command(subcommand)]
     command: Option<BenchCommand>,
@@ -43,6 +46,12 @@ pub struct BenchArgs {
     /// user simulator; without it, a scripted user says what they want and know in one message.
     #[arg(long, value_name = "SPEC")]
     user_model: Option<String>,
+
+    /// Who grades τ²'s `NL_ASSERTION`s (a model: `openai:<m>`, ..., `replay:<cassette>`): it reads the
+    /// conversation and says which of the task's assertions hold. Without it, tasks scored on `NL_ASSERTION` are
+    /// scored on their other bases alone, and the records and table say so.
+    #[arg(long, value_name = "SPEC")]
+    judge_model: Option<String>,
 
     /// Tasks running at once, each in its own worker process (about 1 GB each).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -146,11 +155,22 @@ pub fn run(args: BenchArgs) -> anyhow::Result<u8> {
             )
         }
     };
+    let judge = match &args.judge_model {
+        None => None,
+        Some(spec) => {
+            let parsed: lacuna_agent::ModelSpec = spec.parse()?;
+            let settings = lacuna_agent::ModelSettings { record: args.record.clone(), ..Default::default() };
+            Some(lacuna_bench::tau2::judge::Judge(
+                lacuna_agent::connect(&parsed, &settings).with_context(|| format!("the judge model {spec}"))?,
+            ))
+        }
+    };
     let options = RunOptions {
         program: std::env::current_exe().context("finding the lacuna binary for the workers")?,
         worker_args,
         agent,
         user,
+        judge,
         jobs: args.jobs as usize,
         shard: args.shard,
         only: args.tasks.clone(),

@@ -1,6 +1,7 @@
-//! `lacuna bench` on τ²-bench retail, through the real binary and its `serve --stdio` workers: the oracle solves
-//! tasks (one whose expected actions include calls that fail), an agent that omits or alters one action is
-//! rewarded 0, the rejection columns count a scripted model's rejected replies exactly, records resume and merge.
+//! `lacuna bench` on τ²-bench retail, airline and mock, through the real binary and its `serve --stdio` workers:
+//! the oracle solves tasks (one whose expected actions include calls that fail), an agent that omits or alters one
+//! action, or does not say what the task wants said, is rewarded 0, the rejection columns count a scripted model's
+//! rejected replies exactly, records resume and merge.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -62,10 +63,15 @@ fn the_oracle_solves_tasks_and_records_resume_and_merge() {
     let out = bench(dir.path(), &[suite, "--model", "oracle", "--task", "0", "--task", "38", "--out", "runs/a.jsonl"]);
     let table = ok(&out);
     assert!(table.contains("tau2-retail"), "{table}");
+    // Both are scored on DB and NL_ASSERTION; 38 has assertions to grade (0 has none), so with no judge model it
+    // is scored on DB alone, and the table says so.
+    assert!(table.contains("tau2-retail: 1 task(s) scored without their NL_ASSERTION basis"), "{table}");
     let first = records(&dir.path().join("runs/a.jsonl"));
     assert_eq!(first.len(), 2);
     for record in &first {
         assert!(record.solved && record.reward == 1.0, "{record:?}");
+        assert_eq!(record.nl_unjudged, record.task == "38", "{record:?}");
+        assert!(record.nl_assertions.is_none(), "{record:?}");
         assert!(record.error.is_none() && record.diff.is_empty(), "{record:?}");
         assert_eq!(record.tool_calls, task(&record.task).actions.len() as u64, "{record:?}");
         assert_eq!((record.turns, record.turns_compiled, record.generations, record.rejected), (1, 1, 1, 0));
@@ -174,6 +180,55 @@ fn an_agent_that_omits_or_alters_an_action_is_rewarded_zero_and_rejections_are_c
 }
 
 #[test]
+fn a_judge_model_grades_nl_assertions() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_file();
+    let suite = suite.to_str().unwrap();
+    // The oracle does what tasks 2 and 38 ask; the judge finds every assertion of task 2 met, and the first of
+    // task 38's not: 38's database is right, but it is not solved.
+    let judged = |task: &Task, first_met: bool| {
+        let results: Vec<String> = (0..task.nl_assertions.len())
+            .map(|k| {
+                format!(
+                    "{{\"expectedOutcome\": \"#{k}\", \"reasoning\": \"r{k}\", \"metExpectation\": {}}}",
+                    k > 0 || first_met
+                )
+            })
+            .collect();
+        format!("{{\"results\": [{}]}}", results.join(", "))
+    };
+    let (t2, t38) = (task("2"), task("38"));
+    assert!(!t2.nl_assertions.is_empty() && !t38.nl_assertions.is_empty());
+    let spec = script(dir.path(), "judge.txt", &[judged(&t2, true), judged(&t38, false)]);
+    let out = bench(
+        dir.path(),
+        &[suite, "--model", "oracle", "--judge-model", &spec, "--task", "2", "--task", "38", "--out", "j.jsonl"],
+    );
+    let table = ok(&out);
+    assert!(!table.contains("NL_ASSERTION"), "{table}");
+    let got = records(&dir.path().join("j.jsonl"));
+    let by_id = |id: &str| got.iter().find(|r| r.task == id).expect("a record").clone();
+    let r2 = by_id("2");
+    assert!(r2.solved && !r2.nl_unjudged, "{r2:?}");
+    assert_eq!(r2.nl_assertions.as_ref().map(Vec::len), Some(t2.nl_assertions.len()));
+    let r38 = by_id("38");
+    assert!(!r38.solved && r38.diff.is_empty() && r38.error.is_none(), "{r38:?}");
+    let checks = r38.nl_assertions.expect("graded");
+    assert_eq!(
+        (checks[0].assertion.as_str(), checks[0].met, checks[0].reasoning.as_str()),
+        (t38.nl_assertions[0].as_str(), false, "r0")
+    );
+
+    // A judge whose reply cannot be read stops the task with a reason; it is neither passed nor failed by a guess.
+    let spec = script(dir.path(), "confused.txt", &["I think the agent did fine.".to_owned()]);
+    let out =
+        bench(dir.path(), &[suite, "--model", "oracle", "--judge-model", &spec, "--task", "38", "--out", "c.jsonl"]);
+    ok(&out);
+    let r38 = records(&dir.path().join("c.jsonl")).remove(0);
+    assert!(!r38.solved && r38.error.as_deref().is_some_and(|e| e.contains("no JSON object")), "{r38:?}");
+}
+
+#[test]
 fn bad_suites_and_arguments_say_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let suite = suite_file();
@@ -189,15 +244,83 @@ fn bad_suites_and_arguments_say_what_to_do() {
     assert!(String::from_utf8_lossy(&task.stderr).contains("no task `no-such-task`"), "{task:?}");
     std::fs::write(
         dir.path().join("bad.toml"),
-        "name = \"x\"\nkind = \"tau2\"\ndomain = \"airline\"\nhost = \"h.rs\"\ndata = \".\"\n",
+        "name = \"x\"\nkind = \"tau2\"\ndomain = \"banking\"\nhost = \"h.rs\"\ndata = \".\"\n",
     )
     .unwrap();
     let domain = bench(dir.path(), &["bad.toml", "--model", "oracle"]);
-    assert!(String::from_utf8_lossy(&domain.stderr).contains("unknown τ² domain `airline`"), "{domain:?}");
+    assert!(String::from_utf8_lossy(&domain.stderr).contains("unknown τ² domain `banking`"), "{domain:?}");
     std::fs::write(dir.path().join("broken.jsonl"), "{\"suite\": 1}\n{}\n").unwrap();
     let report = bench(dir.path(), &["report", "broken.jsonl"]);
     assert_eq!(report.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&report.stderr).contains("broken.jsonl:1"), "{report:?}");
+}
+
+/// A snippet a model writes for airline task 3 (how many bags may Anya Garcia bring?): it reads the reservation
+/// and the user, applies the policy's allowance (free bags per passenger by membership and cabin) and says the
+/// number.
+const BAG_ALLOWANCE: &str = r#"let answer = match (airline.get_reservation_details("JMO1MG"), airline.get_user_details("anya_garcia_5901")) {
+    (Ok(reservation), Ok(user)) => {
+        let free_per_passenger = match (user.membership, reservation.cabin) {
+            (Membership::Regular, Cabin::BasicEconomy) => 0,
+            (Membership::Regular, Cabin::Economy) => 1,
+            (Membership::Regular, Cabin::Business) => 2,
+            (Membership::Silver, Cabin::BasicEconomy) => 0,
+            (Membership::Silver, Cabin::Economy) => 2,
+            (Membership::Silver, Cabin::Business) => 3,
+            (Membership::Gold, Cabin::BasicEconomy) => 1,
+            (Membership::Gold, Cabin::Economy) => 3,
+            (Membership::Gold, Cabin::Business) => 4,
+        };
+        let total = free_per_passenger * reservation.passengers.len();
+        format!("Your profile shows a {:?} membership, and reservation {} is in {:?} for {} passengers, so you can bring {} checked bags in total at no charge.", user.membership, reservation.reservation_id, reservation.cabin, reservation.passengers.len(), total)
+    }
+    (Err(e), _) | (_, Err(e)) => format!("I could not look that up: {e}"),
+};
+answer"#;
+
+#[test]
+fn the_airline_suite_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = repo().join("suites/tau2-airline.toml");
+    let suite = suite.to_str().unwrap();
+    let airline = Suite::load(Path::new(suite), None).expect("the airline suite and τ²'s data beside the repository");
+    let tasks = load_tasks(&airline.tasks_file()).expect("tasks.json");
+    let task = |id: &str| tasks.iter().find(|t| t.id == id).expect("the task").clone();
+    // Task 3 is scored on what the agent says (the number of bags); task 14 cancels a reservation and books
+    // another paid with a certificate, two gift cards and a credit card, and must say three amounts.
+    let out = bench(dir.path(), &[suite, "--model", "oracle", "--task", "3", "--task", "14", "--out", "o.jsonl"]);
+    assert!(ok(&out).contains("tau2-airline"));
+    for record in records(&dir.path().join("o.jsonl")) {
+        assert!(record.solved && record.not_communicated.is_empty(), "{record:?}");
+    }
+
+    // A model's own code for task 3 says the number and solves it; task 14 with insurance the customer did not
+    // ask for: the payments no longer add up, the booking fails, and the database differs.
+    let oracle14 = code::oracle_turn(Domain::Airline, &task("14")).unwrap();
+    assert!(oracle14.contains("Insurance::No"), "{oracle14}");
+    let spec = script(
+        dir.path(),
+        "replies.txt",
+        &[BAG_ALLOWANCE.to_owned(), oracle14.replace("Insurance::No", "Insurance::Yes")],
+    );
+    let out = bench(dir.path(), &[suite, "--model", &spec, "--task", "3", "--task", "14", "--out", "s.jsonl"]);
+    ok(&out);
+    let got = records(&dir.path().join("s.jsonl"));
+    let by_id = |id: &str| got.iter().find(|r| r.task == id).expect("a record").clone();
+    let r3 = by_id("3");
+    assert!(r3.solved && r3.tool_calls == 2 && r3.rejected == 0, "{r3:?}");
+    let r14 = by_id("14");
+    assert!(!r14.solved && r14.error.is_none(), "{r14:?}");
+    assert!(r14.diff.iter().any(|d| d.starts_with("reservation HATHAT")), "{r14:?}");
+
+    // The right calls, but a reply that never says the number: τ²'s COMMUNICATE basis scores it 0.
+    let silent = code::oracle_turn(Domain::Airline, &Task { communicate_info: Vec::new(), ..task("3") }).unwrap();
+    let spec = script(dir.path(), "silent.txt", &[silent.replace("everything you asked for", "your question")]);
+    let out = bench(dir.path(), &[suite, "--model", &spec, "--task", "3", "--out", "n.jsonl"]);
+    ok(&out);
+    let r3 = records(&dir.path().join("n.jsonl")).remove(0);
+    assert!(!r3.solved && r3.diff.is_empty() && r3.error.is_none(), "{r3:?}");
+    assert_eq!(r3.not_communicated, ["4"]);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::tools::{Kind, MockTool, RetailTool};
+use super::tools::{AirlineTool, Kind, MockTool, RetailTool};
 use super::{Action, Domain, Task};
 use crate::BenchError;
 
@@ -17,6 +17,7 @@ pub fn call(domain: Domain, receiver: &str, action: &Action) -> Result<String, B
     let params = match domain {
         Domain::Retail => RetailTool::from_name(&action.name).ok_or_else(unknown)?.params(),
         Domain::Mock => MockTool::from_name(&action.name).ok_or_else(unknown)?.params(),
+        Domain::Airline => AirlineTool::from_name(&action.name).ok_or_else(unknown)?.params(),
     };
     let mut args = Vec::new();
     for (name, kind) in params {
@@ -41,13 +42,44 @@ fn argument(tool: &str, name: &str, kind: Kind, value: &Value) -> Result<String,
         Kind::Text => Ok(literal(&text(value).ok_or_else(bad)?)),
         Kind::OptText if value.is_null() => Ok("None".to_owned()),
         Kind::OptText => Ok(format!("Some({})", literal(&text(value).ok_or_else(bad)?))),
-        Kind::Count => Ok(value.as_u64().ok_or_else(bad)?.to_string()),
+        Kind::Count => Ok(whole(value).filter(|n| *n >= 0).ok_or_else(bad)?.to_string()),
+        Kind::Int => Ok(whole(value).ok_or_else(bad)?.to_string()),
+        Kind::Choice(choice) => {
+            let wanted = value.as_str().ok_or_else(bad)?;
+            let (_, variant) = choice.variants.iter().find(|(name, _)| *name == wanted).ok_or_else(bad)?;
+            Ok(format!("{}::{variant}", choice.ty))
+        }
+        Kind::Records(record) => {
+            let mut items = Vec::new();
+            for item in value.as_array().ok_or_else(bad)? {
+                let object = item.as_object().ok_or_else(bad)?;
+                let mut fields = Vec::new();
+                for (field, kind) in record.fields {
+                    let field_value = object.get(*field).ok_or_else(|| {
+                        BenchError::Suite(format!("`{tool}`'s argument `{name}` has an item without `{field}`: {item}"))
+                    })?;
+                    fields.push(argument(tool, &format!("{name}.{field}"), *kind, field_value)?);
+                }
+                if let Some(extra) = object.keys().find(|k| !record.fields.iter().any(|(f, _)| f == k)) {
+                    return Err(BenchError::Suite(format!(
+                        "`{tool}`'s argument `{name}` has an unknown field `{extra}`"
+                    )));
+                }
+                items.push(format!("{}::new({})", record.ty, fields.join(", ")));
+            }
+            Ok(format!("&[{}]", items.join(", ")))
+        }
         Kind::TextList => {
             let items = value.as_array().ok_or_else(bad)?;
             let items: Option<Vec<String>> = items.iter().map(|v| text(v).map(|t| literal(&t))).collect();
             Ok(format!("&[{}]", items.ok_or_else(bad)?.join(", ")))
         }
     }
+}
+
+/// A whole number, written as τ² writes one (`3`, or `3.0` where Python would take it as an `int`).
+fn whole(value: &Value) -> Option<i64> {
+    value.as_i64().or_else(|| value.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64))
 }
 
 /// τ²'s arguments are strings; a number where a string is meant (a zip code written as digits) is its text.
@@ -59,12 +91,21 @@ fn text(value: &Value) -> Option<String> {
     }
 }
 
-fn describe(kind: Kind) -> &'static str {
+fn describe(kind: Kind) -> String {
     match kind {
-        Kind::Text => "a string",
-        Kind::TextList => "a list of strings",
-        Kind::OptText => "a string or null",
-        Kind::Count => "a whole number",
+        Kind::Text => "a string".to_owned(),
+        Kind::TextList => "a list of strings".to_owned(),
+        Kind::OptText => "a string or null".to_owned(),
+        Kind::Count => "a whole number, not negative".to_owned(),
+        Kind::Int => "a whole number".to_owned(),
+        Kind::Choice(choice) => {
+            let names: Vec<String> = choice.variants.iter().map(|(name, _)| format!("{name:?}")).collect();
+            format!("one of {}", names.join(", "))
+        }
+        Kind::Records(record) => {
+            let fields: Vec<&str> = record.fields.iter().map(|(field, _)| *field).collect();
+            format!("a list of objects with {}", fields.join(", "))
+        }
     }
 }
 
@@ -89,18 +130,20 @@ pub fn setup_turn(domain: Domain, task: &Task, db: &Path) -> Result<String, Benc
 /// The expected actions as statements on `receiver`, each result ignored (some are meant to fail).
 pub fn actions(domain: Domain, receiver: &str, actions: &[Action]) -> Result<String, BenchError> {
     let mut code = String::new();
-    for action in actions {
+    for action in actions.iter().filter(|a| !domain.retired_tools().contains(&a.name.as_str())) {
         code.push_str(&format!("let _ = {};\n", call(domain, receiver, action)?));
     }
     Ok(code)
 }
 
-/// The oracle agent's turn: exactly the task's expected actions, through the same tools, then a reply.
+/// The oracle agent's turn: exactly the task's expected actions, through the same tools, then a reply that says
+/// what the task wants the customer told.
 pub fn oracle_turn(domain: Domain, task: &Task) -> Result<String, BenchError> {
-    Ok(format!(
-        "{}\"Done: everything you asked for is taken care of.\".to_string()",
-        actions(domain, domain.local(), &task.actions)?
-    ))
+    let mut reply = "Done: everything you asked for is taken care of.".to_owned();
+    if !task.communicate_info.is_empty() {
+        reply.push_str(&format!(" For your records: {}.", task.communicate_info.join("; ")));
+    }
+    Ok(format!("{}{}.to_string()", actions(domain, domain.local(), &task.actions)?, literal(&reply)))
 }
 
 /// The last turn: a fresh store with the initial calls and the expected actions replayed on it, compared with the
@@ -153,6 +196,46 @@ mod tests {
             call(Domain::Retail, "retail", &action).unwrap(),
             r##"retail.exchange_delivered_order_items("#W1", &["1"], &["2"], "gift_card_1")"##
         );
+    }
+
+    #[test]
+    fn structured_arguments_become_the_hosts_values() {
+        let action: Action = serde_json::from_value(serde_json::json!({
+            "name": "book_reservation",
+            "arguments": {
+                "user_id": "sophia_silva_7557", "origin": "ORD", "destination": "PHL", "flight_type": "one_way",
+                "cabin": "basic_economy", "flights": [{"flight_number": "HAT271", "date": "2024-05-26"}],
+                "passengers": [{"first_name": "Sophia", "last_name": "Silva", "dob": "1957-10-05"}],
+                "payment_methods": [{"payment_id": "certificate_8045380", "amount": 348}],
+                "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no"
+            }
+        }))
+        .unwrap();
+        expect_test::expect![[r#"airline.book_reservation("sophia_silva_7557", "ORD", "PHL", FlightType::OneWay, Cabin::BasicEconomy, &[FlightInfo::new("HAT271", "2024-05-26")], &[Passenger::new("Sophia", "Silva", "1957-10-05")], &[Payment::new("certificate_8045380", 348)], 0, 0, Insurance::No)"#]]
+            .assert_eq(&call(Domain::Airline, "airline", &action).unwrap());
+        let mut bad = action.clone();
+        bad.arguments.insert("cabin".into(), serde_json::json!("first"));
+        expect_test::expect![[
+            r#"`book_reservation`'s argument `cabin` is not one of "basic_economy", "economy", "business": "first""#
+        ]]
+        .assert_eq(&call(Domain::Airline, "airline", &bad).unwrap_err().to_string());
+        let mut missing = action;
+        missing.arguments.insert("passengers".into(), serde_json::json!([{"first_name": "Sophia"}]));
+        assert!(call(Domain::Airline, "airline", &missing).unwrap_err().to_string().contains("without `last_name`"));
+    }
+
+    #[test]
+    fn actions_naming_a_retired_tool_are_left_out() {
+        let expected: Vec<Action> = serde_json::from_value(serde_json::json!([
+            {"name": "get_item_details", "arguments": {"item_id": "4107812777"}},
+            {"name": "get_order_details", "arguments": {"order_id": "#W1"}}
+        ]))
+        .unwrap();
+        assert_eq!(
+            actions(Domain::Retail, "retail", &expected).unwrap(),
+            "let _ = retail.get_order_details(\"#W1\");\n"
+        );
+        assert!(call(Domain::Retail, "retail", &expected[0]).is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! scripted user, and the oracle agent.
 
 pub mod code;
+pub mod judge;
 pub mod tools;
 pub mod user;
 
@@ -17,11 +18,12 @@ use crate::BenchError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Domain {
     Retail,
+    Airline,
     Mock,
 }
 
 impl Domain {
-    pub const ALL: [Domain; 2] = [Domain::Retail, Domain::Mock];
+    pub const ALL: [Domain; 3] = [Domain::Retail, Domain::Airline, Domain::Mock];
 
     pub fn from_name(name: &str) -> Option<Domain> {
         Domain::ALL.into_iter().find(|d| d.name() == name)
@@ -30,6 +32,7 @@ impl Domain {
     pub fn name(self) -> &'static str {
         match self {
             Domain::Retail => "retail",
+            Domain::Airline => "airline",
             Domain::Mock => "mock",
         }
     }
@@ -38,6 +41,7 @@ impl Domain {
     pub fn local(self) -> &'static str {
         match self {
             Domain::Retail => "retail",
+            Domain::Airline => "airline",
             Domain::Mock => "tracker",
         }
     }
@@ -46,7 +50,18 @@ impl Domain {
     pub fn store_type(self) -> &'static str {
         match self {
             Domain::Retail => "Retail",
+            Domain::Airline => "Airline",
             Domain::Mock => "Mock",
+        }
+    }
+
+    /// Tools some tasks' expected actions name that τ²'s toolkit for the domain no longer has (retail's
+    /// `get_item_details`, in 3 of task 21's actions). τ²'s replay of such a call fails and changes nothing, and
+    /// τ²'s agent cannot make it; the host lacks it too, and the harness leaves those actions out.
+    pub fn retired_tools(self) -> &'static [&'static str] {
+        match self {
+            Domain::Retail => &["get_item_details"],
+            Domain::Airline | Domain::Mock => &[],
         }
     }
 
@@ -59,6 +74,15 @@ impl Domain {
                  `Retail`) is the store: its methods are your tools (look users, orders and products up; cancel \
                  or modify pending orders; return or exchange delivered ones; change a user's address; transfer \
                  to a human)."
+            }
+            Domain::Airline => {
+                "You are a customer service agent of an airline, talking with a customer. `airline` (an \
+                 `Airline`) is the reservation system: its methods are your tools (look users, reservations and \
+                 flights up; search direct and one-stop flights; book, change and cancel reservations; change \
+                 bags and passengers; send a certificate; transfer to a human). Bookings and changes take the \
+                 host's types: `Cabin::Economy`, `FlightType::RoundTrip`, `Insurance::No`, \
+                 `FlightInfo::new(\"HAT001\", \"2024-05-20\")`, `Passenger::new(first, last, dob)`, \
+                 `Payment::new(\"credit_card_7815826\", 250)`."
             }
             Domain::Mock => {
                 "You are the assistant of a task tracker, talking with a user. `tracker` (a `Mock`) is the \
@@ -85,8 +109,14 @@ pub struct Task {
     pub actions: Vec<Action>,
     /// What the simulated user knows and wants, as τ² words it.
     pub instructions: Instructions,
-    /// How τ² scores it (`DB`, `ENV_ASSERTION`, `NL_ASSERTION`, ...); the harness scores `DB` and `ENV_ASSERTION`.
+    /// How τ² scores it (`DB`, `ENV_ASSERTION`, `COMMUNICATE`, `NL_ASSERTION`, `ACTION`); the harness scores all
+    /// but `ACTION`, and `NL_ASSERTION` only with a judge model.
     pub reward_basis: Vec<String>,
+    /// What the agent's replies must say, for `COMMUNICATE`: each found in some reply, as τ² looks (case
+    /// ignored, commas dropped from the reply).
+    pub communicate_info: Vec<String>,
+    /// What a judge model must find true of the conversation, for `NL_ASSERTION`.
+    pub nl_assertions: Vec<String>,
     /// Calls that set the scene before the conversation, on the agent's store and the expected one alike (τ²'s
     /// initialization actions, and the tool calls of an earlier conversation the task starts after).
     pub initial_calls: Vec<Action>,
@@ -129,6 +159,10 @@ struct RawCriteria {
     env_assertions: Option<Vec<RawCall>>,
     #[serde(default)]
     reward_basis: Option<Vec<String>>,
+    #[serde(default)]
+    communicate_info: Option<Vec<String>>,
+    #[serde(default)]
+    nl_assertions: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -222,6 +256,8 @@ pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
                 actions: criteria.actions.unwrap_or_default(),
                 instructions,
                 reward_basis: criteria.reward_basis.unwrap_or_else(|| vec!["DB".to_owned(), "COMMUNICATE".to_owned()]),
+                communicate_info: criteria.communicate_info.unwrap_or_default(),
+                nl_assertions: criteria.nl_assertions.unwrap_or_default(),
                 initial_calls,
                 initial_data,
                 assertions,
@@ -229,6 +265,16 @@ pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
             })
         })
         .collect()
+}
+
+/// Whether every item of `info` is in one of the agent's `replies`, as τ²'s `COMMUNICATE` check finds it: case
+/// ignored, and commas dropped from the reply (so "1,628" in a reply says "1628").
+pub fn communicated(info: &[String], replies: &[String]) -> bool {
+    let replies: Vec<String> = replies.iter().map(|r| r.to_lowercase().replace(',', "")).collect();
+    info.iter().all(|item| {
+        let item = item.to_lowercase();
+        replies.iter().any(|reply| reply.contains(&item))
+    })
 }
 
 /// `data` merged into `db`: objects key by key, recursively; anything else replaced.
@@ -251,6 +297,15 @@ pub fn merge(db: &mut Value, data: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn communicating_ignores_case_and_the_replys_commas() {
+        let replies = vec!["Your refund of $1,628 is on its way.".to_owned(), "Anything ELSE?".to_owned()];
+        assert!(communicated(&["1628".into(), "anything else".into()], &replies));
+        assert!(!communicated(&["1,628".into()], &replies));
+        assert!(!communicated(&["1629".into()], &replies));
+        assert!(communicated(&[], &[]));
+    }
 
     #[test]
     fn merging_initial_data_keeps_what_it_does_not_name() {

@@ -9,8 +9,29 @@ pub enum Kind {
     TextList,
     /// `Option<&str>`: `None` when the call leaves it out.
     OptText,
-    /// `usize`
+    /// A whole number (`usize`, `i64`): an unsuffixed literal.
     Count,
+    /// A whole number that may be negative (`i64`).
+    Int,
+    /// One of a host enum's variants, named by τ²'s string for it.
+    Choice(&'static Choice),
+    /// `&[Type::new(..), ..]`: a list of a host struct, each built from τ²'s object of its fields.
+    Records(&'static Record),
+}
+
+/// A host enum and τ²'s strings for its variants.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub ty: &'static str,
+    /// (τ²'s string, the variant).
+    pub variants: &'static [(&'static str, &'static str)],
+}
+
+/// A host struct built with `Type::new(field, ..)`, in the order given.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Record {
+    pub ty: &'static str,
+    pub fields: &'static [(&'static str, Kind)],
 }
 
 /// The retail host's tools (`suites/tau2/retail.rs`, methods of `Retail`).
@@ -21,7 +42,6 @@ pub enum RetailTool {
     ExchangeDeliveredOrderItems,
     FindUserIdByEmail,
     FindUserIdByNameZip,
-    GetItemDetails,
     GetOrderDetails,
     GetProductDetails,
     GetUserDetails,
@@ -37,13 +57,12 @@ pub enum RetailTool {
 use Kind::{Text, TextList};
 
 impl RetailTool {
-    pub const ALL: [RetailTool; 16] = [
+    pub const ALL: [RetailTool; 15] = [
         RetailTool::Calculate,
         RetailTool::CancelPendingOrder,
         RetailTool::ExchangeDeliveredOrderItems,
         RetailTool::FindUserIdByEmail,
         RetailTool::FindUserIdByNameZip,
-        RetailTool::GetItemDetails,
         RetailTool::GetOrderDetails,
         RetailTool::GetProductDetails,
         RetailTool::GetUserDetails,
@@ -68,7 +87,6 @@ impl RetailTool {
             RetailTool::ExchangeDeliveredOrderItems => "exchange_delivered_order_items",
             RetailTool::FindUserIdByEmail => "find_user_id_by_email",
             RetailTool::FindUserIdByNameZip => "find_user_id_by_name_zip",
-            RetailTool::GetItemDetails => "get_item_details",
             RetailTool::GetOrderDetails => "get_order_details",
             RetailTool::GetProductDetails => "get_product_details",
             RetailTool::GetUserDetails => "get_user_details",
@@ -94,7 +112,6 @@ impl RetailTool {
             }
             RetailTool::FindUserIdByEmail => &[("email", Text)],
             RetailTool::FindUserIdByNameZip => &[("first_name", Text), ("last_name", Text), ("zip", Text)],
-            RetailTool::GetItemDetails => &[("item_id", Text)],
             RetailTool::GetOrderDetails => &[("order_id", Text)],
             RetailTool::GetProductDetails => &[("product_id", Text)],
             RetailTool::GetUserDetails => &[("user_id", Text)],
@@ -177,6 +194,134 @@ impl MockTool {
             MockTool::TransferToHumanAgents => &[("summary", Text)],
             MockTool::AssertNumberOfTasks => &[("user_id", Text), ("expected_number", Kind::Count)],
             MockTool::AssertTaskStatus => &[("task_id", Text), ("expected_status", Text)],
+        }
+    }
+}
+
+/// The airline host's types that tools take.
+pub mod airline {
+    use super::{Choice, Kind, Record};
+
+    pub const CABIN: Choice = Choice {
+        ty: "Cabin",
+        variants: &[("basic_economy", "BasicEconomy"), ("economy", "Economy"), ("business", "Business")],
+    };
+    pub const FLIGHT_TYPE: Choice =
+        Choice { ty: "FlightType", variants: &[("one_way", "OneWay"), ("round_trip", "RoundTrip")] };
+    pub const INSURANCE: Choice = Choice { ty: "Insurance", variants: &[("yes", "Yes"), ("no", "No")] };
+    pub const FLIGHTS: Record =
+        Record { ty: "FlightInfo", fields: &[("flight_number", Kind::Text), ("date", Kind::Text)] };
+    pub const PASSENGERS: Record = Record {
+        ty: "Passenger",
+        fields: &[("first_name", Kind::Text), ("last_name", Kind::Text), ("dob", Kind::Text)],
+    };
+    pub const PAYMENTS: Record = Record { ty: "Payment", fields: &[("payment_id", Kind::Text), ("amount", Kind::Int)] };
+}
+
+/// The airline host's tools (`suites/tau2/airline`, methods of `Airline`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AirlineTool {
+    BookReservation,
+    Calculate,
+    CancelReservation,
+    GetFlightStatus,
+    GetReservationDetails,
+    GetUserDetails,
+    ListAllAirports,
+    SearchDirectFlight,
+    SearchOnestopFlight,
+    SendCertificate,
+    TransferToHumanAgents,
+    UpdateReservationBaggages,
+    UpdateReservationFlights,
+    UpdateReservationPassengers,
+}
+
+impl AirlineTool {
+    pub const ALL: [AirlineTool; 14] = [
+        AirlineTool::BookReservation,
+        AirlineTool::Calculate,
+        AirlineTool::CancelReservation,
+        AirlineTool::GetFlightStatus,
+        AirlineTool::GetReservationDetails,
+        AirlineTool::GetUserDetails,
+        AirlineTool::ListAllAirports,
+        AirlineTool::SearchDirectFlight,
+        AirlineTool::SearchOnestopFlight,
+        AirlineTool::SendCertificate,
+        AirlineTool::TransferToHumanAgents,
+        AirlineTool::UpdateReservationBaggages,
+        AirlineTool::UpdateReservationFlights,
+        AirlineTool::UpdateReservationPassengers,
+    ];
+
+    pub fn from_name(name: &str) -> Option<AirlineTool> {
+        AirlineTool::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// τ²'s name, which is also the method's.
+    pub fn name(self) -> &'static str {
+        match self {
+            AirlineTool::BookReservation => "book_reservation",
+            AirlineTool::Calculate => "calculate",
+            AirlineTool::CancelReservation => "cancel_reservation",
+            AirlineTool::GetFlightStatus => "get_flight_status",
+            AirlineTool::GetReservationDetails => "get_reservation_details",
+            AirlineTool::GetUserDetails => "get_user_details",
+            AirlineTool::ListAllAirports => "list_all_airports",
+            AirlineTool::SearchDirectFlight => "search_direct_flight",
+            AirlineTool::SearchOnestopFlight => "search_onestop_flight",
+            AirlineTool::SendCertificate => "send_certificate",
+            AirlineTool::TransferToHumanAgents => "transfer_to_human_agents",
+            AirlineTool::UpdateReservationBaggages => "update_reservation_baggages",
+            AirlineTool::UpdateReservationFlights => "update_reservation_flights",
+            AirlineTool::UpdateReservationPassengers => "update_reservation_passengers",
+        }
+    }
+
+    /// Its parameters, in the method's order.
+    pub fn params(self) -> &'static [(&'static str, Kind)] {
+        use airline::{CABIN, FLIGHTS, FLIGHT_TYPE, INSURANCE, PASSENGERS, PAYMENTS};
+        use Kind::{Choice, Count, Int, Records};
+        match self {
+            AirlineTool::BookReservation => &[
+                ("user_id", Text),
+                ("origin", Text),
+                ("destination", Text),
+                ("flight_type", Choice(&FLIGHT_TYPE)),
+                ("cabin", Choice(&CABIN)),
+                ("flights", Records(&FLIGHTS)),
+                ("passengers", Records(&PASSENGERS)),
+                ("payment_methods", Records(&PAYMENTS)),
+                ("total_baggages", Count),
+                ("nonfree_baggages", Count),
+                ("insurance", Choice(&INSURANCE)),
+            ],
+            AirlineTool::Calculate => &[("expression", Text)],
+            AirlineTool::CancelReservation | AirlineTool::GetReservationDetails => &[("reservation_id", Text)],
+            AirlineTool::GetFlightStatus => &[("flight_number", Text), ("date", Text)],
+            AirlineTool::GetUserDetails => &[("user_id", Text)],
+            AirlineTool::ListAllAirports => &[],
+            AirlineTool::SearchDirectFlight | AirlineTool::SearchOnestopFlight => {
+                &[("origin", Text), ("destination", Text), ("date", Text)]
+            }
+            AirlineTool::SendCertificate => &[("user_id", Text), ("amount", Int)],
+            AirlineTool::TransferToHumanAgents => &[("summary", Text)],
+            AirlineTool::UpdateReservationBaggages => &[
+                ("reservation_id", Text),
+                ("total_baggages", Count),
+                ("nonfree_baggages", Count),
+                ("payment_id", Text),
+            ],
+            AirlineTool::UpdateReservationFlights => &[
+                ("reservation_id", Text),
+                ("cabin", Choice(&CABIN)),
+                ("flights", Records(&FLIGHTS)),
+                ("payment_id", Text),
+            ],
+            AirlineTool::UpdateReservationPassengers => {
+                &[("reservation_id", Text), ("passengers", Records(&PASSENGERS))]
+            }
         }
     }
 }

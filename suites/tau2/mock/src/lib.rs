@@ -74,7 +74,12 @@ mod store {
         }
 
         /// Creates a pending task for a user; its id is `task_N`, N one more than the number of tasks.
-        pub fn create_task(&mut self, user_id: &str, title: &str, description: Option<&str>) -> Result<Task, ToolError> {
+        pub fn create_task(
+            &mut self,
+            user_id: &str,
+            title: &str,
+            description: Option<&str>,
+        ) -> Result<Task, ToolError> {
             self.calls += 1;
             if !self.users.contains_key(user_id) {
                 return Err(ToolError(format!("User {user_id} not found")));
@@ -131,6 +136,4 @@ mod store {
             self.tasks.get(task_id).is_some_and(|t| t.status == expected_status)
         }
     }
-
 }
-

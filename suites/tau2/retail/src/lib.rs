@@ -12,15 +12,17 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
+#[path = "../../python.rs"]
+mod python;
 #[path = "../../support.rs"]
 mod support;
 
 pub use store::Retail;
 pub use support::ToolError;
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Address {
     pub address1: String,
     pub address2: String,
@@ -30,14 +32,14 @@ pub struct Address {
     pub zip: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Name {
     pub first_name: String,
     pub last_name: String,
 }
 
 /// How a user pays. Only a gift card has a balance the store keeps.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "source", rename_all = "snake_case")]
 pub enum PaymentMethod {
     CreditCard { id: String, brand: String, last_four: String },
@@ -48,7 +50,9 @@ pub enum PaymentMethod {
 impl PaymentMethod {
     pub fn id(&self) -> &str {
         match self {
-            PaymentMethod::CreditCard { id, .. } | PaymentMethod::Paypal { id } | PaymentMethod::GiftCard { id, .. } => id,
+            PaymentMethod::CreditCard { id, .. }
+            | PaymentMethod::Paypal { id }
+            | PaymentMethod::GiftCard { id, .. } => id,
         }
     }
 
@@ -57,7 +61,7 @@ impl PaymentMethod {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct User {
     pub user_id: String,
     pub name: Name,
@@ -70,7 +74,7 @@ pub struct User {
 }
 
 /// One item of a product: a choice of its options, with a price and whether it can be ordered.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Variant {
     pub item_id: String,
     pub options: BTreeMap<String, String>,
@@ -78,7 +82,7 @@ pub struct Variant {
     pub price: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Product {
     pub name: String,
     pub product_id: String,
@@ -86,7 +90,7 @@ pub struct Product {
     pub variants: BTreeMap<String, Variant>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct OrderItem {
     pub name: String,
     pub product_id: String,
@@ -95,21 +99,21 @@ pub struct OrderItem {
     pub options: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Fulfillment {
     pub tracking_id: Vec<String>,
     pub item_ids: Vec<String>,
 }
 
 /// A payment or a refund ("payment" | "refund").
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Payment {
     pub transaction_type: String,
     pub amount: f64,
     pub payment_method_id: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Order {
     pub order_id: String,
     pub user_id: String,
@@ -134,6 +138,7 @@ mod store {
 
     use serde::Deserialize;
 
+    use super::python::round2;
     use super::support::{differ, verdict};
     use super::{Address, Order, Payment, PaymentMethod, Product, ToolError, User, Variant};
 
@@ -141,27 +146,9 @@ mod store {
         Err(ToolError(why.to_string()))
     }
 
-    fn round2(x: f64) -> f64 {
-        (x * 100.0).round() / 100.0
-    }
-
-    /// Case- and accent-insensitive, as τ² matches names and emails.
+    /// Case-insensitive, as τ² matches names and emails (Python's `str.lower()`: no trimming, accents kept).
     fn fold(text: &str) -> String {
-        let mut out = String::new();
-        for c in text.trim().chars().flat_map(char::to_lowercase) {
-            out.push(match c {
-                'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
-                'ç' => 'c',
-                'è' | 'é' | 'ê' | 'ë' => 'e',
-                'ì' | 'í' | 'î' | 'ï' => 'i',
-                'ñ' => 'n',
-                'ò' | 'ó' | 'ô' | 'õ' | 'ö' => 'o',
-                'ù' | 'ú' | 'û' | 'ü' => 'u',
-                'ý' | 'ÿ' => 'y',
-                other => other,
-            });
-        }
-        out
+        text.to_lowercase()
     }
 
     /// The store: its database and the tools that read and change it. The agent reaches the data only through
@@ -186,6 +173,11 @@ mod store {
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
             let db: Db = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
             Ok(Retail { users: db.users, orders: db.orders, products: db.products, calls: 0 })
+        }
+
+        /// The database as τ² dumps it: `{"users": {..}, "orders": {..}, "products": {..}}`.
+        pub fn to_json(&self) -> serde_json::Value {
+            serde_json::json!({"users": self.users, "orders": self.orders, "products": self.products})
         }
 
         /// How many tools were called.
@@ -275,19 +267,11 @@ mod store {
             Ok((diff_price, last))
         }
 
-        /// Evaluates arithmetic (`+ - * /`, parentheses, decimals), rounded to 2 decimals.
-        pub fn calculate(&mut self, expression: &str) -> Result<f64, ToolError> {
+        /// Evaluates an arithmetic expression (numbers, `+ - * /`, parentheses, spaces) as Python does, and gives
+        /// the result rounded to 2 decimals as text, e.g. "699.98".
+        pub fn calculate(&mut self, expression: &str) -> Result<String, ToolError> {
             self.calls += 1;
-            if !expression.chars().all(|c| "0123456789+-*/(). ".contains(c)) {
-                return fail("Invalid characters in expression");
-            }
-            let tokens: Vec<char> = expression.chars().filter(|c| *c != ' ').collect();
-            let mut at = 0;
-            let value = arith::sum(&tokens, &mut at).map_err(ToolError)?;
-            if at != tokens.len() {
-                return fail("Invalid expression");
-            }
-            Ok(round2(value))
+            super::python::calculate(expression).map_err(ToolError)
         }
 
         /// Cancels a pending order; `reason` is "no longer needed" or "ordered by mistake". Payments made with a
@@ -355,11 +339,17 @@ mod store {
         }
 
         /// The user id of the user with this name and zip code.
-        pub fn find_user_id_by_name_zip(&mut self, first_name: &str, last_name: &str, zip: &str) -> Result<String, ToolError> {
+        pub fn find_user_id_by_name_zip(
+            &mut self,
+            first_name: &str,
+            last_name: &str,
+            zip: &str,
+        ) -> Result<String, ToolError> {
             self.calls += 1;
             let (first, last) = (fold(first_name), fold(last_name));
             for (id, user) in &self.users {
-                if fold(&user.name.first_name) == first && fold(&user.name.last_name) == last && user.address.zip == zip {
+                if fold(&user.name.first_name) == first && fold(&user.name.last_name) == last && user.address.zip == zip
+                {
                     return Ok(id.clone());
                 }
             }
@@ -391,17 +381,6 @@ mod store {
                 Some(product) => Ok(product.clone()),
                 None => fail("Product not found"),
             }
-        }
-
-        /// One item (variant) of whichever product has it.
-        pub fn get_item_details(&mut self, item_id: &str) -> Result<Variant, ToolError> {
-            self.calls += 1;
-            for product in self.products.values() {
-                if let Some(variant) = product.variants.get(item_id) {
-                    return Ok(variant.clone());
-                }
-            }
-            fail("Item not found")
         }
 
         /// A user's details, including their order ids and payment methods.
@@ -486,7 +465,11 @@ mod store {
         }
 
         /// Pays a pending order with another of the user's payment methods instead (the old one refunded).
-        pub fn modify_pending_order_payment(&mut self, order_id: &str, payment_method_id: &str) -> Result<Order, ToolError> {
+        pub fn modify_pending_order_payment(
+            &mut self,
+            order_id: &str,
+            payment_method_id: &str,
+        ) -> Result<Order, ToolError> {
             self.calls += 1;
             let order = self.order_mut(order_id)?.clone();
             if !order.status.contains("pending") {
@@ -604,63 +587,6 @@ mod store {
             country: country.to_string(),
             state: state.to_string(),
             zip: zip.to_string(),
-        }
-    }
-
-
-    /// `calculate`'s arithmetic: sums of products of (signed) factors.
-    mod arith {
-        pub fn sum(t: &[char], at: &mut usize) -> Result<f64, String> {
-            let mut value = product(t, at)?;
-            while let Some(op @ ('+' | '-')) = t.get(*at).copied() {
-                *at += 1;
-                let rhs = product(t, at)?;
-                value = if op == '+' { value + rhs } else { value - rhs };
-            }
-            Ok(value)
-        }
-
-        fn product(t: &[char], at: &mut usize) -> Result<f64, String> {
-            let mut value = factor(t, at)?;
-            while let Some(op @ ('*' | '/')) = t.get(*at).copied() {
-                *at += 1;
-                let rhs = factor(t, at)?;
-                if op == '/' && rhs == 0.0 {
-                    return Err("division by zero".to_string());
-                }
-                value = if op == '*' { value * rhs } else { value / rhs };
-            }
-            Ok(value)
-        }
-
-        fn factor(t: &[char], at: &mut usize) -> Result<f64, String> {
-            match t.get(*at).copied() {
-                Some('-') => {
-                    *at += 1;
-                    Ok(-factor(t, at)?)
-                }
-                Some('+') => {
-                    *at += 1;
-                    factor(t, at)
-                }
-                Some('(') => {
-                    *at += 1;
-                    let value = sum(t, at)?;
-                    if t.get(*at) != Some(&')') {
-                        return Err("unbalanced parentheses".to_string());
-                    }
-                    *at += 1;
-                    Ok(value)
-                }
-                _ => {
-                    let start = *at;
-                    while t.get(*at).is_some_and(|c| c.is_ascii_digit() || *c == '.') {
-                        *at += 1;
-                    }
-                    let text: String = t[start..*at].iter().collect();
-                    text.parse::<f64>().map_err(|_| "Invalid expression".to_string())
-                }
-            }
         }
     }
 }
