@@ -42,3 +42,9 @@ pub fn differ<T: std::fmt::Debug>(
 pub fn verdict(tool_calls: usize, diff: &[String], assertions: &[bool]) -> String {
     serde_json::json!({"tool_calls": tool_calls, "diff": diff, "assertions": assertions}).to_string()
 }
+
+/// A domain's `db.json`, read into the host's types.
+pub fn read_db<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))
+}

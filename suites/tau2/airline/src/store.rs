@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::support::{differ, verdict};
+use super::support::{differ, read_db, verdict};
 use super::{
     AirportCode, Cabin, DirectFlight, Flight, FlightDate, FlightInfo, FlightType, Insurance, Passenger, Payment,
     PaymentMethod, Reservation, ReservationFlight, ToolError, User,
@@ -62,8 +62,7 @@ impl Airline {
             users: BTreeMap<String, User>,
             reservations: BTreeMap<String, Reservation>,
         }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-        let db: Db = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+        let db: Db = read_db(path)?;
         Ok(Airline { flights: db.flights, users: db.users, reservations: db.reservations, calls: 0 })
     }
 

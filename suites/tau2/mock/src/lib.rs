@@ -31,7 +31,7 @@ pub struct User {
 mod store {
     use std::collections::BTreeMap;
 
-    use super::support::{differ, verdict};
+    use super::support::{differ, read_db, verdict};
     use super::{Task, ToolError, User};
 
     /// The tracker: its users and tasks, reached only through these methods.
@@ -50,8 +50,7 @@ mod store {
                 tasks: BTreeMap<String, Task>,
                 users: BTreeMap<String, User>,
             }
-            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-            let db: Db = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+            let db: Db = read_db(path)?;
             Ok(Mock { tasks: db.tasks, users: db.users, calls: 0 })
         }
 

@@ -139,7 +139,7 @@ mod store {
     use serde::Deserialize;
 
     use super::python::round2;
-    use super::support::{differ, verdict};
+    use super::support::{differ, read_db, verdict};
     use super::{Address, Order, Payment, PaymentMethod, Product, ToolError, User, Variant};
 
     fn fail<T>(why: &str) -> Result<T, ToolError> {
@@ -170,8 +170,7 @@ mod store {
                 orders: BTreeMap<String, Order>,
                 products: BTreeMap<String, Product>,
             }
-            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-            let db: Db = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+            let db: Db = read_db(path)?;
             Ok(Retail { users: db.users, orders: db.orders, products: db.products, calls: 0 })
         }
 
