@@ -14,12 +14,16 @@ mod airline;
 #[allow(dead_code)]
 #[path = "../../../suites/tau2/retail/src/lib.rs"]
 mod retail;
+#[allow(dead_code)]
+#[path = "../../../suites/tau2/telecom/src/lib.rs"]
+mod telecom;
 
 use airline::Airline;
 use retail::Retail;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use telecom::{Phone, Telecom};
 
 fn arg<T: DeserializeOwned>(args: &Map<String, Value>, name: &str) -> T {
     let value = args.get(name).unwrap_or_else(|| panic!("no argument `{name}` in {args:?}"));
@@ -32,36 +36,194 @@ fn json<T: Serialize, E: std::fmt::Display>(result: Result<T, E>) -> Result<Valu
 
 /// A store the test can call τ²'s tools on by name.
 trait Tools: Clone {
-    fn load(path: &str) -> Result<Self, String>;
+    fn load(data: &str) -> Result<Self, String>;
     fn to_json(&self) -> Value;
-    fn call(&mut self, name: &str, arguments: &Map<String, Value>) -> Result<Value, String>;
+    /// A call on `side` ("assistant", or "user" in telecom).
+    fn call(&mut self, side: &str, name: &str, arguments: &Map<String, Value>) -> Result<Value, String>;
+    /// What τ²'s environment does after every call (telecom's sync), and why it failed if it did.
+    fn after_call(&mut self) -> Option<String> {
+        None
+    }
 }
 
 impl Tools for Airline {
-    fn load(path: &str) -> Result<Self, String> {
-        Airline::load(path)
+    fn load(data: &str) -> Result<Self, String> {
+        Airline::load(&format!("{data}/db.json"))
     }
 
     fn to_json(&self) -> Value {
         Airline::to_json(self)
     }
 
-    fn call(&mut self, name: &str, arguments: &Map<String, Value>) -> Result<Value, String> {
+    fn call(&mut self, _side: &str, name: &str, arguments: &Map<String, Value>) -> Result<Value, String> {
         airline_call(self, name, arguments)
     }
 }
 
 impl Tools for Retail {
-    fn load(path: &str) -> Result<Self, String> {
-        Retail::load(path)
+    fn load(data: &str) -> Result<Self, String> {
+        Retail::load(&format!("{data}/db.json"))
     }
 
     fn to_json(&self) -> Value {
         Retail::to_json(self)
     }
 
-    fn call(&mut self, name: &str, arguments: &Map<String, Value>) -> Result<Value, String> {
+    fn call(&mut self, _side: &str, name: &str, arguments: &Map<String, Value>) -> Result<Value, String> {
         retail_call(self, name, arguments)
+    }
+}
+
+/// Telecom's two sides: the carrier's records and the customer's phone.
+#[derive(Clone)]
+struct TelecomWorld {
+    telecom: Telecom,
+    phone: Phone,
+}
+
+impl Tools for TelecomWorld {
+    fn load(data: &str) -> Result<Self, String> {
+        Ok(TelecomWorld {
+            telecom: Telecom::load(&format!("{data}/db.toml"))?,
+            phone: Phone::load(&format!("{data}/user_db.toml"))?,
+        })
+    }
+
+    fn to_json(&self) -> Value {
+        let mut both = self.telecom.to_json();
+        let phone = self.phone.to_json();
+        both.as_object_mut().unwrap().extend(phone.as_object().unwrap().clone());
+        both
+    }
+
+    fn call(&mut self, side: &str, name: &str, arguments: &Map<String, Value>) -> Result<Value, String> {
+        match side {
+            "assistant" => carrier_call(&mut self.telecom, name, arguments),
+            "user" => phone_call(&mut self.phone, name, arguments),
+            other => panic!("no side `{other}`"),
+        }
+    }
+
+    fn after_call(&mut self) -> Option<String> {
+        telecom::sync(&mut self.telecom, &mut self.phone).err().map(|e| e.0)
+    }
+}
+
+fn ok<T: Serialize>(value: T) -> Result<Value, String> {
+    json::<_, String>(Ok(value))
+}
+
+/// An argument τ² gives a default when it is left out.
+fn opt<T: DeserializeOwned>(args: &Map<String, Value>, name: &str) -> Option<T> {
+    args.get(name).filter(|v| !v.is_null()).map(|_| arg(args, name))
+}
+
+/// One call on the carrier's side: a tool, a scene-setting function or an assertion.
+fn carrier_call(t: &mut Telecom, name: &str, a: &Map<String, Value>) -> Result<Value, String> {
+    let s = |n: &str| arg::<String>(a, n);
+    let (customer, line) = (|| s("customer_id"), || s("line_id"));
+    match name {
+        "get_customer_by_phone" => json(t.get_customer_by_phone(&s("phone_number"))),
+        "get_customer_by_id" => json(t.get_customer_by_id(&s("customer_id"))),
+        "get_customer_by_name" => ok(t.get_customer_by_name(&s("full_name"), &s("dob"))),
+        "get_details_by_id" => json(t.get_details_by_id(&s("id"))),
+        "suspend_line" => json(t.suspend_line(&customer(), &line(), &s("reason"))),
+        "resume_line" => json(t.resume_line(&customer(), &line())),
+        "get_bills_for_customer" => json(t.get_bills_for_customer(&customer(), opt(a, "limit"))),
+        "send_payment_request" => json(t.send_payment_request(&customer(), &s("bill_id"))),
+        "get_data_usage" => json(t.get_data_usage(&customer(), &line())),
+        "enable_roaming" => json(t.enable_roaming(&customer(), &line())),
+        "disable_roaming" => json(t.disable_roaming(&customer(), &line())),
+        "transfer_to_human_agents" => ok(t.transfer_to_human_agents(&s("summary"))),
+        "refuel_data" => json(t.refuel_data(&customer(), &line(), arg(a, "gb_amount"))),
+        "set_data_usage" => json(t.set_data_usage(&customer(), &line(), arg(a, "data_used_gb"))),
+        "suspend_line_for_overdue_bill" => {
+            json(t.suspend_line_for_overdue_bill(&customer(), &line(), &s("new_bill_id"), arg(a, "contract_ended")))
+        }
+        "assert_data_refueling_amount" => {
+            json(t.assert_data_refueling_amount(&customer(), &line(), arg(a, "expected_amount")))
+        }
+        "assert_line_status" => json(t.assert_line_status(&customer(), &line(), &s("expected_status"))),
+        "assert_overdue_bill_exists" => json(t.assert_overdue_bill_exists(&customer(), &s("overdue_bill_id"))),
+        "assert_no_overdue_bill" => ok(t.assert_no_overdue_bill(&s("overdue_bill_id"))),
+        other => panic!("the carrier has no function `{other}`"),
+    }
+}
+
+/// One call on the phone's side: a tool, a scene-setting function or an assertion.
+fn phone_call(p: &mut Phone, name: &str, a: &Map<String, Value>) -> Result<Value, String> {
+    let s = |n: &str| arg::<String>(a, n);
+    let b = |n: &str| arg::<bool>(a, n);
+    match name {
+        "check_status_bar" => ok(p.check_status_bar()),
+        "check_network_status" => ok(p.check_network_status()),
+        "check_network_mode_preference" => ok(p.check_network_mode_preference()),
+        "set_network_mode_preference" => ok(p.set_network_mode_preference(&s("mode"))),
+        "run_speed_test" => ok(p.run_speed_test()),
+        "toggle_airplane_mode" => ok(p.toggle_airplane_mode()),
+        "check_sim_status" => ok(p.check_sim_status()),
+        "reseat_sim_card" => ok(p.reseat_sim_card()),
+        "toggle_data" => ok(p.toggle_data()),
+        "toggle_roaming" => ok(p.toggle_roaming()),
+        "check_data_restriction_status" => ok(p.check_data_restriction_status()),
+        "toggle_data_saver_mode" => ok(p.toggle_data_saver_mode()),
+        "check_apn_settings" => ok(p.check_apn_settings()),
+        "set_apn_settings" => ok(p.set_apn_settings(arg(a, "apn_settings"))),
+        "reset_apn_settings" => ok(p.reset_apn_settings()),
+        "check_wifi_status" => ok(p.check_wifi_status()),
+        "toggle_wifi" => ok(p.toggle_wifi()),
+        "check_wifi_calling_status" => ok(p.check_wifi_calling_status()),
+        "toggle_wifi_calling" => ok(p.toggle_wifi_calling()),
+        "check_vpn_status" => ok(p.check_vpn_status()),
+        "connect_vpn" => ok(p.connect_vpn()),
+        "disconnect_vpn" => ok(p.disconnect_vpn()),
+        "check_installed_apps" => ok(p.check_installed_apps()),
+        "check_app_status" => ok(p.check_app_status(&s("app_name"))),
+        "check_app_permissions" => ok(p.check_app_permissions(&s("app_name"))),
+        "grant_app_permission" => ok(p.grant_app_permission(&s("app_name"), &s("permission"))),
+        "can_send_mms" => ok(p.can_send_mms()),
+        "reboot_device" => ok(p.reboot_device()),
+        "check_payment_request" => ok(p.check_payment_request()),
+        "make_payment" => ok(p.make_payment()),
+        "set_user_info" => {
+            p.set_user_info(&s("name"), &s("phone_number"));
+            Ok(Value::Null)
+        }
+        "set_user_location" => {
+            p.set_user_location(b("abroad"));
+            Ok(Value::Null)
+        }
+        "simulate_network_search" => {
+            p.simulate_network_search();
+            Ok(Value::Null)
+        }
+        "turn_airplane_mode_on" => ok(p.turn_airplane_mode_on()),
+        "turn_airplane_mode_off" => ok(p.turn_airplane_mode_off()),
+        "unseat_sim_card" => ok(p.unseat_sim_card()),
+        "lock_sim_card" => ok(p.lock_sim_card(&s("mode"))),
+        "turn_data_on" => ok(p.turn_data_on()),
+        "turn_data_off" => ok(p.turn_data_off()),
+        "turn_roaming_on" => ok(p.turn_roaming_on()),
+        "turn_roaming_off" => ok(p.turn_roaming_off()),
+        "turn_data_saver_mode_on" => ok(p.turn_data_saver_mode_on()),
+        "turn_data_saver_mode_off" => ok(p.turn_data_saver_mode_off()),
+        "break_apn_settings" => ok(p.break_apn_settings()),
+        "break_apn_mms_setting" => ok(p.break_apn_mms_setting()),
+        "break_vpn" => json(p.break_vpn()),
+        "set_wifi_calling" => ok(p.set_wifi_calling(b("enabled"), opt(a, "mms_over_wifi"))),
+        "remove_app_permission" => ok(p.remove_app_permission(&s("app_name"), &s("permission"))),
+        "assert_airplane_mode_status" => ok(p.assert_airplane_mode_status(b("expected_status"))),
+        "assert_service_status" => json(p.assert_service_status(&s("expected_status"))),
+        "assert_mobile_data_status" => ok(p.assert_mobile_data_status(b("expected_status"))),
+        "assert_mobile_roaming_status" => ok(p.assert_mobile_roaming_status(b("expected_status"))),
+        "assert_mobile_data_saver_mode_status" => ok(p.assert_mobile_data_saver_mode_status(b("expected_status"))),
+        "assert_internet_speed" => {
+            ok(p.assert_internet_speed(arg(a, "expected_speed"), opt::<String>(a, "expected_desc").as_deref()))
+        }
+        "assert_internet_not_excellent" => ok(p.assert_internet_not_excellent()),
+        "assert_can_send_mms" => ok(p.assert_can_send_mms(b("expected_status"))),
+        "assert_mobile_data_usage_exceeded" => ok(p.assert_mobile_data_usage_exceeded(b("expected_status"))),
+        other => panic!("the phone has no function `{other}`"),
     }
 }
 
@@ -172,9 +334,16 @@ fn airline_call(store: &mut Airline, name: &str, a: &Map<String, Value>) -> Resu
 /// `changed`.
 fn changed(before: &Value, after: &Value) -> Value {
     let mut out = Map::new();
+    let keyed = |records: &Value| -> Map<String, Value> {
+        match records {
+            Value::Array(items) => items.iter().enumerate().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            Value::Object(map) => map.clone(),
+            other => panic!("a table is a list or an object, not {other}"),
+        }
+    };
     for (table, records) in after.as_object().expect("tables") {
-        let old = before[table].as_object().expect("records by id");
-        let records = records.as_object().expect("records by id");
+        let old = &keyed(&before[table]);
+        let records = &keyed(records);
         let diff: Map<String, Value> =
             records.iter().filter(|(id, r)| old.get(*id) != Some(*r)).map(|(k, v)| (k.clone(), v.clone())).collect();
         let gone: Vec<Value> =
@@ -196,10 +365,15 @@ fn retail_tools_agree_with_tau2s_call_for_call() {
     agree::<Retail>("retail");
 }
 
+#[test]
+fn telecom_tools_agree_with_tau2s_call_for_call() {
+    agree::<TelecomWorld>("telecom");
+}
+
 fn agree<T: Tools>(domain: &str) {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let db = format!("{root}/../shared/benchmarks/tau2/{domain}/db.json");
-    let initial = T::load(&db).expect("τ²'s database in shared/benchmarks beside the repository");
+    let data = format!("{root}/../shared/benchmarks/tau2/{domain}");
+    let initial = T::load(&data).expect("τ²'s data in shared/benchmarks beside the repository");
     let before = initial.to_json();
     let expected = std::fs::read_to_string(format!("{root}/testdata/tau2/{domain}.calls.jsonl")).unwrap();
     let (mut sequences, mut calls, mut wrong) = (0, 0, Vec::new());
@@ -209,7 +383,8 @@ fn agree<T: Tools>(domain: &str) {
         let mut store = initial.clone();
         for (k, c) in sequence["calls"].as_array().expect("calls").iter().enumerate() {
             let name = c["name"].as_str().expect("a tool name");
-            let ours = store.call(name, c["arguments"].as_object().expect("arguments"));
+            let side = c.get("side").and_then(Value::as_str).unwrap_or("assistant");
+            let ours = store.call(side, name, c["arguments"].as_object().expect("arguments"));
             let theirs = match c.get("error") {
                 Some(error) => Err(error.as_str().expect("an error text").to_owned()),
                 // A map τ² answers as JSON text.
@@ -220,6 +395,11 @@ fn agree<T: Tools>(domain: &str) {
             };
             if ours != theirs {
                 wrong.push(format!("{id}, call {} `{name}`:\n  τ²:   {theirs:?}\n  ours: {ours:?}", k + 1));
+            }
+            let synced = store.after_call();
+            let expected_sync = c.get("sync_error").and_then(Value::as_str).map(str::to_owned);
+            if synced != expected_sync {
+                wrong.push(format!("{id}, sync after call {}:\n  τ²:   {expected_sync:?}\n  ours: {synced:?}", k + 1));
             }
             calls += 1;
         }
