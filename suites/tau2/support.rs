@@ -37,10 +37,34 @@ pub fn differ<T: std::fmt::Debug>(
     }
 }
 
-/// What the benchmark harness reads after a task, as JSON: `{"tool_calls": N, "diff": [..], "assertions": [..]}`
-/// (the task's assertions on the final state, as the harness evaluated them).
-pub fn verdict(tool_calls: usize, diff: &[String], assertions: &[bool]) -> String {
-    serde_json::json!({"tool_calls": tool_calls, "diff": diff, "assertions": assertions}).to_string()
+/// The tool calls made on a store, in order, each with its arguments as τ² names them (an argument left out, a
+/// `None`, is not listed, as a τ² tool call leaves out a default argument): what τ²'s `ACTION` basis looks for the
+/// expected actions in.
+#[derive(Debug, Clone, Default)]
+pub struct Trace(pub Vec<serde_json::Value>);
+
+impl Trace {
+    pub fn record(&mut self, name: &str, arguments: serde_json::Value) {
+        let arguments: serde_json::Map<String, serde_json::Value> = match arguments {
+            serde_json::Value::Object(map) => map.into_iter().filter(|(_, v)| !v.is_null()).collect(),
+            _ => serde_json::Map::new(),
+        };
+        self.0.push(serde_json::json!({"name": name, "arguments": arguments}));
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// What the benchmark harness reads after a task, as JSON: `{"tool_calls": N, "diff": [..], "assertions": [..],
+/// "trace": [..]}` (the task's assertions on the final state, as the harness evaluated them, and the calls made).
+pub fn verdict(trace: &Trace, diff: &[String], assertions: &[bool]) -> String {
+    serde_json::json!({"tool_calls": trace.len(), "diff": diff, "assertions": assertions, "trace": trace.0}).to_string()
 }
 
 /// A domain's `db.json`, read into the host's types.

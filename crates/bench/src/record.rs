@@ -42,6 +42,9 @@ pub struct TaskRecord {
     /// The task's assertions on the final state, in order, as they came out.
     #[serde(default)]
     pub assertions: Vec<bool>,
+    /// The expected actions no call of the conversation matched (τ²'s `ACTION` basis), by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions_missing: Vec<String>,
     /// What the task wanted the customer told that no reply said (τ²'s `COMMUNICATE` basis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_communicated: Vec<String>,

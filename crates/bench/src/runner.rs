@@ -291,6 +291,7 @@ pub fn run_task(
         && (!scored("DB") || record.diff.is_empty())
         && (!scored("ENV_ASSERTION") || record.assertions.iter().all(|a| *a))
         && (!scored("COMMUNICATE") || record.not_communicated.is_empty())
+        && (!scored("ACTION") || record.actions_missing.is_empty())
         && record.nl_assertions.iter().flatten().all(|check| check.met);
     record.reward = if record.solved { 1.0 } else { 0.0 };
     record.time_ms.wall = started.elapsed().as_secs_f64() * 1000.0;
@@ -379,6 +380,10 @@ fn converse(
             record.tool_calls = verdict.tool_calls.saturating_sub(task.initial_calls.len() as u64);
             record.diff = verdict.diff;
             record.assertions = verdict.assertions;
+            // The conversation's calls (an earlier conversation's count, as in τ²'s trajectory; the scene's do not).
+            let trace = verdict.trace.get(task.initialization_calls..).unwrap_or_default();
+            record.actions_missing =
+                tau2::missing_actions(&task.actions, trace).into_iter().map(|a| a.name.clone()).collect();
             Ok(Ok(()))
         }
         Err(e) => Ok(Err(e)),

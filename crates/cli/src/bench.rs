@@ -26,8 +26,8 @@ Examples:
 
 Each task is a session on the suite's host: a turn loads the store, each user message is a turn the agent
 writes (checked, retried from diagnostics, run), and a last turn compares the store with the one the task's
-expected actions leave. Scored as τ² scores the task (its reward basis): DB, ENV_ASSERTION, COMMUNICATE, and
-NL_ASSERTION when a --judge-model grades it. One JSON line per task goes to --out as it finishes; --resume skips
+expected actions leave. Scored as τ² scores the task (its reward basis): DB, ENV_ASSERTION, COMMUNICATE, ACTION,
+and NL_ASSERTION when a --judge-model grades it. One JSON line per task goes to --out as it finishes; --resume skips
 the tasks already there.")]
 pub struct BenchArgs {
     #[command(subcommand)]

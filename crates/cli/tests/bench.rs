@@ -356,6 +356,20 @@ fn the_mock_suite_end_to_end() {
     let user_tools = by_id("update_task_with_user_tools");
     assert!(!user_tools.solved, "{user_tools:?}");
     assert!(user_tools.error.as_deref().is_some_and(|e| e.starts_with("not run")), "{user_tools:?}");
+
+    // `impossible_task_1` is scored on DB and ACTION: an agent that declines but never transfers the user leaves
+    // the database as expected and still scores 0, as τ² scores it.
+    let spec =
+        script(dir.path(), "decline.txt", &["\"Sorry, I cannot delete all your tasks.\".to_string()".to_owned()]);
+    let out = bench(
+        dir.path(),
+        &[suite.to_str().unwrap(), "--model", &spec, "--task", "impossible_task_1", "--out", "d.jsonl"],
+    );
+    ok(&out);
+    let declined = records(&dir.path().join("d.jsonl")).remove(0);
+    assert!(!declined.solved && declined.diff.is_empty() && declined.error.is_none(), "{declined:?}");
+    assert_eq!(declined.actions_missing, ["transfer_to_human_agents"]);
+    assert!(by_id("impossible_task_1").actions_missing.is_empty());
 }
 
 #[test]

@@ -172,6 +172,9 @@ pub struct Verdict {
     pub diff: Vec<String>,
     #[serde(default)]
     pub assertions: Vec<bool>,
+    /// The calls made on the store, each `{"name", "arguments"}`, the scene's first.
+    #[serde(default)]
+    pub trace: Vec<Value>,
 }
 
 /// Reads the last turn's value: the `Debug` text of the JSON string the host's `verdict` returns.
@@ -252,7 +255,10 @@ mod tests {
     #[test]
     fn verdicts_read_back() {
         let verdict = parse_verdict(r#""{\"tool_calls\":3,\"diff\":[\"order #W1: differs\"]}""#).unwrap();
-        assert_eq!(verdict, Verdict { tool_calls: 3, diff: vec!["order #W1: differs".into()], assertions: vec![] });
+        assert_eq!(
+            verdict,
+            Verdict { tool_calls: 3, diff: vec!["order #W1: differs".into()], assertions: vec![], trace: vec![] }
+        );
         assert!(parse_verdict("()").is_err());
     }
 }

@@ -99,6 +99,9 @@ pub struct Action {
     pub name: String,
     #[serde(default)]
     pub arguments: Map<String, Value>,
+    /// The arguments `ACTION` compares (all the call's when absent).
+    #[serde(default)]
+    pub compare_args: Option<Vec<String>>,
 }
 
 /// A τ² task, as far as the harness needs it.
@@ -109,8 +112,8 @@ pub struct Task {
     pub actions: Vec<Action>,
     /// What the simulated user knows and wants, as τ² words it.
     pub instructions: Instructions,
-    /// How τ² scores it (`DB`, `ENV_ASSERTION`, `COMMUNICATE`, `NL_ASSERTION`, `ACTION`); the harness scores all
-    /// but `ACTION`, and `NL_ASSERTION` only with a judge model.
+    /// How τ² scores it (`DB`, `ENV_ASSERTION`, `COMMUNICATE`, `NL_ASSERTION`, `ACTION`); the harness scores them
+    /// all, `NL_ASSERTION` only with a judge model.
     pub reward_basis: Vec<String>,
     /// What the agent's replies must say, for `COMMUNICATE`: each found in some reply, as τ² looks (case
     /// ignored, commas dropped from the reply).
@@ -120,6 +123,9 @@ pub struct Task {
     /// Calls that set the scene before the conversation, on the agent's store and the expected one alike (τ²'s
     /// initialization actions, and the tool calls of an earlier conversation the task starts after).
     pub initial_calls: Vec<Action>,
+    /// How many of `initial_calls` are initialization actions (the rest are the earlier conversation's, which
+    /// τ²'s trajectory holds).
+    pub initialization_calls: usize,
     /// Records merged into the database before anything runs (τ²'s initialization data for the agent's side).
     pub initial_data: Option<Value>,
     /// Checks on the final store (τ²'s environment assertions): a call on the store and the value it must give.
@@ -216,8 +222,9 @@ pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
                     user_side(&call.func_name);
                     continue;
                 }
-                initial_calls.push(Action { name: call.func_name, arguments: call.arguments });
+                initial_calls.push(Action { name: call.func_name, arguments: call.arguments, compare_args: None });
             }
+            let initialization_calls = initial_calls.len();
             // An earlier conversation's tool calls are replayed, as τ² replays them.
             for message in initial.message_history.unwrap_or_default() {
                 let assistant = message.get("role").and_then(Value::as_str) == Some("assistant");
@@ -247,7 +254,7 @@ pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
                     continue;
                 }
                 assertions.push((
-                    Action { name: call.func_name, arguments: call.arguments },
+                    Action { name: call.func_name, arguments: call.arguments, compare_args: None },
                     call.assert_value.unwrap_or(true),
                 ));
             }
@@ -259,6 +266,7 @@ pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
                 communicate_info: criteria.communicate_info.unwrap_or_default(),
                 nl_assertions: criteria.nl_assertions.unwrap_or_default(),
                 initial_calls,
+                initialization_calls,
                 initial_data,
                 assertions,
                 unsupported,
@@ -275,6 +283,44 @@ pub fn communicated(info: &[String], replies: &[String]) -> bool {
         let item = item.to_lowercase();
         replies.iter().any(|reply| reply.contains(&item))
     })
+}
+
+/// The expected actions no call of `trace` matches, as τ²'s `ACTION` basis looks: a call matches when its name is
+/// the action's and the arguments compared (the action's `compare_args`, else every argument the call names)
+/// are equal, numbers compared as Python compares them (`2 == 2.0`).
+pub fn missing_actions<'a>(expected: &'a [Action], trace: &[Value]) -> Vec<&'a Action> {
+    let matches = |action: &Action, call: &Value| {
+        if call.get("name").and_then(Value::as_str) != Some(action.name.as_str()) {
+            return false;
+        }
+        let empty = Map::new();
+        let arguments = call.get("arguments").and_then(Value::as_object).unwrap_or(&empty);
+        let compared: Vec<&str> = match &action.compare_args {
+            Some(names) => names.iter().map(String::as_str).collect(),
+            None => arguments.keys().map(String::as_str).collect(),
+        };
+        compared.iter().all(|k| match (arguments.get(*k), action.arguments.get(*k)) {
+            (Some(a), Some(b)) => python_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        })
+    };
+    expected.iter().filter(|action| !trace.iter().any(|call| matches(action, call))).collect()
+}
+
+/// JSON values equal as Python's `==` finds the values they were: an int equals the float of the same value.
+fn python_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| python_eq(x, y)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| python_eq(v, w)))
+        }
+        _ => a == b,
+    }
 }
 
 /// `data` merged into `db`: objects key by key, recursively; anything else replaced.
@@ -305,6 +351,28 @@ mod tests {
         assert!(!communicated(&["1,628".into()], &replies));
         assert!(!communicated(&["1629".into()], &replies));
         assert!(communicated(&[], &[]));
+    }
+
+    #[test]
+    fn actions_are_found_in_the_trace_as_tau2_compares_them() {
+        let expected: Vec<Action> = serde_json::from_value(serde_json::json!([
+            {"name": "refuel_data", "arguments": {"customer_id": "C1", "line_id": "L1", "gb_amount": 2}},
+            {"name": "toggle_roaming"},
+            {"name": "transfer_to_human_agents", "arguments": {"summary": "x"}, "compare_args": []},
+            {"name": "enable_roaming", "arguments": {"customer_id": "C1", "line_id": "L2"}, "compare_args": ["line_id"]}
+        ]))
+        .unwrap();
+        let trace = vec![
+            serde_json::json!({"name": "refuel_data", "arguments": {"customer_id": "C1", "line_id": "L1", "gb_amount": 2.0}}),
+            serde_json::json!({"name": "transfer_to_human_agents", "arguments": {"summary": "anything"}}),
+            serde_json::json!({"name": "enable_roaming", "arguments": {"customer_id": "C9", "line_id": "L2"}}),
+        ];
+        let missing: Vec<&str> = missing_actions(&expected, &trace).iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(missing, ["toggle_roaming"]);
+        let wrong = vec![
+            serde_json::json!({"name": "refuel_data", "arguments": {"customer_id": "C1", "line_id": "L1", "gb_amount": 3.0}}),
+        ];
+        assert_eq!(missing_actions(&expected[..1], &wrong).len(), 1);
     }
 
     #[test]

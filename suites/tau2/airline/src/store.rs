@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::support::{differ, read_db, verdict};
+use super::support::{differ, read_db, verdict, Trace};
 use super::{
     AirportCode, Cabin, DirectFlight, Flight, FlightDate, FlightInfo, FlightType, Insurance, Passenger, Payment,
     PaymentMethod, Reservation, ReservationFlight, ToolError, User,
@@ -50,7 +50,8 @@ pub struct Airline {
     flights: BTreeMap<String, Flight>,
     users: BTreeMap<String, User>,
     reservations: BTreeMap<String, Reservation>,
-    calls: usize,
+    /// The tools called, in order.
+    trace: Trace,
 }
 
 impl Airline {
@@ -63,7 +64,7 @@ impl Airline {
             reservations: BTreeMap<String, Reservation>,
         }
         let db: Db = read_db(path)?;
-        Ok(Airline { flights: db.flights, users: db.users, reservations: db.reservations, calls: 0 })
+        Ok(Airline { flights: db.flights, users: db.users, reservations: db.reservations, trace: Trace::default() })
     }
 
     /// The database as τ² dumps it: `{"flights": {..}, "users": {..}, "reservations": {..}}`.
@@ -73,7 +74,7 @@ impl Airline {
 
     /// How many tools were called.
     pub fn tool_calls(&self) -> usize {
-        self.calls
+        self.trace.len()
     }
 
     /// The records (flights, users, reservations) whose contents differ from `expected`'s.
@@ -88,7 +89,7 @@ impl Airline {
     /// What the benchmark harness reads after a task, as JSON: `{"tool_calls": N, "diff": [..], "assertions":
     /// [..]}`.
     pub fn verdict(&self, expected: &Airline, assertions: &[bool]) -> String {
-        verdict(self.calls, &self.diff(expected), assertions)
+        verdict(&self.trace, &self.diff(expected), assertions)
     }
 
     fn user(&self, user_id: &str) -> Result<&User, ToolError> {
@@ -196,7 +197,7 @@ impl Airline {
         nonfree_baggages: i64,
         insurance: Insurance,
     ) -> Result<Reservation, ToolError> {
-        self.calls += 1;
+        self.trace.record("book_reservation", serde_json::json!({"user_id": user_id, "origin": origin, "destination": destination, "flight_type": flight_type, "cabin": cabin, "flights": flights, "passengers": passengers, "payment_methods": payment_methods, "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages, "insurance": insurance}));
         self.user(user_id)?;
         let Some(reservation_id) = NEW_RESERVATION_IDS.into_iter().find(|id| !self.reservations.contains_key(*id))
         else {
@@ -283,13 +284,13 @@ impl Airline {
     /// Evaluates an arithmetic expression (numbers, `+ - * /`, parentheses, spaces) as Python does, and gives the
     /// result rounded to 2 decimals as text, e.g. "699.98".
     pub fn calculate(&mut self, expression: &str) -> Result<String, ToolError> {
-        self.calls += 1;
+        self.trace.record("calculate", serde_json::json!({"expression": expression}));
         super::python::calculate(expression).map_err(ToolError)
     }
 
     /// Cancels the whole reservation: every payment is refunded to its method (recorded as a negative payment).
     pub fn cancel_reservation(&mut self, reservation_id: &str) -> Result<Reservation, ToolError> {
-        self.calls += 1;
+        self.trace.record("cancel_reservation", serde_json::json!({"reservation_id": reservation_id}));
         self.reservation(reservation_id)?;
         let reservation = self.reservations.get_mut(reservation_id).expect("looked up above");
         let refunds: Vec<Payment> =
@@ -301,26 +302,29 @@ impl Airline {
 
     /// A reservation's details, by id (such as "8JX2WO").
     pub fn get_reservation_details(&mut self, reservation_id: &str) -> Result<Reservation, ToolError> {
-        self.calls += 1;
+        self.trace.record("get_reservation_details", serde_json::json!({"reservation_id": reservation_id}));
         self.reservation(reservation_id).cloned()
     }
 
     /// A user's details, with their payment methods and reservation ids, by id (such as "sara_doe_496").
     pub fn get_user_details(&mut self, user_id: &str) -> Result<User, ToolError> {
-        self.calls += 1;
+        self.trace.record("get_user_details", serde_json::json!({"user_id": user_id}));
         self.user(user_id).cloned()
     }
 
     /// Every airport the airline flies to.
     pub fn list_all_airports(&mut self) -> Vec<AirportCode> {
-        self.calls += 1;
+        self.trace.record("list_all_airports", serde_json::json!({}));
         AIRPORTS.iter().map(|(iata, city)| AirportCode { iata: iata.to_string(), city: city.to_string() }).collect()
     }
 
     /// Direct flights from `origin` to `destination` (IATA codes, such as "JFK") bookable on `date`
     /// ("YYYY-MM-DD").
     pub fn search_direct_flight(&mut self, origin: &str, destination: &str, date: &str) -> Vec<DirectFlight> {
-        self.calls += 1;
+        self.trace.record(
+            "search_direct_flight",
+            serde_json::json!({"origin": origin, "destination": destination, "date": date}),
+        );
         self.search(date, Some(origin), Some(destination), None)
     }
 
@@ -332,7 +336,10 @@ impl Airline {
         destination: &str,
         date: &str,
     ) -> Result<Vec<(DirectFlight, DirectFlight)>, ToolError> {
-        self.calls += 1;
+        self.trace.record(
+            "search_onestop_flight",
+            serde_json::json!({"origin": origin, "destination": destination, "date": date}),
+        );
         let mut found = Vec::new();
         for mut first in self.search(date, Some(origin), None, None) {
             first.date = Some(date.to_string());
@@ -357,7 +364,7 @@ impl Airline {
 
     /// Sends `user_id` a certificate worth `amount` dollars (at most three per task). Be careful!
     pub fn send_certificate(&mut self, user_id: &str, amount: i64) -> Result<String, ToolError> {
-        self.calls += 1;
+        self.trace.record("send_certificate", serde_json::json!({"user_id": user_id, "amount": amount}));
         self.user(user_id)?;
         let user = self.users.get_mut(user_id).expect("looked up above");
         for number in NEW_PAYMENT_NUMBERS {
@@ -374,8 +381,7 @@ impl Airline {
     /// Hands the user to a human agent, with a summary of their issue: only when the user asks for one, or the
     /// policy and the tools cannot solve their issue.
     pub fn transfer_to_human_agents(&mut self, summary: &str) -> String {
-        self.calls += 1;
-        let _ = summary;
+        self.trace.record("transfer_to_human_agents", serde_json::json!({"summary": summary}));
         "Transfer successful".to_string()
     }
 
@@ -388,7 +394,7 @@ impl Airline {
         nonfree_baggages: i64,
         payment_id: &str,
     ) -> Result<Reservation, ToolError> {
-        self.calls += 1;
+        self.trace.record("update_reservation_baggages", serde_json::json!({"reservation_id": reservation_id, "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages, "payment_id": payment_id}));
         let user_id = self.reservation(reservation_id)?.user_id.clone();
         self.user(&user_id)?;
         let paid = self.reservations[reservation_id].nonfree_baggages;
@@ -410,7 +416,7 @@ impl Airline {
         flights: &[FlightInfo],
         payment_id: &str,
     ) -> Result<Reservation, ToolError> {
-        self.calls += 1;
+        self.trace.record("update_reservation_flights", serde_json::json!({"reservation_id": reservation_id, "cabin": cabin, "flights": flights, "payment_id": payment_id}));
         let reservation = self.reservation(reservation_id)?.clone();
         self.user(&reservation.user_id)?;
         let passengers = reservation.passengers.len() as i64;
@@ -455,7 +461,10 @@ impl Airline {
         reservation_id: &str,
         passengers: &[Passenger],
     ) -> Result<Reservation, ToolError> {
-        self.calls += 1;
+        self.trace.record(
+            "update_reservation_passengers",
+            serde_json::json!({"reservation_id": reservation_id, "passengers": passengers}),
+        );
         if passengers.len() != self.reservation(reservation_id)?.passengers.len() {
             return fail("Number of passengers does not match");
         }
@@ -466,7 +475,7 @@ impl Airline {
 
     /// A flight's status on a date: "available", "landed", "cancelled", "delayed", "flying" or "on time".
     pub fn get_flight_status(&mut self, flight_number: &str, date: &str) -> Result<String, ToolError> {
-        self.calls += 1;
+        self.trace.record("get_flight_status", serde_json::json!({"flight_number": flight_number, "date": date}));
         Ok(self.flight_date(flight_number, date)?.status().to_string())
     }
 }

@@ -31,7 +31,7 @@ pub struct User {
 mod store {
     use std::collections::BTreeMap;
 
-    use super::support::{differ, read_db, verdict};
+    use super::support::{differ, read_db, verdict, Trace};
     use super::{Task, ToolError, User};
 
     /// The tracker: its users and tasks, reached only through these methods.
@@ -39,7 +39,8 @@ mod store {
     pub struct Mock {
         tasks: BTreeMap<String, Task>,
         users: BTreeMap<String, User>,
-        calls: usize,
+        /// The tools called, in order.
+        trace: Trace,
     }
 
     impl Mock {
@@ -51,12 +52,12 @@ mod store {
                 users: BTreeMap<String, User>,
             }
             let db: Db = read_db(path)?;
-            Ok(Mock { tasks: db.tasks, users: db.users, calls: 0 })
+            Ok(Mock { tasks: db.tasks, users: db.users, trace: Trace::default() })
         }
 
         /// How many tools were called.
         pub fn tool_calls(&self) -> usize {
-            self.calls
+            self.trace.len()
         }
 
         /// The records (tasks, users) whose contents differ from `expected`'s.
@@ -69,7 +70,7 @@ mod store {
 
         /// What the benchmark harness reads after a task (see `json::verdict`).
         pub fn verdict(&self, expected: &Mock, assertions: &[bool]) -> String {
-            verdict(self.calls, &self.diff(expected), assertions)
+            verdict(&self.trace, &self.diff(expected), assertions)
         }
 
         /// Creates a pending task for a user; its id is `task_N`, N one more than the number of tasks.
@@ -79,7 +80,10 @@ mod store {
             title: &str,
             description: Option<&str>,
         ) -> Result<Task, ToolError> {
-            self.calls += 1;
+            self.trace.record(
+                "create_task",
+                serde_json::json!({"user_id": user_id, "title": title, "description": description}),
+            );
             if !self.users.contains_key(user_id) {
                 return Err(ToolError(format!("User {user_id} not found")));
             }
@@ -99,13 +103,13 @@ mod store {
 
         /// Every user.
         pub fn get_users(&mut self) -> Vec<User> {
-            self.calls += 1;
+            self.trace.record("get_users", serde_json::json!({}));
             self.users.values().cloned().collect()
         }
 
         /// Sets a task's status: "pending" or "completed".
         pub fn update_task_status(&mut self, task_id: &str, status: &str) -> Result<Task, ToolError> {
-            self.calls += 1;
+            self.trace.record("update_task_status", serde_json::json!({"task_id": task_id, "status": status}));
             if status != "pending" && status != "completed" {
                 return Err(ToolError(format!("Invalid status {status}: \"pending\" or \"completed\"")));
             }
@@ -120,8 +124,7 @@ mod store {
 
         /// Hands the user to a human agent, with a summary of their issue.
         pub fn transfer_to_human_agents(&mut self, summary: &str) -> String {
-            self.calls += 1;
-            let _ = summary;
+            self.trace.record("transfer_to_human_agents", serde_json::json!({"summary": summary}));
             "Transfer successful".to_string()
         }
 

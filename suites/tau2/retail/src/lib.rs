@@ -139,7 +139,7 @@ mod store {
     use serde::Deserialize;
 
     use super::python::round2;
-    use super::support::{differ, read_db, verdict};
+    use super::support::{differ, read_db, verdict, Trace};
     use super::{Address, Order, Payment, PaymentMethod, Product, ToolError, User, Variant};
 
     fn fail<T>(why: &str) -> Result<T, ToolError> {
@@ -158,7 +158,8 @@ mod store {
         users: BTreeMap<String, User>,
         orders: BTreeMap<String, Order>,
         products: BTreeMap<String, Product>,
-        calls: usize,
+        /// The tools called, in order.
+        trace: Trace,
     }
 
     impl Retail {
@@ -171,7 +172,7 @@ mod store {
                 products: BTreeMap<String, Product>,
             }
             let db: Db = read_db(path)?;
-            Ok(Retail { users: db.users, orders: db.orders, products: db.products, calls: 0 })
+            Ok(Retail { users: db.users, orders: db.orders, products: db.products, trace: Trace::default() })
         }
 
         /// The database as τ² dumps it: `{"users": {..}, "orders": {..}, "products": {..}}`.
@@ -181,7 +182,7 @@ mod store {
 
         /// How many tools were called.
         pub fn tool_calls(&self) -> usize {
-            self.calls
+            self.trace.len()
         }
 
         /// The records (users, orders, products) whose contents differ from `expected`'s.
@@ -196,7 +197,7 @@ mod store {
         /// What the benchmark harness reads after a task, as JSON: `{"tool_calls": N, "diff": [..], "assertions":
         /// [..]}` (the task's assertions on the final state, as the harness evaluated them).
         pub fn verdict(&self, expected: &Retail, assertions: &[bool]) -> String {
-            verdict(self.calls, &self.diff(expected), assertions)
+            verdict(&self.trace, &self.diff(expected), assertions)
         }
 
         fn order_mut(&mut self, order_id: &str) -> Result<&mut Order, ToolError> {
@@ -269,14 +270,14 @@ mod store {
         /// Evaluates an arithmetic expression (numbers, `+ - * /`, parentheses, spaces) as Python does, and gives
         /// the result rounded to 2 decimals as text, e.g. "699.98".
         pub fn calculate(&mut self, expression: &str) -> Result<String, ToolError> {
-            self.calls += 1;
+            self.trace.record("calculate", serde_json::json!({"expression": expression}));
             super::python::calculate(expression).map_err(ToolError)
         }
 
         /// Cancels a pending order; `reason` is "no longer needed" or "ordered by mistake". Payments made with a
         /// gift card are refunded to it at once.
         pub fn cancel_pending_order(&mut self, order_id: &str, reason: &str) -> Result<Order, ToolError> {
-            self.calls += 1;
+            self.trace.record("cancel_pending_order", serde_json::json!({"order_id": order_id, "reason": reason}));
             let order = self.order_mut(order_id)?.clone();
             if order.status != "pending" {
                 return fail("Non-pending order cannot be cancelled");
@@ -312,7 +313,7 @@ mod store {
             new_item_ids: &[&str],
             payment_method_id: &str,
         ) -> Result<Order, ToolError> {
-            self.calls += 1;
+            self.trace.record("exchange_delivered_order_items", serde_json::json!({"order_id": order_id, "item_ids": item_ids, "new_item_ids": new_item_ids, "payment_method_id": payment_method_id}));
             let order = self.order_mut(order_id)?.clone();
             if order.status != "delivered" {
                 return fail("Non-delivered order cannot be exchanged");
@@ -344,7 +345,10 @@ mod store {
             last_name: &str,
             zip: &str,
         ) -> Result<String, ToolError> {
-            self.calls += 1;
+            self.trace.record(
+                "find_user_id_by_name_zip",
+                serde_json::json!({"first_name": first_name, "last_name": last_name, "zip": zip}),
+            );
             let (first, last) = (fold(first_name), fold(last_name));
             for (id, user) in &self.users {
                 if fold(&user.name.first_name) == first && fold(&user.name.last_name) == last && user.address.zip == zip
@@ -357,7 +361,7 @@ mod store {
 
         /// The user id of the user with this email.
         pub fn find_user_id_by_email(&mut self, email: &str) -> Result<String, ToolError> {
-            self.calls += 1;
+            self.trace.record("find_user_id_by_email", serde_json::json!({"email": email}));
             let wanted = fold(email);
             for (id, user) in &self.users {
                 if fold(&user.email) == wanted {
@@ -369,13 +373,13 @@ mod store {
 
         /// An order's status and details; ids look like "#W0000000".
         pub fn get_order_details(&mut self, order_id: &str) -> Result<Order, ToolError> {
-            self.calls += 1;
+            self.trace.record("get_order_details", serde_json::json!({"order_id": order_id}));
             Ok(self.order_mut(order_id)?.clone())
         }
 
         /// A product and its variants (items); a product id is not an item id.
         pub fn get_product_details(&mut self, product_id: &str) -> Result<Product, ToolError> {
-            self.calls += 1;
+            self.trace.record("get_product_details", serde_json::json!({"product_id": product_id}));
             match self.products.get(product_id) {
                 Some(product) => Ok(product.clone()),
                 None => fail("Product not found"),
@@ -384,7 +388,7 @@ mod store {
 
         /// A user's details, including their order ids and payment methods.
         pub fn get_user_details(&mut self, user_id: &str) -> Result<User, ToolError> {
-            self.calls += 1;
+            self.trace.record("get_user_details", serde_json::json!({"user_id": user_id}));
             match self.users.get(user_id) {
                 Some(user) => Ok(user.clone()),
                 None => fail("User not found"),
@@ -393,7 +397,7 @@ mod store {
 
         /// Every product's name and product id, by name.
         pub fn list_all_product_types(&mut self) -> BTreeMap<String, String> {
-            self.calls += 1;
+            self.trace.record("list_all_product_types", serde_json::json!({}));
             self.products.values().map(|p| (p.name.clone(), p.product_id.clone())).collect()
         }
 
@@ -409,7 +413,7 @@ mod store {
             country: &str,
             zip: &str,
         ) -> Result<Order, ToolError> {
-            self.calls += 1;
+            self.trace.record("modify_pending_order_address", serde_json::json!({"order_id": order_id, "address1": address1, "address2": address2, "city": city, "state": state, "country": country, "zip": zip}));
             let order = self.order_mut(order_id)?;
             if !order.status.contains("pending") {
                 return fail("Non-pending order cannot be modified");
@@ -427,7 +431,7 @@ mod store {
             new_item_ids: &[&str],
             payment_method_id: &str,
         ) -> Result<Order, ToolError> {
-            self.calls += 1;
+            self.trace.record("modify_pending_order_items", serde_json::json!({"order_id": order_id, "item_ids": item_ids, "new_item_ids": new_item_ids, "payment_method_id": payment_method_id}));
             let order = self.order_mut(order_id)?.clone();
             if order.status != "pending" {
                 return fail("Non-pending order cannot be modified");
@@ -469,7 +473,10 @@ mod store {
             order_id: &str,
             payment_method_id: &str,
         ) -> Result<Order, ToolError> {
-            self.calls += 1;
+            self.trace.record(
+                "modify_pending_order_payment",
+                serde_json::json!({"order_id": order_id, "payment_method_id": payment_method_id}),
+            );
             let order = self.order_mut(order_id)?.clone();
             if !order.status.contains("pending") {
                 return fail("Non-pending order cannot be modified");
@@ -517,7 +524,7 @@ mod store {
             country: &str,
             zip: &str,
         ) -> Result<User, ToolError> {
-            self.calls += 1;
+            self.trace.record("modify_user_address", serde_json::json!({"user_id": user_id, "address1": address1, "address2": address2, "city": city, "state": state, "country": country, "zip": zip}));
             match self.users.get_mut(user_id) {
                 Some(user) => {
                     user.address = address(address1, address2, city, state, country, zip);
@@ -535,7 +542,10 @@ mod store {
             item_ids: &[&str],
             payment_method_id: &str,
         ) -> Result<Order, ToolError> {
-            self.calls += 1;
+            self.trace.record(
+                "return_delivered_order_items",
+                serde_json::json!({"order_id": order_id, "item_ids": item_ids, "payment_method_id": payment_method_id}),
+            );
             let order = self.order_mut(order_id)?.clone();
             if order.status != "delivered" {
                 return fail("Non-delivered order cannot be returned");
@@ -555,8 +565,7 @@ mod store {
 
         /// Hands the user to a human agent, with a summary of their issue.
         pub fn transfer_to_human_agents(&mut self, summary: &str) -> String {
-            self.calls += 1;
-            let _ = summary;
+            self.trace.record("transfer_to_human_agents", serde_json::json!({"summary": summary}));
             "Transfer successful".to_string()
         }
     }

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::date::Date;
 use super::phone::Phone;
 use super::python::repr;
+use super::support::Trace;
 use super::{
     Bill, BillStatus, Customer, DataUsage, Details, Device, Line, LineChange, LineItem, LineStatus, PaymentRequest,
     Plan, Refuel, ToolError,
@@ -25,7 +26,8 @@ pub struct Telecom {
     devices: Vec<Device>,
     /// Draft bills created so far (their ids are numbered from it).
     new_bills: u32,
-    calls: usize,
+    /// The tools called, in order.
+    trace: Trace,
 }
 
 impl Telecom {
@@ -53,7 +55,7 @@ impl Telecom {
             bills: db.bills,
             devices: db.devices,
             new_bills: 0,
-            calls: 0,
+            trace: Trace::default(),
         })
     }
 
@@ -68,7 +70,7 @@ impl Telecom {
 
     /// How many of the agent's tools were called.
     pub fn tool_calls(&self) -> usize {
-        self.calls
+        self.trace.len()
     }
 
     // ---- Lookups (each fails with τ²'s text) ----
@@ -161,19 +163,19 @@ impl Telecom {
 
     /// The customer whose contact number, or one of whose lines, is `phone_number` ("555-123-2002").
     pub fn get_customer_by_phone(&mut self, phone_number: &str) -> Result<Customer, ToolError> {
-        self.calls += 1;
+        self.trace.record("get_customer_by_phone", serde_json::json!({"phone_number": phone_number}));
         self.customer_by_phone(phone_number).cloned()
     }
 
     /// A customer by id ("C1001").
     pub fn get_customer_by_id(&mut self, customer_id: &str) -> Result<Customer, ToolError> {
-        self.calls += 1;
+        self.trace.record("get_customer_by_id", serde_json::json!({"customer_id": customer_id}));
         self.customer(customer_id).cloned()
     }
 
     /// The customers with this full name (case ignored) and date of birth ("YYYY-MM-DD").
     pub fn get_customer_by_name(&mut self, full_name: &str, dob: &str) -> Vec<Customer> {
-        self.calls += 1;
+        self.trace.record("get_customer_by_name", serde_json::json!({"full_name": full_name, "dob": dob}));
         let name = full_name.to_lowercase();
         self.customers
             .iter()
@@ -184,7 +186,7 @@ impl Telecom {
 
     /// The record an id names, by its first letter: a line (L), device (D), bill (B), customer (C) or plan (P).
     pub fn get_details_by_id(&mut self, id: &str) -> Result<Details, ToolError> {
-        self.calls += 1;
+        self.trace.record("get_details_by_id", serde_json::json!({"id": id}));
         match id.chars().next() {
             Some('L') => Ok(Details::Line(self.lines[self.line_index(id)?].clone())),
             Some('D') => self.device(id).cloned().map(Details::Device),
@@ -197,8 +199,10 @@ impl Telecom {
 
     /// Suspends an active line of the customer's (a $5/month holding fee applies).
     pub fn suspend_line(&mut self, customer_id: &str, line_id: &str, reason: &str) -> Result<LineChange, ToolError> {
-        self.calls += 1;
-        let _ = reason;
+        self.trace.record(
+            "suspend_line",
+            serde_json::json!({"customer_id": customer_id, "line_id": line_id, "reason": reason}),
+        );
         let k = self.target_line(customer_id, line_id)?;
         let line = &mut self.lines[k];
         if line.status != LineStatus::Active {
@@ -214,7 +218,7 @@ impl Telecom {
 
     /// Resumes a suspended (or not yet activated) line of the customer's.
     pub fn resume_line(&mut self, customer_id: &str, line_id: &str) -> Result<LineChange, ToolError> {
-        self.calls += 1;
+        self.trace.record("resume_line", serde_json::json!({"customer_id": customer_id, "line_id": line_id}));
         let k = self.target_line(customer_id, line_id)?;
         let line = &mut self.lines[k];
         if !matches!(line.status, LineStatus::Suspended | LineStatus::PendingActivation) {
@@ -228,7 +232,7 @@ impl Telecom {
     /// The customer's bills, newest issue date first; at most `limit` (12 when `None`; a negative limit leaves
     /// that many out at the end, as τ²'s Python slice does).
     pub fn get_bills_for_customer(&mut self, customer_id: &str, limit: Option<i64>) -> Result<Vec<Bill>, ToolError> {
-        self.calls += 1;
+        self.trace.record("get_bills_for_customer", serde_json::json!({"customer_id": customer_id, "limit": limit}));
         let customer = self.customer(customer_id)?;
         let mut bills = Vec::new();
         for bill_id in &customer.bill_ids {
@@ -244,7 +248,7 @@ impl Telecom {
 
     /// Asks the customer to pay one of their bills (on their phone); only one bill may await payment at a time.
     pub fn send_payment_request(&mut self, customer_id: &str, bill_id: &str) -> Result<String, ToolError> {
-        self.calls += 1;
+        self.trace.record("send_payment_request", serde_json::json!({"customer_id": customer_id, "bill_id": bill_id}));
         let customer = self.customer(customer_id)?;
         if !self.bills_awaiting_payment(customer)?.is_empty() {
             return fail("A bill is already awaiting payment for this customer");
@@ -259,7 +263,7 @@ impl Telecom {
 
     /// A line's data use, allowance and refuelled data this billing cycle, and when the cycle ends.
     pub fn get_data_usage(&mut self, customer_id: &str, line_id: &str) -> Result<DataUsage, ToolError> {
-        self.calls += 1;
+        self.trace.record("get_data_usage", serde_json::json!({"customer_id": customer_id, "line_id": line_id}));
         let line = &self.lines[self.target_line(customer_id, line_id)?];
         let plan = self.plan(&line.plan_id)?;
         Ok(DataUsage {
@@ -273,7 +277,7 @@ impl Telecom {
 
     /// Allows the line to roam abroad.
     pub fn enable_roaming(&mut self, customer_id: &str, line_id: &str) -> Result<String, ToolError> {
-        self.calls += 1;
+        self.trace.record("enable_roaming", serde_json::json!({"customer_id": customer_id, "line_id": line_id}));
         let k = self.target_line(customer_id, line_id)?;
         if std::mem::replace(&mut self.lines[k].roaming_enabled, true) {
             return Ok("Roaming was already enabled".to_string());
@@ -283,7 +287,7 @@ impl Telecom {
 
     /// Stops the line from roaming abroad.
     pub fn disable_roaming(&mut self, customer_id: &str, line_id: &str) -> Result<String, ToolError> {
-        self.calls += 1;
+        self.trace.record("disable_roaming", serde_json::json!({"customer_id": customer_id, "line_id": line_id}));
         let k = self.target_line(customer_id, line_id)?;
         if !std::mem::replace(&mut self.lines[k].roaming_enabled, false) {
             return Ok("Roaming was already disabled".to_string());
@@ -293,15 +297,17 @@ impl Telecom {
 
     /// Hands the customer to a human agent, with a summary of their issue.
     pub fn transfer_to_human_agents(&mut self, summary: &str) -> String {
-        self.calls += 1;
-        let _ = summary;
+        self.trace.record("transfer_to_human_agents", serde_json::json!({"summary": summary}));
         "Transfer successful".to_string()
     }
 
     /// Adds `gb_amount` GB of data to the line for this cycle, charged at the plan's price per GB on the
     /// customer's next bill.
     pub fn refuel_data(&mut self, customer_id: &str, line_id: &str, gb_amount: f64) -> Result<Refuel, ToolError> {
-        self.calls += 1;
+        self.trace.record(
+            "refuel_data",
+            serde_json::json!({"customer_id": customer_id, "line_id": line_id, "gb_amount": gb_amount}),
+        );
         let k = self.target_line(customer_id, line_id)?;
         if gb_amount <= 0.0 {
             return fail("Refuel amount must be positive");

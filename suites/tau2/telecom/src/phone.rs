@@ -4,6 +4,7 @@
 use serde::Deserialize;
 
 use super::python::round2;
+use super::support::Trace;
 use super::{
     ApnName, ApnSettings, NetworkModePreference, NetworkStatus, NetworkTechnology, PerformanceLevel, PhoneState,
     SignalStrength, SimStatus, Surroundings, ToolError, VpnDetails,
@@ -18,7 +19,8 @@ pub struct Phone {
     /// degrades the profile too (`vpn_is_default`: the connected VPN's details are it).
     default_vpn: VpnDetails,
     vpn_is_default: bool,
-    calls: usize,
+    /// The tools called, in order.
+    trace: Trace,
 }
 
 fn default_vpn() -> VpnDetails {
@@ -66,7 +68,7 @@ impl Phone {
             surroundings: db.surroundings,
             default_vpn: default_vpn(),
             vpn_is_default: false,
-            calls: 0,
+            trace: Trace::default(),
         })
     }
 
@@ -77,7 +79,7 @@ impl Phone {
 
     /// How many of the user's tools were called.
     pub fn tool_calls(&self) -> usize {
-        self.calls
+        self.trace.len()
     }
 
     // ---- Status ----
@@ -243,12 +245,12 @@ impl Phone {
     // ---- The user's tools ----
 
     pub fn check_status_bar(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_status_bar", serde_json::json!({}));
         format!("Status Bar: {}", self.status_bar())
     }
 
     pub fn check_network_status(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_network_status", serde_json::json!({}));
         let d = &self.device;
         let mut lines = vec![
             format!("Airplane Mode: {}", on_off(d.airplane_mode)),
@@ -268,13 +270,13 @@ impl Phone {
     }
 
     pub fn check_network_mode_preference(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_network_mode_preference", serde_json::json!({}));
         format!("Network Mode Preference: {}", value(self.device.network_mode_preference))
     }
 
     /// `mode`: "4g_5g_preferred", "4g_only", "3g_only" or "2g_only".
     pub fn set_network_mode_preference(&mut self, mode: &str) -> String {
-        self.calls += 1;
+        self.trace.record("set_network_mode_preference", serde_json::json!({"mode": mode}));
         match serde_json::from_value::<NetworkModePreference>(serde_json::Value::from(mode)) {
             Ok(preference) => {
                 self.device.network_mode_preference = preference;
@@ -289,7 +291,7 @@ impl Phone {
     }
 
     pub fn run_speed_test(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("run_speed_test", serde_json::json!({}));
         let (speed, description) = self.speed();
         let Some(speed) = speed else { return format!("Speed test failed: {description}.") };
         let advice = match description {
@@ -324,13 +326,13 @@ impl Phone {
     }
 
     pub fn toggle_airplane_mode(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("toggle_airplane_mode", serde_json::json!({}));
         let on = self.toggle_airplane();
         self.with_status_bar(&format!("Airplane Mode is now {}.", on_off(on)))
     }
 
     pub fn check_sim_status(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_sim_status", serde_json::json!({}));
         match self.sim_status() {
             SimStatus::Active => "Your SIM card is active and working.",
             SimStatus::Missing => "No SIM card detected in the phone.",
@@ -341,7 +343,7 @@ impl Phone {
     }
 
     pub fn reseat_sim_card(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("reseat_sim_card", serde_json::json!({}));
         self.device.sim_card_missing = false;
         self.simulate_network_search();
         self.with_status_bar("SIM card re-seated successfully.")
@@ -354,7 +356,7 @@ impl Phone {
     }
 
     pub fn toggle_data(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("toggle_data", serde_json::json!({}));
         let on = self.toggle_data_enabled();
         self.with_status_bar(&format!("Mobile Data is now {}.", on_off(on)))
     }
@@ -366,13 +368,13 @@ impl Phone {
     }
 
     pub fn toggle_roaming(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("toggle_roaming", serde_json::json!({}));
         let on = self.toggle_roaming_enabled();
         self.with_status_bar(&format!("Data Roaming is now {}.", on_off(on)))
     }
 
     pub fn check_data_restriction_status(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_data_restriction_status", serde_json::json!({}));
         if self.device.data_saver_mode {
             "Data Saver mode is ON (limits data usage)."
         } else {
@@ -382,13 +384,13 @@ impl Phone {
     }
 
     pub fn toggle_data_saver_mode(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("toggle_data_saver_mode", serde_json::json!({}));
         self.device.data_saver_mode = !self.device.data_saver_mode;
         self.with_status_bar(&format!("Data Saver Mode is now {}.", on_off(self.device.data_saver_mode)))
     }
 
     pub fn check_apn_settings(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_apn_settings", serde_json::json!({}));
         let apn = &self.device.active_apn_settings;
         format!(
             "Current APN Name: {}\nMMSC URL (for picture messages): {}\n(These are technical settings, usually best left \
@@ -399,7 +401,7 @@ impl Phone {
     }
 
     pub fn set_apn_settings(&mut self, apn_settings: ApnSettings) -> String {
-        self.calls += 1;
+        self.trace.record("set_apn_settings", serde_json::json!({"apn_settings": apn_settings}));
         let name = value(apn_settings.apn_name);
         self.device.active_apn_settings = apn_settings;
         self.simulate_network_search();
@@ -408,14 +410,14 @@ impl Phone {
 
     /// The APN settings go back to the carrier's at the next reboot.
     pub fn reset_apn_settings(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("reset_apn_settings", serde_json::json!({}));
         self.device.active_apn_settings.reset_at_reboot = true;
         self.simulate_network_search();
         self.with_status_bar("APN settings will reset at reboot.")
     }
 
     pub fn check_wifi_status(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_wifi_status", serde_json::json!({}));
         let d = &self.device;
         if !d.wifi_enabled {
             "Wi-Fi is turned OFF.".to_string()
@@ -431,7 +433,7 @@ impl Phone {
     }
 
     pub fn toggle_wifi(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("toggle_wifi", serde_json::json!({}));
         if self.device.airplane_mode {
             return self.with_status_bar("Cannot change Wi-Fi settings while Airplane Mode is ON.");
         }
@@ -447,18 +449,18 @@ impl Phone {
     }
 
     pub fn check_wifi_calling_status(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_wifi_calling_status", serde_json::json!({}));
         format!("Wi-Fi Calling is currently turned {}.", on_off(self.device.wifi_calling_enabled))
     }
 
     pub fn toggle_wifi_calling(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("toggle_wifi_calling", serde_json::json!({}));
         self.device.wifi_calling_enabled = !self.device.wifi_calling_enabled;
         self.with_status_bar(&format!("Wi-Fi Calling is now {}.", on_off(self.device.wifi_calling_enabled)))
     }
 
     pub fn check_vpn_status(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_vpn_status", serde_json::json!({}));
         let d = &self.device;
         if d.vpn_connected {
             match &d.vpn_details {
@@ -483,7 +485,7 @@ impl Phone {
     }
 
     pub fn connect_vpn(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("connect_vpn", serde_json::json!({}));
         if !self.connect() {
             return "VPN already connected.".to_string();
         }
@@ -501,7 +503,7 @@ impl Phone {
     }
 
     pub fn disconnect_vpn(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("disconnect_vpn", serde_json::json!({}));
         let update = if self.disconnect() {
             "VPN disconnected successfully."
         } else {
@@ -511,13 +513,13 @@ impl Phone {
     }
 
     pub fn check_installed_apps(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_installed_apps", serde_json::json!({}));
         let names: Vec<&str> = self.device.app_statuses.iter().map(|(name, _)| name.as_str()).collect();
         format!("The following apps are installed on the phone: {}", names.join(", "))
     }
 
     pub fn check_app_status(&mut self, app_name: &str) -> String {
-        self.calls += 1;
+        self.trace.record("check_app_status", serde_json::json!({"app_name": app_name}));
         let Some(app) = self.device.app(app_name) else { return format!("App '{app_name}' not found on this phone.") };
         let mut lines = vec![format!("Status for App: {app_name}")];
         let granted: Vec<&str> = app.permissions.named().into_iter().filter(|(_, on)| *on).map(|(n, _)| n).collect();
@@ -531,7 +533,7 @@ impl Phone {
     }
 
     pub fn check_app_permissions(&mut self, app_name: &str) -> String {
-        self.calls += 1;
+        self.trace.record("check_app_permissions", serde_json::json!({"app_name": app_name}));
         let Some(app) = self.device.app(app_name) else { return format!("App '{app_name}' not found on this phone.") };
         let granted: Vec<&str> = app.permissions.named().into_iter().filter(|(_, on)| *on).map(|(n, _)| n).collect();
         if granted.is_empty() {
@@ -543,7 +545,7 @@ impl Phone {
 
     /// `permission`: "sms", "storage", "phone" or "network" (case ignored).
     pub fn grant_app_permission(&mut self, app_name: &str, permission: &str) -> String {
-        self.calls += 1;
+        self.trace.record("grant_app_permission", serde_json::json!({"app_name": app_name, "permission": permission}));
         let permission = permission.to_lowercase();
         let (ok, message) = match self.device.app_mut(app_name) {
             None => (false, format!("App '{app_name}' not found. Cannot grant permission.")),
@@ -565,7 +567,7 @@ impl Phone {
     }
 
     pub fn can_send_mms(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("can_send_mms", serde_json::json!({}));
         if self.can_mms() {
             "Your messaging app can send MMS messages."
         } else {
@@ -575,7 +577,7 @@ impl Phone {
     }
 
     pub fn reboot_device(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("reboot_device", serde_json::json!({}));
         let mut lines = Vec::new();
         if self.device.active_apn_settings.reset_at_reboot {
             lines.push("Resetting APN settings...");
@@ -588,7 +590,7 @@ impl Phone {
     }
 
     pub fn check_payment_request(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("check_payment_request", serde_json::json!({}));
         match &self.surroundings.payment_request {
             None => "No payment request has been made.".to_string(),
             Some(request) => format!(
@@ -600,7 +602,7 @@ impl Phone {
     }
 
     pub fn make_payment(&mut self) -> String {
-        self.calls += 1;
+        self.trace.record("make_payment", serde_json::json!({}));
         match &mut self.surroundings.payment_request {
             None => "You do not have a payment request.".to_string(),
             Some(request) => {
