@@ -417,6 +417,55 @@ fn stdio_sessions_keep_what_earlier_turns_left_and_run_side_by_side() {
 }
 
 #[test]
+fn stdio_a_turn_cannot_reach_the_locals_it_is_denied() {
+    // A benchmark's harness keeps the user's phone in the session and denies it to the agent's turns.
+    let dir = scratch(&[
+        (
+            "world.rs",
+            "#[derive(Debug)]\npub struct Phone { pub airplane: bool }\n#[derive(Debug)]\npub struct Carrier { pub \
+             roaming: bool }\nimpl Carrier {\n    pub fn enable_roaming(&mut self) -> &'static str {\n        self.roaming = \
+             true;\n        \"Roaming enabled\"\n    }\n}\n\nfn main() {}\n",
+        ),
+        ("replies.txt", "=== reply\n```rust\nphone.airplane = false;\n\"done\".to_string()\n```\n=== reply\n```rust\ncarrier.enable_roaming().to_string()\n```\n"),
+    ]);
+    let mut service = Stdio_::start(&["--workers", "1"], dir.path());
+    let session = service.call(1, "session.open", json!({"host": "world.rs"}))["result"]["session"].clone();
+    let turn = |service: &mut Stdio_, id: i64, snippet: &str, hidden: &[&str]| {
+        service.call(id, "session.turn", json!({"session": session, "snippet": snippet, "hidden": hidden}))
+    };
+    let setup = turn(
+        &mut service,
+        2,
+        "let mut phone = Phone { airplane: true };\nlet mut carrier = Carrier { roaming: false };",
+        &[],
+    );
+    assert_eq!(setup["result"]["accepted"], true, "{setup}");
+    // Denied: naming the phone is an unresolved name; nothing runs.
+    let reach = turn(&mut service, 3, "phone.airplane = false;\ncarrier.enable_roaming()", &["phone"]);
+    assert_eq!(reach["result"]["accepted"], false, "{reach}");
+    assert_eq!(reach["result"]["kinds"], json!(["E0425"]), "{reach}");
+    // Nor may a turn put a phone of its own in the local's place.
+    let replace = turn(&mut service, 4, "let phone = Phone { airplane: false };", &["phone"]);
+    assert_eq!(replace["result"]["accepted"], false, "{replace}");
+    assert_eq!(replace["result"]["kinds"], json!(["hidden-local"]), "{replace}");
+    // A model asked for the turn is retried from the same diagnostics, and what it may reach works.
+    let task = service.call(
+        5,
+        "session.turn",
+        json!({"session": session, "task": "turn roaming on", "model": "script:replies.txt", "hidden": ["phone"]}),
+    );
+    assert_eq!(
+        (task["result"]["attempts"].clone(), task["result"]["value"].clone()),
+        (json!(2), json!("\"Roaming enabled\"")),
+        "{task}"
+    );
+    // The harness's own turn still reaches the phone, untouched by the denied turns.
+    let after = turn(&mut service, 6, "(phone.airplane, carrier.roaming)", &[]);
+    assert_eq!(after["result"]["value"], "(true, true)", "{after}");
+    assert_eq!(service.finish(), Some(0));
+}
+
+#[test]
 fn stdio_protocol_edges_cancel_with_an_id_shutdown_batches_big_ids_and_sigterm_with_stdin_open() {
     let dir = scratch(&[("slow.rs", SLOW_HOST)]);
     let mut service = Stdio_::start(&[], dir.path());

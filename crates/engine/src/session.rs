@@ -62,6 +62,8 @@ pub struct Session {
     own_lineage: bool,
     /// Set by whoever asked for the turn in progress to stop it ([`Session::set_interrupt`]).
     interrupt: Option<Arc<AtomicBool>>,
+    /// Locals the next turns may not reach ([`Session::set_hidden`]).
+    hidden: Vec<String>,
 }
 
 /// A turn that ran (or faulted: it may have changed locals), as a transcript keeps it: replaying the snippets in
@@ -168,6 +170,7 @@ impl Session {
             lineage: Lineage::of(&format!("session {id}")),
             own_lineage: true,
             interrupt: None,
+            hidden: Vec::new(),
         }
     }
 
@@ -181,6 +184,20 @@ impl Session {
     /// before stays, as for any fault. `None`: turns nobody stops.
     pub fn set_interrupt(&mut self, interrupt: Option<Arc<AtomicBool>>) {
         self.interrupt = interrupt;
+    }
+
+    /// From now on, turns may not reach these locals: they are not declared where a turn is checked (a turn that
+    /// names one is rejected, E0425, as for any name not in scope), a model is not told of them, and a turn that
+    /// declares a local of the same name (which would replace it) is rejected. The locals stay in the session for
+    /// turns that may reach them (after `set_hidden(Vec::new())`): a benchmark keeps the user's phone out of the
+    /// agent's turns this way, and acts on it in its own.
+    pub fn set_hidden(&mut self, names: Vec<String>) {
+        self.hidden = names;
+    }
+
+    /// The locals the next turn may reach.
+    fn reachable(&self) -> Vec<SessionLocal> {
+        self.locals.iter().filter(|l| !self.hidden.contains(&l.name)).cloned().collect()
     }
 
     fn interrupted(&self) -> Result<(), ExecError> {
@@ -212,7 +229,8 @@ impl Session {
 
     /// What a model is told about the next turn: the session's items and locals, and the task.
     fn request(&self, task: &str) -> crate::HoleRequest {
-        let text = Session::check_host(&self.attributes, &self.items, &self.locals);
+        let locals = self.reachable();
+        let text = Session::check_host(&self.attributes, &self.items, &locals);
         let items: String = self.items.iter().map(|i| format!("{}\n", i.text)).collect();
         crate::HoleRequest {
             kind: crate::RequestKind::SessionTurn,
@@ -225,8 +243,7 @@ impl Session {
             model: None,
             expected_type: None,
             enclosing_source: text.replace("agent!(\"the next turn\")", crate::HOLE_MARKER),
-            bindings: self
-                .locals
+            bindings: locals
                 .iter()
                 .map(|l| crate::BindingInfo { name: l.name.clone(), ty: l.ty.clone(), mutable: true, available: true })
                 .collect(),
@@ -420,7 +437,8 @@ impl TurnPlan {
             .filter(|old| !(matches!(old.key, ItemKey::Impl(_)) && redeclared.iter().any(|r| r.key == old.key)))
             .cloned()
             .collect();
-        let used: Vec<SessionLocal> = live.iter().filter(|l| mentions(turn, &l.name)).cloned().collect();
+        let used: Vec<SessionLocal> =
+            live.iter().filter(|l| mentions(turn, &l.name) && !session.hidden.contains(&l.name)).cloned().collect();
         let check_text = Session::check_host(&session.attributes, &check_items, &used);
         TurnPlan { parts, stale, live, kept_items, used, check_text }
     }
@@ -514,6 +532,17 @@ impl Engine {
             outcome.timings_ms = finish(timings, started);
             return Ok(outcome);
         };
+        if let Some((name, _)) = types.locals.iter().find(|(name, _)| session.hidden.contains(name)) {
+            // It would replace a local the turn may not reach.
+            outcome.diagnostics.push(format!(
+                "error: `{name}` is a local this turn may not reach, and a `let {name}` here would replace it: name \
+                 the local otherwise"
+            ));
+            outcome.kinds.push("hidden-local".into());
+            outcome.rejections = vec![outcome.kinds.clone()];
+            outcome.timings_ms = finish(timings, started);
+            return Ok(outcome);
+        }
         let leaves = Leaves::of(session, &plan, parts, &types, &mut outcome);
         let ran = self.run_handover(session, turn, &plan, parts, leaves)?;
         timings.host_compile += ran.host_compile_ms;

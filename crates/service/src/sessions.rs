@@ -79,6 +79,10 @@ pub struct TurnParams {
     pub task: Option<String>,
     /// The model for a task (`openai:<m>`, `script:<file>`, ...); the service's `--model` without it.
     pub model: Option<String>,
+    /// Locals this turn may not reach (naming one is an unresolved name; declaring one is rejected), though they
+    /// stay in the session for turns that may: a benchmark's user-side state kept from the agent's turns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -165,13 +165,13 @@ fn answer(
             *session = opened.get("session").and_then(Value::as_u64);
             Ok(opened)
         }
-        Call::Turn { snippet, task, attempts, retry_after_fault } => {
+        Call::Turn { snippet, task, attempts, retry_after_fault, hidden } => {
             let id = session.ok_or_else(no_session)?;
             let model = task.is_some().then(|| {
                 let relay: Arc<dyn SnippetSource> = Arc::new(Relay { link: link.clone(), retry_after_fault });
                 (relay, attempts)
             });
-            sessions.turn_with(TurnParams { session: id, snippet, task, model: None }, model, cancel)
+            sessions.turn_with(TurnParams { session: id, snippet, task, model: None, hidden }, model, cancel)
         }
         Call::State => sessions.state(SessionParams { session: session.ok_or_else(no_session)? }),
         Call::Save { path } => save(sessions, session.ok_or_else(no_session)?, path),

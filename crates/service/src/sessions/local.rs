@@ -193,7 +193,9 @@ impl LocalSessions {
         let mut guard = open.session.lock().unwrap_or_else(|e| e.into_inner());
         let session = guard.as_mut().ok_or_else(|| ErrorCode::InvalidParams.with("the session is closed"))?;
         session.set_interrupt(Some(cancel));
+        session.set_hidden(params.hidden.clone());
         let outcome = LocalSessions::turn_in(&open.hosting.engine, session, params, model);
+        session.set_hidden(Vec::new());
         session.set_interrupt(None);
         outcome
     }

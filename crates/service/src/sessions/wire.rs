@@ -50,6 +50,8 @@ pub enum Call {
         task: Option<String>,
         attempts: u32,
         retry_after_fault: bool,
+        #[serde(default)]
+        hidden: Vec<String>,
     },
     State,
     Save {

@@ -304,6 +304,7 @@ impl WorkerSessions {
             task: params.task,
             attempts: model.as_ref().map_or(0, |(_, attempts)| *attempts),
             retry_after_fault: model.as_ref().is_some_and(|(model, _)| model.retry_after_fault()),
+            hidden: params.hidden,
         };
         let model = model.as_ref().map(|(model, _)| model.as_ref());
         self.call(params.session, call, model, Some(&cancel))
