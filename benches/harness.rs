@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use lacuna_bench::record::read_records;
-use lacuna_bench::tau2::{code, load_tasks};
+use lacuna_bench::tau2::code;
 use lacuna_bench::{Report, Suite};
 
 #[allow(dead_code)] // not every bench uses every helper
@@ -29,7 +29,7 @@ fn main() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let suite_file = repo.join("suites/tau2-retail.toml");
     let suite = Suite::load(&suite_file, None).expect("the retail suite and τ²'s data beside the repository");
-    let mut tasks = load_tasks(&suite.tasks_file()).expect("tasks.json");
+    let mut tasks = suite.tasks().expect("tasks.json");
     if let Some(n) = limit {
         tasks.truncate(n);
     }

@@ -114,6 +114,13 @@ impl Workspace {
     /// The database a task starts from: the suite's, or a copy with the task's initial data merged in.
     pub fn db_for(&self, suite: &Suite, task: &Task) -> Result<PathBuf, BenchError> {
         let Some(data) = &task.initial_data else { return Ok(suite.db()) };
+        if suite.user_db().is_some() {
+            return Err(BenchError::Suite(format!(
+                "task {}: initial data for {}'s databases is not ported (no task of its benchmark split has any)",
+                task.id,
+                suite.domain.name()
+            )));
+        }
         let parse =
             |detail: String| BenchError::Parse { path: suite.db().display().to_string(), what: "database", detail };
         let mut db: Value = serde_json::from_str(&crate::read(&suite.db())?).map_err(|e| parse(e.to_string()))?;
@@ -311,17 +318,38 @@ fn converse(
     record: &mut TaskRecord,
     earlier: &mut Vec<(String, String)>,
 ) -> Result<Result<(), String>, BenchError> {
-    if let Err(why) = harness_turn(worker, session, code::setup_turn(suite.domain, task, db), record)? {
+    let two_sided = suite.domain.two_sided();
+    let user_db = suite.user_db();
+    let setup = code::setup_turn(suite.domain, task, db, user_db.as_deref());
+    if let Err(why) = harness_turn(worker, session, setup, record)? {
         return Ok(Err(format!("loading the store: {why}")));
+    }
+    // A two-sided task's user performs their runs of the expected actions on the phone, one after each agent
+    // turn (the scripted user; a user model with the phone's tools is not built yet).
+    let segments = crate::tau2::segments(&task.actions);
+    if two_sided && matches!(user, User::Model { .. }) {
+        return Ok(Err(format!(
+            "the {} user acts on their phone: a user model with the phone's tools is not built yet (run with the \
+             scripted user)",
+            suite.domain.name()
+        )));
     }
     let mut reply: Option<String> = None;
     for k in 0..suite.max_turns as usize {
-        let message = match user.next(reply.as_deref()) {
-            Ok(Some(message)) => message,
-            Ok(None) => break,
-            Err(e) => return Ok(Err(e)),
+        let message = match (two_sided, k) {
+            (true, 0) | (false, _) => match user.next(reply.as_deref()) {
+                Ok(Some(message)) => message,
+                Ok(None) => break,
+                Err(e) => return Ok(Err(e)),
+            },
+            (true, k) if k < segments.len() => "I did that on my phone. What next?".to_owned(),
+            (true, _) => break,
         };
-        let params = match agent {
+        let mut params = match agent {
+            Agent::Oracle if two_sided => match code::oracle_segment(suite.domain, task, k) {
+                Ok(snippet) => json!({"snippet": snippet}),
+                Err(e) => return Ok(Err(e.to_string())),
+            },
             Agent::Oracle if k == 0 => match code::oracle_turn(suite.domain, task) {
                 Ok(snippet) => json!({"snippet": snippet}),
                 Err(e) => return Ok(Err(e.to_string())),
@@ -330,6 +358,10 @@ fn converse(
             Agent::Oracle => json!({"snippet": "\"Is there anything else I can help you with?\".to_string()"}),
             Agent::Model(spec) => json!({"task": turn_task(suite, earlier, &message), "model": spec}),
         };
+        if two_sided {
+            // The agent reaches the carrier's tools, never the customer's phone.
+            params["hidden"] = json!([code::PHONE]);
+        }
         record.turns += 1;
         let outcome = match turn(worker, session, params, record)? {
             Ok(outcome) => outcome,
@@ -359,6 +391,15 @@ fn converse(
         };
         earlier.push((message, said.clone()));
         reply = Some(said);
+        if two_sided {
+            // What the agent's turn changed reaches the phone; then the user does their next run on it.
+            let user_actions = segments.get(k).map(|(_, user)| user.as_slice()).unwrap_or_default();
+            let acts =
+                code::user_turn(suite.domain, user_actions).map(|calls| code::sync_turn(suite.domain) + "\n" + &calls);
+            if let Err(why) = harness_turn(worker, session, acts, record)? {
+                return Ok(Err(format!("the user's turn on their phone: {why}")));
+            }
+        }
     }
     let replies: Vec<String> = earlier.iter().map(|(_, said)| said.clone()).collect();
     record.not_communicated = task
@@ -376,12 +417,15 @@ fn converse(
     let value = outcome.get("value").and_then(Value::as_str).unwrap_or("");
     match code::parse_verdict(value) {
         Ok(verdict) => {
-            // The setup turn's initial calls are the scene, not the agent's.
-            record.tool_calls = verdict.tool_calls.saturating_sub(task.initial_calls.len() as u64);
+            // The setup turn's initial calls are the scene, not the agent's (a two-sided domain's scene-setting
+            // functions are not tools, and not counted).
+            let scene = if suite.domain.two_sided() { 0 } else { task.initial_calls.len() };
+            record.tool_calls = verdict.tool_calls.saturating_sub(scene as u64);
             record.diff = verdict.diff;
             record.assertions = verdict.assertions;
             // The conversation's calls (an earlier conversation's count, as in τ²'s trajectory; the scene's do not).
-            let trace = verdict.trace.get(task.initialization_calls..).unwrap_or_default();
+            let scene = if suite.domain.two_sided() { 0 } else { task.initialization_calls };
+            let trace = verdict.trace.get(scene..).unwrap_or_default();
             record.actions_missing =
                 tau2::missing_actions(&task.actions, trace).into_iter().map(|a| a.name.clone()).collect();
             Ok(Ok(()))

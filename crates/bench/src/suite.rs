@@ -11,6 +11,10 @@
 //! # policy = "…/policy.md"   (the agent's instructions; `<data>/policy.md` by default)
 //! max_turns = 10
 //! ```
+//!
+//! Telecom's instructions are two documents, as τ² gives them: the main policy (`<data>/main_policy.md`) and the
+//! technical support one (`tech_support`, `<data>/tech_support_manual.md` by default; the workflow variant names
+//! `tech_support_workflow.md`); and its benchmark is a split of its tasks (`split = "base"`).
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +36,12 @@ struct SuiteFile {
     /// The domain's policy document (relative to this file); `<data>/policy.md` when left out.
     #[serde(default)]
     policy: Option<PathBuf>,
+    /// Telecom's technical support document (relative to this file).
+    #[serde(default)]
+    tech_support: Option<PathBuf>,
+    /// Only the tasks of this split of `split_tasks.json`.
+    #[serde(default)]
+    split: Option<String>,
     #[serde(default)]
     description: Option<String>,
     #[serde(default)]
@@ -54,6 +64,8 @@ pub struct Suite {
     pub policy: Option<String>,
     /// User messages a conversation may have.
     pub max_turns: u32,
+    /// Only the tasks of this split (`split_tasks.json`).
+    pub split: Option<String>,
 }
 
 impl Suite {
@@ -105,7 +117,9 @@ impl Suite {
                 return Err(BenchError::Suite(format!("{}: {} does not exist", path.display(), file.display())));
             }
         }
-        for needed in ["db.json", "tasks.json"] {
+        let (db, user_db) = domain.db_files();
+        let split_file = file.split.as_ref().map(|_| "split_tasks.json");
+        for needed in [Some(db), user_db, Some("tasks.json"), split_file].into_iter().flatten() {
             if !data.join(needed).is_file() {
                 return Err(BenchError::Suite(format!(
                     "{}: no {needed} in {} (the suite reads τ²'s data from `shared/benchmarks` beside the \
@@ -115,9 +129,20 @@ impl Suite {
                 )));
             }
         }
-        let policy = match &file.policy {
-            Some(named) => Some(crate::read(&base.join(named))?),
-            None => {
+        let policy = match (&file.policy, domain) {
+            (Some(named), _) => Some(crate::read(&base.join(named))?),
+            (None, Domain::Telecom) => {
+                let main = crate::read(&data.join("main_policy.md"))?;
+                let tech = match &file.tech_support {
+                    Some(named) => crate::read(&base.join(named))?,
+                    None => crate::read(&data.join("tech_support_manual.md"))?,
+                };
+                // As τ²'s telecom environment joins them.
+                Some(format!(
+                    "<main_policy>\n{main}\n</main_policy>\n<tech_support_policy>\n{tech}\n</tech_support_policy>"
+                ))
+            }
+            (None, _) => {
                 let default = data.join("policy.md");
                 default.is_file().then(|| crate::read(&default)).transpose()?
             }
@@ -131,6 +156,7 @@ impl Suite {
             support,
             data,
             max_turns: file.max_turns.unwrap_or(10).max(1),
+            split: file.split,
         })
     }
 
@@ -149,8 +175,29 @@ impl Suite {
         Ok(text)
     }
 
+    /// The agent's database.
     pub fn db(&self) -> PathBuf {
-        self.data.join("db.json")
+        self.data.join(self.domain.db_files().0)
+    }
+
+    /// The user's database (telecom's phone), if the domain has one.
+    pub fn user_db(&self) -> Option<PathBuf> {
+        self.domain.db_files().1.map(|f| self.data.join(f))
+    }
+
+    /// The suite's tasks: the domain's, or its split's, in the file's order.
+    pub fn tasks(&self) -> Result<Vec<crate::tau2::Task>, BenchError> {
+        let tasks = crate::tau2::load_tasks(&self.tasks_file(), self.domain.two_sided())?;
+        let Some(split) = &self.split else { return Ok(tasks) };
+        let path = self.data.join("split_tasks.json");
+        let parse =
+            |detail: String| BenchError::Parse { path: path.display().to_string(), what: "task splits", detail };
+        let splits: std::collections::BTreeMap<String, Vec<String>> =
+            serde_json::from_str(&crate::read(&path)?).map_err(|e| parse(e.to_string()))?;
+        let ids = splits.get(split).ok_or_else(|| {
+            parse(format!("no split `{split}` (it has {})", splits.keys().cloned().collect::<Vec<_>>().join(", ")))
+        })?;
+        Ok(tasks.into_iter().filter(|t| ids.contains(&t.id)).collect())
     }
 
     pub fn tasks_file(&self) -> PathBuf {

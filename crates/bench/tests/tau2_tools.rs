@@ -124,7 +124,7 @@ impl Tools for TelecomWorld {
     }
 
     fn after_call(&mut self) -> Option<String> {
-        telecom::sync(&mut self.telecom, &mut self.phone).err().map(|e| e.0)
+        self.telecom.sync(&mut self.phone).err().map(|e| e.0)
     }
 }
 

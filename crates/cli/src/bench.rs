@@ -118,7 +118,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<u8> {
     }
     let suite_path = args.suite.context("name a suite file")?;
     let suite = Suite::load(&suite_path, args.data.as_deref())?;
-    let tasks = lacuna_bench::tau2::load_tasks(&suite.tasks_file())?;
+    let tasks = suite.tasks()?;
     let spec = args.model.context("name a model with --model")?;
     let agent = if spec == "oracle" { Agent::Oracle } else { Agent::Model(spec.clone()) };
 

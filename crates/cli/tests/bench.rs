@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use lacuna_bench::record::read_records;
-use lacuna_bench::tau2::{code, load_tasks, Domain, Task};
+use lacuna_bench::tau2::{code, Domain, Task};
 use lacuna_bench::{Report, Suite, TaskRecord};
 
 fn repo() -> PathBuf {
@@ -20,7 +20,7 @@ fn suite_file() -> PathBuf {
 
 fn tasks() -> Vec<Task> {
     let suite = Suite::load(&suite_file(), None).expect("the retail suite and τ²'s data beside the repository");
-    load_tasks(&suite.tasks_file()).expect("tasks.json")
+    suite.tasks().expect("tasks.json")
 }
 
 fn task(id: &str) -> Task {
@@ -284,7 +284,7 @@ fn the_airline_suite_end_to_end() {
     let suite = repo().join("suites/tau2-airline.toml");
     let suite = suite.to_str().unwrap();
     let airline = Suite::load(Path::new(suite), None).expect("the airline suite and τ²'s data beside the repository");
-    let tasks = load_tasks(&airline.tasks_file()).expect("tasks.json");
+    let tasks = airline.tasks().expect("tasks.json");
     let task = |id: &str| tasks.iter().find(|t| t.id == id).expect("the task").clone();
     // Task 3 is scored on what the agent says (the number of bags); task 14 cancels a reservation and books
     // another paid with a certificate, two gift cards and a credit card, and must say three amounts.
@@ -321,6 +321,60 @@ fn the_airline_suite_end_to_end() {
     let r3 = records(&dir.path().join("n.jsonl")).remove(0);
     assert!(!r3.solved && r3.diff.is_empty() && r3.error.is_none(), "{r3:?}");
     assert_eq!(r3.not_communicated, ["4"]);
+}
+
+#[test]
+fn the_telecom_suite_end_to_end_with_the_phone_out_of_the_agents_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = repo().join("suites/tau2-telecom.toml");
+    let suite = suite.to_str().unwrap();
+    let telecom = Suite::load(Path::new(suite), None).expect("the telecom suite and τ²'s data beside the repository");
+    let tasks = telecom.tasks().expect("tasks.json");
+    assert_eq!(tasks.len(), 114, "the base split");
+    let task = |id: &str| tasks.iter().find(|t| t.id == id).expect("the task").clone();
+    // The user turns airplane mode off, the agent asks for a payment, the user pays (the payment reaches the
+    // carrier through the sync), the agent resumes the line, the user reboots: scored on the phone's and the
+    // carrier's state. And a task scored on ACTION too: the agent must transfer the user.
+    let (paid, transfer) = (
+        "[service_issue]airplane_mode_on|overdue_bill_suspension[PERSONA:None]",
+        "[service_issue]airplane_mode_on|lock_sim_card_pin[PERSONA:Easy]",
+    );
+    let out = bench(dir.path(), &[suite, "--model", "oracle", "--task", paid, "--task", transfer, "--out", "o.jsonl"]);
+    assert!(ok(&out).contains("tau2-telecom"));
+    for record in records(&dir.path().join("o.jsonl")) {
+        assert!(record.solved && record.error.is_none(), "{record:?}");
+        assert!(!record.assertions.is_empty() && record.assertions.iter().all(|a| *a), "{record:?}");
+    }
+
+    // A model that reaches for the customer's phone is refused (E0425: not in its scope) and retried; one that
+    // then leaves out resuming the line does not solve the task, whatever the user does on the phone.
+    let t = task(paid);
+    let segment = |k: usize| code::oracle_segment(Domain::Telecom, &t, k).unwrap();
+    assert!(segment(2).contains("telecom.resume_line("), "{}", segment(2));
+    let spec = script(
+        dir.path(),
+        "replies.txt",
+        &[
+            "let _ = phone.toggle_airplane_mode();\n\"Your phone is fixed.\".to_string()".to_owned(),
+            segment(0),
+            segment(1),
+            "\"All done on my side.\".to_string()".to_owned(),
+        ],
+    );
+    let out = bench(dir.path(), &[suite, "--model", &spec, "--task", paid, "--out", "s.jsonl"]);
+    ok(&out);
+    let record = records(&dir.path().join("s.jsonl")).remove(0);
+    assert_eq!(record.rejections.len(), 1, "{record:?}");
+    assert_eq!(record.rejections[0].kinds, ["E0425"], "{record:?}");
+    assert!(!record.solved && record.error.is_none() && record.assertions.contains(&false), "{record:?}");
+
+    // The transfer task without the transfer: its assertions may hold, its ACTION basis does not.
+    let spec = script(dir.path(), "stay.txt", &["\"Let us keep trying together.\".to_string()".to_owned()]);
+    let out = bench(dir.path(), &[suite, "--model", &spec, "--task", transfer, "--out", "n.jsonl"]);
+    ok(&out);
+    let record = records(&dir.path().join("n.jsonl")).remove(0);
+    assert!(!record.solved && record.error.is_none(), "{record:?}");
+    assert_eq!(record.actions_missing, ["transfer_to_human_agents"]);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::tools::{AirlineTool, Kind, MockTool, RetailTool};
+use super::tools::{telecom_function, AirlineTool, Kind, MockTool, RetailTool};
 use super::{Action, Domain, Task};
 use crate::BenchError;
 
@@ -18,11 +18,12 @@ pub fn call(domain: Domain, receiver: &str, action: &Action) -> Result<String, B
         Domain::Retail => RetailTool::from_name(&action.name).ok_or_else(unknown)?.params(),
         Domain::Mock => MockTool::from_name(&action.name).ok_or_else(unknown)?.params(),
         Domain::Airline => AirlineTool::from_name(&action.name).ok_or_else(unknown)?.params(),
+        Domain::Telecom => telecom_function(side(action), &action.name).ok_or_else(unknown)?.params,
     };
     let mut args = Vec::new();
     for (name, kind) in params {
         let value = match (action.arguments.get(*name), *kind) {
-            (None | Some(Value::Null), Kind::OptText) => &Value::Null,
+            (None | Some(Value::Null), Kind::OptText | Kind::OptBool | Kind::OptInt) => &Value::Null,
             (Some(value), _) => value,
             (None, _) => {
                 return Err(BenchError::Suite(format!("an expected `{}` call has no argument `{name}`", action.name)))
@@ -44,6 +45,13 @@ fn argument(tool: &str, name: &str, kind: Kind, value: &Value) -> Result<String,
         Kind::OptText => Ok(format!("Some({})", literal(&text(value).ok_or_else(bad)?))),
         Kind::Count => Ok(whole(value).filter(|n| *n >= 0).ok_or_else(bad)?.to_string()),
         Kind::Int => Ok(whole(value).ok_or_else(bad)?.to_string()),
+        Kind::Bool => Ok(value.as_bool().ok_or_else(bad)?.to_string()),
+        Kind::OptBool if value.is_null() => Ok("None".to_owned()),
+        Kind::OptBool => Ok(format!("Some({})", value.as_bool().ok_or_else(bad)?)),
+        Kind::OptInt if value.is_null() => Ok("None".to_owned()),
+        Kind::OptInt => Ok(format!("Some({})", whole(value).ok_or_else(bad)?)),
+        // `{:?}` keeps the point: 2 is written `2.0`, a float literal.
+        Kind::Float => Ok(format!("{:?}", value.as_f64().filter(|f| f.is_finite()).ok_or_else(bad)?)),
         Kind::Choice(choice) => {
             let wanted = value.as_str().ok_or_else(bad)?;
             let (_, variant) = choice.variants.iter().find(|(name, _)| *name == wanted).ok_or_else(bad)?;
@@ -106,6 +114,10 @@ fn describe(kind: Kind) -> String {
             let fields: Vec<&str> = record.fields.iter().map(|(field, _)| *field).collect();
             format!("a list of objects with {}", fields.join(", "))
         }
+        Kind::Bool => "true or false".to_owned(),
+        Kind::OptBool => "true, false or null".to_owned(),
+        Kind::Float => "a number".to_owned(),
+        Kind::OptInt => "a whole number or null".to_owned(),
     }
 }
 
@@ -114,9 +126,70 @@ pub fn literal(text: &str) -> String {
     format!("{text:?}")
 }
 
+/// Whose call it is: "assistant" or "user".
+fn side(action: &Action) -> &'static str {
+    if action.by_user() {
+        "user"
+    } else {
+        "assistant"
+    }
+}
+
+/// The session local a call is made on: the store, or (telecom) the customer's phone.
+fn receiver(domain: Domain, action: &Action) -> &'static str {
+    if domain.two_sided() && action.by_user() {
+        PHONE
+    } else {
+        domain.local()
+    }
+}
+
+/// The session local of a two-sided domain's user's side, which the agent's turns are denied.
+pub const PHONE: &str = "phone";
+
+/// The harness's turn after every call of a two-sided domain: the carrier's state carried to the phone and a
+/// payment back, as τ²'s environment syncs after each tool call.
+pub fn sync_turn(domain: Domain) -> String {
+    format!("let _ = {}.sync(&mut {PHONE});", domain.local())
+}
+
+/// Calls on whichever side each is, each followed by the sync (`let _ = telecom.sync(&mut phone);`).
+fn two_sided_calls(domain: Domain, calls: &[Action]) -> Result<String, BenchError> {
+    let mut code = String::new();
+    for action in calls {
+        code.push_str(&format!(
+            "let _ = {};
+{}
+",
+            call(domain, receiver(domain, action), action)?,
+            sync_turn(domain)
+        ));
+    }
+    Ok(code)
+}
+
+/// The user's turn in a two-sided task: the user's next run of expected actions, on their phone.
+pub fn user_turn(domain: Domain, calls: &[Action]) -> Result<String, BenchError> {
+    two_sided_calls(domain, calls)
+}
+
 /// The first turn of every task: the store, loaded from `db` (the suite's database, or the task's own with its
-/// initial data merged in), as a session local, with the task's initial calls made on it.
-pub fn setup_turn(domain: Domain, task: &Task, db: &Path) -> Result<String, BenchError> {
+/// initial data merged in), as a session local, with the task's initial calls made on it. A two-sided domain's
+/// phone is loaded from `user_db` beside it, and the scene set on both sides.
+pub fn setup_turn(domain: Domain, task: &Task, db: &Path, user_db: Option<&Path>) -> Result<String, BenchError> {
+    if let (true, Some(user_db)) = (domain.two_sided(), user_db) {
+        return Ok(format!(
+            "let mut {} = {}::load({}).expect(\"the {} database\");\nlet mut {PHONE} = Phone::load({}).expect(\"the \
+             user's phone\");\n{}{}",
+            domain.local(),
+            domain.store_type(),
+            literal(&db.display().to_string()),
+            domain.name(),
+            literal(&user_db.display().to_string()),
+            two_sided_calls(domain, &task.initial_calls)?,
+            sync_turn(domain),
+        ));
+    }
     Ok(format!(
         "let mut {} = {}::load({}).expect(\"the {} database\");\n{}",
         domain.local(),
@@ -137,18 +210,44 @@ pub fn actions(domain: Domain, receiver: &str, actions: &[Action]) -> Result<Str
 }
 
 /// The oracle agent's turn: exactly the task's expected actions, through the same tools, then a reply that says
-/// what the task wants the customer told.
+/// what the task wants the customer told. (A two-sided task's oracle makes its first run of agent actions; see
+/// [`oracle_segment`].)
 pub fn oracle_turn(domain: Domain, task: &Task) -> Result<String, BenchError> {
+    if domain.two_sided() {
+        return oracle_segment(domain, task, 0);
+    }
+    Ok(format!("{}{}.to_string()", actions(domain, domain.local(), &task.actions)?, literal(&oracle_reply(task))))
+}
+
+fn oracle_reply(task: &Task) -> String {
     let mut reply = "Done: everything you asked for is taken care of.".to_owned();
     if !task.communicate_info.is_empty() {
         reply.push_str(&format!(" For your records: {}.", task.communicate_info.join("; ")));
     }
-    Ok(format!("{}{}.to_string()", actions(domain, domain.local(), &task.actions)?, literal(&reply)))
+    reply
+}
+
+/// The oracle's turn `k` of a two-sided task: its `k`th run of agent actions, then what the customer is to do
+/// next on the phone (the next run of user actions), or that all is done.
+pub fn oracle_segment(domain: Domain, task: &Task, k: usize) -> Result<String, BenchError> {
+    let segments = super::segments(&task.actions);
+    let (agent, user) = segments.get(k).map(|(a, u)| (a.as_slice(), u.as_slice())).unwrap_or((&[], &[]));
+    let reply = match user {
+        [] => oracle_reply(task),
+        asks => {
+            let names: Vec<&str> = asks.iter().map(|a| a.name.as_str()).collect();
+            format!("Please do this on your phone, in order: {}.", names.join(", "))
+        }
+    };
+    Ok(format!("{}{}.to_string()", actions(domain, domain.local(), agent)?, literal(&reply)))
 }
 
 /// The last turn: a fresh store with the initial calls and the expected actions replayed on it, compared with the
 /// session's store; and the task's assertions, evaluated on the session's store.
 pub fn reward_turn(domain: Domain, task: &Task, db: &Path) -> Result<String, BenchError> {
+    if domain.two_sided() {
+        return two_sided_reward_turn(domain, task);
+    }
     let replay = actions(domain, "expected", &task.initial_calls)? + &actions(domain, "expected", &task.actions)?;
     let mut checks = Vec::new();
     for (check, value) in &task.assertions {
@@ -160,6 +259,22 @@ pub fn reward_turn(domain: Domain, task: &Task, db: &Path) -> Result<String, Ben
         literal(&db.display().to_string()),
         domain.name(),
         replay.lines().map(|l| format!("    {l}\n")).collect::<String>(),
+        checks.join(", "),
+        domain.local()
+    ))
+}
+
+/// A two-sided task's last turn: its assertions on both sides (an assertion that answers `Result` holds when it
+/// is `Ok` of the value asked), and both sides' calls. Its tasks are scored on assertions, not records.
+fn two_sided_reward_turn(domain: Domain, task: &Task) -> Result<String, BenchError> {
+    let mut checks = Vec::new();
+    for (check, value) in &task.assertions {
+        let fallible = telecom_function(side(check), &check.name).is_some_and(|f| f.fallible);
+        let expected = if fallible { format!("Ok({value})") } else { value.to_string() };
+        checks.push(format!("{} == {expected}", call(domain, receiver(domain, check), check)?));
+    }
+    Ok(format!(
+        "{{\n    let assertions: Vec<bool> = vec![{}];\n    {}.verdict(&{PHONE}, &assertions)\n}}",
         checks.join(", "),
         domain.local()
     ))

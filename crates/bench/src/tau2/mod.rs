@@ -19,11 +19,12 @@ use crate::BenchError;
 pub enum Domain {
     Retail,
     Airline,
+    Telecom,
     Mock,
 }
 
 impl Domain {
-    pub const ALL: [Domain; 3] = [Domain::Retail, Domain::Airline, Domain::Mock];
+    pub const ALL: [Domain; 4] = [Domain::Retail, Domain::Airline, Domain::Telecom, Domain::Mock];
 
     pub fn from_name(name: &str) -> Option<Domain> {
         Domain::ALL.into_iter().find(|d| d.name() == name)
@@ -33,7 +34,22 @@ impl Domain {
         match self {
             Domain::Retail => "retail",
             Domain::Airline => "airline",
+            Domain::Telecom => "telecom",
             Domain::Mock => "mock",
+        }
+    }
+
+    /// Whether the user acts on a world of their own (τ²'s dual control: telecom's phone). The user's side is the
+    /// session local `phone`, which the agent's turns are denied.
+    pub fn two_sided(self) -> bool {
+        self == Domain::Telecom
+    }
+
+    /// The agent's database file in the domain's data directory, and the user's, if the user has one.
+    pub fn db_files(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Domain::Telecom => ("db.toml", Some("user_db.toml")),
+            Domain::Retail | Domain::Airline | Domain::Mock => ("db.json", None),
         }
     }
 
@@ -42,6 +58,7 @@ impl Domain {
         match self {
             Domain::Retail => "retail",
             Domain::Airline => "airline",
+            Domain::Telecom => "telecom",
             Domain::Mock => "tracker",
         }
     }
@@ -51,6 +68,7 @@ impl Domain {
         match self {
             Domain::Retail => "Retail",
             Domain::Airline => "Airline",
+            Domain::Telecom => "Telecom",
             Domain::Mock => "Mock",
         }
     }
@@ -61,7 +79,7 @@ impl Domain {
     pub fn retired_tools(self) -> &'static [&'static str] {
         match self {
             Domain::Retail => &["get_item_details"],
-            Domain::Airline | Domain::Mock => &[],
+            Domain::Airline | Domain::Telecom | Domain::Mock => &[],
         }
     }
 
@@ -84,6 +102,13 @@ impl Domain {
                  `FlightInfo::new(\"HAT001\", \"2024-05-20\")`, `Passenger::new(first, last, dob)`, \
                  `Payment::new(\"credit_card_7815826\", 250)`."
             }
+            Domain::Telecom => {
+                "You are a customer service agent of a mobile carrier, talking with a customer. `telecom` (a \
+                 `Telecom`) is the carrier's system: its methods are your tools (look customers, lines, bills and \
+                 data usage up; suspend and resume lines; enable or disable roaming; refuel data; send a payment \
+                 request; transfer to a human). The customer's phone is theirs: to check or change anything on it, \
+                 ask the customer to do it and tell you what they see."
+            }
             Domain::Mock => {
                 "You are the assistant of a task tracker, talking with a user. `tracker` (a `Mock`) is the \
                  tracker: its methods are your tools (list users, create tasks, update a task's status, transfer to \
@@ -102,6 +127,16 @@ pub struct Action {
     /// The arguments `ACTION` compares (all the call's when absent).
     #[serde(default)]
     pub compare_args: Option<Vec<String>>,
+    /// Whose call it is: "assistant" (the default) or "user" (telecom's phone).
+    #[serde(default)]
+    pub requestor: Option<String>,
+}
+
+impl Action {
+    /// Whether the user makes this call (on their phone).
+    pub fn by_user(&self) -> bool {
+        self.requestor.as_deref() == Some("user")
+    }
 }
 
 /// A τ² task, as far as the harness needs it.
@@ -198,8 +233,9 @@ struct RawCall {
     assert_value: Option<bool>,
 }
 
-/// Reads a domain's `tasks.json`.
-pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
+/// Reads a domain's `tasks.json`. For a two-sided domain, the user's initialization calls and assertions are
+/// kept (as calls the user makes); elsewhere a task that needs them is marked unsupported.
+pub fn load_tasks(path: &Path, two_sided: bool) -> Result<Vec<Task>, BenchError> {
     let text = crate::read(path)?;
     let parse =
         |detail: String| BenchError::Parse { path: path.display().to_string(), what: "τ² tasks file", detail };
@@ -218,11 +254,17 @@ pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
             };
             let mut initial_calls = Vec::new();
             for call in initial.initialization_actions.unwrap_or_default() {
-                if call.env_type.as_deref().unwrap_or("assistant") != "assistant" {
+                let by_user = call.env_type.as_deref().unwrap_or("assistant") != "assistant";
+                if by_user && !two_sided {
                     user_side(&call.func_name);
                     continue;
                 }
-                initial_calls.push(Action { name: call.func_name, arguments: call.arguments, compare_args: None });
+                initial_calls.push(Action {
+                    name: call.func_name,
+                    arguments: call.arguments,
+                    compare_args: None,
+                    requestor: by_user.then(|| "user".to_owned()),
+                });
             }
             let initialization_calls = initial_calls.len();
             // An earlier conversation's tool calls are replayed, as τ² replays them.
@@ -249,12 +291,18 @@ pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
             };
             let mut assertions = Vec::new();
             for call in criteria.env_assertions.unwrap_or_default() {
-                if call.env_type.as_deref().unwrap_or("assistant") != "assistant" {
+                let by_user = call.env_type.as_deref().unwrap_or("assistant") != "assistant";
+                if by_user && !two_sided {
                     user_side(&call.func_name);
                     continue;
                 }
                 assertions.push((
-                    Action { name: call.func_name, arguments: call.arguments, compare_args: None },
+                    Action {
+                        name: call.func_name,
+                        arguments: call.arguments,
+                        compare_args: None,
+                        requestor: by_user.then(|| "user".to_owned()),
+                    },
                     call.assert_value.unwrap_or(true),
                 ));
             }
@@ -273,6 +321,21 @@ pub fn load_tasks(path: &Path) -> Result<Vec<Task>, BenchError> {
             })
         })
         .collect()
+}
+
+/// A two-sided task's expected actions as alternating runs: the agent's actions up to the user's next ones, and
+/// those user actions; the first run of agent actions may be empty (the user acts first).
+pub fn segments(actions: &[Action]) -> Vec<(Vec<Action>, Vec<Action>)> {
+    let mut out: Vec<(Vec<Action>, Vec<Action>)> = vec![(Vec::new(), Vec::new())];
+    for action in actions {
+        let last = out.last_mut().expect("one run at least");
+        match (action.by_user(), last.1.is_empty()) {
+            (true, _) => last.1.push(action.clone()),
+            (false, true) => last.0.push(action.clone()),
+            (false, false) => out.push((vec![action.clone()], Vec::new())),
+        }
+    }
+    out
 }
 
 /// Whether every item of `info` is in one of the agent's `replies`, as τ²'s `COMMUNICATE` check finds it: case

@@ -17,6 +17,14 @@ pub enum Kind {
     Choice(&'static Choice),
     /// `&[Type::new(..), ..]`: a list of a host struct, each built from τ²'s object of its fields.
     Records(&'static Record),
+    /// `bool`
+    Bool,
+    /// `Option<bool>`
+    OptBool,
+    /// `f64`: a float literal (`2.0` for τ²'s `2`).
+    Float,
+    /// `Option<i64>`
+    OptInt,
 }
 
 /// A host enum and τ²'s strings for its variants.
@@ -324,4 +332,116 @@ impl AirlineTool {
             }
         }
     }
+}
+
+/// A function of telecom's host, on either side: a tool, a scene-setting function or an assertion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Function {
+    pub name: &'static str,
+    pub params: &'static [(&'static str, Kind)],
+    /// It answers `Result<_, ToolError>` (an assertion that does is compared with `Ok(value)`).
+    pub fallible: bool,
+}
+
+const fn f(name: &'static str, params: &'static [(&'static str, Kind)], fallible: bool) -> Function {
+    Function { name, params, fallible }
+}
+
+const CUSTOMER_LINE: [(&str, Kind); 2] = [("customer_id", Text), ("line_id", Text)];
+
+/// The carrier's side of telecom (`Telecom`'s methods): the agent's tools, then the scene-setting functions and
+/// assertions of τ²'s tasks.
+pub const CARRIER: &[Function] = &[
+    f("get_customer_by_phone", &[("phone_number", Text)], true),
+    f("get_customer_by_id", &[("customer_id", Text)], true),
+    f("get_customer_by_name", &[("full_name", Text), ("dob", Text)], false),
+    f("get_details_by_id", &[("id", Text)], true),
+    f("suspend_line", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("reason", Text)], true),
+    f("resume_line", &CUSTOMER_LINE, true),
+    f("get_bills_for_customer", &[("customer_id", Text), ("limit", Kind::OptInt)], true),
+    f("send_payment_request", &[("customer_id", Text), ("bill_id", Text)], true),
+    f("get_data_usage", &CUSTOMER_LINE, true),
+    f("enable_roaming", &CUSTOMER_LINE, true),
+    f("disable_roaming", &CUSTOMER_LINE, true),
+    f("transfer_to_human_agents", &[("summary", Text)], false),
+    f("refuel_data", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("gb_amount", Kind::Float)], true),
+    f("set_data_usage", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("data_used_gb", Kind::Float)], true),
+    f(
+        "suspend_line_for_overdue_bill",
+        &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("new_bill_id", Text), ("contract_ended", Kind::Bool)],
+        true,
+    ),
+    f("assert_data_refueling_amount", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("expected_amount", Kind::Float)], true),
+    f("assert_line_status", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("expected_status", Text)], true),
+    f("assert_overdue_bill_exists", &[("customer_id", Text), ("overdue_bill_id", Text)], true),
+    f("assert_no_overdue_bill", &[("overdue_bill_id", Text)], false),
+];
+
+const EXPECTED_STATUS: [(&str, Kind); 1] = [("expected_status", Kind::Bool)];
+
+/// The customer's side of telecom (`Phone`'s methods): the user's tools, then the scene-setting functions and
+/// assertions of τ²'s tasks.
+pub const PHONE: &[Function] = &[
+    f("check_status_bar", &[], false),
+    f("check_network_status", &[], false),
+    f("check_network_mode_preference", &[], false),
+    f("set_network_mode_preference", &[("mode", Text)], false),
+    f("run_speed_test", &[], false),
+    f("toggle_airplane_mode", &[], false),
+    f("check_sim_status", &[], false),
+    f("reseat_sim_card", &[], false),
+    f("toggle_data", &[], false),
+    f("toggle_roaming", &[], false),
+    f("check_data_restriction_status", &[], false),
+    f("toggle_data_saver_mode", &[], false),
+    f("check_apn_settings", &[], false),
+    f("reset_apn_settings", &[], false),
+    f("check_wifi_status", &[], false),
+    f("toggle_wifi", &[], false),
+    f("check_wifi_calling_status", &[], false),
+    f("toggle_wifi_calling", &[], false),
+    f("check_vpn_status", &[], false),
+    f("connect_vpn", &[], false),
+    f("disconnect_vpn", &[], false),
+    f("check_installed_apps", &[], false),
+    f("check_app_status", &[("app_name", Text)], false),
+    f("check_app_permissions", &[("app_name", Text)], false),
+    f("grant_app_permission", &[("app_name", Text), ("permission", Text)], false),
+    f("can_send_mms", &[], false),
+    f("reboot_device", &[], false),
+    f("check_payment_request", &[], false),
+    f("make_payment", &[], false),
+    f("set_user_info", &[("name", Text), ("phone_number", Text)], false),
+    f("set_user_location", &[("abroad", Kind::Bool)], false),
+    f("simulate_network_search", &[], false),
+    f("turn_airplane_mode_on", &[], false),
+    f("turn_airplane_mode_off", &[], false),
+    f("unseat_sim_card", &[], false),
+    f("lock_sim_card", &[("mode", Text)], false),
+    f("turn_data_on", &[], false),
+    f("turn_data_off", &[], false),
+    f("turn_roaming_on", &[], false),
+    f("turn_roaming_off", &[], false),
+    f("turn_data_saver_mode_on", &[], false),
+    f("turn_data_saver_mode_off", &[], false),
+    f("break_apn_settings", &[], false),
+    f("break_apn_mms_setting", &[], false),
+    f("break_vpn", &[], true),
+    f("set_wifi_calling", &[("enabled", Kind::Bool), ("mms_over_wifi", Kind::OptBool)], false),
+    f("remove_app_permission", &[("app_name", Text), ("permission", Text)], false),
+    f("assert_airplane_mode_status", &EXPECTED_STATUS, false),
+    f("assert_service_status", &[("expected_status", Text)], true),
+    f("assert_mobile_data_status", &EXPECTED_STATUS, false),
+    f("assert_mobile_roaming_status", &EXPECTED_STATUS, false),
+    f("assert_mobile_data_saver_mode_status", &EXPECTED_STATUS, false),
+    f("assert_internet_speed", &[("expected_speed", Kind::Float), ("expected_desc", Kind::OptText)], false),
+    f("assert_internet_not_excellent", &[], false),
+    f("assert_can_send_mms", &EXPECTED_STATUS, false),
+    f("assert_mobile_data_usage_exceeded", &EXPECTED_STATUS, false),
+];
+
+/// A telecom function by side (`"assistant"` or `"user"`) and name.
+pub fn telecom_function(side: &str, name: &str) -> Option<&'static Function> {
+    let table = if side == "user" { PHONE } else { CARRIER };
+    table.iter().find(|f| f.name == name)
 }

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use super::date::Date;
-use super::phone::Phone;
+use super::handset::Phone;
 use super::python::repr;
 use super::support::Trace;
 use super::{
@@ -470,9 +470,27 @@ impl Telecom {
     }
 }
 
-/// What the phone learns from the carrier, as τ²'s environment syncs them: whether the line is active, roaming
-/// allowed and data left; a paid bill marked paid; the first bill awaiting payment as the phone's payment request.
-pub fn sync(telecom: &mut Telecom, phone: &mut Phone) -> Result<(), ToolError> {
+impl Telecom {
+    /// What the phone learns from the carrier, as τ²'s environment syncs them after every call: whether the line
+    /// is active, roaming allowed and data left; a paid bill marked paid; the first bill awaiting payment as the
+    /// phone's payment request.
+    pub fn sync(&mut self, phone: &mut Phone) -> Result<(), ToolError> {
+        sync(self, phone)
+    }
+
+    /// What the benchmark harness reads after a task, as JSON: `{"tool_calls": N, "diff": [], "assertions": [..],
+    /// "trace": [..]}` — the agent's tool calls, the task's assertions as the harness evaluated them, and both
+    /// sides' calls (τ²'s `ACTION` basis looks in both). Telecom's tasks are scored on assertions, not on the
+    /// records, so nothing is compared.
+    pub fn verdict(&self, phone: &Phone, assertions: &[bool]) -> String {
+        let mut trace = self.trace.clone();
+        trace.0.extend(phone.trace().iter().cloned());
+        serde_json::json!({"tool_calls": self.trace.len(), "diff": [], "assertions": assertions, "trace": trace.0})
+            .to_string()
+    }
+}
+
+fn sync(telecom: &mut Telecom, phone: &mut Phone) -> Result<(), ToolError> {
     let Some(phone_number) = phone.surroundings.phone_number.clone() else { return Ok(()) };
     let line = telecom.line_by_phone(&phone_number)?.clone();
     phone.surroundings.line_active = line.status == LineStatus::Active;

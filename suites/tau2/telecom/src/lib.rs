@@ -6,8 +6,11 @@
 //! - [`Phone`], the customer's phone and surroundings, read from τ²'s `user_db.toml`. Its methods are the user's
 //!   tools (status bar, airplane mode, mobile data, roaming, APN, SIM, network mode, Wi-Fi calling, VPN, app
 //!   permissions, speed test, paying a bill), ported from τ²'s telecom user toolkit: a small simulation of a phone.
-//! - [`sync`] carries the carrier's state over to the phone as τ²'s environment does (a line that is active, roaming
-//!   allowed, data left, a bill awaiting payment) and a paid bill back.
+//! - [`Telecom::sync`] carries the carrier's state over to the phone as τ²'s environment does (a line that is
+//!   active, roaming allowed, data left, a bill awaiting payment) and a paid bill back.
+//!
+//! In a benchmark session both are locals (`telecom`, `phone`); the agent's turns are denied `phone`, so the agent
+//! reaches the phone only by asking the customer, as in τ².
 //!
 //! Both sides also have τ²'s scene-setting functions (what a task's initialization runs: break the APN, unseat
 //! the SIM, use up data, an overdue bill) and its assertion functions (what a task's reward checks).
@@ -30,10 +33,10 @@ mod support;
 
 mod agent;
 mod date;
-mod phone;
+mod handset;
 
-pub use agent::{sync, Telecom};
-pub use phone::Phone;
+pub use agent::Telecom;
+pub use handset::Phone;
 pub use support::ToolError;
 
 // ---- The carrier's records ----

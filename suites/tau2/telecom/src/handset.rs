@@ -77,6 +77,11 @@ impl Phone {
         serde_json::json!({"device": self.device, "surroundings": self.surroundings})
     }
 
+    /// The user's tool calls, in order.
+    pub(crate) fn trace(&self) -> &[serde_json::Value] {
+        &self.trace.0
+    }
+
     /// How many of the user's tools were called.
     pub fn tool_calls(&self) -> usize {
         self.trace.len()
