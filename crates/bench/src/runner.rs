@@ -269,7 +269,7 @@ pub fn run_task(
             return Ok(record);
         }
     };
-    let mut user = User::new(user, task);
+    let mut user = User::new(user, task, suite.domain);
     let mut conversation = Vec::new();
     let result = converse(worker, suite, task, agent, &mut user, &session, &db, &mut record, &mut conversation);
     if let Some(n) = user.tokens() {
@@ -324,26 +324,25 @@ fn converse(
     if let Err(why) = harness_turn(worker, session, setup, record)? {
         return Ok(Err(format!("loading the store: {why}")));
     }
-    // A two-sided task's user performs their runs of the expected actions on the phone, one after each agent
-    // turn (the scripted user; a user model with the phone's tools is not built yet).
+    // A two-sided task's scripted user performs their runs of the expected actions on the phone, one after each
+    // agent turn; a user model uses the phone's tools when it likes (`TOOL name {..}` replies).
     let segments = crate::tau2::segments(&task.actions);
-    if two_sided && matches!(user, User::Model { .. }) {
-        return Ok(Err(format!(
-            "the {} user acts on their phone: a user model with the phone's tools is not built yet (run with the \
-             scripted user)",
-            suite.domain.name()
-        )));
-    }
+    let scripted = matches!(user, User::Scripted { .. });
     let mut reply: Option<String> = None;
     for k in 0..suite.max_turns as usize {
-        let message = match (two_sided, k) {
-            (true, 0) | (false, _) => match user.next(reply.as_deref()) {
-                Ok(Some(message)) => message,
-                Ok(None) => break,
-                Err(e) => return Ok(Err(e)),
+        let next = match (two_sided, scripted, k) {
+            (true, true, k) if k > 0 && k < segments.len() => Ok(Some("I did that on my phone. What next?".to_owned())),
+            (true, true, k) if k > 0 => Ok(None),
+            (true, false, _) => match users_phone_turns(worker, suite, session, user, reply.as_deref(), record)? {
+                Ok(said) => Ok(said),
+                Err(why) => return Ok(Err(why)),
             },
-            (true, k) if k < segments.len() => "I did that on my phone. What next?".to_owned(),
-            (true, _) => break,
+            _ => user.next(reply.as_deref()),
+        };
+        let message = match next {
+            Ok(Some(message)) => message,
+            Ok(None) => break,
+            Err(e) => return Ok(Err(e)),
         };
         let mut params = match agent {
             Agent::Oracle if two_sided => match code::oracle_segment(suite.domain, task, k) {
@@ -392,8 +391,11 @@ fn converse(
         earlier.push((message, said.clone()));
         reply = Some(said);
         if two_sided {
-            // What the agent's turn changed reaches the phone; then the user does their next run on it.
-            let user_actions = segments.get(k).map(|(_, user)| user.as_slice()).unwrap_or_default();
+            // What the agent's turn changed reaches the phone; then the scripted user does their next run on it.
+            let user_actions = match scripted {
+                true => segments.get(k).map(|(_, user)| user.as_slice()).unwrap_or_default(),
+                false => &[],
+            };
             let acts =
                 code::user_turn(suite.domain, user_actions).map(|calls| code::sync_turn(suite.domain) + "\n" + &calls);
             if let Err(why) = harness_turn(worker, session, acts, record)? {
@@ -432,6 +434,47 @@ fn converse(
         }
         Err(e) => Ok(Err(e)),
     }
+}
+
+/// Most phone tool calls a user model may make before it says something to the agent.
+const PHONE_CALLS_PER_MESSAGE: usize = 12;
+
+/// A user model's next message to the agent, after the phone tool calls it makes first: each `TOOL name {..}`
+/// reply runs as a harness turn on the phone (a tool of the phone's only; then the sync), and what the phone shows
+/// goes back to the model. The outer `Err` is the worker's; the inner one why the conversation stopped.
+fn users_phone_turns(
+    worker: &mut Worker,
+    suite: &Suite,
+    session: &Value,
+    user: &mut User,
+    agent_reply: Option<&str>,
+    record: &mut TaskRecord,
+) -> Result<Result<Option<String>, String>, BenchError> {
+    let mut said = user.next(agent_reply);
+    for _ in 0..PHONE_CALLS_PER_MESSAGE {
+        let text = match &said {
+            Ok(Some(text)) => text.clone(),
+            _ => return Ok(said),
+        };
+        let Some(asked) = crate::tau2::user::tool_call(&text) else { return Ok(said) };
+        let shown = match asked {
+            Err(why) => why,
+            Ok((name, arguments)) => match code::phone_tool_turn(suite.domain, &name, arguments) {
+                Err(why) => why.to_string(),
+                Ok(snippet) => match harness_turn(worker, session, Ok(snippet), record)? {
+                    Ok(outcome) => {
+                        let value = outcome.get("value").and_then(Value::as_str).unwrap_or("");
+                        serde_json::from_str::<String>(value).unwrap_or_else(|_| value.to_owned())
+                    }
+                    Err(why) => format!("the phone could not do that: {why}"),
+                },
+            },
+        };
+        said = user.next(Some(&format!("[your phone] {shown}")));
+    }
+    Ok(Err(format!(
+        "the user model made more than {PHONE_CALLS_PER_MESSAGE} phone tool calls without a word to the agent"
+    )))
 }
 
 /// One `session.turn`; its timings are added to the record's.

@@ -368,6 +368,35 @@ fn the_telecom_suite_end_to_end_with_the_phone_out_of_the_agents_reach() {
     assert_eq!(record.rejections[0].kinds, ["E0425"], "{record:?}");
     assert!(!record.solved && record.error.is_none() && record.assertions.contains(&false), "{record:?}");
 
+    // A user model acts on the phone through its tools (`TOOL name {..}` replies), each a turn of the harness's on
+    // the phone; a tool the phone does not have (a task's scene-setting function) is refused to it.
+    std::fs::write(
+        dir.path().join("user.txt"),
+        [
+            "My phone shows no service at all. Can you help?",
+            "TOOL toggle_airplane_mode {}",
+            "TOOL unseat_sim_card {}",
+            "I turned airplane mode off.",
+            "TOOL check_payment_request {}",
+            "TOOL make_payment {}",
+            "I paid the bill.",
+            "TOOL reboot_device {}",
+            "Rebooted; it all works now. ###STOP###",
+        ]
+        .iter()
+        .map(|r| format!("=== reply\n{r}\n"))
+        .collect::<String>(),
+    )
+    .unwrap();
+    let out = bench(
+        dir.path(),
+        &[suite, "--model", "oracle", "--user-model", "script:user.txt", "--task", paid, "--out", "u.jsonl"],
+    );
+    ok(&out);
+    let record = records(&dir.path().join("u.jsonl")).remove(0);
+    assert!(record.solved && record.assertions.iter().all(|a| *a), "{record:?}");
+    assert_eq!(record.turns, 3, "{record:?}");
+
     // The transfer task without the transfer: its assertions may hold, its ACTION basis does not.
     let spec = script(dir.path(), "stay.txt", &["\"Let us keep trying together.\".to_string()".to_owned()]);
     let out = bench(dir.path(), &[suite, "--model", &spec, "--task", transfer, "--out", "n.jsonl"]);

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::tools::{telecom_function, AirlineTool, Kind, MockTool, RetailTool};
 use super::{Action, Domain, Task};
@@ -166,6 +166,17 @@ fn two_sided_calls(domain: Domain, calls: &[Action]) -> Result<String, BenchErro
         ));
     }
     Ok(code)
+}
+
+/// A user model's use of one of the phone's tools: the tool's answer as the turn's value, the sync after it. An
+/// unknown tool, or one of the task's scene-setting functions or assertions, is refused with what is known.
+pub fn phone_tool_turn(domain: Domain, name: &str, arguments: Map<String, Value>) -> Result<String, BenchError> {
+    if !telecom_function("user", name).is_some_and(|f| f.tool) {
+        let known: Vec<&str> = super::tools::PHONE.iter().filter(|f| f.tool).map(|f| f.name).collect();
+        return Err(BenchError::Suite(format!("your phone has no tool `{name}` (it has: {})", known.join(", "))));
+    }
+    let action = Action { name: name.to_owned(), arguments, compare_args: None, requestor: Some("user".to_owned()) };
+    Ok(format!("{{\n    let shown = {};\n    {}\n    shown\n}}", call(domain, PHONE, &action)?, sync_turn(domain)))
 }
 
 /// The user's turn in a two-sided task: the user's next run of expected actions, on their phone.

@@ -341,10 +341,16 @@ pub struct Function {
     pub params: &'static [(&'static str, Kind)],
     /// It answers `Result<_, ToolError>` (an assertion that does is compared with `Ok(value)`).
     pub fallible: bool,
+    /// It is one of the side's tools (not a task's scene-setting function or assertion).
+    pub tool: bool,
 }
 
 const fn f(name: &'static str, params: &'static [(&'static str, Kind)], fallible: bool) -> Function {
-    Function { name, params, fallible }
+    Function { name, params, fallible, tool: false }
+}
+
+const fn tool(name: &'static str, params: &'static [(&'static str, Kind)], fallible: bool) -> Function {
+    Function { name, params, fallible, tool: true }
 }
 
 const CUSTOMER_LINE: [(&str, Kind); 2] = [("customer_id", Text), ("line_id", Text)];
@@ -352,19 +358,19 @@ const CUSTOMER_LINE: [(&str, Kind); 2] = [("customer_id", Text), ("line_id", Tex
 /// The carrier's side of telecom (`Telecom`'s methods): the agent's tools, then the scene-setting functions and
 /// assertions of τ²'s tasks.
 pub const CARRIER: &[Function] = &[
-    f("get_customer_by_phone", &[("phone_number", Text)], true),
-    f("get_customer_by_id", &[("customer_id", Text)], true),
-    f("get_customer_by_name", &[("full_name", Text), ("dob", Text)], false),
-    f("get_details_by_id", &[("id", Text)], true),
-    f("suspend_line", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("reason", Text)], true),
-    f("resume_line", &CUSTOMER_LINE, true),
-    f("get_bills_for_customer", &[("customer_id", Text), ("limit", Kind::OptInt)], true),
-    f("send_payment_request", &[("customer_id", Text), ("bill_id", Text)], true),
-    f("get_data_usage", &CUSTOMER_LINE, true),
-    f("enable_roaming", &CUSTOMER_LINE, true),
-    f("disable_roaming", &CUSTOMER_LINE, true),
-    f("transfer_to_human_agents", &[("summary", Text)], false),
-    f("refuel_data", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("gb_amount", Kind::Float)], true),
+    tool("get_customer_by_phone", &[("phone_number", Text)], true),
+    tool("get_customer_by_id", &[("customer_id", Text)], true),
+    tool("get_customer_by_name", &[("full_name", Text), ("dob", Text)], false),
+    tool("get_details_by_id", &[("id", Text)], true),
+    tool("suspend_line", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("reason", Text)], true),
+    tool("resume_line", &CUSTOMER_LINE, true),
+    tool("get_bills_for_customer", &[("customer_id", Text), ("limit", Kind::OptInt)], true),
+    tool("send_payment_request", &[("customer_id", Text), ("bill_id", Text)], true),
+    tool("get_data_usage", &CUSTOMER_LINE, true),
+    tool("enable_roaming", &CUSTOMER_LINE, true),
+    tool("disable_roaming", &CUSTOMER_LINE, true),
+    tool("transfer_to_human_agents", &[("summary", Text)], false),
+    tool("refuel_data", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("gb_amount", Kind::Float)], true),
     f("set_data_usage", &[CUSTOMER_LINE[0], CUSTOMER_LINE[1], ("data_used_gb", Kind::Float)], true),
     f(
         "suspend_line_for_overdue_bill",
@@ -382,35 +388,35 @@ const EXPECTED_STATUS: [(&str, Kind); 1] = [("expected_status", Kind::Bool)];
 /// The customer's side of telecom (`Phone`'s methods): the user's tools, then the scene-setting functions and
 /// assertions of τ²'s tasks.
 pub const PHONE: &[Function] = &[
-    f("check_status_bar", &[], false),
-    f("check_network_status", &[], false),
-    f("check_network_mode_preference", &[], false),
-    f("set_network_mode_preference", &[("mode", Text)], false),
-    f("run_speed_test", &[], false),
-    f("toggle_airplane_mode", &[], false),
-    f("check_sim_status", &[], false),
-    f("reseat_sim_card", &[], false),
-    f("toggle_data", &[], false),
-    f("toggle_roaming", &[], false),
-    f("check_data_restriction_status", &[], false),
-    f("toggle_data_saver_mode", &[], false),
-    f("check_apn_settings", &[], false),
-    f("reset_apn_settings", &[], false),
-    f("check_wifi_status", &[], false),
-    f("toggle_wifi", &[], false),
-    f("check_wifi_calling_status", &[], false),
-    f("toggle_wifi_calling", &[], false),
-    f("check_vpn_status", &[], false),
-    f("connect_vpn", &[], false),
-    f("disconnect_vpn", &[], false),
-    f("check_installed_apps", &[], false),
-    f("check_app_status", &[("app_name", Text)], false),
-    f("check_app_permissions", &[("app_name", Text)], false),
-    f("grant_app_permission", &[("app_name", Text), ("permission", Text)], false),
-    f("can_send_mms", &[], false),
-    f("reboot_device", &[], false),
-    f("check_payment_request", &[], false),
-    f("make_payment", &[], false),
+    tool("check_status_bar", &[], false),
+    tool("check_network_status", &[], false),
+    tool("check_network_mode_preference", &[], false),
+    tool("set_network_mode_preference", &[("mode", Text)], false),
+    tool("run_speed_test", &[], false),
+    tool("toggle_airplane_mode", &[], false),
+    tool("check_sim_status", &[], false),
+    tool("reseat_sim_card", &[], false),
+    tool("toggle_data", &[], false),
+    tool("toggle_roaming", &[], false),
+    tool("check_data_restriction_status", &[], false),
+    tool("toggle_data_saver_mode", &[], false),
+    tool("check_apn_settings", &[], false),
+    tool("reset_apn_settings", &[], false),
+    tool("check_wifi_status", &[], false),
+    tool("toggle_wifi", &[], false),
+    tool("check_wifi_calling_status", &[], false),
+    tool("toggle_wifi_calling", &[], false),
+    tool("check_vpn_status", &[], false),
+    tool("connect_vpn", &[], false),
+    tool("disconnect_vpn", &[], false),
+    tool("check_installed_apps", &[], false),
+    tool("check_app_status", &[("app_name", Text)], false),
+    tool("check_app_permissions", &[("app_name", Text)], false),
+    tool("grant_app_permission", &[("app_name", Text), ("permission", Text)], false),
+    tool("can_send_mms", &[], false),
+    tool("reboot_device", &[], false),
+    tool("check_payment_request", &[], false),
+    tool("make_payment", &[], false),
     f("set_user_info", &[("name", Text), ("phone_number", Text)], false),
     f("set_user_location", &[("abroad", Kind::Bool)], false),
     f("simulate_network_search", &[], false),
