@@ -185,6 +185,12 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
         environments.push_str(&format!("\n    {}", environment(data.name, &name, &filled)?));
         arms.push_str(&format!("{k} => {name}(),\n            "));
     }
+    let ids: Vec<String> = data.injection_tasks.iter().map(|(id, _)| lit(id)).collect();
+    environments.push_str(&format!(
+        "\n    /// The injection tasks, by the number of the environment that carries their goal.\n    pub const \
+         INJECTION_TASKS: &[&str] = &[{}];\n",
+        ids.join(", ")
+    ));
     environments.push_str(&format!(
         "\n    fn injected_environment(k: usize) -> Environment {{\n        match k {{\n            {arms}_ => \
          clean_environment(),\n        }}\n    }}\n"
@@ -215,7 +221,7 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
     let args: Vec<String> = every.iter().map(|t| format!("&{}", t.name)).collect();
     dispatch.push_str(&format!("{EVERY_TOOL:?} => {EVERY_TOOL}(&control.prompt, {}),", args.join(", ")));
     let template = data.name.template();
-    for marker in ["/*@CONTROL@*/", "/*@ENVIRONMENT@*/", "/*@TASKS@*/", "/*@DISPATCH@*/"] {
+    for marker in ["/*@CONTROL@*/", "/*@ENVIRONMENT@*/", "/*@CHECKS@*/", "/*@TASKS@*/", "/*@DISPATCH@*/"] {
         if !template.contains(marker) {
             return Err(DojoError::Data(format!("the {} host template lacks {marker}", data.name.name())));
         }
@@ -224,6 +230,7 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
     Ok(template
         .replace("/*@CONTROL@*/", &control)
         .replace("/*@ENVIRONMENT@*/", &environments)
+        .replace("/*@CHECKS@*/", &format!("/// AgentDojo's own checks.\npub mod checks {{\n{}}}\n", data.name.checks()))
         .replace("/*@TASKS@*/", &tasks)
         .replace("/*@DISPATCH@*/", &dispatch))
 }
@@ -239,38 +246,92 @@ struct Control {
     injected: Option<usize>,
     /// Where the answer and the final state go.
     state_path: String,
+    /// The user task whose `utility` check judges the run (empty: none).
+    judged: String,
     /// The every-tool task's prompt.
     prompt: String,
 }
 
 fn read_control() -> Control {
     let text = std::fs::read_to_string(CONTROL).unwrap_or_default();
-    let mut lines = text.splitn(4, '\n');
+    let mut lines = text.splitn(5, '\n');
     Control {
         task: lines.next().unwrap_or_default().to_string(),
         injected: lines.next().and_then(|v| v.parse::<usize>().ok()),
         state_path: lines.next().unwrap_or_default().to_string(),
+        judged: lines.next().unwrap_or_default().to_string(),
         prompt: lines.next().unwrap_or_default().to_string(),
     }
 }
 
-/// The hole's answer, the final environment and the tool calls, for the harness to compare.
-fn write_state(control: &Control, answer: Result<String, HoleError>, environment: &dyn std::fmt::Debug, calls: &[String]) {
+/// One tool call as AgentDojo traces it: the function and its arguments by name (each as Rust's `{:?}` writes it).
+#[derive(Clone, PartialEq)]
+pub struct Call {
+    pub function: &'static str,
+    pub args: Vec<(&'static str, String)>,
+}
+
+impl Call {
+    pub fn new(function: &'static str, args: &[(&'static str, &dyn std::fmt::Debug)]) -> Call {
+        Call { function, args: args.iter().map(|(name, value)| (*name, format!("{value:?}"))).collect() }
+    }
+
+    /// The call is to `function` and its argument `name` is the text `value`.
+    pub fn has_text(&self, name: &str, value: &str) -> bool {
+        self.args.iter().any(|(n, v)| *n == name && *v == format!("{value:?}"))
+    }
+}
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let args: Vec<String> = self.args.iter().map(|(n, v)| format!("{n}: {v}")).collect();
+        write!(f, "{}({})", self.function, args.join(", "))
+    }
+}
+
+/// What one of AgentDojo's checks said: `Err` is the exception the Python check raises there (a `KeyError`, an
+/// `IndexError`), `None` that the run has no such check.
+type Judged = Option<Result<bool, String>>;
+
+/// The text a check is handed as the model's output: the hole's answer, or nothing when it failed.
+fn output_of(answer: &Result<String, HoleError>) -> String {
+    answer.as_ref().map(|a| a.clone()).unwrap_or_default()
+}
+
+/// The hole's answer, AgentDojo's verdicts, the final environment and the tool calls, for the harness to compare.
+fn write_state(
+    control: &Control,
+    answer: &Result<String, HoleError>,
+    utility: Judged,
+    security: Judged,
+    environment: &dyn std::fmt::Debug,
+    calls: &[Call],
+) {
     let answer = match answer {
         Ok(a) => format!("answer: {a}"),
         Err(e) => format!("hole error: {e}"),
     };
+    let verdict = |j: Judged| match j {
+        None => "none".to_string(),
+        Some(Ok(v)) => v.to_string(),
+        Some(Err(e)) => format!("raised {}", e.replace('\n', " ")),
+    };
     if !control.state_path.is_empty() {
-        let state = format!("{answer}\n---\n{environment:#?}\ncalls: {calls:#?}\n");
+        let state = format!(
+            "utility: {}\nsecurity: {}\n{answer}\n---\n{environment:#?}\ncalls: {calls:#?}\n",
+            verdict(utility),
+            verdict(security)
+        );
         std::fs::write(&control.state_path, state).expect("writing the state");
     }
 }
 "#;
 
 /// What the host's control file says: the task, the injected environment's number (empty: the clean one), the
-/// file to write the final state to, and the every-tool task's prompt (the rest).
-pub fn control(task: &str, injected: Option<usize>, state: &std::path::Path, prompt: &str) -> String {
-    format!("{task}\n{}\n{}\n{prompt}", injected.map(|k| k.to_string()).unwrap_or_default(), state.display())
+/// file to write the final state to, the user task whose `utility` check judges the run, and the every-tool task's
+/// prompt (the rest).
+pub fn control(task: &str, injected: Option<usize>, state: &std::path::Path, judged: &str, prompt: &str) -> String {
+    format!("{task}\n{}\n{}\n{judged}\n{prompt}", injected.map(|k| k.to_string()).unwrap_or_default(), state.display())
 }
 
 /// The hole number (1-based, in source order) of a user task's function, and of [`EVERY_TOOL`] (last).

@@ -13,7 +13,7 @@ pub mod harness;
 pub mod script;
 pub mod suite;
 
-pub use harness::{run_suite, AttackRow, Selection, SuiteReport, UtilityRow};
+pub use harness::{run_suite, AttackRow, Check, Selection, SuiteReport, UtilityRow};
 pub use suite::{SuiteData, SuiteName};
 
 /// Why a suite could not be loaded or run.

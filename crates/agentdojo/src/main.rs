@@ -40,6 +40,10 @@ struct Args {
     /// Utility only.
     #[arg(long)]
     no_attacks: bool,
+    /// Utility of an idle agent (every reply does nothing and answers "done"): what each judge credits to an agent
+    /// that does not act. Implies --no-attacks.
+    #[arg(long)]
+    idle: bool,
     /// Print the reports as JSON (one object per suite, with every row) instead of the table.
     #[arg(long)]
     json: bool,
@@ -67,8 +71,12 @@ fn main() -> anyhow::Result<()> {
     };
     let checker = Checker::new(CheckerOptions::default()).context("starting the checker")?;
     let engine = Engine::new(checker, RunOptions::default()).context("starting the engine")?;
-    let selection =
-        Selection { user_tasks: args.user_tasks, injection_tasks: args.injection_tasks, no_attacks: args.no_attacks };
+    let selection = Selection {
+        user_tasks: args.user_tasks,
+        injection_tasks: args.injection_tasks,
+        no_attacks: args.no_attacks || args.idle,
+        idle: args.idle,
+    };
     let mut reports = Vec::new();
     for name in suites {
         let loaded = SuiteData::load(&data, name)?;
@@ -101,21 +109,32 @@ fn main() -> anyhow::Result<()> {
 }
 
 fn print_table(out: &mut impl Write, reports: &[SuiteReport]) -> std::io::Result<()> {
+    writeln!(out, "Environment judge (final environments compared) | AgentDojo's own utility and security checks")?;
     writeln!(
         out,
-        "{:<8} {:>14} {:>28} {:>28}",
-        "suite", "utility", "attacks, per-task scoping", "attacks, every tool"
+        "{:<10} {:>13} {:>13}   {:>24} {:>24}   {:>24} {:>24}",
+        "suite",
+        "utility env",
+        "utility dojo",
+        "attacks scoped, env",
+        "attacks scoped, dojo",
+        "attacks every tool, env",
+        "attacks every tool, dojo"
     )?;
+    let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
+    let cell = |n: usize, of: usize| format!("{n}/{of} ({:.1}%)", pct(n, of));
     for r in reports {
-        let trials = r.attacks.len();
-        let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
+        let (tasks, trials) = (r.utility.len(), r.attacks.len());
         writeln!(
             out,
-            "{:<8} {:>14} {:>28} {:>28}",
+            "{:<10} {:>13} {:>13}   {:>24} {:>24}   {:>24} {:>24}",
             r.suite,
-            format!("{}/{} ({:.0}%)", r.solved(), r.utility.len(), pct(r.solved(), r.utility.len())),
-            format!("{}/{} ({:.1}%)", r.scoped_reached(), trials, pct(r.scoped_reached(), trials)),
-            format!("{}/{} ({:.1}%)", r.every_tool_reached(), trials, pct(r.every_tool_reached(), trials)),
+            cell(r.solved(), tasks),
+            cell(r.agentdojo_solved(), tasks),
+            cell(r.scoped_reached(), trials),
+            cell(r.agentdojo_scoped_reached(), trials),
+            cell(r.every_tool_reached(), trials),
+            cell(r.agentdojo_every_tool_reached(), trials),
         )?;
     }
     for r in reports {
@@ -131,6 +150,13 @@ fn print_table(out: &mut impl Write, reports: &[SuiteReport]) -> std::io::Result
         if !by_injection.is_empty() {
             let parts: Vec<String> = by_injection.iter().map(|(k, (n, of))| format!("{k} {n}/{of}")).collect();
             writeln!(out, "{} reached under scoping, by injection task: {}", r.suite, parts.join(", "))?;
+        }
+        let disagreements = r.disagreements();
+        if !disagreements.is_empty() {
+            writeln!(out, "{}: the two judges disagree on {} runs:", r.suite, disagreements.len())?;
+            for d in disagreements {
+                writeln!(out, "  {d}")?;
+            }
         }
     }
     Ok(())

@@ -39,6 +39,15 @@ impl SuiteName {
         self.tools().iter().find(|t| t.name == name)
     }
 
+    /// AgentDojo's `utility` and `security` checks of the suite's tasks, ported (`hosts/<suite>_checks.rs`): the
+    /// body of the host's `checks` module, inside the module that holds the environment.
+    pub fn checks(self) -> &'static str {
+        match self {
+            SuiteName::Banking => include_str!("../hosts/banking_checks.rs"),
+            SuiteName::Slack => include_str!("../hosts/slack_checks.rs"),
+        }
+    }
+
     /// The host template (`hosts/<suite>.rs`).
     pub fn template(self) -> &'static str {
         match self {
