@@ -1,9 +1,8 @@
 //! A suite's host program: its template with the environment (generated from `environment.yaml`, clean and with
 //! the injection vectors filled in) and one function per user task.
 
-use serde_yaml::Value;
-
-use crate::suite::{SuiteData, SuiteName};
+use crate::environment::{environment, lit};
+use crate::suite::SuiteData;
 use crate::DojoError;
 
 /// The name of the function whose hole is handed every tool (the comparison host of Table 3).
@@ -18,155 +17,46 @@ pub fn attack_text(goal: &str) -> String {
     )
 }
 
-/// The environment's YAML text with each `{vector}` replaced, as AgentDojo's loader fills the text before parsing
-/// it. `values` maps vector names to their text; vectors it does not name keep their defaults.
-pub fn fill(data: &SuiteData, values: &dyn Fn(&str) -> Option<String>) -> String {
-    let mut text = data.environment.clone();
-    for (name, default) in &data.vectors {
-        let value = match values(name) {
-            // Written inside double-quoted YAML scalars: escape what would end or break them.
-            Some(v) => v.replace('\\', "\\\\").replace('"', "\\\""),
-            None => default.clone(),
-        };
-        text = text.replace(&format!("{{{name}}}"), &value);
+/// The environment with each `{vector}` in its strings replaced, as AgentDojo's loader fills the text before
+/// parsing it (here the parsed strings are filled, so a vector's text needs no YAML quoting wherever it lands: a
+/// double-quoted scalar, a block scalar, a key). `values` maps vector names to their text; vectors it does not name
+/// keep their defaults.
+pub fn fill(data: &SuiteData, values: &dyn Fn(&str) -> Option<String>) -> serde_yaml::Value {
+    let texts: Vec<(String, String)> = data
+        .vectors
+        .iter()
+        .map(|(name, default)| (format!("{{{name}}}"), values(name).unwrap_or_else(|| default.clone())))
+        .collect();
+    let mut env = data.environment.clone();
+    fill_value(&mut env, &texts);
+    env
+}
+
+fn fill_text(text: &str, texts: &[(String, String)]) -> String {
+    let mut out = text.to_owned();
+    for (placeholder, value) in texts {
+        if out.contains(placeholder.as_str()) {
+            out = out.replace(placeholder.as_str(), value);
+        }
     }
-    text
+    out
 }
 
-fn lit(s: &str) -> String {
-    format!("{s:?}")
-}
-
-fn owned(s: &str) -> String {
-    format!("{s:?}.to_string()")
-}
-
-fn field<'a>(v: &'a Value, key: &str) -> Result<&'a Value, DojoError> {
-    v.get(key).ok_or_else(|| DojoError::Data(format!("environment.yaml: missing `{key}`")))
-}
-
-fn text(v: &Value) -> String {
+fn fill_value(v: &mut serde_yaml::Value, texts: &[(String, String)]) {
+    use serde_yaml::Value;
     match v {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Null => String::new(),
-        other => serde_yaml::to_string(other).unwrap_or_default().trim().to_owned(),
-    }
-}
-
-fn number(v: &Value) -> Result<f64, DojoError> {
-    v.as_f64().ok_or_else(|| DojoError::Data(format!("environment.yaml: expected a number, found {v:?}")))
-}
-
-fn seq(v: &Value) -> &[Value] {
-    v.as_sequence().map(Vec::as_slice).unwrap_or(&[])
-}
-
-fn map(v: &Value) -> Vec<(String, &Value)> {
-    v.as_mapping().map(|m| m.iter().map(|(k, v)| (text(k), v)).collect()).unwrap_or_default()
-}
-
-/// `fn {name}() -> Environment { .. }` for the banking suite's parsed environment.
-fn banking_environment(name: &str, env: &Value) -> Result<String, DojoError> {
-    let account = field(env, "bank_account")?;
-    let txs = |key: &str| -> Result<String, DojoError> {
-        let mut out = Vec::new();
-        for t in seq(field(account, key)?) {
-            out.push(format!(
-                "tx({}, {}, {}, {:?}, {}, {}, {})",
-                number(field(t, "id")?)? as u32,
-                lit(&text(field(t, "sender")?)),
-                lit(&text(field(t, "recipient")?)),
-                number(field(t, "amount")?)?,
-                lit(&text(field(t, "subject")?)),
-                lit(&text(field(t, "date")?)),
-                field(t, "recurring")?.as_bool().unwrap_or(false),
-            ));
+        Value::String(s) => *s = fill_text(s, texts),
+        Value::Sequence(items) => items.iter_mut().for_each(|i| fill_value(i, texts)),
+        Value::Mapping(m) => {
+            let entries = std::mem::take(m);
+            for (mut k, mut value) in entries {
+                fill_value(&mut k, texts);
+                fill_value(&mut value, texts);
+                m.insert(k, value);
+            }
         }
-        Ok(format!("vec![{}]", out.join(", ")))
-    };
-    let files: Vec<String> = map(field(field(env, "filesystem")?, "files")?)
-        .into_iter()
-        .map(|(k, v)| format!("({}, {})", owned(&k), owned(&text(v))))
-        .collect();
-    let user = field(env, "user_account")?;
-    let u = |key: &str| -> Result<String, DojoError> { Ok(owned(&text(field(user, key)?))) };
-    Ok(format!(
-        "fn {name}() -> Environment {{\n        Environment {{\n            balance: {:?},\n            iban: {},\n            \
-         transactions: {},\n            scheduled_transactions: {},\n            files: vec![{}],\n            user: \
-         UserInfo {{ first_name: {}, last_name: {}, street: {}, city: {} }},\n            password: {},\n        }}\n    \
-         }}\n",
-        number(field(account, "balance")?)?,
-        owned(&text(field(account, "iban")?)),
-        txs("transactions")?,
-        txs("scheduled_transactions")?,
-        files.join(", "),
-        u("first_name")?,
-        u("last_name")?,
-        u("street")?,
-        u("city")?,
-        u("password")?,
-    ))
-}
-
-/// `fn {name}() -> Environment { .. }` for the slack suite's parsed environment.
-fn slack_environment(name: &str, env: &Value) -> Result<String, DojoError> {
-    let slack = field(env, "slack")?;
-    let strings =
-        |v: &Value| format!("strings(&[{}])", seq(v).iter().map(|s| lit(&text(s))).collect::<Vec<_>>().join(", "));
-    let messages = |v: &Value| -> Result<String, DojoError> {
-        let mut out = Vec::new();
-        for m in seq(v) {
-            out.push(format!(
-                "msg({}, {}, {})",
-                lit(&text(field(m, "sender")?)),
-                lit(&text(field(m, "recipient")?)),
-                lit(&text(field(m, "body")?))
-            ));
-        }
-        Ok(format!("vec![{}]", out.join(", ")))
-    };
-    let user_channels: Vec<String> = map(field(slack, "user_channels")?)
-        .into_iter()
-        .map(|(k, v)| format!("({}, {})", owned(&k), strings(v)))
-        .collect();
-    let inbox = |key: &str| -> Result<String, DojoError> {
-        let mut out = Vec::new();
-        for (k, v) in map(field(slack, key)?) {
-            out.push(format!("({}, {})", owned(&k), messages(v)?));
-        }
-        Ok(format!("vec![{}]", out.join(", ")))
-    };
-    let web = field(env, "web")?;
-    let content: Vec<String> = map(field(web, "web_content")?)
-        .into_iter()
-        .map(|(k, v)| format!("({}, {})", owned(&k), owned(&text(v))))
-        .collect();
-    Ok(format!(
-        "fn {name}() -> Environment {{\n        Environment {{\n            users: {},\n            channels: {},\n            \
-         user_channels: vec![{}],\n            user_inbox: {},\n            channel_inbox: {},\n            web_content: \
-         vec![{}],\n            web_requests: {},\n        }}\n    }}\n",
-        strings(field(slack, "users")?),
-        strings(field(slack, "channels")?),
-        user_channels.join(", "),
-        inbox("user_inbox")?,
-        inbox("channel_inbox")?,
-        content.join(", "),
-        strings(field(web, "web_requests")?),
-    ))
-}
-
-/// The environment constructor `name` from filled YAML text.
-pub fn environment(suite: SuiteName, name: &str, yaml: &str) -> Result<String, DojoError> {
-    let env: Value = serde_yaml::from_str(yaml).map_err(|e| DojoError::Parse {
-        path: format!("{}/environment.yaml (filled)", suite.name()),
-        format: "YAML",
-        detail: e.to_string(),
-    })?;
-    match suite {
-        SuiteName::Banking => banking_environment(name, &env),
-        SuiteName::Slack => slack_environment(name, &env),
+        Value::Tagged(t) => fill_value(&mut t.value, texts),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
@@ -227,6 +117,11 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
         }
     }
     let control = CONTROL_CODE.replace("@PATH@", &lit(&control.to_string_lossy()));
+    let template = match data.name.office() {
+        Some(office) if template.contains("/*@OFFICE@*/") => template.replace("/*@OFFICE@*/", office),
+        Some(_) => return Err(DojoError::Data(format!("the {} host template lacks /*@OFFICE@*/", data.name.name()))),
+        None => template.to_owned(),
+    };
     Ok(template
         .replace("/*@CONTROL@*/", &control)
         .replace("/*@ENVIRONMENT@*/", &environments)

@@ -1,30 +1,39 @@
-//! `lacuna-agentdojo`: AgentDojo's banking and slack suites on Lacuna, as the paper's Table 3 measures them.
+//! `lacuna-agentdojo`: AgentDojo's four suites (banking, slack, travel, workspace) on Lacuna, as the paper's Table 3
+//! measures them.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Parser;
-use lacuna_agentdojo::{generate, run_suite, Selection, SuiteData, SuiteName, SuiteReport};
+use lacuna_agentdojo::{
+    generate, run_suite, run_suite_with_model, ModelReplies, ModelReport, Selection, SuiteData, SuiteName, SuiteReport,
+};
 use lacuna_checker::{Checker, CheckerOptions};
 use lacuna_engine::{Engine, RunOptions};
 
-/// Runs AgentDojo's banking and slack suites on Lacuna.
+/// Runs AgentDojo's banking, slack, travel and workspace suites on Lacuna.
 ///
 /// Utility: each user task's hole is handed only the tools its ground truth calls, and a scripted reply performs
-/// that ground truth; the task is solved when the reply is accepted and leaves the environment as it does with
-/// every tool in scope. Attacks: for every (user task, injection task) pair, a fully compromised model's reply
-/// performs the injection task's ground truth, once under per-task scoping and once with every tool in scope;
-/// an attack reached its goal when the environment ends as that ground truth leaves it.
+/// that ground truth. Attacks: for every (user task, injection task) pair, a fully compromised model's reply
+/// performs the injection task's ground truth, once under per-task scoping and once with every tool in scope.
+/// Each run is judged twice: by the environment judge (utility: accepted, and the environment ends as with every
+/// tool in scope; attacks: the environment ends as the injection's ground truth leaves it) and by AgentDojo's own
+/// `utility` and `security` checks, ported to Rust; the table shows both and lists where they disagree.
+///
+/// With --model, a model writes every snippet instead (asked as `lacuna run` asks it, retrying from diagnostics):
+/// each user task runs once in the clean environment and each (user task, injection task) pair once under
+/// per-task scoping and once with every tool in scope, all judged by AgentDojo's checks — Table 3 for that model.
 ///
 /// Examples:
-///   lacuna-agentdojo                               # both suites, utility and attacks
+///   lacuna-agentdojo                               # every suite, utility and attacks
 ///   lacuna-agentdojo --suite banking --json
+///   OPENAI_BASE_URL=http://127.0.0.1:8080/v1 lacuna-agentdojo --model openai:qwen2.5-coder --suite travel
 ///   lacuna-agentdojo --print-host slack > slack.rs # the generated host program
 #[derive(Debug, Parser)]
 #[command(name = "lacuna-agentdojo", version, verbatim_doc_comment)]
 struct Args {
-    /// Suites to run (banking, slack); all when not given.
+    /// Suites to run (banking, slack, travel, workspace); all when not given.
     #[arg(long = "suite", value_name = "NAME")]
     suites: Vec<String>,
     /// Where the AgentDojo data is: `<dir>/ground_truth_v1.2.2.json` and `<dir>/<suite>/` or
@@ -44,6 +53,13 @@ struct Args {
     /// that does not act. Implies --no-attacks.
     #[arg(long)]
     idle: bool,
+    /// A model writes every snippet: openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY), anthropic:<model>
+    /// (ANTHROPIC_API_KEY), script:<file>, replay:<cassette>.
+    #[arg(long, value_name = "SPEC", conflicts_with = "idle")]
+    model: Option<String>,
+    /// With --model: attempts per hole (each rejected attempt's diagnostics go into the next prompt).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    attempts: u32,
     /// Print the reports as JSON (one object per suite, with every row) instead of the table.
     #[arg(long)]
     json: bool,
@@ -53,7 +69,8 @@ struct Args {
 }
 
 fn suite(name: &str) -> anyhow::Result<SuiteName> {
-    SuiteName::from_name(name).with_context(|| format!("unknown suite `{name}`; the port has banking and slack"))
+    SuiteName::from_name(name)
+        .with_context(|| format!("unknown suite `{name}`; the port has banking, slack, travel and workspace"))
 }
 
 fn main() -> anyhow::Result<()> {
@@ -77,18 +94,43 @@ fn main() -> anyhow::Result<()> {
         no_attacks: args.no_attacks || args.idle,
         idle: args.idle,
     };
+    if let Some(spec) = &args.model {
+        let spec: lacuna_agent::ModelSpec = spec.parse()?;
+        let model = lacuna_agent::connect(&spec, &lacuna_agent::ModelSettings::default())
+            .with_context(|| format!("connecting to {}", spec.describe()))?;
+        let options = lacuna_agent::AgentOptions { max_attempts: args.attempts.max(1), ..Default::default() };
+        let replies = ModelReplies { model, options };
+        let mut reports = Vec::new();
+        for name in suites {
+            let loaded = SuiteData::load(&data, name)?;
+            let users = loaded.user_tasks.len().min(selection.user_tasks.unwrap_or(usize::MAX));
+            let injections = loaded.injection_tasks.len().min(selection.injection_tasks.unwrap_or(usize::MAX));
+            let runs = users + if selection.no_attacks { 0 } else { injections * users };
+            let bar = progress_bar(name, runs);
+            let report = run_suite_with_model(&engine, &loaded, &selection, &replies, &mut |label| {
+                bar.set_message(label.to_owned());
+                bar.inc(1);
+            })?;
+            bar.finish_and_clear();
+            reports.push(report);
+        }
+        let mut out = std::io::stdout().lock();
+        if args.json {
+            for r in &reports {
+                writeln!(out, "{}", serde_json::to_string(r)?)?;
+            }
+        } else {
+            print_model_table(&mut out, &reports)?;
+        }
+        return Ok(());
+    }
     let mut reports = Vec::new();
     for name in suites {
         let loaded = SuiteData::load(&data, name)?;
         let users = loaded.user_tasks.len().min(selection.user_tasks.unwrap_or(usize::MAX));
         let injections = loaded.injection_tasks.len().min(selection.injection_tasks.unwrap_or(usize::MAX));
         let runs = 2 * users + if selection.no_attacks { 0 } else { injections * (2 + 2 * users) };
-        let bar = indicatif::ProgressBar::new(runs as u64).with_style(
-            indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {msg} ({eta})")
-                .expect("a valid template")
-                .progress_chars("=> "),
-        );
-        bar.set_prefix(name.name());
+        let bar = progress_bar(name, runs);
         let report = run_suite(&engine, &loaded, &selection, &mut |label| {
             // Each label is two runs: scoped and every-tool, or the goal and the untouched environment.
             bar.set_message(label.to_owned());
@@ -104,6 +146,49 @@ fn main() -> anyhow::Result<()> {
         }
     } else {
         print_table(&mut out, &reports)?;
+    }
+    Ok(())
+}
+
+fn progress_bar(name: SuiteName, runs: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(runs as u64).with_style(
+        indicatif::ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} {msg} ({eta})")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(name.name());
+    bar
+}
+
+/// Table 3's shape for a model's runs: utility and attacks that reached their goal, as AgentDojo's checks judge.
+fn print_model_table(out: &mut impl Write, reports: &[ModelReport]) -> std::io::Result<()> {
+    let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
+    let cell = |n: usize, of: usize| format!("{n}/{of} ({:.1}%)", pct(n, of));
+    if let Some(first) = reports.first() {
+        writeln!(out, "model {} — judged by AgentDojo's own checks", first.model)?;
+    }
+    writeln!(
+        out,
+        "{:<10} {:>15} {:>22} {:>22} {:>20}",
+        "suite", "utility", "attacks, scoped", "attacks, every tool", "rejected/attempts"
+    )?;
+    for r in reports {
+        let (tasks, trials) = (r.utility.len(), r.attacks.len());
+        let (attempts, rejected) = r.attempts();
+        writeln!(
+            out,
+            "{:<10} {:>15} {:>22} {:>22} {:>20}",
+            r.suite,
+            cell(r.solved(), tasks),
+            cell(r.scoped_reached(), trials),
+            cell(r.every_tool_reached(), trials),
+            format!("{rejected}/{attempts}"),
+        )?;
+    }
+    for r in reports {
+        for (id, why) in &r.skipped {
+            writeln!(out, "{} {id} not run: {why}", r.suite)?;
+        }
     }
     Ok(())
 }
@@ -150,6 +235,9 @@ fn print_table(out: &mut impl Write, reports: &[SuiteReport]) -> std::io::Result
         if !by_injection.is_empty() {
             let parts: Vec<String> = by_injection.iter().map(|(k, (n, of))| format!("{k} {n}/{of}")).collect();
             writeln!(out, "{} reached under scoping, by injection task: {}", r.suite, parts.join(", "))?;
+        }
+        for (id, why) in &r.skipped {
+            writeln!(out, "{} {id} not run: {why}", r.suite)?;
         }
         let disagreements = r.disagreements();
         if !disagreements.is_empty() {

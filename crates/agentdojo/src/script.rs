@@ -1,5 +1,5 @@
 //! A task's ground-truth calls as the snippet a model would write for its hole: each call in order, its result
-//! kept (`let _ = ..`), then the task's expected answer.
+//! kept (`let _ = ..`), then the task's expected answer (an injection task's: its goal).
 
 use serde_json::Value;
 
@@ -16,6 +16,10 @@ fn argument(param: Param, value: &Value) -> Result<String, String> {
     };
     let string =
         |v: &Value| v.as_str().map(|s| format!("{s:?}")).ok_or_else(|| format!("expected a string, found {v}"));
+    let strings = |v: &Value| -> Result<String, String> {
+        let items = v.as_array().ok_or_else(|| format!("expected a list, found {v}"))?;
+        Ok(items.iter().map(string).collect::<Result<Vec<_>, _>>()?.join(", "))
+    };
     let boolean = |v: &Value| v.as_bool().map(|b| b.to_string()).ok_or_else(|| format!("expected a bool, found {v}"));
     Ok(match param {
         Param::Str => string(value)?,
@@ -28,6 +32,26 @@ fn argument(param: Param, value: &Value) -> Result<String, String> {
         Param::OptStr => format!("Some({})", string(value)?),
         Param::OptF64 => format!("Some({})", float(value)?),
         Param::OptBool => format!("Some({})", boolean(value)?),
+        Param::Strs => format!("&[{}]", strings(value)?),
+        Param::OptStrs if value.is_null() => "None".into(),
+        Param::OptStrs => format!("Some(&[{}])", strings(value)?),
+        Param::OptAttachments if value.is_null() => "None".into(),
+        Param::OptAttachments => {
+            let items = value.as_array().ok_or_else(|| format!("expected a list of attachments, found {value}"))?;
+            let mut written = Vec::new();
+            for a in items {
+                match a.get("file_id").and_then(Value::as_str) {
+                    Some(id) => written.push(format!("Attachment::File({id:?}.to_string())")),
+                    None => return Err(format!("only file attachments are written from ground truths, found {a}")),
+                }
+            }
+            format!("Some(&[{}])", written.join(", "))
+        }
+        Param::Permission => match value.as_str() {
+            Some("r") => "SharingPermission::R".into(),
+            Some("rw") => "SharingPermission::Rw".into(),
+            _ => return Err(format!("expected \"r\" or \"rw\", found {value}")),
+        },
     })
 }
 
@@ -57,7 +81,13 @@ pub fn snippet(suite: SuiteName, task: &Task) -> Result<String, DojoError> {
     for c in &task.calls {
         lines.push(call(suite, c)?);
     }
-    let answer = if task.ground_truth_output.is_empty() { "done" } else { task.ground_truth_output.as_str() };
+    // An injection task's ground truth has no answer: the compromised model answers with the goal's own words (what
+    // travel's injection task 6 asks it to say).
+    let answer = match (&task.goal, task.ground_truth_output.as_str()) {
+        (_, given) if !given.is_empty() => given,
+        (Some(goal), _) => goal.as_str(),
+        (None, _) => "done",
+    };
     lines.push(format!("{answer:?}.to_string()"));
     Ok(lines.join("\n"))
 }

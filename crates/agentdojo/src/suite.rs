@@ -11,15 +11,19 @@ use crate::DojoError;
 pub enum SuiteName {
     Banking,
     Slack,
+    Travel,
+    Workspace,
 }
 
 impl SuiteName {
-    pub const ALL: [SuiteName; 2] = [SuiteName::Banking, SuiteName::Slack];
+    pub const ALL: [SuiteName; 4] = [SuiteName::Banking, SuiteName::Slack, SuiteName::Travel, SuiteName::Workspace];
 
     pub fn name(self) -> &'static str {
         match self {
             SuiteName::Banking => "banking",
             SuiteName::Slack => "slack",
+            SuiteName::Travel => "travel",
+            SuiteName::Workspace => "workspace",
         }
     }
 
@@ -32,6 +36,8 @@ impl SuiteName {
         match self {
             SuiteName::Banking => BANKING_TOOLS,
             SuiteName::Slack => SLACK_TOOLS,
+            SuiteName::Travel => TRAVEL_TOOLS,
+            SuiteName::Workspace => WORKSPACE_TOOLS,
         }
     }
 
@@ -45,6 +51,8 @@ impl SuiteName {
         match self {
             SuiteName::Banking => include_str!("../hosts/banking_checks.rs"),
             SuiteName::Slack => include_str!("../hosts/slack_checks.rs"),
+            SuiteName::Travel => include_str!("../hosts/travel_checks.rs"),
+            SuiteName::Workspace => include_str!("../hosts/workspace_checks.rs"),
         }
     }
 
@@ -53,6 +61,16 @@ impl SuiteName {
         match self {
             SuiteName::Banking => include_str!("../hosts/banking.rs"),
             SuiteName::Slack => include_str!("../hosts/slack.rs"),
+            SuiteName::Travel => include_str!("../hosts/travel.rs"),
+            SuiteName::Workspace => include_str!("../hosts/workspace.rs"),
+        }
+    }
+
+    /// The calendar and email clients the suite's template splices in at `/*@OFFICE@*/`, if it uses them.
+    pub fn office(self) -> Option<&'static str> {
+        match self {
+            SuiteName::Banking | SuiteName::Slack => None,
+            SuiteName::Travel | SuiteName::Workspace => Some(include_str!("../hosts/office.rs")),
         }
     }
 }
@@ -68,6 +86,15 @@ pub enum Param {
     OptStr,
     OptF64,
     OptBool,
+    /// A list of strings: `&[&str]`.
+    Strs,
+    /// An optional list of strings: `Option<&[&str]>`.
+    OptStrs,
+    /// Email attachments: `Option<&[Attachment]>`; a ground truth's `{"type": "file", "file_id": ..}` is
+    /// `Attachment::File(..)`.
+    OptAttachments,
+    /// A file's sharing permission, `"r"` or `"rw"`: `SharingPermission`.
+    Permission,
 }
 
 impl Param {
@@ -81,6 +108,10 @@ impl Param {
             Param::OptStr => "Option<&str>",
             Param::OptF64 => "Option<f64>",
             Param::OptBool => "Option<bool>",
+            Param::Strs => "&[&str]",
+            Param::OptStrs => "Option<&[&str]>",
+            Param::OptAttachments => "Option<&[Attachment]>",
+            Param::Permission => "SharingPermission",
         }
     }
 }
@@ -102,7 +133,7 @@ impl Tool {
     }
 }
 
-use Param::{Bool, OptBool, OptF64, OptStr, Str, Usize, F64, U32};
+use Param::{Bool, OptAttachments, OptBool, OptF64, OptStr, OptStrs, Permission, Str, Strs, Usize, F64, U32};
 
 const BANKING_TOOLS: &[Tool] = &[
     Tool { name: "get_iban", params: &[], ret: "String" },
@@ -182,6 +213,200 @@ const SLACK_TOOLS: &[Tool] = &[
     Tool { name: "post_webpage", params: &[("url", Str, None), ("content", Str, None)], ret: "()" },
 ];
 
+const TRAVEL_TOOLS: &[Tool] = &[
+    Tool { name: "get_user_information", params: &[], ret: "BTreeMap<String, String>" },
+    Tool { name: "get_all_hotels_in_city", params: &[("city", Str, None)], ret: "String" },
+    Tool { name: "get_hotels_prices", params: &[("hotel_names", Strs, None)], ret: "BTreeMap<String, String>" },
+    Tool {
+        name: "get_rating_reviews_for_hotels",
+        params: &[("hotel_names", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool { name: "get_hotels_address", params: &[("hotel_name", Str, None)], ret: "BTreeMap<String, String>" },
+    Tool { name: "get_all_restaurants_in_city", params: &[("city", Str, None)], ret: "String" },
+    Tool {
+        name: "get_cuisine_type_for_restaurants",
+        params: &[("restaurant_names", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool {
+        name: "get_restaurants_address",
+        params: &[("restaurant_names", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool {
+        name: "get_rating_reviews_for_restaurants",
+        params: &[("restaurant_names", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool {
+        name: "get_dietary_restrictions_for_all_restaurants",
+        params: &[("restaurant_names", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool {
+        name: "get_contact_information_for_restaurants",
+        params: &[("restaurant_names", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool {
+        name: "get_price_for_restaurants",
+        params: &[("restaurant_names", Strs, None)],
+        ret: "BTreeMap<String, f64>",
+    },
+    Tool {
+        name: "check_restaurant_opening_hours",
+        params: &[("restaurant_names", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool { name: "get_all_car_rental_companies_in_city", params: &[("city", Str, None)], ret: "String" },
+    Tool {
+        name: "get_car_types_available",
+        params: &[("company_name", Strs, None)],
+        ret: "BTreeMap<String, Vec<String>>",
+    },
+    Tool {
+        name: "get_rating_reviews_for_car_rental",
+        params: &[("company_name", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool {
+        name: "get_car_fuel_options",
+        params: &[("company_name", Strs, None)],
+        ret: "BTreeMap<String, Vec<String>>",
+    },
+    Tool { name: "get_car_rental_address", params: &[("company_name", Strs, None)], ret: "BTreeMap<String, String>" },
+    Tool { name: "get_car_price_per_day", params: &[("company_name", Strs, None)], ret: "BTreeMap<String, f64>" },
+    Tool {
+        name: "create_calendar_event",
+        params: &[
+            ("title", Str, None),
+            ("start_time", Str, None),
+            ("end_time", Str, None),
+            ("description", Str, Some("\"\"")),
+            ("participants", OptStrs, Some("None")),
+            ("location", OptStr, Some("None")),
+        ],
+        ret: "Result<CalendarEvent, String>",
+    },
+    Tool {
+        name: "search_calendar_events",
+        params: &[("query", Str, None), ("date", OptStr, Some("None"))],
+        ret: "Result<Vec<CalendarEvent>, String>",
+    },
+    Tool { name: "get_day_calendar_events", params: &[("day", Str, None)], ret: "Result<Vec<CalendarEvent>, String>" },
+    Tool { name: "cancel_calendar_event", params: &[("event_id", Str, None)], ret: "Result<String, String>" },
+    Tool {
+        name: "reserve_hotel",
+        params: &[("hotel", Str, None), ("start_day", Str, None), ("end_day", Str, None)],
+        ret: "Result<String, String>",
+    },
+    Tool {
+        name: "reserve_car_rental",
+        params: &[("company", Str, None), ("start_time", Str, None), ("end_time", OptStr, Some("None"))],
+        ret: "Result<String, String>",
+    },
+    Tool {
+        name: "reserve_restaurant",
+        params: &[("restaurant", Str, None), ("start_time", Str, None)],
+        ret: "Result<String, String>",
+    },
+    Tool {
+        name: "get_flight_information",
+        params: &[("departure_city", Str, None), ("arrival_city", Str, None)],
+        ret: "String",
+    },
+    Tool {
+        name: "send_email",
+        params: &[
+            ("recipients", Strs, None),
+            ("subject", Str, None),
+            ("body", Str, None),
+            ("attachments", OptAttachments, Some("None")),
+            ("cc", OptStrs, Some("None")),
+            ("bcc", OptStrs, Some("None")),
+        ],
+        ret: "Email",
+    },
+];
+
+const WORKSPACE_TOOLS: &[Tool] = &[
+    Tool {
+        name: "send_email",
+        params: &[
+            ("recipients", Strs, None),
+            ("subject", Str, None),
+            ("body", Str, None),
+            ("attachments", OptAttachments, Some("None")),
+            ("cc", OptStrs, Some("None")),
+            ("bcc", OptStrs, Some("None")),
+        ],
+        ret: "Email",
+    },
+    Tool { name: "delete_email", params: &[("email_id", Str, None)], ret: "Result<String, String>" },
+    Tool { name: "get_unread_emails", params: &[], ret: "Vec<Email>" },
+    Tool { name: "get_sent_emails", params: &[], ret: "Vec<Email>" },
+    Tool { name: "get_received_emails", params: &[], ret: "Vec<Email>" },
+    Tool { name: "get_draft_emails", params: &[], ret: "Vec<Email>" },
+    Tool {
+        name: "search_emails",
+        params: &[("query", Str, None), ("sender", OptStr, Some("None"))],
+        ret: "Result<Vec<Email>, String>",
+    },
+    Tool { name: "search_contacts_by_name", params: &[("query", Str, None)], ret: "Result<Vec<EmailContact>, String>" },
+    Tool {
+        name: "search_contacts_by_email",
+        params: &[("query", Str, None)],
+        ret: "Result<Vec<EmailContact>, String>",
+    },
+    Tool { name: "get_current_day", params: &[], ret: "String" },
+    Tool {
+        name: "search_calendar_events",
+        params: &[("query", Str, None), ("date", OptStr, Some("None"))],
+        ret: "Result<Vec<CalendarEvent>, String>",
+    },
+    Tool { name: "get_day_calendar_events", params: &[("day", Str, None)], ret: "Result<Vec<CalendarEvent>, String>" },
+    Tool {
+        name: "create_calendar_event",
+        params: &[
+            ("title", Str, None),
+            ("start_time", Str, None),
+            ("end_time", Str, None),
+            ("description", Str, Some("\"\"")),
+            ("participants", OptStrs, Some("None")),
+            ("location", OptStr, Some("None")),
+        ],
+        ret: "Result<CalendarEvent, String>",
+    },
+    Tool { name: "cancel_calendar_event", params: &[("event_id", Str, None)], ret: "Result<String, String>" },
+    Tool {
+        name: "reschedule_calendar_event",
+        params: &[("event_id", Str, None), ("new_start_time", Str, None), ("new_end_time", OptStr, Some("None"))],
+        ret: "Result<CalendarEvent, String>",
+    },
+    Tool {
+        name: "add_calendar_event_participants",
+        params: &[("event_id", Str, None), ("participants", Strs, None)],
+        ret: "Result<CalendarEvent, String>",
+    },
+    Tool {
+        name: "append_to_file",
+        params: &[("file_id", Str, None), ("content", Str, None)],
+        ret: "Result<CloudDriveFile, String>",
+    },
+    Tool { name: "search_files_by_filename", params: &[("filename", Str, None)], ret: "Vec<CloudDriveFile>" },
+    Tool { name: "create_file", params: &[("filename", Str, None), ("content", Str, None)], ret: "CloudDriveFile" },
+    Tool { name: "delete_file", params: &[("file_id", Str, None)], ret: "Result<CloudDriveFile, String>" },
+    Tool { name: "get_file_by_id", params: &[("file_id", Str, None)], ret: "Result<CloudDriveFile, String>" },
+    Tool { name: "list_files", params: &[], ret: "Vec<CloudDriveFile>" },
+    Tool {
+        name: "share_file",
+        params: &[("file_id", Str, None), ("email", Str, None), ("permission", Permission, None)],
+        ret: "Result<CloudDriveFile, String>",
+    },
+    Tool { name: "search_files", params: &[("query", Str, None)], ret: "Result<Vec<CloudDriveFile>, String>" },
+];
+
 /// One tool call of a ground truth.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Call {
@@ -214,12 +439,12 @@ struct Vector {
     default: Option<serde_yaml::Value>,
 }
 
-/// A suite as loaded: the environment's YAML text with its `{vector}` placeholders, the vectors' defaults, and the
-/// tasks in AgentDojo's order (`user_task_0`, `user_task_1`, .., not lexical).
+/// A suite as loaded: the environment (its `!include`s resolved) with its `{vector}` placeholders, the vectors'
+/// defaults, and the tasks in AgentDojo's order (`user_task_0`, `user_task_1`, .., not lexical).
 #[derive(Debug)]
 pub struct SuiteData {
     pub name: SuiteName,
-    pub environment: String,
+    pub environment: serde_yaml::Value,
     pub vectors: Vec<(String, String)>,
     pub user_tasks: Vec<(String, Task)>,
     pub injection_tasks: Vec<(String, Task)>,
@@ -239,6 +464,47 @@ fn suite_dir(data: &Path, name: SuiteName) -> PathBuf {
     }
 }
 
+/// A YAML file, with AgentDojo's `!include <path>` (relative to the suite's directory) replaced by that file's
+/// contents, as its loader does.
+fn load_yaml(dir: &Path, path: &Path, depth: usize) -> Result<serde_yaml::Value, DojoError> {
+    let text = read(path)?;
+    let mut value: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| DojoError::Parse {
+        path: path.display().to_string(),
+        format: "YAML",
+        detail: e.to_string(),
+    })?;
+    resolve_includes(dir, &mut value, depth)?;
+    Ok(value)
+}
+
+fn resolve_includes(dir: &Path, v: &mut serde_yaml::Value, depth: usize) -> Result<(), DojoError> {
+    use serde_yaml::Value;
+    match v {
+        Value::Tagged(t) if t.tag == "!include" => {
+            let Value::String(file) = &t.value else {
+                return Err(DojoError::Data(format!("`!include` names no file: {:?}", t.value)));
+            };
+            if depth > 8 {
+                return Err(DojoError::Data(format!("`!include {file}`: includes nest deeper than 8")));
+            }
+            *v = load_yaml(dir, &dir.join(file), depth + 1)?;
+        }
+        Value::Tagged(t) => resolve_includes(dir, &mut t.value, depth)?,
+        Value::Sequence(items) => {
+            for i in items {
+                resolve_includes(dir, i, depth)?;
+            }
+        }
+        Value::Mapping(m) => {
+            for (_, value) in m.iter_mut() {
+                resolve_includes(dir, value, depth)?;
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+    }
+    Ok(())
+}
+
 fn by_number(tasks: BTreeMap<String, Task>) -> Vec<(String, Task)> {
     let mut tasks: Vec<(String, Task)> = tasks.into_iter().collect();
     let number = |id: &str| id.rsplit('_').next().and_then(|n| n.parse::<u32>().ok()).unwrap_or(u32::MAX);
@@ -250,8 +516,7 @@ impl SuiteData {
     /// Loads `name` from `data` (a directory with `ground_truth_v1.2.2.json` and the suite's YAML files).
     pub fn load(data: &Path, name: SuiteName) -> Result<SuiteData, DojoError> {
         let dir = suite_dir(data, name);
-        let env_path = dir.join("environment.yaml");
-        let environment = read(&env_path)?;
+        let environment = load_yaml(&dir, &dir.join("environment.yaml"), 0)?;
         let vectors_path = dir.join("injection_vectors.yaml");
         let vectors: BTreeMap<String, Vector> = serde_yaml::from_str(&read(&vectors_path)?).map_err(|e| {
             DojoError::Parse { path: vectors_path.display().to_string(), format: "YAML", detail: e.to_string() }
