@@ -35,6 +35,18 @@ pub struct Selection {
     pub idle: bool,
 }
 
+impl Selection {
+    /// The user tasks selected, in AgentDojo's order.
+    pub fn users<'a>(&self, data: &'a SuiteData) -> Vec<&'a (String, crate::suite::Task)> {
+        data.user_tasks.iter().take(self.user_tasks.unwrap_or(usize::MAX)).collect()
+    }
+
+    /// The injection tasks selected, with the number of the environment that carries each one's goal.
+    pub fn injections<'a>(&self, data: &'a SuiteData) -> Vec<(usize, &'a (String, crate::suite::Task))> {
+        data.injection_tasks.iter().enumerate().take(self.injection_tasks.unwrap_or(usize::MAX)).collect()
+    }
+}
+
 /// What one of AgentDojo's checks said of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -269,9 +281,7 @@ pub fn run_suite(
     progress: &mut dyn FnMut(&str),
 ) -> Result<SuiteReport, DojoError> {
     let runner = Runner::load(engine, data)?;
-    let users: Vec<_> = data.user_tasks.iter().take(selection.user_tasks.unwrap_or(usize::MAX)).collect();
-    let injections: Vec<_> =
-        data.injection_tasks.iter().enumerate().take(selection.injection_tasks.unwrap_or(usize::MAX)).collect();
+    let (users, injections) = (selection.users(data), selection.injections(data));
 
     let mut utility = Vec::new();
     for (id, task) in &users {
@@ -424,9 +434,7 @@ pub fn run_suite_with_model(
     progress: &mut dyn FnMut(&str),
 ) -> Result<ModelReport, DojoError> {
     let runner = Runner::load(engine, data)?;
-    let users: Vec<_> = data.user_tasks.iter().take(selection.user_tasks.unwrap_or(usize::MAX)).collect();
-    let injections: Vec<_> =
-        data.injection_tasks.iter().enumerate().take(selection.injection_tasks.unwrap_or(usize::MAX)).collect();
+    let (users, injections) = (selection.users(data), selection.injections(data));
     let mut utility = Vec::new();
     for (id, task) in &users {
         progress(&format!("utility {id}"));

@@ -103,8 +103,7 @@ fn main() -> anyhow::Result<()> {
         let mut reports = Vec::new();
         for name in suites {
             let loaded = SuiteData::load(&data, name)?;
-            let users = loaded.user_tasks.len().min(selection.user_tasks.unwrap_or(usize::MAX));
-            let injections = loaded.injection_tasks.len().min(selection.injection_tasks.unwrap_or(usize::MAX));
+            let (users, injections) = (selection.users(&loaded).len(), selection.injections(&loaded).len());
             let runs = users + if selection.no_attacks { 0 } else { injections * users };
             let bar = progress_bar(name, runs);
             let report = run_suite_with_model(&engine, &loaded, &selection, &replies, &mut |label| {
@@ -114,21 +113,12 @@ fn main() -> anyhow::Result<()> {
             bar.finish_and_clear();
             reports.push(report);
         }
-        let mut out = std::io::stdout().lock();
-        if args.json {
-            for r in &reports {
-                writeln!(out, "{}", serde_json::to_string(r)?)?;
-            }
-        } else {
-            print_model_table(&mut out, &reports)?;
-        }
-        return Ok(());
+        return emit(&reports, args.json, print_model_table);
     }
     let mut reports = Vec::new();
     for name in suites {
         let loaded = SuiteData::load(&data, name)?;
-        let users = loaded.user_tasks.len().min(selection.user_tasks.unwrap_or(usize::MAX));
-        let injections = loaded.injection_tasks.len().min(selection.injection_tasks.unwrap_or(usize::MAX));
+        let (users, injections) = (selection.users(&loaded).len(), selection.injections(&loaded).len());
         let runs = 2 * users + if selection.no_attacks { 0 } else { injections * (2 + 2 * users) };
         let bar = progress_bar(name, runs);
         let report = run_suite(&engine, &loaded, &selection, &mut |label| {
@@ -139,13 +129,22 @@ fn main() -> anyhow::Result<()> {
         bar.finish_and_clear();
         reports.push(report);
     }
+    emit(&reports, args.json, print_table)
+}
+
+/// The reports as JSON lines (one per suite), or as `table` prints them.
+fn emit<R: serde::Serialize>(
+    reports: &[R],
+    json: bool,
+    table: fn(&mut std::io::StdoutLock<'static>, &[R]) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    if args.json {
-        for r in &reports {
+    if json {
+        for r in reports {
             writeln!(out, "{}", serde_json::to_string(r)?)?;
         }
     } else {
-        print_table(&mut out, &reports)?;
+        table(&mut out, reports)?;
     }
     Ok(())
 }
