@@ -396,8 +396,8 @@ fn converse(
                 true => segments.get(k).map(|(_, user)| user.as_slice()).unwrap_or_default(),
                 false => &[],
             };
-            let acts =
-                code::user_turn(suite.domain, user_actions).map(|calls| code::sync_turn(suite.domain) + "\n" + &calls);
+            let acts = code::two_sided_calls(suite.domain, user_actions)
+                .map(|calls| code::sync_turn(suite.domain) + "\n" + &calls);
             if let Err(why) = harness_turn(worker, session, acts, record)? {
                 return Ok(Err(format!("the user's turn on their phone: {why}")));
             }

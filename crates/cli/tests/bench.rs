@@ -370,24 +370,22 @@ fn the_telecom_suite_end_to_end_with_the_phone_out_of_the_agents_reach() {
 
     // A user model acts on the phone through its tools (`TOOL name {..}` replies), each a turn of the harness's on
     // the phone; a tool the phone does not have (a task's scene-setting function) is refused to it.
-    std::fs::write(
-        dir.path().join("user.txt"),
-        [
-            "My phone shows no service at all. Can you help?",
-            "TOOL toggle_airplane_mode {}",
-            "TOOL unseat_sim_card {}",
-            "I turned airplane mode off.",
-            "TOOL check_payment_request {}",
-            "TOOL make_payment {}",
-            "I paid the bill.",
-            "TOOL reboot_device {}",
-            "Rebooted; it all works now. ###STOP###",
-        ]
-        .iter()
-        .map(|r| format!("=== reply\n{r}\n"))
-        .collect::<String>(),
-    )
-    .unwrap();
+    let user = [
+        "My phone shows no service at all. Can you help?",
+        "TOOL toggle_airplane_mode {}",
+        "TOOL unseat_sim_card {}",
+        "I turned airplane mode off.",
+        "TOOL check_payment_request {}",
+        "TOOL make_payment {}",
+        "I paid the bill.",
+        "TOOL reboot_device {}",
+        "Rebooted; it all works now. ###STOP###",
+    ];
+    let write_user = |name: &str, replies: &[&str]| {
+        let text: String = replies.iter().map(|r| format!("=== reply\n{r}\n")).collect();
+        std::fs::write(dir.path().join(name), text).unwrap();
+    };
+    write_user("user.txt", &user);
     let out = bench(
         dir.path(),
         &[suite, "--model", "oracle", "--user-model", "script:user.txt", "--task", paid, "--out", "u.jsonl"],
@@ -396,6 +394,18 @@ fn the_telecom_suite_end_to_end_with_the_phone_out_of_the_agents_reach() {
     let record = records(&dir.path().join("u.jsonl")).remove(0);
     assert!(record.solved && record.assertions.iter().all(|a| *a), "{record:?}");
     assert_eq!(record.turns, 3, "{record:?}");
+
+    // A user who says they turned airplane mode off but skipped it: the oracle agent does all its part, and the
+    // task scores 0 (the phone still has no service).
+    let skipping: Vec<&str> = user.iter().copied().filter(|r| *r != "TOOL toggle_airplane_mode {}").collect();
+    write_user("skip.txt", &skipping);
+    let out = bench(
+        dir.path(),
+        &[suite, "--model", "oracle", "--user-model", "script:skip.txt", "--task", paid, "--out", "k.jsonl"],
+    );
+    ok(&out);
+    let record = records(&dir.path().join("k.jsonl")).remove(0);
+    assert!(!record.solved && record.error.is_none() && record.assertions.contains(&false), "{record:?}");
 
     // The transfer task without the transfer: its assertions may hold, its ACTION basis does not.
     let spec = script(dir.path(), "stay.txt", &["\"Let us keep trying together.\".to_string()".to_owned()]);

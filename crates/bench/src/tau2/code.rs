@@ -153,8 +153,9 @@ pub fn sync_turn(domain: Domain) -> String {
     format!("let _ = {}.sync(&mut {PHONE});", domain.local())
 }
 
-/// Calls on whichever side each is, each followed by the sync (`let _ = telecom.sync(&mut phone);`).
-fn two_sided_calls(domain: Domain, calls: &[Action]) -> Result<String, BenchError> {
+/// Calls on whichever side each is, each followed by the sync (`let _ = telecom.sync(&mut phone);`): the scene's
+/// calls, or the user's turn in a two-sided task (the user's next run of expected actions, on their phone).
+pub fn two_sided_calls(domain: Domain, calls: &[Action]) -> Result<String, BenchError> {
     let mut code = String::new();
     for action in calls {
         code.push_str(&format!(
@@ -177,11 +178,6 @@ pub fn phone_tool_turn(domain: Domain, name: &str, arguments: Map<String, Value>
     }
     let action = Action { name: name.to_owned(), arguments, compare_args: None, requestor: Some("user".to_owned()) };
     Ok(format!("{{\n    let shown = {};\n    {}\n    shown\n}}", call(domain, PHONE, &action)?, sync_turn(domain)))
-}
-
-/// The user's turn in a two-sided task: the user's next run of expected actions, on their phone.
-pub fn user_turn(domain: Domain, calls: &[Action]) -> Result<String, BenchError> {
-    two_sided_calls(domain, calls)
 }
 
 /// The first turn of every task: the store, loaded from `db` (the suite's database, or the task's own with its

@@ -120,9 +120,12 @@ fn kind_name(kind: Kind) -> &'static str {
 /// How a user model's reply asks to use their phone.
 pub const TOOL: &str = "TOOL";
 
+/// A phone tool's name and its arguments.
+pub type ToolCall = (String, Map<String, Value>);
+
 /// The phone tool a user model's reply asks for: its name and arguments (`TOOL name {..}`), or why the line
 /// cannot be read. `None` when the reply is a message to the agent.
-pub fn tool_call(reply: &str) -> Option<Result<(String, Map<String, Value>), String>> {
+pub fn tool_call(reply: &str) -> Option<Result<ToolCall, String>> {
     let rest = reply.trim().strip_prefix(TOOL)?.trim_start();
     let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let arguments = arguments.trim();

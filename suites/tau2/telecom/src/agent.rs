@@ -475,7 +475,29 @@ impl Telecom {
     /// is active, roaming allowed and data left; a paid bill marked paid; the first bill awaiting payment as the
     /// phone's payment request.
     pub fn sync(&mut self, phone: &mut Phone) -> Result<(), ToolError> {
-        sync(self, phone)
+        let Some(phone_number) = phone.surroundings.phone_number.clone() else { return Ok(()) };
+        let line = self.line_by_phone(&phone_number)?.clone();
+        phone.surroundings.line_active = line.status == LineStatus::Active;
+        phone.surroundings.roaming_allowed = line.roaming_enabled;
+        let plan = self.plan(&line.plan_id)?;
+        phone.surroundings.mobile_data_usage_exceeded =
+            line.data_used_gb >= plan.data_limit_gb + line.data_refueling_gb;
+        if let Some(request) = &phone.surroundings.payment_request {
+            if request.paid {
+                let k = self.bill_index(&request.bill_id)?;
+                self.bills[k].status = BillStatus::Paid;
+                phone.surroundings.payment_request = None;
+            }
+        }
+        if phone.surroundings.payment_request.is_none() {
+            let customer = self.customer_by_phone(&phone_number)?;
+            if let Some(&k) = self.bills_awaiting_payment(customer)?.first() {
+                let bill = &self.bills[k];
+                phone.surroundings.payment_request =
+                    Some(PaymentRequest { bill_id: bill.bill_id.clone(), amount_due: bill.total_due, paid: false });
+            }
+        }
+        Ok(())
     }
 
     /// What the benchmark harness reads after a task, as JSON: `{"tool_calls": N, "diff": [], "assertions": [..],
@@ -488,29 +510,4 @@ impl Telecom {
         serde_json::json!({"tool_calls": self.trace.len(), "diff": [], "assertions": assertions, "trace": trace.0})
             .to_string()
     }
-}
-
-fn sync(telecom: &mut Telecom, phone: &mut Phone) -> Result<(), ToolError> {
-    let Some(phone_number) = phone.surroundings.phone_number.clone() else { return Ok(()) };
-    let line = telecom.line_by_phone(&phone_number)?.clone();
-    phone.surroundings.line_active = line.status == LineStatus::Active;
-    phone.surroundings.roaming_allowed = line.roaming_enabled;
-    let plan = telecom.plan(&line.plan_id)?;
-    phone.surroundings.mobile_data_usage_exceeded = line.data_used_gb >= plan.data_limit_gb + line.data_refueling_gb;
-    if let Some(request) = &phone.surroundings.payment_request {
-        if request.paid {
-            let k = telecom.bill_index(&request.bill_id)?;
-            telecom.bills[k].status = BillStatus::Paid;
-            phone.surroundings.payment_request = None;
-        }
-    }
-    if phone.surroundings.payment_request.is_none() {
-        let customer = telecom.customer_by_phone(&phone_number)?;
-        if let Some(&k) = telecom.bills_awaiting_payment(customer)?.first() {
-            let bill = &telecom.bills[k];
-            phone.surroundings.payment_request =
-                Some(PaymentRequest { bill_id: bill.bill_id.clone(), amount_due: bill.total_due, paid: false });
-        }
-    }
-    Ok(())
 }
