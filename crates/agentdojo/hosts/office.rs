@@ -48,15 +48,23 @@ fn digits(text: &str, at: usize, n: usize) -> Option<i64> {
 }
 
 impl DateTime {
-    fn from_parts(y: i64, mo: i64, d: i64, h: i64, mi: i64, s: i64) -> Option<DateTime> {
-        let valid = (1..=9999).contains(&y)
-            && (1..=12).contains(&mo)
-            && d >= 1
-            && d <= days_in_month(y, mo)
-            && (0..24).contains(&h)
-            && (0..60).contains(&mi)
-            && (0..60).contains(&s);
-        valid.then(|| DateTime { secs: days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s })
+    /// Python's `datetime(y, mo, d, h, mi, s)`: its range checks, in its order, with its messages.
+    fn from_parts(y: i64, mo: i64, d: i64, h: i64, mi: i64, s: i64) -> Result<DateTime, String> {
+        if !(1..=9999).contains(&y) {
+            return Err(format!("year {y} is out of range"));
+        }
+        if !(1..=12).contains(&mo) {
+            return Err("month must be in 1..12".to_string());
+        }
+        if d < 1 || d > days_in_month(y, mo) {
+            return Err("day is out of range for month".to_string());
+        }
+        for (value, name, top) in [(h, "hour", 23), (mi, "minute", 59), (s, "second", 59)] {
+            if !(0..=top).contains(&value) {
+                return Err(format!("{name} must be in 0..{top}"));
+            }
+        }
+        Ok(DateTime { secs: days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s })
     }
 
     fn parts(self) -> (i64, i64, i64, i64, i64, i64) {
@@ -65,55 +73,89 @@ impl DateTime {
         (y, m, d, t / 3600, t / 60 % 60, t % 60)
     }
 
-    /// Python's `datetime.fromisoformat`, for the forms AgentDojo's data and tools use: `YYYY-MM-DD`, optionally
-    /// followed by `T` or a space and `HH`, `HH:MM` or `HH:MM:SS`.
+    /// Python 3.11's `datetime.fromisoformat` for naive date-times to the second: a date `YYYY-MM-DD` or
+    /// `YYYYMMDD`, optionally followed by any one separator character and `HH`, `HH:MM`, `HH:MM:SS` (or `HHMM`,
+    /// `HHMMSS`). Python also reads fractions of a second, time zones and ISO week dates; this port refuses those
+    /// with a message that says so (a snippet's date with a time zone would make AgentDojo's own checks raise
+    /// when they compare it with the data's naive ones).
     pub fn from_iso(text: &str) -> Result<DateTime, String> {
         let bad = || format!("Invalid isoformat string: '{text}'");
-        let (y, mo, d) = match (digits(text, 0, 4), text.get(4..5), digits(text, 5, 2), text.get(7..8), digits(text, 8, 2)) {
-            (Some(y), Some("-"), Some(m), Some("-"), Some(d)) => (y, m, d),
+        let unsupported =
+            |what: &str| format!("{what} are not supported here (a naive date-time to the second): '{text}'");
+        let (date, rest) = if text.get(4..5) == Some("-") {
+            (text.get(..10).ok_or_else(bad)?, &text[10.min(text.len())..])
+        } else {
+            (text.get(..8).ok_or_else(bad)?, &text[8.min(text.len())..])
+        };
+        let (y, mo, d) = match date.len() {
+            10 if &date[7..8] == "-" => (digits(date, 0, 4), digits(date, 5, 2), digits(date, 8, 2)),
+            8 => (digits(date, 0, 4), digits(date, 4, 2), digits(date, 6, 2)),
             _ => return Err(bad()),
         };
-        let rest = &text[10..];
-        let (h, mi, s) = if rest.is_empty() {
-            (0, 0, 0)
-        } else if !rest.starts_with('T') && !rest.starts_with(' ') {
-            return Err(bad());
-        } else {
-            let t = &rest[1..];
-            match t.len() {
-                2 => (digits(t, 0, 2).ok_or_else(bad)?, 0, 0),
-                5 if &t[2..3] == ":" => (digits(t, 0, 2).ok_or_else(bad)?, digits(t, 3, 2).ok_or_else(bad)?, 0),
-                8 if &t[2..3] == ":" && &t[5..6] == ":" => (
-                    digits(t, 0, 2).ok_or_else(bad)?,
-                    digits(t, 3, 2).ok_or_else(bad)?,
-                    digits(t, 6, 2).ok_or_else(bad)?,
-                ),
-                _ => return Err(bad()),
+        let (Some(y), Some(mo), Some(d)) = (y, mo, d) else { return Err(bad()) };
+        let mut chars = rest.chars();
+        let (h, mi, s) = match chars.next() {
+            None => (0, 0, 0),
+            Some(c) if c == 'W' || c.is_ascii_digit() => return Err(bad()),
+            Some(_) => {
+                let time = chars.as_str();
+                let (clock, zone) = match time.find(['Z', '+', '-']) {
+                    Some(at) => (&time[..at], Some(&time[at..])),
+                    None => (time, None),
+                };
+                let (clock, fraction) = match clock.find(['.', ',']) {
+                    Some(at) => (&clock[..at], Some(&clock[at..])),
+                    None => (clock, None),
+                };
+                let fields: Vec<&str> = if clock.contains(':') {
+                    clock.split(':').collect()
+                } else {
+                    (0..clock.len()).step_by(2).filter_map(|i| clock.get(i..i + 2)).collect()
+                };
+                let ok = (1..=3).contains(&fields.len())
+                    && fields.iter().all(|f| f.len() == 2 && f.bytes().all(|b| b.is_ascii_digit()))
+                    && (clock.contains(':') || clock.len() % 2 == 0);
+                if !ok {
+                    return Err(bad());
+                }
+                if zone.is_some() {
+                    return Err(unsupported("time zones"));
+                }
+                if fraction.is_some() {
+                    return Err(unsupported("fractions of a second"));
+                }
+                let n = |i: usize| fields.get(i).map_or(0, |f| f.parse::<i64>().unwrap_or(0));
+                (n(0), n(1), n(2))
             }
         };
-        DateTime::from_parts(y, mo, d, h, mi, s).ok_or_else(bad)
+        DateTime::from_parts(y, mo, d, h, mi, s)
     }
 
-    /// Python's `datetime.strptime(text, "%Y-%m-%d %H:%M")` (with `time_only = false`) or `"%Y-%m-%d"`.
+    /// Python's `datetime.strptime(text, "%Y-%m-%d %H:%M")` (`with_time`) or `strptime(text, "%Y-%m-%d")`: CPython
+    /// matches the text against the format's regular expression from the start (`%Y` four digits; `%m`, `%d`,
+    /// `%H`, `%M` one or two, tried longest first; a space in the format any run of whitespace), then builds the
+    /// date-time.
     pub fn strptime(text: &str, with_time: bool) -> Result<DateTime, String> {
+        use Piece::{Alt, Lit, Space};
         let format = if with_time { "%Y-%m-%d %H:%M" } else { "%Y-%m-%d" };
-        let bad = || format!("time data '{text}' does not match format '{format}'");
-        // `%m`, `%d`, `%H` and `%M` take one or two digits; `%Y` four.
-        let mut fields = Vec::new();
-        let mut rest = text;
-        let seps: &[char] = if with_time { &['-', '-', ' ', ':'] } else { &['-', '-'] };
-        for (i, sep) in seps.iter().chain(std::iter::once(&'\0')).enumerate() {
-            let end = if *sep == '\0' { rest.len() } else { rest.find(*sep).ok_or_else(bad)? };
-            let field = &rest[..end];
-            let width_ok = if i == 0 { field.len() == 4 } else { (1..=2).contains(&field.len()) };
-            if !width_ok || !field.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(bad());
-            }
-            fields.push(field.parse::<i64>().map_err(|_| bad())?);
-            rest = if *sep == '\0' { "" } else { &rest[end + 1..] };
+        const YEAR: &[&str] = &["DDDD"];
+        const MONTH: &[&str] = &["1[0-2]", "0[1-9]", "[1-9]"];
+        const DAY: &[&str] = &["3[01]", "[12]D", "0[1-9]", "[1-9]", " [1-9]"];
+        const HOUR: &[&str] = &["2[0-3]", "[0-1]D", "D"];
+        const MINUTE: &[&str] = &["[0-5]D", "D"];
+        let mut pieces = vec![Alt(YEAR), Lit('-'), Alt(MONTH), Lit('-'), Alt(DAY)];
+        if with_time {
+            pieces.extend([Space, Alt(HOUR), Lit(':'), Alt(MINUTE)]);
         }
-        let (h, mi) = if with_time { (fields[3], fields[4]) } else { (0, 0) };
-        DateTime::from_parts(fields[0], fields[1], fields[2], h, mi, 0).ok_or_else(bad)
+        let mut fields = Vec::new();
+        let Some(end) = match_pieces(&pieces, text.as_bytes(), 0, &mut fields) else {
+            return Err(format!("time data '{text}' does not match format '{format}'"));
+        };
+        if end < text.len() {
+            return Err(format!("unconverted data remains: {}", &text[end..]));
+        }
+        let n = |i: usize| fields.get(i).copied().unwrap_or(0);
+        DateTime::from_parts(n(0), n(1), n(2), n(3), n(4), 0)
     }
 
     pub fn plus_seconds(self, secs: i64) -> DateTime {
@@ -142,6 +184,94 @@ impl DateTime {
     pub fn hour_minute(self) -> String {
         let (.., h, mi, _) = self.parts();
         format!("{h:02}:{mi:02}")
+    }
+}
+
+/// A piece of a `strptime` format's regular expression, as CPython's `_strptime` writes it.
+#[derive(Clone, Copy)]
+enum Piece {
+    /// Alternatives tried in order (see [`match_pattern`]).
+    Alt(&'static [&'static str]),
+    Lit(char),
+    /// One or more whitespace characters (a space in the format).
+    Space,
+}
+
+/// The end of `pattern` matched at `text[at..]`, if it matches: `D` is a digit, `[..]` a class of characters and
+/// ranges (`[01]`, `[1-9]`), anything else itself.
+fn match_pattern(pattern: &str, text: &[u8], at: usize) -> Option<usize> {
+    let p = pattern.as_bytes();
+    let (mut i, mut pos) = (0, at);
+    while i < p.len() {
+        let c = *text.get(pos)?;
+        match p[i] {
+            b'D' => {
+                if !c.is_ascii_digit() {
+                    return None;
+                }
+                i += 1;
+            }
+            b'[' => {
+                let close = i + p[i..].iter().position(|b| *b == b']')?;
+                let class = &p[i + 1..close];
+                let mut k = 0;
+                let mut matched = false;
+                while k < class.len() {
+                    if k + 2 < class.len() && class[k + 1] == b'-' {
+                        matched |= (class[k]..=class[k + 2]).contains(&c);
+                        k += 3;
+                    } else {
+                        matched |= class[k] == c;
+                        k += 1;
+                    }
+                }
+                if !matched {
+                    return None;
+                }
+                i = close + 1;
+            }
+            literal => {
+                if literal != c {
+                    return None;
+                }
+                i += 1;
+            }
+        }
+        pos += 1;
+    }
+    Some(pos)
+}
+
+/// Matches `pieces` from `text[at..]` as a backtracking regular expression does, pushing each alternative's number
+/// to `fields`: the end of the match.
+fn match_pieces(pieces: &[Piece], text: &[u8], at: usize, fields: &mut Vec<i64>) -> Option<usize> {
+    let Some((first, rest)) = pieces.split_first() else { return Some(at) };
+    match *first {
+        Piece::Lit(c) => {
+            if text.get(at) != Some(&(c as u8)) {
+                return None;
+            }
+            match_pieces(rest, text, at + 1, fields)
+        }
+        Piece::Space => {
+            let mut end = at;
+            while text.get(end).is_some_and(|b| b.is_ascii_whitespace()) {
+                end += 1;
+            }
+            (at + 1..=end).rev().find_map(|stop| match_pieces(rest, text, stop, fields))
+        }
+        Piece::Alt(alternatives) => {
+            for pattern in alternatives {
+                let Some(end) = match_pattern(pattern, text, at) else { continue };
+                let value = std::str::from_utf8(&text[at..end]).ok()?.trim().parse::<i64>().ok()?;
+                fields.push(value);
+                if let Some(done) = match_pieces(rest, text, end, fields) {
+                    return Some(done);
+                }
+                fields.pop();
+            }
+            None
+        }
     }
 }
 
@@ -318,7 +448,14 @@ impl Calendar {
             status: EventStatus::Confirmed,
         };
         self.events.push(event.clone());
-        inbox.send(given, &format!("Invitation: {title}"), description, vec![Attachment::Event(event.clone())], vec![], vec![]);
+        inbox.send(
+            given,
+            &format!("Invitation: {title}"),
+            description,
+            vec![Attachment::Event(event.clone())],
+            vec![],
+            vec![],
+        );
         Ok(event)
     }
 
@@ -373,7 +510,11 @@ impl Calendar {
         Ok(event)
     }
 
-    pub fn add_calendar_event_participants(&mut self, event_id: &str, participants: &[&str]) -> Result<CalendarEvent, String> {
+    pub fn add_calendar_event_participants(
+        &mut self,
+        event_id: &str,
+        participants: &[&str],
+    ) -> Result<CalendarEvent, String> {
         let event = self.event_mut(event_id)?;
         event.participants.extend(participants.iter().map(|p| p.to_string()));
         Ok(event.clone())
