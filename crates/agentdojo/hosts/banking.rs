@@ -182,55 +182,9 @@ fn main() {
     let env = RefCell::new(pre.clone());
     // Every tool call, as AgentDojo traces them: part of the environment a run is judged on.
     let log = RefCell::new(Vec::<Call>::new());
-    let get_iban = || {
-        log.borrow_mut().push(Call::new("get_iban", &[]));
-        env.borrow().get_iban()
-    };
-    let get_balance = || {
-        log.borrow_mut().push(Call::new("get_balance", &[]));
-        env.borrow().get_balance()
-    };
-    let send_money = |recipient: &str, amount: f64, subject: &str, date: &str| {
-        log.borrow_mut().push(Call::new("send_money", &[("recipient", &recipient), ("amount", &amount), ("subject", &subject), ("date", &date)]));
-        env.borrow_mut().send_money(recipient, amount, subject, date)
-    };
-    let schedule_transaction = |recipient: &str, amount: f64, subject: &str, date: &str, recurring: bool| {
-        log.borrow_mut().push(Call::new("schedule_transaction", &[("recipient", &recipient), ("amount", &amount), ("subject", &subject), ("date", &date), ("recurring", &recurring)]));
-        env.borrow_mut().schedule_transaction(recipient, amount, subject, date, recurring)
-    };
-    let update_scheduled_transaction = |id: u32,
-                                        recipient: Option<&str>,
-                                        amount: Option<f64>,
-                                        subject: Option<&str>,
-                                        date: Option<&str>,
-                                        recurring: Option<bool>| {
-        log.borrow_mut().push(Call::new("update_scheduled_transaction", &[("id", &id), ("recipient", &recipient), ("amount", &amount), ("subject", &subject), ("date", &date), ("recurring", &recurring)]));
-        env.borrow_mut().update_scheduled_transaction(id, recipient, amount, subject, date, recurring)
-    };
-    let get_most_recent_transactions = |n: usize| {
-        log.borrow_mut().push(Call::new("get_most_recent_transactions", &[("n", &n)]));
-        env.borrow().get_most_recent_transactions(n)
-    };
-    let get_scheduled_transactions = || {
-        log.borrow_mut().push(Call::new("get_scheduled_transactions", &[]));
-        env.borrow().get_scheduled_transactions()
-    };
-    let read_file = |file_path: &str| {
-        log.borrow_mut().push(Call::new("read_file", &[("file_path", &file_path)]));
-        env.borrow().read_file(file_path)
-    };
-    let get_user_info = || {
-        log.borrow_mut().push(Call::new("get_user_info", &[]));
-        env.borrow().get_user_info()
-    };
-    let update_password = |password: &str| {
-        log.borrow_mut().push(Call::new("update_password", &[("password", &password)]));
-        env.borrow_mut().update_password(password)
-    };
-    let update_user_info = |first_name: Option<&str>, last_name: Option<&str>, street: Option<&str>, city: Option<&str>| {
-        log.borrow_mut().push(Call::new("update_user_info", &[("first_name", &first_name), ("last_name", &last_name), ("street", &street), ("city", &city)]));
-        env.borrow_mut().update_user_info(first_name, last_name, street, city)
-    };
+    let trace = |call: Call| log.borrow_mut().push(call);
+    // The tools, each a closure over the environment that traces its call (generated from the suite's tool table).
+/*@TOOLS@*/
     let answer: Result<String, HoleError> = match control.task.as_str() {
         /*@DISPATCH@*/
         other => {

@@ -171,50 +171,9 @@ fn main() {
     let env = RefCell::new(pre.clone());
     // Every tool call, as AgentDojo traces them: part of the environment a run is judged on.
     let log = RefCell::new(Vec::<Call>::new());
-    let get_channels = || {
-        log.borrow_mut().push(Call::new("get_channels", &[]));
-        env.borrow().get_channels()
-    };
-    let add_user_to_channel = |user: &str, channel: &str| {
-        log.borrow_mut().push(Call::new("add_user_to_channel", &[("user", &user), ("channel", &channel)]));
-        env.borrow_mut().add_user_to_channel(user, channel)
-    };
-    let read_channel_messages = |channel: &str| {
-        log.borrow_mut().push(Call::new("read_channel_messages", &[("channel", &channel)]));
-        env.borrow().read_channel_messages(channel)
-    };
-    let read_inbox = |user: &str| {
-        log.borrow_mut().push(Call::new("read_inbox", &[("user", &user)]));
-        env.borrow().read_inbox(user)
-    };
-    let send_direct_message = |recipient: &str, body: &str| {
-        log.borrow_mut().push(Call::new("send_direct_message", &[("recipient", &recipient), ("body", &body)]));
-        env.borrow_mut().send_direct_message(recipient, body)
-    };
-    let send_channel_message = |channel: &str, body: &str| {
-        log.borrow_mut().push(Call::new("send_channel_message", &[("channel", &channel), ("body", &body)]));
-        env.borrow_mut().send_channel_message(channel, body)
-    };
-    let invite_user_to_slack = |user: &str, user_email: &str| {
-        log.borrow_mut().push(Call::new("invite_user_to_slack", &[("user", &user), ("user_email", &user_email)]));
-        env.borrow_mut().invite_user_to_slack(user, user_email)
-    };
-    let remove_user_from_slack = |user: &str| {
-        log.borrow_mut().push(Call::new("remove_user_from_slack", &[("user", &user)]));
-        env.borrow_mut().remove_user_from_slack(user)
-    };
-    let get_users_in_channel = |channel: &str| {
-        log.borrow_mut().push(Call::new("get_users_in_channel", &[("channel", &channel)]));
-        env.borrow().get_users_in_channel(channel)
-    };
-    let get_webpage = |url: &str| {
-        log.borrow_mut().push(Call::new("get_webpage", &[("url", &url)]));
-        env.borrow_mut().get_webpage(url)
-    };
-    let post_webpage = |url: &str, content: &str| {
-        log.borrow_mut().push(Call::new("post_webpage", &[("url", &url), ("content", &content)]));
-        env.borrow_mut().post_webpage(url, content)
-    };
+    let trace = |call: Call| log.borrow_mut().push(call);
+    // The tools, each a closure over the environment that traces its call (generated from the suite's tool table).
+/*@TOOLS@*/
     let answer: Result<String, HoleError> = match control.task.as_str() {
         /*@DISPATCH@*/
         other => {

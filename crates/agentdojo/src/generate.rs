@@ -111,7 +111,9 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
     let args: Vec<String> = every.iter().map(|t| format!("&{}", t.name)).collect();
     dispatch.push_str(&format!("{EVERY_TOOL:?} => {EVERY_TOOL}(&control.prompt, {}),", args.join(", ")));
     let template = data.name.template();
-    for marker in ["/*@CONTROL@*/", "/*@ENVIRONMENT@*/", "/*@CHECKS@*/", "/*@TASKS@*/", "/*@DISPATCH@*/"] {
+    let tools: String = data.name.tools().iter().map(closure).collect();
+    for marker in ["/*@CONTROL@*/", "/*@ENVIRONMENT@*/", "/*@CHECKS@*/", "/*@TASKS@*/", "/*@TOOLS@*/", "/*@DISPATCH@*/"]
+    {
         if !template.contains(marker) {
             return Err(DojoError::Data(format!("the {} host template lacks {marker}", data.name.name())));
         }
@@ -127,7 +129,32 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
         .replace("/*@ENVIRONMENT@*/", &environments)
         .replace("/*@CHECKS@*/", &format!("/// AgentDojo's own checks.\npub mod checks {{\n{}}}\n", data.name.checks()))
         .replace("/*@TASKS@*/", &tasks)
+        .replace("/*@TOOLS@*/", &tools)
         .replace("/*@DISPATCH@*/", &dispatch))
+}
+
+/// A tool's closure in the host's `main`: it traces the call, then calls the environment's method as `tool.via`
+/// says.
+fn closure(tool: &crate::suite::Tool) -> String {
+    use crate::suite::Via;
+    let name = tool.name;
+    let params: Vec<String> = tool.params.iter().map(|(n, p, _)| format!("{n}: {}", p.rust())).collect();
+    let traced: Vec<String> = tool.params.iter().map(|(n, _, _)| format!("({n:?}, &{n})")).collect();
+    let args: Vec<&str> = tool.params.iter().map(|(n, _, _)| *n).collect();
+    let borrow = |mutates: bool| if mutates { "borrow_mut" } else { "borrow" };
+    let call = match tool.via {
+        Via::Env { mutates } => format!("env.{}().{name}({})", borrow(mutates), args.join(", ")),
+        Via::Part { part, mutates } => format!("env.{}().{part}.{name}({})", borrow(mutates), args.join(", ")),
+        Via::CalendarAndInbox => format!(
+            "let mut env = env.borrow_mut();\n        let env = &mut *env;\n        env.calendar.{name}({})",
+            std::iter::once("&mut env.inbox").chain(args.iter().copied()).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    format!(
+        "    let {name} = |{}| {{\n        trace(Call::new({name:?}, &[{}]));\n        {call}\n    }};\n",
+        params.join(", "),
+        traced.join(", ")
+    )
 }
 
 /// The code every suite's host shares: reading what to run, and writing the result where the harness reads it.

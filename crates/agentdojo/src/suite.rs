@@ -116,11 +116,30 @@ impl Param {
     }
 }
 
+/// How a host's closure for a tool reaches the environment (the `env: RefCell<Environment>` of its `main`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// A method of the environment: `env.borrow().name(..)`, `borrow_mut()` when it changes it.
+    Env { mutates: bool },
+    /// A method of one of its parts: `env.borrow().inbox.name(..)`.
+    Part { part: &'static str, mutates: bool },
+    /// A calendar method that also sends email: `env.calendar.name(&mut env.inbox, ..)`.
+    CalendarAndInbox,
+}
+
+const READS: Via = Via::Env { mutates: false };
+const WRITES: Via = Via::Env { mutates: true };
+
+const fn part(part: &'static str, mutates: bool) -> Via {
+    Via::Part { part, mutates }
+}
+
 /// A tool as a host closure: `name(params) -> ret`. `default` is what an argument the ground truth leaves out
 /// stands for (AgentDojo's Python defaults).
 #[derive(Debug)]
 pub struct Tool {
     pub name: &'static str,
+    pub via: Via,
     pub params: &'static [(&'static str, Param, Option<&'static str>)],
     pub ret: &'static str,
 }
@@ -136,15 +155,17 @@ impl Tool {
 use Param::{Bool, OptAttachments, OptBool, OptF64, OptStr, OptStrs, Permission, Str, Strs, Usize, F64, U32};
 
 const BANKING_TOOLS: &[Tool] = &[
-    Tool { name: "get_iban", params: &[], ret: "String" },
-    Tool { name: "get_balance", params: &[], ret: "f64" },
+    Tool { name: "get_iban", via: READS, params: &[], ret: "String" },
+    Tool { name: "get_balance", via: READS, params: &[], ret: "f64" },
     Tool {
         name: "send_money",
+        via: WRITES,
         params: &[("recipient", Str, None), ("amount", F64, None), ("subject", Str, None), ("date", Str, None)],
         ret: "String",
     },
     Tool {
         name: "schedule_transaction",
+        via: WRITES,
         params: &[
             ("recipient", Str, None),
             ("amount", F64, None),
@@ -156,6 +177,7 @@ const BANKING_TOOLS: &[Tool] = &[
     },
     Tool {
         name: "update_scheduled_transaction",
+        via: WRITES,
         params: &[
             ("id", U32, None),
             ("recipient", OptStr, Some("None")),
@@ -166,13 +188,19 @@ const BANKING_TOOLS: &[Tool] = &[
         ],
         ret: "Result<String, String>",
     },
-    Tool { name: "get_most_recent_transactions", params: &[("n", Usize, Some("100"))], ret: "Vec<Transaction>" },
-    Tool { name: "get_scheduled_transactions", params: &[], ret: "Vec<Transaction>" },
-    Tool { name: "read_file", params: &[("file_path", Str, None)], ret: "String" },
-    Tool { name: "get_user_info", params: &[], ret: "UserInfo" },
-    Tool { name: "update_password", params: &[("password", Str, None)], ret: "String" },
+    Tool {
+        name: "get_most_recent_transactions",
+        via: READS,
+        params: &[("n", Usize, Some("100"))],
+        ret: "Vec<Transaction>",
+    },
+    Tool { name: "get_scheduled_transactions", via: READS, params: &[], ret: "Vec<Transaction>" },
+    Tool { name: "read_file", via: READS, params: &[("file_path", Str, None)], ret: "String" },
+    Tool { name: "get_user_info", via: READS, params: &[], ret: "UserInfo" },
+    Tool { name: "update_password", via: WRITES, params: &[("password", Str, None)], ret: "String" },
     Tool {
         name: "update_user_info",
+        via: WRITES,
         params: &[
             ("first_name", OptStr, Some("None")),
             ("last_name", OptStr, Some("None")),
@@ -184,101 +212,147 @@ const BANKING_TOOLS: &[Tool] = &[
 ];
 
 const SLACK_TOOLS: &[Tool] = &[
-    Tool { name: "get_channels", params: &[], ret: "Vec<String>" },
+    Tool { name: "get_channels", via: READS, params: &[], ret: "Vec<String>" },
     Tool {
         name: "add_user_to_channel",
+        via: WRITES,
         params: &[("user", Str, None), ("channel", Str, None)],
         ret: "Result<(), String>",
     },
-    Tool { name: "read_channel_messages", params: &[("channel", Str, None)], ret: "Result<Vec<Message>, String>" },
-    Tool { name: "read_inbox", params: &[("user", Str, None)], ret: "Result<Vec<Message>, String>" },
+    Tool {
+        name: "read_channel_messages",
+        via: READS,
+        params: &[("channel", Str, None)],
+        ret: "Result<Vec<Message>, String>",
+    },
+    Tool { name: "read_inbox", via: READS, params: &[("user", Str, None)], ret: "Result<Vec<Message>, String>" },
     Tool {
         name: "send_direct_message",
+        via: WRITES,
         params: &[("recipient", Str, None), ("body", Str, None)],
         ret: "Result<(), String>",
     },
     Tool {
         name: "send_channel_message",
+        via: WRITES,
         params: &[("channel", Str, None), ("body", Str, None)],
         ret: "Result<(), String>",
     },
     Tool {
         name: "invite_user_to_slack",
+        via: WRITES,
         params: &[("user", Str, None), ("user_email", Str, None)],
         ret: "Result<(), String>",
     },
-    Tool { name: "remove_user_from_slack", params: &[("user", Str, None)], ret: "Result<(), String>" },
-    Tool { name: "get_users_in_channel", params: &[("channel", Str, None)], ret: "Result<Vec<String>, String>" },
-    Tool { name: "get_webpage", params: &[("url", Str, None)], ret: "String" },
-    Tool { name: "post_webpage", params: &[("url", Str, None), ("content", Str, None)], ret: "()" },
+    Tool { name: "remove_user_from_slack", via: WRITES, params: &[("user", Str, None)], ret: "Result<(), String>" },
+    Tool {
+        name: "get_users_in_channel",
+        via: READS,
+        params: &[("channel", Str, None)],
+        ret: "Result<Vec<String>, String>",
+    },
+    Tool { name: "get_webpage", via: WRITES, params: &[("url", Str, None)], ret: "String" },
+    Tool { name: "post_webpage", via: WRITES, params: &[("url", Str, None), ("content", Str, None)], ret: "()" },
 ];
 
 const TRAVEL_TOOLS: &[Tool] = &[
-    Tool { name: "get_user_information", params: &[], ret: "BTreeMap<String, String>" },
-    Tool { name: "get_all_hotels_in_city", params: &[("city", Str, None)], ret: "String" },
-    Tool { name: "get_hotels_prices", params: &[("hotel_names", Strs, None)], ret: "BTreeMap<String, String>" },
+    Tool { name: "get_user_information", via: READS, params: &[], ret: "BTreeMap<String, String>" },
+    Tool { name: "get_all_hotels_in_city", via: READS, params: &[("city", Str, None)], ret: "String" },
     Tool {
-        name: "get_rating_reviews_for_hotels",
+        name: "get_hotels_prices",
+        via: READS,
         params: &[("hotel_names", Strs, None)],
         ret: "BTreeMap<String, String>",
     },
-    Tool { name: "get_hotels_address", params: &[("hotel_name", Str, None)], ret: "BTreeMap<String, String>" },
-    Tool { name: "get_all_restaurants_in_city", params: &[("city", Str, None)], ret: "String" },
+    Tool {
+        name: "get_rating_reviews_for_hotels",
+        via: READS,
+        params: &[("hotel_names", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool {
+        name: "get_hotels_address",
+        via: READS,
+        params: &[("hotel_name", Str, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool { name: "get_all_restaurants_in_city", via: READS, params: &[("city", Str, None)], ret: "String" },
     Tool {
         name: "get_cuisine_type_for_restaurants",
+        via: READS,
         params: &[("restaurant_names", Strs, None)],
         ret: "BTreeMap<String, String>",
     },
     Tool {
         name: "get_restaurants_address",
+        via: READS,
         params: &[("restaurant_names", Strs, None)],
         ret: "BTreeMap<String, String>",
     },
     Tool {
         name: "get_rating_reviews_for_restaurants",
+        via: READS,
         params: &[("restaurant_names", Strs, None)],
         ret: "BTreeMap<String, String>",
     },
     Tool {
         name: "get_dietary_restrictions_for_all_restaurants",
+        via: READS,
         params: &[("restaurant_names", Strs, None)],
         ret: "BTreeMap<String, String>",
     },
     Tool {
         name: "get_contact_information_for_restaurants",
+        via: READS,
         params: &[("restaurant_names", Strs, None)],
         ret: "BTreeMap<String, String>",
     },
     Tool {
         name: "get_price_for_restaurants",
+        via: READS,
         params: &[("restaurant_names", Strs, None)],
         ret: "BTreeMap<String, f64>",
     },
     Tool {
         name: "check_restaurant_opening_hours",
+        via: READS,
         params: &[("restaurant_names", Strs, None)],
         ret: "BTreeMap<String, String>",
     },
-    Tool { name: "get_all_car_rental_companies_in_city", params: &[("city", Str, None)], ret: "String" },
+    Tool { name: "get_all_car_rental_companies_in_city", via: READS, params: &[("city", Str, None)], ret: "String" },
     Tool {
         name: "get_car_types_available",
+        via: READS,
         params: &[("company_name", Strs, None)],
         ret: "BTreeMap<String, Vec<String>>",
     },
     Tool {
         name: "get_rating_reviews_for_car_rental",
+        via: READS,
         params: &[("company_name", Strs, None)],
         ret: "BTreeMap<String, String>",
     },
     Tool {
         name: "get_car_fuel_options",
+        via: READS,
         params: &[("company_name", Strs, None)],
         ret: "BTreeMap<String, Vec<String>>",
     },
-    Tool { name: "get_car_rental_address", params: &[("company_name", Strs, None)], ret: "BTreeMap<String, String>" },
-    Tool { name: "get_car_price_per_day", params: &[("company_name", Strs, None)], ret: "BTreeMap<String, f64>" },
+    Tool {
+        name: "get_car_rental_address",
+        via: READS,
+        params: &[("company_name", Strs, None)],
+        ret: "BTreeMap<String, String>",
+    },
+    Tool {
+        name: "get_car_price_per_day",
+        via: READS,
+        params: &[("company_name", Strs, None)],
+        ret: "BTreeMap<String, f64>",
+    },
     Tool {
         name: "create_calendar_event",
+        via: Via::CalendarAndInbox,
         params: &[
             ("title", Str, None),
             ("start_time", Str, None),
@@ -291,33 +365,49 @@ const TRAVEL_TOOLS: &[Tool] = &[
     },
     Tool {
         name: "search_calendar_events",
+        via: part("calendar", false),
         params: &[("query", Str, None), ("date", OptStr, Some("None"))],
         ret: "Result<Vec<CalendarEvent>, String>",
     },
-    Tool { name: "get_day_calendar_events", params: &[("day", Str, None)], ret: "Result<Vec<CalendarEvent>, String>" },
-    Tool { name: "cancel_calendar_event", params: &[("event_id", Str, None)], ret: "Result<String, String>" },
+    Tool {
+        name: "get_day_calendar_events",
+        via: part("calendar", false),
+        params: &[("day", Str, None)],
+        ret: "Result<Vec<CalendarEvent>, String>",
+    },
+    Tool {
+        name: "cancel_calendar_event",
+        via: Via::CalendarAndInbox,
+        params: &[("event_id", Str, None)],
+        ret: "Result<String, String>",
+    },
     Tool {
         name: "reserve_hotel",
+        via: WRITES,
         params: &[("hotel", Str, None), ("start_day", Str, None), ("end_day", Str, None)],
         ret: "Result<String, String>",
     },
     Tool {
         name: "reserve_car_rental",
+        via: WRITES,
         params: &[("company", Str, None), ("start_time", Str, None), ("end_time", OptStr, Some("None"))],
         ret: "Result<String, String>",
     },
     Tool {
         name: "reserve_restaurant",
+        via: WRITES,
         params: &[("restaurant", Str, None), ("start_time", Str, None)],
         ret: "Result<String, String>",
     },
     Tool {
         name: "get_flight_information",
+        via: READS,
         params: &[("departure_city", Str, None), ("arrival_city", Str, None)],
         ret: "String",
     },
     Tool {
         name: "send_email",
+        via: part("inbox", true),
         params: &[
             ("recipients", Strs, None),
             ("subject", Str, None),
@@ -333,6 +423,7 @@ const TRAVEL_TOOLS: &[Tool] = &[
 const WORKSPACE_TOOLS: &[Tool] = &[
     Tool {
         name: "send_email",
+        via: part("inbox", true),
         params: &[
             ("recipients", Strs, None),
             ("subject", Str, None),
@@ -343,31 +434,50 @@ const WORKSPACE_TOOLS: &[Tool] = &[
         ],
         ret: "Email",
     },
-    Tool { name: "delete_email", params: &[("email_id", Str, None)], ret: "Result<String, String>" },
-    Tool { name: "get_unread_emails", params: &[], ret: "Vec<Email>" },
-    Tool { name: "get_sent_emails", params: &[], ret: "Vec<Email>" },
-    Tool { name: "get_received_emails", params: &[], ret: "Vec<Email>" },
-    Tool { name: "get_draft_emails", params: &[], ret: "Vec<Email>" },
+    Tool {
+        name: "delete_email",
+        via: part("inbox", true),
+        params: &[("email_id", Str, None)],
+        ret: "Result<String, String>",
+    },
+    Tool { name: "get_unread_emails", via: part("inbox", true), params: &[], ret: "Vec<Email>" },
+    Tool { name: "get_sent_emails", via: part("inbox", false), params: &[], ret: "Vec<Email>" },
+    Tool { name: "get_received_emails", via: part("inbox", false), params: &[], ret: "Vec<Email>" },
+    Tool { name: "get_draft_emails", via: part("inbox", false), params: &[], ret: "Vec<Email>" },
     Tool {
         name: "search_emails",
+        via: part("inbox", false),
         params: &[("query", Str, None), ("sender", OptStr, Some("None"))],
         ret: "Result<Vec<Email>, String>",
     },
-    Tool { name: "search_contacts_by_name", params: &[("query", Str, None)], ret: "Result<Vec<EmailContact>, String>" },
     Tool {
-        name: "search_contacts_by_email",
+        name: "search_contacts_by_name",
+        via: part("inbox", false),
         params: &[("query", Str, None)],
         ret: "Result<Vec<EmailContact>, String>",
     },
-    Tool { name: "get_current_day", params: &[], ret: "String" },
+    Tool {
+        name: "search_contacts_by_email",
+        via: part("inbox", false),
+        params: &[("query", Str, None)],
+        ret: "Result<Vec<EmailContact>, String>",
+    },
+    Tool { name: "get_current_day", via: part("calendar", false), params: &[], ret: "String" },
     Tool {
         name: "search_calendar_events",
+        via: part("calendar", false),
         params: &[("query", Str, None), ("date", OptStr, Some("None"))],
         ret: "Result<Vec<CalendarEvent>, String>",
     },
-    Tool { name: "get_day_calendar_events", params: &[("day", Str, None)], ret: "Result<Vec<CalendarEvent>, String>" },
+    Tool {
+        name: "get_day_calendar_events",
+        via: part("calendar", false),
+        params: &[("day", Str, None)],
+        ret: "Result<Vec<CalendarEvent>, String>",
+    },
     Tool {
         name: "create_calendar_event",
+        via: Via::CalendarAndInbox,
         params: &[
             ("title", Str, None),
             ("start_time", Str, None),
@@ -378,33 +488,67 @@ const WORKSPACE_TOOLS: &[Tool] = &[
         ],
         ret: "Result<CalendarEvent, String>",
     },
-    Tool { name: "cancel_calendar_event", params: &[("event_id", Str, None)], ret: "Result<String, String>" },
+    Tool {
+        name: "cancel_calendar_event",
+        via: Via::CalendarAndInbox,
+        params: &[("event_id", Str, None)],
+        ret: "Result<String, String>",
+    },
     Tool {
         name: "reschedule_calendar_event",
+        via: Via::CalendarAndInbox,
         params: &[("event_id", Str, None), ("new_start_time", Str, None), ("new_end_time", OptStr, Some("None"))],
         ret: "Result<CalendarEvent, String>",
     },
     Tool {
         name: "add_calendar_event_participants",
+        via: part("calendar", true),
         params: &[("event_id", Str, None), ("participants", Strs, None)],
         ret: "Result<CalendarEvent, String>",
     },
     Tool {
         name: "append_to_file",
+        via: part("cloud_drive", true),
         params: &[("file_id", Str, None), ("content", Str, None)],
         ret: "Result<CloudDriveFile, String>",
     },
-    Tool { name: "search_files_by_filename", params: &[("filename", Str, None)], ret: "Vec<CloudDriveFile>" },
-    Tool { name: "create_file", params: &[("filename", Str, None), ("content", Str, None)], ret: "CloudDriveFile" },
-    Tool { name: "delete_file", params: &[("file_id", Str, None)], ret: "Result<CloudDriveFile, String>" },
-    Tool { name: "get_file_by_id", params: &[("file_id", Str, None)], ret: "Result<CloudDriveFile, String>" },
-    Tool { name: "list_files", params: &[], ret: "Vec<CloudDriveFile>" },
+    Tool {
+        name: "search_files_by_filename",
+        via: part("cloud_drive", false),
+        params: &[("filename", Str, None)],
+        ret: "Vec<CloudDriveFile>",
+    },
+    Tool {
+        name: "create_file",
+        via: part("cloud_drive", true),
+        params: &[("filename", Str, None), ("content", Str, None)],
+        ret: "CloudDriveFile",
+    },
+    Tool {
+        name: "delete_file",
+        via: part("cloud_drive", true),
+        params: &[("file_id", Str, None)],
+        ret: "Result<CloudDriveFile, String>",
+    },
+    Tool {
+        name: "get_file_by_id",
+        via: part("cloud_drive", false),
+        params: &[("file_id", Str, None)],
+        ret: "Result<CloudDriveFile, String>",
+    },
+    Tool { name: "list_files", via: part("cloud_drive", false), params: &[], ret: "Vec<CloudDriveFile>" },
     Tool {
         name: "share_file",
+        via: part("cloud_drive", true),
         params: &[("file_id", Str, None), ("email", Str, None), ("permission", Permission, None)],
         ret: "Result<CloudDriveFile, String>",
     },
-    Tool { name: "search_files", params: &[("query", Str, None)], ret: "Result<Vec<CloudDriveFile>, String>" },
+    Tool {
+        name: "search_files",
+        via: part("cloud_drive", false),
+        params: &[("query", Str, None)],
+        ret: "Result<Vec<CloudDriveFile>, String>",
+    },
 ];
 
 /// One tool call of a ground truth.
