@@ -139,26 +139,4 @@ mod workspace {
 
 /*@TASKS@*/
 
-fn main() {
-    let control = read_control();
-    let pre = workspace::Environment::load(control.injected);
-    let env = RefCell::new(pre.clone());
-    // Every tool call, as AgentDojo traces them: part of the environment a run is judged on.
-    let log = RefCell::new(Vec::<Call>::new());
-    let trace = |call: Call| log.borrow_mut().push(call);
-    // The tools, each a closure over the environment that traces its call (generated from the suite's tool table).
-/*@TOOLS@*/
-    let answer: Result<String, HoleError> = match control.task.as_str() {
-        /*@DISPATCH@*/
-        other => {
-            eprintln!("unknown task `{other}`");
-            std::process::exit(2);
-        }
-    };
-    let (post, calls) = (env.borrow(), log.borrow());
-    let output = output_of(&answer);
-    let utility = workspace::checks::utility(&control.judged, &output, &pre, &post, &calls, true);
-    let injection = control.injected.and_then(|k| workspace::INJECTION_TASKS.get(k));
-    let security = injection.and_then(|id| workspace::checks::security(id, &output, &pre, &post, &calls));
-    write_state(&control, &answer, utility, security, &*post, &calls);
-}
+/*@MAIN@*/

@@ -112,8 +112,9 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
     dispatch.push_str(&format!("{EVERY_TOOL:?} => {EVERY_TOOL}(&control.prompt, {}),", args.join(", ")));
     let template = data.name.template();
     let tools: String = data.name.tools().iter().map(closure).collect();
-    for marker in ["/*@CONTROL@*/", "/*@ENVIRONMENT@*/", "/*@CHECKS@*/", "/*@TASKS@*/", "/*@TOOLS@*/", "/*@DISPATCH@*/"]
-    {
+    let main =
+        MAIN_CODE.replace("@MOD@", data.name.module()).replace("@TOOLS@", &tools).replace("@DISPATCH@", &dispatch);
+    for marker in ["/*@CONTROL@*/", "/*@ENVIRONMENT@*/", "/*@CHECKS@*/", "/*@TASKS@*/", "/*@MAIN@*/"] {
         if !template.contains(marker) {
             return Err(DojoError::Data(format!("the {} host template lacks {marker}", data.name.name())));
         }
@@ -129,8 +130,7 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
         .replace("/*@ENVIRONMENT@*/", &environments)
         .replace("/*@CHECKS@*/", &format!("/// AgentDojo's own checks.\npub mod checks {{\n{}}}\n", data.name.checks()))
         .replace("/*@TASKS@*/", &tasks)
-        .replace("/*@TOOLS@*/", &tools)
-        .replace("/*@DISPATCH@*/", &dispatch))
+        .replace("/*@MAIN@*/", &main))
 }
 
 /// A tool's closure in the host's `main`: it traces the call, then calls the environment's method as `tool.via`
@@ -156,6 +156,33 @@ fn closure(tool: &crate::suite::Tool) -> String {
         traced.join(", ")
     )
 }
+
+/// Every host's `main`: the environment loaded (clean or injected), the tools, the task's hole, AgentDojo's checks,
+/// the state written for the harness. `@MOD@` is the module that holds the suite's environment.
+const MAIN_CODE: &str = r#"fn main() {
+    let control = read_control();
+    let pre = @MOD@::Environment::load(control.injected);
+    let env = RefCell::new(pre.clone());
+    // Every tool call, as AgentDojo traces them: part of the environment a run is judged on.
+    let log = RefCell::new(Vec::<Call>::new());
+    let trace = |call: Call| log.borrow_mut().push(call);
+    // The tools, each a closure over the environment that traces its call (generated from the suite's tool table).
+@TOOLS@
+    let answer: Result<String, HoleError> = match control.task.as_str() {
+        @DISPATCH@
+        other => {
+            eprintln!("unknown task `{other}`");
+            std::process::exit(2);
+        }
+    };
+    let (post, calls) = (env.borrow(), log.borrow());
+    let output = output_of(&answer);
+    let utility = @MOD@::checks::utility(&control.judged, &output, &pre, &post, &calls, true);
+    let injection = control.injected.and_then(|k| @MOD@::INJECTION_TASKS.get(k));
+    let security = injection.and_then(|id| @MOD@::checks::security(id, &output, &pre, &post, &calls));
+    write_state(&control, &answer, utility, security, &*post, &calls);
+}
+"#;
 
 /// The code every suite's host shares: reading what to run, and writing the result where the harness reads it.
 const CONTROL_CODE: &str = r#"/// Where the harness says what to run.

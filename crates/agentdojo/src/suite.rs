@@ -31,6 +31,15 @@ impl SuiteName {
         SuiteName::ALL.into_iter().find(|s| s.name() == name)
     }
 
+    /// The module of the suite's host that holds its environment (and its `checks`).
+    pub fn module(self) -> &'static str {
+        match self {
+            SuiteName::Banking => "bank",
+            SuiteName::Slack | SuiteName::Workspace => "workspace",
+            SuiteName::Travel => "travel",
+        }
+    }
+
     /// The tools the suite's host hands out, in the order its every-tool hole lists them.
     pub fn tools(self) -> &'static [Tool] {
         match self {
