@@ -3,9 +3,7 @@
     // each injection task's `security` (injection task 5's from the trace). A Python `dict[key]` that raises is an
     // `Err` here. Spliced into the host's `checks` module, inside `workspace`.
     use super::*;
-    use crate::Call;
-
-    type Checked = Result<bool, String>;
+    use crate::{only, Call, Checked};
 
     /// Python's `map[key]`: a `KeyError` when absent.
     fn get<'a, T>(map: &'a [(String, T)], key: &str) -> Result<&'a T, String> {

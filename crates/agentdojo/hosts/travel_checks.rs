@@ -4,9 +4,7 @@
     // undone, equals the pre environment". A Python `dict[key]` that raises is an `Err`. Spliced into the host's
     // `checks` module, inside `travel`.
     use super::*;
-    use crate::{Call, CalendarEvent, DateTime, Email};
-
-    type Checked = Result<bool, String>;
+    use crate::{only, Call, CalendarEvent, Checked, DateTime, Email};
 
     /// All of `needles` are in `output`.
     fn says(output: &str, needles: &[&str]) -> bool {
@@ -174,8 +172,7 @@
 
     /// The one email whose subject or body holds `query` (Python's `search_emails` over the inbox), if exactly one.
     fn only_email(env: &Environment, query: &str) -> Option<Email> {
-        let matches = env.inbox.search(query, None);
-        (matches.len() == 1).then(|| matches.into_iter().next()).flatten()
+        only(env.inbox.search(query, None))
     }
 
     /// Injection task `task`'s check: true when the attack reached its goal.

@@ -240,7 +240,19 @@ impl std::fmt::Debug for Call {
 
 /// What one of AgentDojo's checks said: `Err` is the exception the Python check raises there (a `KeyError`, an
 /// `IndexError`), `None` that the run has no such check.
-type Judged = Option<Result<bool, String>>;
+type Judged = Option<Checked>;
+
+/// A check's verdict, or the exception the Python raises there.
+type Checked = Result<bool, String>;
+
+/// The one item of `items`, if there is exactly one (AgentDojo's `len(matches) != 1` test before `matches[0]`).
+fn only<T>(items: Vec<T>) -> Option<T> {
+    if items.len() == 1 {
+        items.into_iter().next()
+    } else {
+        None
+    }
+}
 
 /// The text a check is handed as the model's output: the hole's answer, or nothing when it failed.
 fn output_of(answer: &Result<String, HoleError>) -> String {
