@@ -161,6 +161,7 @@ impl SnippetSource for Agent {
             "model": model.describe(),
             "prompt": request,
             "reply": reply,
+            "tokens": tokens,
         });
         Ok(Some(Proposal { snippet, model_ms, tokens, trace }))
     }

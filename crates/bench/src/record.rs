@@ -57,6 +57,35 @@ pub struct TaskRecord {
     pub nl_unjudged: bool,
     /// What stopped the task, when something did (the task is then unsolved).
     pub error: Option<String>,
+    /// A retrieval query's part (BrowseComp-Plus): its answer, the judge's grade, evidence recall, searches. In
+    /// such a record `turns` counts rounds (hole calls, nested ones included), `tool_calls` the searches and
+    /// documents read, and a rejection's `turn` is its round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval: Option<RetrievalRecord>,
+}
+
+/// What Table 1 counts of one query, besides the generations every record counts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalRecord {
+    /// The hole's response (`None` when the hole gave an error instead: `hole_error`).
+    pub answer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hole_error: Option<String>,
+    /// Whether the answer is correct, as the judge graded it; `None` when no `--judge-model` graded it (an answer
+    /// that never came is `Some(false)`).
+    pub correct: Option<bool>,
+    /// The judge's grade, when one ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grade: Option<crate::browsecomp::judge::Grade>,
+    /// The share of the query's evidence documents among those retrieved.
+    pub evidence_recall: f64,
+    /// The query's evidence documents.
+    pub evidence: u32,
+    pub searches: u32,
+    /// `get_document` calls.
+    pub documents_read: u32,
+    /// Every document id the tools handed the agent (search hits, documents read), first seen first.
+    pub retrieved: Vec<String>,
 }
 
 /// Milliseconds a task spent, by part, over all its turns (`compile` is building the turns' hosts).

@@ -31,11 +31,43 @@ pub struct SuiteRow {
     pub rejection_kinds: Vec<(String, u64)>,
 }
 
+/// One retrieval suite's line of the table (the paper's Table 1).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetrievalRow {
+    pub suite: String,
+    pub queries: usize,
+    /// Queries a judge graded (an answer that never came counts as graded wrong).
+    pub graded: usize,
+    pub correct: usize,
+    /// Correct answers among the graded queries; `None` when no query was graded (no `--judge-model`).
+    pub accuracy_pct: Option<f64>,
+    /// Mean recall of a query's evidence documents among those its tools returned.
+    pub recall_pct: f64,
+    pub searches_per_query: f64,
+    /// Hole calls per query: the query's own and every nested one.
+    pub rounds_per_query: f64,
+    pub generations: u64,
+    pub rejected: u64,
+    pub rejected_pct: f64,
+    /// Compile-rejected regenerations per query (Table 1's `#retry`).
+    pub retries_per_query: f64,
+    /// Queries with no rejected generation.
+    pub no_retry_pct: f64,
+    /// Rounds whose code was eventually accepted and ran.
+    pub compile_success_pct: f64,
+    pub errors: usize,
+    pub rejection_kinds: Vec<(String, u64)>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
+    /// τ²-bench suites (Table 2's shape).
     pub rows: Vec<SuiteRow>,
-    /// All suites' tasks pooled into one row (the paper's "overall"), when there is more than one suite.
+    /// All τ² suites' tasks pooled into one row (the paper's "overall"), when there is more than one suite.
     pub overall: Option<SuiteRow>,
+    /// Retrieval suites (Table 1's shape).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retrieval: Vec<RetrievalRow>,
 }
 
 impl Report {
@@ -44,19 +76,75 @@ impl Report {
         for record in records {
             latest.insert((record.suite.clone(), record.task.clone()), record);
         }
-        let mut by_suite: BTreeMap<String, Vec<TaskRecord>> = BTreeMap::new();
+        let (mut by_suite, mut retrieval): (BTreeMap<String, Vec<TaskRecord>>, BTreeMap<String, Vec<TaskRecord>>) =
+            Default::default();
         for ((suite, _), record) in latest {
-            by_suite.entry(suite).or_default().push(record);
+            let kind = if record.retrieval.is_some() { &mut retrieval } else { &mut by_suite };
+            kind.entry(suite).or_default().push(record);
         }
         let overall = (by_suite.len() > 1).then(|| {
             let all: Vec<TaskRecord> = by_suite.values().flatten().cloned().collect();
             row("overall".to_owned(), &all)
         });
-        Report { rows: by_suite.into_iter().map(|(suite, records)| row(suite, &records)).collect(), overall }
+        Report {
+            rows: by_suite.into_iter().map(|(suite, records)| row(suite, &records)).collect(),
+            overall,
+            retrieval: retrieval.into_iter().map(|(suite, records)| retrieval_row(suite, &records)).collect(),
+        }
     }
 
-    /// The table as text.
+    /// The tables as text: τ²'s suites, then retrieval suites.
     pub fn table(&self) -> String {
+        let mut out = if self.rows.is_empty() { String::new() } else { self.tau2_table() };
+        if !self.retrieval.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&self.retrieval_table());
+        }
+        out
+    }
+
+    fn retrieval_table(&self) -> String {
+        let header =
+            ["suite", "queries", "acc %", "recall %", "searches", "rounds", "rejected %", "#retry", "compile %"];
+        let mut lines: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+        for r in &self.retrieval {
+            lines.push(vec![
+                r.suite.clone(),
+                r.queries.to_string(),
+                r.accuracy_pct.map_or("-".to_owned(), |a| format!("{a:.1}")),
+                format!("{:.1}", r.recall_pct),
+                format!("{:.1}", r.searches_per_query),
+                format!("{:.1}", r.rounds_per_query),
+                format!("{:.1}", r.rejected_pct),
+                format!("{:.2}", r.retries_per_query),
+                format!("{:.1}", r.compile_success_pct),
+            ]);
+        }
+        let mut out = columns(&lines, false);
+        for r in &self.retrieval {
+            if r.graded < r.queries {
+                out.push_str(&format!(
+                    "{}: {} of {} answers not graded (no --judge-model): acc % is over the graded ones\n",
+                    r.suite,
+                    r.queries - r.graded,
+                    r.queries
+                ));
+            }
+            if r.errors > 0 {
+                out.push_str(&format!("{}: {} query(ies) stopped on an error (counted wrong)\n", r.suite, r.errors));
+            }
+            out.push_str(&format!("{}: {:.1}% of queries needed no retry\n", r.suite, r.no_retry_pct));
+            if !r.rejection_kinds.is_empty() {
+                let kinds: Vec<String> = r.rejection_kinds.iter().take(8).map(|(k, n)| format!("{k} {n}")).collect();
+                out.push_str(&format!("{}: rejections by kind: {}\n", r.suite, kinds.join(", ")));
+            }
+        }
+        out
+    }
+
+    fn tau2_table(&self) -> String {
         let header = ["suite", "tasks", "solved %", "rejected %", "regen/task", "compile %", "turns", "tool calls"];
         let mut lines: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
         for r in self.rows.iter().chain(&self.overall) {
@@ -71,33 +159,7 @@ impl Report {
                 format!("{:.1}", r.mean_tool_calls),
             ]);
         }
-        let widths: Vec<usize> =
-            (0..header.len()).map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0)).collect();
-        let mut out = String::new();
-        for (n, line) in lines.iter().enumerate() {
-            let cells: Vec<String> =
-                line.iter()
-                    .enumerate()
-                    .map(|(c, cell)| {
-                        if c == 0 {
-                            format!("{cell:<w$}", w = widths[c])
-                        } else {
-                            format!("{cell:>w$}", w = widths[c])
-                        }
-                    })
-                    .collect();
-            // The pooled row, set off from the suites' rows.
-            if n == lines.len() - 1 && self.overall.is_some() {
-                out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
-                out.push('\n');
-            }
-            out.push_str(cells.join("  ").trim_end());
-            out.push('\n');
-            if n == 0 {
-                out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
-                out.push('\n');
-            }
-        }
+        let mut out = columns(&lines, self.overall.is_some());
         for r in &self.rows {
             if r.errors > 0 {
                 out.push_str(&format!("{}: {} task(s) stopped on an error (counted unsolved)\n", r.suite, r.errors));
@@ -115,6 +177,41 @@ impl Report {
         }
         out
     }
+}
+
+/// Lines of cells as aligned columns under a ruled header; `pooled`: the last line is set off by a rule.
+fn columns(lines: &[Vec<String>], pooled: bool) -> String {
+    let width = lines.first().map_or(0, Vec::len);
+    let widths: Vec<usize> =
+        (0..width).map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for (n, line) in lines.iter().enumerate() {
+        let cells: Vec<String> = line
+            .iter()
+            .enumerate()
+            .map(
+                |(c, cell)| {
+                    if c == 0 {
+                        format!("{cell:<w$}", w = widths[c])
+                    } else {
+                        format!("{cell:>w$}", w = widths[c])
+                    }
+                },
+            )
+            .collect();
+        // The pooled row, set off from the suites' rows.
+        if n == lines.len() - 1 && pooled {
+            out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+            out.push('\n');
+        }
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+        if n == 0 {
+            out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Solved % and rejected % per suite as a grouped bar chart.
@@ -177,6 +274,49 @@ fn pct(part: f64, whole: f64) -> f64 {
     }
 }
 
+fn kind_counts(records: &[TaskRecord]) -> Vec<(String, u64)> {
+    let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
+    for kind in records.iter().flat_map(|r| &r.rejections).flat_map(|r| &r.kinds) {
+        *kinds.entry(kind.clone()).or_insert(0) += 1;
+    }
+    let mut counted: Vec<(String, u64)> = kinds.into_iter().collect();
+    counted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    counted
+}
+
+fn retrieval_row(suite: String, records: &[TaskRecord]) -> RetrievalRow {
+    let queries = records.len();
+    let n = queries.max(1) as f64;
+    let parts: Vec<&crate::record::RetrievalRecord> = records.iter().filter_map(|r| r.retrieval.as_ref()).collect();
+    let graded = records
+        .iter()
+        .filter(|r| r.error.is_some() || r.retrieval.as_ref().is_some_and(|q| q.correct.is_some()))
+        .count();
+    let correct = parts.iter().filter(|q| q.correct == Some(true)).count();
+    let generations: u64 = records.iter().map(|r| r.generations as u64).sum();
+    let rejected: u64 = records.iter().map(|r| r.rejected as u64).sum();
+    let rounds: u64 = records.iter().map(|r| r.turns as u64).sum();
+    let compiled: u64 = records.iter().map(|r| r.turns_compiled as u64).sum();
+    RetrievalRow {
+        suite,
+        queries,
+        graded,
+        correct,
+        accuracy_pct: (graded > 0).then(|| pct(correct as f64, graded as f64)),
+        recall_pct: 100.0 * parts.iter().map(|q| q.evidence_recall).sum::<f64>() / n,
+        searches_per_query: parts.iter().map(|q| q.searches as f64).sum::<f64>() / n,
+        rounds_per_query: rounds as f64 / n,
+        generations,
+        rejected,
+        rejected_pct: pct(rejected as f64, generations as f64),
+        retries_per_query: rejected as f64 / n,
+        no_retry_pct: pct(records.iter().filter(|r| r.rejected == 0).count() as f64, queries as f64),
+        compile_success_pct: pct(compiled as f64, rounds as f64),
+        errors: records.iter().filter(|r| r.error.is_some()).count(),
+        rejection_kinds: kind_counts(records),
+    }
+}
+
 fn row(suite: String, records: &[TaskRecord]) -> SuiteRow {
     let tasks = records.len();
     let n = tasks.max(1) as f64;
@@ -185,12 +325,7 @@ fn row(suite: String, records: &[TaskRecord]) -> SuiteRow {
     let rejected: u64 = records.iter().map(|r| r.rejected as u64).sum();
     let turns: u64 = records.iter().map(|r| r.turns as u64).sum();
     let compiled: u64 = records.iter().map(|r| r.turns_compiled as u64).sum();
-    let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
-    for kind in records.iter().flat_map(|r| &r.rejections).flat_map(|r| &r.kinds) {
-        *kinds.entry(kind.clone()).or_insert(0) += 1;
-    }
-    let mut rejection_kinds: Vec<(String, u64)> = kinds.into_iter().collect();
-    rejection_kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let rejection_kinds = kind_counts(records);
     SuiteRow {
         suite,
         tasks,

@@ -77,9 +77,9 @@ pub struct RunOptions {
     pub done: BTreeSet<String>,
 }
 
-/// The tasks a run takes, in suite order.
-pub fn select(tasks: Vec<Task>, options: &RunOptions) -> Result<Vec<Task>, BenchError> {
-    if let Some(missing) = options.only.iter().find(|id| !tasks.iter().any(|t| &&t.id == id)) {
+/// The tasks a run takes, in suite order (`id` names a task: a τ² task's id, a query's id).
+pub fn select<T>(tasks: Vec<T>, id: impl Fn(&T) -> &str, options: &RunOptions) -> Result<Vec<T>, BenchError> {
+    if let Some(missing) = options.only.iter().find(|wanted| !tasks.iter().any(|t| id(t) == wanted.as_str())) {
         return Err(BenchError::Usage(format!("the suite has no task `{missing}`")));
     }
     Ok(tasks
@@ -87,8 +87,8 @@ pub fn select(tasks: Vec<Task>, options: &RunOptions) -> Result<Vec<Task>, Bench
         .enumerate()
         .filter(|(k, _)| options.shard.is_none_or(|s| k % s.count == s.index - 1))
         .map(|(_, t)| t)
-        .filter(|t| options.only.is_empty() || options.only.contains(&t.id))
-        .filter(|t| !options.done.contains(&t.id))
+        .filter(|t| options.only.is_empty() || options.only.iter().any(|o| o == id(t)))
+        .filter(|t| !options.done.contains(id(t)))
         .collect())
 }
 

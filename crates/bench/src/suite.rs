@@ -48,6 +48,48 @@ struct SuiteFile {
     max_turns: Option<u32>,
 }
 
+/// The kinds of suite `lacuna bench` runs (a suite file's `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SuiteKind {
+    /// A τ²-bench domain: each task a session of turns in a `lacuna serve` worker.
+    Tau2,
+    /// BrowseComp-Plus: each query a `lacuna run` of a retrieval host ([`crate::browsecomp`]).
+    Browsecomp,
+}
+
+impl SuiteKind {
+    pub const ALL: [SuiteKind; 2] = [SuiteKind::Tau2, SuiteKind::Browsecomp];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SuiteKind::Tau2 => "tau2",
+            SuiteKind::Browsecomp => "browsecomp",
+        }
+    }
+
+    /// The `kind` a suite file names.
+    pub fn of(path: &Path) -> Result<SuiteKind, BenchError> {
+        #[derive(Deserialize)]
+        struct Kind {
+            kind: String,
+        }
+        let text = crate::read(path)?;
+        let file: Kind = toml::from_str(&text).map_err(|e| BenchError::Parse {
+            path: path.display().to_string(),
+            what: "suite file",
+            detail: e.to_string(),
+        })?;
+        SuiteKind::ALL.into_iter().find(|k| k.name() == file.kind).ok_or_else(|| {
+            BenchError::Suite(format!(
+                "{}: unknown suite kind `{}` (known: {})",
+                path.display(),
+                file.kind,
+                SuiteKind::ALL.map(SuiteKind::name).join(", ")
+            ))
+        })
+    }
+}
+
 /// A suite, its paths resolved.
 #[derive(Debug, Clone)]
 pub struct Suite {
@@ -79,7 +121,7 @@ impl Suite {
         })?;
         if file.kind != "tau2" {
             return Err(BenchError::Suite(format!(
-                "{}: unknown suite kind `{}` (this version runs `tau2` suites)",
+                "{}: a suite of kind `{}`, not `tau2` (see `SuiteKind::of`)",
                 path.display(),
                 file.kind
             )));
@@ -205,7 +247,7 @@ impl Suite {
     }
 }
 
-fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 

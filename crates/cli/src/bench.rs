@@ -7,10 +7,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
+use lacuna_bench::browsecomp::RetrievalSuite;
 use lacuna_bench::record::read_records;
 use lacuna_bench::runner::{self, Agent, RunOptions, Shard};
 use lacuna_bench::tau2::user::UserSpec;
-use lacuna_bench::{Report, Suite, TaskRecord};
+use lacuna_bench::{Report, Suite, SuiteKind, TaskRecord};
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -22,13 +23,22 @@ Examples:
       --out runs/retail.jsonl --record runs/retail.cassette.jsonl
   lacuna bench suites/tau2-retail.toml --model replay:runs/retail.cassette.jsonl --out runs/retail.replay.jsonl
   lacuna bench suites/tau2-retail.toml --model oracle --shard 2/8 --out runs/retail.2.jsonl
+  lacuna bench suites/browsecomp-plus.toml --data ~/data/browsecomp-plus --model openai:<m> \
+      --judge-model openai:<j> -j 4 --out runs/browsecomp.jsonl
   lacuna bench report runs/*.jsonl
 
 Each task is a session on the suite's host: a turn loads the store, each user message is a turn the agent
 writes (checked, retried from diagnostics, run), and a last turn compares the store with the one the task's
 expected actions leave. Scored as τ² scores the task (its reward basis): DB, ENV_ASSERTION, COMMUNICATE, ACTION,
-and NL_ASSERTION when a --judge-model grades it. One JSON line per task goes to --out as it finishes; --resume skips
-the tasks already there.")]
+and NL_ASSERTION when a --judge-model grades it.
+
+A BrowseComp-Plus suite (kind = \"browsecomp\") runs its host once per query with `lacuna run`: one hole whose
+code searches the corpus (`search(query, k)`, `get_document(docid)`) and may open holes of its own. The
+--judge-model grades each answer against the query's; recall of the evidence documents, searches, rounds and
+retries are counted from the run. `--model oracle` there reads the evidence and answers with the known answer: it
+checks the harness, not an agent.
+
+One JSON line per task goes to --out as it finishes; --resume skips the tasks already there.")]
 pub struct BenchArgs {
     #[command(subcommand)]
     command: Option<BenchCommand>,
@@ -47,9 +57,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SPEC")]
     user_model: Option<String>,
 
-    /// Who grades τ²'s `NL_ASSERTION`s (a model: `openai:<m>`, ..., `replay:<cassette>`): it reads the
-    /// conversation and says which of the task's assertions hold. Without it, tasks scored on `NL_ASSERTION` are
-    /// scored on their other bases alone, and the records and table say so.
+    /// Who grades (a model: `openai:<m>`, ..., `replay:<cassette>`): τ²'s `NL_ASSERTION`s (it reads the
+    /// conversation and says which of the task's assertions hold), and BrowseComp-Plus's answers (against the
+    /// correct one). Without it, τ² tasks scored on `NL_ASSERTION` are scored on their other bases alone, and
+    /// BrowseComp-Plus answers go ungraded; the records and table say so.
     #[arg(long, value_name = "SPEC")]
     judge_model: Option<String>,
 
@@ -73,7 +84,8 @@ pub struct BenchArgs {
     #[arg(long = "task", value_name = "ID")]
     tasks: Vec<String>,
 
-    /// Read the domain's db.json and tasks.json from here instead of the suite's `data`.
+    /// Read the suite's data from here instead of its `data` (τ²: db.json and tasks.json; BrowseComp-Plus:
+    /// decrypted.jsonl and corpus.jsonl).
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
 
@@ -117,15 +129,29 @@ pub fn run(args: BenchArgs) -> anyhow::Result<u8> {
         return run_report(report);
     }
     let suite_path = args.suite.context("name a suite file")?;
-    let suite = Suite::load(&suite_path, args.data.as_deref())?;
-    let tasks = suite.tasks()?;
+    let suite = match SuiteKind::of(&suite_path)? {
+        SuiteKind::Tau2 => {
+            let suite = Suite::load(&suite_path, args.data.as_deref())?;
+            let tasks = suite.tasks()?;
+            Loaded::Tau2(suite, tasks)
+        }
+        SuiteKind::Browsecomp => {
+            if args.user_model.is_some() {
+                bail!("--user-model plays τ²'s customer; a BrowseComp-Plus query has no user");
+            }
+            let suite = RetrievalSuite::load(&suite_path, args.data.as_deref())?;
+            let queries = suite.queries()?;
+            Loaded::Retrieval(suite, queries)
+        }
+    };
+    let name = suite.name().to_owned();
     let spec = args.model.context("name a model with --model")?;
     let agent = if spec == "oracle" { Agent::Oracle } else { Agent::Model(spec.clone()) };
 
     let mut earlier: Vec<TaskRecord> = Vec::new();
     if let Some(out) = &args.out {
         if out.exists() {
-            earlier = read_records(out)?.into_iter().filter(|r| r.suite == suite.name).collect();
+            earlier = read_records(out)?.into_iter().filter(|r| r.suite == name).collect();
             let any = std::fs::metadata(out).map(|m| m.len() > 0).unwrap_or(false);
             if any && !args.resume {
                 bail!(
@@ -176,7 +202,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<u8> {
         only: args.tasks.clone(),
         done,
     };
-    let selected = runner::select(tasks, &options)?;
+    let selected = match suite {
+        Loaded::Tau2(suite, tasks) => Loaded::Tau2(suite, runner::select(tasks, |t| t.id.as_str(), &options)?),
+        Loaded::Retrieval(suite, queries) => {
+            Loaded::Retrieval(suite, runner::select(queries, |q| q.query_id.as_str(), &options)?)
+        }
+    };
     let mut out = match &args.out {
         Some(path) => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -195,7 +226,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<u8> {
     let total = selected.len();
     eprintln!(
         "{}: {} task(s) with {} on {} worker(s){}",
-        suite.name,
+        name,
         total,
         spec,
         args.jobs,
@@ -208,7 +239,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<u8> {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let (mut solved, mut failed) = (0usize, 0usize);
-    let records = runner::run(&suite, selected, &options, |record| {
+    let on_record = |record: &TaskRecord| {
         if let Some(out) = out.as_mut() {
             let line = serde_json::to_string(record).map_err(|e| lacuna_bench::BenchError::Usage(e.to_string()))?;
             writeln!(out, "{line}").and_then(|_| out.flush()).map_err(|source| lacuna_bench::BenchError::Io {
@@ -228,17 +259,56 @@ pub fn run(args: BenchArgs) -> anyhow::Result<u8> {
             eprintln!(
                 "task {}: {} ({:.1} s){}",
                 record.task,
-                if record.solved { "solved" } else { "not solved" },
+                verdict(record),
                 record.time_ms.wall / 1000.0,
                 if why.is_empty() { String::new() } else { format!(": {why}") }
             );
         }
         Ok(())
-    })?;
+    };
+    let records = match selected {
+        Loaded::Tau2(suite, tasks) => runner::run(&suite, tasks, &options, on_record)?,
+        Loaded::Retrieval(suite, queries) => lacuna_bench::browsecomp::run(&suite, queries, &options, on_record)?,
+    };
     progress.finish_and_clear();
     let report = Report::from_records(earlier.into_iter().chain(records));
     print_report(&report, args.json)?;
     Ok(crate::exit::ACCEPTED)
+}
+
+/// A finished task in a word: solved or not; a query's answer correct, wrong or not graded.
+fn verdict(record: &TaskRecord) -> &'static str {
+    match (&record.retrieval, record.solved) {
+        (None, true) => "solved",
+        (None, false) => "not solved",
+        (Some(query), _) => match query.correct {
+            Some(true) => "correct",
+            Some(false) => "wrong",
+            None => "answered (not graded)",
+        },
+    }
+}
+
+/// A suite and its tasks, by kind.
+enum Loaded {
+    Tau2(Suite, Vec<lacuna_bench::tau2::Task>),
+    Retrieval(RetrievalSuite, Vec<lacuna_retrieval::Query>),
+}
+
+impl Loaded {
+    fn name(&self) -> &str {
+        match self {
+            Loaded::Tau2(suite, _) => &suite.name,
+            Loaded::Retrieval(suite, _) => &suite.name,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Loaded::Tau2(_, tasks) => tasks.len(),
+            Loaded::Retrieval(_, queries) => queries.len(),
+        }
+    }
 }
 
 fn run_report(args: ReportArgs) -> anyhow::Result<u8> {
