@@ -77,7 +77,7 @@ pub fn run(args: ReplArgs) -> anyhow::Result<u8> {
         system_prompt: None,
     };
     let model = match &args.model {
-        Some(spec) => Some(agent::build(Some(spec), &flags, &config, config_dir.as_deref())?),
+        Some(spec) => Some(std::sync::Arc::new(agent::build(Some(spec), &flags, &config, config_dir.as_deref())?)),
         None => None,
     };
     let max_attempts = args.max_attempts.or(config.agent.max_attempts).unwrap_or(3);
@@ -143,7 +143,7 @@ pub fn run(args: ReplArgs) -> anyhow::Result<u8> {
                 continue;
             }
             task => match &model {
-                Some(model) => engine.session_task(&mut session, task, model, max_attempts)?,
+                Some(model) => engine.session_task(&mut session, task, model.clone(), max_attempts)?,
                 None => {
                     eprintln!("no model to give the task to: start with --model SPEC, or type code with :code");
                     continue;

@@ -416,6 +416,46 @@ fn stdio_sessions_keep_what_earlier_turns_left_and_run_side_by_side() {
     assert_eq!(service.finish(), Some(0));
 }
 
+/// A model-written turn whose code opens a hole of its own: the first reply is the turn, the second (rejected) and
+/// third the nested hole's attempts.
+const NESTING_REPLIES: &str = "=== reply\n```rust\nlet base: u64 = agent!(\"the answer to everything, as a \
+number\").unwrap_or(0);\nbase + 1\n```\n=== reply\n```rust\n\"forty-two\"\n```\n=== reply\n```rust\n42\n```\n";
+
+#[test]
+fn stdio_a_model_turn_may_open_holes_and_a_replay_runs_their_code_again() {
+    let dir = scratch(&[("tools.rs", "fn main() {}\n"), ("replies.txt", NESTING_REPLIES)]);
+    let mut service = Stdio_::start(&[], dir.path());
+    let turn = |service: &mut Stdio_, id: i64, session: &Value, snippet: &str| {
+        service.call(id, "session.turn", json!({"session": session, "snippet": snippet}))
+    };
+    let opened = service.call(1, "session.open", json!({"host": "tools.rs"}));
+    let a = opened["result"]["session"].clone();
+    // The model writes the turn and, while it runs, the hole the turn's code opens (retried from its diagnostics).
+    let task = service.call(
+        2,
+        "session.turn",
+        json!({"session": a, "task": "the answer plus one", "model": "script:replies.txt"}),
+    );
+    assert_eq!(task["result"]["value"], "43", "{task}");
+    assert_eq!(task["result"]["attempts"], 1, "{task}");
+    // A turn written as code has no model for the holes it opens: that hole is an error value, the turn goes on.
+    let plain = turn(&mut service, 3, &a, "agent!(\"a number\").map(|n: u64| n + base).map_err(|e| e.to_string())");
+    assert!(plain["result"]["value"].as_str().unwrap_or_default().contains("no snippet"), "{plain}");
+    // The transcript keeps the nested hole's code, and a replay runs it without a model (the script is used up).
+    let saved = service.call(4, "session.save", json!({"session": a, "path": "a.jsonl"}));
+    assert_eq!(saved["result"]["turns"], 2, "{saved}");
+    let transcript = std::fs::read_to_string(dir.path().join("a.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(transcript.lines().next().unwrap()).unwrap();
+    assert_eq!(first["nested"][0]["snippet"], "42", "{transcript}");
+    assert_eq!(first["task"], "the answer plus one", "{transcript}");
+    let replayed = service.call(5, "session.open", json!({"replay": "a.jsonl"}));
+    assert_eq!(replayed["result"]["replayed"][0]["value"], "43", "{replayed}");
+    let b = replayed["result"]["session"].clone();
+    let base = turn(&mut service, 6, &b, "base");
+    assert_eq!(base["result"]["value"], "42", "{base}");
+    assert_eq!(service.finish(), Some(0));
+}
+
 #[test]
 fn stdio_a_turn_cannot_reach_the_locals_it_is_denied() {
     // A benchmark's harness keeps the user's phone in the session and denies it to the agent's turns.

@@ -25,6 +25,10 @@ use lacuna_checker::turn::{split_turn, ItemKey, TurnItem, TurnParts};
 use lacuna_checker::GeneratedHole;
 use serde::Serialize;
 
+mod nested;
+
+pub use nested::NestedRun;
+
 use crate::build::Lineage;
 use crate::load::LoadedHost;
 use crate::runner::Generated;
@@ -77,6 +81,10 @@ pub struct TranscriptTurn {
     pub value: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The code that ran in the holes the turn's code opened (`agent!` inside a model-written turn), so that a
+    /// replay runs the same code without asking a model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nested: Vec<NestedRun>,
 }
 
 /// What a turn did.
@@ -505,12 +513,37 @@ struct Ran {
     moved_away: Vec<String>,
     host_compile_ms: f64,
     run_ms: f64,
+    /// The code the holes the turn's code opened ran, in the order they were asked.
+    nested: Vec<NestedRun>,
 }
 
 impl Engine {
     /// One turn of `session`: check it against everything earlier turns left in scope, run it if accepted, and
     /// keep what it declared. The turn's stdout is captured.
     pub fn session_turn(&self, session: &mut Session, turn: &str) -> Result<TurnOutcome, ExecError> {
+        self.session_turn_with(session, turn, None)
+    }
+
+    /// A transcript's turn again (a replay): its code, and for the holes that code opens the code they ran, in the
+    /// order they were asked; a nested hole the transcript holds no code for is an `Err` in the turn.
+    pub fn session_replay(&self, session: &mut Session, turn: &TranscriptTurn) -> Result<TurnOutcome, ExecError> {
+        let recorded: Arc<dyn crate::SnippetSource> = Arc::new(nested::Replay::new(&turn.nested));
+        let mut outcome = self.session_turn_with(session, &turn.snippet, Some(recorded))?;
+        if let (true, Some(entry)) = (outcome.accepted, session.transcript.last_mut()) {
+            entry.task = turn.task.clone();
+        }
+        outcome.attempts = 1;
+        Ok(outcome)
+    }
+
+    /// A turn whose code may open holes of its own (`agent!` inside it): `model` writes them, each checked
+    /// against its own scope and type as any nested hole is. Without a model such a hole is an `Err`.
+    fn session_turn_with(
+        &self,
+        session: &mut Session,
+        turn: &str,
+        model: Option<Arc<dyn crate::SnippetSource>>,
+    ) -> Result<TurnOutcome, ExecError> {
         let started = Instant::now();
         let mut timings = TurnTimings::default();
         let mut outcome = TurnOutcome::pending(1);
@@ -544,7 +577,7 @@ impl Engine {
             return Ok(outcome);
         }
         let leaves = Leaves::of(session, &plan, parts, &types, &mut outcome);
-        let ran = self.run_handover(session, turn, &plan, parts, leaves)?;
+        let ran = self.run_handover(session, turn, &plan, parts, leaves, model)?;
         timings.host_compile += ran.host_compile_ms;
         timings.run += ran.run_ms;
         outcome.dropped.extend(
@@ -588,6 +621,7 @@ impl Engine {
         plan: &TurnPlan,
         parts: &TurnParts,
         mut leaves: Leaves,
+        model: Option<Arc<dyn crate::SnippetSource>>,
     ) -> Result<Ran, ExecError> {
         let (mut host_compile_ms, mut run_ms) = (0.0, 0.0);
         let mut moved_before: Vec<String> = Vec::new();
@@ -610,15 +644,19 @@ impl Engine {
             let run_started = Instant::now();
             let hole = host.prepared.host.holes.len() as u32;
             // A cancel now stops the turn where it is (a fault: what it changed stays, as for any fault).
-            let source = Arc::new(crate::GivenSnippets(BTreeMap::from([(hole, snippet)])));
+            let given = crate::GivenSnippets(BTreeMap::from([(hole, snippet)]));
+            let turn_source = Arc::new(nested::TurnSource::new(given, model.clone()));
+            let source: Arc<dyn crate::SnippetSource> = turn_source.clone();
             let (stdout, report) =
                 crate::capture::stdout(|| self.run_cancellable(&host, source, session.interrupt.clone()))
                     .map_err(|e| ExecError::Internal { detail: format!("cannot capture the turn's output: {e}") })?;
             let report = report?;
             run_ms += ms(run_started);
+            // The turn's own hole (the holes its code opened come after it).
             let moved: Vec<String> = report
                 .sites
-                .last()
+                .iter()
+                .find(|s| s.site == hole)
                 .filter(|s| s.accepted == Some(false))
                 .map(|s| s.diagnostics.iter().filter_map(|d| moved_name(&d.message)).collect())
                 .unwrap_or_default();
@@ -632,7 +670,18 @@ impl Engine {
                 }
             }
             if leaves.new_locals.len() + moved_before.len() == before {
-                return Ok(Ran { host, stdout, report, leaves, moved_before, moved_away, host_compile_ms, run_ms });
+                let nested = turn_source.ran();
+                return Ok(Ran {
+                    host,
+                    stdout,
+                    report,
+                    leaves,
+                    moved_before,
+                    moved_away,
+                    host_compile_ms,
+                    run_ms,
+                    nested,
+                });
             }
             moved_away.extend(moved);
         }
@@ -641,10 +690,12 @@ impl Engine {
     /// What the session keeps of a turn that ran: everything it declared when it ran to the end; when it
     /// faulted, that it ran (a replay must run it too) and what it consumed.
     fn keep(&self, session: &mut Session, turn: &str, plan: TurnPlan, ran: Ran, outcome: &mut TurnOutcome) {
-        let Ran { host, stdout, report, leaves, moved_before, .. } = ran;
+        let Ran { host, stdout, report, leaves, moved_before, nested, .. } = ran;
         outcome.stdout = stdout;
         session.last_host = Some(host.clone());
-        let site = report.sites.last();
+        // The turn's own hole, the host's last; the holes the turn's code opened are numbered after it.
+        let turn_site = host.prepared.host.holes.len() as u32;
+        let site = report.sites.iter().find(|s| s.site == turn_site);
         outcome.path = site.and_then(|s| s.path);
         outcome.not_jit = site.and_then(|s| s.not_jit.clone());
         outcome.error = site.and_then(|s| s.error.clone());
@@ -680,6 +731,7 @@ impl Engine {
                 snippet: turn.to_owned(),
                 value: outcome.value.clone(),
                 error: None,
+                nested,
             });
             return;
         }
@@ -698,6 +750,7 @@ impl Engine {
                 snippet: turn.to_owned(),
                 value: None,
                 error: outcome.error.clone(),
+                nested,
             });
         }
     }
@@ -729,7 +782,7 @@ impl Engine {
         &self,
         session: &mut Session,
         task: &str,
-        source: &dyn crate::SnippetSource,
+        source: Arc<dyn crate::SnippetSource>,
         max_attempts: u32,
     ) -> Result<TurnOutcome, ExecError> {
         let started = Instant::now();
@@ -763,7 +816,7 @@ impl Engine {
                     continue;
                 }
             };
-            let outcome = self.session_turn(session, &snippet)?;
+            let outcome = self.session_turn_with(session, &snippet, Some(source.clone()))?;
             let rejected = !outcome.accepted && outcome.error.is_none();
             if rejected {
                 rejections.push(outcome.kinds.clone());

@@ -117,7 +117,7 @@ impl LocalSessions {
         if let Some((from, turns)) = replay {
             for (n, turn) in turns.into_iter().enumerate() {
                 let outcome = engine
-                    .session_turn(&mut session, &turn.snippet)
+                    .session_replay(&mut session, &turn)
                     .map_err(|e| ErrorCode::InputError.with(format!("{from}: turn {}: {e}", n + 1)))?;
                 if !outcome.accepted {
                     engine.close_session(session);
@@ -216,7 +216,7 @@ impl LocalSessions {
                     engine.session_turn(session, &snippet).map_err(failed)?
                 }
                 (None, Some(task), Some((model, attempts))) => {
-                    engine.session_task(session, &task, model.as_ref(), attempts).map_err(failed)?
+                    engine.session_task(session, &task, model, attempts).map_err(failed)?
                 }
                 _ => return Err(ErrorCode::InvalidParams.with(
                     "give the turn's \"snippet\", or a \"task\" (and optionally a \"model\") for a model to write it",
