@@ -65,7 +65,8 @@ fn main() {
 
     // Growth: two long sessions. In one, every turn adds a value (computed from the last); in the other, every
     // fifth turn also declares a function, so the session's code grows too.
-    let series: [(&str, fn(usize) -> String); 2] = [
+    type Turn = fn(usize) -> String;
+    let series: [(&str, Turn); 2] = [
         ("each adding a local computed from the last", |i| match i {
             0 => "let v0: i64 = 1;\nv0".to_owned(),
             _ => format!("let v{i}: i64 = v{} * 3 % 1000 + {i};\nv{i} + 1", i - 1),

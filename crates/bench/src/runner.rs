@@ -139,40 +139,46 @@ pub fn run(
     suite: &Suite,
     tasks: Vec<Task>,
     options: &RunOptions,
-    mut on_record: impl FnMut(&TaskRecord) -> Result<(), BenchError>,
+    on_record: impl FnMut(&TaskRecord) -> Result<(), BenchError>,
 ) -> Result<Vec<TaskRecord>, BenchError> {
     let workspace = Workspace::new(suite)?;
     let workspace = &workspace;
-    let queue = Mutex::new(tasks.into_iter().collect::<VecDeque<Task>>());
+    let run_one = |worker: &mut Option<Worker>, task: Task| match worker_for(worker, options) {
+        Ok(w) => match run_task(w, workspace, suite, &task, &options.agent, &options.user, options.judge.as_ref()) {
+            Ok(record) => record,
+            Err(e) => {
+                // The worker is gone: this task failed; the next one gets a new worker.
+                *worker = None;
+                failed(suite, &task, &options.agent, e.to_string())
+            }
+        },
+        Err(e) => failed(suite, &task, &options.agent, e.to_string()),
+    };
+    pool(tasks, options.jobs, || None, run_one, on_record)
+}
+
+/// Runs `work` over `items` on `jobs` threads, each with state of its own (`fresh()`, e.g. its worker process);
+/// `on_record` sees each record in the calling thread as it comes. When `on_record` fails, no more items are
+/// handed out (the threads finish the ones they have) and its error is returned. The records in the order they
+/// finished.
+pub(crate) fn pool<T: Send, S>(
+    items: Vec<T>,
+    jobs: usize,
+    fresh: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, T) -> TaskRecord + Sync,
+    mut on_record: impl FnMut(&TaskRecord) -> Result<(), BenchError>,
+) -> Result<Vec<TaskRecord>, BenchError> {
+    let queue = Mutex::new(items.into_iter().collect::<VecDeque<T>>());
     let (send, receive) = mpsc::channel::<TaskRecord>();
     let mut records = Vec::new();
     std::thread::scope(|scope| -> Result<(), BenchError> {
-        for _ in 0..options.jobs.max(1) {
-            let (queue, send) = (&queue, send.clone());
+        for _ in 0..jobs.max(1) {
+            let (queue, send, fresh, work) = (&queue, send.clone(), &fresh, &work);
             scope.spawn(move || {
-                let mut worker: Option<Worker> = None;
+                let mut state = fresh();
                 loop {
-                    let Some(task) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
-                    let record = match worker_for(&mut worker, options) {
-                        Ok(w) => match run_task(
-                            w,
-                            workspace,
-                            suite,
-                            &task,
-                            &options.agent,
-                            &options.user,
-                            options.judge.as_ref(),
-                        ) {
-                            Ok(record) => record,
-                            Err(e) => {
-                                // The worker is gone: this task failed; the next one gets a new worker.
-                                worker = None;
-                                failed(suite, &task, &options.agent, e.to_string())
-                            }
-                        },
-                        Err(e) => failed(suite, &task, &options.agent, e.to_string()),
-                    };
-                    if send.send(record).is_err() {
+                    let Some(item) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
+                    if send.send(work(&mut state, item)).is_err() {
                         break;
                     }
                 }
@@ -183,7 +189,6 @@ pub fn run(
             let result = on_record(&record);
             records.push(record);
             if let Err(e) = result {
-                // Stop handing out tasks; the workers finish the ones they have.
                 queue.lock().unwrap_or_else(|e| e.into_inner()).clear();
                 return Err(e);
             }

@@ -73,12 +73,7 @@ impl SuiteKind {
         struct Kind {
             kind: String,
         }
-        let text = crate::read(path)?;
-        let file: Kind = toml::from_str(&text).map_err(|e| BenchError::Parse {
-            path: path.display().to_string(),
-            what: "suite file",
-            detail: e.to_string(),
-        })?;
+        let file: Kind = parse_file(path)?;
         SuiteKind::ALL.into_iter().find(|k| k.name() == file.kind).ok_or_else(|| {
             BenchError::Suite(format!(
                 "{}: unknown suite kind `{}` (known: {})",
@@ -113,12 +108,7 @@ pub struct Suite {
 impl Suite {
     /// Reads a suite file; `data` replaces the directory it names (`--data`).
     pub fn load(path: &Path, data: Option<&Path>) -> Result<Suite, BenchError> {
-        let text = crate::read(path)?;
-        let file: SuiteFile = toml::from_str(&text).map_err(|e| BenchError::Parse {
-            path: path.display().to_string(),
-            what: "suite file",
-            detail: e.to_string(),
-        })?;
+        let file: SuiteFile = parse_file(path)?;
         if file.kind != "tau2" {
             return Err(BenchError::Suite(format!(
                 "{}: a suite of kind `{}`, not `tau2` (see `SuiteKind::of`)",
@@ -245,6 +235,16 @@ impl Suite {
     pub fn tasks_file(&self) -> PathBuf {
         self.data.join("tasks.json")
     }
+}
+
+/// A suite file, read and parsed.
+pub(crate) fn parse_file<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, BenchError> {
+    let text = crate::read(path)?;
+    toml::from_str(&text).map_err(|e| BenchError::Parse {
+        path: path.display().to_string(),
+        what: "suite file",
+        detail: e.to_string(),
+    })
 }
 
 pub(crate) fn absolute(path: &Path) -> PathBuf {

@@ -4,15 +4,12 @@
 //! rejected replies exactly, records resume and merge.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+mod support;
 use lacuna_bench::record::read_records;
 use lacuna_bench::tau2::{code, Domain, Task};
 use lacuna_bench::{Report, Suite, TaskRecord};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use support::{bench, ok, repo};
 
 fn suite_file() -> PathBuf {
     repo().join("suites/tau2-retail.toml")
@@ -25,21 +22,6 @@ fn tasks() -> Vec<Task> {
 
 fn task(id: &str) -> Task {
     tasks().into_iter().find(|t| t.id == id).expect("the task")
-}
-
-fn bench(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lacuna"))
-        .arg("bench")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("lacuna bench runs")
-}
-
-fn ok(out: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
-    stdout
 }
 
 fn records(path: &Path) -> Vec<TaskRecord> {

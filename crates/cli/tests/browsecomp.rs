@@ -2,11 +2,13 @@
 //! host (a cargo project on `lacuna-retrieval`), a BM25 index over a corpus the test writes in the release's
 //! format, a scripted model whose code recurses and is rejected on the way, and a scripted judge.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
+mod support;
 use lacuna_bench::record::read_records;
 use lacuna_bench::TaskRecord;
+use support::{bench, ok, repo};
 
 /// A corpus in the release's shape (`{"docid", "text", "url"}` per line), written as web pages read.
 const CORPUS: &str = r#"{"docid": "6021", "text": "The Falcons of Mount Erebus is a 1998 novel by the Norwegian writer Ingrid Halvorsen. It follows a glaciologist who winters at an Antarctic station and the falcons she keeps there.", "url": "https://example.org/falcons"}
@@ -22,10 +24,6 @@ const QUERIES: &str = r#"{"query_id": "784", "query": "A novel about a glaciolog
 {"query_id": "785", "query": "Which volcano is the southernmost active one on Earth?", "answer": "Mount Erebus", "evidence_docs": [{"docid": "77", "text": "Mount Erebus ..."}], "gold_docs": [{"docid": "77", "text": "Mount Erebus ..."}], "negative_docs": []}
 "#;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// A directory with the data, a suite file on the repository's host, and its index kept beside it.
 fn suite_dir(extra: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -39,21 +37,6 @@ fn suite_dir(extra: &str) -> tempfile::TempDir {
     );
     std::fs::write(dir.path().join("suite.toml"), suite).unwrap();
     dir
-}
-
-fn bench(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lacuna"))
-        .arg("bench")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("lacuna bench runs")
-}
-
-fn ok(out: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
-    stdout
 }
 
 /// A script of replies, one per attempt (of the agent's holes, or of the judge's gradings), in order.

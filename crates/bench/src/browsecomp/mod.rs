@@ -72,12 +72,7 @@ pub const CORPUS_FILE: &str = "corpus.jsonl";
 impl RetrievalSuite {
     /// Reads a suite file; `data` replaces the directory it names (`--data`).
     pub fn load(path: &Path, data: Option<&Path>) -> Result<RetrievalSuite, BenchError> {
-        let text = crate::read(path)?;
-        let file: SuiteFile = toml::from_str(&text).map_err(|e| BenchError::Parse {
-            path: path.display().to_string(),
-            what: "suite file",
-            detail: e.to_string(),
-        })?;
+        let file: SuiteFile = crate::suite::parse_file(path)?;
         if file.kind != "browsecomp" {
             return Err(BenchError::Suite(format!("{}: not a `browsecomp` suite", path.display())));
         }

@@ -1,10 +1,9 @@
 //! One query, one process: `lacuna run` on the host project with the query's question, under the suite's wall
 //! clock; its trace (one line per attempt, nested holes included) and the host's output file make the record.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use lacuna_hole::{AttemptRecord, Outcome};
@@ -23,7 +22,7 @@ pub fn run(
     suite: &RetrievalSuite,
     queries: Vec<Query>,
     options: &RunOptions,
-    mut on_record: impl FnMut(&TaskRecord) -> Result<(), BenchError>,
+    on_record: impl FnMut(&TaskRecord) -> Result<(), BenchError>,
 ) -> Result<Vec<TaskRecord>, BenchError> {
     let index =
         Index::open_or_build(&suite.corpus, &suite.index_cache).map_err(|e| BenchError::Suite(e.to_string()))?;
@@ -33,31 +32,9 @@ pub fn run(
         .prefix("lacuna-browsecomp-")
         .tempdir()
         .map_err(|source| BenchError::Io { path: "a temporary directory".into(), source })?;
-    let queue = Mutex::new(queries.into_iter().collect::<VecDeque<Query>>());
-    let (send, receive) = mpsc::channel::<TaskRecord>();
-    let mut records = Vec::new();
-    std::thread::scope(|scope| -> Result<(), BenchError> {
-        for _ in 0..options.jobs.max(1) {
-            let (queue, send, index_dir, scratch) = (&queue, send.clone(), &index_dir, scratch.path());
-            scope.spawn(move || loop {
-                let Some(query) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
-                if send.send(run_query(suite, index_dir, &query, options, scratch)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(send);
-        for record in receive {
-            let result = on_record(&record);
-            records.push(record);
-            if let Err(e) = result {
-                queue.lock().unwrap_or_else(|e| e.into_inner()).clear();
-                return Err(e);
-            }
-        }
-        Ok(())
-    })?;
-    Ok(records)
+    let scratch = scratch.path();
+    let work = |_: &mut (), query: Query| run_query(suite, &index_dir, &query, options, scratch);
+    crate::runner::pool(queries, options.jobs, || (), work, on_record)
 }
 
 /// What the host writes to `--out`.

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -98,7 +98,9 @@ pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-/// `lacuna serve --listen 127.0.0.1:0`, and the address it printed.
+/// `lacuna serve --listen 127.0.0.1:0`, and the address it printed. The caller waits for the child; where this
+/// panics first (the test fails there), the child ends with the test process.
+#[allow(clippy::zombie_processes)]
 pub fn http_service(extra: &[&str], cwd: &Path) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lacuna"))
         .args(["serve", "--listen", "127.0.0.1:0"])
@@ -113,7 +115,11 @@ pub fn http_service(extra: &[&str], cwd: &Path) -> (Child, String) {
     let mut line = String::new();
     loop {
         line.clear();
-        assert!(stderr.read_line(&mut line).expect("stderr reads") > 0, "the service said nothing on stderr");
+        if stderr.read_line(&mut line).expect("stderr reads") == 0 {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the service said nothing on stderr");
+        }
         if let Some(rest) = line.trim().strip_prefix("lacuna: serving on ") {
             let url = rest.split_whitespace().next().unwrap_or_default().to_owned();
             // Keep draining stderr so the service never blocks on it.
@@ -140,4 +146,21 @@ pub fn worker_pids(pid: u32) -> Vec<u32> {
         }
     }
     found
+}
+
+/// `lacuna bench ARGS` in `dir`, run to its end.
+pub fn bench(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .arg("bench")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("lacuna bench runs")
+}
+
+/// Its stdout, once it exited 0 (else the test fails with both streams).
+pub fn ok(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    stdout
 }
