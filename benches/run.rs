@@ -28,18 +28,12 @@ fn main() {
     let json = std::env::args().any(|a| a == "--json");
     // `--kernels`: only the kernel table (no testdata cases).
     let kernels_only = std::env::args().any(|a| a == "--kernels");
+    // `--files a,b`: only the cases of those testdata files (by stem); `--skip-files a,b`: all but those.
+    let (only, skip) = (list("--files"), list("--skip-files"));
     // `--share`: only the auto path, one line per case that did not run on the JIT and why.
     if std::env::args().any(|a| a == "--share") {
-        return share_by_case();
+        return share_by_case(only, skip);
     }
-    // `--files a,b`: only the cases of those testdata files (by stem); `--skip-files a,b`: all but those.
-    let list = |flag: &str| -> Option<Vec<String>> {
-        let args: Vec<String> = std::env::args().collect();
-        let at = args.iter().position(|a| a == flag)?;
-        Some(args.get(at + 1)?.split(',').map(str::to_owned).collect())
-    };
-    let (only, skip) = (list("--files"), list("--skip-files"));
-    let stem = |c: &lacuna_testdata::Case| c.name.split('/').next().unwrap_or_default().to_owned();
     let cases: Vec<_> = lacuna_testdata::load_all()
         .expect("testdata loads")
         .into_iter()
@@ -234,13 +228,30 @@ fn main() {
     }
 }
 
-/// The JIT share alone, with each case that missed it: what to widen the subset for next.
-fn share_by_case() {
+/// A flag's comma-separated list (`--files a,b`).
+fn list(flag: &str) -> Option<Vec<String>> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == flag)?;
+    Some(args.get(at + 1)?.split(',').map(str::to_owned).collect())
+}
+
+/// A case's testdata file, by stem.
+fn stem(case: &lacuna_testdata::Case) -> String {
+    case.name.split('/').next().unwrap_or_default().to_owned()
+}
+
+/// The JIT share alone, with each case that missed it: what to widen the subset for next; then the share per
+/// testdata file.
+fn share_by_case(only: Option<Vec<String>>, skip: Option<Vec<String>>) {
     let cases: Vec<_> = lacuna_testdata::load_all()
         .expect("testdata loads")
         .into_iter()
-        .filter(|c| c.expect == Expect::Accepted && c.run.is_none())
+        // As the timed mode: cases safe mode rejects run nothing under Lacuna.
+        .filter(|c| c.expect == Expect::Accepted && c.run.is_none() && c.allowed_by_policy())
+        .filter(|c| only.as_ref().is_none_or(|o| o.contains(&stem(c))))
+        .filter(|c| skip.as_ref().is_none_or(|s| !s.contains(&stem(c))))
         .collect();
+    let mut per_file: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let cache = tempfile::tempdir().expect("temp dir");
     let checker =
         Checker::new(CheckerOptions { cache_dir: Some(cache.path().to_owned()), ..CheckerOptions::default() })
@@ -267,10 +278,15 @@ fn share_by_case() {
             .clone();
         let (_, report) = lacuna_engine::capture::stdout(|| auto.run(&host, snippets)).expect("stdout can be captured");
         let site = &report.expect("the host runs").sites[case.hole];
+        let file = per_file.entry(stem(case)).or_default();
+        if site.calls > 0 {
+            file.1 += 1;
+        }
         if site.calls == 0 {
             unreached.push(case.name.clone());
         } else if site.path == Some(lacuna_engine::ExecPath::Jit) {
             jit_count += 1;
+            file.0 += 1;
             if let Some(why) = &site.rustc_because {
                 waited.push(format!("{:<48} {why}", case.name));
             }
@@ -288,6 +304,10 @@ fn share_by_case() {
         println!("{w}");
     }
     println!("\nnever reached with only their own snippet given ({}): {}", unreached.len(), unreached.join(", "));
+    println!("\nper file (on the JIT / reached):");
+    for (file, (jit, reached)) in &per_file {
+        println!("  {file:<28} {jit:>4} / {reached:<4} {:>5.1}%", 100.0 * *jit as f64 / (*reached).max(1) as f64);
+    }
     let reached = cases.len() - unreached.len();
     println!(
         "JIT share (auto path): {jit_count} of {reached} reached holes ({:.0}%)",
