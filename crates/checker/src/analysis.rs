@@ -902,6 +902,7 @@ impl RaSession {
                 owns_buffers: builder.owns_buffers.get(),
                 rustc_decides: builder.rustc_decides.take(),
                 fields: builder.fields,
+                seq_places: builder.seq_places,
                 structs: builder.structs.take(),
             })
         })

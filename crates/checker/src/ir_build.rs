@@ -10,7 +10,7 @@ use ra_ap_syntax::SyntaxNode;
 
 use lacuna_ir::Binding;
 use lacuna_ir::{
-    BinOp, Closure, FieldOf, FmtPiece, Lit, Scalar, Stage, TExpr, TFn, TKind, TLocal, TStmt, Ty, Unsupported,
+    BinOp, Closure, FieldOf, FmtPiece, Lit, Scalar, SeqPlace, Stage, TExpr, TFn, TKind, TLocal, TStmt, Ty, Unsupported,
 };
 
 mod arith;
@@ -44,6 +44,8 @@ pub(crate) struct Builder<'a, 'db> {
     hoisted: Vec<TStmt>,
     /// Host structs' fields used (see `TypedSnippet::fields`).
     pub fields: Vec<FieldOf>,
+    /// Sequences read through host structs' fields (see `TypedSnippet::seq_places`).
+    pub seq_places: Vec<SeqPlace>,
     /// Host structs reached in place, by their size's symbol (see `TypedSnippet::structs`).
     pub structs: std::cell::RefCell<Vec<String>>,
     /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_buffers`).
@@ -78,6 +80,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             references: std::cell::Cell::new(false),
             hoisted: Vec::new(),
             fields: Vec::new(),
+            seq_places: Vec::new(),
             structs: std::cell::RefCell::new(Vec::new()),
             owns_buffers: std::cell::Cell::new(false),
             rustc_decides: std::cell::RefCell::new(None),

@@ -199,8 +199,8 @@ impl ScalarFn {
     }
 }
 
-/// A named field of a primitive scalar type in a top-level struct (no generics, not `repr(packed)`): the
-/// instrumented host exports its offset ([`StructField::symbol`]) so JIT code can read and write it in place.
+/// A named field of a sized type in a top-level struct (no generics, not `repr(packed)`): the instrumented host
+/// exports its offset ([`StructField::symbol`]) so JIT code can read and write it in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StructField {
     pub ty_name: String,
@@ -221,7 +221,7 @@ fn plain_struct_items(file: &SourceFile) -> Vec<(String, ast::RecordFieldList)> 
     for item in file.items() {
         let ast::Item::Struct(st) = item else { continue };
         let packed = st.attrs().any(|a| a.syntax().to_string().contains("packed"));
-        if packed || st.generic_param_list().is_some() {
+        if packed || st.generic_param_list().is_some() || !sized_fields(&st) {
             continue;
         }
         if let (Some(name), Some(ast::FieldList::RecordFieldList(fields))) = (st.name(), st.field_list()) {
@@ -229,6 +229,17 @@ fn plain_struct_items(file: &SourceFile) -> Vec<(String, ast::RecordFieldList)> 
         }
     }
     out
+}
+
+/// No field of `st` is unsized, as far as its syntax tells (a struct that ends in `str`, a slice or a `dyn` has
+/// no size to export, nor offsets for `offset_of!`).
+fn sized_fields(st: &ast::Struct) -> bool {
+    let Some(ast::FieldList::RecordFieldList(fields)) = st.field_list() else { return true };
+    fields.fields().all(|f| match f.ty() {
+        Some(ast::Type::SliceType(_) | ast::Type::DynTraitType(_)) => false,
+        Some(ast::Type::PathType(p)) => !matches!(p.syntax().to_string().trim(), "str" | "Path" | "OsStr"),
+        _ => true,
+    })
 }
 
 /// A top-level enum of the host without generics: its name and its variants in declaration order.
@@ -278,8 +289,9 @@ fn struct_fields(structs: &[(String, ast::RecordFieldList)]) -> Vec<StructField>
     let mut out = Vec::new();
     for (ty_name, fields) in structs {
         for field in fields.fields() {
-            let ty = field.ty().map(|t| t.syntax().to_string());
-            let exported = ty.is_some_and(|t| SHIM_SCALARS.contains(&t.trim()) || t.trim() == "String");
+            // Every field (the struct's are sized): scalars and text read in place, vectors and structs reached
+            // through it.
+            let exported = field.ty().is_some();
             if let (true, Some(field_name)) = (exported, field.name()) {
                 out.push(StructField { ty_name: ty_name.clone(), field: field_name.text().to_string() });
             }
@@ -580,13 +592,19 @@ fn main() {}"
     }
 
     #[test]
-    fn struct_fields_are_the_scalar_and_string_fields_of_plain_top_level_structs() {
-        let text = "#[derive(Debug)]\nstruct Item { name: String, price: u32, pub count: i64 }\n\
+    fn struct_fields_are_the_sized_fields_of_plain_top_level_structs() {
+        let text = "#[derive(Debug)]\nstruct Item { name: String, price: u32, pub count: i64, tags: Vec<String> }\n\
+                    struct Named { len: usize, name: str }\n\
                     struct W<T> { x: T, n: u8 }\n#[repr(packed)]\nstruct P { a: u8 }\nstruct T(u8);\n";
         let found: Vec<String> = outline(text).struct_fields.into_iter().map(|f| f.symbol()).collect();
         assert_eq!(
             found,
-            vec!["__lacuna_offset_4Item_name", "__lacuna_offset_4Item_price", "__lacuna_offset_4Item_count"]
+            vec![
+                "__lacuna_offset_4Item_name",
+                "__lacuna_offset_4Item_price",
+                "__lacuna_offset_4Item_count",
+                "__lacuna_offset_4Item_tags",
+            ]
         );
         assert_eq!(outline(text).plain_structs, vec!["Item"]);
     }

@@ -433,6 +433,7 @@ fn seq_text(seq: &Seq) -> String {
         SeqKind::Vec => format!("b{}", seq.binding),
         SeqKind::RefVec => format!("*b{}", seq.binding),
         SeqKind::Slice => format!("b{}[..]", seq.binding),
+        SeqKind::Field => format!("(place #{})", seq.binding),
     };
     let elem = match seq.elem {
         Elem::Scalar(s) => s.name().to_owned(),

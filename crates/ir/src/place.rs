@@ -1,6 +1,6 @@
 //! What a snippet reads and writes in place: host struct fields, sequences, assignment targets.
 
-use crate::{Elem, LocalRef, Scalar};
+use crate::{Elem, LocalRef, Scalar, Ty};
 
 /// The receiver of a host method: a hole binding that holds the value or a reference to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +48,23 @@ pub enum SeqKind {
     Slice,
     /// A `Vec<S>` the snippet owns ([`Ty::Vec`]): `binding` is then the snippet local's index.
     Local,
+    /// A `Vec<S>` field of a host struct, reached through fields from a local that holds the struct or a shared
+    /// reference to it (`store.orders`, `o.items`): `binding` is then the index into [`TypedSnippet::seq_places`].
+    /// Read in place, never written.
+    ///
+    /// [`TypedSnippet::seq_places`]: crate::TypedSnippet::seq_places
+    Field,
+}
+
+/// Where a [`SeqKind::Field`] sequence is: a local holding a host struct (its place, [`Ty::Struct`]) or a
+/// shared reference to one ([`Ty::StructRef`]), then fields of structs held inline, the last one the `Vec`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeqPlace {
+    pub base: LocalRef,
+    /// The base local's type: [`Ty::Struct`] or [`Ty::StructRef`].
+    pub base_ty: Ty,
+    /// The exported statics holding each field's offset in the struct before it ([`crate::field_offset_symbol`]).
+    pub path: Vec<String>,
 }
 
 /// A sequence the snippet reads: one of the hole's bindings, or a vector the snippet owns.

@@ -1,6 +1,6 @@
 //! Blocks, statements, locals, functions, and the snippet itself.
 
-use crate::{FieldOf, Scalar, TExpr, TPat, Ty, Unsupported};
+use crate::{FieldOf, Scalar, SeqPlace, TExpr, TPat, Ty, Unsupported};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TStmt {
@@ -65,6 +65,8 @@ pub struct TypedSnippet {
     pub references: bool,
     /// Host structs' fields the snippet reads or writes.
     pub fields: Vec<FieldOf>,
+    /// Sequences the snippet reads through fields of host structs ([`crate::SeqKind::Field`]).
+    pub seq_places: Vec<SeqPlace>,
     /// Host structs the snippet reaches in place ([`Elem::Struct`], [`Ty::StructRef`]): the exported statics
     /// holding their sizes ([`crate::struct_size_symbol`]).
     pub structs: Vec<String>,

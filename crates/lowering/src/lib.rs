@@ -124,6 +124,7 @@ mod tests {
             owns_buffers: false,
             rustc_decides: None,
             fields: Vec::new(),
+            seq_places: Vec::new(),
             structs: Vec::new(),
         }
     }

@@ -57,11 +57,12 @@ fn owns(ty: &Ty) -> bool {
     matches!(ty, Ty::Vec(_) | Ty::String | Ty::Struct(_) | Ty::Map { .. })
 }
 
-/// Whose buffer a sequence is.
-fn owner(seq: &Seq) -> LocalRef {
+/// Whose buffer a sequence is (a field's: the local the path starts from).
+fn owner(seq: &Seq, snippet: &TypedSnippet) -> LocalRef {
     match seq.kind {
         SeqKind::Local => LocalRef::Snippet(seq.binding),
-        _ => LocalRef::Binding(seq.binding),
+        SeqKind::Field => snippet.seq_places.get(seq.binding).map_or(LocalRef::Binding(usize::MAX), |p| p.base),
+        SeqKind::Vec | SeqKind::RefVec | SeqKind::Slice => LocalRef::Binding(seq.binding),
     }
 }
 
@@ -303,12 +304,15 @@ impl Walk<'_> {
     }
 
     fn seq_use(&self, seq: &Seq, e: &TExpr) -> Result<(), String> {
-        self.moved_check(owner(seq), e)
+        self.moved_check(owner(seq, self.snippet), e)
     }
 
     /// Changing `seq` in place needs a `mut` local (a hole binding's mode is the runner's check).
     fn seq_change(&self, seq: &Seq, e: &TExpr) -> Result<(), String> {
         self.seq_use(seq, e)?;
+        if seq.kind == SeqKind::Field {
+            return Err(at("a vector changed through a struct's field", e));
+        }
         if seq.kind == SeqKind::Local && !self.snippet.locals.get(seq.binding).is_some_and(|l| l.mutable) {
             return Err(at("a vector or string changed through a binding that is not `mut`", e));
         }
@@ -380,7 +384,7 @@ impl Walk<'_> {
             | TKind::None => none(),
             TKind::TextOf(seq) => {
                 self.seq_use(seq, e)?;
-                Owners::from([owner(seq)])
+                Owners::from([owner(seq, self.snippet)])
             }
             // A field read in place borrows what its struct is in.
             TKind::RefField { base, .. } => self.expr(base, false)?,
@@ -390,18 +394,19 @@ impl Walk<'_> {
             }
             TKind::SeqIndex { seq, index } => {
                 self.seq_use(seq, e)?;
-                self.while_held([(&**index, true)], &Owners::from([owner(seq)]))?;
+                self.while_held([(&**index, true)], &Owners::from([owner(seq, self.snippet)]))?;
                 // A string or struct element is read in place: its text or address borrows the sequence.
                 if seq.elem.read_borrows() {
-                    Owners::from([owner(seq)])
+                    Owners::from([owner(seq, self.snippet)])
                 } else {
                     none()
                 }
             }
             TKind::SeqStore { seq, index, value, .. } => {
                 self.seq_change(seq, e)?;
-                let loans = self.while_held([(&**index, true), (&**value, true)], &Owners::from([owner(seq)]))?;
-                self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
+                let loans =
+                    self.while_held([(&**index, true), (&**value, true)], &Owners::from([owner(seq, self.snippet)]))?;
+                self.no_overlap(&Owners::from([owner(seq, self.snippet)]), &loans, e)?;
                 none()
             }
             TKind::SeqMethod { seq, name, args, .. } => {
@@ -416,25 +421,26 @@ impl Walk<'_> {
                 if slice_mutator(*name) {
                     let mut read = Owners::new();
                     args.iter().for_each(|a| read.extend(mentions(a, self.snippet)));
-                    if read.contains(&owner(seq)) {
+                    if read.contains(&owner(seq, self.snippet)) {
                         return Err(at("a slice method's argument reads its receiver", e));
                     }
                 }
-                let loans = self.while_held(args.iter().map(|a| (a, true)), &Owners::from([owner(seq)]))?;
+                let loans =
+                    self.while_held(args.iter().map(|a| (a, true)), &Owners::from([owner(seq, self.snippet)]))?;
                 if mutator {
-                    self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
+                    self.no_overlap(&Owners::from([owner(seq, self.snippet)]), &loans, e)?;
                 }
                 // `first`, `last`, `get` hand out references to elements.
                 if mutator || matches!(name, SeqMethod::IsEmpty | SeqMethod::Contains | SeqMethod::Join) {
                     none()
                 } else {
-                    Owners::from([owner(seq)])
+                    Owners::from([owner(seq, self.snippet)])
                 }
             }
             TKind::SeqWithClosure { seq, closure, .. } => {
                 self.seq_change(seq, e)?;
                 // The closure runs while the method holds the sequence mutably: it may not read it (E0502).
-                if mentions(&closure.body, self.snippet).contains(&owner(seq)) {
+                if mentions(&closure.body, self.snippet).contains(&owner(seq, self.snippet)) {
                     return Err(at("a closure that reads the sequence its method changes", e));
                 }
                 self.closures += 1;
@@ -448,8 +454,8 @@ impl Walk<'_> {
                 if value.ty != Ty::Str && value.ty != Ty::Scalar(Scalar::Char) {
                     return Err(at("text of this type appended", e));
                 }
-                let loans = self.while_held([(&**value, false)], &Owners::from([owner(seq)]))?;
-                self.no_overlap(&Owners::from([owner(seq)]), &loans, e)?;
+                let loans = self.while_held([(&**value, false)], &Owners::from([owner(seq, self.snippet)]))?;
+                self.no_overlap(&Owners::from([owner(seq, self.snippet)]), &loans, e)?;
                 none()
             }
             TKind::Concat { left, right, .. } => {
@@ -589,7 +595,7 @@ impl Walk<'_> {
             }
             TKind::ForSeq { var, seq, body, label } => {
                 self.seq_use(seq, e)?;
-                self.no_conflict_block(body, &Owners::from([owner(seq)]), e)?;
+                self.no_conflict_block(body, &Owners::from([owner(seq, self.snippet)]), e)?;
                 self.repeated(label.as_deref(), true, |w| {
                     w.init(*var);
                     w.block(body).map(drop)
@@ -740,7 +746,7 @@ impl Walk<'_> {
             }
             IterSource::Seq(seq) => {
                 self.seq_use(seq, e)?;
-                Owners::from([owner(seq)])
+                Owners::from([owner(seq, self.snippet)])
             }
             IterSource::Chars(text) => self.expr(text, false)?,
             IterSource::Pieces { text, how } => {
@@ -824,7 +830,7 @@ fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: &TypedSnippet) {
         _ => {}
     }
     if let Some(seq) = seq_of(e) {
-        out.insert(owner(seq));
+        out.insert(owner(seq, snippet));
     }
     e.each_child(&mut |c| match c {
         Child::Expr(c) => collect_mentions(c, out, snippet),
@@ -871,10 +877,10 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
             out.insert(place_owner(place, snippet));
         }
         TKind::SeqStore { seq, .. } | TKind::StringPush { seq, .. } | TKind::SeqWithClosure { seq, .. } => {
-            out.insert(owner(seq));
+            out.insert(owner(seq, snippet));
         }
         TKind::SeqMethod { seq, name, .. } if name.mutates() => {
-            out.insert(owner(seq));
+            out.insert(owner(seq, snippet));
         }
         TKind::HostCall { receiver: Some(r), .. } if r.mutable => {
             out.insert(LocalRef::Binding(r.binding));

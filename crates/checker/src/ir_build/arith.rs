@@ -32,6 +32,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     {
                         return Ok(TExpr { kind, ty, range });
                     }
+                    if let Some(kind) = self.unit_variant_comparison(b, negated)? {
+                        return Ok(TExpr { kind, ty, range });
+                    }
                     if let Some(kind) = self.struct_comparison(b, negated)? {
                         return Ok(TExpr { kind, ty, range });
                     }

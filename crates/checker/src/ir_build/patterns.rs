@@ -67,7 +67,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn scrutinee(&mut self, e: &ast::Expr) -> Result<(TExpr, bool)> {
         Ok(match self.parse_result_scrutinee(e)? {
             Some(option) => (option, true),
-            None => (self.expr(e)?, false),
+            None => (Self::in_place(self.expr(e)?), false),
         })
     }
 

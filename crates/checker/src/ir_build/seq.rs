@@ -6,7 +6,7 @@ use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
 use lacuna_ir::{
-    Closure, Elem, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, TBlock, TExpr, TKind, TLocal, TStmt, Ty,
+    Closure, Elem, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SeqPlace, TBlock, TExpr, TKind, TLocal, TStmt, Ty,
 };
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -15,6 +15,9 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn sequence(&mut self, expr: &ast::Expr) -> Option<Seq> {
         if let Some(seq) = self.owned_sequence(expr) {
             return Some(seq);
+        }
+        if let ast::Expr::FieldExpr(f) = expr {
+            return self.field_sequence(f);
         }
         let (binding, local) = self.hole_binding(expr)?;
         let ty = local.ty(self.db);
@@ -32,6 +35,48 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         self.note_binding(binding, elem.scalar().unwrap_or(Scalar::Unit));
         Some(Seq { binding, kind, elem, writable })
+    }
+
+    /// `base.a.b.v` of a `Vec` field `v` of host structs held inline, from a local that holds the first struct or
+    /// a shared reference to it (`store.orders`, `o.items` for an iterator's item `o`): read in place.
+    fn field_sequence(&mut self, f: &ast::FieldExpr) -> Option<Seq> {
+        let mut path = Vec::new();
+        let mut at = ast::Expr::FieldExpr(f.clone());
+        let mut outermost = true;
+        while let ast::Expr::FieldExpr(field_expr) = at {
+            let Some(either::Either::Left(field)) = self.sema.resolve_field(&field_expr) else { return None };
+            let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return None };
+            let field_ty = field.ty(self.db);
+            // Every step but the last goes into a struct held inline.
+            let inline_struct =
+                matches!(field_ty.as_adt(), Some(ra_ap_hir::Adt::Struct(_))) && self.host_type(&field_ty).is_some();
+            if !outermost && !inline_struct {
+                return None;
+            }
+            outermost = false;
+            path.push(lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str()));
+            at = field_expr.expr()?;
+        }
+        path.reverse();
+        let ast::Expr::PathExpr(_) = &at else { return None };
+        let elem_ty = self.vec_elem(&self.sema.type_of_expr(&ast::Expr::FieldExpr(f.clone()))?.original)?;
+        let elem = self.elem(&elem_ty)?;
+        let base = self.expr(&at).ok()?;
+        let (TKind::Local(local), Ty::Struct(_) | Ty::StructRef(_)) = (&base.kind, &base.ty) else { return None };
+        if elem.owns_buffer() {
+            self.owns_buffers.set(true);
+        }
+        // What the sequence borrows from (and whether the base still holds it) is rustc's borrow check.
+        self.references.set(true);
+        let place = SeqPlace { base: *local, base_ty: base.ty.clone(), path };
+        let index = match self.seq_places.iter().position(|p| *p == place) {
+            Some(i) => i,
+            None => {
+                self.seq_places.push(place);
+                self.seq_places.len() - 1
+            }
+        };
+        Some(Seq { binding: index, kind: SeqKind::Field, elem, writable: false })
     }
 
     /// `vec![a, b, ..]`, `vec![x; n]` and `vec![]`, read from the macro's expansion (its elements keep their
@@ -219,7 +264,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         // `len`, or a method that reads the vector.
         let method = SeqMethod::from_name(&name);
         let reading = method.is_some_and(|m| !m.mutates());
-        if !(reading || name == "len") || matches!(receiver, ast::Expr::PathExpr(_)) || !self.std_inherent_method(m) {
+        // (A path or a field is a place, not a temporary.)
+        let place = matches!(receiver, ast::Expr::PathExpr(_) | ast::Expr::FieldExpr(_));
+        if !(reading || name == "len") || place || !self.std_inherent_method(m) {
             return Ok(None);
         }
         let at_name = m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()));

@@ -1,11 +1,11 @@
 //! Host structs and enums: fields in place, literals, clones, comparisons, methods through shims.
 
-use ra_ap_hir::Local;
-use ra_ap_syntax::ast::{self, HasArgList};
+use ra_ap_hir::{HasSource, Local, PathResolution};
+use ra_ap_syntax::ast::{self, HasArgList, HasAttrs};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{Elem, FieldOf, FmtPiece, FmtSpec, Scalar, TExpr, TKind, Ty};
+use lacuna_ir::{Arm, Elem, FieldOf, FmtPiece, FmtSpec, Lit, Scalar, TExpr, TKind, TPat, Ty};
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// `x` of a host struct read in place: a [`Ty::Struct`] place or a [`Ty::StructRef`] (`v[i]` of a sequence of
@@ -21,7 +21,73 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !matches!(ty, Ty::Struct(_) | Ty::StructRef(_)) {
             return Ok(None);
         }
-        self.expr(e).map(Some)
+        self.expr(e).map(|e| Some(Self::in_place(e)))
+    }
+
+    /// A host struct field of a host struct type (`o.status`), read where it is: its address, as a
+    /// [`Ty::StructRef`] (never moved out). Anything else as it is.
+    pub(super) fn in_place(mut e: TExpr) -> TExpr {
+        if let (TKind::RefField { .. }, Ty::Struct(id)) = (&e.kind, &e.ty) {
+            e.ty = Ty::StructRef(*id);
+        }
+        e
+    }
+
+    /// `x == E::V` (or `!=`, either way round) for a unit variant `V` of a host enum whose `PartialEq` is derived:
+    /// whether `x` is that variant (a derived `PartialEq` compares variants first, and a unit variant has nothing
+    /// else), as a `match`.
+    pub(super) fn unit_variant_comparison(&mut self, b: &ast::BinExpr, negated: bool) -> Result<Option<TKind>> {
+        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
+        let variant_path = |e: &ast::Expr| match e {
+            ast::Expr::PathExpr(p) => p.path(),
+            _ => None,
+        };
+        let (value, path) = match (variant_path(&lhs), variant_path(&rhs)) {
+            (_, Some(path)) if self.unit_variant(&path).is_some() => (lhs, path),
+            (Some(path), _) if self.unit_variant(&path).is_some() => (rhs, path),
+            _ => return Ok(None),
+        };
+        let Some((adt, index)) = self.unit_variant(&path) else { return Ok(None) };
+        let Some(value) = self.struct_place(&value)? else { return Ok(None) };
+        if !matches!(value.ty, Ty::Struct(id) | Ty::StructRef(id) if id == adt) {
+            return Ok(None);
+        }
+        let range = self.range(b.syntax());
+        let boolean =
+            |v: bool| TExpr { kind: TKind::Lit(Lit::Bool(v)), ty: Ty::Scalar(Scalar::Bool), range: range.clone() };
+        let arms = vec![
+            Arm { pat: TPat::Variant { adt, index, fields: Vec::new() }, guard: None, body: boolean(!negated) },
+            Arm { pat: TPat::Wild, guard: None, body: boolean(negated) },
+        ];
+        Ok(Some(TKind::Match { scrutinee: Box::new(value), arms }))
+    }
+
+    /// A unit variant of a plain host enum that derives `PartialEq` (a derive and a hand-written impl cannot
+    /// both exist: E0119): the enum's index in `structs` and the variant's in declaration order.
+    fn unit_variant(&self, path: &ast::Path) -> Option<(usize, u32)> {
+        let Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) = self.sema.resolve_path(path) else {
+            return None;
+        };
+        if v.kind(self.db) != ra_ap_hir::StructKind::Unit {
+            return None;
+        }
+        let en = v.parent_enum(self.db);
+        let module = en.module(self.db);
+        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+            return None;
+        }
+        let source = en.source(self.db)?.value;
+        let derives_eq = source.attrs().any(|a| {
+            let text = a.syntax().text().to_string();
+            let inner = text.trim_start_matches("#[").trim_start();
+            inner.starts_with("derive")
+                && inner.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "PartialEq")
+        });
+        if !derives_eq {
+            return None;
+        }
+        let index = en.variants(self.db).iter().position(|x| *x == v)?;
+        Some((self.host_type(&en.ty(self.db))?, index as u32))
     }
 
     /// `S { a: .., b }` of a plain host struct whose fields are all given, each a scalar or a `String`.

@@ -94,7 +94,7 @@ impl<'db> Builder<'_, 'db> {
         if value.ty == Ty::String && matches!(value.kind, TKind::SeqIndex { .. } | TKind::RefField { .. }) {
             value.ty = Ty::Str;
         }
-        Ok(value)
+        Ok(Self::in_place(value))
     }
 
     /// A path to a hole binding holding text by reference (`&str`, `&String`), read in place.

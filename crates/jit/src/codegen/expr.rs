@@ -134,6 +134,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let address = self.b.ins().iadd_imm(base, i64::from(offset));
                 return match &e.ty {
                     Ty::Str => self.text_at(address),
+                    // A host struct field of a host struct type, read where it is.
+                    Ty::StructRef(_) => Ok(vec![address]),
                     ty => {
                         let t = ty.scalar().and_then(clif).ok_or_else(|| CodegenError("a field's type".into()))?;
                         Ok(vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)])

@@ -33,7 +33,6 @@ impl<'a, 'b> Gen<'a, 'b> {
             let home = self.vec_home(seq)?;
             return Ok((self.vec_get(&home, VecField::Ptr)?, self.vec_get(&home, VecField::Len)?));
         }
-        let base = self.binding_ptr(seq.binding);
         let vec = |g: &mut Self, vec: Value| -> R<(Value, Value)> {
             let (ptr_at, len_at) =
                 g.vec_fields.ok_or_else(|| CodegenError("the host's `Vec` layout is unknown".into()))?;
@@ -41,6 +40,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             let len = g.b.ins().load(types::I64, MemFlags::trusted(), vec, len_at);
             Ok((data, len))
         };
+        if seq.kind == SeqKind::Field {
+            let at = self.seq_place(seq.binding)?;
+            return vec(self, at);
+        }
+        let base = self.binding_ptr(seq.binding);
         match seq.kind {
             SeqKind::Vec => vec(self, base),
             SeqKind::RefVec => {
@@ -52,8 +56,22 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let len = self.b.ins().load(types::I64, MemFlags::trusted(), base, 8);
                 Ok((data, len))
             }
-            SeqKind::Local => Err(CodegenError("a snippet's vector".into())),
+            SeqKind::Local | SeqKind::Field => Err(CodegenError("a snippet's vector".into())),
         }
+    }
+
+    /// The address of a [`SeqKind::Field`] sequence's `Vec`: its base struct's, then each field's offset.
+    fn seq_place(&mut self, index: usize) -> R<Value> {
+        let place = self.snippet.seq_places.get(index).ok_or_else(|| CodegenError("a sequence's place".into()))?;
+        let mut at = match self.read(place.base, &place.base_ty)[..] {
+            [address] => address,
+            _ => return Err(CodegenError("a sequence's base struct".into())),
+        };
+        for symbol in &place.path {
+            let offset = *self.statics.get(symbol).ok_or_else(|| CodegenError(format!("no `{symbol}`")))?;
+            at = self.b.ins().iadd_imm(at, i64::from(offset));
+        }
+        Ok(at)
     }
 
     /// Byte offsets of a `Vec`'s buffer pointer, capacity and length in the host's std (the capacity is the word
@@ -84,6 +102,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 VecHome::Mem(self.b.ins().load(types::I64, MemFlags::trusted(), base, 0))
             }
             SeqKind::Slice => return Err(CodegenError("a slice's length cannot change".into())),
+            SeqKind::Field => return Err(CodegenError("a struct field's vector is read in place".into())),
         })
     }
 

@@ -41,11 +41,11 @@ impl Check<'_> {
     /// A field of a host struct read through a reference ([`TKind::RefField`]).
     pub(super) fn ref_field(&mut self, e: &TExpr, base: &TExpr) -> Result<(), Unsupported> {
         self.expr(base)?;
-        // A scalar field's value, or a `String` field's text read in place (never moved out).
+        // A scalar field's value, or a `String` or host struct field read in place (never moved out).
         let ok = matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_))
             && match &e.ty {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
-                ty => *ty == Ty::Str,
+                ty => matches!(ty, Ty::Str | Ty::StructRef(_)),
             };
         if ok {
             Ok(())
