@@ -323,14 +323,21 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
         }
         _ => scalar(&ty),
     };
-    // `String` and `Option<S>` as results (written for the JIT in a fixed layout).
+    // The top-level structs and enums without generics, which a result may borrow (`Option<&Item>`).
+    let plain_types: Vec<String> = plain_struct_items(file)
+        .into_iter()
+        .map(|(name, _)| name)
+        .chain(plain_enums(file).into_iter().map(|e| e.name))
+        .collect();
+    // `String`, `Option<S>` and `Option<&T>` of a plain type as results (written for the JIT in a fixed layout).
     let result = |ty: Option<ast::Type>| {
         let text = ty.as_ref().map(|t| t.syntax().to_string().split_whitespace().collect::<String>());
         match text.as_deref() {
             Some("String") => Some("String".to_owned()),
             Some(t) if t.starts_with("Option<") && t.ends_with('>') => {
                 let inner = &t["Option<".len()..t.len() - 1];
-                SHIM_SCALARS.contains(&inner).then(|| format!("Option<{inner}>"))
+                let borrowed = inner.strip_prefix('&').is_some_and(|n| plain_types.iter().any(|p| p == n));
+                (SHIM_SCALARS.contains(&inner) || borrowed).then(|| format!("Option<{inner}>"))
             }
             _ => scalar(&ty),
         }

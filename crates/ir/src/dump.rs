@@ -195,16 +195,18 @@ impl Dumper {
             TKind::Continue { label } => format!("(continue{})", label_text(label)),
             TKind::Call { function, args } => format!("(call f{function}{})", self.exprs(args)),
             TKind::HostCall { name, symbol, receiver, args } => {
-                let receiver = receiver
-                    .map(|r| {
+                let receiver = match receiver {
+                    Some(crate::Receiver::Binding(r)) => {
                         let how = match (r.through_ref, r.mutable) {
                             (_, true) => "&mut ",
                             (true, false) => "&",
                             (false, false) => "",
                         };
                         format!(" self={how}b{}", r.binding)
-                    })
-                    .unwrap_or_default();
+                    }
+                    Some(crate::Receiver::InPlace(this)) => format!(" self={}", self.expr(this)),
+                    None => String::new(),
+                };
                 format!("(host-call {name} {symbol}{receiver}{})", self.exprs(args))
             }
             TKind::ForSeq { label, var, seq, body } => {

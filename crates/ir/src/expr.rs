@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use crate::{
-    Arm, Closure, FmtPiece, IterChain, MapMethod, Method, OptionClosureMethod, Place, Scalar, SelfArg, Seq,
+    Arm, Closure, FmtPiece, IterChain, MapMethod, Method, OptionClosureMethod, Place, Receiver, Scalar, Seq,
     SeqClosureMethod, SeqMethod, Sink, TBlock, TPat, TextMethod, Ty,
 };
 
@@ -177,7 +177,7 @@ pub enum TKind {
         name: String,
         /// The shim's symbol (`ScalarFn::symbol` in the checker).
         symbol: String,
-        receiver: Option<SelfArg>,
+        receiver: Option<Receiver>,
         args: Vec<TExpr>,
     },
     /// `for &x in &v`, `for &x in v.iter()` or `for x in v.iter().copied()` over a sequence binding (`var` is

@@ -13,6 +13,16 @@ pub struct SelfArg {
     pub mutable: bool,
 }
 
+/// The `self` of a host method call ([`crate::TKind::HostCall`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Receiver {
+    /// A hole binding that holds the value or a reference to it (`&self` or `&mut self`).
+    Binding(SelfArg),
+    /// A host struct read in place — an iterator's item, a `for` variable, a field, a value the snippet holds
+    /// (a [`crate::Ty::StructRef`] or [`crate::Ty::Struct`] expression: its address); `&self` methods only.
+    InPlace(Box<crate::TExpr>),
+}
+
 /// What an assignment writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {

@@ -92,7 +92,13 @@ impl TExpr {
                     f(Child::Expr(v));
                 }
             }
-            TKind::Call { args, .. } | TKind::HostCall { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+            TKind::Call { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+            TKind::HostCall { receiver, args, .. } => {
+                if let Some(crate::Receiver::InPlace(this)) = receiver {
+                    f(Child::Expr(this));
+                }
+                args.iter().for_each(|a| f(Child::Expr(a)));
+            }
             TKind::StructLit { fields, base, .. } => {
                 fields.iter().for_each(|(_, v)| f(Child::Expr(v)));
                 if let Some(b) = base {

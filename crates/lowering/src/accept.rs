@@ -3,6 +3,7 @@
 //! panics on values rustc's constant evaluation could know; ambiguous numeric receivers).
 
 use lacuna_ir::Binding;
+use lacuna_ir::Receiver;
 use lacuna_ir::{
     BinOp, Child, IterChain, IterSource, Lit, LocalRef, Place, Scalar, SeqKind, TBlock, TExpr, TKind, TStmt, Ty,
     TypedSnippet, UnOp,
@@ -660,7 +661,11 @@ impl Guard<'_> {
             {
                 return at("a place behind a reference")
             }
-            TKind::HostCall { receiver: Some(r), .. } if r.through_ref => return at("a receiver behind a reference"),
+            TKind::HostCall { receiver: Some(Receiver::Binding(r)), .. } if r.through_ref => {
+                return at("a receiver behind a reference")
+            }
+            // Whether what the struct is read through is still valid is rustc's borrow check.
+            TKind::HostCall { receiver: Some(Receiver::InPlace(_)), .. } => return at("a receiver read in place"),
             // Exhaustiveness is rustc's to judge, unless a last catch-all arm settles it.
             TKind::Match { arms, .. } if !arms.last().is_some_and(|a| a.guard.is_none() && irrefutable(&a.pat)) => {
                 return at("a `match` whose arms rustc must find exhaustive")

@@ -23,6 +23,7 @@
 
 use std::collections::BTreeSet;
 
+use lacuna_ir::Receiver;
 use lacuna_ir::{
     Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, MapMethod, Method, OptionMethod, ParseThen, Pieces,
     Place, Scalar, ScalarMethod, Seq, SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod,
@@ -661,8 +662,13 @@ impl Walk<'_> {
                 }
                 none()
             }
-            TKind::Call { args, .. } | TKind::HostCall { args, .. } => {
+            TKind::Call { args, .. } | TKind::HostCall { args, receiver: None | Some(Receiver::Binding(_)), .. } => {
                 self.in_order(args.iter().map(|a| (a, true)), none())?;
+                none()
+            }
+            // `&self` of a struct read in place: borrowed for the call, the arguments after it.
+            TKind::HostCall { args, receiver: Some(Receiver::InPlace(this)), .. } => {
+                self.in_order(std::iter::once((&**this, false)).chain(args.iter().map(|a| (a, true))), none())?;
                 none()
             }
             TKind::Method { name, receiver, args } => {
@@ -824,7 +830,7 @@ fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: &TypedSnippet) {
         TKind::Assign { place, .. } => {
             out.insert(place_owner(place, snippet));
         }
-        TKind::HostCall { receiver: Some(r), .. } => {
+        TKind::HostCall { receiver: Some(Receiver::Binding(r)), .. } => {
             out.insert(LocalRef::Binding(r.binding));
         }
         _ => {}
@@ -882,7 +888,7 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
         TKind::SeqMethod { seq, name, .. } if name.mutates() => {
             out.insert(owner(seq, snippet));
         }
-        TKind::HostCall { receiver: Some(r), .. } if r.mutable => {
+        TKind::HostCall { receiver: Some(Receiver::Binding(r)), .. } if r.mutable => {
             out.insert(LocalRef::Binding(r.binding));
         }
         TKind::MapMethod { map, name, .. } if name.mutates() => {

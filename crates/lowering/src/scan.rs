@@ -1,6 +1,8 @@
 //! Facts about IR trees that both the subset check and the acceptance use.
 
-use lacuna_ir::{BinOp, Child, IterChain, IterSource, Lit, Sink, Stage, TBlock, TExpr, TKind, TextMethod, UnOp};
+use lacuna_ir::{
+    BinOp, Child, IterChain, IterSource, Lit, Receiver, Sink, Stage, TBlock, TExpr, TKind, TextMethod, UnOp,
+};
 
 /// Whether evaluating `e` may fault (conservatively: only what plainly cannot — reads, comparisons, logic, casts,
 /// float arithmetic, integer division by a literal other than 0 and -1 — is fault-free).
@@ -40,7 +42,7 @@ pub(crate) fn closures_write(e: &TExpr) -> bool {
             TKind::Assign { .. } | TKind::SeqStore { .. } | TKind::StringPush { .. } | TKind::SeqWithClosure { .. } => {
                 true
             }
-            TKind::HostCall { receiver: Some(r), .. } => r.mutable,
+            TKind::HostCall { receiver: Some(Receiver::Binding(r)), .. } => r.mutable,
             TKind::SeqMethod { name, .. } => name.mutates(),
             _ => false,
         };

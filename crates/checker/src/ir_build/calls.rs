@@ -8,7 +8,9 @@ use ra_ap_hir::PathResolution;
 use ra_ap_syntax::ast::HasArgList;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{CharMethod, Method, Scalar, ScalarMethod, SelfArg, TBlock, TExpr, TFn, TKind, TPat, TStmt, Ty};
+use lacuna_ir::{
+    CharMethod, Method, Receiver, Scalar, ScalarMethod, SelfArg, TBlock, TExpr, TFn, TKind, TPat, TStmt, Ty,
+};
 use std::ops::Range;
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -53,6 +55,35 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some(SelfArg { binding, through_ref, mutable })
     }
 
+    /// A host function's result that borrows (`Option<&T>`): what from, and for how long, is rustc's borrow check.
+    fn note_borrowed_result(&self, f: Option<Function>) {
+        if f.is_some_and(|f| self.holds_reference(&f.ret_type(self.db))) {
+            self.references.set(true);
+        }
+    }
+
+    /// A host struct of type `adt` read in place as a `&self` method's receiver: an iterator's item, a `for`
+    /// variable, a field (`o.total()`, `s.inner.total()`), a value the snippet holds.
+    fn self_in_place(&mut self, expr: &ast::Expr, adt: ra_ap_hir::Adt) -> Result<Option<Box<TExpr>>> {
+        let expr = match expr {
+            ast::Expr::RefExpr(r) if r.raw_token().is_none() && r.mut_token().is_none() => match r.expr() {
+                Some(inner) => inner,
+                None => return Ok(None),
+            },
+            other => other.clone(),
+        };
+        let Some(id) = self.sema.type_of_expr(&expr).and_then(|t| {
+            let ty = t.original;
+            let inner = ty.as_reference().map_or(ty.clone(), |(inner, _)| inner);
+            let inner = inner.as_reference().map_or(inner.clone(), |(innermost, _)| innermost);
+            (inner.as_adt() == Some(adt)).then(|| self.host_type(&inner)).flatten()
+        }) else {
+            return Ok(None);
+        };
+        let Some(place) = self.struct_place(&expr)? else { return Ok(None) };
+        Ok(matches!(place.ty, Ty::Struct(i) | Ty::StructRef(i) if i == id).then(|| Box::new(place)))
+    }
+
     /// `f`'s name when it is a function at the top level of the host (not std's, not a method) whose parameters
     /// and result are scalars passed by value (`()` allowed as the result; no 128-bit integers). Whether the host
     /// exports a shim for it (no generics, no attributes, ...) is settled when the call is compiled.
@@ -95,7 +126,8 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// `f`'s parameters (other than `self`) are scalars passed by value or `&str`, and its result is a scalar,
-    /// `()`, `String` or `Option` of a scalar (no 128-bit integers anywhere).
+    /// `()`, `String`, `Option` of a scalar or `Option<&T>` of a host struct or enum (no 128-bit integers
+    /// anywhere).
     pub(super) fn scalar_signature(&self, f: Function) -> Option<()> {
         let scalar = |ty: &ra_ap_hir::Type<'db>| {
             let scalar = ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
@@ -106,9 +138,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                 || ty.as_reference().is_some_and(|(inner, m)| m == ra_ap_hir::Mutability::Shared && inner.is_str())
         };
         let ret = f.ret_type(self.db);
-        let option_of_scalar = ret.as_adt().is_some_and(|adt| self.is_core_adt(adt, "Option"))
-            && ret.type_arguments().next().is_some_and(|t| scalar(&t));
-        let ret_ok = ret.is_unit() || scalar(&ret) || self.is_string(&ret) || option_of_scalar;
+        let option_of = |ok: &dyn Fn(&ra_ap_hir::Type<'db>) -> bool| {
+            ret.as_adt().is_some_and(|adt| self.is_core_adt(adt, "Option"))
+                && ret.type_arguments().next().is_some_and(|t| ok(&t))
+        };
+        // `Option<&T>` of a host struct or enum: a reference the JIT reads in place.
+        let host_ref = |t: &ra_ap_hir::Type<'db>| matches!(t.as_reference(), Some((inner, ra_ap_hir::Mutability::Shared)) if self.host_type(&inner).is_some());
+        let ret_ok =
+            ret.is_unit() || scalar(&ret) || self.is_string(&ret) || option_of(&scalar) || option_of(&host_ref);
         let params_ok = f.params_without_self(self.db).iter().all(|p| param(p.ty()));
         (params_ok && ret_ok).then_some(())
     }
@@ -246,6 +283,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             let Some(function) = resolved.and_then(|f| self.fn_ids.get(&f).copied()) else {
                 if let Some((name, symbol)) = resolved.and_then(|f| self.host_scalar_fn(f)) {
                     let args = self.host_args(&args, expr.syntax())?;
+                    self.note_borrowed_result(resolved);
                     let kind = TKind::HostCall { name, symbol, receiver: None, args };
                     return Ok(TExpr { kind, ty, range });
                 }
@@ -256,7 +294,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                             let name = resolved.map(|f| f.name(self.db).as_str().to_owned()).unwrap_or_default();
                             let args = self.host_args(rest, expr.syntax())?;
                             let symbol = lacuna_ir::shim_symbol(Some(&ty_name), &name);
-                            let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
+                            self.note_borrowed_result(resolved);
+                            let receiver = Some(Receiver::Binding(receiver));
+                            let kind = TKind::HostCall { name, symbol, receiver, args };
                             return Ok(TExpr { kind, ty, range });
                         }
                     }
@@ -292,12 +332,18 @@ impl<'a, 'db> Builder<'a, 'db> {
             if let Some(e) = self.option_method(m, f, &ty, &range)? {
                 return Ok(e);
             }
-            // A method of the host's own type, on a hole binding.
+            // A method of the host's own type, on a hole binding or (`&self`) on a struct read in place.
             if let (Some((adt, ty_name, mutable)), Some(receiver)) = (self.host_scalar_method(f), m.receiver()) {
-                if let Some(receiver) = self.self_arg(&receiver, adt, mutable) {
+                let receiver = match self.self_arg(&receiver, adt, mutable) {
+                    Some(receiver) => Some(Receiver::Binding(receiver)),
+                    None if !mutable => self.self_in_place(&receiver, adt)?.map(Receiver::InPlace),
+                    None => None,
+                };
+                if let Some(receiver) = receiver {
                     let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
                     let args = self.host_args(&args, m.syntax())?;
                     let symbol = lacuna_ir::shim_symbol(Some(&ty_name), &name);
+                    self.note_borrowed_result(Some(f));
                     let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
                     // A panic inside is placed, as rustc's debug info places the call, at the method's name.
                     let start = m.name_ref().map_or(range.start, |n| {

@@ -5,7 +5,9 @@ use ra_ap_syntax::ast::HasLoopBody;
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{Arm, Lit, MapMethod, ParseThen, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TLocal, TStmt, Ty, UnOp};
+use lacuna_ir::{
+    Arm, Lit, LocalRef, MapMethod, ParseThen, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TLocal, TStmt, Ty, UnOp,
+};
 
 impl<'a, 'db> Builder<'a, 'db> {
     pub fn expr(&mut self, expr: &ast::Expr) -> Result<TExpr> {
@@ -186,6 +188,28 @@ impl<'a, 'db> Builder<'a, 'db> {
                     self.references.set(true);
                 }
                 let mut value = self.expr(&inner)?;
+                value.range = range;
+                return Ok(value);
+            }
+            // `&x` of a host struct (`&v[i]`, `&s.inner`, `&local`): its address, read in place.
+            ast::Expr::RefExpr(r)
+                if r.mut_token().is_none() && r.raw_token().is_none() && matches!(ty, Ty::StructRef(_)) =>
+            {
+                let Some(inner) = r.expr() else { return self.unsupported("a reference", expr.syntax()) };
+                let Some(mut value) = self.struct_place(&inner)? else {
+                    return self.unsupported("a reference to this struct", expr.syntax());
+                };
+                // (A hole binding's own struct is its place in the host's frame, which the typed view does not
+                // take the address of.)
+                let binding = matches!((&value.kind, &value.ty), (TKind::Local(LocalRef::Binding(_)), Ty::Struct(_)));
+                if binding
+                    || !matches!((&value.ty, &ty), (Ty::Struct(a) | Ty::StructRef(a), Ty::StructRef(b)) if a == b)
+                {
+                    return self.unsupported("a reference to this struct", expr.syntax());
+                }
+                // Whether the borrow is allowed (and outlives its uses) is rustc's borrow check.
+                self.references.set(true);
+                value.ty = ty;
                 value.range = range;
                 return Ok(value);
             }

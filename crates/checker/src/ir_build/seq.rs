@@ -6,7 +6,8 @@ use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
 use lacuna_ir::{
-    Closure, Elem, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SeqPlace, TBlock, TExpr, TKind, TLocal, TStmt, Ty,
+    Closure, Elem, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SeqPlace, TBlock, TExpr, TKind, TLocal,
+    TStmt, Ty,
 };
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -61,14 +62,23 @@ impl<'a, 'db> Builder<'a, 'db> {
         let ast::Expr::PathExpr(_) = &at else { return None };
         let elem_ty = self.vec_elem(&self.sema.type_of_expr(&ast::Expr::FieldExpr(f.clone()))?.original)?;
         let elem = self.elem(&elem_ty)?;
-        let base = self.expr(&at).ok()?;
-        let (TKind::Local(local), Ty::Struct(_) | Ty::StructRef(_)) = (&base.kind, &base.ty) else { return None };
+        let (local, base_ty) = match self.binding_through_any_ref(&at) {
+            // A hole binding `&mut S` (a hole in a `&mut self` method): where it points.
+            Some((binding, id)) => (LocalRef::Binding(binding), Ty::StructRef(id)),
+            None => {
+                let base = self.expr(&at).ok()?;
+                let (TKind::Local(local), Ty::Struct(_) | Ty::StructRef(_)) = (&base.kind, &base.ty) else {
+                    return None;
+                };
+                (*local, base.ty)
+            }
+        };
         if elem.owns_buffer() {
             self.owns_buffers.set(true);
         }
         // What the sequence borrows from (and whether the base still holds it) is rustc's borrow check.
         self.references.set(true);
-        let place = SeqPlace { base: *local, base_ty: base.ty.clone(), path };
+        let place = SeqPlace { base: local, base_ty, path };
         let index = match self.seq_places.iter().position(|p| *p == place) {
             Some(i) => i,
             None => {
@@ -77,6 +87,16 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
         };
         Some(Seq { binding: index, kind: SeqKind::Field, elem, writable: false })
+    }
+
+    /// A hole binding holding a `&mut S` or `&S` of a host struct `S` (`self` in a `&mut self` method): the
+    /// binding and the struct's index in `structs`.
+    fn binding_through_any_ref(&mut self, expr: &ast::Expr) -> Option<(usize, usize)> {
+        let (binding, local) = self.hole_binding(expr)?;
+        let (inner, _) = local.ty(self.db).as_reference()?;
+        let id = self.host_type(&inner)?;
+        self.note_binding(binding, Scalar::Unit);
+        Some((binding, id))
     }
 
     /// `vec![a, b, ..]`, `vec![x; n]` and `vec![]`, read from the macro's expansion (its elements keep their

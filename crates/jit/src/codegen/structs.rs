@@ -7,7 +7,7 @@ use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, AbiParam, MemFlags, StackSlotData, StackSlotKind, Type, Value};
-use lacuna_ir::{Elem, SelfArg, TExpr, TKind, Ty, TypedSnippet};
+use lacuna_ir::{Elem, Receiver, TExpr, TKind, Ty, TypedSnippet};
 use std::collections::HashMap;
 
 /// A host struct's layout and shims, as the instrumented host's `__lacuna_shims_*` function reports them
@@ -187,15 +187,20 @@ impl<'a, 'b> Gen<'a, 'b> {
         e: &TExpr,
         name: &str,
         symbol: &str,
-        receiver: &Option<SelfArg>,
+        receiver: &Option<Receiver>,
         args: &[TExpr],
     ) -> R<Vals> {
         let at = e.range.start;
         let value: Option<Value> = {
             let mut values = Vec::with_capacity(args.len() + 3);
-            if let Some(r) = receiver {
-                let this = if r.through_ref { self.referent(r.binding) } else { self.binding_ptr(r.binding) };
-                values.push(this);
+            match receiver {
+                Some(Receiver::Binding(r)) => {
+                    let this = if r.through_ref { self.referent(r.binding) } else { self.binding_ptr(r.binding) };
+                    values.push(this);
+                }
+                // A host struct's address.
+                Some(Receiver::InPlace(this)) => values.push(self.one(this)?),
+                None => {}
             }
             for a in args {
                 if a.ty == Ty::Str {
@@ -226,6 +231,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let adopt = self.helpers[&Helper::VecAdopt];
                     self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1]]);
                     return Ok(parts);
+                }
+                // `Option<&T>`: the reference, an address.
+                Ty::Option(p) if matches!(**p, Ty::StructRef(_)) => {
+                    let tag = self.b.ins().stack_load(types::I8, slot, 0);
+                    let payload = self.b.ins().stack_load(types::I64, slot, 8);
+                    return Ok(vec![tag, payload]);
                 }
                 Ty::Option(p) => {
                     let s = p.scalar().ok_or_else(|| CodegenError(format!("an `Option<{}>` result", p.name())))?;

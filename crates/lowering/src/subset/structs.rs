@@ -2,7 +2,7 @@
 
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{Scalar, SelfArg, TExpr, TKind, Ty};
+use lacuna_ir::{Receiver, Scalar, TExpr, TKind, Ty};
 
 impl Check<'_> {
     /// A host struct literal ([`TKind::StructLit`]).
@@ -59,8 +59,19 @@ impl Check<'_> {
         &mut self,
         e: &TExpr,
         args: &[TExpr],
-        receiver: &Option<SelfArg>,
+        receiver: &Option<Receiver>,
     ) -> Result<(), Unsupported> {
+        let receiver = match receiver {
+            Some(Receiver::Binding(r)) => Some(r),
+            Some(Receiver::InPlace(this)) => {
+                self.expr(this)?;
+                if !matches!(this.ty, Ty::Struct(_) | Ty::StructRef(_)) {
+                    return unsupported("a receiver that is not a host struct", &this.range);
+                }
+                None
+            }
+            None => None,
+        };
         for a in args {
             self.expr(a)?;
         }
