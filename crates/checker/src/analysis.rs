@@ -903,6 +903,7 @@ impl RaSession {
                 rustc_decides: builder.rustc_decides.take(),
                 fields: builder.fields,
                 seq_places: builder.seq_places,
+                elem_fields: builder.elem_fields,
                 structs: builder.structs.take(),
             })
         })

@@ -10,7 +10,8 @@ use ra_ap_syntax::SyntaxNode;
 
 use lacuna_ir::Binding;
 use lacuna_ir::{
-    BinOp, Closure, FieldOf, FmtPiece, Lit, Scalar, SeqPlace, Stage, TExpr, TFn, TKind, TLocal, TStmt, Ty, Unsupported,
+    BinOp, Closure, ElemField, FieldOf, FmtPiece, Lit, Scalar, SeqPlace, Stage, TExpr, TFn, TKind, TLocal, TStmt, Ty,
+    Unsupported,
 };
 
 mod arith;
@@ -46,6 +47,11 @@ pub(crate) struct Builder<'a, 'db> {
     pub fields: Vec<FieldOf>,
     /// Sequences read through host structs' fields (see `TypedSnippet::seq_places`).
     pub seq_places: Vec<SeqPlace>,
+    /// Fields written through `&mut` loop variables (see `TypedSnippet::elem_fields`).
+    pub elem_fields: Vec<ElemField>,
+    /// Snippet locals that are `&mut` loop variables over a hole binding's sequence of host structs: the binding
+    /// and whether it holds the sequence's owner by value.
+    mut_elems: HashMap<usize, (usize, bool)>,
     /// Host structs reached in place, by their size's symbol (see `TypedSnippet::structs`).
     pub structs: std::cell::RefCell<Vec<String>>,
     /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_buffers`).
@@ -81,6 +87,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             hoisted: Vec::new(),
             fields: Vec::new(),
             seq_places: Vec::new(),
+            elem_fields: Vec::new(),
+            mut_elems: HashMap::new(),
             structs: std::cell::RefCell::new(Vec::new()),
             owns_buffers: std::cell::Cell::new(false),
             rustc_decides: std::cell::RefCell::new(None),

@@ -426,6 +426,7 @@ fn place_text(place: &Place) -> String {
         Place::Local(l) => local(*l),
         Place::Deref(b) => format!("(deref b{b})"),
         Place::HostField(f) => format!("(field #{f})"),
+        Place::ElemField(f) => format!("(elem-field #{f})"),
     }
 }
 

@@ -31,6 +31,25 @@ pub enum Place {
     Deref(usize),
     /// `x.field = ..` of a host struct's scalar field (index into [`TypedSnippet::fields`]).
     HostField(usize),
+    /// `s.field = ..` of a scalar field of a host struct a loop reaches through `&mut` (`for s in
+    /// v.iter_mut()`): index into [`TypedSnippet::elem_fields`].
+    ///
+    /// [`TypedSnippet::elem_fields`]: crate::TypedSnippet::elem_fields
+    ElemField(usize),
+}
+
+/// A scalar field written through a snippet local that holds the address of a host struct, an element of a
+/// sequence the hole's binding `root` holds (by value, or through a `&mut`: `by_value` false).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElemField {
+    /// The snippet local holding the struct's address.
+    pub local: usize,
+    pub ty: Scalar,
+    /// The exported static holding the field's offset ([`crate::field_offset_symbol`]).
+    pub symbol: String,
+    /// The hole binding the sequence belongs to, which the host must hand over writable.
+    pub root: usize,
+    pub by_value: bool,
 }
 
 /// A scalar field of a host struct the snippet reads or writes in place, in a hole binding that holds the struct

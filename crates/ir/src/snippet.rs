@@ -1,6 +1,6 @@
 //! Blocks, statements, locals, functions, and the snippet itself.
 
-use crate::{FieldOf, Scalar, SeqPlace, TExpr, TPat, Ty, Unsupported};
+use crate::{ElemField, FieldOf, Scalar, SeqPlace, TExpr, TPat, Ty, Unsupported};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TStmt {
@@ -67,6 +67,8 @@ pub struct TypedSnippet {
     pub fields: Vec<FieldOf>,
     /// Sequences the snippet reads through fields of host structs ([`crate::SeqKind::Field`]).
     pub seq_places: Vec<SeqPlace>,
+    /// Scalar fields written through loop variables that reach host structs through `&mut` ([`crate::Place::ElemField`]).
+    pub elem_fields: Vec<ElemField>,
     /// Host structs the snippet reaches in place ([`Elem::Struct`], [`Ty::StructRef`]): the exported statics
     /// holding their sizes ([`crate::struct_size_symbol`]).
     pub structs: Vec<String>,

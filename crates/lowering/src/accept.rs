@@ -655,7 +655,9 @@ impl Guard<'_> {
                 return at("a sequence behind a reference")
             }
             // Whether the host holds a borrow of what the reference points to is not in the binding's mode.
-            TKind::Deref(_) | TKind::Assign { place: Place::Deref(_), .. } => return at("a place behind a reference"),
+            TKind::Deref(_) | TKind::Assign { place: Place::Deref(_) | Place::ElemField(_), .. } => {
+                return at("a place behind a reference")
+            }
             TKind::HostField(i) | TKind::Assign { place: Place::HostField(i), .. }
                 if self.snippet.fields.get(*i).is_none_or(|f| f.through_ref) =>
             {
@@ -702,7 +704,7 @@ impl Guard<'_> {
                         let known = match place {
                             Place::Local(LocalRef::Binding(i)) => state.bindings.get(*i).copied().unwrap_or(true),
                             Place::Local(LocalRef::Snippet(id)) => state.locals.get(*id).copied().unwrap_or(true),
-                            Place::Deref(_) | Place::HostField(_) => true,
+                            Place::Deref(_) | Place::HostField(_) | Place::ElemField(_) => true,
                         };
                         drop(state);
                         // The place's type: the value's, except for shifts (whose amount may differ).

@@ -125,6 +125,7 @@ mod tests {
             rustc_decides: None,
             fields: Vec::new(),
             seq_places: Vec::new(),
+            elem_fields: Vec::new(),
             structs: Vec::new(),
         }
     }

@@ -74,11 +74,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                         let index = Box::new(index);
                         TKind::SeqStore { seq, index_at, index, op: op.map(arith), value }
                     } else if let ast::Expr::FieldExpr(f) = &lhs {
-                        let Some(i) = self.host_field(f) else {
-                            return self.unsupported("assignment to a field of a struct", expr.syntax());
+                        let place = match (self.host_field(f), self.elem_field(f)) {
+                            (Some(i), _) => Place::HostField(i),
+                            (None, Some(i)) => Place::ElemField(i),
+                            (None, None) => {
+                                return self.unsupported("assignment to a field of a struct", expr.syntax());
+                            }
                         };
                         let value = Box::new(self.expr(&rhs)?);
-                        TKind::Assign { place: Place::HostField(i), op: op.map(arith), value }
+                        TKind::Assign { place, op: op.map(arith), value }
                     } else if let Some((map, key, default)) = match &lhs {
                         ast::Expr::PrefixExpr(d) if d.op_kind() == Some(ast::UnaryOp::Deref) => {
                             d.expr().map(|inner| self.map_entry(&inner)).transpose()?.flatten()

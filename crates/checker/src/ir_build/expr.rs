@@ -35,6 +35,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         // Sequence bindings read by loops and methods, before the general forms.
         match expr {
             ast::Expr::ForExpr(f) => {
+                if let (Some((pat, seq, root)), Some(body)) = (self.mut_struct_loop(f), f.loop_body()) {
+                    let var = self.declare_local(&pat)?;
+                    self.mut_elems.insert(var, root);
+                    let label = Self::label(f.label().and_then(|l| l.lifetime()));
+                    let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                    return Ok(TExpr { kind, ty, range });
+                }
                 if let (Some((pat, seq)), Some(body)) = (self.sequence_loop(f), f.loop_body()) {
                     let var = self.declare_local(&pat)?;
                     let label = Self::label(f.label().and_then(|l| l.lifetime()));

@@ -6,8 +6,8 @@ use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
 use lacuna_ir::{
-    Closure, Elem, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SeqPlace, TBlock, TExpr, TKind, TLocal,
-    TStmt, Ty,
+    Closure, Elem, ElemField, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SeqPlace, TBlock, TExpr,
+    TKind, TLocal, TStmt, Ty,
 };
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -208,6 +208,59 @@ impl<'a, 'db> Builder<'a, 'db> {
             return None;
         }
         Some((pat, self.sequence(&base)?))
+    }
+
+    /// `for s in &mut b.v` or `for s in b.v.iter_mut()` over a `Vec` of host structs in a field of the hole's
+    /// binding `b` (held by value, or through a `&mut`): the loop's name, the sequence, and the binding with
+    /// whether it holds the struct by value (its fields are written through `s`: [`Place::ElemField`]).
+    ///
+    /// [`Place::ElemField`]: lacuna_ir::Place::ElemField
+    pub(super) fn mut_struct_loop(&mut self, f: &ast::ForExpr) -> Option<(ast::IdentPat, Seq, (usize, bool))> {
+        let Some(ast::Pat::IdentPat(pat)) = f.pat() else { return None };
+        if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.at_token().is_some() {
+            return None;
+        }
+        let base = match f.iterable()? {
+            ast::Expr::RefExpr(r) if r.mut_token().is_some() && r.raw_token().is_none() => r.expr()?,
+            ast::Expr::MethodCallExpr(m)
+                if m.name_ref().is_some_and(|n| n.text() == "iter_mut")
+                    && m.arg_list().is_some_and(|l| l.args().next().is_none())
+                    && self.std_inherent_method(&m) =>
+            {
+                m.receiver()?
+            }
+            _ => return None,
+        };
+        let ast::Expr::FieldExpr(field) = &base else { return None };
+        let seq = self.field_sequence(field)?;
+        if !matches!(seq.elem, Elem::Struct(_)) {
+            return None;
+        }
+        let place = self.seq_places.get(seq.binding)?;
+        let LocalRef::Binding(root) = place.base else { return None };
+        Some((pat, seq, (root, matches!(place.base_ty, Ty::Struct(_)))))
+    }
+
+    /// `s.field` of a scalar field of a host struct reached through a `&mut` loop variable `s`
+    /// ([`Builder::mut_struct_loop`]): its entry in `elem_fields`.
+    pub(super) fn elem_field(&mut self, f: &ast::FieldExpr) -> Option<usize> {
+        let ast::Expr::PathExpr(base) = f.expr()? else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&base.path()?) else { return None };
+        let id = *self.local_ids.get(&local)?;
+        let &(root, by_value) = self.mut_elems.get(&id)?;
+        let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return None };
+        let ty = Self::builtin(&field.ty(self.db))
+            .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?;
+        let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return None };
+        let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
+        let entry = ElemField { local: id, ty, symbol, root, by_value };
+        Some(match self.elem_fields.iter().position(|e| *e == entry) {
+            Some(i) => i,
+            None => {
+                self.elem_fields.push(entry);
+                self.elem_fields.len() - 1
+            }
+        })
     }
 
     /// `retain` and the sorts by a key or a comparison (see [`TKind::SeqWithClosure`]).

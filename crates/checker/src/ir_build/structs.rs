@@ -17,11 +17,26 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return self.seq_index(ix, Ty::StructRef(id)).map(Some);
             }
         }
+        if let Some(place) = self.through_mut_binding(e) {
+            return Ok(Some(place));
+        }
         let Ok(ty) = self.expr_type(e) else { return Ok(None) };
         if !matches!(ty, Ty::Struct(_) | Ty::StructRef(_)) {
             return Ok(None);
         }
         self.expr(e).map(|e| Some(Self::in_place(e)))
+    }
+
+    /// A hole binding `r: &mut S` of a host struct (`self` in a hole of a `&mut self` method) read in place:
+    /// where it points, as a [`Ty::StructRef`]. Whether the reads overlap a use of it is rustc's borrow check.
+    pub(super) fn through_mut_binding(&mut self, e: &ast::Expr) -> Option<TExpr> {
+        let (binding, local) = self.hole_binding(e)?;
+        let (inner, ra_ap_hir::Mutability::Mut) = local.ty(self.db).as_reference()? else { return None };
+        let id = self.host_type(&inner)?;
+        self.note_binding(binding, Scalar::Unit);
+        self.references.set(true);
+        let kind = TKind::Local(lacuna_ir::LocalRef::Binding(binding));
+        Some(TExpr { kind, ty: Ty::StructRef(id), range: self.range(e.syntax()) })
     }
 
     /// A host struct field of a host struct type (`o.status`), read where it is: its address, as a
@@ -175,7 +190,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let Some(Elem::Struct(id)) = seq.map(|s| s.elem) else { return Ok(None) };
                 self.seq_index(ix, Ty::StructRef(id))?
             }
-            other => self.expr(other)?,
+            other => match self.through_mut_binding(other) {
+                Some(place) => place,
+                None => self.expr(other)?,
+            },
         };
         if !matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_)) {
             return Ok(None);

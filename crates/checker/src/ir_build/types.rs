@@ -28,6 +28,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return Ok(Ty::StructRef(id));
             }
         }
+        // `&mut S` of a plain host struct: its address too, read in place (what is written through it is a place of
+        // its own, `Place::ElemField`); whether the borrow is allowed is rustc's check.
+        if let Some((inner, ra_ap_hir::Mutability::Mut)) = ty.as_reference() {
+            if let Some(id) = self.host_type(&inner) {
+                self.references.set(true);
+                return Ok(Ty::StructRef(id));
+            }
+        }
         if let Some(id) = self.host_type(ty) {
             return Ok(Ty::Struct(id));
         }

@@ -134,6 +134,21 @@ impl BuildJob {
                                  that binding's type has no `Default` to leave in its place if the snippet faults",
                             ));
                         }
+                        // A binding the host hands over only shared at this hole (something alive there borrows it,
+                        // so the instrumented host could not lend it mutably), which the snippet changes: rustc's
+                        // check of the splice sees the borrow end first, but the host decides modes before any
+                        // snippet is known.
+                        let shared_only = failure.errors.iter().find_map(|e| match e.code.as_deref() {
+                            Some("E0596" | "E0594") => moved_binding(&e.message),
+                            _ => None,
+                        });
+                        if let Some(name) = shared_only.and_then(|i| plan.bindings().get(i)).map(|b| &b.name) {
+                            return Err(HoleFailure::runtime(format!(
+                                "cannot run this snippet: the host can lend `{name}` here only as a shared reference \
+                                 (another value alive at the hole borrows it), and the snippet changes it; change \
+                                 it in a hole where nothing else borrows it"
+                            )));
+                        }
                         return Err(HoleFailure::runtime(format!(
                             "Lacuna could not compile the accepted snippet to run it (a Lacuna bug): {}",
                             failure.summary()

@@ -47,8 +47,21 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().iadd_imm(base, i64::from(offset))
     }
 
+    /// Where a field written through a `&mut` loop variable is ([`Place::ElemField`]).
+    fn elem_field_address(&mut self, field: usize) -> Option<Value> {
+        let f = self.snippet.elem_fields.get(field)?;
+        let offset = *self.statics.get(&f.symbol)?;
+        let base = *self.read(LocalRef::Snippet(f.local), &Ty::Scalar(Scalar::Unit)).first()?;
+        Some(self.b.ins().iadd_imm(base, i64::from(offset)))
+    }
+
     pub(super) fn read_place(&mut self, place: Place, ty: Scalar) -> Option<Value> {
         match place {
+            Place::ElemField(field) => {
+                let t = clif(ty)?;
+                let address = self.elem_field_address(field)?;
+                Some(self.b.ins().load(t, MemFlags::trusted(), address, 0))
+            }
             Place::HostField(field) => {
                 let t = clif(ty)?;
                 let address = self.field_address(field);
@@ -69,6 +82,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             // The binding's listed type is what it points to.
             Place::Deref(binding) => self.local_ty(LocalRef::Binding(binding)).s(),
             Place::HostField(field) => self.snippet.fields[field].ty,
+            Place::ElemField(field) => self.snippet.elem_fields[field].ty,
         }
     }
 
@@ -206,6 +220,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Place::HostField(field) => {
                     if let Some(v) = v {
                         let target = self.field_address(*field);
+                        self.b.ins().store(MemFlags::trusted(), v, target, 0);
+                    }
+                }
+                Place::ElemField(field) => {
+                    if let Some(v) = v {
+                        let target =
+                            self.elem_field_address(*field).ok_or_else(|| CodegenError("a field's place".into()))?;
                         self.b.ins().store(MemFlags::trusted(), v, target, 0);
                     }
                 }

@@ -67,6 +67,7 @@ pub(super) fn host_statics(snippet: &TypedSnippet, host: &HostAbi<'_>) -> Result
     let mut symbols: Vec<&str> = snippet.structs.iter().map(String::as_str).collect();
     symbols.extend(snippet.fields.iter().map(|f| f.symbol.as_str()));
     symbols.extend(snippet.seq_places.iter().flat_map(|p| p.path.iter().map(String::as_str)));
+    symbols.extend(snippet.elem_fields.iter().map(|f| f.symbol.as_str()));
     each_expr(snippet, &mut |e| match &e.kind {
         TKind::RefField { symbol, .. } => symbols.push(symbol),
         TKind::StructLit { fields, .. } => symbols.extend(fields.iter().map(|(symbol, _)| symbol.as_str())),

@@ -47,6 +47,27 @@ impl Check<'_> {
                 }
                 Some(f.ty)
             }
+            // A field of a struct in the binding's sequence, through a `&mut` loop variable: the binding is written
+            // (by value: the host hands it over writable), or what it points to (a `&mut` binding).
+            Place::ElemField(i) => {
+                let Some(f) = self.snippet.elem_fields.get(*i) else {
+                    return unsupported("an unknown field", &e.range);
+                };
+                if !matches!(self.snippet.locals.get(f.local).map(|l| &l.ty), Some(Ty::StructRef(_))) {
+                    return unsupported("a field written through something other than a struct's address", &e.range);
+                }
+                if f.by_value {
+                    if !self.bindings.get(f.root).is_some_and(|b| b.mutable) {
+                        return unsupported("assignment to a field of a binding that is not `mut`", &e.range);
+                    }
+                    if !self.written.contains(&f.root) {
+                        self.written.push(f.root);
+                    }
+                } else if !self.bindings.get(f.root).is_some_and(|b| b.mut_ref) {
+                    return unsupported("assignment through a reference that is not `&mut`", &e.range);
+                }
+                Some(f.ty)
+            }
             // Through a `&mut`: only what it points to is written.
             Place::Deref(i) => {
                 if !self.bindings.get(*i).is_some_and(|b| b.mut_ref) {
