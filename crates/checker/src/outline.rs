@@ -339,6 +339,11 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
                 let borrowed = inner.strip_prefix('&').is_some_and(|n| plain_types.iter().any(|p| p == n));
                 (SHIM_SCALARS.contains(&inner) || borrowed).then(|| format!("Option<{inner}>"))
             }
+            // `Vec<&T>` of a plain type (written as a `String` is: pointer, capacity, length).
+            Some(t) if t.starts_with("Vec<&") && t.ends_with('>') => {
+                let inner = &t["Vec<&".len()..t.len() - 1];
+                plain_types.iter().any(|p| p == inner).then(|| format!("Vec<&{inner}>"))
+            }
             _ => scalar(&ty),
         }
     };

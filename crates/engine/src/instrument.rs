@@ -210,7 +210,8 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
         }
     };
     let call = format!("{callee}({})", args.join(", "));
-    let (out, write) = if f.ret == "String" {
+    // A `String` or a `Vec<&T>`: its buffer is the JIT's from then on.
+    let (out, write) = if f.ret == "String" || f.ret.starts_with("Vec<&") {
         let write = format!(
             "let mut __lacuna_s = ::core::mem::ManuallyDrop::new({call}); ::core::ptr::write(__lacuna_out,              [__lacuna_s.as_mut_ptr() as usize, __lacuna_s.capacity(), __lacuna_s.len()])"
         );

@@ -443,6 +443,7 @@ fn seq_text(seq: &Seq) -> String {
         Elem::String => "String".to_owned(),
         Elem::Str => "&str".to_owned(),
         Elem::Struct(i) => format!("s{i}"),
+        Elem::StructRef(i) => format!("&s{i}"),
     };
     format!("{owner}<{elem}>{}", if seq.writable { " mut" } else { "" })
 }

@@ -223,6 +223,10 @@ pub enum Elem {
     Str,
     /// A host struct (index into [`TypedSnippet::structs`]), reached in place through its address.
     Struct(usize),
+    /// `&S` of a host struct (index into [`TypedSnippet::structs`]): its address. The snippet makes a vector of
+    /// them only by `collect` (or a host function returns one), and then rustc's borrow check judges the snippet
+    /// (`TypedSnippet::references`).
+    StructRef(usize),
 }
 
 impl From<Scalar> for Elem {
@@ -236,7 +240,7 @@ impl Elem {
     pub fn scalar(self) -> Option<Scalar> {
         match self {
             Elem::Scalar(s) => Some(s),
-            Elem::String | Elem::Str | Elem::Struct(_) => None,
+            Elem::String | Elem::Str | Elem::Struct(_) | Elem::StructRef(_) => None,
         }
     }
 
@@ -245,7 +249,7 @@ impl Elem {
         match self {
             Elem::Scalar(s) => Ty::Scalar(s),
             Elem::String | Elem::Str => Ty::Str,
-            Elem::Struct(id) => Ty::StructRef(id),
+            Elem::Struct(id) | Elem::StructRef(id) => Ty::StructRef(id),
         }
     }
 
@@ -254,7 +258,7 @@ impl Elem {
         match self {
             Elem::Scalar(s) => Some(Ty::Scalar(s)),
             Elem::String => Some(Ty::String),
-            Elem::Str | Elem::Struct(_) => None,
+            Elem::Str | Elem::Struct(_) | Elem::StructRef(_) => None,
         }
     }
 
@@ -265,6 +269,7 @@ impl Elem {
             Elem::String => "String",
             Elem::Str => "&str",
             Elem::Struct(_) => "{host struct}",
+            Elem::StructRef(_) => "&{host struct}",
         }
     }
 

@@ -71,6 +71,9 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     if snippet.ty == Ty::Vec(Elem::Str) {
         return unsupported("a vector of `&str` as the hole's value", &(0..0));
     }
+    if matches!(snippet.ty, Ty::Vec(Elem::StructRef(_))) {
+        return unsupported("a vector of references as the hole's value", &(0..0));
+    }
     if snippet.ty == Ty::Str {
         return unsupported("a `&str` as the hole's value", &(0..0));
     }

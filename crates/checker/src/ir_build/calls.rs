@@ -126,8 +126,8 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// `f`'s parameters (other than `self`) are scalars passed by value or `&str`, and its result is a scalar,
-    /// `()`, `String`, `Option` of a scalar or `Option<&T>` of a host struct or enum (no 128-bit integers
-    /// anywhere).
+    /// `()`, `String`, `Option` of a scalar, or `Option<&T>` or `Vec<&T>` of a host struct or enum (no 128-bit
+    /// integers anywhere).
     pub(super) fn scalar_signature(&self, f: Function) -> Option<()> {
         let scalar = |ty: &ra_ap_hir::Type<'db>| {
             let scalar = ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
@@ -144,8 +144,14 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         // `Option<&T>` of a host struct or enum: a reference the JIT reads in place.
         let host_ref = |t: &ra_ap_hir::Type<'db>| matches!(t.as_reference(), Some((inner, ra_ap_hir::Mutability::Shared)) if self.host_type(&inner).is_some());
-        let ret_ok =
-            ret.is_unit() || scalar(&ret) || self.is_string(&ret) || option_of(&scalar) || option_of(&host_ref);
+        // `Vec<&T>` of a host struct or enum.
+        let vec_of_refs = self.vec_elem(&ret).is_some_and(|t| host_ref(&t));
+        let ret_ok = ret.is_unit()
+            || scalar(&ret)
+            || self.is_string(&ret)
+            || option_of(&scalar)
+            || option_of(&host_ref)
+            || vec_of_refs;
         let params_ok = f.params_without_self(self.db).iter().all(|p| param(p.ty()));
         (params_ok && ret_ok).then_some(())
     }

@@ -13,7 +13,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn struct_place(&mut self, e: &ast::Expr) -> Result<Option<TExpr>> {
         if let ast::Expr::IndexExpr(ix) = e {
             let seq = ix.base().and_then(|b| self.sequence(&b));
-            if let Some(Elem::Struct(id)) = seq.map(|s| s.elem) {
+            if let Some(Elem::Struct(id) | Elem::StructRef(id)) = seq.map(|s| s.elem) {
                 return self.seq_index(ix, Ty::StructRef(id)).map(Some);
             }
         }
@@ -187,7 +187,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let base = match &base {
             ast::Expr::IndexExpr(ix) => {
                 let seq = ix.base().and_then(|b| self.sequence(&b));
-                let Some(Elem::Struct(id)) = seq.map(|s| s.elem) else { return Ok(None) };
+                let Some(Elem::Struct(id) | Elem::StructRef(id)) = seq.map(|s| s.elem) else { return Ok(None) };
                 self.seq_index(ix, Ty::StructRef(id))?
             }
             other => match self.through_mut_binding(other) {

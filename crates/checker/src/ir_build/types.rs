@@ -217,6 +217,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         if ty.as_reference().is_some_and(|(inner, m)| inner.is_str() && m == ra_ap_hir::Mutability::Shared) {
             return Some(Elem::Str);
         }
+        // `&S` of a host struct: what it points to is rustc's borrow check.
+        if let Some((inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
+            if let Some(id) = self.host_type(&inner) {
+                self.references.set(true);
+                return Some(Elem::StructRef(id));
+            }
+        }
         let s = Self::builtin(ty)?;
         (!matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)).then_some(Elem::Scalar(s))
     }

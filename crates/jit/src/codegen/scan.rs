@@ -44,7 +44,7 @@ pub(super) fn allocates(snippet: &TypedSnippet) -> bool {
             TKind::SeqMethod { name, .. } => matches!(name, SeqMethod::Push | SeqMethod::Join),
             // A sort's keys are kept in a buffer while it runs.
             TKind::SeqWithClosure { name, .. } => name.sorts(),
-            TKind::HostCall { .. } => e.ty == Ty::String,
+            TKind::HostCall { .. } => matches!(e.ty, Ty::String | Ty::Vec(_)),
             TKind::StructClone(_) | TKind::StructLit { .. } | TKind::MapNew => true,
             TKind::StringPush { .. }
             | TKind::Concat { .. }

@@ -303,6 +303,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             Elem::String => Ok((24, 8)),
             Elem::Str => Ok((16, 8)),
+            Elem::StructRef(_) => Ok((8, 8)),
             // (Only the size is used: host structs are read in place, never allocated.)
             Elem::Struct(id) => {
                 let size = self.snippet.structs.get(id).and_then(|symbol| self.statics.get(symbol));
@@ -326,6 +327,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().load(types::I64, MemFlags::trusted(), address, 8),
             ],
             Elem::Struct(_) => vec![address],
+            // A reference to a host struct: the address it holds.
+            Elem::StructRef(_) => vec![self.b.ins().load(types::I64, MemFlags::trusted(), address, 0)],
         })
     }
 
@@ -353,6 +356,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             (Elem::Str, [ptr, len]) => {
                 self.b.ins().store(MemFlags::trusted(), *ptr, address, 0);
                 self.b.ins().store(MemFlags::trusted(), *len, address, 8);
+            }
+            (Elem::StructRef(_), [address_of]) => {
+                self.b.ins().store(MemFlags::trusted(), *address_of, address, 0);
             }
             _ => return Err(CodegenError("an element of this type".into())),
         }
@@ -417,7 +423,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.jump_with(merge, &ts, none);
                 return Ok(self.enter_merge(merge));
             }
-            (Elem::String | Elem::Str | Elem::Struct(_), Reverse) => {
+            (Elem::String | Elem::Str | Elem::Struct(_) | Elem::StructRef(_), Reverse) => {
                 let size = self.elem_layout(seq.elem)?.0;
                 let size = self.int_const(types::I64, i64::from(size));
                 let f = self.helpers[&Helper::ElementsReverse];

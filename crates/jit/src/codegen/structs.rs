@@ -226,7 +226,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             // The shim's layouts (`instrument::shim`): a `String` as [pointer, capacity, length], an `Option`
             // as a `u8` tag and the payload at offset 8.
             match &e.ty {
-                Ty::String => {
+                Ty::String | Ty::Vec(Elem::StructRef(_)) => {
                     let parts: Vals = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
                     let adopt = self.helpers[&Helper::VecAdopt];
                     self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1]]);

@@ -49,6 +49,8 @@ impl Check<'_> {
                     || (item == Ty::String && e.ty == Ty::Vec(Elem::String))
                     // Borrowed text (`split(..).collect()`): rustc's borrow check judges the references.
                     || (item == Ty::Str && e.ty == Ty::Vec(Elem::Str))
+                    // References to host structs: rustc judges them too.
+                    || matches!((&item, &e.ty), (Ty::StructRef(a), Ty::Vec(Elem::StructRef(b))) if a == b)
                     // Into a set of scalars or text (borrowed text: rustc judges the references).
                     || (e.ty.is_set() && matches!(&e.ty, Ty::Map { key, .. } if **key == item))
             }

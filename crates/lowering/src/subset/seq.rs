@@ -23,7 +23,7 @@ impl Check<'_> {
         let ok = match seq.elem {
             // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
             // `String` moves into it, so its buffer stays the snippet's).
-            Elem::String | Elem::Str | Elem::Struct(_) => match (name, args.len()) {
+            Elem::String | Elem::Str | Elem::Struct(_) | Elem::StructRef(_) => match (name, args.len()) {
                 (SeqMethod::IsEmpty, 0) => e.ty == Ty::Scalar(Scalar::Bool),
                 (SeqMethod::Join, 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
                     arg(0) == Some(&Ty::Str) && e.ty == Ty::String
