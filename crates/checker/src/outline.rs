@@ -179,6 +179,20 @@ pub struct ScalarFn {
     pub params: Vec<String>,
     /// The result type, `()` when there is none.
     pub ret: String,
+    /// A method the instrumented host adds to the type for JIT code (the host does not declare it): its body.
+    /// The map views ([`map_view_symbol`]) are such methods.
+    pub made: Option<String>,
+}
+
+/// The name of the method the instrumented host adds to a plain struct for JIT code to read its map field
+/// `field` through: `values` (its values, as a `Vec<&V>`, in the map's own order) or `len`.
+pub fn map_view_method(view: &str, field: &str) -> String {
+    format!("__lacuna_{view}_{field}")
+}
+
+/// The symbol of the shim for map view `view` of `field` of struct `ty` ([`map_view_method`]).
+pub fn map_view_symbol(ty: &str, view: &str, field: &str) -> String {
+    shim_symbol(Some(ty), &map_view_method(view, field))
 }
 
 impl ScalarFn {
@@ -429,9 +443,66 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
                     ty => result(ty)?,
                 },
             };
-            Some(ScalarFn { name, module, method_of, params, ret })
+            Some(ScalarFn { name, module, method_of, params, ret, made: None })
         })
+        .chain(map_views(file))
         .collect()
+}
+
+/// For each `HashMap<K, V>` or `BTreeMap<K, V>` field of a plain struct whose values are of a plain type `V`:
+/// methods the instrumented host adds for JIT code — the values as a `Vec<&V>` in the map's own iteration order
+/// (what `values()` yields, so JIT code iterates them as rustc's program would), and the length.
+fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
+    let plain_types: Vec<String> = plain_struct_items(file)
+        .into_iter()
+        .map(|(name, _)| name)
+        .chain(plain_enums(file).into_iter().map(|e| e.name))
+        .collect();
+    let mut out = Vec::new();
+    for (ty_name, fields) in plain_struct_items(file) {
+        for field in fields.fields() {
+            let (Some(name), Some(ty)) = (field.name(), field.ty()) else { continue };
+            let text: String = ty.syntax().to_string().split_whitespace().collect();
+            // `HashMap<..>`, `collections::HashMap<..>`, `std::collections::HashMap<..>`: the last segment.
+            let generic_at = text.find('<').unwrap_or(text.len());
+            let text = match text[..generic_at].rfind("::") {
+                Some(i) => text[i + 2..].to_owned(),
+                None => text,
+            };
+            let Some(args) = ["HashMap<", "BTreeMap<"]
+                .iter()
+                .find_map(|m| text.strip_prefix(m))
+                .and_then(|rest| rest.strip_suffix('>'))
+            else {
+                continue;
+            };
+            // `K,V` with no generics inside: the value type is the last plain name.
+            let parts: Vec<&str> = args.split(',').collect();
+            let [_, value] = parts[..] else { continue };
+            if !plain_types.iter().any(|p| p == value) {
+                continue;
+            }
+            let field = name.text().to_string();
+            let method_of = Some((ty_name.clone(), false));
+            out.push(ScalarFn {
+                name: map_view_method("values", &field),
+                module: None,
+                method_of: method_of.clone(),
+                params: Vec::new(),
+                ret: format!("Vec<&{value}>"),
+                made: Some(format!("self.{field}.values().collect()")),
+            });
+            out.push(ScalarFn {
+                name: map_view_method("len", &field),
+                module: None,
+                method_of,
+                params: Vec::new(),
+                ret: "usize".to_owned(),
+                made: Some(format!("self.{field}.len()")),
+            });
+        }
+    }
+    out
 }
 
 fn items(list: impl Iterator<Item = ast::Item>, out: &mut Vec<String>) {
@@ -622,6 +693,37 @@ fn main() {}"
     }
 
     use expect_test::expect;
+
+    #[test]
+    fn map_fields_of_plain_values_get_views_the_host_adds() {
+        let text = "use std::collections::HashMap;\nstruct Book { year: u32 }\n\
+                    struct Library { books: HashMap<u32, Book>, by_title: std::collections::BTreeMap<String, Book>, \
+                    counts: HashMap<u32, u64>, pairs: HashMap<(u8, u8), Book> }\n";
+        let views: Vec<(String, String, Option<String>)> = outline(text)
+            .scalar_fns
+            .into_iter()
+            .filter(|f| f.made.is_some())
+            .map(|f| (f.symbol(), f.ret, f.made))
+            .collect();
+        let made = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            views,
+            vec![
+                (
+                    map_view_symbol("Library", "values", "books"),
+                    "Vec<&Book>".into(),
+                    made("self.books.values().collect()")
+                ),
+                (map_view_symbol("Library", "len", "books"), "usize".into(), made("self.books.len()")),
+                (
+                    map_view_symbol("Library", "values", "by_title"),
+                    "Vec<&Book>".into(),
+                    made("self.by_title.values().collect()")
+                ),
+                (map_view_symbol("Library", "len", "by_title"), "usize".into(), made("self.by_title.len()")),
+            ]
+        );
+    }
 
     #[test]
     fn capabilities_are_listed_by_their_methods_without_constructors() {

@@ -224,7 +224,17 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
     } else {
         (f.ret.clone(), format!("::core::ptr::write(__lacuna_out, {call})"))
     };
-    format!(
+    // A method the host does not declare (a map view): added here, with its shim, so that one that does not
+    // compile is dropped with it.
+    let made = match (&f.made, &f.method_of) {
+        (Some(body), Some((ty, _))) => format!(
+            "\n#[doc(hidden)]\nimpl {ty} {{ #[allow(dead_code)] pub fn {name}(&self) -> {ret} {{ {body} }} }}\n",
+            name = f.name,
+            ret = f.ret,
+        ),
+        _ => String::new(),
+    };
+    made + &format!(
         "\n#[doc(hidden)]\n#[no_mangle]\n#[allow(improper_ctypes_definitions, private_interfaces)]\n\
          pub unsafe extern \"C\" fn {symbol}(\
          __lacuna_run: *mut ::lacuna::__private::RawRun, __lacuna_out: *mut {out}{sep}{params}) -> u32 {{\n    \

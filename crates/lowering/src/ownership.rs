@@ -927,6 +927,11 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
             f(Child::Expr(left), false);
             f(Child::Expr(right), false);
         }
+        // `&self` of a struct read in place: borrowed for the call.
+        TKind::HostCall { receiver: Some(Receiver::InPlace(this)), args, .. } => {
+            f(Child::Expr(this), false);
+            args.iter().for_each(|a| f(Child::Expr(a), true));
+        }
         TKind::MapMethod { name, args, .. } => {
             let moves_key = *name == MapMethod::Insert;
             args.iter().enumerate().for_each(|(i, a)| f(Child::Expr(a), moves_key || i > 0));

@@ -323,6 +323,12 @@ impl<'a, 'db> Builder<'a, 'db> {
         ty: Ty,
         range: Range<usize>,
     ) -> Result<TExpr> {
+        // `x.f.len()` of a host map field.
+        if m.name_ref().is_some_and(|n| n.text() == "len") {
+            if let Some(len) = self.map_view(expr)? {
+                return Ok(len);
+            }
+        }
         let kind = {
             let Some(f) = self.sema.resolve_method_call(m) else {
                 return self.unsupported("a method", expr.syntax());

@@ -42,6 +42,17 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
                     return Ok(TExpr { kind, ty, range });
                 }
+                // `for b in x.f.values()` over a host map's values: in a hidden local before the loop.
+                if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
+                    (f.iterable().filter(super::iter::values_call), f.pat(), f.loop_body())
+                {
+                    if let Some(seq) = self.map_values_temporary(&iterable)? {
+                        let var = self.declare_local(&pat)?;
+                        let label = Self::label(f.label().and_then(|l| l.lifetime()));
+                        let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                        return Ok(TExpr { kind, ty, range });
+                    }
+                }
                 if let (Some((pat, seq)), Some(body)) = (self.sequence_loop(f), f.loop_body()) {
                     let var = self.declare_local(&pat)?;
                     let label = Self::label(f.label().and_then(|l| l.lifetime()));

@@ -36,6 +36,14 @@ impl SourceCall {
     }
 }
 
+/// `x.f.values()`, by its syntax: what [`Builder::map_view`] may read as a host map's values.
+pub(super) fn values_call(e: &ast::Expr) -> bool {
+    matches!(e, ast::Expr::MethodCallExpr(m)
+        if m.name_ref().is_some_and(|n| n.text() == "values")
+            && matches!(m.receiver(), Some(ast::Expr::FieldExpr(_)))
+            && m.arg_list().is_some_and(|l| l.args().next().is_none()))
+}
+
 impl<'a, 'db> Builder<'a, 'db> {
     /// A closure written in place with at most one parameter: its parameter pattern and body. (`return` inside it
     /// would leave the closure, not the snippet function: not in the subset.)
@@ -115,6 +123,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         let base = match current {
             ast::Expr::RangeExpr(_) => current,
             other if first.and_then(SourceCall::of).is_some() => other,
+            // A host map's values (`Builder::map_view`).
+            other if values_call(&other) => other,
             // An array's items by value: scalars, as `iter()` reads them.
             other @ ast::Expr::ArrayExpr(_)
                 if first.and_then(|c| c.name_ref()).is_some_and(|n| n.text() == "into_iter") =>
@@ -177,6 +187,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 IterSource::Chars(Box::new(text))
             }
+            other if values_call(other) => match self.map_values_temporary(other)? {
+                Some(seq) => IterSource::Seq(seq),
+                None => return self.unsupported("the values of this map", other.syntax()),
+            },
             other => {
                 let seq = match self.sequence(other) {
                     Some(seq) => Some(seq),

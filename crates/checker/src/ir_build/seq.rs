@@ -99,6 +99,70 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some((binding, id))
     }
 
+    /// `x.f.values()` or `x.f.len()` of a `HashMap` or `BTreeMap` field `f` of a plain host struct whose values are
+    /// host structs or enums: a call of the method the instrumented host adds for it (`outline::map_views`), on
+    /// `x` read in place — the values as a `Vec<&V>` in the map's own order, or the length.
+    pub(super) fn map_view(&mut self, expr: &ast::Expr) -> Result<Option<TExpr>> {
+        let ast::Expr::MethodCallExpr(m) = expr else { return Ok(None) };
+        let Some(view) = m.name_ref().map(|n| n.text().to_string()).filter(|n| n == "values" || n == "len") else {
+            return Ok(None);
+        };
+        let (Some(ast::Expr::FieldExpr(field_expr)), true) =
+            (m.receiver(), m.arg_list().is_some_and(|l| l.args().next().is_none()))
+        else {
+            return Ok(None);
+        };
+        let own = self.sema.resolve_method_call(m).is_some_and(|f| {
+            matches!(self.fn_crate(f).as_deref(), Some("std" | "alloc")) && self.core_trait_of(f).is_none()
+        });
+        let Some(either::Either::Left(field)) = self.sema.resolve_field(&field_expr) else { return Ok(None) };
+        let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return Ok(None) };
+        let map_ty = field.ty(self.db);
+        let Some(adt) = map_ty.as_adt() else { return Ok(None) };
+        let is_map = matches!(
+            (adt.name(self.db).as_str(), adt.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string())),
+            ("HashMap", Some(k)) if k == "std"
+        ) || matches!(
+            (adt.name(self.db).as_str(), adt.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string())),
+            ("BTreeMap", Some(k)) if k == "alloc"
+        );
+        let Some(value) = map_ty.type_arguments().nth(1) else { return Ok(None) };
+        let (true, true, Some(value_id)) = (own, is_map, self.host_type(&value)) else { return Ok(None) };
+        let Some(base) = field_expr.expr() else { return Ok(None) };
+        let Some(place) = self.struct_place(&base)? else { return Ok(None) };
+        let (Ty::Struct(_) | Ty::StructRef(_)) = place.ty else { return Ok(None) };
+        let ty_name = st.name(self.db).as_str().to_owned();
+        let field_name = field.name(self.db).as_str().to_owned();
+        let ty = match view.as_str() {
+            "values" => {
+                // The values borrow the map: rustc's borrow check judges the snippet.
+                self.references.set(true);
+                self.owns_buffers.set(true);
+                Ty::Vec(Elem::StructRef(value_id))
+            }
+            _ => Ty::Scalar(Scalar::Usize),
+        };
+        let kind = TKind::HostCall {
+            name: view.clone(),
+            symbol: crate::outline::map_view_symbol(&ty_name, &view, &field_name),
+            receiver: Some(lacuna_ir::Receiver::InPlace(Box::new(place))),
+            args: Vec::new(),
+        };
+        Ok(Some(TExpr { kind, ty, range: self.range(m.syntax()) }))
+    }
+
+    /// `x.f.values()` ([`Self::map_view`]) in a hidden local the expression being built is put after: a sequence
+    /// the snippet owns (its buffer freed where rustc drops the temporary).
+    pub(super) fn map_values_temporary(&mut self, expr: &ast::Expr) -> Result<Option<Seq>> {
+        let Some(call) = self.map_view(expr)? else { return Ok(None) };
+        let Ty::Vec(elem) = call.ty else { return Ok(None) };
+        let hidden = self.locals.len();
+        let name = format!("<values at {}>", call.range.start);
+        self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true, array_literal: false });
+        self.hoisted.push(TStmt::Let { local: hidden, init: Some(call) });
+        Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
+    }
+
     /// `vec![a, b, ..]`, `vec![x; n]` and `vec![]`, read from the macro's expansion (its elements keep their
     /// place in the snippet).
     pub(super) fn vec_macro(&mut self, call: &ast::MacroCall) -> Result<TKind> {
