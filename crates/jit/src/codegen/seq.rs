@@ -395,6 +395,28 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().call(f, &[data, len, ptr_at, len_at]);
                 return Ok(Vec::new());
             }
+            (Elem::Str, Sort | SortUnstable) => {
+                let f = self.helpers[&Helper::StrsSort];
+                self.b.ins().call(f, &[data, len]);
+                return Ok(Vec::new());
+            }
+            (Elem::String | Elem::Str, Contains) => {
+                let (size, ptr_at, len_at) = match seq.elem {
+                    Elem::String => {
+                        let [ptr_at, _, len_at] = self.vec_offsets()?;
+                        (24, ptr_at, len_at)
+                    }
+                    _ => (16, 0, 8),
+                };
+                let needle = values.first().ok_or_else(|| CodegenError("`contains` without a value".into()))?;
+                let [needle, needle_len] = needle[..] else {
+                    return Err(CodegenError("`contains` of something other than text".into()));
+                };
+                let [size, ptr_at, len_at] = [size, ptr_at, len_at].map(|v| self.int_const(types::I64, i64::from(v)));
+                let f = self.helpers[&Helper::TextsContain];
+                let call = self.b.ins().call(f, &[data, len, size, ptr_at, len_at, needle, needle_len]);
+                return Ok(vec![self.b.inst_results(call)[0]]);
+            }
             // An element (a scalar, or read in place: `Option<&str>`, `Option<&S>`), or nothing.
             (_, First | Last | Get) => {
                 let index = match name {

@@ -45,6 +45,48 @@ pub(crate) unsafe extern "C" fn helper_sort_strings(data: *mut [u8; 24], n: usiz
     strings.sort_by(|a, b| text(a).cmp(text(b)));
 }
 
+/// JIT helper: sorts the `n` `&str`s at `data` (16 bytes each: pointer, then length) by their text, as `sort` on
+/// `[&str]` does.
+///
+/// # Safety
+/// `data` holds `n` `&str`s in that layout, each pointing to live text; nothing else accesses them meanwhile.
+pub(crate) unsafe extern "C" fn helper_sort_strs(data: *mut [usize; 2], n: usize) {
+    // SAFETY: as the caller guarantees.
+    let strs = unsafe { std::slice::from_raw_parts_mut(data, n) };
+    // SAFETY: each element points to `len` initialized bytes.
+    let text = |s: &[usize; 2]| -> &[u8] { unsafe { std::slice::from_raw_parts(s[0] as *const u8, s[1]) } };
+    strs.sort_by(|a, b| text(a).cmp(text(b)));
+}
+
+/// JIT helper: whether one of the `n` texts at `data` (elements of `size` bytes, each holding its text's pointer
+/// at byte `ptr_at` and its length at `len_at`: a `String` or a `&str`) equals the `needle_len` bytes at
+/// `needle`, as `contains` on `[String]` or `[&str]` does.
+///
+/// # Safety
+/// `data` holds `n` such live elements and `needle` `needle_len` initialized bytes.
+pub(crate) unsafe extern "C" fn helper_texts_contain(
+    data: *const u8,
+    n: usize,
+    size: usize,
+    ptr_at: usize,
+    len_at: usize,
+    needle: *const u8,
+    needle_len: usize,
+) -> u8 {
+    // SAFETY: as the caller guarantees.
+    let needle = unsafe { std::slice::from_raw_parts(needle, needle_len) };
+    (0..n).any(|i| {
+        // SAFETY: element `i` is in `data` and holds a live text's pointer and length at those offsets.
+        let text = unsafe {
+            let element = data.add(i * size);
+            let ptr = element.add(ptr_at).cast::<*const u8>().read_unaligned();
+            let len = element.add(len_at).cast::<usize>().read_unaligned();
+            std::slice::from_raw_parts(ptr, len)
+        };
+        text == needle
+    }) as u8
+}
+
 /// JIT helper: reverses the order of the `n` elements of `size` bytes at `data`.
 ///
 /// # Safety

@@ -29,7 +29,10 @@ impl Check<'_> {
                     arg(0) == Some(&Ty::Str) && e.ty == Ty::String
                 }
                 // Strings order by their bytes; equal ones are indistinguishable, so stability is moot.
-                (SeqMethod::Sort | SeqMethod::SortUnstable, 0) => seq.elem == Elem::String,
+                (SeqMethod::Sort | SeqMethod::SortUnstable, 0) => matches!(seq.elem, Elem::String | Elem::Str),
+                (SeqMethod::Contains, 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
+                    arg(0) == Some(&Ty::Str) && e.ty == Ty::Scalar(Scalar::Bool)
+                }
                 (SeqMethod::Reverse, 0) => true,
                 (SeqMethod::First | SeqMethod::Last, 0) => e.ty == Ty::Option(Box::new(seq.elem.read_ty())),
                 (SeqMethod::Get, 1) => {
