@@ -125,6 +125,7 @@ helpers! {
     KeyedSort => "lacuna_keyed_sort", seq::helper_keyed_sort, (P, P, P, P) -> ();
     StringsSort => "lacuna_strings_sort", seq::helper_sort_strings, (P, P, P, P) -> ();
     StrsSort => "lacuna_strs_sort", seq::helper_sort_strs, (P, P) -> ();
+    DedupTexts => "lacuna_dedup_texts", heap::helper_dedup_texts, (P, P, P, P, P, P, I8) -> (P);
     TextsContain => "lacuna_texts_contain", seq::helper_texts_contain, (P, P, P, P, P, P, P) -> (I8);
     ElementsReverse => "lacuna_elements_reverse", seq::helper_reverse_elements, (P, P, P) -> ();
     Find => "lacuna_find", text::helper_find, (P, I64, P, I64, I32, I32) -> (I8);

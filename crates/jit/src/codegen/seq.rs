@@ -395,6 +395,24 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().call(f, &[data, len, ptr_at, len_at]);
                 return Ok(Vec::new());
             }
+            (Elem::String | Elem::Str, Dedup) => {
+                let home = self.vec_home(seq)?;
+                let (size, ptr_at, len_at) = match seq.elem {
+                    Elem::String => {
+                        let [ptr_at, _, len_at] = self.vec_offsets()?;
+                        (24, ptr_at, len_at)
+                    }
+                    _ => (16, 0, 8),
+                };
+                let owned = i64::from(seq.elem == Elem::String && seq.kind == SeqKind::Local);
+                let [size, ptr_at, len_at] = [size, ptr_at, len_at].map(|v| self.int_const(types::I64, i64::from(v)));
+                let owned = self.int_const(types::I8, owned);
+                let f = self.helpers[&Helper::DedupTexts];
+                let call = self.b.ins().call(f, &[self.ctx, data, len, size, ptr_at, len_at, owned]);
+                let kept = self.b.inst_results(call)[0];
+                self.vec_set(&home, VecField::Len, kept)?;
+                return Ok(Vec::new());
+            }
             (Elem::Str, Sort | SortUnstable) => {
                 let f = self.helpers[&Helper::StrsSort];
                 self.b.ins().call(f, &[data, len]);

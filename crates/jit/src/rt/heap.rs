@@ -295,6 +295,51 @@ pub(crate) unsafe extern "C" fn helper_strings_free(ctx: *mut JitContext, data: 
     unsafe { each_string_buffer(ctx, data, len, ptr_at, |heap, ptr| heap.free(ptr)) }
 }
 
+/// JIT helper: `dedup` of the `n` texts at `data` (elements of `size` bytes holding their text's pointer at
+/// `ptr_at` and length at `len_at`: `String`s, or `&str`s): consecutive equal texts are removed, the first of
+/// each run kept, in place, as `Vec::dedup` does; with `owned` (the snippet's own `String`s) each removed one's
+/// buffer is freed. Returns the new length.
+///
+/// # Safety
+/// As [`helper_vec_grow`]; `data` holds `n` such live elements nothing else accesses meanwhile.
+pub(crate) unsafe extern "C" fn helper_dedup_texts(
+    ctx: *mut JitContext,
+    data: usize,
+    n: usize,
+    size: usize,
+    ptr_at: usize,
+    len_at: usize,
+    owned: u8,
+) -> usize {
+    // SAFETY (both closures): element `i < n` is `size` bytes at `data + size i`, with a live text's pointer and
+    // length at those offsets.
+    let word = |i: usize, at: usize| unsafe { ((data + size * i + at) as *const usize).read_unaligned() };
+    let text = |i: usize| unsafe { std::slice::from_raw_parts(word(i, ptr_at) as *const u8, word(i, len_at)) };
+    if n == 0 {
+        return 0;
+    }
+    let mut kept = 1;
+    for i in 1..n {
+        if text(i) == text(kept - 1) {
+            if owned != 0 {
+                // SAFETY: as the caller guarantees.
+                if let Some(heap) = unsafe { run_heap(ctx) } {
+                    heap.free(word(i, ptr_at));
+                }
+            }
+            continue;
+        }
+        if i != kept {
+            // SAFETY: two distinct elements of the buffer; the one at `kept` was removed or moved before.
+            unsafe {
+                std::ptr::copy_nonoverlapping((data + size * i) as *const u8, (data + size * kept) as *mut u8, size)
+            };
+        }
+        kept += 1;
+    }
+    kept
+}
+
 /// JIT helper: a host function's `String` result, `cap` bytes at `ptr`, becomes the snippet's.
 ///
 /// # Safety

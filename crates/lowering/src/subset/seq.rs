@@ -30,6 +30,11 @@ impl Check<'_> {
                 }
                 // Strings order by their bytes; equal ones are indistinguishable, so stability is moot.
                 (SeqMethod::Sort | SeqMethod::SortUnstable, 0) => matches!(seq.elem, Elem::String | Elem::Str),
+                // Of the snippet's own strings (whose removed buffers it frees), or of `&str`s.
+                (SeqMethod::Dedup, 0) => {
+                    (seq.elem == Elem::String && seq.kind == SeqKind::Local)
+                        || (seq.elem == Elem::Str && seq.kind != SeqKind::Slice)
+                }
                 (SeqMethod::Contains, 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
                     arg(0) == Some(&Ty::Str) && e.ty == Ty::Scalar(Scalar::Bool)
                 }
