@@ -154,6 +154,10 @@ vocabulary! {
         TrimMatches = "trim_matches",
         TrimStartMatches = "trim_start_matches",
         TrimEndMatches = "trim_end_matches",
+        /// `Option<&str>`: the rest after a prefix.
+        StripPrefix = "strip_prefix",
+        /// `Option<&str>`: the rest before a suffix.
+        StripSuffix = "strip_suffix",
         /// `a == b` of text.
         Eq = "==",
         /// `a != b` of text.
@@ -177,7 +181,8 @@ impl TextMethod {
         match self {
             Len | IsEmpty | ToString | ToOwned | Clone | Into | AsStr | Trim | TrimStart | TrimEnd | ToUppercase
             | ToLowercase => Some(0),
-            Repeat | Contains | StartsWith | EndsWith | TrimMatches | TrimStartMatches | TrimEndMatches => Some(1),
+            Repeat | Contains | StartsWith | EndsWith | TrimMatches | TrimStartMatches | TrimEndMatches
+            | StripPrefix | StripSuffix => Some(1),
             Eq | Ne | Slice | SliceFrom | SliceTo | SliceAll => None,
         }
     }

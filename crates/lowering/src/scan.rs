@@ -26,7 +26,7 @@ pub(crate) fn may_fault(e: &TExpr) -> bool {
         },
         TKind::TextMethod { name, .. } => {
             use TextMethod::*;
-            !matches!(name, Len | IsEmpty | Contains | StartsWith | EndsWith | Eq | Ne)
+            !matches!(name, Len | IsEmpty | Contains | StartsWith | EndsWith | Eq | Ne | StripPrefix | StripSuffix)
         }
         TKind::Block(b) => !b.stmts.is_empty() || b.label.is_some(),
         TKind::If { .. } => false,

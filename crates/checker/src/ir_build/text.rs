@@ -169,6 +169,8 @@ impl<'db> Builder<'_, 'db> {
                 | TextMethod::TrimMatches
                 | TextMethod::TrimStartMatches
                 | TextMethod::TrimEndMatches
+                | TextMethod::StripPrefix
+                | TextMethod::StripSuffix
         ) {
             let pattern = args.first().and_then(|a| self.sema.type_of_expr(a)).map(|t| t.original);
             let fits = pattern.is_some_and(|t| {

@@ -336,6 +336,35 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().call(f, &[data, len, which, pattern_data, pattern_len, out]);
                 vec![self.b.ins().stack_load(types::I64, slot, 0), self.b.ins().stack_load(types::I64, slot, 8)]
             }
+            // `Some(rest)` when the text starts (ends) with the pattern: the text past (before) it, as `str` does.
+            StripPrefix | StripSuffix => {
+                let which = if name == StripPrefix { FindMode::StartsWith } else { FindMode::EndsWith };
+                let which = self.int_const(types::I32, i64::from(which.code()));
+                let pattern = &args[0];
+                let (p, p_len, c, cut) = if pattern.ty == Ty::Scalar(Scalar::Char) {
+                    let c = self.one(pattern)?;
+                    // The `char`'s length in UTF-8.
+                    let c64 = self.b.ins().uextend(types::I64, c);
+                    let [one, two, three, four] = [1, 2, 3, 4].map(|n| self.int_const(types::I64, n));
+                    let below_0x80 = self.b.ins().icmp_imm(IntCC::UnsignedLessThan, c64, 0x80);
+                    let below_0x800 = self.b.ins().icmp_imm(IntCC::UnsignedLessThan, c64, 0x800);
+                    let below_0x10000 = self.b.ins().icmp_imm(IntCC::UnsignedLessThan, c64, 0x10000);
+                    let n = self.b.ins().select(below_0x10000, three, four);
+                    let n = self.b.ins().select(below_0x800, two, n);
+                    let n = self.b.ins().select(below_0x80, one, n);
+                    (self.int_const(types::I64, 0), self.int_const(types::I64, 0), c, n)
+                } else {
+                    let (p, p_len) = self.text_parts(pattern)?;
+                    (p, p_len, self.int_const(types::I32, 0), p_len)
+                };
+                let f = self.helpers[&Helper::Find];
+                let call = self.b.ins().call(f, &[data, len, p, p_len, c, which]);
+                let found = self.b.inst_results(call)[0];
+                // (Only read when found: then `cut <= len`.)
+                let rest_len = self.b.ins().isub(len, cut);
+                let rest = if name == StripPrefix { self.b.ins().iadd(data, cut) } else { data };
+                vec![found, rest, rest_len]
+            }
             Contains | StartsWith | EndsWith => {
                 let which = match name {
                     Contains => FindMode::Contains,

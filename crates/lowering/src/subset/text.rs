@@ -43,6 +43,10 @@ impl Check<'_> {
                 (TextMethod::Contains | TextMethod::StartsWith | TextMethod::EndsWith, [pattern]) => {
                     (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char)) && e.ty == Ty::Scalar(Scalar::Bool)
                 }
+                (TextMethod::StripPrefix | TextMethod::StripSuffix, [pattern]) => {
+                    (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char))
+                        && e.ty == Ty::Option(Box::new(Ty::Str))
+                }
                 (TextMethod::Eq | TextMethod::Ne, [other]) => text(&other.ty) && e.ty == Ty::Scalar(Scalar::Bool),
                 _ => false,
             };
