@@ -76,6 +76,8 @@ fn main() {
     .expect("engine starts");
     let mut auto_hosts = HashMap::new();
     let (mut jit_ms, mut jit_rustc_ms, mut jit_count) = (Vec::new(), Vec::new(), 0usize);
+    // JIT-path holes apart by who accepted the snippet: the subset's own checks, or rustc.
+    let (mut jit_subset_ms, mut jit_by_rustc_ms) = (Vec::new(), Vec::new());
     let mut not_jit: HashMap<String, usize> = HashMap::new();
     let mut unreached = 0usize;
     let scratch = tempfile::tempdir().expect("temp dir");
@@ -123,6 +125,10 @@ fn main() {
             jit_count += 1;
             jit_ms.push(site.timings_ms.total);
             jit_rustc_ms.push(rustc_total);
+            match site.decided_by {
+                Some(lacuna_engine::DecidedBy::JitSubset) => jit_subset_ms.push(site.timings_ms.total),
+                _ => jit_by_rustc_ms.push(site.timings_ms.total),
+            }
         } else if let Some(why) = &site.not_jit {
             // "<construct> at <line>:<column>": group by the construct.
             let why = why.rsplit_once(" at ").map_or(why.as_str(), |(construct, _)| construct).to_owned();
@@ -172,7 +178,11 @@ fn main() {
                 "unreached": unreached,
                 "jit_path": {"n": jit_count, "p50_ms": p(&jit_ms, 50.0), "p90_ms": p(&jit_ms, 90.0),
                     "rustc_path_same_snippets_p50_ms": p(&jit_rustc_ms, 50.0),
-                    "ratio_p50": p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0)},
+                    "ratio_p50": p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0),
+                    "decided_without_rustc": {"n": jit_subset_ms.len(), "p50_ms": p(&jit_subset_ms, 50.0),
+                        "p90_ms": p(&jit_subset_ms, 90.0)},
+                    "decided_by_rustc": {"n": jit_by_rustc_ms.len(), "p50_ms": p(&jit_by_rustc_ms, 50.0),
+                        "p90_ms": p(&jit_by_rustc_ms, 90.0)}},
                 "kernels": kernels.iter().map(|(name, jit, native, checked)| serde_json::json!({
                     "name": name, "jit_ms": jit, "rustc_O_ms": native, "ratio": jit / native,
                     "rustc_O_overflow_checks_ms": checked, "ratio_overflow_checks": jit / checked}))
@@ -200,6 +210,8 @@ fn main() {
         share * 100.0
     );
     row("JIT path, wall time at the hole", &jit_ms);
+    row(&format!("  decided without rustc ({})", jit_subset_ms.len()), &jit_subset_ms);
+    row(&format!("  decided by rustc ({})", jit_by_rustc_ms.len()), &jit_by_rustc_ms);
     row("rustc path, same snippets", &jit_rustc_ms);
     println!("ratio rustc path/JIT on those (p50): {:.1}x", p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0));
     let mut reasons: Vec<_> = not_jit.into_iter().collect();

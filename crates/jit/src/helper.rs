@@ -105,7 +105,7 @@ helpers! {
     Dedup64 => "lacuna_dedup_64", seq::helper_dedup::<u64>, (P, I64) -> (I64);
     VecGrow => "lacuna_vec_grow", heap::helper_vec_grow, (P, P, I64, I64, I64, I64, I64) -> (P);
     VecRelease => "lacuna_vec_release", heap::helper_vec_release, (P, P) -> ();
-    VecAdopt => "lacuna_vec_adopt", heap::helper_vec_adopt, (P, P, I64) -> ();
+    VecAdopt => "lacuna_vec_adopt", heap::helper_vec_adopt, (P, P, I64, I64) -> ();
     VecFree => "lacuna_vec_free", heap::helper_vec_free, (P, P) -> ();
     StringsRelease => "lacuna_strings_release", heap::helper_strings_release, (P, P, P, P) -> ();
     StringsFree => "lacuna_strings_free", heap::helper_strings_free, (P, P, P, P) -> ();

@@ -177,7 +177,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.call_shim(shim, what, &[out, address, alternate], at)?;
         let parts: Vec<Value> = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
         let adopt = self.helpers[&Helper::VecAdopt];
-        self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1]]);
+        let one = self.int_const(types::I64, 1);
+        self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1], one]);
         Ok([parts[0], parts[1], parts[2]])
     }
 
@@ -228,8 +229,12 @@ impl<'a, 'b> Gen<'a, 'b> {
             match &e.ty {
                 Ty::String | Ty::Vec(Elem::StructRef(_)) => {
                     let parts: Vals = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
+                    // The buffer's layout: bytes, or references (8 bytes each, aligned to 8).
+                    let (size, align) = if e.ty == Ty::String { (1, 1) } else { (8, 8) };
+                    let bytes = self.b.ins().imul_imm(parts[1], size);
+                    let align = self.int_const(types::I64, align);
                     let adopt = self.helpers[&Helper::VecAdopt];
-                    self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1]]);
+                    self.b.ins().call(adopt, &[self.ctx, parts[0], bytes, align]);
                     return Ok(parts);
                 }
                 // `Option<&T>`: the reference, an address.

@@ -340,16 +340,17 @@ pub(crate) unsafe extern "C" fn helper_dedup_texts(
     kept
 }
 
-/// JIT helper: a host function's `String` result, `cap` bytes at `ptr`, becomes the snippet's.
+/// JIT helper: a host function's `String` or `Vec` result, a buffer of `bytes` bytes aligned to `align` at `ptr`
+/// (its capacity times its element's size and alignment), becomes the snippet's.
 ///
 /// # Safety
-/// As [`helper_vec_grow`]; `ptr` is a buffer of `cap` bytes from the host library's allocator that nothing else
+/// As [`helper_vec_grow`]; `ptr` is a buffer of that layout from the host library's allocator that nothing else
 /// owns.
-pub(crate) unsafe extern "C" fn helper_vec_adopt(ctx: *mut JitContext, ptr: usize, cap: usize) {
+pub(crate) unsafe extern "C" fn helper_vec_adopt(ctx: *mut JitContext, ptr: usize, bytes: usize, align: usize) {
     // (Without a heap — not reached: a snippet whose host call returns a `String` gets one — the buffer leaks.)
     // SAFETY: as the caller guarantees.
     let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
-    heap.adopt(ptr, cap, 1);
+    heap.adopt(ptr, bytes, align);
 }
 
 /// JIT helper: a new box for a host struct (`size`, `align`). Returns it, or 0 with the fault recorded.
@@ -524,10 +525,10 @@ mod tests {
         let (dropped, returned) = unsafe {
             let dropped = test_realloc(std::ptr::null_mut(), 0, 1, 10) as usize;
             let returned = test_realloc(std::ptr::null_mut(), 0, 1, 20) as usize;
-            helper_vec_adopt(&mut ctx, dropped, 10);
-            helper_vec_adopt(&mut ctx, returned, 20);
+            helper_vec_adopt(&mut ctx, dropped, 10, 1);
+            helper_vec_adopt(&mut ctx, returned, 20, 1);
             // An empty `String`'s dangling pointer owns nothing.
-            helper_vec_adopt(&mut ctx, 1, 0);
+            helper_vec_adopt(&mut ctx, 1, 0, 1);
             helper_vec_release(&mut ctx, returned);
             (dropped, returned)
         };
@@ -552,7 +553,7 @@ mod tests {
             for (strings, size) in [(&mut dropped, 10), (&mut returned, 20)] {
                 for i in 0..2 {
                     let buffer = test_realloc(std::ptr::null_mut(), 0, 1, size) as usize;
-                    helper_vec_adopt(&mut ctx, buffer, size);
+                    helper_vec_adopt(&mut ctx, buffer, size, 1);
                     strings[3 * i + 1] = buffer;
                 }
             }
