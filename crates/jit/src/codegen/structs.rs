@@ -230,8 +230,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Ty::String | Ty::Vec(Elem::StructRef(_)) => {
                     let parts: Vals = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
                     // The buffer's layout: bytes, or references (8 bytes each, aligned to 8).
-                    let (size, align) = if e.ty == Ty::String { (1, 1) } else { (8, 8) };
-                    let bytes = self.b.ins().imul_imm(parts[1], size);
+                    let (bytes, align) = match e.ty {
+                        Ty::String => (parts[1], 1),
+                        _ => (self.b.ins().imul_imm(parts[1], 8), 8),
+                    };
                     let align = self.int_const(types::I64, align);
                     let adopt = self.helpers[&Helper::VecAdopt];
                     self.b.ins().call(adopt, &[self.ctx, parts[0], bytes, align]);
