@@ -16,7 +16,7 @@ use crate::apart::Layout;
 use crate::crate_graph::{World, HOST_ROOT};
 use crate::std_source::{StdSource, TargetInfo};
 use crate::CheckerError;
-use lacuna_ir::{Binding, BindingUse, HoleScope, SnippetUses, UseKind};
+use lacuna_ir::{Binding, BindingUse, FieldPlace, HoleScope, SnippetUses, UseKind};
 
 /// A diagnostic as rust-analyzer reports it, in spliced-text coordinates.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -356,11 +356,17 @@ impl RaSession {
                     // A proc macro the snippet invoked was not expanded (see `ProcMacroGate`): rustc decides.
                     let refused =
                         self.proc_macro_gate.take_refused() || errors.iter().any(|e| e.message.contains(GATE_CLOSED));
-                    // Only with errors: the impl search walks the whole file.
+                    // Only with errors: the host's are known, the snippet's are looked for in its block.
                     let unsure = || {
                         (self.unexpanded_proc_macros && in_snippet)
                             || self.current.as_ref().is_some_and(|(_, l)| l.block_local_impls)
-                            || has_block_local_impls(file.tree().syntax())
+                            || match file.tree().syntax().covering_element(TextRange::new(
+                                (block.start as u32).into(),
+                                (block.end as u32).into(),
+                            )) {
+                                ra_ap_syntax::NodeOrToken::Node(node) => has_block_local_impls(&node),
+                                ra_ap_syntax::NodeOrToken::Token(_) => false,
+                            }
                     };
                     if refused || (!errors.is_empty() && unsure()) {
                         Outcome::NotAsked
@@ -757,6 +763,14 @@ impl RaSession {
                         };
                         if let Some(binding) = binding_of(local) {
                             let moved_into = moved_into(&token, range).map(rel);
+                            if kind == UseKind::Path {
+                                for fields in lock_fields(&sema, &name_ref) {
+                                    let place = FieldPlace { binding, fields };
+                                    if !out.lock_fields.contains(&place) {
+                                        out.lock_fields.push(place);
+                                    }
+                                }
+                            }
                             out.uses.push(BindingUse { binding, range: rel(token.text_range()), kind, moved_into });
                             if !out.retyped.iter().any(|(b, _)| *b == binding) {
                                 let module = sema.scope(name_ref.syntax()).map(|s| s.module());
@@ -1106,4 +1120,29 @@ fn signature(
     let ret = callable.return_type();
     let ret = if ret.is_unit() { String::new() } else { format!(" -> {}", written(&ret)?) };
     Some(format!("({}){ret}", params.join(", ")))
+}
+
+/// The field paths starting at the binding `name_ref` names (`state.inner.log` for `state`) whose type holds a
+/// `Mutex` or `RwLock`: what a fault may leave poisoned ([`SnippetUses::lock_fields`]).
+fn lock_fields(sema: &Semantics<'_, ra_ap_ide::RootDatabase>, name_ref: &ast::NameRef) -> Vec<Vec<String>> {
+    let Some(path) = name_ref.syntax().ancestors().find_map(ast::PathExpr::cast) else { return Vec::new() };
+    let mut expr = path.syntax().clone();
+    let (mut fields, mut found) = (Vec::new(), Vec::new());
+    while let Some(field) = expr.parent().and_then(ast::FieldExpr::cast) {
+        if field.expr().map(|e| e.syntax().clone()) != Some(expr.clone()) {
+            break;
+        }
+        let Some(name) = field.name_ref() else { break };
+        fields.push(name.text().to_string());
+        let holds_lock = sema.type_of_expr(&ast::Expr::FieldExpr(field.clone())).is_some_and(|ty| {
+            let module = sema.scope(field.syntax()).map(|s| s.module());
+            let shown = module.and_then(|m| ty.original.display_source_code(sema.db, m.into(), false).ok());
+            shown.is_some_and(|t| t.contains("Mutex") || t.contains("RwLock"))
+        });
+        if holds_lock {
+            found.push(fields.clone());
+        }
+        expr = field.syntax().clone();
+    }
+    found
 }

@@ -32,8 +32,8 @@ pub(crate) struct Apart {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Layout {
     pub apart: Vec<Apart>,
-    /// Some module made a file declares an `impl` inside a block, where rust-analyzer's method and trait
-    /// resolution is incomplete (the root file's own are looked for in its parse).
+    /// The host declares an `impl` inside a block (a function body, a closure), where rust-analyzer's method and
+    /// trait resolution is incomplete (a snippet's own are looked for in its parse).
     pub block_local_impls: bool,
 }
 
@@ -42,13 +42,8 @@ impl Layout {
     pub(crate) fn of(file: &SourceFile, keep: &[std::ops::Range<usize>]) -> Layout {
         let mut apart = Vec::new();
         collect(file.items(), "", keep, &mut apart);
-        let block_local_impls = apart.iter().any(|a| {
-            let range = ra_ap_syntax::TextRange::new((a.body.start as u32).into(), (a.body.end as u32).into());
-            match file.syntax().covering_element(range) {
-                ra_ap_syntax::NodeOrToken::Node(node) => crate::analysis::has_block_local_impls(&node),
-                ra_ap_syntax::NodeOrToken::Token(_) => false,
-            }
-        });
+        // Once per host, so that a check walks only its snippet for them.
+        let block_local_impls = crate::analysis::has_block_local_impls(file.syntax());
         Layout { apart, block_local_impls }
     }
 

@@ -110,6 +110,18 @@ pub struct SnippetUses {
     /// literal the snippet settles: `let workers = 4;` is `usize` once the snippet divides a length by it), as
     /// (binding index, type as Rust source there).
     pub retyped: Vec<(usize, String)>,
+    /// Fields of bindings the snippet names whose type holds a `Mutex` or `RwLock` (`state.log` in
+    /// `state.log.lock()`): a fault with a guard of one held poisons it, and the host's next `lock().unwrap()`
+    /// would panic, so the entry clears them when the snippet faults.
+    pub lock_fields: Vec<FieldPlace>,
+}
+
+/// A field path from a binding, as the snippet wrote it: `state.inner.log` is binding `state`, fields
+/// `["inner", "log"]` (tuple fields by their index).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldPlace {
+    pub binding: usize,
+    pub fields: Vec<String>,
 }
 
 /// A place in a snippet where a run-time check goes.

@@ -620,6 +620,17 @@ impl EntryScope<'_> {
                      (&::lacuna::__private::Unpoison(unsafe {{ &*({ptr} as *const {ty}) }})).unpoison(); }} "
                 ));
             }
+            // The same for locks in fields of the binding the snippet named (`state.log.lock()`), at the path it
+            // wrote (the fields are visible here: the entry is declared in the hole's own block).
+            if matches!(access, Access::Mutable | Access::Shared) && !generic {
+                for place in uses.lock_fields.iter().filter(|p| p.binding == i) {
+                    out.resets.push_str(&format!(
+                        "if __lacuna_status != 0 {{ use ::lacuna::__private::{{UnpoisonLock as _, UnpoisonOther as _}}; \
+                         (&::lacuna::__private::Unpoison(unsafe {{ &(*({ptr} as *const {ty})).{} }})).unpoison(); }} ",
+                        place.fields.join(".")
+                    ));
+                }
+            }
             out.lines.push_str("        ");
             out.lines.push_str(&line);
             out.lines.push('\n');
