@@ -214,7 +214,7 @@ pub mod __budget {
             local.fuel -= 1;
             l.set(local);
             if stack_pointer() < local.stack_limit {
-                exceeded(FAULT_STACK);
+                stack_exceeded(local.role);
             }
             if local.deadline.is_some() || local.interrupt.is_some() {
                 let ticks = TICKS.with(|t| {
@@ -263,10 +263,18 @@ pub mod __budget {
     }
 
     /// Fuel for code that runs outside any run of this library, from [`LATE_FUEL`]; the host's call that runs it
-    /// panics when there is none left. No time, stack or memory budget applies there (nothing says which of the
-    /// host's threads and stacks such code may use).
+    /// panics when there is none left. Its stack is the host thread's, less the margin a run keeps
+    /// ([`late_stack_limit`]). No time or memory budget applies there (nothing says how long or how much a host's
+    /// call of it may take).
     fn late(local: Local) -> Local {
-        let outside = Local { role: Role::Outside, fuel: 0, deadline: None, interrupt: None, stack_limit: 0, ..local };
+        let outside = Local {
+            role: Role::Outside,
+            fuel: 0,
+            deadline: None,
+            interrupt: None,
+            stack_limit: late_stack_limit(),
+            ..local
+        };
         let mut pool = LATE_FUEL.load(Ordering::Acquire);
         loop {
             if pool == u64::MAX {
@@ -286,6 +294,75 @@ pub mod __budget {
                 Err(now) => pool = now,
             }
         }
+    }
+
+    /// A tick found the stack below the thread's limit. Inside a run it is the run's budget fault; in code left
+    /// behind, the host's call panics with a message that says so — unless the thread is already panicking, where
+    /// a second panic would abort the host (drop glue then runs on, as it would without Lacuna).
+    #[cold]
+    fn stack_exceeded(role: Role) {
+        if role != Role::Outside {
+            exceeded(FAULT_STACK);
+        }
+        if !std::thread::panicking() {
+            panic!(
+                "code a Lacuna snippet left behind (a closure or value the host kept after the hole) recursed \
+                 deeper than the stack it may use; stopped in the host's call to it"
+            )
+        }
+    }
+
+    /// The lowest address code left behind may push this thread's stack to (0: unknown, unchecked): the thread's
+    /// stack less a margin for the std and host code it calls without counting, as for a run
+    /// (`stack_limit` in the engine's runner). Found once per thread.
+    fn late_stack_limit() -> usize {
+        thread_local! {
+            static LIMIT: Cell<Option<usize>> = const { Cell::new(None) };
+        }
+        LIMIT
+            .try_with(|limit| match limit.get() {
+                Some(known) => known,
+                None => {
+                    let found = thread_stack().map_or(0, |(low, size)| low + (size / 4).clamp(64 << 10, 1 << 20));
+                    limit.set(Some(found));
+                    found
+                }
+            })
+            .unwrap_or(0)
+    }
+
+    /// The calling thread's stack: its lowest address and its size.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn thread_stack() -> Option<(usize, usize)> {
+        /// `pthread_attr_t`, opaque: larger and more aligned than glibc's on every target it supports.
+        #[repr(C, align(16))]
+        struct Attr([u8; 128]);
+        extern "C" {
+            fn pthread_self() -> usize;
+            fn pthread_getattr_np(thread: usize, attr: *mut Attr) -> i32;
+            fn pthread_attr_getstack(attr: *const Attr, low: *mut *mut u8, size: *mut usize) -> i32;
+            fn pthread_attr_destroy(attr: *mut Attr) -> i32;
+        }
+        let mut attr = Attr([0; 128]);
+        let (mut low, mut size): (*mut u8, usize) = (std::ptr::null_mut(), 0);
+        // SAFETY: `pthread_getattr_np` fills `attr` (a buffer at least as large and aligned as glibc's
+        // `pthread_attr_t`) for the calling thread, the main thread included; `attr` is destroyed only after it was
+        // filled, and read only in between.
+        let ok = unsafe {
+            if pthread_getattr_np(pthread_self(), &mut attr) != 0 {
+                return None;
+            }
+            let ok = pthread_attr_getstack(&attr, &mut low, &mut size) == 0;
+            pthread_attr_destroy(&mut attr);
+            ok
+        };
+        (ok && !low.is_null()).then_some((low as usize, size))
+    }
+
+    /// Elsewhere the stack of code left behind is not checked.
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    fn thread_stack() -> Option<(usize, usize)> {
+        None
     }
 
     #[cold]
