@@ -10,8 +10,8 @@ use ra_ap_syntax::SyntaxNode;
 
 use lacuna_ir::Binding;
 use lacuna_ir::{
-    BinOp, Closure, ElemField, FieldOf, FmtPiece, Lit, Scalar, SeqPlace, Stage, TExpr, TFn, TKind, TLocal, TStmt, Ty,
-    Unsupported,
+    BinOp, Closure, ElemField, FieldOf, FmtPiece, Lit, Scalar, Seq, SeqPlace, Stage, TExpr, TFn, TKind, TLocal, TStmt,
+    Ty, Unsupported,
 };
 
 mod arith;
@@ -52,6 +52,9 @@ pub(crate) struct Builder<'a, 'db> {
     /// Snippet locals that are `&mut` loop variables over a hole binding's sequence of host structs: the binding
     /// and whether it holds the sequence's owner by value.
     mut_elems: HashMap<usize, (usize, bool)>,
+    /// `&mut` loop variables over a sequence of scalars (`for x in v.iter_mut()`): the sequence and the hidden
+    /// index local the loop counts with; `*x` is the element at that index.
+    elem_refs: HashMap<Local<'db>, (Seq, usize)>,
     /// Host structs reached in place, by their size's symbol (see `TypedSnippet::structs`).
     pub structs: std::cell::RefCell<Vec<String>>,
     /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_buffers`).
@@ -89,6 +92,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             seq_places: Vec::new(),
             elem_fields: Vec::new(),
             mut_elems: HashMap::new(),
+            elem_refs: HashMap::new(),
             structs: std::cell::RefCell::new(Vec::new()),
             owns_buffers: std::cell::Cell::new(false),
             rustc_decides: std::cell::RefCell::new(None),

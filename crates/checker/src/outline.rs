@@ -274,6 +274,15 @@ pub enum VariantFields {
 }
 
 /// The top-level enums of `file` without generics (see [`EnumOutline`]).
+/// The names of the plain structs and enums ([`plain_struct_items`], [`plain_enums`]).
+fn plain_type_names(file: &SourceFile) -> Vec<String> {
+    plain_struct_items(file)
+        .into_iter()
+        .map(|(name, _)| name)
+        .chain(plain_enums(file).into_iter().map(|e| e.name))
+        .collect()
+}
+
 fn plain_enums(file: &SourceFile) -> Vec<EnumOutline> {
     let mut out = Vec::new();
     for item in file.items() {
@@ -338,11 +347,7 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
         _ => scalar(&ty),
     };
     // The top-level structs and enums without generics, which a result may borrow (`Option<&Item>`).
-    let plain_types: Vec<String> = plain_struct_items(file)
-        .into_iter()
-        .map(|(name, _)| name)
-        .chain(plain_enums(file).into_iter().map(|e| e.name))
-        .collect();
+    let plain_types = plain_type_names(file);
     // `String`, `Option<S>` and `Option<&T>` of a plain type as results (written for the JIT in a fixed layout).
     let result = |ty: Option<ast::Type>| {
         let text = ty.as_ref().map(|t| t.syntax().to_string().split_whitespace().collect::<String>());
@@ -453,11 +458,7 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
 /// methods the instrumented host adds for JIT code — the values as a `Vec<&V>` in the map's own iteration order
 /// (what `values()` yields, so JIT code iterates them as rustc's program would), and the length.
 fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
-    let plain_types: Vec<String> = plain_struct_items(file)
-        .into_iter()
-        .map(|(name, _)| name)
-        .chain(plain_enums(file).into_iter().map(|e| e.name))
-        .collect();
+    let plain_types = plain_type_names(file);
     let mut out = Vec::new();
     for (ty_name, fields) in plain_struct_items(file) {
         for field in fields.fields() {

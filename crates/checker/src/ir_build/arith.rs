@@ -83,6 +83,18 @@ impl<'a, 'db> Builder<'a, 'db> {
                         };
                         let value = Box::new(self.expr(&rhs)?);
                         TKind::Assign { place, op: op.map(arith), value }
+                    } else if let Some((seq, index)) = match &lhs {
+                        ast::Expr::PrefixExpr(d) if d.op_kind() == Some(ast::UnaryOp::Deref) => {
+                            d.expr().and_then(|inner| self.elem_ref(&inner))
+                        }
+                        _ => None,
+                    } {
+                        // `*x = ..` / `*x op= ..` of `for x in v.iter_mut()`: the element at the loop's index
+                        // (always in bounds: nothing but `x` reaches `v` while the loop runs).
+                        let value = Box::new(self.expr(&rhs)?);
+                        let index_at = self.range(lhs.syntax()).start;
+                        let index = Box::new(self.index_local(index, self.range(lhs.syntax())));
+                        TKind::SeqStore { seq, index_at, index, op: op.map(arith), value }
                     } else if let Some((map, key, default)) = match &lhs {
                         ast::Expr::PrefixExpr(d) if d.op_kind() == Some(ast::UnaryOp::Deref) => {
                             d.expr().map(|inner| self.map_entry(&inner)).transpose()?.flatten()

@@ -35,6 +35,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         // Sequence bindings read by loops and methods, before the general forms.
         match expr {
             ast::Expr::ForExpr(f) => {
+                if let (Some((local, seq)), Some(body)) = (self.mut_scalar_loop(f), f.loop_body()) {
+                    return self.mut_scalar_for(f, local, seq, body, ty, range);
+                }
                 if let (Some((pat, seq, root)), Some(body)) = (self.mut_struct_loop(f), f.loop_body()) {
                     let var = self.declare_local(&pat)?;
                     self.mut_elems.insert(var, root);
@@ -280,6 +283,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                         let Some(inner) = p.expr() else { return self.unsupported("a dereference", expr.syntax()) };
                         if let Some((binding, _, _)) = self.scalar_reference(&inner) {
                             return Ok(TExpr { kind: TKind::Deref(binding), ty, range });
+                        }
+                        if let Some((seq, index)) = self.elem_ref(&inner) {
+                            let index = Box::new(self.index_local(index, range.clone()));
+                            return Ok(TExpr { kind: TKind::SeqIndex { seq, index }, ty, range });
                         }
                         // `*x` of a shared reference to a scalar, which the typed view reads as the value.
                         let shared = self.sema.type_of_expr(&inner).and_then(|t| self.shared_scalar_ref(&t.original));

@@ -62,7 +62,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let ast::Expr::PathExpr(_) = &at else { return None };
         let elem_ty = self.vec_elem(&self.sema.type_of_expr(&ast::Expr::FieldExpr(f.clone()))?.original)?;
         let elem = self.elem(&elem_ty)?;
-        let (local, base_ty) = match self.binding_through_any_ref(&at) {
+        let (local, base_ty) = match self.binding_behind_ref(&at, None) {
             // A hole binding `&mut S` (a hole in a `&mut self` method): where it points.
             Some((binding, id)) => (LocalRef::Binding(binding), Ty::StructRef(id)),
             None => {
@@ -89,16 +89,6 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some(Seq { binding: index, kind: SeqKind::Field, elem, writable: false })
     }
 
-    /// A hole binding holding a `&mut S` or `&S` of a host struct `S` (`self` in a `&mut self` method): the
-    /// binding and the struct's index in `structs`.
-    fn binding_through_any_ref(&mut self, expr: &ast::Expr) -> Option<(usize, usize)> {
-        let (binding, local) = self.hole_binding(expr)?;
-        let (inner, _) = local.ty(self.db).as_reference()?;
-        let id = self.host_type(&inner)?;
-        self.note_binding(binding, Scalar::Unit);
-        Some((binding, id))
-    }
-
     /// `x.f.values()` or `x.f.len()` of a `HashMap` or `BTreeMap` field `f` of a plain host struct whose values are
     /// host structs or enums: a call of the method the instrumented host adds for it (`outline::map_views`), on
     /// `x` read in place — the values as a `Vec<&V>` in the map's own order, or the length.
@@ -118,14 +108,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(either::Either::Left(field)) = self.sema.resolve_field(&field_expr) else { return Ok(None) };
         let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return Ok(None) };
         let map_ty = field.ty(self.db);
-        let Some(adt) = map_ty.as_adt() else { return Ok(None) };
-        let is_map = matches!(
-            (adt.name(self.db).as_str(), adt.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string())),
-            ("HashMap", Some(k)) if k == "std"
-        ) || matches!(
-            (adt.name(self.db).as_str(), adt.module(self.db).krate(self.db).display_name(self.db).map(|n| n.to_string())),
-            ("BTreeMap", Some(k)) if k == "alloc"
-        );
+        let is_map = self.std_collection(&map_ty).is_some_and(|c| !c.is_set());
         let Some(value) = map_ty.type_arguments().nth(1) else { return Ok(None) };
         let (true, true, Some(value_id)) = (own, is_map, self.host_type(&value)) else { return Ok(None) };
         let Some(base) = field_expr.expr() else { return Ok(None) };
@@ -303,6 +286,76 @@ impl<'a, 'db> Builder<'a, 'db> {
         let place = self.seq_places.get(seq.binding)?;
         let LocalRef::Binding(root) = place.base else { return None };
         Some((pat, seq, (root, matches!(place.base_ty, Ty::Struct(_)))))
+    }
+
+    /// `for x in v.iter_mut()` or `for x in &mut v` over a sequence of scalars the snippet may change (its own
+    /// vector, a `&mut` binding's), `x` a plain name: the loop variable and the sequence. The loop counts an index
+    /// and `*x` is the element there ([`Builder::elem_ref`]); any other use of `x` is outside the subset.
+    pub(super) fn mut_scalar_loop(&mut self, f: &ast::ForExpr) -> Option<(ra_ap_hir::Local<'db>, Seq)> {
+        let Some(ast::Pat::IdentPat(pat)) = f.pat() else { return None };
+        if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.at_token().is_some() {
+            return None;
+        }
+        let base = match f.iterable()? {
+            ast::Expr::RefExpr(r) if r.mut_token().is_some() && r.raw_token().is_none() => r.expr()?,
+            ast::Expr::MethodCallExpr(m)
+                if m.name_ref().is_some_and(|n| n.text() == "iter_mut")
+                    && m.arg_list().is_some_and(|l| l.args().next().is_none())
+                    && self.std_inherent_method(&m) =>
+            {
+                m.receiver()?
+            }
+            _ => return None,
+        };
+        let seq = self.sequence(&base)?;
+        if seq.elem.scalar().is_none() || !seq.writable {
+            return None;
+        }
+        Some((self.sema.to_def(&pat)?, seq))
+    }
+
+    /// `for x in v.iter_mut() { .. }` ([`Builder::mut_scalar_loop`]) as a loop over the indices of `v`, its
+    /// length read once: the body cannot change it (`v` is borrowed for the whole loop).
+    pub(super) fn mut_scalar_for(
+        &mut self,
+        f: &ast::ForExpr,
+        local: ra_ap_hir::Local<'db>,
+        seq: Seq,
+        body: ast::BlockExpr,
+        ty: Ty,
+        range: std::ops::Range<usize>,
+    ) -> Result<TExpr> {
+        let index = self.locals.len();
+        self.locals.push(TLocal {
+            name: format!("<index of the loop at {}>", range.start),
+            ty: Ty::Scalar(Scalar::Usize),
+            mutable: false,
+            fixed_type: true,
+            array_literal: false,
+        });
+        self.elem_refs.insert(local, (seq.clone(), index));
+        // The loop borrows `v` mutably for its whole body: whether the body uses `v` otherwise is rustc's borrow
+        // check to judge, not the subset's.
+        self.references.set(true);
+        let usize_ty = Ty::Scalar(Scalar::Usize);
+        let start = TExpr { kind: TKind::Lit(lacuna_ir::Lit::Int(0)), ty: usize_ty.clone(), range: range.clone() };
+        let end = TExpr { kind: TKind::SeqLen(seq), ty: usize_ty, range: range.clone() };
+        let label = Self::label(ast::HasLoopBody::label(f).and_then(|l| l.lifetime()));
+        let body = self.block(&body)?;
+        let kind = TKind::For { label, var: index, start: Box::new(start), end: Box::new(end), inclusive: false, body };
+        Ok(TExpr { kind, ty, range })
+    }
+
+    /// `x` of `*x`, a loop variable of [`Builder::mut_scalar_loop`]: its sequence and index local.
+    pub(super) fn elem_ref(&self, e: &ast::Expr) -> Option<(Seq, usize)> {
+        let ast::Expr::PathExpr(p) = e else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        self.elem_refs.get(&local).cloned()
+    }
+
+    /// The hidden index local `index`, read.
+    pub(super) fn index_local(&self, index: usize, range: std::ops::Range<usize>) -> TExpr {
+        TExpr { kind: TKind::Local(LocalRef::Snippet(index)), ty: Ty::Scalar(Scalar::Usize), range }
     }
 
     /// `s.field` of a scalar field of a host struct reached through a `&mut` loop variable `s`

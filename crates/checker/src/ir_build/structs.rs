@@ -27,13 +27,27 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.expr(e).map(|e| Some(Self::in_place(e)))
     }
 
+    /// A hole binding holding a reference to a host struct `S` (`&mut S` or `&S`, or only the one `mutability`
+    /// asks for; `self` in a `&mut self` method): the binding and `S`'s index in `structs`.
+    pub(super) fn binding_behind_ref(
+        &mut self,
+        e: &ast::Expr,
+        mutability: Option<ra_ap_hir::Mutability>,
+    ) -> Option<(usize, usize)> {
+        let (binding, local) = self.hole_binding(e)?;
+        let (inner, m) = local.ty(self.db).as_reference()?;
+        if mutability.is_some_and(|wanted| wanted != m) {
+            return None;
+        }
+        let id = self.host_type(&inner)?;
+        self.note_binding(binding, Scalar::Unit);
+        Some((binding, id))
+    }
+
     /// A hole binding `r: &mut S` of a host struct (`self` in a hole of a `&mut self` method) read in place:
     /// where it points, as a [`Ty::StructRef`]. Whether the reads overlap a use of it is rustc's borrow check.
     pub(super) fn through_mut_binding(&mut self, e: &ast::Expr) -> Option<TExpr> {
-        let (binding, local) = self.hole_binding(e)?;
-        let (inner, ra_ap_hir::Mutability::Mut) = local.ty(self.db).as_reference()? else { return None };
-        let id = self.host_type(&inner)?;
-        self.note_binding(binding, Scalar::Unit);
+        let (binding, id) = self.binding_behind_ref(e, Some(ra_ap_hir::Mutability::Mut))?;
         self.references.set(true);
         let kind = TKind::Local(lacuna_ir::LocalRef::Binding(binding));
         Some(TExpr { kind, ty: Ty::StructRef(id), range: self.range(e.syntax()) })
@@ -91,12 +105,22 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
             return None;
         }
-        let source = en.source(self.db)?.value;
-        let derives_eq = source.attrs().any(|a| {
-            let text = a.syntax().text().to_string();
-            let inner = text.trim_start_matches("#[").trim_start();
-            inner.starts_with("derive")
-                && inner.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "PartialEq")
+        // The enum's derives as rust-analyzer resolves them (std's `PartialEq` under any path, not a macro that is
+        // only named so), on the enum's node in the tree `sema` knows.
+        let source = en.source(self.db)?;
+        let root = self.sema.parse_or_expand(source.file_id);
+        let node = match root.covering_element(source.value.syntax().text_range()) {
+            ra_ap_syntax::NodeOrToken::Node(node) => node,
+            ra_ap_syntax::NodeOrToken::Token(token) => token.parent()?,
+        };
+        let node = node.ancestors().find_map(ast::Enum::cast)?;
+        let derives_eq = node.attrs().filter_map(|a| a.meta()).any(|meta| {
+            self.sema.resolve_derive_macro(&meta).is_some_and(|macros| {
+                macros
+                    .iter()
+                    .flatten()
+                    .any(|m| m.builtin_derive_kind(self.db).is_some() && m.name(self.db).as_str() == "PartialEq")
+            })
         });
         if !derives_eq {
             return None;

@@ -160,16 +160,22 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// std's `HashMap<K, V>` (with its default hasher) or `BTreeMap<K, V>`, with text or scalar keys and scalar
     /// values; or `HashSet<K>` / `BTreeSet<K>` with such keys (a map to `()`).
-    pub(super) fn map_ty(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
+    /// Which of std's maps and sets `ty` is, if any.
+    pub(super) fn std_collection(&self, ty: &ra_ap_hir::Type<'db>) -> Option<StdCollection> {
         let adt = ty.as_adt()?;
         let krate = adt.module(self.db).krate(self.db).display_name(self.db)?.to_string();
-        let (ordered, set) = match (adt.name(self.db).as_str(), krate.as_str()) {
-            ("HashMap", "std") => (false, false),
-            ("BTreeMap", "alloc") => (true, false),
-            ("HashSet", "std") => (false, true),
-            ("BTreeSet", "alloc") => (true, true),
+        Some(match (adt.name(self.db).as_str(), krate.as_str()) {
+            ("HashMap", "std") => StdCollection::HashMap,
+            ("BTreeMap", "alloc") => StdCollection::BTreeMap,
+            ("HashSet", "std") => StdCollection::HashSet,
+            ("BTreeSet", "alloc") => StdCollection::BTreeSet,
             _ => return None,
-        };
+        })
+    }
+
+    pub(super) fn map_ty(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
+        let collection = self.std_collection(ty)?;
+        let (ordered, set) = (collection.ordered(), collection.is_set());
         let args: Vec<ra_ap_hir::Type<'db>> = ty.type_arguments().collect();
         let key = args.first()?;
         let hasher = if set { args.get(1) } else { args.get(2) };
@@ -243,5 +249,25 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn is_core_adt(&self, adt: ra_ap_hir::Adt, name: &str) -> bool {
         adt.name(self.db).as_str() == name
             && adt.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+    }
+}
+
+/// std's maps and sets, as the typed view tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StdCollection {
+    HashMap,
+    BTreeMap,
+    HashSet,
+    BTreeSet,
+}
+
+impl StdCollection {
+    /// Iterated in key order (a B-tree), not in the hasher's.
+    pub(super) fn ordered(self) -> bool {
+        matches!(self, StdCollection::BTreeMap | StdCollection::BTreeSet)
+    }
+
+    pub(super) fn is_set(self) -> bool {
+        matches!(self, StdCollection::HashSet | StdCollection::BTreeSet)
     }
 }

@@ -294,6 +294,19 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok((0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect())
     }
 
+    /// A text element's size and where its pointer and length are in it: a `String` (as std lays out its
+    /// buffer) or a `&str` (pointer, length). Other elements are not text.
+    fn text_elem_layout(&self, elem: Elem) -> R<(i32, i32, i32)> {
+        match elem {
+            Elem::String => {
+                let [ptr_at, _, len_at] = self.vec_offsets()?;
+                Ok((24, ptr_at, len_at))
+            }
+            Elem::Str => Ok((16, 0, 8)),
+            _ => Err(CodegenError("text of an element that is not text".into())),
+        }
+    }
+
     /// An element's size and alignment in bytes (a `String` is three words).
     pub(super) fn elem_layout(&self, elem: Elem) -> R<(u32, u32)> {
         match elem {
@@ -397,13 +410,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             (Elem::String | Elem::Str, Dedup) => {
                 let home = self.vec_home(seq)?;
-                let (size, ptr_at, len_at) = match seq.elem {
-                    Elem::String => {
-                        let [ptr_at, _, len_at] = self.vec_offsets()?;
-                        (24, ptr_at, len_at)
-                    }
-                    _ => (16, 0, 8),
-                };
+                let (size, ptr_at, len_at) = self.text_elem_layout(seq.elem)?;
                 let owned = i64::from(seq.elem == Elem::String && seq.kind == SeqKind::Local);
                 let [size, ptr_at, len_at] = [size, ptr_at, len_at].map(|v| self.int_const(types::I64, i64::from(v)));
                 let owned = self.int_const(types::I8, owned);
@@ -419,13 +426,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return Ok(Vec::new());
             }
             (Elem::String | Elem::Str, Contains) => {
-                let (size, ptr_at, len_at) = match seq.elem {
-                    Elem::String => {
-                        let [ptr_at, _, len_at] = self.vec_offsets()?;
-                        (24, ptr_at, len_at)
-                    }
-                    _ => (16, 0, 8),
-                };
+                let (size, ptr_at, len_at) = self.text_elem_layout(seq.elem)?;
                 let needle = values.first().ok_or_else(|| CodegenError("`contains` without a value".into()))?;
                 let [needle, needle_len] = needle[..] else {
                     return Err(CodegenError("`contains` of something other than text".into()));
