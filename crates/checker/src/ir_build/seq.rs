@@ -263,21 +263,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     ///
     /// [`Place::ElemField`]: lacuna_ir::Place::ElemField
     pub(super) fn mut_struct_loop(&mut self, f: &ast::ForExpr) -> Option<(ast::IdentPat, Seq, (usize, bool))> {
-        let Some(ast::Pat::IdentPat(pat)) = f.pat() else { return None };
-        if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.at_token().is_some() {
-            return None;
-        }
-        let base = match f.iterable()? {
-            ast::Expr::RefExpr(r) if r.mut_token().is_some() && r.raw_token().is_none() => r.expr()?,
-            ast::Expr::MethodCallExpr(m)
-                if m.name_ref().is_some_and(|n| n.text() == "iter_mut")
-                    && m.arg_list().is_some_and(|l| l.args().next().is_none())
-                    && self.std_inherent_method(&m) =>
-            {
-                m.receiver()?
-            }
-            _ => return None,
-        };
+        let (pat, base) = self.mut_loop_parts(f)?;
         let ast::Expr::FieldExpr(field) = &base else { return None };
         let seq = self.field_sequence(field)?;
         if !matches!(seq.elem, Elem::Struct(_)) {
@@ -288,10 +274,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some((pat, seq, (root, matches!(place.base_ty, Ty::Struct(_)))))
     }
 
-    /// `for x in v.iter_mut()` or `for x in &mut v` over a sequence of scalars the snippet may change (its own
-    /// vector, a `&mut` binding's), `x` a plain name: the loop variable and the sequence. The loop counts an index
-    /// and `*x` is the element there ([`Builder::elem_ref`]); any other use of `x` is outside the subset.
-    pub(super) fn mut_scalar_loop(&mut self, f: &ast::ForExpr) -> Option<(ra_ap_hir::Local<'db>, Seq)> {
+    /// `for x in v.iter_mut()` / `for x in &mut v` with `x` a plain name: `x` and `v`.
+    fn mut_loop_parts(&self, f: &ast::ForExpr) -> Option<(ast::IdentPat, ast::Expr)> {
         let Some(ast::Pat::IdentPat(pat)) = f.pat() else { return None };
         if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.at_token().is_some() {
             return None;
@@ -307,6 +291,14 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             _ => return None,
         };
+        Some((pat, base))
+    }
+
+    /// `for x in v.iter_mut()` or `for x in &mut v` over a sequence of scalars the snippet may change (its own
+    /// vector, a `&mut` binding's), `x` a plain name: the loop variable and the sequence. The loop counts an index
+    /// and `*x` is the element there ([`Builder::elem_ref`]); any other use of `x` is outside the subset.
+    pub(super) fn mut_scalar_loop(&mut self, f: &ast::ForExpr) -> Option<(ra_ap_hir::Local<'db>, Seq)> {
+        let (pat, base) = self.mut_loop_parts(f)?;
         let seq = self.sequence(&base)?;
         if seq.elem.scalar().is_none() || !seq.writable {
             return None;
