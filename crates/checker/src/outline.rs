@@ -273,7 +273,6 @@ pub enum VariantFields {
     Record(Vec<String>),
 }
 
-/// The top-level enums of `file` without generics (see [`EnumOutline`]).
 /// The names of the plain structs and enums ([`plain_struct_items`], [`plain_enums`]).
 fn plain_type_names(file: &SourceFile) -> Vec<String> {
     plain_struct_items(file)
@@ -283,6 +282,7 @@ fn plain_type_names(file: &SourceFile) -> Vec<String> {
         .collect()
 }
 
+/// The top-level enums of `file` without generics (see [`EnumOutline`]).
 fn plain_enums(file: &SourceFile) -> Vec<EnumOutline> {
     let mut out = Vec::new();
     for item in file.items() {

@@ -325,7 +325,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             fixed_type: true,
             array_literal: false,
         });
-        self.elem_refs.insert(local, (seq.clone(), index));
+        self.elem_refs.insert(local, (seq, index));
         // The loop borrows `v` mutably for its whole body: whether the body uses `v` otherwise is rustc's borrow
         // check to judge, not the subset's.
         self.references.set(true);

@@ -158,8 +158,6 @@ impl<'a, 'db> Builder<'a, 'db> {
         })
     }
 
-    /// std's `HashMap<K, V>` (with its default hasher) or `BTreeMap<K, V>`, with text or scalar keys and scalar
-    /// values; or `HashSet<K>` / `BTreeSet<K>` with such keys (a map to `()`).
     /// Which of std's maps and sets `ty` is, if any.
     pub(super) fn std_collection(&self, ty: &ra_ap_hir::Type<'db>) -> Option<StdCollection> {
         let adt = ty.as_adt()?;
@@ -173,6 +171,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         })
     }
 
+    /// std's `HashMap<K, V>` (with its default hasher) or `BTreeMap<K, V>`, with text or scalar keys and scalar
+    /// values; or `HashSet<K>` / `BTreeSet<K>` with such keys (a map to `()`).
     pub(super) fn map_ty(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
         let collection = self.std_collection(ty)?;
         let (ordered, set) = (collection.ordered(), collection.is_set());

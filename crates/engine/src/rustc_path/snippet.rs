@@ -614,20 +614,15 @@ impl EntryScope<'_> {
                 || ty
                     .split(|c: char| !(c.is_alphanumeric() || c == '_'))
                     .any(|word| self.type_params.iter().any(|p| p == word));
-            if matches!(access, Access::Mutable | Access::Shared) && lock && !generic {
-                out.resets.push_str(&format!(
-                    "if __lacuna_status != 0 {{ use ::lacuna::__private::{{UnpoisonLock as _, UnpoisonOther as _}}; \
-                     (&::lacuna::__private::Unpoison(unsafe {{ &*({ptr} as *const {ty}) }})).unpoison(); }} "
-                ));
-            }
-            // The same for locks in fields of the binding the snippet named (`state.log.lock()`), at the path it
-            // wrote (the fields are visible here: the entry is declared in the hole's own block).
+            // The binding itself when its type holds a lock, and the fields holding one that the snippet named
+            // (`state.log.lock()`), at the path it wrote (visible here: the entry is declared in the hole's block).
             if matches!(access, Access::Mutable | Access::Shared) && !generic {
-                for place in uses.lock_fields.iter().filter(|p| p.binding == i) {
+                let fields =
+                    uses.lock_fields.iter().filter(|p| p.binding == i).map(|p| format!(".{}", p.fields.join(".")));
+                for path in lock.then(String::new).into_iter().chain(fields) {
                     out.resets.push_str(&format!(
                         "if __lacuna_status != 0 {{ use ::lacuna::__private::{{UnpoisonLock as _, UnpoisonOther as _}}; \
-                         (&::lacuna::__private::Unpoison(unsafe {{ &(*({ptr} as *const {ty})).{} }})).unpoison(); }} ",
-                        place.fields.join(".")
+                         (&::lacuna::__private::Unpoison(unsafe {{ &(*({ptr} as *const {ty})){path} }})).unpoison(); }} "
                     ));
                 }
             }

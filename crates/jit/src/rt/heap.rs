@@ -311,10 +311,14 @@ pub(crate) unsafe extern "C" fn helper_dedup_texts(
     len_at: usize,
     owned: u8,
 ) -> usize {
-    // SAFETY (both closures): element `i < n` is `size` bytes at `data + size i`, with a live text's pointer and
-    // length at those offsets.
-    let word = |i: usize, at: usize| unsafe { ((data + size * i + at) as *const usize).read_unaligned() };
-    let text = |i: usize| unsafe { std::slice::from_raw_parts(word(i, ptr_at) as *const u8, word(i, len_at)) };
+    let word = |i: usize, at: usize| {
+        // SAFETY: element `i < n` is `size` bytes at `data + size i`, with a text's pointer and length at `at`.
+        unsafe { ((data + size * i + at) as *const usize).read_unaligned() }
+    };
+    let text = |i: usize| {
+        // SAFETY: element `i < n` holds a live text: its pointer and length, read by `word`.
+        unsafe { std::slice::from_raw_parts(word(i, ptr_at) as *const u8, word(i, len_at)) }
+    };
     if n == 0 {
         return 0;
     }
