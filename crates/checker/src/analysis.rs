@@ -97,8 +97,10 @@ pub(crate) struct RaSession {
     host_file: FileId,
     /// The spliced text the host files hold now, and how; setting the same again is free.
     current: Option<(Arc<str>, Layout)>,
-    /// The host file's text: the spliced text with the modules apart blanked ([`crate::apart`]).
+    /// The host file's text: the spliced text with the modules apart cut out ([`crate::apart`]).
     root_text: Arc<str>,
+    /// Between the spliced text's offsets (everything outside this type) and the host file's.
+    offsets: crate::apart::Offsets,
     /// Files the host's modules apart have had (ids from `next_file` on), with the text each holds now; the first
     /// `modules_in_root` are in the host's source root, at the paths of `current`'s layout.
     module_files: Vec<(FileId, Arc<str>)>,
@@ -278,6 +280,7 @@ impl RaSession {
             host_file,
             current: None,
             root_text: Arc::from(""),
+            offsets: crate::apart::Offsets::default(),
             module_files: Vec::new(),
             modules_in_root: Vec::new(),
             next_file,
@@ -301,9 +304,9 @@ impl RaSession {
         policy: Option<&lacuna_policy::Policy>,
     ) -> Analysed {
         let started = std::time::Instant::now();
+        let block = self.offsets.root_range(block);
         // A refusal before this analysis is not this snippet's (what this one meets of its own shows as an error).
         self.proc_macro_gate.take_refused();
-        // The host file's text: the spliced text with the modules apart blanked, at the same offsets.
         // rust-analyzer's own parse of it (kept in its database, so the analysis below does not parse again).
         let db = self.host.raw_database();
         let file = ra_ap_hir::attach_db(db, || Semantics::new(db).attach_first_edition(self.host_file).parse(db));
@@ -342,7 +345,7 @@ impl RaSession {
                 None => Outcome::NotAsked,
             }
         } else if semantic {
-            match self.errors() {
+            match self.root_errors() {
                 Ok(mut errors) => {
                     for e in &mut errors {
                         refine_code_in_patterns(&file.tree(), e);
@@ -379,6 +382,13 @@ impl RaSession {
         } else {
             Outcome::NotAsked
         };
+        let outcome = match outcome {
+            Outcome::Errors(errors) => Outcome::Errors(errors.into_iter().map(|e| self.error_from_root(e)).collect()),
+            Outcome::Policy(violations) => {
+                Outcome::Policy(violations.into_iter().map(|v| self.violation_from_root(v)).collect())
+            }
+            other => other,
+        };
         let analysis = started.elapsed() - parse;
         Analysed { outcome, parse, analysis }
     }
@@ -413,7 +423,7 @@ impl RaSession {
     }
 
     /// Makes the host's files hold `text` read with `layout` (a no-op if they already do): the host file the
-    /// text with the modules apart blanked, each of those a file of its own. Only files whose text changed are
+    /// text with the modules apart cut out, each of those a file of its own. Only files whose text changed are
     /// set, so a check that changes one hole leaves the modules' files, and what rust-analyzer made of them, be.
     pub fn set_text(&mut self, text: &str, layout: &Layout) {
         if self.current.as_ref().is_some_and(|(t, l)| &**t == text && l == layout) {
@@ -449,6 +459,7 @@ impl RaSession {
             change.change_file(self.host_file, Some(root_text.clone()));
             self.root_text = Arc::from(root_text);
         }
+        self.offsets = layout.offsets();
         self.host.apply_change(ChangeWithProcMacros { source_change: change, proc_macros: None });
         self.current = Some((text.into(), layout.clone()));
     }
@@ -484,9 +495,23 @@ impl RaSession {
         errors
     }
 
-    /// Error-severity diagnostics for the host file as it is now. rust-analyzer's warnings and lints are not
-    /// verdicts and are dropped.
+    /// Error-severity diagnostics for the host files as they are now, in the spliced text's offsets.
+    /// rust-analyzer's warnings and lints are not verdicts and are dropped.
     pub fn errors(&self) -> Result<Vec<RaDiagnostic>, CheckerError> {
+        Ok(self.root_errors()?.into_iter().map(|e| self.error_from_root(e)).collect())
+    }
+
+    fn error_from_root(&self, e: RaDiagnostic) -> RaDiagnostic {
+        let range = self.offsets.text_range_of(e.start..e.end);
+        RaDiagnostic { start: range.start, end: range.end, ..e }
+    }
+
+    fn violation_from_root(&self, v: crate::policy::Violation) -> crate::policy::Violation {
+        crate::policy::Violation { range: self.offsets.text_range_of(v.range.clone()), ..v }
+    }
+
+    /// [`RaSession::errors`] in the host file's offsets.
+    fn root_errors(&self) -> Result<Vec<RaDiagnostic>, CheckerError> {
         let analysis = self.host.analysis();
         let diags = analysis
             .full_diagnostics(&self.config, AssistResolveStrategy::None, self.host_file)
@@ -534,6 +559,7 @@ impl RaSession {
             TextRange,
         ) -> Option<R>,
     ) -> Option<R> {
+        let range = self.offsets.root_range(range);
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);
@@ -622,6 +648,7 @@ impl RaSession {
     }
 
     fn hole_type_attached(&self, offset: usize) -> Option<HoleType> {
+        let offset = self.offsets.root_of(offset);
         let db = self.host.raw_database();
         let sema = Semantics::new(db);
         let file_id = sema.attach_first_edition(self.host_file);
@@ -658,6 +685,7 @@ impl RaSession {
     }
 
     fn hole_scope_attached(&self, offset: usize) -> Option<HoleScope> {
+        let offset = self.offsets.root_of(offset);
         let db = self.host.raw_database();
         let sema = Semantics::new(db);
         let file_id = sema.attach_first_edition(self.host_file);
@@ -668,7 +696,7 @@ impl RaSession {
             .find_map(ast::StmtList::cast)
             .filter(|_| token.parent_ancestors().any(|a| a.kind() == SyntaxKind::FN))
             .and_then(|list| list.l_curly_token())
-            .map(|curly| usize::from(curly.text_range().end()));
+            .map(|curly| self.offsets.text_of(usize::from(curly.text_range().end())));
         for descended in sema.descend_into_macros(token) {
             let Some(call) = descended.parent_ancestors().find_map(ast::MacroCall::cast) else { continue };
             let Some(scope) = sema.scope(call.syntax()) else { continue };
@@ -690,7 +718,7 @@ impl RaSession {
                 _ => {}
             });
             for (name, local) in locals {
-                let Some(decl) = local_decl(db, local) else { continue };
+                let Some(decl) = local_decl(db, local).map(|d| self.offsets.text_of(d)) else { continue };
                 let ty = local.ty(db);
                 scope_info.bindings.push(Binding {
                     name: name.as_str().to_owned(),
@@ -720,13 +748,16 @@ impl RaSession {
     }
 
     fn snippet_uses_attached(&self, snippet: std::ops::Range<usize>, bindings: &[Binding]) -> SnippetUses {
+        // Offsets out are relative to the snippet's start, the same in both texts (no module is cut from a
+        // snippet); binding declarations are compared in the spliced text's.
+        let snippet = self.offsets.root_range(snippet);
         let db = self.host.raw_database();
         let sema = Semantics::new(db);
         let file_id = sema.attach_first_edition(self.host_file);
         let file = sema.parse(file_id);
         let range = TextRange::new((snippet.start as u32).into(), (snippet.end as u32).into());
         let binding_of = |local: ra_ap_hir::Local<'_>| {
-            let decl = local_decl(db, local)?;
+            let decl = self.offsets.text_of(local_decl(db, local)?);
             let name = local.name(db);
             bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())
         };
@@ -837,12 +868,20 @@ impl RaSession {
             out.extend(crate::policy::classified::violations(sema, db, policy, range, root));
             crate::policy::dedup(out)
         })
+        .into_iter()
+        .map(|v| self.violation_from_root(v))
+        .collect()
     }
 
     /// What the snippet at `snippet` (a range of the current, spliced text) does across the line between a
     /// package's binary and its library that the two as cargo's crates would not allow ([`crate::boundary`]).
     pub fn boundary_crossings(&self, snippet: std::ops::Range<usize>) -> Vec<crate::boundary::Crossing> {
-        self.with_snippet(snippet, crate::boundary::crossings)
+        let mut crossings = self.with_snippet(snippet, crate::boundary::crossings);
+        for c in &mut crossings {
+            let range = self.offsets.text_range_of(usize::from(c.range.start())..usize::from(c.range.end()));
+            c.range = TextRange::new((range.start as u32).into(), (range.end as u32).into());
+        }
+        crossings
     }
 
     /// `f` over the snippet at `snippet` of the current text: its range, and the smallest node that covers it.
@@ -856,6 +895,7 @@ impl RaSession {
             &ra_ap_syntax::SyntaxNode,
         ) -> R,
     ) -> R {
+        let snippet = self.offsets.root_range(snippet);
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);
@@ -877,6 +917,12 @@ impl RaSession {
         block: std::ops::Range<usize>,
         bindings: &[Binding],
     ) -> Result<lacuna_ir::TypedSnippet, lacuna_ir::Unsupported> {
+        // The typed view's ranges are relative to the snippet's start, the same in both texts; it finds bindings
+        // by their declarations in the host file's offsets.
+        let block = self.offsets.root_range(block);
+        let bindings: Vec<Binding> =
+            bindings.iter().map(|b| Binding { decl: self.offsets.root_of(b.decl), ..b.clone() }).collect();
+        let bindings = &bindings[..];
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);

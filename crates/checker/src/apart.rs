@@ -9,9 +9,11 @@
 //! file module resolves names, macros in textual scope, `#[macro_use]` and visibility as the inline module did.
 //! A check then rewrites only the root file, which holds the holes' modules.
 //!
-//! Offsets are kept: in the root file a module's `{ .. }` becomes `;` followed by whitespace of the same length
-//! (line breaks kept), so every offset in the root file is the spliced text's. A module file's offsets are its own;
-//! nothing there is a snippet's, and its diagnostics are the host's.
+//! In the root file a module's `{ .. }` becomes `;`: the root file is as long as what is left of the program, so
+//! rust-analyzer lexes and hashes only that per check. Its offsets differ from the spliced text's after each module
+//! cut out; [`Offsets`] maps between the two, and `RaSession` maps at its boundary (ranges in, diagnostics,
+//! scopes and violations out), so everything outside it speaks the spliced text's offsets. A module file's
+//! offsets are its own; nothing there is a snippet's, and its diagnostics are the host's.
 //!
 //! Not made a file (left inline): a module holding a hole, one whose name `name.rs` could not be (the root's own
 //! name `main`, a raw identifier, two modules of one name under different `cfg`s), and everything inside a module
@@ -59,24 +61,79 @@ impl Layout {
         }
     }
 
-    /// The root file's text: `text` with each module's `{ .. }` made `;` and blanks.
+    /// The root file's text: `text` with each module's `{ .. }` made `;`.
     pub(crate) fn root_text(&self, text: &str) -> String {
-        let mut root = String::with_capacity(text.len());
+        let cut: usize = self.apart.iter().map(|a| a.body.len() - 1).sum();
+        let mut root = String::with_capacity(text.len() - cut);
         let mut at = 0;
         for a in &self.apart {
             root.push_str(&text[at..a.body.start]);
             root.push(';');
-            // Line breaks kept, everything else a space: one byte each, so offsets after it are unchanged.
-            crate::lean::blank(&mut root, &text[a.body.start + 1..a.body.end]);
             at = a.body.end;
         }
         root.push_str(&text[at..]);
         root
     }
 
+    /// Offsets between a text read with this layout and its root file.
+    pub(crate) fn offsets(&self) -> Offsets {
+        Offsets { cuts: self.apart.iter().map(|a| a.body.start + 1..a.body.end).collect() }
+    }
+
     /// Each module file's path and text (the module's items, between its braces).
     pub(crate) fn files<'t>(&'t self, text: &'t str) -> impl Iterator<Item = (&'t str, &'t str)> + 't {
         self.apart.iter().map(move |a| (a.path.as_str(), &text[a.body.start + 1..a.body.end - 1]))
+    }
+}
+
+/// Offsets between a spliced text and its root file ([`Layout::root_text`]): the root file is the text less the
+/// cuts (each module's body after the `{` that became `;`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Offsets {
+    /// In the text's offsets, in order, apart.
+    cuts: Vec<std::ops::Range<usize>>,
+}
+
+impl Offsets {
+    /// The root file's offset of the text's `at` (an offset inside a cut: where the cut was).
+    pub(crate) fn root_of(&self, at: usize) -> usize {
+        let mut removed = 0;
+        for cut in &self.cuts {
+            if at < cut.end {
+                return at.min(cut.start) - removed;
+            }
+            removed += cut.len();
+        }
+        at - removed
+    }
+
+    /// The text's offset of the root file's `at` (the point where a cut was: after the cut).
+    pub(crate) fn text_of(&self, at: usize) -> usize {
+        self.text_of_biased(at, false)
+    }
+
+    /// The text's offset of the root file's `at`; at the point where a cut was, before the cut if `before`.
+    fn text_of_biased(&self, at: usize, before: bool) -> usize {
+        let mut removed = 0;
+        for cut in &self.cuts {
+            let here = cut.start - removed;
+            if at < here || (at == here && before) {
+                break;
+            }
+            removed += cut.len();
+        }
+        at + removed
+    }
+
+    pub(crate) fn root_range(&self, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        self.root_of(range.start)..self.root_of(range.end)
+    }
+
+    /// A root file's range in the text: a start where a cut was is after it, an end before it (a range stays
+    /// within what it covered).
+    pub(crate) fn text_range_of(&self, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let start = self.text_of(range.start);
+        start..self.text_of_biased(range.end, true).max(start)
     }
 }
 
@@ -120,8 +177,7 @@ mod tests {
         let file = SourceFile::parse(text, ra_ap_syntax::Edition::Edition2021).tree();
         let hole = text.find("agent!").map(|at| at..at + 6).into_iter().collect::<Vec<_>>();
         let layout = Layout::of(&file, &hole);
-        // Blanks shown as nothing at the ends of lines (what `expect!` can hold).
-        let mut shown: String = layout.root_text(text).lines().map(|l| format!("{}\n", l.trim_end())).collect();
+        let mut shown: String = layout.root_text(text).lines().map(|l| format!("{l}\n")).collect();
         for (path, body) in layout.files(text) {
             shown.push_str(&format!("--- {path}\n{}\n", body.trim()));
         }
@@ -129,15 +185,22 @@ mod tests {
     }
 
     #[test]
-    fn modules_without_holes_become_files_and_offsets_stay() {
+    fn modules_without_holes_become_files_and_offsets_map_back() {
         let text = "mod a {\n    pub fn f() {}\n}\n#[cfg(test)]\nmod tests { #![allow(dead_code)] }\n\
                     mod b {\n    mod c { pub struct C; }\n    fn g() { agent!(\"x\"); }\n}\nfn main() {}\n";
         let (layout, shown) = layout(text);
-        assert_eq!(layout.root_text(text).len(), text.len());
+        // Every offset outside a cut comes back from the root file; the hole is there, earlier.
+        let (root, offsets) = (layout.root_text(text), layout.offsets());
+        let hole = text.find("agent!").unwrap();
+        assert_eq!(&root[offsets.root_of(hole)..offsets.root_of(hole) + 6], "agent!");
+        for at in 0..=text.len() {
+            if !offsets.cuts.iter().any(|c| c.start <= at && at < c.end) {
+                assert_eq!(offsets.text_of(offsets.root_of(at)), at, "at {at}");
+            }
+        }
+        assert_eq!(offsets.text_range_of(offsets.root_range(hole..hole + 6)), hole..hole + 6);
         expect![[r#"
             mod a ;
-
-
             #[cfg(test)]
             mod tests ;
             mod b {

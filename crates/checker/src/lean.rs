@@ -125,7 +125,7 @@ impl Lean {
 }
 
 /// `text` as blanks: line breaks kept, every other byte a space.
-pub(crate) fn blank(out: &mut String, text: &str) {
+fn blank(out: &mut String, text: &str) {
     const SPACES: &str = "                                                                ";
     let spaces = |out: &mut String, mut n: usize| {
         while n > 0 {
