@@ -115,47 +115,119 @@ pub mod __private {
         unsafe { &mut *p }
     }
 
-    /// A host value a snippet used, after the snippet faulted: a `Mutex` or `RwLock` it held a guard of when its
+    /// Host values a snippet used, after the snippet faulted: a `Mutex` or `RwLock` it held a guard of when its
     /// budget ran out or it panicked is poisoned, and the host's own next `lock().unwrap()` would panic. The hole's
-    /// `Err` is how the host learns the snippet failed; the lock is cleared so the host's code after it still runs.
-    /// Called as `(&Unpoison(&value)).unpoison()`: [`UnpoisonLock`] for the lock types, the no-op
-    /// [`UnpoisonOther`] (one more autoref away) for every other type.
-    pub struct Unpoison<'a, T: ?Sized>(pub &'a T);
+    /// `Err` is how the host learns the snippet failed; every lock reachable from those values is cleared so the
+    /// host's code after it still runs, however the snippet reached it (a field, a method, an index, an iterator).
+    /// Reached: through references, `Box`, `Rc`, `Arc`, `Option`, `RefCell` (when not borrowed), vectors, slices,
+    /// arrays, `VecDeque` and the values of `HashMap`/`BTreeMap` ([`HoldsLocks`]'s impls here), and the host's own
+    /// top-level structs and enums (impls the instrumented host adds). Not through a lock's own data (a lock inside
+    /// a locked value), tuples, trait objects or generic host types.
+    /// Called as `(&Locks(&value)).clear_locks(seen)`: [`ClearLocks`] for a type that implements [`HoldsLocks`],
+    /// the no-op [`ClearNone`] (one more autoref away) for every other type.
+    pub struct Locks<'a, T: ?Sized>(pub &'a T);
 
-    pub trait UnpoisonLock {
-        fn unpoison(&self);
+    /// The `Rc`/`Arc` allocations a walk has been through, so a cycle ends.
+    #[derive(Default)]
+    pub struct Seen(std::collections::HashSet<usize>);
+
+    /// A value whose locks [`Locks`] clears.
+    pub trait HoldsLocks {
+        fn clear_poisoned(&self, seen: &mut Seen);
     }
 
-    pub trait UnpoisonOther {
-        fn unpoison(&self);
+    pub trait ClearLocks {
+        fn clear_locks(&self, seen: &mut Seen);
     }
 
-    impl<T: ?Sized> UnpoisonOther for &Unpoison<'_, T> {
-        fn unpoison(&self) {}
+    pub trait ClearNone {
+        fn clear_locks(&self, seen: &mut Seen);
     }
 
-    macro_rules! unpoison_locks {
-        ($($lock:ty => |$l:ident| $clear:expr;)*) => {$(
-            impl<U: ?Sized> UnpoisonLock for Unpoison<'_, $lock> {
-                fn unpoison(&self) {
-                    let $l = &*self.0;
-                    $clear
+    impl<T: ?Sized + HoldsLocks> ClearLocks for Locks<'_, T> {
+        fn clear_locks(&self, seen: &mut Seen) {
+            self.0.clear_poisoned(seen)
+        }
+    }
+
+    impl<T: ?Sized> ClearNone for &Locks<'_, T> {
+        fn clear_locks(&self, _: &mut Seen) {}
+    }
+
+    impl<T: ?Sized> HoldsLocks for std::sync::Mutex<T> {
+        fn clear_poisoned(&self, _: &mut Seen) {
+            self.clear_poison()
+        }
+    }
+
+    impl<T: ?Sized> HoldsLocks for std::sync::RwLock<T> {
+        fn clear_poisoned(&self, _: &mut Seen) {
+            self.clear_poison()
+        }
+    }
+
+    macro_rules! holds_locks_through {
+        ($($ty:ty => |$v:ident, $seen:ident| $walk:expr;)*) => {$(
+            impl<T: ?Sized + HoldsLocks> HoldsLocks for $ty {
+                fn clear_poisoned(&self, $seen: &mut Seen) {
+                    let $v = self;
+                    $walk
                 }
             }
         )*};
     }
 
-    unpoison_locks! {
-        std::sync::Mutex<U> => |l| l.clear_poison();
-        std::sync::RwLock<U> => |l| l.clear_poison();
-        std::sync::Arc<std::sync::Mutex<U>> => |l| l.clear_poison();
-        std::sync::Arc<std::sync::RwLock<U>> => |l| l.clear_poison();
-        std::rc::Rc<std::sync::Mutex<U>> => |l| l.clear_poison();
-        std::rc::Rc<std::sync::RwLock<U>> => |l| l.clear_poison();
-        &std::sync::Mutex<U> => |l| l.clear_poison();
-        &std::sync::RwLock<U> => |l| l.clear_poison();
-        &mut std::sync::Mutex<U> => |l| l.clear_poison();
-        &mut std::sync::RwLock<U> => |l| l.clear_poison();
+    holds_locks_through! {
+        &T => |v, seen| (**v).clear_poisoned(seen);
+        &mut T => |v, seen| (**v).clear_poisoned(seen);
+        Box<T> => |v, seen| (**v).clear_poisoned(seen);
+        std::rc::Rc<T> => |v, seen| if seen.0.insert(std::rc::Rc::as_ptr(v).cast::<()>() as usize) {
+            (**v).clear_poisoned(seen)
+        };
+        std::sync::Arc<T> => |v, seen| if seen.0.insert(std::sync::Arc::as_ptr(v).cast::<()>() as usize) {
+            (**v).clear_poisoned(seen)
+        };
+        std::cell::RefCell<T> => |v, seen| if let Ok(inner) = v.try_borrow() {
+            inner.clear_poisoned(seen)
+        };
+    }
+
+    macro_rules! holds_locks_in_items {
+        ($($ty:ty => |$v:ident| $items:expr;)*) => {$(
+            impl<T: HoldsLocks> HoldsLocks for $ty {
+                fn clear_poisoned(&self, seen: &mut Seen) {
+                    let $v = self;
+                    for item in $items {
+                        item.clear_poisoned(seen);
+                    }
+                }
+            }
+        )*};
+    }
+
+    holds_locks_in_items! {
+        Option<T> => |v| v.iter();
+        [T] => |v| v.iter();
+        Vec<T> => |v| v.iter();
+        std::collections::VecDeque<T> => |v| v.iter();
+    }
+
+    impl<T: HoldsLocks, const N: usize> HoldsLocks for [T; N] {
+        fn clear_poisoned(&self, seen: &mut Seen) {
+            self.iter().for_each(|item| item.clear_poisoned(seen))
+        }
+    }
+
+    impl<K, T: HoldsLocks, S> HoldsLocks for std::collections::HashMap<K, T, S> {
+        fn clear_poisoned(&self, seen: &mut Seen) {
+            self.values().for_each(|item| item.clear_poisoned(seen))
+        }
+    }
+
+    impl<K, T: HoldsLocks> HoldsLocks for std::collections::BTreeMap<K, T> {
+        fn clear_poisoned(&self, seen: &mut Seen) {
+            self.values().for_each(|item| item.clear_poisoned(seen))
+        }
     }
 
     /// A value of any type, for the checker to ask rustc whether a hole's type is what it thinks. Never called.

@@ -24,6 +24,7 @@ mod host;
 mod ir_build;
 mod lean;
 mod line_index;
+mod locks;
 mod outline;
 mod policy;
 pub mod render;
@@ -43,6 +44,7 @@ use serde::Serialize;
 
 pub use diagnostic::{kind_for_code, Diagnostic, DiagnosticKind, ErrorKind, Location, Severity};
 pub use host::{normalize, snippet_awaits, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
+pub use locks::{LockHolder, LockHolderShape};
 pub use outline::{
     capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField, VariantFields,
 };

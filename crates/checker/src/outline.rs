@@ -21,6 +21,8 @@ pub struct HostOutline {
     /// Structs JIT code steps through slices of.
     pub plain_structs: Vec<String>,
     pub plain_enums: Vec<EnumOutline>,
+    /// Types the instrumented host walks for locks after a snippet faults ([`crate::locks`]).
+    pub lock_holders: Vec<crate::locks::LockHolder>,
     /// The host defines `fn main` at top level.
     pub has_main: bool,
     /// The host raises lint levels somewhere (a `deny` or `forbid` anywhere, in attributes or macros): a warning
@@ -40,6 +42,7 @@ impl HostOutline {
             struct_fields: struct_fields(&struct_items),
             plain_structs: struct_items.into_iter().map(|(name, _)| name).collect(),
             plain_enums: plain_enums(file),
+            lock_holders: crate::locks::lock_holders(file),
             has_main: file
                 .items()
                 .any(|item| matches!(item, ast::Item::Fn(f) if f.name().is_some_and(|n| n.text() == "main"))),

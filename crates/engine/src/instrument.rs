@@ -172,6 +172,46 @@ fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
     )
 }
 
+/// `lacuna::__private::HoldsLocks` for a host type that can hold a lock ([`lacuna_checker::LockHolder`]): each
+/// field walked, those of the variant a value is for an enum.
+fn lock_holder_impl(holder: &lacuna_checker::LockHolder) -> String {
+    use lacuna_checker::{LockHolderShape, VariantFields};
+    let name = &holder.name;
+    let walk = |place: &str| format!("(&::lacuna::__private::Locks({place})).clear_locks(seen); ");
+    let body = match &holder.shape {
+        LockHolderShape::Struct(VariantFields::Unit) => String::new(),
+        LockHolderShape::Struct(VariantFields::Tuple(n)) => (0..*n).map(|i| walk(&format!("&self.{i}"))).collect(),
+        LockHolderShape::Struct(VariantFields::Record(fields)) => {
+            fields.iter().map(|f| walk(&format!("&self.{f}"))).collect()
+        }
+        LockHolderShape::Enum(variants) => {
+            let arms: String = variants
+                .iter()
+                .map(|(v, fields)| match fields {
+                    VariantFields::Unit => format!("{name}::{v} => {{}} "),
+                    VariantFields::Tuple(n) => {
+                        let names: Vec<String> = (0..*n).map(|i| format!("__lacuna_f{i}")).collect();
+                        let walks: String = names.iter().map(|f| walk(f)).collect();
+                        format!("{name}::{v}({}) => {{ {walks}}} ", names.join(", "))
+                    }
+                    VariantFields::Record(fields) => {
+                        let walks: String = fields.iter().map(|f| walk(f)).collect();
+                        format!("{name}::{v} {{ {} }} => {{ {walks}}} ", fields.join(", "))
+                    }
+                })
+                .collect();
+            format!("#[allow(unreachable_patterns)] match self {{ {arms}_ => {{}} }}")
+        }
+    };
+    format!(
+        "\n{cfgs}#[doc(hidden)]\nimpl ::lacuna::__private::HoldsLocks for {name} {{\n    \
+         #[allow(unused_variables)]\n    fn clear_poisoned(&self, seen: &mut ::lacuna::__private::Seen) {{\n        \
+         #[allow(unused_imports)]\n        use ::lacuna::__private::{{ClearLocks as _, ClearNone as _}};\n        \
+         {body}\n    }}\n}}\n",
+        cfgs = holder.cfgs.iter().map(|c| format!("{c}\n")).collect::<String>(),
+    )
+}
+
 fn map_writer(site: u32, glue: &str) -> String {
     format!(
         "\n#[doc(hidden)]\n#[no_mangle]\npub extern \"C\" fn {symbol}() -> usize {{\n    \
@@ -304,6 +344,7 @@ pub fn instrument_with<T>(
     let mut fields = outline.struct_fields.clone();
     let mut structs = outline.plain_structs.clone();
     let mut enums = outline.plain_enums.clone();
+    let mut lock_holders = outline.lock_holders.clone();
     // Holes whose value may be a map or set the JIT builds: a writer each (dropped, all of them, if one does not compile).
     let mut writers: Vec<(u32, String)> = sites
         .iter()
@@ -316,7 +357,7 @@ pub fn instrument_with<T>(
         })
         .collect();
     for _ in 0..MAX_ROUNDS {
-        let rendered = render(prepared, edits, &sites, &host_fns, &fields, &structs, &enums, &writers);
+        let rendered = render(prepared, edits, &sites, &host_fns, &fields, &structs, &enums, &writers, &lock_holders);
         let errors = match attempt(&rendered.text)? {
             Tried::Compiled(made) => {
                 let mut instrumented =
@@ -328,6 +369,12 @@ pub fn instrument_with<T>(
             }
             Tried::Errors(errors) => errors,
         };
+        // A walk for locks that does not compile (a name the syntax cannot tell apart): faults leave those types'
+        // locks as the field paths the snippet names reach them.
+        if errors.iter().flat_map(|e| &e.spans).any(|span| span.start >= rendered.locks_at) {
+            lock_holders.clear();
+            continue;
+        }
         if errors.iter().flat_map(|e| &e.spans).any(|span| span.start >= rendered.writers_at) {
             writers.clear();
             continue;
@@ -490,6 +537,8 @@ struct Rendered {
     fields_at: usize,
     /// Where the map writers start (after the field offsets).
     writers_at: usize,
+    /// Where the walks for locks start (last).
+    locks_at: usize,
 }
 
 /// The mirror, with each site's declarations of the blocks around it made from the instrumented host (a copied
@@ -529,6 +578,7 @@ fn render(
     structs: &[String],
     enums: &[lacuna_checker::EnumOutline],
     writers: &[(u32, String)],
+    lock_holders: &[lacuna_checker::LockHolder],
 ) -> Rendered {
     let host = &prepared.host;
     let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
@@ -676,7 +726,11 @@ fn render(
             f.field
         ));
     }
-    Rendered { text, entries, anchors, shims_at, shims: shim_ranges, fields_at, writers_at }
+    let locks_at = text.len();
+    for holder in lock_holders {
+        text.push_str(&lock_holder_impl(holder));
+    }
+    Rendered { text, entries, anchors, shims_at, shims: shim_ranges, fields_at, writers_at, locks_at }
 }
 
 #[cfg(test)]

@@ -608,21 +608,22 @@ impl EntryScope<'_> {
                 ),
             };
             // A lock the snippet held when it faulted is poisoned; the host's own next `lock()` must still work.
-            // (Not for a type written with the hole's generic parameters: they are not in scope where resets run.)
-            let lock = ty.contains("Mutex") || ty.contains("RwLock");
+            // Every lock reachable from a binding the host keeps is cleared (`lacuna::__private::Locks`), and the
+            // fields holding one that the snippet named (`state.log.lock()`), at the path it wrote, for types the
+            // walk does not enter (generic ones, a dependency's). Not for a type written with the hole's generic
+            // parameters: they are not in scope where resets run.
             let generic = ty.contains(SELF_ALIAS)
                 || ty
                     .split(|c: char| !(c.is_alphanumeric() || c == '_'))
                     .any(|word| self.type_params.iter().any(|p| p == word));
-            // The binding itself when its type holds a lock, and the fields holding one that the snippet named
-            // (`state.log.lock()`), at the path it wrote (visible here: the entry is declared in the hole's block).
-            if matches!(access, Access::Mutable | Access::Shared) && !generic {
+            if matches!(access, Access::Mutable | Access::Shared | Access::Copy) && closure.is_none() && !generic {
                 let fields =
                     uses.lock_fields.iter().filter(|p| p.binding == i).map(|p| format!(".{}", p.fields.join(".")));
-                for path in lock.then(String::new).into_iter().chain(fields) {
+                for path in std::iter::once(String::new()).chain(fields) {
                     out.resets.push_str(&format!(
-                        "if __lacuna_status != 0 {{ use ::lacuna::__private::{{UnpoisonLock as _, UnpoisonOther as _}}; \
-                         (&::lacuna::__private::Unpoison(unsafe {{ &(*({ptr} as *const {ty})){path} }})).unpoison(); }} "
+                        "if __lacuna_status != 0 {{ use ::lacuna::__private::{{ClearLocks as _, ClearNone as _}}; \
+                         (&::lacuna::__private::Locks(unsafe {{ &(*({ptr} as *const {ty})){path} }}))\
+                         .clear_locks(&mut ::core::default::Default::default()); }} "
                     ));
                 }
             }
