@@ -121,7 +121,7 @@ pub mod __private {
     /// host's code after it still runs, however the snippet reached it (a field, a method, an index, an iterator).
     /// Reached: through references, `Box`, `Rc`, `Arc`, `Option`, `RefCell` (when not borrowed), vectors, slices,
     /// arrays, `VecDeque` and the values of `HashMap`/`BTreeMap` ([`HoldsLocks`]'s impls here), and the host's own
-    /// top-level structs and enums (impls the instrumented host adds). Not through a lock's own data (a lock inside
+    /// structs and enums in any module (impls the instrumented host adds). Not through a lock's own data (a lock inside
     /// a locked value), tuples, trait objects or generic host types.
     /// Called as `(&Locks(&value)).clear_locks(seen)`: [`ClearLocks`] for a type that implements [`HoldsLocks`],
     /// the no-op [`ClearNone`] (one more autoref away) for every other type.

@@ -344,7 +344,9 @@ pub fn instrument_with<T>(
     let mut fields = outline.struct_fields.clone();
     let mut structs = outline.plain_structs.clone();
     let mut enums = outline.plain_enums.clone();
-    let mut lock_holders = outline.lock_holders.clone();
+    // A type in a module has fields the crate root reaches only in the exported host (every field `pub`).
+    let mut lock_holders: Vec<_> =
+        outline.lock_holders.iter().filter(|h| export.is_some() || !h.in_module).cloned().collect();
     // Holes whose value may be a map or set the JIT builds: a writer each (dropped, all of them, if one does not compile).
     let mut writers: Vec<(u32, String)> = sites
         .iter()
