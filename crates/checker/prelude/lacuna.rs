@@ -127,9 +127,27 @@ pub mod __private {
     /// the no-op [`ClearNone`] (one more autoref away) for every other type.
     pub struct Locks<'a, T: ?Sized>(pub &'a T);
 
-    /// The `Rc`/`Arc` allocations a walk has been through, so a cycle ends.
+    /// Where a walk is: the `Rc`/`Arc` allocations it has been through, so a cycle ends, and how deep it is in
+    /// containers, so a long chain (a linked list of a million boxes) cannot overflow the stack: past
+    /// [`Seen::MAX_DEPTH`] it goes no deeper.
     #[derive(Default)]
-    pub struct Seen(std::collections::HashSet<usize>);
+    pub struct Seen {
+        shared: std::collections::HashSet<usize>,
+        depth: u32,
+    }
+
+    impl Seen {
+        pub const MAX_DEPTH: u32 = 512;
+
+        /// `walk` one container level down, unless the walk is as deep as it may go.
+        fn descend(&mut self, walk: impl FnOnce(&mut Seen)) {
+            if self.depth < Seen::MAX_DEPTH {
+                self.depth += 1;
+                walk(self);
+                self.depth -= 1;
+            }
+        }
+    }
 
     /// A value whose locks [`Locks`] clears.
     pub trait HoldsLocks {
@@ -169,9 +187,9 @@ pub mod __private {
     macro_rules! holds_locks_through {
         ($($ty:ty => |$v:ident, $seen:ident| $walk:expr;)*) => {$(
             impl<T: ?Sized + HoldsLocks> HoldsLocks for $ty {
-                fn clear_poisoned(&self, $seen: &mut Seen) {
+                fn clear_poisoned(&self, seen: &mut Seen) {
                     let $v = self;
-                    $walk
+                    seen.descend(|$seen| $walk)
                 }
             }
         )*};
@@ -181,10 +199,10 @@ pub mod __private {
         &T => |v, seen| (**v).clear_poisoned(seen);
         &mut T => |v, seen| (**v).clear_poisoned(seen);
         Box<T> => |v, seen| (**v).clear_poisoned(seen);
-        std::rc::Rc<T> => |v, seen| if seen.0.insert(std::rc::Rc::as_ptr(v).cast::<()>() as usize) {
+        std::rc::Rc<T> => |v, seen| if seen.shared.insert(std::rc::Rc::as_ptr(v).cast::<()>() as usize) {
             (**v).clear_poisoned(seen)
         };
-        std::sync::Arc<T> => |v, seen| if seen.0.insert(std::sync::Arc::as_ptr(v).cast::<()>() as usize) {
+        std::sync::Arc<T> => |v, seen| if seen.shared.insert(std::sync::Arc::as_ptr(v).cast::<()>() as usize) {
             (**v).clear_poisoned(seen)
         };
         std::cell::RefCell<T> => |v, seen| if let Ok(inner) = v.try_borrow() {
@@ -197,9 +215,11 @@ pub mod __private {
             impl<T: HoldsLocks> HoldsLocks for $ty {
                 fn clear_poisoned(&self, seen: &mut Seen) {
                     let $v = self;
-                    for item in $items {
-                        item.clear_poisoned(seen);
-                    }
+                    seen.descend(|seen| {
+                        for item in $items {
+                            item.clear_poisoned(seen);
+                        }
+                    })
                 }
             }
         )*};
@@ -214,19 +234,19 @@ pub mod __private {
 
     impl<T: HoldsLocks, const N: usize> HoldsLocks for [T; N] {
         fn clear_poisoned(&self, seen: &mut Seen) {
-            self.iter().for_each(|item| item.clear_poisoned(seen))
+            seen.descend(|seen| self.iter().for_each(|item| item.clear_poisoned(seen)))
         }
     }
 
     impl<K, T: HoldsLocks, S> HoldsLocks for std::collections::HashMap<K, T, S> {
         fn clear_poisoned(&self, seen: &mut Seen) {
-            self.values().for_each(|item| item.clear_poisoned(seen))
+            seen.descend(|seen| self.values().for_each(|item| item.clear_poisoned(seen)))
         }
     }
 
     impl<K, T: HoldsLocks> HoldsLocks for std::collections::BTreeMap<K, T> {
         fn clear_poisoned(&self, seen: &mut Seen) {
-            self.values().for_each(|item| item.clear_poisoned(seen))
+            seen.descend(|seen| self.values().for_each(|item| item.clear_poisoned(seen)))
         }
     }
 
