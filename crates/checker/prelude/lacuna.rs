@@ -115,29 +115,64 @@ pub mod __private {
         unsafe { &mut *p }
     }
 
-    /// Host values a snippet used, after the snippet faulted: a `Mutex` or `RwLock` it held a guard of when its
-    /// budget ran out or it panicked is poisoned, and the host's own next `lock().unwrap()` would panic. The hole's
-    /// `Err` is how the host learns the snippet failed; every lock reachable from those values is cleared so the
-    /// host's code after it still runs, however the snippet reached it (a field, a method, an index, an iterator).
-    /// Reached: through references, `Box`, `Rc`, `Arc`, `Option`, `RefCell` (when not borrowed), vectors, slices,
-    /// arrays, `VecDeque` and the values of `HashMap`/`BTreeMap` ([`HoldsLocks`]'s impls here), and the host's own
-    /// structs and enums in any module (impls the instrumented host adds). Not through a lock's own data (a lock inside
-    /// a locked value), tuples, trait objects or generic host types.
-    /// Called as `(&Locks(&value)).clear_locks(seen)`: [`ClearLocks`] for a type that implements [`HoldsLocks`],
-    /// the no-op [`ClearNone`] (one more autoref away) for every other type.
+    /// Host values a snippet used, and the host's statics, after the snippet faulted: a `Mutex` or `RwLock` it
+    /// held a guard of when its budget ran out or it panicked is poisoned, and the host's own next
+    /// `lock().unwrap()` would panic. The hole's `Err` is how the host learns the snippet failed; every lock
+    /// reachable from those values is cleared so the host's code after it still runs, however the snippet reached
+    /// it (a field, a method, an index, an iterator). Reached: through references, `Box`, `Rc`, `Arc`, `Option`,
+    /// `RefCell` (when not borrowed), vectors, slices, arrays, `VecDeque` and the values of `HashMap`/`BTreeMap`
+    /// ([`HoldsLocks`]'s impls here), and the host's own structs and enums in any module (impls the instrumented
+    /// host adds). Not through a lock's own data (a lock inside a locked value), tuples, trait objects or generic
+    /// host types. A lock the host had poisoned itself before the snippet ran is left as it was (a walk before the
+    /// run records them, [`Seen::record`]).
+    /// Called as `(&Locks(&value)).walk_locks(seen)`: [`WalkLocks`] for a type that implements [`HoldsLocks`],
+    /// the no-op [`WalkNone`] (one more autoref away) for every other type.
     pub struct Locks<'a, T: ?Sized>(pub &'a T);
+
+    /// Whether a hole's value is the error of a snippet that ran and faulted (a panic, a budget): what a host's
+    /// site clears its statics' locks after.
+    pub fn faulted<T>(value: &Result<T, crate::HoleError>) -> bool {
+        matches!(value, Err(crate::HoleError::Runtime { .. } | crate::HoleError::Budget { .. }))
+    }
 
     /// Where a walk is: the `Rc`/`Arc` allocations it has been through, so a cycle ends, and how deep it is in
     /// containers, so a long chain (a linked list of a million boxes) cannot overflow the stack: past
     /// [`Seen::MAX_DEPTH`] it goes no deeper.
+    ///
+    /// A walk either records (before the snippet runs) which locks are poisoned already — the host's own doing,
+    /// which stays — or clears (after a fault) every other one.
     #[derive(Default)]
     pub struct Seen {
         shared: std::collections::HashSet<usize>,
         depth: u32,
+        recording: bool,
+        /// The locks found poisoned before the snippet ran, by address.
+        poisoned_before: std::collections::HashSet<usize>,
     }
 
     impl Seen {
         pub const MAX_DEPTH: u32 = 512;
+
+        /// A walk that records the locks poisoned now.
+        pub fn record() -> Seen {
+            Seen { recording: true, ..Seen::default() }
+        }
+
+        /// A walk that clears every poisoned lock `before` did not find poisoned.
+        pub fn clearing(before: &Seen) -> Seen {
+            Seen { poisoned_before: before.poisoned_before.clone(), ..Seen::default() }
+        }
+
+        fn visit(&mut self, at: *const (), poisoned: bool, clear: impl FnOnce()) {
+            let at = at as usize;
+            if self.recording {
+                if poisoned {
+                    self.poisoned_before.insert(at);
+                }
+            } else if poisoned && !self.poisoned_before.contains(&at) {
+                clear()
+            }
+        }
 
         /// `walk` one container level down, unless the walk is as deep as it may go.
         fn descend(&mut self, walk: impl FnOnce(&mut Seen)) {
@@ -151,43 +186,43 @@ pub mod __private {
 
     /// A value whose locks [`Locks`] clears.
     pub trait HoldsLocks {
-        fn clear_poisoned(&self, seen: &mut Seen);
+        fn walk(&self, seen: &mut Seen);
     }
 
-    pub trait ClearLocks {
-        fn clear_locks(&self, seen: &mut Seen);
+    pub trait WalkLocks {
+        fn walk_locks(&self, seen: &mut Seen);
     }
 
-    pub trait ClearNone {
-        fn clear_locks(&self, seen: &mut Seen);
+    pub trait WalkNone {
+        fn walk_locks(&self, seen: &mut Seen);
     }
 
-    impl<T: ?Sized + HoldsLocks> ClearLocks for Locks<'_, T> {
-        fn clear_locks(&self, seen: &mut Seen) {
-            self.0.clear_poisoned(seen)
+    impl<T: ?Sized + HoldsLocks> WalkLocks for Locks<'_, T> {
+        fn walk_locks(&self, seen: &mut Seen) {
+            self.0.walk(seen)
         }
     }
 
-    impl<T: ?Sized> ClearNone for &Locks<'_, T> {
-        fn clear_locks(&self, _: &mut Seen) {}
+    impl<T: ?Sized> WalkNone for &Locks<'_, T> {
+        fn walk_locks(&self, _: &mut Seen) {}
     }
 
     impl<T: ?Sized> HoldsLocks for std::sync::Mutex<T> {
-        fn clear_poisoned(&self, _: &mut Seen) {
-            self.clear_poison()
+        fn walk(&self, seen: &mut Seen) {
+            seen.visit((self as *const Self).cast(), self.is_poisoned(), || self.clear_poison())
         }
     }
 
     impl<T: ?Sized> HoldsLocks for std::sync::RwLock<T> {
-        fn clear_poisoned(&self, _: &mut Seen) {
-            self.clear_poison()
+        fn walk(&self, seen: &mut Seen) {
+            seen.visit((self as *const Self).cast(), self.is_poisoned(), || self.clear_poison())
         }
     }
 
     macro_rules! holds_locks_through {
         ($($ty:ty => |$v:ident, $seen:ident| $walk:expr;)*) => {$(
             impl<T: ?Sized + HoldsLocks> HoldsLocks for $ty {
-                fn clear_poisoned(&self, seen: &mut Seen) {
+                fn walk(&self, seen: &mut Seen) {
                     let $v = self;
                     seen.descend(|$seen| $walk)
                 }
@@ -196,28 +231,28 @@ pub mod __private {
     }
 
     holds_locks_through! {
-        &T => |v, seen| (**v).clear_poisoned(seen);
-        &mut T => |v, seen| (**v).clear_poisoned(seen);
-        Box<T> => |v, seen| (**v).clear_poisoned(seen);
+        &T => |v, seen| (**v).walk(seen);
+        &mut T => |v, seen| (**v).walk(seen);
+        Box<T> => |v, seen| (**v).walk(seen);
         std::rc::Rc<T> => |v, seen| if seen.shared.insert(std::rc::Rc::as_ptr(v).cast::<()>() as usize) {
-            (**v).clear_poisoned(seen)
+            (**v).walk(seen)
         };
         std::sync::Arc<T> => |v, seen| if seen.shared.insert(std::sync::Arc::as_ptr(v).cast::<()>() as usize) {
-            (**v).clear_poisoned(seen)
+            (**v).walk(seen)
         };
         std::cell::RefCell<T> => |v, seen| if let Ok(inner) = v.try_borrow() {
-            inner.clear_poisoned(seen)
+            inner.walk(seen)
         };
     }
 
     macro_rules! holds_locks_in_items {
         ($($ty:ty => |$v:ident| $items:expr;)*) => {$(
             impl<T: HoldsLocks> HoldsLocks for $ty {
-                fn clear_poisoned(&self, seen: &mut Seen) {
+                fn walk(&self, seen: &mut Seen) {
                     let $v = self;
                     seen.descend(|seen| {
                         for item in $items {
-                            item.clear_poisoned(seen);
+                            item.walk(seen);
                         }
                     })
                 }
@@ -233,20 +268,20 @@ pub mod __private {
     }
 
     impl<T: HoldsLocks, const N: usize> HoldsLocks for [T; N] {
-        fn clear_poisoned(&self, seen: &mut Seen) {
-            seen.descend(|seen| self.iter().for_each(|item| item.clear_poisoned(seen)))
+        fn walk(&self, seen: &mut Seen) {
+            seen.descend(|seen| self.iter().for_each(|item| item.walk(seen)))
         }
     }
 
     impl<K, T: HoldsLocks, S> HoldsLocks for std::collections::HashMap<K, T, S> {
-        fn clear_poisoned(&self, seen: &mut Seen) {
-            seen.descend(|seen| self.values().for_each(|item| item.clear_poisoned(seen)))
+        fn walk(&self, seen: &mut Seen) {
+            seen.descend(|seen| self.values().for_each(|item| item.walk(seen)))
         }
     }
 
     impl<K, T: HoldsLocks> HoldsLocks for std::collections::BTreeMap<K, T> {
-        fn clear_poisoned(&self, seen: &mut Seen) {
-            seen.descend(|seen| self.values().for_each(|item| item.clear_poisoned(seen)))
+        fn walk(&self, seen: &mut Seen) {
+            seen.descend(|seen| self.values().for_each(|item| item.walk(seen)))
         }
     }
 

@@ -1,8 +1,9 @@
-//! The host's types that can hold a lock: structs and enums of its module tree whose fields hold a `Mutex` or
-//! `RwLock`, directly, inside std's containers, or inside another such type. The instrumented host implements
-//! `lacuna::__private::HoldsLocks` for each, so that after a snippet faults every lock reachable from the bindings
-//! it used is cleared of the poison its panic left (however the snippet reached it: a field, a method that returns
-//! one, an index, an iterator). Pure syntax: a type named here that holds no lock costs only an empty walk.
+//! The host's types that can hold a lock — structs and enums of its module tree whose fields hold a `Mutex` or
+//! `RwLock`, directly, inside std's containers, or inside another such type — and its statics of such types. The
+//! instrumented host implements `lacuna::__private::HoldsLocks` for each type and walks the statics, so that after
+//! a snippet faults every lock reachable from the bindings it used or from a static is cleared of the poison its
+//! fault left, however the snippet reached it (a field, a method that returns one, an index, an iterator). Pure
+//! syntax: a type named here that holds no lock costs only an empty walk.
 
 use ra_ap_syntax::ast::{self, HasAttrs, HasGenericParams, HasModuleItem, HasName};
 use ra_ap_syntax::{AstNode, SourceFile};
@@ -28,6 +29,9 @@ pub enum LockHolderShape {
     Struct(VariantFields),
     /// Each variant, in declaration order.
     Enum(Vec<(String, VariantFields)>),
+    /// A `static` (not `mut`) of the host: walked as a value after every fault, whatever the snippet named (a
+    /// host function can hand out `&'static` to it).
+    Static,
 }
 
 /// Words in a field's type that can mean a lock is inside.
@@ -94,6 +98,10 @@ fn collect(
                 let (shape, types) = fields_of(st.field_list());
                 (st.name(), st.attrs(), st.generic_param_list(), LockHolderShape::Struct(shape), types)
             }
+            ast::Item::Static(st) if st.mut_token().is_none() => {
+                let ty: Vec<ast::Type> = st.ty().into_iter().collect();
+                (st.name(), st.attrs(), None, LockHolderShape::Static, ty)
+            }
             ast::Item::Enum(en) => {
                 let mut variants = Vec::new();
                 let mut types = Vec::new();
@@ -150,7 +158,9 @@ mod tests {
     fn types_that_reach_a_lock_by_name_through_each_other() {
         let text = "use std::sync::*;\nstruct A { m: Mutex<u8> }\nstruct B(Vec<A>, String);\nenum C { X(Option<Box<B>>), Y { s: String }, Z }\n\
                     struct Plain { n: u32 }\nstruct G<T> { m: Mutex<T> }\n#[repr(C, packed)] struct P { m: Mutex<u8> }\n#[cfg(unix)] struct D { l: std::sync::RwLock<()> }\n\
-                    #[cfg(test)] mod m { pub struct Inner { m: Mutex<u8> } mod n { struct Outer(super::Inner); } }\n";
+                    #[cfg(test)] mod m { pub struct Inner { m: Mutex<u8> } mod n { struct Outer(super::Inner); } }\n\
+                    static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());\nstatic mut RAW: Mutex<u8> = Mutex::new(0);\n\
+                    pub static SHARDS: [A; 0] = [];\nstatic N: u32 = 0;\n";
         let file = SourceFile::parse(text, ra_ap_syntax::Edition::Edition2021).tree();
         let found: Vec<String> =
             lock_holders(&file).iter().map(|h| format!("{}{} {:?}", h.cfgs.join(""), h.name, h.shape)).collect();
@@ -162,6 +172,8 @@ mod tests {
                 "#[cfg(unix)]D Struct(Record([\"l\"]))",
                 "#[cfg(test)]m::Inner Struct(Record([\"m\"]))",
                 "#[cfg(test)]m::n::Outer Struct(Tuple(1))",
+                "LOG Static",
+                "SHARDS Static",
             ]
         "##]]
         .assert_debug_eq(&found);

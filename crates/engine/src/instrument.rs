@@ -177,8 +177,10 @@ fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
 fn lock_holder_impl(holder: &lacuna_checker::LockHolder) -> String {
     use lacuna_checker::{LockHolderShape, VariantFields};
     let name = &holder.name;
-    let walk = |place: &str| format!("(&::lacuna::__private::Locks({place})).clear_locks(seen); ");
+    let walk = |place: &str| format!("(&::lacuna::__private::Locks({place})).walk_locks(seen); ");
     let body = match &holder.shape {
+        // Walked by `__lacuna_static_locks` instead.
+        LockHolderShape::Static => return String::new(),
         LockHolderShape::Struct(VariantFields::Unit) => String::new(),
         LockHolderShape::Struct(VariantFields::Tuple(n)) => (0..*n).map(|i| walk(&format!("&self.{i}"))).collect(),
         LockHolderShape::Struct(VariantFields::Record(fields)) => {
@@ -205,10 +207,33 @@ fn lock_holder_impl(holder: &lacuna_checker::LockHolder) -> String {
     };
     format!(
         "\n{cfgs}#[doc(hidden)]\nimpl ::lacuna::__private::HoldsLocks for {name} {{\n    \
-         #[allow(unused_variables)]\n    fn clear_poisoned(&self, seen: &mut ::lacuna::__private::Seen) {{\n        \
-         #[allow(unused_imports)]\n        use ::lacuna::__private::{{ClearLocks as _, ClearNone as _}};\n        \
+         #[allow(unused_variables)]\n    fn walk(&self, seen: &mut ::lacuna::__private::Seen) {{\n        \
+         #[allow(unused_imports)]\n        use ::lacuna::__private::{{WalkLocks as _, WalkNone as _}};\n        \
          {body}\n    }}\n}}\n",
         cfgs = holder.cfgs.iter().map(|c| format!("{c}\n")).collect::<String>(),
+    )
+}
+
+/// The function a hole's site walks the host's statics' locks with: before the snippet runs, to record which are
+/// poisoned already (the host's own doing, which stays), and after it faulted, to clear the others (a host
+/// function can hand a snippet `&'static` to one, so what the snippet names is no guide).
+const STATIC_LOCKS: &str = "__lacuna_static_locks";
+
+fn static_locks(holders: &[lacuna_checker::LockHolder]) -> String {
+    let walks: String = holders
+        .iter()
+        .filter(|h| h.shape == lacuna_checker::LockHolderShape::Static)
+        .map(|h| {
+            format!(
+                "    {}{{ (&::lacuna::__private::Locks(&crate::{})).walk_locks(seen); }}\n",
+                h.cfgs.join(" "),
+                h.name
+            )
+        })
+        .collect();
+    format!(
+        "\n#[doc(hidden)]\n#[allow(dead_code)]\nfn {STATIC_LOCKS}(seen: &mut ::lacuna::__private::Seen) {{\n    \
+         #[allow(unused_imports)]\n    use ::lacuna::__private::{{WalkLocks as _, WalkNone as _}};\n{walks}}}\n"
     )
 }
 
@@ -583,6 +608,7 @@ fn render(
     lock_holders: &[lacuna_checker::LockHolder],
 ) -> Rendered {
     let host = &prepared.host;
+    let statics = lock_holders.iter().any(|h| h.shape == lacuna_checker::LockHolderShape::Static);
     let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
     let mut entries = Vec::new();
     let mut anchors = Vec::new();
@@ -611,6 +637,12 @@ fn render(
         // The task is evaluated first, by reference (the host keeps its value), before any binding is handed over.
         let task = hole.task_range.clone().map_or("\"\"", |r| &host.text[r]);
         text.push_str(&format!("{{ let __lacuna_task = ::lacuna::__private::task_text(&({task})); "));
+        if statics {
+            text.push_str(&format!(
+                "let mut __lacuna_static_locks = ::lacuna::__private::Seen::record(); \
+                 crate::{STATIC_LOCKS}(&mut __lacuna_static_locks); "
+            ));
+        }
         if !hole.in_async {
             text.push_str(&format!("let mut __lacuna_moved = [0u8; {}]; ", bindings.len()));
         }
@@ -681,6 +713,12 @@ fn render(
                 entries.push((index, i, start..text.len()));
             }
         }
+        if statics {
+            text.push_str(&format!(
+                "if ::lacuna::__private::faulted(&__lacuna_value) {{ \
+                 crate::{STATIC_LOCKS}(&mut ::lacuna::__private::Seen::clearing(&__lacuna_static_locks)); }} "
+            ));
+        }
         text.push_str("__lacuna_value }");
         at = hole.range.end;
         anchors.push((at, text.len()));
@@ -731,6 +769,9 @@ fn render(
     let locks_at = text.len();
     for holder in lock_holders {
         text.push_str(&lock_holder_impl(holder));
+    }
+    if statics {
+        text.push_str(&static_locks(lock_holders));
     }
     Rendered { text, entries, anchors, shims_at, shims: shim_ranges, fields_at, writers_at, locks_at }
 }

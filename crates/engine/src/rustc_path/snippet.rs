@@ -296,7 +296,12 @@ pub fn generate(
 
     let ty = erase_lifetimes(&entry.unselfed(hole_type));
     let Split { before, after, prefix, blocks } = base.split(item_position)?;
-    let Declarations { write_backs, resets, .. } = decls;
+    let Declarations { write_backs, resets, locks_before, .. } = decls;
+    let locks_before = if locks_before.is_empty() {
+        locks_before
+    } else {
+        format!("let mut __lacuna_locks = ::lacuna::__private::Seen::record(); {locks_before}\n    ")
+    };
     const PARAMETERS: &str = "(__lacuna_table: *const *mut (), __lacuna_moved: *mut u8, __lacuna_out: *mut (), \
                               __lacuna_run: *mut ::lacuna::__private::RawRun)";
     let (head, tail) = if asynchronous {
@@ -304,7 +309,7 @@ pub fn generate(
         // or dropped before it finished), from the guard.
         let head = format!(
             "\n{ASYNC_ENTRY_EXPORTED}{} -> *mut () {{\n    let __lacuna_body = async move {{\n{prefix}{lines}        \
-             let __lacuna_resets = ::lacuna::__private::Resets(::core::option::Option::Some(move |__lacuna_status: u32| \
+             {locks_before}let __lacuna_resets = ::lacuna::__private::Resets(::core::option::Option::Some(move |__lacuna_status: u32| \
              {{ {resets} }}));\n        let __lacuna_value: {ty} = {{\n",
             &PARAMETERS[1..]
         );
@@ -317,7 +322,7 @@ pub fn generate(
         (head, tail)
     } else {
         let head = format!(
-            "\n{ENTRY_EXPORTED}{} -> u32 {{\n    let __lacuna_body = move || {{\n{prefix}{lines}        \
+            "\n{ENTRY_EXPORTED}{} -> u32 {{\n    {locks_before}let __lacuna_body = move || {{\n{prefix}{lines}        \
              let __lacuna_value: {ty} = {{\n",
             &PARAMETERS[1..]
         );
@@ -398,6 +403,9 @@ struct Declarations {
     /// Bindings the snippet owns for its run and hands back (see `Access::Owned`).
     write_backs: String,
     resets: String,
+    /// Before the run: the walks that record which locks are poisoned already (the host's own doing, which a
+    /// fault's resets leave as it is), into `__lacuna_locks`; empty when no binding is walked.
+    locks_before: String,
     accesses: BTreeMap<usize, Access>,
 }
 
@@ -485,6 +493,7 @@ impl EntryScope<'_> {
             lines: String::new(),
             write_backs: String::new(),
             resets: String::new(),
+            locks_before: String::new(),
             accesses: declared.clone(),
         };
         // Bindings whose number types the snippet settled: a converted copy under their own name (uses are not
@@ -620,10 +629,14 @@ impl EntryScope<'_> {
                 let fields =
                     uses.lock_fields.iter().filter(|p| p.binding == i).map(|p| format!(".{}", p.fields.join(".")));
                 for path in std::iter::once(String::new()).chain(fields) {
+                    let walk = format!(
+                        "use ::lacuna::__private::{{WalkLocks as _, WalkNone as _}}; \
+                         (&::lacuna::__private::Locks(unsafe {{ &(*({ptr} as *const {ty})){path} }})).walk_locks"
+                    );
+                    out.locks_before.push_str(&format!("{{ {walk}(&mut __lacuna_locks); }} "));
                     out.resets.push_str(&format!(
-                        "if __lacuna_status != 0 {{ use ::lacuna::__private::{{ClearLocks as _, ClearNone as _}}; \
-                         (&::lacuna::__private::Locks(unsafe {{ &(*({ptr} as *const {ty})){path} }}))\
-                         .clear_locks(&mut ::core::default::Default::default()); }} "
+                        "if __lacuna_status != 0 {{ \
+                         {walk}(&mut ::lacuna::__private::Seen::clearing(&__lacuna_locks)); }} "
                     ));
                 }
             }
