@@ -232,6 +232,82 @@ pub mod __budget {
         })
     }
 
+    /// An iterator that counts fuel at every step: what the rustc path makes the receiver of an iterator method std
+    /// steps in a loop of its own (`it.count()`, `(0..).max()`, `it.flatten()`) and an iterator a std function
+    /// drains (`Vec::from_iter(it)`, `set.extend(it)`), so those loops count as the snippet's own do. It forwards
+    /// everything else, so what the method computes is unchanged.
+    #[derive(Clone, Debug)]
+    pub struct Ticking<I>(I);
+
+    impl<I: Iterator> Iterator for Ticking<I> {
+        type Item = I::Item;
+        #[inline]
+        fn next(&mut self) -> Option<I::Item> {
+            tick();
+            self.0.next()
+        }
+        #[inline]
+        fn size_hint(&self) -> (usize, Option<usize>) {
+            self.0.size_hint()
+        }
+    }
+
+    impl<I: DoubleEndedIterator> DoubleEndedIterator for Ticking<I> {
+        #[inline]
+        fn next_back(&mut self) -> Option<I::Item> {
+            tick();
+            self.0.next_back()
+        }
+    }
+
+    impl<I: ExactSizeIterator> ExactSizeIterator for Ticking<I> {}
+
+    impl<I: std::iter::FusedIterator> std::iter::FusedIterator for Ticking<I> {}
+
+    /// The wrapper as a method, so that it takes its receiver exactly as the iterator method it is inserted before
+    /// does (method-call syntax: the same autoderef, autoref and reborrow): by value for a method taking `self`,
+    /// by `&mut` for one taking `&mut self`.
+    pub trait TickingIter: Iterator {
+        #[inline]
+        fn __lacuna_ticking(self) -> Ticking<Self>
+        where
+            Self: Sized,
+        {
+            Ticking(self)
+        }
+        #[inline]
+        fn __lacuna_ticking_mut(&mut self) -> Ticking<&mut Self> {
+            Ticking(self)
+        }
+    }
+
+    impl<I: Iterator + ?Sized> TickingIter for I {}
+
+    /// A function given to `filter` or `skip_while` (not a closure the snippet wrote, whose body counts), counting
+    /// each call. The closure it returns takes any reference, as the adapter's bound asks.
+    #[inline]
+    pub fn ticking_predicate<T: ?Sized, P: FnMut(&T) -> bool>(mut predicate: P) -> impl FnMut(&T) -> bool {
+        move |item: &T| {
+            tick();
+            predicate(item)
+        }
+    }
+
+    /// A function given to `filter_map` or `flat_map`, counting each call.
+    #[inline]
+    pub fn ticking_function<T, R, F: FnMut(T) -> R>(mut function: F) -> impl FnMut(T) -> R {
+        move |item: T| {
+            tick();
+            function(item)
+        }
+    }
+
+    /// An iterator argument a std function drains, counting.
+    #[inline]
+    pub fn ticking_into<I: IntoIterator>(iter: I) -> Ticking<I::IntoIter> {
+        Ticking(iter.into_iter())
+    }
+
     /// The thread's fuel ran out: take more from the run's pool, or stop the snippet. A thread's first count
     /// finds the run it belongs to.
     #[cold]

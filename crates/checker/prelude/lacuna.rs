@@ -646,7 +646,7 @@ pub mod __private {
     }
 
     pub use crate::__budget::{
-        drop_async, poll_async, run_call, run_snippet, start_async, tick, AsyncRun, BudgetAllocator, BudgetExceeded, RawRun, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC,
+        drop_async, poll_async, run_call, run_snippet, start_async, tick, ticking_function, ticking_into, ticking_predicate, AsyncRun, BudgetAllocator, BudgetExceeded, RawRun, Ticking, TickingIter, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC,
         FAULT_STACK, FAULT_TIME,
     };
 }

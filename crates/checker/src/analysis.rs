@@ -766,6 +766,7 @@ impl RaSession {
             fuel_points: crate::fuel::points(file.syntax(), range, snippet.start),
             ..SnippetUses::default()
         };
+        out.fuel_points.extend(crate::iteration::points(&sema, db, file.syntax(), range, snippet.start));
         for element in file.syntax().descendants_with_tokens() {
             let Some(token) = element.into_token() else { continue };
             if !range.contains_range(token.text_range()) {
@@ -862,7 +863,8 @@ impl RaSession {
         policy: &lacuna_policy::Policy,
     ) -> Vec<crate::policy::Violation> {
         self.with_snippet(snippet, |sema, db, range, root| {
-            let mut walker = crate::policy::resolve::Walker::new(sema, db, policy, range);
+            let file = root.ancestors().last().unwrap_or_else(|| root.clone());
+            let mut walker = crate::policy::resolve::Walker::new(sema, db, policy, range, file);
             walker.walk(root, None);
             let mut out = walker.out;
             out.extend(crate::policy::classified::violations(sema, db, policy, range, root));

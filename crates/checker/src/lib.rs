@@ -22,6 +22,7 @@ pub mod export;
 pub(crate) mod fuel;
 mod host;
 mod ir_build;
+pub(crate) mod iteration;
 mod lean;
 mod line_index;
 mod locks;

@@ -11,6 +11,9 @@ pub struct TurnItem {
     pub text: String,
     /// Byte range in the turn.
     pub range: std::ops::Range<usize>,
+    /// The text as it runs, when it differs: with the wrappers that count the loops std runs over its iterators
+    /// (they need the turn's analysis, which a later turn's host does not repeat).
+    pub metered: Option<String>,
 }
 
 /// What an item declares, by namespace: a later item with the same key replaces an earlier one.
@@ -97,7 +100,7 @@ pub fn split_turn(turn: &str) -> Option<TurnParts> {
             other => ItemKey::Other(other.syntax().text().to_string().split_whitespace().collect::<Vec<_>>().join(" ")),
         };
         let range = local(item.syntax());
-        items.push(TurnItem { key, text: turn[range.clone()].to_owned(), range });
+        items.push(TurnItem { key, text: turn[range.clone()].to_owned(), range, metered: None });
     }
     let tail = stmts.tail_expr().map(|e| local(e.syntax()));
     Some(TurnParts { items, tail })

@@ -697,12 +697,14 @@ impl Shared {
                 (ExecPath::Rustc, (status != 0).then(|| fault_error(&run, artifact, budgets, stack_bytes)))
             }
             Runnable::Jit(jit) => {
-                // Host functions run under the host library's `run_snippet`; a panic leaves its message here. Like
-                // host code a rustc-path snippet calls they count no fuel, but where they do check (a session's
-                // functions are its turns' code, with fuel points) the snippet's stack and time budgets hold.
+                // Host functions run under the host library's `run_snippet`; a panic leaves its message here. Host
+                // code has no fuel points, but where it does count (a session's functions are its turns' code, with
+                // fuel points; snippet code the host keeps) the snippet's budgets hold: fuel from a pool of its own,
+                // beside the JIT code's (together at most twice the budget), and the stack and the clock.
                 let mut host_run = jit.compiled.calls_host.then(|| {
                     Box::new(RawRun {
                         stack_limit,
+                        fuel: budgets.fuel,
                         time_ms: budgets.time_ms,
                         interrupt: &self.interrupt,
                         ..RawRun::unlimited()

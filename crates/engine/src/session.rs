@@ -23,6 +23,7 @@ use std::time::Instant;
 
 use lacuna_checker::turn::{split_turn, ItemKey, TurnItem, TurnParts};
 use lacuna_checker::GeneratedHole;
+use lacuna_ir::FuelPoint;
 use serde::Serialize;
 
 mod nested;
@@ -277,11 +278,7 @@ impl Session {
     /// The turn checked as written in its check host: the verdict, its diagnostics rendered in the turn's
     /// coordinates, and (accepted) the types of its locals and value.
     #[allow(clippy::type_complexity)]
-    fn check_turn(
-        checker: &mut lacuna_checker::Checker,
-        check_text: &str,
-        turn: &str,
-    ) -> Result<(lacuna_checker::Verdict, Vec<String>, Option<lacuna_checker::TurnTypes>), ExecError> {
+    fn check_turn(checker: &mut lacuna_checker::Checker, check_text: &str, turn: &str) -> Result<Checked, ExecError> {
         // Generated from accepted items and the locals' types; rustc checks it with the turn in place.
         let prepared = checker.prepare_generated("session.rs", check_text, &[GeneratedHole::Inferred])?;
         // The turn's hole is the last one (a host's items may hold holes of their own).
@@ -293,7 +290,15 @@ impl Session {
             .map(|d| lacuna_checker::render::render_plain(&prepared, "turn.rs", turn, d))
             .collect();
         let types = if verdict.accepted { Some(checker.turn_types(&prepared, hole, turn)?) } else { None };
-        Ok((verdict, rendered, types))
+        // The turn's items run as the run host's own items, outside the snippet the turn becomes: the wrappers
+        // that count std's loops over their iterators go into their text here (`TurnItem::metered`).
+        let metering = if verdict.accepted {
+            let uses = checker.snippet_uses(&prepared, hole, turn)?;
+            uses.fuel_points.into_iter().filter(is_metering).collect()
+        } else {
+            Vec::new()
+        };
+        Ok((verdict, rendered, types, metering))
     }
 
     /// The host a turn runs in: `main` takes the locals out of the store, reaches the hole (typed: the value and
@@ -307,10 +312,10 @@ impl Session {
         new: &[SessionLocal],
     ) -> String {
         let id = self.id;
-        let mut text = format!("#![allow(unused)]\n{}", self.attributes);
+        let mut text = format!("#![allow(unused)]\n{}{}\n", self.attributes, lacuna_ir::TICKING_IMPORT);
         // The items are the turns' own code: they run under the turn's budgets.
         for item in items {
-            text.push_str(&lacuna_checker::turn::with_fuel_points(&item.text));
+            text.push_str(&lacuna_checker::turn::with_fuel_points(item.metered.as_deref().unwrap_or(&item.text)));
             text.push('\n');
         }
         text.push_str(SHOW);
@@ -470,6 +475,7 @@ impl Leaves {
         plan: &TurnPlan,
         parts: &TurnParts,
         types: &lacuna_checker::TurnTypes,
+        metering: &[FuelPoint],
         outcome: &mut TurnOutcome,
     ) -> Leaves {
         let mut new_locals = Vec::new();
@@ -490,7 +496,11 @@ impl Leaves {
             next_slot += 1;
         }
         let mut items = plan.kept_items.clone();
-        items.extend(parts.items.iter().cloned());
+        items.extend(parts.items.iter().map(|item| {
+            let inside: Vec<FuelPoint> = metering.iter().filter_map(|p| shifted_into(p, &item.range)).collect();
+            let metered = (!inside.is_empty()).then(|| FuelPoint::apply_all(&item.text, &inside));
+            TurnItem { metered, ..item.clone() }
+        }));
         Leaves {
             new_locals,
             declared: types.locals.iter().map(|(name, _)| name.clone()).collect(),
@@ -498,6 +508,38 @@ impl Leaves {
             items,
             next_slot,
         }
+    }
+}
+
+/// A turn's check: its verdict, its diagnostics as rendered, the types of what it leaves (when accepted) and the
+/// points where its code's iterators count fuel inside std (turn offsets).
+type Checked = (lacuna_checker::Verdict, Vec<String>, Option<lacuna_checker::TurnTypes>, Vec<FuelPoint>);
+
+/// Whether `point` counts a loop std runs (the points the snippet's text gets beside the syntactic ones).
+fn is_metering(point: &FuelPoint) -> bool {
+    match point {
+        FuelPoint::TickingReceiver { .. }
+        | FuelPoint::TickingArgument(_)
+        | FuelPoint::TickingFunction { .. }
+        | FuelPoint::TickingImport(_) => true,
+        FuelPoint::After(_) | FuelPoint::Wrap(_) | FuelPoint::FormatGuard { .. } => false,
+    }
+}
+
+/// `point` (turn offsets) relative to an item at `range` of the turn, if it is inside it.
+fn shifted_into(point: &FuelPoint, range: &std::ops::Range<usize>) -> Option<FuelPoint> {
+    let inside = |r: &std::ops::Range<usize>| range.start <= r.start && r.end <= range.end;
+    let shift = |r: &std::ops::Range<usize>| r.start - range.start..r.end - range.start;
+    match point {
+        FuelPoint::TickingReceiver { dot, by_ref } if inside(&(*dot..*dot)) => {
+            Some(FuelPoint::TickingReceiver { dot: dot - range.start, by_ref: *by_ref })
+        }
+        FuelPoint::TickingArgument(r) if inside(r) => Some(FuelPoint::TickingArgument(shift(r))),
+        FuelPoint::TickingFunction { range: r, by_reference } if inside(r) => {
+            Some(FuelPoint::TickingFunction { range: shift(r), by_reference: *by_reference })
+        }
+        FuelPoint::TickingImport(at) if inside(&(*at..*at)) => Some(FuelPoint::TickingImport(at - range.start)),
+        _ => None,
     }
 }
 
@@ -549,7 +591,7 @@ impl Engine {
         let mut outcome = TurnOutcome::pending(1);
         let plan = TurnPlan::new(session, turn);
         let check_started = Instant::now();
-        let (verdict, rendered, types) = self.check_as_written(session, &plan, turn)?;
+        let (verdict, rendered, types, metering) = self.check_as_written(session, &plan, turn)?;
         timings.check = ms(check_started);
         outcome.diagnostics = rendered;
         outcome.kinds = verdict.diagnostics.iter().map(kind_of).collect();
@@ -576,7 +618,7 @@ impl Engine {
             outcome.timings_ms = finish(timings, started);
             return Ok(outcome);
         }
-        let leaves = Leaves::of(session, &plan, parts, &types, &mut outcome);
+        let leaves = Leaves::of(session, &plan, parts, &types, &metering, &mut outcome);
         let ran = self.run_handover(session, turn, &plan, parts, leaves, model)?;
         timings.host_compile += ran.host_compile_ms;
         timings.run += ran.run_ms;
@@ -590,12 +632,7 @@ impl Engine {
 
     /// The turn as written, checked where it will run: its verdict, rendered diagnostics, and (accepted) the
     /// types of what it leaves behind. Nothing has run: a turn stopped here changes nothing.
-    fn check_as_written(
-        &self,
-        session: &Session,
-        plan: &TurnPlan,
-        turn: &str,
-    ) -> Result<(lacuna_checker::Verdict, Vec<String>, Option<lacuna_checker::TurnTypes>), ExecError> {
+    fn check_as_written(&self, session: &Session, plan: &TurnPlan, turn: &str) -> Result<Checked, ExecError> {
         session.interrupted()?;
         let interrupt = session.interrupt.clone();
         let checked = self

@@ -78,3 +78,32 @@ fn turns_keep_functions_types_and_values_for_later_turns() {
     assert_eq!(locals(&session), ["rooms: Vec<Room>", "doors: i32", "total: String"]);
     engine.close_session(session);
 }
+
+/// A function a turn declares runs as the session host's own item, outside the snippet later turns become: the
+/// loops std runs over its iterators still count (the turn's analysis put the counting wrappers in its text), so a
+/// later turn that hands it an endless iterator runs out of fuel instead of hanging the session, and the session
+/// goes on. The second runs on the JIT path: the session's functions it calls count fuel from a pool of their own.
+#[test]
+fn loops_inside_std_in_a_turns_functions_count_in_later_turns() {
+    let checker = lacuna_checker::Checker::new(lacuna_checker::CheckerOptions::default()).expect("checker starts");
+    let mut options = lacuna_engine::RunOptions::default();
+    options.budgets.fuel = 5_000_000;
+    options.budgets.time_ms = 5_000;
+    let engine = lacuna_engine::Engine::new(checker, options).expect("engine starts");
+    let mut session = Session::new();
+    let declared = turn(
+        &engine,
+        &mut session,
+        "fn biggest(it: impl Iterator<Item = i64>) -> i64 {\n    it.max().unwrap_or(0)\n}\n\
+         fn first_digit(text: &str) -> Option<char> {\n    text.chars().cycle().find(char::is_ascii_digit)\n}\n\
+         biggest([3, 9, 4].into_iter())",
+    );
+    assert_eq!(declared.value.as_deref(), Some("9"), "{declared:?}");
+    let endless = turn(&engine, &mut session, "biggest(std::iter::repeat(1))");
+    assert!(endless.error.as_deref().is_some_and(|e| e.contains("fuel")), "{endless:?}");
+    let cycled = turn(&engine, &mut session, "first_digit(\"no digits here\")");
+    assert!(cycled.error.as_deref().is_some_and(|e| e.contains("fuel")), "{cycled:?}");
+    assert_eq!(cycled.path, Some(lacuna_engine::ExecPath::Jit), "{cycled:?}");
+    let after = turn(&engine, &mut session, "biggest([5, 2].into_iter()) + first_digit(\"a1\").map_or(0, |_| 1)");
+    assert_eq!(after.value.as_deref(), Some("6"), "{after:?}");
+}

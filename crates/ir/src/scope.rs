@@ -136,11 +136,49 @@ pub enum FuelPoint {
     /// its panic machinery, where a second panic aborts the process; a snippet's `fmt` that panics there would
     /// take the host down.
     FormatGuard { after: usize, formatter: Option<String> },
+    /// The receiver of an iterator method std steps in a loop of its own (`it.count()`, `(0..).max()`,
+    /// `it.flatten()`): made a counting wrapper at the `.` at this offset, which takes the receiver by value
+    /// (`by_ref: false`, the method takes `self`) or by `&mut` (the method takes `&mut self`), as the method does.
+    TickingReceiver { dot: usize, by_ref: bool },
+    /// An iterator argument a std function drains (`Vec::from_iter(it)`, `set.extend(it)`): wrapped whole.
+    TickingArgument(std::ops::Range<usize>),
+    /// A function other than a closure written in place given to an adapter that calls it until it says stop
+    /// (`filter(char::is_numeric)`): wrapped in a closure that counts, taking the element by reference
+    /// (`by_reference`, for `filter` and `skip_while`) or by value.
+    TickingFunction { range: std::ops::Range<usize>, by_reference: bool },
+    /// The top of a module the snippet declares, after the `{` that ends at this offset: [`TICKING_IMPORT`] goes
+    /// there, as the entry's block has it, for the [`FuelPoint::TickingReceiver`]s inside.
+    TickingImport(usize),
 }
 
 /// The statement a fuel point becomes in rustc-path code: counts fuel, checks time, the stack and the interrupt
 /// (a no-op outside a snippet's run).
 pub const FUEL_TICK: &str = "::lacuna::__private::tick();";
+
+/// What a [`FuelPoint::TickingReceiver`] inserts: a method of `lacuna::__private::TickingIter`, which code with
+/// such points imports ([`TICKING_IMPORT`]).
+pub fn ticking_receiver(by_ref: bool) -> &'static str {
+    if by_ref {
+        ".__lacuna_ticking_mut()"
+    } else {
+        ".__lacuna_ticking()"
+    }
+}
+
+/// The call a [`FuelPoint::TickingArgument`] is wrapped in.
+pub const TICKING_ARGUMENT: &str = "::lacuna::__private::ticking_into(";
+
+/// The call a [`FuelPoint::TickingFunction`] is wrapped in.
+pub fn ticking_function(by_reference: bool) -> &'static str {
+    if by_reference {
+        "::lacuna::__private::ticking_predicate("
+    } else {
+        "::lacuna::__private::ticking_function("
+    }
+}
+
+/// The import [`FuelPoint::TickingReceiver`]'s method needs, as an item of the block the snippet is in.
+pub const TICKING_IMPORT: &str = "#[allow(unused_imports)] use ::lacuna::__private::TickingIter as _;";
 
 /// The statement a [`FuelPoint::FormatGuard`] becomes: `formatter` is the `fmt` method's formatter parameter, if
 /// it has a name.
@@ -167,6 +205,18 @@ impl FuelPoint {
                     inserts.push((range.start, false, format!("{{ {FUEL_TICK} ")));
                     inserts.push((range.end, true, " }".to_owned()));
                 }
+                FuelPoint::TickingReceiver { dot, by_ref } => {
+                    inserts.push((*dot, false, ticking_receiver(*by_ref).to_owned()))
+                }
+                FuelPoint::TickingArgument(range) => {
+                    inserts.push((range.start, false, TICKING_ARGUMENT.to_owned()));
+                    inserts.push((range.end, true, ")".to_owned()));
+                }
+                FuelPoint::TickingFunction { range, by_reference } => {
+                    inserts.push((range.start, false, ticking_function(*by_reference).to_owned()));
+                    inserts.push((range.end, true, ")".to_owned()));
+                }
+                FuelPoint::TickingImport(at) => inserts.push((*at, false, format!(" {TICKING_IMPORT}"))),
             }
         }
         inserts.sort_by_key(|(at, closes, _)| (*at, !*closes));

@@ -9,10 +9,12 @@
 //! `path`); everything else is denied, including any std module this table does not name. The host's own items
 //! (its tools) are allowed: the host is trusted, and what the hole can name is what the host granted.
 
+mod iteration;
 mod rules;
 
 use serde::{Deserialize, Serialize};
 
+pub use iteration::{iteration, wraps_receiver_type, Iteration};
 pub use rules::{trusted_std_macro, ALLOWED_DERIVES, STD_EXPRESSION_MACROS};
 
 /// Why a snippet is rejected by safe mode. Each kind has a stable name (the diagnostic's `kind`) and a Lacuna code
@@ -41,10 +43,13 @@ pub enum ViolationKind {
     /// A closure given to `Classified::map` that could let the content out: it captures a value from outside,
     /// prints, calls a host function, uses a capability, or holds a hole for a model not marked local.
     ClassifiedLeak,
+    /// A loop std would run where the snippet's budgets cannot count it: an iterator method named as a value or by
+    /// path, or put together by a macro from pieces; std's endless reader and sinks (`io::repeat`, `io::sink`).
+    UnmeteredLoop,
 }
 
 impl ViolationKind {
-    pub const ALL: [ViolationKind; 10] = [
+    pub const ALL: [ViolationKind; 11] = [
         ViolationKind::AmbientAuthority,
         ViolationKind::UnsafeCode,
         ViolationKind::ForeignCode,
@@ -55,6 +60,7 @@ impl ViolationKind {
         ViolationKind::Unresolved,
         ViolationKind::Unverifiable,
         ViolationKind::ClassifiedLeak,
+        ViolationKind::UnmeteredLoop,
     ];
 
     /// The diagnostic's `kind`.
@@ -70,6 +76,7 @@ impl ViolationKind {
             ViolationKind::Unresolved => "unresolved-item",
             ViolationKind::Unverifiable => "unverifiable",
             ViolationKind::ClassifiedLeak => "classified-leak",
+            ViolationKind::UnmeteredLoop => "unmetered-loop",
         }
     }
 
@@ -90,6 +97,7 @@ impl ViolationKind {
             ViolationKind::Unresolved => "L0108",
             ViolationKind::Unverifiable => "L0109",
             ViolationKind::ClassifiedLeak => "L0110",
+            ViolationKind::UnmeteredLoop => "L0111",
         }
     }
 
@@ -124,6 +132,10 @@ impl ViolationKind {
                 "a closure given to `Classified::map` only computes its result from its argument: write it in place \
                  as `|content| ..`, capture nothing, print nothing, call no host function; a hole inside it must name \
                  a model marked local"
+            }
+            ViolationKind::UnmeteredLoop => {
+                "call iterator methods as methods, written out (`it.count()`, `Vec::from_iter(it)`), so the budget \
+                 counts each element std takes; read and write real data, not an endless reader or a sink"
             }
         }
     }

@@ -10,7 +10,7 @@ pub(crate) enum Rule {
 }
 
 use Rule::{Allow, Deny};
-use ViolationKind::{AmbientAuthority, CompileTimeRead, DetachedThread, ForeignCode, HostTakeover};
+use ViolationKind::{AmbientAuthority, CompileTimeRead, DetachedThread, ForeignCode, HostTakeover, UnmeteredLoop};
 
 /// std modules of pure computation: every item defined in them is allowed. Anything a std item is defined in and
 /// that is neither here nor handled item by item in [`std_item`] is denied.
@@ -302,6 +302,11 @@ fn io_item(owner: Option<&str>, name: &str) -> Rule {
         Deny(AmbientAuthority, "standard input")
     } else if STDOUT.contains(&subject) || STDOUT.contains(&name) {
         Rule::Grant(Grant::Stdout, "standard output")
+    } else if matches!(subject, "repeat" | "Repeat" | "sink" | "Sink" | "empty" | "Empty") {
+        // `io::copy(&mut io::repeat(0), &mut io::sink())` and a padded `write!` into a sink loop inside std with
+        // no snippet code between their steps, so no budget counts them; with data of its own a snippet has no
+        // use for them.
+        Deny(UnmeteredLoop, "an endless reader or a sink, which std loops over where no budget counts")
     } else {
         Allow
     }
@@ -358,6 +363,12 @@ mod tests {
             ("alloc::System", Type, ViolationKind::HostTakeover),
             ("time::Instant::now", Function, ViolationKind::AmbientAuthority),
             ("sys::pal::unix::os::getenv", Function, ViolationKind::AmbientAuthority),
+            // Endless readers and sinks: std loops over them (`io::copy`, padded writes) where no budget counts.
+            ("io::util::repeat", Function, ViolationKind::UnmeteredLoop),
+            ("io::util::Repeat::read", Function, ViolationKind::UnmeteredLoop),
+            ("io::util::sink", Function, ViolationKind::UnmeteredLoop),
+            ("io::util::Sink::write", Function, ViolationKind::UnmeteredLoop),
+            ("io::util::empty", Function, ViolationKind::UnmeteredLoop),
         ] {
             assert_eq!(kind_of(&p, &std(path, kind)), Some(want), "std::{path}");
         }

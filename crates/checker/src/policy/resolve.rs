@@ -19,7 +19,12 @@ pub(crate) struct Walker<'a, 'db> {
     pub policy: &'a Policy,
     /// The snippet's text in the host file.
     pub snippet: TextRange,
+    /// The root of the file the snippet is in.
+    file: SyntaxNode,
     pub out: Vec<Violation>,
+    /// Where the loops std runs over the snippet's iterators get their counting wrappers (`crate::iteration`),
+    /// in the file's offsets: found by the same walk that judges, so every call it lets through has its point.
+    pub points: Vec<lacuna_ir::FuelPoint>,
     expansions: usize,
     /// Paths already reported (`std::fs` in `std::fs::read`): a longer path through them is not reported again.
     denied_paths: Vec<TextRange>,
@@ -31,8 +36,19 @@ impl<'a, 'db> Walker<'a, 'db> {
         db: &'db RootDatabase,
         policy: &'a Policy,
         snippet: TextRange,
+        file: SyntaxNode,
     ) -> Self {
-        Walker { sema, db, policy, snippet, out: Vec::new(), expansions: 0, denied_paths: Vec::new() }
+        Walker {
+            sema,
+            db,
+            policy,
+            snippet,
+            file,
+            out: Vec::new(),
+            points: Vec::new(),
+            expansions: 0,
+            denied_paths: Vec::new(),
+        }
     }
 
     /// Judges everything `root` uses. `origin` is `None` for the snippet itself (positions are its own, and only
@@ -105,6 +121,14 @@ impl<'a, 'db> Walker<'a, 'db> {
             if through_denied {
                 return;
             }
+        }
+        // A loop inside std where no count can go (`crate::iteration`); one that can go is the rustc path's.
+        match crate::iteration::metering(self.sema, self.db, &self.file, self.snippet, name_ref) {
+            Some(crate::iteration::Metering::Denied { message, label }) => {
+                self.push(ViolationKind::UnmeteredLoop, at, message, label)
+            }
+            Some(crate::iteration::Metering::Point(point)) if !self.points.contains(&point) => self.points.push(point),
+            Some(crate::iteration::Metering::Point(_)) | None => {}
         }
         match NameRefClass::classify(self.sema, name_ref) {
             // A module as a path's qualifier (`process` in `std::process::exit`) is judged through the item the

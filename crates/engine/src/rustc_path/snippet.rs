@@ -290,6 +290,11 @@ pub fn generate(
     };
     let declared = entry.accesses(uses, overrides, nested);
     let mut lines = entry.type_aliases(&scope.type_params, type_args);
+    if uses.fuel_points.iter().any(|p| matches!(p, FuelPoint::TickingReceiver { .. })) {
+        lines.push_str("        ");
+        lines.push_str(lacuna_ir::TICKING_IMPORT);
+        lines.push('\n');
+    }
     let decls = entry.declarations(&declared, uses)?;
     lines.push_str(&decls.lines);
     let (edited, map) = entry.edited_snippet(snippet, uses, &decls.accesses, nested, scope.self_type.as_deref())?;
@@ -718,6 +723,20 @@ impl EntryScope<'_> {
                 FuelPoint::Wrap(range) => {
                     edits.push(Edit::insert(range.start, format!("{{ {TICK} ")));
                     edits.push(Edit::insert_after(range.end, " }".into()));
+                }
+                FuelPoint::TickingReceiver { dot, by_ref } => {
+                    edits.push(Edit::insert(*dot, lacuna_ir::ticking_receiver(*by_ref).to_owned()))
+                }
+                FuelPoint::TickingArgument(range) => {
+                    edits.push(Edit::insert(range.start, lacuna_ir::TICKING_ARGUMENT.to_owned()));
+                    edits.push(Edit::insert_after(range.end, ")".into()));
+                }
+                FuelPoint::TickingFunction { range, by_reference } => {
+                    edits.push(Edit::insert(range.start, lacuna_ir::ticking_function(*by_reference).to_owned()));
+                    edits.push(Edit::insert_after(range.end, ")".into()));
+                }
+                FuelPoint::TickingImport(at) => {
+                    edits.push(Edit::insert(*at, format!(" {}", lacuna_ir::TICKING_IMPORT)))
                 }
             }
         }
