@@ -197,18 +197,7 @@ pub(crate) fn points<'db>(
     let policy = lacuna_policy::Policy::default();
     let mut walker = crate::policy::resolve::Walker::new(sema, db, &policy, snippet, file.clone());
     walker.walk(&root, None);
-    let mut out: Vec<FuelPoint> = walker
-        .points
-        .into_iter()
-        .map(|point| match point {
-            FuelPoint::TickingReceiver { dot, by_ref } => FuelPoint::TickingReceiver { dot: dot - base, by_ref },
-            FuelPoint::TickingArgument(r) => FuelPoint::TickingArgument(r.start - base..r.end - base),
-            FuelPoint::TickingFunction { range, by_reference } => {
-                FuelPoint::TickingFunction { range: range.start - base..range.end - base, by_reference }
-            }
-            other => other,
-        })
-        .collect();
+    let mut out: Vec<FuelPoint> = walker.points.iter().map(|point| point.shifted(base)).collect();
     if out.iter().any(|p| matches!(p, FuelPoint::TickingReceiver { .. })) {
         // A module the snippet declares does not see the entry block's import.
         for module in

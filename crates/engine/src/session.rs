@@ -528,19 +528,8 @@ fn is_metering(point: &FuelPoint) -> bool {
 
 /// `point` (turn offsets) relative to an item at `range` of the turn, if it is inside it.
 fn shifted_into(point: &FuelPoint, range: &std::ops::Range<usize>) -> Option<FuelPoint> {
-    let inside = |r: &std::ops::Range<usize>| range.start <= r.start && r.end <= range.end;
-    let shift = |r: &std::ops::Range<usize>| r.start - range.start..r.end - range.start;
-    match point {
-        FuelPoint::TickingReceiver { dot, by_ref } if inside(&(*dot..*dot)) => {
-            Some(FuelPoint::TickingReceiver { dot: dot - range.start, by_ref: *by_ref })
-        }
-        FuelPoint::TickingArgument(r) if inside(r) => Some(FuelPoint::TickingArgument(shift(r))),
-        FuelPoint::TickingFunction { range: r, by_reference } if inside(r) => {
-            Some(FuelPoint::TickingFunction { range: shift(r), by_reference: *by_reference })
-        }
-        FuelPoint::TickingImport(at) if inside(&(*at..*at)) => Some(FuelPoint::TickingImport(at - range.start)),
-        _ => None,
-    }
+    let span = point.span();
+    (range.start <= span.start && span.end <= range.end).then(|| point.shifted(range.start))
 }
 
 /// A turn's handover run: the host it ran in, what it printed, the run's report, and what it consumed.

@@ -191,34 +191,55 @@ pub fn format_guard(formatter: Option<&str>) -> String {
 }
 
 impl FuelPoint {
+    /// What this point inserts, as (offset, closes, text): `closes` marks the text that ends a wrapping (it goes
+    /// before an opening one at the same offset). The rustc path's edits and [`FuelPoint::apply_all`] both use it.
+    pub fn insertions(&self) -> Vec<(usize, bool, String)> {
+        let wrap = |range: &std::ops::Range<usize>, open: String, close: &str| {
+            vec![(range.start, false, open), (range.end, true, close.to_owned())]
+        };
+        match self {
+            FuelPoint::After(at) => vec![(*at, false, format!(" {FUEL_TICK}"))],
+            FuelPoint::FormatGuard { after, formatter } => {
+                vec![(*after, false, format!(" {}", format_guard(formatter.as_deref())))]
+            }
+            FuelPoint::Wrap(range) => wrap(range, format!("{{ {FUEL_TICK} "), " }"),
+            FuelPoint::TickingReceiver { dot, by_ref } => vec![(*dot, false, ticking_receiver(*by_ref).to_owned())],
+            FuelPoint::TickingArgument(range) => wrap(range, TICKING_ARGUMENT.to_owned(), ")"),
+            FuelPoint::TickingFunction { range, by_reference } => {
+                wrap(range, ticking_function(*by_reference).to_owned(), ")")
+            }
+            FuelPoint::TickingImport(at) => vec![(*at, false, format!(" {TICKING_IMPORT}"))],
+        }
+    }
+
+    /// The same point with its offsets moved back by `by` (from a file's offsets to a snippet's, from a turn's to
+    /// an item's).
+    pub fn shifted(&self, by: usize) -> FuelPoint {
+        let range = |r: &std::ops::Range<usize>| r.start - by..r.end - by;
+        match self {
+            FuelPoint::After(at) => FuelPoint::After(at - by),
+            FuelPoint::Wrap(r) => FuelPoint::Wrap(range(r)),
+            FuelPoint::FormatGuard { after, formatter } => {
+                FuelPoint::FormatGuard { after: after - by, formatter: formatter.clone() }
+            }
+            FuelPoint::TickingReceiver { dot, by_ref } => FuelPoint::TickingReceiver { dot: dot - by, by_ref: *by_ref },
+            FuelPoint::TickingArgument(r) => FuelPoint::TickingArgument(range(r)),
+            FuelPoint::TickingFunction { range: r, by_reference } => {
+                FuelPoint::TickingFunction { range: range(r), by_reference: *by_reference }
+            }
+            FuelPoint::TickingImport(at) => FuelPoint::TickingImport(at - by),
+        }
+    }
+
+    /// The offsets this point inserts at, lowest first.
+    pub fn span(&self) -> std::ops::Range<usize> {
+        let at = self.insertions().iter().map(|(at, _, _)| *at).collect::<Vec<_>>();
+        at.iter().copied().min().unwrap_or(0)..at.iter().copied().max().unwrap_or(0)
+    }
+
     /// `text` with `points` (offsets into it) made [`FUEL_TICK`] statements.
     pub fn apply_all(text: &str, points: &[FuelPoint]) -> String {
-        // (offset, closes: a `}` goes before a `{` at the same offset, text)
-        let mut inserts: Vec<(usize, bool, String)> = Vec::new();
-        for point in points {
-            match point {
-                FuelPoint::After(at) => inserts.push((*at, false, format!(" {FUEL_TICK}"))),
-                FuelPoint::FormatGuard { after, formatter } => {
-                    inserts.push((*after, false, format!(" {}", format_guard(formatter.as_deref()))))
-                }
-                FuelPoint::Wrap(range) => {
-                    inserts.push((range.start, false, format!("{{ {FUEL_TICK} ")));
-                    inserts.push((range.end, true, " }".to_owned()));
-                }
-                FuelPoint::TickingReceiver { dot, by_ref } => {
-                    inserts.push((*dot, false, ticking_receiver(*by_ref).to_owned()))
-                }
-                FuelPoint::TickingArgument(range) => {
-                    inserts.push((range.start, false, TICKING_ARGUMENT.to_owned()));
-                    inserts.push((range.end, true, ")".to_owned()));
-                }
-                FuelPoint::TickingFunction { range, by_reference } => {
-                    inserts.push((range.start, false, ticking_function(*by_reference).to_owned()));
-                    inserts.push((range.end, true, ")".to_owned()));
-                }
-                FuelPoint::TickingImport(at) => inserts.push((*at, false, format!(" {TICKING_IMPORT}"))),
-            }
-        }
+        let mut inserts: Vec<(usize, bool, String)> = points.iter().flat_map(FuelPoint::insertions).collect();
         inserts.sort_by_key(|(at, closes, _)| (*at, !*closes));
         let mut out = String::with_capacity(text.len() + inserts.len() * (FUEL_TICK.len() + 4));
         let mut from = 0;

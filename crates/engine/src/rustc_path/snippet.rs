@@ -713,32 +713,8 @@ impl EntryScope<'_> {
                 edits.push(Edit::replace(range.clone(), self_type.to_owned()));
             }
         }
-        const TICK: &str = lacuna_ir::FUEL_TICK;
-        for point in &uses.fuel_points {
-            match point {
-                FuelPoint::After(at) => edits.push(Edit::insert(*at, format!(" {TICK}"))),
-                FuelPoint::FormatGuard { after, formatter } => {
-                    edits.push(Edit::insert(*after, format!(" {}", lacuna_ir::format_guard(formatter.as_deref()))))
-                }
-                FuelPoint::Wrap(range) => {
-                    edits.push(Edit::insert(range.start, format!("{{ {TICK} ")));
-                    edits.push(Edit::insert_after(range.end, " }".into()));
-                }
-                FuelPoint::TickingReceiver { dot, by_ref } => {
-                    edits.push(Edit::insert(*dot, lacuna_ir::ticking_receiver(*by_ref).to_owned()))
-                }
-                FuelPoint::TickingArgument(range) => {
-                    edits.push(Edit::insert(range.start, lacuna_ir::TICKING_ARGUMENT.to_owned()));
-                    edits.push(Edit::insert_after(range.end, ")".into()));
-                }
-                FuelPoint::TickingFunction { range, by_reference } => {
-                    edits.push(Edit::insert(range.start, lacuna_ir::ticking_function(*by_reference).to_owned()));
-                    edits.push(Edit::insert_after(range.end, ")".into()));
-                }
-                FuelPoint::TickingImport(at) => {
-                    edits.push(Edit::insert(*at, format!(" {}", lacuna_ir::TICKING_IMPORT)))
-                }
-            }
+        for (at, closes, text) in uses.fuel_points.iter().flat_map(FuelPoint::insertions) {
+            edits.push(if closes { Edit::insert_after(at, text) } else { Edit::insert(at, text) });
         }
         for hole in nested {
             let replacement = nested_call(hole, &mut edits, bindings, accesses, self.plan, snippet)?;
