@@ -232,6 +232,32 @@ pub mod __budget {
         })
     }
 
+    /// How long a wait of the snippet's (`__wait`: a receive, a lock, a join, ...) may block before it looks again.
+    /// Looking counts one fuel and stops the thread as out of time once the run's deadline has passed or the run
+    /// was interrupted, as a tick in a loop does (but at once, not every 1024th tick: a wait is slow anyway).
+    pub fn wait_slice() -> Duration {
+        const SLICE: Duration = Duration::from_millis(10);
+        // A wait reached while a panic unwinds (drop glue) must not panic again: that would abort the host.
+        if std::thread::panicking() {
+            return SLICE;
+        }
+        tick();
+        let local = LOCAL.try_with(Cell::get).unwrap_or(UNKNOWN);
+        if local.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed) != 0) {
+            exceeded(FAULT_TIME);
+        }
+        match local.deadline {
+            Some(deadline) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    exceeded(FAULT_TIME);
+                }
+                (deadline - now).min(SLICE)
+            }
+            None => SLICE,
+        }
+    }
+
     /// An iterator that counts fuel at every step: what the rustc path makes the receiver of an iterator method std
     /// steps in a loop of its own (`it.count()`, `(0..).max()`, `it.flatten()`) and an iterator a std function
     /// drains (`Vec::from_iter(it)`, `set.extend(it)`), so those loops count as the snippet's own do. It forwards

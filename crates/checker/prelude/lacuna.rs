@@ -649,6 +649,10 @@ pub mod __private {
         drop_async, poll_async, run_call, run_snippet, start_async, tick, ticking_function, ticking_into, ticking_predicate, AsyncRun, BudgetAllocator, BudgetExceeded, RawRun, Ticking, TickingIter, FAULT_FUEL, FAULT_MEMORY, FAULT_NONE, FAULT_PANIC,
         FAULT_STACK, FAULT_TIME,
     };
+    pub use crate::__wait::{
+        waiting_into, WaitingCondvar, WaitingIntoIter, WaitingJoin, WaitingMutex, WaitingReceiver, WaitingRwLock,
+        WaitingSender,
+    };
 }
 
 /// `use lacuna::prelude::*;` brings in what a host needs. Hosts run by `lacuna` have it without the import.

@@ -8,9 +8,9 @@
 //! call safe mode lets through is counted.
 
 use lacuna_ir::FuelPoint;
-use lacuna_policy::Iteration;
-use ra_ap_hir::{Access, InFile, Semantics};
-use ra_ap_ide_db::defs::{Definition, NameRefClass};
+use lacuna_policy::{Iteration, ViolationKind};
+use ra_ap_hir::{Access, HasSource, InFile, Semantics};
+use ra_ap_ide_db::defs::Definition;
 use ra_ap_ide_db::RootDatabase;
 use ra_ap_syntax::ast::HasArgList;
 use ra_ap_syntax::{ast, AstNode, SyntaxKind, SyntaxNode, SyntaxToken, TextRange, TextSize};
@@ -21,7 +21,7 @@ pub(crate) enum Metering {
     /// A wrapper at this place, in the coordinates of the file the snippet is in.
     Point(FuelPoint),
     /// No wrapper can go where this is written: safe mode denies it.
-    Denied { message: String, label: String },
+    Denied { kind: ViolationKind, message: String, label: String },
 }
 
 /// Where `name_ref` (in the snippet at `snippet` of the file `root` is in, or in a macro expansion of it) needs a
@@ -32,12 +32,14 @@ pub(crate) fn metering(
     root: &SyntaxNode,
     snippet: TextRange,
     name_ref: &ast::NameRef,
+    def: Option<Definition<'_>>,
 ) -> Option<Metering> {
-    let f = match NameRefClass::classify(sema, name_ref) {
-        Some(NameRefClass::Definition(Definition::Function(f), _)) => f,
-        Some(NameRefClass::Definition(adt @ Definition::Adt(_), _)) => {
+    let f = match def {
+        Some(Definition::Function(f)) => f,
+        Some(adt @ Definition::Adt(_)) => {
             let wrapped = crate::policy::resolve::items(db, adt).iter().any(lacuna_policy::wraps_receiver_type);
             return wrapped.then(|| Metering::Denied {
+                kind: ViolationKind::UnmeteredLoop,
                 message: format!(
                     "`{}` is the type of an adapter whose receiver counts fuel at every step when the snippet runs, so \
                      it is not this type then; name it as `impl Iterator<Item = ..>`",
@@ -55,6 +57,7 @@ pub(crate) fn metering(
     let name = name_ref.text().to_string();
     let denied = |why: &str| {
         Some(Metering::Denied {
+            kind: ViolationKind::UnmeteredLoop,
             message: format!(
                 "`{name}` steps an iterator in a loop inside std, and {why}, where no budget can count it"
             ),
@@ -62,14 +65,7 @@ pub(crate) fn metering(
         })
     };
     let file = root.ancestors().last().unwrap_or_else(|| root.clone());
-    let file_id = sema.hir_file_for(&file).file_id();
-    // Where the snippet wrote `node`: itself, its tokens as a macro's arguments, or the transcriber of a
-    // `macro_rules!` it defines (a wrapper put there goes into every expansion). A node put together from both, or
-    // by a macro from elsewhere, has no such place.
-    let written = |node: &SyntaxNode| -> Option<TextRange> {
-        let (original, _) = InFile::new(sema.hir_file_for(node), node).original_file_range_opt(db)?;
-        (Some(original.file_id) == file_id && snippet.contains_range(original.range)).then_some(original.range)
-    };
+    let written = |node: &SyntaxNode| written(sema, db, &file, snippet, node);
     let Some(at) = written(name_ref.syntax()) else {
         return denied("it is written where the snippet's text does not say (a macro's expansion)");
     };
@@ -104,18 +100,34 @@ pub(crate) fn metering(
         (Iteration::Consumer | Iteration::LoopingAdapter | Iteration::CallingAdapter { .. }, _) => {
             denied("it is named as a path, not called as a method (`it.{name}(..)`)")
         }
+        // A receiver drained is handed over as a waiting iterator instead (`arguments`), which counts too.
         (Iteration::Drains, Shape::Method(call)) => {
-            drained(call.arg_list(), &written).or_else(|| denied("its argument could not be found"))
+            drained(sema, db, call.arg_list(), &written).unwrap_or_else(|| denied("its argument could not be found"))
         }
         (Iteration::Drains, Shape::PathCall(call)) => {
-            drained(call.arg_list(), &written).or_else(|| denied("its argument could not be found"))
+            drained(sema, db, call.arg_list(), &written).unwrap_or_else(|| denied("its argument could not be found"))
         }
         (Iteration::Drains, Shape::Value) => denied("it is used as a value, not called"),
     }
 }
 
+/// Where the snippet at `snippet` of `file` wrote `node`: itself, its tokens as a macro's arguments, or the
+/// transcriber of a `macro_rules!` it defines (a wrapper put there goes into every expansion). A node put together
+/// from both, or by a macro from elsewhere, has no such place.
+pub(crate) fn written(
+    sema: &Semantics<'_, RootDatabase>,
+    db: &RootDatabase,
+    file: &SyntaxNode,
+    snippet: TextRange,
+    node: &SyntaxNode,
+) -> Option<TextRange> {
+    let file_id = sema.hir_file_for(file).file_id();
+    let (original, _) = InFile::new(sema.hir_file_for(node), node).original_file_range_opt(db)?;
+    (Some(original.file_id) == file_id && snippet.contains_range(original.range)).then_some(original.range)
+}
+
 /// How a name is used.
-enum Shape {
+pub(crate) enum Shape {
     /// `recv.name(..)`.
     Method(ast::MethodCallExpr),
     /// `path::name(..)`.
@@ -125,7 +137,7 @@ enum Shape {
 }
 
 impl Shape {
-    fn of(name_ref: &ast::NameRef) -> Shape {
+    pub(crate) fn of(name_ref: &ast::NameRef) -> Shape {
         let parent = name_ref.syntax().parent();
         if let Some(call) = parent.clone().and_then(ast::MethodCallExpr::cast) {
             if call.name_ref().as_ref() == Some(name_ref) {
@@ -171,11 +183,111 @@ fn dot_before(file: &SyntaxNode, at: TextRange, name: &str) -> Option<TextSize> 
     (previous.kind() == SyntaxKind::DOT).then(|| previous.text_range().start())
 }
 
-/// The point wrapping the last argument of a draining call, where the snippet wrote it.
-fn drained(args: Option<ast::ArgList>, written: &dyn Fn(&SyntaxNode) -> Option<TextRange>) -> Option<Metering> {
+/// The point wrapping the last argument of a draining call, where the snippet wrote it: none for a channel
+/// receiver (`arguments` hands it over as a waiting iterator, which counts its steps).
+fn drained(
+    sema: &Semantics<'_, RootDatabase>,
+    db: &RootDatabase,
+    args: Option<ast::ArgList>,
+    written: &dyn Fn(&SyntaxNode) -> Option<TextRange>,
+) -> Option<Option<Metering>> {
     let last = args?.args().last()?;
+    if crate::waiting::is_receiver_value(sema, db, &last) {
+        return Some(None);
+    }
     let range = written(last.syntax())?;
-    Some(Metering::Point(FuelPoint::TickingArgument(usize::from(range.start())..usize::from(range.end()))))
+    Some(Some(Metering::Point(FuelPoint::TickingArgument(usize::from(range.start())..usize::from(range.end())))))
+}
+
+/// The points for a call's arguments that code which takes any iterator steps (a parameter whose type is a type
+/// parameter bounded by `Iterator` or `IntoIterator`): a channel receiver is handed over as a waiting iterator
+/// (whatever the callee), and any other iterator given to a host's (or another crate's) function gets the counting
+/// wrapper, since the host's code steps it where no budget counts. std's own functions are judged by name
+/// ([`metering`]); the snippet's own count in their bodies.
+pub(crate) fn arguments(
+    sema: &Semantics<'_, RootDatabase>,
+    db: &RootDatabase,
+    root: &SyntaxNode,
+    snippet: TextRange,
+    name_ref: &ast::NameRef,
+    def: Option<Definition<'_>>,
+) -> Vec<Metering> {
+    let Some(Definition::Function(f)) = def else {
+        return Vec::new();
+    };
+    let (args, params): (Vec<ast::Expr>, _) = match Shape::of(name_ref) {
+        Shape::Method(call) => {
+            (call.arg_list().map(|l| l.args().collect()).unwrap_or_default(), f.params_without_self(db))
+        }
+        Shape::PathCall(call) => {
+            (call.arg_list().map(|l| l.args().collect()).unwrap_or_default(), f.assoc_fn_params(db))
+        }
+        Shape::Value => return Vec::new(),
+    };
+    let foreign = !matches!(
+        crate::policy::resolve::crate_kind(db, f.module(db).krate(db)),
+        lacuna_policy::CrateKind::Core | lacuna_policy::CrateKind::Alloc | lacuna_policy::CrateKind::Std
+    );
+    let file = root.ancestors().last().unwrap_or_else(|| root.clone());
+    let foreign = foreign && !defined_in_snippet(sema, db, &file, snippet, f);
+    let mut out = Vec::new();
+    for (arg, param) in args.iter().zip(params.iter()) {
+        if !takes_any_iterator(db, param.ty()) {
+            continue;
+        }
+        let receiver = crate::waiting::is_receiver_value(sema, db, arg);
+        if !receiver && !foreign {
+            continue;
+        }
+        let Some(range) = written(sema, db, &file, snippet, arg.syntax()) else {
+            out.push(Metering::Denied {
+                kind: ViolationKind::UnmeteredLoop,
+                message: format!(
+                    "`{}` steps the iterator it is given where no budget counts, and the argument is written where \
+                     the snippet's text does not say (a macro's expansion)",
+                    name_ref.text()
+                ),
+                label: "a loop no budget counts".into(),
+            });
+            continue;
+        };
+        let range = usize::from(range.start())..usize::from(range.end());
+        out.push(Metering::Point(if receiver {
+            FuelPoint::WaitingArgument(range)
+        } else {
+            FuelPoint::TickingArgument(range)
+        }));
+    }
+    out
+}
+
+/// Whether `f` is one of the snippet's own functions (in its text or made by its macros): its loops count.
+fn defined_in_snippet(
+    sema: &Semantics<'_, RootDatabase>,
+    db: &RootDatabase,
+    file: &SyntaxNode,
+    snippet: TextRange,
+    f: ra_ap_hir::Function,
+) -> bool {
+    let Some(source) = f.source(db) else {
+        return false;
+    };
+    let file_id = sema.hir_file_for(file).file_id();
+    InFile::new(source.file_id, source.value.syntax())
+        .original_file_range_opt(db)
+        .is_some_and(|(r, _)| Some(r.file_id) == file_id && snippet.contains_range(r.range))
+}
+
+/// Whether a parameter of this type takes any iterator: a type parameter (`impl Iterator` included) bounded by
+/// core's `Iterator` or `IntoIterator`.
+fn takes_any_iterator(db: &RootDatabase, ty: &ra_ap_hir::Type<'_>) -> bool {
+    let Some(param) = ty.as_type_param(db) else {
+        return false;
+    };
+    param.trait_bounds(db).into_iter().any(|t| {
+        matches!(t.name(db).as_str(), "Iterator" | "IntoIterator")
+            && crate::policy::resolve::crate_kind(db, t.module(db).krate(db)) == lacuna_policy::CrateKind::Core
+    })
 }
 
 /// Every point the snippet at `snippet` needs, relative to `base`: what safe mode's walk finds
@@ -198,7 +310,7 @@ pub(crate) fn points<'db>(
     let mut walker = crate::policy::resolve::Walker::new(sema, db, &policy, snippet, file.clone());
     walker.walk(&root, None);
     let mut out: Vec<FuelPoint> = walker.points.iter().map(|point| point.shifted(base)).collect();
-    if out.iter().any(|p| matches!(p, FuelPoint::TickingReceiver { .. })) {
+    if out.iter().any(FuelPoint::needs_import) {
         // A module the snippet declares does not see the entry block's import.
         for module in
             root.descendants().filter(|n| snippet.contains_range(n.text_range())).filter_map(ast::Module::cast)

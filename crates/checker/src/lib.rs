@@ -32,6 +32,7 @@ pub mod render;
 mod rustc;
 mod std_source;
 pub mod turn;
+mod waiting;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -62,7 +63,7 @@ use rustc::{RustcDiagnostic, RustcOutcome};
 /// The `lacuna` crate's type-level surface, as holes are checked against it: its crate attributes (`header.rs`; the
 /// `lacuna` library crate a cargo project depends on has its own and includes the rest), `agent!` (`agent.rs`: a
 /// module of that crate, as a macro exported from an included file cannot be named by path), the runtime
-/// (`lacuna.rs`), the budgets snippets run under (`budget.rs`), the capabilities (`cap.rs`) and `Classified`
+/// (`lacuna.rs`), the budgets snippets run under (`budget.rs`) and the waits that look at them (`wait.rs`), the capabilities (`cap.rs`) and `Classified`
 /// (`classified.rs`), host bindings converted to the types a snippet settled (`retype.rs`), a session's locals between turns
 /// (`session.rs`), one source file as
 /// both compilers see it.
@@ -71,6 +72,7 @@ pub const PRELUDE_SOURCE: &str = concat!(
     include_str!("../prelude/agent.rs"),
     include_str!("../prelude/lacuna.rs"),
     include_str!("../prelude/budget.rs"),
+    include_str!("../prelude/wait.rs"),
     include_str!("../prelude/cap.rs"),
     include_str!("../prelude/classified.rs"),
     include_str!("../prelude/retype.rs"),

@@ -342,6 +342,13 @@ impl Engine {
         }
     }
 
+    /// Changes the budgets later holes run with (a test case's own).
+    pub fn set_budgets(&self, budgets: Budgets) {
+        if let Some(state) = self.shared.lock().as_mut() {
+            state.options.budgets = budgets;
+        }
+    }
+
     /// Removes this process's incremental state for a lineage whose builds are over (a closed session's).
     pub(crate) fn forget_lineage(&self, lineage: &Lineage) {
         if let Some(state) = self.shared.lock().as_ref() {

@@ -521,7 +521,9 @@ fn is_metering(point: &FuelPoint) -> bool {
         FuelPoint::TickingReceiver { .. }
         | FuelPoint::TickingArgument(_)
         | FuelPoint::TickingFunction { .. }
-        | FuelPoint::TickingImport(_) => true,
+        | FuelPoint::TickingImport(_)
+        | FuelPoint::Waiting(_)
+        | FuelPoint::WaitingArgument(_) => true,
         FuelPoint::After(_) | FuelPoint::Wrap(_) | FuelPoint::FormatGuard { .. } => false,
     }
 }

@@ -48,6 +48,11 @@ struct Outcome {
     panic_at: Option<String>,
 }
 
+/// Small budgets, so the fault cases end quickly; time enough that a loaded 2-core machine does not stop the
+/// heaviest accepted cases (the time limit holds on the JIT path too). A case's `time=` replaces the time budget.
+const TIME_MS: u64 = 10_000;
+const BUDGETS: Budgets = Budgets { fuel: 20_000_000, time_ms: TIME_MS, memory_bytes: 256 << 20 };
+
 fn main() {
     let mut args = Arguments::from_args();
     // Runs redirect the process's stdout: one at a time.
@@ -61,10 +66,7 @@ fn main() {
             eprintln!("cannot start the checker: {e}");
             std::process::exit(2);
         });
-        // Small budgets, so the fault cases end quickly; time enough that a loaded 2-core machine does not stop
-        // the heaviest accepted cases (the time limit holds on the JIT path too).
-        let budgets = Budgets { fuel: 20_000_000, time_ms: 10_000, memory_bytes: 256 << 20 };
-        Engine::new(checker, RunOptions { path, budgets, ..RunOptions::default() }).unwrap_or_else(|e| {
+        Engine::new(checker, RunOptions { path, budgets: BUDGETS, ..RunOptions::default() }).unwrap_or_else(|e| {
             eprintln!("cannot start the engine: {e}");
             std::process::exit(2);
         })
@@ -290,6 +292,7 @@ fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, 
     let host = loaded(shared, engine, &text, case).map_err(|e| format!("the host does not load: {e}"))?;
     let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
     shared.engines[engine].set_policy(case.policy());
+    shared.engines[engine].set_budgets(Budgets { time_ms: case.time_ms.unwrap_or(TIME_MS), ..BUDGETS });
     let (stdout, stderr, report) = lacuna_engine::capture::output(|| shared.engines[engine].run(&host, snippets))?;
     Ok((stdout, stderr, report.map_err(|e| format!("the run failed: {e}"))?))
 }

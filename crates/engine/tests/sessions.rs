@@ -84,6 +84,32 @@ fn turns_keep_functions_types_and_values_for_later_turns() {
 /// later turn that hands it an endless iterator runs out of fuel instead of hanging the session, and the session
 /// goes on. The second runs on the JIT path: the session's functions it calls count fuel from a pool of their own.
 #[test]
+fn waits_in_a_turns_functions_end_at_the_time_budget_in_later_turns() {
+    let checker = lacuna_checker::Checker::new(lacuna_checker::CheckerOptions::default()).expect("checker starts");
+    let mut options = lacuna_engine::RunOptions::default();
+    options.budgets.time_ms = 1_000;
+    let engine = lacuna_engine::Engine::new(checker, options).expect("engine starts");
+    let mut session = Session::new();
+    let declared = turn(
+        &engine,
+        &mut session,
+        "use std::sync::mpsc;\n\
+         fn collect(close: bool) -> i64 {\n    let (tx, rx) = mpsc::channel::<i64>();\n    tx.send(4).unwrap();\n    \
+         if close {\n        drop(tx);\n        rx.iter().sum()\n    } else {\n        let total: i64 = rx.iter().sum();\n        \
+         drop(tx);\n        total\n    }\n}\n\
+         fn relock(m: &std::sync::Mutex<i64>) -> i64 {\n    let a = m.lock().unwrap();\n    *a + *m.lock().unwrap()\n}\n\
+         collect(true)",
+    );
+    assert_eq!(declared.value.as_deref(), Some("4"), "{declared:?}");
+    let forgotten = turn(&engine, &mut session, "collect(false)");
+    assert!(forgotten.error.as_deref().is_some_and(|e| e.contains("time")), "{forgotten:?}");
+    let relocked = turn(&engine, &mut session, "relock(&std::sync::Mutex::new(1))");
+    assert!(relocked.error.as_deref().is_some_and(|e| e.contains("time")), "{relocked:?}");
+    let after = turn(&engine, &mut session, "collect(true) + 1");
+    assert_eq!(after.value.as_deref(), Some("5"), "{after:?}");
+}
+
+#[test]
 fn loops_inside_std_in_a_turns_functions_count_in_later_turns() {
     let checker = lacuna_checker::Checker::new(lacuna_checker::CheckerOptions::default()).expect("checker starts");
     let mut options = lacuna_engine::RunOptions::default();

@@ -147,8 +147,16 @@ pub enum FuelPoint {
     /// (`by_reference`, for `filter` and `skip_while`) or by value.
     TickingFunction { range: std::ops::Range<usize>, by_reference: bool },
     /// The top of a module the snippet declares, after the `{` that ends at this offset: [`TICKING_IMPORT`] goes
-    /// there, as the entry's block has it, for the [`FuelPoint::TickingReceiver`]s inside.
+    /// there, as the entry's block has it, for the [`FuelPoint::TickingReceiver`]s and [`FuelPoint::Waiting`]s
+    /// inside.
     TickingImport(usize),
+    /// The name of a blocking wait of std's (`recv`, `lock`, `join`, `wait`, ...) starting at this offset: made its
+    /// prelude twin by [`WAITING_PREFIX`] (`rx.__lacuna_waiting_recv()`), which waits in slices and looks at the
+    /// run's time budget between them.
+    Waiting(usize),
+    /// A channel receiver stepped as an iterator by code that takes any iterator (a `for` loop, `v.extend(&rx)`,
+    /// a generic function's argument): wrapped whole in [`WAITING_ARGUMENT`], an iterator that waits the same way.
+    WaitingArgument(std::ops::Range<usize>),
 }
 
 /// The statement a fuel point becomes in rustc-path code: counts fuel, checks time, the stack and the interrupt
@@ -177,8 +185,17 @@ pub fn ticking_function(by_reference: bool) -> &'static str {
     }
 }
 
-/// The import [`FuelPoint::TickingReceiver`]'s method needs, as an item of the block the snippet is in.
-pub const TICKING_IMPORT: &str = "#[allow(unused_imports)] use ::lacuna::__private::TickingIter as _;";
+/// The import the methods [`FuelPoint::TickingReceiver`] and [`FuelPoint::Waiting`] insert need, as an item of
+/// the block the snippet is in.
+pub const TICKING_IMPORT: &str = "#[allow(unused_imports)] use ::lacuna::__private::{TickingIter as _, \
+                                  WaitingReceiver as _, WaitingIntoIter as _, WaitingSender as _, WaitingMutex as _, \
+                                  WaitingRwLock as _, WaitingCondvar as _, WaitingJoin as _};";
+
+/// What a [`FuelPoint::Waiting`] puts before a wait's name.
+pub const WAITING_PREFIX: &str = "__lacuna_waiting_";
+
+/// The call a [`FuelPoint::WaitingArgument`] is wrapped in.
+pub const WAITING_ARGUMENT: &str = "::lacuna::__private::waiting_into(";
 
 /// The statement a [`FuelPoint::FormatGuard`] becomes: `formatter` is the `fmt` method's formatter parameter, if
 /// it has a name.
@@ -209,7 +226,14 @@ impl FuelPoint {
                 wrap(range, ticking_function(*by_reference).to_owned(), ")")
             }
             FuelPoint::TickingImport(at) => vec![(*at, false, format!(" {TICKING_IMPORT}"))],
+            FuelPoint::Waiting(at) => vec![(*at, false, WAITING_PREFIX.to_owned())],
+            FuelPoint::WaitingArgument(range) => wrap(range, WAITING_ARGUMENT.to_owned(), ")"),
         }
+    }
+
+    /// Whether the code this point is in needs [`TICKING_IMPORT`] (it calls a method of one of its traits).
+    pub fn needs_import(&self) -> bool {
+        matches!(self, FuelPoint::TickingReceiver { .. } | FuelPoint::Waiting(_))
     }
 
     /// The same point with its offsets moved back by `by` (from a file's offsets to a snippet's, from a turn's to
@@ -228,6 +252,8 @@ impl FuelPoint {
                 FuelPoint::TickingFunction { range: range(r), by_reference: *by_reference }
             }
             FuelPoint::TickingImport(at) => FuelPoint::TickingImport(at - by),
+            FuelPoint::Waiting(at) => FuelPoint::Waiting(at - by),
+            FuelPoint::WaitingArgument(r) => FuelPoint::WaitingArgument(range(r)),
         }
     }
 

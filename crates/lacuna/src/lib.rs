@@ -24,6 +24,7 @@ mod agent_macro;
 
 include!("../../checker/prelude/lacuna.rs");
 include!("../../checker/prelude/budget.rs");
+include!("../../checker/prelude/wait.rs");
 include!("../../checker/prelude/cap.rs");
 include!("../../checker/prelude/classified.rs");
 include!("../../checker/prelude/retype.rs");

@@ -11,11 +11,13 @@
 
 mod iteration;
 mod rules;
+mod waiting;
 
 use serde::{Deserialize, Serialize};
 
 pub use iteration::{iteration, wraps_receiver_type, Iteration};
 pub use rules::{trusted_std_macro, ALLOWED_DERIVES, STD_EXPRESSION_MACROS};
+pub use waiting::{is_receiver, is_receiver_iterator_type, waiting, Waiting};
 
 /// Why a snippet is rejected by safe mode. Each kind has a stable name (the diagnostic's `kind`) and a Lacuna code
 /// (the diagnostic's `code`), documented in `docs/policy.md`.
@@ -46,10 +48,13 @@ pub enum ViolationKind {
     /// A loop std would run where the snippet's budgets cannot count it: an iterator method named as a value or by
     /// path, or put together by a macro from pieces; std's endless reader and sinks (`io::repeat`, `io::sink`).
     UnmeteredLoop,
+    /// A wait inside std that cannot look at the run's time budget while it waits: `Barrier::wait`, a blocking
+    /// call put together by a macro from pieces.
+    UnboundedWait,
 }
 
 impl ViolationKind {
-    pub const ALL: [ViolationKind; 11] = [
+    pub const ALL: [ViolationKind; 12] = [
         ViolationKind::AmbientAuthority,
         ViolationKind::UnsafeCode,
         ViolationKind::ForeignCode,
@@ -61,6 +66,7 @@ impl ViolationKind {
         ViolationKind::Unverifiable,
         ViolationKind::ClassifiedLeak,
         ViolationKind::UnmeteredLoop,
+        ViolationKind::UnboundedWait,
     ];
 
     /// The diagnostic's `kind`.
@@ -77,6 +83,7 @@ impl ViolationKind {
             ViolationKind::Unverifiable => "unverifiable",
             ViolationKind::ClassifiedLeak => "classified-leak",
             ViolationKind::UnmeteredLoop => "unmetered-loop",
+            ViolationKind::UnboundedWait => "unbounded-wait",
         }
     }
 
@@ -98,6 +105,7 @@ impl ViolationKind {
             ViolationKind::Unverifiable => "L0109",
             ViolationKind::ClassifiedLeak => "L0110",
             ViolationKind::UnmeteredLoop => "L0111",
+            ViolationKind::UnboundedWait => "L0112",
         }
     }
 
@@ -136,6 +144,10 @@ impl ViolationKind {
             ViolationKind::UnmeteredLoop => {
                 "call iterator methods as methods, written out (`it.count()`, `Vec::from_iter(it)`), so the budget \
                  counts each element std takes; read and write real data, not an endless reader or a sink"
+            }
+            ViolationKind::UnboundedWait => {
+                "wait with channels, locks, condition variables or joins, called as methods written out \
+                 (`rx.recv()`, `m.lock()`), so the time budget can end a wait that never ends; not with a `Barrier`"
             }
         }
     }

@@ -28,6 +28,7 @@
 //! `detached-thread`, ...) whatever rustc says of it, so the checker and `lacuna run` must reject it, by policy;
 //! the verdict label stays rustc's. `grant=NAME` checks and runs the case with that grant added to the default
 //! policy (`grant=time` for a case that sleeps); `local=NAME` marks a model local (`Classified`'s holes).
+//! `time=MS` runs the case with that time budget (a case that waits until the budget ends it).
 //!
 //! For `lacuna run`, `run=KIND` says what the hole evaluates to when the host runs — `ok`, `runtime` (a fault),
 //! `budget:fuel|time|stack|memory`, `rejected` — and a following `=== stdout` section what the host prints. Cases
@@ -72,6 +73,8 @@ pub struct Case {
     pub grants: Vec<Grant>,
     /// `local=NAME`: models the policy marks local for this case (holes inside `Classified::map` may name them).
     pub local_models: Vec<String>,
+    /// `time=MS`: the time budget the case runs with, instead of the suite's.
+    pub time_ms: Option<u64>,
 }
 
 impl Case {
@@ -213,6 +216,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
         let mut policy = None;
         let mut grants = Vec::new();
         let mut local_models = Vec::new();
+        let mut time_ms = None;
         let mut words_owned = Vec::new();
         for w in expect_part.split_whitespace() {
             if let Some(kind) = w.strip_prefix("policy=") {
@@ -224,6 +228,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             }
             if let Some(grant) = w.strip_prefix("grant=") {
                 grants.push(Grant::from_name(grant).ok_or_else(|| err(line, format!("unknown grant `{grant}`")))?);
+                continue;
+            }
+            if let Some(ms) = w.strip_prefix("time=") {
+                time_ms = Some(ms.parse().map_err(|_| err(line, format!("`time=` takes milliseconds, not `{ms}`")))?);
                 continue;
             }
             if let Some(model) = w.strip_prefix("local=") {
@@ -296,6 +304,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             subset,
             policy,
             grants,
+            time_ms,
             local_models,
         });
     }

@@ -90,6 +90,10 @@ impl<'a, 'db> Walker<'a, 'db> {
         let at = origin.unwrap_or(node.text_range());
         if let Some(name_ref) = ast::NameRef::cast(node.clone()) {
             self.name_ref(&name_ref, at);
+        } else if let Some(for_expr) = ast::ForExpr::cast(node.clone()) {
+            if let Some(m) = crate::waiting::for_loop(self.sema, self.db, &self.file, self.snippet, &for_expr) {
+                self.metered(m, at);
+            }
         } else if let Some(call) = ast::MacroCall::cast(node.clone()) {
             self.macro_call(&call, at);
         } else {
@@ -123,14 +127,22 @@ impl<'a, 'db> Walker<'a, 'db> {
             }
         }
         // A loop inside std where no count can go (`crate::iteration`); one that can go is the rustc path's.
-        match crate::iteration::metering(self.sema, self.db, &self.file, self.snippet, name_ref) {
-            Some(crate::iteration::Metering::Denied { message, label }) => {
-                self.push(ViolationKind::UnmeteredLoop, at, message, label)
-            }
-            Some(crate::iteration::Metering::Point(point)) if !self.points.contains(&point) => self.points.push(point),
-            Some(crate::iteration::Metering::Point(_)) | None => {}
+        // A wait inside std that no budget would end (`crate::waiting`): renamed to one that looks, or denied.
+        let class = NameRefClass::classify(self.sema, name_ref);
+        let def = match &class {
+            Some(NameRefClass::Definition(def @ (Definition::Function(_) | Definition::Adt(_)), _)) => Some(*def),
+            _ => None,
+        };
+        let (sema, db, file, snippet) = (self.sema, self.db, &self.file, self.snippet);
+        let metering = crate::iteration::metering(sema, db, file, snippet, name_ref, def)
+            .into_iter()
+            .chain(crate::waiting::metering(sema, db, file, snippet, name_ref, def))
+            .chain(crate::iteration::arguments(sema, db, file, snippet, name_ref, def))
+            .collect::<Vec<_>>();
+        for m in metering {
+            self.metered(m, at);
         }
-        match NameRefClass::classify(self.sema, name_ref) {
+        match class {
             // A module as a path's qualifier (`process` in `std::process::exit`) is judged through the item the
             // path ends at, which says more; a module the path ends at (`use std::fs as f;`) is judged itself.
             Some(NameRefClass::Definition(Definition::Module(_), _))
@@ -147,6 +159,14 @@ impl<'a, 'db> Walker<'a, 'db> {
                 self.definition(Definition::Crate(krate), at, &format!("`{written}`"))
             }
             None => self.unresolved(at, &format!("`{written}`")),
+        }
+    }
+
+    fn metered(&mut self, metering: crate::iteration::Metering, at: TextRange) {
+        match metering {
+            crate::iteration::Metering::Denied { kind, message, label } => self.push(kind, at, message, label),
+            crate::iteration::Metering::Point(point) if !self.points.contains(&point) => self.points.push(point),
+            crate::iteration::Metering::Point(_) => {}
         }
     }
 

@@ -290,7 +290,7 @@ pub fn generate(
     };
     let declared = entry.accesses(uses, overrides, nested);
     let mut lines = entry.type_aliases(&scope.type_params, type_args);
-    if uses.fuel_points.iter().any(|p| matches!(p, FuelPoint::TickingReceiver { .. })) {
+    if uses.fuel_points.iter().any(FuelPoint::needs_import) {
         lines.push_str("        ");
         lines.push_str(lacuna_ir::TICKING_IMPORT);
         lines.push('\n');

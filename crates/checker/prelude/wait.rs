@@ -1,0 +1,236 @@
+/// The twins of std's blocking waits that rustc-compiled snippets call instead (the checker renames
+/// `rx.recv()` to `rx.__lacuna_waiting_recv()`, `m.lock()` to `m.__lacuna_waiting_lock()`, ...): each waits in
+/// slices and, between two, looks at the run's time budget (`__budget::wait_slice`), so a wait that never ends — a
+/// sender never dropped, a lock taken twice, a notify that never comes — ends as the hole's time budget error
+/// instead of blocking the host for good. What each returns is what std's returns. Re-exported from `__private`.
+#[doc(hidden)]
+pub mod __wait {
+    use crate::__budget::{tick, wait_slice};
+    use std::sync::mpsc::{Receiver, RecvError, RecvTimeoutError, SendError, SyncSender, TrySendError};
+    use std::sync::{Condvar, LockResult, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
+    use std::sync::{RwLockWriteGuard, TryLockError};
+    use std::time::Duration;
+
+    /// Waiting for something another thread changes that std cannot be asked to wait for with a timeout (a
+    /// lock's release, a thread's end): a few yields, then sleeps growing to a millisecond, each after a look at
+    /// the budget.
+    struct Backoff(u32);
+
+    impl Backoff {
+        fn pause(&mut self) {
+            let slice = wait_slice();
+            self.0 = self.0.saturating_add(1);
+            if self.0 <= 8 {
+                std::thread::yield_now();
+            } else {
+                let sleep = Duration::from_micros(20u64 << (self.0 - 8).min(6)).min(slice);
+                std::thread::sleep(sleep);
+            }
+        }
+    }
+
+    /// `Receiver::recv` and `Receiver::iter`.
+    pub trait WaitingReceiver<T> {
+        fn __lacuna_waiting_recv(&self) -> Result<T, RecvError>;
+        fn __lacuna_waiting_iter(&self) -> WaitingIter<'_, T>;
+    }
+
+    impl<T> WaitingReceiver<T> for Receiver<T> {
+        fn __lacuna_waiting_recv(&self) -> Result<T, RecvError> {
+            loop {
+                match self.recv_timeout(wait_slice()) {
+                    Ok(value) => return Ok(value),
+                    Err(RecvTimeoutError::Disconnected) => return Err(RecvError),
+                    Err(RecvTimeoutError::Timeout) => {}
+                }
+            }
+        }
+
+        fn __lacuna_waiting_iter(&self) -> WaitingIter<'_, T> {
+            WaitingIter(self)
+        }
+    }
+
+    /// `Receiver::iter`'s twin: each step waits as [`WaitingReceiver::__lacuna_waiting_recv`] does (and counts
+    /// fuel, as a step std's loops take does).
+    #[derive(Debug)]
+    pub struct WaitingIter<'a, T>(&'a Receiver<T>);
+
+    impl<T> Iterator for WaitingIter<'_, T> {
+        type Item = T;
+        fn next(&mut self) -> Option<T> {
+            tick();
+            self.0.__lacuna_waiting_recv().ok()
+        }
+    }
+
+    /// `Receiver::into_iter`'s twin.
+    #[derive(Debug)]
+    pub struct WaitingIntoIterator<T>(Receiver<T>);
+
+    impl<T> Iterator for WaitingIntoIterator<T> {
+        type Item = T;
+        fn next(&mut self) -> Option<T> {
+            tick();
+            self.0.__lacuna_waiting_recv().ok()
+        }
+    }
+
+    /// `IntoIterator::into_iter` of a receiver and of a reference to one.
+    pub trait WaitingIntoIter {
+        type Iter: Iterator;
+        fn __lacuna_waiting_into_iter(self) -> Self::Iter;
+    }
+
+    impl<T> WaitingIntoIter for Receiver<T> {
+        type Iter = WaitingIntoIterator<T>;
+        fn __lacuna_waiting_into_iter(self) -> WaitingIntoIterator<T> {
+            WaitingIntoIterator(self)
+        }
+    }
+
+    impl<'a, T> WaitingIntoIter for &'a Receiver<T> {
+        type Iter = WaitingIter<'a, T>;
+        fn __lacuna_waiting_into_iter(self) -> WaitingIter<'a, T> {
+            WaitingIter(self)
+        }
+    }
+
+    /// A receiver handed to code that steps any iterator (a `for` loop, `v.extend(&rx)`, a generic function), as
+    /// its waiting iterator.
+    pub fn waiting_into<R: WaitingIntoIter>(receiver: R) -> R::Iter {
+        receiver.__lacuna_waiting_into_iter()
+    }
+
+    /// `SyncSender::send`: a full channel (or a rendezvous one nobody receives from) waits.
+    pub trait WaitingSender<T> {
+        fn __lacuna_waiting_send(&self, value: T) -> Result<(), SendError<T>>;
+    }
+
+    impl<T> WaitingSender<T> for SyncSender<T> {
+        fn __lacuna_waiting_send(&self, mut value: T) -> Result<(), SendError<T>> {
+            let mut backoff = Backoff(0);
+            loop {
+                match self.try_send(value) {
+                    Ok(()) => return Ok(()),
+                    Err(TrySendError::Disconnected(back)) => return Err(SendError(back)),
+                    Err(TrySendError::Full(back)) => value = back,
+                }
+                backoff.pause();
+            }
+        }
+    }
+
+    /// `Mutex::lock`.
+    pub trait WaitingMutex<T: ?Sized> {
+        fn __lacuna_waiting_lock(&self) -> LockResult<MutexGuard<'_, T>>;
+    }
+
+    impl<T: ?Sized> WaitingMutex<T> for Mutex<T> {
+        fn __lacuna_waiting_lock(&self) -> LockResult<MutexGuard<'_, T>> {
+            let mut backoff = Backoff(0);
+            loop {
+                match self.try_lock() {
+                    Ok(guard) => return Ok(guard),
+                    Err(TryLockError::Poisoned(poisoned)) => return Err(poisoned),
+                    Err(TryLockError::WouldBlock) => backoff.pause(),
+                }
+            }
+        }
+    }
+
+    /// `RwLock::read` and `RwLock::write`.
+    pub trait WaitingRwLock<T: ?Sized> {
+        fn __lacuna_waiting_read(&self) -> LockResult<RwLockReadGuard<'_, T>>;
+        fn __lacuna_waiting_write(&self) -> LockResult<RwLockWriteGuard<'_, T>>;
+    }
+
+    impl<T: ?Sized> WaitingRwLock<T> for RwLock<T> {
+        fn __lacuna_waiting_read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
+            let mut backoff = Backoff(0);
+            loop {
+                match self.try_read() {
+                    Ok(guard) => return Ok(guard),
+                    Err(TryLockError::Poisoned(poisoned)) => return Err(poisoned),
+                    Err(TryLockError::WouldBlock) => backoff.pause(),
+                }
+            }
+        }
+
+        fn __lacuna_waiting_write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
+            let mut backoff = Backoff(0);
+            loop {
+                match self.try_write() {
+                    Ok(guard) => return Ok(guard),
+                    Err(TryLockError::Poisoned(poisoned)) => return Err(poisoned),
+                    Err(TryLockError::WouldBlock) => backoff.pause(),
+                }
+            }
+        }
+    }
+
+    /// `Condvar::wait` and `Condvar::wait_while`: waits with a timeout of one slice (`wait_while` again while its
+    /// condition holds).
+    pub trait WaitingCondvar {
+        fn __lacuna_waiting_wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>>;
+        fn __lacuna_waiting_wait_while<'a, T, F: FnMut(&mut T) -> bool>(
+            &self,
+            guard: MutexGuard<'a, T>,
+            condition: F,
+        ) -> LockResult<MutexGuard<'a, T>>;
+    }
+
+    impl WaitingCondvar for Condvar {
+        fn __lacuna_waiting_wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
+            // A slice that ends without a notify returns as a spurious wakeup, which `wait` may have (so code
+            // waits in a loop over its condition): waiting again here could miss a notify sent just as the slice
+            // ended, for good.
+            match self.wait_timeout(guard, wait_slice()) {
+                Ok((guard, _)) => Ok(guard),
+                Err(poisoned) => Err(PoisonError::new(poisoned.into_inner().0)),
+            }
+        }
+
+        fn __lacuna_waiting_wait_while<'a, T, F: FnMut(&mut T) -> bool>(
+            &self,
+            mut guard: MutexGuard<'a, T>,
+            mut condition: F,
+        ) -> LockResult<MutexGuard<'a, T>> {
+            loop {
+                match self.wait_timeout_while(guard, wait_slice(), &mut condition) {
+                    Ok((back, result)) if result.timed_out() => guard = back,
+                    Ok((back, _)) => return Ok(back),
+                    Err(poisoned) => return Err(PoisonError::new(poisoned.into_inner().0)),
+                }
+            }
+        }
+    }
+
+    /// `JoinHandle::join` and `ScopedJoinHandle::join`: waits until the thread has finished, then joins it.
+    pub trait WaitingJoin {
+        type Output;
+        fn __lacuna_waiting_join(self) -> std::thread::Result<Self::Output>;
+    }
+
+    impl<T> WaitingJoin for std::thread::ScopedJoinHandle<'_, T> {
+        type Output = T;
+        fn __lacuna_waiting_join(self) -> std::thread::Result<T> {
+            let mut backoff = Backoff(0);
+            while !self.is_finished() {
+                backoff.pause();
+            }
+            self.join()
+        }
+    }
+
+    impl<T> WaitingJoin for std::thread::JoinHandle<T> {
+        type Output = T;
+        fn __lacuna_waiting_join(self) -> std::thread::Result<T> {
+            let mut backoff = Backoff(0);
+            while !self.is_finished() {
+                backoff.pause();
+            }
+            self.join()
+        }
+    }
+}

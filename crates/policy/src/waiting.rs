@@ -1,0 +1,114 @@
+//! Where a snippet's thread waits inside std for another thread: a receive, a lock, a condition variable, a join, a
+//! send on a bounded channel. A wait that never ends (a sender never dropped, a lock taken twice, a notify that
+//! never comes) would outlast every budget, which acts only at the snippet's next tick. The checker renames each
+//! such call to a waiting twin in Lacuna's prelude (`__lacuna_waiting_recv` for `recv`) that waits in slices and
+//! looks at the run's time budget between them; a wait with no such twin is denied
+//! ([`ViolationKind::UnboundedWait`](crate::ViolationKind)).
+
+use crate::{CrateKind, Item, ItemKind};
+
+/// What safe mode does with one of std's blocking waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiting {
+    /// The call gets its prelude twin: the same name with a prefix before it (`rx.__lacuna_waiting_recv()`), the
+    /// same signature.
+    Renamed,
+    /// `<Receiver<T> as IntoIterator>::into_iter` (and `&Receiver`'s): a twin as a method, the argument wrapped
+    /// where it is called by path.
+    IntoIter,
+    /// A wait with no twin that looks at the clock (`Barrier::wait`): denied.
+    Unbounded,
+}
+
+/// What safe mode does with `item`, if it is one of std's blocking waits.
+pub fn waiting(item: &Item) -> Option<Waiting> {
+    if item.kind != ItemKind::Function
+        || item.krate != CrateKind::Std
+        || !matches!(item.modules.first().map(String::as_str), Some("sync" | "thread"))
+    {
+        return None;
+    }
+    Some(match (item.owner.as_deref()?, item.name.as_str()) {
+        ("Receiver", "recv" | "iter")
+        | ("SyncSender", "send")
+        | ("Mutex", "lock")
+        | ("RwLock", "read" | "write")
+        | ("Condvar", "wait" | "wait_while")
+        | ("JoinHandle" | "ScopedJoinHandle", "join") => Waiting::Renamed,
+        ("Receiver", "into_iter") => Waiting::IntoIter,
+        ("Barrier", "wait") => Waiting::Unbounded,
+        _ => return None,
+    })
+}
+
+/// Whether `item` is std's channel receiver, whose iterators wait for each element: where one is stepped as an
+/// iterator (a `for` loop, a generic function's iterator argument) it is handed over as Lacuna's waiting iterator.
+pub fn is_receiver(item: &Item) -> bool {
+    item.kind == ItemKind::Type
+        && item.krate == CrateKind::Std
+        && item.owner.is_none()
+        && item.name == "Receiver"
+        && item.modules.iter().any(|m| m == "mpsc")
+}
+
+/// Whether `item` is the type of a receiver's waiting iterator (`mpsc::Iter`, `mpsc::IntoIter`): a snippet's
+/// `rx.iter()` is Lacuna's twin when it runs, not this type, so a snippet that names it would not build.
+pub fn is_receiver_iterator_type(item: &Item) -> bool {
+    item.kind == ItemKind::Type
+        && item.krate == CrateKind::Std
+        && item.owner.is_none()
+        && matches!(item.name.as_str(), "Iter" | "IntoIter")
+        && item.modules.iter().any(|m| m == "mpsc")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn method(modules: &[&str], owner: &str, name: &str) -> Item {
+        Item {
+            krate: CrateKind::Std,
+            modules: modules.iter().map(|m| m.to_string()).collect(),
+            owner: Some(owner.into()),
+            name: name.into(),
+            kind: ItemKind::Function,
+        }
+    }
+
+    #[test]
+    fn std_waits_by_what_safe_mode_does() {
+        let of = |modules: &[&str], owner, name| waiting(&method(modules, owner, name));
+        assert_eq!(of(&["sync", "mpsc"], "Receiver", "recv"), Some(Waiting::Renamed));
+        assert_eq!(of(&["sync", "mpsc"], "Receiver", "iter"), Some(Waiting::Renamed));
+        assert_eq!(of(&["sync", "mpsc"], "Receiver", "into_iter"), Some(Waiting::IntoIter));
+        assert_eq!(of(&["sync", "mpsc"], "Receiver", "try_recv"), None);
+        assert_eq!(of(&["sync", "mpsc"], "Receiver", "try_iter"), None);
+        assert_eq!(of(&["sync", "mpsc"], "Sender", "send"), None, "an unbounded channel's send never waits");
+        assert_eq!(of(&["sync", "mpsc"], "SyncSender", "send"), Some(Waiting::Renamed));
+        assert_eq!(of(&["sync", "poison", "mutex"], "Mutex", "lock"), Some(Waiting::Renamed));
+        assert_eq!(of(&["sync", "poison", "mutex"], "Mutex", "try_lock"), None);
+        assert_eq!(of(&["sync", "poison", "rwlock"], "RwLock", "write"), Some(Waiting::Renamed));
+        assert_eq!(of(&["sync", "poison", "condvar"], "Condvar", "wait_while"), Some(Waiting::Renamed));
+        assert_eq!(of(&["sync", "poison", "condvar"], "Condvar", "notify_all"), None);
+        assert_eq!(of(&["thread", "scoped"], "ScopedJoinHandle", "join"), Some(Waiting::Renamed));
+        assert_eq!(of(&["sync", "barrier"], "Barrier", "wait"), Some(Waiting::Unbounded));
+        let host = Item { krate: CrateKind::Host, ..method(&["sync"], "Mutex", "lock") };
+        assert_eq!(waiting(&host), None, "a host's own `Mutex` is the host's code");
+    }
+
+    #[test]
+    fn receiver_types() {
+        let ty = |modules: &[&str], name: &str| Item {
+            krate: CrateKind::Std,
+            modules: modules.iter().map(|m| m.to_string()).collect(),
+            owner: None,
+            name: name.into(),
+            kind: ItemKind::Type,
+        };
+        assert!(is_receiver(&ty(&["sync", "mpsc"], "Receiver")));
+        assert!(!is_receiver(&ty(&["sync", "mpsc"], "Sender")));
+        assert!(is_receiver_iterator_type(&ty(&["sync", "mpsc"], "Iter")));
+        assert!(!is_receiver_iterator_type(&ty(&["sync", "mpsc"], "TryIter")));
+        assert!(!is_receiver_iterator_type(&ty(&["slice", "iter"], "Iter")));
+    }
+}
