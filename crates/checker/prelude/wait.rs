@@ -29,6 +29,26 @@ pub mod __wait {
         }
     }
 
+    /// Takes a lock by trying until it is free (std's locks cannot be asked to wait with a timeout).
+    fn locking<G>(mut attempt: impl FnMut() -> std::sync::TryLockResult<G>) -> LockResult<G> {
+        let mut backoff = Backoff(0);
+        loop {
+            match attempt() {
+                Ok(guard) => return Ok(guard),
+                Err(TryLockError::Poisoned(poisoned)) => return Err(poisoned),
+                Err(TryLockError::WouldBlock) => backoff.pause(),
+            }
+        }
+    }
+
+    /// Waits until `finished` says so (a thread's end, before it is joined).
+    fn until(finished: impl Fn() -> bool) {
+        let mut backoff = Backoff(0);
+        while !finished() {
+            backoff.pause();
+        }
+    }
+
     /// `Receiver::recv` and `Receiver::iter`.
     pub trait WaitingReceiver<T> {
         fn __lacuna_waiting_recv(&self) -> Result<T, RecvError>;
@@ -128,14 +148,7 @@ pub mod __wait {
 
     impl<T: ?Sized> WaitingMutex<T> for Mutex<T> {
         fn __lacuna_waiting_lock(&self) -> LockResult<MutexGuard<'_, T>> {
-            let mut backoff = Backoff(0);
-            loop {
-                match self.try_lock() {
-                    Ok(guard) => return Ok(guard),
-                    Err(TryLockError::Poisoned(poisoned)) => return Err(poisoned),
-                    Err(TryLockError::WouldBlock) => backoff.pause(),
-                }
-            }
+            locking(|| self.try_lock())
         }
     }
 
@@ -147,25 +160,11 @@ pub mod __wait {
 
     impl<T: ?Sized> WaitingRwLock<T> for RwLock<T> {
         fn __lacuna_waiting_read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
-            let mut backoff = Backoff(0);
-            loop {
-                match self.try_read() {
-                    Ok(guard) => return Ok(guard),
-                    Err(TryLockError::Poisoned(poisoned)) => return Err(poisoned),
-                    Err(TryLockError::WouldBlock) => backoff.pause(),
-                }
-            }
+            locking(|| self.try_read())
         }
 
         fn __lacuna_waiting_write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
-            let mut backoff = Backoff(0);
-            loop {
-                match self.try_write() {
-                    Ok(guard) => return Ok(guard),
-                    Err(TryLockError::Poisoned(poisoned)) => return Err(poisoned),
-                    Err(TryLockError::WouldBlock) => backoff.pause(),
-                }
-            }
+            locking(|| self.try_write())
         }
     }
 
@@ -215,10 +214,7 @@ pub mod __wait {
     impl<T> WaitingJoin for std::thread::ScopedJoinHandle<'_, T> {
         type Output = T;
         fn __lacuna_waiting_join(self) -> std::thread::Result<T> {
-            let mut backoff = Backoff(0);
-            while !self.is_finished() {
-                backoff.pause();
-            }
+            until(|| self.is_finished());
             self.join()
         }
     }
@@ -226,10 +222,7 @@ pub mod __wait {
     impl<T> WaitingJoin for std::thread::JoinHandle<T> {
         type Output = T;
         fn __lacuna_waiting_join(self) -> std::thread::Result<T> {
-            let mut backoff = Backoff(0);
-            while !self.is_finished() {
-                backoff.pause();
-            }
+            until(|| self.is_finished());
             self.join()
         }
     }
