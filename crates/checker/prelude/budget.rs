@@ -102,6 +102,9 @@ pub mod __budget {
     /// it, that code panics in the host's call. (Ticks carry no identity, so the allowance is the process's, not
     /// one snippet's: a run starting renews it for every snippet's late code.)
     static LATE_FUEL: AtomicU64 = AtomicU64::new(u64::MAX);
+    /// What a millisecond of waiting costs code left behind, in late fuel: the latest run's fuel budget over its
+    /// time budget (0, free, when either is unlimited — as a run's wait is then).
+    static LATE_WAIT_RATE: AtomicU64 = AtomicU64::new(0);
 
     /// Fuel a thread takes from its run's pool at a time: the hot path counts down a thread-local number.
     const FUEL_CHUNK: u64 = 4096;
@@ -232,29 +235,81 @@ pub mod __budget {
         })
     }
 
-    /// How long a wait of the snippet's (`__wait`: a receive, a lock, a join, ...) may block before it looks again.
-    /// Looking counts one fuel and stops the thread as out of time once the run's deadline has passed or the run
-    /// was interrupted, as a tick in a loop does (but at once, not every 1024th tick: a wait is slow anyway).
-    pub fn wait_slice() -> Duration {
-        const SLICE: Duration = Duration::from_millis(10);
-        // A wait reached while a panic unwinds (drop glue) must not panic again: that would abort the host.
-        if std::thread::panicking() {
-            return SLICE;
+    /// One wait of the snippet's (`__wait`: a receive, a lock, a join, ...), which blocks in slices and between two
+    /// looks at the budgets. Inside a run, looking counts one fuel and stops the thread as out of time once the
+    /// run's deadline has passed or the run was interrupted, as a tick in a loop does (but at once, not every
+    /// 1024th tick: a wait is slow anyway). In code left behind (no run, no deadline), the time it waits is drawn
+    /// from the late fuel at the latest run's rate ([`LATE_WAIT_RATE`]: waiting as long as that run's time budget
+    /// takes all of it), so a kept closure that waits for good panics in the host's call as an endless loop does.
+    pub struct Wait {
+        since: Instant,
+    }
+
+    impl Wait {
+        #[allow(clippy::new_without_default)]
+        pub fn new() -> Wait {
+            Wait { since: Instant::now() }
         }
-        tick();
-        let local = LOCAL.try_with(Cell::get).unwrap_or(UNKNOWN);
-        if local.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed) != 0) {
-            exceeded(FAULT_TIME);
-        }
-        match local.deadline {
-            Some(deadline) => {
-                let now = Instant::now();
-                if now >= deadline {
-                    exceeded(FAULT_TIME);
-                }
-                (deadline - now).min(SLICE)
+
+        /// How long the wait may block before it looks again.
+        pub fn slice(&mut self) -> Duration {
+            const SLICE: Duration = Duration::from_millis(10);
+            // A wait reached while a panic unwinds (drop glue) must not panic again: that would abort the host.
+            if std::thread::panicking() {
+                return SLICE;
             }
-            None => SLICE,
+            tick();
+            let local = LOCAL.try_with(Cell::get).unwrap_or(UNKNOWN);
+            if local.role == Role::Outside {
+                if self.charge() {
+                    late_exceeded("waited longer than its time allows");
+                }
+                return SLICE;
+            }
+            if local.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed) != 0) {
+                exceeded(FAULT_TIME);
+            }
+            match local.deadline {
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        exceeded(FAULT_TIME);
+                    }
+                    (deadline - now).min(SLICE)
+                }
+                None => SLICE,
+            }
+        }
+
+        /// Draws the time waited since the last look from the late fuel, if this thread runs code left behind;
+        /// true when none is left.
+        fn charge(&mut self) -> bool {
+            if LOCAL.try_with(Cell::get).map_or(true, |l| l.role != Role::Outside) {
+                return false;
+            }
+            let now = Instant::now();
+            let waited = now.saturating_duration_since(self.since);
+            self.since = now;
+            let rate = LATE_WAIT_RATE.load(Ordering::Acquire);
+            let cost = (waited.as_micros() as u64).saturating_mul(rate) / 1000;
+            let mut empty = false;
+            let _ = LATE_FUEL.fetch_update(Ordering::AcqRel, Ordering::Acquire, |pool| {
+                if pool == u64::MAX {
+                    return None;
+                }
+                let left = pool.saturating_sub(cost);
+                empty = left == 0;
+                Some(left)
+            });
+            empty
+        }
+    }
+
+    impl Drop for Wait {
+        /// The last slice's time is drawn too (a wait that ends, or returns as a spurious wakeup, after it); an
+        /// empty pool is found by the next look or tick, never by a panic here.
+        fn drop(&mut self) {
+            let _ = self.charge();
         }
     }
 
@@ -365,9 +420,9 @@ pub mod __budget {
     }
 
     /// Fuel for code that runs outside any run of this library, from [`LATE_FUEL`]; the host's call that runs it
-    /// panics when there is none left. Its stack is the host thread's, less the margin a run keeps
-    /// ([`late_stack_limit`]). No time or memory budget applies there (nothing says how long or how much a host's
-    /// call of it may take).
+    /// panics when there is none left; its waits draw from it too ([`Wait`]). Its stack is the host thread's, less
+    /// the margin a run keeps ([`late_stack_limit`]). No memory budget applies there (an allocation cannot tell the
+    /// host's code from the snippet's left behind).
     fn late(local: Local) -> Local {
         let outside = Local {
             role: Role::Outside,
@@ -389,7 +444,7 @@ pub mod __budget {
                 if std::thread::panicking() {
                     return Local { fuel: 1, ..outside };
                 }
-                late_exceeded();
+                late_exceeded("used up its fuel budget");
             }
             match LATE_FUEL.compare_exchange_weak(pool, pool - take, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => return Local { fuel: take, ..outside },
@@ -468,10 +523,10 @@ pub mod __budget {
     }
 
     #[cold]
-    fn late_exceeded() -> ! {
+    fn late_exceeded(what: &str) -> ! {
         panic!(
-            "code a Lacuna snippet left behind (a closure or value the host kept after the hole) used up its fuel \
-             budget; stopped in the host's call to it"
+            "code a Lacuna snippet left behind (a closure or value the host kept after the hole) {what}; stopped in \
+             the host's call to it"
         )
     }
 
@@ -640,6 +695,8 @@ pub mod __budget {
         let deadline = (run.time_ms > 0).then(|| Instant::now() + Duration::from_millis(run.time_ms));
         shared.fuel.store(if run.fuel == 0 { u64::MAX } else { run.fuel }, Ordering::Release);
         LATE_FUEL.store(if run.fuel == 0 { u64::MAX } else { run.fuel }, Ordering::Release);
+        let rate = if run.fuel == 0 || run.time_ms == 0 { 0 } else { (run.fuel / run.time_ms).max(1) };
+        LATE_WAIT_RATE.store(rate, Ordering::Release);
         shared.memory_left.store(if run.memory == 0 { usize::MAX } else { run.memory as usize }, Ordering::Release);
         shared.memory_refused.store(false, Ordering::Release);
         shared.helper_fault.store(FAULT_NONE, Ordering::Release);

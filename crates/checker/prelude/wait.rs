@@ -1,11 +1,11 @@
 /// The twins of std's blocking waits that rustc-compiled snippets call instead (the checker renames
 /// `rx.recv()` to `rx.__lacuna_waiting_recv()`, `m.lock()` to `m.__lacuna_waiting_lock()`, ...): each waits in
-/// slices and, between two, looks at the run's time budget (`__budget::wait_slice`), so a wait that never ends — a
+/// slices and, between two, looks at the run's time budget (`__budget::Wait`), so a wait that never ends — a
 /// sender never dropped, a lock taken twice, a notify that never comes — ends as the hole's time budget error
 /// instead of blocking the host for good. What each returns is what std's returns. Re-exported from `__private`.
 #[doc(hidden)]
 pub mod __wait {
-    use crate::__budget::{tick, wait_slice};
+    use crate::__budget::{tick, Wait};
     use std::sync::mpsc::{Receiver, RecvError, RecvTimeoutError, SendError, SyncSender, TrySendError};
     use std::sync::{Condvar, LockResult, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
     use std::sync::{RwLockWriteGuard, TryLockError};
@@ -14,11 +14,15 @@ pub mod __wait {
     /// Waiting for something another thread changes that std cannot be asked to wait for with a timeout (a
     /// lock's release, a thread's end): a few yields, then sleeps growing to a millisecond, each after a look at
     /// the budget.
-    struct Backoff(u32);
+    struct Backoff(u32, Wait);
 
     impl Backoff {
+        fn new() -> Backoff {
+            Backoff(0, Wait::new())
+        }
+
         fn pause(&mut self) {
-            let slice = wait_slice();
+            let slice = self.1.slice();
             self.0 = self.0.saturating_add(1);
             if self.0 <= 8 {
                 std::thread::yield_now();
@@ -31,7 +35,7 @@ pub mod __wait {
 
     /// Takes a lock by trying until it is free (std's locks cannot be asked to wait with a timeout).
     fn locking<G>(mut attempt: impl FnMut() -> std::sync::TryLockResult<G>) -> LockResult<G> {
-        let mut backoff = Backoff(0);
+        let mut backoff = Backoff::new();
         loop {
             match attempt() {
                 Ok(guard) => return Ok(guard),
@@ -43,7 +47,7 @@ pub mod __wait {
 
     /// Waits until `finished` says so (a thread's end, before it is joined).
     fn until(finished: impl Fn() -> bool) {
-        let mut backoff = Backoff(0);
+        let mut backoff = Backoff::new();
         while !finished() {
             backoff.pause();
         }
@@ -57,8 +61,9 @@ pub mod __wait {
 
     impl<T> WaitingReceiver<T> for Receiver<T> {
         fn __lacuna_waiting_recv(&self) -> Result<T, RecvError> {
+            let mut wait = Wait::new();
             loop {
-                match self.recv_timeout(wait_slice()) {
+                match self.recv_timeout(wait.slice()) {
                     Ok(value) => return Ok(value),
                     Err(RecvTimeoutError::Disconnected) => return Err(RecvError),
                     Err(RecvTimeoutError::Timeout) => {}
@@ -129,7 +134,7 @@ pub mod __wait {
 
     impl<T> WaitingSender<T> for SyncSender<T> {
         fn __lacuna_waiting_send(&self, mut value: T) -> Result<(), SendError<T>> {
-            let mut backoff = Backoff(0);
+            let mut backoff = Backoff::new();
             loop {
                 match self.try_send(value) {
                     Ok(()) => return Ok(()),
@@ -184,7 +189,7 @@ pub mod __wait {
             // A slice that ends without a notify returns as a spurious wakeup, which `wait` may have (so code
             // waits in a loop over its condition): waiting again here could miss a notify sent just as the slice
             // ended, for good.
-            match self.wait_timeout(guard, wait_slice()) {
+            match self.wait_timeout(guard, Wait::new().slice()) {
                 Ok((guard, _)) => Ok(guard),
                 Err(poisoned) => Err(PoisonError::new(poisoned.into_inner().0)),
             }
@@ -195,8 +200,9 @@ pub mod __wait {
             mut guard: MutexGuard<'a, T>,
             mut condition: F,
         ) -> LockResult<MutexGuard<'a, T>> {
+            let mut wait = Wait::new();
             loop {
-                match self.wait_timeout_while(guard, wait_slice(), &mut condition) {
+                match self.wait_timeout_while(guard, wait.slice(), &mut condition) {
                     Ok((back, result)) if result.timed_out() => guard = back,
                     Ok((back, _)) => return Ok(back),
                     Err(poisoned) => return Err(PoisonError::new(poisoned.into_inner().0)),

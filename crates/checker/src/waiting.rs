@@ -8,8 +8,8 @@
 //! are, so every wait it lets through is renamed.
 
 use lacuna_ir::FuelPoint;
-use lacuna_policy::{ViolationKind, Waiting};
-use ra_ap_hir::Semantics;
+use lacuna_policy::{Flattening, ViolationKind, Waiting};
+use ra_ap_hir::{InFile, Semantics};
 use ra_ap_ide_db::defs::Definition;
 use ra_ap_ide_db::RootDatabase;
 use ra_ap_syntax::ast::HasArgList;
@@ -49,7 +49,18 @@ pub(crate) fn metering(
         }
         _ => return None,
     };
-    let kind = crate::policy::resolve::items(db, Definition::Function(f)).iter().find_map(lacuna_policy::waiting)?;
+    let items = crate::policy::resolve::items(db, Definition::Function(f));
+    if let Some(flattening) = items.iter().find_map(lacuna_policy::flattening) {
+        return flattened(sema, db, name_ref, flattening);
+    }
+    if items
+        .iter()
+        .any(|item| item.krate != lacuna_policy::CrateKind::Core && item.krate != lacuna_policy::CrateKind::Std)
+        && mentions_receiver_iterator(db, &f.ret_type(db), 0)
+    {
+        return handed(&name, "returns");
+    }
+    let kind = items.iter().find_map(lacuna_policy::waiting)?;
     let file = root.ancestors().last().unwrap_or_else(|| root.clone());
     let nowhere = || {
         denied(
@@ -93,6 +104,140 @@ pub(crate) fn metering(
     }
 }
 
+/// `flatten`/`flat_map` written as a method (by path they are denied as loops, `crate::iteration`): denied when
+/// what it steps as iterators of their own waits — channel receivers, their iterators — or is a type the
+/// snippet's generic code does not know (its caller may hand receivers).
+fn flattened(
+    sema: &Semantics<'_, RootDatabase>,
+    db: &RootDatabase,
+    name_ref: &ast::NameRef,
+    flattening: Flattening,
+) -> Option<Metering> {
+    let Shape::Method(call) = Shape::of(name_ref) else {
+        return None;
+    };
+    let stepped = match flattening {
+        Flattening::Elements => {
+            sema.type_of_expr(&call.receiver()?)?.adjusted().strip_references().iterator_item(db)?
+        }
+        Flattening::Results => {
+            let function = call.arg_list()?.args().next()?;
+            sema.type_of_expr(&function)?.original.as_callable(db)?.return_type()
+        }
+    };
+    let (what, instead) = if iterates_waiting(db, &stepped) {
+        (
+            "channel receivers, whose iterators wait for each value",
+            "step each receiver with `rx.iter()` (or `rx.try_iter()`) in a `flat_map` closure, or in a loop",
+        )
+    } else if is_unknown_type(db, &stepped) {
+        (
+            "of a type this generic code does not know (a caller may hand it channel receivers, whose iterators wait \
+             for each value)",
+            "give the elements a concrete type, or flatten where the caller knows it",
+        )
+    } else {
+        return None;
+    };
+    let name = name_ref.text();
+    Some(Metering::Denied {
+        kind: ViolationKind::UnboundedWait,
+        message: format!(
+            "`{name}` steps each element as an iterator of its own inside std, and here they are {what}: no time \
+             budget could end such a wait; {instead}"
+        ),
+        label: "a wait no budget ends".into(),
+    })
+}
+
+/// Denied: a host's item that hands the snippet a receiver's iterator (`mpsc::Iter`, `mpsc::IntoIter`), which waits
+/// for each value inside std where no twin can be put.
+fn handed(name: &str, how: &str) -> Option<Metering> {
+    Some(Metering::Denied {
+        kind: ViolationKind::UnboundedWait,
+        message: format!(
+            "`{name}` {how} a channel receiver's iterator (`mpsc::Iter` or `mpsc::IntoIter`), which waits for each \
+             value inside std where no time budget can end the wait; ask the host for the receiver itself, or use \
+             what is already there (`try_iter`)"
+        ),
+        label: "a wait no budget ends".into(),
+    })
+}
+
+/// What a host binding, field or static the snippet names needs: denied when its type holds a receiver's
+/// iterator (see [`handed`]). The snippet's own bindings are left alone (`rx.iter()` is the twin when it runs).
+pub(crate) fn host_value(
+    sema: &Semantics<'_, RootDatabase>,
+    db: &RootDatabase,
+    root: &SyntaxNode,
+    snippet: TextRange,
+    name_ref: &ast::NameRef,
+    def: Definition<'_>,
+) -> Option<Metering> {
+    let ty = match def {
+        Definition::Local(local) => {
+            let file = root.ancestors().last().unwrap_or_else(|| root.clone());
+            let file_id = sema.hir_file_for(&file).file_id();
+            let in_snippet = local.sources(db).iter().any(|source| {
+                InFile::new(source.file(), source.syntax())
+                    .original_file_range_opt(db)
+                    .is_some_and(|(r, _)| Some(r.file_id) == file_id && snippet.contains_range(r.range))
+            });
+            if in_snippet {
+                return None;
+            }
+            local.ty(db)
+        }
+        Definition::Field(field) => field.ty(db),
+        Definition::Static(s) => s.ty(db),
+        Definition::Const(c) => c.ty(db),
+        _ => return None,
+    };
+    if mentions_receiver_iterator(db, &ty, 0) {
+        handed(name_ref.text().as_ref(), "is")
+    } else {
+        None
+    }
+}
+
+/// Whether stepping a value of `ty` as an iterator waits on a channel: a receiver or a shared reference to one. (A
+/// receiver's iterator is the twin when it runs: the snippet's `rx.iter()` is renamed, and a host's is denied where
+/// the snippet names it.)
+fn iterates_waiting(db: &RootDatabase, ty: &ra_ap_hir::Type<'_>) -> bool {
+    let inner = match ty.as_reference() {
+        Some((inner, ra_ap_hir::Mutability::Shared)) => inner,
+        Some((_, ra_ap_hir::Mutability::Mut)) => return false,
+        None => ty.clone(),
+    };
+    inner.as_adt().is_some_and(|adt| {
+        crate::policy::resolve::items(db, Definition::Adt(adt)).iter().any(lacuna_policy::is_receiver)
+    })
+}
+
+/// A type generic code does not know: a type parameter (`impl Trait` in argument position too), or an associated
+/// type of one (`I::Item`), behind references or not.
+fn is_unknown_type(db: &RootDatabase, ty: &ra_ap_hir::Type<'_>) -> bool {
+    let ty = ty.strip_references();
+    ty.as_type_param(db).is_some() || ty.as_associated_type_parent_trait(db).is_some()
+}
+
+/// Whether `ty` is or holds (as a type argument, an element, behind references) a receiver's iterator type.
+fn mentions_receiver_iterator(db: &RootDatabase, ty: &ra_ap_hir::Type<'_>, depth: u32) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    let ty = ty.strip_references();
+    if let Some(adt) = ty.as_adt() {
+        if crate::policy::resolve::items(db, Definition::Adt(adt)).iter().any(lacuna_policy::is_receiver_iterator_type)
+        {
+            return true;
+        }
+    }
+    let element = ty.as_slice().or_else(|| ty.as_array(db).map(|(element, _)| element));
+    let arguments: Vec<_> = element.into_iter().chain(ty.type_arguments()).collect();
+    arguments.iter().any(|arg| mentions_receiver_iterator(db, arg, depth + 1))
+}
+
 /// A `for` loop over a channel receiver (`for v in rx`, `for v in &rx`): its iterable handed over as the waiting
 /// iterator.
 pub(crate) fn for_loop(
@@ -121,16 +266,5 @@ pub(crate) fn for_loop(
 
 /// Whether `expr` is a channel receiver or a shared reference to one (what `IntoIterator` is implemented for).
 pub(crate) fn is_receiver_value(sema: &Semantics<'_, RootDatabase>, db: &RootDatabase, expr: &ast::Expr) -> bool {
-    let Some(info) = sema.type_of_expr(expr) else {
-        return false;
-    };
-    let ty = info.original;
-    let inner = match ty.as_reference() {
-        Some((inner, ra_ap_hir::Mutability::Shared)) => inner,
-        Some((_, ra_ap_hir::Mutability::Mut)) => return false,
-        None => ty,
-    };
-    inner.as_adt().is_some_and(|adt| {
-        crate::policy::resolve::items(db, Definition::Adt(adt)).iter().any(lacuna_policy::is_receiver)
-    })
+    sema.type_of_expr(expr).is_some_and(|info| iterates_waiting(db, &info.original))
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub use iteration::{iteration, wraps_receiver_type, Iteration};
 pub use rules::{trusted_std_macro, ALLOWED_DERIVES, STD_EXPRESSION_MACROS};
-pub use waiting::{is_receiver, is_receiver_iterator_type, waiting, Waiting};
+pub use waiting::{flattening, is_receiver, is_receiver_iterator_type, waiting, Flattening, Waiting};
 
 /// Why a snippet is rejected by safe mode. Each kind has a stable name (the diagnostic's `kind`) and a Lacuna code
 /// (the diagnostic's `code`), documented in `docs/policy.md`.

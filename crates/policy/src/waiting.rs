@@ -61,6 +61,29 @@ pub fn is_receiver_iterator_type(item: &Item) -> bool {
         && item.modules.iter().any(|m| m == "mpsc")
 }
 
+/// What std's iterator methods that step each element as an iterator of its own step: with a channel receiver
+/// there (or a receiver's iterator, or a type the snippet's generic code does not know), std waits for each
+/// value in a loop of its own, where no twin can be put.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flattening {
+    /// `Iterator::flatten`: the receiver's elements.
+    Elements,
+    /// `Iterator::flat_map`: what its function returns.
+    Results,
+}
+
+/// Whether `item` is `Iterator::flatten` or `Iterator::flat_map`, and which of them.
+pub fn flattening(item: &Item) -> Option<Flattening> {
+    if item.kind != ItemKind::Function || item.krate != CrateKind::Core || item.owner.as_deref() != Some("Iterator") {
+        return None;
+    }
+    match item.name.as_str() {
+        "flatten" => Some(Flattening::Elements),
+        "flat_map" => Some(Flattening::Results),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +117,21 @@ mod tests {
         assert_eq!(of(&["sync", "barrier"], "Barrier", "wait"), Some(Waiting::Unbounded));
         let host = Item { krate: CrateKind::Host, ..method(&["sync"], "Mutex", "lock") };
         assert_eq!(waiting(&host), None, "a host's own `Mutex` is the host's code");
+    }
+
+    #[test]
+    fn flattening_methods() {
+        let core = |owner: &str, name: &str| Item {
+            krate: CrateKind::Core,
+            modules: vec!["iter".into(), "traits".into(), "iterator".into()],
+            owner: Some(owner.into()),
+            name: name.into(),
+            kind: ItemKind::Function,
+        };
+        assert_eq!(flattening(&core("Iterator", "flatten")), Some(Flattening::Elements));
+        assert_eq!(flattening(&core("Iterator", "flat_map")), Some(Flattening::Results));
+        assert_eq!(flattening(&core("Option", "flatten")), None, "`Option::flatten` steps nothing");
+        assert_eq!(flattening(&core("Iterator", "map")), None);
     }
 
     #[test]

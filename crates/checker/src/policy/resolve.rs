@@ -138,6 +138,12 @@ impl<'a, 'db> Walker<'a, 'db> {
             .into_iter()
             .chain(crate::waiting::metering(sema, db, file, snippet, name_ref, def))
             .chain(crate::iteration::arguments(sema, db, file, snippet, name_ref, def))
+            .chain(match &class {
+                Some(NameRefClass::Definition(value, _)) => {
+                    crate::waiting::host_value(sema, db, file, snippet, name_ref, *value)
+                }
+                _ => None,
+            })
             .collect::<Vec<_>>();
         for m in metering {
             self.metered(m, at);
