@@ -194,7 +194,7 @@ pub(crate) fn host_value(
         _ => return None,
     };
     if mentions_receiver_iterator(db, &ty, 0) {
-        handed(name_ref.text().as_ref(), "is")
+        handed(name_ref.text(), "is")
     } else {
         None
     }
