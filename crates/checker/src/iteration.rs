@@ -26,14 +26,8 @@ pub(crate) enum Metering {
 
 /// Where `name_ref` (in the snippet at `snippet` of the file `root` is in, or in a macro expansion of it) needs a
 /// count, if it names one of std's iterator methods or draining functions that loop. Offsets are the file's.
-pub(crate) fn metering(
-    sema: &Semantics<'_, RootDatabase>,
-    db: &RootDatabase,
-    root: &SyntaxNode,
-    snippet: TextRange,
-    name_ref: &ast::NameRef,
-    def: Option<Definition<'_>>,
-) -> Option<Metering> {
+pub(crate) fn metering(site: Site<'_, '_>, name_ref: &ast::NameRef, def: Option<Definition<'_>>) -> Option<Metering> {
+    let Site { db, file, .. } = site;
     let f = match def {
         Some(Definition::Function(f)) => f,
         Some(adt @ Definition::Adt(_)) => {
@@ -64,8 +58,7 @@ pub(crate) fn metering(
             label: "a loop no budget counts".into(),
         })
     };
-    let file = root.ancestors().last().unwrap_or_else(|| root.clone());
-    let written = |node: &SyntaxNode| written(sema, db, &file, snippet, node);
+    let written = |node: &SyntaxNode| site.written(node);
     let Some(at) = written(name_ref.syntax()) else {
         return denied("it is written where the snippet's text does not say (a macro's expansion)");
     };
@@ -92,7 +85,7 @@ pub(crate) fn metering(
                 Access::Exclusive => true,
                 Access::Shared => return None,
             };
-            match dot_before(&file, at, &name) {
+            match dot_before(file, at, &name) {
                 Some(dot) => Some(Metering::Point(FuelPoint::TickingReceiver { dot: usize::from(dot), by_ref })),
                 None => denied("its receiver could not be found"),
             }
@@ -102,28 +95,46 @@ pub(crate) fn metering(
         }
         // A receiver drained is handed over as a waiting iterator instead (`arguments`), which counts too.
         (Iteration::Drains, Shape::Method(call)) => {
-            drained(sema, db, call.arg_list(), &written).unwrap_or_else(|| denied("its argument could not be found"))
+            drained(site, call.arg_list()).unwrap_or_else(|| denied("its argument could not be found"))
         }
         (Iteration::Drains, Shape::PathCall(call)) => {
-            drained(sema, db, call.arg_list(), &written).unwrap_or_else(|| denied("its argument could not be found"))
+            drained(site, call.arg_list()).unwrap_or_else(|| denied("its argument could not be found"))
         }
         (Iteration::Drains, Shape::Value) => denied("it is used as a value, not called"),
     }
 }
 
-/// Where the snippet at `snippet` of `file` wrote `node`: itself, its tokens as a macro's arguments, or the
-/// transcriber of a `macro_rules!` it defines (a wrapper put there goes into every expansion). A node put together
-/// from both, or by a macro from elsewhere, has no such place.
-pub(crate) fn written(
-    sema: &Semantics<'_, RootDatabase>,
-    db: &RootDatabase,
-    file: &SyntaxNode,
-    snippet: TextRange,
-    node: &SyntaxNode,
-) -> Option<TextRange> {
-    let file_id = sema.hir_file_for(file).file_id();
-    let (original, _) = InFile::new(sema.hir_file_for(node), node).original_file_range_opt(db)?;
-    (Some(original.file_id) == file_id && snippet.contains_range(original.range)).then_some(original.range)
+/// Where a name the snippet uses is judged: what every judgement of a loop or a wait inside std looks at.
+#[derive(Clone, Copy)]
+pub(crate) struct Site<'a, 'db> {
+    pub(crate) sema: &'a Semantics<'db, RootDatabase>,
+    pub(crate) db: &'db RootDatabase,
+    /// The root of the file the snippet is in.
+    pub(crate) file: &'a SyntaxNode,
+    /// The snippet's text in that file.
+    pub(crate) snippet: TextRange,
+}
+
+impl Site<'_, '_> {
+    /// Where the snippet wrote `node`: itself, its tokens as a macro's arguments, or the transcriber of a
+    /// `macro_rules!` it defines (a wrapper put there goes into every expansion). A node put together from both, or
+    /// by a macro from elsewhere, has no such place.
+    pub(crate) fn written(&self, node: &SyntaxNode) -> Option<TextRange> {
+        let original = InFile::new(self.sema.hir_file_for(node), node).original_file_range_opt(self.db)?.0;
+        self.in_snippet(original)
+    }
+
+    /// `range` if it is in the snippet's text.
+    fn in_snippet(&self, original: ra_ap_hir::FileRange) -> Option<TextRange> {
+        let file_id = self.sema.hir_file_for(self.file).file_id();
+        (Some(original.file_id) == file_id && self.snippet.contains_range(original.range)).then_some(original.range)
+    }
+
+    /// Whether the syntax `node` of `file_id` (a definition's source) is in the snippet's text (or made by its
+    /// macros).
+    pub(crate) fn holds(&self, file_id: ra_ap_hir::HirFileId, node: &SyntaxNode) -> bool {
+        InFile::new(file_id, node).original_file_range_opt(self.db).is_some_and(|(r, _)| self.in_snippet(r).is_some())
+    }
 }
 
 /// How a name is used.
@@ -185,17 +196,12 @@ fn dot_before(file: &SyntaxNode, at: TextRange, name: &str) -> Option<TextSize> 
 
 /// The point wrapping the last argument of a draining call, where the snippet wrote it: none for a channel
 /// receiver (`arguments` hands it over as a waiting iterator, which counts its steps).
-fn drained(
-    sema: &Semantics<'_, RootDatabase>,
-    db: &RootDatabase,
-    args: Option<ast::ArgList>,
-    written: &dyn Fn(&SyntaxNode) -> Option<TextRange>,
-) -> Option<Option<Metering>> {
+fn drained(site: Site<'_, '_>, args: Option<ast::ArgList>) -> Option<Option<Metering>> {
     let last = args?.args().last()?;
-    if crate::waiting::is_receiver_value(sema, db, &last) {
+    if crate::waiting::is_receiver_value(site, &last) {
         return Some(None);
     }
-    let range = written(last.syntax())?;
+    let range = site.written(last.syntax())?;
     Some(Some(Metering::Point(FuelPoint::TickingArgument(usize::from(range.start())..usize::from(range.end())))))
 }
 
@@ -204,17 +210,11 @@ fn drained(
 /// (whatever the callee), and any other iterator given to a host's (or another crate's) function gets the counting
 /// wrapper, since the host's code steps it where no budget counts. std's own functions are judged by name
 /// ([`metering`]); the snippet's own count in their bodies.
-pub(crate) fn arguments(
-    sema: &Semantics<'_, RootDatabase>,
-    db: &RootDatabase,
-    root: &SyntaxNode,
-    snippet: TextRange,
-    name_ref: &ast::NameRef,
-    def: Option<Definition<'_>>,
-) -> Vec<Metering> {
+pub(crate) fn arguments(site: Site<'_, '_>, name_ref: &ast::NameRef, def: Option<Definition<'_>>) -> Vec<Metering> {
     let Some(Definition::Function(f)) = def else {
         return Vec::new();
     };
+    let db = site.db;
     let (args, params): (Vec<ast::Expr>, _) = match Shape::of(name_ref) {
         Shape::Method(call) => {
             (call.arg_list().map(|l| l.args().collect()).unwrap_or_default(), f.params_without_self(db))
@@ -228,18 +228,17 @@ pub(crate) fn arguments(
         crate::policy::resolve::crate_kind(db, f.module(db).krate(db)),
         lacuna_policy::CrateKind::Core | lacuna_policy::CrateKind::Alloc | lacuna_policy::CrateKind::Std
     );
-    let file = root.ancestors().last().unwrap_or_else(|| root.clone());
-    let foreign = foreign && !defined_in_snippet(sema, db, &file, snippet, f);
+    let foreign = foreign && !f.source(db).is_some_and(|source| site.holds(source.file_id, source.value.syntax()));
     let mut out = Vec::new();
     for (arg, param) in args.iter().zip(params.iter()) {
         if !takes_any_iterator(db, param.ty()) {
             continue;
         }
-        let receiver = crate::waiting::is_receiver_value(sema, db, arg);
+        let receiver = crate::waiting::is_receiver_value(site, arg);
         if !receiver && !foreign {
             continue;
         }
-        let Some(range) = written(sema, db, &file, snippet, arg.syntax()) else {
+        let Some(range) = site.written(arg.syntax()) else {
             out.push(Metering::Denied {
                 kind: ViolationKind::UnmeteredLoop,
                 message: format!(
@@ -259,23 +258,6 @@ pub(crate) fn arguments(
         }));
     }
     out
-}
-
-/// Whether `f` is one of the snippet's own functions (in its text or made by its macros): its loops count.
-fn defined_in_snippet(
-    sema: &Semantics<'_, RootDatabase>,
-    db: &RootDatabase,
-    file: &SyntaxNode,
-    snippet: TextRange,
-    f: ra_ap_hir::Function,
-) -> bool {
-    let Some(source) = f.source(db) else {
-        return false;
-    };
-    let file_id = sema.hir_file_for(file).file_id();
-    InFile::new(source.file_id, source.value.syntax())
-        .original_file_range_opt(db)
-        .is_some_and(|(r, _)| Some(r.file_id) == file_id && snippet.contains_range(r.range))
 }
 
 /// Whether a parameter of this type takes any iterator: a type parameter (`impl Iterator` included) bounded by

@@ -9,69 +9,53 @@
 
 use lacuna_ir::FuelPoint;
 use lacuna_policy::{Flattening, ViolationKind, Waiting};
-use ra_ap_hir::{InFile, Semantics};
+
 use ra_ap_ide_db::defs::Definition;
 use ra_ap_ide_db::RootDatabase;
 use ra_ap_syntax::ast::HasArgList;
-use ra_ap_syntax::{ast, AstNode, SyntaxNode, TextRange};
+use ra_ap_syntax::{ast, AstNode};
 
-use crate::iteration::{written, Metering, Shape};
+use crate::iteration::{Metering, Shape, Site};
 
 /// What `name_ref` needs if it names one of std's blocking waits or a receiver's iterator type.
-pub(crate) fn metering(
-    sema: &Semantics<'_, RootDatabase>,
-    db: &RootDatabase,
-    root: &SyntaxNode,
-    snippet: TextRange,
-    name_ref: &ast::NameRef,
-    def: Option<Definition<'_>>,
-) -> Option<Metering> {
+pub(crate) fn metering(site: Site<'_, '_>, name_ref: &ast::NameRef, def: Option<Definition<'_>>) -> Option<Metering> {
+    let Site { db, file, .. } = site;
     let name = name_ref.text().to_string();
-    let denied = |message: String, label: &str| {
-        Some(Metering::Denied { kind: ViolationKind::UnboundedWait, message, label: label.to_owned() })
-    };
     let f = match def {
         Some(Definition::Function(f)) => f,
         Some(adt @ Definition::Adt(_)) => {
             let iterator = crate::policy::resolve::items(db, adt).iter().any(lacuna_policy::is_receiver_iterator_type);
-            return if iterator {
-                denied(
-                    format!(
-                        "`{name}` is the type of a receiver's iterator, which waits for each element as a different \
-                         type when the snippet runs (so the time budget can end the wait); name it as \
-                         `impl Iterator<Item = ..>`"
-                    ),
-                    "a waiting iterator's type the budget changes",
-                )
-            } else {
-                None
-            };
+            return iterator.then(|| Metering::Denied {
+                kind: ViolationKind::UnboundedWait,
+                message: format!(
+                    "`{name}` is the type of a receiver's iterator, which waits for each element as a different type \
+                     when the snippet runs (so the time budget can end the wait); name it as `impl Iterator<Item = \
+                     ..>`"
+                ),
+                label: "a waiting iterator's type the budget changes".into(),
+            });
         }
         _ => return None,
     };
     let items = crate::policy::resolve::items(db, Definition::Function(f));
     if let Some(flattening) = items.iter().find_map(lacuna_policy::flattening) {
-        return flattened(sema, db, name_ref, flattening);
+        return flattened(site, name_ref, flattening);
     }
     if items
         .iter()
         .any(|item| item.krate != lacuna_policy::CrateKind::Core && item.krate != lacuna_policy::CrateKind::Std)
         && mentions_receiver_iterator(db, &f.ret_type(db), 0)
     {
-        return handed(&name, "returns");
+        return Some(handed(&name, "returns"));
     }
     let kind = items.iter().find_map(lacuna_policy::waiting)?;
-    let file = root.ancestors().last().unwrap_or_else(|| root.clone());
     let nowhere = || {
-        denied(
-            format!(
-                "`{name}` waits for another thread, and it is written where the snippet's text does not say (a \
-                 macro's expansion), where no time budget can end the wait"
-            ),
-            "a wait no budget ends",
-        )
+        Some(unbounded(format!(
+            "`{name}` waits for another thread, and it is written where the snippet's text does not say (a macro's \
+             expansion), where no time budget can end the wait"
+        )))
     };
-    let Some(at) = written(sema, db, &file, snippet, name_ref.syntax()) else {
+    let Some(at) = site.written(name_ref.syntax()) else {
         return nowhere();
     };
     // The name itself, where the prefix goes (not a larger node the name maps into).
@@ -83,36 +67,28 @@ pub(crate) fn metering(
         (Waiting::Renamed, _) | (Waiting::IntoIter, Shape::Method(_)) => renamed,
         (Waiting::IntoIter, Shape::PathCall(call)) => {
             let arg = call.arg_list()?.args().next()?;
-            match written(sema, db, &file, snippet, arg.syntax()) {
+            match site.written(arg.syntax()) {
                 Some(r) => {
                     Some(Metering::Point(FuelPoint::WaitingArgument(usize::from(r.start())..usize::from(r.end()))))
                 }
                 None => nowhere(),
             }
         }
-        (Waiting::IntoIter, Shape::Value) => denied(
-            format!("`{name}` of a receiver is used as a value, where its iterator's waits cannot be bounded"),
-            "a wait no budget ends",
-        ),
-        (Waiting::Unbounded, _) => denied(
-            format!(
-                "`{name}` waits for other threads with no way to look at the time budget meanwhile, so a wait that \
-                 never ends would block the host; use a channel or a `Condvar`"
-            ),
-            "a wait no budget ends",
-        ),
+        (Waiting::IntoIter, Shape::Value) => Some(unbounded(format!(
+            "`{name}` of a receiver is used as a value, where its iterator's waits cannot be bounded"
+        ))),
+        (Waiting::Unbounded, _) => Some(unbounded(format!(
+            "`{name}` waits for other threads with no way to look at the time budget meanwhile, so a wait that never \
+             ends would block the host; use a channel or a `Condvar`"
+        ))),
     }
 }
 
 /// `flatten`/`flat_map` written as a method (by path they are denied as loops, `crate::iteration`): denied when
 /// what it steps as iterators of their own waits — channel receivers, their iterators — or is a type the
 /// snippet's generic code does not know (its caller may hand receivers).
-fn flattened(
-    sema: &Semantics<'_, RootDatabase>,
-    db: &RootDatabase,
-    name_ref: &ast::NameRef,
-    flattening: Flattening,
-) -> Option<Metering> {
+fn flattened(site: Site<'_, '_>, name_ref: &ast::NameRef, flattening: Flattening) -> Option<Metering> {
+    let Site { sema, db, .. } = site;
     let Shape::Method(call) = Shape::of(name_ref) else {
         return None;
     };
@@ -140,50 +116,34 @@ fn flattened(
         return None;
     };
     let name = name_ref.text();
-    Some(Metering::Denied {
-        kind: ViolationKind::UnboundedWait,
-        message: format!(
-            "`{name}` steps each element as an iterator of its own inside std, and here they are {what}: no time \
-             budget could end such a wait; {instead}"
-        ),
-        label: "a wait no budget ends".into(),
-    })
+    Some(unbounded(format!(
+        "`{name}` steps each element as an iterator of its own inside std, and here they are {what}: no time budget \
+         could end such a wait; {instead}"
+    )))
 }
 
 /// Denied: a host's item that hands the snippet a receiver's iterator (`mpsc::Iter`, `mpsc::IntoIter`), which waits
 /// for each value inside std where no twin can be put.
-fn handed(name: &str, how: &str) -> Option<Metering> {
-    Some(Metering::Denied {
-        kind: ViolationKind::UnboundedWait,
-        message: format!(
-            "`{name}` {how} a channel receiver's iterator (`mpsc::Iter` or `mpsc::IntoIter`), which waits for each \
-             value inside std where no time budget can end the wait; ask the host for the receiver itself, or use \
-             what is already there (`try_iter`)"
-        ),
-        label: "a wait no budget ends".into(),
-    })
+fn handed(name: &str, how: &str) -> Metering {
+    unbounded(format!(
+        "`{name}` {how} a channel receiver's iterator (`mpsc::Iter` or `mpsc::IntoIter`), which waits for each value \
+         inside std where no time budget can end the wait; ask the host for the receiver itself, or use what is \
+         already there (`try_iter`)"
+    ))
+}
+
+/// A wait no time budget could end, denied with `message`.
+fn unbounded(message: String) -> Metering {
+    Metering::Denied { kind: ViolationKind::UnboundedWait, message, label: "a wait no budget ends".into() }
 }
 
 /// What a host binding, field or static the snippet names needs: denied when its type holds a receiver's
 /// iterator (see [`handed`]). The snippet's own bindings are left alone (`rx.iter()` is the twin when it runs).
-pub(crate) fn host_value(
-    sema: &Semantics<'_, RootDatabase>,
-    db: &RootDatabase,
-    root: &SyntaxNode,
-    snippet: TextRange,
-    name_ref: &ast::NameRef,
-    def: Definition<'_>,
-) -> Option<Metering> {
+pub(crate) fn host_value(site: Site<'_, '_>, name_ref: &ast::NameRef, def: Definition<'_>) -> Option<Metering> {
+    let db = site.db;
     let ty = match def {
         Definition::Local(local) => {
-            let file = root.ancestors().last().unwrap_or_else(|| root.clone());
-            let file_id = sema.hir_file_for(&file).file_id();
-            let in_snippet = local.sources(db).iter().any(|source| {
-                InFile::new(source.file(), source.syntax())
-                    .original_file_range_opt(db)
-                    .is_some_and(|(r, _)| Some(r.file_id) == file_id && snippet.contains_range(r.range))
-            });
-            if in_snippet {
+            if local.sources(db).iter().any(|source| site.holds(source.file(), source.syntax())) {
                 return None;
             }
             local.ty(db)
@@ -193,11 +153,7 @@ pub(crate) fn host_value(
         Definition::Const(c) => c.ty(db),
         _ => return None,
     };
-    if mentions_receiver_iterator(db, &ty, 0) {
-        handed(name_ref.text(), "is")
-    } else {
-        None
-    }
+    mentions_receiver_iterator(db, &ty, 0).then(|| handed(name_ref.text(), "is"))
 }
 
 /// Whether stepping a value of `ty` as an iterator waits on a channel: a receiver or a shared reference to one. (A
@@ -240,31 +196,22 @@ fn mentions_receiver_iterator(db: &RootDatabase, ty: &ra_ap_hir::Type<'_>, depth
 
 /// A `for` loop over a channel receiver (`for v in rx`, `for v in &rx`): its iterable handed over as the waiting
 /// iterator.
-pub(crate) fn for_loop(
-    sema: &Semantics<'_, RootDatabase>,
-    db: &RootDatabase,
-    root: &SyntaxNode,
-    snippet: TextRange,
-    for_expr: &ast::ForExpr,
-) -> Option<Metering> {
+pub(crate) fn for_loop(site: Site<'_, '_>, for_expr: &ast::ForExpr) -> Option<Metering> {
     let iterable = for_expr.iterable()?;
-    if !is_receiver_value(sema, db, &iterable) {
+    if !is_receiver_value(site, &iterable) {
         return None;
     }
-    let file = root.ancestors().last().unwrap_or_else(|| root.clone());
-    Some(match written(sema, db, &file, snippet, iterable.syntax()) {
+    Some(match site.written(iterable.syntax()) {
         Some(r) => Metering::Point(FuelPoint::WaitingArgument(usize::from(r.start())..usize::from(r.end()))),
-        None => Metering::Denied {
-            kind: ViolationKind::UnboundedWait,
-            message: "this loop waits on a channel for each element, and its iterable is written where the \
-                      snippet's text does not say (a macro's expansion), where no time budget can end the wait"
+        None => unbounded(
+            "this loop waits on a channel for each element, and its iterable is written where the snippet's text \
+             does not say (a macro's expansion), where no time budget can end the wait"
                 .into(),
-            label: "a wait no budget ends".into(),
-        },
+        ),
     })
 }
 
 /// Whether `expr` is a channel receiver or a shared reference to one (what `IntoIterator` is implemented for).
-pub(crate) fn is_receiver_value(sema: &Semantics<'_, RootDatabase>, db: &RootDatabase, expr: &ast::Expr) -> bool {
-    sema.type_of_expr(expr).is_some_and(|info| iterates_waiting(db, &info.original))
+pub(crate) fn is_receiver_value(site: Site<'_, '_>, expr: &ast::Expr) -> bool {
+    site.sema.type_of_expr(expr).is_some_and(|info| iterates_waiting(site.db, &info.original))
 }

@@ -91,7 +91,7 @@ impl<'a, 'db> Walker<'a, 'db> {
         if let Some(name_ref) = ast::NameRef::cast(node.clone()) {
             self.name_ref(&name_ref, at);
         } else if let Some(for_expr) = ast::ForExpr::cast(node.clone()) {
-            if let Some(m) = crate::waiting::for_loop(self.sema, self.db, &self.file, self.snippet, &for_expr) {
+            if let Some(m) = crate::waiting::for_loop(self.site(), &for_expr) {
                 self.metered(m, at);
             }
         } else if let Some(call) = ast::MacroCall::cast(node.clone()) {
@@ -133,15 +133,13 @@ impl<'a, 'db> Walker<'a, 'db> {
             Some(NameRefClass::Definition(def @ (Definition::Function(_) | Definition::Adt(_)), _)) => Some(*def),
             _ => None,
         };
-        let (sema, db, file, snippet) = (self.sema, self.db, &self.file, self.snippet);
-        let metering = crate::iteration::metering(sema, db, file, snippet, name_ref, def)
+        let site = self.site();
+        let metering = crate::iteration::metering(site, name_ref, def)
             .into_iter()
-            .chain(crate::waiting::metering(sema, db, file, snippet, name_ref, def))
-            .chain(crate::iteration::arguments(sema, db, file, snippet, name_ref, def))
+            .chain(crate::waiting::metering(site, name_ref, def))
+            .chain(crate::iteration::arguments(site, name_ref, def))
             .chain(match &class {
-                Some(NameRefClass::Definition(value, _)) => {
-                    crate::waiting::host_value(sema, db, file, snippet, name_ref, *value)
-                }
+                Some(NameRefClass::Definition(value, _)) => crate::waiting::host_value(site, name_ref, *value),
                 _ => None,
             })
             .collect::<Vec<_>>();
@@ -166,6 +164,11 @@ impl<'a, 'db> Walker<'a, 'db> {
             }
             None => self.unresolved(at, &format!("`{written}`")),
         }
+    }
+
+    /// Where the names of the snippet this walk judges are.
+    fn site(&self) -> crate::iteration::Site<'_, 'db> {
+        crate::iteration::Site { sema: self.sema, db: self.db, file: &self.file, snippet: self.snippet }
     }
 
     fn metered(&mut self, metering: crate::iteration::Metering, at: TextRange) {
