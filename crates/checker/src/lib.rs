@@ -16,6 +16,7 @@ mod apart;
 mod boundary;
 mod check;
 mod crate_graph;
+mod cycles;
 mod diagnostic;
 mod expansion;
 pub mod export;

@@ -9,12 +9,14 @@
 //! `path`); everything else is denied, including any std module this table does not name. The host's own items
 //! (its tools) are allowed: the host is trusted, and what the hole can name is what the host granted.
 
+mod cycles;
 mod iteration;
 mod rules;
 mod waiting;
 
 use serde::{Deserialize, Serialize};
 
+pub use cycles::{is_borrow_guard, is_shared_owner, is_thread_local};
 pub use iteration::{iteration, wraps_receiver_type, Iteration};
 pub use rules::{trusted_std_macro, ALLOWED_DERIVES, STD_EXPRESSION_MACROS};
 pub use waiting::{flattening, is_receiver, is_receiver_iterator_type, waiting, Flattening, Waiting};

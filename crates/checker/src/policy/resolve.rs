@@ -88,6 +88,11 @@ impl<'a, 'db> Walker<'a, 'db> {
 
     fn node(&mut self, node: &SyntaxNode, origin: Option<TextRange>) {
         let at = origin.unwrap_or(node.text_range());
+        if let Some((message, label)) =
+            ast::Expr::cast(node.clone()).and_then(|e| crate::cycles::shared(self.site(), &e))
+        {
+            self.push(ViolationKind::HostTakeover, at, message, label);
+        }
         if let Some(name_ref) = ast::NameRef::cast(node.clone()) {
             self.name_ref(&name_ref, at);
         } else if let Some(for_expr) = ast::ForExpr::cast(node.clone()) {
@@ -145,6 +150,11 @@ impl<'a, 'db> Walker<'a, 'db> {
             .collect::<Vec<_>>();
         for m in metering {
             self.metered(m, at);
+        }
+        if let Some(NameRefClass::Definition(value, _)) = &class {
+            if let Some((message, label)) = crate::cycles::thread_local(self.site(), name_ref, *value) {
+                self.push(ViolationKind::HostTakeover, at, message, label);
+            }
         }
         match class {
             // A module as a path's qualifier (`process` in `std::process::exit`) is judged through the item the
