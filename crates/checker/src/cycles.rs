@@ -96,12 +96,7 @@ fn holds(
         if references && adt.lifetime(db).is_some() {
             return Some("a value of a type with a lifetime (which can hold a borrow)");
         }
-        let declared_here = items.iter().any(|item| {
-            !matches!(
-                item.krate,
-                lacuna_policy::CrateKind::Core | lacuna_policy::CrateKind::Alloc | lacuna_policy::CrateKind::Std
-            )
-        });
+        let declared_here = items.iter().any(|item| !item.krate.is_std());
         if declared_here && seen.insert(adt) {
             let fields: Vec<ra_ap_hir::Type<'_>> = match adt {
                 Adt::Enum(e) => e.variants(db).into_iter().flat_map(|v| v.fields(db)).map(|f| f.ty(db)).collect(),

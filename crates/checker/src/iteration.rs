@@ -224,11 +224,8 @@ pub(crate) fn arguments(site: Site<'_, '_>, name_ref: &ast::NameRef, def: Option
         }
         Shape::Value => return Vec::new(),
     };
-    let foreign = !matches!(
-        crate::policy::resolve::crate_kind(db, f.module(db).krate(db)),
-        lacuna_policy::CrateKind::Core | lacuna_policy::CrateKind::Alloc | lacuna_policy::CrateKind::Std
-    );
-    let foreign = foreign && !f.source(db).is_some_and(|source| site.holds(source.file_id, source.value.syntax()));
+    let foreign = !crate::policy::resolve::crate_kind(db, f.module(db).krate(db)).is_std()
+        && !f.source(db).is_some_and(|source| site.holds(source.file_id, source.value.syntax()));
     let mut out = Vec::new();
     for (arg, param) in args.iter().zip(params.iter()) {
         if !takes_any_iterator(db, param.ty()) {

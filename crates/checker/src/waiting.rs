@@ -3,13 +3,13 @@
 //! slices and looks at the run's time budget between them; a channel receiver stepped by code that takes any
 //! iterator (a `for` loop; a generic function's argument, `crate::iteration::arguments`) is handed over as the
 //! prelude's waiting iterator (a [`FuelPoint::WaitingArgument`]). Safe mode denies the waits no twin covers
-//! (`Barrier::wait`), a blocking call whose name no place in the snippet holds (a macro put it together), and naming
-//! the receiver's iterator types (the twin's are others). Found by safe mode's own walk, as the iteration points
-//! are, so every wait it lets through is renamed.
+//! (`Barrier::wait`), a blocking call whose name no place in the snippet holds (a macro put it together), naming
+//! the receiver's iterator types (the twin's are others), and the waits std would make unseen: `flatten`/`flat_map`
+//! over receivers, and a host item typed with a receiver's iterator. Found by safe mode's own walk, as the
+//! iteration points are, so every wait it lets through is renamed.
 
 use lacuna_ir::FuelPoint;
 use lacuna_policy::{Flattening, ViolationKind, Waiting};
-
 use ra_ap_ide_db::defs::Definition;
 use ra_ap_ide_db::RootDatabase;
 use ra_ap_syntax::ast::HasArgList;
@@ -41,11 +41,7 @@ pub(crate) fn metering(site: Site<'_, '_>, name_ref: &ast::NameRef, def: Option<
     if let Some(flattening) = items.iter().find_map(lacuna_policy::flattening) {
         return flattened(site, name_ref, flattening);
     }
-    if items
-        .iter()
-        .any(|item| item.krate != lacuna_policy::CrateKind::Core && item.krate != lacuna_policy::CrateKind::Std)
-        && mentions_receiver_iterator(db, &f.ret_type(db), 0)
-    {
+    if !items.iter().any(|item| item.krate.is_std()) && mentions_receiver_iterator(db, &f.ret_type(db), 0) {
         return Some(handed(&name, "returns"));
     }
     let kind = items.iter().find_map(lacuna_policy::waiting)?;
@@ -85,8 +81,8 @@ pub(crate) fn metering(site: Site<'_, '_>, name_ref: &ast::NameRef, def: Option<
 }
 
 /// `flatten`/`flat_map` written as a method (by path they are denied as loops, `crate::iteration`): denied when
-/// what it steps as iterators of their own waits — channel receivers, their iterators — or is a type the
-/// snippet's generic code does not know (its caller may hand receivers).
+/// what it steps as iterators of their own are channel receivers, or of a type the snippet's generic code does not
+/// know (its caller may hand receivers).
 fn flattened(site: Site<'_, '_>, name_ref: &ast::NameRef, flattening: Flattening) -> Option<Metering> {
     let Site { sema, db, .. } = site;
     let Shape::Method(call) = Shape::of(name_ref) else {

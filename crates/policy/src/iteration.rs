@@ -3,7 +3,7 @@
 //! closures; these loops get a count of their own (the checker makes each one step a counting wrapper), and the
 //! forms where no wrapper can go are denied ([`ViolationKind::UnmeteredLoop`](crate::ViolationKind)).
 
-use crate::{CrateKind, Item, ItemKind};
+use crate::{Item, ItemKind};
 
 /// What a method or function of std's iterator vocabulary does with an iterator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl Iteration {
 
 /// What `item` does with an iterator, if it is one of std's iterator methods or draining functions.
 pub fn iteration(item: &Item) -> Option<Iteration> {
-    if item.kind != ItemKind::Function || !matches!(item.krate, CrateKind::Core | CrateKind::Alloc | CrateKind::Std) {
+    if item.kind != ItemKind::Function || !item.krate.is_std() {
         return None;
     }
     let name = item.name.as_str();
@@ -65,7 +65,7 @@ pub fn iteration(item: &Item) -> Option<Iteration> {
 pub fn wraps_receiver_type(item: &Item) -> bool {
     item.kind == ItemKind::Type
         && item.owner.is_none()
-        && matches!(item.krate, CrateKind::Core | CrateKind::Alloc | CrateKind::Std)
+        && item.krate.is_std()
         && item.modules.iter().any(|m| m == "iter")
         && matches!(item.name.as_str(), "Skip" | "StepBy" | "Flatten")
 }
@@ -73,6 +73,7 @@ pub fn wraps_receiver_type(item: &Item) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::CrateKind;
 
     fn method(krate: CrateKind, owner: &str, name: &str) -> Item {
         Item { krate, modules: Vec::new(), owner: Some(owner.into()), name: name.into(), kind: ItemKind::Function }

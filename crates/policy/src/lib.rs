@@ -331,6 +331,11 @@ impl CrateKind {
             other => CrateKind::Other(other.to_owned()),
         }
     }
+
+    /// One of the standard library's crates (`core`, `alloc`, `std`).
+    pub fn is_std(&self) -> bool {
+        matches!(self, CrateKind::Core | CrateKind::Alloc | CrateKind::Std)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -147,7 +147,7 @@ const LEFT_HELD: &str =
 const PRINTING_MACROS: &[&str] = &["print", "println", "eprint", "eprintln", "dbg"];
 
 pub(crate) fn judge(item: &Item) -> Rule {
-    if item.kind == ItemKind::Macro && matches!(item.krate, CrateKind::Core | CrateKind::Alloc | CrateKind::Std) {
+    if item.kind == ItemKind::Macro && item.krate.is_std() {
         return std_macro(&item.name);
     }
     match &item.krate {
