@@ -53,6 +53,10 @@ struct Outcome {
 const TIME_MS: u64 = 10_000;
 const BUDGETS: Budgets = Budgets { fuel: 20_000_000, time_ms: TIME_MS, memory_bytes: 256 << 20 };
 
+/// The fuel a case that must run out of fuel (`run=budget:fuel`) gets: any finite budget shows its loops are
+/// metered, and the suite's would take seconds per case to spend.
+const RUNAWAY_FUEL: u64 = 1_000_000;
+
 fn main() {
     let mut args = Arguments::from_args();
     // Runs redirect the process's stdout: one at a time.
@@ -292,7 +296,9 @@ fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, 
     let host = loaded(shared, engine, &text, case).map_err(|e| format!("the host does not load: {e}"))?;
     let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
     shared.engines[engine].set_policy(case.policy());
-    shared.engines[engine].set_budgets(Budgets { time_ms: case.time_ms.unwrap_or(TIME_MS), ..BUDGETS });
+    let runaway = case.run.as_ref().is_some_and(|r| r.outcome == "budget:fuel");
+    let fuel = if runaway { RUNAWAY_FUEL } else { BUDGETS.fuel };
+    shared.engines[engine].set_budgets(Budgets { fuel, time_ms: case.time_ms.unwrap_or(TIME_MS), ..BUDGETS });
     let (stdout, stderr, report) = lacuna_engine::capture::output(|| shared.engines[engine].run(&host, snippets))?;
     Ok((stdout, stderr, report.map_err(|e| format!("the run failed: {e}"))?))
 }
