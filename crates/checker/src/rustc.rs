@@ -16,6 +16,27 @@ const INTERRUPT_POLL: Duration = Duration::from_millis(20);
 
 use crate::CheckerError;
 
+/// What a checker's scratch directory's name starts with, before its process's id: `lacuna-check-PID-XXXXXX`.
+const SCRATCH_PREFIX: &str = "lacuna-check-";
+
+/// Removes the scratch directories (with their incremental state, often hundreds of megabytes) of checkers whose
+/// process ended without dropping them: one that exited with `std::process::exit` or was killed. Where a process's
+/// liveness cannot be read (no `/proc`), nothing is removed.
+fn remove_orphaned_scratch(temp: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(temp) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(SCRATCH_PREFIX) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// A toolchain's rustc, with the prelude rlib ready and a scratch directory for outputs.
 #[derive(Debug)]
 pub struct Rustc {
@@ -158,8 +179,9 @@ impl Rustc {
         };
         let version = run(&["--version"])?;
         let sysroot = PathBuf::from(run(&["--print", "sysroot"])?);
+        remove_orphaned_scratch(&std::env::temp_dir());
         let scratch = tempfile::Builder::new()
-            .prefix("lacuna-check-")
+            .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))
             .tempdir()
             .map_err(|e| CheckerError::Io { detail: format!("creating a scratch directory: {e}") })?;
         let prelude_rlib = build_prelude(&path, &version, prelude, cache_dir, scratch.path())?;
@@ -382,5 +404,29 @@ not json
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code.as_ref().map(|c| c.code.as_str()), Some("E0308"));
         assert_eq!(d[0].spans[0].label.as_deref(), Some("expected `i32`, found `&str`"));
+    }
+
+    #[test]
+    fn scratch_of_ended_processes_goes_and_the_rest_stays() {
+        let temp = tempfile::tempdir().expect("a directory");
+        // No process has an id this large (Linux's `pid_max` is at most 2^22).
+        let names = [
+            format!("{SCRATCH_PREFIX}999999999-AbC123"),
+            format!("{SCRATCH_PREFIX}{}-AbC123", std::process::id()),
+            format!("{SCRATCH_PREFIX}AbC123"),
+            "other-999999999-AbC123".to_owned(),
+        ];
+        for name in &names {
+            std::fs::create_dir_all(temp.path().join(name).join("incremental")).expect("a directory");
+        }
+        remove_orphaned_scratch(temp.path());
+        let mut left: Vec<String> = std::fs::read_dir(temp.path())
+            .expect("readable")
+            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut expected = names[1..].to_vec();
+        expected.sort();
+        assert_eq!(left, expected);
     }
 }
