@@ -10,7 +10,7 @@ bash scripts/setup.sh
 if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
 step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 
-step "Building lacuna (the first build compiles rust-analyzer: 5-10 minutes)"
+step "Building lacuna (the first build compiles rust-analyzer: about 20 minutes on 2 cores)"
 cargo build -p lacuna-cli
 lacuna="${CARGO_TARGET_DIR:-target}/debug/lacuna"
 
