@@ -246,6 +246,8 @@ pub mod __budget {
     }
 
     impl Wait {
+        const SLICE: Duration = Duration::from_millis(10);
+
         #[allow(clippy::new_without_default)]
         pub fn new() -> Wait {
             Wait { since: Instant::now() }
@@ -253,10 +255,17 @@ pub mod __budget {
 
         /// How long the wait may block before it looks again.
         pub fn slice(&mut self) -> Duration {
-            const SLICE: Duration = Duration::from_millis(10);
+            self.span().map_or(Wait::SLICE, |span| span.min(Wait::SLICE))
+        }
+
+        /// How long the wait may block before it must look again, where nothing but the run's deadline needs a
+        /// look: up to that deadline (`None`: the run has none), one slice in code left behind (whose waiting is
+        /// charged as it goes) and while a panic unwinds. A look inside a run counts one fuel and stops the
+        /// thread as out of time once the deadline has passed or the run was interrupted.
+        pub fn span(&mut self) -> Option<Duration> {
             // A wait reached while a panic unwinds (drop glue) must not panic again: that would abort the host.
             if std::thread::panicking() {
-                return SLICE;
+                return Some(Wait::SLICE);
             }
             tick();
             let local = LOCAL.try_with(Cell::get).unwrap_or(UNKNOWN);
@@ -264,21 +273,17 @@ pub mod __budget {
                 if self.charge() {
                     late_exceeded("waited longer than its time allows");
                 }
-                return SLICE;
+                return Some(Wait::SLICE);
             }
             if local.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed) != 0) {
                 exceeded(FAULT_TIME);
             }
-            match local.deadline {
-                Some(deadline) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        exceeded(FAULT_TIME);
-                    }
-                    (deadline - now).min(SLICE)
-                }
-                None => SLICE,
+            let deadline = local.deadline?;
+            let now = Instant::now();
+            if now >= deadline {
+                exceeded(FAULT_TIME);
             }
+            Some(deadline - now)
         }
 
         /// Draws the time waited since the last look from the late fuel, if this thread runs code left behind;

@@ -650,7 +650,7 @@ pub mod __private {
         FAULT_STACK, FAULT_TIME,
     };
     pub use crate::__wait::{
-        waiting_into, WaitingCondvar, WaitingIntoIter, WaitingJoin, WaitingMutex, WaitingReceiver, WaitingRwLock,
+        sleeping, waiting_into, WaitingCondvar, WaitingIntoIter, WaitingJoin, WaitingMutex, WaitingReceiver, WaitingRwLock,
         WaitingSender,
     };
 }

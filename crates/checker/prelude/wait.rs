@@ -8,8 +8,8 @@ pub mod __wait {
     use crate::__budget::{tick, Wait};
     use std::sync::mpsc::{Receiver, RecvError, RecvTimeoutError, SendError, SyncSender, TrySendError};
     use std::sync::{Condvar, LockResult, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
-    use std::sync::{RwLockWriteGuard, TryLockError};
-    use std::time::Duration;
+    use std::sync::{RwLockWriteGuard, TryLockError, WaitTimeoutResult};
+    use std::time::{Duration, Instant};
 
     /// Waiting for something another thread changes that std cannot be asked to wait for with a timeout (a
     /// lock's release, a thread's end): a few yields, then sleeps growing to a millisecond, each after a look at
@@ -53,10 +53,37 @@ pub mod __wait {
         }
     }
 
-    /// `Receiver::recv` and `Receiver::iter`.
+    /// How much of a wait of `timeout` begun at `start` is left (`None`: more than any `Duration`, as a timeout
+    /// `Instant` cannot hold).
+    fn left(start: Instant, timeout: Duration) -> Option<Duration> {
+        start.checked_add(timeout).map(|end| end.saturating_duration_since(Instant::now()))
+    }
+
+    /// `thread::sleep`'s twin, as the checker wraps the path the snippet names (`sleeping(thread::sleep)(d)`, or
+    /// the wrapped path as a value): a `fn(Duration)` that sleeps as long in slices and looks at the run's time
+    /// budget between them, so a sleep longer than the budget ends as the hole's time error.
+    pub fn sleeping(_std: fn(Duration)) -> fn(Duration) {
+        slept
+    }
+
+    fn slept(duration: Duration) {
+        let start = Instant::now();
+        let mut wait = Wait::new();
+        loop {
+            let slice = wait.slice();
+            match left(start, duration) {
+                Some(left) if left.is_zero() => return,
+                Some(left) => std::thread::sleep(left.min(slice)),
+                None => std::thread::sleep(slice),
+            }
+        }
+    }
+
+    /// `Receiver::recv`, `Receiver::iter` and `Receiver::recv_timeout`.
     pub trait WaitingReceiver<T> {
         fn __lacuna_waiting_recv(&self) -> Result<T, RecvError>;
         fn __lacuna_waiting_iter(&self) -> WaitingIter<'_, T>;
+        fn __lacuna_waiting_recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError>;
     }
 
     impl<T> WaitingReceiver<T> for Receiver<T> {
@@ -73,6 +100,21 @@ pub mod __wait {
 
         fn __lacuna_waiting_iter(&self) -> WaitingIter<'_, T> {
             WaitingIter(self)
+        }
+
+        /// Waits in slices until a value comes, the senders are gone or `timeout` has passed: a slice that times
+        /// out with time left waits again (a value sent meanwhile stays in the channel).
+        fn __lacuna_waiting_recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
+            let start = Instant::now();
+            let mut wait = Wait::new();
+            loop {
+                let slice = wait.slice();
+                let left = left(start, timeout).unwrap_or(Duration::MAX);
+                match self.recv_timeout(left.min(slice)) {
+                    Err(RecvTimeoutError::Timeout) if left > slice => {}
+                    done => return done,
+                }
+            }
         }
     }
 
@@ -173,9 +215,21 @@ pub mod __wait {
         }
     }
 
-    /// `Condvar::wait` and `Condvar::wait_while`: waits with a timeout of one slice (`wait_while` again while its
-    /// condition holds).
+    /// `Condvar::wait`, `wait_while`, `wait_timeout` and `wait_timeout_while`: each waits with a timeout of one
+    /// slice (`wait_while` and `wait_timeout_while` again while their condition holds and time is left), but
+    /// `wait_timeout`, which cannot, until its own timeout or the run's deadline.
     pub trait WaitingCondvar {
+        fn __lacuna_waiting_wait_timeout<'a, T>(
+            &self,
+            guard: MutexGuard<'a, T>,
+            timeout: Duration,
+        ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)>;
+        fn __lacuna_waiting_wait_timeout_while<'a, T, F: FnMut(&mut T) -> bool>(
+            &self,
+            guard: MutexGuard<'a, T>,
+            timeout: Duration,
+            condition: F,
+        ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)>;
         fn __lacuna_waiting_wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>>;
         fn __lacuna_waiting_wait_while<'a, T, F: FnMut(&mut T) -> bool>(
             &self,
@@ -185,6 +239,54 @@ pub mod __wait {
     }
 
     impl WaitingCondvar for Condvar {
+        fn __lacuna_waiting_wait_timeout<'a, T>(
+            &self,
+            mut guard: MutexGuard<'a, T>,
+            timeout: Duration,
+        ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+            // Not in slices: one that timed out and waited again could miss a notify sent between the two (the
+            // wait would then last its whole timeout), and one that returned early would say it timed out when it
+            // had not. So std waits once until the timeout or the run's deadline, whichever comes first, and past
+            // the deadline the next look stops the thread. (In code left behind, which has no deadline, it waits
+            // in slices to charge them as it goes.)
+            let start = Instant::now();
+            let mut wait = Wait::new();
+            loop {
+                let left = left(start, timeout).unwrap_or(Duration::MAX);
+                let span = wait.span().unwrap_or(Duration::MAX);
+                if left <= span {
+                    return self.wait_timeout(guard, left);
+                }
+                match self.wait_timeout(guard, span) {
+                    Ok((back, result)) if result.timed_out() => guard = back,
+                    Err(poisoned) if poisoned.get_ref().1.timed_out() => guard = poisoned.into_inner().0,
+                    done => return done,
+                }
+            }
+        }
+
+
+        fn __lacuna_waiting_wait_timeout_while<'a, T, F: FnMut(&mut T) -> bool>(
+            &self,
+            mut guard: MutexGuard<'a, T>,
+            timeout: Duration,
+            mut condition: F,
+        ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+            let start = Instant::now();
+            let mut wait = Wait::new();
+            loop {
+                let slice = wait.slice();
+                let left = left(start, timeout).unwrap_or(Duration::MAX);
+                match self.wait_timeout_while(guard, left.min(slice), &mut condition) {
+                    Ok((back, result)) if result.timed_out() && left > slice => guard = back,
+                    Err(poisoned) if poisoned.get_ref().1.timed_out() && left > slice => {
+                        guard = poisoned.into_inner().0
+                    }
+                    done => return done,
+                }
+            }
+        }
+
         fn __lacuna_waiting_wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
             // A slice that ends without a notify returns as a spurious wakeup, which `wait` may have (so code
             // waits in a loop over its condition): waiting again here could miss a notify sent just as the slice

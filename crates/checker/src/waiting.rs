@@ -5,8 +5,10 @@
 //! prelude's waiting iterator (a [`FuelPoint::WaitingArgument`]). Safe mode denies the waits no twin covers
 //! (`Barrier::wait`), a blocking call whose name no place in the snippet holds (a macro put it together), naming
 //! the receiver's iterator types (the twin's are others), and the waits std would make unseen: `flatten`/`flat_map`
-//! over receivers, and a host item typed with a receiver's iterator. Found by safe mode's own walk, as the
-//! iteration points are, so every wait it lets through is renamed.
+//! over receivers, and a host item typed with a receiver's iterator. A sleep (allowed by the `time` grant) is a wait
+//! too: `thread::sleep` is made the prelude's twin (a [`FuelPoint::Sleeping`]), and the waits with a timeout
+//! (`recv_timeout`, `Condvar::wait_timeout`) are renamed, so a timeout longer than the time budget ends with it.
+//! Found by safe mode's own walk, as the iteration points are, so every wait it lets through is renamed.
 
 use lacuna_ir::FuelPoint;
 use lacuna_policy::{Flattening, ViolationKind, Waiting};
@@ -45,6 +47,9 @@ pub(crate) fn metering(site: Site<'_, '_>, name_ref: &ast::NameRef, def: Option<
         return Some(handed(&name, "returns"));
     }
     let kind = items.iter().find_map(lacuna_policy::waiting)?;
+    if kind == Waiting::Sleep {
+        return sleeping(site, name_ref);
+    }
     let nowhere = || {
         Some(unbounded(format!(
             "`{name}` waits for another thread, and it is written where the snippet's text does not say (a macro's \
@@ -73,11 +78,47 @@ pub(crate) fn metering(site: Site<'_, '_>, name_ref: &ast::NameRef, def: Option<
         (Waiting::IntoIter, Shape::Value) => Some(unbounded(format!(
             "`{name}` of a receiver is used as a value, where its iterator's waits cannot be bounded"
         ))),
-        (Waiting::Unbounded, _) => Some(unbounded(format!(
-            "`{name}` waits for other threads with no way to look at the time budget meanwhile, so a wait that never \
-             ends would block the host; use a channel or a `Condvar`"
+        (Waiting::Unbounded { instead }, _) => Some(unbounded(format!(
+            "`{name}` waits with no way to look at the time budget meanwhile, so a wait that does not end in time \
+             would block the host; {instead}"
         ))),
+        (Waiting::Sleep, _) => sleeping(site, name_ref),
     }
+}
+
+/// `thread::sleep` named by the snippet: the path, called or used as a value, is wrapped in the prelude's twin
+/// (a `fn(Duration)` that sleeps in slices, looking at the time budget between them). An import is left alone
+/// (each use of the name is judged); a path no place in the snippet's text holds (a macro put it together from
+/// pieces) is denied.
+fn sleeping(site: Site<'_, '_>, name_ref: &ast::NameRef) -> Option<Metering> {
+    let path = name_ref.syntax().parent().and_then(ast::PathSegment::cast)?.parent_path();
+    let parent = path.syntax().parent()?;
+    if ast::UseTree::can_cast(parent.kind()) {
+        return None;
+    }
+    let name = name_ref.text();
+    let nowhere = || {
+        Some(unbounded(format!(
+            "`{name}` sleeps, and it is written where the snippet's text does not say (a macro put it together), \
+             where no time budget can end the sleep; write `std::thread::sleep(..)` itself"
+        )))
+    };
+    let Some(path_expr) = ast::PathExpr::cast(parent) else {
+        return nowhere();
+    };
+    let Some(at) = site.written(path_expr.syntax()) else {
+        return nowhere();
+    };
+    // The path itself, where the wrapper goes (in a macro's arguments or transcriber the file has only a token
+    // tree there, and an expansion's text may space its tokens apart).
+    let bare = |text: String| text.split_whitespace().collect::<String>();
+    let file = site.file;
+    if !file.text_range().contains_range(at)
+        || bare(file.text().slice(at).to_string()) != bare(path_expr.syntax().to_string())
+    {
+        return nowhere();
+    }
+    Some(Metering::Point(FuelPoint::Sleeping(usize::from(at.start())..usize::from(at.end()))))
 }
 
 /// `flatten`/`flat_map` written as a method (by path they are denied as loops, `crate::iteration`): denied when

@@ -523,7 +523,8 @@ fn is_metering(point: &FuelPoint) -> bool {
         | FuelPoint::TickingFunction { .. }
         | FuelPoint::TickingImport(_)
         | FuelPoint::Waiting(_)
-        | FuelPoint::WaitingArgument(_) => true,
+        | FuelPoint::WaitingArgument(_)
+        | FuelPoint::Sleeping(_) => true,
         FuelPoint::After(_) | FuelPoint::Wrap(_) | FuelPoint::FormatGuard { .. } => false,
     }
 }

@@ -157,6 +157,10 @@ pub enum FuelPoint {
     /// A channel receiver stepped as an iterator by code that takes any iterator (a `for` loop, `v.extend(&rx)`,
     /// a generic function's argument): wrapped whole in [`WAITING_ARGUMENT`], an iterator that waits the same way.
     WaitingArgument(std::ops::Range<usize>),
+    /// `thread::sleep` as the snippet names it (a path, called or used as a value): wrapped whole in [`SLEEPING`],
+    /// which makes it the prelude's twin, a `fn(Duration)` that sleeps in slices and looks at the run's time budget
+    /// between them.
+    Sleeping(std::ops::Range<usize>),
 }
 
 /// The statement a fuel point becomes in rustc-path code: counts fuel, checks time, the stack and the interrupt
@@ -197,6 +201,9 @@ pub const WAITING_PREFIX: &str = "__lacuna_waiting_";
 /// The call a [`FuelPoint::WaitingArgument`] is wrapped in.
 pub const WAITING_ARGUMENT: &str = "::lacuna::__private::waiting_into(";
 
+/// The call a [`FuelPoint::Sleeping`] is wrapped in.
+pub const SLEEPING: &str = "::lacuna::__private::sleeping(";
+
 /// The statement a [`FuelPoint::FormatGuard`] becomes: `formatter` is the `fmt` method's formatter parameter, if
 /// it has a name.
 pub fn format_guard(formatter: Option<&str>) -> String {
@@ -228,6 +235,7 @@ impl FuelPoint {
             FuelPoint::TickingImport(at) => vec![(*at, false, format!(" {TICKING_IMPORT}"))],
             FuelPoint::Waiting(at) => vec![(*at, false, WAITING_PREFIX.to_owned())],
             FuelPoint::WaitingArgument(range) => wrap(range, WAITING_ARGUMENT.to_owned(), ")"),
+            FuelPoint::Sleeping(range) => wrap(range, SLEEPING.to_owned(), ")"),
         }
     }
 
@@ -254,6 +262,7 @@ impl FuelPoint {
             FuelPoint::TickingImport(at) => FuelPoint::TickingImport(at - by),
             FuelPoint::Waiting(at) => FuelPoint::Waiting(at - by),
             FuelPoint::WaitingArgument(r) => FuelPoint::WaitingArgument(range(r)),
+            FuelPoint::Sleeping(r) => FuelPoint::Sleeping(range(r)),
         }
     }
 

@@ -16,11 +16,15 @@ pub enum Waiting {
     /// `<Receiver<T> as IntoIterator>::into_iter` (and `&Receiver`'s): a twin as a method, the argument wrapped
     /// where it is called by path.
     IntoIter,
-    /// A wait with no twin that looks at the clock (`Barrier::wait`): denied.
-    Unbounded,
+    /// `thread::sleep`: the path is wrapped in the prelude's twin, a `fn(Duration)` that sleeps in slices and looks
+    /// at the run's time budget between them, called or used as a value alike.
+    Sleep,
+    /// A wait with no twin that looks at the clock: denied, with what to use instead.
+    Unbounded { instead: &'static str },
 }
 
-/// What safe mode does with `item`, if it is one of std's blocking waits.
+/// What safe mode does with `item`, if it is one of std's blocking waits or sleeps (which the `time` grant
+/// allows: a sleep longer than the time budget would outlast it).
 pub fn waiting(item: &Item) -> Option<Waiting> {
     if item.kind != ItemKind::Function
         || item.krate != CrateKind::Std
@@ -28,15 +32,20 @@ pub fn waiting(item: &Item) -> Option<Waiting> {
     {
         return None;
     }
-    Some(match (item.owner.as_deref()?, item.name.as_str()) {
-        ("Receiver", "recv" | "iter")
-        | ("SyncSender", "send")
-        | ("Mutex", "lock")
-        | ("RwLock", "read" | "write")
-        | ("Condvar", "wait" | "wait_while")
-        | ("JoinHandle" | "ScopedJoinHandle", "join") => Waiting::Renamed,
-        ("Receiver", "into_iter") => Waiting::IntoIter,
-        ("Barrier", "wait") => Waiting::Unbounded,
+    let park = "std cannot tell its wake-up from its timeout; wait on a channel's `recv_timeout` or a `Condvar`";
+    Some(match (item.owner.as_deref(), item.name.as_str()) {
+        (None, "sleep") => Waiting::Sleep,
+        (None, "sleep_ms") => Waiting::Unbounded { instead: "use `thread::sleep` with a `Duration`" },
+        (None, "park_timeout" | "park_timeout_ms") => Waiting::Unbounded { instead: park },
+        (Some("Receiver"), "recv" | "iter" | "recv_timeout")
+        | (Some("SyncSender"), "send")
+        | (Some("Mutex"), "lock")
+        | (Some("RwLock"), "read" | "write")
+        | (Some("Condvar"), "wait" | "wait_while" | "wait_timeout" | "wait_timeout_while")
+        | (Some("JoinHandle" | "ScopedJoinHandle"), "join") => Waiting::Renamed,
+        (Some("Receiver"), "into_iter") => Waiting::IntoIter,
+        (Some("Barrier"), "wait") => Waiting::Unbounded { instead: "use a channel or a `Condvar`" },
+        (Some("Condvar"), "wait_timeout_ms") => Waiting::Unbounded { instead: "use `wait_timeout` with a `Duration`" },
         _ => return None,
     })
 }
@@ -114,7 +123,20 @@ mod tests {
         assert_eq!(of(&["sync", "poison", "condvar"], "Condvar", "wait_while"), Some(Waiting::Renamed));
         assert_eq!(of(&["sync", "poison", "condvar"], "Condvar", "notify_all"), None);
         assert_eq!(of(&["thread", "scoped"], "ScopedJoinHandle", "join"), Some(Waiting::Renamed));
-        assert_eq!(of(&["sync", "barrier"], "Barrier", "wait"), Some(Waiting::Unbounded));
+        assert!(matches!(of(&["sync", "barrier"], "Barrier", "wait"), Some(Waiting::Unbounded { .. })));
+        assert_eq!(of(&["sync", "mpsc"], "Receiver", "recv_timeout"), Some(Waiting::Renamed));
+        assert_eq!(of(&["sync", "poison", "condvar"], "Condvar", "wait_timeout"), Some(Waiting::Renamed));
+        assert_eq!(of(&["sync", "poison", "condvar"], "Condvar", "wait_timeout_while"), Some(Waiting::Renamed));
+        assert!(matches!(
+            of(&["sync", "poison", "condvar"], "Condvar", "wait_timeout_ms"),
+            Some(Waiting::Unbounded { .. })
+        ));
+        let free = |name: &str| waiting(&Item { owner: None, ..method(&["thread", "functions"], "", name) });
+        assert_eq!(free("sleep"), Some(Waiting::Sleep));
+        assert!(matches!(free("park_timeout"), Some(Waiting::Unbounded { .. })));
+        assert!(matches!(free("sleep_ms"), Some(Waiting::Unbounded { .. })));
+        assert_eq!(free("yield_now"), None, "yielding does not wait for anything");
+        assert_eq!(free("spawn"), None);
         let host = Item { krate: CrateKind::Host, ..method(&["sync"], "Mutex", "lock") };
         assert_eq!(waiting(&host), None, "a host's own `Mutex` is the host's code");
     }
