@@ -275,6 +275,8 @@ fn std_item(item: &Item) -> Rule {
             }
             // Parked with nothing bound to wake it, a thread outlasts every budget (they act at its next tick).
             (None, "park") => Deny(HostTakeover, "the hole's thread, parked with nothing bound to wake it"),
+            // The machine's processors and the process's CPU quota (read from `/proc` and cgroup files).
+            (None, "available_parallelism") => Deny(AmbientAuthority, "the OS"),
             _ => Allow,
         },
         "panic" | "panicking" => match name {
@@ -398,6 +400,10 @@ mod tests {
             assert_eq!(kind_of(&p.clone().with(Grant::Time), &std(path, Function)), None, "{path}");
         }
         assert_eq!(kind_of(&p, &std("thread::functions::park", Function)), Some(ViolationKind::HostTakeover));
+        assert_eq!(
+            kind_of(&p, &std("thread::functions::available_parallelism", Function)),
+            Some(ViolationKind::AmbientAuthority)
+        );
         for (krate, path) in
             [(CrateKind::Core, "mem::take"), (CrateKind::Core, "mem::swap"), (CrateKind::Alloc, "boxed::Box::new")]
         {
