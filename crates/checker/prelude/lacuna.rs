@@ -115,10 +115,11 @@ pub mod __private {
         unsafe { &mut *p }
     }
 
-    /// Host values a snippet used, and the host's statics, after the snippet faulted: a `Mutex` or `RwLock` it
-    /// held a guard of when its budget ran out or it panicked is poisoned, and the host's own next
-    /// `lock().unwrap()` would panic. The hole's `Err` is how the host learns the snippet failed; every lock
-    /// reachable from those values is cleared so the host's code after it still runs, however the snippet reached
+    /// Host values a snippet used, and the host's statics, after the snippet ran: a `Mutex` or `RwLock` it held a
+    /// guard of when its budget ran out or it panicked is poisoned — also a panic the snippet caught itself (a
+    /// scoped thread's, joined; `catch_unwind`) — and the host's own next `lock().unwrap()` would panic. The
+    /// hole's value is how the host learns what the snippet did; every lock reachable from those values is
+    /// cleared so the host's code after it still runs, however the snippet reached
     /// it (a field, a method, an index, an iterator). Reached: through references, `Box`, `Rc`, `Arc`, `Option`,
     /// `RefCell` (when not borrowed), vectors, slices, arrays, `VecDeque` and the values of `HashMap`/`BTreeMap`
     /// ([`HoldsLocks`]'s impls here), and the host's own structs and enums in any module (impls the instrumented
@@ -128,12 +129,6 @@ pub mod __private {
     /// Called as `(&Locks(&value)).walk_locks(seen)`: [`WalkLocks`] for a type that implements [`HoldsLocks`],
     /// the no-op [`WalkNone`] (one more autoref away) for every other type.
     pub struct Locks<'a, T: ?Sized>(pub &'a T);
-
-    /// Whether a hole's value is the error of a snippet that ran and faulted (a panic, a budget): what a host's
-    /// site clears its statics' locks after.
-    pub fn faulted<T>(value: &Result<T, crate::HoleError>) -> bool {
-        matches!(value, Err(crate::HoleError::Runtime { .. } | crate::HoleError::Budget { .. }))
-    }
 
     /// Where a walk is: the `Rc`/`Arc` allocations it has been through, so a cycle ends, and how deep it is in
     /// containers, so a long chain (a linked list of a million boxes) cannot overflow the stack: past

@@ -215,7 +215,7 @@ fn lock_holder_impl(holder: &lacuna_checker::LockHolder) -> String {
 }
 
 /// The function a hole's site walks the host's statics' locks with: before the snippet runs, to record which are
-/// poisoned already (the host's own doing, which stays), and after it faulted, to clear the others (a host
+/// poisoned already (the host's own doing, which stays), and after it, to clear the others (a host
 /// function can hand a snippet `&'static` to one, so what the snippet names is no guide).
 const STATIC_LOCKS: &str = "__lacuna_static_locks";
 
@@ -715,8 +715,7 @@ fn render(
         }
         if statics {
             text.push_str(&format!(
-                "if ::lacuna::__private::faulted(&__lacuna_value) {{ \
-                 crate::{STATIC_LOCKS}(&mut ::lacuna::__private::Seen::clearing(&__lacuna_static_locks)); }} "
+                "crate::{STATIC_LOCKS}(&mut ::lacuna::__private::Seen::clearing(&__lacuna_static_locks)); "
             ));
         }
         text.push_str("__lacuna_value }");

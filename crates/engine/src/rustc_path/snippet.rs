@@ -621,7 +621,8 @@ impl EntryScope<'_> {
                     anchor = anchor_name(i),
                 ),
             };
-            // A lock the snippet held when it faulted is poisoned; the host's own next `lock()` must still work.
+            // A lock the snippet held when it (or a thread of its, or code under its `catch_unwind`) panicked is
+            // poisoned; the host's own next `lock()` must still work, whether or not the hole faulted.
             // Every lock reachable from a binding the host keeps is cleared (`lacuna::__private::Locks`), and the
             // fields holding one that the snippet named (`state.log.lock()`), at the path it wrote, for types the
             // walk does not enter (generic ones, a dependency's). Not for a type written with the hole's generic
@@ -640,8 +641,7 @@ impl EntryScope<'_> {
                     );
                     out.locks_before.push_str(&format!("{{ {walk}(&mut __lacuna_locks); }} "));
                     out.resets.push_str(&format!(
-                        "if __lacuna_status != 0 {{ \
-                         {walk}(&mut ::lacuna::__private::Seen::clearing(&__lacuna_locks)); }} "
+                        "{{ {walk}(&mut ::lacuna::__private::Seen::clearing(&__lacuna_locks)); }} "
                     ));
                 }
             }
