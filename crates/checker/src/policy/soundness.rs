@@ -9,12 +9,27 @@
 //! - rust-lang/rust#57893 needs a trait with an associated type implemented for every `?Sized` type, so that a
 //!   `dyn Trait<Output = A>` has two answers for `Output`: a blanket impl over a `?Sized` type parameter that
 //!   defines an associated type.
+//! - rust-lang/rust#84366 needs a type parameter bounded by a lifetime (`T: 'static`, `T: Any`) whose associated
+//!   type the item names (`T::Item`, `<T as Tr>::Out`): rustc takes the projection to outlive that lifetime too,
+//!   but a closure's type leaves its return type out of what it outlives, so `T::Item` of a `Map` over a closure
+//!   returning `&'a str` passes as `'static`. Any item whose generics bound a parameter so and name its projection.
 
 use ra_ap_syntax::ast::{HasGenericArgs, HasGenericParams, HasName, HasTypeBounds};
 use ra_ap_syntax::{ast, AstNode, SyntaxNode, TextRange};
 
 /// The soundness-hole shape `node` is, if any: where, the message, the label.
 pub(super) fn shape(node: &SyntaxNode) -> Option<(TextRange, String, &'static str)> {
+    if let Some(range) = outlived_projection(node) {
+        return Some((
+            range,
+            "an associated type of a type parameter bounded by a lifetime (`T: 'static` with `T::Item`) is taken to \
+             outlive it, which a closure's return type need not: the shape of a known compiler soundness bug \
+             (rust-lang/rust#84366), which safe mode rejects; name the associated type as a parameter of its own \
+             (`I: Iterator<Item = V>`, with `V: 'static` if it must be)"
+                .into(),
+            "projection of a lifetime-bounded parameter",
+        ));
+    }
     if let Some(outer) = ast::RefType::cast(node.clone()) {
         let range = nested_reference_lifetimes(&outer)?;
         return Some((range, NESTED.into(), "nested reference with named lifetimes"));
@@ -141,6 +156,66 @@ fn unsized_blanket_with_assoc_type(imp: &ast::Impl) -> Option<TextRange> {
     (unsized_param && assoc_type).then(|| imp.syntax().text_range())
 }
 
+/// In an item with generics (a fn, an impl, a trait, a type), a type parameter with a lifetime bound — `T: 'a`
+/// in its bounds or a where clause, or a bound by `Any` (whose supertrait is `'static`) — whose projection the
+/// item names (`T::Item`, `<T as Iterator>::Item`): the projection's range.
+fn outlived_projection(node: &SyntaxNode) -> Option<TextRange> {
+    let (generics, where_clause) = if let Some(f) = ast::Fn::cast(node.clone()) {
+        (f.generic_param_list(), f.where_clause())
+    } else if let Some(i) = ast::Impl::cast(node.clone()) {
+        (i.generic_param_list(), i.where_clause())
+    } else if let Some(t) = ast::Trait::cast(node.clone()) {
+        (t.generic_param_list(), t.where_clause())
+    } else if let Some(a) = ast::Adt::cast(node.clone()) {
+        (a.generic_param_list(), a.where_clause())
+    } else if let Some(t) = ast::TypeAlias::cast(node.clone()) {
+        (t.generic_param_list(), t.where_clause())
+    } else {
+        return None;
+    };
+    let outlives = |bounds: Option<ast::TypeBoundList>| {
+        bounds.is_some_and(|b| {
+            b.bounds().any(|b| {
+                b.lifetime().is_some()
+                    || b.ty().is_some_and(|t| {
+                        let text = t.syntax().text().to_string().replace(' ', "");
+                        text == "Any" || text.ends_with("::Any")
+                    })
+            })
+        })
+    };
+    let mut bounded: Vec<String> = generics
+        .iter()
+        .flat_map(|g| g.type_or_const_params())
+        .filter_map(|p| match p {
+            ast::TypeOrConstParam::Type(t) => outlives(t.type_bound_list()).then(|| t.name()).flatten(),
+            ast::TypeOrConstParam::Const(_) => None,
+        })
+        .map(|n| n.text().to_string())
+        .collect();
+    bounded.extend(where_clause.iter().flat_map(|w| w.predicates()).filter_map(|p| {
+        let ast::Type::PathType(ty) = p.ty()? else { return None };
+        let name = ty.path()?.as_single_name_ref()?.text().to_string();
+        outlives(p.type_bound_list()).then_some(name)
+    }));
+    if bounded.is_empty() {
+        return None;
+    }
+    node.descendants().filter_map(ast::Path::cast).find_map(|path| {
+        // `T::Item`: a path whose qualifier is the parameter alone; `<T as Tr>::Item`: a qualifier whose first
+        // segment is the parameter as a type anchor.
+        let qualifier = path.qualifier()?;
+        let segment = qualifier.segment()?;
+        let named = match segment.type_anchor().and_then(|a| a.ty()) {
+            Some(ast::Type::PathType(anchor)) => anchor.path()?.as_single_name_ref()?.text().to_string(),
+            Some(_) => return None,
+            None if qualifier.qualifier().is_none() => segment.name_ref()?.text().to_string(),
+            None => return None,
+        };
+        bounded.contains(&named).then(|| path.syntax().text_range())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +282,34 @@ mod tests {
             "fn f<'a, 'b: 'a>(x: &'a u8, y: &'b u8) -> &'a u8 { y }",
         ];
         for item in benign {
+            assert_eq!(hits(item), 0, "{item}");
+        }
+    }
+
+    /// rust-lang/rust#84366 in its spellings: the lifetime bound in the parameter list, a where clause or an
+    /// outer impl, `'static` or another, `Any`; the projection by shorthand or qualified. The same projections of
+    /// parameters with no lifetime bound, and lifetime-bounded parameters whose projections are not named: accepted.
+    #[test]
+    fn projections_of_lifetime_bounded_parameters_are_found() {
+        for item in [
+            "fn f<T: Iterator + 'static>(_: &T, x: T::Item) -> Box<dyn Display> where T::Item: Display { todo!() }",
+            "fn f<T>(_: &T, x: T::Item) where T: Iterator + 'static {}",
+            "fn f<'a, T: Tr + 'a>(x: <T as Tr>::Out) {}",
+            "fn f<T: Tr + std::any::Any>(x: T::Out) {}",
+            "fn f<T: Any + Tr>(x: T::Out) {}",
+            "impl<T: Tr + 'static> Holder<T> { fn get(x: T::Out) -> Box<dyn Display> { todo!() } }",
+            "struct Holder<T: Tr + 'static>(T::Out);",
+            "trait Keep<T: Tr + 'static> { fn keep(x: T::Out); }",
+        ] {
+            assert_eq!(hits(item), 1, "{item}");
+        }
+        for item in [
+            "fn f<T: Iterator>(x: T::Item) {}",
+            "fn f<T: Iterator<Item = V> + 'static, V>(x: V) {}",
+            "fn f<T: Clone + 'static>(x: T) -> T { x }",
+            "fn f<T: 'static>(x: Vec<T>) -> usize { Vec::<T>::new().len() }",
+            "impl<R, F: Fn() -> R> Tr for F { type Out = R; }",
+        ] {
             assert_eq!(hits(item), 0, "{item}");
         }
     }
