@@ -111,6 +111,10 @@ pub mod __budget {
     /// Stack a thread the snippet started may use below the point it first counts fuel at: std's default thread
     /// stack (2 MiB; safe mode denies `Builder::stack_size`) less a margin for what runs without counting.
     const HELPER_STACK: usize = (2 << 20) - (384 << 10);
+    /// Memory a thread the snippet started costs its run while it lives: the stack std maps for it (2 MiB, its
+    /// default), which the OS provides outside the allocator the memory budget counts, so that the number of
+    /// threads a snippet keeps (blocked ones too) is bounded by its memory budget. Refunded when the thread ends.
+    const THREAD_BYTES: usize = 2 << 20;
     /// Memory a snippet that hit its budget may still allocate while its panic unwinds.
     #[cfg_attr(lacuna_stable, allow(dead_code))]
     const PANIC_GRACE_BYTES: usize = 4 << 20;
@@ -149,6 +153,25 @@ pub mod __budget {
         /// How many runs this thread is part of: panics outside them are the program's own and go to the hook
         /// that was there before.
         static CAPTURING: Cell<u32> = const { Cell::new(0) };
+        /// The run this thread's stack is charged to ([`THREAD_BYTES`]), if it is a thread the snippet started.
+        static STACK_CHARGE: StackCharge = const { StackCharge(Cell::new(None)) };
+    }
+
+    /// A started thread's charge for its stack: given back to its run (slot, generation) when the thread ends and
+    /// its thread-locals are dropped, if that run is still going.
+    struct StackCharge(Cell<Option<(usize, u64)>>);
+
+    impl Drop for StackCharge {
+        fn drop(&mut self) {
+            if let Some((slot, generation)) = self.0.get() {
+                let run = &RUNS[slot];
+                if run.generation.load(Ordering::Acquire) == generation {
+                    let _ = run.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                        (left != usize::MAX).then(|| left.saturating_add(THREAD_BYTES).min(usize::MAX - 1))
+                    });
+                }
+            }
+        }
     }
 
     /// The return addresses on this thread's stack, innermost first (at most 128), from the unwinder std uses.
@@ -556,7 +579,7 @@ pub mod __budget {
         // SAFETY: a non-null interrupt lives as long as the process (`RawRun::interrupt`).
         let interrupt = unsafe { RUNS[slot].interrupt.load(Ordering::Acquire).cast_const().as_ref() };
         let _ = CAPTURING.try_with(|c| c.set(c.get() + 1));
-        Local {
+        let local = Local {
             role: Role::Helper,
             slot,
             generation,
@@ -564,7 +587,22 @@ pub mod __budget {
             deadline,
             interrupt,
             stack_limit: stack_pointer().saturating_sub(HELPER_STACK),
+        };
+        let run = &RUNS[slot];
+        let charged = run.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+            if left == usize::MAX {
+                Some(left)
+            } else {
+                left.checked_sub(THREAD_BYTES)
+            }
+        });
+        if charged.is_err() {
+            // The thread is the run's now (its fault is the run's), but its stack does not fit the budget.
+            LOCAL.with(|l| l.set(local));
+            exceeded(FAULT_MEMORY);
         }
+        let _ = STACK_CHARGE.try_with(|c| c.0.set(Some((slot, generation))));
+        local
     }
 
     /// A free slot for a run, its generation now odd (taken).
