@@ -10,7 +10,7 @@
 /// closure that captures it, or storing it anywhere longer-lived, is a compile error.
 pub mod cap {
     use std::fmt;
-    use std::io::{Read, Write};
+    use std::io::{ErrorKind, Read, Write};
     use std::marker::PhantomData;
     use std::path::{Component, Path, PathBuf};
     use std::time::{Duration, Instant, SystemTime};
@@ -274,8 +274,18 @@ pub mod cap {
             if !self.allows(host, port) {
                 return Err(denied(address, "no endpoint pattern of this capability matches it"));
             }
-            let stream = std::net::TcpStream::connect((host, port))?;
-            Ok(Connection { stream, scope: PhantomData })
+            let mut last = None;
+            for address in std::net::ToSocketAddrs::to_socket_addrs(&(host, port))? {
+                let attempt = within_budget(|span| match span {
+                    Some(span) => std::net::TcpStream::connect_timeout(&address, span),
+                    None => std::net::TcpStream::connect(address),
+                });
+                match attempt {
+                    Ok(stream) => return Ok(Connection { stream, scope: PhantomData }),
+                    Err(e) => last = Some(e),
+                }
+            }
+            Err(last.unwrap_or_else(|| std::io::Error::other(format!("`{address}` resolves to no address"))).into())
         }
 
         /// Connects to `address`, sends `request`, closes the sending side and returns everything received.
@@ -301,15 +311,38 @@ pub mod cap {
         }
     }
 
+    /// Runs a blocking network call given how long it may block (`None`: as long as it takes, when the run has no
+    /// deadline), again while it times out: each attempt lasts until the run's deadline (a slice in code left
+    /// behind), after which the next look at the budget stops the thread, so a peer that never answers ends as the
+    /// hole's time error instead of blocking the host.
+    fn within_budget<T>(mut attempt: impl FnMut(Option<Duration>) -> std::io::Result<T>) -> std::io::Result<T> {
+        let mut wait = crate::__budget::Wait::new();
+        loop {
+            let span = wait.span().map(|span| span.max(Duration::from_millis(1)));
+            match attempt(span) {
+                Err(e) if span.is_some() && matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                done => return done,
+            }
+        }
+    }
+
     impl Read for Connection<'_> {
         fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            self.stream.read(buf)
+            let stream = &mut self.stream;
+            within_budget(|span| {
+                stream.set_read_timeout(span)?;
+                stream.read(buf)
+            })
         }
     }
 
     impl Write for Connection<'_> {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.stream.write(buf)
+            let stream = &mut self.stream;
+            within_budget(|span| {
+                stream.set_write_timeout(span)?;
+                stream.write(buf)
+            })
         }
         fn flush(&mut self) -> std::io::Result<()> {
             self.stream.flush()
@@ -395,9 +428,9 @@ pub mod cap {
             SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default()
         }
 
-        /// Sleeps (the snippet's time budget keeps counting).
+        /// Sleeps; a sleep longer than the snippet's time budget ends with it (as `thread::sleep` in a snippet).
         pub fn sleep(&self, duration: Duration) {
-            std::thread::sleep(duration)
+            crate::__wait::slept(duration)
         }
     }
 

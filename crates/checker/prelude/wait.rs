@@ -66,7 +66,8 @@ pub mod __wait {
         slept
     }
 
-    fn slept(duration: Duration) {
+    /// Sleeps `duration` in slices, looking at the run's time budget between them (also `cap::Clock::sleep`).
+    pub(crate) fn slept(duration: Duration) {
         let start = Instant::now();
         let mut wait = Wait::new();
         loop {
