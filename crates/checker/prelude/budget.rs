@@ -91,6 +91,22 @@ pub mod __budget {
                 helper_panic: Mutex::new(None),
             }
         }
+
+        /// Takes `bytes` from the memory budget; false (and nothing taken) if they do not fit.
+        fn take_memory(&self, bytes: usize) -> bool {
+            self.memory_left
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                    if left == usize::MAX { Some(left) } else { left.checked_sub(bytes) }
+                })
+                .is_ok()
+        }
+
+        /// Gives `bytes` back to the memory budget (never making it read as unlimited).
+        fn give_memory(&self, bytes: usize) {
+            let _ = self.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                (left != usize::MAX).then(|| left.saturating_add(bytes).min(usize::MAX - 1))
+            });
+        }
     }
 
     /// Runs of this library active at once (each snippet library has its own table). More wait for a slot.
@@ -166,9 +182,7 @@ pub mod __budget {
             if let Some((slot, generation)) = self.0.get() {
                 let run = &RUNS[slot];
                 if run.generation.load(Ordering::Acquire) == generation {
-                    let _ = run.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
-                        (left != usize::MAX).then(|| left.saturating_add(THREAD_BYTES).min(usize::MAX - 1))
-                    });
+                    run.give_memory(THREAD_BYTES);
                 }
             }
         }
@@ -589,14 +603,7 @@ pub mod __budget {
             stack_limit: stack_pointer().saturating_sub(HELPER_STACK),
         };
         let run = &RUNS[slot];
-        let charged = run.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
-            if left == usize::MAX {
-                Some(left)
-            } else {
-                left.checked_sub(THREAD_BYTES)
-            }
-        });
-        if charged.is_err() {
+        if !run.take_memory(THREAD_BYTES) {
             // The thread is the run's now (its fault is the run's), but its stack does not fit the budget.
             LOCAL.with(|l| l.set(local));
             exceeded(FAULT_MEMORY);
@@ -893,24 +900,16 @@ pub mod __budget {
         let Some(run) = LOCAL.try_with(Cell::get).ok().as_ref().and_then(current_run) else {
             return true;
         };
-        let taken = run.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
-            if left == usize::MAX {
-                Some(left)
-            } else {
-                left.checked_sub(bytes)
-            }
-        });
-        if taken.is_err() {
+        let taken = run.take_memory(bytes);
+        if !taken {
             run.memory_refused.store(true, Ordering::Release);
         }
-        taken.is_ok()
+        taken
     }
 
     fn release(bytes: usize) {
         if let Some(run) = LOCAL.try_with(Cell::get).ok().as_ref().and_then(current_run) {
-            let _ = run.memory_left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
-                (left != usize::MAX).then(|| left.saturating_add(bytes).min(usize::MAX - 1))
-            });
+            run.give_memory(bytes);
         }
     }
 
