@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use lacuna_checker::{Checker, CheckerOptions};
 use lacuna_engine::{Budgets, Engine, LoadedHost, PathChoice, RunOptions, RunReport};
-use lacuna_testdata::{Case, Expect};
+use lacuna_testdata::{Case, Expect, Resource, RunOutcome};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Hosts loaded by one engine (or why one would not load).
@@ -108,7 +108,7 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
     if let Some(kind) = case.policy {
         return policy_rejects(shared, case, engine, kind);
     }
-    let unloadable = case.run.as_ref().is_some_and(|r| r.outcome == "host-error");
+    let unloadable = case.run.as_ref().is_some_and(|r| r.outcome == RunOutcome::HostError);
     if case.expect != Expect::Accepted && case.run.is_none() {
         return rejected_stays_rejected(shared, case, engine);
     }
@@ -155,8 +155,9 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
         .into());
     }
     if let Some(run) = &case.run {
-        let outcome = report.sites[case.hole].outcome.map_or("none".to_owned(), |o| o.to_string());
-        if outcome != run.outcome {
+        let outcome = report.sites[case.hole].outcome;
+        if outcome.map(RunOutcome::Hole) != Some(run.outcome) {
+            let outcome = outcome.map_or("none".to_owned(), |o| o.to_string());
             return Err(format!(
                 "{}:{}: the hole evaluated to `{outcome}`, the case says `{}`\n  {}",
                 case.file.display(),
@@ -296,7 +297,10 @@ fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, 
     let host = loaded(shared, engine, &text, case).map_err(|e| format!("the host does not load: {e}"))?;
     let snippets = BTreeMap::from([(case.hole as u32 + 1, case.snippet.clone())]);
     shared.engines[engine].set_policy(case.policy());
-    let runaway = case.run.as_ref().is_some_and(|r| r.outcome == "budget:fuel");
+    let runaway = case
+        .run
+        .as_ref()
+        .is_some_and(|r| r.outcome == RunOutcome::Hole(lacuna_testdata::Outcome::Budget(Resource::Fuel)));
     let fuel = if runaway { RUNAWAY_FUEL } else { BUDGETS.fuel };
     shared.engines[engine].set_budgets(Budgets { fuel, time_ms: case.time_ms.unwrap_or(TIME_MS), ..BUDGETS });
     let (stdout, stderr, report) = lacuna_engine::capture::output(|| shared.engines[engine].run(&host, snippets))?;

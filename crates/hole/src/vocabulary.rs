@@ -107,7 +107,8 @@ impl Outcome {
         matches!(self, Outcome::Runtime | Outcome::Budget(_))
     }
 
-    fn parse(text: &str) -> Option<Outcome> {
+    /// Reads an outcome as [`Display`](fmt::Display) writes it.
+    pub fn parse(text: &str) -> Option<Outcome> {
         Some(match text {
             "ok" => Outcome::Ok,
             "rejected" => Outcome::Rejected,

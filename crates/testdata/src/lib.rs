@@ -37,6 +37,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub use lacuna_hole::{Outcome, Resource};
 use lacuna_policy::{Grant, Policy, ViolationKind};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,16 +94,42 @@ impl Case {
 /// The expected outcome of `lacuna run` for a case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunExpect {
-    /// `ok`, `runtime`, `budget:<resource>`, `rejected` or `host-error`.
-    pub outcome: String,
+    pub outcome: RunOutcome,
     /// What the host prints (from an `=== stdout` section).
     pub stdout: Option<String>,
 }
 
-/// `host-error`: `lacuna run` cannot load the host at all (a hole whose type only its snippet settles, as a type
-/// that cannot be written at the hole: a capturing closure's).
-const RUN_OUTCOMES: &[&str] =
-    &["ok", "runtime", "budget:fuel", "budget:time", "budget:stack", "budget:memory", "rejected", "host-error"];
+/// What a case's `run=` says: the hole's own outcome, or that the host does not load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunOutcome {
+    /// The hole's outcome, as the run's report gives it: `ok`, `runtime`, `budget:<resource>` or `rejected`.
+    Hole(Outcome),
+    /// `host-error`: `lacuna run` cannot load the host at all (a hole whose type only its snippet settles, as a
+    /// type that cannot be written at the hole: a capturing closure's).
+    HostError,
+}
+
+impl RunOutcome {
+    /// The outcomes a case may expect: a snippet reaches its hole (no model, no nesting limit in a case).
+    fn parse(text: &str) -> Option<RunOutcome> {
+        if text == "host-error" {
+            return Some(RunOutcome::HostError);
+        }
+        match Outcome::parse(text)? {
+            o @ (Outcome::Ok | Outcome::Runtime | Outcome::Budget(_) | Outcome::Rejected) => Some(RunOutcome::Hole(o)),
+            Outcome::NoCode | Outcome::Model | Outcome::Depth => None,
+        }
+    }
+}
+
+impl std::fmt::Display for RunOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunOutcome::Hole(outcome) => outcome.fmt(f),
+            RunOutcome::HostError => f.write_str("host-error"),
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 #[error("{file}:{line}: {message}")]
@@ -244,10 +271,18 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
                 continue;
             }
             match w.strip_prefix("run=") {
-                Some(kind) if RUN_OUTCOMES.contains(&kind) => {
-                    run = Some(RunExpect { outcome: kind.to_owned(), stdout: None })
-                }
-                Some(kind) => return Err(err(line, format!("unknown run outcome `{kind}`; one of {RUN_OUTCOMES:?}"))),
+                Some(kind) => match RunOutcome::parse(kind) {
+                    Some(outcome) => run = Some(RunExpect { outcome, stdout: None }),
+                    None => {
+                        return Err(err(
+                            line,
+                            format!(
+                                "unknown run outcome `{kind}`; one of ok, runtime, budget:fuel, budget:time, \
+                                 budget:stack, budget:memory, rejected, host-error"
+                            ),
+                        ));
+                    }
+                },
                 None => words_owned.push(w),
             }
         }
@@ -335,7 +370,7 @@ mod tests {
         let text = "=== host\nfn main() {}\n=== case a: accepted run=runtime\n1\n=== stdout\nx\n[1]\n";
         let cases = parse(Path::new("t.cases"), text).unwrap();
         let run = cases[0].run.as_ref().unwrap();
-        assert_eq!(run.outcome, "runtime");
+        assert_eq!(run.outcome, RunOutcome::Hole(Outcome::Runtime));
         assert_eq!(run.stdout.as_deref(), Some("x\n[1]\n"));
         assert!(parse(Path::new("t.cases"), "=== host\nfn main() {}\n=== case a: accepted run=crash\n1\n").is_err());
     }
