@@ -51,7 +51,7 @@ pub use locks::{LockHolder, LockHolderShape};
 pub use outline::{
     capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField, VariantFields,
 };
-pub use rustc::{parse_rustc_errors, CrateFlags, Rustc, RustcError};
+pub use rustc::{parse_rustc_errors, process_ended, CrateFlags, Rustc, RustcError};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};
 
 pub use analysis::{HoleType, TurnTypes};

@@ -19,19 +19,22 @@ use crate::CheckerError;
 /// What a checker's scratch directory's name starts with, before its process's id: `lacuna-check-PID-XXXXXX`.
 const SCRATCH_PREFIX: &str = "lacuna-check-";
 
+/// Whether the process `pid` has ended, for removing what it left on disk (directories named by the process
+/// that owns them). Read from `/proc`; where a process's liveness cannot be read there (no `/proc`), no process is
+/// taken to have ended, so nothing is removed.
+pub fn process_ended(pid: u32) -> bool {
+    Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists()
+}
+
 /// Removes the scratch directories (with their incremental state, often hundreds of megabytes) of checkers whose
-/// process ended without dropping them: one that exited with `std::process::exit` or was killed. Where a process's
-/// liveness cannot be read (no `/proc`), nothing is removed.
+/// process ended without dropping them: one that exited with `std::process::exit` or was killed.
 fn remove_orphaned_scratch(temp: &Path) {
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
     let Ok(entries) = std::fs::read_dir(temp) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Some(rest) = name.strip_prefix(SCRATCH_PREFIX) else { continue };
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if !Path::new("/proc").join(pid.to_string()).exists() {
+        if process_ended(pid) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }

@@ -444,11 +444,8 @@ fn remove_orphaned_incremental(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir.join(INCREMENTAL)) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name.rsplit('-').next().and_then(|p| p.parse::<i32>().ok()) else { continue };
-        // SAFETY: `kill` with signal 0 sends nothing; it only asks whether the process exists.
-        let gone =
-            unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if gone {
+        let Some(pid) = name.rsplit('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if lacuna_checker::process_ended(pid) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
