@@ -292,18 +292,26 @@ impl std::fmt::Debug for DateTime {
 /// in the suites' data, as Python's clock is.
 pub const NOW: &str = "2025-01-01T00:00:00";
 
-/// A date-time the environment's data holds; the data is the suite's own, so a bad one is a bug in the port.
+/// The environment's date-times are ISO text (`2024-05-15T10:00:00`, or with a space for the `T`).
+impl<'de> serde::Deserialize<'de> for DateTime {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<DateTime, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        DateTime::from_iso(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A date-time the port's code names; a bad one is a bug in the port.
 pub fn dt(text: &str) -> DateTime {
     DateTime::from_iso(text).unwrap_or_else(|e| panic!("the suite's data: {e}"))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 pub enum EventStatus {
     Confirmed,
     Canceled,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct CalendarEvent {
     pub id_: String,
     pub title: String,
@@ -316,7 +324,7 @@ pub struct CalendarEvent {
     pub status: EventStatus,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 pub enum EmailStatus {
     Sent,
     Received,
@@ -324,13 +332,13 @@ pub enum EmailStatus {
 }
 
 /// What an email carries: a cloud-drive file's id, or a calendar event.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub enum Attachment {
     File(String),
     Event(CalendarEvent),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct Email {
     pub id_: String,
     pub sender: String,
@@ -345,7 +353,7 @@ pub struct Email {
     pub attachments: Vec<Attachment>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct EmailContact {
     pub email: String,
     pub name: String,
@@ -357,7 +365,7 @@ fn next_id<'a>(ids: impl Iterator<Item = &'a String>) -> String {
 }
 
 /// AgentDojo's `Calendar`: events by id, in insertion order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct Calendar {
     pub current_day: String,
     pub account_email: String,
@@ -522,13 +530,27 @@ impl Calendar {
 }
 
 /// AgentDojo's `Inbox`: emails by id in insertion order, the contact list built from the initial emails, and the
-/// trash.
-#[derive(Debug, Clone, PartialEq)]
+/// trash. The environment holds its account and emails ([`InboxData`]); the rest is derived as AgentDojo does.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(from = "InboxData")]
 pub struct Inbox {
     pub account_email: String,
     pub emails: Vec<Email>,
     pub contact_list: Vec<EmailContact>,
     pub trash: Vec<Email>,
+}
+
+/// An inbox as the environment holds it.
+#[derive(serde::Deserialize)]
+pub struct InboxData {
+    account_email: String,
+    emails: Vec<Email>,
+}
+
+impl From<InboxData> for Inbox {
+    fn from(data: InboxData) -> Inbox {
+        Inbox::new(&data.account_email, data.emails)
+    }
 }
 
 impl Inbox {

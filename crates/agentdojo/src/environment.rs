@@ -1,6 +1,8 @@
-//! A suite's environment as Rust: the constructor `fn <name>() -> Environment` a host calls, generated from the
-//! suite's `environment.yaml` (after the injection vectors are filled in).
+//! A suite's environment as the JSON its host reads: the suite's `environment.yaml` (after the injection vectors
+//! are filled in) in the shape of the host's types, which derive `serde::Deserialize` (Rust field names, enums by
+//! variant name, maps in AgentDojo's insertion order as lists of pairs, every optional field written out).
 
+use serde_json::{json, Value as Json};
 use serde_yaml::Value;
 
 use crate::suite::SuiteName;
@@ -8,10 +10,6 @@ use crate::DojoError;
 
 pub(crate) fn lit(s: &str) -> String {
     format!("{s:?}")
-}
-
-fn owned(s: &str) -> String {
-    format!("{s:?}.to_string()")
 }
 
 fn field<'a>(v: &'a Value, key: &str) -> Result<&'a Value, DojoError> {
@@ -40,146 +38,135 @@ fn map(v: &Value) -> Vec<(String, &Value)> {
     v.as_mapping().map(|m| m.iter().map(|(k, v)| (text(k), v)).collect()).unwrap_or_default()
 }
 
-/// `fn {name}() -> Environment { .. }` for the banking suite's parsed environment.
-fn banking_environment(name: &str, env: &Value) -> Result<String, DojoError> {
+fn num(v: &Value) -> Result<Json, DojoError> {
+    let x = number(v)?;
+    serde_json::Number::from_f64(x)
+        .map(Json::Number)
+        .ok_or_else(|| DojoError::Data(format!("environment.yaml: {x} is not a JSON number")))
+}
+
+fn strings(v: &Value) -> Json {
+    Json::Array(seq(v).iter().map(|s| Json::String(text(s))).collect())
+}
+
+/// A map as the host keeps it: `[key, value]` pairs in the file's order.
+fn pairs(v: &Value, value: impl Fn(&Value) -> Result<Json, DojoError>) -> Result<Json, DojoError> {
+    let mut out = Vec::new();
+    for (k, v) in map(v) {
+        out.push(json!([k, value(v)?]));
+    }
+    Ok(Json::Array(out))
+}
+
+/// The banking suite's environment.
+fn banking_environment(env: &Value) -> Result<Json, DojoError> {
     let account = field(env, "bank_account")?;
-    let txs = |key: &str| -> Result<String, DojoError> {
+    let txs = |key: &str| -> Result<Json, DojoError> {
         let mut out = Vec::new();
         for t in seq(field(account, key)?) {
-            out.push(format!(
-                "tx({}, {}, {}, {:?}, {}, {}, {})",
-                number(field(t, "id")?)? as u32,
-                lit(&text(field(t, "sender")?)),
-                lit(&text(field(t, "recipient")?)),
-                number(field(t, "amount")?)?,
-                lit(&text(field(t, "subject")?)),
-                lit(&text(field(t, "date")?)),
-                field(t, "recurring")?.as_bool().unwrap_or(false),
-            ));
+            out.push(json!({
+                "id": number(field(t, "id")?)? as u32,
+                "sender": text(field(t, "sender")?),
+                "recipient": text(field(t, "recipient")?),
+                "amount": num(field(t, "amount")?)?,
+                "subject": text(field(t, "subject")?),
+                "date": text(field(t, "date")?),
+                "recurring": field(t, "recurring")?.as_bool().unwrap_or(false),
+            }));
         }
-        Ok(format!("vec![{}]", out.join(", ")))
+        Ok(Json::Array(out))
     };
-    let files: Vec<String> = map(field(field(env, "filesystem")?, "files")?)
-        .into_iter()
-        .map(|(k, v)| format!("({}, {})", owned(&k), owned(&text(v))))
-        .collect();
     let user = field(env, "user_account")?;
-    let u = |key: &str| -> Result<String, DojoError> { Ok(owned(&text(field(user, key)?))) };
-    Ok(format!(
-        "fn {name}() -> Environment {{\n        Environment {{\n            balance: {:?},\n            iban: {},\n            \
-         transactions: {},\n            scheduled_transactions: {},\n            files: vec![{}],\n            user: \
-         UserInfo {{ first_name: {}, last_name: {}, street: {}, city: {} }},\n            password: {},\n        }}\n    \
-         }}\n",
-        number(field(account, "balance")?)?,
-        owned(&text(field(account, "iban")?)),
-        txs("transactions")?,
-        txs("scheduled_transactions")?,
-        files.join(", "),
-        u("first_name")?,
-        u("last_name")?,
-        u("street")?,
-        u("city")?,
-        u("password")?,
-    ))
+    let u = |key: &str| -> Result<String, DojoError> { Ok(text(field(user, key)?)) };
+    Ok(json!({
+        "balance": num(field(account, "balance")?)?,
+        "iban": text(field(account, "iban")?),
+        "transactions": txs("transactions")?,
+        "scheduled_transactions": txs("scheduled_transactions")?,
+        "files": pairs(field(field(env, "filesystem")?, "files")?, |v| Ok(Json::String(text(v))))?,
+        "user": {
+            "first_name": u("first_name")?,
+            "last_name": u("last_name")?,
+            "street": u("street")?,
+            "city": u("city")?,
+        },
+        "password": u("password")?,
+    }))
 }
 
-/// `fn {name}() -> Environment { .. }` for the slack suite's parsed environment.
-fn slack_environment(name: &str, env: &Value) -> Result<String, DojoError> {
+/// The slack suite's environment.
+fn slack_environment(env: &Value) -> Result<Json, DojoError> {
     let slack = field(env, "slack")?;
-    let strings =
-        |v: &Value| format!("strings(&[{}])", seq(v).iter().map(|s| lit(&text(s))).collect::<Vec<_>>().join(", "));
-    let messages = |v: &Value| -> Result<String, DojoError> {
+    let messages = |v: &Value| -> Result<Json, DojoError> {
         let mut out = Vec::new();
         for m in seq(v) {
-            out.push(format!(
-                "msg({}, {}, {})",
-                lit(&text(field(m, "sender")?)),
-                lit(&text(field(m, "recipient")?)),
-                lit(&text(field(m, "body")?))
-            ));
+            out.push(json!({
+                "sender": text(field(m, "sender")?),
+                "recipient": text(field(m, "recipient")?),
+                "body": text(field(m, "body")?),
+            }));
         }
-        Ok(format!("vec![{}]", out.join(", ")))
-    };
-    let user_channels: Vec<String> = map(field(slack, "user_channels")?)
-        .into_iter()
-        .map(|(k, v)| format!("({}, {})", owned(&k), strings(v)))
-        .collect();
-    let inbox = |key: &str| -> Result<String, DojoError> {
-        let mut out = Vec::new();
-        for (k, v) in map(field(slack, key)?) {
-            out.push(format!("({}, {})", owned(&k), messages(v)?));
-        }
-        Ok(format!("vec![{}]", out.join(", ")))
+        Ok(Json::Array(out))
     };
     let web = field(env, "web")?;
-    let content: Vec<String> = map(field(web, "web_content")?)
-        .into_iter()
-        .map(|(k, v)| format!("({}, {})", owned(&k), owned(&text(v))))
-        .collect();
-    Ok(format!(
-        "fn {name}() -> Environment {{\n        Environment {{\n            users: {},\n            channels: {},\n            \
-         user_channels: vec![{}],\n            user_inbox: {},\n            channel_inbox: {},\n            web_content: \
-         vec![{}],\n            web_requests: {},\n        }}\n    }}\n",
-        strings(field(slack, "users")?),
-        strings(field(slack, "channels")?),
-        user_channels.join(", "),
-        inbox("user_inbox")?,
-        inbox("channel_inbox")?,
-        content.join(", "),
-        strings(field(web, "web_requests")?),
-    ))
+    Ok(json!({
+        "users": strings(field(slack, "users")?),
+        "channels": strings(field(slack, "channels")?),
+        "user_channels": pairs(field(slack, "user_channels")?, |v| Ok(strings(v)))?,
+        "user_inbox": pairs(field(slack, "user_inbox")?, messages)?,
+        "channel_inbox": pairs(field(slack, "channel_inbox")?, messages)?,
+        "web_content": pairs(field(web, "web_content")?, |v| Ok(Json::String(text(v))))?,
+        "web_requests": strings(field(web, "web_requests")?),
+    }))
 }
 
-/// How a YAML value becomes a Rust field of a record.
+/// How a YAML value becomes a field of a record.
 #[derive(Debug, Clone, Copy)]
 enum Field {
-    /// A string: `"..".to_string()`.
+    /// A string.
     Str,
-    /// A string or null: `Some("..".to_string())` / `None`.
+    /// A string, or null when null or absent.
     OptStr,
-    /// A number as `f64`.
+    /// A number.
     Num,
     /// A boolean, `false` when absent.
     Bool,
     /// A list of strings, empty when absent.
     Strings,
-    /// A date-time in ISO form: `dt("..")`.
+    /// A date-time in ISO form (the host reads it).
     Time,
 }
 
-/// `Type { field: value, .. }` from a YAML mapping; `fields` are (YAML key, Rust field, kind).
-fn record(ty: &str, v: &Value, fields: &[(&str, &str, Field)]) -> Result<String, DojoError> {
-    let mut out = Vec::new();
+/// A record from a YAML mapping; `fields` are (YAML key, Rust field, kind).
+fn record(ty: &str, v: &Value, fields: &[(&str, &str, Field)]) -> Result<serde_json::Map<String, Json>, DojoError> {
+    let mut out = serde_json::Map::new();
     for (key, name, kind) in fields {
         let value = v.get(*key);
         let need = || value.ok_or_else(|| DojoError::Data(format!("environment.yaml: a `{ty}` lacks `{key}`")));
         let written = match kind {
-            Field::Str => owned(&text(need()?)),
+            Field::Str | Field::Time => Json::String(text(need()?)),
             Field::OptStr => match value {
-                None | Some(Value::Null) => "None".to_owned(),
-                Some(v) => format!("Some({})", owned(&text(v))),
+                None | Some(Value::Null) => Json::Null,
+                Some(v) => Json::String(text(v)),
             },
-            Field::Num => format!("{:?}", number(need()?)?),
-            Field::Bool => value.and_then(Value::as_bool).unwrap_or(false).to_string(),
-            Field::Strings => format!(
-                "vec![{}]",
-                value.map(seq).unwrap_or_default().iter().map(|s| owned(&text(s))).collect::<Vec<_>>().join(", ")
-            ),
-            Field::Time => format!("dt({})", lit(&text(need()?))),
+            Field::Num => num(need()?)?,
+            Field::Bool => Json::Bool(value.and_then(Value::as_bool).unwrap_or(false)),
+            Field::Strings => value.map(strings).unwrap_or_else(|| json!([])),
         };
-        out.push(format!("{name}: {written}"));
+        out.insert((*name).to_owned(), written);
     }
-    Ok(format!("{ty} {{ {} }}", out.join(", ")))
+    Ok(out)
 }
 
-fn records(ty: &str, list: &Value, fields: &[(&str, &str, Field)]) -> Result<String, DojoError> {
-    let items: Vec<String> = seq(list).iter().map(|v| record(ty, v, fields)).collect::<Result<_, _>>()?;
-    Ok(format!("vec![{}]", items.join(",\n            ")))
+fn records(ty: &str, list: &Value, fields: &[(&str, &str, Field)]) -> Result<Json, DojoError> {
+    let items: Vec<Json> =
+        seq(list).iter().map(|v| record(ty, v, fields).map(Json::Object)).collect::<Result<_, _>>()?;
+    Ok(Json::Array(items))
 }
 
-fn event(v: &Value) -> Result<String, DojoError> {
-    let base = record(
-        "super::CalendarEvent",
+fn event(v: &Value) -> Result<Json, DojoError> {
+    let mut event = record(
+        "CalendarEvent",
         v,
         &[
             ("id_", "id_", Field::Str),
@@ -193,15 +180,16 @@ fn event(v: &Value) -> Result<String, DojoError> {
         ],
     )?;
     let status = match v.get("status").map(text).as_deref() {
-        Some("canceled") => "super::EventStatus::Canceled",
-        _ => "super::EventStatus::Confirmed",
+        Some("canceled") => "Canceled",
+        _ => "Confirmed",
     };
-    Ok(format!("{}, status: {status} }}", base.trim_end_matches(" }")))
+    event.insert("status".into(), json!(status));
+    Ok(Json::Object(event))
 }
 
-fn email(v: &Value) -> Result<String, DojoError> {
-    let base = record(
-        "super::Email",
+fn email(v: &Value) -> Result<Json, DojoError> {
+    let mut email = record(
+        "Email",
         v,
         &[
             ("id_", "id_", Field::Str),
@@ -216,39 +204,40 @@ fn email(v: &Value) -> Result<String, DojoError> {
         ],
     )?;
     let status = match v.get("status").map(text).as_deref() {
-        Some("received") => "super::EmailStatus::Received",
-        Some("draft") => "super::EmailStatus::Draft",
-        _ => "super::EmailStatus::Sent",
+        Some("received") => "Received",
+        Some("draft") => "Draft",
+        _ => "Sent",
     };
     let mut attachments = Vec::new();
     for a in v.get("attachments").map(seq).unwrap_or_default() {
         attachments.push(match a {
-            Value::Mapping(_) => format!("super::Attachment::Event({})", event(a)?),
-            other => format!("super::Attachment::File({})", owned(&text(other))),
+            Value::Mapping(_) => json!({ "Event": event(a)? }),
+            other => json!({ "File": text(other) }),
         });
     }
-    Ok(format!("{}, status: {status}, attachments: vec![{}] }}", base.trim_end_matches(" }"), attachments.join(", ")))
+    email.insert("status".into(), json!(status));
+    email.insert("attachments".into(), Json::Array(attachments));
+    Ok(Json::Object(email))
 }
 
-/// `Calendar { .. }` from the environment's `calendar`.
-fn calendar(v: &Value) -> Result<String, DojoError> {
-    let events: Vec<String> = seq(field(v, "initial_events")?).iter().map(event).collect::<Result<_, _>>()?;
-    Ok(format!(
-        "Calendar {{ current_day: {}, account_email: {}, events: vec![{}] }}",
-        owned(&text(field(v, "current_day")?)),
-        owned(&text(field(v, "account_email")?)),
-        events.join(",\n            ")
-    ))
+/// The environment's `calendar`, as the host's `Calendar`.
+fn calendar(v: &Value) -> Result<Json, DojoError> {
+    let events: Vec<Json> = seq(field(v, "initial_events")?).iter().map(event).collect::<Result<_, _>>()?;
+    Ok(json!({
+        "current_day": text(field(v, "current_day")?),
+        "account_email": text(field(v, "account_email")?),
+        "events": events,
+    }))
 }
 
-/// `Inbox::new(..)` from the environment's `inbox`.
-fn inbox(v: &Value) -> Result<String, DojoError> {
-    let emails: Vec<String> = seq(field(v, "initial_emails")?).iter().map(email).collect::<Result<_, _>>()?;
-    Ok(format!("Inbox::new({}, vec![{}])", lit(&text(field(v, "account_email")?)), emails.join(",\n            ")))
+/// The environment's `inbox`: the account and its emails (the host's `Inbox` derives its contact list).
+fn inbox(v: &Value) -> Result<Json, DojoError> {
+    let emails: Vec<Json> = seq(field(v, "initial_emails")?).iter().map(email).collect::<Result<_, _>>()?;
+    Ok(json!({ "account_email": text(field(v, "account_email")?), "emails": emails }))
 }
 
-/// `fn {name}() -> Environment { .. }` for the travel suite's parsed environment.
-fn travel_environment(name: &str, env: &Value) -> Result<String, DojoError> {
+/// The travel suite's environment.
+fn travel_environment(env: &Value) -> Result<Json, DojoError> {
     use Field::{Num, Str, Strings, Time};
     let user = record(
         "User",
@@ -325,12 +314,12 @@ fn travel_environment(name: &str, env: &Value) -> Result<String, DojoError> {
     )?;
     let r = field(env, "reservation")?;
     let kind = match r.get("reservation_type").map(text).as_deref() {
-        Some("hotel") => "Some(ReservationType::Hotel)",
-        Some("car") => "Some(ReservationType::Car)",
-        Some("restaurant") => "Some(ReservationType::Restaurant)",
-        _ => "None",
+        Some("hotel") => json!("Hotel"),
+        Some("car") => json!("Car"),
+        Some("restaurant") => json!("Restaurant"),
+        _ => Json::Null,
     };
-    let reservation = record(
+    let mut reservation = record(
         "Reservation",
         r,
         &[
@@ -340,23 +329,26 @@ fn travel_environment(name: &str, env: &Value) -> Result<String, DojoError> {
             ("contact_information", "contact_information", Str),
         ],
     )?;
-    let reservation = format!("{}, reservation_type: {kind} }}", reservation.trim_end_matches(" }"));
-    Ok(format!(
-        "fn {name}() -> Environment {{\n        Environment {{\n            user: {user},\n            hotels: {hotels},\n            \
-         restaurants: {restaurants},\n            car_rental: {companies},\n            flights: {flights},\n            \
-         reservation: {reservation},\n            inbox: {},\n            calendar: {},\n        }}\n    }}\n",
-        inbox(field(env, "inbox")?)?,
-        calendar(field(env, "calendar")?)?,
-    ))
+    reservation.insert("reservation_type".into(), kind);
+    Ok(json!({
+        "user": user,
+        "hotels": hotels,
+        "restaurants": restaurants,
+        "car_rental": companies,
+        "flights": flights,
+        "reservation": reservation,
+        "inbox": inbox(field(env, "inbox")?)?,
+        "calendar": calendar(field(env, "calendar")?)?,
+    }))
 }
 
-/// `fn {name}() -> Environment { .. }` for the workspace suite's parsed environment (its includes resolved).
-fn workspace_environment(name: &str, env: &Value) -> Result<String, DojoError> {
+/// The workspace suite's environment (its includes resolved).
+fn workspace_environment(env: &Value) -> Result<Json, DojoError> {
     let drive = field(env, "cloud_drive")?;
     let mut files = Vec::new();
     for f in seq(field(drive, "initial_files")?) {
-        let base = record(
-            "super::CloudDriveFile",
+        let mut file = record(
+            "CloudDriveFile",
             f,
             &[
                 ("id_", "id_", Field::Str),
@@ -366,39 +358,31 @@ fn workspace_environment(name: &str, env: &Value) -> Result<String, DojoError> {
                 ("last_modified", "last_modified", Field::Time),
             ],
         )?;
-        let mut shared = Vec::new();
-        for (email, permission) in map(f.get("shared_with").unwrap_or(&Value::Null)) {
-            let permission = match text(permission).as_str() {
-                "r" => "super::SharingPermission::R",
-                "rw" => "super::SharingPermission::Rw",
-                other => return Err(DojoError::Data(format!("environment.yaml: a sharing permission `{other}`"))),
-            };
-            shared.push(format!("({}, {permission})", owned(&email)));
-        }
+        let shared =
+            pairs(f.get("shared_with").unwrap_or(&Value::Null), |permission| match text(permission).as_str() {
+                "r" => Ok(json!("R")),
+                "rw" => Ok(json!("Rw")),
+                other => Err(DojoError::Data(format!("environment.yaml: a sharing permission `{other}`"))),
+            })?;
         // Python's `len` counts characters.
         let size = text(field(f, "content")?).chars().count();
-        files.push(format!(
-            "{}, shared_with: vec![{}], size: {size} }}",
-            base.trim_end_matches(" }"),
-            shared.join(", ")
-        ));
+        file.insert("shared_with".into(), shared);
+        file.insert("size".into(), json!(size));
+        files.push(Json::Object(file));
     }
-    Ok(format!(
-        "fn {name}() -> Environment {{\n        Environment {{\n            inbox: {},\n            calendar: {},\n            \
-         cloud_drive: CloudDrive {{ account_email: {}, files: vec![{}] }},\n        }}\n    }}\n",
-        inbox(field(env, "inbox")?)?,
-        calendar(field(env, "calendar")?)?,
-        owned(&text(field(drive, "account_email")?)),
-        files.join(",\n            "),
-    ))
+    Ok(json!({
+        "inbox": inbox(field(env, "inbox")?)?,
+        "calendar": calendar(field(env, "calendar")?)?,
+        "cloud_drive": { "account_email": text(field(drive, "account_email")?), "files": files },
+    }))
 }
 
-/// The environment constructor `name` from the filled environment.
-pub fn environment(suite: SuiteName, name: &str, env: &Value) -> Result<String, DojoError> {
+/// The filled environment as the suite's host reads it.
+pub fn environment(suite: SuiteName, env: &Value) -> Result<Json, DojoError> {
     match suite {
-        SuiteName::Banking => banking_environment(name, env),
-        SuiteName::Slack => slack_environment(name, env),
-        SuiteName::Travel => travel_environment(name, env),
-        SuiteName::Workspace => workspace_environment(name, env),
+        SuiteName::Banking => banking_environment(env),
+        SuiteName::Slack => slack_environment(env),
+        SuiteName::Travel => travel_environment(env),
+        SuiteName::Workspace => workspace_environment(env),
     }
 }

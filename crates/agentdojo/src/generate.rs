@@ -1,5 +1,9 @@
-//! A suite's host program: its template with the environment (generated from `environment.yaml`, clean and with
-//! the injection vectors filled in) and one function per user task.
+//! A suite's host: a cargo project (`Cargo.toml`, `Cargo.lock`, `src/main.rs`) that depends on `lacuna`, `serde` and
+//! `serde_json`. Its `main.rs` is the suite's template — the tools and AgentDojo's checks — with one function per
+//! user task; the environment it runs in (generated from `environment.yaml`, clean or with the injection vectors
+//! filled in) comes at run time in the control file, as JSON its types deserialize.
+
+use std::path::Path;
 
 use crate::environment::{environment, lit};
 use crate::suite::SuiteData;
@@ -60,31 +64,10 @@ fn fill_value(v: &mut serde_yaml::Value, texts: &[(String, String)]) {
     }
 }
 
-/// The suite's host: the clean environment, one per injection task whose vectors carry that task's goal, a
-/// function per user task (its hole sees only the tools its ground truth calls) and [`EVERY_TOOL`].
-/// `control` is the file the host reads what to run from (see [`control`]).
-pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoError> {
-    // The channel-name vector names a channel the ground truths address by its default name.
-    let keep = |name: &str| name == "prompt_injection_channel";
-    let mut environments = environment(data.name, "clean_environment", &fill(data, &|_| None))?;
-    let mut arms = String::new();
-    for (k, (_, injection)) in data.injection_tasks.iter().enumerate() {
-        let attack = attack_text(injection.goal.as_deref().unwrap_or_default());
-        let name = format!("injected_environment_{k}");
-        let filled = fill(data, &|n| (!keep(n)).then(|| attack.clone()));
-        environments.push_str(&format!("\n    {}", environment(data.name, &name, &filled)?));
-        arms.push_str(&format!("{k} => {name}(),\n            "));
-    }
-    let ids: Vec<String> = data.injection_tasks.iter().map(|(id, _)| lit(id)).collect();
-    environments.push_str(&format!(
-        "\n    /// The injection tasks, by the number of the environment that carries their goal.\n    pub const \
-         INJECTION_TASKS: &[&str] = &[{}];\n",
-        ids.join(", ")
-    ));
-    environments.push_str(&format!(
-        "\n    fn injected_environment(k: usize) -> Environment {{\n        match k {{\n            {arms}_ => \
-         clean_environment(),\n        }}\n    }}\n"
-    ));
+/// The suite's host program (`src/main.rs` of its project): a function per user task (its hole sees only the tools
+/// its ground truth calls) and [`EVERY_TOOL`]. `control` is the file the host reads what to run from (see
+/// [`control`]).
+pub fn host(data: &SuiteData, control: &Path) -> Result<String, DojoError> {
     let mut tasks = String::new();
     let mut dispatch = String::new();
     for (id, task) in &data.user_tasks {
@@ -114,7 +97,7 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
     let tools: String = data.name.tools().iter().map(closure).collect();
     let main =
         MAIN_CODE.replace("@MOD@", data.name.module()).replace("@TOOLS@", &tools).replace("@DISPATCH@", &dispatch);
-    for marker in ["/*@CONTROL@*/", "/*@ENVIRONMENT@*/", "/*@CHECKS@*/", "/*@TASKS@*/", "/*@MAIN@*/"] {
+    for marker in ["/*@CONTROL@*/", "/*@CHECKS@*/", "/*@TASKS@*/", "/*@MAIN@*/"] {
         if !template.contains(marker) {
             return Err(DojoError::Data(format!("the {} host template lacks {marker}", data.name.name())));
         }
@@ -127,7 +110,6 @@ pub fn host(data: &SuiteData, control: &std::path::Path) -> Result<String, DojoE
     };
     Ok(template
         .replace("/*@CONTROL@*/", &control)
-        .replace("/*@ENVIRONMENT@*/", &environments)
         .replace("/*@CHECKS@*/", &format!("/// AgentDojo's own checks.\npub mod checks {{\n{}}}\n", data.name.checks()))
         .replace("/*@TASKS@*/", &tasks)
         .replace("/*@MAIN@*/", &main))
@@ -160,8 +142,17 @@ fn closure(tool: &crate::suite::Tool) -> String {
 /// Every host's `main`: the environment loaded (clean or injected), the tools, the task's hole, AgentDojo's checks,
 /// the state written for the harness. `@MOD@` is the module that holds the suite's environment.
 const MAIN_CODE: &str = r#"fn main() {
-    let control = read_control();
-    let pre = @MOD@::Environment::load(control.injected);
+    let started = read_control().and_then(|mut control| {
+        let environment = std::mem::take(&mut control.environment);
+        Ok((@MOD@::Environment::load(environment)?, control))
+    });
+    let (pre, control) = match started {
+        Ok(started) => started,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
     let env = RefCell::new(pre.clone());
     // Every tool call, as AgentDojo traces them: part of the environment a run is judged on.
     let log = RefCell::new(Vec::<Call>::new());
@@ -178,21 +169,25 @@ const MAIN_CODE: &str = r#"fn main() {
     let (post, calls) = (env.borrow(), log.borrow());
     let output = output_of(&answer);
     let utility = @MOD@::checks::utility(&control.judged, &output, &pre, &post, &calls, true);
-    let injection = control.injected.and_then(|k| @MOD@::INJECTION_TASKS.get(k));
-    let security = injection.and_then(|id| @MOD@::checks::security(id, &output, &pre, &post, &calls));
+    let security = control.injection.as_deref().and_then(|id| @MOD@::checks::security(id, &output, &pre, &post, &calls));
     write_state(&control, &answer, utility, security, &*post, &calls);
 }
 "#;
 
 /// The code every suite's host shares: reading what to run, and writing the result where the harness reads it.
-const CONTROL_CODE: &str = r#"/// Where the harness says what to run.
+const CONTROL_CODE: &str = r#"use lacuna::{agent, HoleError};
+
+/// Where the harness says what to run.
 const CONTROL: &str = @PATH@;
 
 /// What the harness asked for (see `lacuna_agentdojo::generate::control`).
+#[derive(serde::Deserialize)]
 struct Control {
     task: String,
-    /// Which injected environment (none: the clean one).
-    injected: Option<usize>,
+    /// The environment to run in, as the suite's `Environment` deserializes it.
+    environment: serde_json::Value,
+    /// The injection task whose goal the environment's injection vectors carry (none: the clean environment).
+    injection: Option<String>,
     /// Where the answer and the final state go.
     state_path: String,
     /// The user task whose `utility` check judges the run (empty: none).
@@ -201,16 +196,9 @@ struct Control {
     prompt: String,
 }
 
-fn read_control() -> Control {
-    let text = std::fs::read_to_string(CONTROL).unwrap_or_default();
-    let mut lines = text.splitn(5, '\n');
-    Control {
-        task: lines.next().unwrap_or_default().to_string(),
-        injected: lines.next().and_then(|v| v.parse::<usize>().ok()),
-        state_path: lines.next().unwrap_or_default().to_string(),
-        judged: lines.next().unwrap_or_default().to_string(),
-        prompt: lines.next().unwrap_or_default().to_string(),
-    }
+fn read_control() -> Result<Control, String> {
+    let text = std::fs::read_to_string(CONTROL).map_err(|e| format!("reading the control file {CONTROL}: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("the control file {CONTROL}: {e}"))
 }
 
 /// One tool call as AgentDojo traces it: the function and its arguments by name (each as Rust's `{:?}` writes it).
@@ -278,21 +266,87 @@ fn write_state(
         Some(Err(e)) => format!("raised {}", e.replace('\n', " ")),
     };
     if !control.state_path.is_empty() {
-        let state = format!(
-            "utility: {}\nsecurity: {}\n{answer}\n---\n{environment:#?}\ncalls: {calls:#?}\n",
-            verdict(utility),
-            verdict(security)
-        );
-        std::fs::write(&control.state_path, state).expect("writing the state");
+        let state = serde_json::json!({
+            "utility": verdict(utility),
+            "security": verdict(security),
+            "answer": answer,
+            "environment": format!("{environment:#?}\ncalls: {calls:#?}\n"),
+        });
+        std::fs::write(&control.state_path, state.to_string()).expect("writing the state");
     }
 }
 "#;
 
-/// What the host's control file says: the task, the injected environment's number (empty: the clean one), the
-/// file to write the final state to, the user task whose `utility` check judges the run, and the every-tool task's
-/// prompt (the rest).
-pub fn control(task: &str, injected: Option<usize>, state: &std::path::Path, judged: &str, prompt: &str) -> String {
-    format!("{task}\n{}\n{}\n{judged}\n{prompt}", injected.map(|k| k.to_string()).unwrap_or_default(), state.display())
+/// The host's control file: the task, the environment (the suite's `environment.yaml` filled, as JSON), the
+/// injection task whose goal it carries, the file to write the final state to, the user task whose `utility` check
+/// judges the run, and the every-tool task's prompt.
+pub fn control(
+    task: &str,
+    environment: &serde_json::Value,
+    injection: Option<&str>,
+    state: &Path,
+    judged: &str,
+    prompt: &str,
+) -> String {
+    serde_json::json!({
+        "task": task,
+        "environment": environment,
+        "injection": injection,
+        "state_path": state.display().to_string(),
+        "judged": judged,
+        "prompt": prompt,
+    })
+    .to_string()
+}
+
+/// The environments a suite's runs use: the clean one, and per injection task (by position) the one whose vectors
+/// carry its goal.
+pub fn environments(data: &SuiteData) -> Result<(serde_json::Value, Vec<serde_json::Value>), DojoError> {
+    // The channel-name vector names a channel the ground truths address by its default name.
+    let keep = |name: &str| name == "prompt_injection_channel";
+    let clean = environment(data.name, &fill(data, &|_| None))?;
+    let mut injected = Vec::new();
+    for (_, injection) in &data.injection_tasks {
+        let attack = attack_text(injection.goal.as_deref().unwrap_or_default());
+        injected.push(environment(data.name, &fill(data, &|n| (!keep(n)).then(|| attack.clone())))?);
+    }
+    Ok((clean, injected))
+}
+
+/// The host project's manifest: `lacuna` from this repository, `serde`, and `serde_json` reading numbers exactly (as
+/// Python reads the suites' data).
+fn manifest() -> String {
+    let lacuna = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lacuna");
+    let lacuna = lacuna.canonicalize().unwrap_or(lacuna);
+    format!(
+        "[package]\nname = \"agentdojo-host\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n# Its own \
+         workspace.\n[workspace]\n\n[dependencies]\nlacuna = {{ path = {} }}\nserde = {{ version = \"1\", features = \
+         [\"derive\"] }}\nserde_json = {{ version = \"1\", features = [\"float_roundtrip\"] }}\n",
+        lit(&lacuna.to_string_lossy())
+    )
+}
+
+/// The lockfile every suite's host project builds with (the same dependencies, the same package name).
+const LOCKFILE: &str = include_str!("../hosts/Cargo.lock");
+
+/// Writes the suite's host project into `dir` (created if missing) and returns its manifest's path.
+pub fn write_project(data: &SuiteData, dir: &Path, control: &Path) -> Result<std::path::PathBuf, DojoError> {
+    let main = host(data, control)?;
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| DojoError::Io { path, source }
+    };
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).map_err(io(&src))?;
+    let files = [
+        (dir.join("Cargo.toml"), manifest()),
+        (dir.join("Cargo.lock"), LOCKFILE.to_owned()),
+        (src.join("main.rs"), main),
+    ];
+    for (path, text) in &files {
+        std::fs::write(path, text).map_err(io(path))?;
+    }
+    Ok(dir.join("Cargo.toml"))
 }
 
 /// The hole number (1-based, in source order) of a user task's function, and of [`EVERY_TOOL`] (last).

@@ -13,13 +13,22 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use lacuna_agent::{Agent, AgentOptions, Llm};
-use lacuna_engine::{Engine, LoadedHost};
+use lacuna_checker::{Checker, CheckerOptions, ProjectCrate};
+use lacuna_engine::{Engine, LoadedHost, RunOptions};
 use serde::Serialize;
 
 use crate::generate::{self, EVERY_TOOL};
 use crate::script;
 use crate::suite::SuiteData;
 use crate::DojoError;
+
+/// How a suite's checker and engine start. Each suite gets its own: the checker is typed against the suite's host
+/// project (its dependencies, its cargo flags).
+#[derive(Debug, Clone, Default)]
+pub struct Setup {
+    pub checker: CheckerOptions,
+    pub run: RunOptions,
+}
 
 /// Which part of a suite to run.
 #[derive(Debug, Clone, Default)]
@@ -177,10 +186,14 @@ struct Outcome {
 }
 
 struct Runner<'a> {
-    engine: &'a Engine,
+    engine: Engine,
     host: Arc<LoadedHost>,
     data: &'a SuiteData,
-    state: tempfile::TempDir,
+    /// The environments: clean, and per injection task (by position) carrying its goal.
+    clean: serde_json::Value,
+    injected: Vec<serde_json::Value>,
+    /// The host project, its control file and the state it writes.
+    dir: tempfile::TempDir,
 }
 
 /// What fills a run's hole.
@@ -203,10 +216,14 @@ impl Runner<'_> {
         injected: Option<usize>,
         reply: Reply<'_>,
     ) -> Result<Outcome, DojoError> {
-        let state = self.state.path().join("state.txt");
+        let state = self.dir.path().join("state.json");
         let _ = std::fs::remove_file(&state);
-        let control = self.state.path().join("control.txt");
-        std::fs::write(&control, generate::control(task, injected, &state, judged, prompt))
+        let control = self.dir.path().join("control.json");
+        let (environment, injection) = match injected {
+            Some(k) => (&self.injected[k], Some(self.data.injection_tasks[k].0.as_str())),
+            None => (&self.clean, None),
+        };
+        std::fs::write(&control, generate::control(task, environment, injection, &state, judged, prompt))
             .map_err(|source| DojoError::Io { path: control.display().to_string(), source })?;
         let hole = generate::hole_of(self.data, (task != EVERY_TOOL).then_some(task));
         let (report, summary) = match reply {
@@ -222,16 +239,15 @@ impl Runner<'_> {
         let written = std::fs::read_to_string(&state).map_err(|e| {
             DojoError::Engine(format!("the host wrote no environment for {task} (exit {}): {e}", report.exit_status))
         })?;
-        let mut checks = written.splitn(3, '\n');
-        let mut verdict = |label: &str| {
-            let line = checks.next().unwrap_or_default();
-            line.strip_prefix(label).map(Check::parse).ok_or_else(|| {
-                DojoError::Engine(format!("the host's state for {task} does not start with `{label}`: {line:?}"))
+        let state: serde_json::Value = serde_json::from_str(&written)
+            .map_err(|e| DojoError::Engine(format!("the host's state for {task} is not JSON: {e}")))?;
+        let field = |key: &str| {
+            state.get(key).and_then(serde_json::Value::as_str).ok_or_else(|| {
+                DojoError::Engine(format!("the host's state for {task} has no text `{key}`: {written:?}"))
             })
         };
-        let (utility, security) = (verdict("utility: ")?, verdict("security: ")?);
-        let rest = checks.next().unwrap_or_default();
-        let (answer, environment) = rest.split_once("\n---\n").unwrap_or((rest, ""));
+        let (utility, security) = (Check::parse(field("utility")?), Check::parse(field("security")?));
+        let (answer, environment) = (field("answer")?, field("environment")?);
         let site = report.sites.get(hole as usize - 1);
         Ok(Outcome {
             accepted: site.is_some_and(|s| s.accepted == Some(true)),
@@ -249,14 +265,40 @@ impl Runner<'_> {
 }
 
 impl<'a> Runner<'a> {
-    /// The suite's host, generated and loaded, with a scratch directory for its control file and state.
-    fn load(engine: &'a Engine, data: &'a SuiteData) -> Result<Runner<'a>, DojoError> {
-        let state = tempfile::tempdir().map_err(|e| DojoError::Io { path: "a scratch directory".into(), source: e })?;
-        let text = generate::host(data, &state.path().join("control.txt"))?;
+    /// The suite's host project, generated, built by cargo and loaded, with its own checker and engine.
+    fn load(setup: &Setup, data: &'a SuiteData) -> Result<Runner<'a>, DojoError> {
+        let dir = tempfile::tempdir().map_err(|e| DojoError::Io { path: "a scratch directory".into(), source: e })?;
+        let (clean, injected) = generate::environments(data)?;
+        let project_dir = dir.path().join("host");
+        let manifest = generate::write_project(data, &project_dir, &dir.path().join("control.json"))?;
+        let name = data.name.name();
+        let engine_error = |what: &str, e: &dyn std::fmt::Display| {
+            DojoError::Engine(format!("the generated {name} host project {what}: {e}"))
+        };
+        let cargo = lacuna_project::cargo();
+        let mut project = lacuna_project::Project::discover(&cargo, &manifest, &lacuna_project::CrateChoice::Bin(None))
+            .map_err(|e| engine_error("is not a project", &e))?;
+        // Dependencies built once for every suite and run: not in the scratch directory.
+        if project.target_dir.starts_with(dir.path()) {
+            project.target_dir = setup
+                .checker
+                .cache_dir
+                .clone()
+                .unwrap_or_else(lacuna_checker::default_cache_dir)
+                .join("agentdojo-target");
+        }
+        let wrapper = std::env::current_exe().map_err(|e| engine_error("cannot be built", &e))?;
+        let loaded = project.load(&cargo, &wrapper).map_err(|e| engine_error("does not build", &e))?;
+        let checker = Checker::new(CheckerOptions {
+            project: Some(Arc::new(ProjectCrate { graph: loaded.graph, flags: loaded.flags })),
+            ..setup.checker.clone()
+        })
+        .map_err(|e| engine_error("cannot be checked", &e))?;
+        let engine = Engine::new(checker, setup.run.clone()).map_err(|e| engine_error("cannot be run", &e))?;
         let host = engine
-            .load(&format!("agentdojo-{}.rs", data.name.name()), &text)
-            .map_err(|e| DojoError::Engine(format!("the generated {} host does not load: {e}", data.name.name())))?;
-        Ok(Runner { engine, host, data, state })
+            .load(&format!("agentdojo-{name}"), &loaded.flat.text)
+            .map_err(|e| engine_error("does not load", &e))?;
+        Ok(Runner { engine, host, data, clean, injected, dir })
     }
 }
 
@@ -275,12 +317,12 @@ const IDLE: &str = "\"done\".to_string()";
 /// Runs `data`'s suite: utility for the selected user tasks and, unless skipped, every (user task, injection task)
 /// pair. `progress` is told each run's label as it starts.
 pub fn run_suite(
-    engine: &Engine,
+    setup: &Setup,
     data: &SuiteData,
     selection: &Selection,
     progress: &mut dyn FnMut(&str),
 ) -> Result<SuiteReport, DojoError> {
-    let runner = Runner::load(engine, data)?;
+    let runner = Runner::load(setup, data)?;
     let (users, injections) = (selection.users(data), selection.injections(data));
 
     let mut utility = Vec::new();
@@ -427,13 +469,13 @@ impl ModelReport {
 /// injection reaches the model only through what its code reads and hands to the model again (a nested hole),
 /// as in the paper's setting.
 pub fn run_suite_with_model(
-    engine: &Engine,
+    setup: &Setup,
     data: &SuiteData,
     selection: &Selection,
     model: &ModelReplies,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ModelReport, DojoError> {
-    let runner = Runner::load(engine, data)?;
+    let runner = Runner::load(setup, data)?;
     let (users, injections) = (selection.users(data), selection.injections(data));
     let mut utility = Vec::new();
     for (id, task) in &users {

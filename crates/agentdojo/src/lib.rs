@@ -3,9 +3,9 @@
 //! - [`suite`]: the suites' data (environment with its `!include`s, injection vectors, ground truth) and their
 //!   tools' signatures.
 //! - [`environment`]: a suite's environment as the Rust constructor its host calls.
-//! - [`generate`]: a suite's host program — the tools ported to Rust (`hosts/<suite>.rs`, with the calendar and email
-//!   clients travel and workspace share in `hosts/office.rs`), the environment with the injection vectors filled in
-//!   as AgentDojo's loader does, AgentDojo's own checks ported (`hosts/<suite>_checks.rs`), and one function per
+//! - [`generate`]: a suite's host, a cargo project using `serde_json` — the tools ported to Rust (`hosts/<suite>.rs`, with the calendar and email
+//!   clients travel and workspace share in `hosts/office.rs`), the environment (JSON the host deserializes) with the injection
+//!   vectors filled in as AgentDojo's loader does, AgentDojo's own checks ported (`hosts/<suite>_checks.rs`), and one function per
 //!   user task whose hole is handed only the tools that task's ground truth uses.
 //! - [`script`]: a task's ground-truth calls as the snippet a model would write.
 //! - [`harness`]: utility (scripted ground-truth replies under per-task scoping) and attacks (a fully compromised
@@ -20,7 +20,7 @@ pub mod suite;
 
 pub use harness::{
     run_suite, run_suite_with_model, AttackRow, Check, ModelAttackRow, ModelReplies, ModelReport, ModelUtilityRow,
-    Selection, SuiteReport, UtilityRow,
+    Selection, Setup, SuiteReport, UtilityRow,
 };
 pub use suite::{SuiteData, SuiteName};
 

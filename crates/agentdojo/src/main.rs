@@ -7,10 +7,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Parser;
 use lacuna_agentdojo::{
-    generate, run_suite, run_suite_with_model, ModelReplies, ModelReport, Selection, SuiteData, SuiteName, SuiteReport,
+    generate, run_suite, run_suite_with_model, ModelReplies, ModelReport, Selection, Setup, SuiteData, SuiteName,
+    SuiteReport,
 };
-use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_engine::{Engine, RunOptions};
 
 /// Runs AgentDojo's banking, slack, travel and workspace suites on Lacuna.
 ///
@@ -63,7 +62,7 @@ struct Args {
     /// Print the reports as JSON (one object per suite, with every row) instead of the table.
     #[arg(long)]
     json: bool,
-    /// Print the generated host program of a suite and exit.
+    /// Print the `src/main.rs` of a suite's generated host project and exit.
     #[arg(long, value_name = "SUITE")]
     print_host: Option<String>,
 }
@@ -74,11 +73,15 @@ fn suite(name: &str) -> anyhow::Result<SuiteName> {
 }
 
 fn main() -> anyhow::Result<()> {
+    // Run by cargo as rustc's wrapper while a suite's host project builds.
+    if let Some(code) = lacuna_project::record::wrapper_main() {
+        std::process::exit(code);
+    }
     let args = Args::parse();
     let data = args.data.clone().unwrap_or_else(lacuna_agentdojo::suite::vendored_data);
     if let Some(name) = &args.print_host {
         let loaded = SuiteData::load(&data, suite(name)?)?;
-        print!("{}", generate::host(&loaded, std::path::Path::new("agentdojo-control.txt"))?);
+        print!("{}", generate::host(&loaded, std::path::Path::new("agentdojo-control.json"))?);
         return Ok(());
     }
     let suites: Vec<SuiteName> = if args.suites.is_empty() {
@@ -86,8 +89,7 @@ fn main() -> anyhow::Result<()> {
     } else {
         args.suites.iter().map(|s| suite(s)).collect::<anyhow::Result<_>>()?
     };
-    let checker = Checker::new(CheckerOptions::default()).context("starting the checker")?;
-    let engine = Engine::new(checker, RunOptions::default()).context("starting the engine")?;
+    let setup = Setup::default();
     let selection = Selection {
         user_tasks: args.user_tasks,
         injection_tasks: args.injection_tasks,
@@ -106,7 +108,7 @@ fn main() -> anyhow::Result<()> {
             let (users, injections) = (selection.users(&loaded).len(), selection.injections(&loaded).len());
             let runs = users + if selection.no_attacks { 0 } else { injections * users };
             let bar = progress_bar(name, runs);
-            let report = run_suite_with_model(&engine, &loaded, &selection, &replies, &mut |label| {
+            let report = run_suite_with_model(&setup, &loaded, &selection, &replies, &mut |label| {
                 bar.set_message(label.to_owned());
                 bar.inc(1);
             })?;
@@ -121,7 +123,7 @@ fn main() -> anyhow::Result<()> {
         let (users, injections) = (selection.users(&loaded).len(), selection.injections(&loaded).len());
         let runs = 2 * users + if selection.no_attacks { 0 } else { injections * (2 + 2 * users) };
         let bar = progress_bar(name, runs);
-        let report = run_suite(&engine, &loaded, &selection, &mut |label| {
+        let report = run_suite(&setup, &loaded, &selection, &mut |label| {
             // Each label is two runs: scoped and every-tool, or the goal and the untouched environment.
             bar.set_message(label.to_owned());
             bar.inc(2);

@@ -7,14 +7,11 @@
 //! at what the task asked for.
 
 use expect_test::{expect, Expect};
-use lacuna_agentdojo::{run_suite, Selection, SuiteData, SuiteName};
-use lacuna_checker::{Checker, CheckerOptions};
-use lacuna_engine::{Engine, RunOptions};
+use lacuna_agentdojo::{run_suite, Selection, Setup, SuiteData, SuiteName};
 use libtest_mimic::{Arguments, Failed, Trial};
 
-fn engine() -> Engine {
-    let checker = Checker::new(CheckerOptions::default()).expect("the checker starts");
-    Engine::new(checker, RunOptions::default()).expect("the engine starts")
+fn setup() -> Setup {
+    Setup::default()
 }
 
 /// Every ground-truth reply is accepted under its task's scope and solves the task by the environment judge; the
@@ -23,7 +20,7 @@ fn engine() -> Engine {
 fn utility(name: SuiteName, check_fails: Expect) -> Result<(), Failed> {
     let data = SuiteData::load(&lacuna_agentdojo::suite::vendored_data(), name)?;
     let selection = Selection { no_attacks: true, ..Selection::default() };
-    let report = run_suite(&engine(), &data, &selection, &mut |_| {})?;
+    let report = run_suite(&setup(), &data, &selection, &mut |_| {})?;
     let failed: Vec<String> = report
         .utility
         .iter()
@@ -56,7 +53,7 @@ fn utility(name: SuiteName, check_fails: Expect) -> Result<(), Failed> {
 fn attacks(name: SuiteName, check_differs: Expect) -> Result<(), Failed> {
     let data = SuiteData::load(&lacuna_agentdojo::suite::vendored_data(), name)?;
     let users = data.user_tasks.len();
-    let report = run_suite(&engine(), &data, &Selection::default(), &mut |_| {})?;
+    let report = run_suite(&setup(), &data, &Selection::default(), &mut |_| {})?;
     let runnable = data.injection_tasks.len() - report.skipped.len();
     if report.attacks.len() != users * runnable {
         return Err(format!("{} trials, expected {}", report.attacks.len(), users * runnable).into());
@@ -98,7 +95,7 @@ fn attacks(name: SuiteName, check_differs: Expect) -> Result<(), Failed> {
 fn idle(name: SuiteName, expected: Expect) -> Result<(), Failed> {
     let data = SuiteData::load(&lacuna_agentdojo::suite::vendored_data(), name)?;
     let selection = Selection { no_attacks: true, idle: true, ..Selection::default() };
-    let report = run_suite(&engine(), &data, &selection, &mut |_| {})?;
+    let report = run_suite(&setup(), &data, &selection, &mut |_| {})?;
     let passed: Vec<&str> = report.utility.iter().filter(|u| u.agentdojo.passed()).map(|u| u.task.as_str()).collect();
     let raised: Vec<String> = report
         .utility
@@ -135,7 +132,7 @@ fn model() -> Result<(), Failed> {
         options: lacuna_agent::AgentOptions::default(),
     };
     let selection = Selection { user_tasks: Some(1), injection_tasks: Some(1), ..Selection::default() };
-    let report = lacuna_agentdojo::run_suite_with_model(&engine(), &data, &selection, &model, &mut |_| {})?;
+    let report = lacuna_agentdojo::run_suite_with_model(&setup(), &data, &selection, &model, &mut |_| {})?;
     let summary = format!(
         "utility {}/{} (attempts {}, rejected {}); scoped reached {}/{}; every tool reached {}/{}; {:?}",
         report.solved(),
@@ -154,6 +151,10 @@ fn model() -> Result<(), Failed> {
 }
 
 fn main() {
+    // Run by cargo as rustc's wrapper while a suite's host project builds.
+    if let Some(code) = lacuna_project::record::wrapper_main() {
+        std::process::exit(code);
+    }
     let mut args = Arguments::from_args();
     // Each trial starts its own rust-analyzer: one at a time on a small machine.
     args.test_threads = Some(1);

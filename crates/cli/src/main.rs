@@ -58,9 +58,7 @@ pub(crate) mod exit {
 
 fn main() -> ExitCode {
     // Run by cargo as its rustc wrapper while Lacuna builds a project: write the invocation down, run rustc.
-    if let Some(record) = std::env::var_os(lacuna_project::RECORD_ENV) {
-        let code =
-            lacuna_project::record::wrap_rustc(std::path::Path::new(&record), std::env::args_os().skip(1).collect());
+    if let Some(code) = lacuna_project::record::wrapper_main() {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     // `lacuna run .. -- ARGS` executed itself again with the program's arguments as the process's (what the host's

@@ -1,6 +1,6 @@
 //! Cargo projects as hosts: `lacuna check` and `lacuna run` given a project directory or a Cargo.toml.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -20,36 +20,20 @@ pub fn is_project(path: &Path) -> bool {
     path.join("Cargo.toml").is_file() || path.file_name().is_some_and(|n| n == "Cargo.toml")
 }
 
-fn cargo() -> PathBuf {
-    std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("cargo"))
-}
-
 /// The name of the project's binary (the only one: with several, `--bin` names it).
 pub fn binary_name(path: &Path) -> anyhow::Result<String> {
-    let project = Project::discover(&cargo(), path, &CrateChoice::Bin(None))?;
+    let project = Project::discover(&lacuna_project::cargo(), path, &CrateChoice::Bin(None))?;
     Ok(project.bin.name.clone())
 }
 
 /// Finds the project at `path`, builds it with cargo (dependencies cached in `<target>/lacuna`), and flattens its
 /// binary's crate.
 pub fn load(path: &Path, choice: &CrateChoice) -> anyhow::Result<LoadedProject> {
-    let cargo = cargo();
-    let project = Project::discover(&cargo, path, choice)?;
+    let cargo = lacuna_project::cargo();
     let wrapper = std::env::current_exe().context("finding this program, cargo's rustc wrapper")?;
-    let build = project.build(&cargo, &wrapper)?;
-    let flat = Arc::new(project.flatten()?);
-    // What cargo gave rustc, and what the package's build script added (`cargo::rustc-env`), which the recorded
-    // environment names only when the wrapper saw it.
-    let mut env = build.rustc.env.clone();
-    for (key, value) in build.messages.build_scripts.get(&project.package).map(|b| b.env.as_slice()).unwrap_or_default()
-    {
-        if !env.iter().any(|(k, _)| k == key) {
-            env.push((key.clone(), value.clone()));
-        }
-    }
-    let flags = build.rustc.crate_flags(env);
-    let checker = Arc::new(ProjectCrate { graph: project.crate_graph(&build), flags });
-    Ok(LoadedProject { project, flat, checker })
+    let loaded = Project::discover(&cargo, path, choice)?.load(&cargo, &wrapper)?;
+    let checker = Arc::new(ProjectCrate { graph: loaded.graph, flags: loaded.flags });
+    Ok(LoadedProject { project: loaded.project, flat: Arc::new(loaded.flat), checker })
 }
 
 /// The crate a session on the project opens on: the binary `bin` names, else the package's library, else its

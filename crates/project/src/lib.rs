@@ -81,7 +81,43 @@ pub struct Build {
     pub messages: BuildMessages,
 }
 
+/// A project's crate built and flattened: everything a checker and an engine need of it.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub project: Project,
+    /// The crate as one text.
+    pub flat: Flattened,
+    /// The crates it is checked against.
+    pub graph: CrateGraph,
+    /// How cargo compiles it, with what its build script added to the environment.
+    pub flags: CrateFlags,
+}
+
+/// The cargo that builds projects: `$CARGO` (set when run by cargo), else `cargo` from `PATH`.
+pub fn cargo() -> PathBuf {
+    std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("cargo"))
+}
+
 impl Project {
+    /// Builds the crate ([`Project::build`], `wrapper` a program that calls [`record::wrapper_main`] first) and
+    /// flattens it.
+    pub fn load(self, cargo: &Path, wrapper: &Path) -> Result<Loaded, ProjectError> {
+        let build = self.build(cargo, wrapper)?;
+        let flat = self.flatten()?;
+        // What cargo gave rustc, and what the package's build script added (`cargo::rustc-env`), which the recorded
+        // environment names only when the wrapper saw it.
+        let mut env = build.rustc.env.clone();
+        let script = build.messages.build_scripts.get(&self.package).map(|b| b.env.as_slice()).unwrap_or_default();
+        for (key, value) in script {
+            if !env.iter().any(|(k, _)| k == key) {
+                env.push((key.clone(), value.clone()));
+            }
+        }
+        let flags = build.rustc.crate_flags(env);
+        let graph = self.crate_graph(&build);
+        Ok(Loaded { project: self, flat, graph, flags })
+    }
+
     /// The project at `path` (a directory with a Cargo.toml, or a Cargo.toml), and its crate `choice`.
     pub fn discover(cargo: &Path, path: &Path, choice: &CrateChoice) -> Result<Project, ProjectError> {
         let manifest = if path.is_dir() { path.join("Cargo.toml") } else { path.to_path_buf() };

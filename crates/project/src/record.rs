@@ -250,6 +250,15 @@ impl CrateFlags {
     }
 }
 
+/// When this process was started by cargo as the rustc wrapper of a project build (`RECORD_ENV` is set): acts as
+/// [`wrap_rustc`] and returns rustc's exit code, which the caller exits with before doing anything else. Every
+/// program that builds projects ([`crate::Project::build`] with its own path as the wrapper) calls this first in
+/// `main`.
+pub fn wrapper_main() -> Option<i32> {
+    let record = std::env::var_os(RECORD_ENV)?;
+    Some(wrap_rustc(Path::new(&record), std::env::args_os().skip(1).collect()))
+}
+
 /// Acts as cargo's rustc wrapper: `args` are this program's arguments after its own name, rustc's path first.
 /// Appends the invocation to the file `RECORD_ENV` names, then runs rustc with the arguments unchanged and returns
 /// its exit code. Used by the `lacuna` binary when `RECORD_ENV` is set.
