@@ -1,7 +1,10 @@
 //! A hole's check against the size of the program around it: generated hosts of about 200, 2,000 and 10,000
 //! lines (modules of structs with derives, enums, impls, iterator code and error handling; one hole in `main`).
 //!
-//! Run: `cargo bench -p lacuna-cli --bench host_size` (add `-- --json` for a machine-readable summary).
+//! Run: `cargo bench -p lacuna-cli --bench host_size` (add `-- --json` for a machine-readable summary). With
+//! `-- --project` the program is a cargo project instead of one file: each module a file of its own, its types
+//! deriving serde's `Serialize`/`Deserialize` and its functions calling `serde_json`, checked as `lacuna check`
+//! checks a project (rust-analyzer typing it against its dependencies; rustc with cargo's flags and externs).
 //!
 //! For each size: loading the host (`prepare`), the first check after it, and warm re-checks of snippets a model
 //! writes — rejected ones (what a retry loop sees) and accepted ones (confirmed by rustc, its memo off) — p50/p90,
@@ -19,14 +22,38 @@ use common::{peak_rss_mib, percentile};
 /// How many times each snippet is checked per size.
 const REPEATS: usize = 5;
 
-/// One module of the generated program: about 60 lines.
-fn module(i: usize) -> String {
+/// One module of the generated program, about 60 lines: inline (`mod inventory_N { .. }`), or with `deps` the
+/// text of its own file, its types serde's and a function over `serde_json`.
+fn module(i: usize, deps: bool) -> String {
+    let body = module_body(i, deps);
+    match deps {
+        true => body,
+        false => format!("\nmod inventory_{i} {{{body}}}\n"),
+    }
+}
+
+fn module_body(i: usize, deps: bool) -> String {
+    let (derive, json) = match deps {
+        true => (
+            ", serde::Serialize, serde::Deserialize",
+            r#"
+    pub fn to_json(store: &Store) -> String {
+        let items: Vec<&Item> = store.items.values().collect();
+        serde_json::to_string(&items).unwrap_or_default()
+    }
+
+    pub fn from_json(text: &str) -> Result<Vec<Item>, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+"#,
+        ),
+        false => ("", ""),
+    };
     format!(
         r#"
-mod inventory_{i} {{
     use std::collections::HashMap;
 
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Debug, Clone, PartialEq{derive})]
     pub struct Item {{
         pub id: u32,
         pub name: String,
@@ -34,7 +61,7 @@ mod inventory_{i} {{
         pub tags: Vec<String>,
     }}
 
-    #[derive(Debug, Clone)]
+    #[derive(Debug, Clone{derive})]
     pub enum Event {{
         Added(Item),
         Removed(u32),
@@ -92,14 +119,17 @@ mod inventory_{i} {{
         let names: Vec<&str> = store.items.values().map(|item| item.name.as_str()).collect();
         format!("{{}} items, {{}} cents, {{}} events: {{}}", names.len(), store.total(), store.log.len(), names.join(", "))
     }}
-}}
-"#
+{json}"#
     )
 }
 
-/// A program of `modules` modules and a `main` with one hole.
-fn host(modules: usize) -> String {
-    let mut text: String = (0..modules).map(module).collect();
+/// A program of `modules` modules and a `main` with one hole: one file's text, or with `deps` the `main.rs` that
+/// names the modules' files.
+fn host(modules: usize, deps: bool) -> String {
+    let mut text: String = match deps {
+        true => (0..modules).map(|i| format!("mod inventory_{i};\n")).chain(["use lacuna::agent;\n".into()]).collect(),
+        false => (0..modules).map(|i| module(i, false)).collect(),
+    };
     text.push_str(
         r#"
 fn main() {
@@ -144,16 +174,35 @@ struct CargoProject {
     dir: tempfile::TempDir,
 }
 
+/// The dependencies of a project host: `lacuna`, and with `deps` serde and serde_json as the AgentDojo hosts use
+/// them (the same lockfile).
+fn manifest(deps: bool) -> String {
+    let lacuna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../lacuna");
+    let serde = match deps {
+        true => "serde = { version = \"1\", features = [\"derive\"] }\nserde_json = { version = \"1\", features = [\"float_roundtrip\"] }\n",
+        false => "",
+    };
+    format!(
+        "[package]\nname = \"host\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nlacuna = {{ path = {:?} }}\n{serde}\n[workspace]\n",
+        lacuna.display().to_string()
+    )
+}
+
+/// Writes a project's manifest (and with `deps` its lockfile) into `dir`.
+fn write_manifest(dir: &std::path::Path, deps: bool) {
+    std::fs::write(dir.join("Cargo.toml"), manifest(deps)).expect("writes Cargo.toml");
+    if deps {
+        let lock = include_str!("../crates/agentdojo/hosts/Cargo.lock")
+            .replace("name = \"agentdojo-host\"", "name = \"host\"");
+        std::fs::write(dir.join("Cargo.lock"), lock).expect("writes Cargo.lock");
+    }
+    std::fs::create_dir_all(dir.join("src")).expect("creates src");
+}
+
 impl CargoProject {
-    fn new() -> CargoProject {
+    fn new(deps: bool) -> CargoProject {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let lacuna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../lacuna");
-        let manifest = format!(
-            "[package]\nname = \"host\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nlacuna = {{ path = {:?} }}\n\n[workspace]\n",
-            lacuna.display().to_string()
-        );
-        std::fs::write(dir.path().join("Cargo.toml"), manifest).expect("writes Cargo.toml");
-        std::fs::create_dir_all(dir.path().join("src")).expect("creates src");
+        write_manifest(dir.path(), deps);
         CargoProject { dir }
     }
 
@@ -173,17 +222,43 @@ impl CargoProject {
     }
 }
 
-fn measure(checker: &mut Checker, modules: usize) -> Size {
-    let text = host(modules);
+/// The project host of `modules` modules, built by cargo as `lacuna check` builds a project, and a checker for it.
+/// The returned directory holds the project while the checker checks it.
+fn project_host(modules: usize) -> (tempfile::TempDir, String, Checker) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    write_manifest(dir.path(), true);
+    std::fs::write(dir.path().join("src/main.rs"), host(modules, true)).expect("writes main.rs");
+    for i in 0..modules {
+        std::fs::write(dir.path().join(format!("src/inventory_{i}.rs")), module(i, true)).expect("writes a module");
+    }
+    let cargo = lacuna_project::cargo();
+    let wrapper = std::env::current_exe().expect("this program's path");
+    let mut project = lacuna_project::Project::discover(&cargo, dir.path(), &lacuna_project::CrateChoice::Bin(None))
+        .expect("the generated project");
+    if project.target_dir.starts_with(dir.path()) {
+        // Its dependencies built once for every size.
+        project.target_dir = lacuna_checker::default_cache_dir().join("host-size-target");
+    }
+    let loaded = project.load(&cargo, &wrapper).expect("the generated project builds");
+    let crate_ = lacuna_checker::ProjectCrate { graph: loaded.graph, flags: loaded.flags };
+    let options = CheckerOptions {
+        memoize_rustc: false,
+        project: Some(std::sync::Arc::new(crate_)),
+        ..CheckerOptions::default()
+    };
+    (dir, loaded.flat.text, Checker::new(options).expect("checker starts"))
+}
+
+fn measure(checker: &mut Checker, text: &str, deps: bool) -> Size {
     let lines = text.lines().count();
     let t = Instant::now();
-    let host = checker.prepare("host.rs", &text).expect("the generated host compiles");
+    let host = checker.prepare("host.rs", text).expect("the generated host compiles");
     let prepare_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     checker.check(&host, 0, ACCEPTED[0]).expect("checks");
     let first_check_ms = t.elapsed().as_secs_f64() * 1e3;
     let (mut rejected, mut accepted, mut rustc, mut cargo) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let project = CargoProject::new();
+    let project = CargoProject::new(deps);
     project.check(&checker.spliced_text(&host, 0, ACCEPTED[0]));
     // Each in a run of its own: rustc's incremental state is warm for what it checked last, as for a program
     // checked again and again after edits of one function.
@@ -214,14 +289,26 @@ fn measure(checker: &mut Checker, modules: usize) -> Size {
 }
 
 fn main() {
+    // Run by cargo as rustc's wrapper while a project host builds.
+    if let Some(code) = lacuna_project::record::wrapper_main() {
+        std::process::exit(code);
+    }
     let json = std::env::args().any(|a| a == "--json");
-    let mut checker =
-        Checker::new(CheckerOptions { memoize_rustc: false, ..CheckerOptions::default() }).expect("checker starts");
+    let deps = std::env::args().any(|a| a == "--project");
+    let mut single = (!deps).then(|| {
+        Checker::new(CheckerOptions { memoize_rustc: false, ..CheckerOptions::default() }).expect("checker starts")
+    });
     let progress = indicatif::ProgressBar::new(3);
     let sizes: Vec<Size> = [3, 33, 165]
         .into_iter()
         .map(|modules| {
-            let size = measure(&mut checker, modules);
+            let size = match &mut single {
+                Some(checker) => measure(checker, &host(modules, false), false),
+                None => {
+                    let (_dir, text, mut checker) = project_host(modules);
+                    measure(&mut checker, &text, true)
+                }
+            };
             progress.inc(1);
             size
         })
@@ -243,10 +330,16 @@ fn main() {
                 })
             })
             .collect();
-        println!("{}", serde_json::json!({ "repeats": REPEATS, "sizes": rows, "peak_rss_mib": peak_rss_mib() }));
+        println!(
+            "{}",
+            serde_json::json!({ "project": deps, "repeats": REPEATS, "sizes": rows, "peak_rss_mib": peak_rss_mib() })
+        );
         return;
     }
-    println!("a hole's check against the program's size ({REPEATS} checks of each snippet per size, one process)");
+    let kind = if deps { "a cargo project using serde and serde_json" } else { "one file, std only" };
+    println!(
+        "a hole's check against the program's size ({kind}; {REPEATS} checks of each snippet per size, one process)"
+    );
     println!();
     println!(
         "{:>7} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
