@@ -194,7 +194,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             other => {
                 let seq = match self.sequence(other) {
                     Some(seq) => Some(seq),
-                    None => self.array_temporary(other)?,
+                    None => match self.array_temporary(other)? {
+                        Some(seq) => Some(seq),
+                        None => self.vec_temporary(other)?,
+                    },
                 };
                 let Some(seq) = seq else {
                     return self

@@ -146,6 +146,38 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
     }
 
+    /// A vector the expression makes (a host function's `Vec<&T>`, `v.clone()` of scalars) read where it is made
+    /// (`host.orders_of(c).iter()`): in a hidden local the expression being built is put after, as
+    /// [`Self::map_values_temporary`]. Only elements that are copied out or point outside the vector (scalars;
+    /// `&str`, `&S` a host function returns): the hidden local lives to the end of that expression, which can be earlier than
+    /// rustc drops the temporary (a `match` scrutinee's live through the arms, where an item read in place from a
+    /// `Vec<String>` would point into freed text) or later (a host struct's own `Drop` would run out of order).
+    pub(super) fn vec_temporary(&mut self, expr: &ast::Expr) -> Result<Option<Seq>> {
+        if matches!(expr, ast::Expr::PathExpr(_)) {
+            return Ok(None);
+        }
+        let Some(ty) = self.sema.type_of_expr(expr).map(|t| t.original) else { return Ok(None) };
+        if self.vec_elem(&ty).is_none() {
+            return Ok(None);
+        }
+        let made = self.expr(expr)?;
+        // References only from a host function, whose results point into the host's memory: one the snippet's own
+        // expression made could point into a temporary of that expression (`format!(..).split(',')`), freed
+        // when the hidden local's initializer ends.
+        let from_host = matches!(made.kind, TKind::HostCall { .. });
+        match made.ty {
+            Ty::Vec(Elem::Scalar(_)) => {}
+            Ty::Vec(Elem::Str | Elem::StructRef(_)) if from_host => {}
+            _ => return Ok(None),
+        }
+        let Ty::Vec(elem) = made.ty else { return Ok(None) };
+        let hidden = self.locals.len();
+        let name = format!("<vector at {}>", made.range.start);
+        self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true, array_literal: false });
+        self.hoisted.push(TStmt::Let { local: hidden, init: Some(made) });
+        Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
+    }
+
     /// `vec![a, b, ..]`, `vec![x; n]` and `vec![]`, read from the macro's expansion (its elements keep their
     /// place in the snippet).
     pub(super) fn vec_macro(&mut self, call: &ast::MacroCall) -> Result<TKind> {

@@ -18,12 +18,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(s) = self.shared_scalar_ref(ty) {
             return Ok(Ty::Scalar(s));
         }
-        // `&S` (or `&&S`) of a plain host struct: its address.
+        // `&S` (or `&&S`, `&&&S`: a `find` closure's parameter over a `Vec<&S>`) of a plain host struct: its
+        // address.
         if let Some((inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
-            let inner = match inner.as_reference() {
-                Some((innermost, ra_ap_hir::Mutability::Shared)) => innermost,
-                _ => inner,
-            };
+            let mut inner = inner;
+            while let Some((next, ra_ap_hir::Mutability::Shared)) = inner.as_reference() {
+                inner = next;
+            }
             if let Some(id) = self.host_type(&inner) {
                 return Ok(Ty::StructRef(id));
             }
