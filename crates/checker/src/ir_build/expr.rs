@@ -56,6 +56,20 @@ impl<'a, 'db> Builder<'a, 'db> {
                         return Ok(TExpr { kind, ty, range });
                     }
                 }
+                // `for p in host.orders_of(c)` (or `&..`, `...iter()`) over a vector a call makes: in a hidden
+                // local before the loop, its items read in place (they are copied out or point into the host).
+                if let (Some(made), Some(ast::Pat::IdentPat(pat)), Some(body)) =
+                    (f.iterable().and_then(|i| self.made_vector(&i)), f.pat(), f.loop_body())
+                {
+                    if pat.ref_token().is_none() && pat.mut_token().is_none() && pat.at_token().is_none() {
+                        if let Some(seq) = self.vec_temporary(&made)? {
+                            let var = self.declare_local(&pat)?;
+                            let label = Self::label(f.label().and_then(|l| l.lifetime()));
+                            let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                            return Ok(TExpr { kind, ty, range });
+                        }
+                    }
+                }
                 if let (Some((pat, seq)), Some(body)) = (self.sequence_loop(f), f.loop_body()) {
                     let var = self.declare_local(&pat)?;
                     let label = Self::label(f.label().and_then(|l| l.lifetime()));

@@ -178,6 +178,27 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
     }
 
+    /// The call a `for` loop's iterable `e` iterates the result of (`f(..)`, `&f(..)`, `f(..).iter()`): what
+    /// [`Self::vec_temporary`] may hold in a hidden local for the loop.
+    pub(super) fn made_vector(&self, e: &ast::Expr) -> Option<ast::Expr> {
+        let inner = match e {
+            ast::Expr::RefExpr(r) if r.mut_token().is_none() && r.raw_token().is_none() => r.expr()?,
+            // std's `iter` (the slice's), not one a trait in scope adds.
+            ast::Expr::MethodCallExpr(m)
+                if m.name_ref().is_some_and(|n| n.text() == "iter")
+                    && m.arg_list().is_some_and(|l| l.args().next().is_none())
+                    && self
+                        .sema
+                        .resolve_method_call(m)
+                        .is_some_and(|f| self.fn_crate(f).as_deref() == Some("core")) =>
+            {
+                m.receiver()?
+            }
+            other => other.clone(),
+        };
+        matches!(inner, ast::Expr::CallExpr(_) | ast::Expr::MethodCallExpr(_)).then_some(inner)
+    }
+
     /// `vec![a, b, ..]`, `vec![x; n]` and `vec![]`, read from the macro's expansion (its elements keep their
     /// place in the snippet).
     pub(super) fn vec_macro(&mut self, call: &ast::MacroCall) -> Result<TKind> {
