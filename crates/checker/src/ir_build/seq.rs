@@ -138,20 +138,27 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// the snippet owns (its buffer freed where rustc drops the temporary).
     pub(super) fn map_values_temporary(&mut self, expr: &ast::Expr) -> Result<Option<Seq>> {
         let Some(call) = self.map_view(expr)? else { return Ok(None) };
-        let Ty::Vec(elem) = call.ty else { return Ok(None) };
+        Ok(self.hoist_vector("values", call))
+    }
+
+    /// `made`, a vector, in a hidden local (named `<what at ..>`) the expression being built is put after
+    /// ([`Self::hoisted`]): the sequence it is from then on.
+    fn hoist_vector(&mut self, what: &str, made: TExpr) -> Option<Seq> {
+        let Ty::Vec(elem) = made.ty else { return None };
         let hidden = self.locals.len();
-        let name = format!("<values at {}>", call.range.start);
+        let name = format!("<{what} at {}>", made.range.start);
         self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true, array_literal: false });
-        self.hoisted.push(TStmt::Let { local: hidden, init: Some(call) });
-        Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
+        self.hoisted.push(TStmt::Let { local: hidden, init: Some(made) });
+        Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false })
     }
 
     /// A vector the expression makes (a host function's `Vec<&T>`, `v.clone()` of scalars) read where it is made
     /// (`host.orders_of(c).iter()`): in a hidden local the expression being built is put after, as
     /// [`Self::map_values_temporary`]. Only elements that are copied out or point outside the vector (scalars;
-    /// `&str`, `&S` a host function returns): the hidden local lives to the end of that expression, which can be earlier than
-    /// rustc drops the temporary (a `match` scrutinee's live through the arms, where an item read in place from a
-    /// `Vec<String>` would point into freed text) or later (a host struct's own `Drop` would run out of order).
+    /// `&str`, `&S` a host function returns): the hidden local lives to the end of that expression, which can be
+    /// earlier than rustc drops the temporary (a `match` scrutinee's lives through the arms, where an item read in
+    /// place from a `Vec<String>` would point into freed text) or later (a host struct's own `Drop` would run out
+    /// of order).
     pub(super) fn vec_temporary(&mut self, expr: &ast::Expr) -> Result<Option<Seq>> {
         if matches!(expr, ast::Expr::PathExpr(_)) {
             return Ok(None);
@@ -170,12 +177,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             Ty::Vec(Elem::Str | Elem::StructRef(_)) if from_host => {}
             _ => return Ok(None),
         }
-        let Ty::Vec(elem) = made.ty else { return Ok(None) };
-        let hidden = self.locals.len();
-        let name = format!("<vector at {}>", made.range.start);
-        self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true, array_literal: false });
-        self.hoisted.push(TStmt::Let { local: hidden, init: Some(made) });
-        Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
+        Ok(self.hoist_vector("vector", made))
     }
 
     /// The call a `for` loop's iterable `e` iterates the result of (`f(..)`, `&f(..)`, `f(..).iter()`): what
