@@ -23,6 +23,7 @@ mod map;
 mod names;
 mod option;
 mod patterns;
+mod result;
 mod seq;
 mod structs;
 mod text;

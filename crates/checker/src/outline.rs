@@ -361,6 +361,20 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
                 let borrowed = inner.strip_prefix('&').is_some_and(|n| plain_types.iter().any(|p| p == n));
                 (SHIM_SCALARS.contains(&inner) || borrowed).then(|| format!("Option<{inner}>"))
             }
+            // `Result<T, E>` of scalars, `()`, `String`, and plain types by value or shared reference (a tag and
+            // the payload).
+            Some(t) if t.starts_with("Result<") && t.ends_with('>') => {
+                let (ok, err) = t["Result<".len()..t.len() - 1].split_once(',')?;
+                let payload = |p: &str| {
+                    let plain = |n: &str| plain_types.iter().any(|t| t == n);
+                    SHIM_SCALARS.contains(&p)
+                        || p == "()"
+                        || p == "String"
+                        || plain(p)
+                        || p.strip_prefix('&').is_some_and(plain)
+                };
+                (payload(ok) && payload(err)).then(|| format!("Result<{ok}, {err}>"))
+            }
             // `Vec<&T>` of a plain type (written as a `String` is: pointer, capacity, length).
             Some(t) if t.starts_with("Vec<&") && t.ends_with('>') => {
                 let inner = &t["Vec<&".len()..t.len() - 1];
@@ -635,7 +649,8 @@ fn main() {}"
                     pub(crate) fn c(x: i64) -> i64 { x } }\nunsafe fn u(x: i64) {}\n\
                     fn pat((a, b): (i64, i64)) -> i64 { a }\nfn up(s: &str) -> String { s.into() }\n\
                     fn find(s: &str) -> Option<u32> { None }\nfn named<'a>(s: &'a str) -> u8 { 0 }\n\
-                    fn owned(s: String) -> u8 { 0 }\nfn vec() -> Option<Vec<u8>> { None }\n";
+                    fn owned(s: String) -> u8 { 0 }\nfn vec() -> Option<Vec<u8>> { None }\n\
+                    fn lookup(s: &str) -> Result<u32, String> { Ok(0) }\nfn bytes() -> Result<Vec<u8>, String> { Ok(vec![]) }\n";
         let found: Vec<(String, Option<String>, Vec<String>, String)> = outline(text)
             .scalar_fns
             .into_iter()
@@ -653,6 +668,7 @@ fn main() {}"
                 ("inner".into(), Some("m".into()), own(&["i64"]), "i64".into()),
                 ("up".into(), None, own(&["&str"]), "String".into()),
                 ("find".into(), None, own(&["&str"]), "Option<u32>".into()),
+                ("lookup".into(), None, own(&["&str"]), "Result<u32, String>".into()),
             ]
         );
         let inner = outline(text).scalar_fns.into_iter().find(|f| f.name == "inner").expect("found above");

@@ -281,6 +281,14 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
             "let mut __lacuna_s = ::core::mem::ManuallyDrop::new({call}); ::core::ptr::write(__lacuna_out,              [__lacuna_s.as_mut_ptr() as usize, __lacuna_s.capacity(), __lacuna_s.len()])"
         );
         ("[usize; 3]".to_owned(), write)
+    } else if let Some((ok, err)) = result_payloads(&f.ret) {
+        let write = format!(
+            "match {call} {{ ::core::result::Result::Ok(__lacuna_v) => {{ ::core::ptr::write(__lacuna_out, 1); {} }} \
+             ::core::result::Result::Err(__lacuna_v) => {{ ::core::ptr::write(__lacuna_out, 0); {} }} }}",
+            write_payload(ok),
+            write_payload(err),
+        );
+        ("u8".to_owned(), write)
     } else if let Some(inner) = f.ret.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
         let write = format!(
             "match {call} {{ Some(__lacuna_v) => {{ ::core::ptr::write(__lacuna_out, 1);              ::core::ptr::write(__lacuna_out.add(8).cast::<{inner}>(), __lacuna_v) }}              None => ::core::ptr::write(__lacuna_out, 0) }}"
@@ -299,7 +307,11 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
         ),
         _ => String::new(),
     };
-    made + &format!(
+    let unwrap_failed = match result_payloads(&f.ret) {
+        Some((_, err)) => unwrap_failed_shim(&f.symbol(), err),
+        None => String::new(),
+    };
+    made + &unwrap_failed + &format!(
         "\n#[doc(hidden)]\n#[no_mangle]\n#[allow(improper_ctypes_definitions, private_interfaces)]\n\
          pub unsafe extern \"C\" fn {symbol}(\
          __lacuna_run: *mut ::lacuna::__private::RawRun, __lacuna_out: *mut {out}{sep}{params}) -> u32 {{\n    \
@@ -308,6 +320,48 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
         symbol = f.symbol(),
         sep = if params.is_empty() { "" } else { ", " },
         params = params.join(", "),
+    )
+}
+
+/// The payload types of a `Result<T, E>` result ([`lacuna_checker::ScalarFn::ret`]).
+fn result_payloads(ret: &str) -> Option<(&str, &str)> {
+    ret.strip_prefix("Result<")?.strip_suffix('>')?.split_once(", ")
+}
+
+/// Writes a `Result`'s payload `__lacuna_v` of type `ty` at offset 8 of `__lacuna_out` (unaligned: a host
+/// struct's alignment can exceed 8): a `String` as [pointer, capacity, length] (its buffer is the JIT's from then
+/// on), a value of a plain type moved there (the JIT moves it on into a box), `()` not at all.
+fn write_payload(ty: &str) -> String {
+    match ty {
+        "()" => "let () = __lacuna_v;".to_owned(),
+        "String" => "let mut __lacuna_s = ::core::mem::ManuallyDrop::new(__lacuna_v); \
+             ::core::ptr::write_unaligned(__lacuna_out.add(8).cast::<[usize; 3]>(), \
+             [__lacuna_s.as_mut_ptr() as usize, __lacuna_s.capacity(), __lacuna_s.len()])"
+            .to_owned(),
+        _ => format!("::core::ptr::write_unaligned(__lacuna_out.add(8).cast::<{ty}>(), __lacuna_v)"),
+    }
+}
+
+/// The shim that panics as `Result::<_, err>::expect(message)` does (`unwrap` is `expect` with std's fixed
+/// message), reading the error where JIT code keeps it: a plain type at its address (a `&T` too: the JIT holds
+/// the referent's address), a `String` as [pointer, capacity, length], a scalar as itself. The error stays the
+/// JIT's: it is only formatted (a `String` through a `ManuallyDrop` that never frees it).
+fn unwrap_failed_shim(symbol: &str, err: &str) -> String {
+    let read = match err {
+        "()" => "&()".to_owned(),
+        "String" => "::core::mem::ManuallyDrop::new({ let __lacuna_w = __lacuna_err.cast::<[usize; 3]>().read(); \
+             ::std::string::String::from_raw_parts(__lacuna_w[0] as *mut u8, __lacuna_w[2], __lacuna_w[1]) })"
+            .to_owned(),
+        _ => format!("&*__lacuna_err.cast::<{}>()", err.trim_start_matches('&')),
+    };
+    format!(
+        "\n#[doc(hidden)]\n#[no_mangle]\n#[allow(improper_ctypes_definitions)]\n\
+         pub unsafe extern \"C\" fn {name}(__lacuna_run: *mut ::lacuna::__private::RawRun, \
+         __lacuna_err: *const u8, __lacuna_m: *const u8, __lacuna_m_len: usize) -> u32 {{\n    \
+         let __lacuna_msg = unsafe {{ ::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(__lacuna_m, __lacuna_m_len)) }};\n    \
+         let __lacuna_e = unsafe {{ {read} }};\n    \
+         unsafe {{ ::lacuna::__private::run_call(__lacuna_run, &mut || ::core::panic!(\"{{}}: {{:?}}\", __lacuna_msg, &*__lacuna_e)) }}\n}}\n",
+        name = lacuna_ir::unwrap_failed_symbol(symbol),
     )
 }
 

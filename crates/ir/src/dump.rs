@@ -194,6 +194,9 @@ impl Dumper {
             }
             TKind::Continue { label } => format!("(continue{})", label_text(label)),
             TKind::Call { function, args } => format!("(call f{function}{})", self.exprs(args)),
+            TKind::UnwrapFailed { symbol, message, err, at } => {
+                format!("(unwrap-failed {symbol} {message:?} {} @{at})", self.expr(err))
+            }
             TKind::HostCall { name, symbol, receiver, args } => {
                 let receiver = match receiver {
                     Some(crate::Receiver::Binding(r)) => {
@@ -388,6 +391,8 @@ impl Dumper {
             }
             TPat::Or(alts) => alts.iter().map(|a| self.pat(a)).collect::<Vec<_>>().join(" | "),
             TPat::Some(p) => format!("Some({})", self.pat(p)),
+            TPat::Ok(p) => format!("Ok({})", self.pat(p)),
+            TPat::Err(p) => format!("Err({})", self.pat(p)),
             TPat::None => "None".to_owned(),
             TPat::Tuple(ps) => format!("({})", ps.iter().map(|p| self.pat(p)).collect::<Vec<_>>().join(", ")),
             TPat::Variant { adt, index, fields } => {

@@ -180,6 +180,15 @@ pub enum TKind {
         receiver: Option<Receiver>,
         args: Vec<TExpr>,
     },
+    /// `unwrap()` or `expect("message")` of a host function's `Result` that holds `Err(err)`: the host's
+    /// `symbol` shim ([`crate::unwrap_failed_symbol`]) panics with std's message and the error's `Debug` (the
+    /// error stays the run's, dropped with it); placed at `at`, as std's `#[track_caller]` panic is.
+    UnwrapFailed {
+        symbol: String,
+        message: String,
+        err: Box<TExpr>,
+        at: usize,
+    },
     /// `for &x in &v`, `for &x in v.iter()` or `for x in v.iter().copied()` over a sequence binding (`var` is
     /// each element in turn).
     ForSeq {

@@ -30,6 +30,9 @@ pub enum TPat {
     Or(Vec<TPat>),
     Some(Box<TPat>),
     None,
+    /// `Ok(p)` / `Err(p)` of a [`crate::Ty::Result`].
+    Ok(Box<TPat>),
+    Err(Box<TPat>),
     Tuple(Vec<TPat>),
     /// A variant of a host enum (index into [`TypedSnippet::structs`]: the enum's), by its index in declaration
     /// order, with patterns for some of its scalar fields (each by its number across all the enum's variants, as

@@ -68,3 +68,10 @@ pub fn enum_variant_symbol(size_symbol: &str) -> String {
 pub fn enum_field_symbol(size_symbol: &str) -> String {
     size_symbol.replacen("__lacuna_size_", "__lacuna_field_", 1)
 }
+
+/// The shim the instrumented host exports next to the one for a host function returning `Result<T, E>`
+/// (`shim_symbol`): `(run, err, message, message_len) -> status`, which panics as `Result::expect(message)`
+/// does on `Err(*err)` (std's `unwrap` is `expect` with its fixed message).
+pub fn unwrap_failed_symbol(shim_symbol: &str) -> String {
+    format!("{shim_symbol}__unwrap_failed")
+}

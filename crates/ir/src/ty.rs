@@ -105,6 +105,12 @@ pub enum Ty {
     /// `Option<T>`: a tag, then the payload's parts. The payload is a scalar, or a value read in place
     /// ([`Ty::Str`], [`Ty::StructRef`]: what `find`, `max_by_key` and the like give over text and host structs).
     Option(Box<Ty>),
+    /// `Result<T, E>` a host function returns: a tag (`true` for `Ok`), then the parts of `Ok`'s payload and of
+    /// `Err`'s, the variant not held all zeros. A payload is a scalar (`()` too), a host struct read in place
+    /// ([`Ty::StructRef`]), or an owned `String` or host struct ([`Ty::String`], [`Ty::Struct`]); the value is
+    /// consumed where it is made (a `match`, `if let`, or a method the typed view reads as one), and a payload
+    /// no pattern binds is dropped when the arm that matched it ends.
+    Result(Box<Ty>, Box<Ty>),
     /// `(A, B, ..)`, two or more elements (`()` is [`Scalar::Unit`]): scalars, or — as the items `enumerate` pairs
     /// with an index — text and host structs read in place ([`Ty::Str`], [`Ty::StructRef`]); never an owned value.
     Tuple(Vec<Ty>),
@@ -179,10 +185,20 @@ impl Ty {
         match self {
             Ty::Scalar(s) => vec![*s],
             Ty::Option(payload) => std::iter::once(Scalar::Bool).chain(payload.parts()).collect(),
+            Ty::Result(ok, err) => std::iter::once(Scalar::Bool).chain(ok.parts()).chain(err.parts()).collect(),
             Ty::Tuple(elems) => elems.iter().flat_map(Ty::parts).collect(),
             Ty::Vec(_) | Ty::String => vec![Scalar::Usize; 3],
             Ty::Str => vec![Scalar::Usize; 2],
             Ty::StructRef(_) | Ty::Struct(_) | Ty::Map { .. } => vec![Scalar::Usize],
+        }
+    }
+
+    /// A value that owns memory the run must free or drop: reading it by value moves it.
+    pub fn owns(&self) -> bool {
+        match self {
+            Ty::Vec(_) | Ty::String | Ty::Struct(_) | Ty::Map { .. } => true,
+            Ty::Result(ok, err) => ok.owns() || err.owns(),
+            Ty::Scalar(_) | Ty::Option(_) | Ty::Tuple(_) | Ty::Str | Ty::StructRef(_) => false,
         }
     }
 
@@ -196,6 +212,7 @@ impl Ty {
         match self {
             Ty::Scalar(s) => s.name().to_owned(),
             Ty::Option(payload) => format!("Option<{}>", payload.name()),
+            Ty::Result(ok, err) => format!("Result<{}, {}>", ok.name(), err.name()),
             Ty::Tuple(elems) => format!("({})", elems.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")),
             Ty::Vec(e) => format!("Vec<{}>", e.name()),
             Ty::Str => "&str".to_owned(),

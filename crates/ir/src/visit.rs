@@ -99,6 +99,7 @@ impl TExpr {
                 }
                 args.iter().for_each(|a| f(Child::Expr(a)));
             }
+            TKind::UnwrapFailed { err, .. } => f(Child::Expr(err)),
             TKind::StructLit { fields, base, .. } => {
                 fields.iter().for_each(|(_, v)| f(Child::Expr(v)));
                 if let Some(b) = base {

@@ -55,6 +55,7 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         loops: Vec::new(),
         in_fn: None,
         deferred: Vec::new(),
+        result_scrutinee: false,
     };
     checker.ty(&snippet.ty, 0..0)?;
     // The hole's value is written in rustc's layout: a scalar, or an `Option` of one (through the host's
@@ -73,6 +74,9 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     }
     if matches!(snippet.ty, Ty::Vec(Elem::StructRef(_))) {
         return unsupported("a vector of references as the hole's value", &(0..0));
+    }
+    if matches!(snippet.ty, Ty::Result(..)) {
+        return unsupported("a `Result` as the hole's value", &(0..0));
     }
     if snippet.ty == Ty::Str {
         return unsupported("a `&str` as the hole's value", &(0..0));

@@ -44,6 +44,10 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
     if snippet.ty == Ty::Str || snippet.fns.iter().any(|f| f.ret == Ty::Str) {
         return Err("a function or the snippet returns borrowed text".into());
     }
+    // A host function's `Result` is consumed by a `match` whose arms take its payload: not modelled here yet.
+    if let Some(e) = first_expr(snippet, &|e| matches!(e.ty, Ty::Result(..))) {
+        return Err(at("a host function's `Result` (rustc's move check decides)", e));
+    }
     let mut walk = Walk { snippet, moved: Owners::new(), frames: Vec::new(), closures: 0 };
     walk.block(&snippet.body)?;
     for f in &snippet.fns {
@@ -53,9 +57,29 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
     Ok(())
 }
 
+/// The first expression of the snippet (its body's, then its functions') for which `pred` holds.
+fn first_expr<'a>(snippet: &'a TypedSnippet, pred: &dyn Fn(&TExpr) -> bool) -> Option<&'a TExpr> {
+    fn in_child<'a>(c: Child<'a>, pred: &dyn Fn(&TExpr) -> bool, found: &mut Option<&'a TExpr>) {
+        if found.is_some() {
+            return;
+        }
+        match c {
+            Child::Expr(e) if pred(e) => *found = Some(e),
+            Child::Expr(e) => e.each_child(&mut |c| in_child(c, pred, found)),
+            Child::Block(b) => b.each_child(&mut |c| in_child(c, pred, found)),
+        }
+    }
+    let mut found = None;
+    in_child(Child::Block(&snippet.body), pred, &mut found);
+    for f in &snippet.fns {
+        in_child(Child::Block(&f.body), pred, &mut found);
+    }
+    found
+}
+
 /// A value that owns a buffer: reading it by value moves it.
 fn owns(ty: &Ty) -> bool {
-    matches!(ty, Ty::Vec(_) | Ty::String | Ty::Struct(_) | Ty::Map { .. })
+    ty.owns()
 }
 
 /// Whose buffer a sequence is (a field's: the local the path starts from).
@@ -127,7 +151,7 @@ impl Walk<'_> {
         match pat {
             TPat::Bind(l) => self.init(*l),
             TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| self.init_pat(p)),
-            TPat::Some(p) => self.init_pat(p),
+            TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => self.init_pat(p),
             TPat::Variant { fields, .. } => fields.iter().for_each(|(_, _, p)| self.init_pat(p)),
             _ => {}
         }
@@ -697,6 +721,11 @@ impl Walk<'_> {
                 let params: Vec<TPat> = param.iter().cloned().collect();
                 loans.extend(self.closure(&params, body)?);
                 loans
+            }
+            // The error is formatted by reference; the run drops it.
+            TKind::UnwrapFailed { err, .. } => {
+                self.expr(err, false)?;
+                none()
             }
             TKind::Panic { receiver, .. } => {
                 if let Some(r) = receiver {

@@ -27,6 +27,8 @@ pub(crate) struct Check<'a> {
     pub(crate) in_fn: Option<Ty>,
     /// Locals declared without a value (`let x;`): assigned once on each path, which rustc checks.
     pub(crate) deferred: Vec<usize>,
+    /// The expression checked next is a `match`'s scrutinee, where a host call's `Result` may be.
+    pub(crate) result_scrutinee: bool,
 }
 
 /// What `break` and `continue` may leave.
@@ -62,6 +64,17 @@ impl Check<'_> {
             }
             // Host structs are only reached in place, never held or built by the snippet.
             Ty::Vec(Elem::Struct(_)) => unsupported("a vector of host structs", &range),
+            Ty::Result(ok, err) => {
+                let payload = |t: &Ty| {
+                    matches!(t, Ty::Scalar(s) if *s != Scalar::Never)
+                        || matches!(t, Ty::String | Ty::Struct(_) | Ty::StructRef(_))
+                };
+                if payload(ok) && payload(err) {
+                    Ok(())
+                } else {
+                    unsupported(format!("the type `{}`", ty.name()), &range)
+                }
+            }
             _ => Ok(()),
         }
     }
@@ -118,6 +131,8 @@ impl Check<'_> {
             }
             (TPat::Some(inner), Ty::Option(payload)) => return self.pat(inner, payload, range),
             (TPat::None, Ty::Option(_)) => true,
+            (TPat::Ok(inner), Ty::Result(ok, _)) => return self.pat(inner, ok, range),
+            (TPat::Err(inner), Ty::Result(_, err)) => return self.pat(inner, err, range),
             (TPat::Variant { adt, fields, .. }, Ty::Struct(a) | Ty::StructRef(a)) if adt == a => {
                 for (_, s, sub) in fields {
                     self.pat(sub, &Ty::Scalar(*s), range)?;
@@ -228,6 +243,11 @@ impl Check<'_> {
 
     pub(crate) fn expr(&mut self, e: &TExpr) -> Result<(), Unsupported> {
         self.ty(&e.ty, e.range.clone())?;
+        // A `Result` is a host call's, consumed by the `match` it is the scrutinee of.
+        let result_here = std::mem::take(&mut self.result_scrutinee);
+        if matches!(e.ty, Ty::Result(..)) && !(result_here && matches!(e.kind, TKind::HostCall { .. })) {
+            return unsupported("a `Result` held other than by a `match` on the call that makes it", &e.range);
+        }
         match &e.kind {
             TKind::Lit(_) => Ok(()),
             TKind::Local(local) => match self.local_ty(*local) {
@@ -400,6 +420,15 @@ impl Check<'_> {
                 }
             }
             TKind::Match { scrutinee, arms } => self.match_expr(e, scrutinee, arms),
+            TKind::UnwrapFailed { err, .. } => {
+                self.expr(err)?;
+                let payload = matches!(err.ty, Ty::Scalar(_) | Ty::String | Ty::Struct(_) | Ty::StructRef(_));
+                if payload && matches!(err.kind, TKind::Local(_)) && e.ty == Ty::Scalar(Scalar::Never) {
+                    Ok(())
+                } else {
+                    unsupported("this `unwrap` of a `Result`", &e.range)
+                }
+            }
             TKind::OptionClosure { method, receiver, param, body } => {
                 self.option_closure(e, *method, receiver, param, body)
             }
@@ -643,7 +672,7 @@ impl Check<'_> {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                 Ty::Tuple(parts) => parts.len() == 2,
                 Ty::Str | Ty::String | Ty::StructRef(_) => true,
-                Ty::Option(_) | Ty::Vec(_) | Ty::Struct(_) | Ty::Map { .. } => false,
+                Ty::Option(_) | Ty::Result(..) | Ty::Vec(_) | Ty::Struct(_) | Ty::Map { .. } => false,
             };
             if &next != ty || !fits {
                 return unsupported(format!("iterator items of type `{}`", next.name()), range);
@@ -703,7 +732,7 @@ pub(crate) fn binds(pat: &TPat) -> bool {
         TPat::Bind(_) => true,
         TPat::Variant { fields, .. } => fields.iter().any(|(_, _, p)| binds(p)),
         TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().any(binds),
-        TPat::Some(p) => binds(p),
+        TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => binds(p),
         _ => false,
     }
 }
@@ -735,7 +764,7 @@ pub(crate) fn bound_locals(pat: &TPat, out: &mut Vec<usize>) {
         TPat::Bind(l) => out.push(*l),
         TPat::Variant { fields, .. } => fields.iter().for_each(|(_, _, p)| bound_locals(p, out)),
         TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| bound_locals(p, out)),
-        TPat::Some(p) => bound_locals(p, out),
+        TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => bound_locals(p, out),
         _ => {}
     }
 }

@@ -146,7 +146,14 @@ impl<'a, 'db> Builder<'a, 'db> {
         let host_ref = |t: &ra_ap_hir::Type<'db>| matches!(t.as_reference(), Some((inner, ra_ap_hir::Mutability::Shared)) if self.host_type(&inner).is_some());
         // `Vec<&T>` of a host struct or enum.
         let vec_of_refs = self.vec_elem(&ret).is_some_and(|t| host_ref(&t));
+        // `Result<T, E>` of payloads the typed view holds ([`Builder::result_payload`]).
+        let result_ok = ret.as_adt().is_some_and(|adt| self.is_core_adt(adt, "Result")) && {
+            let mut args = ret.type_arguments();
+            matches!((args.next(), args.next()), (Some(ok), Some(err))
+                if self.result_payload(&ok).is_some() && self.result_payload(&err).is_some())
+        };
         let ret_ok = ret.is_unit()
+            || result_ok
             || scalar(&ret)
             || self.is_string(&ret)
             || option_of(&scalar)

@@ -129,6 +129,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
             }
             ast::Expr::MethodCallExpr(m) => {
+                if let Some(e) = self.result_method(m, &ty, &range)? {
+                    return Ok(e);
+                }
                 if let Some(kind) = self.try_convert(m)? {
                     let TKind::TryConvert { at, .. } = &kind else { unreachable!("made above") };
                     let start =

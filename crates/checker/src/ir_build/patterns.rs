@@ -143,6 +143,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                 Some(inner) => self.pat(&inner)?,
                 None => return self.unsupported("a pattern", pat.syntax()),
             },
+            // `()`: matches the one value of `()`.
+            ast::Pat::TuplePat(t) if t.fields().next().is_none() => TPat::Wild,
             ast::Pat::TuplePat(t) => {
                 if t.syntax().children_with_tokens().any(|c| c.kind() == ra_ap_syntax::SyntaxKind::DOT2) {
                     return self.unsupported("`..` in a tuple pattern", pat.syntax());
@@ -155,11 +157,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                 self.host_variant_pat(pat)?
             }
             ast::Pat::TupleStructPat(t) => {
-                let variant = self.tuple_variant(t).and_then(|v| self.option_variant(v));
+                let variant = self.tuple_variant(t);
                 let fields: Vec<ast::Pat> = t.fields().collect();
-                match (variant, fields.as_slice()) {
-                    (Some(true), [inner]) => TPat::Some(Box::new(self.pat(inner)?)),
-                    _ => return self.unsupported("a pattern of a type other than `Option`", pat.syntax()),
+                let option = variant.and_then(|v| self.option_variant(v));
+                let result = variant.and_then(|v| self.result_variant(v));
+                match (option, result, fields.as_slice()) {
+                    (Some(true), _, [inner]) => TPat::Some(Box::new(self.pat(inner)?)),
+                    (_, Some(true), [inner]) => TPat::Ok(Box::new(self.pat(inner)?)),
+                    (_, Some(false), [inner]) => TPat::Err(Box::new(self.pat(inner)?)),
+                    _ => return self.unsupported("a pattern of a type other than `Option` or `Result`", pat.syntax()),
                 }
             }
             ast::Pat::PathPat(p) => match p.path().and_then(|p| self.sema.resolve_path(&p)) {

@@ -56,6 +56,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                 }
             }
+            if self.is_core_adt(adt, "Result") {
+                let mut args = ty.type_arguments();
+                if let (Some(ok), Some(err)) = (args.next(), args.next()) {
+                    if let (Some(ok), Some(err)) = (self.result_payload(&ok), self.result_payload(&err)) {
+                        return Ok(Ty::Result(Box::new(ok), Box::new(err)));
+                    }
+                }
+            }
             if let Some(elem) = self.vec_elem(ty).as_ref().and_then(|t| self.elem(t)) {
                 self.owns_buffers.set(true);
                 return Ok(Ty::Vec(elem));
@@ -69,6 +77,42 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
         }
         self.unsupported("a value that is not a scalar", node)
+    }
+
+    /// A payload of a `Result` a host function returns ([`Ty::Result`]): a scalar or `()`, `String`, `&S` of a
+    /// host struct or enum, or one by value — only where no host type has a `Drop` impl of its own, since a
+    /// payload no pattern binds is dropped when its arm ends, which can come before rustc drops the temporary.
+    pub(super) fn result_payload(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
+        if ty.is_unit() {
+            return Some(Ty::Scalar(Scalar::Unit));
+        }
+        if let Some(s) = self.part(ty).filter(|_| ty.as_reference().is_none()) {
+            return Some(Ty::Scalar(s));
+        }
+        if self.is_string(ty) {
+            self.owns_buffers.set(true);
+            return Some(Ty::String);
+        }
+        if let Some((inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
+            return self.host_type(&inner).map(Ty::StructRef);
+        }
+        let krate = ty.as_adt()?.module(self.db).krate(self.db);
+        if !krate.origin(self.db).is_local() || self.host_has_drop_impl(krate) {
+            return None;
+        }
+        let id = self.host_type(ty)?;
+        self.owns_buffers.set(true);
+        Some(Ty::Struct(id))
+    }
+
+    /// Some type of the host's crate implements `Drop` itself.
+    fn host_has_drop_impl(&self, krate: ra_ap_hir::Crate) -> bool {
+        ra_ap_hir::Impl::all_in_crate(self.db, krate).into_iter().any(|imp| {
+            imp.trait_(self.db).is_some_and(|t| {
+                t.name(self.db).as_str() == "Drop"
+                    && t.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "core")
+            })
+        })
     }
 
     pub(super) fn scalar(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Scalar> {

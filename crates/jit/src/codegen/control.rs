@@ -218,8 +218,19 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let Some((&tag, payload_values)) = values.split_first() else {
                     return self.b.ins().iconst(types::I8, 0);
                 };
-                let inner = self.test_pat(inner, payload, payload_values);
-                self.b.ins().band(tag, inner)
+                self.test_when(tag, inner, payload, payload_values)
+            }
+            (TPat::Ok(inner) | TPat::Err(inner), Ty::Result(ok, err)) => {
+                let Some((tag, okv, errv)) = super::result::split(ok, values) else {
+                    return self.b.ins().iconst(types::I8, 0);
+                };
+                let (okv, errv) = (okv.to_vec(), errv.to_vec());
+                if matches!(pat, TPat::Ok(_)) {
+                    self.test_when(tag, inner, ok, &okv)
+                } else {
+                    let is_err = self.b.ins().bxor_imm(tag, 1);
+                    self.test_when(is_err, inner, err, &errv)
+                }
             }
             (TPat::None, Ty::Option(_)) => match values.first() {
                 Some(&tag) => self.b.ins().bxor_imm(tag, 1),
@@ -257,6 +268,16 @@ impl<'a, 'b> Gen<'a, 'b> {
             (TPat::Some(inner), Ty::Option(payload)) => {
                 if let Some((_, payload_values)) = values.split_first() {
                     self.bind_pat(inner, payload, payload_values);
+                }
+            }
+            (TPat::Ok(inner), Ty::Result(ok, _)) => {
+                if let Some((_, okv, _)) = super::result::split(ok, values) {
+                    self.bind_pat(inner, ok, okv);
+                }
+            }
+            (TPat::Err(inner), Ty::Result(ok, err)) => {
+                if let Some((_, _, errv)) = super::result::split(ok, values) {
+                    self.bind_pat(inner, err, errv);
                 }
             }
             (TPat::Tuple(elems), Ty::Tuple(parts)) => {
@@ -498,6 +519,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(body);
             }
             let v = self.expr(&arm.body)?;
+            if let Ty::Result(ok, err) = &scrutinee.ty {
+                self.end_result_arm(&arm.pat, ok, err, &values)?;
+            }
             self.jump_with(merge, &ts, v);
             self.b.switch_to_block(next);
             self.b.seal_block(next);

@@ -155,6 +155,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return self.seq_store(e, seq, *index_at, index, op, value)
             }
             TKind::HostCall { name, symbol, receiver, args } => return self.host_call(e, name, symbol, receiver, args),
+            TKind::UnwrapFailed { symbol, message, err, at } => {
+                return self.unwrap_failed(e, symbol, message, err, *at)
+            }
             TKind::Method { name, receiver, args } if receiver.ty.scalar().is_none() || e.ty.scalar().is_none() => {
                 return self.aggregate_method(*name, receiver, args, &e.ty, at);
             }

@@ -25,6 +25,7 @@ mod iter;
 mod map;
 mod option;
 mod places;
+mod result;
 mod scan;
 mod seq;
 mod structs;

@@ -32,6 +32,10 @@ pub(super) fn host_calls(snippet: &TypedSnippet) -> HostCalls {
             let params = args.iter().map(|a| a.ty.clone()).collect();
             out.insert(symbol.clone(), (name.clone(), receiver.is_some(), params));
         }
+        // `(run, err, message)`: the error's address in the out parameter's place.
+        if let TKind::UnwrapFailed { symbol, .. } = &e.kind {
+            out.insert(symbol.clone(), ("unwrap".to_owned(), false, vec![Ty::Str]));
+        }
     });
     out
 }
@@ -44,7 +48,7 @@ pub(super) fn allocates(snippet: &TypedSnippet) -> bool {
             TKind::SeqMethod { name, .. } => matches!(name, SeqMethod::Push | SeqMethod::Join),
             // A sort's keys are kept in a buffer while it runs.
             TKind::SeqWithClosure { name, .. } => name.sorts(),
-            TKind::HostCall { .. } => matches!(e.ty, Ty::String | Ty::Vec(_)),
+            TKind::HostCall { .. } => matches!(e.ty, Ty::String | Ty::Vec(_)) || e.ty.owns(),
             TKind::StructClone(_) | TKind::StructLit { .. } | TKind::MapNew => true,
             TKind::StringPush { .. }
             | TKind::Concat { .. }

@@ -212,7 +212,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
             }
             let ret = clif(e.s());
-            let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 4));
+            // The out slot: 32 bytes hold every result but a `Result` of a host struct (the tag and its bytes).
+            let size = match &e.ty {
+                Ty::Result(ok, err) => 32.max(8 + self.payload_size(ok)?.max(self.payload_size(err)?)),
+                _ => 32,
+            };
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size, 4));
             let ptr = self.b.func.dfg.value_type(self.ctx);
             let out = self.b.ins().stack_addr(ptr, slot, 0);
             let run = self.b.ins().load(ptr, MemFlags::trusted(), self.ctx, RUN_OFFSET);
@@ -239,6 +244,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     self.b.ins().call(adopt, &[self.ctx, parts[0], bytes, align]);
                     return Ok(parts);
                 }
+                Ty::Result(ok, err) => return self.result_from_slot(ok, err, slot, at),
                 // `Option<&T>`: the reference, an address.
                 Ty::Option(p) if matches!(**p, Ty::StructRef(_)) => {
                     let tag = self.b.ins().stack_load(types::I8, slot, 0);

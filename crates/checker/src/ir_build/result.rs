@@ -1,0 +1,178 @@
+//! `Result`s host functions return ([`Ty::Result`]): the methods a snippet consumes one with, read as the `match`
+//! each means. (`match` and `if let` on one are the general forms, with `Ok`/`Err` patterns.)
+
+use ra_ap_syntax::ast::{self, HasArgList};
+use ra_ap_syntax::AstNode;
+
+use crate::ir_build::{text_from_a_literal, Builder, Result};
+use lacuna_ir::{Arm, Lit, LocalRef, Scalar, TExpr, TKind, TLocal, TPat, Ty};
+use std::ops::Range;
+
+/// How a consuming method ends a `Result` (after an optional `map(|x| ..)` of its `Ok` value).
+enum Then {
+    /// `unwrap()` / `expect(message)`: the `Ok` value, or a panic with std's message and the error.
+    Unwrap(String),
+    IsOk(bool),
+    /// `unwrap_or(default)`, `unwrap_or_default()`: the default is read only for an `Err`.
+    Or(ast::Expr),
+    OrDefault,
+    /// `unwrap_or_else(|e| ..)`.
+    OrElse(ast::Expr),
+    /// `ok()` (true) / `err()`: an `Option` of the payload.
+    Option(bool),
+}
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// `r.unwrap()`, `r.expect("..")`, `r.is_ok()`, `r.is_err()`, `r.unwrap_or(d)`, `r.unwrap_or_default()`,
+    /// `r.unwrap_or_else(|e| ..)`, `r.ok()`, `r.err()`, and the first three `or` forms after `r.map(|x| ..)`, of a
+    /// `Result` a host function returns: a `match` on it.
+    pub(super) fn result_method(
+        &mut self,
+        m: &ast::MethodCallExpr,
+        ty: &Ty,
+        range: &Range<usize>,
+    ) -> Result<Option<TExpr>> {
+        let (Some(receiver), Some(name)) = (m.receiver(), m.name_ref()) else { return Ok(None) };
+        if self.sema.resolve_method_call(m).is_none_or(|f| self.fn_crate(f).as_deref() != Some("core")) {
+            return Ok(None);
+        }
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let text = name.text().to_string();
+        let then = match (text.as_str(), args.as_slice()) {
+            ("unwrap", []) => Then::Unwrap("called `Result::unwrap()` on an `Err` value".to_owned()),
+            ("expect", [ast::Expr::Literal(lit)]) => {
+                let tokens = lit.syntax().descendants_with_tokens().filter_map(|t| t.into_token());
+                let Some(message) = Self::plain_message(tokens) else { return Ok(None) };
+                Then::Unwrap(message)
+            }
+            ("is_ok", []) => Then::IsOk(true),
+            ("is_err", []) => Then::IsOk(false),
+            ("unwrap_or", [d]) => Then::Or(d.clone()),
+            ("unwrap_or_default", []) => Then::OrDefault,
+            ("unwrap_or_else", [c]) => Then::OrElse(c.clone()),
+            ("ok", []) => Then::Option(true),
+            ("err", []) => Then::Option(false),
+            _ => return Ok(None),
+        };
+        // `r.map(|x| body)` before an `or` form: `Ok(x)` gives `body`.
+        let (source, map) = match &receiver {
+            ast::Expr::MethodCallExpr(inner)
+                if matches!(then, Then::Or(_) | Then::OrDefault | Then::OrElse(_))
+                    && inner.name_ref().is_some_and(|n| n.text() == "map")
+                    && self
+                        .sema
+                        .resolve_method_call(inner)
+                        .is_some_and(|f| self.fn_crate(f).as_deref() == Some("core")) =>
+            {
+                let inner_args: Vec<ast::Expr> = inner.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                match (inner.receiver(), inner_args.as_slice()) {
+                    (Some(r), [closure]) => (r, Some(closure.clone())),
+                    _ => return Ok(None),
+                }
+            }
+            other => (other.clone(), None),
+        };
+        let Ok(result_ty @ Ty::Result(..)) = self.expr_type(&source) else { return Ok(None) };
+        let Ty::Result(ok, err) = &result_ty else { unreachable!("matched above") };
+        let (ok, err) = ((**ok).clone(), (**err).clone());
+        let scrutinee = self.expr(&source)?;
+        let TKind::HostCall { symbol, .. } = &scrutinee.kind else {
+            return self.unsupported("a `Result` not made by a host function's call", source.syntax());
+        };
+        let symbol = symbol.clone();
+        // Placed, as std's `#[track_caller]` panics are, at the method's name.
+        let at_name = usize::from(name.syntax().text_range().start()).saturating_sub(self.snippet_start);
+        let lit = |kind: Lit, ty: Ty| TExpr { kind: TKind::Lit(kind), ty, range: range.clone() };
+        // The `Ok` arm: its value, or the mapped body over it.
+        let ok_arm = |this: &mut Self| -> Result<Arm> {
+            if let Some(closure) = &map {
+                let (param, body) = this.closure(closure)?;
+                return Ok(Arm { pat: TPat::Ok(Box::new(param.unwrap_or(TPat::Wild))), guard: None, body });
+            }
+            let (local, value) = this.hidden(&ok, "ok", range);
+            Ok(Arm { pat: TPat::Ok(Box::new(TPat::Bind(local))), guard: None, body: value })
+        };
+        let arms = match then {
+            Then::Unwrap(message) => {
+                let ok_arm = ok_arm(self)?;
+                let (local, value) = self.hidden(&err, "err", range);
+                let never = Ty::Scalar(Scalar::Never);
+                let kind = TKind::UnwrapFailed {
+                    symbol: lacuna_ir::unwrap_failed_symbol(&symbol),
+                    message,
+                    err: Box::new(value),
+                    at: at_name,
+                };
+                let fail = TExpr { kind, ty: never, range: at_name..range.end };
+                vec![ok_arm, Arm { pat: TPat::Err(Box::new(TPat::Bind(local))), guard: None, body: fail }]
+            }
+            Then::IsOk(ok) => {
+                let bool_ty = Ty::Scalar(Scalar::Bool);
+                vec![
+                    Arm { pat: TPat::Ok(Box::new(TPat::Wild)), guard: None, body: lit(Lit::Bool(ok), bool_ty.clone()) },
+                    Arm { pat: TPat::Wild, guard: None, body: lit(Lit::Bool(!ok), bool_ty) },
+                ]
+            }
+            Then::Or(d) => {
+                let ok_arm = ok_arm(self)?;
+                let default = self.expr(&d)?;
+                // Rust evaluates the default first; reading it only for an `Err` is the same when reading it
+                // neither faults nor has an effect.
+                let pure = matches!(default.kind, TKind::Lit(_) | TKind::Local(_))
+                    || matches!(&default.kind, TKind::Unary(_, x) if matches!(x.kind, TKind::Lit(_)))
+                    || text_from_a_literal(&default);
+                if !pure {
+                    return self.unsupported("an `unwrap_or` default other than a literal or a local", d.syntax());
+                }
+                vec![ok_arm, Arm { pat: TPat::Wild, guard: None, body: default }]
+            }
+            Then::OrDefault => {
+                let ok_arm = ok_arm(self)?;
+                let default = match ty {
+                    Ty::Scalar(s) if s.is_int() => lit(Lit::Int(0), ty.clone()),
+                    Ty::Scalar(s) if s.is_float() => lit(Lit::Float(0.0), ty.clone()),
+                    Ty::Scalar(Scalar::Bool) => lit(Lit::Bool(false), ty.clone()),
+                    Ty::Scalar(Scalar::Char) => lit(Lit::Char('\0'), ty.clone()),
+                    Ty::Scalar(Scalar::Unit) => lit(Lit::Unit, ty.clone()),
+                    Ty::String => TExpr { kind: TKind::Format(Vec::new()), ty: Ty::String, range: range.clone() },
+                    _ => return self.unsupported("`unwrap_or_default` of this type", m.syntax()),
+                };
+                vec![ok_arm, Arm { pat: TPat::Wild, guard: None, body: default }]
+            }
+            Then::OrElse(closure) => {
+                let ok_arm = ok_arm(self)?;
+                let (param, body) = self.closure(&closure)?;
+                vec![ok_arm, Arm { pat: TPat::Err(Box::new(param.unwrap_or(TPat::Wild))), guard: None, body }]
+            }
+            Then::Option(of_ok) => {
+                let (payload, pat): (Ty, fn(Box<TPat>) -> TPat) =
+                    if of_ok { (ok.clone(), TPat::Ok) } else { (err.clone(), TPat::Err) };
+                if *ty != Ty::Option(Box::new(payload.clone())) {
+                    return self.unsupported("an `Option` of this payload", m.syntax());
+                }
+                let (local, value) = self.hidden(&payload, if of_ok { "ok" } else { "err" }, range);
+                let some = TExpr { kind: TKind::Some(Box::new(value)), ty: ty.clone(), range: range.clone() };
+                let none = TExpr { kind: TKind::None, ty: ty.clone(), range: range.clone() };
+                vec![
+                    Arm { pat: pat(Box::new(TPat::Bind(local))), guard: None, body: some },
+                    Arm { pat: TPat::Wild, guard: None, body: none },
+                ]
+            }
+        };
+        let kind = TKind::Match { scrutinee: Box::new(scrutinee), arms };
+        Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }))
+    }
+
+    /// A hidden local of type `ty` (a payload a method's `match` binds), and an expression reading it.
+    fn hidden(&mut self, ty: &Ty, what: &str, range: &Range<usize>) -> (usize, TExpr) {
+        let local = self.locals.len();
+        self.locals.push(TLocal {
+            name: format!("<{what} at {}>", range.start),
+            ty: ty.clone(),
+            mutable: false,
+            fixed_type: true,
+            array_literal: false,
+        });
+        (local, TExpr { kind: TKind::Local(LocalRef::Snippet(local)), ty: ty.clone(), range: range.clone() })
+    }
+}
