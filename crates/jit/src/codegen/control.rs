@@ -153,26 +153,19 @@ impl<'a, 'b> Gen<'a, 'b> {
                     return is;
                 }
                 // The fields are read (and tested) only in the variant they belong to.
-                let check = self.b.create_block();
-                let done = self.b.create_block();
-                self.b.append_block_param(done, types::I8);
-                self.b.ins().brif(is, check, &[], done, &[is.into()]);
-                self.b.switch_to_block(check);
-                self.b.seal_block(check);
-                let mut all = self.b.ins().iconst(types::I8, 1);
-                for (field, s, sub) in refutable {
-                    let number = self.b.ins().iconst(types::I32, i64::from(*field));
-                    let (Some(address), Some(t)) = (self.enum_call(*adt, true, &[p, number]), clif(*s)) else {
-                        continue;
-                    };
-                    let v = self.b.ins().load(t, MemFlags::trusted(), address, 0);
-                    let ok = self.test_pat(sub, &Ty::Scalar(*s), &[v]);
-                    all = self.b.ins().band(all, ok);
-                }
-                self.b.ins().jump(done, &[all.into()]);
-                self.b.switch_to_block(done);
-                self.b.seal_block(done);
-                self.b.block_params(done)[0]
+                self.when(is, |g| {
+                    let mut all = g.b.ins().iconst(types::I8, 1);
+                    for (field, s, sub) in refutable {
+                        let number = g.b.ins().iconst(types::I32, i64::from(*field));
+                        let (Some(address), Some(t)) = (g.enum_call(*adt, true, &[p, number]), clif(*s)) else {
+                            continue;
+                        };
+                        let v = g.b.ins().load(t, MemFlags::trusted(), address, 0);
+                        let ok = g.test_pat(sub, &Ty::Scalar(*s), &[v]);
+                        all = g.b.ins().band(all, ok);
+                    }
+                    all
+                })
             }
             (TPat::Lit { lit, negative }, Ty::Scalar(s)) => {
                 let (Some(&v), Some(k)) = (values.first(), self.lit(lit, *s, *negative)) else {
@@ -247,6 +240,21 @@ impl<'a, 'b> Gen<'a, 'b> {
             // The lowering admits no other combination.
             _ => self.b.ins().iconst(types::I8, 0),
         }
+    }
+
+    /// `cond && test`, `test` (a `bool` value) computed only where `cond` holds.
+    pub(super) fn when(&mut self, cond: Value, test: impl FnOnce(&mut Self) -> Value) -> Value {
+        let check = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(done, types::I8);
+        self.b.ins().brif(cond, check, &[], done, &[cond.into()]);
+        self.b.switch_to_block(check);
+        self.b.seal_block(check);
+        let matched = test(self);
+        self.b.ins().jump(done, &[matched.into()]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        self.b.block_params(done)[0]
     }
 
     /// Binds the names of `pat` (which matched) to the parts of `values`.

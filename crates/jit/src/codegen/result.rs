@@ -129,17 +129,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         if matches!(pat, TPat::Wild | TPat::Bind(_)) {
             return cond;
         }
-        let check = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.append_block_param(done, types::I8);
-        self.b.ins().brif(cond, check, &[], done, &[cond.into()]);
-        self.b.switch_to_block(check);
-        self.b.seal_block(check);
-        let matched = self.test_pat(pat, ty, values);
-        self.b.ins().jump(done, &[matched.into()]);
-        self.b.switch_to_block(done);
-        self.b.seal_block(done);
-        self.b.block_params(done)[0]
+        self.when(cond, |g| g.test_pat(pat, ty, values))
     }
 
     /// `unwrap()`/`expect(..)` of an `Err` ([`TKind::UnwrapFailed`]): the host's shim panics with std's message.
