@@ -23,6 +23,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(TExpr { kind: TKind::Block(block), ty, range })
     }
 
+    /// `for pat in ..` over `seq` (each element in turn bound to `pat`'s name).
+    fn for_seq(&mut self, f: &ast::ForExpr, pat: &ast::IdentPat, seq: Seq, body: &ast::BlockExpr) -> Result<TKind> {
+        let var = self.declare_local(pat)?;
+        let label = Self::label(f.label().and_then(|l| l.lifetime()));
+        Ok(TKind::ForSeq { label, var, seq, body: self.block(body)? })
+    }
+
     pub(super) fn expr_here(&mut self, expr: &ast::Expr) -> Result<TExpr> {
         // `text[a..b]` is a `str` (no value of its own): read as the `&str` it is always borrowed as.
         if let ast::Expr::IndexExpr(index) = expr {
@@ -50,9 +57,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     (f.iterable().filter(super::iter::values_call), f.pat(), f.loop_body())
                 {
                     if let Some(seq) = self.map_values_temporary(&iterable)? {
-                        let var = self.declare_local(&pat)?;
-                        let label = Self::label(f.label().and_then(|l| l.lifetime()));
-                        let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                        let kind = self.for_seq(f, &pat, seq, &body)?;
                         return Ok(TExpr { kind, ty, range });
                     }
                 }
@@ -63,17 +68,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                 {
                     if pat.ref_token().is_none() && pat.mut_token().is_none() && pat.at_token().is_none() {
                         if let Some(seq) = self.vec_temporary(&made)? {
-                            let var = self.declare_local(&pat)?;
-                            let label = Self::label(f.label().and_then(|l| l.lifetime()));
-                            let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                            let kind = self.for_seq(f, &pat, seq, &body)?;
                             return Ok(TExpr { kind, ty, range });
                         }
                     }
                 }
                 if let (Some((pat, seq)), Some(body)) = (self.sequence_loop(f), f.loop_body()) {
-                    let var = self.declare_local(&pat)?;
-                    let label = Self::label(f.label().and_then(|l| l.lifetime()));
-                    let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                    let kind = self.for_seq(f, &pat, seq, &body)?;
                     return Ok(TExpr { kind, ty, range });
                 }
                 // (A plain range is the `for` below.)
@@ -94,9 +95,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     (f.iterable(), f.pat(), f.loop_body())
                 {
                     if let Some(seq) = self.array_temporary(&iterable)? {
-                        let var = self.declare_local(&pat)?;
-                        let label = Self::label(f.label().and_then(|l| l.lifetime()));
-                        let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                        let kind = self.for_seq(f, &pat, seq, &body)?;
                         return Ok(TExpr { kind, ty, range });
                     }
                 }
