@@ -30,7 +30,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             match stmt {
                 ast::Stmt::LetStmt(let_stmt) => stmts.push(self.let_stmt(&let_stmt)?),
                 ast::Stmt::ExprStmt(e) => match e.expr() {
-                    Some(expr) => stmts.push(TStmt::Expr(self.expr(&expr)?)),
+                    Some(expr) => {
+                        let e = self.expr(&expr)?;
+                        stmts.push(TStmt::Expr(Self::discarded(e)));
+                    }
                     None => return self.unsupported("an empty statement", e.syntax()),
                 },
                 ast::Stmt::Item(ast::Item::Fn(f)) => self.define_fn(&f)?,
@@ -61,6 +64,19 @@ impl<'a, 'db> Builder<'a, 'db> {
             None => None,
         };
         Ok(TBlock { stmts, tail, ty, label })
+    }
+
+    /// A value a statement discards (`tool();`, `let _ = tool();`): a host call's `Result` as a `match` whose one
+    /// arm takes nothing, so its payload is dropped where the statement ends, as Rust drops the temporary.
+    fn discarded(e: TExpr) -> TExpr {
+        if !matches!(e.ty, Ty::Result(..)) {
+            return e;
+        }
+        let range = e.range.clone();
+        let unit = Ty::Scalar(Scalar::Unit);
+        let body = TExpr { kind: TKind::Lit(Lit::Unit), ty: unit.clone(), range: range.clone() };
+        let arms = vec![Arm { pat: TPat::Wild, guard: None, body }];
+        TExpr { kind: TKind::Match { scrutinee: Box::new(e), arms }, ty: unit, range }
     }
 
     pub(super) fn let_stmt(&mut self, stmt: &ast::LetStmt) -> Result<TStmt> {
@@ -94,6 +110,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return self.unsupported("a `let` pattern without a value", stmt.syntax());
             };
             let init = self.expr(&init)?;
+            let result = matches!(init.ty, Ty::Result(..));
+            if result && matches!(pat, ast::Pat::WildcardPat(_)) && stmt.let_else().is_none() && stmt.ty().is_none() {
+                return Ok(TStmt::Expr(Self::discarded(init)));
+            }
             for ident in pat.syntax().descendants().filter_map(ast::IdentPat::cast) {
                 self.note_reference_local(&ident);
             }
