@@ -967,6 +967,7 @@ impl RaSession {
                 seq_places: builder.seq_places,
                 elem_fields: builder.elem_fields,
                 structs: builder.structs.take(),
+                tuples: builder.tuples.take(),
             })
         })
     }

@@ -58,6 +58,8 @@ pub(crate) struct Builder<'a, 'db> {
     elem_refs: HashMap<Local<'db>, (Seq, usize)>,
     /// Host structs reached in place, by their size's symbol (see `TypedSnippet::structs`).
     pub structs: std::cell::RefCell<Vec<String>>,
+    /// Tuple types of sequences (see `TypedSnippet::tuples`).
+    pub tuples: std::cell::RefCell<Vec<lacuna_ir::TupleElem>>,
     /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_buffers`).
     pub owns_buffers: std::cell::Cell<bool>,
     /// The first construct rustc must judge (see `TypedSnippet::rustc_decides`).
@@ -95,6 +97,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             mut_elems: HashMap::new(),
             elem_refs: HashMap::new(),
             structs: std::cell::RefCell::new(Vec::new()),
+            tuples: std::cell::RefCell::new(Vec::new()),
             owns_buffers: std::cell::Cell::new(false),
             rustc_decides: std::cell::RefCell::new(None),
             expanding_consts: Vec::new(),

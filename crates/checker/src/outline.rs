@@ -21,6 +21,8 @@ pub struct HostOutline {
     /// Structs JIT code steps through slices of.
     pub plain_structs: Vec<String>,
     pub plain_enums: Vec<EnumOutline>,
+    /// Tuple types the host writes whose layout JIT code can use ([`tuple_types`]).
+    pub tuple_types: Vec<lacuna_ir::TupleElem>,
     /// Types the instrumented host walks for locks after a snippet faults ([`crate::locks`]).
     pub lock_holders: Vec<crate::locks::LockHolder>,
     /// The host defines `fn main` at top level.
@@ -42,6 +44,7 @@ impl HostOutline {
             struct_fields: struct_fields(&struct_items),
             plain_structs: struct_items.into_iter().map(|(name, _)| name).collect(),
             plain_enums: plain_enums(file),
+            tuple_types: tuple_types(file),
             lock_holders: crate::locks::lock_holders(file),
             has_main: file
                 .items()
@@ -306,6 +309,40 @@ fn plain_enums(file: &SourceFile) -> Vec<EnumOutline> {
             variants.push((vname.text().to_string(), fields));
         }
         out.push(EnumOutline { name: name.text().to_string(), variants });
+    }
+    out
+}
+
+/// The tuple types written anywhere in the host (a parameter's `&[(&str, i64)]`, a hole's `Vec<(String, f64)>`)
+/// whose parts are scalars of at most 64 bits, `String` or `&str`: the instrumented host exports the layout
+/// rustc gives each ([`lacuna_ir::tuple_layout_symbol`]), so JIT code reads and writes sequences of them in place.
+/// Pure syntax: `String` is std's unless the host shadows it, in which case the layout does not compile and the
+/// JIT does without it.
+fn tuple_types(file: &SourceFile) -> Vec<lacuna_ir::TupleElem> {
+    use lacuna_ir::{Part, Scalar};
+    let part = |t: ast::Type| -> Option<Part> {
+        match t {
+            ast::Type::PathType(p) => match p.syntax().to_string().trim() {
+                "String" => Some(Part::String),
+                name => Scalar::from_name(name)
+                    .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))
+                    .map(Part::Scalar),
+            },
+            ast::Type::RefType(r) if r.mut_token().is_none() => {
+                matches!(r.ty(), Some(ast::Type::PathType(p)) if p.syntax().to_string().trim() == "str")
+                    .then_some(Part::Str)
+            }
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    for tuple in file.syntax().descendants().filter_map(ast::TupleType::cast) {
+        let parts: Option<Vec<Part>> = tuple.fields().map(part).collect();
+        if let Some(t) = parts.as_deref().and_then(lacuna_ir::TupleElem::new) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
     }
     out
 }
@@ -692,6 +729,14 @@ fn main() {}"
                 ("__lacuna_host_method_1C_name".into(), Some(("C".into(), false)), "String".into()),
             ]
         );
+    }
+
+    #[test]
+    fn tuple_types_are_those_written_with_scalar_and_text_parts() {
+        let text = "fn f(order: &[(&str, i64)]) -> Vec<(String, f64)> { let _: (u8, (i32, i32), Vec<u8>) = todo!(); \
+                    let _: Option<(&'a str, char)> = None; let _: (&mut str, u8); let _: (i128, u8); Vec::new() }";
+        let names: Vec<String> = outline(text).tuple_types.iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["(&str, i64)", "(String, f64)", "(i32, i32)", "(&str, char)"]);
     }
 
     #[test]

@@ -423,6 +423,7 @@ pub fn instrument_with<T>(
     let mut fields = outline.struct_fields.clone();
     let mut structs = outline.plain_structs.clone();
     let mut enums = outline.plain_enums.clone();
+    let mut tuples = outline.tuple_types.clone();
     // A type in a module has fields the crate root reaches only in the exported host (every field `pub`).
     let mut lock_holders: Vec<_> =
         outline.lock_holders.iter().filter(|h| export.is_some() || !h.in_module).cloned().collect();
@@ -438,7 +439,8 @@ pub fn instrument_with<T>(
         })
         .collect();
     for _ in 0..MAX_ROUNDS {
-        let rendered = render(prepared, edits, &sites, &host_fns, &fields, &structs, &enums, &writers, &lock_holders);
+        let rendered =
+            render(prepared, edits, &sites, &host_fns, &fields, &structs, &tuples, &enums, &writers, &lock_holders);
         let errors = match attempt(&rendered.text)? {
             Tried::Compiled(made) => {
                 let mut instrumented =
@@ -465,6 +467,7 @@ pub fn instrument_with<T>(
         if errors.iter().flat_map(|e| &e.spans).any(|span| span.start >= rendered.fields_at) {
             fields.clear();
             structs.clear();
+            tuples.clear();
             enums.clear();
             continue;
         }
@@ -504,7 +507,16 @@ pub fn instrument_with<T>(
                 }
                 out
             };
-            let pointed = in_entries(&error.primary);
+            // A use of a value an earlier hole's entry may have moved (E0382): that entry is what gives way (it
+            // hands the binding over by reference instead), not the later use.
+            let moved_by: Vec<Range<usize>> = match error.code.as_deref() {
+                Some("E0382") => error.spans.iter().filter(|s| !error.primary.contains(s)).cloned().collect(),
+                _ => Vec::new(),
+            };
+            let pointed = match in_entries(&moved_by) {
+                earlier if !earlier.is_empty() => earlier,
+                _ => in_entries(&error.primary),
+            };
             implicated.extend(if pointed.is_empty() { in_entries(&error.spans) } else { pointed });
         }
         let mut demoted = false;
@@ -657,6 +669,7 @@ fn render(
     host_fns: &[lacuna_checker::ScalarFn],
     fields: &[lacuna_checker::StructField],
     structs: &[String],
+    tuples: &[lacuna_ir::TupleElem],
     enums: &[lacuna_checker::EnumOutline],
     writers: &[(u32, String)],
     lock_holders: &[lacuna_checker::LockHolder],
@@ -806,6 +819,19 @@ fn render(
         for e in enums {
             text.push_str(&enum_shims(e));
         }
+    }
+    // The layouts rustc gave the tuple types the host writes: size, alignment, each part's offset.
+    for t in tuples {
+        let ty = t.static_name();
+        let mut layout = vec![format!("::core::mem::size_of::<{ty}>()"), format!("::core::mem::align_of::<{ty}>()")];
+        layout.extend((0..t.parts().len()).map(|i| format!("::core::mem::offset_of!({ty}, {i})")));
+        layout.resize(2 + lacuna_ir::TupleElem::MAX, "0".to_owned());
+        text.push_str(&format!(
+            "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: [usize; {}] = [{}];\n",
+            lacuna_ir::tuple_layout_symbol(t),
+            2 + lacuna_ir::TupleElem::MAX,
+            layout.join(", "),
+        ));
     }
     let writers_at = text.len();
     for (site, glue) in writers {

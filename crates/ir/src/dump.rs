@@ -449,6 +449,7 @@ fn seq_text(seq: &Seq) -> String {
         Elem::Str => "&str".to_owned(),
         Elem::Struct(i) => format!("s{i}"),
         Elem::StructRef(i) => format!("&s{i}"),
+        Elem::Tuple(t) => t.name(),
     };
     format!("{owner}<{elem}>{}", if seq.writable { " mut" } else { "" })
 }

@@ -72,6 +72,9 @@ pub struct TypedSnippet {
     /// Host structs the snippet reaches in place ([`Elem::Struct`], [`Ty::StructRef`]): the exported statics
     /// holding their sizes ([`crate::struct_size_symbol`]).
     pub structs: Vec<String>,
+    /// Tuple types of sequences the snippet reads or builds ([`crate::Elem::Tuple`]): the host exports each one's
+    /// layout ([`crate::tuple_layout_symbol`]).
+    pub tuples: Vec<crate::TupleElem>,
     /// The snippet builds vectors or strings of its own ([`Ty::Vec`], [`Ty::String`]) or reads the host's text
     /// (it needs the JIT's heap; the lowering checks moves and borrows of owned values).
     pub owns_buffers: bool,

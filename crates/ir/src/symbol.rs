@@ -44,6 +44,20 @@ pub fn field_offset_symbol(ty: &str, field: &str) -> String {
     format!("__lacuna_offset_{}{ty}_{field}", ty.len())
 }
 
+/// The exported `[usize; 2 + TupleElem::MAX]` static holding the layout rustc gave the tuple type `ty`: its
+/// size, its alignment, then each part's offset. The name is made of the type's spelling with every byte that
+/// cannot be in a symbol written as `_` and two hex digits.
+pub fn tuple_layout_symbol(ty: &crate::TupleElem) -> String {
+    let mut out = String::from("__lacuna_tuple_");
+    for b in ty.name().bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' => out.push(char::from(b)),
+            _ => out.push_str(&format!("_{b:02x}")),
+        }
+    }
+    out
+}
+
 /// The exported `usize` static holding the size of struct `ty`.
 pub fn struct_size_symbol(ty: &str) -> String {
     format!("__lacuna_size_{}{ty}", ty.len())

@@ -112,7 +112,9 @@ pub enum Ty {
     /// no pattern binds is dropped when the arm that matched it ends.
     Result(Box<Ty>, Box<Ty>),
     /// `(A, B, ..)`, two or more elements (`()` is [`Scalar::Unit`]): scalars, or — as the items `enumerate` pairs
-    /// with an index — text and host structs read in place ([`Ty::Str`], [`Ty::StructRef`]); never an owned value.
+    /// with an index, or an element of a sequence of tuples ([`Elem::Tuple`]) read in place — text and host
+    /// structs read in place ([`Ty::Str`], [`Ty::StructRef`]). A tuple holding an owned `String` is only ever
+    /// written straight into a sequence of tuples (the argument of its `push`).
     Tuple(Vec<Ty>),
     /// `Vec<E>` the snippet owns: its buffer pointer, capacity and length, the buffer allocated through the host
     /// library's allocator so the host can own what the snippet returns (and, for `Vec<String>`, each element's).
@@ -198,7 +200,8 @@ impl Ty {
         match self {
             Ty::Vec(_) | Ty::String | Ty::Struct(_) | Ty::Map { .. } => true,
             Ty::Result(ok, err) => ok.owns() || err.owns(),
-            Ty::Scalar(_) | Ty::Option(_) | Ty::Tuple(_) | Ty::Str | Ty::StructRef(_) => false,
+            Ty::Tuple(parts) => parts.iter().any(Ty::owns),
+            Ty::Scalar(_) | Ty::Option(_) | Ty::Str | Ty::StructRef(_) => false,
         }
     }
 
@@ -240,6 +243,12 @@ pub enum Elem {
     Str,
     /// A host struct (index into [`TypedSnippet::structs`]), reached in place through its address.
     Struct(usize),
+    /// A tuple of scalars and text (`(String, f64)`, `(&str, i64)`) at the layout rustc gave the host's type of
+    /// it ([`tuple_layout_symbol`]): read in place as a [`Ty::Tuple`] of its parts' in-place values, written
+    /// part by part.
+    ///
+    /// [`tuple_layout_symbol`]: crate::tuple_layout_symbol
+    Tuple(TupleElem),
     /// `&S` of a host struct (index into [`TypedSnippet::structs`]): its address. The snippet makes a vector of
     /// them only by `collect` (or a host function returns one), and then rustc's borrow check judges the snippet
     /// (`TypedSnippet::references`).
@@ -257,7 +266,7 @@ impl Elem {
     pub fn scalar(self) -> Option<Scalar> {
         match self {
             Elem::Scalar(s) => Some(s),
-            Elem::String | Elem::Str | Elem::Struct(_) | Elem::StructRef(_) => None,
+            Elem::String | Elem::Str | Elem::Struct(_) | Elem::StructRef(_) | Elem::Tuple(_) => None,
         }
     }
 
@@ -267,6 +276,7 @@ impl Elem {
             Elem::Scalar(s) => Ty::Scalar(s),
             Elem::String | Elem::Str => Ty::Str,
             Elem::Struct(id) | Elem::StructRef(id) => Ty::StructRef(id),
+            Elem::Tuple(t) => Ty::Tuple(t.parts().iter().map(|p| p.read_ty()).collect()),
         }
     }
 
@@ -275,28 +285,114 @@ impl Elem {
         match self {
             Elem::Scalar(s) => Some(Ty::Scalar(s)),
             Elem::String => Some(Ty::String),
+            Elem::Tuple(t) => Some(Ty::Tuple(t.parts().iter().map(|p| p.owned_ty()).collect())),
             Elem::Str | Elem::Struct(_) | Elem::StructRef(_) => None,
         }
     }
 
     /// The element type as Rust spells it.
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            Elem::Scalar(s) => s.name(),
-            Elem::String => "String",
-            Elem::Str => "&str",
-            Elem::Struct(_) => "{host struct}",
-            Elem::StructRef(_) => "&{host struct}",
+            Elem::Scalar(s) => s.name().to_owned(),
+            Elem::String => "String".to_owned(),
+            Elem::Str => "&str".to_owned(),
+            Elem::Struct(_) => "{host struct}".to_owned(),
+            Elem::StructRef(_) => "&{host struct}".to_owned(),
+            Elem::Tuple(t) => t.name(),
         }
     }
 
     /// Whether each element owns a buffer (dropping or handing over the sequence covers the elements' buffers).
     pub fn owns_buffer(self) -> bool {
-        self == Elem::String
+        match self {
+            Elem::String => true,
+            Elem::Tuple(t) => t.parts().contains(&Part::String),
+            _ => false,
+        }
     }
 
     /// Whether an element read in place is a reference into the sequence (its text, its address).
     pub fn read_borrows(self) -> bool {
-        !matches!(self, Elem::Scalar(_))
+        match self {
+            Elem::Scalar(_) => false,
+            Elem::Tuple(t) => t.parts().iter().any(|p| !matches!(p, Part::Scalar(_))),
+            _ => true,
+        }
+    }
+}
+
+/// A part of a tuple element ([`TupleElem`]): a scalar of at most 64 bits, an owned `String`, or a `&str`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Part {
+    Scalar(Scalar),
+    String,
+    Str,
+}
+
+impl Part {
+    /// The part as read in place: a scalar's value, text as a `&str`.
+    pub fn read_ty(self) -> Ty {
+        match self {
+            Part::Scalar(s) => Ty::Scalar(s),
+            Part::String | Part::Str => Ty::Str,
+        }
+    }
+
+    /// The part as an owned value (what a tuple written into a sequence holds).
+    pub fn owned_ty(self) -> Ty {
+        match self {
+            Part::Scalar(s) => Ty::Scalar(s),
+            Part::String => Ty::String,
+            Part::Str => Ty::Str,
+        }
+    }
+
+    /// The part as Rust spells it in a type (`&'static str` for a `&str`, where a host item declares the layout).
+    fn name(self, lifetime: &str) -> String {
+        match self {
+            Part::Scalar(s) => s.name().to_owned(),
+            Part::String => "String".to_owned(),
+            Part::Str => format!("&{lifetime}str"),
+        }
+    }
+}
+
+/// The type of a tuple element of a sequence: two to [`TupleElem::MAX`] parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TupleElem {
+    len: u8,
+    parts: [Part; TupleElem::MAX],
+}
+
+impl TupleElem {
+    /// The most parts a tuple element has.
+    pub const MAX: usize = 4;
+
+    /// The tuple of `parts`, if there are two to [`TupleElem::MAX`] of them.
+    pub fn new(parts: &[Part]) -> Option<TupleElem> {
+        if !(2..=Self::MAX).contains(&parts.len()) {
+            return None;
+        }
+        let mut all = [Part::Scalar(Scalar::Unit); Self::MAX];
+        all[..parts.len()].copy_from_slice(parts);
+        Some(TupleElem { len: parts.len() as u8, parts: all })
+    }
+
+    pub fn parts(&self) -> &[Part] {
+        &self.parts[..usize::from(self.len)]
+    }
+
+    /// The type as Rust spells it: `(String, f64)`.
+    pub fn name(&self) -> String {
+        self.spelled("")
+    }
+
+    /// The type as an item outside any function spells it (`&'static str`).
+    pub fn static_name(&self) -> String {
+        self.spelled("'static ")
+    }
+
+    fn spelled(&self, lifetime: &str) -> String {
+        format!("({})", self.parts().iter().map(|p| p.name(lifetime)).collect::<Vec<_>>().join(", "))
     }
 }

@@ -56,6 +56,8 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         in_fn: None,
         deferred: Vec::new(),
         result_scrutinee: false,
+        owned_tuple: None,
+        collect_tuple: None,
     };
     checker.ty(&snippet.ty, 0..0)?;
     // The hole's value is written in rustc's layout: a scalar, or an `Option` of one (through the host's
@@ -134,6 +136,7 @@ mod tests {
             seq_places: Vec::new(),
             elem_fields: Vec::new(),
             structs: Vec::new(),
+            tuples: Vec::new(),
         }
     }
 

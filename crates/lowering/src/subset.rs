@@ -29,6 +29,11 @@ pub(crate) struct Check<'a> {
     pub(crate) deferred: Vec<usize>,
     /// The expression checked next is a `match`'s scrutinee, where a host call's `Result` may be.
     pub(crate) result_scrutinee: bool,
+    /// The expression checked next is written straight into a sequence of these tuples (`push`'s argument, the
+    /// body of the `map` a `collect` gathers), where a tuple of owned parts may be.
+    pub(crate) owned_tuple: Option<lacuna_ir::TupleElem>,
+    /// The chain checked next is collected into a sequence of these tuples.
+    pub(crate) collect_tuple: Option<lacuna_ir::TupleElem>,
 }
 
 /// What `break` and `continue` may leave.
@@ -64,6 +69,8 @@ impl Check<'_> {
             }
             // Host structs are only reached in place, never held or built by the snippet.
             Ty::Vec(Elem::Struct(_)) => unsupported("a vector of host structs", &range),
+            // A tuple holding a `String` is only written straight into a sequence (`push`), never held.
+            Ty::Tuple(parts) if parts.iter().any(Ty::owns) => unsupported(format!("a `{}` held", ty.name()), &range),
             Ty::Result(ok, err) => {
                 let payload = |t: &Ty| {
                     matches!(t, Ty::Scalar(s) if *s != Scalar::Never)
@@ -242,6 +249,9 @@ impl Check<'_> {
     }
 
     pub(crate) fn expr(&mut self, e: &TExpr) -> Result<(), Unsupported> {
+        if let (Some(t), TKind::Tuple(parts)) = (self.owned_tuple.take(), &e.kind) {
+            return self.owned_tuple_parts(t, parts, e);
+        }
         self.ty(&e.ty, e.range.clone())?;
         // A `Result` is a host call's, consumed by the `match` it is the scrutinee of.
         let result_here = std::mem::take(&mut self.result_scrutinee);
@@ -629,11 +639,16 @@ impl Check<'_> {
     pub(crate) fn chain(&mut self, chain: &IterChain) -> Result<Ty, Unsupported> {
         let range = &chain.range;
         let mut item = self.source(&chain.source, range)?;
-        for (stage, ty) in &chain.stages {
+        let collect_tuple = self.collect_tuple.take();
+        for (i, (stage, ty)) in chain.stages.iter().enumerate() {
             let bool_ty = Ty::Scalar(Scalar::Bool);
             let next = match stage {
                 Stage::Map(c) => {
+                    if i + 1 == chain.stages.len() {
+                        self.owned_tuple = collect_tuple;
+                    }
                     self.closure(c, &[item.clone()], &c.body.ty, range)?;
+                    self.owned_tuple = None;
                     c.body.ty.clone()
                 }
                 Stage::Filter(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => {
@@ -683,6 +698,20 @@ impl Check<'_> {
     }
 
     /// A closure written in place, called with arguments of types `args`, returning `ret`.
+    /// A tuple written straight into a sequence of tuples `t`: its parts, owned (`String`s move there).
+    fn owned_tuple_parts(&mut self, t: lacuna_ir::TupleElem, parts: &[TExpr], e: &TExpr) -> Result<(), Unsupported> {
+        if parts.len() != t.parts().len() || Some(&e.ty) != Elem::Tuple(t).owned_ty().as_ref() {
+            return unsupported(format!("a tuple written into a `Vec<{}>`", t.name()), &e.range);
+        }
+        for (p, part) in parts.iter().zip(t.parts()) {
+            self.expr(p)?;
+            if p.ty != part.owned_ty() {
+                return unsupported("a tuple part of this type", &p.range);
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn closure(
         &mut self,
         c: &Closure,

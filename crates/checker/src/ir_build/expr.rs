@@ -25,9 +25,23 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `for pat in ..` over `seq` (each element in turn bound to `pat`'s name).
     fn for_seq(&mut self, f: &ast::ForExpr, pat: &ast::IdentPat, seq: Seq, body: &ast::BlockExpr) -> Result<TKind> {
-        let var = self.declare_local(pat)?;
+        self.for_seq_pat(f, &ast::Pat::IdentPat(pat.clone()), seq, body)
+    }
+
+    /// A `for` over a sequence's elements read in place: a name binds each; another pattern (`(name, score)`
+    /// over tuples) takes apart a hidden local that does, at the top of the body.
+    fn for_seq_pat(&mut self, f: &ast::ForExpr, pat: &ast::Pat, seq: Seq, body: &ast::BlockExpr) -> Result<TKind> {
         let label = Self::label(f.label().and_then(|l| l.lifetime()));
-        Ok(TKind::ForSeq { label, var, seq, body: self.block(body)? })
+        if let ast::Pat::IdentPat(p) = pat {
+            let var = self.declare_local(p)?;
+            return Ok(TKind::ForSeq { label, var, seq, body: self.block(body)? });
+        }
+        let range = self.range(pat.syntax());
+        let (var, element) = self.hidden(&seq.elem.read_ty(), "element", &range);
+        let pat = self.pat(pat)?;
+        let mut body = self.block(body)?;
+        body.stmts.insert(0, TStmt::LetPat { pat, init: element, otherwise: None });
+        Ok(TKind::ForSeq { label, var, seq, body })
     }
 
     pub(super) fn expr_here(&mut self, expr: &ast::Expr) -> Result<TExpr> {
@@ -74,7 +88,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                 }
                 if let (Some((pat, seq)), Some(body)) = (self.sequence_loop(f), f.loop_body()) {
-                    let kind = self.for_seq(f, &pat, seq, &body)?;
+                    let kind = self.for_seq_pat(f, &pat, seq, &body)?;
                     return Ok(TExpr { kind, ty, range });
                 }
                 // (A plain range is the `for` below.)
@@ -266,8 +280,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.unsupported("a field of a struct", expr.syntax());
                 };
                 let base = self.expr(&base)?;
-                if !matches!(&base.ty, Ty::Tuple(parts) if index < parts.len()) {
-                    return self.unsupported("a field of something other than a tuple", expr.syntax());
+                let part = match &base.ty {
+                    Ty::Tuple(parts) if index < parts.len() => parts[index].clone(),
+                    _ => return self.unsupported("a field of something other than a tuple", expr.syntax()),
+                };
+                // A `String` part of a tuple read in place (an element of a sequence of tuples) is its text.
+                if part == Ty::Str && ty == Ty::String {
+                    return Ok(TExpr { kind: TKind::Field(Box::new(base), index), ty: part, range });
                 }
                 TKind::Field(Box::new(base), index)
             }

@@ -164,7 +164,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// A hidden local of type `ty` (a payload a method's `match` binds), and an expression reading it.
-    fn hidden(&mut self, ty: &Ty, what: &str, range: &Range<usize>) -> (usize, TExpr) {
+    pub(super) fn hidden(&mut self, ty: &Ty, what: &str, range: &Range<usize>) -> (usize, TExpr) {
         let local = self.locals.len();
         self.locals.push(TLocal {
             name: format!("<{what} at {}>", range.start),

@@ -266,7 +266,7 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// The element pattern and the sequence of `for &x in &v`, `for &x in v.iter()` or
     /// `for x in v.iter().copied()`, and of `for x in r` for a binding `r` that is a shared reference to one.
-    pub(super) fn sequence_loop(&mut self, f: &ast::ForExpr) -> Option<(ast::IdentPat, Seq)> {
+    pub(super) fn sequence_loop(&mut self, f: &ast::ForExpr) -> Option<(ast::Pat, Seq)> {
         let no_args = |m: &ast::MethodCallExpr| m.arg_list().is_some_and(|l| l.args().next().is_none());
         let shared_ref = |e: &ast::Expr| {
             let ty = self.sema.type_of_expr(e)?.original;
@@ -280,34 +280,30 @@ impl<'a, 'db> Builder<'a, 'db> {
             ast::Expr::PathExpr(_) => shared_ref(e),
             _ => None,
         };
+        let shared_base = |iterable: &ast::Expr| match iterable {
+            ast::Expr::RefExpr(e) if e.mut_token().is_none() && e.raw_token().is_none() => e.expr(),
+            other => iter_receiver(other),
+        };
         let (pat, base) = match (f.pat()?, f.iterable()?) {
-            // `for &x in &v` / `for &x in v.iter()`.
-            (ast::Pat::RefPat(r), iterable) => {
-                let ast::Pat::IdentPat(pat) = r.pat()? else { return None };
-                let base = match &iterable {
-                    ast::Expr::RefExpr(e) if e.mut_token().is_none() && e.raw_token().is_none() => e.expr()?,
-                    other => iter_receiver(other)?,
-                };
-                (pat, base)
-            }
+            // `for &x in &v` / `for &x in v.iter()` (`for &(a, b) in ..` over tuples of copies).
+            (ast::Pat::RefPat(r), iterable) if r.mut_token().is_none() => (r.pat()?, shared_base(&iterable)?),
             // `for x in v.iter().copied()`.
-            (ast::Pat::IdentPat(pat), ast::Expr::MethodCallExpr(m))
+            (pat @ ast::Pat::IdentPat(_), ast::Expr::MethodCallExpr(m))
                 if no_args(&m) && m.name_ref().is_some_and(|n| n.text() == "copied") =>
             {
                 (pat, iter_receiver(&m.receiver()?)?)
             }
-            // `for x in &v` / `for x in v.iter()`: `x` is a shared reference, read as the element.
-            (ast::Pat::IdentPat(pat), iterable) => {
-                let base = match &iterable {
-                    ast::Expr::RefExpr(e) if e.mut_token().is_none() && e.raw_token().is_none() => e.expr()?,
-                    other => iter_receiver(other)?,
-                };
-                (pat, base)
-            }
+            // `for x in &v` / `for x in v.iter()`: `x` is a shared reference, read as the element; `for (a, b)
+            // in &v` over tuples binds references to its parts, read the same way.
+            (pat @ (ast::Pat::IdentPat(_) | ast::Pat::TuplePat(_)), iterable) => (pat, shared_base(&iterable)?),
             _ => return None,
         };
-        if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.at_token().is_some() {
-            return None;
+        match &pat {
+            ast::Pat::IdentPat(p) if p.ref_token().is_some() || p.mut_token().is_some() || p.at_token().is_some() => {
+                return None
+            }
+            ast::Pat::IdentPat(_) | ast::Pat::TuplePat(_) => {}
+            _ => return None,
         }
         Some((pat, self.sequence(&base)?))
     }

@@ -75,8 +75,58 @@ impl<'a, 'db> Builder<'a, 'db> {
             if let Some(parts) = parts.filter(|p| p.len() >= 2) {
                 return Ok(Ty::Tuple(parts));
             }
+            // `(String, f64)`, `(&str, i64)`: a tuple the snippet writes into a sequence of them, its parts owned.
+            if let Some(t) = self.tuple_elem(ty) {
+                return Ok(Ty::Tuple(t.parts().iter().map(|p| p.owned_ty()).collect()));
+            }
+        }
+        // `&(String, f64)` (or `&&..`: a closure's parameter over `iter()`): an element of a sequence of tuples,
+        // its parts read in place.
+        if let Some((mut inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
+            while let Some((next, ra_ap_hir::Mutability::Shared)) = inner.as_reference() {
+                inner = next;
+            }
+            if let Some(t) = self.tuple_elem(&inner) {
+                return Ok(Elem::Tuple(t).read_ty());
+            }
         }
         self.unsupported("a value that is not a scalar", node)
+    }
+
+    /// A tuple type of two to four parts, each a scalar of at most 64 bits, `String` or `&str` ([`Elem::Tuple`]): the host exports the layout rustc gives it when the host writes the type.
+    pub(super) fn tuple_elem(&self, ty: &ra_ap_hir::Type<'db>) -> Option<lacuna_ir::TupleElem> {
+        use lacuna_ir::Part;
+        if !ty.is_tuple() {
+            return None;
+        }
+        let mut parts = Vec::new();
+        for t in ty.tuple_fields(self.db) {
+            let part = if self.is_string(&t) {
+                Part::String
+            } else if t.as_reference().is_some_and(|(inner, m)| inner.is_str() && m == ra_ap_hir::Mutability::Shared) {
+                Part::Str
+            } else {
+                let s = Self::builtin(&t)?;
+                if matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
+                    return None;
+                }
+                Part::Scalar(s)
+            };
+            parts.push(part);
+        }
+        let t = lacuna_ir::TupleElem::new(&parts)?;
+        if parts.contains(&Part::String) {
+            self.owns_buffers.set(true);
+        }
+        // What its `&str`s point to is rustc's borrow check.
+        if parts.contains(&Part::Str) {
+            self.references.set(true);
+        }
+        let mut tuples = self.tuples.borrow_mut();
+        if !tuples.contains(&t) {
+            tuples.push(t);
+        }
+        Some(t)
     }
 
     /// A payload of a `Result` a host function returns ([`Ty::Result`]): a scalar or `()`, `String`, `&S` of a
@@ -261,6 +311,9 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn elem(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Elem> {
         if self.is_string(ty) {
             return Some(Elem::String);
+        }
+        if let Some(t) = self.tuple_elem(ty) {
+            return Some(Elem::Tuple(t));
         }
         if let Some(id) = self.host_type(ty) {
             return Some(Elem::Struct(id));

@@ -14,7 +14,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
-use lacuna_ir::{Elem, LocalRef, Scalar, TFn, Ty, TypedSnippet};
+use lacuna_ir::{Elem, LocalRef, Part, Scalar, TFn, TupleElem, Ty, TypedSnippet};
 use lacuna_lowering::Lowered;
 
 mod arith;
@@ -34,7 +34,7 @@ mod text;
 use crate::abi::{DeallocFn, Fault, HostFns, JitEntry, PrintFn, RawSpec, ReallocFn};
 use crate::helper::Helper;
 use control::LoopCtx;
-use scan::{allocates, host_calls, host_statics};
+use scan::{allocates, host_calls, host_statics, host_tuples, TupleLayout};
 use structs::{enum_fns, struct_shims, uses_struct_shims, StructShims};
 
 /// A compiled snippet. The module owns the code; it is kept for as long as the entry may be called.
@@ -166,6 +166,8 @@ struct HostLayout {
     field_offsets: Vec<i32>,
     shims: HashMap<usize, StructShims>,
     enum_fns: HashMap<usize, (usize, usize)>,
+    /// The layouts of the snippet's tuple elements ([`host_tuples`]).
+    tuples: HashMap<TupleElem, TupleLayout>,
     /// The host's writer for a map the snippet hands over (0 when the hole's value is no map).
     map_writer: usize,
 }
@@ -193,6 +195,7 @@ impl HostLayout {
             field_offsets,
             shims: struct_shims(snippet, host),
             enum_fns: enum_fns(snippet, host),
+            tuples: host_tuples(snippet, host)?,
             statics,
             map_writer,
         })
@@ -328,6 +331,7 @@ impl Unit<'_, '_> {
             Gen::new(b, &mut self.module, self.snippet, &d.fns, &d.helpers, &d.host_fns, self.vec_fields, in_fn)?;
         g.field_offsets = self.layout.field_offsets.clone();
         g.statics = self.layout.statics.clone();
+        g.tuples = self.layout.tuples.clone();
         g.shims = self.layout.shims.clone();
         g.enum_fns = self.layout.enum_fns.clone();
         Ok(g)
@@ -540,6 +544,8 @@ struct Gen<'a, 'b> {
     field_offsets: Vec<i32>,
     /// The host's field offsets and struct sizes the snippet needs, by symbol ([`host_statics`]).
     statics: HashMap<String, i32>,
+    /// The layouts of the snippet's tuple elements ([`host_tuples`]).
+    tuples: HashMap<TupleElem, TupleLayout>,
     /// Fuel left, kept in a register within a function: written back to the context around calls and returns.
     fuel: Option<Variable>,
     /// `Vec`/`String` locals moved somewhere ([`lacuna_lowering::moved_locals`]): never freed at their scope's end.
@@ -610,6 +616,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             specs: Vec::new(),
             field_offsets: Vec::new(),
             statics: HashMap::new(),
+            tuples: HashMap::new(),
             fuel: None,
             moved: lacuna_lowering::moved_locals(snippet),
             has_heap: allocates(snippet),
@@ -659,8 +666,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             (Ty::Vec(_) | Ty::String, _) => {
                 // The buffer (and each string's in it) becomes the host's, in the host's `Vec` layout.
                 if let [ptr, cap, len] = value[..] {
-                    if *ty == Ty::Vec(Elem::String) {
-                        self.strings_helper(Helper::StringsRelease, ptr, len)?;
+                    if let Ty::Vec(elem) = ty {
+                        self.element_strings(Helper::StringsRelease, *elem, ptr, len)?;
                     }
                     let release = self.helpers[&Helper::VecRelease];
                     self.b.ins().call(release, &[self.ctx, ptr]);
@@ -695,12 +702,32 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
-    /// Calls `lacuna_strings_release` or `lacuna_strings_free` on the `len` strings at `data`.
-    fn strings_helper(&mut self, helper: Helper, data: Value, len: Value) -> R<()> {
-        let ptr_at = self.int_const(types::I64, i64::from(self.vec_offsets()?[0]));
+    /// Calls `lacuna_strings_release` or `lacuna_strings_free` on every `String` of the `len` elements `elem` at
+    /// `data` (each element of a `Vec<String>`, each `String` part of a tuple's): their buffers become the host's,
+    /// or are freed.
+    pub(super) fn element_strings(&mut self, helper: Helper, elem: Elem, data: Value, len: Value) -> R<()> {
+        let ptr_at = i64::from(self.vec_offsets()?[0]);
+        let (stride, at): (u32, Vec<i32>) = match elem {
+            Elem::String => (24, vec![0]),
+            Elem::Tuple(t) => {
+                let layout = self.tuple_layout(t)?;
+                let at = t.parts().iter().zip(&layout.offsets).filter(|(p, _)| **p == Part::String);
+                (layout.size, at.map(|(_, &at)| at).collect())
+            }
+            _ => return Ok(()),
+        };
         let f = self.helpers[&helper];
-        self.b.ins().call(f, &[self.ctx, data, len, ptr_at]);
+        for at in at {
+            let stride = self.int_const(types::I64, i64::from(stride));
+            let ptr_at = self.int_const(types::I64, ptr_at + i64::from(at));
+            self.b.ins().call(f, &[self.ctx, data, len, stride, ptr_at]);
+        }
         Ok(())
+    }
+
+    /// Where the host's type of the tuple element `t` keeps its parts.
+    pub(super) fn tuple_layout(&self, t: TupleElem) -> R<TupleLayout> {
+        self.tuples.get(&t).cloned().ok_or_else(|| CodegenError(format!("the layout of `{}`", t.name())))
     }
 
     fn call_helper(&mut self, helper: Helper, args: &[Value]) -> Value {

@@ -5,7 +5,7 @@ use crate::helper::Helper;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, MemFlags, Type, Value};
 use cranelift_frontend::Variable;
-use lacuna_ir::{BinOp, Elem, LocalRef, Place, Scalar, TExpr, Ty};
+use lacuna_ir::{BinOp, LocalRef, Place, Scalar, TExpr, Ty};
 
 impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn binding_ptr(&mut self, index: usize) -> Value {
@@ -150,9 +150,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         let Some(&[ptr, _, len]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
         let ptr = self.b.use_var(ptr);
-        if self.snippet.locals[local].ty == Ty::Vec(Elem::String) {
-            let len = self.b.use_var(len);
-            self.strings_helper(Helper::StringsFree, ptr, len)?;
+        if let Ty::Vec(elem) = self.snippet.locals[local].ty {
+            if elem.owns_buffer() {
+                let len = self.b.use_var(len);
+                self.element_strings(Helper::StringsFree, elem, ptr, len)?;
+            }
         }
         let free = self.helpers[&Helper::VecFree];
         self.b.ins().call(free, &[self.ctx, ptr]);

@@ -1,7 +1,7 @@
 //! What compiling a snippet needs to know before generating code: the host functions it calls, whether it allocates, the host statics it reads.
 
 use crate::codegen::{CodegenError, HostAbi};
-use lacuna_ir::{Child, SeqMethod, Sink, TExpr, TKind, Ty, TypedSnippet};
+use lacuna_ir::{Child, SeqMethod, Sink, TExpr, TKind, TupleElem, Ty, TypedSnippet};
 use std::collections::{BTreeMap, HashMap};
 
 /// A host function or method the snippet calls, by its shim's symbol: (name, has a receiver, parameter types).
@@ -86,6 +86,38 @@ pub(super) fn host_statics(snippet: &TypedSnippet, host: &HostAbi<'_>) -> Result
         let value = unsafe { *address.cast::<usize>() };
         let value = i32::try_from(value).map_err(|_| CodegenError(format!("`{symbol}` out of range")))?;
         out.insert(symbol.to_owned(), value);
+    }
+    Ok(out)
+}
+
+/// Where rustc put a tuple element's parts ([`lacuna_ir::Elem::Tuple`]), as the host exports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct TupleLayout {
+    pub size: u32,
+    pub align: u32,
+    /// Each part's byte offset, in the tuple's order.
+    pub offsets: Vec<i32>,
+}
+
+/// The layouts of the snippet's tuple elements, from the statics the instrumented host exports for the tuple
+/// types it writes (`instrument::render`).
+pub(super) fn host_tuples(
+    snippet: &TypedSnippet,
+    host: &HostAbi<'_>,
+) -> Result<HashMap<TupleElem, TupleLayout>, CodegenError> {
+    const WORDS: usize = 2 + TupleElem::MAX;
+    let mut out = HashMap::new();
+    for t in &snippet.tuples {
+        let symbol = lacuna_ir::tuple_layout_symbol(t);
+        let address = (host.symbol)(&symbol)
+            .ok_or_else(|| CodegenError(format!("the host does not export the layout of `{}`", t.name())))?;
+        // SAFETY: the instrumented host declares this symbol as a `[usize; 2 + TupleElem::MAX]` static
+        // (`instrument::render`), and the host library stays loaded.
+        let words = unsafe { *address.cast::<[usize; WORDS]>() };
+        let small = |w: usize| u32::try_from(w).map_err(|_| CodegenError(format!("`{symbol}` out of range")));
+        let offsets =
+            words[2..2 + t.parts().len()].iter().map(|&w| small(w).map(|w| w as i32)).collect::<Result<_, _>>()?;
+        out.insert(*t, TupleLayout { size: small(words[0])?, align: small(words[1])?, offsets });
     }
     Ok(out)
 }

@@ -7,7 +7,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, BlockArg, MemFlags, Type, Value};
 use cranelift_frontend::Variable;
-use lacuna_ir::{BinOp, Closure, Elem, Seq, SeqKind, SeqMethod, TExpr, Ty};
+use lacuna_ir::{BinOp, Closure, Elem, Part, Seq, SeqKind, SeqMethod, TExpr, Ty};
 
 /// Where a vector's parts are kept ([`Gen::vec_home`]).
 #[derive(Clone, Copy)]
@@ -323,6 +323,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let size = size.ok_or_else(|| CodegenError("a host struct's size".into()))?;
                 Ok((*size as u32, 8))
             }
+            Elem::Tuple(t) => {
+                let layout = self.tuple_layout(t)?;
+                Ok((layout.size, layout.align))
+            }
         }
     }
 
@@ -342,6 +346,16 @@ impl<'a, 'b> Gen<'a, 'b> {
             Elem::Struct(_) => vec![address],
             // A reference to a host struct: the address it holds.
             Elem::StructRef(_) => vec![self.b.ins().load(types::I64, MemFlags::trusted(), address, 0)],
+            // Each part read in place where rustc put it.
+            Elem::Tuple(t) => {
+                let layout = self.tuple_layout(t)?;
+                let mut out = Vec::new();
+                for (part, at) in t.parts().iter().zip(layout.offsets) {
+                    let at = self.b.ins().iadd_imm(address, i64::from(at));
+                    out.extend(self.elem_read(part_elem(*part), at)?);
+                }
+                out
+            }
         })
     }
 
@@ -372,6 +386,21 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             (Elem::StructRef(_), [address_of]) => {
                 self.b.ins().store(MemFlags::trusted(), *address_of, address, 0);
+            }
+            // Each part (its owned value's words) where rustc puts it.
+            (Elem::Tuple(t), _) => {
+                let layout = self.tuple_layout(t)?;
+                let mut rest = value;
+                for (part, at) in t.parts().iter().zip(layout.offsets) {
+                    let n = part.owned_ty().parts().len();
+                    if rest.len() < n {
+                        return Err(CodegenError("a tuple element with too few values".into()));
+                    }
+                    let (this, tail) = rest.split_at(n);
+                    rest = tail;
+                    let at = self.b.ins().iadd_imm(address, i64::from(at));
+                    self.elem_write(part_elem(*part), at, this)?;
+                }
             }
             _ => return Err(CodegenError("an element of this type".into())),
         }
@@ -775,5 +804,14 @@ impl<'a, 'b> Gen<'a, 'b> {
             None
         };
         Ok(value.into_iter().collect())
+    }
+}
+
+/// A tuple's part as the element type it is stored as.
+fn part_elem(part: Part) -> Elem {
+    match part {
+        Part::Scalar(s) => Elem::Scalar(s),
+        Part::String => Elem::String,
+        Part::Str => Elem::Str,
     }
 }

@@ -258,19 +258,21 @@ pub(crate) unsafe extern "C" fn helper_vec_free(ctx: *mut JitContext, ptr: usize
 /// host's layout whose pointer is at byte `ptr_at`).
 ///
 /// # Safety
-/// As [`helper_vec_grow`]; `data` holds `len` initialized `String`s in the host's layout.
+/// As [`helper_vec_grow`]; `data` holds `len` initialized elements of `stride` bytes, each with a `String` in the
+/// host's layout whose buffer pointer is at `ptr_at` in it.
 unsafe fn each_string_buffer(
     ctx: *mut JitContext,
     data: usize,
     len: usize,
+    stride: usize,
     ptr_at: usize,
     mut f: impl FnMut(&mut Heap, usize),
 ) {
     // SAFETY: as the caller guarantees.
     let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
     for i in 0..len {
-        // SAFETY: as the caller guarantees: element `i` is 24 bytes at `data + 24 i`, its pointer word at `ptr_at`.
-        let ptr = unsafe { ((data + 24 * i + ptr_at) as *const usize).read() };
+        // SAFETY: as the caller guarantees: element `i` is at `data + stride i`, its string's pointer at `ptr_at`.
+        let ptr = unsafe { ((data + stride * i + ptr_at) as *const usize).read_unaligned() };
         f(heap, ptr);
     }
 }
@@ -280,9 +282,15 @@ unsafe fn each_string_buffer(
 ///
 /// # Safety
 /// As [`each_string_buffer`].
-pub(crate) unsafe extern "C" fn helper_strings_release(ctx: *mut JitContext, data: usize, len: usize, ptr_at: usize) {
+pub(crate) unsafe extern "C" fn helper_strings_release(
+    ctx: *mut JitContext,
+    data: usize,
+    len: usize,
+    stride: usize,
+    ptr_at: usize,
+) {
     // SAFETY: as the caller guarantees.
-    unsafe { each_string_buffer(ctx, data, len, ptr_at, |heap, ptr| heap.release(ptr)) }
+    unsafe { each_string_buffer(ctx, data, len, stride, ptr_at, |heap, ptr| heap.release(ptr)) }
 }
 
 /// JIT helper: the vector of strings owning these went out of scope: each string's buffer is freed (the vector's
@@ -290,9 +298,15 @@ pub(crate) unsafe extern "C" fn helper_strings_release(ctx: *mut JitContext, dat
 ///
 /// # Safety
 /// As [`each_string_buffer`]; nothing reads the strings afterwards.
-pub(crate) unsafe extern "C" fn helper_strings_free(ctx: *mut JitContext, data: usize, len: usize, ptr_at: usize) {
+pub(crate) unsafe extern "C" fn helper_strings_free(
+    ctx: *mut JitContext,
+    data: usize,
+    len: usize,
+    stride: usize,
+    ptr_at: usize,
+) {
     // SAFETY: as the caller guarantees.
-    unsafe { each_string_buffer(ctx, data, len, ptr_at, |heap, ptr| heap.free(ptr)) }
+    unsafe { each_string_buffer(ctx, data, len, stride, ptr_at, |heap, ptr| heap.free(ptr)) }
 }
 
 /// JIT helper: `dedup` of the `n` texts at `data` (elements of `size` bytes holding their text's pointer at
@@ -561,8 +575,8 @@ mod tests {
                     strings[3 * i + 1] = buffer;
                 }
             }
-            helper_strings_free(&mut ctx, dropped.as_ptr() as usize, 2, 8);
-            helper_strings_release(&mut ctx, returned.as_ptr() as usize, 2, 8);
+            helper_strings_free(&mut ctx, dropped.as_ptr() as usize, 2, 24, 8);
+            helper_strings_release(&mut ctx, returned.as_ptr() as usize, 2, 24, 8);
         }
         assert_eq!(HELD.load(Ordering::SeqCst) - before, 40, "the dropped vector's strings are gone");
         drop(heap);

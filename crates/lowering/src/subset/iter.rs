@@ -7,7 +7,11 @@ use lacuna_ir::{Elem, IterChain, Scalar, Sink, TExpr, Ty};
 impl Check<'_> {
     /// An iterator chain and what consumes it ([`TKind::Consume`]).
     pub(super) fn consume(&mut self, e: &TExpr, chain: &IterChain, sink: &Sink) -> Result<(), Unsupported> {
+        if let (Sink::Collect { .. }, Ty::Vec(Elem::Tuple(t))) = (sink, &e.ty) {
+            self.collect_tuple = Some(*t);
+        }
         let item = self.chain(chain)?;
+        self.collect_tuple = None;
         let s = item.scalar();
         let ordered = |s: Option<Scalar>| s.is_some_and(|s| s.is_int() || s == Scalar::Char || s == Scalar::Bool);
         // `Option<item>` of an item the sink keeps: a scalar, or text or a host struct read in place.
@@ -49,6 +53,8 @@ impl Check<'_> {
                     || (item == Ty::String && e.ty == Ty::Vec(Elem::String))
                     // Borrowed text (`split(..).collect()`): rustc's borrow check judges the references.
                     || (item == Ty::Str && e.ty == Ty::Vec(Elem::Str))
+                    // Tuples, written part by part where rustc lays them out (read in place, or built by `map`).
+                    || matches!(&e.ty, Ty::Vec(Elem::Tuple(t)) if Some(&item) == Elem::Tuple(*t).owned_ty().as_ref())
                     // References to host structs: rustc judges them too.
                     || matches!((&item, &e.ty), (Ty::StructRef(a), Ty::Vec(Elem::StructRef(b))) if a == b)
                     // Into a set of scalars or text (borrowed text: rustc judges the references).

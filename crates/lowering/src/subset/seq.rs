@@ -17,10 +17,26 @@ impl Check<'_> {
         args: &[TExpr],
     ) -> Result<(), Unsupported> {
         for a in args {
+            // A tuple pushed onto a sequence of tuples is written straight into it: its parts (owned `String`s
+            // among them) move there, and the tuple is never a value of its own.
+            if let (SeqMethod::Push, Elem::Tuple(t)) = (name, seq.elem) {
+                self.owned_tuple = Some(t);
+            }
             self.expr(a)?;
+            self.owned_tuple = None;
         }
         let arg = |i: usize| args.get(i).map(|a| &a.ty);
         let ok = match seq.elem {
+            Elem::Tuple(t) => match (name, args.len()) {
+                (SeqMethod::IsEmpty, 0) => e.ty == Ty::Scalar(Scalar::Bool),
+                (SeqMethod::Reverse, 0) => true,
+                (SeqMethod::Push, 1) => {
+                    seq.kind == SeqKind::Local
+                        && matches!(&args[0].kind, TKind::Tuple(parts) if parts.len() == t.parts().len())
+                        && e.ty == Ty::Scalar(Scalar::Unit)
+                }
+                _ => false,
+            },
             // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
             // `String` moves into it, so its buffer stays the snippet's).
             Elem::String | Elem::Str | Elem::Struct(_) | Elem::StructRef(_) => match (name, args.len()) {
