@@ -16,6 +16,7 @@ use lacuna_ir::{
 
 mod arith;
 mod calls;
+mod compare;
 mod control;
 mod expr;
 mod iter;

@@ -223,6 +223,22 @@ impl Dumper {
                 let order = if *descending { " descending" } else { "" };
                 format!("(seq.{name}{order} {} {})", seq_text(seq), self.closure(closure))
             }
+            TKind::SortBy { seq, unstable, keys } => {
+                let keys: Vec<String> = keys
+                    .iter()
+                    .map(|k| {
+                        let order = match &k.order {
+                            crate::KeyOrder::Ord => "cmp".to_owned(),
+                            crate::KeyOrder::Total => "total_cmp".to_owned(),
+                            crate::KeyOrder::Partial { message, at } => format!("partial_cmp@{at} {message:?}"),
+                        };
+                        let descending = if k.descending { " descending" } else { "" };
+                        format!("({order}{descending} {})", self.closure(&k.key))
+                    })
+                    .collect();
+                let name = if *unstable { "sort_unstable_by" } else { "sort_by" };
+                format!("(seq.{name} {} {})", seq_text(seq), keys.join(" "))
+            }
             TKind::SeqStore { seq, index, op, value, .. } => {
                 let op = op.map_or("=".to_owned(), |op| format!("{}=", binop(op)));
                 format!("(store{op} {} {} {})", seq_text(seq), self.expr(index), self.expr(value))

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use crate::{
     Arm, Closure, FmtPiece, IterChain, MapMethod, Method, OptionClosureMethod, Place, Receiver, Scalar, Seq,
-    SeqClosureMethod, SeqMethod, Sink, TBlock, TPat, TextMethod, Ty,
+    SeqClosureMethod, SeqMethod, Sink, SortKey, TBlock, TPat, TextMethod, Ty,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,15 +216,23 @@ pub enum TKind {
         args: Vec<TExpr>,
         at: usize,
     },
-    /// `v.retain(|x| keep)`, `v.sort_by_key(|x| key)`, `v.sort_by(|a, b| ka.cmp(&kb))` and their `_unstable`
-    /// forms on a sequence, the closure written in place and called with each element (read as `iter()` reads
-    /// it). For the sorts the closure computes the scalar sort key (`sort_by`'s comparison of one expression of
-    /// `a` with the same expression of `b`), `descending` when the comparison is written the other way round.
+    /// `v.retain(|x| keep)`, `v.sort_by_key(|x| key)` and `v.sort_unstable_by_key(|x| key)` on a sequence, the
+    /// closure written in place and called with each element (read as `iter()` reads it). For the sorts the
+    /// closure computes the scalar sort key; `descending` is always false for them (see [`TKind::SortBy`]).
     SeqWithClosure {
         seq: Seq,
         name: SeqClosureMethod,
         closure: Closure,
         descending: bool,
+    },
+    /// `v.sort_by(|a, b| ..)` (`unstable`: `sort_unstable_by`) whose comparison is a chain of comparisons of one
+    /// expression of `a` with the same expression of `b` (or the other way round): `a.x.cmp(&b.x)`,
+    /// `b.1.partial_cmp(&a.1).unwrap()`, `a.f.total_cmp(&b.f)`, joined by `then`/`then_with`, perhaps
+    /// `reverse`d. Each key is computed once per element, then the elements are ordered by the keys in turn.
+    SortBy {
+        seq: Seq,
+        unstable: bool,
+        keys: Vec<SortKey>,
     },
     /// `v[index] = value` or `v[index] op= value` into a writable sequence binding (bounds-checked).
     SeqStore {

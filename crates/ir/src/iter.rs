@@ -92,6 +92,27 @@ pub struct Closure {
     pub body: Box<TExpr>,
 }
 
+/// One key of a [`TKind::SortBy`](crate::TKind::SortBy): the closure computing it from an element (one
+/// parameter), whether larger keys come first, and how keys compare.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortKey {
+    pub key: Closure,
+    pub descending: bool,
+    pub order: KeyOrder,
+}
+
+/// How the keys of a [`SortKey`] compare.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyOrder {
+    /// `Ord::cmp`: integers, `char`, `bool`, text (by its bytes).
+    Ord,
+    /// `f64::total_cmp` / `f32::total_cmp`.
+    Total,
+    /// `partial_cmp(..).unwrap()` (or `.expect(message)`) of floats: `-0.0` equals `0.0`, and a NaN among two or
+    /// more keys panics with `message` at `at` (the `unwrap`), as the comparison of it std's sort makes does.
+    Partial { message: String, at: usize },
+}
+
 /// An iterator adaptor.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stage {

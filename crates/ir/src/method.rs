@@ -108,25 +108,18 @@ vocabulary! {
         Retain = "retain",
         SortByKey = "sort_by_key",
         SortUnstableByKey = "sort_unstable_by_key",
-        SortBy = "sort_by",
-        SortUnstableBy = "sort_unstable_by",
     }
 }
 
 impl SeqClosureMethod {
-    /// One of the sorts (by a key, or by a comparison of one key of each side).
+    /// One of the sorts by a key.
     pub fn sorts(self) -> bool {
         self != SeqClosureMethod::Retain
     }
 
-    /// `sort_unstable_by_key` or `sort_unstable_by`: equal keys may end up in any order.
+    /// `sort_unstable_by_key`: equal keys may end up in any order.
     pub fn unstable(self) -> bool {
-        matches!(self, SeqClosureMethod::SortUnstableByKey | SeqClosureMethod::SortUnstableBy)
-    }
-
-    /// `sort_by` or `sort_unstable_by`: the closure compares two elements.
-    pub fn compares(self) -> bool {
-        matches!(self, SeqClosureMethod::SortBy | SeqClosureMethod::SortUnstableBy)
+        self == SeqClosureMethod::SortUnstableByKey
     }
 }
 

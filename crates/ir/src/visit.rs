@@ -118,6 +118,7 @@ impl TExpr {
             TKind::SeqLen(_) | TKind::SeqSum(_) => {}
             TKind::SeqMethod { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
             TKind::SeqWithClosure { closure, .. } => f(Child::Expr(&closure.body)),
+            TKind::SortBy { keys, .. } => keys.iter().for_each(|k| f(Child::Expr(&k.key.body))),
             TKind::SeqIndex { index, .. } => f(Child::Expr(index)),
             TKind::SeqStore { index, value, .. } => {
                 f(Child::Expr(index));

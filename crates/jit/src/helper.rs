@@ -122,7 +122,7 @@ helpers! {
     CharOp => "lacuna_char_op", text::helper_char_op, (I32, I32) -> (I32);
     NextChar => "lacuna_next_char", text::helper_next_char, (P, P, I32) -> (I32);
     NextPiece => "lacuna_next_piece", text::helper_next_piece, (P, P, I32, P, P) -> (I32);
-    KeyedSort => "lacuna_keyed_sort", seq::helper_keyed_sort, (P, P, P, P) -> ();
+    KeyedSort => "lacuna_keyed_sort", seq::helper_keyed_sort, (P, P, P, P, P, P) -> ();
     StringsSort => "lacuna_strings_sort", seq::helper_sort_strings, (P, P, P, P) -> ();
     StrsSort => "lacuna_strs_sort", seq::helper_sort_strs, (P, P) -> ();
     DedupTexts => "lacuna_dedup_texts", heap::helper_dedup_texts, (P, P, P, P, P, P, I8) -> (P);

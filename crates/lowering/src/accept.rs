@@ -646,6 +646,7 @@ impl Guard<'_> {
             | TKind::SeqSum(seq)
             | TKind::SeqMethod { seq, .. }
             | TKind::SeqWithClosure { seq, .. }
+            | TKind::SortBy { seq, .. }
             | TKind::SeqIndex { seq, .. }
             | TKind::SeqStore { seq, .. }
             | TKind::StringPush { seq, .. }

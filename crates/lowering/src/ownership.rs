@@ -335,6 +335,18 @@ impl Walk<'_> {
     }
 
     /// Changing `seq` in place needs a `mut` local (a hole binding's mode is the runner's check).
+    /// A closure a method that changes `seq` calls while it holds the sequence mutably: it may not read it
+    /// (E0502).
+    fn closure_of_change(&mut self, seq: &Seq, closure: &lacuna_ir::Closure, e: &TExpr) -> Result<(), String> {
+        if mentions(&closure.body, self.snippet).contains(&owner(seq, self.snippet)) {
+            return Err(at("a closure that reads the sequence its method changes", e));
+        }
+        self.closures += 1;
+        let walked = self.expr(&closure.body, true);
+        self.closures -= 1;
+        walked.map(|_| ())
+    }
+
     fn seq_change(&self, seq: &Seq, e: &TExpr) -> Result<(), String> {
         self.seq_use(seq, e)?;
         if seq.kind == SeqKind::Field {
@@ -466,14 +478,14 @@ impl Walk<'_> {
             }
             TKind::SeqWithClosure { seq, closure, .. } => {
                 self.seq_change(seq, e)?;
-                // The closure runs while the method holds the sequence mutably: it may not read it (E0502).
-                if mentions(&closure.body, self.snippet).contains(&owner(seq, self.snippet)) {
-                    return Err(at("a closure that reads the sequence its method changes", e));
+                self.closure_of_change(seq, closure, e)?;
+                none()
+            }
+            TKind::SortBy { seq, keys, .. } => {
+                self.seq_change(seq, e)?;
+                for key in keys {
+                    self.closure_of_change(seq, &key.key, e)?;
                 }
-                self.closures += 1;
-                let walked = self.expr(&closure.body, true);
-                self.closures -= 1;
-                walked?;
                 none()
             }
             TKind::StringPush { seq, value, .. } => {
@@ -893,6 +905,7 @@ fn seq_of(e: &TExpr) -> Option<&Seq> {
         | TKind::SeqStore { seq, .. }
         | TKind::SeqMethod { seq, .. }
         | TKind::SeqWithClosure { seq, .. }
+        | TKind::SortBy { seq, .. }
         | TKind::StringPush { seq, .. }
         | TKind::ForSeq { seq, .. } => Some(seq),
         TKind::Consume { chain, .. } | TKind::ForIter { chain, .. } => match &chain.source {
@@ -913,7 +926,10 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
         TKind::Assign { place, .. } => {
             out.insert(place_owner(place, snippet));
         }
-        TKind::SeqStore { seq, .. } | TKind::StringPush { seq, .. } | TKind::SeqWithClosure { seq, .. } => {
+        TKind::SeqStore { seq, .. }
+        | TKind::StringPush { seq, .. }
+        | TKind::SeqWithClosure { seq, .. }
+        | TKind::SortBy { seq, .. } => {
             out.insert(owner(seq, snippet));
         }
         TKind::SeqMethod { seq, name, .. } if name.mutates() => {

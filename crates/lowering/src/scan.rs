@@ -39,9 +39,11 @@ pub(crate) fn may_fault(e: &TExpr) -> bool {
 pub(crate) fn closures_write(e: &TExpr) -> bool {
     fn writes(e: &TExpr) -> bool {
         let here = match &e.kind {
-            TKind::Assign { .. } | TKind::SeqStore { .. } | TKind::StringPush { .. } | TKind::SeqWithClosure { .. } => {
-                true
-            }
+            TKind::Assign { .. }
+            | TKind::SeqStore { .. }
+            | TKind::StringPush { .. }
+            | TKind::SeqWithClosure { .. }
+            | TKind::SortBy { .. } => true,
             TKind::HostCall { receiver: Some(Receiver::Binding(r)), .. } => r.mutable,
             TKind::SeqMethod { name, .. } => name.mutates(),
             _ => false,

@@ -389,6 +389,7 @@ impl Check<'_> {
             TKind::SeqWithClosure { seq, name, closure, descending } => {
                 self.seq_with_closure(e, seq, *name, closure, *descending)
             }
+            TKind::SortBy { seq, unstable, keys } => self.sort_by(e, seq, *unstable, keys),
             TKind::SeqIndex { seq, index } => {
                 self.expr(index)?;
                 // An element of a sequence of strings is read in place (its text), never moved out.

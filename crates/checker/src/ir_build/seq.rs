@@ -1,13 +1,13 @@
 //! Sequences: the hole's vectors and slices, vectors the snippet builds, their methods and loops over them.
 
 use ra_ap_hir::{AsAssocItem, PathResolution};
-use ra_ap_syntax::ast::{self, HasArgList, HasName};
+use ra_ap_syntax::ast::{self, HasArgList};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
 use lacuna_ir::{
-    Closure, Elem, ElemField, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SeqPlace, TBlock, TExpr,
-    TKind, TLocal, TStmt, Ty,
+    Elem, ElemField, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SeqPlace, TBlock, TExpr, TKind,
+    TLocal, TStmt, Ty,
 };
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -423,69 +423,31 @@ impl<'a, 'db> Builder<'a, 'db> {
         })
     }
 
-    /// `retain` and the sorts by a key or a comparison (see [`TKind::SeqWithClosure`]).
+    /// `retain` and the sorts by a key (see [`TKind::SeqWithClosure`]), and the sorts by a comparison (see
+    /// [`Builder::sort_by`]).
     pub(super) fn sequence_with_closure(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
-        let Some(name) = m.name_ref().and_then(|n| SeqClosureMethod::from_name(n.text())) else {
-            return Ok(None);
-        };
+        let Some(method) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let Some(receiver) = m.receiver() else { return Ok(None) };
         let own = self.std_inherent_method(m);
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let ([arg], true) = (args.as_slice(), own) else { return Ok(None) };
-        let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
-        if !name.compares() {
-            let closure = self.closure_with(arg, Some(1))?;
-            return Ok(Some(TKind::SeqWithClosure { seq, name, closure, descending: false }));
+        let unstable = match method.as_str() {
+            "sort_by" => Some(false),
+            "sort_unstable_by" => Some(true),
+            _ => None,
+        };
+        let name = SeqClosureMethod::from_name(&method);
+        if name.is_none() && unstable.is_none() {
+            return Ok(None);
         }
-        // `|a, b| KEY(a).cmp(&KEY(b))`: the same expression of each parameter, compared by `Ord::cmp`.
-        let unsupported = |b: &Self| b.unsupported("a comparison other than `key(a).cmp(&key(b))`", arg.syntax());
-        let ast::Expr::ClosureExpr(c) = arg else { return unsupported(self) };
-        let params: Vec<ast::Param> = c.param_list().into_iter().flat_map(|l| l.params()).collect();
-        let [Some(ast::Pat::IdentPat(a)), Some(ast::Pat::IdentPat(b))] =
-            [params[..].first(), params[..].get(1)].map(|p| p.and_then(|p| p.pat()))
-        else {
-            return unsupported(self);
-        };
-        let Some(ast::Expr::MethodCallExpr(cmp)) = c.body() else { return unsupported(self) };
-        let is_ord_cmp = cmp.name_ref().is_some_and(|n| n.text() == "cmp")
-            && self.sema.resolve_method_call(&cmp).and_then(|f| self.core_trait_of(f)).as_deref() == Some("Ord");
-        let cmp_args: Vec<ast::Expr> = cmp.arg_list().into_iter().flat_map(|l| l.args()).collect();
-        let (Some(left), [right], true) = (cmp.receiver(), cmp_args.as_slice(), is_ord_cmp) else {
-            return unsupported(self);
-        };
-        let right = match right {
-            ast::Expr::RefExpr(r) if r.mut_token().is_none() => r.expr().unwrap_or_else(|| right.clone()),
-            other => other.clone(),
-        };
-        let (Some(a_name), Some(b_name)) = (a.name(), b.name()) else { return unsupported(self) };
-        let (a_name, b_name) = (a_name.text().to_string(), b_name.text().to_string());
-        // The two sides are the same tokens but for the parameter: `a.x` and `b.x` (ascending), or the other way
-        // round (descending).
-        let tokens = |e: &ast::Expr, from: &str, to: &str| -> Vec<String> {
-            e.syntax()
-                .descendants_with_tokens()
-                .filter_map(|t| t.into_token())
-                .filter(|t| !t.kind().is_trivia())
-                .map(|t| if t.text() == from { to.to_owned() } else { t.text().to_string() })
-                .collect()
-        };
-        let mentions = |e: &ast::Expr, name: &str| tokens(e, "", "").iter().any(|t| t == name);
-        let (param, key, descending) = if !mentions(&left, &b_name)
-            && !mentions(&right, &a_name)
-            && tokens(&left, &a_name, &b_name) == tokens(&right, "", "")
-        {
-            (a, left, false)
-        } else if !mentions(&left, &a_name)
-            && !mentions(&right, &b_name)
-            && tokens(&left, &b_name, &a_name) == tokens(&right, "", "")
-        {
-            (b, left, true)
-        } else {
-            return unsupported(self);
-        };
-        let param = self.pat(&ast::Pat::IdentPat(param))?;
-        let body = Box::new(self.expr(&key)?);
-        Ok(Some(TKind::SeqWithClosure { seq, name, closure: Closure { params: vec![param], body }, descending }))
+        let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
+        if let Some(unstable) = unstable {
+            let keys = self.comparison(arg)?;
+            return Ok(Some(TKind::SortBy { seq, unstable, keys }));
+        }
+        let Some(name) = name else { return Ok(None) };
+        let closure = self.closure_with(arg, Some(1))?;
+        Ok(Some(TKind::SeqWithClosure { seq, name, closure, descending: false }))
     }
 
     /// A reading method of a vector the snippet makes in the same expression (`s.split(c).collect::<Vec<_>>()

@@ -146,9 +146,15 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::SeqWithClosure { seq, name, closure, descending } => {
                 if *name == SeqClosureMethod::Retain {
                     self.retain(seq, closure, at)?;
+                } else if *descending {
+                    return Err(CodegenError("a descending sort by a key".into()));
                 } else {
-                    self.sort_by_key(seq, closure, *descending, at)?;
+                    self.sort_by_key(seq, closure, at)?;
                 }
+                None
+            }
+            TKind::SortBy { seq, keys, .. } => {
+                self.sort_by_keys(seq, keys, at)?;
                 None
             }
             TKind::SeqStore { seq, index_at, index, op, value } => {

@@ -18,6 +18,7 @@ use lacuna_ir::{Elem, LocalRef, Part, Scalar, TFn, TupleElem, Ty, TypedSnippet};
 use lacuna_lowering::Lowered;
 
 mod arith;
+mod compare;
 mod control;
 mod expr;
 mod faults;
@@ -33,6 +34,7 @@ mod text;
 
 use crate::abi::{DeallocFn, Fault, HostFns, JitEntry, PrintFn, RawSpec, ReallocFn};
 use crate::helper::Helper;
+pub(crate) use compare::{KEY_DESCENDING, KEY_TEXT};
 use control::LoopCtx;
 use scan::{allocates, host_calls, host_statics, host_tuples, TupleLayout};
 use structs::{enum_fns, struct_shims, uses_struct_shims, StructShims};

@@ -223,50 +223,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.vec_set(&home, VecField::Len, w)
     }
 
-    /// A stable sort by the scalar key `closure` computes from each element (`descending`: largest first, equal
-    /// keys still in their order): the keys, each mapped to a `u64` that orders as it does, into a buffer; then
-    /// `lacuna_keyed_sort` moves the elements. Fewer than two elements: nothing runs (std's sorts call nothing).
-    pub(super) fn sort_by_key(&mut self, seq: &Seq, closure: &Closure, descending: bool, at: usize) -> R<()> {
-        let (data, len) = self.seq_parts(seq)?;
-        let size = self.elem_layout(seq.elem)?.0;
-        let key = closure.body.s();
-        let t = clif(key).ok_or_else(|| CodegenError("a sort key's type".into()))?;
-        let item_ty = seq.elem.read_ty();
-        let sort = self.b.create_block();
-        let exit = self.b.create_block();
-        let several = self.b.ins().icmp_imm(IntCC::UnsignedGreaterThanOrEqual, len, 2);
-        self.b.ins().brif(several, sort, &[], exit, &[]);
-        self.b.switch_to_block(sort);
-        self.b.seal_block(sort);
-        let dangling = self.int_const(types::I64, 8);
-        let zero = self.int_const(types::I64, 0);
-        let keys = self.vec_grow(dangling, zero, len, (8, 8), true, at);
-        self.each_index(len, |g, i| {
-            g.tick(at);
-            let item = g.element_at(seq.elem, data, i)?;
-            g.bind_params(closure, &[(&item_ty, &item)]);
-            let k = g.one(&closure.body)?;
-            let k = g.resize(k, t, types::I64, key.is_signed());
-            // Signed keys with the sign bit flipped order as unsigned ones; a descending sort orders the
-            // complements.
-            let k = if key.is_signed() { g.b.ins().bxor_imm(k, i64::MIN) } else { k };
-            let k = if descending { g.b.ins().bnot(k) } else { k };
-            let offset = g.b.ins().ishl_imm(i, 3);
-            let slot = g.b.ins().iadd(keys, offset);
-            g.b.ins().store(MemFlags::trusted(), k, slot, 0);
-            Ok(())
-        })?;
-        let size = self.int_const(types::I64, i64::from(size));
-        let f = self.helpers[&Helper::KeyedSort];
-        self.b.ins().call(f, &[data, len, size, keys]);
-        let free = self.helpers[&Helper::VecFree];
-        self.b.ins().call(free, &[self.ctx, keys]);
-        self.b.ins().jump(exit, &[]);
-        self.b.switch_to_block(exit);
-        self.b.seal_block(exit);
-        Ok(())
-    }
-
     /// `join(separator)` of the `len` strings at `data`: a new `String`.
     pub(super) fn join(&mut self, elem: Elem, data: Value, len: Value, separator: &[Value], at: usize) -> R<Vals> {
         let &[sep_ptr, sep_len] = separator else { return Err(CodegenError("a separator".into())) };

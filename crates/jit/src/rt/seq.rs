@@ -12,17 +12,54 @@ pub(crate) unsafe extern "C" fn helper_sort<T: Ord>(data: *mut T, len: usize) {
     unsafe { std::slice::from_raw_parts_mut(data, len) }.sort_unstable();
 }
 
-/// JIT helper: moves the `n` elements of `size` bytes at `data` into the order a stable sort by `keys[i]` (element
-/// `i`'s key) gives.
+/// JIT helper: moves the `n` elements of `size` bytes at `data` into the order a stable sort by their keys
+/// gives. Element `i`'s keys are its row of `keys`, one per entry of `spec` (`nspec` bytes): a word compared as
+/// an unsigned integer, or with `KEY_TEXT` two words — a text's pointer and length — compared by bytes; with
+/// `KEY_DESCENDING` larger keys come first. Rows compare key by key, the first unequal key deciding.
 ///
 /// # Safety
-/// `data` holds `n` elements of `size` bytes, `keys` `n` keys; nothing else accesses either meanwhile.
-pub(crate) unsafe extern "C" fn helper_keyed_sort(data: *mut u8, n: usize, size: usize, keys: *const u64) {
+/// `data` holds `n` elements of `size` bytes, `keys` `n` rows of the words `spec` describes (text words pointing
+/// to live text), `spec` `nspec` bytes; nothing else accesses any of them meanwhile.
+pub(crate) unsafe extern "C" fn helper_keyed_sort(
+    data: *mut u8,
+    n: usize,
+    size: usize,
+    keys: *const u64,
+    spec: *const u8,
+    nspec: usize,
+) {
+    use crate::codegen::{KEY_DESCENDING, KEY_TEXT};
+    // SAFETY: as the caller guarantees.
+    let spec = unsafe { std::slice::from_raw_parts(spec, nspec) };
+    let width: usize = spec.iter().map(|s| if s & KEY_TEXT != 0 { 2 } else { 1 }).sum();
     // SAFETY: as the caller guarantees.
     let (keys, bytes) =
-        unsafe { (std::slice::from_raw_parts(keys, n), std::slice::from_raw_parts_mut(data, n * size)) };
+        unsafe { (std::slice::from_raw_parts(keys, n * width), std::slice::from_raw_parts_mut(data, n * size)) };
+    let compare = |i: usize, j: usize| {
+        let (a, b) = (&keys[i * width..(i + 1) * width], &keys[j * width..(j + 1) * width]);
+        let mut at = 0;
+        for s in spec {
+            let order = if s & KEY_TEXT != 0 {
+                // SAFETY: as the caller guarantees, these words are a live text's pointer and length.
+                let text =
+                    |row: &[u64]| unsafe { std::slice::from_raw_parts(row[at] as *const u8, row[at + 1] as usize) };
+                let order = text(a).cmp(text(b));
+                at += 2;
+                order
+            } else {
+                let order = a[at].cmp(&b[at]);
+                at += 1;
+                order
+            };
+            let order = if s & KEY_DESCENDING != 0 { order.reverse() } else { order };
+            if order != std::cmp::Ordering::Equal {
+                return order;
+            }
+        }
+        std::cmp::Ordering::Equal
+    };
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| keys[i]);
+    order.sort_by(|&i, &j| compare(i, j));
     let before = bytes.to_vec();
     for (to, &from) in order.iter().enumerate() {
         bytes[to * size..(to + 1) * size].copy_from_slice(&before[from * size..(from + 1) * size]);

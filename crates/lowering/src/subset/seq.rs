@@ -4,7 +4,8 @@ use crate::scan::may_fault;
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
 use lacuna_ir::{
-    BinOp, Closure, Elem, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, TExpr, TKind, TPat, Ty,
+    BinOp, Closure, Elem, KeyOrder, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SortKey, TExpr, TKind,
+    TPat, Ty,
 };
 
 impl Check<'_> {
@@ -108,10 +109,7 @@ impl Check<'_> {
         let ok = match name {
             // (Removed strings would have to be dropped.)
             SeqClosureMethod::Retain => seq.elem.scalar().is_some() && !descending,
-            SeqClosureMethod::SortByKey
-            | SeqClosureMethod::SortUnstableByKey
-            | SeqClosureMethod::SortBy
-            | SeqClosureMethod::SortUnstableBy => {
+            SeqClosureMethod::SortByKey | SeqClosureMethod::SortUnstableByKey => {
                 let key_ordered = body.ty.scalar().is_some_and(|k| {
                     k.int_bits().is_some_and(|bits| bits <= 64) || matches!(k, Scalar::Char | Scalar::Bool)
                 });
@@ -127,6 +125,57 @@ impl Check<'_> {
         };
         if !ok {
             return unsupported(format!("this `{name}`"), &e.range);
+        }
+        if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
+            self.written.push(seq.binding);
+        }
+        Ok(())
+    }
+
+    /// A sort by a comparison of keys ([`TKind::SortBy`]).
+    pub(super) fn sort_by(
+        &mut self,
+        e: &TExpr,
+        seq: &Seq,
+        unstable: bool,
+        keys: &[SortKey],
+    ) -> Result<(), Unsupported> {
+        let item = seq.elem.read_ty();
+        if !seq.writable {
+            return unsupported("`sort_by` of a sequence that is not writable", &e.range);
+        }
+        // Equal keys of different elements end up in the order std's unstable sort happens to leave them: only a
+        // sort of scalars by themselves (equal keys, equal elements) may be unstable.
+        let identity = |k: &SortKey| {
+            matches!(
+                (&k.key.params[..], &k.key.body.kind, &k.order),
+                ([TPat::Bind(p)], TKind::Local(LocalRef::Snippet(l)), KeyOrder::Ord) if p == l
+            )
+        };
+        if unstable && !(seq.elem.scalar().is_some() && keys.len() == 1 && identity(&keys[0])) {
+            return unsupported("`sort_unstable_by` of keys other than the elements", &e.range);
+        }
+        for key in keys {
+            self.closure(&key.key, std::slice::from_ref(&item), &key.key.body.ty, &e.range)?;
+            // The keys are computed once per element, not once per comparison as std's sort does: only a key
+            // that cannot fault may be.
+            if may_fault(&key.key.body) {
+                return unsupported("a `sort_by` key that may fault", &key.key.body.range);
+            }
+            let ok = match (&key.order, &key.key.body.ty) {
+                (KeyOrder::Ord, Ty::Scalar(s)) => {
+                    s.int_bits().is_some_and(|bits| bits <= 64) || matches!(s, Scalar::Char | Scalar::Bool)
+                }
+                (KeyOrder::Ord, Ty::Str) => true,
+                (KeyOrder::Total, Ty::Scalar(s)) => s.is_float(),
+                // A NaN's panic comes before the sort moves anything, where std's leaves the elements part
+                // sorted: only the snippet's own vector (dropped by the fault) may see one.
+                (KeyOrder::Partial { .. }, Ty::Scalar(s)) => s.is_float() && seq.kind == SeqKind::Local,
+                _ => false,
+            };
+            if !ok {
+                return unsupported(format!("a `sort_by` key of type `{}`", key.key.body.ty.name()), &e.range);
+            }
         }
         if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
             self.written.push(seq.binding);
