@@ -94,6 +94,10 @@ pub struct SeqPlace {
     pub base_ty: Ty,
     /// The exported statics holding each field's offset in the struct before it ([`crate::field_offset_symbol`]).
     pub path: Vec<String>,
+    /// For a base that is a `&mut` loop variable over a sequence of structs of one of the hole's bindings (as
+    /// [`crate::ElemField`]'s): that binding, and whether it holds the sequence's owner by value. Changing the
+    /// sequence writes it.
+    pub root: Option<(usize, bool)>,
 }
 
 /// A sequence the snippet reads: one of the hole's bindings, or a vector the snippet owns.

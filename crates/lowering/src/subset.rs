@@ -475,9 +475,7 @@ impl Check<'_> {
                 if !matches!(value.ty, Ty::Str | Ty::String | Ty::Scalar(Scalar::Char)) {
                     return unsupported("appending something other than text", &e.range);
                 }
-                if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
-                    self.written.push(seq.binding);
-                }
+                self.seq_written(seq, &e.range)?;
                 Ok(())
             }
             TKind::Concat { left, right, .. } => {
@@ -698,7 +696,6 @@ impl Check<'_> {
         Ok(item)
     }
 
-    /// A closure written in place, called with arguments of types `args`, returning `ret`.
     /// A tuple written straight into a sequence of tuples `t`: its parts, owned (`String`s move there).
     fn owned_tuple_parts(&mut self, t: lacuna_ir::TupleElem, parts: &[TExpr], e: &TExpr) -> Result<(), Unsupported> {
         if parts.len() != t.parts().len() || Some(&e.ty) != Elem::Tuple(t).owned_ty().as_ref() {
@@ -713,6 +710,7 @@ impl Check<'_> {
         Ok(())
     }
 
+    /// A closure written in place, called with arguments of types `args`, returning `ret`.
     pub(crate) fn closure(
         &mut self,
         c: &Closure,

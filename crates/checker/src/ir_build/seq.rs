@@ -62,23 +62,37 @@ impl<'a, 'db> Builder<'a, 'db> {
         let ast::Expr::PathExpr(_) = &at else { return None };
         let elem_ty = self.vec_elem(&self.sema.type_of_expr(&ast::Expr::FieldExpr(f.clone()))?.original)?;
         let elem = self.elem(&elem_ty)?;
-        let (local, base_ty) = match self.binding_behind_ref(&at, None) {
-            // A hole binding `&mut S` (a hole in a `&mut self` method): where it points.
-            Some((binding, id)) => (LocalRef::Binding(binding), Ty::StructRef(id)),
+        // Writable where the hole's binding holds the struct in a `mut` binding or points to it by `&mut` (the
+        // lowering marks the binding written).
+        let (local, base_ty, writable) = match self.binding_behind_ref(&at, None) {
+            // A hole binding `&S` or `&mut S` (a hole in a `&mut self` method): where it points.
+            Some((binding, id)) => {
+                let mut_ref = self.bindings.get(binding).is_some_and(|b| b.mut_ref);
+                (LocalRef::Binding(binding), Ty::StructRef(id), mut_ref)
+            }
             None => {
                 let base = self.expr(&at).ok()?;
                 let (TKind::Local(local), Ty::Struct(_) | Ty::StructRef(_)) = (&base.kind, &base.ty) else {
                     return None;
                 };
-                (*local, base.ty)
+                let writable = match (local, &base.ty) {
+                    (LocalRef::Binding(b), Ty::Struct(_)) => self.bindings.get(*b).is_some_and(|b| b.mutable),
+                    (LocalRef::Snippet(l), Ty::StructRef(_)) => self.mut_elems.contains_key(l),
+                    _ => false,
+                };
+                (*local, base.ty, writable)
             }
+        };
+        let root = match local {
+            LocalRef::Snippet(l) => self.mut_elems.get(&l).copied(),
+            LocalRef::Binding(_) => None,
         };
         if elem.owns_buffer() {
             self.owns_buffers.set(true);
         }
         // What the sequence borrows from (and whether the base still holds it) is rustc's borrow check.
         self.references.set(true);
-        let place = SeqPlace { base: local, base_ty, path };
+        let place = SeqPlace { base: local, base_ty, path, root };
         let index = match self.seq_places.iter().position(|p| *p == place) {
             Some(i) => i,
             None => {
@@ -86,7 +100,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 self.seq_places.len() - 1
             }
         };
-        Some(Seq { binding: index, kind: SeqKind::Field, elem, writable: false })
+        Some(Seq { binding: index, kind: SeqKind::Field, elem, writable })
     }
 
     /// `x.f.values()` or `x.f.len()` of a `HashMap` or `BTreeMap` field `f` of a plain host struct whose values are

@@ -102,7 +102,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 VecHome::Mem(self.b.ins().load(types::I64, MemFlags::trusted(), base, 0))
             }
             SeqKind::Slice => return Err(CodegenError("a slice's length cannot change".into())),
-            SeqKind::Field => return Err(CodegenError("a struct field's vector is read in place".into())),
+            SeqKind::Field => VecHome::Mem(self.seq_place(seq.binding)?),
         })
     }
 

@@ -74,9 +74,7 @@ impl Check<'_> {
             if !seq.writable {
                 return unsupported("changing a sequence that is not writable", &e.range);
             }
-            if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
-                self.written.push(seq.binding);
-            }
+            self.seq_written(seq, &e.range)?;
         }
         Ok(())
     }
@@ -126,8 +124,32 @@ impl Check<'_> {
         if !ok {
             return unsupported(format!("this `{name}`"), &e.range);
         }
-        if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
-            self.written.push(seq.binding);
+        self.seq_written(seq, &e.range)?;
+        Ok(())
+    }
+
+    /// `seq` is changed: a `Vec` binding itself is written (the host must hand it over writable; through a `&mut`
+    /// only what it points to is), and so is a binding holding the struct whose field a [`SeqKind::Field`] is.
+    pub(super) fn seq_written(&mut self, seq: &Seq, range: &std::ops::Range<usize>) -> Result<(), Unsupported> {
+        let written = match seq.kind {
+            SeqKind::Vec => seq.binding,
+            SeqKind::Field => {
+                let place = self.snippet.seq_places.get(seq.binding);
+                let mutable = |b: usize| self.bindings.get(b).is_some_and(|b| b.mutable);
+                let mut_ref = |b: usize| self.bindings.get(b).is_some_and(|b| b.mut_ref);
+                match place.map(|p| (p.base, &p.base_ty, p.root)) {
+                    Some((LocalRef::Binding(b), Ty::Struct(_), None)) if mutable(b) => b,
+                    Some((LocalRef::Binding(b), Ty::StructRef(_), None)) if mut_ref(b) => return Ok(()),
+                    // Through a `&mut` loop variable over the binding's structs.
+                    Some((LocalRef::Snippet(_), Ty::StructRef(_), Some((b, true)))) if mutable(b) => b,
+                    Some((LocalRef::Snippet(_), Ty::StructRef(_), Some((b, false)))) if mut_ref(b) => return Ok(()),
+                    _ => return unsupported("changing a vector in a struct that is not writable", range),
+                }
+            }
+            SeqKind::Local | SeqKind::RefVec | SeqKind::Slice => return Ok(()),
+        };
+        if !self.written.contains(&written) {
+            self.written.push(written);
         }
         Ok(())
     }
@@ -177,9 +199,7 @@ impl Check<'_> {
                 return unsupported(format!("a `sort_by` key of type `{}`", key.key.body.ty.name()), &e.range);
             }
         }
-        if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
-            self.written.push(seq.binding);
-        }
+        self.seq_written(seq, &e.range)?;
         Ok(())
     }
 
@@ -202,9 +222,7 @@ impl Check<'_> {
         }
         // A `Vec` binding itself is written (the host must hand it over writable); through a `&mut`
         // only what it points to is.
-        if seq.kind == SeqKind::Vec && !self.written.contains(&seq.binding) {
-            self.written.push(seq.binding);
-        }
+        self.seq_written(seq, &e.range)?;
         match op {
             Some(op) => self.binary(*op, elem, value.s(), &e.range),
             None => Ok(()),
