@@ -49,7 +49,8 @@ pub use diagnostic::{kind_for_code, Diagnostic, DiagnosticKind, ErrorKind, Locat
 pub use host::{normalize, snippet_awaits, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use locks::{LockHolder, LockHolderShape};
 pub use outline::{
-    capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField, VariantFields,
+    callable_fn, capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField,
+    VariantFields,
 };
 pub use rustc::{parse_rustc_errors, process_ended, CrateFlags, Rustc, RustcError};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};

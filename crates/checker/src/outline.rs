@@ -188,6 +188,9 @@ pub struct ScalarFn {
     /// A method the instrumented host adds to the type for JIT code (the host does not declare it): its body.
     /// The map views ([`map_view_symbol`]) are such methods.
     pub made: Option<String>,
+    /// A host closure rather than a function: the type of the reference the hole's table points to
+    /// (`&dyn Fn(&str) -> String`, [`lacuna_ir::Binding::dyn_callable`]), called through it.
+    pub callable: Option<String>,
 }
 
 /// The name of the method the instrumented host adds to a plain struct for JIT code to read its map field
@@ -204,6 +207,9 @@ pub fn map_view_symbol(ty: &str, view: &str, field: &str) -> String {
 impl ScalarFn {
     /// The symbol of its shim: `(run, out, [self pointer,] args..) -> status`.
     pub fn symbol(&self) -> String {
+        if let Some(dyn_type) = &self.callable {
+            return lacuna_ir::callable_shim_symbol(dyn_type);
+        }
         match &self.module {
             Some(m) => module_shim_symbol(m, &self.name),
             None => shim_symbol(self.method_of.as_ref().map(|(ty, _)| ty.as_str()), &self.name),
@@ -363,6 +369,29 @@ fn struct_fields(structs: &[(String, ast::RecordFieldList)]) -> Vec<StructField>
     out
 }
 
+/// The shim of a host closure of type `dyn_type` (`&dyn Fn(&str, u32) -> String`): parameters that are scalars
+/// a shim passes or `&str`, a scalar, `String` or `()` result. `None` for any other signature.
+pub fn callable_fn(dyn_type: &str) -> Option<ScalarFn> {
+    let signature = dyn_type.strip_prefix("&dyn Fn(")?;
+    let (params, ret) = signature.split_once(')')?;
+    let ret = match ret.trim() {
+        "" => "()".to_owned(),
+        r => r.strip_prefix("->")?.trim().to_owned(),
+    };
+    let returns = SHIM_SCALARS.contains(&ret.as_str()) || ret == "String" || ret == "()";
+    let params: Vec<String> = params.split(',').map(str::trim).filter(|p| !p.is_empty()).map(str::to_owned).collect();
+    let passes = params.iter().all(|p| SHIM_SCALARS.contains(&p.as_str()) || p == "&str");
+    (returns && passes).then(|| ScalarFn {
+        name: "call".to_owned(),
+        module: None,
+        method_of: None,
+        params,
+        ret,
+        made: None,
+        callable: Some(dyn_type.to_owned()),
+    })
+}
+
 /// Scalar types a shim passes by value through `extern "C"` (128-bit integers have no stable C ABI).
 const SHIM_SCALARS: &[&str] =
     &["i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64", "bool", "char"];
@@ -502,7 +531,7 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
                     ty => result(ty)?,
                 },
             };
-            Some(ScalarFn { name, module, method_of, params, ret, made: None })
+            Some(ScalarFn { name, module, method_of, params, ret, made: None, callable: None })
         })
         .chain(map_views(file))
         .collect()
@@ -546,6 +575,7 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
                 params: Vec::new(),
                 ret: format!("Vec<&{value}>"),
                 made: Some(format!("self.{field}.values().collect()")),
+                callable: None,
             });
             out.push(ScalarFn {
                 name: map_view_method("len", &field),
@@ -554,6 +584,7 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
                 params: Vec::new(),
                 ret: "usize".to_owned(),
                 made: Some(format!("self.{field}.len()")),
+                callable: None,
             });
         }
     }
@@ -729,6 +760,33 @@ fn main() {}"
                 ("__lacuna_host_method_1C_name".into(), Some(("C".into(), false)), "String".into()),
             ]
         );
+    }
+
+    #[test]
+    fn host_closures_with_scalar_and_text_signatures_get_shims() {
+        let f = super::callable_fn("&dyn Fn(&str, u32) -> String").expect("a shim");
+        assert_eq!((f.params, f.ret), (vec!["&str".to_owned(), "u32".to_owned()], "String".to_owned()));
+        assert_eq!(super::callable_fn("&dyn Fn(i64)").map(|f| f.ret), Some("()".to_owned()));
+        assert!(super::callable_fn("&dyn Fn(Vec<u8>) -> usize").is_none());
+        assert!(super::callable_fn("&dyn Fn(&str) -> Option<String>").is_none());
+        let binding = |ty: &str| lacuna_ir::Binding {
+            name: "f".into(),
+            decl: 0,
+            ty: Some(ty.into()),
+            ty_display: ty.into(),
+            mutable: false,
+            copy: true,
+            mut_ref: false,
+            is_self: false,
+            const_opaque: true,
+            const_value: None,
+            callable: None,
+        };
+        let object = binding("&(dyn Fn(&str) -> String + 'static)");
+        assert_eq!(object.dyn_callable().as_deref(), Some("&dyn Fn(&str) -> String"));
+        assert_eq!(binding("&dyn Fn(u8) -> u8").dyn_callable().as_deref(), Some("&dyn Fn(u8) -> u8"));
+        assert_eq!(binding("&(dyn Fn(u8) -> u8 + Send)").dyn_callable(), None);
+        assert_eq!(binding("&mut dyn FnMut(u8)").dyn_callable(), None);
     }
 
     #[test]

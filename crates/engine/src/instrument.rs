@@ -267,9 +267,14 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
             args.push(format!("__lacuna_a{i}"));
         }
     }
-    let callee = match &f.method_of {
-        None => format!("crate::{}", f.path()),
-        Some((ty, _)) => {
+    let callee = match (&f.callable, &f.method_of) {
+        // A host closure: called through the reference the table points to.
+        (Some(dyn_type), _) => {
+            params.insert(0, format!("__lacuna_this: *mut {dyn_type}"));
+            "(*__lacuna_this)".to_owned()
+        }
+        (None, None) => format!("crate::{}", f.path()),
+        (None, Some((ty, _))) => {
             params.insert(0, format!("__lacuna_this: *mut {ty}"));
             format!("(*__lacuna_this).{}", f.name)
         }
@@ -420,6 +425,13 @@ pub fn instrument_with<T>(
         })
         .collect();
     let mut host_fns = outline.scalar_fns.clone();
+    // The host closures the holes see that JIT code can call: a shim for each type of them.
+    for binding in prepared.scopes.iter().flatten().flat_map(|s| &s.bindings) {
+        let Some(f) = binding.dyn_callable().as_deref().and_then(lacuna_checker::callable_fn) else { continue };
+        if !host_fns.iter().any(|g| g.symbol() == f.symbol()) {
+            host_fns.push(f);
+        }
+    }
     let mut fields = outline.struct_fields.clone();
     let mut structs = outline.plain_structs.clone();
     let mut enums = outline.plain_enums.clone();

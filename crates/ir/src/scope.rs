@@ -46,6 +46,33 @@ pub enum FnKind {
     FnOnce,
 }
 
+impl Binding {
+    /// For a binding JIT code calls as a host closure: the type of what its table slot points to, `&dyn Fn(..)`
+    /// — a closure the entry hands over as a `dyn` reference ([`Binding::callable`] of an `Fn`), or a binding
+    /// that is such a reference already. `FnMut` and `FnOnce` closures are not called from JIT code.
+    pub fn dyn_callable(&self) -> Option<String> {
+        // `&(dyn Fn(&str) -> String + 'static)`, as rust-analyzer writes the type: the object's lifetime bound
+        // does not change the reference's layout.
+        let object = |ty: &str| -> Option<String> {
+            if ty.starts_with("&dyn Fn(") {
+                return Some(ty.to_owned());
+            }
+            let inner = ty.strip_prefix("&(dyn Fn(")?.strip_suffix(')')?;
+            let (signature, bound) = inner.rsplit_once(" + ")?;
+            let lifetime = bound.strip_prefix('\'')?.chars().all(|c| c.is_alphanumeric() || c == '_');
+            lifetime.then(|| format!("&dyn Fn({signature}"))
+        };
+        let text = match (&self.callable, &self.ty) {
+            (Some(c), _) if c.kind == FnKind::Fn => format!("&dyn {}", c.trait_text()),
+            (Some(_), _) => return None,
+            (None, Some(ty)) => object(ty)?,
+            _ => return None,
+        };
+        // A lifetime or another bound cannot be named where the shim is declared.
+        (!text.contains('\'') && !text.contains('+')).then_some(text)
+    }
+}
+
 impl Callable {
     /// The trait as written in a bound or after `dyn`: `FnMut(u32) -> bool`.
     pub fn trait_text(&self) -> String {

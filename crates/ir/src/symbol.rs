@@ -48,8 +48,19 @@ pub fn field_offset_symbol(ty: &str, field: &str) -> String {
 /// size, its alignment, then each part's offset. The name is made of the type's spelling with every byte that
 /// cannot be in a symbol written as `_` and two hex digits.
 pub fn tuple_layout_symbol(ty: &crate::TupleElem) -> String {
-    let mut out = String::from("__lacuna_tuple_");
-    for b in ty.name().bytes() {
+    mangled("__lacuna_tuple_", &ty.name())
+}
+
+/// The symbol of the shim through which JIT code calls a host closure of type `dyn_type` (`&dyn Fn(&str) ->
+/// String`, [`crate::Binding::dyn_callable`]), spelled as [`tuple_layout_symbol`] spells its type.
+pub fn callable_shim_symbol(dyn_type: &str) -> String {
+    mangled("__lacuna_callable_", dyn_type)
+}
+
+/// `prefix`, then `text` with every byte that cannot be in a symbol written as `_` and two hex digits.
+fn mangled(prefix: &str, text: &str) -> String {
+    let mut out = String::from(prefix);
+    for b in text.bytes() {
         match b {
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' => out.push(char::from(b)),
             _ => out.push_str(&format!("_{b:02x}")),

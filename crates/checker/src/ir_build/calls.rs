@@ -116,6 +116,31 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some((format!("{module_name}::{name}"), symbol))
     }
 
+    /// A call of a hole binding that is a host closure JIT code can call ([`lacuna_ir::Binding::dyn_callable`]):
+    /// through the shim the instrumented host exports for its type, the table's reference as its receiver.
+    fn host_closure_call(
+        &mut self,
+        callee: &ast::Expr,
+        args: &[ast::Expr],
+        ty: &Ty,
+        expr: &ast::Expr,
+    ) -> Result<Option<TKind>> {
+        let Some((binding, _)) = self.hole_binding(callee) else { return Ok(None) };
+        let Some(dyn_type) = self.bindings.get(binding).and_then(|b| b.dyn_callable()) else { return Ok(None) };
+        let Some(shim) = crate::outline::callable_fn(&dyn_type) else { return Ok(None) };
+        if !matches!(ty, Ty::Scalar(_) | Ty::String) {
+            return Ok(None);
+        }
+        let args = self.host_args(args, expr.syntax())?;
+        if matches!(ty, Ty::String) {
+            self.owns_buffers.set(true);
+        }
+        self.note_binding(binding, Scalar::Unit);
+        let receiver = Some(Receiver::Binding(lacuna_ir::SelfArg { binding, through_ref: false, mutable: false }));
+        let name = self.bindings[binding].name.clone();
+        Ok(Some(TKind::HostCall { name, symbol: shim.symbol(), receiver, args }))
+    }
+
     /// The arguments of a call of a host function or method: scalars, or text passed as `&str`.
     pub(super) fn host_args(&mut self, args: &[ast::Expr], node: &SyntaxNode) -> Result<Vec<TExpr>> {
         let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
@@ -313,6 +338,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                             return Ok(TExpr { kind, ty, range });
                         }
                     }
+                }
+                // `notify(&line)` of a host closure the hole sees (`&dyn Fn(&str) -> String`, a closure).
+                if let Some(call) = self.host_closure_call(&ast::Expr::PathExpr(callee.clone()), &args, &ty, expr)? {
+                    return Ok(TExpr { kind: call, ty, range });
                 }
                 return self.unsupported("a call of a function not declared in the snippet", expr.syntax());
             };
