@@ -28,9 +28,10 @@ impl Gen<'_, '_> {
         let size = self.elem_layout(seq.elem)?.0;
         let item_ty = seq.elem.read_ty();
         let mut spec = Vec::new();
+        // A descending numeric key is stored complemented (so it orders ascending); only text is told.
         for key in keys {
             let text = key.key.body.ty == Ty::Str;
-            spec.push(u8::from(text) * KEY_TEXT + u8::from(key.descending) * KEY_DESCENDING);
+            spec.push(u8::from(text) * KEY_TEXT + u8::from(text && key.descending) * KEY_DESCENDING);
         }
         let width: i64 = keys.iter().map(|k| if k.key.body.ty == Ty::Str { 2 } else { 1 }).sum();
         let sort = self.b.create_block();
@@ -75,17 +76,24 @@ impl Gen<'_, '_> {
 
     /// One element's key as the words `lacuna_keyed_sort` compares: an integer widened to 64 bits with its sign
     /// bit flipped (so signed keys order as unsigned words); a float's bits made to order as `total_cmp` does
-    /// (`partial_cmp`: `-0.0` as `0.0` first, and a NaN panics); text as its pointer and length.
+    /// (`partial_cmp`: `-0.0` as `0.0` first, and a NaN panics); complemented when descending. Text as its
+    /// pointer and length.
     fn key_words(&mut self, key: &SortKey) -> R<Vec<cranelift_codegen::ir::Value>> {
         if key.key.body.ty == Ty::Str {
             return self.expr(&key.key.body);
         }
+        let word = self.numeric_key_word(key)?;
+        Ok(vec![if key.descending { self.b.ins().bnot(word) } else { word }])
+    }
+
+    /// A numeric key as a word that orders as the key does, ascending.
+    fn numeric_key_word(&mut self, key: &SortKey) -> R<cranelift_codegen::ir::Value> {
         let s = key.key.body.s();
         let t = clif(s).ok_or_else(|| CodegenError("a sort key's type".into()))?;
         let k = self.one(&key.key.body)?;
         if !s.is_float() {
             let k = self.resize(k, t, types::I64, s.is_signed());
-            return Ok(vec![if s.is_signed() { self.b.ins().bxor_imm(k, i64::MIN) } else { k }]);
+            return Ok(if s.is_signed() { self.b.ins().bxor_imm(k, i64::MIN) } else { k });
         }
         let mut x = if t == types::F32 { self.b.ins().fpromote(types::F64, k) } else { k };
         if let KeyOrder::Partial { message, at } = &key.order {
@@ -101,6 +109,6 @@ impl Gen<'_, '_> {
         // Negative floats order backwards as integers: all their bits flipped; the others only the sign bit.
         let sign = self.b.ins().sshr_imm(bits, 63);
         let mask = self.b.ins().bor_imm(sign, i64::MIN);
-        Ok(vec![self.b.ins().bxor(bits, mask)])
+        Ok(self.b.ins().bxor(bits, mask))
     }
 }

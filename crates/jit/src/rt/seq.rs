@@ -15,7 +15,8 @@ pub(crate) unsafe extern "C" fn helper_sort<T: Ord>(data: *mut T, len: usize) {
 /// JIT helper: moves the `n` elements of `size` bytes at `data` into the order a stable sort by their keys
 /// gives. Element `i`'s keys are its row of `keys`, one per entry of `spec` (`nspec` bytes): a word compared as
 /// an unsigned integer, or with `KEY_TEXT` two words — a text's pointer and length — compared by bytes; with
-/// `KEY_DESCENDING` larger keys come first. Rows compare key by key, the first unequal key deciding.
+/// `KEY_DESCENDING` (text only: a numeric key comes complemented) larger keys come first. Rows compare key by
+/// key, the first unequal key deciding.
 ///
 /// # Safety
 /// `data` holds `n` elements of `size` bytes, `keys` `n` rows of the words `spec` describes (text words pointing
@@ -59,7 +60,12 @@ pub(crate) unsafe extern "C" fn helper_keyed_sort(
         std::cmp::Ordering::Equal
     };
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&i, &j| compare(i, j));
+    match (width, spec.iter().any(|s| s & KEY_TEXT != 0)) {
+        // Numeric keys only (descending ones come complemented): the words in order decide.
+        (1, false) => order.sort_by_key(|&i| keys[i]),
+        (_, false) => order.sort_by(|&i, &j| keys[i * width..(i + 1) * width].cmp(&keys[j * width..(j + 1) * width])),
+        (_, true) => order.sort_by(|&i, &j| compare(i, j)),
+    }
     let before = bytes.to_vec();
     for (to, &from) in order.iter().enumerate() {
         bytes[to * size..(to + 1) * size].copy_from_slice(&before[from * size..(from + 1) * size]);
