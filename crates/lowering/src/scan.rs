@@ -1,7 +1,7 @@
 //! Facts about IR trees that both the subset check and the acceptance use.
 
 use lacuna_ir::{
-    BinOp, Child, IterChain, IterSource, Lit, Receiver, Sink, Stage, TBlock, TExpr, TKind, TextMethod, UnOp,
+    BinOp, Child, IterChain, IterSource, Lit, Receiver, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TextMethod, UnOp,
 };
 
 /// Whether evaluating `e` may fault (conservatively: only what plainly cannot — reads, comparisons, logic, casts,
@@ -15,6 +15,8 @@ pub(crate) fn may_fault(e: &TExpr) -> bool {
         | TKind::Cast(_)
         | TKind::TextOf(_) => false,
         TKind::Unary(UnOp::Not, _) => false,
+        // A sequence's length and emptiness are read, never computed.
+        TKind::SeqLen(_) | TKind::SeqMethod { name: SeqMethod::IsEmpty, .. } => false,
         TKind::Unary(UnOp::Neg, x) => !x.s().is_float(),
         TKind::Binary(op, l, r) => match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::Shr => !l.s().is_float(),
