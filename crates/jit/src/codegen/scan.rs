@@ -48,6 +48,7 @@ pub(super) fn allocates(snippet: &TypedSnippet) -> bool {
             TKind::SeqMethod { name, .. } => matches!(name, SeqMethod::Push | SeqMethod::Join),
             // A sort's keys are kept in a buffer while it runs.
             TKind::SeqWithClosure { name, .. } => name.sorts(),
+            TKind::SortBy { .. } => true,
             TKind::HostCall { .. } => matches!(e.ty, Ty::String | Ty::Vec(_)) || e.ty.owns(),
             TKind::StructClone(_) | TKind::StructLit { .. } | TKind::MapNew => true,
             TKind::StringPush { .. }
