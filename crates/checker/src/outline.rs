@@ -231,12 +231,30 @@ impl ScalarFn {
 pub struct StructField {
     pub ty_name: String,
     pub field: String,
+    /// The field's type is written `Option<..>`: the host also exports a shim that finds its payload
+    /// ([`StructField::option_symbol`]; a host whose `Option` is not std's fails to compile it, and the JIT does
+    /// without the fields).
+    pub option: bool,
 }
 
 impl StructField {
     pub fn symbol(&self) -> String {
         field_offset_symbol(&self.ty_name, &self.field)
     }
+
+    /// The shim giving the address of the payload of an `Option` field, or null.
+    pub fn option_symbol(&self) -> String {
+        lacuna_ir::option_field_symbol(&self.ty_name, &self.field)
+    }
+}
+
+/// `Option<T>` as written (`Option`, `std::option::Option`, `core::option::Option`, with a leading `::` or not).
+fn is_option(ty: &ast::Type) -> bool {
+    let ast::Type::PathType(p) = ty else { return false };
+    let Some(path) = p.path() else { return false };
+    let text: String = path.syntax().text().to_string().chars().filter(|c| !c.is_whitespace()).collect();
+    let head = text.split('<').next().unwrap_or_default().trim_start_matches("::");
+    matches!(head, "Option" | "std::option::Option" | "core::option::Option") && text.contains('<')
 }
 
 /// The top-level structs of `file` with named fields, no generics and no `repr(packed)`: JIT code reaches their
@@ -362,7 +380,8 @@ fn struct_fields(structs: &[(String, ast::RecordFieldList)]) -> Vec<StructField>
             // through it.
             let exported = field.ty().is_some();
             if let (true, Some(field_name)) = (exported, field.name()) {
-                out.push(StructField { ty_name: ty_name.clone(), field: field_name.text().to_string() });
+                let option = field.ty().is_some_and(|t| is_option(&t));
+                out.push(StructField { ty_name: ty_name.clone(), field: field_name.text().to_string(), option });
             }
         }
     }
@@ -799,7 +818,8 @@ fn main() {}"
 
     #[test]
     fn struct_fields_are_the_sized_fields_of_plain_top_level_structs() {
-        let text = "#[derive(Debug)]\nstruct Item { name: String, price: u32, pub count: i64, tags: Vec<String> }\n\
+        let text = "#[derive(Debug)]\nstruct Item { name: String, price: u32, pub count: i64, tags: Vec<String>, \
+                    holder: Option<String>, at: std::option::Option<u8> }\n\
                     struct Named { len: usize, name: str }\n\
                     struct W<T> { x: T, n: u8 }\n#[repr(packed)]\nstruct P { a: u8 }\nstruct T(u8);\n";
         let found: Vec<String> = outline(text).struct_fields.into_iter().map(|f| f.symbol()).collect();
@@ -810,8 +830,13 @@ fn main() {}"
                 "__lacuna_offset_4Item_price",
                 "__lacuna_offset_4Item_count",
                 "__lacuna_offset_4Item_tags",
+                "__lacuna_offset_4Item_holder",
+                "__lacuna_offset_4Item_at",
             ]
         );
+        let options: Vec<String> =
+            outline(text).struct_fields.iter().filter(|f| f.option).map(|f| f.option_symbol()).collect();
+        assert_eq!(options, ["__lacuna_some_4Item_holder", "__lacuna_some_4Item_at"]);
         assert_eq!(outline(text).plain_structs, vec!["Item"]);
     }
 

@@ -845,10 +845,6 @@ fn render(
             layout.join(", "),
         ));
     }
-    let writers_at = text.len();
-    for (site, glue) in writers {
-        text.push_str(&map_writer(*site, glue));
-    }
     for f in fields {
         text.push_str(&format!(
             "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::offset_of!({}, {});\n",
@@ -856,6 +852,22 @@ fn render(
             f.ty_name,
             f.field
         ));
+        // Where an `Option` field's payload is, whatever niche rustc chose: the field matched as std's `Option`.
+        if f.option {
+            text.push_str(&format!(
+                "\n#[doc(hidden)]\n#[no_mangle]\npub unsafe extern \"C\" fn {}(p: *const u8) -> *const u8 {{\n    \
+                 match unsafe {{ &(*p.cast::<{}>()).{} }} {{\n        \
+                 ::core::option::Option::Some(x) => x as *const _ as *const u8,\n        \
+                 ::core::option::Option::None => ::core::ptr::null(),\n    }}\n}}\n",
+                f.option_symbol(),
+                f.ty_name,
+                f.field
+            ));
+        }
+    }
+    let writers_at = text.len();
+    for (site, glue) in writers {
+        text.push_str(&map_writer(*site, glue));
     }
     let locks_at = text.len();
     for holder in lock_holders {

@@ -147,6 +147,7 @@ impl Dumper {
             TKind::Deref(b) => format!("(deref b{b})"),
             TKind::HostField(f) => format!("(field #{f})"),
             TKind::RefField { base, symbol } => format!("(ref-field {symbol} {})", self.expr(base)),
+            TKind::OptionField { base, symbol } => format!("(option-field {symbol} {})", self.expr(base)),
             TKind::StructClone(x) => format!("(struct-clone {})", self.expr(x)),
             TKind::StructLit { id, fields, base } => {
                 let mut parts: Vec<String> =

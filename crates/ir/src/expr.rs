@@ -89,6 +89,16 @@ pub enum TKind {
         /// The exported static holding the field's offset ([`crate::field_offset_symbol`]).
         symbol: String,
     },
+    /// `r.field` of a host struct reached through `base` (a [`Ty::StructRef`] or [`Ty::Struct`] place) whose field
+    /// is an `Option<T>`, read in place where the snippet only borrows it (`&r.field`, `r.field.is_some()`,
+    /// `r.field.as_deref()`): a [`Ty::Option`] of `T` read in place (a scalar, a `String`'s text, a host struct's
+    /// address). Which variant it holds and where its payload is come from the host's shim, whatever niche rustc
+    /// chose.
+    OptionField {
+        base: Box<TExpr>,
+        /// The exported shim `(struct address) -> payload address or null` ([`crate::option_field_symbol`]).
+        symbol: String,
+    },
     /// `x.clone()` of a host struct (`x` a [`Ty::Struct`] place or a [`Ty::StructRef`]), through the host's
     /// `Clone` shim: a new [`Ty::Struct`].
     StructClone(Box<TExpr>),

@@ -44,6 +44,12 @@ pub fn field_offset_symbol(ty: &str, field: &str) -> String {
     format!("__lacuna_offset_{}{ty}_{field}", ty.len())
 }
 
+/// The function the instrumented host exports for a field of type `Option<T>` of struct `ty`: given the struct's
+/// address, the address of the `Some` payload, or null for `None`.
+pub fn option_field_symbol(ty: &str, field: &str) -> String {
+    format!("__lacuna_some_{}{ty}_{field}", ty.len())
+}
+
 /// The exported `[usize; 2 + TupleElem::MAX]` static holding the layout rustc gave the tuple type `ty`: its
 /// size, its alignment, then each part's offset. The name is made of the type's spelling with every byte that
 /// cannot be in a symbol written as `_` and two hex digits.

@@ -60,9 +60,11 @@ impl TExpr {
             | TKind::HostField(_)
             | TKind::Continue { .. }
             | TKind::SeqClone(_) => {}
-            TKind::Unary(_, x) | TKind::Cast(x) | TKind::RefField { base: x, .. } | TKind::StructClone(x) => {
-                f(Child::Expr(x))
-            }
+            TKind::Unary(_, x)
+            | TKind::Cast(x)
+            | TKind::RefField { base: x, .. }
+            | TKind::OptionField { base: x, .. }
+            | TKind::StructClone(x) => f(Child::Expr(x)),
             TKind::Binary(_, l, r) | TKind::StructEq { left: l, right: r, .. } => {
                 f(Child::Expr(l));
                 f(Child::Expr(r));

@@ -426,7 +426,7 @@ impl Walk<'_> {
                 Owners::from([owner(seq, self.snippet)])
             }
             // A field read in place borrows what its struct is in.
-            TKind::RefField { base, .. } => self.expr(base, false)?,
+            TKind::RefField { base, .. } | TKind::OptionField { base, .. } => self.expr(base, false)?,
             TKind::SeqLen(seq) | TKind::SeqSum(seq) | TKind::SeqClone(seq) => {
                 self.seq_use(seq, e)?;
                 none()
@@ -965,9 +965,10 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
                 f(Child::Expr(value), false)
             }
         }),
-        TKind::StringPush { value, .. } | TKind::RefField { base: value, .. } | TKind::StructClone(value) => {
-            f(Child::Expr(value), false)
-        }
+        TKind::StringPush { value, .. }
+        | TKind::RefField { base: value, .. }
+        | TKind::OptionField { base: value, .. }
+        | TKind::StructClone(value) => f(Child::Expr(value), false),
         TKind::StructEq { left, right, .. } => {
             f(Child::Expr(left), false);
             f(Child::Expr(right), false);

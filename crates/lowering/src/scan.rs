@@ -11,6 +11,7 @@ pub(crate) fn may_fault(e: &TExpr) -> bool {
         TKind::Lit(_)
         | TKind::Local(_)
         | TKind::RefField { .. }
+        | TKind::OptionField { .. }
         | TKind::Field(..)
         | TKind::Cast(_)
         | TKind::TextOf(_) => false,

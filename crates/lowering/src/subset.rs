@@ -299,6 +299,7 @@ impl Check<'_> {
                 _ => unsupported("an unknown field", &e.range),
             },
             TKind::RefField { base, .. } => self.ref_field(e, base),
+            TKind::OptionField { base, .. } => self.option_field(e, base),
             TKind::Unary(op, inner) => {
                 self.expr(inner)?;
                 let ok = match op {

@@ -51,6 +51,18 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return Ok(slice);
             }
         }
+        // An `Option` field of a host struct, borrowed (`&r.field`: read in place) or of a scalar (copied).
+        if let ast::Expr::RefExpr(r) = expr {
+            if let (None, None, Some(inner)) = (r.mut_token(), r.raw_token(), r.expr()) {
+                if let Some(mut value) = self.option_field(&inner, false)? {
+                    value.range = self.range(expr.syntax());
+                    return Ok(value);
+                }
+            }
+        }
+        if let Some(value) = self.option_field(expr, true)? {
+            return Ok(value);
+        }
         let ty = self.expr_type(expr)?;
         let range = self.range(expr.syntax());
         // Sequence bindings read by loops and methods, before the general forms.

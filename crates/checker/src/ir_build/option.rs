@@ -148,6 +148,22 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(e) = self.option_of_owned_unwrapped(&receiver, &name, &args, ty, range, at_name)? {
             return Ok(Some(e));
         }
+        // `r.field.is_some()`, `r.field.as_deref()` of an `Option` field of a host struct: borrowed, so read in place.
+        if let ("is_some" | "is_none" | "as_ref" | "as_deref", []) = (name.as_str(), args.as_slice()) {
+            if let Some(value) = self.option_field(&receiver, false)? {
+                return Ok(Some(match name.as_str() {
+                    "is_some" | "is_none" => {
+                        let Some(method) = OptionMethod::from_name(&name) else { return Ok(None) };
+                        let kind =
+                            TKind::Method { name: Method::Option(method), receiver: Box::new(value), args: vec![] };
+                        TExpr { kind, ty: ty.clone(), range: range.clone() }
+                    }
+                    // `Option<&String>` and `Option<&str>` of a `String` are both its text read in place.
+                    _ if value.ty == *ty => TExpr { range: range.clone(), ..value },
+                    _ => return Ok(None),
+                }));
+            }
+        }
         let Ok(receiver_ty) = self.expr_type(&receiver) else { return Ok(None) };
         let option_method = OptionMethod::from_name(&name).filter(|m| m.arity() == args.len());
         let checked = CheckedMethod::from_name(&name).filter(|m| *m != CheckedMethod::ToDigit);

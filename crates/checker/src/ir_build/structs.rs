@@ -202,6 +202,56 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TKind::StructEq { left: Box::new(left), right: Box::new(right), negated }))
     }
 
+    /// `r.field` of a host struct reached in place whose field is an `Option<T>` of a scalar, a `String` or a host
+    /// struct: the `Option` read where it is ([`TKind::OptionField`], a [`Ty::Option`] of `T` read in place). Only
+    /// for a place the snippet borrows or copies (`&r.field`, `r.field.is_some()`, an `Option` of a scalar).
+    pub(super) fn option_field(&mut self, e: &ast::Expr, scalar_only: bool) -> Result<Option<TExpr>> {
+        let ast::Expr::FieldExpr(f) = e else { return Ok(None) };
+        let (Some(base), Some(either::Either::Left(field))) = (f.expr(), self.sema.resolve_field(f)) else {
+            return Ok(None);
+        };
+        let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return Ok(None) };
+        let field_ty = field.ty(self.db);
+        let Some(adt) = field_ty.as_adt() else { return Ok(None) };
+        if !self.is_core_adt(adt, "Option") {
+            return Ok(None);
+        }
+        let Some(payload) = field_ty.type_arguments().next() else { return Ok(None) };
+        let read = if let Some(s) = self.part(&payload).filter(|_| payload.as_reference().is_none()) {
+            Ty::Scalar(s)
+        } else if self.is_string(&payload) {
+            Ty::Str
+        } else if let Some(id) = self.host_type(&payload) {
+            Ty::StructRef(id)
+        } else {
+            return Ok(None);
+        };
+        if scalar_only && read.scalar().is_none() {
+            return Ok(None);
+        }
+        let base = match &base {
+            ast::Expr::IndexExpr(ix) => {
+                let seq = ix.base().and_then(|b| self.sequence(&b));
+                let Some(Elem::Struct(id) | Elem::StructRef(id)) = seq.map(|s| s.elem) else { return Ok(None) };
+                self.seq_index(ix, Ty::StructRef(id))?
+            }
+            other => match self.through_mut_binding(other) {
+                Some(place) => place,
+                None => self.expr(other)?,
+            },
+        };
+        if !matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_)) {
+            return Ok(None);
+        }
+        // What the payload's text or address is borrowed from, and for how long, is rustc's borrow check.
+        if read.scalar().is_none() {
+            self.references.set(true);
+        }
+        let symbol = lacuna_ir::option_field_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
+        let kind = TKind::OptionField { base: Box::new(base), symbol };
+        Ok(Some(TExpr { kind, ty: Ty::Option(Box::new(read)), range: self.range(e.syntax()) }))
+    }
+
     /// `r.field` of a host struct reached in place: through a reference (an iterator's item, a `for` variable) or
     /// as an element of one of the hole's sequences (`v[i].field`).
     pub(super) fn ref_field(&mut self, f: &ast::FieldExpr) -> Result<Option<TKind>> {

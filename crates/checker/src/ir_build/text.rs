@@ -385,11 +385,11 @@ impl<'db> Builder<'_, 'db> {
             };
             let value = match &arg {
                 FmtArgRef::Index(i) => match positional.get(*i) {
-                    Some(Some(e)) => self.text_operand(&e.clone())?,
+                    Some(Some(e)) => self.format_operand(&e.clone())?,
                     _ => return unsupported(self),
                 },
                 FmtArgRef::Name(n) => match named.iter().find(|(m, _)| m == n) {
-                    Some((_, Some(e))) => self.text_operand(&e.clone())?,
+                    Some((_, Some(e))) => self.format_operand(&e.clone())?,
                     Some((_, None)) => return unsupported(self),
                     None => match captures.iter().find(|(m, _)| m == n) {
                         Some((_, local)) => self.captured(*local, call)?,
@@ -400,6 +400,15 @@ impl<'db> Builder<'_, 'db> {
             pieces.push(FmtPiece::Arg { value, spec });
         }
         Ok(pieces)
+    }
+
+    /// A format argument (which `format_args!` borrows): an `Option` field of a host struct read in place, or a
+    /// text operand.
+    fn format_operand(&mut self, e: &ast::Expr) -> Result<TExpr> {
+        match self.option_field(e, false)? {
+            Some(value) => Ok(value),
+            None => self.text_operand(e),
+        }
     }
 
     /// The arguments after the format string, from the `format_args!` the macro expands to.

@@ -142,6 +142,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                 };
             }
+            TKind::OptionField { base, symbol } => {
+                let Ty::Option(payload) = &e.ty else { return Err(CodegenError("an `Option` field's type".into())) };
+                let base = self.one(base)?;
+                return self.option_field(base, symbol, payload);
+            }
             TKind::SeqMethod { seq, name, args, at: name_at } => return self.seq_method(seq, *name, args, *name_at),
             TKind::SeqWithClosure { seq, name, closure, descending } => {
                 if *name == SeqClosureMethod::Retain {

@@ -37,7 +37,7 @@ use crate::helper::Helper;
 pub(crate) use compare::{KEY_DESCENDING, KEY_TEXT};
 use control::LoopCtx;
 use scan::{allocates, host_calls, host_statics, host_tuples, TupleLayout};
-use structs::{enum_fns, struct_shims, uses_struct_shims, StructShims};
+use structs::{enum_fns, option_fns, struct_shims, uses_struct_shims, StructShims};
 
 /// A compiled snippet. The module owns the code; it is kept for as long as the entry may be called.
 pub struct Compiled {
@@ -168,6 +168,8 @@ struct HostLayout {
     field_offsets: Vec<i32>,
     shims: HashMap<usize, StructShims>,
     enum_fns: HashMap<usize, (usize, usize)>,
+    /// The shims finding the payloads of the `Option` fields the snippet reads, by symbol ([`option_fns`]).
+    option_fns: HashMap<String, usize>,
     /// The layouts of the snippet's tuple elements ([`host_tuples`]).
     tuples: HashMap<TupleElem, TupleLayout>,
     /// The host's writer for a map the snippet hands over (0 when the hole's value is no map).
@@ -197,6 +199,7 @@ impl HostLayout {
             field_offsets,
             shims: struct_shims(snippet, host),
             enum_fns: enum_fns(snippet, host),
+            option_fns: option_fns(snippet, host)?,
             tuples: host_tuples(snippet, host)?,
             statics,
             map_writer,
@@ -336,6 +339,7 @@ impl Unit<'_, '_> {
         g.tuples = self.layout.tuples.clone();
         g.shims = self.layout.shims.clone();
         g.enum_fns = self.layout.enum_fns.clone();
+        g.option_fns = self.layout.option_fns.clone();
         Ok(g)
     }
 
@@ -558,6 +562,8 @@ struct Gen<'a, 'b> {
     shims: HashMap<usize, StructShims>,
     /// A host enum's variant and field shims, by index into [`TypedSnippet::structs`] ([`enum_fns`]).
     enum_fns: HashMap<usize, (usize, usize)>,
+    /// The shims of the `Option` fields the snippet reads, by symbol ([`option_fns`]).
+    option_fns: HashMap<String, usize>,
     /// Something the code needs that the host does not export (found while generating infallible parts).
     missing: Option<String>,
     /// While an arm of a branch-free `if` is computed ([`arms_without_branches`]): whether that arm is the one
@@ -624,6 +630,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             has_heap: allocates(snippet),
             shims: HashMap::new(),
             enum_fns: HashMap::new(),
+            option_fns: HashMap::new(),
             missing: None,
             guard: None,
             even: None,

@@ -55,6 +55,23 @@ pub(super) fn enum_fns(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMap<us
     out
 }
 
+/// The shims finding the payloads of the `Option` fields the snippet reads ([`TKind::OptionField`]), by symbol.
+pub(super) fn option_fns(snippet: &TypedSnippet, host: &HostAbi<'_>) -> R<HashMap<String, usize>> {
+    let mut symbols = Vec::new();
+    each_expr(snippet, &mut |e| {
+        if let TKind::OptionField { symbol, .. } = &e.kind {
+            symbols.push(symbol.clone());
+        }
+    });
+    let mut out = HashMap::new();
+    for symbol in symbols {
+        let address = (host.symbol)(&symbol)
+            .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+        out.insert(symbol, address as usize);
+    }
+    Ok(out)
+}
+
 /// The snippet calls a host struct's shims (which run under the host library's `run_snippet`).
 pub(super) fn uses_struct_shims(snippet: &TypedSnippet) -> bool {
     let mut found = false;
@@ -80,6 +97,37 @@ impl<'a, 'b> Gen<'a, 'b> {
         };
         let ret = if field { self.b.func.dfg.value_type(self.ctx) } else { types::I32 };
         Some(self.call_address(if field { field_fn } else { variant_fn }, args, ret))
+    }
+
+    /// An `Option` field of the host struct at `base` read in place ([`TKind::OptionField`]): its tag, then its
+    /// payload's parts (a scalar, text, an address; zeros for `None`), where the host's shim says the payload is.
+    pub(super) fn option_field(&mut self, base: Value, symbol: &str, payload: &Ty) -> R<Vals> {
+        let shim = *self.option_fns.get(symbol).ok_or_else(|| CodegenError(format!("no `{symbol}`")))?;
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        // SAFETY of the call: the instrumented host defines the symbol as `unsafe extern "C" fn(*const u8) -> *const
+        // u8`, which only matches on the field of the struct `base` points to (`instrument::render`).
+        let at = self.call_address(shim, &[base], ptr);
+        let tag = self.b.ins().icmp_imm(IntCC::NotEqual, at, 0);
+        if let Ty::StructRef(_) = payload {
+            return Ok(vec![tag, at]);
+        }
+        // `None` reads its payload's parts from zeros of the payload's size (at most a `String`'s three words).
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 24, 3));
+        let zero = self.b.ins().iconst(types::I64, 0);
+        for offset in [0, 8, 16] {
+            self.b.ins().stack_store(zero, slot, offset);
+        }
+        let zeros = self.b.ins().stack_addr(ptr, slot, 0);
+        let address = self.b.ins().select(tag, at, zeros);
+        let mut out = vec![tag];
+        match payload {
+            Ty::Str => out.extend(self.text_at(address)?),
+            ty => {
+                let t = ty.scalar().and_then(clif).ok_or_else(|| CodegenError("an `Option` field's payload".into()))?;
+                out.push(self.b.ins().load(t, MemFlags::trusted(), address, 0));
+            }
+        }
+        Ok(out)
     }
 
     /// Calls the host library's function at `address` with `args` (its parameters their types) and a result of

@@ -54,6 +54,20 @@ impl Check<'_> {
         }
     }
 
+    /// An `Option` field of a host struct read in place ([`TKind::OptionField`]).
+    pub(super) fn option_field(&mut self, e: &TExpr, base: &TExpr) -> Result<(), Unsupported> {
+        self.expr(base)?;
+        let payload_ok = |p: &Ty| match p {
+            Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128),
+            p => matches!(p, Ty::Str | Ty::StructRef(_)),
+        };
+        if matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_)) && matches!(&e.ty, Ty::Option(p) if payload_ok(p)) {
+            Ok(())
+        } else {
+            unsupported(format!("an `Option` field read as `{}`", e.ty.name()), &e.range)
+        }
+    }
+
     /// A call of a host function or method through its shim ([`TKind::HostCall`]).
     pub(super) fn host_call(
         &mut self,
