@@ -107,8 +107,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                     if SourceCall::of(&m).is_some()
                         || m.name_ref().is_some_and(|n| ADAPTORS.iter().any(|a| n.text() == *a)) =>
                 {
-                    let from_core =
-                        self.sema.resolve_method_call(&m).is_some_and(|f| self.fn_crate(f).as_deref() == Some("core"));
+                    // (`Vec`'s `into_iter` is `alloc`'s.)
+                    let from_core = self.sema.resolve_method_call(&m).is_some_and(|f| {
+                        let krate = self.fn_crate(f);
+                        krate.as_deref() == Some("core")
+                            || (krate.as_deref() == Some("alloc")
+                                && m.name_ref().is_some_and(|n| n.text() == "into_iter"))
+                    });
                     if !from_core {
                         return None;
                     }
@@ -128,6 +133,19 @@ impl<'a, 'db> Builder<'a, 'db> {
             // An array's items by value: scalars, as `iter()` reads them.
             other @ ast::Expr::ArrayExpr(_)
                 if first.and_then(|c| c.name_ref()).is_some_and(|n| n.text() == "into_iter") =>
+            {
+                other
+            }
+            // A vector's items by value: a snippet local's (`Builder::consumed_vector`) or one a call makes
+            // (`Builder::vec_temporary`); never a place of the host's, which this would move out of.
+            other
+                if first.and_then(|c| c.name_ref()).is_some_and(|n| n.text() == "into_iter")
+                    && (self.consumed_vector_local(&other)
+                        || (matches!(other, ast::Expr::CallExpr(_) | ast::Expr::MethodCallExpr(_))
+                            && self
+                                .sema
+                                .type_of_expr(&other)
+                                .is_some_and(|t| self.vec_elem(&t.original).is_some()))) =>
             {
                 other
             }
@@ -191,6 +209,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                 Some(seq) => IterSource::Seq(seq),
                 None => return self.unsupported("the values of this map", other.syntax()),
             },
+            other
+                if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "into_iter"))
+                    && self.consumed_vector_local(other) =>
+            {
+                let Some(seq) = self.consumed_vector(other)? else {
+                    return self.unsupported("`into_iter` of this vector", other.syntax());
+                };
+                calls.next();
+                IterSource::Seq(seq)
+            }
             other => {
                 let seq = match self.sequence(other) {
                     Some(seq) => Some(seq),

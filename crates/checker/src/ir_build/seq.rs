@@ -194,6 +194,25 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(self.hoist_vector("vector", made))
     }
 
+    /// `v` a snippet local holding a vector whose elements own nothing (scalars, text and host structs read in
+    /// place, tuples of those): what `v.into_iter()` consumes as [`Self::consumed_vector`].
+    pub(super) fn consumed_vector_local(&self, e: &ast::Expr) -> bool {
+        let ast::Expr::PathExpr(p) = e else { return false };
+        let Some(PathResolution::Local(local)) = p.path().and_then(|p| self.sema.resolve_path(&p)) else {
+            return false;
+        };
+        let elem = self.vec_elem(&local.ty(self.db)).and_then(|t| self.elem(&t));
+        self.local_ids.contains_key(&local) && elem.is_some_and(|e| !e.owns_buffer() && !matches!(e, Elem::Struct(_)))
+    }
+
+    /// `v.into_iter()` of a snippet local ([`Self::consumed_vector_local`]): the vector moved into a hidden local
+    /// (a use of `v` after it is the ownership check's, or rustc's, error), its items read as `iter()` reads them
+    /// — each is a copy of the element, and what a reference element points to outlives the vector.
+    pub(super) fn consumed_vector(&mut self, e: &ast::Expr) -> Result<Option<Seq>> {
+        let made = self.expr(e)?;
+        Ok(self.hoist_vector("vector", made))
+    }
+
     /// The call a `for` loop's iterable `e` iterates the result of (`f(..)`, `&f(..)`, `f(..).iter()`): what
     /// [`Self::vec_temporary`] may hold in a hidden local for the loop.
     pub(super) fn made_vector(&self, e: &ast::Expr) -> Option<ast::Expr> {
