@@ -405,6 +405,13 @@ impl<'db> Builder<'_, 'db> {
     /// A format argument (which `format_args!` borrows): an `Option` field of a host struct read in place, or a
     /// text operand.
     fn format_operand(&mut self, e: &ast::Expr) -> Result<TExpr> {
+        // `x` of `for x in v.iter_mut()` formats the element it points to.
+        if let Some((seq, index)) = self.elem_ref(e) {
+            let range = self.range(e.syntax());
+            let ty = seq.elem.read_ty();
+            let index = Box::new(self.index_local(index, range.clone()));
+            return Ok(TExpr { kind: TKind::SeqIndex { seq, index }, ty, range });
+        }
         match self.option_field(e, false)? {
             Some(value) => Ok(value),
             None => self.text_operand(e),
@@ -433,6 +440,11 @@ impl<'db> Builder<'_, 'db> {
     /// A variable a format string names (`{x}`): read as a path to it would be.
     fn captured(&mut self, local: Local<'db>, call: &ast::MacroCall) -> Result<TExpr> {
         let range = self.range(call.syntax());
+        // `{x}` of `for x in v.iter_mut()`: the element it points to.
+        if let Some((seq, index)) = self.elem_refs.get(&local).cloned() {
+            let index = Box::new(self.index_local(index, range.clone()));
+            return Ok(TExpr { kind: TKind::SeqIndex { seq, index }, ty: seq.elem.read_ty(), range });
+        }
         let ty = self.ty(&local.ty(self.db), call.syntax())?;
         if let Some(&id) = self.local_ids.get(&local) {
             return Ok(TExpr { kind: TKind::Local(LocalRef::Snippet(id)), ty, range });

@@ -389,6 +389,36 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().select(keep, v, args[0])
             }
             Trunc => self.b.ins().trunc(v),
+            // Half-way cases away from zero, as std rounds: the integer part, one more (in `v`'s direction) when
+            // the part cut off is at least a half. The part cut off is exact, and NaN compares false (a NaN or an
+            // infinity gives its integer part: itself).
+            Round => {
+                let whole = self.b.ins().trunc(v);
+                let cut = self.b.ins().fsub(v, whole);
+                let cut = self.b.ins().fabs(cut);
+                let (half, one) = if f32 {
+                    (self.b.ins().f32const(0.5), self.b.ins().f32const(1.0))
+                } else {
+                    (self.b.ins().f64const(0.5), self.b.ins().f64const(1.0))
+                };
+                let away = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, cut, half);
+                let step = self.b.ins().fcopysign(one, v);
+                let up = self.b.ins().fadd(whole, step);
+                self.b.ins().select(away, up, whole)
+            }
+            IsNan => self.b.ins().fcmp(FloatCC::Unordered, v, v),
+            IsFinite | IsInfinite => {
+                let magnitude = self.b.ins().fabs(v);
+                let infinity =
+                    if f32 { self.b.ins().f32const(f32::INFINITY) } else { self.b.ins().f64const(f64::INFINITY) };
+                // (NaN compares false with both.)
+                let cc = if name == IsFinite { FloatCC::LessThan } else { FloatCC::Equal };
+                self.b.ins().fcmp(cc, magnitude, infinity)
+            }
+            Fract => {
+                let whole = self.b.ins().trunc(v);
+                self.b.ins().fsub(v, whole)
+            }
             Powi => self.call_helper(Helper::float(FloatOp::Powi, f32), &[v, args[0]]),
             WrappingNeg => self.b.ins().ineg(v),
             UnsignedAbs => self.b.ins().iabs(v),

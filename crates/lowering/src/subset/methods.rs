@@ -61,7 +61,8 @@ impl Check<'_> {
                     (WrappingNeg | LeadingZeros | TrailingZeros | CountZeros, 0) => t.is_int(),
                     (UnsignedAbs, 0) => t.is_signed() && t.is_int(),
                     (IsPowerOfTwo, 0) => t.is_int() && !t.is_signed(),
-                    (Trunc, 0) => t.is_float(),
+                    (Trunc | Round | Fract, 0) => t.is_float(),
+                    (IsNan | IsFinite | IsInfinite, 0) => t.is_float() && e.ty == Ty::Scalar(Scalar::Bool),
                     (Powi, 1) => t.is_float() && arg(0) == Some(Scalar::I32),
                     _ => false,
                 }
