@@ -573,7 +573,9 @@ impl Check<'_> {
                 for x in elems {
                     self.expr(x)?;
                 }
-                // Strings are moved into the vector.
+                // Strings are moved into the vector; text only from string literals (`'static`: nothing a
+                // borrow check would have to follow).
+                let literal = |x: &TExpr| matches!(x.kind, TKind::Lit(lacuna_ir::Lit::Str(_)));
                 match e.ty {
                     Ty::Vec(elem)
                         if elems.iter().all(|x| Some(&x.ty) == elem.owned_ty().as_ref())
@@ -581,6 +583,7 @@ impl Check<'_> {
                     {
                         Ok(())
                     }
+                    Ty::Vec(Elem::Str) if elems.iter().all(literal) => Ok(()),
                     _ => unsupported("a vector of this type", &e.range),
                 }
             }

@@ -613,7 +613,18 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some((elem, _)) = self.sema.type_of_expr(e).and_then(|t| t.original.as_array(self.db)) else {
             return Ok(None);
         };
-        let Some(elem @ Elem::Scalar(_)) = self.elem(&elem) else { return Ok(None) };
+        // Scalars, or text when every element is a string literal (`'static`: nothing it points to can go away).
+        let literals = match array.kind() {
+            ast::ArrayExprKind::ElementList(mut elems) => {
+                elems.all(|x| matches!(&x, ast::Expr::Literal(l) if matches!(l.kind(), ast::LiteralKind::String(_))))
+            }
+            ast::ArrayExprKind::Repeat { .. } => false,
+        };
+        let elem = match self.elem(&elem) {
+            Some(elem @ Elem::Scalar(_)) => elem,
+            Some(Elem::Str) if literals => Elem::Str,
+            _ => return Ok(None),
+        };
         let kind = match array.kind() {
             ast::ArrayExprKind::Repeat { initializer: Some(value), repeat: Some(count) } => {
                 let value = Box::new(self.expr(&value)?);
