@@ -39,6 +39,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                         return Ok(TExpr { kind, ty, range });
                     }
                 }
+                ast::BinaryOp::CmpOp(ast::CmpOp::Ord { ordering, strict }) => {
+                    if let Some(kind) = self.unit_variant_ordering(b, ordering, strict)? {
+                        return Ok(TExpr { kind, ty, range });
+                    }
+                }
                 ast::BinaryOp::ArithOp(ast::ArithOp::Add) if ty == Ty::String => {
                     let left = Box::new(self.expr(&lhs)?);
                     let right = Box::new(self.text_operand(&rhs)?);

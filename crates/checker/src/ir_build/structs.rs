@@ -72,11 +72,11 @@ impl<'a, 'db> Builder<'a, 'db> {
             _ => None,
         };
         let (value, path) = match (variant_path(&lhs), variant_path(&rhs)) {
-            (_, Some(path)) if self.unit_variant(&path).is_some() => (lhs, path),
-            (Some(path), _) if self.unit_variant(&path).is_some() => (rhs, path),
+            (_, Some(path)) if self.unit_variant(&path, "PartialEq").is_some() => (lhs, path),
+            (Some(path), _) if self.unit_variant(&path, "PartialEq").is_some() => (rhs, path),
             _ => return Ok(None),
         };
-        let Some((adt, index)) = self.unit_variant(&path) else { return Ok(None) };
+        let Some((adt, index, _)) = self.unit_variant(&path, "PartialEq") else { return Ok(None) };
         let Some(value) = self.struct_place(&value)? else { return Ok(None) };
         if !matches!(value.ty, Ty::Struct(id) | Ty::StructRef(id) if id == adt) {
             return Ok(None);
@@ -91,9 +91,61 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TKind::Match { scrutinee: Box::new(value), arms }))
     }
 
-    /// A unit variant of a plain host enum that derives `PartialEq` (a derive and a hand-written impl cannot
-    /// both exist: E0119): the enum's index in `structs` and the variant's in declaration order.
-    fn unit_variant(&self, path: &ast::Path) -> Option<(usize, u32)> {
+    /// `x < E::V` (`<=`, `>`, `>=`, either way round) for a unit variant `V` of a host enum whose `PartialOrd` is
+    /// derived and follows declaration order: `x`'s variant against `V`'s (a derived order compares variants
+    /// first, and a value of `V` itself has nothing else), as a `match` over `x`'s variants.
+    pub(super) fn unit_variant_ordering(
+        &mut self,
+        b: &ast::BinExpr,
+        ordering: ast::Ordering,
+        strict: bool,
+    ) -> Result<Option<TKind>> {
+        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
+        let variant_path = |e: &ast::Expr| match e {
+            ast::Expr::PathExpr(p) => p.path(),
+            _ => None,
+        };
+        // `value OP V`, with `OP` turned round when the variant is on the left.
+        let (value, path, less) = match (variant_path(&lhs), variant_path(&rhs)) {
+            (_, Some(path)) if self.unit_variant(&path, "PartialOrd").is_some() => {
+                (lhs, path, ordering == ast::Ordering::Less)
+            }
+            (Some(path), _) if self.unit_variant(&path, "PartialOrd").is_some() => {
+                (rhs, path, ordering == ast::Ordering::Greater)
+            }
+            _ => return Ok(None),
+        };
+        let Some((adt, index, count)) = self.unit_variant(&path, "PartialOrd") else { return Ok(None) };
+        let Some(value) = self.struct_place(&value)? else { return Ok(None) };
+        if !matches!(value.ty, Ty::Struct(id) | Ty::StructRef(id) if id == adt) {
+            return Ok(None);
+        }
+        let range = self.range(b.syntax());
+        let holds = |j: u32| match (less, strict) {
+            (true, true) => j < index,
+            (true, false) => j <= index,
+            (false, true) => j > index,
+            (false, false) => j >= index,
+        };
+        let boolean =
+            |v: bool| TExpr { kind: TKind::Lit(Lit::Bool(v)), ty: Ty::Scalar(Scalar::Bool), range: range.clone() };
+        // Each variant but the last by name; the last as `_` (no exhaustiveness verdict needed).
+        let mut arms: Vec<Arm> = (0..count.saturating_sub(1))
+            .map(|j| Arm {
+                pat: TPat::Variant { adt, index: j, fields: Vec::new() },
+                guard: None,
+                body: boolean(holds(j)),
+            })
+            .collect();
+        arms.push(Arm { pat: TPat::Wild, guard: None, body: boolean(holds(count.saturating_sub(1))) });
+        Ok(Some(TKind::Match { scrutinee: Box::new(value), arms }))
+    }
+
+    /// A unit variant of a plain host enum that derives `derive` (`PartialEq`, `PartialOrd`; a derive and a
+    /// hand-written impl cannot both exist: E0119): the enum's index in `structs`, the variant's in declaration
+    /// order, and how many variants there are. For `PartialOrd`, only an enum without explicit discriminants
+    /// (whose derived order is then the declaration order).
+    fn unit_variant(&self, path: &ast::Path, derive: &str) -> Option<(usize, u32, u32)> {
         let Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) = self.sema.resolve_path(path) else {
             return None;
         };
@@ -119,14 +171,17 @@ impl<'a, 'db> Builder<'a, 'db> {
                 macros
                     .iter()
                     .flatten()
-                    .any(|m| m.builtin_derive_kind(self.db).is_some() && m.name(self.db).as_str() == "PartialEq")
+                    .any(|m| m.builtin_derive_kind(self.db).is_some() && m.name(self.db).as_str() == derive)
             })
         });
-        if !derives_eq {
+        let explicit_discriminant =
+            node.variant_list().into_iter().flat_map(|l| l.variants()).any(|v| v.eq_token().is_some());
+        if !derives_eq || (derive == "PartialOrd" && explicit_discriminant) {
             return None;
         }
-        let index = en.variants(self.db).iter().position(|x| *x == v)?;
-        Some((self.host_type(&en.ty(self.db))?, index as u32))
+        let variants = en.variants(self.db);
+        let index = variants.iter().position(|x| *x == v)?;
+        Some((self.host_type(&en.ty(self.db))?, index as u32, variants.len() as u32))
     }
 
     /// `S { a: .., b }` of a plain host struct whose fields are all given, each a scalar or a `String`.
