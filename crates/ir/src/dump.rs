@@ -132,6 +132,21 @@ impl Dumper {
         format!("(|{}| {})", params.join(", "), self.expr(&c.body))
     }
 
+    /// The keys of a comparison, each as `(order [descending] closure)`.
+    fn sort_keys(&mut self, keys: &[crate::SortKey]) -> Vec<String> {
+        keys.iter()
+            .map(|k| {
+                let order = match &k.order {
+                    crate::KeyOrder::Ord => "cmp".to_owned(),
+                    crate::KeyOrder::Total => "total_cmp".to_owned(),
+                    crate::KeyOrder::Partial { message, at } => format!("partial_cmp@{at} {message:?}"),
+                };
+                let descending = if k.descending { " descending" } else { "" };
+                format!("({order}{descending} {})", self.closure(&k.key))
+            })
+            .collect()
+    }
+
     fn expr(&mut self, e: &TExpr) -> String {
         let head = self.kind(e);
         format!("{head}:{}", e.ty.name())
@@ -225,18 +240,7 @@ impl Dumper {
                 format!("(seq.{name}{order} {} {})", seq_text(seq), self.closure(closure))
             }
             TKind::SortBy { seq, unstable, keys } => {
-                let keys: Vec<String> = keys
-                    .iter()
-                    .map(|k| {
-                        let order = match &k.order {
-                            crate::KeyOrder::Ord => "cmp".to_owned(),
-                            crate::KeyOrder::Total => "total_cmp".to_owned(),
-                            crate::KeyOrder::Partial { message, at } => format!("partial_cmp@{at} {message:?}"),
-                        };
-                        let descending = if k.descending { " descending" } else { "" };
-                        format!("({order}{descending} {})", self.closure(&k.key))
-                    })
-                    .collect();
+                let keys = self.sort_keys(keys);
                 let name = if *unstable { "sort_unstable_by" } else { "sort_by" };
                 format!("(seq.{name} {} {})", seq_text(seq), keys.join(" "))
             }
@@ -388,6 +392,8 @@ impl Dumper {
             Sink::Find(c) => format!("find {}", self.closure(c)),
             Sink::MaxByKey(c) => format!("max_by_key {}", self.closure(c)),
             Sink::MinByKey(c) => format!("min_by_key {}", self.closure(c)),
+            Sink::MaxBy(keys) => format!("max_by {}", self.sort_keys(keys).join(" ")),
+            Sink::MinBy(keys) => format!("min_by {}", self.sort_keys(keys).join(" ")),
             Sink::Fold { init, closure } => format!("fold {} {}", self.expr(init), self.closure(closure)),
             Sink::Collect { .. } => "collect".to_owned(),
         }

@@ -157,6 +157,11 @@ pub enum Sink {
     /// `max_by_key` / `min_by_key` (the last maximum, the first minimum, as `Iterator`'s do).
     MaxByKey(Closure),
     MinByKey(Closure),
+    /// `max_by(|a, b| ..)` / `min_by(..)` of a comparison read as the keys it compares ([`SortKey`], as
+    /// `sort_by` reads them): the item kept so far is `a`, the next `b`; `max_by` takes the next unless the kept
+    /// one is greater, `min_by` only when it is smaller.
+    MaxBy(Vec<SortKey>),
+    MinBy(Vec<SortKey>),
     /// `fold(init, |acc, x| body)`.
     Fold {
         init: Box<TExpr>,

@@ -187,6 +187,7 @@ impl TExpr {
                     | Sink::Find(c)
                     | Sink::MaxByKey(c)
                     | Sink::MinByKey(c) => f(Child::Expr(&c.body)),
+                    Sink::MaxBy(keys) | Sink::MinBy(keys) => keys.iter().for_each(|k| f(Child::Expr(&k.key.body))),
                     Sink::Fold { init, closure } => {
                         f(Child::Expr(init));
                         f(Child::Expr(&closure.body));

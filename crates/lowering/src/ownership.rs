@@ -652,21 +652,22 @@ impl Walk<'_> {
             }
             TKind::Consume { chain, sink } => {
                 let live = self.chain(chain, e)?;
-                let closure = match sink {
+                let closures: Vec<&lacuna_ir::Closure> = match sink {
                     Sink::Any(c)
                     | Sink::All(c)
                     | Sink::Position(c)
                     | Sink::Find(c)
                     | Sink::MaxByKey(c)
-                    | Sink::MinByKey(c) => Some(c),
+                    | Sink::MinByKey(c) => vec![c],
+                    Sink::MaxBy(keys) | Sink::MinBy(keys) => keys.iter().map(|k| &k.key).collect(),
                     Sink::Fold { init, closure } => {
                         self.in_order([(&**init, true)], live.clone())?;
-                        Some(closure)
+                        vec![closure]
                     }
-                    _ => None,
+                    _ => Vec::new(),
                 };
                 let mut live = live;
-                if let Some(c) = closure {
+                for c in closures {
                     self.no_conflict(&c.body, &live)?;
                     live.extend(mentions(&c.body, self.snippet));
                     self.closure(&c.params, &c.body)?;

@@ -62,17 +62,20 @@ pub(crate) fn closures_write(e: &TExpr) -> bool {
         Stage::Map(c) | Stage::Filter(c) | Stage::FilterMap(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => Some(c),
         _ => None,
     });
-    let sink_closure = sink.and_then(|s| match s {
-        Sink::Any(c)
-        | Sink::All(c)
-        | Sink::Position(c)
-        | Sink::Find(c)
-        | Sink::MaxByKey(c)
-        | Sink::MinByKey(c)
-        | Sink::Fold { closure: c, .. } => Some(c),
-        _ => None,
-    });
-    stage_closures.chain(sink_closure).any(|c| writes(&c.body))
+    let sink_closures: Vec<&lacuna_ir::Closure> = match sink {
+        Some(
+            Sink::Any(c)
+            | Sink::All(c)
+            | Sink::Position(c)
+            | Sink::Find(c)
+            | Sink::MaxByKey(c)
+            | Sink::MinByKey(c)
+            | Sink::Fold { closure: c, .. },
+        ) => vec![c],
+        Some(Sink::MaxBy(keys) | Sink::MinBy(keys)) => keys.iter().map(|k| &k.key).collect(),
+        _ => Vec::new(),
+    };
+    stage_closures.chain(sink_closures).any(|c| writes(&c.body))
 }
 
 /// Whether `f` holds for an expression inside `e` (not `e` itself).

@@ -507,6 +507,17 @@ impl Check<'_> {
                         ) => s.is_int(),
                         (Ty::Scalar(s), FmtTrait::LowerExp | FmtTrait::UpperExp) => s.is_int() || s.is_float(),
                         (Ty::Str | Ty::String, FmtTrait::Display | FmtTrait::Debug) => true,
+                        // `{:?}` of an `Option` of a scalar or text, with no width, precision or `#`.
+                        (Ty::Option(p), FmtTrait::Debug) => {
+                            let plain = *spec == lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() };
+                            let payload = match &**p {
+                                Ty::Scalar(s) => {
+                                    !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128)
+                                }
+                                p => *p == Ty::Str,
+                            };
+                            plain && payload
+                        }
                         // A host struct formats itself (the host's shim); only `{}`, `{:?}` and `{:#?}`.
                         (Ty::Struct(_) | Ty::StructRef(_), FmtTrait::Display | FmtTrait::Debug) => {
                             let plain = lacuna_ir::FmtSpec {

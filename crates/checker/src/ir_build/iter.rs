@@ -369,6 +369,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             "find",
             "max_by_key",
             "min_by_key",
+            "max_by",
+            "min_by",
             "fold",
             "collect",
         ];
@@ -400,6 +402,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             ("find", [c]) => Sink::Find(self.closure_with(c, Some(1))?),
             ("max_by_key", [c]) => Sink::MaxByKey(self.closure_with(c, Some(1))?),
             ("min_by_key", [c]) => Sink::MinByKey(self.closure_with(c, Some(1))?),
+            ("max_by", [c]) => Sink::MaxBy(self.comparison(c)?),
+            ("min_by", [c]) => Sink::MinBy(self.comparison(c)?),
             ("fold", [init, c]) => {
                 let init = Box::new(self.expr(init)?);
                 Sink::Fold { init, closure: self.closure_with(c, Some(2))? }

@@ -1,12 +1,13 @@
 //! Sorts by keys: `sort_by_key(|x| k)` and `sort_by(|a, b| ..)` read as the keys it compares ([`SortKey`]).
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, InstBuilder, MemFlags};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlags, Type, Value};
+use cranelift_frontend::Variable;
 
 use crate::abi::Fault;
-use crate::codegen::{clif, CodegenError, Gen, R};
+use crate::codegen::{clif, flat, CodegenError, Gen, Vals, R};
 use crate::helper::Helper;
-use lacuna_ir::{Closure, KeyOrder, Seq, SortKey, Ty};
+use lacuna_ir::{Closure, IterChain, KeyOrder, Seq, SortKey, Ty};
 
 /// What `lacuna_keyed_sort` is told of a key: its words are text (a pointer and a length, compared by bytes).
 pub(crate) const KEY_TEXT: u8 = 1;
@@ -78,29 +79,106 @@ impl Gen<'_, '_> {
     /// bit flipped (so signed keys order as unsigned words); a float's bits made to order as `total_cmp` does
     /// (`partial_cmp`: `-0.0` as `0.0` first, and a NaN panics); complemented when descending. Text as its
     /// pointer and length.
-    fn key_words(&mut self, key: &SortKey) -> R<Vec<cranelift_codegen::ir::Value>> {
+    fn key_words(&mut self, key: &SortKey) -> R<Vec<Value>> {
         if key.key.body.ty == Ty::Str {
             return self.expr(&key.key.body);
         }
-        let word = self.numeric_key_word(key)?;
+        let (word, nan) = self.numeric_key_word(key)?;
+        if let (Some(nan), KeyOrder::Partial { message, at }) = (nan, &key.order) {
+            self.partial_cmp_panic(nan, message, *at);
+        }
         Ok(vec![if key.descending { self.b.ins().bnot(word) } else { word }])
     }
 
-    /// A numeric key as a word that orders as the key does, ascending.
-    fn numeric_key_word(&mut self, key: &SortKey) -> R<cranelift_codegen::ir::Value> {
+    /// The panic of `partial_cmp(..).unwrap()` (or `.expect(message)`) where `nan` holds.
+    fn partial_cmp_panic(&mut self, nan: Value, message: &str, at: usize) {
+        let index = self.message(message);
+        let index = self.b.ins().iconst(types::I64, index as i64);
+        self.fault_if_with(nan, Fault::Panic, at, &[index]);
+    }
+
+    /// `max_by(|a, b| ..)` (or `min_by`, `min`) of a chain by the keys its comparison compares ([`Sink::MaxBy`]):
+    /// as std folds, the item kept so far is compared with each next one, which replaces it unless the kept one
+    /// is greater (`max_by`) or only when it is (`min_by`). Each item's keys are computed once, as words that
+    /// order as the keys do (descending ones complemented); a NaN under `partial_cmp(..).unwrap()` panics at the
+    /// first comparison that meets it — none for a single item. The `Option` of the item kept.
+    pub(super) fn max_by(&mut self, chain: &IterChain, keys: &[SortKey], min: bool, at: usize) -> R<Vals> {
+        let item_ty = chain.item();
+        let item_parts = flat(&item_ty);
+        let new_var = |g: &mut Self, t: Type| {
+            let z = g.zero(t);
+            g.var(t, z)
+        };
+        let have = new_var(self, types::I8);
+        let best: Vec<Variable> = item_parts.iter().map(|&t| new_var(self, t)).collect();
+        let best_words: Vec<Variable> = keys.iter().map(|_| new_var(self, types::I64)).collect();
+        let best_nan = new_var(self, types::I8);
+        let partial = keys.iter().find_map(|k| match &k.order {
+            KeyOrder::Partial { message, at } => Some((message.clone(), *at)),
+            _ => None,
+        });
+        self.drive(chain, at, &mut |g, item, _, _| {
+            let mut words = Vec::new();
+            let mut nan = g.int_const(types::I8, 0);
+            for key in keys {
+                g.bind_params(&key.key, &[(&item_ty, &item)]);
+                let (word, key_nan) = g.numeric_key_word(key)?;
+                words.push(if key.descending { g.b.ins().bnot(word) } else { word });
+                if let Some(key_nan) = key_nan {
+                    nan = g.b.ins().bor(nan, key_nan);
+                }
+            }
+            let had = g.b.use_var(have);
+            // The comparison std makes: from the second item on, with the kept item's keys.
+            if let Some((message, unwrap_at)) = &partial {
+                let kept_nan = g.b.use_var(best_nan);
+                let either = g.b.ins().bor(kept_nan, nan);
+                let compared_nan = g.b.ins().band(had, either);
+                g.partial_cmp_panic(compared_nan, message, *unwrap_at);
+            }
+            // Whether the kept item is greater: the first key that differs decides.
+            let mut greater = g.int_const(types::I8, 0);
+            for (var, &word) in best_words.iter().zip(&words).rev() {
+                let kept = g.b.use_var(*var);
+                let gt = g.b.ins().icmp(IntCC::UnsignedGreaterThan, kept, word);
+                let eq = g.b.ins().icmp(IntCC::Equal, kept, word);
+                let tie = g.b.ins().band(eq, greater);
+                greater = g.b.ins().bor(gt, tie);
+            }
+            let better = if min { greater } else { g.b.ins().bxor_imm(greater, 1) };
+            let first = g.b.ins().bxor_imm(had, 1);
+            let take = g.b.ins().bor(first, better);
+            for (var, &v) in best.iter().chain(&best_words).zip(item.iter().chain(&words)) {
+                let old = g.b.use_var(*var);
+                let new = g.b.ins().select(take, v, old);
+                g.b.def_var(*var, new);
+            }
+            let old_nan = g.b.use_var(best_nan);
+            let new_nan = g.b.ins().select(take, nan, old_nan);
+            g.b.def_var(best_nan, new_nan);
+            let one = g.int_const(types::I8, 1);
+            g.b.def_var(have, one);
+            Ok(())
+        })?;
+        let mut out = vec![self.b.use_var(have)];
+        out.extend(best.iter().map(|v| self.b.use_var(*v)));
+        Ok(out)
+    }
+
+    /// A numeric key as a word that orders as the key does, ascending, and for a `partial_cmp` key of a float
+    /// whether it is NaN.
+    fn numeric_key_word(&mut self, key: &SortKey) -> R<(Value, Option<Value>)> {
         let s = key.key.body.s();
         let t = clif(s).ok_or_else(|| CodegenError("a sort key's type".into()))?;
         let k = self.one(&key.key.body)?;
         if !s.is_float() {
             let k = self.resize(k, t, types::I64, s.is_signed());
-            return Ok(if s.is_signed() { self.b.ins().bxor_imm(k, i64::MIN) } else { k });
+            return Ok((if s.is_signed() { self.b.ins().bxor_imm(k, i64::MIN) } else { k }, None));
         }
         let mut x = if t == types::F32 { self.b.ins().fpromote(types::F64, k) } else { k };
-        if let KeyOrder::Partial { message, at } = &key.order {
-            let nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-            let index = self.message(message);
-            let index = self.b.ins().iconst(types::I64, index as i64);
-            self.fault_if_with(nan, Fault::Panic, *at, &[index]);
+        let mut nan = None;
+        if let KeyOrder::Partial { .. } = &key.order {
+            nan = Some(self.b.ins().fcmp(FloatCC::Unordered, x, x));
             // `-0.0 + 0.0` is `0.0`: the two zeros compare equal.
             let zero = self.b.ins().f64const(0.0);
             x = self.b.ins().fadd(x, zero);
@@ -109,6 +187,6 @@ impl Gen<'_, '_> {
         // Negative floats order backwards as integers: all their bits flipped; the others only the sign bit.
         let sign = self.b.ins().sshr_imm(bits, 63);
         let mask = self.b.ins().bor_imm(sign, i64::MIN);
-        Ok(self.b.ins().bxor(bits, mask))
+        Ok((self.b.ins().bxor(bits, mask), nan))
     }
 }

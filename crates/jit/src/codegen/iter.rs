@@ -506,6 +506,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 out.extend(get(self, &best));
                 Ok(out)
             }
+            Sink::MaxBy(keys) => self.max_by(chain, keys, false, at),
+            Sink::MinBy(keys) => self.max_by(chain, keys, true, at),
             Sink::Any(c) | Sink::All(c) => {
                 let is_any = matches!(sink, Sink::Any(_));
                 let init = self.int_const(types::I8, if is_any { 0 } else { 1 });

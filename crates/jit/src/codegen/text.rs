@@ -12,9 +12,24 @@ use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, BlockArg, FuncRef, MemFlags, StackSlot, StackSlotData, StackSlotKind, Type, Value};
 use lacuna_ir::{Lit, ParseThen, Scalar, TExpr, TKind, TextMethod, Ty};
 
-/// One evaluated piece of a format string: the text helper's kind, value words, spec, fault position, and a
-/// `String` buffer to free once it is appended (a host struct's text).
-pub(super) type FmtArg = (u32, Value, Value, lacuna_ir::FmtSpec, usize, Option<Value>);
+/// One evaluated piece of a format string: the text helper's kind, value words, spec, fault position, a
+/// `String` buffer to free once it is appended (a host struct's text), and the condition under which it is
+/// appended at all (a `Some`'s payload and closing parenthesis).
+pub(super) struct FmtArg {
+    kind: u32,
+    a: Value,
+    b: Value,
+    spec: lacuna_ir::FmtSpec,
+    at: usize,
+    temporary: Option<Value>,
+    only_if: Option<Value>,
+}
+
+impl FmtArg {
+    fn new(kind: u32, a: Value, b: Value, spec: lacuna_ir::FmtSpec, at: usize) -> FmtArg {
+        FmtArg { kind, a, b, spec, at, temporary: None, only_if: None }
+    }
+}
 
 /// A short literal's bytes as 8-, 4-, 2- and 1-byte words: each word's type, offset and value (native byte
 /// order, zero-extended from its width), as loads and stores of them read and write.
@@ -220,78 +235,115 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Each piece of a format string evaluated, in order (what `format_args!` does before anything is written):
     /// the helper's kind, value words, spec and fault position for each.
     pub(super) fn format_args(&mut self, pieces: &[lacuna_ir::FmtPiece], at: usize) -> R<Vec<FmtArg>> {
-        use lacuna_ir::{FmtPiece, FmtSpec};
+        use lacuna_ir::{FmtPiece, FmtSpec, FmtTrait};
         let mut out = Vec::new();
         for piece in pieces {
-            out.push(match piece {
+            match piece {
                 FmtPiece::Lit(text) => {
                     let parts = self.str_literal(text);
-                    (KIND_STR, parts[0], parts[1], FmtSpec::default(), at, None)
+                    out.push(FmtArg::new(KIND_STR, parts[0], parts[1], FmtSpec::default(), at));
                 }
                 FmtPiece::Arg { value, spec } => {
                     let zero = self.int_const(types::I64, 0);
+                    let start = value.range.start;
                     match &value.ty {
                         Ty::Str | Ty::String => {
                             let (data, len) = self.text_parts(value)?;
-                            (KIND_STR, data, len, *spec, value.range.start, None)
+                            out.push(FmtArg::new(KIND_STR, data, len, *spec, start));
                         }
                         Ty::Struct(id) | Ty::StructRef(id) => {
                             // The host formats it (its shim makes a `String`, appended as text, then freed).
                             let address = self.one(value)?;
-                            let debug = spec.trait_ == lacuna_ir::FmtTrait::Debug;
-                            let [data, _, len] =
-                                self.struct_text(*id, address, debug, spec.alternate, value.range.start)?;
-                            (KIND_STR, data, len, FmtSpec::default(), value.range.start, Some(data))
+                            let debug = spec.trait_ == FmtTrait::Debug;
+                            let [data, _, len] = self.struct_text(*id, address, debug, spec.alternate, start)?;
+                            let mut arg = FmtArg::new(KIND_STR, data, len, FmtSpec::default(), start);
+                            arg.temporary = Some(data);
+                            out.push(arg);
                         }
                         Ty::Scalar(s) => {
                             let v = self.one(value)?;
-                            let t = clif(*s).ok_or_else(|| CodegenError("a formatted value".into()))?;
-                            let bits = t.bits();
-                            let (kind, word) = if s.is_float() {
-                                let as_int = self.b.ins().bitcast(
-                                    if bits == 32 { types::I32 } else { types::I64 },
-                                    MemFlags::new(),
-                                    v,
-                                );
-                                let word = if bits == 32 { self.b.ins().uextend(types::I64, as_int) } else { as_int };
-                                (KIND_FLOAT | bits << 8, word)
-                            } else {
-                                let kind = match s {
-                                    Scalar::Bool => KIND_BOOL,
-                                    Scalar::Char => KIND_CHAR,
-                                    s if s.is_signed() => KIND_SIGNED | bits << 8,
-                                    _ => KIND_UNSIGNED | bits << 8,
-                                };
-                                let word = match bits {
-                                    64 => v,
-                                    _ if s.is_signed() => self.b.ins().sextend(types::I64, v),
-                                    _ => self.b.ins().uextend(types::I64, v),
-                                };
-                                (kind, word)
+                            out.push(self.scalar_fmt_arg(*s, v, zero, *spec, start)?);
+                        }
+                        // `{:?}` of an `Option`: `Some(` the payload's `Debug` `)`, or `None`.
+                        Ty::Option(payload) => {
+                            let parts = self.expr(value)?;
+                            let tag = parts[0];
+                            let (some, none) = (self.str_literal("Some("), self.str_literal("None"));
+                            let data = self.b.ins().select(tag, some[0], none[0]);
+                            let len = self.b.ins().select(tag, some[1], none[1]);
+                            out.push(FmtArg::new(KIND_STR, data, len, FmtSpec::default(), start));
+                            let debug = FmtSpec { trait_: FmtTrait::Debug, ..FmtSpec::default() };
+                            let mut inner = match &**payload {
+                                Ty::Scalar(s) => self.scalar_fmt_arg(*s, parts[1], zero, debug, start)?,
+                                Ty::Str => FmtArg::new(KIND_STR, parts[1], parts[2], debug, start),
+                                other => return Err(CodegenError(format!("formatting an `Option<{}>`", other.name()))),
                             };
-                            (kind, word, zero, *spec, value.range.start, None)
+                            inner.only_if = Some(tag);
+                            out.push(inner);
+                            let close = self.str_literal(")");
+                            let mut close = FmtArg::new(KIND_STR, close[0], close[1], FmtSpec::default(), start);
+                            close.only_if = Some(tag);
+                            out.push(close);
                         }
                         other => return Err(CodegenError(format!("formatting a `{}`", other.name()))),
                     }
                 }
-            });
+            }
         }
         Ok(out)
+    }
+
+    /// A scalar's piece of a format string: its kind (with its width) and its value as a word.
+    fn scalar_fmt_arg(&mut self, s: Scalar, v: Value, zero: Value, spec: lacuna_ir::FmtSpec, at: usize) -> R<FmtArg> {
+        let t = clif(s).ok_or_else(|| CodegenError("a formatted value".into()))?;
+        let bits = t.bits();
+        let (kind, word) = if s.is_float() {
+            let as_int = self.b.ins().bitcast(if bits == 32 { types::I32 } else { types::I64 }, MemFlags::new(), v);
+            let word = if bits == 32 { self.b.ins().uextend(types::I64, as_int) } else { as_int };
+            (KIND_FLOAT | bits << 8, word)
+        } else {
+            let kind = match s {
+                Scalar::Bool => KIND_BOOL,
+                Scalar::Char => KIND_CHAR,
+                s if s.is_signed() => KIND_SIGNED | bits << 8,
+                _ => KIND_UNSIGNED | bits << 8,
+            };
+            let word = match bits {
+                64 => v,
+                _ if s.is_signed() => self.b.ins().sextend(types::I64, v),
+                _ => self.b.ins().uextend(types::I64, v),
+            };
+            (kind, word)
+        };
+        Ok(FmtArg::new(kind, word, zero, spec, at))
     }
 
     /// Appends evaluated format pieces to the `String` at `address` (a `text::TextSlot`).
     pub(super) fn append_formatted(&mut self, address: Value, args: Vec<FmtArg>) {
         let mut temporaries = Vec::new();
-        for (kind, a, b, spec, at, temporary) in args {
-            temporaries.extend(temporary);
-            let raw = Box::new(RawSpec::new(&spec));
+        for arg in args {
+            temporaries.extend(arg.temporary);
+            let raw = Box::new(RawSpec::new(&arg.spec));
             let spec_ptr = self.address_const(&*raw as *const RawSpec as usize, "format spec");
             self.specs.push(raw);
-            let kind = self.int_const(types::I32, i64::from(kind));
+            // A conditional piece in a block of its own.
+            let done = arg.only_if.map(|cond| {
+                let (append, done) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(cond, append, &[], done, &[]);
+                self.b.switch_to_block(append);
+                self.b.seal_block(append);
+                done
+            });
+            let kind = self.int_const(types::I32, i64::from(arg.kind));
             let f = self.helpers[&Helper::Fmt];
-            let call = self.b.ins().call(f, &[self.ctx, address, kind, a, b, spec_ptr]);
+            let call = self.b.ins().call(f, &[self.ctx, address, kind, arg.a, arg.b, spec_ptr]);
             let status = self.b.inst_results(call)[0];
-            self.helper_fault_if(status, at);
+            self.helper_fault_if(status, arg.at);
+            if let Some(done) = done {
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+            }
         }
         let free = self.helpers[&Helper::VecFree];
         for t in temporaries {

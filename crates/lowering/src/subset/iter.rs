@@ -1,8 +1,9 @@
 //! Iterator chains and what consumes them.
 
+use crate::scan::may_fault;
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{Elem, IterChain, Scalar, Sink, TExpr, Ty};
+use lacuna_ir::{Elem, IterChain, KeyOrder, Scalar, Sink, TExpr, Ty};
 
 impl Check<'_> {
     /// An iterator chain and what consumes it ([`TKind::Consume`]).
@@ -37,6 +38,30 @@ impl Check<'_> {
             Sink::MaxByKey(c) | Sink::MinByKey(c) => {
                 self.closure(c, std::slice::from_ref(&item), &c.body.ty, &e.range)?;
                 ordered(c.body.ty.scalar()) && option_of_item
+            }
+            Sink::MaxBy(keys) | Sink::MinBy(keys) => {
+                for key in keys {
+                    self.closure(&key.key, std::slice::from_ref(&item), &key.key.body.ty, &e.range)?;
+                    // Each item's keys are computed once, not once per comparison as std's `max_by` does (and not
+                    // at all for a single item): only keys that cannot fault may be.
+                    if may_fault(&key.key.body) {
+                        return unsupported("a `max_by` or `min_by` key that may fault", &key.key.body.range);
+                    }
+                    let ok = match (&key.order, &key.key.body.ty) {
+                        (KeyOrder::Ord, Ty::Scalar(s)) => {
+                            s.int_bits().is_some_and(|bits| bits <= 64) || matches!(s, Scalar::Char | Scalar::Bool)
+                        }
+                        (KeyOrder::Total | KeyOrder::Partial { .. }, Ty::Scalar(s)) => s.is_float(),
+                        _ => false,
+                    };
+                    if !ok {
+                        return unsupported(
+                            format!("a `max_by` or `min_by` key of type `{}`", key.key.body.ty.name()),
+                            &e.range,
+                        );
+                    }
+                }
+                option_of_item
             }
             Sink::Fold { init, closure } => {
                 self.expr(init)?;
