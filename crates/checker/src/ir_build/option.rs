@@ -79,6 +79,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 d
             }
+            // Evaluated only when `o` is `None` in Rust too.
+            ("unwrap_or_else", [ast::Expr::ClosureExpr(c)])
+                if c.param_list().is_some_and(|l| l.params().next().is_none()) =>
+            {
+                let (_, body) = self.closure(&ast::Expr::ClosureExpr(c.clone()))?;
+                body
+            }
             _ => return Ok(None),
         };
         let (scrutinee, pat, body) = match (inner_name.as_str(), inner_args.as_slice(), &option_ty) {
@@ -121,6 +128,43 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }))
     }
 
+    /// `o.map_or(default, |x| body)` and `o.map_or_else(|| default, |x| body)` of an `Option` the typed view
+    /// holds: `match o { Some(x) => body, _ => default }`. `map_or`'s default is evaluated before the match in
+    /// Rust, so only one that neither faults nor has effects (a literal, text from a literal) may be evaluated
+    /// only when `o` is `None`.
+    fn option_map_or(
+        &mut self,
+        receiver: &ast::Expr,
+        name: &str,
+        args: &[ast::Expr],
+        ty: &Ty,
+        range: &Range<usize>,
+    ) -> Result<Option<TExpr>> {
+        let ([default, closure], "map_or" | "map_or_else") = (args, name) else { return Ok(None) };
+        let Ok(Ty::Option(_)) = self.expr_type(receiver) else { return Ok(None) };
+        let scrutinee = self.expr(receiver)?;
+        let default = if name == "map_or" {
+            let d = self.expr(default)?;
+            if !(matches!(d.kind, TKind::Lit(_)) || text_from_a_literal(&d)) {
+                return self.unsupported("a `map_or` default other than a literal", default.syntax());
+            }
+            d
+        } else {
+            let (param, body) = self.closure(default)?;
+            if param.is_some() {
+                return self.unsupported("a `map_or_else` default that takes a parameter", default.syntax());
+            }
+            body
+        };
+        let (param, body) = self.closure(closure)?;
+        let arms = vec![
+            Arm { pat: TPat::Some(Box::new(param.unwrap_or(TPat::Wild))), guard: None, body },
+            Arm { pat: TPat::Wild, guard: None, body: default },
+        ];
+        let kind = TKind::Match { scrutinee: Box::new(scrutinee), arms };
+        Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }))
+    }
+
     /// Methods of `Option<S>` and the `Option`-valued methods of scalars.
     pub(super) fn option_method(
         &mut self,
@@ -143,6 +187,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         if !in_core(self) {
             return Ok(None);
+        }
+        if let Some(e) = self.option_map_or(&receiver, &name, &args, ty, range)? {
+            return Ok(Some(e));
         }
         // (Before the receiver's type: an `Option` of an owned value has none in the typed view.)
         if let Some(e) = self.option_of_owned_unwrapped(&receiver, &name, &args, ty, range, at_name)? {
