@@ -284,20 +284,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if scalar_only && read.scalar().is_none() {
             return Ok(None);
         }
-        let base = match &base {
-            ast::Expr::IndexExpr(ix) => {
-                let seq = ix.base().and_then(|b| self.sequence(&b));
-                let Some(Elem::Struct(id) | Elem::StructRef(id)) = seq.map(|s| s.elem) else { return Ok(None) };
-                self.seq_index(ix, Ty::StructRef(id))?
-            }
-            other => match self.through_mut_binding(other) {
-                Some(place) => place,
-                None => self.expr(other)?,
-            },
-        };
-        if !matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_)) {
-            return Ok(None);
-        }
+        let Some(base) = self.field_base(&base)? else { return Ok(None) };
         // What the payload's text or address is borrowed from, and for how long, is rustc's borrow check.
         if read.scalar().is_none() {
             self.references.set(true);
@@ -307,13 +294,11 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TExpr { kind, ty: Ty::Option(Box::new(read)), range: self.range(e.syntax()) }))
     }
 
-    /// `r.field` of a host struct reached in place: through a reference (an iterator's item, a `for` variable) or
-    /// as an element of one of the hole's sequences (`v[i].field`).
-    pub(super) fn ref_field(&mut self, f: &ast::FieldExpr) -> Result<Option<TKind>> {
-        let Some(base) = f.expr() else { return Ok(None) };
-        let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return Ok(None) };
-        let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return Ok(None) };
-        let base = match &base {
+    /// The struct whose field `r.field` reads, read in place: through a reference (an iterator's item, a `for`
+    /// variable, a `&mut` binding) or as an element of one of the hole's sequences (`v[i].field`). `None` for
+    /// anything but a host struct.
+    fn field_base(&mut self, base: &ast::Expr) -> Result<Option<TExpr>> {
+        let base = match base {
             ast::Expr::IndexExpr(ix) => {
                 let seq = ix.base().and_then(|b| self.sequence(&b));
                 let Some(Elem::Struct(id) | Elem::StructRef(id)) = seq.map(|s| s.elem) else { return Ok(None) };
@@ -324,9 +309,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                 None => self.expr(other)?,
             },
         };
-        if !matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_)) {
-            return Ok(None);
-        }
+        Ok(matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_)).then_some(base))
+    }
+
+    /// `r.field` of a host struct reached in place: through a reference (an iterator's item, a `for` variable) or
+    /// as an element of one of the hole's sequences (`v[i].field`).
+    pub(super) fn ref_field(&mut self, f: &ast::FieldExpr) -> Result<Option<TKind>> {
+        let Some(base) = f.expr() else { return Ok(None) };
+        let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return Ok(None) };
+        let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return Ok(None) };
+        let Some(base) = self.field_base(&base)? else { return Ok(None) };
         let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
         Ok(Some(TKind::RefField { base: Box::new(base), symbol }))
     }
