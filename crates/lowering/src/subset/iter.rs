@@ -1,9 +1,10 @@
 //! Iterator chains and what consumes them.
 
 use crate::scan::may_fault;
+use crate::subset::seq::numeric_or_text_key;
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{Elem, IterChain, KeyOrder, Scalar, Sink, TExpr, Ty};
+use lacuna_ir::{Elem, IterChain, Scalar, Sink, TExpr, Ty};
 
 impl Check<'_> {
     /// An iterator chain and what consumes it ([`TKind::Consume`]).
@@ -47,13 +48,8 @@ impl Check<'_> {
                     if may_fault(&key.key.body) {
                         return unsupported("a `max_by` or `min_by` key that may fault", &key.key.body.range);
                     }
-                    let ok = match (&key.order, &key.key.body.ty) {
-                        (KeyOrder::Ord, Ty::Scalar(s)) => {
-                            s.int_bits().is_some_and(|bits| bits <= 64) || matches!(s, Scalar::Char | Scalar::Bool)
-                        }
-                        (KeyOrder::Total | KeyOrder::Partial { .. }, Ty::Scalar(s)) => s.is_float(),
-                        _ => false,
-                    };
+                    // Numeric keys only (the fold compares words; text keys are `sort_by`'s helper's).
+                    let ok = key.key.body.ty != Ty::Str && numeric_or_text_key(&key.order, &key.key.body.ty);
                     if !ok {
                         return unsupported(
                             format!("a `max_by` or `min_by` key of type `{}`", key.key.body.ty.name()),

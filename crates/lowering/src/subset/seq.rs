@@ -184,17 +184,10 @@ impl Check<'_> {
             if may_fault(&key.key.body) {
                 return unsupported("a `sort_by` key that may fault", &key.key.body.range);
             }
-            let ok = match (&key.order, &key.key.body.ty) {
-                (KeyOrder::Ord, Ty::Scalar(s)) => {
-                    s.int_bits().is_some_and(|bits| bits <= 64) || matches!(s, Scalar::Char | Scalar::Bool)
-                }
-                (KeyOrder::Ord, Ty::Str) => true,
-                (KeyOrder::Total, Ty::Scalar(s)) => s.is_float(),
-                // A NaN's panic comes before the sort moves anything, where std's leaves the elements part
-                // sorted: only the snippet's own vector (dropped by the fault) may see one.
-                (KeyOrder::Partial { .. }, Ty::Scalar(s)) => s.is_float() && seq.kind == SeqKind::Local,
-                _ => false,
-            };
+            // A NaN's panic comes before the sort moves anything, where std's leaves the elements part sorted:
+            // only the snippet's own vector (dropped by the fault) may see one.
+            let partial = matches!(key.order, KeyOrder::Partial { .. });
+            let ok = numeric_or_text_key(&key.order, &key.key.body.ty) && (!partial || seq.kind == SeqKind::Local);
             if !ok {
                 return unsupported(format!("a `sort_by` key of type `{}`", key.key.body.ty.name()), &e.range);
             }
@@ -227,5 +220,18 @@ impl Check<'_> {
             Some(op) => self.binary(*op, elem, value.s(), &e.range),
             None => Ok(()),
         }
+    }
+}
+
+/// A key a comparison compares as the JIT can ([`SortKey`]): an integer of at most 64 bits, a `char` or a `bool`,
+/// or text, by `Ord`; a float by `total_cmp` or `partial_cmp`.
+pub(super) fn numeric_or_text_key(order: &KeyOrder, ty: &Ty) -> bool {
+    match (order, ty) {
+        (KeyOrder::Ord, Ty::Scalar(s)) => {
+            s.int_bits().is_some_and(|bits| bits <= 64) || matches!(s, Scalar::Char | Scalar::Bool)
+        }
+        (KeyOrder::Ord, Ty::Str) => true,
+        (KeyOrder::Total | KeyOrder::Partial { .. }, Ty::Scalar(s)) => s.is_float(),
+        _ => false,
     }
 }
