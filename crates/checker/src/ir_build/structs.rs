@@ -7,6 +7,16 @@ use ra_ap_syntax::AstNode;
 use crate::ir_build::{Builder, Result};
 use lacuna_ir::{Arm, Elem, FieldOf, FmtPiece, FmtSpec, Lit, Scalar, TExpr, TKind, TPat, Ty};
 
+/// The operands of `x OP E::V` ([`Builder::unit_variant_operands`]): `x` read in place, the enum's index in
+/// `structs`, the variant's index and how many variants the enum has, and whether the variant is on the left.
+struct VariantOperands {
+    value: TExpr,
+    adt: usize,
+    index: u32,
+    count: u32,
+    variant_on_left: bool,
+}
+
 impl<'a, 'db> Builder<'a, 'db> {
     /// `x` of a host struct read in place: a [`Ty::Struct`] place or a [`Ty::StructRef`] (`v[i]` of a sequence of
     /// structs is its element's address). `None` for anything else.
@@ -66,21 +76,9 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// whether `x` is that variant (a derived `PartialEq` compares variants first, and a unit variant has nothing
     /// else), as a `match`.
     pub(super) fn unit_variant_comparison(&mut self, b: &ast::BinExpr, negated: bool) -> Result<Option<TKind>> {
-        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
-        let variant_path = |e: &ast::Expr| match e {
-            ast::Expr::PathExpr(p) => p.path(),
-            _ => None,
-        };
-        let (value, path) = match (variant_path(&lhs), variant_path(&rhs)) {
-            (_, Some(path)) if self.unit_variant(&path, "PartialEq").is_some() => (lhs, path),
-            (Some(path), _) if self.unit_variant(&path, "PartialEq").is_some() => (rhs, path),
-            _ => return Ok(None),
-        };
-        let Some((adt, index, _)) = self.unit_variant(&path, "PartialEq") else { return Ok(None) };
-        let Some(value) = self.struct_place(&value)? else { return Ok(None) };
-        if !matches!(value.ty, Ty::Struct(id) | Ty::StructRef(id) if id == adt) {
+        let Some(VariantOperands { value, adt, index, .. }) = self.unit_variant_operands(b, "PartialEq")? else {
             return Ok(None);
-        }
+        };
         let range = self.range(b.syntax());
         let boolean =
             |v: bool| TExpr { kind: TKind::Lit(Lit::Bool(v)), ty: Ty::Scalar(Scalar::Bool), range: range.clone() };
@@ -100,26 +98,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         ordering: ast::Ordering,
         strict: bool,
     ) -> Result<Option<TKind>> {
-        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
-        let variant_path = |e: &ast::Expr| match e {
-            ast::Expr::PathExpr(p) => p.path(),
-            _ => None,
+        let Some(VariantOperands { value, adt, index, count, variant_on_left }) =
+            self.unit_variant_operands(b, "PartialOrd")?
+        else {
+            return Ok(None);
         };
         // `value OP V`, with `OP` turned round when the variant is on the left.
-        let (value, path, less) = match (variant_path(&lhs), variant_path(&rhs)) {
-            (_, Some(path)) if self.unit_variant(&path, "PartialOrd").is_some() => {
-                (lhs, path, ordering == ast::Ordering::Less)
-            }
-            (Some(path), _) if self.unit_variant(&path, "PartialOrd").is_some() => {
-                (rhs, path, ordering == ast::Ordering::Greater)
-            }
-            _ => return Ok(None),
-        };
-        let Some((adt, index, count)) = self.unit_variant(&path, "PartialOrd") else { return Ok(None) };
-        let Some(value) = self.struct_place(&value)? else { return Ok(None) };
-        if !matches!(value.ty, Ty::Struct(id) | Ty::StructRef(id) if id == adt) {
-            return Ok(None);
-        }
+        let less = (ordering == ast::Ordering::Less) != variant_on_left;
         let range = self.range(b.syntax());
         let holds = |j: u32| match (less, strict) {
             (true, true) => j < index,
@@ -139,6 +124,26 @@ impl<'a, 'db> Builder<'a, 'db> {
             .collect();
         arms.push(Arm { pat: TPat::Wild, guard: None, body: boolean(holds(count.saturating_sub(1))) });
         Ok(Some(TKind::Match { scrutinee: Box::new(value), arms }))
+    }
+
+    /// `x OP E::V` or `E::V OP x` for a unit variant `V` of a plain host enum deriving `derive`
+    /// ([`Self::unit_variant`]) and `x` a value of that enum read in place.
+    fn unit_variant_operands(&mut self, b: &ast::BinExpr, derive: &str) -> Result<Option<VariantOperands>> {
+        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
+        let variant = |this: &Self, e: &ast::Expr| match e {
+            ast::Expr::PathExpr(p) => p.path().and_then(|path| this.unit_variant(&path, derive)),
+            _ => None,
+        };
+        let (value, (adt, index, count), variant_on_left) = match (variant(self, &lhs), variant(self, &rhs)) {
+            (_, Some(v)) => (lhs, v, false),
+            (Some(v), _) => (rhs, v, true),
+            _ => return Ok(None),
+        };
+        let Some(value) = self.struct_place(&value)? else { return Ok(None) };
+        if !matches!(value.ty, Ty::Struct(id) | Ty::StructRef(id) if id == adt) {
+            return Ok(None);
+        }
+        Ok(Some(VariantOperands { value, adt, index, count, variant_on_left }))
     }
 
     /// A unit variant of a plain host enum that derives `derive` (`PartialEq`, `PartialOrd`; a derive and a
