@@ -205,6 +205,11 @@ pub fn map_view_symbol(ty: &str, view: &str, field: &str) -> String {
 }
 
 impl ScalarFn {
+    /// Its result is a scalar or `()`, written to the shim's out parameter as itself.
+    pub fn returns_scalar(&self) -> bool {
+        self.ret == "()" || SHIM_SCALARS.contains(&self.ret.as_str())
+    }
+
     /// The symbol of its shim: `(run, out, [self pointer,] args..) -> status`.
     pub fn symbol(&self) -> String {
         if let Some(dyn_type) = &self.callable {
@@ -436,7 +441,8 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
     };
     // The top-level structs and enums without generics, which a result may borrow (`Option<&Item>`).
     let plain_types = plain_type_names(file);
-    // `String`, `Option<S>` and `Option<&T>` of a plain type as results (written for the JIT in a fixed layout).
+    // `String`, `Option<S>`, `Option<&T>` of a plain type and a plain type as results (written for the JIT in a
+    // fixed layout).
     let result = |ty: Option<ast::Type>| {
         let text = ty.as_ref().map(|t| t.syntax().to_string().split_whitespace().collect::<String>());
         match text.as_deref() {
@@ -460,6 +466,8 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
                 };
                 (payload(ok) && payload(err)).then(|| format!("Result<{ok}, {err}>"))
             }
+            // A plain type by value (moved out to the JIT, which boxes it).
+            Some(t) if plain_types.iter().any(|p| p == t) => Some(t.to_owned()),
             // `Vec<&T>` of a plain type (written as a `String` is: pointer, capacity, length).
             Some(t) if t.starts_with("Vec<&") && t.ends_with('>') => {
                 let inner = &t["Vec<&".len()..t.len() - 1];

@@ -299,8 +299,11 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
             "match {call} {{ Some(__lacuna_v) => {{ ::core::ptr::write(__lacuna_out, 1);              ::core::ptr::write(__lacuna_out.add(8).cast::<{inner}>(), __lacuna_v) }}              None => ::core::ptr::write(__lacuna_out, 0) }}"
         );
         ("u8".to_owned(), write)
-    } else {
+    } else if f.returns_scalar() {
         (f.ret.clone(), format!("::core::ptr::write(__lacuna_out, {call})"))
+    } else {
+        // A plain host type by value, written as a `Result`'s payload is (the JIT moves it into a box).
+        ("u8".to_owned(), format!("let __lacuna_v = {call}; {}", write_payload(&f.ret)))
     };
     // A method the host does not declare (a map view): added here, with its shim, so that one that does not
     // compile is dropped with it.

@@ -420,7 +420,7 @@ impl Dumper {
             TPat::Tuple(ps) => format!("({})", ps.iter().map(|p| self.pat(p)).collect::<Vec<_>>().join(", ")),
             TPat::Variant { adt, index, fields } => {
                 let fields: Vec<String> =
-                    fields.iter().map(|(i, s, p)| format!("#{i}:{}={}", s.name(), self.pat(p))).collect();
+                    fields.iter().map(|f| format!("#{}:{}={}", f.number, f.ty.name(), self.pat(&f.pat))).collect();
                 format!("s{adt}::{index}{{{}}}", fields.join(", "))
             }
         }

@@ -1,6 +1,6 @@
 //! Patterns and `match` arms.
 
-use crate::{Lit, Scalar, TExpr};
+use crate::{Lit, TExpr, Ty};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Arm {
@@ -35,11 +35,25 @@ pub enum TPat {
     Err(Box<TPat>),
     Tuple(Vec<TPat>),
     /// A variant of a host enum (index into [`TypedSnippet::structs`]: the enum's), by its index in declaration
-    /// order, with patterns for some of its scalar fields (each by its number across all the enum's variants, as
-    /// the host's `__lacuna_field_*` shim takes it; a field is read only once the variant is known to match).
+    /// order, with patterns for some of its fields (a field is read only once the variant is known to match).
     Variant {
         adt: usize,
         index: u32,
-        fields: Vec<(u32, Scalar, TPat)>,
+        fields: Vec<VariantField>,
     },
+}
+
+/// A field of a host enum's variant a [`TPat::Variant`] reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariantField {
+    /// The field's number across all the enum's variants, as the host's `__lacuna_field_*` shim takes it.
+    pub number: u32,
+    /// What the field is read as: a scalar (copied), a `String`'s text in place ([`Ty::Str`]: a binding by
+    /// reference, `E::V(s)` against `&E`), or a copy of a `String` ([`Ty::String`]: a binding by value, which
+    /// moves the field out of a value the snippet owns; the copy is what is left once the rest of the value is
+    /// dropped, and nothing observes the difference).
+    pub ty: Ty,
+    pub pat: TPat,
+    /// Where the pattern is (an owned copy's allocation failure is placed there).
+    pub at: usize,
 }

@@ -25,9 +25,9 @@ use std::collections::BTreeSet;
 
 use lacuna_ir::Receiver;
 use lacuna_ir::{
-    Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, MapMethod, Method, OptionMethod, ParseThen, Pieces,
-    Place, Scalar, ScalarMethod, Seq, SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt, TextMethod,
-    Ty, TypedSnippet,
+    Arm, Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, MapMethod, Method, OptionMethod, ParseThen,
+    Pieces, Place, Scalar, ScalarMethod, Seq, SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt,
+    TextMethod, Ty, TypedSnippet,
 };
 
 type Owners = BTreeSet<LocalRef>;
@@ -152,7 +152,7 @@ impl Walk<'_> {
             TPat::Bind(l) => self.init(*l),
             TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| self.init_pat(p)),
             TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => self.init_pat(p),
-            TPat::Variant { fields, .. } => fields.iter().for_each(|(_, _, p)| self.init_pat(p)),
+            TPat::Variant { fields, .. } => fields.iter().for_each(|f| self.init_pat(&f.pat)),
             _ => {}
         }
     }
@@ -588,8 +588,8 @@ impl Walk<'_> {
                 loans
             }
             TKind::Match { scrutinee, arms } => {
-                // A host struct or enum is matched in place (its patterns bind only scalar fields, copied).
-                let scrutinee_loans = self.expr(scrutinee, !matches!(scrutinee.ty, Ty::Struct(_)))?;
+                // A host struct or enum is matched in place, unless a pattern moves a field out of it.
+                let scrutinee_loans = self.expr(scrutinee, !matched_in_place(scrutinee, arms))?;
                 for arm in arms {
                     if let Some(g) = &arm.guard {
                         self.no_conflict(g, &scrutinee_loans)?;
@@ -983,7 +983,7 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
             let moves_key = *name == MapMethod::Insert;
             args.iter().enumerate().for_each(|(i, a)| f(Child::Expr(a), moves_key || i > 0));
         }
-        TKind::Match { scrutinee, .. } if matches!(scrutinee.ty, Ty::Struct(_)) => {
+        TKind::Match { scrutinee, arms } if matched_in_place(scrutinee, arms) => {
             e.each_child(&mut |c| match c {
                 Child::Expr(c) if std::ptr::eq(c, &**scrutinee) => f(Child::Expr(c), false),
                 c => f(c, true),
@@ -1079,4 +1079,18 @@ fn block_writes(b: &TBlock, snippet: &TypedSnippet, out: &mut Owners) {
         Child::Expr(c) => writes(c, true, snippet, out),
         Child::Block(b) => block_writes(b, snippet, out),
     });
+}
+
+/// A `match` on a host struct or enum whose patterns move nothing out of it (each field they bind is copied or
+/// borrowed): the value is read in place, not moved.
+fn matched_in_place(scrutinee: &TExpr, arms: &[Arm]) -> bool {
+    fn moves_field(pat: &TPat) -> bool {
+        match pat {
+            TPat::Variant { fields, .. } => fields.iter().any(|f| f.ty == Ty::String || moves_field(&f.pat)),
+            TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().any(moves_field),
+            TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => moves_field(p),
+            _ => false,
+        }
+    }
+    matches!(scrutinee.ty, Ty::Struct(_)) && !arms.iter().any(|a| moves_field(&a.pat))
 }

@@ -141,8 +141,16 @@ impl Check<'_> {
             (TPat::Ok(inner), Ty::Result(ok, _)) => return self.pat(inner, ok, range),
             (TPat::Err(inner), Ty::Result(_, err)) => return self.pat(inner, err, range),
             (TPat::Variant { adt, fields, .. }, Ty::Struct(a) | Ty::StructRef(a)) if adt == a => {
-                for (_, s, sub) in fields {
-                    self.pat(sub, &Ty::Scalar(*s), range)?;
+                for f in fields {
+                    // Moving a field out (a `String` bound by value) needs a value the snippet owns; out of a
+                    // reference it is rustc's E0507.
+                    if f.ty == Ty::String && matches!(ty, Ty::StructRef(_)) {
+                        return unsupported("a `String` field moved out of a reference", range);
+                    }
+                    if !matches!(f.ty, Ty::Scalar(_) | Ty::Str | Ty::String) {
+                        return unsupported(format!("a `{}` field in a pattern", f.ty.name()), range);
+                    }
+                    self.pat(&f.pat, &f.ty, range)?;
                 }
                 true
             }
@@ -773,7 +781,7 @@ impl Check<'_> {
 pub(crate) fn binds(pat: &TPat) -> bool {
     match pat {
         TPat::Bind(_) => true,
-        TPat::Variant { fields, .. } => fields.iter().any(|(_, _, p)| binds(p)),
+        TPat::Variant { fields, .. } => fields.iter().any(|f| binds(&f.pat)),
         TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().any(binds),
         TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => binds(p),
         _ => false,
@@ -805,7 +813,7 @@ pub(crate) fn consumer_fits(then: &ParseThen, target: Scalar, ty: &Ty) -> bool {
 pub(crate) fn bound_locals(pat: &TPat, out: &mut Vec<usize>) {
     match pat {
         TPat::Bind(l) => out.push(*l),
-        TPat::Variant { fields, .. } => fields.iter().for_each(|(_, _, p)| bound_locals(p, out)),
+        TPat::Variant { fields, .. } => fields.iter().for_each(|f| bound_locals(&f.pat, out)),
         TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| bound_locals(p, out)),
         TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => bound_locals(p, out),
         _ => {}

@@ -5,7 +5,7 @@ use ra_ap_syntax::ast::{self, HasArgList, RangeItem};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{Lit, ParseThen, Scalar, TExpr, TKind, TPat, Ty};
+use lacuna_ir::{Lit, ParseThen, Scalar, TExpr, TKind, TPat, Ty, VariantField};
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// `Some` (true) or `None` (false) of `core`'s `Option`.
@@ -244,11 +244,20 @@ impl<'a, 'db> Builder<'a, 'db> {
                 continue;
             }
             let Some(field) = declared.get(i) else { return unsupported(self) };
-            let Some(s) = self.part(&field.ty(self.db)) else {
-                return self.unsupported("a field of a host enum that is not a scalar", p.syntax());
-            };
+            let field_ty = field.ty(self.db);
             let sub = self.pat(&p)?;
-            fields.push(((first_field + i) as u32, s, sub));
+            let ty = match (self.part(&field_ty), &sub) {
+                (Some(s), _) => Ty::Scalar(s),
+                // A `String` field is bound by name: by reference (its text in place) or by value (a copy the
+                // binding owns), as rust-analyzer types the binding.
+                (None, &TPat::Bind(local)) if self.is_string(&field_ty) => match &self.locals[local].ty {
+                    ty @ (Ty::Str | Ty::String) => ty.clone(),
+                    _ => return self.unsupported("a binding of a `String` field of this type", p.syntax()),
+                },
+                _ => return self.unsupported("a field of a host enum that is not a scalar", p.syntax()),
+            };
+            let at = usize::from(p.syntax().text_range().start()).saturating_sub(self.snippet_start);
+            fields.push(VariantField { number: (first_field + i) as u32, ty, pat: sub, at });
         }
         Ok(TPat::Variant { adt, index: index as u32, fields })
     }

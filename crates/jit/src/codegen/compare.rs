@@ -52,7 +52,7 @@ impl Gen<'_, '_> {
             let row = g.b.ins().iadd(buffer, row);
             let mut word = 0;
             for key in keys {
-                g.bind_params(&key.key, &[(&item_ty, &item)]);
+                g.bind_params(&key.key, &[(&item_ty, &item)])?;
                 for w in g.key_words(key)? {
                     g.b.ins().store(MemFlags::trusted(), w, row, word * 8);
                     word += 1;
@@ -121,7 +121,7 @@ impl Gen<'_, '_> {
             let mut words = Vec::new();
             let mut nan = g.int_const(types::I8, 0);
             for key in keys {
-                g.bind_params(&key.key, &[(&item_ty, &item)]);
+                g.bind_params(&key.key, &[(&item_ty, &item)])?;
                 let (word, key_nan) = g.numeric_key_word(key)?;
                 words.push(if key.descending { g.b.ins().bnot(word) } else { word });
                 if let Some(key_nan) = key_nan {

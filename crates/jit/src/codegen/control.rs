@@ -6,7 +6,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, BlockArg, MemFlags, Type, Value};
 use cranelift_frontend::Variable;
-use lacuna_ir::{Arm, BinOp, Lit, LocalRef, Scalar, Seq, TBlock, TExpr, TKind, TPat, TStmt, Ty};
+use lacuna_ir::{Arm, BinOp, Lit, LocalRef, Scalar, Seq, TBlock, TExpr, TKind, TPat, TStmt, Ty, VariantField};
 
 pub(super) struct LoopCtx {
     pub(super) label: Option<String>,
@@ -117,7 +117,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                         self.b.switch_to_block(bind);
                         self.b.seal_block(bind);
                     }
-                    self.bind_pat(pat, &init.ty, &v);
+                    self.bind_pat(pat, &init.ty, &v)?;
                 }
                 TStmt::Expr(e) => {
                     self.expr(e)?;
@@ -130,8 +130,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         };
         // The block's own vectors and strings that were never moved are dropped here, as rustc drops them.
         for stmt in &block.stmts {
-            if let TStmt::Let { local, .. } = stmt {
-                self.drop_local(*local)?;
+            match stmt {
+                TStmt::Let { local, .. } => self.drop_local(*local)?,
+                TStmt::LetPat { pat, .. } => self.drop_field_copies(pat)?,
+                TStmt::Expr(_) => {}
             }
         }
         Ok(value)
@@ -147,21 +149,23 @@ impl<'a, 'b> Gen<'a, 'b> {
                     return self.b.ins().iconst(types::I8, 0);
                 };
                 let is = self.b.ins().icmp_imm(IntCC::Equal, variant, i64::from(*index));
-                let refutable: Vec<&(u32, Scalar, TPat)> =
-                    fields.iter().filter(|(_, _, sub)| !matches!(sub, TPat::Wild | TPat::Bind(_))).collect();
+                let refutable: Vec<&VariantField> =
+                    fields.iter().filter(|f| !matches!(f.pat, TPat::Wild | TPat::Bind(_))).collect();
                 if refutable.is_empty() {
                     return is;
                 }
                 // The fields are read (and tested) only in the variant they belong to.
                 self.when(is, |g| {
                     let mut all = g.b.ins().iconst(types::I8, 1);
-                    for (field, s, sub) in refutable {
-                        let number = g.b.ins().iconst(types::I32, i64::from(*field));
-                        let (Some(address), Some(t)) = (g.enum_call(*adt, true, &[p, number]), clif(*s)) else {
+                    for f in refutable {
+                        let number = g.b.ins().iconst(types::I32, i64::from(f.number));
+                        let (Some(address), Some(t)) =
+                            (g.enum_call(*adt, true, &[p, number]), f.ty.scalar().and_then(clif))
+                        else {
                             continue;
                         };
                         let v = g.b.ins().load(t, MemFlags::trusted(), address, 0);
-                        let ok = g.test_pat(sub, &Ty::Scalar(*s), &[v]);
+                        let ok = g.test_pat(&f.pat, &f.ty, &[v]);
                         all = g.b.ins().band(all, ok);
                     }
                     all
@@ -258,43 +262,73 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Binds the names of `pat` (which matched) to the parts of `values`.
-    pub(super) fn bind_pat(&mut self, pat: &TPat, ty: &Ty, values: &[Value]) {
+    pub(super) fn bind_pat(&mut self, pat: &TPat, ty: &Ty, values: &[Value]) -> R<()> {
         match (pat, ty) {
             (TPat::Bind(local), _) => self.declare(*local, values.to_vec()),
             (TPat::Variant { adt, fields, .. }, Ty::Struct(_) | Ty::StructRef(_)) => {
-                let Some(&p) = values.first() else { return };
-                for (field, s, sub) in fields {
-                    let TPat::Bind(local) = sub else { continue };
-                    let number = self.b.ins().iconst(types::I32, i64::from(*field));
-                    let (Some(address), Some(t)) = (self.enum_call(*adt, true, &[p, number]), clif(*s)) else {
-                        continue;
+                let Some(&p) = values.first() else { return Ok(()) };
+                for f in fields {
+                    let TPat::Bind(local) = f.pat else { continue };
+                    let number = self.b.ins().iconst(types::I32, i64::from(f.number));
+                    let Some(address) = self.enum_call(*adt, true, &[p, number]) else { continue };
+                    let v = match &f.ty {
+                        Ty::Str => self.text_at(address)?,
+                        // Moved out by value: a copy of the text the binding owns (the field itself is dropped
+                        // with the rest of the value).
+                        Ty::String => {
+                            let [data, len] = self.text_at(address)?[..] else { continue };
+                            self.owned_copy(data, len, types::I8, f.at)?
+                        }
+                        ty => {
+                            let Some(t) = ty.scalar().and_then(clif) else { continue };
+                            vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)]
+                        }
                     };
-                    let v = self.b.ins().load(t, MemFlags::trusted(), address, 0);
-                    self.declare(*local, vec![v]);
+                    self.declare(local, v);
                 }
             }
             (TPat::Some(inner), Ty::Option(payload)) => {
                 if let Some((_, payload_values)) = values.split_first() {
-                    self.bind_pat(inner, payload, payload_values);
+                    self.bind_pat(inner, payload, payload_values)?;
                 }
             }
             (TPat::Ok(inner), Ty::Result(ok, _)) => {
                 if let Some((_, okv, _)) = super::result::split(ok, values) {
-                    self.bind_pat(inner, ok, okv);
+                    self.bind_pat(inner, ok, okv)?;
                 }
             }
             (TPat::Err(inner), Ty::Result(ok, err)) => {
                 if let Some((_, _, errv)) = super::result::split(ok, values) {
-                    self.bind_pat(inner, err, errv);
+                    self.bind_pat(inner, err, errv)?;
                 }
             }
             (TPat::Tuple(elems), Ty::Tuple(parts)) => {
                 for ((elem, part), vs) in elems.iter().zip(parts).zip(tuple_fields(parts, values)) {
-                    self.bind_pat(elem, part, vs);
+                    self.bind_pat(elem, part, vs)?;
                 }
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    /// Drops the `String` fields `pat` copied out of a host enum's variant (bound by value) whose bindings were
+    /// not moved on: their scope, the arm or the block, ends.
+    pub(super) fn drop_field_copies(&mut self, pat: &TPat) -> R<()> {
+        match pat {
+            TPat::Variant { fields, .. } => {
+                for f in fields {
+                    match (&f.ty, &f.pat) {
+                        (Ty::String, TPat::Bind(local)) => self.drop_local(*local)?,
+                        (_, sub) => self.drop_field_copies(sub)?,
+                    }
+                }
+            }
+            TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().try_for_each(|p| self.drop_field_copies(p))?,
+            TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => self.drop_field_copies(p)?,
+            _ => {}
+        }
+        Ok(())
     }
 
     /// The body of a `while` or `loop` whose header (`next`) is the current loop head: then back to the header,
@@ -518,7 +552,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.b.ins().brif(matched, bind, &[], next, &[]);
             self.b.switch_to_block(bind);
             self.b.seal_block(bind);
-            self.bind_pat(&arm.pat, &scrutinee.ty, &values);
+            self.bind_pat(&arm.pat, &scrutinee.ty, &values)?;
             if let Some(guard) = &arm.guard {
                 let holds = self.one(guard)?;
                 let body = self.b.create_block();
@@ -527,6 +561,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(body);
             }
             let v = self.expr(&arm.body)?;
+            self.drop_field_copies(&arm.pat)?;
             if let Ty::Result(ok, err) = &scrutinee.ty {
                 self.end_result_arm(&arm.pat, ok, err, &values)?;
             }

@@ -287,7 +287,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let item_ty = chain.item();
                 // The loop's `next()` is placed at its iterator expression (a fault of a source, as rustc's).
                 self.drive(chain, chain.range.start, &mut |g, item, next, exit| {
-                    g.bind_pat(pat, &item_ty, &item);
+                    g.bind_pat(pat, &item_ty, &item)?;
                     g.loops.push(LoopCtx { label: label.clone(), next, exit, value: Vec::new(), is_block: false });
                     let r = g.block(body);
                     g.loops.pop();

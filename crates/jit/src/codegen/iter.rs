@@ -90,16 +90,16 @@ impl<'a, 'b> Gen<'a, 'b> {
         for ((stage, ty), st) in chain.stages.iter().zip(&state) {
             match stage {
                 Stage::Map(c) => {
-                    self.bind_params(c, &[(&item_ty, &item)]);
+                    self.bind_params(c, &[(&item_ty, &item)])?;
                     item = self.expr(&c.body)?;
                 }
                 Stage::Filter(c) => {
-                    self.bind_params(c, &[(&item_ty, &item)]);
+                    self.bind_params(c, &[(&item_ty, &item)])?;
                     let keep = self.one(&c.body)?;
                     self.continue_if(keep, header);
                 }
                 Stage::FilterMap(c) => {
-                    self.bind_params(c, &[(&item_ty, &item)]);
+                    self.bind_params(c, &[(&item_ty, &item)])?;
                     let v = self.expr(&c.body)?;
                     let (Some(&tag), Some(&payload)) = (v.first(), v.get(1)) else {
                         return Err(CodegenError("a `filter_map` closure's `Option`".into()));
@@ -108,7 +108,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     item = vec![payload];
                 }
                 Stage::TakeWhile(c) => {
-                    self.bind_params(c, &[(&item_ty, &item)]);
+                    self.bind_params(c, &[(&item_ty, &item)])?;
                     let keep = self.one(&c.body)?;
                     self.continue_if(keep, exit);
                 }
@@ -120,7 +120,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     self.b.ins().brif(skipping_v, test, &[], go, &[]);
                     self.b.switch_to_block(test);
                     self.b.seal_block(test);
-                    self.bind_params(c, &[(&item_ty, &item)]);
+                    self.bind_params(c, &[(&item_ty, &item)])?;
                     let skip = self.one(&c.body)?;
                     let stop = self.b.create_block();
                     self.b.ins().brif(skip, header, &[], stop, &[]);
@@ -400,10 +400,11 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Binds a closure's parameters to values.
-    pub(super) fn bind_params(&mut self, c: &Closure, args: &[(&Ty, &Vals)]) {
+    pub(super) fn bind_params(&mut self, c: &Closure, args: &[(&Ty, &Vals)]) -> R<()> {
         for (pat, (ty, values)) in c.params.iter().zip(args) {
-            self.bind_pat(pat, ty, values);
+            self.bind_pat(pat, ty, values)?;
         }
+        Ok(())
     }
 
     /// An iterator chain consumed by `sink`: the sink's value.
@@ -475,7 +476,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.drive(chain, at, &mut |g, item, _, _| {
                     let key = match sink {
                         Sink::MaxByKey(c) | Sink::MinByKey(c) => {
-                            g.bind_params(c, &[(&item_ty, &item)]);
+                            g.bind_params(c, &[(&item_ty, &item)])?;
                             g.one(&c.body)?
                         }
                         Sink::Last => g.int_const(types::I8, 0),
@@ -513,7 +514,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let init = self.int_const(types::I8, if is_any { 0 } else { 1 });
                 let result = self.var(types::I8, init);
                 self.drive(chain, at, &mut |g, item, _, exit| {
-                    g.bind_params(c, &[(&item_ty, &item)]);
+                    g.bind_params(c, &[(&item_ty, &item)])?;
                     let holds = g.one(&c.body)?;
                     let decided = if is_any { holds } else { g.b.ins().bxor_imm(holds, 1) };
                     let decide = g.b.create_block();
@@ -544,7 +545,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.drive(chain, at, &mut |g, item, _, exit| {
                     let holds = match test {
                         Some(c) => {
-                            g.bind_params(c, &[(&item_ty, &item)]);
+                            g.bind_params(c, &[(&item_ty, &item)])?;
                             g.one(&c.body)?
                         }
                         // `next()`: the first item is the one.
@@ -583,7 +584,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 set(self, &acc, &first);
                 self.drive(chain, at, &mut |g, item, _, _| {
                     let current = get(g, &acc);
-                    g.bind_params(closure, &[(ty, &current), (&item_ty, &item)]);
+                    g.bind_params(closure, &[(ty, &current), (&item_ty, &item)])?;
                     let next = g.expr(&closure.body)?;
                     let next = g.fill(next, &ts);
                     set(g, &acc, &next);

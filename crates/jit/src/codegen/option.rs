@@ -156,7 +156,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         // The closure's parameter, bound to the payload (or nothing, for `unwrap_or_else`).
         let run_body = |g: &mut Self| -> R<Vals> {
             if let Some(p) = param {
-                g.bind_pat(p, payload_ty, payload);
+                g.bind_pat(p, payload_ty, payload)?;
             }
             g.expr(body)
         };

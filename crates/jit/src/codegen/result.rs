@@ -44,7 +44,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(values)
     }
 
-    fn payload_from_slot(&mut self, ty: &Ty, slot: StackSlot, held: Value, at: usize) -> R<Vals> {
+    pub(super) fn payload_from_slot(&mut self, ty: &Ty, slot: StackSlot, held: Value, at: usize) -> R<Vals> {
         let load_or_zero = |g: &mut Self, t: types::Type, offset: i32| {
             let v = g.b.ins().stack_load(t, slot, offset);
             let zero = g.zero(t);

@@ -201,7 +201,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.each_index(len, |g, i| {
             g.tick(at);
             let item = g.element_at(seq.elem, data, i)?;
-            g.bind_params(closure, &[(&item_ty, &item)]);
+            g.bind_params(closure, &[(&item_ty, &item)])?;
             let keeps = g.one(&closure.body)?;
             let keep = g.b.create_block();
             let next = g.b.create_block();

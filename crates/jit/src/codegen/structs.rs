@@ -263,6 +263,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             // The out slot: 32 bytes hold every result but a `Result` of a host struct (the tag and its bytes).
             let size = match &e.ty {
                 Ty::Result(ok, err) => 32.max(8 + self.payload_size(ok)?.max(self.payload_size(err)?)),
+                Ty::Struct(_) => 32.max(8 + self.payload_size(&e.ty)?),
                 _ => 32,
             };
             let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size, 4));
@@ -293,6 +294,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                     return Ok(parts);
                 }
                 Ty::Result(ok, err) => return self.result_from_slot(ok, err, slot, at),
+                // A host struct by value: written where a `Result`'s payload is, moved into a box.
+                Ty::Struct(_) => {
+                    let held = self.b.ins().iconst(types::I8, 1);
+                    return self.payload_from_slot(&e.ty, slot, held, at);
+                }
                 // `Option<&T>`: the reference, an address.
                 Ty::Option(p) if matches!(**p, Ty::StructRef(_)) => {
                     let tag = self.b.ins().stack_load(types::I8, slot, 0);
