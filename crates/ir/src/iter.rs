@@ -23,6 +23,26 @@ impl IterChain {
     }
 }
 
+impl IterChain {
+    /// The element type of the sequence the chain reads, when every stage so far passes its items on as they
+    /// are (filters, `take`/`skip` and their `_while` forms, `rev`): the items are still references to it.
+    pub fn source_elem_kept(&self) -> Option<crate::Elem> {
+        let IterSource::Seq(seq) = &self.source else { return None };
+        let kept = self.stages.iter().all(|(s, _)| {
+            matches!(
+                s,
+                Stage::Filter(_)
+                    | Stage::TakeWhile(_)
+                    | Stage::SkipWhile(_)
+                    | Stage::Take(_)
+                    | Stage::Skip(_)
+                    | Stage::Rev
+            )
+        });
+        kept.then_some(seq.elem)
+    }
+}
+
 impl IterSource {
     /// The type of the items the source yields.
     pub fn item(&self) -> Ty {

@@ -80,6 +80,7 @@ vocabulary! {
         Dedup = "dedup",
         Push = "push",
         Pop = "pop",
+        Truncate = "truncate",
         Join = "join",
     }
 }
@@ -97,6 +98,7 @@ impl SeqMethod {
                 | SeqMethod::Dedup
                 | SeqMethod::Push
                 | SeqMethod::Pop
+                | SeqMethod::Truncate
         )
     }
 }

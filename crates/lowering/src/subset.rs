@@ -105,6 +105,7 @@ impl Check<'_> {
             (SeqMethod::Dedup, 0) => kind != SeqKind::Slice && !elem_s.is_float(),
             (SeqMethod::Push, 1) => kind != SeqKind::Slice && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit),
             (SeqMethod::Pop, 0) => kind != SeqKind::Slice && *ty == Ty::option(elem_s),
+            (SeqMethod::Truncate, 1) => kind != SeqKind::Slice && arg(0) == Some(&usize_ty),
             _ => false,
         }
     }
@@ -360,8 +361,12 @@ impl Check<'_> {
                 self.in_loop(label, Target::Loop, |c| c.block(body))
             }
             TKind::ForSeq { label, body, var, seq } => {
-                // Each element is read in place: a scalar's value, a string's text (not moved out).
-                if self.snippet.locals.get(*var).map(|l| &l.ty) != Some(&seq.elem.read_ty()) {
+                // Each element is read in place (a scalar's value, a string's text), or — over a vector the
+                // snippet owns and the loop consumes — a `String` element taken by value, as a copy the
+                // variable owns for one pass (the vector, elements and all, is dropped after the loop).
+                let var_ty = self.snippet.locals.get(*var).map(|l| &l.ty);
+                let by_value = seq.kind == SeqKind::Local && seq.elem == Elem::String && var_ty == Some(&Ty::String);
+                if var_ty != Some(&seq.elem.read_ty()) && !by_value {
                     return unsupported("a `for` over elements taken by value", &e.range);
                 }
                 self.in_loop(label, Target::Loop, |c| c.block(body))
@@ -571,8 +576,8 @@ impl Check<'_> {
                 }
             }
             TKind::SeqClone(seq) => {
-                // (Copying strings one by one is not in the subset yet.)
-                if e.ty == Ty::Vec(seq.elem) && seq.elem.scalar().is_some() {
+                // Scalars copied bytewise; strings each given a copy of their text.
+                if e.ty == Ty::Vec(seq.elem) && (seq.elem.scalar().is_some() || seq.elem == Elem::String) {
                     Ok(())
                 } else {
                     unsupported("a copy of a sequence to this type", &e.range)

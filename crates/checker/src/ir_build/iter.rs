@@ -253,21 +253,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             let (stage, ty) = match (name.as_str(), args.as_slice()) {
                 ("copied" | "cloned", []) if scalar_item => continue,
                 // `copied()` of a `Vec<&str>`'s items (`&&str` to `&str`): the same text.
-                ("copied", [])
-                    if matches!(&chain.source, IterSource::Seq(seq) if seq.elem == Elem::Str)
-                        && chain.stages.iter().all(|(s, _)| {
-                            matches!(
-                                s,
-                                Stage::Filter(_)
-                                    | Stage::TakeWhile(_)
-                                    | Stage::SkipWhile(_)
-                                    | Stage::Take(_)
-                                    | Stage::Skip(_)
-                                    | Stage::Rev
-                            )
-                        }) =>
-                {
-                    continue
+                ("copied", []) if chain.source_elem_kept() == Some(Elem::Str) => continue,
+                // `cloned()` of a `Vec<String>`'s items (`&String` to `String`): a new `String` of each.
+                ("cloned", []) if chain.source_elem_kept() == Some(Elem::String) => {
+                    (Stage::Map(self.string_from_text_closure(call.syntax())), Ty::String)
                 }
                 ("zip", [other]) => {
                     let (other, reversed) = self.simple_iter(other)?;
@@ -279,7 +268,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 // `map(String::from)` (or `str::to_string`, `str::to_owned`) over text: a new `String` of each.
                 ("map", [ast::Expr::PathExpr(p)]) if item == Ty::Str && self.text_to_string_fn(p) => {
-                    (Stage::Map(self.string_from_text_closure(p)), Ty::String)
+                    (Stage::Map(self.string_from_text_closure(p.syntax())), Ty::String)
                 }
                 ("map", [c]) => {
                     let c = self.closure_with(c, Some(1))?;

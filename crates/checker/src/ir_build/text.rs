@@ -478,8 +478,8 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// What `map(String::from)` does to text, as a closure written in place: `|t| t.to_string()`.
-    pub(super) fn string_from_text_closure(&mut self, p: &ast::PathExpr) -> Closure {
-        let range = self.range(p.syntax());
+    pub(super) fn string_from_text_closure(&mut self, at: &ra_ap_syntax::SyntaxNode) -> Closure {
+        let range = self.range(at);
         let param = self.locals.len();
         self.locals.push(TLocal {
             name: format!("<text at {}>", range.start),

@@ -472,8 +472,15 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.b.seal_block(body_block);
             self.tick(at);
             let k = self.b.use_var(counter);
-            let element = self.element_at(seq.elem, data, k)?;
-            let ts = flat(&seq.elem.read_ty());
+            let mut element = self.element_at(seq.elem, data, k)?;
+            // A `String` taken by value from a vector the loop consumes: a copy the variable owns for the pass
+            // (the lowering admits no other variable whose type differs from the element read in place).
+            let var_ty = self.snippet.locals[var].ty.clone();
+            let by_value = var_ty == Ty::String && seq.elem.read_ty() == Ty::Str;
+            if let (true, &[text, len]) = (by_value, &element[..]) {
+                element = self.owned_copy(text, len, types::I8, at)?;
+            }
+            let ts = flat(&var_ty);
             let loop_vars: Vec<Variable> = ts.iter().zip(element).map(|(&t, v)| self.var(t, v)).collect();
             self.vars.insert(var, loop_vars);
             self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: Vec::new(), is_block: false });
@@ -482,6 +489,10 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.b.ins().jump(latch, &[]);
             self.b.switch_to_block(latch);
             self.b.seal_block(latch);
+            // The pass's copy, unless the body moved it on (after a `break` it is the run's to free at its end).
+            if by_value {
+                self.drop_local(var)?;
+            }
             let k = self.b.use_var(counter);
             let next = self.b.ins().iadd_imm(k, 1);
             self.b.def_var(counter, next);

@@ -8,7 +8,7 @@ use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, MemFlags, StackSlotData, StackSlotKind, Value};
-use lacuna_ir::{BinOp, Lit, LocalRef, Place, Scalar, SeqClosureMethod, SeqKind, TExpr, TKind, Ty, UnOp};
+use lacuna_ir::{BinOp, Elem, Lit, LocalRef, Place, Scalar, SeqClosureMethod, SeqKind, TExpr, TKind, Ty, UnOp};
 
 impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn expr(&mut self, e: &TExpr) -> R<Vals> {
@@ -264,9 +264,24 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::Parse { text, target, then, at: name_at } => return self.parse(text, *target, then, *name_at),
             TKind::SeqClone(seq) => {
+                let (data, len) = self.seq_parts(seq)?;
+                if seq.elem == Elem::String {
+                    // The elements' bytes copied, then each string given a copy of its own text.
+                    let copy = self.owned_copy_of(data, len, (24, 8), at)?;
+                    let (copy_data, copy_len) = (copy[0], copy[2]);
+                    let [ptr_at, cap_at, len_at] = self.vec_offsets()?;
+                    let offsets = i64::from(ptr_at) | (i64::from(cap_at) << 16) | (i64::from(len_at) << 32);
+                    let stride = self.int_const(types::I64, 24);
+                    let offsets = self.int_const(types::I64, offsets);
+                    let f = self.helpers[&Helper::StringsClone];
+                    let call = self.b.ins().call(f, &[self.ctx, copy_data, copy_len, stride, offsets]);
+                    let ok = self.b.inst_results(call)[0];
+                    let failed = self.b.ins().icmp_imm(IntCC::Equal, ok, 0);
+                    self.helper_fault_if(failed, at);
+                    return Ok(copy);
+                }
                 let elem = seq.elem.scalar().ok_or_else(|| CodegenError("a copy of strings".into()))?;
                 let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
-                let (data, len) = self.seq_parts(seq)?;
                 // A copy's capacity is its length (as `to_vec` allocates).
                 return self.owned_copy(data, len, t, at);
             }

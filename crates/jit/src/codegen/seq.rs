@@ -380,6 +380,25 @@ impl<'a, 'b> Gen<'a, 'b> {
         if name == IsEmpty {
             return Ok(vec![self.b.ins().icmp_imm(IntCC::Equal, len, 0)]);
         }
+        if name == Truncate {
+            // `min(len, n)`; the elements past it dropped (their strings' buffers freed).
+            let n = *values
+                .first()
+                .and_then(|v| v.first())
+                .ok_or_else(|| CodegenError("`truncate` without a length".into()))?;
+            let shorter = self.b.ins().icmp(IntCC::UnsignedLessThan, n, len);
+            let kept = self.b.ins().select(shorter, n, len);
+            if seq.elem.owns_buffer() {
+                let size = i64::from(self.elem_layout(seq.elem)?.0);
+                let offset = self.b.ins().imul_imm(kept, size);
+                let tail = self.b.ins().iadd(data, offset);
+                let cut = self.b.ins().isub(len, kept);
+                self.element_strings(Helper::StringsFree, seq.elem, tail, cut)?;
+            }
+            let home = self.vec_home(seq)?;
+            self.vec_set(&home, VecField::Len, kept)?;
+            return Ok(Vec::new());
+        }
         if name == Join {
             let separator = values.first().ok_or_else(|| CodegenError("`join` without a separator".into()))?;
             return self.join(seq.elem, data, len, separator, at);
@@ -558,7 +577,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Vec::new()
             }
             // Handled above, whatever the elements.
-            Push | IsEmpty | Join | First | Last | Get => {
+            Push | IsEmpty | Join | First | Last | Get | Truncate => {
                 return Err(CodegenError(format!("the sequence method `{name}` twice")))
             }
         })
@@ -660,7 +679,13 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// A new buffer the snippet owns holding a copy of `len` elements at `data` (capacity = length).
     pub(super) fn owned_copy(&mut self, data: Value, len: Value, t: Type, at: usize) -> R<Vals> {
-        let align = self.int_const(types::I64, i64::from(t.bytes()));
+        self.owned_copy_of(data, len, (t.bytes(), t.bytes()), at)
+    }
+
+    /// A new vector of the snippet's own holding a bytewise copy of `len` elements of `layout` (size, alignment)
+    /// at `data`, its capacity its length.
+    pub(super) fn owned_copy_of(&mut self, data: Value, len: Value, layout: (u32, u32), at: usize) -> R<Vals> {
+        let align = self.int_const(types::I64, i64::from(layout.1));
         let zero = self.int_const(types::I64, 0);
         let vars = [self.var(types::I64, align), self.var(types::I64, zero), self.var(types::I64, zero)];
         let copy = self.b.create_block();
@@ -668,8 +693,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().brif(len, copy, &[], done, &[]);
         self.b.switch_to_block(copy);
         self.b.seal_block(copy);
-        let ptr = self.vec_grow(align, zero, len, (t.bytes(), t.bytes()), true, at);
-        let bytes = self.b.ins().imul_imm(len, i64::from(t.bytes()));
+        let ptr = self.vec_grow(align, zero, len, layout, true, at);
+        let bytes = self.b.ins().imul_imm(len, i64::from(layout.0));
         let f = self.helpers[&Helper::Copy];
         self.b.ins().call(f, &[ptr, data, bytes]);
         self.b.def_var(vars[0], ptr);

@@ -309,6 +309,50 @@ pub(crate) unsafe extern "C" fn helper_strings_free(
     unsafe { each_string_buffer(ctx, data, len, stride, ptr_at, |heap, ptr| heap.free(ptr)) }
 }
 
+/// JIT helper: the `len` strings at `data` (elements of `stride` bytes, each a `String` in the host's layout with
+/// its pointer, capacity and length at `ptr_at`, `cap_at`, `len_at`) were copied bytewise from another vector:
+/// each is given a buffer of its own, a copy of its text with its length for capacity (as `String::clone`).
+/// Returns 0 with the context's fault set when an allocation fails (the strings not yet copied still point into
+/// the source's buffers, which this heap does not record, so dropping the copy frees only what it owns).
+///
+/// # Safety
+/// As [`each_string_buffer`]; each element's text is readable for its length.
+pub(crate) unsafe extern "C" fn helper_strings_clone(
+    ctx: *mut JitContext,
+    data: usize,
+    len: usize,
+    stride: usize,
+    offsets: usize,
+) -> usize {
+    let at = |i: usize, field: usize| data + stride * i + ((offsets >> (16 * field)) & 0xffff);
+    for i in 0..len {
+        // SAFETY: as the caller guarantees: element `i` holds a `String` whose words are at these offsets.
+        let (ptr, n) =
+            unsafe { ((at(i, 0) as *const usize).read_unaligned(), (at(i, 2) as *const usize).read_unaligned()) };
+        if n == 0 {
+            // An empty `String` owns nothing: a dangling pointer and no capacity, as `String::new`.
+            // SAFETY: as above.
+            unsafe {
+                (at(i, 0) as *mut usize).write_unaligned(1);
+                (at(i, 1) as *mut usize).write_unaligned(0);
+            }
+            continue;
+        }
+        // SAFETY: as the caller guarantees (`helper_vec_grow`'s contract: the live context of the snippet).
+        let new = unsafe { helper_vec_grow(ctx, 1, 0, n, 1, 1, 1) };
+        if new == 0 {
+            return 0;
+        }
+        // SAFETY: `new` is a fresh buffer of `n` bytes; the element's text is `n` readable bytes at `ptr`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(ptr as *const u8, new as *mut u8, n);
+            (at(i, 0) as *mut usize).write_unaligned(new);
+            (at(i, 1) as *mut usize).write_unaligned(n);
+        }
+    }
+    1
+}
+
 /// JIT helper: `dedup` of the `n` texts at `data` (elements of `size` bytes holding their text's pointer at
 /// `ptr_at` and length at `len_at`: `String`s, or `&str`s): consecutive equal texts are removed, the first of
 /// each run kept, in place, as `Vec::dedup` does; with `owned` (the snippet's own `String`s) each removed one's

@@ -30,6 +30,8 @@ impl Check<'_> {
         let ok = match seq.elem {
             Elem::Tuple(t) => match (name, args.len()) {
                 (SeqMethod::IsEmpty, 0) => e.ty == Ty::Scalar(Scalar::Bool),
+                // The elements cut off are dropped: the snippet's own vector (whose strings it frees).
+                (SeqMethod::Truncate, 1) => seq.kind == SeqKind::Local && arg(0) == Some(&Ty::Scalar(Scalar::Usize)),
                 (SeqMethod::Reverse, 0) => true,
                 (SeqMethod::Push, 1) => {
                     seq.kind == SeqKind::Local
@@ -59,6 +61,13 @@ impl Check<'_> {
                 (SeqMethod::First | SeqMethod::Last, 0) => e.ty == Ty::Option(Box::new(seq.elem.read_ty())),
                 (SeqMethod::Get, 1) => {
                     arg(0) == Some(&Ty::Scalar(Scalar::Usize)) && e.ty == Ty::Option(Box::new(seq.elem.read_ty()))
+                }
+                // Elements that own nothing, or the snippet's own strings (whose cut-off buffers it frees).
+                (SeqMethod::Truncate, 1) => {
+                    arg(0) == Some(&Ty::Scalar(Scalar::Usize))
+                        && seq.kind != SeqKind::Slice
+                        && (seq.elem != Elem::String || seq.kind == SeqKind::Local)
+                        && !matches!(seq.elem, Elem::Struct(_))
                 }
                 (SeqMethod::Push, 1) if seq.elem == Elem::String => {
                     seq.kind == SeqKind::Local && arg(0) == Some(&Ty::String) && e.ty == Ty::Scalar(Scalar::Unit)
