@@ -190,6 +190,12 @@ pub const KIND_UNSIGNED: u32 = 2;
 pub const KIND_FLOAT: u32 = 3;
 pub const KIND_BOOL: u32 = 5;
 pub const KIND_CHAR: u32 = 6;
+/// `{:?}` of a sequence (`a` its elements' address, `b` how many): `kind >> 8` is the element's kind (one of the
+/// above with its width, or [`KIND_STRING`]) in 16 bits, then (for [`KIND_STRING`]) the byte offsets of a
+/// `String`'s pointer and length in the host's layout, in eighths, two bits each.
+pub const KIND_SEQ: u32 = 7;
+/// A `String` element of a sequence (24 bytes in the host's layout).
+pub const KIND_STRING: u32 = 8;
 
 /// Declares an operation code that crosses the FFI as a `u32`: generated code passes `code()`, the helper decodes it
 /// with `from_code` (`None` for a code no member has: a bug on the generating side, which the helper answers with

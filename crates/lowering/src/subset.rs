@@ -531,6 +531,18 @@ impl Check<'_> {
                             };
                             plain && payload
                         }
+                        // `{:?}` of a vector of scalars or text, with no width, precision or `#`.
+                        (Ty::Vec(elem), FmtTrait::Debug) => {
+                            let plain = *spec == lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() };
+                            let element = match elem {
+                                Elem::Scalar(s) => {
+                                    !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128)
+                                }
+                                Elem::Str | Elem::String => true,
+                                _ => false,
+                            };
+                            plain && element
+                        }
                         // A host struct formats itself (the host's shim); only `{}`, `{:?}` and `{:#?}`.
                         (Ty::Struct(_) | Ty::StructRef(_), FmtTrait::Display | FmtTrait::Debug) => {
                             let plain = lacuna_ir::FmtSpec {

@@ -3,14 +3,16 @@
 use crate::abi::FindMode;
 use crate::abi::TransformOp;
 use crate::abi::TrimMode;
-use crate::abi::{RawSpec, KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SIGNED, KIND_STR, KIND_UNSIGNED};
+use crate::abi::{
+    RawSpec, KIND_BOOL, KIND_CHAR, KIND_FLOAT, KIND_SEQ, KIND_SIGNED, KIND_STR, KIND_STRING, KIND_UNSIGNED,
+};
 use crate::codegen::seq::{VecField, VecHome};
 use crate::codegen::{clif, CodegenError, Gen, Vals, R};
 use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, BlockArg, FuncRef, MemFlags, StackSlot, StackSlotData, StackSlotKind, Type, Value};
-use lacuna_ir::{Lit, ParseThen, Scalar, TExpr, TKind, TextMethod, Ty};
+use lacuna_ir::{Elem, Lit, ParseThen, Scalar, TExpr, TKind, TextMethod, Ty};
 
 /// One evaluated piece of a format string: the text helper's kind, value words, spec, fault position, a
 /// `String` buffer to free once it is appended (a host struct's text), and the condition under which it is
@@ -285,6 +287,23 @@ impl<'a, 'b> Gen<'a, 'b> {
                             close.only_if = Some(tag);
                             out.push(close);
                         }
+                        // `{:?}` of a vector: its elements, formatted by the helper in one piece.
+                        Ty::Vec(elem) => {
+                            let layout = match elem {
+                                Elem::Scalar(s) => self.scalar_fmt_kind(*s)?,
+                                Elem::Str => KIND_STR,
+                                Elem::String => {
+                                    let [ptr_at, _, len_at] = self.vec_offsets()?;
+                                    KIND_STRING | (ptr_at as u32 / 8) << 16 | (len_at as u32 / 8) << 18
+                                }
+                                other => return Err(CodegenError(format!("formatting a `Vec<{}>`", other.name()))),
+                            };
+                            let parts = self.expr(value)?;
+                            let [data, _, len] = parts[..] else {
+                                return Err(CodegenError("a vector's parts".into()));
+                            };
+                            out.push(FmtArg::new(KIND_SEQ | layout << 8, data, len, *spec, start));
+                        }
                         other => return Err(CodegenError(format!("formatting a `{}`", other.name()))),
                     }
                 }
@@ -293,27 +312,36 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(out)
     }
 
-    /// A scalar's piece of a format string: its kind (with its width) and its value as a word.
-    fn scalar_fmt_arg(&mut self, s: Scalar, v: Value, zero: Value, spec: lacuna_ir::FmtSpec, at: usize) -> R<FmtArg> {
+    /// The helper's kind of a scalar (with its width).
+    fn scalar_fmt_kind(&self, s: Scalar) -> R<u32> {
         let t = clif(s).ok_or_else(|| CodegenError("a formatted value".into()))?;
         let bits = t.bits();
-        let (kind, word) = if s.is_float() {
+        Ok(match s {
+            _ if s.is_float() => KIND_FLOAT | bits << 8,
+            Scalar::Bool => KIND_BOOL,
+            Scalar::Char => KIND_CHAR,
+            s if s.is_signed() => KIND_SIGNED | bits << 8,
+            _ => KIND_UNSIGNED | bits << 8,
+        })
+    }
+
+    /// A scalar's piece of a format string: its kind (with its width) and its value as a word.
+    fn scalar_fmt_arg(&mut self, s: Scalar, v: Value, zero: Value, spec: lacuna_ir::FmtSpec, at: usize) -> R<FmtArg> {
+        let bits = clif(s).ok_or_else(|| CodegenError("a formatted value".into()))?.bits();
+        let kind = self.scalar_fmt_kind(s)?;
+        let word = if s.is_float() {
             let as_int = self.b.ins().bitcast(if bits == 32 { types::I32 } else { types::I64 }, MemFlags::new(), v);
-            let word = if bits == 32 { self.b.ins().uextend(types::I64, as_int) } else { as_int };
-            (KIND_FLOAT | bits << 8, word)
+            if bits == 32 {
+                self.b.ins().uextend(types::I64, as_int)
+            } else {
+                as_int
+            }
         } else {
-            let kind = match s {
-                Scalar::Bool => KIND_BOOL,
-                Scalar::Char => KIND_CHAR,
-                s if s.is_signed() => KIND_SIGNED | bits << 8,
-                _ => KIND_UNSIGNED | bits << 8,
-            };
-            let word = match bits {
+            match bits {
                 64 => v,
                 _ if s.is_signed() => self.b.ins().sextend(types::I64, v),
                 _ => self.b.ins().uextend(types::I64, v),
-            };
-            (kind, word)
+            }
         };
         Ok(FmtArg::new(kind, word, zero, spec, at))
     }

@@ -6,9 +6,54 @@ use lacuna_ir::{CharMethod, FmtTrait, Scalar};
 
 use crate::abi::{
     Fault, FindMode, JitContext, PiecesMode, RawSpec, TransformOp, TrimMode, KIND_BOOL, KIND_CHAR, KIND_FLOAT,
-    KIND_SIGNED, KIND_STR, KIND_UNSIGNED,
+    KIND_SEQ, KIND_SIGNED, KIND_STR, KIND_STRING, KIND_UNSIGNED,
 };
 use crate::rt::heap::Heap;
+
+/// `{:?}` of the `n` elements at `data` ([`KIND_SEQ`]; `layout` is `kind >> 8`): `[a, b, c]`, each element as
+/// its own `Debug` writes it.
+///
+/// # Safety
+/// `data` holds `n` initialized elements of the kind `layout` names, each text's bytes readable UTF-8.
+unsafe fn format_seq(layout: u32, data: u64, n: u64) -> Option<String> {
+    let element = layout & 0xffff;
+    let (base, bits) = (element & 0xff, element >> 8);
+    let (stride, ptr_at, len_at) = match base {
+        KIND_STR => (16, 0, 8),
+        KIND_STRING => (24, u64::from((layout >> 16) & 3) * 8, u64::from((layout >> 18) & 3) * 8),
+        KIND_BOOL => (1, 0, 0),
+        KIND_CHAR => (4, 0, 0),
+        KIND_SIGNED | KIND_UNSIGNED | KIND_FLOAT if matches!(bits, 8 | 16 | 32 | 64) => (u64::from(bits / 8), 0, 0),
+        _ => return None,
+    };
+    let debug = RawSpec::new(&lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() });
+    let mut out = String::from("[");
+    for i in 0..n {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let at = data + stride * i;
+        let word = |offset: u64, size: u64| -> u64 {
+            let mut bytes = [0u8; 8];
+            // SAFETY: as the caller guarantees: element `i` is `stride` bytes at `at`, `size` of them at `offset`.
+            unsafe { std::ptr::copy_nonoverlapping((at + offset) as *const u8, bytes.as_mut_ptr(), size as usize) };
+            u64::from_le_bytes(bytes)
+        };
+        let one = match base {
+            KIND_STR | KIND_STRING => format_one(KIND_STR, word(ptr_at, 8), word(len_at, 8), &debug)?,
+            KIND_SIGNED => {
+                // Sign-extended from its width, as generated code passes a signed value.
+                let shift = 64 - bits;
+                let v = ((word(0, stride) << shift) as i64 >> shift) as u64;
+                format_one(element, v, 0, &debug)?
+            }
+            _ => format_one(element, word(0, stride), 0, &debug)?,
+        };
+        out.push_str(&one);
+    }
+    out.push(']');
+    Some(out)
+}
 
 /// The formatted argument, as `format!` with this spec writes it (`None`: a combination the lowering does not
 /// admit).
@@ -190,7 +235,8 @@ unsafe fn append(ctx: &mut JitContext, text: *mut TextSlot, bytes: &[u8]) -> u32
 ///
 /// # Safety
 /// `ctx` is the running snippet's context with a live heap; `text` its `String` triple; `spec` a live
-/// [`RawSpec`]; for `KIND_STR`, `a` and `b` are the pointer and length of UTF-8 text.
+/// [`RawSpec`]; for `KIND_STR`, `a` and `b` are the pointer and length of UTF-8 text; for `KIND_SEQ`, the address
+/// and number of initialized elements of the kind it names.
 pub(crate) unsafe extern "C" fn helper_fmt(
     ctx: *mut JitContext,
     text: *mut TextSlot,
@@ -234,7 +280,12 @@ pub(crate) unsafe extern "C" fn helper_fmt(
         // SAFETY: as the caller guarantees.
         return unsafe { append(ctx, text, &digits[at..]) };
     }
-    match format_one(kind, a, b, spec) {
+    let formatted = match kind & 0xff {
+        // SAFETY: as the caller guarantees for a sequence.
+        KIND_SEQ => unsafe { format_seq(kind >> 8, a, b) },
+        _ => format_one(kind, a, b, spec),
+    };
+    match formatted {
         // SAFETY: as the caller guarantees.
         Some(s) => unsafe { append(ctx, text, s.as_bytes()) },
         None => {
