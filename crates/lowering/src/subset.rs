@@ -418,7 +418,8 @@ impl Check<'_> {
             TKind::Some(inner) => {
                 self.expr(inner)?;
                 match &e.ty {
-                    Ty::Option(p) if p.scalar().is_some() && inner.ty == **p => Ok(()),
+                    // A scalar, or a value read in place (text, a host struct's address): copying it owns nothing.
+                    Ty::Option(p) if p.in_place() && inner.ty == **p => Ok(()),
                     _ => unsupported("`Some` of this type", &e.range),
                 }
             }
@@ -694,10 +695,10 @@ impl Check<'_> {
                     self.closure(c, &[item.clone()], &bool_ty, range)?;
                     item.clone()
                 }
-                Stage::FilterMap(c) => match c.body.ty.option_scalar() {
-                    Some(s) => {
+                Stage::FilterMap(c) => match &c.body.ty {
+                    Ty::Option(p) if p.in_place() => {
                         self.closure(c, &[item.clone()], &c.body.ty, range)?;
-                        Ty::Scalar(s)
+                        (**p).clone()
                     }
                     _ => return unsupported("a `filter_map` closure that does not return an `Option`", range),
                 },

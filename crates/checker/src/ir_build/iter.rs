@@ -280,10 +280,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ("skip_while", [c]) => (Stage::SkipWhile(self.closure_with(c, Some(1))?), item),
                 ("filter_map", [c]) => {
                     let c = self.closure_with(c, Some(1))?;
-                    let Some(payload) = c.body.ty.option_scalar() else {
-                        return self.unsupported("a `filter_map` closure", call.syntax());
+                    // An `Option` of a scalar or of a value read in place (`Option<&str>`, `Option<&S>`).
+                    let payload = match &c.body.ty {
+                        Ty::Option(p) if p.in_place() => (**p).clone(),
+                        _ => return self.unsupported("a `filter_map` closure", call.syntax()),
                     };
-                    (Stage::FilterMap(c), Ty::Scalar(payload))
+                    (Stage::FilterMap(c), payload)
                 }
                 ("enumerate", []) if item.in_place() => {
                     (Stage::Enumerate, Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item]))

@@ -209,9 +209,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Some(if *negated { self.b.ins().bxor_imm(equal, 1) } else { equal })
             }
             TKind::Some(inner) => {
-                let v = self.one(inner)?;
+                let v = self.expr(inner)?;
                 let tag = self.b.ins().iconst(types::I8, 1);
-                return Ok(vec![tag, v]);
+                return Ok(std::iter::once(tag).chain(v).collect());
             }
             TKind::None => {
                 let tag = self.b.ins().iconst(types::I8, 0);

@@ -101,11 +101,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Stage::FilterMap(c) => {
                     self.bind_params(c, &[(&item_ty, &item)])?;
                     let v = self.expr(&c.body)?;
-                    let (Some(&tag), Some(&payload)) = (v.first(), v.get(1)) else {
+                    let Some((&tag, payload)) = v.split_first().filter(|(_, p)| !p.is_empty()) else {
                         return Err(CodegenError("a `filter_map` closure's `Option`".into()));
                     };
                     self.continue_if(tag, header);
-                    item = vec![payload];
+                    item = payload.to_vec();
                 }
                 Stage::TakeWhile(c) => {
                     self.bind_params(c, &[(&item_ty, &item)])?;
