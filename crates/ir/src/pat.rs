@@ -43,6 +43,31 @@ pub enum TPat {
     },
 }
 
+impl TPat {
+    /// The locals the pattern binds to copies of `String` fields moved out of a host enum's variant (each a
+    /// [`VariantField`] read as [`Ty::String`]): what a `match` moving them out moves, and what its arm drops.
+    pub fn field_copies(&self) -> Vec<usize> {
+        fn walk(pat: &TPat, out: &mut Vec<usize>) {
+            match pat {
+                TPat::Variant { fields, .. } => {
+                    for f in fields {
+                        match (&f.ty, &f.pat) {
+                            (Ty::String, TPat::Bind(local)) => out.push(*local),
+                            (_, sub) => walk(sub, out),
+                        }
+                    }
+                }
+                TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().for_each(|p| walk(p, out)),
+                TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => walk(p, out),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+}
+
 /// A field of a host enum's variant a [`TPat::Variant`] reads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantField {

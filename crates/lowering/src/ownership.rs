@@ -1084,13 +1084,5 @@ fn block_writes(b: &TBlock, snippet: &TypedSnippet, out: &mut Owners) {
 /// A `match` on a host struct or enum whose patterns move nothing out of it (each field they bind is copied or
 /// borrowed): the value is read in place, not moved.
 fn matched_in_place(scrutinee: &TExpr, arms: &[Arm]) -> bool {
-    fn moves_field(pat: &TPat) -> bool {
-        match pat {
-            TPat::Variant { fields, .. } => fields.iter().any(|f| f.ty == Ty::String || moves_field(&f.pat)),
-            TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().any(moves_field),
-            TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => moves_field(p),
-            _ => false,
-        }
-    }
-    matches!(scrutinee.ty, Ty::Struct(_)) && !arms.iter().any(|a| moves_field(&a.pat))
+    matches!(scrutinee.ty, Ty::Struct(_)) && arms.iter().all(|a| a.pat.field_copies().is_empty())
 }

@@ -315,20 +315,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Drops the `String` fields `pat` copied out of a host enum's variant (bound by value) whose bindings were
     /// not moved on: their scope, the arm or the block, ends.
     pub(super) fn drop_field_copies(&mut self, pat: &TPat) -> R<()> {
-        match pat {
-            TPat::Variant { fields, .. } => {
-                for f in fields {
-                    match (&f.ty, &f.pat) {
-                        (Ty::String, TPat::Bind(local)) => self.drop_local(*local)?,
-                        (_, sub) => self.drop_field_copies(sub)?,
-                    }
-                }
-            }
-            TPat::Or(ps) | TPat::Tuple(ps) => ps.iter().try_for_each(|p| self.drop_field_copies(p))?,
-            TPat::Some(p) | TPat::Ok(p) | TPat::Err(p) => self.drop_field_copies(p)?,
-            _ => {}
-        }
-        Ok(())
+        pat.field_copies().into_iter().try_for_each(|local| self.drop_local(local))
     }
 
     /// The body of a `while` or `loop` whose header (`next`) is the current loop head: then back to the header,
