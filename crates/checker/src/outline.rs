@@ -441,8 +441,8 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
     };
     // The top-level structs and enums without generics, which a result may borrow (`Option<&Item>`).
     let plain_types = plain_type_names(file);
-    // `String`, `Option<S>`, `Option<&T>` of a plain type and a plain type as results (written for the JIT in a
-    // fixed layout).
+    // `String`, `Option<S>`, `Option<String>`, `Option<&T>` of a plain type and a plain type as results (written
+    // for the JIT in a fixed layout).
     let result = |ty: Option<ast::Type>| {
         let text = ty.as_ref().map(|t| t.syntax().to_string().split_whitespace().collect::<String>());
         match text.as_deref() {
@@ -450,7 +450,7 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
             Some(t) if t.starts_with("Option<") && t.ends_with('>') => {
                 let inner = &t["Option<".len()..t.len() - 1];
                 let borrowed = inner.strip_prefix('&').is_some_and(|n| plain_types.iter().any(|p| p == n));
-                (SHIM_SCALARS.contains(&inner) || borrowed).then(|| format!("Option<{inner}>"))
+                (SHIM_SCALARS.contains(&inner) || inner == "String" || borrowed).then(|| format!("Option<{inner}>"))
             }
             // `Result<T, E>` of scalars, `()`, `String`, and plain types by value or shared reference (a tag and
             // the payload).

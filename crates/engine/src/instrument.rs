@@ -251,8 +251,8 @@ const MAX_ROUNDS: u32 = 24;
 /// The shims through which JIT code calls host functions and methods ([`lacuna_checker::ScalarFn::symbol`]):
 /// `(run, out, [self pointer,] args..) -> status`, the call made under `lacuna::__private::run_call` (a panic
 /// is status 1 with `run`'s fault filled in). A `&str` argument comes as pointer and length; a `String` result
-/// is written as `[pointer, capacity, length]` (the buffer is the JIT's from then on), an `Option<S>` as a `u8`
-/// tag at offset 0 and the payload at offset 8.
+/// is written as `[pointer, capacity, length]` (the buffer is the JIT's from then on), an `Option<T>` as a `u8`
+/// tag at offset 0 and the payload at offset 8 (as a `Result`'s, [`write_payload`]).
 fn shim(f: &lacuna_checker::ScalarFn) -> String {
     let mut params = Vec::new();
     let mut args = Vec::new();
@@ -296,7 +296,9 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
         ("u8".to_owned(), write)
     } else if let Some(inner) = f.ret.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
         let write = format!(
-            "match {call} {{ Some(__lacuna_v) => {{ ::core::ptr::write(__lacuna_out, 1);              ::core::ptr::write(__lacuna_out.add(8).cast::<{inner}>(), __lacuna_v) }}              None => ::core::ptr::write(__lacuna_out, 0) }}"
+            "match {call} {{ Some(__lacuna_v) => {{ ::core::ptr::write(__lacuna_out, 1); {} }} \
+             None => ::core::ptr::write(__lacuna_out, 0) }}",
+            write_payload(inner),
         );
         ("u8".to_owned(), write)
     } else if f.returns_scalar() {

@@ -102,8 +102,10 @@ impl Scalar {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Ty {
     Scalar(Scalar),
-    /// `Option<T>`: a tag, then the payload's parts. The payload is a scalar, or a value read in place
-    /// ([`Ty::Str`], [`Ty::StructRef`]: what `find`, `max_by_key` and the like give over text and host structs).
+    /// `Option<T>`: a tag, then the payload's parts (zeros for `None`). The payload is a scalar, a value read in
+    /// place ([`Ty::Str`], [`Ty::StructRef`]: what `find`, `max_by_key` and the like give over text and host
+    /// structs), or an owned `String` ([`Ty::String`]: a host function's `Option<String>`, `o.map(|x| x.name.clone())`)
+    /// — then the `Option` owns it: reading the value moves it, and where its scope ends it is dropped.
     Option(Box<Ty>),
     /// `Result<T, E>` a host function returns: a tag (`true` for `Ok`), then the parts of `Ok`'s payload and of
     /// `Err`'s, the variant not held all zeros. A payload is a scalar (`()` too), a host struct read in place
@@ -201,7 +203,8 @@ impl Ty {
             Ty::Vec(_) | Ty::String | Ty::Struct(_) | Ty::Map { .. } => true,
             Ty::Result(ok, err) => ok.owns() || err.owns(),
             Ty::Tuple(parts) => parts.iter().any(Ty::owns),
-            Ty::Scalar(_) | Ty::Option(_) | Ty::Str | Ty::StructRef(_) => false,
+            Ty::Option(payload) => payload.owns(),
+            Ty::Scalar(_) | Ty::Str | Ty::StructRef(_) => false,
         }
     }
 

@@ -56,6 +56,7 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         in_fn: None,
         deferred: Vec::new(),
         result_scrutinee: false,
+        owned_option_here: false,
         owned_tuple: None,
         collect_tuple: None,
     };

@@ -29,6 +29,9 @@ pub(crate) struct Check<'a> {
     pub(crate) deferred: Vec<usize>,
     /// The expression checked next is a `match`'s scrutinee, where a host call's `Result` may be.
     pub(crate) result_scrutinee: bool,
+    /// The expression checked next is where an `Option` that owns its payload ([`owned_option`]) may be: a
+    /// `let`'s value, a `match`'s scrutinee, a `{:?}` argument, or the receiver of a method that reads or unwraps it.
+    pub(crate) owned_option_here: bool,
     /// The expression checked next is written straight into a sequence of these tuples (`push`'s argument, the
     /// body of the `map` a `collect` gathers), where a tuple of owned parts may be.
     pub(crate) owned_tuple: Option<lacuna_ir::TupleElem>,
@@ -45,6 +48,12 @@ pub(crate) enum Target {
     ValueLoop,
     /// A labelled block: only a labelled `break`, with a value; never `continue`.
     Block,
+}
+
+/// An `Option` that owns its payload (an `Option<String>`): moved when read by value, dropped where its scope
+/// ends.
+pub(crate) fn owned_option(ty: &Ty) -> bool {
+    matches!(ty, Ty::Option(p) if p.owns())
 }
 
 pub(crate) fn unsupported<T>(construct: impl Into<String>, range: &std::ops::Range<usize>) -> Result<T, Unsupported> {
@@ -195,6 +204,7 @@ impl Check<'_> {
             match stmt {
                 TStmt::Let { local, init: Some(init) } => {
                     self.ty(&self.snippet.locals[*local].ty, init.range.clone())?;
+                    self.owned_option_here = true;
                     self.expr(init)?;
                 }
                 TStmt::Let { local, init: None } => {
@@ -202,6 +212,7 @@ impl Check<'_> {
                     self.deferred.push(*local);
                 }
                 TStmt::LetPat { pat, init, otherwise } => {
+                    self.owned_option_here = true;
                     self.expr(init)?;
                     self.pat(pat, &init.ty, &init.range)?;
                     if let Some(b) = otherwise {
@@ -266,6 +277,21 @@ impl Check<'_> {
         let result_here = std::mem::take(&mut self.result_scrutinee);
         if matches!(e.ty, Ty::Result(..)) && !(result_here && matches!(e.kind, TKind::HostCall { .. })) {
             return unsupported("a `Result` held other than by a `match` on the call that makes it", &e.range);
+        }
+        // An `Option` owning a `String` is made by a local, a host call, `Some`, `None` or `map` of an `Option`
+        // read in place, and used only where the flag says: nothing else moves or copies one.
+        let owned_option_here = std::mem::take(&mut self.owned_option_here);
+        if owned_option(&e.ty) {
+            let made = match &e.kind {
+                TKind::Local(_) | TKind::HostCall { .. } | TKind::Some(_) | TKind::None => true,
+                TKind::OptionClosure { method: lacuna_ir::OptionClosureMethod::Map, receiver, .. } => {
+                    !owned_option(&receiver.ty)
+                }
+                _ => false,
+            };
+            if !owned_option_here || !made {
+                return unsupported(format!("an `{}` used this way", e.ty.name()), &e.range);
+            }
         }
         match &e.kind {
             TKind::Lit(_) => Ok(()),
@@ -420,6 +446,8 @@ impl Check<'_> {
                 match &e.ty {
                     // A scalar, or a value read in place (text, a host struct's address): copying it owns nothing.
                     Ty::Option(p) if p.in_place() && inner.ty == **p => Ok(()),
+                    // A `String`, moved in.
+                    Ty::Option(p) if **p == Ty::String && inner.ty == Ty::String => Ok(()),
                     _ => unsupported("`Some` of this type", &e.range),
                 }
             }
@@ -460,6 +488,7 @@ impl Check<'_> {
             }
             TKind::Panic { receiver, .. } => match receiver {
                 Some(r) => {
+                    self.owned_option_here = true;
                     self.expr(r)?;
                     match r.ty {
                         Ty::Option(ref p) if e.ty == **p => Ok(()),
@@ -509,6 +538,8 @@ impl Check<'_> {
                 }
                 for p in pieces {
                     let lacuna_ir::FmtPiece::Arg { value, spec } = p else { continue };
+                    // Formatting borrows the value.
+                    self.owned_option_here = true;
                     self.expr(value)?;
                     use lacuna_ir::FmtTrait;
                     let ok = match (&value.ty, spec.trait_) {
@@ -528,7 +559,7 @@ impl Check<'_> {
                                 Ty::Scalar(s) => {
                                     !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128)
                                 }
-                                p => *p == Ty::Str,
+                                p => matches!(p, Ty::Str | Ty::String),
                             };
                             plain && payload
                         }

@@ -183,6 +183,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             || self.is_string(&ret)
             || option_of(&scalar)
             || option_of(&host_ref)
+            || option_of(&|t| self.is_string(t))
             || vec_of_refs
             || matches!(self.result_payload(&ret), Some(Ty::Struct(_)));
         let params_ok = f.params_without_self(self.db).iter().all(|p| param(p.ty()));

@@ -54,6 +54,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                     if let Some(inner) = self.ty(&payload, node).ok().filter(Ty::in_place) {
                         return Ok(Ty::Option(Box::new(inner)));
                     }
+                    // `Option<String>`: the `Option` owns the text.
+                    if self.is_string(&payload) {
+                        self.owns_buffers.set(true);
+                        return Ok(Ty::Option(Box::new(Ty::String)));
+                    }
                 }
             }
             if self.is_core_adt(adt, "Result") {

@@ -2,6 +2,7 @@
 
 use crate::codegen::arith::{is_zero, remainder_by_power_of_two};
 use crate::codegen::{clif, flat, tuple_fields, CodegenError, Gen, Vals, R};
+use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, BlockArg, MemFlags, Type, Value};
@@ -312,10 +313,33 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
-    /// Drops the `String` fields `pat` copied out of a host enum's variant (bound by value) whose bindings were
-    /// not moved on: their scope, the arm or the block, ends.
+    /// Drops what `pat` moved into its bindings and they did not move on, where their scope (the arm or the block)
+    /// ends: the `String` fields copied out of a host enum's variant, and the `String` of an `Option<String>`
+    /// (`Some(name)`; [`Gen::drop_local`] leaves every other binding's type alone).
     pub(super) fn drop_field_copies(&mut self, pat: &TPat) -> R<()> {
-        pat.field_copies().into_iter().try_for_each(|local| self.drop_local(local))
+        pat.field_copies().into_iter().try_for_each(|local| self.drop_local(local))?;
+        match pat {
+            TPat::Some(inner) => match &**inner {
+                TPat::Bind(local) => self.drop_local(*local),
+                _ => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    /// Where an arm of a `match` on an `Option<String>` that is not a local ends: the text no pattern took is
+    /// dropped with the scrutinee (a local's is the local's, dropped where its scope ends).
+    fn end_owned_option_arm(&mut self, pat: &TPat, scrutinee: &TExpr, values: &[Value]) {
+        let taken = matches!(pat, TPat::Some(inner) if matches!(**inner, TPat::Bind(_)));
+        if taken || matches!(scrutinee.kind, TKind::Local(_)) || !self.has_heap {
+            return;
+        }
+        if let (Ty::Option(payload), [_, ptr, _, _]) = (&scrutinee.ty, values) {
+            if **payload == Ty::String {
+                let free = self.helpers[&Helper::VecFree];
+                self.b.ins().call(free, &[self.ctx, *ptr]);
+            }
+        }
     }
 
     /// The body of a `while` or `loop` whose header (`next`) is the current loop head: then back to the header,
@@ -563,6 +587,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             if let Ty::Result(ok, err) = &scrutinee.ty {
                 self.end_result_arm(&arm.pat, ok, err, &values)?;
             }
+            self.end_owned_option_arm(&arm.pat, scrutinee, &values);
             self.jump_with(merge, &ts, v);
             self.b.switch_to_block(next);
             self.b.seal_block(next);

@@ -142,21 +142,19 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// `expect("..")`, `panic!("..")`, `unreachable!()` ([`TKind::Panic`]).
     pub(super) fn panic_expr(&mut self, e: &TExpr, receiver: &Option<Box<TExpr>>, message: &str) -> R<Vals> {
         let at = e.range.start;
-        let value: Option<Value> = {
-            let Some(receiver) = receiver else {
-                self.panic_with(message, at);
-                return Ok(Vec::new());
-            };
-            let values = self.expr(receiver)?;
-            let (Some(&tag), Some(&payload)) = (values.first(), values.get(1)) else {
-                return Err(CodegenError("`expect` of something other than an `Option`".into()));
-            };
-            let none = self.b.ins().icmp_imm(IntCC::Equal, tag, 0);
-            let index = self.message(message);
-            let index = self.b.ins().iconst(types::I64, index as i64);
-            self.fault_if_with(none, Fault::Panic, at, &[index]);
-            Some(payload)
+        let Some(receiver) = receiver else {
+            self.panic_with(message, at);
+            return Ok(Vec::new());
         };
-        Ok(value.into_iter().collect())
+        let values = self.expr(receiver)?;
+        // The payload is every part after the tag (text is two, a `String` three).
+        let Some((&tag, payload)) = values.split_first().filter(|(_, p)| !p.is_empty()) else {
+            return Err(CodegenError("`expect` of something other than an `Option`".into()));
+        };
+        let none = self.b.ins().icmp_imm(IntCC::Equal, tag, 0);
+        let index = self.message(message);
+        let index = self.b.ins().iconst(types::I64, index as i64);
+        self.fault_if_with(none, Fault::Panic, at, &[index]);
+        Ok(payload.to_vec())
     }
 }

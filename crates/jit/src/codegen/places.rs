@@ -127,8 +127,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    /// Frees the buffer of a `Vec`/`String` local that is never moved (it owns the buffer alone): at the end of
-    /// its scope, or before it is assigned a new value.
+    /// Frees the buffer of a `Vec`/`String`/`Option<String>` local that is never moved (it owns the buffer alone),
+    /// or drops a host struct or map the run made: at the end of its scope, or before it is assigned a new value.
     pub(super) fn drop_local(&mut self, local: usize) -> R<()> {
         if let Some(ty @ (Ty::Struct(_) | Ty::Map { .. })) = self.snippet.locals.get(local).map(|l| &l.ty) {
             if self.moved.contains(&local) || !self.has_heap {
@@ -142,6 +142,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.helpers[&Helper::StructDrop]
             };
             self.b.ins().call(f, &[self.ctx, ptr]);
+            return Ok(());
+        }
+        // An `Option<String>`: its text, if any (`None`'s parts are zeros, which free nothing).
+        if let Some(Ty::Option(payload)) = self.snippet.locals.get(local).map(|l| &l.ty) {
+            if **payload != Ty::String || self.moved.contains(&local) || !self.has_heap {
+                return Ok(());
+            }
+            let Some(&[_, ptr, _, _]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
+            let ptr = self.b.use_var(ptr);
+            let free = self.helpers[&Helper::VecFree];
+            self.b.ins().call(free, &[self.ctx, ptr]);
             return Ok(());
         }
         let owned = matches!(self.snippet.locals.get(local).map(|l| &l.ty), Some(Ty::Vec(_) | Ty::String));

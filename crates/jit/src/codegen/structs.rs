@@ -299,6 +299,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let held = self.b.ins().iconst(types::I8, 1);
                     return self.payload_from_slot(&e.ty, slot, held, at);
                 }
+                // `Option<String>`: the text's buffer is the run's when there is one (zeros for `None`).
+                Ty::Option(p) if **p == Ty::String => {
+                    let tag = self.b.ins().stack_load(types::I8, slot, 0);
+                    let held = self.b.ins().icmp_imm(IntCC::NotEqual, tag, 0);
+                    let payload = self.payload_from_slot(p, slot, held, at)?;
+                    return Ok(std::iter::once(tag).chain(payload).collect());
+                }
                 // `Option<&T>`: the reference, an address.
                 Ty::Option(p) if matches!(**p, Ty::StructRef(_)) => {
                     let tag = self.b.ins().stack_load(types::I8, slot, 0);

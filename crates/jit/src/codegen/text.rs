@@ -278,6 +278,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                             let mut inner = match &**payload {
                                 Ty::Scalar(s) => self.scalar_fmt_arg(*s, parts[1], zero, debug, start)?,
                                 Ty::Str => FmtArg::new(KIND_STR, parts[1], parts[2], debug, start),
+                                // [pointer, capacity, length]
+                                Ty::String => FmtArg::new(KIND_STR, parts[1], parts[3], debug, start),
                                 other => return Err(CodegenError(format!("formatting an `Option<{}>`", other.name()))),
                             };
                             inner.only_if = Some(tag);

@@ -86,6 +86,7 @@ impl Check<'_> {
     /// A `match` ([`TKind::Match`]): patterns that fit, `bool` guards.
     pub(super) fn match_expr(&mut self, e: &TExpr, scrutinee: &TExpr, arms: &[Arm]) -> Result<(), Unsupported> {
         self.result_scrutinee = true;
+        self.owned_option_here = true;
         self.expr(scrutinee)?;
         if arms.is_empty() {
             return unsupported("a `match` without arms", &e.range);

@@ -15,6 +15,11 @@ impl Check<'_> {
         receiver: &TExpr,
         args: &[TExpr],
     ) -> Result<(), Unsupported> {
+        // `unwrap`, `unwrap_or`, `is_some` and `is_none` may read an `Option<String>` (the first two move it).
+        self.owned_option_here = matches!(
+            name,
+            Method::Option(OptionMethod::Unwrap | OptionMethod::UnwrapOr | OptionMethod::IsSome | OptionMethod::IsNone)
+        );
         self.expr(receiver)?;
         for a in args {
             self.expr(a)?;
@@ -86,6 +91,8 @@ impl Check<'_> {
         param: &Option<TPat>,
         body: &TExpr,
     ) -> Result<(), Unsupported> {
+        // `unwrap_or_else` may take an `Option<String>` (moving it).
+        self.owned_option_here = method == OptionClosureMethod::UnwrapOrElse;
         self.expr(receiver)?;
         let Ty::Option(payload) = &receiver.ty else {
             return unsupported("a closure method of something other than an `Option`", &e.range);
@@ -98,15 +105,18 @@ impl Check<'_> {
         }
         self.closure_body(body)?;
         let ok = match method {
+            // A scalar, or a new `String` the `Option` owns (`o.map(|b| b.title.clone())`).
             OptionClosureMethod::Map => {
-                matches!((&e.ty, &body.ty), (Ty::Option(r), Ty::Scalar(_)) if **r == body.ty)
+                matches!((&e.ty, &body.ty), (Ty::Option(r), Ty::Scalar(_) | Ty::String) if **r == body.ty)
             }
             OptionClosureMethod::AndThen => body.ty == e.ty && matches!(e.ty, Ty::Option(_)),
             OptionClosureMethod::Filter => body.ty == Ty::Scalar(Scalar::Bool) && e.ty == receiver.ty,
             OptionClosureMethod::IsSomeAnd | OptionClosureMethod::IsNoneOr => {
                 body.ty == Ty::Scalar(Scalar::Bool) && e.s() == Scalar::Bool
             }
-            OptionClosureMethod::UnwrapOrElse => payload.scalar().is_some() && body.ty == **payload && e.ty == body.ty,
+            OptionClosureMethod::UnwrapOrElse => {
+                (payload.scalar().is_some() || **payload == Ty::String) && body.ty == **payload && e.ty == body.ty
+            }
         };
         if ok {
             Ok(())
