@@ -21,6 +21,7 @@ pub use accept::{accept_without_rustc, HostFacts};
 use subset::{unsupported, Check};
 
 pub use ownership::moved_locals;
+pub use scan::may_fault;
 
 /// Why a snippet does not go to the JIT.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -6,7 +6,7 @@ use lacuna_ir::{
 
 /// Whether evaluating `e` may fault (conservatively: only what plainly cannot — reads, comparisons, logic, casts,
 /// float arithmetic, integer division by a literal other than 0 and -1 — is fault-free).
-pub(crate) fn may_fault(e: &TExpr) -> bool {
+pub fn may_fault(e: &TExpr) -> bool {
     let here = match &e.kind {
         TKind::Lit(_)
         | TKind::Local(_)

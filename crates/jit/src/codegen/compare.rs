@@ -103,6 +103,11 @@ impl Gen<'_, '_> {
     /// order as the keys do (descending ones complemented); a NaN under `partial_cmp(..).unwrap()` panics at the
     /// first comparison that meets it — none for a single item. The `Option` of the item kept.
     pub(super) fn max_by(&mut self, chain: &IterChain, keys: &[SortKey], min: bool, at: usize) -> R<Vals> {
+        if let [key] = keys {
+            if lacuna_lowering::may_fault(&key.key.body) {
+                return self.max_by_each_comparison(chain, key, min, at);
+            }
+        }
         let item_ty = chain.item();
         let item_parts = flat(&item_ty);
         let new_var = |g: &mut Self, t: Type| {
@@ -156,6 +161,69 @@ impl Gen<'_, '_> {
             let old_nan = g.b.use_var(best_nan);
             let new_nan = g.b.ins().select(take, nan, old_nan);
             g.b.def_var(best_nan, new_nan);
+            let one = g.int_const(types::I8, 1);
+            g.b.def_var(have, one);
+            Ok(())
+        })?;
+        let mut out = vec![self.b.use_var(have)];
+        out.extend(best.iter().map(|v| self.b.use_var(*v)));
+        Ok(out)
+    }
+
+    /// `max_by`/`min_by` of one key that may fault (a host method's result, `a.total()`), computed where std's
+    /// comparison computes it: for each item after the first, the kept item's key and the new one's, in the order
+    /// the comparison is written (`b.total().partial_cmp(&a.total())` computes the new item's first) — so a key
+    /// that panics or prints does so on the same items, as often, in the same order.
+    fn max_by_each_comparison(&mut self, chain: &IterChain, key: &SortKey, min: bool, at: usize) -> R<Vals> {
+        let item_ty = chain.item();
+        let new_var = |g: &mut Self, t: Type| {
+            let z = g.zero(t);
+            g.var(t, z)
+        };
+        let have = new_var(self, types::I8);
+        let best: Vec<Variable> = flat(&item_ty).iter().map(|&t| new_var(self, t)).collect();
+        self.drive(chain, at, &mut |g, item, _, _| {
+            let had = g.b.use_var(have);
+            let compare = g.b.create_block();
+            let first = g.b.create_block();
+            let merge = g.b.create_block();
+            g.b.append_block_param(merge, types::I8);
+            g.b.ins().brif(had, compare, &[], first, &[]);
+            // The first item is kept without a comparison.
+            g.b.switch_to_block(first);
+            g.b.seal_block(first);
+            let one = g.int_const(types::I8, 1);
+            g.b.ins().jump(merge, &[one.into()]);
+            g.b.switch_to_block(compare);
+            g.b.seal_block(compare);
+            let kept: Vals = best.iter().map(|v| g.b.use_var(*v)).collect();
+            let mut words = Vec::new();
+            let sides = if key.descending { [&item, &kept] } else { [&kept, &item] };
+            for side in sides {
+                g.bind_params(&key.key, &[(&item_ty, side)])?;
+                words.push(g.numeric_key_word(key)?);
+            }
+            let [(first_word, first_nan), (second_word, second_nan)] = [words[0], words[1]];
+            if let KeyOrder::Partial { message, at } = &key.order {
+                if let (Some(a), Some(b)) = (first_nan, second_nan) {
+                    let nan = g.b.ins().bor(a, b);
+                    g.partial_cmp_panic(nan, message, *at);
+                }
+            }
+            // The comparison of the kept item with the new one says `Greater`: the kept one's key is greater
+            // (ascending), or the new one's is (descending: the keys compared the other way round).
+            let greater = g.b.ins().icmp(IntCC::UnsignedGreaterThan, first_word, second_word);
+            // `max_by` takes the new item unless the comparison says `Greater`; `min_by` only if it does.
+            let take = if min { greater } else { g.b.ins().bxor_imm(greater, 1) };
+            g.b.ins().jump(merge, &[take.into()]);
+            g.b.switch_to_block(merge);
+            g.b.seal_block(merge);
+            let take = g.b.block_params(merge)[0];
+            for (var, &v) in best.iter().zip(item.iter()) {
+                let old = g.b.use_var(*var);
+                let new = g.b.ins().select(take, v, old);
+                g.b.def_var(*var, new);
+            }
             let one = g.int_const(types::I8, 1);
             g.b.def_var(have, one);
             Ok(())

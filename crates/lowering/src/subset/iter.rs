@@ -43,9 +43,10 @@ impl Check<'_> {
             Sink::MaxBy(keys) | Sink::MinBy(keys) => {
                 for key in keys {
                     self.closure(&key.key, std::slice::from_ref(&item), &key.key.body.ty, &e.range)?;
-                    // Each item's keys are computed once, not once per comparison as std's `max_by` does (and not
-                    // at all for a single item): only keys that cannot fault may be.
-                    if may_fault(&key.key.body) {
+                    // Keys that cannot fault are computed once per item; a single key that may is computed where
+                    // std's comparison computes it (the JIT's `max_by_each_comparison`). Several such keys would
+                    // need the comparison's own laziness (`then_with`).
+                    if keys.len() > 1 && may_fault(&key.key.body) {
                         return unsupported("a `max_by` or `min_by` key that may fault", &key.key.body.range);
                     }
                     // Numeric keys only (the fold compares words; text keys are `sort_by`'s helper's).
