@@ -262,29 +262,40 @@ fn is_option(ty: &ast::Type) -> bool {
     matches!(head, "Option" | "std::option::Option" | "core::option::Option") && text.contains('<')
 }
 
-/// The top-level structs of `file` with named fields, no generics and no `repr(packed)`: JIT code reaches their
-/// fields in place (see [`struct_fields`]) and steps through slices of them by their size
-/// ([`lacuna_ir::symbol::struct_size_symbol`]).
-fn plain_struct_items(file: &SourceFile) -> Vec<(String, ast::RecordFieldList)> {
+/// A field of a plain struct: its name (a tuple struct's by its position, `0`, `1`, ..) and its type as written.
+type FieldItem = (String, Option<ast::Type>);
+
+/// The top-level structs of `file` with fields (named, or by position: `struct LoanError(pub String)`), no
+/// generics and no `repr(packed)`: JIT code reaches their fields in place (see [`struct_fields`]) and steps
+/// through slices of them by their size ([`lacuna_ir::symbol::struct_size_symbol`]).
+fn plain_struct_items(file: &SourceFile) -> Vec<(String, Vec<FieldItem>)> {
     let mut out = Vec::new();
     for item in file.items() {
         let ast::Item::Struct(st) = item else { continue };
         let packed = st.attrs().any(|a| a.syntax().to_string().contains("packed"));
-        if packed || st.generic_param_list().is_some() || !sized_fields(&st) {
+        if packed || st.generic_param_list().is_some() {
             continue;
         }
-        if let (Some(name), Some(ast::FieldList::RecordFieldList(fields))) = (st.name(), st.field_list()) {
+        let fields: Vec<FieldItem> = match st.field_list() {
+            Some(ast::FieldList::RecordFieldList(fields)) => {
+                fields.fields().filter_map(|f| Some((f.name()?.text().to_string(), f.ty()))).collect()
+            }
+            Some(ast::FieldList::TupleFieldList(fields)) => {
+                fields.fields().enumerate().map(|(i, f)| (i.to_string(), f.ty())).collect()
+            }
+            None => continue,
+        };
+        if let (Some(name), true) = (st.name(), sized_fields(&fields)) {
             out.push((name.text().to_string(), fields));
         }
     }
     out
 }
 
-/// No field of `st` is unsized, as far as its syntax tells (a struct that ends in `str`, a slice or a `dyn` has
-/// no size to export, nor offsets for `offset_of!`).
-fn sized_fields(st: &ast::Struct) -> bool {
-    let Some(ast::FieldList::RecordFieldList(fields)) = st.field_list() else { return true };
-    fields.fields().all(|f| match f.ty() {
+/// No field is unsized, as far as its syntax tells (a struct that ends in `str`, a slice or a `dyn` has no size
+/// to export, nor offsets for `offset_of!`).
+fn sized_fields(fields: &[FieldItem]) -> bool {
+    fields.iter().all(|(_, ty)| match ty {
         Some(ast::Type::SliceType(_) | ast::Type::DynTraitType(_)) => false,
         Some(ast::Type::PathType(p)) => !matches!(p.syntax().to_string().trim(), "str" | "Path" | "OsStr"),
         _ => true,
@@ -377,17 +388,14 @@ fn tuple_types(file: &SourceFile) -> Vec<lacuna_ir::TupleElem> {
 }
 
 /// The scalar and `String` fields of the plain structs (see [`StructField`]).
-fn struct_fields(structs: &[(String, ast::RecordFieldList)]) -> Vec<StructField> {
+fn struct_fields(structs: &[(String, Vec<FieldItem>)]) -> Vec<StructField> {
     let mut out = Vec::new();
     for (ty_name, fields) in structs {
-        for field in fields.fields() {
-            // Every field (the struct's are sized): scalars and text read in place, vectors and structs reached
-            // through it.
-            let exported = field.ty().is_some();
-            if let (true, Some(field_name)) = (exported, field.name()) {
-                let option = field.ty().is_some_and(|t| is_option(&t));
-                out.push(StructField { ty_name: ty_name.clone(), field: field_name.text().to_string(), option });
-            }
+        // Every field (the struct's are sized): scalars and text read in place, vectors and structs reached
+        // through it.
+        for (field, ty) in fields {
+            let Some(ty) = ty else { continue };
+            out.push(StructField { ty_name: ty_name.clone(), field: field.clone(), option: is_option(ty) });
         }
     }
     out
@@ -571,8 +579,8 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
     let plain_types = plain_type_names(file);
     let mut out = Vec::new();
     for (ty_name, fields) in plain_struct_items(file) {
-        for field in fields.fields() {
-            let (Some(name), Some(ty)) = (field.name(), field.ty()) else { continue };
+        for (name, ty) in fields {
+            let Some(ty) = ty else { continue };
             let text: String = ty.syntax().to_string().split_whitespace().collect();
             // `HashMap<..>`, `collections::HashMap<..>`, `std::collections::HashMap<..>`: the last segment.
             let generic_at = text.find('<').unwrap_or(text.len());
@@ -593,7 +601,7 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
             if !plain_types.iter().any(|p| p == value) {
                 continue;
             }
-            let field = name.text().to_string();
+            let field = name;
             let method_of = Some((ty_name.clone(), false));
             out.push(ScalarFn {
                 name: map_view_method("values", &field),
@@ -840,12 +848,13 @@ fn main() {}"
                 "__lacuna_offset_4Item_tags",
                 "__lacuna_offset_4Item_holder",
                 "__lacuna_offset_4Item_at",
+                "__lacuna_offset_1T_0",
             ]
         );
         let options: Vec<String> =
             outline(text).struct_fields.iter().filter(|f| f.option).map(|f| f.option_symbol()).collect();
         assert_eq!(options, ["__lacuna_some_4Item_holder", "__lacuna_some_4Item_at"]);
-        assert_eq!(outline(text).plain_structs, vec!["Item"]);
+        assert_eq!(outline(text).plain_structs, vec!["Item", "T"]);
     }
 
     use expect_test::expect;

@@ -58,6 +58,7 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         deferred: Vec::new(),
         result_scrutinee: false,
         owned_option_here: false,
+        let_value_here: false,
         owned_tuple: None,
         collect_tuple: None,
     };

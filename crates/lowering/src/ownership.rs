@@ -48,6 +48,10 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
     if let Some(e) = first_expr(snippet, &|e| matches!(e.ty, Ty::Result(..))) {
         return Err(at("a host function's `Result` (rustc's move check decides)", e));
     }
+    // Nor a `String` field moved out of a host struct (a partial move).
+    if let Some(e) = first_expr(snippet, &|e| matches!(e.kind, TKind::RefField { .. }) && e.ty == Ty::String) {
+        return Err(at("a field moved out of a host struct (rustc's move check decides)", e));
+    }
     // Nor an `Option` that owns its payload (moved out by patterns and `unwrap`s).
     if let Some(e) = first_expr(snippet, &|e| crate::subset::owned_option(&e.ty)) {
         return Err(at("an `Option` owning a `String` (rustc's move check decides)", e));

@@ -32,6 +32,8 @@ pub(crate) struct Check<'a> {
     /// The expression checked next is where an `Option` that owns its payload ([`owned_option`]) may be: a
     /// `let`'s value, a `match`'s scrutinee, a `{:?}` argument, or the receiver of a method that reads or unwraps it.
     pub(crate) owned_option_here: bool,
+    /// The expression checked next is a `let`'s value, where a host call's `Result` may be kept in a local.
+    pub(crate) let_value_here: bool,
     /// The expression checked next is written straight into a sequence of these tuples (`push`'s argument, the
     /// body of the `map` a `collect` gathers), where a tuple of owned parts may be.
     pub(crate) owned_tuple: Option<lacuna_ir::TupleElem>,
@@ -205,6 +207,7 @@ impl Check<'_> {
                 TStmt::Let { local, init: Some(init) } => {
                     self.ty(&self.snippet.locals[*local].ty, init.range.clone())?;
                     self.owned_option_here = true;
+                    self.let_value_here = true;
                     self.expr(init)?;
                 }
                 TStmt::Let { local, init: None } => {
@@ -213,6 +216,7 @@ impl Check<'_> {
                 }
                 TStmt::LetPat { pat, init, otherwise } => {
                     self.owned_option_here = true;
+                    self.result_scrutinee = true;
                     self.expr(init)?;
                     self.pat(pat, &init.ty, &init.range)?;
                     if let Some(b) = otherwise {
@@ -274,8 +278,16 @@ impl Check<'_> {
         }
         self.ty(&e.ty, e.range.clone())?;
         // A `Result` is a host call's, consumed by the `match` it is the scrutinee of.
+        // A `Result` is a host call's, matched (or destructured by `let .. else`) where it is made, or kept in a
+        // local that is then matched (the local's payloads are its own until a pattern moves them out).
         let result_here = std::mem::take(&mut self.result_scrutinee);
-        if matches!(e.ty, Ty::Result(..)) && !(result_here && matches!(e.kind, TKind::HostCall { .. })) {
+        let let_value_here = std::mem::take(&mut self.let_value_here);
+        let result_ok = match &e.kind {
+            TKind::HostCall { .. } => result_here || let_value_here,
+            TKind::Local(LocalRef::Snippet(_)) => result_here,
+            _ => false,
+        };
+        if matches!(e.ty, Ty::Result(..)) && !result_ok {
             return unsupported("a `Result` held other than by a `match` on the call that makes it", &e.range);
         }
         // An `Option` owning a `String` is made by a local, a host call, `Some`, `None` or `map` of an `Option`

@@ -277,7 +277,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return Ok(value);
             }
             ast::Expr::TupleExpr(t) => TKind::Tuple(t.fields().map(|f| self.expr(&f)).collect::<Result<_>>()?),
-            ast::Expr::FieldExpr(f) if f.name_ref().is_some_and(|n| n.text().parse::<usize>().is_err()) => {
+            // A named field, or a tuple struct's by position (`e.0` of `struct LoanError(pub String)`).
+            ast::Expr::FieldExpr(f)
+                if f.name_ref().is_some_and(|n| n.text().parse::<usize>().is_err())
+                    || matches!(self.sema.resolve_field(f), Some(either::Either::Left(_))) =>
+            {
                 match self.host_field(f) {
                     Some(i) => TKind::HostField(i),
                     None => match self.ref_field(f)? {

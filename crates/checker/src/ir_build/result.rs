@@ -76,10 +76,12 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Ty::Result(ok, err) = &result_ty else { unreachable!("matched above") };
         let (ok, err) = ((**ok).clone(), (**err).clone());
         let scrutinee = self.expr(&source)?;
-        let TKind::HostCall { symbol, .. } = &scrutinee.kind else {
-            return self.unsupported("a `Result` not made by a host function's call", source.syntax());
+        // The call that makes it, or a local that keeps one (whose `unwrap` would need the call's panic shim).
+        let symbol = match &scrutinee.kind {
+            TKind::HostCall { symbol, .. } => Some(symbol.clone()),
+            TKind::Local(LocalRef::Snippet(_)) if !matches!(then, Then::Unwrap(_)) => None,
+            _ => return self.unsupported("a `Result` not made by a host function's call", source.syntax()),
         };
-        let symbol = symbol.clone();
         // Placed, as std's `#[track_caller]` panics are, at the method's name.
         let at_name = usize::from(name.syntax().text_range().start()).saturating_sub(self.snippet_start);
         let lit = |kind: Lit, ty: Ty| TExpr { kind: TKind::Lit(kind), ty, range: range.clone() };
@@ -97,6 +99,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let ok_arm = ok_arm(self)?;
                 let (local, value) = self.hidden(&err, "err", range);
                 let never = Ty::Scalar(Scalar::Never);
+                let Some(symbol) = symbol else { return self.unsupported("an `unwrap` of this `Result`", m.syntax()) };
                 let kind = TKind::UnwrapFailed {
                     symbol: lacuna_ir::unwrap_failed_symbol(&symbol),
                     message,

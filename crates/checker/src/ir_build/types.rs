@@ -222,7 +222,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             || (ty.is_tuple() && ty.tuple_fields(self.db).iter().any(|t| self.holds_reference(t)))
     }
 
-    /// A struct with named fields (not packed) or an enum, declared at the top level of the host without generics
+    /// A struct with fields (named or by position; not packed) or an enum, declared at the top level of the host
+    /// without generics
     /// (JIT code reaches it through its address and the host's shims): its index in `structs`.
     pub(super) fn host_type(&self, ty: &ra_ap_hir::Type<'db>) -> Option<usize> {
         let adt = ty.as_adt()?;
@@ -236,7 +237,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         // Host enums go the same way (reached in place or held by value, through their shims).
         match adt {
             ra_ap_hir::Adt::Struct(st) => {
-                if st.kind(self.db) != ra_ap_hir::StructKind::Record {
+                // Fields named or by position (`struct LoanError(pub String)`); a unit struct has no layout to read.
+                if st.kind(self.db) == ra_ap_hir::StructKind::Unit {
                     return None;
                 }
                 // A packed struct's fields may not be borrowed (E0793), which reading text in place does.

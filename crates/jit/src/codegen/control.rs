@@ -133,7 +133,15 @@ impl<'a, 'b> Gen<'a, 'b> {
         for stmt in &block.stmts {
             match stmt {
                 TStmt::Let { local, .. } => self.drop_local(*local)?,
-                TStmt::LetPat { pat, .. } => self.drop_field_copies(pat)?,
+                TStmt::LetPat { pat, .. } => {
+                    self.drop_field_copies(pat)?;
+                    // `let Ok(x) = call() else { .. }`: the payload `x` took.
+                    if let TPat::Ok(inner) | TPat::Err(inner) = pat {
+                        if let TPat::Bind(local) = &**inner {
+                            self.drop_local(*local)?;
+                        }
+                    }
+                }
                 TStmt::Expr(_) => {}
             }
         }
@@ -585,7 +593,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let v = self.expr(&arm.body)?;
             self.drop_field_copies(&arm.pat)?;
             if let Ty::Result(ok, err) = &scrutinee.ty {
-                self.end_result_arm(&arm.pat, ok, err, &values)?;
+                self.end_result_arm(&arm.pat, ok, err, &values, matches!(scrutinee.kind, TKind::Local(_)))?;
             }
             self.end_owned_option_arm(&arm.pat, scrutinee, &values);
             self.jump_with(merge, &ts, v);

@@ -134,6 +134,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let address = self.b.ins().iadd_imm(base, i64::from(offset));
                 return match &e.ty {
                     Ty::Str => self.text_at(address),
+                    // A `String` moved out of a struct the snippet holds: a copy of its text (the struct is dropped
+                    // whole where its scope ends).
+                    Ty::String => {
+                        let text = self.text_at(address)?;
+                        self.owned_copy(text[0], text[1], types::I8, at)
+                    }
                     // A host struct field of a host struct type, read where it is.
                     Ty::StructRef(_) => Ok(vec![address]),
                     ty => {

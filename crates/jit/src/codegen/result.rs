@@ -100,13 +100,15 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Where an arm of a `match` on a `Result` ends: the payload its pattern bound to a name is dropped with that
-    /// name (unless moved), and one it did not bind is dropped with the scrutinee.
-    pub(super) fn end_result_arm(&mut self, pat: &TPat, ok: &Ty, err: &Ty, values: &[Value]) -> R<()> {
+    /// name (unless moved), and one it did not bind is dropped with the scrutinee — unless the scrutinee is a
+    /// local (`local`), which keeps what no pattern moved out of it (it is never dropped: a `match` moves it).
+    pub(super) fn end_result_arm(&mut self, pat: &TPat, ok: &Ty, err: &Ty, values: &[Value], local: bool) -> R<()> {
         let Some((_, okv, errv)) = split(ok, values) else { return Ok(()) };
         let (okv, errv) = (okv.to_vec(), errv.to_vec());
         let end = |g: &mut Self, inner: Option<&TPat>, ty: &Ty, vs: &[Value]| -> R<()> {
             match inner {
-                Some(TPat::Bind(local)) => g.drop_local(*local),
+                Some(TPat::Bind(binding)) => g.drop_local(*binding),
+                _ if local => Ok(()),
                 _ => {
                     g.drop_payload(ty, vs);
                     Ok(())

@@ -2,7 +2,7 @@
 
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{Receiver, Scalar, TExpr, TKind, Ty};
+use lacuna_ir::{LocalRef, Receiver, Scalar, TExpr, TKind, Ty};
 
 impl Check<'_> {
     /// A host struct literal ([`TKind::StructLit`]).
@@ -41,10 +41,14 @@ impl Check<'_> {
     /// A field of a host struct read through a reference ([`TKind::RefField`]).
     pub(super) fn ref_field(&mut self, e: &TExpr, base: &TExpr) -> Result<(), Unsupported> {
         self.expr(base)?;
-        // A scalar field's value, or a `String` or host struct field read in place (never moved out).
+        // A scalar field's value, or a `String` or host struct field read in place; or a `String` field moved out
+        // of a host struct the snippet holds by value (`Err(e) => e.0`): a copy the expression owns, the struct
+        // dropped whole where it would be (no host type with a `Drop` of its own gets here: E0509).
+        let owned_local = matches!((&base.ty, &base.kind), (Ty::Struct(_), TKind::Local(LocalRef::Snippet(_))));
         let ok = matches!(base.ty, Ty::StructRef(_) | Ty::Struct(_))
             && match &e.ty {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
+                Ty::String => owned_local,
                 ty => matches!(ty, Ty::Str | Ty::StructRef(_)),
             };
         if ok {
