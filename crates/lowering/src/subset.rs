@@ -32,6 +32,9 @@ pub(crate) struct Check<'a> {
     /// The expression checked next is where an `Option` that owns its payload ([`owned_option`]) may be: a
     /// `let`'s value, a `match`'s scrutinee, a `{:?}` argument, or the receiver of a method that reads or unwraps it.
     pub(crate) owned_option_here: bool,
+    /// The tail of the block checked next is where an `Option` that owns its payload may be (the block's value
+    /// is).
+    pub(crate) owned_tail: bool,
     /// The expression checked next is a `let`'s value, where a host call's `Result` may be kept in a local.
     pub(crate) let_value_here: bool,
     /// The expression checked next is written straight into a sequence of these tuples (`push`'s argument, the
@@ -202,6 +205,7 @@ impl Check<'_> {
     }
 
     pub(crate) fn block_inner(&mut self, block: &TBlock) -> Result<(), Unsupported> {
+        let owned_tail = std::mem::take(&mut self.owned_tail);
         for stmt in &block.stmts {
             match stmt {
                 TStmt::Let { local, init: Some(init) } => {
@@ -227,6 +231,7 @@ impl Check<'_> {
             }
         }
         if let Some(tail) = &block.tail {
+            self.owned_option_here = owned_tail;
             self.expr(tail)?;
         }
         Ok(())
@@ -290,12 +295,16 @@ impl Check<'_> {
         if matches!(e.ty, Ty::Result(..)) && !result_ok {
             return unsupported("a `Result` held other than by a `match` on the call that makes it", &e.range);
         }
-        // An `Option` owning a `String` is made by a local, a host call, `Some`, `None` or `map` of an `Option`
-        // read in place, and used only where the flag says: nothing else moves or copies one.
+        // An `Option` owning a `String` is made by a local, a host call, `Some`, `None`, `map` of an `Option` read
+        // in place, or the arms of a `match`, `if` or block whose value it is; and used only where the flag says
+        // (a `let`, a `match`, formatting, the methods that read it, a `filter_map` closure): nothing else moves or
+        // copies one.
         let owned_option_here = std::mem::take(&mut self.owned_option_here);
         if owned_option(&e.ty) {
             let made = match &e.kind {
                 TKind::Local(_) | TKind::HostCall { .. } | TKind::Some(_) | TKind::None => true,
+                // Each arm's or branch's value is one, checked where it is.
+                TKind::Match { .. } | TKind::If { .. } | TKind::Block(_) => true,
                 TKind::OptionClosure { method: lacuna_ir::OptionClosureMethod::Map, receiver, .. } => {
                     !owned_option(&receiver.ty)
                 }
@@ -379,12 +388,20 @@ impl Check<'_> {
                 }
             }
             TKind::Assign { place, op, value } => self.assign(e, place, op, value),
-            TKind::Block(b) => self.block(b),
+            TKind::Block(b) => {
+                self.owned_tail = owned_option(&e.ty);
+                self.block(b)
+            }
             TKind::If { cond, then, otherwise } => {
                 self.expr(cond)?;
+                // An `Option<String>` is each branch's value.
+                self.owned_tail = owned_option(&e.ty);
                 self.block(then)?;
                 match otherwise {
-                    Some(o) => self.expr(o),
+                    Some(o) => {
+                        self.owned_option_here = owned_option(&e.ty);
+                        self.expr(o)
+                    }
                     None => Ok(()),
                 }
             }
@@ -738,8 +755,10 @@ impl Check<'_> {
                     self.closure(c, &[item.clone()], &bool_ty, range)?;
                     item.clone()
                 }
+                // An `Option` of a value read in place, or of a new `String` (`parse(l).err()`), the item then.
                 Stage::FilterMap(c) => match &c.body.ty {
-                    Ty::Option(p) if p.in_place() => {
+                    Ty::Option(p) if p.in_place() || **p == Ty::String => {
+                        self.owned_option_here = true;
                         self.closure(c, &[item.clone()], &c.body.ty, range)?;
                         (**p).clone()
                     }

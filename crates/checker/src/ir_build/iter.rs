@@ -280,9 +280,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ("skip_while", [c]) => (Stage::SkipWhile(self.closure_with(c, Some(1))?), item),
                 ("filter_map", [c]) => {
                     let c = self.closure_with(c, Some(1))?;
-                    // An `Option` of a scalar or of a value read in place (`Option<&str>`, `Option<&S>`).
+                    // An `Option` of a scalar, of a value read in place (`Option<&str>`, `Option<&S>`) or of a new
+                    // `String` (`parse(l).err()`).
                     let payload = match &c.body.ty {
-                        Ty::Option(p) if p.in_place() => (**p).clone(),
+                        Ty::Option(p) if p.in_place() || **p == Ty::String => (**p).clone(),
                         _ => return self.unsupported("a `filter_map` closure", call.syntax()),
                     };
                     (Stage::FilterMap(c), payload)

@@ -99,6 +99,8 @@ impl Check<'_> {
                     return unsupported("a guard that is not a `bool`", &g.range);
                 }
             }
+            // An arm's value is the `match`'s (an `Option<String>` where the `match` may be one).
+            self.owned_option_here = crate::subset::owned_option(&e.ty);
             self.expr(body)?;
         }
         Ok(())
