@@ -371,6 +371,10 @@ impl Dumper {
                 Stage::Take(n) => format!("take {}", self.expr(n)),
                 Stage::Skip(n) => format!("skip {}", self.expr(n)),
                 Stage::Zip(other) => format!("zip {}", self.source(other)),
+                Stage::FlatMap(fm) => {
+                    let params: Vec<String> = fm.params.iter().map(|p| self.pat(p)).collect();
+                    format!("flat_map |{}| {}", params.join(", "), self.chain(&fm.inner))
+                }
             };
             let _ = write!(text, " .{stage}:{}", ty.name());
         }

@@ -152,6 +152,17 @@ pub enum Stage {
     /// `zip(other)`: `(item, other's next item)`, ending with the shorter; `other` is a range or a sequence's
     /// `iter()`, read forwards, and only pulled after an item came from before it (as `Zip::next` does).
     Zip(Box<IterSource>),
+    /// `flat_map(|x| inner)`: for each item, the closure's parameters bound to it, every item of the iterator
+    /// chain its body builds (`o.items.iter()`, `b.title.split_whitespace()`), run to its end before the next
+    /// item is pulled. Only element-wise stages (`map`, `filter`, `filter_map`) follow one.
+    FlatMap(Box<FlatMap>),
+}
+
+/// The closure of a [`Stage::FlatMap`]: its parameters and the chain its body builds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlatMap {
+    pub params: Vec<TPat>,
+    pub inner: IterChain,
 }
 
 /// What consumes an iterator chain.

@@ -19,6 +19,7 @@ impl IterChain {
                 }
                 Stage::Take(n) | Stage::Skip(n) => f(Child::Expr(n)),
                 Stage::Zip(other) => other.each_child(f),
+                Stage::FlatMap(fm) => fm.inner.each_child(f),
                 Stage::Enumerate | Stage::Rev => {}
             }
         }

@@ -788,6 +788,8 @@ impl Walk<'_> {
                     let more = self.source(other, e)?;
                     live.extend(more);
                 }
+                // What the inner chains borrow, item by item, is rustc's to follow.
+                Stage::FlatMap(_) => return Err(at("a `flat_map` (rustc's borrow check decides)", e)),
                 Stage::Enumerate | Stage::Rev => {}
             }
         }

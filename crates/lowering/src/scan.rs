@@ -58,6 +58,10 @@ pub(crate) fn closures_write(e: &TExpr) -> bool {
         TKind::ForIter { chain, .. } => (chain, None),
         _ => return false,
     };
+    // (A `flat_map`'s inner chains are not looked into: counted as writing.)
+    if chain.stages.iter().any(|(s, _)| matches!(s, Stage::FlatMap(_))) {
+        return true;
+    }
     let stage_closures = chain.stages.iter().filter_map(|(stage, _)| match stage {
         Stage::Map(c) | Stage::Filter(c) | Stage::FilterMap(c) | Stage::TakeWhile(c) | Stage::SkipWhile(c) => Some(c),
         _ => None,
@@ -113,6 +117,7 @@ pub(crate) fn reads_two_sequences(chain: &IterChain) -> bool {
     }
     let zipped = chain.stages.iter().map(|(stage, _)| match stage {
         Stage::Zip(other) => sequences(other),
+        Stage::FlatMap(fm) => sequences(&fm.inner.source) + 1,
         _ => 0,
     });
     sequences(&chain.source) + zipped.sum::<usize>() > 1

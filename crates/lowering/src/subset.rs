@@ -782,6 +782,24 @@ impl Check<'_> {
                     }
                     item.clone()
                 }
+                // The JIT runs the inner chain, then the element-wise stages after it, as a loop inside the
+                // outer one: a stage that counts or reverses would not see one sequence of items.
+                Stage::FlatMap(fm) => {
+                    let after = &chain.stages[i + 1..];
+                    let element_wise = |s: &Stage| matches!(s, Stage::Map(_) | Stage::Filter(_) | Stage::FilterMap(_));
+                    let reversed = chain.stages[..i].iter().any(|(s, _)| matches!(s, Stage::Rev));
+                    if reversed || !after.iter().all(|(s, _)| element_wise(s)) {
+                        return unsupported("a stage after `flat_map` that counts or reverses", range);
+                    }
+                    if fm.params.len() != 1 {
+                        return unsupported("a `flat_map` closure with the wrong parameters", range);
+                    }
+                    self.pat(&fm.params[0], &item, range)?;
+                    let loops = std::mem::take(&mut self.loops);
+                    let inner = self.chain(&fm.inner);
+                    self.loops = loops;
+                    inner?
+                }
             };
             // Items are scalars, pairs of them, text read in place (a string element) or new strings (which a
             // sink moves or the run's heap frees).

@@ -4,7 +4,7 @@ use ra_ap_syntax::ast::{self, HasArgList, RangeItem};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{only_reversed, Builder, Result};
-use lacuna_ir::{Closure, Elem, IterChain, IterSource, Pieces, Scalar, Sink, Stage, TExpr, TKind, TPat, Ty};
+use lacuna_ir::{Closure, Elem, FlatMap, IterChain, IterSource, Pieces, Scalar, Sink, Stage, TExpr, TKind, TPat, Ty};
 
 /// A call that starts an iterator chain the JIT fuses from a receiver other than a range: its items are the
 /// receiver's elements, chars or pieces.
@@ -57,6 +57,22 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// A closure written in place (with `n` parameters when given).
     pub(super) fn closure_with(&mut self, e: &ast::Expr, n: Option<usize>) -> Result<Closure> {
+        let (params, body) = self.closure_parts(e, n)?;
+        let body = Box::new(self.expr(&body)?);
+        Ok(Closure { params, body })
+    }
+
+    /// `flat_map`'s closure: one parameter, and the iterator chain its body builds.
+    fn flat_map_closure(&mut self, e: &ast::Expr) -> Result<FlatMap> {
+        let (params, body) = self.closure_parts(e, Some(1))?;
+        let Some(inner) = self.iter_chain(&body)? else {
+            return self.unsupported("a `flat_map` closure other than an iterator chain", body.syntax());
+        };
+        Ok(FlatMap { params, inner })
+    }
+
+    /// A closure written in place (with `n` parameters, if given): its parameters' patterns and its body.
+    fn closure_parts(&mut self, e: &ast::Expr, n: Option<usize>) -> Result<(Vec<TPat>, ast::Expr)> {
         let ast::Expr::ClosureExpr(c) = e else {
             return self.unsupported("a closure that is not written in place", e.syntax());
         };
@@ -75,8 +91,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if body.syntax().descendants().any(|n| ast::ReturnExpr::can_cast(n.kind())) {
             return self.unsupported("`return` inside a closure", body.syntax());
         }
-        let body = Box::new(self.expr(&body)?);
-        Ok(Closure { params: pats, body })
+        Ok((pats, body))
     }
 
     /// `e` as an iterator chain's parts, when it is one the JIT fuses: its base (a range, or the receiver of
@@ -89,6 +104,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             "map",
             "filter",
             "filter_map",
+            "flat_map",
             "take_while",
             "skip_while",
             "enumerate",
@@ -276,6 +292,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                     (Stage::Map(c), ty)
                 }
                 ("filter", [c]) => (Stage::Filter(self.closure_with(c, Some(1))?), item),
+                ("flat_map", [c]) => {
+                    let fm = self.flat_map_closure(c)?;
+                    let ty = fm.inner.item();
+                    (Stage::FlatMap(Box::new(fm)), ty)
+                }
                 ("take_while", [c]) => (Stage::TakeWhile(self.closure_with(c, Some(1))?), item),
                 ("skip_while", [c]) => (Stage::SkipWhile(self.closure_with(c, Some(1))?), item),
                 ("filter_map", [c]) => {

@@ -43,6 +43,24 @@ impl<'a, 'b> Gen<'a, 'b> {
         at: usize,
         each: &mut dyn FnMut(&mut Self, Vals, cranelift_codegen::ir::Block, cranelift_codegen::ir::Block) -> R<()>,
     ) -> R<()> {
+        // `flat_map`: a loop over the chain up to it, and inside, for each of its items, a loop over the inner
+        // chain and the (element-wise) stages after it; ending early leaves both.
+        if let Some(k) = chain.stages.iter().position(|(s, _)| matches!(s, Stage::FlatMap(_))) {
+            let Stage::FlatMap(fm) = &chain.stages[k].0 else { unreachable!("found above") };
+            let outer = IterChain {
+                source: chain.source.clone(),
+                stages: chain.stages[..k].to_vec(),
+                range: chain.range.clone(),
+            };
+            let mut inner = fm.inner.clone();
+            inner.stages.extend(chain.stages[k + 1..].iter().cloned());
+            let outer_item = outer.item();
+            let [param] = &fm.params[..] else { return Err(CodegenError("a `flat_map` closure's parameters".into())) };
+            return self.drive(&outer, at, &mut |g, item, _, exit| {
+                g.bind_pat(param, &outer_item, &item)?;
+                g.drive(&inner, at, &mut |g, item, next, _| each(g, item, next, exit))
+            });
+        }
         let reversed = chain.stages.iter().any(|(s, _)| matches!(s, Stage::Rev));
         let src = self.open_source(&chain.source, reversed)?;
         // Adaptor state: counters and limits, and the sources `zip` pairs with.
@@ -140,6 +158,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     item.insert(0, i);
                 }
                 Stage::Rev => {}
+                Stage::FlatMap(_) => return Err(CodegenError("a `flat_map` inside a fused loop".into())),
                 Stage::Zip(_) => {
                     let other = zipped.next().ok_or_else(|| CodegenError("`zip` state".into()))?;
                     let paired = self.next_item(&other, false, exit, at)?;
