@@ -597,12 +597,24 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
             };
             // `K,V` with no generics inside: the value type is the last plain name.
             let parts: Vec<&str> = args.split(',').collect();
-            let [_, value] = parts[..] else { continue };
+            let [key, value] = parts[..] else { continue };
+            let field = name;
+            let method_of = Some((ty_name.clone(), false));
+            // Scalar keys: copied out, in the map's own order.
+            if SHIM_SCALARS.contains(&key) {
+                out.push(ScalarFn {
+                    name: map_view_method("keys", &field),
+                    module: None,
+                    method_of: method_of.clone(),
+                    params: Vec::new(),
+                    ret: format!("Vec<{key}>"),
+                    made: Some(format!("self.{field}.keys().copied().collect()")),
+                    callable: None,
+                });
+            }
             if !plain_types.iter().any(|p| p == value) {
                 continue;
             }
-            let field = name;
-            let method_of = Some((ty_name.clone(), false));
             out.push(ScalarFn {
                 name: map_view_method("values", &field),
                 module: None,
@@ -875,6 +887,11 @@ fn main() {}"
             views,
             vec![
                 (
+                    map_view_symbol("Library", "keys", "books"),
+                    "Vec<u32>".into(),
+                    made("self.books.keys().copied().collect()")
+                ),
+                (
                     map_view_symbol("Library", "values", "books"),
                     "Vec<&Book>".into(),
                     made("self.books.values().collect()")
@@ -886,6 +903,11 @@ fn main() {}"
                     made("self.by_title.values().collect()")
                 ),
                 (map_view_symbol("Library", "len", "by_title"), "usize".into(), made("self.by_title.len()")),
+                (
+                    map_view_symbol("Library", "keys", "counts"),
+                    "Vec<u32>".into(),
+                    made("self.counts.keys().copied().collect()")
+                ),
             ]
         );
     }

@@ -280,8 +280,12 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
         }
     };
     let call = format!("{callee}({})", args.join(", "));
-    // A `String` or a `Vec<&T>`: its buffer is the JIT's from then on.
-    let (out, write) = if f.ret == "String" || f.ret.starts_with("Vec<&") {
+    // A `String`, a `Vec<&T>` or a `Vec` of scalars (a map's keys): its buffer is the JIT's from then on.
+    let scalar_vec = f.ret.strip_prefix("Vec<").and_then(|r| r.strip_suffix('>')).is_some_and(|e| {
+        lacuna_ir::Scalar::from_name(e)
+            .is_some_and(|s| !matches!(s, lacuna_ir::Scalar::Unit | lacuna_ir::Scalar::Never))
+    });
+    let (out, write) = if f.ret == "String" || f.ret.starts_with("Vec<&") || scalar_vec {
         let write = format!(
             "let mut __lacuna_s = ::core::mem::ManuallyDrop::new({call}); ::core::ptr::write(__lacuna_out,              [__lacuna_s.as_mut_ptr() as usize, __lacuna_s.capacity(), __lacuna_s.len()])"
         );

@@ -36,10 +36,11 @@ impl SourceCall {
     }
 }
 
-/// `x.f.values()`, by its syntax: what [`Builder::map_view`] may read as a host map's values.
+/// `x.f.values()` or `x.f.keys()`, by its syntax: what [`Builder::map_view`] may read as a host map's values or
+/// keys.
 pub(super) fn values_call(e: &ast::Expr) -> bool {
     matches!(e, ast::Expr::MethodCallExpr(m)
-        if m.name_ref().is_some_and(|n| n.text() == "values")
+        if m.name_ref().is_some_and(|n| n.text() == "values" || n.text() == "keys")
             && matches!(m.receiver(), Some(ast::Expr::FieldExpr(_)))
             && m.arg_list().is_some_and(|l| l.args().next().is_none()))
 }

@@ -108,7 +108,9 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// `x` read in place — the values as a `Vec<&V>` in the map's own order, or the length.
     pub(super) fn map_view(&mut self, expr: &ast::Expr) -> Result<Option<TExpr>> {
         let ast::Expr::MethodCallExpr(m) = expr else { return Ok(None) };
-        let Some(view) = m.name_ref().map(|n| n.text().to_string()).filter(|n| n == "values" || n == "len") else {
+        let Some(view) =
+            m.name_ref().map(|n| n.text().to_string()).filter(|n| matches!(n.as_str(), "values" | "keys" | "len"))
+        else {
             return Ok(None);
         };
         let (Some(ast::Expr::FieldExpr(field_expr)), true) =
@@ -123,19 +125,36 @@ impl<'a, 'db> Builder<'a, 'db> {
         let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return Ok(None) };
         let map_ty = field.ty(self.db);
         let is_map = self.std_collection(&map_ty).is_some_and(|c| !c.is_set());
-        let Some(value) = map_ty.type_arguments().nth(1) else { return Ok(None) };
-        let (true, true, Some(value_id)) = (own, is_map, self.host_type(&value)) else { return Ok(None) };
+        let (Some(key), Some(value)) = (map_ty.type_arguments().next(), map_ty.type_arguments().nth(1)) else {
+            return Ok(None);
+        };
+        // Keys of a scalar type (the view copies them out), or values of a plain host type.
+        let key = self.part(&key).filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never));
+        let value_id = self.host_type(&value);
+        let viewed = match view.as_str() {
+            "keys" => key.is_some(),
+            _ => value_id.is_some(),
+        };
+        if !(own && is_map && viewed) {
+            return Ok(None);
+        }
         let Some(base) = field_expr.expr() else { return Ok(None) };
         let Some(place) = self.struct_place(&base)? else { return Ok(None) };
         let (Ty::Struct(_) | Ty::StructRef(_)) = place.ty else { return Ok(None) };
         let ty_name = st.name(self.db).as_str().to_owned();
         let field_name = field.name(self.db).as_str().to_owned();
-        let ty = match view.as_str() {
-            "values" => {
+        let ty = match (view.as_str(), key, value_id) {
+            ("values", _, Some(value_id)) => {
                 // The values borrow the map: rustc's borrow check judges the snippet.
                 self.references.set(true);
                 self.owns_buffers.set(true);
                 Ty::Vec(Elem::StructRef(value_id))
+            }
+            ("keys", Some(key), _) => {
+                // Copied out, but `keys()` borrows the map while the snippet iterates: rustc judges that too.
+                self.references.set(true);
+                self.owns_buffers.set(true);
+                Ty::Vec(Elem::Scalar(key))
             }
             _ => Ty::Scalar(Scalar::Usize),
         };
@@ -148,11 +167,16 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TExpr { kind, ty, range: self.range(m.syntax()) }))
     }
 
-    /// `x.f.values()` ([`Self::map_view`]) in a hidden local the expression being built is put after: a sequence
+    /// `x.f.values()` or `x.f.keys()` ([`Self::map_view`]) in a hidden local the expression being built is put
+    /// after: a sequence
     /// the snippet owns (its buffer freed where rustc drops the temporary).
     pub(super) fn map_values_temporary(&mut self, expr: &ast::Expr) -> Result<Option<Seq>> {
         let Some(call) = self.map_view(expr)? else { return Ok(None) };
-        Ok(self.hoist_vector("values", call))
+        let what = match &call.kind {
+            TKind::HostCall { name, .. } => name.clone(),
+            _ => "values".to_owned(),
+        };
+        Ok(self.hoist_vector(&what, call))
     }
 
     /// `made`, a vector, in a hidden local (named `<what at ..>`) the expression being built is put after
