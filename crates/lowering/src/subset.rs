@@ -489,9 +489,11 @@ impl Check<'_> {
                     self.expr(x)?;
                 }
                 let parts: Vec<Ty> = elems.iter().map(|x| x.ty.clone()).collect();
-                // Tuples the snippet writes hold scalars only (borrows in them are `enumerate`'s items).
+                // Tuples the snippet writes hold scalars (borrows in them are `enumerate`'s items), or `Option`s of
+                // values read in place (`(v.first(), v.last())`).
+                let fits = |p: &Ty| p.scalar().is_some() || matches!(p, Ty::Option(q) if q.in_place());
                 match &e.ty {
-                    Ty::Tuple(ps) if *ps == parts && ps.iter().all(|p| p.scalar().is_some()) => Ok(()),
+                    Ty::Tuple(ps) if *ps == parts && ps.iter().all(fits) => Ok(()),
                     _ => unsupported("a tuple of this type", &e.range),
                 }
             }

@@ -84,6 +84,15 @@ impl<'a, 'db> Builder<'a, 'db> {
             if let Some(t) = self.tuple_elem(ty) {
                 return Ok(Ty::Tuple(t.parts().iter().map(|p| p.owned_ty()).collect()));
             }
+            // `(v.first(), v.last())`: `Option`s of values read in place (copying them owns nothing).
+            let parts: Option<Vec<Ty>> = ty
+                .tuple_fields(self.db)
+                .iter()
+                .map(|t| self.ty(t, node).ok().filter(|p| matches!(p, Ty::Option(q) if q.in_place())))
+                .collect();
+            if let Some(parts) = parts.filter(|p| p.len() >= 2) {
+                return Ok(Ty::Tuple(parts));
+            }
         }
         // `&(String, f64)` (or `&&..`: a closure's parameter over `iter()`): an element of a sequence of tuples,
         // its parts read in place.
