@@ -264,6 +264,8 @@ ffi_code! {
         SplitStr,
         /// At each match of a `char`.
         SplitChar,
+        /// `lines().rev()`: the last line first.
+        LinesBack,
     }
 }
 

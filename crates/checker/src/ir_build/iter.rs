@@ -315,8 +315,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 ("enumerate", []) => return self.unsupported("`enumerate` of tuples or owned values", call.syntax()),
                 ("rev", []) => {
+                    // (Of text's pieces, only `lines` runs backwards.)
                     let bounded = !matches!(&chain.source, IterSource::Range { end: None, .. })
-                        && !matches!(&chain.source, IterSource::Pieces { .. } | IterSource::Chain { .. });
+                        && !matches!(&chain.source, IterSource::Chain { .. })
+                        && !matches!(&chain.source, IterSource::Pieces { how, .. } if !matches!(how, Pieces::Lines));
                     if !(bounded && element_wise) {
                         return self.unsupported("`rev` after an adaptor that counts", call.syntax());
                     }

@@ -242,6 +242,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let (data, len) = self.text_parts(text)?;
                 let (how, pat, pat_len) = match how {
                     Pieces::Whitespace => (PiecesMode::Whitespace, None, None),
+                    Pieces::Lines if reversed => (PiecesMode::LinesBack, None, None),
                     Pieces::Lines => (PiecesMode::Lines, None, None),
                     Pieces::Split(pattern) if pattern.ty == Ty::Str => {
                         let (p, n) = self.text_parts(pattern)?;

@@ -617,6 +617,23 @@ pub(crate) unsafe extern "C" fn helper_next_piece(
                 }
             }
         }
+        PiecesMode::LinesBack => {
+            if pos >= len {
+                st[3] = 1;
+                return 0;
+            }
+            // As `str::lines().next_back()`: the last line of what is left, whose `\n` (the text's last byte, if it
+            // is one) is not part of it, nor a `\r` right before that `\n`; what is left then ends where it starts.
+            let body_end = if all.as_bytes()[len - 1] == b'\n' { len - 1 } else { len };
+            let start = all[pos..body_end].rfind('\n').map_or(pos, |i| pos + i + 1);
+            st[1] = start;
+            let line = &all[start..body_end];
+            let end = match line.strip_suffix('\r') {
+                Some(stripped) if body_end < len => start + stripped.len(),
+                _ => body_end,
+            };
+            (start, end)
+        }
         PiecesMode::SplitStr | PiecesMode::SplitChar => {
             let mut buffer = [0u8; 4];
             let pattern: &str = if how == PiecesMode::SplitChar {
