@@ -165,9 +165,12 @@ impl Gen<'_, '_> {
             g.b.def_var(have, one);
             Ok(())
         })?;
-        let mut out = vec![self.b.use_var(have)];
-        out.extend(best.iter().map(|v| self.b.use_var(*v)));
-        Ok(out)
+        Ok(self.kept(have, &best))
+    }
+
+    /// The `Option` of the item a fold kept: whether there is one, then its parts.
+    fn kept(&mut self, have: Variable, best: &[Variable]) -> Vals {
+        std::iter::once(have).chain(best.iter().copied()).map(|v| self.b.use_var(v)).collect()
     }
 
     /// `max_by`/`min_by` of one key that may fault (a host method's result, `a.total()`), computed where std's
@@ -228,9 +231,7 @@ impl Gen<'_, '_> {
             g.b.def_var(have, one);
             Ok(())
         })?;
-        let mut out = vec![self.b.use_var(have)];
-        out.extend(best.iter().map(|v| self.b.use_var(*v)));
-        Ok(out)
+        Ok(self.kept(have, &best))
     }
 
     /// A numeric key as a word that orders as the key does, ascending, and for a `partial_cmp` key of a float
