@@ -282,7 +282,6 @@ impl Check<'_> {
             return self.owned_tuple_parts(t, parts, e);
         }
         self.ty(&e.ty, e.range.clone())?;
-        // A `Result` is a host call's, consumed by the `match` it is the scrutinee of.
         // A `Result` is a host call's, matched (or destructured by `let .. else`) where it is made, or kept in a
         // local that is then matched (the local's payloads are its own until a pattern moves them out).
         let result_here = std::mem::take(&mut self.result_scrutinee);
