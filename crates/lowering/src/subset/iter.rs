@@ -64,7 +64,9 @@ impl Check<'_> {
                 self.expr(init)?;
                 self.closure(closure, &[e.ty.clone(), item.clone()], &e.ty, &e.range)?;
                 init.ty == e.ty
-                    && (matches!(e.ty, Ty::Scalar(_) | Ty::Option(_))
+                    // A map (its address) is moved into the closure and out again: what the closure does not
+                    // hand back is dropped there, as any map local's is.
+                    && (matches!(e.ty, Ty::Scalar(_) | Ty::Option(_) | Ty::Map { .. })
                         || matches!(&e.ty, Ty::Tuple(ps) if ps.iter().all(|p| p.scalar().is_some())))
                     && !matches!(e.ty, Ty::Scalar(Scalar::Unit | Scalar::Never))
             }
