@@ -121,6 +121,18 @@ impl<'a, 'db> Builder<'a, 'db> {
             ..usize::from(r.end()).saturating_sub(self.snippet_start)
     }
 
+    /// Where a token is in the snippet: as many bytes into its parent's place as it is into the parent (which
+    /// maps a token of a format argument, in `format_args!`'s expansion, back to the snippet's text).
+    fn token_at(&self, token: &ra_ap_syntax::SyntaxToken) -> usize {
+        match token.parent() {
+            Some(parent) => {
+                let into = usize::from(token.text_range().start() - parent.text_range().start());
+                self.range(&parent).start + into
+            }
+            None => usize::from(token.text_range().start()).saturating_sub(self.snippet_start),
+        }
+    }
+
     fn unsupported<T>(&self, what: &str, node: &SyntaxNode) -> Result<T> {
         Err(Unsupported { construct: what.to_owned(), range: self.range(node) })
     }

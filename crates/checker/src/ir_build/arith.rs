@@ -22,9 +22,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             let (Some(lhs), Some(rhs), Some(op)) = (b.lhs(), b.rhs(), b.op_kind()) else {
                 return self.unsupported("an operator", expr.syntax());
             };
-            let at = b
-                .op_token()
-                .map_or(range.start, |t| usize::from(t.text_range().start()).saturating_sub(self.snippet_start));
+            let at = b.op_token().map_or(range.start, |t| self.token_at(&t));
             match op {
                 ast::BinaryOp::CmpOp(ast::CmpOp::Eq { negated }) => {
                     if let Some(kind) =
@@ -74,7 +72,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                         // Index faults at the `[` for a `Vec` (`IndexMut::index_mut`), at the place for a slice.
                         let index_at = match (seq.kind, ix.l_brack_token()) {
                             (SeqKind::Slice, _) | (_, None) => self.range(lhs.syntax()).start,
-                            (_, Some(b)) => usize::from(b.text_range().start()).saturating_sub(self.snippet_start),
+                            (_, Some(b)) => self.token_at(&b),
                         };
                         let index = Box::new(index);
                         TKind::SeqStore { seq, index_at, index, op: op.map(arith), value }

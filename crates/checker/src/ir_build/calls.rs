@@ -396,9 +396,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     self.note_borrowed_result(Some(f));
                     let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
                     // A panic inside is placed, as rustc's debug info places the call, at the method's name.
-                    let start = m.name_ref().map_or(range.start, |n| {
-                        usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start)
-                    });
+                    let start = m.name_ref().map_or(range.start, |n| self.range(n.syntax()).start);
                     return Ok(TExpr { kind, ty, range: start..range.end });
                 }
             }

@@ -106,8 +106,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.unsupported("`partial_cmp(..).unwrap()` inside `then_with`", m.syntax());
                 }
                 *partial_keys += 1;
-                let at = m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()));
-                let order = KeyOrder::Partial { message, at: at.saturating_sub(self.snippet_start) };
+                let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
+                let order = KeyOrder::Partial { message, at };
                 self.compared_key(inner, params, reversed, order, keys)
             }
             ("cmp" | "total_cmp", [_]) => {

@@ -202,9 +202,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if let Some(kind) = self.sequence_method(m) {
                     // An overflow inside `sum` is placed, as rustc places it, at the method's name.
                     let start = match (&kind, m.name_ref()) {
-                        (TKind::SeqSum(_), Some(name)) => {
-                            usize::from(name.syntax().text_range().start()).saturating_sub(self.snippet_start)
-                        }
+                        (TKind::SeqSum(_), Some(name)) => self.range(name.syntax()).start,
                         _ => range.start,
                     };
                     return Ok(TExpr { kind, ty, range: start..range.end });
@@ -389,9 +387,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let Some(key) = ix.index() else { return self.unsupported("an index expression", expr.syntax()) };
                 let key = self.map_key(map, &key)?;
                 // `Index::index` panics inside std; rustc places the panic at the `[`.
-                let at = ix
-                    .l_brack_token()
-                    .map_or(range.start, |b| usize::from(b.text_range().start()).saturating_sub(self.snippet_start));
+                let at = ix.l_brack_token().map_or(range.start, |b| self.token_at(&b));
                 TKind::MapMethod { map, name: MapMethod::Index, args: vec![key], at }
             }
             ast::Expr::IndexExpr(ix) => return self.seq_index(ix, ty),

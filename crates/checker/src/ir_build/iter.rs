@@ -402,8 +402,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         let Some(chain) = self.iter_chain(&receiver)? else { return Ok(None) };
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
-        let at =
-            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
         let sink = match (name.as_str(), args.as_slice()) {
             ("sum", []) => Sink::Sum { at },
             ("product", []) => Sink::Product { at },

@@ -61,8 +61,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             (MapMethod::Contains | MapMethod::Remove | MapMethod::Insert, [k]) if set => vec![self.map_key(map, k)?],
             _ => return self.unsupported("a map method outside the subset", m.syntax()),
         };
-        let at =
-            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
         Ok(Some(TKind::MapMethod { map, name, args, at }))
     }
 

@@ -177,9 +177,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let name = f.name(self.db).as_str().to_owned();
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         // Placed, as rustc places a `#[track_caller]` method's panic, at the method's name.
-        let at_name = m
-            .name_ref()
-            .map_or(range.start, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let at_name = m.name_ref().map_or(range.start, |n| self.range(n.syntax()).start);
         let in_core = |this: &Self| {
             this.sema.resolve_method_call(m).is_some_and(|f| {
                 f.module(this.db).krate(this.db).display_name(this.db).is_some_and(|n| n.to_string() == "core")
@@ -316,8 +314,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
-        let at =
-            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
         let then = self.result_consumer(m, &name, &args, trait_name)?;
         Ok(Some(TKind::TryConvert { value: Box::new(value), target, then, at }))
     }

@@ -57,7 +57,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return Ok(None);
         }
         let text = Box::new(self.text_operand(&receiver)?);
-        let at = usize::from(parse.syntax().text_range().start()).saturating_sub(self.snippet_start);
+        let at = self.range(parse.syntax()).start;
         let kind = TKind::Parse { text, target, then: ParseThen::Ok, at };
         Ok(Some(TExpr { kind, ty: Ty::option(target), range: self.range(e.syntax()) }))
     }
@@ -256,7 +256,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 },
                 _ => return self.unsupported("a field of a host enum that is not a scalar", p.syntax()),
             };
-            let at = usize::from(p.syntax().text_range().start()).saturating_sub(self.snippet_start);
+            let at = self.range(p.syntax()).start;
             fields.push(VariantField { number: (first_field + i) as u32, ty, pat: sub, at });
         }
         Ok(TPat::Variant { adt, index: index as u32, fields })

@@ -83,7 +83,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             _ => return self.unsupported("a `Result` not made by a host function's call", source.syntax()),
         };
         // Placed, as std's `#[track_caller]` panics are, at the method's name.
-        let at_name = usize::from(name.syntax().text_range().start()).saturating_sub(self.snippet_start);
+        let at_name = self.range(name.syntax()).start;
         let lit = |kind: Lit, ty: Ty| TExpr { kind: TKind::Lit(kind), ty, range: range.clone() };
         // The `Ok` arm: its value, or the mapped body over it.
         let ok_arm = |this: &mut Self| -> Result<Arm> {

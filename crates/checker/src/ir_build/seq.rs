@@ -314,8 +314,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         // A `Vec`'s indexing is a call of `Index::index`, whose faults rustc places at the `[`.
         match ix.l_brack_token() {
             Some(bracket) if seq.kind != SeqKind::Slice => {
-                let start = usize::from(bracket.text_range().start()).saturating_sub(self.snippet_start);
-                Ok(TExpr { kind, ty, range: start..range.end })
+                // The `[` is after the base, as many bytes on as it is in the node (a format argument's node is
+                // in `format_args!`'s expansion, the snippet's text mapped to it).
+                let offset = usize::from(bracket.text_range().start() - ix.syntax().text_range().start());
+                Ok(TExpr { kind, ty, range: range.start + offset..range.end })
             }
             _ => Ok(TExpr { kind, ty, range }),
         }
@@ -521,7 +523,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !(reading || name == "len") || place || !self.std_inherent_method(m) {
             return Ok(None);
         }
-        let at_name = m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()));
+        let at_name = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
         // An array literal: its hidden local is declared before the whole expression (`Self::expr`).
         let (seq, stmts) = match self.array_temporary(&receiver)? {
             Some(seq) => (seq, Vec::new()),
@@ -530,7 +532,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let init = self.expr(&receiver)?;
                 let hidden = self.locals.len();
                 self.locals.push(TLocal {
-                    name: format!("<temporary at {}>", at_name.saturating_sub(self.snippet_start)),
+                    name: format!("<temporary at {}>", at_name),
                     ty: Ty::Vec(elem),
                     mutable: false,
                     fixed_type: true,
@@ -544,7 +546,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             Some(name) => {
                 let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
                 let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
-                TKind::SeqMethod { seq, name, args, at: at_name.saturating_sub(self.snippet_start) }
+                TKind::SeqMethod { seq, name, args, at: at_name }
             }
             None => TKind::SeqLen(seq),
         };
@@ -566,8 +568,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
-        let at =
-            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
         Ok(Some(TKind::SeqMethod { seq, name, args, at }))
     }
 

@@ -148,8 +148,7 @@ impl<'db> Builder<'_, 'db> {
         if !receiver_is_text {
             return Ok(None);
         }
-        let at =
-            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
         if matches!(name.as_str(), "push_str" | "push") {
             let (Some(seq), [value]) = (self.text_seq(&receiver), args.as_slice()) else {
                 return self.unsupported("changing text other than a `String` binding or local", m.syntax());
@@ -216,8 +215,7 @@ impl<'db> Builder<'_, 'db> {
         }
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
-        let at =
-            m.name_ref().map_or(0, |n| usize::from(n.syntax().text_range().start()).saturating_sub(self.snippet_start));
+        let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
         let Some(receiver) = parse.receiver() else { return Ok(None) };
         let text = Box::new(self.text_operand(&receiver)?);
         let then = self.result_consumer(m, &name, &args, "parse")?;

@@ -1,8 +1,11 @@
 //! What compiling a snippet needs to know before generating code: the host functions it calls, whether it allocates, the host statics it reads.
 
 use crate::codegen::{CodegenError, HostAbi};
-use lacuna_ir::{Child, SeqMethod, Sink, TExpr, TKind, TupleElem, Ty, TypedSnippet};
-use std::collections::{BTreeMap, HashMap};
+use lacuna_ir::{
+    Child, Elem, IterChain, IterSource, Part, Seq, SeqKind, SeqMethod, Sink, Stage, TExpr, TKind, TupleElem, Ty,
+    TypedSnippet,
+};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A host function or method the snippet calls, by its shim's symbol: (name, has a receiver, parameter types).
 pub(super) type HostCalls = BTreeMap<String, (String, bool, Vec<Ty>)>;
@@ -100,6 +103,98 @@ pub(super) struct TupleLayout {
     pub offsets: Vec<i32>,
 }
 
+impl TupleLayout {
+    /// A layout for a tuple element only the snippet's own vectors hold: the parts in order, each at its
+    /// alignment (a `String` as std's three words, a `&str` as two).
+    fn private(t: TupleElem) -> TupleLayout {
+        let (mut size, mut align, mut offsets) = (0u32, 1u32, Vec::new());
+        for part in t.parts() {
+            let (part_size, part_align) = match part {
+                Part::Scalar(s) => {
+                    let bytes = super::clif(*s).map_or(0, |t| t.bytes());
+                    (bytes, bytes.max(1))
+                }
+                Part::String => (24, 8),
+                Part::Str => (16, 8),
+            };
+            size = size.next_multiple_of(part_align);
+            offsets.push(size as i32);
+            size += part_size;
+            align = align.max(part_align);
+        }
+        TupleLayout { size: size.next_multiple_of(align), align, offsets }
+    }
+}
+
+/// The tuple elements of sequences whose values come from the host or go to it: those of the hole's bindings
+/// and of host structs' fields, of host calls' arguments and results, and of the snippet's value. Only these
+/// need the layout rustc gave the host.
+fn tuples_the_host_sees(snippet: &TypedSnippet) -> HashSet<TupleElem> {
+    fn in_ty(ty: &Ty, out: &mut HashSet<TupleElem>) {
+        match ty {
+            Ty::Vec(Elem::Tuple(t)) => {
+                out.insert(*t);
+            }
+            Ty::Option(inner) => in_ty(inner, out),
+            Ty::Result(ok, err) => {
+                in_ty(ok, out);
+                in_ty(err, out);
+            }
+            Ty::Tuple(parts) => parts.iter().for_each(|p| in_ty(p, out)),
+            Ty::Map { key, .. } => in_ty(key, out),
+            _ => {}
+        }
+    }
+    fn in_seq(seq: &Seq, out: &mut HashSet<TupleElem>) {
+        if let (false, Elem::Tuple(t)) = (seq.kind == SeqKind::Local, seq.elem) {
+            out.insert(t);
+        }
+    }
+    fn in_source(source: &IterSource, out: &mut HashSet<TupleElem>) {
+        match source {
+            IterSource::Seq(seq) => in_seq(seq, out),
+            IterSource::Chain { first, second, .. } => {
+                in_source(first, out);
+                in_source(second, out);
+            }
+            IterSource::Range { .. } | IterSource::Chars(_) | IterSource::Pieces { .. } => {}
+        }
+    }
+    fn in_chain(chain: &IterChain, out: &mut HashSet<TupleElem>) {
+        in_source(&chain.source, out);
+        for (stage, _) in &chain.stages {
+            match stage {
+                Stage::Zip(other) => in_source(other, out),
+                Stage::FlatMap(f) => in_chain(&f.inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    in_ty(&snippet.ty, &mut out);
+    each_expr(snippet, &mut |e| match &e.kind {
+        TKind::HostCall { args, .. } => {
+            in_ty(&e.ty, &mut out);
+            args.iter().for_each(|a| in_ty(&a.ty, &mut out));
+        }
+        TKind::ForSeq { seq, .. }
+        | TKind::SeqLen(seq)
+        | TKind::SeqIndex { seq, .. }
+        | TKind::SeqSum(seq)
+        | TKind::SeqMethod { seq, .. }
+        | TKind::SeqWithClosure { seq, .. }
+        | TKind::SortBy { seq, .. }
+        | TKind::SeqStore { seq, .. }
+        | TKind::TextOf(seq)
+        | TKind::SeqClone(seq) => in_seq(seq, &mut out),
+        TKind::Consume { chain, .. } | TKind::ForIter { chain, .. } => in_chain(chain, &mut out),
+        // Host fields, `Option` fields and struct literals hold scalars and text; anything else a value of the
+        // host's reaches the snippet through is a sequence or a call, above.
+        _ => {}
+    });
+    out
+}
+
 /// The layouts of the snippet's tuple elements, from the statics the instrumented host exports for the tuple
 /// types it writes (`instrument::render`).
 pub(super) fn host_tuples(
@@ -108,10 +203,19 @@ pub(super) fn host_tuples(
 ) -> Result<HashMap<TupleElem, TupleLayout>, CodegenError> {
     const WORDS: usize = 2 + TupleElem::MAX;
     let mut out = HashMap::new();
+    let shared = tuples_the_host_sees(snippet);
     for t in &snippet.tuples {
         let symbol = lacuna_ir::tuple_layout_symbol(t);
-        let address = (host.symbol)(&symbol)
-            .ok_or_else(|| CodegenError(format!("the host does not export the layout of `{}`", t.name())))?;
+        let Some(address) = (host.symbol)(&symbol) else {
+            // A tuple type no value of the host's ever holds (the host never writes it, so it exports no
+            // layout) lives only in the snippet's own vectors: any layout serves, as long as it is this one
+            // everywhere.
+            if shared.contains(t) {
+                return Err(CodegenError(format!("the host does not export the layout of `{}`", t.name())));
+            }
+            out.insert(*t, TupleLayout::private(*t));
+            continue;
+        };
         // SAFETY: the instrumented host declares this symbol as a `[usize; 2 + TupleElem::MAX]` static
         // (`instrument::render`), and the host library stays loaded.
         let words = unsafe { *address.cast::<[usize; WORDS]>() };
