@@ -173,6 +173,7 @@ impl Dumper {
                 format!("(struct s{id} {})", parts.join(" "))
             }
             TKind::MapNew => "(map-new)".to_owned(),
+            TKind::MapEntries { map, view } => format!("(map.{view} l{map})"),
             TKind::MapMethod { map, name, args, .. } => format!("(map.{name} l{map}{})", self.exprs(args)),
             TKind::MapUpdate { map, key, default, op, value } => {
                 let default = default.as_ref().map_or("default".to_owned(), |d| self.expr(d));

@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use crate::{
-    Arm, Closure, FmtPiece, IterChain, MapMethod, Method, OptionClosureMethod, Place, Receiver, Scalar, Seq,
+    Arm, Closure, FmtPiece, IterChain, MapMethod, MapView, Method, OptionClosureMethod, Place, Receiver, Scalar, Seq,
     SeqClosureMethod, SeqMethod, Sink, SortKey, TBlock, TPat, TextMethod, Ty,
 };
 
@@ -121,6 +121,14 @@ pub enum TKind {
         name: MapMethod,
         args: Vec<TExpr>,
         at: usize,
+    },
+    /// `m.iter()`, `m.into_iter()`, `m.keys()`, `m.values()` of the snippet's map local `map`: a new vector (the
+    /// expression's [`Ty::Vec`]) of its entries (tuples of key and value), keys or values, in key order (a
+    /// `BTreeMap`'s order; any order is a `HashMap`'s). Text keys are read where the map keeps them, or copied
+    /// into `String`s the vector owns when its elements own them (`into_iter` of `String` keys).
+    MapEntries {
+        map: usize,
+        view: MapView,
     },
     /// `*m.entry(key).or_insert(default) op= value` (`default` `None`: `or_default()`; `op` `None`: `=`): the
     /// value evaluated first (primitive operands), then the entry's value changed in place.

@@ -57,6 +57,17 @@ vocabulary! {
     }
 }
 
+vocabulary! {
+    /// What a view of a map the snippet builds yields ([`TKind::MapEntries`](crate::TKind::MapEntries)): `iter()`
+    /// and `into_iter()` its entries, `keys()`, `values()`.
+    MapView {
+        Iter = "iter",
+        IntoIter = "into_iter",
+        Keys = "keys",
+        Values = "values",
+    }
+}
+
 impl MapMethod {
     /// Whether it changes the map.
     pub fn mutates(self) -> bool {
@@ -362,6 +373,7 @@ mod tests {
     #[test]
     fn every_name_is_one_member() {
         round_trips(MapMethod::ALL, MapMethod::name, MapMethod::from_name);
+        round_trips(MapView::ALL, MapView::name, MapView::from_name);
         round_trips(SeqMethod::ALL, SeqMethod::name, SeqMethod::from_name);
         round_trips(SeqClosureMethod::ALL, SeqClosureMethod::name, SeqClosureMethod::from_name);
         round_trips(TextMethod::ALL, TextMethod::name, TextMethod::from_name);

@@ -109,7 +109,7 @@ impl TExpr {
                     f(Child::Expr(b));
                 }
             }
-            TKind::MapNew => {}
+            TKind::MapNew | TKind::MapEntries { .. } => {}
             TKind::MapMethod { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
             TKind::MapUpdate { key, default, value, .. } => {
                 f(Child::Expr(value));

@@ -140,6 +140,7 @@ helpers! {
     MapSlot => "lacuna_map_slot", map::helper_map_slot, (P, P, I64, I64, I64) -> (P);
     MapChange => "lacuna_map_change", map::helper_map_change, (P, P, I64, I64, I64, I32, P) -> (I8);
     MapLen => "lacuna_map_len", map::helper_map_len, (P) -> (I64);
+    MapEntries => "lacuna_map_entries", map::helper_map_entries, (P, I32) -> (P);
     MapFree => "lacuna_map_free", map::helper_map_free, (P, P) -> ();
     MapGive => "lacuna_map_give", map::helper_map_give, (P, P, P, P) -> ();
 }

@@ -56,6 +56,10 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
     if let Some(e) = first_expr(snippet, &|e| crate::subset::owned_option(&e.ty)) {
         return Err(at("an `Option` owning a `String` (rustc's move check decides)", e));
     }
+    // Nor a view of a map (its keys point into it; `into_iter` moves it).
+    if let Some(e) = first_expr(snippet, &|e| matches!(e.kind, TKind::MapEntries { .. })) {
+        return Err(at("a view of a map (rustc's borrow check decides)", e));
+    }
     let mut walk = Walk { snippet, moved: Owners::new(), frames: Vec::new(), closures: 0 };
     walk.block(&snippet.body)?;
     for f in &snippet.fns {
@@ -402,6 +406,11 @@ impl Walk<'_> {
                 none()
             }
             TKind::MapNew => none(),
+            // (Declined before the walk.)
+            TKind::MapEntries { map, .. } => {
+                self.moved_check(LocalRef::Snippet(*map), e)?;
+                none()
+            }
             TKind::MapMethod { map, name, args, .. } => {
                 self.moved_check(LocalRef::Snippet(*map), e)?;
                 let moves_key = *name == MapMethod::Insert;

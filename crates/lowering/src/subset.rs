@@ -331,6 +331,7 @@ impl Check<'_> {
                 Ty::Map { .. } => Ok(()),
                 _ => unsupported("a map of this type", &e.range),
             },
+            TKind::MapEntries { map, view } => self.map_entries(e, *map, *view),
             TKind::MapMethod { map, name, args, .. } => self.map_method(e, *map, *name, args),
             TKind::MapUpdate { map, key: k, default, op, value: v } => self.map_update(e, *map, k, default, op, v),
             TKind::StructEq { left, right, .. } => {
@@ -600,7 +601,8 @@ impl Check<'_> {
                                 Elem::Scalar(s) => {
                                     !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128)
                                 }
-                                Elem::Str | Elem::String => true,
+                                // Tuples of those: `[("a", 1), ("b", 2)]`, each part as its own `{:?}`.
+                                Elem::Str | Elem::String | Elem::Tuple(_) => true,
                                 _ => false,
                             };
                             plain && element

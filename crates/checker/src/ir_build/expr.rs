@@ -78,6 +78,25 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let kind = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
                     return Ok(TExpr { kind, ty, range });
                 }
+                // `for (k, v) in &m` / `m.iter()`, `for k in m.keys()`, `for (k, v) in m` over the snippet's own
+                // map: its entries, keys or values in a hidden local before the loop.
+                if let (Some(iterable), Some(pat), Some(body)) = (f.iterable(), f.pat(), f.loop_body()) {
+                    let view = match &iterable {
+                        ast::Expr::RefExpr(r) if r.mut_token().is_none() && r.raw_token().is_none() => {
+                            r.expr().and_then(|m| Some((self.map_local(&m)?, lacuna_ir::MapView::Iter)))
+                        }
+                        other => self
+                            .map_local(other)
+                            .map(|m| (m, lacuna_ir::MapView::IntoIter))
+                            .or_else(|| self.snippet_map_view(other)),
+                    };
+                    if let Some((map, view)) = view {
+                        if let Some(seq) = self.map_view_seq(map, view, &iterable)? {
+                            let kind = self.for_seq_pat(f, &pat, seq, &body)?;
+                            return Ok(TExpr { kind, ty, range });
+                        }
+                    }
+                }
                 // `for b in x.f.values()` over a host map's values: in a hidden local before the loop.
                 if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
                     (f.iterable().filter(super::iter::values_call), f.pat(), f.loop_body())

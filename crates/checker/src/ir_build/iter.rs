@@ -120,6 +120,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         loop {
             match current {
                 ast::Expr::ParenExpr(p) => current = p.expr()?,
+                // A view of the snippet's map (`m.iter()`, `m.keys()`): the chain's base.
+                ref view if self.snippet_map_view(view).is_some() => break,
                 ast::Expr::MethodCallExpr(m)
                     if SourceCall::of(&m).is_some()
                         || m.name_ref().is_some_and(|n| ADAPTORS.iter().any(|a| n.text() == *a)) =>
@@ -144,6 +146,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let first = calls.first();
         let base = match current {
             ast::Expr::RangeExpr(_) => current,
+            other if self.snippet_map_view(&other).is_some() => other,
             other if first.and_then(SourceCall::of).is_some() => other,
             // A host map's values (`Builder::map_view`).
             other if values_call(&other) => other,
@@ -222,6 +225,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 IterSource::Chars(Box::new(text))
             }
+            other if self.snippet_map_view(other).is_some() => match self.map_entries_temporary(other)? {
+                Some(seq) => IterSource::Seq(seq),
+                None => return self.unsupported("this view of a map", other.syntax()),
+            },
             other if values_call(other) => match self.map_values_temporary(other)? {
                 Some(seq) => IterSource::Seq(seq),
                 None => return self.unsupported("the values of this map", other.syntax()),
@@ -399,6 +406,15 @@ impl<'a, 'db> Builder<'a, 'db> {
             self.sema.resolve_method_call(m).and_then(|f| self.core_trait_of(f)).as_deref() == Some("Iterator");
         if !in_iterator {
             return Ok(None);
+        }
+        // `m.into_iter().collect::<Vec<_>>()` of the snippet's map: its view is that vector already.
+        if let ("collect", Some((map, view))) = (name.as_str(), self.snippet_map_view(&receiver)) {
+            let ty = self.expr_type(&ast::Expr::MethodCallExpr(m.clone())).ok();
+            if let Some(made) = self.map_view_expr(map, view, &receiver)? {
+                if ty.as_ref() == Some(&made.ty) {
+                    return Ok(Some(made.kind));
+                }
+            }
         }
         let Some(chain) = self.iter_chain(&receiver)? else { return Ok(None) };
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();

@@ -5,7 +5,7 @@ use ra_ap_syntax::ast::{self, HasArgList};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{MapMethod, TExpr, TKind, Ty};
+use lacuna_ir::{Elem, MapMethod, MapView, Part, Scalar, Seq, TExpr, TKind, TupleElem, Ty};
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// The snippet local of map type that `e` names.
@@ -14,6 +14,71 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
         let &id = self.local_ids.get(&local)?;
         matches!(self.locals.get(id)?.ty, Ty::Map { .. }).then_some(id)
+    }
+
+    /// `m.iter()`, `m.into_iter()`, `m.keys()` or `m.values()` (std's) of the snippet's map local `m`: the local and
+    /// the view.
+    pub(super) fn snippet_map_view(&self, e: &ast::Expr) -> Option<(usize, MapView)> {
+        let ast::Expr::MethodCallExpr(m) = e else { return None };
+        let view = MapView::from_name(m.name_ref()?.text())?;
+        if m.arg_list().is_none_or(|l| l.args().next().is_some()) {
+            return None;
+        }
+        let map = self.map_local(&m.receiver()?)?;
+        let f = self.sema.resolve_method_call(m)?;
+        matches!(self.fn_crate(f).as_deref(), Some("std" | "alloc")).then_some((map, view))
+    }
+
+    /// The items of a view of the snippet's map ([`Self::snippet_map_view`]) in a hidden local the expression
+    /// being built is put after ([`TKind::MapEntries`]): a sequence the snippet owns. Its text keys point into
+    /// the map, which nothing can change while they are read: rustc's borrow check judges that.
+    pub(super) fn map_entries_temporary(&mut self, e: &ast::Expr) -> Result<Option<Seq>> {
+        let Some((map, view)) = self.snippet_map_view(e) else { return Ok(None) };
+        self.map_view_seq(map, view, e)
+    }
+
+    /// The items of `view` of the snippet's map local `map` (written as `e`), as [`Self::map_entries_temporary`].
+    pub(super) fn map_view_seq(&mut self, map: usize, view: MapView, e: &ast::Expr) -> Result<Option<Seq>> {
+        let Some(made) = self.map_view_expr(map, view, e)? else { return Ok(None) };
+        Ok(self.hoist_vector(&format!("{view}"), made))
+    }
+
+    /// `view` of the snippet's map local `map` (written as `e`): a new vector ([`TKind::MapEntries`]).
+    pub(super) fn map_view_expr(&mut self, map: usize, view: MapView, e: &ast::Expr) -> Result<Option<TExpr>> {
+        let Ty::Map { key, value, .. } = self.locals[map].ty.clone() else { return Ok(None) };
+        let key = match *key {
+            Ty::String if view == MapView::IntoIter => Part::String,
+            Ty::String | Ty::Str => Part::Str,
+            Ty::Scalar(s) => Part::Scalar(s),
+            _ => return self.unsupported("a view of a map with these keys", e.syntax()),
+        };
+        let set = value == Scalar::Unit;
+        let elem_of = |part: Part| match part {
+            Part::Scalar(s) => Elem::Scalar(s),
+            Part::String => Elem::String,
+            Part::Str => Elem::Str,
+        };
+        let elem = match view {
+            MapView::Keys => elem_of(key),
+            MapView::Iter | MapView::IntoIter if set => elem_of(key),
+            MapView::Values if set => return self.unsupported("the values of a set", e.syntax()),
+            MapView::Values => Elem::Scalar(value),
+            MapView::Iter | MapView::IntoIter => {
+                let Some(t) = TupleElem::new(&[key, Part::Scalar(value)]) else {
+                    return self.unsupported("entries of this map", e.syntax());
+                };
+                let mut tuples = self.tuples.borrow_mut();
+                if !tuples.contains(&t) {
+                    tuples.push(t);
+                }
+                Elem::Tuple(t)
+            }
+        };
+        self.owns_buffers.set(true);
+        // Keys read in place point into the map; `into_iter` moves it: rustc judges both.
+        self.references.set(true);
+        let range = self.range(e.syntax());
+        Ok(Some(TExpr { kind: TKind::MapEntries { map, view }, ty: Ty::Vec(elem), range }))
     }
 
     /// A key argument of a map method: text read in place (or a `String` moved in, for `insert` and `entry`), or a

@@ -181,7 +181,7 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `made`, a vector, in a hidden local (named `<what at ..>`) the expression being built is put after
     /// ([`Self::hoisted`]): the sequence it is from then on.
-    fn hoist_vector(&mut self, what: &str, made: TExpr) -> Option<Seq> {
+    pub(super) fn hoist_vector(&mut self, what: &str, made: TExpr) -> Option<Seq> {
         let Ty::Vec(elem) = made.ty else { return None };
         let hidden = self.locals.len();
         let name = format!("<{what} at {}>", made.range.start);
@@ -569,6 +569,30 @@ impl<'a, 'db> Builder<'a, 'db> {
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
         let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
+        // `v.sort()` of tuples: by each part in turn, as the tuples' derived `Ord` compares them.
+        if let (SeqMethod::Sort | SeqMethod::SortUnstable, Elem::Tuple(t), true) = (name, seq.elem, args.is_empty()) {
+            let range = self.range(m.syntax());
+            let item = Elem::Tuple(t).read_ty();
+            let keys = (0..t.parts().len())
+                .map(|i| {
+                    let param = self.locals.len();
+                    self.locals.push(TLocal {
+                        name: format!("<element at {}>", range.start),
+                        ty: item.clone(),
+                        mutable: false,
+                        fixed_type: true,
+                        array_literal: false,
+                    });
+                    let element =
+                        TExpr { kind: TKind::Local(LocalRef::Snippet(param)), ty: item.clone(), range: range.clone() };
+                    let part = t.parts()[i].read_ty();
+                    let body = TExpr { kind: TKind::Field(Box::new(element), i), ty: part, range: range.clone() };
+                    let key = lacuna_ir::Closure { params: vec![lacuna_ir::TPat::Bind(param)], body: Box::new(body) };
+                    lacuna_ir::SortKey { key, descending: false, order: lacuna_ir::KeyOrder::Ord }
+                })
+                .collect();
+            return Ok(Some(TKind::SortBy { seq, unstable: name == SeqMethod::SortUnstable, keys }));
+        }
         Ok(Some(TKind::SeqMethod { seq, name, args, at }))
     }
 

@@ -199,6 +199,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let call = self.b.ins().call(f, &[self.ctx]);
                 Some(self.b.inst_results(call)[0])
             }
+            TKind::MapEntries { map, view } => return self.map_entries(e, *map, *view),
             TKind::MapMethod { map, name, args, at: method_at } => {
                 return self.map_method(*map, *name, args, &e.ty, *method_at)
             }

@@ -1,12 +1,13 @@
 //! Maps and sets the snippet builds: the JIT's map helpers, keys as text or scalar words.
 
 use crate::abi::Fault;
+use crate::codegen::seq::VecHome;
 use crate::codegen::{clif, CodegenError, Gen, Vals, R};
 use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, MemFlags, StackSlot, StackSlotData, StackSlotKind, Value};
-use lacuna_ir::{BinOp, LocalRef, MapMethod, Scalar, TExpr, Ty};
+use lacuna_ir::{BinOp, LocalRef, MapMethod, MapView, Scalar, TExpr, Ty};
 
 impl<'a, 'b> Gen<'a, 'b> {
     /// Where the snippet's map local `map` keeps its map.
@@ -152,6 +153,58 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             Len | IsEmpty => Err(CodegenError(format!("the map method `{name}` twice"))),
         }
+    }
+
+    /// `m.iter()`, `m.into_iter()`, `m.keys()` or `m.values()` of the snippet's map ([`TKind::MapEntries`]): a new
+    /// vector of its entries, keys or values in key order, pushed one by one from the map's listing. Text keys
+    /// point into the map, or are copied when the vector's elements own them.
+    pub(super) fn map_entries(&mut self, e: &TExpr, map: usize, view: MapView) -> R<Vals> {
+        let at = e.range.start;
+        let &Ty::Vec(elem) = &e.ty else { return Err(CodegenError("a map's view of this type".into())) };
+        let Ty::Map { key, value, .. } = self.snippet.locals[map].ty.clone() else {
+            return Err(CodegenError("a view of something other than a map".into()));
+        };
+        let signed_bits = match *key {
+            Ty::Scalar(s) if s.is_signed() => s.int_bits().unwrap_or(64),
+            _ => 0,
+        };
+        let m = self.map_address(map)?;
+        let list = self.helpers[&Helper::MapEntries];
+        let bits = self.b.ins().iconst(types::I32, i64::from(signed_bits));
+        let call = self.b.ins().call(list, &[m, bits]);
+        let entries = self.b.inst_results(call)[0];
+        let count = self.helpers[&Helper::MapLen];
+        let call = self.b.ins().call(count, &[m]);
+        let n = self.b.inst_results(call)[0];
+        let home = self.vec_new(elem, 0, at)?;
+        let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
+        self.each_index(n, |g, i| {
+            let offset = g.b.ins().imul_imm(i, 24);
+            let entry = g.b.ins().iadd(entries, offset);
+            let load = |g: &mut Self, t, at: i32| g.b.ins().load(t, MemFlags::trusted(), entry, at);
+            let mut key_parts = match &*key {
+                Ty::String | Ty::Str => vec![load(g, types::I64, 0), load(g, types::I64, 8)],
+                // (Little-endian: a narrower scalar is the word's first bytes.)
+                Ty::Scalar(s) => vec![load(g, clif(*s).ok_or_else(|| CodegenError("a map key".into()))?, 0)],
+                _ => return Err(CodegenError("a map key of this type".into())),
+            };
+            // A `String` key of `into_iter`: a copy the vector owns.
+            if elem.owns_buffer() {
+                key_parts = g.owned_copy(key_parts[0], key_parts[1], types::I8, at)?;
+            }
+            let value_parts = match clif(value) {
+                Some(t) => vec![load(g, t, 16)],
+                None => Vec::new(),
+            };
+            let item = match view {
+                MapView::Keys => key_parts,
+                MapView::Values => value_parts,
+                MapView::Iter | MapView::IntoIter if value == Scalar::Unit => key_parts,
+                MapView::Iter | MapView::IntoIter => key_parts.into_iter().chain(value_parts).collect(),
+            };
+            g.vec_push(VecHome::Vars(vars), elem, true, &item, at)
+        })?;
+        Ok(vars.iter().map(|v| self.b.use_var(*v)).collect())
     }
 
     /// `*m.entry(key).or_insert(default) op= value` ([`TKind::MapUpdate`]).

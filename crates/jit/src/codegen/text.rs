@@ -12,7 +12,7 @@ use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, BlockArg, FuncRef, MemFlags, StackSlot, StackSlotData, StackSlotKind, Type, Value};
-use lacuna_ir::{Elem, Lit, ParseThen, Scalar, TExpr, TKind, TextMethod, Ty};
+use lacuna_ir::{Elem, Lit, ParseThen, Scalar, TExpr, TKind, TextMethod, TupleElem, Ty};
 
 /// One evaluated piece of a format string: the text helper's kind, value words, spec, fault position, a
 /// `String` buffer to free once it is appended (a host struct's text), and the condition under which it is
@@ -25,11 +25,13 @@ pub(super) struct FmtArg {
     at: usize,
     temporary: Option<Value>,
     only_if: Option<Value>,
+    /// `{:?}` of a vector of tuples (`a` its buffer, `b` its length): written element by element, part by part.
+    tuples: Option<TupleElem>,
 }
 
 impl FmtArg {
     fn new(kind: u32, a: Value, b: Value, spec: lacuna_ir::FmtSpec, at: usize) -> FmtArg {
-        FmtArg { kind, a, b, spec, at, temporary: None, only_if: None }
+        FmtArg { kind, a, b, spec, at, temporary: None, only_if: None, tuples: None }
     }
 }
 
@@ -133,7 +135,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         if let TKind::TextMethod { name, receiver, .. } = &value.kind {
             if let (true, TKind::Format(pieces)) = (*name == TextMethod::AsStr, &receiver.kind) {
                 let args = self.format_args(pieces, receiver.range.start)?;
-                self.append_formatted(slot, args);
+                self.append_formatted(slot, args)?;
                 return Ok(());
             }
         }
@@ -230,7 +232,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn format_into(&mut self, pieces: &[lacuna_ir::FmtPiece], at: usize) -> R<(StackSlot, Value)> {
         let (slot, address) = self.new_text_slot();
         let args = self.format_args(pieces, at)?;
-        self.append_formatted(address, args);
+        self.append_formatted(address, args)?;
         Ok((slot, address))
     }
 
@@ -298,6 +300,16 @@ impl<'a, 'b> Gen<'a, 'b> {
                                     let [ptr_at, _, len_at] = self.vec_offsets()?;
                                     KIND_STRING | (ptr_at as u32 / 8) << 16 | (len_at as u32 / 8) << 18
                                 }
+                                Elem::Tuple(t) => {
+                                    let parts = self.expr(value)?;
+                                    let [data, _, len] = parts[..] else {
+                                        return Err(CodegenError("a vector's parts".into()));
+                                    };
+                                    let mut arg = FmtArg::new(KIND_STR, data, len, *spec, start);
+                                    arg.tuples = Some(*t);
+                                    out.push(arg);
+                                    continue;
+                                }
                                 other => return Err(CodegenError(format!("formatting a `Vec<{}>`", other.name()))),
                             };
                             let parts = self.expr(value)?;
@@ -349,9 +361,13 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Appends evaluated format pieces to the `String` at `address` (a `text::TextSlot`).
-    pub(super) fn append_formatted(&mut self, address: Value, args: Vec<FmtArg>) {
+    pub(super) fn append_formatted(&mut self, address: Value, args: Vec<FmtArg>) -> R<()> {
         let mut temporaries = Vec::new();
         for arg in args {
+            if let Some(t) = arg.tuples {
+                self.append_tuples(address, t, arg.a, arg.b, arg.at)?;
+                continue;
+            }
             temporaries.extend(arg.temporary);
             let raw = Box::new(RawSpec::new(&arg.spec));
             let spec_ptr = self.address_const(&*raw as *const RawSpec as usize, "format spec");
@@ -379,6 +395,56 @@ impl<'a, 'b> Gen<'a, 'b> {
         for t in temporaries {
             self.b.ins().call(free, &[self.ctx, t]);
         }
+        Ok(())
+    }
+
+    /// `{:?}` of the `len` tuples at `data`: `[(a, b), (c, d)]`, each part as its own `{:?}` writes it.
+    fn append_tuples(&mut self, address: Value, t: TupleElem, data: Value, len: Value, at: usize) -> R<()> {
+        use lacuna_ir::{FmtSpec, FmtTrait, Part};
+        let debug = FmtSpec { trait_: FmtTrait::Debug, ..FmtSpec::default() };
+        let layout = self.tuple_layout(t)?;
+        let text = |g: &mut Self, s: &str| {
+            let parts = g.str_literal(s);
+            FmtArg::new(KIND_STR, parts[0], parts[1], FmtSpec::default(), at)
+        };
+        let open = text(self, "[");
+        self.append_formatted(address, vec![open])?;
+        self.each_index(len, |g, i| {
+            let offset = g.b.ins().imul_imm(i, i64::from(layout.size));
+            let element = g.b.ins().iadd(data, offset);
+            let mut pieces = Vec::new();
+            let mut comma = text(g, ", ");
+            comma.only_if = Some(g.b.ins().icmp_imm(IntCC::NotEqual, i, 0));
+            pieces.push(comma);
+            pieces.push(text(g, "("));
+            for (k, part) in t.parts().iter().enumerate() {
+                if k > 0 {
+                    pieces.push(text(g, ", "));
+                }
+                let at_part = g.b.ins().iadd_imm(element, i64::from(layout.offsets[k]));
+                pieces.push(match part {
+                    Part::Str => {
+                        let ptr = g.b.ins().load(types::I64, MemFlags::trusted(), at_part, 0);
+                        let n = g.b.ins().load(types::I64, MemFlags::trusted(), at_part, 8);
+                        FmtArg::new(KIND_STR, ptr, n, debug, at)
+                    }
+                    Part::String => {
+                        let parts = g.text_at(at_part)?;
+                        FmtArg::new(KIND_STR, parts[0], parts[1], debug, at)
+                    }
+                    Part::Scalar(s) => {
+                        let ty = clif(*s).ok_or_else(|| CodegenError("a tuple's part".into()))?;
+                        let v = g.b.ins().load(ty, MemFlags::trusted(), at_part, 0);
+                        let zero = g.int_const(types::I64, 0);
+                        g.scalar_fmt_arg(*s, v, zero, debug, at)?
+                    }
+                });
+            }
+            pieces.push(text(g, ")"));
+            g.append_formatted(address, pieces)
+        })?;
+        let close = text(self, "]");
+        self.append_formatted(address, vec![close])
     }
 
     /// A method of text ([`TKind::TextMethod`]).

@@ -3,9 +3,9 @@
 //! ends or the run ends; as the hole's value it is handed to the host as the host's own map type, built by the
 //! writer the instrumented host exports for the hole (`__lacuna_map_writer_*`).
 //!
-//! Keys are text (its bytes) or a scalar's bits; values are a scalar's bits, zero-extended to a word. Nothing a
-//! snippet in the subset does observes the order of a map's entries (iteration is not in the subset), so one
-//! representation serves both map types.
+//! Keys are text (its bytes) or a scalar's bits; values are a scalar's bits, zero-extended to a word. Its entries
+//! are read in key order ([`helper_map_entries`]): a `BTreeMap`'s order, and one of the orders a `HashMap` may
+//! have, so one representation serves both map types.
 
 use std::collections::HashMap;
 
@@ -21,6 +21,17 @@ enum Key {
 #[derive(Debug, Default)]
 pub struct JitMap {
     entries: HashMap<Key, u64>,
+    /// The entries in key order as `[key word, key word, value]` ([`helper_map_entries`]), while the map has not
+    /// changed since they were listed.
+    listed: Option<Vec<[u64; 3]>>,
+}
+
+impl JitMap {
+    /// The map is about to change: its listing is stale.
+    fn changing(&mut self) -> &mut HashMap<Key, u64> {
+        self.listed = None;
+        &mut self.entries
+    }
 }
 
 /// The writer the instrumented host exports for a hole whose value is a map: builds the host's map at `out` from
@@ -89,7 +100,7 @@ pub(crate) unsafe extern "C" fn helper_map_slot(
 ) -> *mut u64 {
     // SAFETY: as the caller guarantees.
     let (m, k) = unsafe { (map(m), key(data, len, word)) };
-    m.entries.entry(k).or_insert(default) as *mut u64
+    m.changing().entry(k).or_insert(default) as *mut u64
 }
 
 /// JIT helper: `insert` (`remove` when `remove` is 1): whether the key was there, its old value written to `old`.
@@ -107,12 +118,49 @@ pub(crate) unsafe extern "C" fn helper_map_change(
 ) -> u8 {
     // SAFETY: as the caller guarantees.
     let (m, k) = unsafe { (map(m), key(data, len, word)) };
-    let previous = if remove != 0 { m.entries.remove(&k) } else { m.entries.insert(k, value) };
+    let previous = if remove != 0 { m.changing().remove(&k) } else { m.changing().insert(k, value) };
     if let Some(v) = previous {
         // SAFETY: as the caller guarantees.
         unsafe { old.write(v) };
     }
     u8::from(previous.is_some())
+}
+
+/// JIT helper: the map's entries in key order, as `[key word, key word, value]` each (text keys as pointer and
+/// length into the map, scalar keys as their bits and 0), as many as [`helper_map_len`] says. `signed_bits` is the
+/// width of a signed integer key (its bits are sign-extended to order them), 0 for any other key. Valid until the
+/// map next changes: the JIT reads it right away, and a map its code iterates cannot change meanwhile (rustc's
+/// borrow check holds every snippet that lists one).
+///
+/// # Safety
+/// As [`map`].
+pub(crate) unsafe extern "C" fn helper_map_entries(m: usize, signed_bits: u32) -> *const [u64; 3] {
+    // SAFETY: as the caller guarantees.
+    let m = unsafe { map(m) };
+    if m.listed.is_none() {
+        let mut entries: Vec<(&Key, u64)> = m.entries.iter().map(|(k, v)| (k, *v)).collect();
+        let signed = |w: u64| {
+            let shift = 64 - signed_bits.clamp(1, 64);
+            ((w << shift) as i64) >> shift
+        };
+        entries.sort_by(|(a, _), (b, _)| match (a, b) {
+            (Key::Text(a), Key::Text(b)) => a.cmp(b),
+            (Key::Word(a), Key::Word(b)) if signed_bits != 0 => signed(*a).cmp(&signed(*b)),
+            (Key::Word(a), Key::Word(b)) => a.cmp(b),
+            // One map's keys are all of one type.
+            (Key::Text(_), Key::Word(_)) => std::cmp::Ordering::Less,
+            (Key::Word(_), Key::Text(_)) => std::cmp::Ordering::Greater,
+        });
+        let listed = entries
+            .into_iter()
+            .map(|(k, v)| match k {
+                Key::Text(bytes) => [bytes.as_ptr() as u64, bytes.len() as u64, v],
+                Key::Word(w) => [*w, 0, v],
+            })
+            .collect();
+        m.listed = Some(listed);
+    }
+    m.listed.as_ref().map_or(std::ptr::null(), |l| l.as_ptr())
 }
 
 /// JIT helper: how many entries.

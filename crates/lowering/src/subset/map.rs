@@ -2,9 +2,44 @@
 
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{BinOp, MapMethod, Scalar, TExpr, Ty};
+use lacuna_ir::{BinOp, Elem, MapMethod, MapView, Part, Scalar, TExpr, Ty};
 
 impl Check<'_> {
+    /// A view of the snippet's map or set as a new vector ([`TKind::MapEntries`]): its entries, keys or values,
+    /// text keys read in place (copied, for `into_iter` of `String` keys).
+    pub(super) fn map_entries(&mut self, e: &TExpr, map: usize, view: MapView) -> Result<(), Unsupported> {
+        let Some((key, value, _)) = self.map_local(map) else {
+            return unsupported("a view of something other than a map", &e.range);
+        };
+        let key = match key {
+            Ty::String if view == MapView::IntoIter => Part::String,
+            Ty::String | Ty::Str => Part::Str,
+            Ty::Scalar(s) if !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) => {
+                Part::Scalar(*s)
+            }
+            _ => return unsupported("a view of a map with these keys", &e.range),
+        };
+        let value = *value;
+        let key_elem = match key {
+            Part::Scalar(s) => Elem::Scalar(s),
+            Part::String => Elem::String,
+            Part::Str => Elem::Str,
+        };
+        let set = value == Scalar::Unit;
+        let fits = match (view, &e.ty) {
+            (MapView::Keys, Ty::Vec(elem)) => *elem == key_elem,
+            (MapView::Iter | MapView::IntoIter, Ty::Vec(elem)) if set => *elem == key_elem,
+            (MapView::Values, Ty::Vec(elem)) => !set && *elem == Elem::Scalar(value),
+            (MapView::Iter | MapView::IntoIter, Ty::Vec(Elem::Tuple(t))) => t.parts() == [key, Part::Scalar(value)],
+            _ => false,
+        };
+        if fits {
+            Ok(())
+        } else {
+            unsupported("this view of a map", &e.range)
+        }
+    }
+
     /// A method of the snippet's map or set ([`TKind::MapMethod`]).
     pub(super) fn map_method(
         &mut self,
