@@ -69,6 +69,9 @@ pub(crate) struct Builder<'a, 'db> {
     expanding_consts: Vec<ra_ap_hir::Const>,
     /// Closures kept in locals (`let f = |x| ..;`), inlined where they are called.
     closure_locals: HashMap<Local<'db>, Closure>,
+    /// `let e = m.entry(k).or_insert(d);`: `e`'s map local and the hidden local holding its key (`*e` is the
+    /// map's value at that key; see `Builder::map_slot_let`).
+    slot_locals: HashMap<Local<'db>, (usize, usize)>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -103,6 +106,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             rustc_decides: std::cell::RefCell::new(None),
             expanding_consts: Vec::new(),
             closure_locals: HashMap::new(),
+            slot_locals: HashMap::new(),
         }
     }
 

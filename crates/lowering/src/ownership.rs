@@ -56,8 +56,15 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
     if let Some(e) = first_expr(snippet, &|e| crate::subset::owned_option(&e.ty)) {
         return Err(at("an `Option` owning a `String` (rustc's move check decides)", e));
     }
-    // Nor a view of a map (its keys point into it; `into_iter` moves it).
-    if let Some(e) = first_expr(snippet, &|e| matches!(e.kind, TKind::MapEntries { .. })) {
+    // Nor a view of a map (its keys point into it; `into_iter` moves it), nor a map formatted (its listing is
+    // read after every argument is evaluated).
+    let formats_map = |e: &TExpr| match &e.kind {
+        TKind::Format(pieces) | TKind::Print { pieces, .. } => {
+            pieces.iter().any(|p| matches!(p, FmtPiece::Arg { value, .. } if matches!(value.ty, Ty::Map { .. })))
+        }
+        _ => false,
+    };
+    if let Some(e) = first_expr(snippet, &|e| matches!(e.kind, TKind::MapEntries { .. }) || formats_map(e)) {
         return Err(at("a view of a map (rustc's borrow check decides)", e));
     }
     let mut walk = Walk { snippet, moved: Owners::new(), frames: Vec::new(), closures: 0 };

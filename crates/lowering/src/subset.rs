@@ -607,6 +607,12 @@ impl Check<'_> {
                             };
                             plain && element
                         }
+                        // `{:?}` of the snippet's map or set: `{k: v, ..}` / `{k, ..}` in key order (a `BTreeMap`'s;
+                        // one a `HashMap` may have), with no width, precision or `#`.
+                        (Ty::Map { key, .. }, FmtTrait::Debug) => {
+                            *spec == lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() }
+                                && matches!(**key, Ty::Str | Ty::String | Ty::Scalar(_))
+                        }
                         // A host struct formats itself (the host's shim); only `{}`, `{:?}` and `{:#?}`.
                         (Ty::Struct(_) | Ty::StructRef(_), FmtTrait::Display | FmtTrait::Debug) => {
                             let plain = lacuna_ir::FmtSpec {

@@ -98,6 +98,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                         let index_at = self.range(lhs.syntax()).start;
                         let index = Box::new(self.index_local(index, self.range(lhs.syntax())));
                         TKind::SeqStore { seq, index_at, index, op: op.map(arith), value }
+                    } else if let Some((map, key)) = match &lhs {
+                        ast::Expr::PrefixExpr(d) if d.op_kind() == Some(ast::UnaryOp::Deref) => {
+                            d.expr().and_then(|inner| self.map_slot(&inner, &self.range(lhs.syntax())))
+                        }
+                        _ => None,
+                    } {
+                        // `*e = ..` / `*e op= ..` of `let e = m.entry(k)..`: the key is there (the `let` made
+                        // sure), so this changes its value in place.
+                        let value = Box::new(self.expr(&rhs)?);
+                        TKind::MapUpdate { map, key: Box::new(key), default: None, op: op.map(arith), value }
                     } else if let Some((map, key, default)) = match &lhs {
                         ast::Expr::PrefixExpr(d) if d.op_kind() == Some(ast::UnaryOp::Deref) => {
                             d.expr().map(|inner| self.map_entry(&inner)).transpose()?.flatten()

@@ -28,7 +28,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         let mut stmts = Vec::new();
         for stmt in list.statements() {
             match stmt {
-                ast::Stmt::LetStmt(let_stmt) => stmts.push(self.let_stmt(&let_stmt)?),
+                ast::Stmt::LetStmt(let_stmt) => match self.map_slot_let(&let_stmt)? {
+                    Some(slot) => stmts.extend(slot),
+                    None => stmts.push(self.let_stmt(&let_stmt)?),
+                },
                 ast::Stmt::ExprStmt(e) => match e.expr() {
                     Some(expr) => {
                         let e = self.expr(&expr)?;

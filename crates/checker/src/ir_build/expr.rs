@@ -356,6 +356,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                             let index = Box::new(self.index_local(index, range.clone()));
                             return Ok(TExpr { kind: TKind::SeqIndex { seq, index }, ty, range });
                         }
+                        // `*e` of `let e = m.entry(k).or_insert(d)`: the map's value at the key.
+                        if let Some((map, key)) = self.map_slot(&inner, &range) {
+                            let at = range.start;
+                            let kind = TKind::MapMethod { map, name: lacuna_ir::MapMethod::Index, args: vec![key], at };
+                            return Ok(TExpr { kind, ty, range });
+                        }
                         // `*x` of a shared reference to a scalar, which the typed view reads as the value.
                         let shared = self.sema.type_of_expr(&inner).and_then(|t| self.shared_scalar_ref(&t.original));
                         if shared.is_some() {

@@ -1,11 +1,14 @@
 //! Maps and sets the snippet builds, and their methods.
 
 use ra_ap_hir::PathResolution;
-use ra_ap_syntax::ast::{self, HasArgList};
+use ra_ap_syntax::ast::{self, HasArgList, HasName};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{Elem, MapMethod, MapView, Part, Scalar, Seq, TExpr, TKind, TupleElem, Ty};
+use lacuna_ir::{
+    Elem, Lit, LocalRef, MapMethod, MapView, Part, Scalar, Seq, TExpr, TKind, TLocal, TStmt, TextMethod, TupleElem, Ty,
+    UnOp,
+};
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// The snippet local of map type that `e` names.
@@ -128,6 +131,119 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
         Ok(Some(TKind::MapMethod { map, name, args, at }))
+    }
+
+    /// `let e = m.entry(key).or_insert(default);` (or `.or_default()`) on the snippet's map local, `e` a plain
+    /// name only ever dereferenced afterwards: the key (and the default, as `or_insert` evaluates it whether or
+    /// not the key is there) in hidden locals, the default inserted when the key is absent; then `*e` is
+    /// `m[key]` and `*e = v` / `*e op= v` the map's value at the key changed in place ([`Self::map_slot`]). The
+    /// same as Rust's only while nothing else touches the map until `e`'s last use: rustc's borrow check
+    /// judges every such snippet.
+    pub(super) fn map_slot_let(&mut self, stmt: &ast::LetStmt) -> Result<Option<Vec<TStmt>>> {
+        let (Some(ast::Pat::IdentPat(pat)), Some(init), None, None) =
+            (stmt.pat(), stmt.initializer(), stmt.ty(), stmt.let_else())
+        else {
+            return Ok(None);
+        };
+        if pat.ref_token().is_some() || pat.pat().is_some() {
+            return Ok(None);
+        }
+        let Some(local) = self.sema.to_def(&pat) else { return Ok(None) };
+        let Some((map, key, default)) = self.map_entry(&init)? else { return Ok(None) };
+        let Ty::Map { value, .. } = self.locals[map].ty.clone() else { return Ok(None) };
+        if value == Scalar::Unit {
+            return Ok(None);
+        }
+        self.references.set(true);
+        let range = self.range(stmt.syntax());
+        let name = pat.name().map(|n| n.text().to_string()).unwrap_or_default();
+        let hidden = |b: &mut Self, what: &str, ty: Ty| {
+            b.locals.push(TLocal {
+                name: format!("<{what} of {name}>"),
+                ty,
+                mutable: false,
+                fixed_type: true,
+                array_literal: false,
+            });
+            b.locals.len() - 1
+        };
+        let key_local = hidden(self, "key", key.ty.clone());
+        let value_ty = Ty::Scalar(value);
+        let default = default.unwrap_or_else(|| TExpr {
+            kind: TKind::Lit(match value {
+                Scalar::Bool => Lit::Bool(false),
+                Scalar::Char => Lit::Char('\0'),
+                s if s.is_float() => Lit::Float(0.0),
+                _ => Lit::Int(0),
+            }),
+            ty: value_ty.clone(),
+            range: range.clone(),
+        });
+        let default_local = hidden(self, "default", value_ty.clone());
+        let mut stmts = vec![
+            TStmt::Let { local: key_local, init: Some(key) },
+            TStmt::Let { local: default_local, init: Some(default) },
+        ];
+        let key_ref = self.slot_key(key_local, &range);
+        let owned_key = match &self.locals[key_local].ty {
+            Ty::String => TExpr {
+                kind: TKind::TextMethod {
+                    name: TextMethod::Clone,
+                    receiver: Box::new(key_ref.clone()),
+                    args: Vec::new(),
+                },
+                ty: Ty::String,
+                range: range.clone(),
+            },
+            _ => key_ref.clone(),
+        };
+        let bool_ty = Ty::Scalar(Scalar::Bool);
+        let unit = Ty::Scalar(Scalar::Unit);
+        let at = range.start;
+        let present = TExpr {
+            kind: TKind::MapMethod { map, name: MapMethod::ContainsKey, args: vec![key_ref], at },
+            ty: bool_ty.clone(),
+            range: range.clone(),
+        };
+        let absent = TExpr { kind: TKind::Unary(UnOp::Not, Box::new(present)), ty: bool_ty, range: range.clone() };
+        let default_value =
+            TExpr { kind: TKind::Local(LocalRef::Snippet(default_local)), ty: value_ty, range: range.clone() };
+        let insert = TExpr {
+            kind: TKind::MapMethod { map, name: MapMethod::Insert, args: vec![owned_key, default_value], at },
+            ty: unit.clone(),
+            range: range.clone(),
+        };
+        let then =
+            lacuna_ir::TBlock { stmts: vec![TStmt::Expr(insert)], tail: None, ty: Some(unit.clone()), label: None };
+        stmts.push(TStmt::Expr(TExpr {
+            kind: TKind::If { cond: Box::new(absent), then, otherwise: None },
+            ty: unit,
+            range,
+        }));
+        self.slot_locals.insert(local, (map, key_local));
+        Ok(Some(stmts))
+    }
+
+    /// The key of a `let e = m.entry(k)..` slot ([`Self::map_slot_let`]), read where its hidden local keeps it.
+    fn slot_key(&self, key_local: usize, range: &std::ops::Range<usize>) -> TExpr {
+        let ty = self.locals[key_local].ty.clone();
+        let local = TExpr { kind: TKind::Local(LocalRef::Snippet(key_local)), ty: ty.clone(), range: range.clone() };
+        match ty {
+            Ty::String => TExpr {
+                kind: TKind::TextMethod { name: TextMethod::AsStr, receiver: Box::new(local), args: Vec::new() },
+                ty: Ty::Str,
+                range: range.clone(),
+            },
+            _ => local,
+        }
+    }
+
+    /// `e` of `*e`, a `let e = m.entry(k)..` slot ([`Self::map_slot_let`]): its map and its key, read.
+    pub(super) fn map_slot(&self, e: &ast::Expr, range: &std::ops::Range<usize>) -> Option<(usize, TExpr)> {
+        let ast::Expr::PathExpr(p) = e else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        let &(map, key_local) = self.slot_locals.get(&local)?;
+        Some((map, self.slot_key(key_local, range)))
     }
 
     /// `*m.entry(key).or_insert(default)` / `.or_default()` on the snippet's map local: (map, key, default).

@@ -155,6 +155,22 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
+    /// The entries of the map at `m` (keyed by `key`) in key order, and how many: `[key word, key word, value]`
+    /// each ([`crate::rt::map::helper_map_entries`]), valid until the map changes.
+    pub(super) fn map_listing(&mut self, m: Value, key: &Ty) -> R<(Value, Value)> {
+        let signed_bits = match key {
+            Ty::Scalar(s) if s.is_signed() => s.int_bits().unwrap_or(64),
+            _ => 0,
+        };
+        let list = self.helpers[&Helper::MapEntries];
+        let bits = self.b.ins().iconst(types::I32, i64::from(signed_bits));
+        let call = self.b.ins().call(list, &[m, bits]);
+        let entries = self.b.inst_results(call)[0];
+        let count = self.helpers[&Helper::MapLen];
+        let call = self.b.ins().call(count, &[m]);
+        Ok((entries, self.b.inst_results(call)[0]))
+    }
+
     /// `m.iter()`, `m.into_iter()`, `m.keys()` or `m.values()` of the snippet's map ([`TKind::MapEntries`]): a new
     /// vector of its entries, keys or values in key order, pushed one by one from the map's listing. Text keys
     /// point into the map, or are copied when the vector's elements own them.
@@ -164,18 +180,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         let Ty::Map { key, value, .. } = self.snippet.locals[map].ty.clone() else {
             return Err(CodegenError("a view of something other than a map".into()));
         };
-        let signed_bits = match *key {
-            Ty::Scalar(s) if s.is_signed() => s.int_bits().unwrap_or(64),
-            _ => 0,
-        };
         let m = self.map_address(map)?;
-        let list = self.helpers[&Helper::MapEntries];
-        let bits = self.b.ins().iconst(types::I32, i64::from(signed_bits));
-        let call = self.b.ins().call(list, &[m, bits]);
-        let entries = self.b.inst_results(call)[0];
-        let count = self.helpers[&Helper::MapLen];
-        let call = self.b.ins().call(count, &[m]);
-        let n = self.b.inst_results(call)[0];
+        let (entries, n) = self.map_listing(m, &key)?;
         let home = self.vec_new(elem, 0, at)?;
         let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
         self.each_index(n, |g, i| {

@@ -27,11 +27,13 @@ pub(super) struct FmtArg {
     only_if: Option<Value>,
     /// `{:?}` of a vector of tuples (`a` its buffer, `b` its length): written element by element, part by part.
     tuples: Option<TupleElem>,
+    /// `{:?}` of a map (`a` its listing, `b` its length; [`Gen::map_listing`]): written entry by entry.
+    map: Option<(Ty, Scalar)>,
 }
 
 impl FmtArg {
     fn new(kind: u32, a: Value, b: Value, spec: lacuna_ir::FmtSpec, at: usize) -> FmtArg {
-        FmtArg { kind, a, b, spec, at, temporary: None, only_if: None, tuples: None }
+        FmtArg { kind, a, b, spec, at, temporary: None, only_if: None, tuples: None, map: None }
     }
 }
 
@@ -318,6 +320,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                             };
                             out.push(FmtArg::new(KIND_SEQ | layout << 8, data, len, *spec, start));
                         }
+                        Ty::Map { key, value: vt, .. } => {
+                            let m = self.one(value)?;
+                            let (entries, n) = self.map_listing(m, key)?;
+                            let mut arg = FmtArg::new(KIND_STR, entries, n, *spec, start);
+                            arg.map = Some(((**key).clone(), *vt));
+                            out.push(arg);
+                        }
                         other => return Err(CodegenError(format!("formatting a `{}`", other.name()))),
                     }
                 }
@@ -368,6 +377,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.append_tuples(address, t, arg.a, arg.b, arg.at)?;
                 continue;
             }
+            if let Some((key, value)) = arg.map {
+                self.append_map(address, &key, value, arg.a, arg.b, arg.at)?;
+                continue;
+            }
             temporaries.extend(arg.temporary);
             let raw = Box::new(RawSpec::new(&arg.spec));
             let spec_ptr = self.address_const(&*raw as *const RawSpec as usize, "format spec");
@@ -396,6 +409,49 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.b.ins().call(free, &[self.ctx, t]);
         }
         Ok(())
+    }
+
+    /// `{:?}` of a map from its listing (`n` entries of `[key word, key word, value]`): `{k: v, ..}`, or `{k, ..}`
+    /// for a set (values of `()`), each key and value as its own `{:?}` writes it.
+    fn append_map(&mut self, address: Value, key: &Ty, value: Scalar, entries: Value, n: Value, at: usize) -> R<()> {
+        use lacuna_ir::{FmtSpec, FmtTrait};
+        let debug = FmtSpec { trait_: FmtTrait::Debug, ..FmtSpec::default() };
+        let text = |g: &mut Self, s: &str| {
+            let parts = g.str_literal(s);
+            FmtArg::new(KIND_STR, parts[0], parts[1], FmtSpec::default(), at)
+        };
+        let open = text(self, "{");
+        self.append_formatted(address, vec![open])?;
+        self.each_index(n, |g, i| {
+            let offset = g.b.ins().imul_imm(i, 24);
+            let entry = g.b.ins().iadd(entries, offset);
+            let mut pieces = Vec::new();
+            let mut comma = text(g, ", ");
+            comma.only_if = Some(g.b.ins().icmp_imm(IntCC::NotEqual, i, 0));
+            pieces.push(comma);
+            let zero = g.int_const(types::I64, 0);
+            pieces.push(match key {
+                Ty::Str | Ty::String => {
+                    let ptr = g.b.ins().load(types::I64, MemFlags::trusted(), entry, 0);
+                    let len = g.b.ins().load(types::I64, MemFlags::trusted(), entry, 8);
+                    FmtArg::new(KIND_STR, ptr, len, debug, at)
+                }
+                Ty::Scalar(s) => {
+                    let t = clif(*s).ok_or_else(|| CodegenError("a map key".into()))?;
+                    let v = g.b.ins().load(t, MemFlags::trusted(), entry, 0);
+                    g.scalar_fmt_arg(*s, v, zero, debug, at)?
+                }
+                other => return Err(CodegenError(format!("formatting a map keyed by `{}`", other.name()))),
+            });
+            if let Some(t) = clif(value) {
+                pieces.push(text(g, ": "));
+                let v = g.b.ins().load(t, MemFlags::trusted(), entry, 16);
+                pieces.push(g.scalar_fmt_arg(value, v, zero, debug, at)?);
+            }
+            g.append_formatted(address, pieces)
+        })?;
+        let close = text(self, "}");
+        self.append_formatted(address, vec![close])
     }
 
     /// `{:?}` of the `len` tuples at `data`: `[(a, b), (c, d)]`, each part as its own `{:?}` writes it.

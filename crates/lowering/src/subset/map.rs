@@ -115,7 +115,8 @@ impl Check<'_> {
             Some(_) => false,
         };
         let fits = value != Ty::Scalar(Scalar::Unit)
-            && k.ty == *key
+            // (Text read in place when the key is already there: `*e` of `let e = m.entry(k)..`.)
+            && (k.ty == *key || (k.ty == Ty::Str && *key == Ty::String && default.is_none()))
             && default.as_ref().is_none_or(|d| d.ty == value)
             && v.ty == value
             && op_fits
