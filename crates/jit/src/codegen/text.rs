@@ -411,24 +411,43 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
+    /// A plain piece of text to append.
+    fn fmt_text(&mut self, s: &str, at: usize) -> FmtArg {
+        let parts = self.str_literal(s);
+        FmtArg::new(KIND_STR, parts[0], parts[1], lacuna_ir::FmtSpec::default(), at)
+    }
+
+    /// `open`, then for each of the `n` items `stride` bytes apart from `data` the pieces `item` makes of its
+    /// address (after `, ` from the second on), then `close`: how `{:?}` lists a collection.
+    fn append_listed(
+        &mut self,
+        address: Value,
+        (open, close): (&str, &str),
+        (data, n, stride): (Value, Value, i64),
+        at: usize,
+        mut item: impl FnMut(&mut Self, Value, &mut Vec<FmtArg>) -> R<()>,
+    ) -> R<()> {
+        let open = self.fmt_text(open, at);
+        self.append_formatted(address, vec![open])?;
+        self.each_index(n, |g, i| {
+            let offset = g.b.ins().imul_imm(i, stride);
+            let element = g.b.ins().iadd(data, offset);
+            let mut comma = g.fmt_text(", ", at);
+            comma.only_if = Some(g.b.ins().icmp_imm(IntCC::NotEqual, i, 0));
+            let mut pieces = vec![comma];
+            item(g, element, &mut pieces)?;
+            g.append_formatted(address, pieces)
+        })?;
+        let close = self.fmt_text(close, at);
+        self.append_formatted(address, vec![close])
+    }
+
     /// `{:?}` of a map from its listing (`n` entries of `[key word, key word, value]`): `{k: v, ..}`, or `{k, ..}`
     /// for a set (values of `()`), each key and value as its own `{:?}` writes it.
     fn append_map(&mut self, address: Value, key: &Ty, value: Scalar, entries: Value, n: Value, at: usize) -> R<()> {
         use lacuna_ir::{FmtSpec, FmtTrait};
         let debug = FmtSpec { trait_: FmtTrait::Debug, ..FmtSpec::default() };
-        let text = |g: &mut Self, s: &str| {
-            let parts = g.str_literal(s);
-            FmtArg::new(KIND_STR, parts[0], parts[1], FmtSpec::default(), at)
-        };
-        let open = text(self, "{");
-        self.append_formatted(address, vec![open])?;
-        self.each_index(n, |g, i| {
-            let offset = g.b.ins().imul_imm(i, 24);
-            let entry = g.b.ins().iadd(entries, offset);
-            let mut pieces = Vec::new();
-            let mut comma = text(g, ", ");
-            comma.only_if = Some(g.b.ins().icmp_imm(IntCC::NotEqual, i, 0));
-            pieces.push(comma);
+        self.append_listed(address, ("{", "}"), (entries, n, 24), at, |g, entry, pieces| {
             let zero = g.int_const(types::I64, 0);
             pieces.push(match key {
                 Ty::Str | Ty::String => {
@@ -444,14 +463,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 other => return Err(CodegenError(format!("formatting a map keyed by `{}`", other.name()))),
             });
             if let Some(t) = clif(value) {
-                pieces.push(text(g, ": "));
+                pieces.push(g.fmt_text(": ", at));
                 let v = g.b.ins().load(t, MemFlags::trusted(), entry, 16);
                 pieces.push(g.scalar_fmt_arg(value, v, zero, debug, at)?);
             }
-            g.append_formatted(address, pieces)
-        })?;
-        let close = text(self, "}");
-        self.append_formatted(address, vec![close])
+            Ok(())
+        })
     }
 
     /// `{:?}` of the `len` tuples at `data`: `[(a, b), (c, d)]`, each part as its own `{:?}` writes it.
@@ -459,23 +476,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         use lacuna_ir::{FmtSpec, FmtTrait, Part};
         let debug = FmtSpec { trait_: FmtTrait::Debug, ..FmtSpec::default() };
         let layout = self.tuple_layout(t)?;
-        let text = |g: &mut Self, s: &str| {
-            let parts = g.str_literal(s);
-            FmtArg::new(KIND_STR, parts[0], parts[1], FmtSpec::default(), at)
-        };
-        let open = text(self, "[");
-        self.append_formatted(address, vec![open])?;
-        self.each_index(len, |g, i| {
-            let offset = g.b.ins().imul_imm(i, i64::from(layout.size));
-            let element = g.b.ins().iadd(data, offset);
-            let mut pieces = Vec::new();
-            let mut comma = text(g, ", ");
-            comma.only_if = Some(g.b.ins().icmp_imm(IntCC::NotEqual, i, 0));
-            pieces.push(comma);
-            pieces.push(text(g, "("));
+        self.append_listed(address, ("[", "]"), (data, len, i64::from(layout.size)), at, |g, element, pieces| {
+            pieces.push(g.fmt_text("(", at));
             for (k, part) in t.parts().iter().enumerate() {
                 if k > 0 {
-                    pieces.push(text(g, ", "));
+                    pieces.push(g.fmt_text(", ", at));
                 }
                 let at_part = g.b.ins().iadd_imm(element, i64::from(layout.offsets[k]));
                 pieces.push(match part {
@@ -496,11 +501,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                 });
             }
-            pieces.push(text(g, ")"));
-            g.append_formatted(address, pieces)
-        })?;
-        let close = text(self, "]");
-        self.append_formatted(address, vec![close])
+            pieces.push(g.fmt_text(")", at));
+            Ok(())
+        })
     }
 
     /// A method of text ([`TKind::TextMethod`]).
