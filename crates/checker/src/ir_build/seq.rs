@@ -575,16 +575,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             let item = Elem::Tuple(t).read_ty();
             let keys = (0..t.parts().len())
                 .map(|i| {
-                    let param = self.locals.len();
-                    self.locals.push(TLocal {
-                        name: format!("<element at {}>", range.start),
-                        ty: item.clone(),
-                        mutable: false,
-                        fixed_type: true,
-                        array_literal: false,
-                    });
-                    let element =
-                        TExpr { kind: TKind::Local(LocalRef::Snippet(param)), ty: item.clone(), range: range.clone() };
+                    let (param, element) = self.hidden(&item, "element", &range);
                     let part = t.parts()[i].read_ty();
                     let body = TExpr { kind: TKind::Field(Box::new(element), i), ty: part, range: range.clone() };
                     let key = lacuna_ir::Closure { params: vec![lacuna_ir::TPat::Bind(param)], body: Box::new(body) };
