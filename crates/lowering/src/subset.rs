@@ -810,11 +810,11 @@ impl Check<'_> {
                     inner?
                 }
             };
-            // Items are scalars, pairs of them, text read in place (a string element) or new strings (which a
+            // Items are scalars, tuples of them, text read in place (a string element) or new strings (which a
             // sink moves or the run's heap frees).
             let fits = match &next {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
-                Ty::Tuple(parts) => parts.len() == 2,
+                Ty::Tuple(parts) => (2..=lacuna_ir::TupleElem::MAX).contains(&parts.len()),
                 Ty::Str | Ty::String | Ty::StructRef(_) => true,
                 Ty::Option(_) | Ty::Result(..) | Ty::Vec(_) | Ty::Struct(_) | Ty::Map { .. } => false,
             };

@@ -145,10 +145,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                 }
                 // `for x in VEC` over a vector the snippet owns (consumed): the vector in a hidden local, then a
-                // loop over its elements.
-                if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
-                    (f.iterable(), f.pat(), f.loop_body())
-                {
+                // loop over its elements. A pattern other than a name (`(sku, n)` over tuples) takes apart a hidden
+                // local bound to each element read in place, its names of `String` parts bound to copies
+                // (`Builder::copy_owned_parts`).
+                if let (Some(iterable), Some(pat), Some(body)) = (f.iterable(), f.pat(), f.loop_body()) {
                     if let Ok(Ty::Vec(elem)) = self.expr_type(&iterable) {
                         let init = self.expr(&iterable)?;
                         let hidden = self.locals.len();
@@ -161,9 +161,24 @@ impl<'a, 'db> Builder<'a, 'db> {
                             array_literal: false,
                         });
                         let seq = Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false };
-                        let var = self.declare_local(&pat)?;
                         let label = Self::label(f.label().and_then(|l| l.lifetime()));
-                        let each = TKind::ForSeq { label, var, seq, body: self.block(&body)? };
+                        let each = match &pat {
+                            ast::Pat::IdentPat(pat) => {
+                                let var = self.declare_local(pat)?;
+                                TKind::ForSeq { label, var, seq, body: self.block(&body)? }
+                            }
+                            other => {
+                                let at = self.range(other.syntax());
+                                let (var, element) = self.hidden(&elem.read_ty(), "element", &at);
+                                let pat = self.pat(other)?;
+                                let mut copies = Vec::new();
+                                let pat = self.copy_owned_parts(pat, &elem.read_ty(), &at, &mut copies);
+                                let mut body = self.block(&body)?;
+                                let take_apart = TStmt::LetPat { pat, init: element, otherwise: None };
+                                body.stmts.splice(0..0, std::iter::once(take_apart).chain(copies));
+                                TKind::ForSeq { label, var, seq, body }
+                            }
+                        };
                         let unit = Ty::Scalar(Scalar::Unit);
                         let tail = Some(Box::new(TExpr { kind: each, ty: ty.clone(), range: range.clone() }));
                         let stmts = vec![TStmt::Let { local: hidden, init: Some(init) }];

@@ -45,6 +45,17 @@ pub(super) fn values_call(e: &ast::Expr) -> bool {
             && m.arg_list().is_some_and(|l| l.args().next().is_none()))
 }
 
+/// A value that holds no reference: scalars, and what owns its text (`String`, vectors of scalars or strings, and
+/// tuples and `Option`s of those).
+fn points_nowhere(ty: &Ty) -> bool {
+    match ty {
+        Ty::Scalar(_) | Ty::String | Ty::Vec(Elem::Scalar(_) | Elem::String) => true,
+        Ty::Tuple(parts) => parts.iter().all(points_nowhere),
+        Ty::Option(payload) => points_nowhere(payload),
+        _ => false,
+    }
+}
+
 impl<'a, 'db> Builder<'a, 'db> {
     /// A closure written in place with at most one parameter: its parameter pattern and body. (`return` inside it
     /// would leave the closure, not the snippet function: not in the subset.)
@@ -179,6 +190,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some((base, calls)) = self.chain_parts(e) else { return Ok(None) };
         let range = self.range(e.syntax());
         let mut calls = calls.into_iter().peekable();
+        // Items of a consumed vector that own text, not yet taken by value (see below).
+        let mut owned_items = false;
         let source = match &base {
             ast::Expr::RangeExpr(r) => {
                 let Some(start) = r.start() else { return self.unsupported("a range without a start", r.syntax()) };
@@ -241,6 +254,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.unsupported("`into_iter` of this vector", other.syntax());
                 };
                 calls.next();
+                owned_items = seq.elem.owns_buffer();
                 IterSource::Seq(seq)
             }
             other => {
@@ -272,6 +286,39 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let IterChain { source, range, .. } = chain;
                 let source = IterSource::Chain { first: Box::new(source), first_rev, second, second_rev };
                 chain = IterChain { source, stages: Vec::new(), range };
+                continue;
+            }
+            // Owned items are read in place (their text as `&str`) while stages pass them on by reference; the
+            // first `map` or `filter_map` takes them by value, its closure binding copies of their text.
+            if owned_items && !matches!(name.as_str(), "filter" | "take" | "skip" | "take_while" | "skip_while" | "rev")
+            {
+                let (stage, ty) = match (name.as_str(), args.as_slice()) {
+                    ("map", [c]) => {
+                        let c = self.closure_with(c, Some(1))?;
+                        let c = self.copying_closure(c, &item);
+                        let ty = c.body.ty.clone();
+                        (Stage::Map(c), ty)
+                    }
+                    ("filter_map", [c]) => {
+                        let c = self.closure_with(c, Some(1))?;
+                        let c = self.copying_closure(c, &item);
+                        match &c.body.ty {
+                            Ty::Option(p) if p.scalar().is_some() || **p == Ty::String => {
+                                let payload = (**p).clone();
+                                (Stage::FilterMap(c), payload)
+                            }
+                            _ => return self.unsupported("a `filter_map` closure", call.syntax()),
+                        }
+                    }
+                    _ => return self.unsupported("this adaptor of items taken by value", call.syntax()),
+                };
+                // What the closure gives owns what it holds, or is a scalar: nothing may point into the vector,
+                // which is dropped once the expression consuming it ends.
+                if !points_nowhere(&ty) {
+                    return self.unsupported("a value pointing into items taken by value", call.syntax());
+                }
+                owned_items = false;
+                chain.stages.push((stage, ty));
                 continue;
             }
             let (stage, ty) = match (name.as_str(), args.as_slice()) {
@@ -336,6 +383,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 _ => return self.unsupported("an iterator adaptor outside the subset", call.syntax()),
             };
             chain.stages.push((stage, ty));
+        }
+        if owned_items {
+            return self.unsupported("items taken by value without a `map` copying them", e.syntax());
         }
         Ok(Some(chain))
     }

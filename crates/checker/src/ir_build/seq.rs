@@ -6,8 +6,8 @@ use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
 use lacuna_ir::{
-    Elem, ElemField, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SeqPlace, TBlock, TExpr, TKind,
-    TLocal, TStmt, Ty,
+    Closure, Elem, ElemField, LocalRef, Scalar, Seq, SeqClosureMethod, SeqKind, SeqMethod, SeqPlace, TBlock, TExpr,
+    TKind, TLocal, TPat, TStmt, TextMethod, Ty,
 };
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -218,15 +218,61 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(self.hoist_vector("vector", made))
     }
 
-    /// `v` a snippet local holding a vector whose elements own nothing (scalars, text and host structs read in
-    /// place, tuples of those): what `v.into_iter()` consumes as [`Self::consumed_vector`].
+    /// `v` a snippet local holding a vector of anything but host structs: what `v.into_iter()` consumes as
+    /// [`Self::consumed_vector`]. Elements that own text (`String`, tuples with `String` parts) are read in place
+    /// like the others; what takes one by value binds copies of its text ([`Self::copy_owned_parts`]).
     pub(super) fn consumed_vector_local(&self, e: &ast::Expr) -> bool {
         let ast::Expr::PathExpr(p) = e else { return false };
         let Some(PathResolution::Local(local)) = p.path().and_then(|p| self.sema.resolve_path(&p)) else {
             return false;
         };
         let elem = self.vec_elem(&local.ty(self.db)).and_then(|t| self.elem(&t));
-        self.local_ids.contains_key(&local) && elem.is_some_and(|e| !e.owns_buffer() && !matches!(e, Elem::Struct(_)))
+        self.local_ids.contains_key(&local) && elem.is_some_and(|e| !matches!(e, Elem::Struct(_)))
+    }
+
+    /// `pat` binding an element of a consumed vector by value, where the element is read in place (`item`: its
+    /// text as `&str`): each name the pattern binds to an owned `String` binds a hidden `&str` of the part instead,
+    /// and `stmts` gets `let name = <that text>.to_string();`, a copy the name owns. The vector keeps the original
+    /// until it is dropped (after the loop, or at the end of the expression consuming it); nothing observes that
+    /// the name owns a copy rather than the element's own buffer.
+    pub(super) fn copy_owned_parts(
+        &mut self,
+        pat: TPat,
+        item: &Ty,
+        range: &std::ops::Range<usize>,
+        stmts: &mut Vec<TStmt>,
+    ) -> TPat {
+        match (pat, item) {
+            (TPat::Bind(local), Ty::Str) if self.locals[local].ty == Ty::String => {
+                let (text, read) = self.hidden(&Ty::Str, "text", range);
+                let kind = TKind::TextMethod { name: TextMethod::ToString, receiver: Box::new(read), args: Vec::new() };
+                let copy = TExpr { kind, ty: Ty::String, range: range.clone() };
+                stmts.push(TStmt::Let { local, init: Some(copy) });
+                TPat::Bind(text)
+            }
+            (TPat::Tuple(parts), Ty::Tuple(items)) if parts.len() == items.len() => {
+                let parts = parts.into_iter().zip(items).map(|(p, t)| self.copy_owned_parts(p, t, range, stmts));
+                TPat::Tuple(parts.collect())
+            }
+            (pat, _) => pat,
+        }
+    }
+
+    /// A closure taking items of a consumed vector by value ([`Self::copy_owned_parts`] of its one parameter): the
+    /// copies made at the top of its body.
+    pub(super) fn copying_closure(&mut self, c: Closure, item: &Ty) -> Closure {
+        let Closure { mut params, body } = c;
+        let mut stmts = Vec::new();
+        if let [param] = params.as_mut_slice() {
+            let range = body.range.clone();
+            *param = self.copy_owned_parts(std::mem::replace(param, TPat::Wild), item, &range, &mut stmts);
+        }
+        if stmts.is_empty() {
+            return Closure { params, body };
+        }
+        let (ty, range) = (body.ty.clone(), body.range.clone());
+        let block = TBlock { stmts, tail: Some(body), ty: Some(ty.clone()), label: None };
+        Closure { params, body: Box::new(TExpr { kind: TKind::Block(block), ty, range }) }
     }
 
     /// `v.into_iter()` of a snippet local ([`Self::consumed_vector_local`]): the vector moved into a hidden local
