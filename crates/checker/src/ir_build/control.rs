@@ -190,8 +190,27 @@ impl<'a, 'db> Builder<'a, 'db> {
             return None;
         };
         let owner = imp.self_ty(self.db).as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()))?;
-        let bits = owner.int_bits().filter(|b| *b <= 64)?;
         let name = c.name(self.db)?;
+        if owner.is_float() {
+            // `f64::INFINITY`, `f32::MAX`, ..: the value as the literal's `f64` (exact for both types).
+            let wide = owner == Scalar::F64;
+            let value = match name.as_str() {
+                "INFINITY" => f64::INFINITY,
+                "NEG_INFINITY" => f64::NEG_INFINITY,
+                "NAN" => f64::NAN,
+                "MAX" if wide => f64::MAX,
+                "MIN" if wide => f64::MIN,
+                "EPSILON" if wide => f64::EPSILON,
+                "MIN_POSITIVE" if wide => f64::MIN_POSITIVE,
+                "MAX" => f64::from(f32::MAX),
+                "MIN" => f64::from(f32::MIN),
+                "EPSILON" => f64::from(f32::EPSILON),
+                "MIN_POSITIVE" => f64::from(f32::MIN_POSITIVE),
+                _ => return None,
+            };
+            return (ty == &Ty::Scalar(owner)).then_some(TKind::Lit(Lit::Float(value)));
+        }
+        let bits = owner.int_bits().filter(|b| *b <= 64)?;
         let lit = |v: u128| TKind::Lit(Lit::Int(v));
         Some(match (name.as_str(), owner.is_signed()) {
             ("BITS", _) if ty == &Ty::Scalar(Scalar::U32) => lit(u128::from(bits)),

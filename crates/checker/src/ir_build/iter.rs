@@ -4,7 +4,11 @@ use ra_ap_syntax::ast::{self, HasArgList, RangeItem};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{only_reversed, Builder, Result};
-use lacuna_ir::{Closure, Elem, FlatMap, IterChain, IterSource, Pieces, Scalar, Sink, Stage, TExpr, TKind, TPat, Ty};
+use lacuna_ir::{
+    Closure, Elem, FlatMap, IterChain, IterSource, Method, Pieces, Scalar, ScalarMethod, Sink, Stage, TExpr, TKind,
+    TPat, Ty,
+};
+use ra_ap_hir::{ModuleDef, PathResolution};
 
 /// A call that starts an iterator chain the JIT fuses from a receiver other than a range: its items are the
 /// receiver's elements, chars or pieces.
@@ -487,7 +491,15 @@ impl<'a, 'db> Builder<'a, 'db> {
             ("min_by", [c]) => Sink::MinBy(self.comparison(c)?),
             ("fold", [init, c]) => {
                 let init = Box::new(self.expr(init)?);
-                Sink::Fold { init, closure: self.closure_with(c, Some(2))? }
+                let closure = match c {
+                    // `fold(0.0, f64::max)`: std's `max`/`min` of numbers named as a function.
+                    ast::Expr::PathExpr(p) => match self.min_max_fn(p, &init.ty, &chain.item()) {
+                        Some(method) => self.min_max_closure(method, &init.ty, p.syntax()),
+                        None => return self.unsupported("a `fold` function other than `max` or `min`", c.syntax()),
+                    },
+                    c => self.closure_with(c, Some(2))?,
+                };
+                Sink::Fold { init, closure }
             }
             // Into a `Vec` or a set of the items only (the lowering checks the types).
             ("collect", []) => match self.expr_type(&ast::Expr::MethodCallExpr(m.clone()))? {
@@ -511,5 +523,32 @@ impl<'a, 'db> Builder<'a, 'db> {
             _ => return self.unsupported("an iterator method outside the subset", m.syntax()),
         };
         Ok(Some(TKind::Consume { chain, sink }))
+    }
+
+    /// `f64::max`, `u32::min`, `std::cmp::max` (std's, of numbers) named as a function of an accumulator and an
+    /// item of the same scalar type `ty`: the method it is.
+    fn min_max_fn(&self, p: &ast::PathExpr, acc: &Ty, item: &Ty) -> Option<ScalarMethod> {
+        let Some(PathResolution::Def(ModuleDef::Function(f))) = p.path().and_then(|p| self.sema.resolve_path(&p))
+        else {
+            return None;
+        };
+        acc.scalar().filter(|s| (s.is_int() || s.is_float()) && acc == item)?;
+        if self.fn_crate(f).as_deref() != Some("core") {
+            return None;
+        }
+        match f.name(self.db).as_str() {
+            "max" => Some(ScalarMethod::Max),
+            "min" => Some(ScalarMethod::Min),
+            _ => None,
+        }
+    }
+
+    /// `|a, b| a.max(b)` (or `min`) over values of type `ty`: what naming the function means.
+    fn min_max_closure(&mut self, method: ScalarMethod, ty: &Ty, at: &ra_ap_syntax::SyntaxNode) -> Closure {
+        let range = self.range(at);
+        let (a, read_a) = self.hidden(ty, "accumulator", &range);
+        let (b, read_b) = self.hidden(ty, "item", &range);
+        let kind = TKind::Method { name: Method::Scalar(method), receiver: Box::new(read_a), args: vec![read_b] };
+        Closure { params: vec![TPat::Bind(a), TPat::Bind(b)], body: Box::new(TExpr { kind, ty: ty.clone(), range }) }
     }
 }
