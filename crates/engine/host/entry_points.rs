@@ -280,6 +280,23 @@ mod __lacuna_struct_shims {
         impl Word for $t { unsafe fn from_word(w: u64) -> Self { unsafe { ::core::mem::transmute_copy::<u64, $t>(&w) } } }
     )*} }
     words!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, bool, char);
+    // A map's vector of strings (`BTreeMap<char, Vec<String>>`): the word is the address of `[count, address of
+    // count [pointer, length] pairs]`, each pair UTF-8 text the JIT's map holds; the strings are copied.
+    impl Word for ::std::vec::Vec<::std::string::String> {
+        unsafe fn from_word(w: u64) -> Self {
+            // SAFETY: as `from_word`'s caller guarantees: the JIT wrote such a list at `w`, live for the call.
+            unsafe {
+                let [count, items] = *(w as usize as *const [usize; 2]);
+                (0..count)
+                    .map(|i| {
+                        let [data, len] = *(items as *const [usize; 2]).add(i);
+                        let text = ::core::slice::from_raw_parts(data as *const u8, len);
+                        ::std::string::String::from(::core::str::from_utf8_unchecked(text))
+                    })
+                    .collect()
+            }
+        }
+    }
     pub trait KeyIn: Sized {
         /// The key the JIT passed as two words: text as (pointer, length), a scalar as its first word's bits.
         ///

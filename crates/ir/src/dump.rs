@@ -180,6 +180,9 @@ impl Dumper {
                 let op = op.map_or("=".to_owned(), |op| format!("{}=", binop(op)));
                 format!("(entry l{map} {} or {default} {op} {})", self.expr(key), self.expr(value))
             }
+            TKind::MapPush { map, key, value } => {
+                format!("(entry l{map} {} or default .push {})", self.expr(key), self.expr(value))
+            }
             TKind::StructEq { left, right, negated } => {
                 format!("({} {} {})", if *negated { "struct!=" } else { "struct==" }, self.expr(left), self.expr(right))
             }

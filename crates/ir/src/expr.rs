@@ -139,6 +139,14 @@ pub enum TKind {
         op: Option<BinOp>,
         value: Box<TExpr>,
     },
+    /// `m.entry(key).or_default().push(value)` (or `.or_insert_with(Vec::new)`) on the snippet's map of vectors of
+    /// strings ([`MapValue::Strings`](crate::MapValue::Strings)): the key evaluated, then the `String` value, then
+    /// an empty vector inserted at the key when it is absent and the value pushed onto the key's vector.
+    MapPush {
+        map: usize,
+        key: Box<TExpr>,
+        value: Box<TExpr>,
+    },
     /// `a == b` (or `!=`, `negated`) of two host structs of one type, through the host's `PartialEq` shim.
     StructEq {
         left: Box<TExpr>,

@@ -135,12 +135,12 @@ pub enum Ty {
     /// when its local's scope ends or when the run ends.
     Struct(usize),
     /// `HashMap<K, V>` (or `BTreeMap`, `ordered`) the snippet owns: its address (a map the run keeps, with keys
-    /// as text — [`Ty::String`] or [`Ty::Str`] — or a scalar, and scalar values), handed to the host as its own
-    /// map type when it is the hole's value. A `value` of `()` is a set (`HashSet<K>` / `BTreeSet<K>`), as std
-    /// builds its sets: a map to `()` ([`Ty::is_set`]).
+    /// as text — [`Ty::String`] or [`Ty::Str`] — or a scalar, and scalar values or vectors of strings), handed to
+    /// the host as its own map type when it is the hole's value. A `value` of `()` is a set (`HashSet<K>` /
+    /// `BTreeSet<K>`), as std builds its sets: a map to `()` ([`Ty::is_set`]).
     Map {
         key: Box<Ty>,
-        value: Scalar,
+        value: MapValue,
         ordered: bool,
     },
 }
@@ -210,7 +210,7 @@ impl Ty {
 
     /// A `HashSet` or `BTreeSet`: a [`Ty::Map`] to `()`.
     pub fn is_set(&self) -> bool {
-        matches!(self, Ty::Map { value: Scalar::Unit, .. })
+        matches!(self, Ty::Map { value: MapValue::Scalar(Scalar::Unit), .. })
     }
 
     /// The type as Rust spells it (as rustc prints the hole's type).
@@ -231,6 +231,34 @@ impl Ty {
                 format!("{}<{}, {}>", if *ordered { "BTreeMap" } else { "HashMap" }, key.name(), value.name())
             }
             Ty::String => "String".to_owned(),
+        }
+    }
+}
+
+/// What a map the snippet builds ([`Ty::Map`]) holds at each key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MapValue {
+    /// A scalar's bits (`()` for a set).
+    Scalar(Scalar),
+    /// A `Vec<String>` (`BTreeMap<char, Vec<String>>`): only ever grown by `m.entry(k).or_default().push(s)`
+    /// ([`TKind::MapPush`](crate::TKind::MapPush)), handed to the host, or dropped.
+    Strings,
+}
+
+impl MapValue {
+    /// The scalar, for a map of scalars (or a set).
+    pub fn scalar(self) -> Option<Scalar> {
+        match self {
+            MapValue::Scalar(s) => Some(s),
+            MapValue::Strings => None,
+        }
+    }
+
+    /// The value type as Rust spells it.
+    pub fn name(self) -> String {
+        match self {
+            MapValue::Scalar(s) => s.name().to_owned(),
+            MapValue::Strings => "Vec<String>".to_owned(),
         }
     }
 }

@@ -111,6 +111,10 @@ impl TExpr {
             }
             TKind::MapNew | TKind::MapEntries { .. } => {}
             TKind::MapMethod { args, .. } => args.iter().for_each(|a| f(Child::Expr(a))),
+            TKind::MapPush { key, value, .. } => {
+                f(Child::Expr(key));
+                f(Child::Expr(value));
+            }
             TKind::MapUpdate { key, default, value, .. } => {
                 f(Child::Expr(value));
                 f(Child::Expr(key));

@@ -428,6 +428,14 @@ impl Walk<'_> {
                 }
                 none()
             }
+            // The key and the `String` pushed are moved into the map, which is held from `entry` on.
+            TKind::MapPush { map, key, value } => {
+                self.moved_check(LocalRef::Snippet(*map), e)?;
+                let held = Owners::from([LocalRef::Snippet(*map)]);
+                let loans = self.while_held([(&**key, true), (&**value, true)], &held)?;
+                self.no_overlap(&held, &loans, e)?;
+                none()
+            }
             TKind::MapUpdate { map, key, default, value, .. } => {
                 self.in_order([(&**value, true)], none())?;
                 self.moved_check(LocalRef::Snippet(*map), e)?;
@@ -968,7 +976,7 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
         TKind::MapMethod { map, name, .. } if name.mutates() => {
             out.insert(LocalRef::Snippet(*map));
         }
-        TKind::MapUpdate { map, .. } => {
+        TKind::MapUpdate { map, .. } | TKind::MapPush { map, .. } => {
             out.insert(LocalRef::Snippet(*map));
         }
         _ => {}

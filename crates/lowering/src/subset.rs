@@ -266,7 +266,7 @@ impl Check<'_> {
     }
 
     /// The key type, value type and `mut`-ness of the snippet's map local `map`.
-    pub(crate) fn map_local(&self, map: usize) -> Option<(&Ty, &Scalar, bool)> {
+    pub(crate) fn map_local(&self, map: usize) -> Option<(&Ty, &lacuna_ir::MapValue, bool)> {
         match self.snippet.locals.get(map)? {
             lacuna_ir::TLocal { ty: Ty::Map { key, value, .. }, mutable, .. } => Some((key, value, *mutable)),
             _ => None,
@@ -334,6 +334,7 @@ impl Check<'_> {
             TKind::MapEntries { map, view } => self.map_entries(e, *map, *view),
             TKind::MapMethod { map, name, args, .. } => self.map_method(e, *map, *name, args),
             TKind::MapUpdate { map, key: k, default, op, value: v } => self.map_update(e, *map, k, default, op, v),
+            TKind::MapPush { map, key: k, value: v } => self.map_push(e, *map, k, v),
             TKind::StructEq { left, right, .. } => {
                 self.expr(left)?;
                 self.expr(right)?;
@@ -609,9 +610,10 @@ impl Check<'_> {
                         }
                         // `{:?}` of the snippet's map or set: `{k: v, ..}` / `{k, ..}` in key order (a `BTreeMap`'s;
                         // one a `HashMap` may have), with no width, precision or `#`.
-                        (Ty::Map { key, .. }, FmtTrait::Debug) => {
+                        (Ty::Map { key, value, .. }, FmtTrait::Debug) => {
                             *spec == lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() }
                                 && matches!(**key, Ty::Str | Ty::String | Ty::Scalar(_))
+                                && value.scalar().is_some()
                         }
                         // A host struct formats itself (the host's shim); only `{}`, `{:?}` and `{:#?}`.
                         (Ty::Struct(_) | Ty::StructRef(_), FmtTrait::Display | FmtTrait::Debug) => {

@@ -6,8 +6,8 @@ use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
 use lacuna_ir::{
-    Elem, Lit, LocalRef, MapMethod, MapView, Part, Scalar, Seq, TExpr, TKind, TLocal, TStmt, TextMethod, TupleElem, Ty,
-    UnOp,
+    Elem, Lit, LocalRef, MapMethod, MapValue, MapView, Part, Scalar, Seq, TExpr, TKind, TLocal, TStmt, TextMethod,
+    TupleElem, Ty, UnOp,
 };
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -49,6 +49,9 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// `view` of the snippet's map local `map` (written as `e`): a new vector ([`TKind::MapEntries`]).
     pub(super) fn map_view_expr(&mut self, map: usize, view: MapView, e: &ast::Expr) -> Result<Option<TExpr>> {
         let Ty::Map { key, value, .. } = self.locals[map].ty.clone() else { return Ok(None) };
+        let Some(value) = value.scalar() else {
+            return self.unsupported("a view of a map of vectors", e.syntax());
+        };
         let key = match *key {
             Ty::String if view == MapView::IntoIter => Part::String,
             Ty::String | Ty::Str => Part::Str,
@@ -151,9 +154,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(local) = self.sema.to_def(&pat) else { return Ok(None) };
         let Some((map, key, default)) = self.map_entry(&init)? else { return Ok(None) };
         let Ty::Map { value, .. } = self.locals[map].ty.clone() else { return Ok(None) };
-        if value == Scalar::Unit {
-            return Ok(None);
-        }
+        let Some(value) = value.scalar().filter(|v| *v != Scalar::Unit) else { return Ok(None) };
         self.references.set(true);
         let range = self.range(stmt.syntax());
         let name = pat.name().map(|n| n.text().to_string()).unwrap_or_default();
@@ -264,5 +265,55 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         let key = self.map_key(map, key)?;
         Ok(Some((map, key, default)))
+    }
+
+    /// `m.entry(key).or_default().push(value)` (or `.or_insert_with(Vec::new)`, `.or_insert(Vec::new())`,
+    /// `.or_insert(vec![])`) of the snippet's map local of vectors of strings ([`TKind::MapPush`]).
+    pub(super) fn map_push(&mut self, push: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        if push.name_ref().is_none_or(|n| n.text() != "push") {
+            return Ok(None);
+        }
+        let Some(ast::Expr::MethodCallExpr(or)) = push.receiver() else { return Ok(None) };
+        let Some(ast::Expr::MethodCallExpr(entry)) = or.receiver() else { return Ok(None) };
+        if entry.name_ref().is_none_or(|n| n.text() != "entry") {
+            return Ok(None);
+        }
+        let Some(map) = entry.receiver().and_then(|r| self.map_local(&r)) else { return Ok(None) };
+        if !matches!(self.locals[map].ty, Ty::Map { value: MapValue::Strings, .. }) {
+            return Ok(None);
+        }
+        // Each of the four is std's (a trait in scope could add methods of these names).
+        let std_method = |b: &Self, m: &ast::MethodCallExpr| {
+            b.sema.resolve_method_call(m).is_some_and(|f| matches!(b.fn_crate(f).as_deref(), Some("std" | "alloc")))
+        };
+        if !(std_method(self, push) && std_method(self, &or) && std_method(self, &entry)) {
+            return Ok(None);
+        }
+        let args = |m: &ast::MethodCallExpr| -> Vec<ast::Expr> { m.arg_list().into_iter().flat_map(|l| l.args()).collect() };
+        let (key, default, value) = (args(&entry), args(&or), args(push));
+        let ([key], [value]) = (key.as_slice(), value.as_slice()) else { return Ok(None) };
+        // The default is an empty vector, made without effects.
+        let empty = match (or.name_ref().map(|n| n.text().to_string()).as_deref(), default.as_slice()) {
+            (Some("or_default"), []) => true,
+            (Some("or_insert_with"), [ast::Expr::PathExpr(p)]) => self.vec_new_fn(p),
+            (Some("or_insert"), [d]) => matches!(self.expr(d)?.kind, TKind::VecLit(ref v) if v.is_empty()),
+            _ => false,
+        };
+        if !empty {
+            return self.unsupported("a default other than an empty vector", or.syntax());
+        }
+        let key = self.map_key(map, key)?;
+        let value = self.expr(value)?;
+        Ok(Some(TKind::MapPush { map, key: Box::new(key), value: Box::new(value) }))
+    }
+
+    /// `Vec::new` named as a function (std's).
+    fn vec_new_fn(&self, p: &ast::PathExpr) -> bool {
+        let Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) =
+            p.path().and_then(|p| self.sema.resolve_path(&p))
+        else {
+            return false;
+        };
+        self.fn_crate(f).as_deref() == Some("alloc") && f.name(self.db).as_str() == "new"
     }
 }

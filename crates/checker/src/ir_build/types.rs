@@ -4,7 +4,7 @@ use ra_ap_syntax::ast;
 use ra_ap_syntax::{AstNode, SyntaxNode};
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{Elem, Scalar, Ty};
+use lacuna_ir::{Elem, MapValue, Scalar, Ty};
 
 impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn ty(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<Ty> {
@@ -315,9 +315,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             Ty::Scalar(s)
         };
         let value = match set {
-            true => Scalar::Unit,
+            true => MapValue::Scalar(Scalar::Unit),
+            // `Vec<String>` values (`BTreeMap<char, Vec<String>>`: names grouped by a key).
+            false if self.vec_elem(args.get(1)?).is_some_and(|e| self.is_string(&e)) => MapValue::Strings,
             false => Self::builtin(args.get(1)?)
-                .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?,
+                .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))
+                .map(MapValue::Scalar)?,
         };
         Some(Ty::Map { key: Box::new(key), value, ordered })
     }

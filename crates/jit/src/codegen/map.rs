@@ -95,6 +95,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let len = self.b.inst_results(call)[0];
             return Ok(vec![if name == Len { len } else { self.b.ins().icmp_imm(IntCC::Equal, len, 0) }]);
         }
+        let vt = vt.scalar().ok_or_else(|| CodegenError(format!("`{name}` of a map of vectors")))?;
         let key = args.first().ok_or_else(|| CodegenError(format!("`{name}` without a key")))?;
         let (data, len, word, owned) = self.map_key_parts(key)?;
         // A set's values are `()`: no type to read, and nothing of them is read.
@@ -180,6 +181,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let Ty::Map { key, value, .. } = self.snippet.locals[map].ty.clone() else {
             return Err(CodegenError("a view of something other than a map".into()));
         };
+        let value = value.scalar().ok_or_else(|| CodegenError("a view of a map of vectors".into()))?;
         let m = self.map_address(map)?;
         let (entries, n) = self.map_listing(m, &key)?;
         let home = self.vec_new(elem, 0, at)?;
@@ -228,6 +230,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let Ty::Map { value: vt, .. } = self.snippet.locals[map].ty else {
                 return Err(CodegenError("an entry of something other than a map".into()));
             };
+            let vt = vt.scalar().ok_or_else(|| CodegenError("a change of a map's vector".into()))?;
             // Primitive operands: the value first, then the place.
             let v = self.one(value)?;
             let m = self.map_address(map)?;
@@ -255,5 +258,21 @@ impl<'a, 'b> Gen<'a, 'b> {
             None
         };
         Ok(value.into_iter().collect())
+    }
+
+    /// `m.entry(key).or_default().push(value)` of a map of vectors of strings ([`TKind::MapPush`]): the key, then
+    /// the `String`, evaluated; the map keeps copies of both, and the moved buffers are freed.
+    pub(super) fn map_push(&mut self, map: usize, key: &TExpr, value: &TExpr) -> R<Vals> {
+        let (data, len, word, owned) = self.map_key_parts(key)?;
+        let text = self.expr(value)?;
+        let &[text_data, _, text_len] = text.as_slice() else {
+            return Err(CodegenError("a push of something other than a `String`".into()));
+        };
+        let m = self.map_address(map)?;
+        let f = self.helpers[&Helper::MapPush];
+        self.b.ins().call(f, &[m, data, len, word, text_data, text_len]);
+        self.free_moved_key(owned);
+        self.free_moved_key(Some(text_data));
+        Ok(Vec::new())
     }
 }

@@ -321,10 +321,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                             out.push(FmtArg::new(KIND_SEQ | layout << 8, data, len, *spec, start));
                         }
                         Ty::Map { key, value: vt, .. } => {
+                            let vt = vt.scalar().ok_or_else(|| CodegenError("formatting a map of vectors".into()))?;
                             let m = self.one(value)?;
                             let (entries, n) = self.map_listing(m, key)?;
                             let mut arg = FmtArg::new(KIND_STR, entries, n, *spec, start);
-                            arg.map = Some(((**key).clone(), *vt));
+                            arg.map = Some(((**key).clone(), vt));
                             out.push(arg);
                         }
                         other => return Err(CodegenError(format!("formatting a `{}`", other.name()))),

@@ -24,6 +24,9 @@ pub struct JitMap {
     /// The entries in key order as `[key word, key word, value]` ([`helper_map_entries`]), while the map has not
     /// changed since they were listed.
     listed: Option<Vec<[u64; 3]>>,
+    /// For a map of vectors of strings (`BTreeMap<char, Vec<String>>`, grown by [`helper_map_push`]): each entry's
+    /// value is an index here, the vector's strings as their bytes.
+    lists: Vec<Vec<Box<[u8]>>>,
 }
 
 impl JitMap {
@@ -101,6 +104,32 @@ pub(crate) unsafe extern "C" fn helper_map_slot(
     // SAFETY: as the caller guarantees.
     let (m, k) = unsafe { (map(m), key(data, len, word)) };
     m.changing().entry(k).or_insert(default) as *mut u64
+}
+
+/// JIT helper: `m.entry(k).or_default().push(s)` of a map of vectors of strings: an empty vector inserted at the
+/// key when it is absent, then a copy of the `len` bytes at `text` pushed onto it (the caller frees its own).
+///
+/// # Safety
+/// As [`map`] and [`key`]; `text` is readable for `len` bytes; the map holds vectors of strings.
+pub(crate) unsafe extern "C" fn helper_map_push(
+    m: usize,
+    data: *const u8,
+    len: usize,
+    word: u64,
+    text: *const u8,
+    text_len: usize,
+) {
+    // SAFETY: as the caller guarantees.
+    let (m, k) = unsafe { (map(m), key(data, len, word)) };
+    // SAFETY: as the caller guarantees.
+    let bytes: Box<[u8]> = unsafe { std::slice::from_raw_parts(text, text_len) }.into();
+    let lists = &mut m.lists;
+    let index = *m.entries.entry(k).or_insert_with(|| {
+        lists.push(Vec::new());
+        (lists.len() - 1) as u64
+    });
+    m.listed = None;
+    m.lists[index as usize].push(bytes);
 }
 
 /// JIT helper: `insert` (`remove` when `remove` is 1): whether the key was there, its old value written to `old`.
@@ -193,12 +222,21 @@ pub(crate) unsafe extern "C" fn helper_map_give(ctx: *mut JitContext, m: usize, 
     let jm = unsafe { map(m) };
     let mut keys = Vec::with_capacity(jm.entries.len());
     let mut values = Vec::with_capacity(jm.entries.len());
+    // A vector of strings is handed over as the address of `[count, address of its strings' [pointer, length]]`
+    // (`StringList`), which the host's writer copies into a `Vec<String>`.
+    let texts: Vec<Vec<[usize; 2]>> = jm
+        .lists
+        .iter()
+        .map(|list| list.iter().map(|t| [t.as_ptr() as usize, t.len()]).collect())
+        .collect();
+    let heads: Vec<[usize; 2]> = texts.iter().map(|t| [t.len(), t.as_ptr() as usize]).collect();
+    let strings = !jm.lists.is_empty();
     for (k, v) in &jm.entries {
         keys.push(match k {
             Key::Text(bytes) => [bytes.as_ptr() as usize, bytes.len()],
             Key::Word(w) => [*w as usize, 0],
         });
-        values.push(*v);
+        values.push(if strings { &heads[*v as usize] as *const [usize; 2] as u64 } else { *v });
     }
     // SAFETY: as the caller guarantees; the keys' bytes live in the map until it is freed below.
     unsafe {

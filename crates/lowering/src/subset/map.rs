@@ -2,7 +2,7 @@
 
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{BinOp, Elem, MapMethod, MapView, Part, Scalar, TExpr, Ty};
+use lacuna_ir::{BinOp, Elem, MapMethod, MapValue, MapView, Part, Scalar, TExpr, Ty};
 
 impl Check<'_> {
     /// A view of the snippet's map or set as a new vector ([`TKind::MapEntries`]): its entries, keys or values,
@@ -19,7 +19,7 @@ impl Check<'_> {
             }
             _ => return unsupported("a view of a map with these keys", &e.range),
         };
-        let value = *value;
+        let Some(value) = value.scalar() else { return unsupported("a view of a map of vectors", &e.range) };
         let key_elem = match key {
             Part::Scalar(s) => Elem::Scalar(s),
             Part::String => Elem::String,
@@ -54,7 +54,14 @@ impl Check<'_> {
         let Some((key, value, mutable)) = self.map_local(map) else {
             return unsupported("a method of something other than a map", &e.range);
         };
-        let value = Ty::Scalar(*value);
+        let Some(value) = value.scalar().map(Ty::Scalar) else {
+            // A map of vectors: only its size is read.
+            return match name {
+                MapMethod::Len if e.ty == Ty::Scalar(Scalar::Usize) => Ok(()),
+                MapMethod::IsEmpty if e.ty == Ty::Scalar(Scalar::Bool) => Ok(()),
+                _ => unsupported(format!("the map method `{name}` of a map of vectors"), &e.range),
+            };
+        };
         let arg = |i: usize| args.get(i).map(|a| &a.ty);
         // A key read in place: text for a text-keyed map.
         let key_ref = |t: Option<&Ty>| match key {
@@ -108,7 +115,9 @@ impl Check<'_> {
         let Some((key, value, mutable)) = self.map_local(map) else {
             return unsupported("an entry of something other than a map", &e.range);
         };
-        let value = Ty::Scalar(*value);
+        let Some(value) = value.scalar().map(Ty::Scalar) else {
+            return unsupported("a change of an entry of a map of vectors", &e.range);
+        };
         let op_fits = match op {
             None => true,
             Some(BinOp::Add | BinOp::Sub | BinOp::Mul) => value.s().is_int() || value.s().is_float(),
@@ -126,6 +135,29 @@ impl Check<'_> {
             Ok(())
         } else {
             unsupported("this change of a map entry", &e.range)
+        }
+    }
+
+    /// `m.entry(k).or_default().push(s)` of a map of vectors of strings ([`TKind::MapPush`]): the key as the map
+    /// keeps it (a `String` moved in, or a scalar), a `String` pushed.
+    pub(super) fn map_push(&mut self, e: &TExpr, map: usize, k: &TExpr, v: &TExpr) -> Result<(), Unsupported> {
+        self.expr(k)?;
+        self.expr(v)?;
+        let Some((key, value, mutable)) = self.map_local(map) else {
+            return unsupported("an entry of something other than a map", &e.range);
+        };
+        let fits = *value == MapValue::Strings
+            && k.ty == *key
+            && matches!(key, Ty::String | Ty::Scalar(_))
+            && v.ty == Ty::String
+            && e.ty == Ty::Scalar(Scalar::Unit);
+        if !mutable {
+            return unsupported("a map changed through a binding that is not `mut`", &e.range);
+        }
+        if fits {
+            Ok(())
+        } else {
+            unsupported("this push onto a map's vector", &e.range)
         }
     }
 }
