@@ -525,7 +525,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             (false, false) => TextMethod::SliceAll,
         };
         let kind = TKind::TextMethod { name, receiver, args };
-        Ok(Some(TExpr { kind, ty: Ty::Str, range: self.range(index.syntax()) }))
+        // `Index::index` panics inside std; rustc places the panic at the `[`.
+        let range = self.range(index.syntax());
+        let start = index.l_brack_token().map_or(range.start, |b| self.token_at(&b));
+        Ok(Some(TExpr { kind, ty: Ty::Str, range: start..range.end }))
     }
 }
 
