@@ -55,6 +55,20 @@ pub(crate) enum Target {
     Block,
 }
 
+/// Text read in place from a name: a `&str` local, or the text of a string binding or of a `String` local the
+/// snippet names (`s.as_str()`, `&s`) — never a hidden local holding a temporary.
+fn named_text(x: &TExpr, locals: &[lacuna_ir::TLocal]) -> bool {
+    let named = |local: usize| locals.get(local).is_some_and(|l| !l.name.starts_with('<'));
+    let name = |x: &TExpr| matches!(x.kind, TKind::Local(LocalRef::Snippet(l)) if named(l));
+    x.ty == Ty::Str
+        && match &x.kind {
+            TKind::Local(LocalRef::Snippet(l)) => named(*l),
+            TKind::TextOf(seq) => seq.kind != SeqKind::Local || named(seq.binding),
+            TKind::TextMethod { name: lacuna_ir::TextMethod::AsStr, receiver, args } => args.is_empty() && name(receiver),
+            _ => false,
+        }
+}
+
 /// An `Option` that owns its payload (an `Option<String>`): moved when read by value, dropped where its scope
 /// ends.
 pub(crate) fn owned_option(ty: &Ty) -> bool {
@@ -692,6 +706,11 @@ impl Check<'_> {
                         Ok(())
                     }
                     Ty::Vec(Elem::Str) if elems.iter().all(literal) => Ok(()),
+                    // Or the text of a name (`[s.as_str(), "x"]`): a local or binding outliving the vector, which
+                    // rustc's borrow check judges (the typed view says the snippet borrows).
+                    Ty::Vec(Elem::Str) if self.snippet.references && elems.iter().all(|x| literal(x) || named_text(x, &self.snippet.locals)) => {
+                        Ok(())
+                    }
                     _ => unsupported("a vector of this type", &e.range),
                 }
             }

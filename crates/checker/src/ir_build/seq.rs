@@ -699,16 +699,38 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some((elem, _)) = self.sema.type_of_expr(e).and_then(|t| t.original.as_array(self.db)) else {
             return Ok(None);
         };
-        // Scalars, or text when every element is a string literal (`'static`: nothing it points to can go away).
-        let literals = match array.kind() {
-            ast::ArrayExprKind::ElementList(mut elems) => {
-                elems.all(|x| matches!(&x, ast::Expr::Literal(l) if matches!(l.kind(), ast::LiteralKind::String(_))))
+        // Scalars, or text when every element is a string literal (`'static`: nothing it points to can go away) or
+        // the text of a name (`s`, `&s`, `s.as_str()`: a local or binding, which outlives the array — rustc's
+        // borrow check judges that); never a temporary's, which the array could outlive.
+        let named_text = |x: &ast::Expr| {
+            let named = |x: &Option<ast::Expr>| matches!(x, Some(ast::Expr::PathExpr(_)));
+            match x {
+                ast::Expr::PathExpr(_) => true,
+                ast::Expr::RefExpr(r) => r.mut_token().is_none() && r.raw_token().is_none() && named(&r.expr()),
+                ast::Expr::MethodCallExpr(m) => {
+                    m.name_ref().is_some_and(|n| n.text() == "as_str")
+                        && m.arg_list().is_some_and(|l| l.args().next().is_none())
+                        && named(&m.receiver())
+                }
+                _ => false,
             }
-            ast::ArrayExprKind::Repeat { .. } => false,
+        };
+        let (literals, names) = match array.kind() {
+            ast::ArrayExprKind::ElementList(elems) => {
+                let elems: Vec<ast::Expr> = elems.collect();
+                let literal =
+                    |x: &ast::Expr| matches!(x, ast::Expr::Literal(l) if matches!(l.kind(), ast::LiteralKind::String(_)));
+                (elems.iter().all(literal), elems.iter().all(|x| literal(x) || named_text(x)))
+            }
+            ast::ArrayExprKind::Repeat { .. } => (false, false),
         };
         let elem = match self.elem(&elem) {
             Some(elem @ Elem::Scalar(_)) => elem,
             Some(Elem::Str) if literals => Elem::Str,
+            Some(Elem::Str) if names => {
+                self.references.set(true);
+                Elem::Str
+            }
             _ => return Ok(None),
         };
         let kind = match array.kind() {
