@@ -248,9 +248,10 @@ impl Dumper {
                 let name = if *unstable { "sort_unstable_by" } else { "sort_by" };
                 format!("(seq.{name} {} {})", seq_text(seq), keys.join(" "))
             }
-            TKind::SeqStore { seq, index, op, value, .. } => {
+            TKind::SeqStore { seq, index, part, op, value, .. } => {
                 let op = op.map_or("=".to_owned(), |op| format!("{}=", binop(op)));
-                format!("(store{op} {} {} {})", seq_text(seq), self.expr(index), self.expr(value))
+                let part = part.map_or(String::new(), |p| format!(" .{p}"));
+                format!("(store{op} {} {}{part} {})", seq_text(seq), self.expr(index), self.expr(value))
             }
             TKind::Return(value) => match value {
                 Some(v) => format!("(return {})", self.expr(v)),

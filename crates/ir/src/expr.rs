@@ -260,12 +260,15 @@ pub enum TKind {
         unstable: bool,
         keys: Vec<SortKey>,
     },
-    /// `v[index] = value` or `v[index] op= value` into a writable sequence binding (bounds-checked).
+    /// `v[index] = value` or `v[index] op= value` into a writable sequence binding (bounds-checked); with `part`,
+    /// `v[index].part op= value` of a scalar part of a sequence of tuples (`counts[i].1 += 1`, `e.1 += 1` of
+    /// `for e in v.iter_mut()`).
     SeqStore {
         seq: Seq,
         /// Where an index fault is placed (a `Vec`'s `[`; a slice's place); an overflow is at the expression.
         index_at: usize,
         index: Box<TExpr>,
+        part: Option<usize>,
         op: Option<BinOp>,
         value: Box<TExpr>,
     },

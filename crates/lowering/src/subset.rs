@@ -483,7 +483,7 @@ impl Check<'_> {
                     unsupported("an element read as this type", &e.range)
                 }
             }
-            TKind::SeqStore { seq, index, op, value, .. } => self.seq_store(e, seq, index, op, value),
+            TKind::SeqStore { seq, index, part, op, value, .. } => self.seq_store(e, seq, (index, *part), op, value),
             TKind::Method { name, receiver, args } => self.method(e, *name, receiver, args),
             TKind::Some(inner) => {
                 self.expr(inner)?;

@@ -75,7 +75,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                             (_, Some(b)) => self.token_at(&b),
                         };
                         let index = Box::new(index);
-                        TKind::SeqStore { seq, index_at, index, op: op.map(arith), value }
+                        TKind::SeqStore { seq, index_at, index, part: None, op: op.map(arith), value }
+                    } else if let Some((seq, index, index_at, part)) = match &lhs {
+                        ast::Expr::FieldExpr(f) => self.tuple_part_place(f)?,
+                        _ => None,
+                    } {
+                        // `v[i].1 += 1`, `x.1 += 1` of `for x in v.iter_mut()` over tuples: Rust evaluates the
+                        // value, then the place.
+                        let value = Box::new(self.expr(&rhs)?);
+                        let index = Box::new(index);
+                        TKind::SeqStore { seq, index_at, index, part: Some(part), op: op.map(arith), value }
                     } else if let ast::Expr::FieldExpr(f) = &lhs {
                         let place = match (self.host_field(f), self.elem_field(f)) {
                             (Some(i), _) => Place::HostField(i),
@@ -97,7 +106,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                         let value = Box::new(self.expr(&rhs)?);
                         let index_at = self.range(lhs.syntax()).start;
                         let index = Box::new(self.index_local(index, self.range(lhs.syntax())));
-                        TKind::SeqStore { seq, index_at, index, op: op.map(arith), value }
+                        TKind::SeqStore { seq, index_at, index, part: None, op: op.map(arith), value }
                     } else if let Some((map, key)) = match &lhs {
                         ast::Expr::PrefixExpr(d) if d.op_kind() == Some(ast::UnaryOp::Deref) => {
                             d.expr().and_then(|inner| self.map_slot(&inner, &self.range(lhs.syntax())))

@@ -330,7 +330,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let (Some(base), Some(index)) = (f.expr(), index) else {
                     return self.unsupported("a field of a struct", expr.syntax());
                 };
-                let base = self.expr(&base)?;
+                // `x.0` of `for x in v.iter_mut()` over tuples: the element at the loop's index.
+                let base = match self.elem_ref(&base) {
+                    Some((seq, at)) if matches!(seq.elem, lacuna_ir::Elem::Tuple(_)) => {
+                        let base_range = self.range(base.syntax());
+                        let index = Box::new(self.index_local(at, base_range.clone()));
+                        TExpr { kind: TKind::SeqIndex { seq, index }, ty: seq.elem.read_ty(), range: base_range }
+                    }
+                    _ => self.expr(&base)?,
+                };
                 let part = match &base.ty {
                     Ty::Tuple(parts) if index < parts.len() => parts[index].clone(),
                     _ => return self.unsupported("a field of something other than a tuple", expr.syntax()),

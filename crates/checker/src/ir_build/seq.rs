@@ -456,7 +456,8 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn mut_scalar_loop(&mut self, f: &ast::ForExpr) -> Option<(ra_ap_hir::Local<'db>, Seq)> {
         let (pat, base) = self.mut_loop_parts(f)?;
         let seq = self.sequence(&base)?;
-        if seq.elem.scalar().is_none() || !seq.writable {
+        // Scalars (`*x`), or tuples (`x.0`, `x.1 += 1`: a part of the element there).
+        if !matches!(seq.elem, Elem::Scalar(_) | Elem::Tuple(_)) || !seq.writable {
             return None;
         }
         Some((self.sema.to_def(&pat)?, seq))
@@ -492,6 +493,33 @@ impl<'a, 'db> Builder<'a, 'db> {
         let body = self.block(&body)?;
         let kind = TKind::For { label, var: index, start: Box::new(start), end: Box::new(end), inclusive: false, body };
         Ok(TExpr { kind, ty, range })
+    }
+
+    /// `x.n` of a loop variable `x` of [`Builder::mut_scalar_loop`] over tuples, or `v[i].n` of a sequence of tuples:
+    /// the sequence, the index and the part. Nothing else is read of the element.
+    pub(super) fn tuple_part_place(&mut self, f: &ast::FieldExpr) -> Result<Option<(Seq, TExpr, usize, usize)>> {
+        let Some(part) = f.name_ref().and_then(|n| n.text().parse::<usize>().ok()) else { return Ok(None) };
+        let Some(base) = f.expr() else { return Ok(None) };
+        let range = self.range(f.syntax());
+        if let Some((seq, index)) = self.elem_ref(&base) {
+            let Elem::Tuple(_) = seq.elem else { return Ok(None) };
+            // Always in bounds: nothing but `x` reaches `v` while the loop runs.
+            return Ok(Some((seq, self.index_local(index, range.clone()), range.start, part)));
+        }
+        let ast::Expr::IndexExpr(ix) = &base else { return Ok(None) };
+        let (Some(seq_expr), Some(index)) = (ix.base(), ix.index()) else { return Ok(None) };
+        let Some(seq) = self.sequence(&seq_expr) else { return Ok(None) };
+        let Elem::Tuple(_) = seq.elem else { return Ok(None) };
+        let index = self.expr(&index)?;
+        if index.s() != Scalar::Usize {
+            return self.unsupported("an index that is not a `usize`", ix.syntax());
+        }
+        // Index faults at the `[` for a `Vec` (`IndexMut::index_mut`), at the place for a slice.
+        let index_at = match (seq.kind, ix.l_brack_token()) {
+            (SeqKind::Slice, _) | (_, None) => range.start,
+            (_, Some(b)) => self.token_at(&b),
+        };
+        Ok(Some((seq, index, index_at, part)))
     }
 
     /// `x` of `*x`, a loop variable of [`Builder::mut_scalar_loop`]: its sequence and index local.

@@ -168,8 +168,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.sort_by_keys(seq, keys, at)?;
                 None
             }
-            TKind::SeqStore { seq, index_at, index, op, value } => {
-                return self.seq_store(e, seq, *index_at, index, op, value)
+            TKind::SeqStore { seq, index_at, index, part, op, value } => {
+                return self.seq_store(e, seq, (*index_at, index, *part), op, value)
             }
             TKind::HostCall { name, symbol, receiver, args } => return self.host_call(e, name, symbol, receiver, args),
             TKind::UnwrapFailed { symbol, message, err, at } => {

@@ -756,13 +756,13 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(vars.iter().map(|v| self.b.use_var(*v)).collect())
     }
 
-    /// `v[index] = value` or `v[index] op= value` ([`TKind::SeqStore`]).
+    /// `v[index] = value` or `v[index] op= value`, or of a tuple part (`v[index].part op= value`)
+    /// ([`TKind::SeqStore`]).
     pub(super) fn seq_store(
         &mut self,
         e: &TExpr,
         seq: &Seq,
-        index_at: usize,
-        index: &TExpr,
+        (index_at, index, part): (usize, &TExpr, Option<usize>),
         op: &Option<BinOp>,
         value: &TExpr,
     ) -> R<Vals> {
@@ -771,8 +771,20 @@ impl<'a, 'b> Gen<'a, 'b> {
             // Rust evaluates the value first, then the place.
             let v = self.one(value)?;
             let i = self.one(index)?;
-            let address = self.seq_element(seq, i, index_at)?;
-            let elem = seq.elem.scalar().ok_or_else(|| CodegenError("a store into strings".into()))?;
+            let mut address = self.seq_element(seq, i, index_at)?;
+            let elem = match (seq.elem, part) {
+                (Elem::Tuple(t), Some(p)) => {
+                    let layout = self.tuple_layout(t)?;
+                    let (Some(Part::Scalar(s)), Some(offset)) = (t.parts().get(p), layout.offsets.get(p)) else {
+                        return Err(CodegenError("a store into a tuple part that is not a scalar".into()));
+                    };
+                    address = self.b.ins().iadd_imm(address, i64::from(*offset));
+                    Some(*s)
+                }
+                (elem, None) => elem.scalar(),
+                _ => None,
+            };
+            let elem = elem.ok_or_else(|| CodegenError("a store into strings".into()))?;
             let t = clif(elem).ok_or_else(|| CodegenError("an element type".into()))?;
             let v = match op {
                 Some(op) => {

@@ -205,20 +205,28 @@ impl Check<'_> {
         Ok(())
     }
 
-    /// `v[i] = x` or `v[i] op= x` ([`TKind::SeqStore`]).
+    /// `v[i] = x` or `v[i] op= x`, or `v[i].n op= x` of a scalar part of a tuple ([`TKind::SeqStore`]).
     pub(super) fn seq_store(
         &mut self,
         e: &TExpr,
         seq: &Seq,
-        index: &TExpr,
+        (index, part): (&TExpr, Option<usize>),
         op: &Option<BinOp>,
         value: &TExpr,
     ) -> Result<(), Unsupported> {
         self.expr(index)?;
         self.expr(value)?;
-        let Elem::Scalar(elem) = seq.elem else {
-            return unsupported("assignment into a sequence of strings", &e.range);
+        let elem = match (seq.elem, part) {
+            (Elem::Scalar(s), None) => s,
+            (Elem::Tuple(t), Some(p)) => match t.parts().get(p) {
+                Some(lacuna_ir::Part::Scalar(s)) => *s,
+                _ => return unsupported("assignment into a tuple part that is not a scalar", &e.range),
+            },
+            _ => return unsupported("assignment into a sequence of strings", &e.range),
         };
+        if part.is_some() && op.is_none() && value.ty != Ty::Scalar(elem) {
+            return unsupported("assignment of a value of another type", &e.range);
+        }
         if !seq.writable {
             return unsupported("assignment into a sequence that is not writable", &e.range);
         }
