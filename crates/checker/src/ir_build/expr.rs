@@ -395,6 +395,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                             value.range = range;
                             return Ok(value);
                         }
+                        // `*w` of a `&&str` (or `&&S` of a host struct): the typed view reads both as the text (the
+                        // address) in place, so the dereference reads the same value.
+                        if matches!(ty, Ty::Str | Ty::StructRef(_)) {
+                            let mut value = self.expr(&inner)?;
+                            if value.ty == ty {
+                                value.range = range;
+                                return Ok(value);
+                            }
+                        }
                         return self.unsupported("a dereference", expr.syntax());
                     }
                     None => return self.unsupported("a prefix operator", expr.syntax()),

@@ -6,7 +6,7 @@ use ra_ap_syntax::{AstNode, AstToken};
 
 use crate::ir_build::{text_from_a_literal, Builder, Result};
 use lacuna_ir::{
-    Arm, CheckedMethod, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TExpr, TKind, TLocal, TPat, Ty,
+    Arm, CheckedMethod, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TBlock, TExpr, TKind, TLocal, TPat, Ty,
 };
 use std::ops::Range;
 
@@ -130,7 +130,8 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `o.map_or(default, |x| body)` and `o.map_or_else(|| default, |x| body)` of an `Option` the typed view
     /// holds: `match o { Some(x) => body, _ => default }`. `map_or`'s default is evaluated before the match in
-    /// Rust, so only one that neither faults nor has effects (a literal, text from a literal) may be evaluated
+    /// Rust, so only one that neither faults nor has effects (a literal, text from a literal, a local of a scalar
+    /// or of text read in place) may be evaluated
     /// only when `o` is `None`.
     fn option_map_or(
         &mut self,
@@ -145,7 +146,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         let scrutinee = self.expr(receiver)?;
         let default = if name == "map_or" {
             let d = self.expr(default)?;
-            if !(matches!(d.kind, TKind::Lit(_)) || text_from_a_literal(&d)) {
+            // (Or a local holding a scalar or text read in place: reading it has no effect and moves nothing.)
+            let copied_local = matches!(d.kind, TKind::Local(_)) && (d.ty.scalar().is_some() || d.ty == Ty::Str);
+            if !(matches!(d.kind, TKind::Lit(_)) || text_from_a_literal(&d) || copied_local) {
                 return self.unsupported("a `map_or` default other than a literal", default.syntax());
             }
             d
@@ -188,6 +191,21 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         if let Some(e) = self.option_map_or(&receiver, &name, &args, ty, range)? {
             return Ok(Some(e));
+        }
+        // `b.then(|| body)` of a `bool`: `if b { Some(body) } else { None }` (the closure runs only when `b`).
+        if let ("then", [closure]) = (name.as_str(), args.as_slice()) {
+            if self.expr_type(&receiver).ok() == Some(Ty::Scalar(Scalar::Bool)) {
+                let cond = Box::new(self.expr(&receiver)?);
+                let (param, body) = self.closure(closure)?;
+                if param.is_some() {
+                    return self.unsupported("a `then` closure that takes a parameter", closure.syntax());
+                }
+                let some = TExpr { kind: TKind::Some(Box::new(body)), ty: ty.clone(), range: range.clone() };
+                let none = TExpr { kind: TKind::None, ty: ty.clone(), range: range.clone() };
+                let then = TBlock { stmts: Vec::new(), tail: Some(Box::new(some)), ty: Some(ty.clone()), label: None };
+                let kind = TKind::If { cond, then, otherwise: Some(Box::new(none)) };
+                return Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }));
+            }
         }
         // (Before the receiver's type: an `Option` of an owned value has none in the typed view.)
         if let Some(e) = self.option_of_owned_unwrapped(&receiver, &name, &args, ty, range, at_name)? {
