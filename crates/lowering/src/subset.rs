@@ -64,7 +64,9 @@ fn named_text(x: &TExpr, locals: &[lacuna_ir::TLocal]) -> bool {
         && match &x.kind {
             TKind::Local(LocalRef::Snippet(l)) => named(*l),
             TKind::TextOf(seq) => seq.kind != SeqKind::Local || named(seq.binding),
-            TKind::TextMethod { name: lacuna_ir::TextMethod::AsStr, receiver, args } => args.is_empty() && name(receiver),
+            TKind::TextMethod { name: lacuna_ir::TextMethod::AsStr, receiver, args } => {
+                args.is_empty() && name(receiver)
+            }
             _ => false,
         }
 }
@@ -708,7 +710,10 @@ impl Check<'_> {
                     Ty::Vec(Elem::Str) if elems.iter().all(literal) => Ok(()),
                     // Or the text of a name (`[s.as_str(), "x"]`): a local or binding outliving the vector, which
                     // rustc's borrow check judges (the typed view says the snippet borrows).
-                    Ty::Vec(Elem::Str) if self.snippet.references && elems.iter().all(|x| literal(x) || named_text(x, &self.snippet.locals)) => {
+                    Ty::Vec(Elem::Str)
+                        if self.snippet.references
+                            && elems.iter().all(|x| literal(x) || named_text(x, &self.snippet.locals)) =>
+                    {
                         Ok(())
                     }
                     _ => unsupported("a vector of this type", &e.range),

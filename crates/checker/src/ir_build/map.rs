@@ -289,7 +289,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !(std_method(self, push) && std_method(self, &or) && std_method(self, &entry)) {
             return Ok(None);
         }
-        let args = |m: &ast::MethodCallExpr| -> Vec<ast::Expr> { m.arg_list().into_iter().flat_map(|l| l.args()).collect() };
+        let args =
+            |m: &ast::MethodCallExpr| -> Vec<ast::Expr> { m.arg_list().into_iter().flat_map(|l| l.args()).collect() };
         let (key, default, value) = (args(&entry), args(&or), args(push));
         let ([key], [value]) = (key.as_slice(), value.as_slice()) else { return Ok(None) };
         // The default is an empty vector, made without effects.

@@ -6,7 +6,8 @@ use ra_ap_syntax::{AstNode, AstToken};
 
 use crate::ir_build::{text_from_a_literal, Builder, Result};
 use lacuna_ir::{
-    Arm, CheckedMethod, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TBlock, TExpr, TKind, TLocal, TPat, Ty,
+    Arm, CheckedMethod, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TBlock, TExpr, TKind, TLocal,
+    TPat, Ty,
 };
 use std::ops::Range;
 

@@ -746,8 +746,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let (literals, names) = match array.kind() {
             ast::ArrayExprKind::ElementList(elems) => {
                 let elems: Vec<ast::Expr> = elems.collect();
-                let literal =
-                    |x: &ast::Expr| matches!(x, ast::Expr::Literal(l) if matches!(l.kind(), ast::LiteralKind::String(_)));
+                let literal = |x: &ast::Expr| matches!(x, ast::Expr::Literal(l) if matches!(l.kind(), ast::LiteralKind::String(_)));
                 (elems.iter().all(literal), elems.iter().all(|x| literal(x) || named_text(x)))
             }
             ast::ArrayExprKind::Repeat { .. } => (false, false),

@@ -224,11 +224,8 @@ pub(crate) unsafe extern "C" fn helper_map_give(ctx: *mut JitContext, m: usize, 
     let mut values = Vec::with_capacity(jm.entries.len());
     // A vector of strings is handed over as the address of `[count, address of its strings' [pointer, length]]`
     // (`StringList`), which the host's writer copies into a `Vec<String>`.
-    let texts: Vec<Vec<[usize; 2]>> = jm
-        .lists
-        .iter()
-        .map(|list| list.iter().map(|t| [t.as_ptr() as usize, t.len()]).collect())
-        .collect();
+    let texts: Vec<Vec<[usize; 2]>> =
+        jm.lists.iter().map(|list| list.iter().map(|t| [t.as_ptr() as usize, t.len()]).collect()).collect();
     let heads: Vec<[usize; 2]> = texts.iter().map(|t| [t.len(), t.as_ptr() as usize]).collect();
     let strings = !jm.lists.is_empty();
     for (k, v) in &jm.entries {
