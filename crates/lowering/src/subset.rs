@@ -600,17 +600,12 @@ impl Check<'_> {
                         ) => s.is_int(),
                         (Ty::Scalar(s), FmtTrait::LowerExp | FmtTrait::UpperExp) => s.is_int() || s.is_float(),
                         (Ty::Str | Ty::String, FmtTrait::Display | FmtTrait::Debug) => true,
-                        // `{:?}` of an `Option` of a scalar or text, with no width, precision or `#`.
-                        (Ty::Option(p), FmtTrait::Debug) => {
-                            let plain = *spec == lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() };
-                            let payload = match &**p {
-                                Ty::Scalar(s) => {
-                                    !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128)
-                                }
-                                p => matches!(p, Ty::Str | Ty::String),
-                            };
-                            plain && payload
-                        }
+                        // `{:?}` of an `Option` of a scalar or text: the spec is the payload's (`{:>8?}`,
+                        // `{:#?}`), as the payload's own `{:?}` takes it.
+                        (Ty::Option(p), FmtTrait::Debug) => match &**p {
+                            Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128),
+                            p => matches!(p, Ty::Str | Ty::String),
+                        },
                         // `{:?}` of a vector of scalars or text, with no width, precision or `#`.
                         (Ty::Vec(elem), FmtTrait::Debug) => {
                             let plain = *spec == lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() };

@@ -270,15 +270,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                             let v = self.one(value)?;
                             out.push(self.scalar_fmt_arg(*s, v, zero, *spec, start)?);
                         }
-                        // `{:?}` of an `Option`: `Some(` the payload's `Debug` `)`, or `None`.
+                        // `{:?}` of an `Option`: `Some(` the payload's `Debug` `)`, or `None`, as the derived
+                        // `Debug` writes them: the spec (width, fill, precision, sign) is the payload's, `None` is
+                        // written as it is, and `{:#?}` puts the payload on a line of its own, indented by four.
                         Ty::Option(payload) => {
                             let parts = self.expr(value)?;
                             let tag = parts[0];
-                            let (some, none) = (self.str_literal("Some("), self.str_literal("None"));
+                            let (open, close) = if spec.alternate { ("Some(\n    ", ",\n)") } else { ("Some(", ")") };
+                            let (some, none) = (self.str_literal(open), self.str_literal("None"));
                             let data = self.b.ins().select(tag, some[0], none[0]);
                             let len = self.b.ins().select(tag, some[1], none[1]);
                             out.push(FmtArg::new(KIND_STR, data, len, FmtSpec::default(), start));
-                            let debug = FmtSpec { trait_: FmtTrait::Debug, ..FmtSpec::default() };
+                            let debug = FmtSpec { trait_: FmtTrait::Debug, ..*spec };
                             let mut inner = match &**payload {
                                 Ty::Scalar(s) => self.scalar_fmt_arg(*s, parts[1], zero, debug, start)?,
                                 Ty::Str => FmtArg::new(KIND_STR, parts[1], parts[2], debug, start),
@@ -288,7 +291,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                             };
                             inner.only_if = Some(tag);
                             out.push(inner);
-                            let close = self.str_literal(")");
+                            let close = self.str_literal(close);
                             let mut close = FmtArg::new(KIND_STR, close[0], close[1], FmtSpec::default(), start);
                             close.only_if = Some(tag);
                             out.push(close);
