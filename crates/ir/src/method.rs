@@ -160,6 +160,10 @@ vocabulary! {
         TrimMatches = "trim_matches",
         TrimStartMatches = "trim_start_matches",
         TrimEndMatches = "trim_end_matches",
+        /// `Option<usize>`: the byte index of a pattern's first match.
+        Find = "find",
+        /// `Option<usize>`: the byte index of a pattern's last match.
+        Rfind = "rfind",
         /// `Option<&str>`: the rest after a prefix.
         StripPrefix = "strip_prefix",
         /// `Option<&str>`: the rest before a suffix.
@@ -188,7 +192,7 @@ impl TextMethod {
             Len | IsEmpty | ToString | ToOwned | Clone | Into | AsStr | Trim | TrimStart | TrimEnd | ToUppercase
             | ToLowercase => Some(0),
             Repeat | Contains | StartsWith | EndsWith | TrimMatches | TrimStartMatches | TrimEndMatches
-            | StripPrefix | StripSuffix => Some(1),
+            | StripPrefix | StripSuffix | Find | Rfind => Some(1),
             Eq | Ne | Slice | SliceFrom | SliceTo | SliceAll => None,
         }
     }

@@ -130,6 +130,7 @@ helpers! {
     TextsContain => "lacuna_texts_contain", seq::helper_texts_contain, (P, P, P, P, P, P, P) -> (I8);
     ElementsReverse => "lacuna_elements_reverse", seq::helper_reverse_elements, (P, P, P) -> ();
     Find => "lacuna_find", text::helper_find, (P, I64, P, I64, I32, I32) -> (I8);
+    Position => "lacuna_position", text::helper_position, (P, I64, P, I64, I32, I32) -> (I64);
     Transform => "lacuna_transform", text::helper_transform, (P, P, P, I64, I32, I64) -> (I32);
     StructAlloc => "lacuna_struct_alloc", heap::helper_struct_alloc, (P, I64, I64) -> (P);
     StructReady => "lacuna_struct_ready", heap::helper_struct_ready, (P, P, P) -> ();

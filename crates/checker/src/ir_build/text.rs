@@ -170,6 +170,8 @@ impl<'db> Builder<'_, 'db> {
                 | TextMethod::TrimEndMatches
                 | TextMethod::StripPrefix
                 | TextMethod::StripSuffix
+                | TextMethod::Find
+                | TextMethod::Rfind
         ) {
             let pattern = args.first().and_then(|a| self.sema.type_of_expr(a)).map(|t| t.original);
             let fits = pattern.is_some_and(|t| {

@@ -576,6 +576,24 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let rest = if name == StripPrefix { self.b.ins().iadd(data, cut) } else { data };
                 vec![found, rest, rest_len]
             }
+            // `Option<usize>`: found when the helper gives an index (`u64::MAX` for none), which is then the value.
+            Find | Rfind => {
+                let pattern = &args[0];
+                let (p, p_len, c) = if pattern.ty == Ty::Scalar(Scalar::Char) {
+                    let c = self.one(pattern)?;
+                    (self.int_const(types::I64, 0), self.int_const(types::I64, 0), c)
+                } else {
+                    let (p, p_len) = self.text_parts(pattern)?;
+                    (p, p_len, self.int_const(types::I32, 0))
+                };
+                let from_end = self.int_const(types::I32, i64::from(name == Rfind));
+                let f = self.helpers[&Helper::Position];
+                let call = self.b.ins().call(f, &[data, len, p, p_len, c, from_end]);
+                let at = self.b.inst_results(call)[0];
+                let found = self.b.ins().icmp_imm(IntCC::NotEqual, at, -1);
+                let zero = self.int_const(types::I64, 0);
+                vec![found, self.b.ins().select(found, at, zero)]
+            }
             Contains | StartsWith | EndsWith => {
                 let which = match name {
                     Contains => FindMode::Contains,

@@ -467,6 +467,32 @@ pub(crate) unsafe extern "C" fn helper_find(
     found.into()
 }
 
+/// JIT helper: `find` (`from_end` 0) or `rfind` (1) of a pattern (text when `pattern` is not null, else the
+/// `char` `c`): the byte index of the first (last) match, `u64::MAX` for none.
+///
+/// # Safety
+/// `ptr` is readable UTF-8 for `len` bytes; `pattern`, when not null, for `pattern_len` bytes.
+pub(crate) unsafe extern "C" fn helper_position(
+    ptr: *const u8,
+    len: usize,
+    pattern: *const u8,
+    pattern_len: usize,
+    c: u32,
+    from_end: u32,
+) -> u64 {
+    // SAFETY: as the caller guarantees.
+    let t = unsafe { text(ptr, len) };
+    let mut buffer = [0; 4];
+    let p = if pattern.is_null() {
+        char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER).encode_utf8(&mut buffer)
+    } else {
+        // SAFETY: as the caller guarantees.
+        unsafe { text(pattern, pattern_len) }
+    };
+    let at = if from_end != 0 { t.rfind(p) } else { t.find(p) };
+    at.map_or(u64::MAX, |i| i as u64)
+}
+
 /// JIT helper: the [`TransformOp`] `op` (`to_uppercase`, `to_lowercase`, `repeat(n)`) of the text, appended to the new
 /// `String` at `out`. `repeat` past `isize::MAX` bytes is `capacity overflow`, as std's.
 ///

@@ -47,6 +47,9 @@ impl Check<'_> {
                     (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char))
                         && e.ty == Ty::Option(Box::new(Ty::Str))
                 }
+                (TextMethod::Find | TextMethod::Rfind, [pattern]) => {
+                    (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char)) && e.ty == Ty::option(Scalar::Usize)
+                }
                 (TextMethod::Eq | TextMethod::Ne, [other]) => text(&other.ty) && e.ty == Ty::Scalar(Scalar::Bool),
                 _ => false,
             };
