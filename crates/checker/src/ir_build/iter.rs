@@ -511,8 +511,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                     Sink::Collect { at }
                 }
-                ty if ty.is_set() => {
-                    // A `HashSet<&str>` keeps references: rustc's borrow check judges them.
+                // Into a set, or a map of scalar values from `(key, value)` pairs.
+                ty @ Ty::Map { value: lacuna_ir::MapValue::Scalar(_), .. } => {
+                    // A `HashSet<&str>` (a `HashMap<&str, _>`) keeps references: rustc's borrow check judges them.
                     if matches!(&ty, Ty::Map { key, .. } if **key == Ty::Str) {
                         self.references.set(true);
                     }

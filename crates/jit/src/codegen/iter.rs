@@ -624,21 +624,34 @@ impl<'a, 'b> Gen<'a, 'b> {
                 })?;
                 Ok((0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect())
             }
-            Sink::Collect { .. } if ty.is_set() => {
-                let Ty::Map { key, .. } = ty else { return Err(CodegenError("`collect` into this type".into())) };
+            // Into a set of the items, or a map from `(key, value)` items (a later value for a key replaces an
+            // earlier one, as `insert` does).
+            Sink::Collect { .. } if matches!(ty, Ty::Map { .. }) => {
+                let Ty::Map { key, value, .. } = ty else {
+                    return Err(CodegenError("`collect` into this type".into()));
+                };
+                let value = value.scalar().filter(|_| !ty.is_set());
                 let f = self.helpers[&Helper::MapNew];
                 let call = self.b.ins().call(f, &[self.ctx]);
                 let m = self.b.inst_results(call)[0];
                 let key = (**key).clone();
                 self.drive(chain, at, &mut |g, item, _, _| {
                     let zero = g.int_const(types::I64, 0);
-                    let (parts, owned) = match (&key, item.as_slice()) {
+                    // A map's item is the key's parts, then the value's.
+                    let (key_parts, v) = match value {
+                        Some(vs) => {
+                            let (&v, k) = item.split_last().ok_or_else(|| CodegenError("a map item".into()))?;
+                            (k.to_vec(), Some(g.word_of(v, vs)))
+                        }
+                        None => (item.clone(), None),
+                    };
+                    let (parts, owned) = match (&key, key_parts.as_slice()) {
                         (Ty::Str, &[data, len]) => ((data, len, zero), None),
                         (Ty::String, &[data, _, len]) => ((data, len, zero), Some(data)),
                         (Ty::Scalar(s), &[v]) => ((zero, zero, g.word_of(v, *s)), None),
                         _ => return Err(CodegenError("a set item".into())),
                     };
-                    g.map_change(m, parts, None, false);
+                    g.map_change(m, parts, v, false);
                     // A `String` item's bytes were copied into the set.
                     g.free_moved_key(owned);
                     Ok(())

@@ -4,13 +4,18 @@ use crate::scan::may_fault;
 use crate::subset::seq::numeric_or_text_key;
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{Elem, IterChain, Scalar, Sink, TExpr, Ty};
+use lacuna_ir::{Elem, IterChain, MapValue, Part, Scalar, Sink, TExpr, TupleElem, Ty};
 
 impl Check<'_> {
     /// An iterator chain and what consumes it ([`TKind::Consume`]).
     pub(super) fn consume(&mut self, e: &TExpr, chain: &IterChain, sink: &Sink) -> Result<(), Unsupported> {
         if let (Sink::Collect { .. }, Ty::Vec(Elem::Tuple(t))) = (sink, &e.ty) {
             self.collect_tuple = Some(*t);
+        }
+        // Into a map: `(key, value)` pairs, written as a tuple of the key as the map keeps it and the value.
+        let map_pair = map_pair(&e.ty);
+        if let (Sink::Collect { .. }, Some(pair)) = (sink, &map_pair) {
+            self.collect_tuple = TupleElem::new(pair);
         }
         let item = self.chain(chain)?;
         self.collect_tuple = None;
@@ -83,6 +88,8 @@ impl Check<'_> {
                     || matches!((&item, &e.ty), (Ty::StructRef(a), Ty::Vec(Elem::StructRef(b))) if a == b)
                     // Into a set of scalars or text (borrowed text: rustc judges the references).
                     || (e.ty.is_set() && matches!(&e.ty, Ty::Map { key, .. } if **key == item))
+                    // Into a map, from pairs of a key and a scalar value.
+                    || map_pair.is_some_and(|pair| item == Ty::Tuple(pair.iter().map(|p| p.owned_ty()).collect()))
             }
         };
         if ok {
@@ -91,4 +98,20 @@ impl Check<'_> {
             unsupported("this use of an iterator", &e.range)
         }
     }
+}
+
+/// The parts of the `(key, value)` items a map of scalar values (not a set) is collected from: the key as the map
+/// keeps it (an owned `String`, a `&str`, a scalar), then the value.
+fn map_pair(ty: &Ty) -> Option<[Part; 2]> {
+    let Ty::Map { key, value: MapValue::Scalar(value), .. } = ty else { return None };
+    if ty.is_set() || matches!(value, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128) {
+        return None;
+    }
+    let key = match &**key {
+        Ty::String => Part::String,
+        Ty::Str => Part::Str,
+        Ty::Scalar(s) => Part::Scalar(*s),
+        _ => return None,
+    };
+    Some([key, Part::Scalar(*value)])
 }
