@@ -36,6 +36,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     if let Some(kind) = self.struct_comparison(b, negated)? {
                         return Ok(TExpr { kind, ty, range });
                     }
+                    if let Some(kind) = self.option_comparison(b, negated)? {
+                        return Ok(TExpr { kind, ty, range });
+                    }
                 }
                 ast::BinaryOp::CmpOp(ast::CmpOp::Ord { ordering, strict }) => {
                     if let Some(kind) = self.unit_variant_ordering(b, ordering, strict)? {

@@ -6,8 +6,8 @@ use ra_ap_syntax::{AstNode, AstToken};
 
 use crate::ir_build::{text_from_a_literal, Builder, Result};
 use lacuna_ir::{
-    Arm, CheckedMethod, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TBlock, TExpr, TKind, TLocal,
-    TPat, Ty,
+    Arm, BinOp, CheckedMethod, Lit, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TBlock, TExpr, TKind,
+    TLocal, TPat, TStmt, TextMethod, Ty,
 };
 use std::ops::Range;
 
@@ -358,5 +358,58 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         let inner = self.expr(value)?;
         Ok(Some(TExpr { kind: TKind::Cast(Box::new(inner)), ty, range }))
+    }
+
+    /// `a == b` / `a != b` of two `Option`s of one type whose payload is a scalar or text read in place
+    /// (`p.doctor.as_deref() == Some("lee")`): both evaluated in order into hidden locals, then equal when both are
+    /// `None` or both `Some` of equal payloads, as the derived `PartialEq` compares them.
+    pub(super) fn option_comparison(&mut self, b: &ast::BinExpr, negated: bool) -> Result<Option<TKind>> {
+        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
+        let (Some(lt), Some(rt)) = (self.sema.type_of_expr(&lhs), self.sema.type_of_expr(&rhs)) else {
+            return Ok(None);
+        };
+        // One type on both sides: then `Option<T>: PartialEq` is `T: PartialEq`, which scalars and `&str` are.
+        if lt.original != rt.original {
+            return Ok(None);
+        }
+        let Ok(ty @ Ty::Option(_)) = self.expr_type(&lhs) else { return Ok(None) };
+        let Ty::Option(payload) = &ty else { return Ok(None) };
+        let payload = (**payload).clone();
+        if !(payload.scalar().is_some_and(|s| !matches!(s, Scalar::Unit | Scalar::Never)) || payload == Ty::Str) {
+            return Ok(None);
+        }
+        let range = self.range(b.syntax());
+        let left = self.expr(&lhs)?;
+        let right = self.expr(&rhs)?;
+        let bool_ty = Ty::Scalar(Scalar::Bool);
+        let lit = |v: bool| TExpr { kind: TKind::Lit(Lit::Bool(v)), ty: bool_ty.clone(), range: range.clone() };
+        let (l, read_l) = self.hidden(&ty, "left", &range);
+        let (r, read_r) = self.hidden(&ty, "right", &range);
+        let (x, read_x) = self.hidden(&payload, "left payload", &range);
+        let (y, read_y) = self.hidden(&payload, "right payload", &range);
+        let equal = match payload {
+            Ty::Str => TKind::TextMethod { name: TextMethod::Eq, receiver: Box::new(read_x), args: vec![read_y] },
+            _ => TKind::Binary(BinOp::Eq, Box::new(read_x), Box::new(read_y)),
+        };
+        let equal = TExpr { kind: equal, ty: bool_ty.clone(), range: range.clone() };
+        let arm = |pat: TPat, body: TExpr| Arm { pat, guard: None, body };
+        let both_some = TKind::Match {
+            scrutinee: Box::new(read_r.clone()),
+            arms: vec![arm(TPat::Some(Box::new(TPat::Bind(y))), equal), arm(TPat::Wild, lit(false))],
+        };
+        let both_none = TKind::Match {
+            scrutinee: Box::new(read_r),
+            arms: vec![arm(TPat::None, lit(true)), arm(TPat::Wild, lit(false))],
+        };
+        let both = |kind: TKind| TExpr { kind, ty: bool_ty.clone(), range: range.clone() };
+        let mut compared = both(TKind::Match {
+            scrutinee: Box::new(read_l),
+            arms: vec![arm(TPat::Some(Box::new(TPat::Bind(x))), both(both_some)), arm(TPat::Wild, both(both_none))],
+        });
+        if negated {
+            compared = both(TKind::Unary(lacuna_ir::UnOp::Not, Box::new(compared)));
+        }
+        let stmts = vec![TStmt::Let { local: l, init: Some(left) }, TStmt::Let { local: r, init: Some(right) }];
+        Ok(Some(TKind::Block(TBlock { stmts, tail: Some(Box::new(compared)), ty: Some(bool_ty), label: None })))
     }
 }
