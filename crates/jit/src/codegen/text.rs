@@ -510,6 +510,18 @@ impl<'a, 'b> Gen<'a, 'b> {
         })
     }
 
+    /// A search pattern as the text helpers take it: text as (pointer, length) and a zero `char`, or null text and
+    /// the `char`.
+    fn pattern_args(&mut self, pattern: &TExpr) -> R<(Value, Value, Value)> {
+        if pattern.ty == Ty::Scalar(Scalar::Char) {
+            let c = self.one(pattern)?;
+            Ok((self.int_const(types::I64, 0), self.int_const(types::I64, 0), c))
+        } else {
+            let (p, p_len) = self.text_parts(pattern)?;
+            Ok((p, p_len, self.int_const(types::I32, 0)))
+        }
+    }
+
     /// A method of text ([`TKind::TextMethod`]).
     pub(super) fn text_method(&mut self, e: &TExpr, name: TextMethod, receiver: &TExpr, args: &[TExpr]) -> R<Vals> {
         let at = e.range.start;
@@ -578,14 +590,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             // `Option<usize>`: found when the helper gives an index (`u64::MAX` for none), which is then the value.
             Find | Rfind => {
-                let pattern = &args[0];
-                let (p, p_len, c) = if pattern.ty == Ty::Scalar(Scalar::Char) {
-                    let c = self.one(pattern)?;
-                    (self.int_const(types::I64, 0), self.int_const(types::I64, 0), c)
-                } else {
-                    let (p, p_len) = self.text_parts(pattern)?;
-                    (p, p_len, self.int_const(types::I32, 0))
-                };
+                let (p, p_len, c) = self.pattern_args(&args[0])?;
                 let from_end = self.int_const(types::I32, i64::from(name == Rfind));
                 let f = self.helpers[&Helper::Position];
                 let call = self.b.ins().call(f, &[data, len, p, p_len, c, from_end]);
@@ -601,14 +606,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     _ => FindMode::EndsWith,
                 };
                 let which = self.int_const(types::I32, i64::from(which.code()));
-                let pattern = &args[0];
-                let (p, p_len, c) = if pattern.ty == Ty::Scalar(Scalar::Char) {
-                    let c = self.one(pattern)?;
-                    (self.int_const(types::I64, 0), self.int_const(types::I64, 0), c)
-                } else {
-                    let (p, p_len) = self.text_parts(pattern)?;
-                    (p, p_len, self.int_const(types::I32, 0))
-                };
+                let (p, p_len, c) = self.pattern_args(&args[0])?;
                 let f = self.helpers[&Helper::Find];
                 let call = self.b.ins().call(f, &[data, len, p, p_len, c, which]);
                 vec![self.b.inst_results(call)[0]]

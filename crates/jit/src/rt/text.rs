@@ -452,12 +452,8 @@ pub(crate) unsafe extern "C" fn helper_find(
     // SAFETY: as the caller guarantees.
     let t = unsafe { text(ptr, len) };
     let mut buffer = [0; 4];
-    let p = if pattern.is_null() {
-        char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER).encode_utf8(&mut buffer)
-    } else {
-        // SAFETY: as the caller guarantees.
-        unsafe { text(pattern, pattern_len) }
-    };
+    // SAFETY: as the caller guarantees.
+    let p = unsafe { pattern_text(pattern, pattern_len, c, &mut buffer) };
     let found = match FindMode::from_code(which) {
         Some(FindMode::Contains) => t.contains(p),
         Some(FindMode::StartsWith) => t.starts_with(p),
@@ -465,6 +461,20 @@ pub(crate) unsafe extern "C" fn helper_find(
         None => false,
     };
     found.into()
+}
+
+/// A search pattern from the JIT's arguments: text when `pattern` is not null, else the `char` `c` (encoded into
+/// `buffer`).
+///
+/// # Safety
+/// `pattern`, when not null, is readable UTF-8 for `pattern_len` bytes.
+unsafe fn pattern_text(pattern: *const u8, pattern_len: usize, c: u32, buffer: &mut [u8; 4]) -> &str {
+    if pattern.is_null() {
+        char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER).encode_utf8(buffer)
+    } else {
+        // SAFETY: as the caller guarantees.
+        unsafe { text(pattern, pattern_len) }
+    }
 }
 
 /// JIT helper: `find` (`from_end` 0) or `rfind` (1) of a pattern (text when `pattern` is not null, else the
@@ -483,12 +493,8 @@ pub(crate) unsafe extern "C" fn helper_position(
     // SAFETY: as the caller guarantees.
     let t = unsafe { text(ptr, len) };
     let mut buffer = [0; 4];
-    let p = if pattern.is_null() {
-        char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER).encode_utf8(&mut buffer)
-    } else {
-        // SAFETY: as the caller guarantees.
-        unsafe { text(pattern, pattern_len) }
-    };
+    // SAFETY: as the caller guarantees.
+    let p = unsafe { pattern_text(pattern, pattern_len, c, &mut buffer) };
     let at = if from_end != 0 { t.rfind(p) } else { t.find(p) };
     at.map_or(u64::MAX, |i| i as u64)
 }
