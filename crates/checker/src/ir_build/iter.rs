@@ -294,36 +294,11 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             // Owned items are read in place (their text as `&str`) while stages pass them on by reference; the
             // first `map` or `filter_map` takes them by value, its closure binding copies of their text.
-            if owned_items && !matches!(name.as_str(), "filter" | "take" | "skip" | "take_while" | "skip_while" | "rev")
-            {
-                let (stage, ty) = match (name.as_str(), args.as_slice()) {
-                    ("map", [c]) => {
-                        let c = self.closure_with(c, Some(1))?;
-                        let c = self.copying_closure(c, &item);
-                        let ty = c.body.ty.clone();
-                        (Stage::Map(c), ty)
-                    }
-                    ("filter_map", [c]) => {
-                        let c = self.closure_with(c, Some(1))?;
-                        let c = self.copying_closure(c, &item);
-                        match &c.body.ty {
-                            Ty::Option(p) if p.scalar().is_some() || **p == Ty::String => {
-                                let payload = (**p).clone();
-                                (Stage::FilterMap(c), payload)
-                            }
-                            _ => return self.unsupported("a `filter_map` closure", call.syntax()),
-                        }
-                    }
-                    _ => return self.unsupported("this adaptor of items taken by value", call.syntax()),
-                };
-                // What the closure gives owns what it holds, or is a scalar: nothing may point into the vector,
-                // which is dropped once the expression consuming it ends.
-                if !points_nowhere(&ty) {
-                    return self.unsupported("a value pointing into items taken by value", call.syntax());
-                }
-                owned_items = false;
-                chain.stages.push((stage, ty));
-                continue;
+            let takes_by_value = matches!((name.as_str(), args.as_slice()), ("map", [ast::Expr::ClosureExpr(_)]))
+                || name == "filter_map";
+            let passes_on = matches!(name.as_str(), "filter" | "take" | "skip" | "take_while" | "skip_while" | "rev");
+            if owned_items && !takes_by_value && !passes_on {
+                return self.unsupported("this adaptor of items taken by value", call.syntax());
             }
             let (stage, ty) = match (name.as_str(), args.as_slice()) {
                 ("copied" | "cloned", []) if scalar_item => continue,
@@ -347,6 +322,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 ("map", [c]) => {
                     let c = self.closure_with(c, Some(1))?;
+                    let c = if owned_items { self.copying_closure(c, &item) } else { c };
                     let ty = c.body.ty.clone();
                     (Stage::Map(c), ty)
                 }
@@ -360,6 +336,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ("skip_while", [c]) => (Stage::SkipWhile(self.closure_with(c, Some(1))?), item),
                 ("filter_map", [c]) => {
                     let c = self.closure_with(c, Some(1))?;
+                    let c = if owned_items { self.copying_closure(c, &item) } else { c };
                     // An `Option` of a scalar, of a value read in place (`Option<&str>`, `Option<&S>`) or of a new
                     // `String` (`parse(l).err()`).
                     let payload = match &c.body.ty {
@@ -386,6 +363,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ("skip", [n]) => (Stage::Skip(Box::new(self.expr(n)?)), item),
                 _ => return self.unsupported("an iterator adaptor outside the subset", call.syntax()),
             };
+            if owned_items && takes_by_value {
+                // What the closure gives owns what it holds, or is a scalar: nothing may point into the vector,
+                // which is dropped once the expression consuming it ends.
+                if !points_nowhere(&ty) {
+                    return self.unsupported("a value pointing into items taken by value", call.syntax());
+                }
+                owned_items = false;
+            }
             chain.stages.push((stage, ty));
         }
         if owned_items {
