@@ -138,9 +138,9 @@ helpers! {
     StructMoveOut => "lacuna_struct_move_out", heap::helper_struct_move_out, (P, P, P, I64) -> (I32);
     MapNew => "lacuna_map_new", map::helper_map_new, (P) -> (P);
     MapFind => "lacuna_map_find", map::helper_map_find, (P, P, I64, I64) -> (P);
-    MapSlot => "lacuna_map_slot", map::helper_map_slot, (P, P, I64, I64, I64) -> (P);
-    MapPush => "lacuna_map_push", map::helper_map_push, (P, P, I64, I64, P, I64) -> ();
-    MapChange => "lacuna_map_change", map::helper_map_change, (P, P, I64, I64, I64, I32, P) -> (I8);
+    MapSlot => "lacuna_map_slot", map::helper_map_slot, (P, P, P, I64, I64, I64) -> (P);
+    MapPush => "lacuna_map_push", map::helper_map_push, (P, P, P, I64, I64, P, I64) -> ();
+    MapChange => "lacuna_map_change", map::helper_map_change, (P, P, P, I64, I64, I64, I32, P) -> (I8);
     MapLen => "lacuna_map_len", map::helper_map_len, (P) -> (I64);
     MapEntries => "lacuna_map_entries", map::helper_map_entries, (P, I32) -> (P);
     MapFree => "lacuna_map_free", map::helper_map_free, (P, P) -> ();

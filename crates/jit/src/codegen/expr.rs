@@ -206,7 +206,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::MapUpdate { map, key, default, op, value } => {
                 return self.map_update(e, *map, key, default, op, value)
             }
-            TKind::MapPush { map, key, value } => return self.map_push(*map, key, value),
+            TKind::MapPush { map, key, value } => return self.map_push(*map, key, value, e.range.start),
             TKind::StructEq { left, right, negated } => {
                 let (Ty::Struct(id) | Ty::StructRef(id)) = left.ty else {
                     return Err(CodegenError("a comparison of something other than host structs".into()));

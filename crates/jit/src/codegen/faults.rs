@@ -100,6 +100,13 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// After a helper call that records its fault in the context: return the fault when `failed` is non-zero.
+    /// After a helper that records its fault in the context and returns nothing that says so (a map's change
+    /// past the memory budget): the fault return when the context holds one.
+    pub(super) fn helper_fault_if_set(&mut self, at: usize) {
+        let code = self.b.ins().load(types::I32, MemFlags::trusted(), self.ctx, FAULT_OFFSET);
+        self.helper_fault_if(code, at);
+    }
+
     pub(super) fn helper_fault_if(&mut self, failed: Value, at: usize) {
         let fault_block = self.b.create_block();
         let cont = self.b.create_block();

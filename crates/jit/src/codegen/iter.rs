@@ -651,7 +651,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                         (Ty::Scalar(s), &[v]) => ((zero, zero, g.word_of(v, *s)), None),
                         _ => return Err(CodegenError("a set item".into())),
                     };
-                    g.map_change(m, parts, v, false);
+                    g.map_change(m, parts, v, false, at);
                     // A `String` item's bytes were copied into the set.
                     g.free_moved_key(owned);
                     Ok(())

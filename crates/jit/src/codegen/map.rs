@@ -61,13 +61,14 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// `insert` of `key` (with `value`, a map's, as a word) or `remove` at the map `m`: whether the key was there,
-    /// and the stack slot holding its old value.
+    /// and the stack slot holding its old value. A new key past the memory budget faults at `at`.
     pub(super) fn map_change(
         &mut self,
         m: Value,
         key: (Value, Value, Value),
         value: Option<Value>,
         remove: bool,
+        at: usize,
     ) -> (Value, StackSlot) {
         let (data, len, word) = key;
         let value = value.unwrap_or_else(|| self.int_const(types::I64, 0));
@@ -75,10 +76,15 @@ impl<'a, 'b> Gen<'a, 'b> {
         let zero = self.int_const(types::I64, 0);
         self.b.ins().stack_store(zero, slot, 0);
         let old = self.b.ins().stack_addr(types::I64, slot, 0);
+        let removing = remove;
         let remove = self.int_const(types::I32, i64::from(remove));
         let f = self.helpers[&Helper::MapChange];
-        let call = self.b.ins().call(f, &[m, data, len, word, value, remove, old]);
-        (self.b.inst_results(call)[0], slot)
+        let call = self.b.ins().call(f, &[self.ctx, m, data, len, word, value, remove, old]);
+        let had = self.b.inst_results(call)[0];
+        if !removing {
+            self.helper_fault_if_set(at);
+        }
+        (had, slot)
     }
 
     /// `m.len()`, `m.get(k)`, `m[k]`, `m.insert(k, v)`, .. of the snippet's map local `map` ([`TKind::MapMethod`]).
@@ -109,7 +115,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                     None => None,
                 };
-                let (had, slot) = self.map_change(m, (data, len, word), value, name == Remove);
+                let (had, slot) = self.map_change(m, (data, len, word), value, name == Remove, at);
                 self.free_moved_key(owned);
                 if map_ty.is_set() {
                     // `insert` says whether the key is new; `remove` whether it was there.
@@ -243,8 +249,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 None => self.int_const(types::I64, 0),
             };
             let f = self.helpers[&Helper::MapSlot];
-            let call = self.b.ins().call(f, &[m, data, len, word, default]);
+            let call = self.b.ins().call(f, &[self.ctx, m, data, len, word, default]);
             let slot = self.b.inst_results(call)[0];
+            let failed = self.b.ins().icmp_imm(IntCC::Equal, slot, 0);
+            self.helper_fault_if(failed, at);
             self.free_moved_key(owned);
             let t = clif(vt).ok_or_else(|| CodegenError("a map value".into()))?;
             let new = match op {
@@ -262,7 +270,7 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// `m.entry(key).or_default().push(value)` of a map of vectors of strings ([`TKind::MapPush`]): the key, then
     /// the `String`, evaluated; the map keeps copies of both, and the moved buffers are freed.
-    pub(super) fn map_push(&mut self, map: usize, key: &TExpr, value: &TExpr) -> R<Vals> {
+    pub(super) fn map_push(&mut self, map: usize, key: &TExpr, value: &TExpr, at: usize) -> R<Vals> {
         let (data, len, word, owned) = self.map_key_parts(key)?;
         let text = self.expr(value)?;
         let &[text_data, _, text_len] = text.as_slice() else {
@@ -270,9 +278,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         };
         let m = self.map_address(map)?;
         let f = self.helpers[&Helper::MapPush];
-        self.b.ins().call(f, &[m, data, len, word, text_data, text_len]);
+        self.b.ins().call(f, &[self.ctx, m, data, len, word, text_data, text_len]);
         self.free_moved_key(owned);
         self.free_moved_key(Some(text_data));
+        self.helper_fault_if_set(at);
         Ok(Vec::new())
     }
 }

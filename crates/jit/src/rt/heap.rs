@@ -143,6 +143,23 @@ impl Heap {
         true
     }
 
+    /// Counts `bytes` more the snippet holds outside its buffers (a map's contents), or the fault when that would
+    /// pass its budget (nothing counted then).
+    pub(crate) fn charge(&mut self, bytes: usize) -> Result<(), Fault> {
+        match self.held.checked_add(bytes) {
+            Some(held) if held <= self.limit => {
+                self.held = held;
+                Ok(())
+            }
+            _ => Err(Fault::Memory),
+        }
+    }
+
+    /// The snippet no longer holds `bytes` it was [charged](Self::charge) for.
+    pub(crate) fn uncharge(&mut self, bytes: usize) {
+        self.held = self.held.saturating_sub(bytes);
+    }
+
     /// A map of the run (`crate::rt::map::helper_map_new`): freed with the heap unless freed before.
     pub(crate) fn own_map(&mut self, m: usize) {
         self.maps.insert(m);
@@ -152,7 +169,8 @@ impl Heap {
     pub(crate) fn free_map(&mut self, m: usize) {
         if self.maps.remove(&m) {
             // SAFETY: a map of this run, recorded once and removed from the record now.
-            unsafe { crate::rt::map::free(m) };
+            let held = unsafe { crate::rt::map::free(m) };
+            self.uncharge(held);
         }
     }
 

@@ -6,10 +6,15 @@
 //! Keys are text (its bytes) or a scalar's bits; values are a scalar's bits, zero-extended to a word. Its entries
 //! are read in key order ([`helper_map_entries`]): a `BTreeMap`'s order, and one of the orders a `HashMap` may
 //! have, so one representation serves both map types.
+//!
+//! A map's contents count against the snippet's memory budget like its buffers ([`Heap::charge`](crate::rt::heap::Heap::charge)): each entry
+//! its slot and its key's bytes, each string pushed onto a map's vector its bytes and its slot, from the change
+//! that adds them until they are removed or the map is freed. A change past the budget adds nothing and faults.
 
 use std::collections::HashMap;
 
 use crate::abi::JitContext;
+use crate::rt::heap::run_heap;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
@@ -27,6 +32,54 @@ pub struct JitMap {
     /// For a map of vectors of strings (`BTreeMap<char, Vec<String>>`, grown by [`helper_map_push`]): each entry's
     /// value is an index here, the vector's strings as their bytes.
     lists: Vec<Vec<Box<[u8]>>>,
+    /// The bytes of its contents charged to the run's heap ([`Heap::charge`](crate::rt::heap::Heap::charge)), given back when it is freed.
+    held: usize,
+}
+
+/// What an entry holds, counted against the budget: its slot (key, value and the table's overhead) and a text
+/// key's bytes.
+fn entry_bytes(k: &Key) -> usize {
+    const SLOT: usize = std::mem::size_of::<(Key, u64)>() + std::mem::size_of::<usize>();
+    SLOT + match k {
+        Key::Text(bytes) => bytes.len(),
+        Key::Word(_) => 0,
+    }
+}
+
+/// Charges `bytes` more of map `m`'s contents to the run's budget; false, with the context's fault set, when that
+/// would pass it (nothing is charged then).
+///
+/// # Safety
+/// `ctx` is the live context of the running snippet.
+unsafe fn charge(ctx: *mut JitContext, m: &mut JitMap, bytes: usize) -> bool {
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return true };
+    match heap.charge(bytes) {
+        Ok(()) => {
+            m.held += bytes;
+            true
+        }
+        Err(fault) => {
+            // SAFETY: as the caller guarantees.
+            let ctx = unsafe { &mut *ctx };
+            ctx.fault = fault as u32;
+            ctx.fault_values[0] = bytes as u64;
+            false
+        }
+    }
+}
+
+/// Gives back `bytes` of map `m`'s contents (an entry removed).
+///
+/// # Safety
+/// As [`charge`].
+unsafe fn uncharge(ctx: *mut JitContext, m: &mut JitMap, bytes: usize) {
+    let bytes = bytes.min(m.held);
+    m.held -= bytes;
+    // SAFETY: as the caller guarantees.
+    if let Some(heap) = unsafe { run_heap(ctx) } {
+        heap.uncharge(bytes);
+    }
 }
 
 impl JitMap {
@@ -70,7 +123,7 @@ unsafe fn map<'a>(m: usize) -> &'a mut JitMap {
 pub(crate) unsafe extern "C" fn helper_map_new(ctx: *mut JitContext) -> usize {
     let m = Box::into_raw(Box::<JitMap>::default()) as usize;
     // SAFETY: as the caller guarantees.
-    match unsafe { crate::rt::heap::run_heap(ctx) } {
+    match unsafe { run_heap(ctx) } {
         Some(heap) => heap.own_map(m),
         // Not reached (a snippet with a map gets a heap); freed here rather than leaked.
         // SAFETY: made just above, owned by nobody else.
@@ -90,11 +143,13 @@ pub(crate) unsafe extern "C" fn helper_map_find(m: usize, data: *const u8, len: 
 }
 
 /// JIT helper: where the value of a key is, `default` inserted first when it is absent (`entry(k).or_insert(d)`).
-/// Valid until the map next changes.
+/// Valid until the map next changes. Null, with the context's fault set, when the new entry would pass the
+/// memory budget.
 ///
 /// # Safety
-/// As [`map`] and [`key`].
+/// As [`map`], [`key`] and [`charge`].
 pub(crate) unsafe extern "C" fn helper_map_slot(
+    ctx: *mut JitContext,
     m: usize,
     data: *const u8,
     len: usize,
@@ -103,15 +158,21 @@ pub(crate) unsafe extern "C" fn helper_map_slot(
 ) -> *mut u64 {
     // SAFETY: as the caller guarantees.
     let (m, k) = unsafe { (map(m), key(data, len, word)) };
+    // SAFETY: as the caller guarantees.
+    if !m.entries.contains_key(&k) && !unsafe { charge(ctx, m, entry_bytes(&k)) } {
+        return std::ptr::null_mut();
+    }
     m.changing().entry(k).or_insert(default) as *mut u64
 }
 
 /// JIT helper: `m.entry(k).or_default().push(s)` of a map of vectors of strings: an empty vector inserted at the
 /// key when it is absent, then a copy of the `len` bytes at `text` pushed onto it (the caller frees its own).
+/// Nothing changes, and the context's fault is set, when that would pass the memory budget.
 ///
 /// # Safety
-/// As [`map`] and [`key`]; `text` is readable for `len` bytes; the map holds vectors of strings.
+/// As [`map`], [`key`] and [`charge`]; `text` is readable for `len` bytes; the map holds vectors of strings.
 pub(crate) unsafe extern "C" fn helper_map_push(
+    ctx: *mut JitContext,
     m: usize,
     data: *const u8,
     len: usize,
@@ -123,6 +184,16 @@ pub(crate) unsafe extern "C" fn helper_map_push(
     let (m, k) = unsafe { (map(m), key(data, len, word)) };
     // SAFETY: as the caller guarantees.
     let bytes: Box<[u8]> = unsafe { std::slice::from_raw_parts(text, text_len) }.into();
+    let string = std::mem::size_of::<Box<[u8]>>() + bytes.len();
+    let cost = if m.entries.contains_key(&k) {
+        string
+    } else {
+        entry_bytes(&k) + std::mem::size_of::<Vec<Box<[u8]>>>() + string
+    };
+    // SAFETY: as the caller guarantees.
+    if !unsafe { charge(ctx, m, cost) } {
+        return;
+    }
     let lists = &mut m.lists;
     let index = *m.entries.entry(k).or_insert_with(|| {
         lists.push(Vec::new());
@@ -133,10 +204,12 @@ pub(crate) unsafe extern "C" fn helper_map_push(
 }
 
 /// JIT helper: `insert` (`remove` when `remove` is 1): whether the key was there, its old value written to `old`.
+/// A new key that would pass the memory budget is not inserted, and the context's fault is set.
 ///
 /// # Safety
-/// As [`map`] and [`key`]; `old` is writable.
+/// As [`map`], [`key`] and [`charge`]; `old` is writable.
 pub(crate) unsafe extern "C" fn helper_map_change(
+    ctx: *mut JitContext,
     m: usize,
     data: *const u8,
     len: usize,
@@ -147,7 +220,21 @@ pub(crate) unsafe extern "C" fn helper_map_change(
 ) -> u8 {
     // SAFETY: as the caller guarantees.
     let (m, k) = unsafe { (map(m), key(data, len, word)) };
-    let previous = if remove != 0 { m.changing().remove(&k) } else { m.changing().insert(k, value) };
+    let bytes = entry_bytes(&k);
+    let previous = if remove != 0 {
+        let previous = m.changing().remove(&k);
+        if previous.is_some() {
+            // SAFETY: as the caller guarantees.
+            unsafe { uncharge(ctx, m, bytes) };
+        }
+        previous
+    } else {
+        // SAFETY: as the caller guarantees.
+        if !m.entries.contains_key(&k) && !unsafe { charge(ctx, m, bytes) } {
+            return 0;
+        }
+        m.changing().insert(k, value)
+    };
     if let Some(v) = previous {
         // SAFETY: as the caller guarantees.
         unsafe { old.write(v) };
@@ -207,7 +294,7 @@ pub(crate) unsafe extern "C" fn helper_map_len(m: usize) -> usize {
 /// As [`map`]; nothing uses the map afterwards.
 pub(crate) unsafe extern "C" fn helper_map_free(ctx: *mut JitContext, m: usize) {
     // SAFETY: as the caller guarantees.
-    if let Some(heap) = unsafe { crate::rt::heap::run_heap(ctx) } {
+    if let Some(heap) = unsafe { run_heap(ctx) } {
         heap.free_map(m);
     }
 }
@@ -243,11 +330,11 @@ pub(crate) unsafe extern "C" fn helper_map_give(ctx: *mut JitContext, m: usize, 
     }
 }
 
-/// Frees a map (the heap's records call this).
+/// Frees a map (the heap's records call this): the bytes of its contents it had charged to the heap.
 ///
 /// # Safety
 /// `m` came from [`helper_map_new`] and is freed once.
-pub(crate) unsafe fn free(m: usize) {
+pub(crate) unsafe fn free(m: usize) -> usize {
     // SAFETY: as the caller guarantees.
-    drop(unsafe { Box::from_raw(m as *mut JitMap) });
+    unsafe { Box::from_raw(m as *mut JitMap) }.held
 }
