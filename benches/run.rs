@@ -78,6 +78,8 @@ fn main() {
     let (mut jit_ms, mut jit_rustc_ms, mut jit_count) = (Vec::new(), Vec::new(), 0usize);
     // JIT-path holes apart by who accepted the snippet: the subset's own checks, or rustc.
     let (mut jit_subset_ms, mut jit_by_rustc_ms) = (Vec::new(), Vec::new());
+    // Where the time of those decided without rustc goes: check, lower, compile, run.
+    let mut subset_parts: [Vec<f64>; 4] = Default::default();
     let mut not_jit: HashMap<String, usize> = HashMap::new();
     let mut unreached = 0usize;
     let scratch = tempfile::tempdir().expect("temp dir");
@@ -126,7 +128,13 @@ fn main() {
             jit_ms.push(site.timings_ms.total);
             jit_rustc_ms.push(rustc_total);
             match site.decided_by {
-                Some(lacuna_engine::DecidedBy::JitSubset) => jit_subset_ms.push(site.timings_ms.total),
+                Some(lacuna_engine::DecidedBy::JitSubset) => {
+                    let t = &site.timings_ms;
+                    jit_subset_ms.push(t.total);
+                    for (part, ms) in subset_parts.iter_mut().zip([t.check, t.lower, t.compile, t.run]) {
+                        part.push(ms);
+                    }
+                }
                 _ => jit_by_rustc_ms.push(site.timings_ms.total),
             }
         } else if let Some(why) = &site.not_jit {
@@ -180,7 +188,9 @@ fn main() {
                     "rustc_path_same_snippets_p50_ms": p(&jit_rustc_ms, 50.0),
                     "ratio_p50": p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0),
                     "decided_without_rustc": {"n": jit_subset_ms.len(), "p50_ms": p(&jit_subset_ms, 50.0),
-                        "p90_ms": p(&jit_subset_ms, 90.0)},
+                        "p90_ms": p(&jit_subset_ms, 90.0), "check_p50_ms": p(&subset_parts[0], 50.0),
+                        "lower_p50_ms": p(&subset_parts[1], 50.0), "compile_p50_ms": p(&subset_parts[2], 50.0),
+                        "run_p50_ms": p(&subset_parts[3], 50.0)},
                     "decided_by_rustc": {"n": jit_by_rustc_ms.len(), "p50_ms": p(&jit_by_rustc_ms, 50.0),
                         "p90_ms": p(&jit_by_rustc_ms, 90.0)}},
                 "kernels": kernels.iter().map(|(name, jit, native, checked)| serde_json::json!({
@@ -211,6 +221,9 @@ fn main() {
     );
     row("JIT path, wall time at the hole", &jit_ms);
     row(&format!("  decided without rustc ({})", jit_subset_ms.len()), &jit_subset_ms);
+    for (name, part) in ["check", "lower", "compile", "run"].iter().zip(&subset_parts) {
+        row(&format!("    of which {name}"), part);
+    }
     row(&format!("  decided by rustc ({})", jit_by_rustc_ms.len()), &jit_by_rustc_ms);
     row("rustc path, same snippets", &jit_rustc_ms);
     println!("ratio rustc path/JIT on those (p50): {:.1}x", p(&jit_rustc_ms, 50.0) / p(&jit_ms, 50.0));
