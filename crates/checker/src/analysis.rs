@@ -960,6 +960,7 @@ impl RaSession {
                 locals: builder.locals,
                 fns,
                 bindings: builder.used_bindings,
+                retyped: builder.retyped,
                 references,
                 owns_buffers: builder.owns_buffers.get(),
                 rustc_decides: builder.rustc_decides.take(),

@@ -40,6 +40,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub fns: Vec<Option<TFn>>,
     fn_ids: HashMap<Function, usize>,
     pub used_bindings: Vec<(usize, Scalar)>,
+    /// See `TypedSnippet::retyped`.
+    pub retyped: Vec<(usize, Scalar)>,
     /// A shared reference to a scalar was read as its value somewhere (see `TypedSnippet::references`).
     pub references: std::cell::Cell<bool>,
     /// Temporaries an expression being built needs before it (an array literal an iterator reads, in a hidden
@@ -93,6 +95,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             fns: Vec::new(),
             fn_ids: HashMap::new(),
             used_bindings: Vec::new(),
+            retyped: Vec::new(),
             references: std::cell::Cell::new(false),
             hoisted: Vec::new(),
             fields: Vec::new(),

@@ -49,8 +49,11 @@ impl Dumper {
             }
             self.line(&format!("local l{i} {}: {}{flags}", l.name, l.ty.name()));
         }
-        for (b, s) in &s.bindings {
-            self.line(&format!("binding b{b}: {}", s.name()));
+        for (b, ty) in &s.bindings {
+            match s.retyped.iter().find(|(r, _)| r == b) {
+                Some((_, held)) => self.line(&format!("binding b{b}: {} (the host's {})", ty.name(), held.name())),
+                None => self.line(&format!("binding b{b}: {}", ty.name())),
+            }
         }
         for (i, f) in s.fields.iter().enumerate() {
             let access = match (f.through_ref, f.mutable_ref) {

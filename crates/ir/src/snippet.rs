@@ -59,6 +59,10 @@ pub struct TypedSnippet {
     pub fns: Vec<TFn>,
     /// The bindings the snippet uses, with their types.
     pub bindings: Vec<(usize, Scalar)>,
+    /// Bindings among `bindings` whose number type the snippet settled (the host's `let workers = 4;` holds an
+    /// `i32`, which the snippet reads as `usize`), with the type the host's slot holds: read from the slot and
+    /// converted with `as` (the value is the literal's, which fits), written back converted the same way.
+    pub retyped: Vec<(usize, Scalar)>,
     /// The snippet borrows a place (`&x`) or keeps a reference in a `let` or parameter, which the typed view reads
     /// as the value it points to: whether each borrow is allowed is rustc's check. (Closure parameters and items of
     /// iterators over the hole's sequences are references too; the lowering judges those itself.)

@@ -133,6 +133,7 @@ mod tests {
             locals,
             fns: Vec::new(),
             bindings: Vec::new(),
+            retyped: Vec::new(),
             references: false,
             owns_buffers: false,
             rustc_decides: None,

@@ -68,10 +68,22 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(index) = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()) else {
             return self.unsupported("a local the subset does not know", node);
         };
-        if self.retyped(index, local, node) {
-            return self.unsupported("a host binding whose type the snippet settles", node);
-        }
         let local_ty = local.ty(self.db);
+        if self.retyped(index, local, node) {
+            // A number the snippet reads as another number type: converted where it is read and written. Whether
+            // the host's value and the snippet's uses fit together is rustc's to say (as on the rustc path).
+            let held = self.bindings[index].ty.as_deref().and_then(Scalar::from_name).filter(|s| plain_number(*s));
+            let seen = self.scalar(&local_ty, node).ok().filter(|s| plain_number(*s));
+            let (Some(held), Some(seen)) = (held, seen) else {
+                return self.unsupported("a host binding whose type the snippet settles", node);
+            };
+            self.rustc_decides("a host binding whose type the snippet settles", node);
+            if !self.retyped.iter().any(|(i, _)| *i == index) {
+                self.retyped.push((index, held));
+            }
+            self.note_binding(index, seen);
+            return Ok(LocalRef::Binding(index));
+        }
         // A host struct (or a shared reference to one) is read in place, through its address.
         let by_ref = match local_ty.as_reference() {
             Some((inner, ra_ap_hir::Mutability::Shared)) => Some(inner),
@@ -155,4 +167,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         Ok(TExpr { kind, ty, range })
     }
+}
+
+/// A number type the JIT converts with `as` (not a 128-bit one).
+fn plain_number(s: Scalar) -> bool {
+    (s.is_int() || s.is_float()) && !matches!(s, Scalar::I128 | Scalar::U128)
 }

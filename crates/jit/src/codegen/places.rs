@@ -22,14 +22,31 @@ impl<'a, 'b> Gen<'a, 'b> {
             LocalRef::Binding(i) if matches!(ty, Ty::Struct(_)) => vec![self.binding_ptr(i)],
             LocalRef::Binding(i) if matches!(ty, Ty::StructRef(_)) => vec![self.referent(i)],
             // Other bindings are scalars.
-            LocalRef::Binding(i) => match ty.scalar().and_then(clif) {
-                Some(t) => {
-                    let p = self.binding_ptr(i);
-                    vec![self.b.ins().load(t, MemFlags::trusted(), p, 0)]
-                }
-                None => Vec::new(),
+            // A number the snippet settled to another type ([`lacuna_ir::TypedSnippet::retyped`]): the host's
+            // type read, then converted as `as` does.
+            LocalRef::Binding(i) => match (ty.scalar(), self.held_type(i)) {
+                (Some(seen), Some(held)) => match clif(held) {
+                    Some(t) => {
+                        let p = self.binding_ptr(i);
+                        let v = self.b.ins().load(t, MemFlags::trusted(), p, 0);
+                        vec![self.cast(v, held, seen)]
+                    }
+                    None => Vec::new(),
+                },
+                _ => match ty.scalar().and_then(clif) {
+                    Some(t) => {
+                        let p = self.binding_ptr(i);
+                        vec![self.b.ins().load(t, MemFlags::trusted(), p, 0)]
+                    }
+                    None => Vec::new(),
+                },
             },
         }
+    }
+
+    /// The type the host's slot of binding `i` holds, when the snippet reads it as another number type.
+    fn held_type(&self, i: usize) -> Option<Scalar> {
+        self.snippet.retyped.iter().find(|(b, _)| *b == i).map(|(_, t)| *t)
     }
 
     /// Where the hole binding `r: &S` / `&mut S` points.
@@ -98,6 +115,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             LocalRef::Binding(i) => {
                 if let Some(&v) = values.first() {
+                    // A retyped number goes back as the host's type, converted as `as` does.
+                    let v = match (self.held_type(i), self.local_ty(local).scalar()) {
+                        (Some(held), Some(seen)) => self.cast(v, seen, held),
+                        _ => v,
+                    };
                     let p = self.binding_ptr(i);
                     self.b.ins().store(MemFlags::trusted(), v, p, 0);
                 }
