@@ -99,7 +99,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.fault_if(interrupt, Fault::Time, at);
     }
 
-    /// After a helper call that records its fault in the context: return the fault when `failed` is non-zero.
     /// After a helper that records its fault in the context and returns nothing that says so (a map's change
     /// past the memory budget): the fault return when the context holds one.
     pub(super) fn helper_fault_if_set(&mut self, at: usize) {
@@ -107,6 +106,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.helper_fault_if(code, at);
     }
 
+    /// After a helper call that records its fault in the context: return the fault when `failed` is non-zero.
     pub(super) fn helper_fault_if(&mut self, failed: Value, at: usize) {
         let fault_block = self.b.create_block();
         let cont = self.b.create_block();

@@ -76,12 +76,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         let zero = self.int_const(types::I64, 0);
         self.b.ins().stack_store(zero, slot, 0);
         let old = self.b.ins().stack_addr(types::I64, slot, 0);
-        let removing = remove;
-        let remove = self.int_const(types::I32, i64::from(remove));
+        let flag = self.int_const(types::I32, i64::from(remove));
         let f = self.helpers[&Helper::MapChange];
-        let call = self.b.ins().call(f, &[self.ctx, m, data, len, word, value, remove, old]);
+        let call = self.b.ins().call(f, &[self.ctx, m, data, len, word, value, flag, old]);
         let had = self.b.inst_results(call)[0];
-        if !removing {
+        if !remove {
             self.helper_fault_if_set(at);
         }
         (had, slot)

@@ -21,26 +21,20 @@ impl<'a, 'b> Gen<'a, 'b> {
             // A host struct binding is its place; a reference to one, where it points.
             LocalRef::Binding(i) if matches!(ty, Ty::Struct(_)) => vec![self.binding_ptr(i)],
             LocalRef::Binding(i) if matches!(ty, Ty::StructRef(_)) => vec![self.referent(i)],
-            // Other bindings are scalars.
-            // A number the snippet settled to another type ([`lacuna_ir::TypedSnippet::retyped`]): the host's
-            // type read, then converted as `as` does.
-            LocalRef::Binding(i) => match (ty.scalar(), self.held_type(i)) {
-                (Some(seen), Some(held)) => match clif(held) {
+            // Other bindings are scalars; one the snippet settled to another number type
+            // ([`lacuna_ir::TypedSnippet::retyped`]) is read as the host's type, then converted as `as` does.
+            LocalRef::Binding(i) => {
+                let Some(seen) = ty.scalar() else { return Vec::new() };
+                let held = self.held_type(i).unwrap_or(seen);
+                match clif(held) {
                     Some(t) => {
                         let p = self.binding_ptr(i);
                         let v = self.b.ins().load(t, MemFlags::trusted(), p, 0);
                         vec![self.cast(v, held, seen)]
                     }
                     None => Vec::new(),
-                },
-                _ => match ty.scalar().and_then(clif) {
-                    Some(t) => {
-                        let p = self.binding_ptr(i);
-                        vec![self.b.ins().load(t, MemFlags::trusted(), p, 0)]
-                    }
-                    None => Vec::new(),
-                },
-            },
+                }
+            }
         }
     }
 

@@ -11,6 +11,7 @@
 //! its slot and its key's bytes, each string pushed onto a map's vector its bytes and its slot, from the change
 //! that adds them until they are removed or the map is freed. A change past the budget adds nothing and faults.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use crate::abi::JitContext;
@@ -32,7 +33,8 @@ pub struct JitMap {
     /// For a map of vectors of strings (`BTreeMap<char, Vec<String>>`, grown by [`helper_map_push`]): each entry's
     /// value is an index here, the vector's strings as their bytes.
     lists: Vec<Vec<Box<[u8]>>>,
-    /// The bytes of its contents charged to the run's heap ([`Heap::charge`](crate::rt::heap::Heap::charge)), given back when it is freed.
+    /// The bytes of its contents charged to the run's heap ([`Heap::charge`](crate::rt::heap::Heap::charge)),
+    /// given back when it is freed.
     held: usize,
 }
 
@@ -46,17 +48,17 @@ fn entry_bytes(k: &Key) -> usize {
     }
 }
 
-/// Charges `bytes` more of map `m`'s contents to the run's budget; false, with the context's fault set, when that
-/// would pass it (nothing is charged then).
+/// Charges `bytes` more of a map's contents (its `held`) to the run's budget; false, with the context's fault set,
+/// when that would pass it (nothing is charged then).
 ///
 /// # Safety
 /// `ctx` is the live context of the running snippet.
-unsafe fn charge(ctx: *mut JitContext, m: &mut JitMap, bytes: usize) -> bool {
+unsafe fn charge(ctx: *mut JitContext, held: &mut usize, bytes: usize) -> bool {
     // SAFETY: as the caller guarantees.
     let Some(heap) = (unsafe { run_heap(ctx) }) else { return true };
     match heap.charge(bytes) {
         Ok(()) => {
-            m.held += bytes;
+            *held += bytes;
             true
         }
         Err(fault) => {
@@ -158,11 +160,18 @@ pub(crate) unsafe extern "C" fn helper_map_slot(
 ) -> *mut u64 {
     // SAFETY: as the caller guarantees.
     let (m, k) = unsafe { (map(m), key(data, len, word)) };
-    // SAFETY: as the caller guarantees.
-    if !m.entries.contains_key(&k) && !unsafe { charge(ctx, m, entry_bytes(&k)) } {
-        return std::ptr::null_mut();
+    // The value may change through the slot: the listing is stale either way.
+    m.listed = None;
+    match m.entries.entry(k) {
+        Entry::Occupied(e) => e.into_mut() as *mut u64,
+        Entry::Vacant(e) => {
+            // SAFETY: as the caller guarantees.
+            if !unsafe { charge(ctx, &mut m.held, entry_bytes(e.key())) } {
+                return std::ptr::null_mut();
+            }
+            e.insert(default) as *mut u64
+        }
     }
-    m.changing().entry(k).or_insert(default) as *mut u64
 }
 
 /// JIT helper: `m.entry(k).or_default().push(s)` of a map of vectors of strings: an empty vector inserted at the
@@ -185,20 +194,24 @@ pub(crate) unsafe extern "C" fn helper_map_push(
     // SAFETY: as the caller guarantees.
     let bytes: Box<[u8]> = unsafe { std::slice::from_raw_parts(text, text_len) }.into();
     let string = std::mem::size_of::<Box<[u8]>>() + bytes.len();
-    let cost = if m.entries.contains_key(&k) {
-        string
-    } else {
-        entry_bytes(&k) + std::mem::size_of::<Vec<Box<[u8]>>>() + string
+    let index = match m.entries.entry(k) {
+        Entry::Occupied(e) => {
+            // SAFETY: as the caller guarantees.
+            if !unsafe { charge(ctx, &mut m.held, string) } {
+                return;
+            }
+            *e.get()
+        }
+        Entry::Vacant(e) => {
+            let cost = entry_bytes(e.key()) + std::mem::size_of::<Vec<Box<[u8]>>>() + string;
+            // SAFETY: as the caller guarantees.
+            if !unsafe { charge(ctx, &mut m.held, cost) } {
+                return;
+            }
+            m.lists.push(Vec::new());
+            *e.insert((m.lists.len() - 1) as u64)
+        }
     };
-    // SAFETY: as the caller guarantees.
-    if !unsafe { charge(ctx, m, cost) } {
-        return;
-    }
-    let lists = &mut m.lists;
-    let index = *m.entries.entry(k).or_insert_with(|| {
-        lists.push(Vec::new());
-        (lists.len() - 1) as u64
-    });
     m.listed = None;
     m.lists[index as usize].push(bytes);
 }
@@ -229,11 +242,18 @@ pub(crate) unsafe extern "C" fn helper_map_change(
         }
         previous
     } else {
-        // SAFETY: as the caller guarantees.
-        if !m.entries.contains_key(&k) && !unsafe { charge(ctx, m, bytes) } {
-            return 0;
+        m.listed = None;
+        match m.entries.entry(k) {
+            Entry::Occupied(mut e) => Some(e.insert(value)),
+            Entry::Vacant(e) => {
+                // SAFETY: as the caller guarantees.
+                if !unsafe { charge(ctx, &mut m.held, bytes) } {
+                    return 0;
+                }
+                e.insert(value);
+                None
+            }
         }
-        m.changing().insert(k, value)
     };
     if let Some(v) = previous {
         // SAFETY: as the caller guarantees.
