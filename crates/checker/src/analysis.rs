@@ -105,6 +105,12 @@ pub(crate) struct RaSession {
     /// `modules_in_root` are in the host's source root, at the paths of `current`'s layout.
     module_files: Vec<(FileId, Arc<str>)>,
     modules_in_root: Vec<String>,
+    /// The file of a lifted snippet's module ([`crate::lifted`]), always in the host's source root (unlinked while
+    /// the text has no lifted module), with the text it holds.
+    lifted_file: FileId,
+    lifted_text: Arc<str>,
+    /// The host's source root has been set (with `lifted_file` in it).
+    root_set: bool,
     next_file: u32,
     config: DiagnosticsConfig,
     /// How many std source files were loaded (for `--verbose` and benchmarks).
@@ -283,7 +289,10 @@ impl RaSession {
             offsets: crate::apart::Offsets::default(),
             module_files: Vec::new(),
             modules_in_root: Vec::new(),
-            next_file,
+            lifted_file: FileId::from_raw(next_file),
+            lifted_text: Arc::from(""),
+            root_set: false,
+            next_file: next_file + 1,
             config,
             std_files,
             std_file_ids,
@@ -304,12 +313,14 @@ impl RaSession {
         policy: Option<&lacuna_policy::Policy>,
     ) -> Analysed {
         let started = std::time::Instant::now();
-        let block = self.offsets.root_range(block);
+        // A lifted snippet is in the lifted module's file, whose diagnostics are all the snippet's: the host's file
+        // is the unfilled host's, whatever the snippet.
+        let (file_id, block) = self.place(block);
         // A refusal before this analysis is not this snippet's (what this one meets of its own shows as an error).
         self.proc_macro_gate.take_refused();
         // rust-analyzer's own parse of it (kept in its database, so the analysis below does not parse again).
         let db = self.host.raw_database();
-        let file = ra_ap_hir::attach_db(db, || Semantics::new(db).attach_first_edition(self.host_file).parse(db));
+        let file = ra_ap_hir::attach_db(db, || Semantics::new(db).attach_first_edition(file_id).parse(db));
         let errors = file.errors();
         let parse = started.elapsed();
         let outcome = if !errors.is_empty() {
@@ -331,7 +342,7 @@ impl RaSession {
             .filter(|v| !v.is_empty())
         {
             Outcome::Policy(violations)
-        } else if let Some(why) = semantic.then(|| self.expands_too_far(block.clone())).flatten() {
+        } else if let Some(why) = semantic.then(|| self.expands_too_far(file_id, block.clone())).flatten() {
             // rust-analyzer is not asked (its analysis of what the macros make could not be stopped).
             match policy.filter(|p| !p.is_unconfined()) {
                 Some(_) => Outcome::Policy(vec![crate::policy::Violation {
@@ -345,7 +356,7 @@ impl RaSession {
                 None => Outcome::NotAsked,
             }
         } else if semantic {
-            match self.root_errors() {
+            match self.file_errors(file_id) {
                 Ok(mut errors) => {
                     for e in &mut errors {
                         refine_code_in_patterns(&file.tree(), e);
@@ -383,9 +394,11 @@ impl RaSession {
             Outcome::NotAsked
         };
         let outcome = match outcome {
-            Outcome::Errors(errors) => Outcome::Errors(errors.into_iter().map(|e| self.error_from_root(e)).collect()),
+            Outcome::Errors(errors) => {
+                Outcome::Errors(errors.into_iter().map(|e| self.error_from(file_id, e)).collect())
+            }
             Outcome::Policy(violations) => {
-                Outcome::Policy(violations.into_iter().map(|v| self.violation_from_root(v)).collect())
+                Outcome::Policy(violations.into_iter().map(|v| self.violation_from(file_id, v)).collect())
             }
             other => other,
         };
@@ -395,11 +408,11 @@ impl RaSession {
 
     /// Whether the snippet in `block` of `text` has its own macros expand beyond the checker's budget
     /// ([`crate::expansion`]), and how.
-    fn expands_too_far(&self, block: std::ops::Range<usize>) -> Option<String> {
+    fn expands_too_far(&self, file: FileId, block: std::ops::Range<usize>) -> Option<String> {
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);
-            let file_id = sema.attach_first_edition(self.host_file);
+            let file_id = sema.attach_first_edition(file);
             let file = sema.parse(file_id);
             let range = TextRange::new((block.start as u32).into(), (block.end as u32).into());
             crate::expansion::too_far(&sema, db, file.syntax(), range)
@@ -430,13 +443,15 @@ impl RaSession {
             return;
         }
         let paths: Vec<&str> = layout.apart.iter().map(|a| a.path.as_str()).collect();
-        if paths != self.modules_in_root {
+        let mut change = FileChange::default();
+        if paths != self.modules_in_root || !self.root_set {
             while self.module_files.len() < paths.len() {
                 self.module_files.push((FileId::from_raw(self.next_file), Arc::from("")));
                 self.next_file += 1;
             }
-            let modules: Vec<(FileId, &str)> =
+            let mut modules: Vec<(FileId, &str)> =
                 self.module_files.iter().zip(&paths).map(|((id, _), path)| (*id, *path)).collect();
+            modules.push((self.lifted_file, crate::lifted::MODULE_PATH));
             let root = crate::crate_graph::host_root(self.host_file, &modules);
             // Straight to the database, not through `FileChange::set_roots`, which would set every root again
             // (std's too, and all rust-analyzer made of std would be made again).
@@ -446,13 +461,20 @@ impl RaSession {
             }
             db.set_source_root_with_durability(HOST_ROOT, triomphe::Arc::new(root), salsa::Durability::LOW);
             self.modules_in_root = paths.iter().map(|p| (*p).to_owned()).collect();
+            if !self.root_set {
+                change.change_file(self.lifted_file, Some(String::new()));
+                self.root_set = true;
+            }
         }
-        let mut change = FileChange::default();
         for ((id, held), (_, body)) in self.module_files.iter_mut().zip(layout.files(text)) {
             if &**held != body {
                 *held = Arc::from(body);
                 change.change_file(*id, Some(body.to_owned()));
             }
+        }
+        if let Some(lifted) = layout.lifted_text(text).filter(|t| **t != *self.lifted_text) {
+            change.change_file(self.lifted_file, Some(lifted.to_owned()));
+            self.lifted_text = Arc::from(lifted);
         }
         let root_text = layout.root_text(text);
         if *self.root_text != *root_text {
@@ -502,24 +524,80 @@ impl RaSession {
     }
 
     fn error_from_root(&self, e: RaDiagnostic) -> RaDiagnostic {
-        let range = self.offsets.text_range_of(e.start..e.end);
+        self.error_from(self.host_file, e)
+    }
+
+    fn error_from(&self, file: FileId, e: RaDiagnostic) -> RaDiagnostic {
+        let range = self.text_range(file, e.start..e.end);
         RaDiagnostic { start: range.start, end: range.end, ..e }
     }
 
-    fn violation_from_root(&self, v: crate::policy::Violation) -> crate::policy::Violation {
-        crate::policy::Violation { range: self.offsets.text_range_of(v.range.clone()), ..v }
+    fn violation_from(&self, file: FileId, v: crate::policy::Violation) -> crate::policy::Violation {
+        crate::policy::Violation { range: self.text_range(file, v.range.clone()), ..v }
+    }
+
+    /// The current text's lifted module, if it has one: where its file's text starts, and its parameters.
+    fn lifted(&self) -> Option<(usize, &crate::apart::LiftedModule)> {
+        let lifted = self.current.as_ref()?.1.lifted.as_ref()?;
+        Some((lifted.body.start + 1, lifted))
+    }
+
+    /// The file a range of the current text is in (the host file, or the lifted module's), and the range there.
+    fn place(&self, range: std::ops::Range<usize>) -> (FileId, std::ops::Range<usize>) {
+        match self.lifted() {
+            Some((at, lifted)) if range.start >= at && range.end < lifted.body.end => {
+                (self.lifted_file, range.start - at..range.end - at)
+            }
+            _ => (self.host_file, self.offsets.root_range(range)),
+        }
+    }
+
+    /// A range of `file` (the host file or the lifted module's) in the current text.
+    fn text_range(&self, file: FileId, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        match self.lifted() {
+            Some((at, _)) if file == self.lifted_file => range.start + at..range.end + at,
+            _ => self.offsets.text_range_of(range),
+        }
+    }
+
+    /// Where a local is declared, in the current text: a lifted snippet's parameter is declared where its binding
+    /// is, so the two are one wherever bindings are looked up by their declaration.
+    fn decl_in_text(&self, (file, at): (FileId, usize)) -> usize {
+        match self.lifted() {
+            Some((start, lifted)) if file == self.lifted_file => {
+                let at = at + start;
+                lifted.aliases.iter().find(|(param, _)| *param == at).map_or(at, |(_, decl)| *decl)
+            }
+            _ => self.offsets.text_of(at),
+        }
+    }
+
+    /// A binding's declaration (in the current text) in the offsets of the file the snippet is in: with a lifted
+    /// snippet, its parameter's (none: a binding no parameter stands for, which nothing declared there is).
+    fn decl_in_file(&self, decl: usize) -> usize {
+        match self.lifted() {
+            Some((start, lifted)) => {
+                lifted.aliases.iter().find(|(_, d)| *d == decl).map_or(usize::MAX, |(param, _)| param - start)
+            }
+            None => self.offsets.root_of(decl),
+        }
     }
 
     /// [`RaSession::errors`] in the host file's offsets.
     fn root_errors(&self) -> Result<Vec<RaDiagnostic>, CheckerError> {
+        self.file_errors(self.host_file)
+    }
+
+    /// Error-severity diagnostics of one file, in its offsets.
+    fn file_errors(&self, file: FileId) -> Result<Vec<RaDiagnostic>, CheckerError> {
         let analysis = self.host.analysis();
         let diags = analysis
-            .full_diagnostics(&self.config, AssistResolveStrategy::None, self.host_file)
+            .full_diagnostics(&self.config, AssistResolveStrategy::None, file)
             .map_err(|_| CheckerError::Internal { detail: "rust-analyzer query cancelled".into() })?;
         Ok(diags
             .into_iter()
             .filter(|d| d.severity == Severity::Error && !d.unused)
-            .filter(|d| d.range.file_id == self.host_file)
+            .filter(|d| d.range.file_id == file)
             .map(|d| {
                 let code = |c: &str| (Some(c.to_owned()), c.to_owned());
                 let (code, name) = match d.code {
@@ -718,7 +796,11 @@ impl RaSession {
                 _ => {}
             });
             for (name, local) in locals {
-                let Some(decl) = local_decl(db, local).map(|d| self.offsets.text_of(d)) else { continue };
+                let Some(decl) = local_decl(db, local).map(|d| self.decl_in_text(d)) else {
+                    // Not one a snippet can name (a `for` loop's iterator) is no local it could see.
+                    scope_info.unlisted_locals |= spellable(&name);
+                    continue;
+                };
                 let ty = local.ty(db);
                 scope_info.bindings.push(Binding {
                     name: name.as_str().to_owned(),
@@ -750,14 +832,14 @@ impl RaSession {
     fn snippet_uses_attached(&self, snippet: std::ops::Range<usize>, bindings: &[Binding]) -> SnippetUses {
         // Offsets out are relative to the snippet's start, the same in both texts (no module is cut from a
         // snippet); binding declarations are compared in the spliced text's.
-        let snippet = self.offsets.root_range(snippet);
+        let (snippet_file, snippet) = self.place(snippet);
         let db = self.host.raw_database();
         let sema = Semantics::new(db);
-        let file_id = sema.attach_first_edition(self.host_file);
+        let file_id = sema.attach_first_edition(snippet_file);
         let file = sema.parse(file_id);
         let range = TextRange::new((snippet.start as u32).into(), (snippet.end as u32).into());
         let binding_of = |local: ra_ap_hir::Local<'_>| {
-            let decl = self.offsets.text_of(local_decl(db, local)?);
+            let decl = self.decl_in_text(local_decl(db, local)?);
             let name = local.name(db);
             bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())
         };
@@ -805,7 +887,8 @@ impl RaSession {
                             }
                             out.uses.push(BindingUse { binding, range: rel(token.text_range()), kind, moved_into });
                             if !out.retyped.iter().any(|(b, _)| *b == binding) {
-                                let module = sema.scope(name_ref.syntax()).map(|s| s.module());
+                                let module =
+                                    sema.scope(name_ref.syntax()).map(|s| crate::lifted::hole_module(db, s.module()));
                                 let ty = module.and_then(|m| {
                                     local.ty(db).display_source_code(db, m.into(), false).ok().map(stable_source)
                                 });
@@ -862,6 +945,7 @@ impl RaSession {
         snippet: std::ops::Range<usize>,
         policy: &lacuna_policy::Policy,
     ) -> Vec<crate::policy::Violation> {
+        let file = self.place(snippet.clone()).0;
         self.with_snippet(snippet, |sema, db, range, root| {
             let file = root.ancestors().last().unwrap_or_else(|| root.clone());
             let mut walker = crate::policy::resolve::Walker::new(sema, db, policy, range, file);
@@ -871,16 +955,17 @@ impl RaSession {
             crate::policy::dedup(out)
         })
         .into_iter()
-        .map(|v| self.violation_from_root(v))
+        .map(|v| self.violation_from(file, v))
         .collect()
     }
 
     /// What the snippet at `snippet` (a range of the current, spliced text) does across the line between a
     /// package's binary and its library that the two as cargo's crates would not allow ([`crate::boundary`]).
     pub fn boundary_crossings(&self, snippet: std::ops::Range<usize>) -> Vec<crate::boundary::Crossing> {
+        let file = self.place(snippet.clone()).0;
         let mut crossings = self.with_snippet(snippet, crate::boundary::crossings);
         for c in &mut crossings {
-            let range = self.offsets.text_range_of(usize::from(c.range.start())..usize::from(c.range.end()));
+            let range = self.text_range(file, usize::from(c.range.start())..usize::from(c.range.end()));
             c.range = TextRange::new((range.start as u32).into(), (range.end as u32).into());
         }
         crossings
@@ -897,11 +982,11 @@ impl RaSession {
             &ra_ap_syntax::SyntaxNode,
         ) -> R,
     ) -> R {
-        let snippet = self.offsets.root_range(snippet);
+        let (file, snippet) = self.place(snippet);
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);
-            let file_id = sema.attach_first_edition(self.host_file);
+            let file_id = sema.attach_first_edition(file);
             let file = sema.parse(file_id);
             let range = TextRange::new((snippet.start as u32).into(), (snippet.end as u32).into());
             let root = match file.syntax().covering_element(range) {
@@ -921,14 +1006,14 @@ impl RaSession {
     ) -> Result<lacuna_ir::TypedSnippet, lacuna_ir::Unsupported> {
         // The typed view's ranges are relative to the snippet's start, the same in both texts; it finds bindings
         // by their declarations in the host file's offsets.
-        let block = self.offsets.root_range(block);
+        let (file, block) = self.place(block);
         let bindings: Vec<Binding> =
-            bindings.iter().map(|b| Binding { decl: self.offsets.root_of(b.decl), ..b.clone() }).collect();
+            bindings.iter().map(|b| Binding { decl: self.decl_in_file(b.decl), ..b.clone() }).collect();
         let bindings = &bindings[..];
         let db = self.host.raw_database();
         ra_ap_hir::attach_db(db, || {
             let sema = Semantics::new(db);
-            let file_id = sema.attach_first_edition(self.host_file);
+            let file_id = sema.attach_first_edition(file);
             let file = sema.parse(file_id);
             let range = TextRange::new((block.start as u32).into(), (block.end as u32).into());
             // A hole inside a macro call's arguments (`println!("{}", agent!(..)?)`) is in a token tree, not in
@@ -974,20 +1059,21 @@ impl RaSession {
     }
 }
 
-/// Offset of a local's declaration, when it is in the host file itself (not made by a macro).
-fn local_decl(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>) -> Option<usize> {
+/// The file and offset of a local's declaration, when it is in a file itself (not made by a macro).
+fn local_decl(db: &dyn ra_ap_hir::db::HirDatabase, local: ra_ap_hir::Local<'_>) -> Option<(FileId, usize)> {
     // Locals rust-analyzer makes up while desugaring (a `for` loop's iterator) have names no source can spell and
     // no syntax; `primary_source` panics on them.
-    let name = local.name(db);
-    let spellable = name.as_str().chars().all(|c| c.is_alphanumeric() || c == '_');
-    if !spellable {
+    if !spellable(&local.name(db)) {
         return None;
     }
     let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(db))).ok()?;
-    if source.file().macro_file().is_some() {
-        return None;
-    }
-    Some(usize::from(source.syntax().text_range().start()))
+    let file = source.file().file_id()?;
+    Some((file.file_id(db), usize::from(source.syntax().text_range().start())))
+}
+
+/// Whether source can spell a local's name (rust-analyzer makes up some while desugaring).
+fn spellable(name: &ra_ap_hir::Name) -> bool {
+    name.as_str().chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Whether rustc's compile-time evaluation (the `arithmetic_overflow` and `unconditional_panic` lints, which do

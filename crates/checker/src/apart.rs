@@ -37,6 +37,18 @@ pub(crate) struct Layout {
     /// The host declares an `impl` inside a block (a function body, a closure), where rust-analyzer's method and
     /// trait resolution is incomplete (a snippet's own are looked for in its parse).
     pub block_local_impls: bool,
+    /// A snippet checked lifted out of its hole ([`crate::lifted`]): the module it is in, read as a file of its own.
+    pub lifted: Option<LiftedModule>,
+}
+
+/// Where a lifted snippet's module is in the text, and which of its parameters stand for which binding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LiftedModule {
+    /// The module's `{ .. }`, braces included, after everything else of the program but the prelude.
+    pub body: std::ops::Range<usize>,
+    /// Per parameter: the offset of its name, and the declaration of the hole binding it stands for (both in the
+    /// text's offsets). A parameter is its binding wherever a binding is looked up by its declaration.
+    pub aliases: Vec<(usize, usize)>,
 }
 
 impl Layout {
@@ -46,7 +58,7 @@ impl Layout {
         collect(file.items(), "", keep, &mut apart);
         // Once per host, so that a check walks only its snippet for them.
         let block_local_impls = crate::analysis::has_block_local_impls(file.syntax());
-        Layout { apart, block_local_impls }
+        Layout { apart, block_local_impls, lifted: None }
     }
 
     /// The layout with every offset moved by `f` (what splicing a hole does to the text after it).
@@ -58,18 +70,24 @@ impl Layout {
                 .map(|a| Apart { body: f(a.body.start)..f(a.body.end), path: a.path.clone() })
                 .collect(),
             block_local_impls: self.block_local_impls,
+            lifted: self.lifted.clone(),
         }
+    }
+
+    /// Every module body made a file, the lifted one last (it follows the program).
+    fn bodies(&self) -> impl Iterator<Item = &std::ops::Range<usize>> {
+        self.apart.iter().map(|a| &a.body).chain(self.lifted.iter().map(|l| &l.body))
     }
 
     /// The root file's text: `text` with each module's `{ .. }` made `;`.
     pub(crate) fn root_text(&self, text: &str) -> String {
-        let cut: usize = self.apart.iter().map(|a| a.body.len() - 1).sum();
+        let cut: usize = self.bodies().map(|b| b.len() - 1).sum();
         let mut root = String::with_capacity(text.len() - cut);
         let mut at = 0;
-        for a in &self.apart {
-            root.push_str(&text[at..a.body.start]);
+        for body in self.bodies() {
+            root.push_str(&text[at..body.start]);
             root.push(';');
-            at = a.body.end;
+            at = body.end;
         }
         root.push_str(&text[at..]);
         root
@@ -77,7 +95,12 @@ impl Layout {
 
     /// Offsets between a text read with this layout and its root file.
     pub(crate) fn offsets(&self) -> Offsets {
-        Offsets { cuts: self.apart.iter().map(|a| a.body.start + 1..a.body.end).collect() }
+        Offsets { cuts: self.bodies().map(|b| b.start + 1..b.end).collect() }
+    }
+
+    /// The lifted module's text (its items, between its braces), if there is one.
+    pub(crate) fn lifted_text<'t>(&self, text: &'t str) -> Option<&'t str> {
+        self.lifted.as_ref().map(|l| &text[l.body.start + 1..l.body.end - 1])
     }
 
     /// Each module file's path and text (the module's items, between its braces).

@@ -43,6 +43,9 @@ pub struct PendingCheck {
     /// Normalized.
     snippet: String,
     spliced: Spliced,
+    /// The snippet lifted out of its hole ([`crate::lifted`]), while rust-analyzer reads it there: what the stages
+    /// before rustc ask of the snippet, they ask of this splice ([`PendingCheck::view`]).
+    lifted: Option<Spliced>,
     snippet_index: LineIndex,
     expected_type: Option<String>,
     /// Safe mode's policy; `None` when unconfined or not asked ([`Checker::check_with_rustc_only`]).
@@ -67,6 +70,25 @@ impl PendingCheck {
     /// The snippet, normalized.
     pub fn snippet(&self) -> &str {
         &self.snippet
+    }
+
+    /// The splice rust-analyzer reads the snippet in: lifted, or in its hole.
+    fn view(&self) -> &Spliced {
+        self.lifted.as_ref().unwrap_or(&self.spliced)
+    }
+
+    /// A range of [`PendingCheck::view`] in the splice's offsets (the snippet's own coordinates are the same in
+    /// both; anything outside the snippet is at its start).
+    fn out_of_view(&self, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let (Some(lifted), Some(here)) =
+            (self.lifted.as_ref().and_then(Spliced::snippet_range), self.spliced.snippet_range())
+        else {
+            return range;
+        };
+        if range.start < lifted.start || range.end > lifted.end {
+            return here.start..here.start;
+        }
+        range.start - lifted.start + here.start..range.end - lifted.start + here.start
     }
 
     fn verdict(mut self, accepted: bool, decided_by: DecidedBy, diagnostics: Vec<Diagnostic>) -> Verdict {
@@ -266,8 +288,8 @@ impl Checker {
         check: &PendingCheck,
     ) -> Result<SnippetUses, CheckerError> {
         let Some(scope) = prepared.scopes[check.hole].clone() else { return Ok(SnippetUses::default()) };
-        let range = check.spliced.snippet_range().expect("a spliced host has a snippet");
-        self.with_ra(Some(&check.spliced), move |ra| Ok(ra.snippet_uses(range, &scope.bindings)))
+        let range = check.view().snippet_range().expect("a spliced host has a snippet");
+        self.with_ra(Some(check.view()), move |ra| Ok(ra.snippet_uses(range, &scope.bindings)))
     }
 
     /// The typed view of a pending snippet for the JIT, or why it is outside the JIT's subset.
@@ -286,8 +308,8 @@ impl Checker {
         if depth > MAX_RA_NESTING || tokens > MAX_RA_TOKENS {
             return Ok(Err(lacuna_ir::Unsupported { construct: "a very large snippet".into(), range: 0..0 }));
         }
-        let block = check.spliced.block_range().expect("a spliced host has a snippet");
-        self.with_ra(Some(&check.spliced), move |ra| Ok(ra.typed_snippet(block, &scope.bindings)))
+        let block = check.view().block_range().expect("a spliced host has a snippet");
+        self.with_ra(Some(check.view()), move |ra| Ok(ra.typed_snippet(block, &scope.bindings)))
     }
 
     /// Begins a check: the snippet spliced into its hole, once. What a caller asks of the snippet afterwards
@@ -308,11 +330,17 @@ impl Checker {
             return Err(CheckerError::SnippetTooLarge { bytes: snippet.len() });
         }
         let spliced = host.splice(hole, &snippet, prepared.glue_type(hole));
+        // A hole in a package's binary is never at the crate's root: the boundary stage reads the snippet in place.
+        let lifted = prepared.lifts[hole]
+            .as_ref()
+            .filter(|lift| lift.takes(&snippet))
+            .map(|lift| Spliced::lifted(host, lift, &snippet));
         Ok(PendingCheck {
             hole,
             snippet_index: LineIndex::new(&snippet),
             snippet,
             spliced,
+            lifted,
             expected_type: prepared.expected_types[hole].clone(),
             policy: policy.filter(|p| !p.is_unconfined()).cloned(),
             deferred: Vec::new(),
@@ -389,8 +417,23 @@ impl Checker {
         mut pending: PendingCheck,
         semantic: bool,
     ) -> Result<(PendingCheck, bool), Verdict> {
-        let block = pending.spliced.block_range().expect("a spliced host has a snippet");
         let policy = pending.policy.clone();
+        if let Some(lifted) = pending.lifted.take().filter(|_| semantic) {
+            // Clean lifted is clean in the hole; anything else is asked again in the hole, whose answer it is.
+            let block = lifted.block_range().expect("a lifted splice has a snippet");
+            let policy = policy.clone();
+            let analysed = self.with_ra(Some(&lifted), move |ra| Ok(ra.analyse(block, true, policy.as_ref())));
+            if let Ok(analysed) = analysed {
+                pending.timings.parse += ms(analysed.parse);
+                pending.timings.rust_analyzer += ms(analysed.analysis);
+                if matches!(&analysed.outcome, analysis::Outcome::Errors(errors) if errors.is_empty()) {
+                    pending.timings.lifted = true;
+                    pending.lifted = Some(lifted);
+                    return Ok((pending, true));
+                }
+            }
+        }
+        let block = pending.spliced.block_range().expect("a spliced host has a snippet");
         let analysed = self.with_ra(Some(&pending.spliced), move |ra| Ok(ra.analyse(block, semantic, policy.as_ref())));
         let analysed = match analysed {
             Ok(analysed) => analysed,
@@ -400,8 +443,8 @@ impl Checker {
                 return self.syntax_rules_alone(prepared, pending).map(|pending| (pending, false));
             }
         };
-        pending.timings.parse = ms(analysed.parse);
-        pending.timings.rust_analyzer = ms(analysed.analysis);
+        pending.timings.parse += ms(analysed.parse);
+        pending.timings.rust_analyzer += ms(analysed.analysis);
         match analysed.outcome {
             // rustc's parser names what is wrong (an error code for many mistakes rust-analyzer calls a syntax
             // error): rustc rejects it too, and decides. Safe mode could not inspect a snippet that does not parse,
@@ -479,6 +522,7 @@ impl Checker {
         if !pending.spliced.text.contains(crate::boundary::BINARY_MODULE) {
             return Ok(pending);
         }
+        debug_assert!(pending.lifted.is_none(), "a hole in a package's binary is not at the crate's root");
         let range = pending.spliced.snippet_range().expect("a spliced host has a snippet");
         let crossings = match self.with_ra(Some(&pending.spliced), move |ra| Ok(ra.boundary_crossings(range))) {
             Ok(crossings) if !crossings.is_empty() => crossings,
@@ -519,9 +563,14 @@ impl Checker {
     #[allow(clippy::result_large_err)]
     fn resolve_stage(&mut self, prepared: &PreparedHost, mut pending: PendingCheck) -> Result<PendingCheck, Verdict> {
         let Some(policy) = pending.policy.clone() else { return Ok(pending) };
-        let range = pending.spliced.snippet_range().expect("a spliced host has a snippet");
+        let range = pending.view().snippet_range().expect("a spliced host has a snippet");
         let started = Instant::now();
-        let violations = self.with_ra(Some(&pending.spliced), move |ra| Ok(ra.policy_violations(range, &policy)));
+        let view = pending.view();
+        let violations = self.with_ra(Some(view), move |ra| Ok(ra.policy_violations(range, &policy))).map(|v| {
+            v.into_iter()
+                .map(|v| policy::Violation { range: pending.out_of_view(v.range.clone()), ..v })
+                .collect::<Vec<_>>()
+        });
         pending.timings.policy = Some(ms(started.elapsed()));
         match violations {
             Ok(v) if v.iter().all(|v| v.kind == ViolationKind::Unresolved) => {

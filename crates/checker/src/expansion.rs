@@ -25,11 +25,12 @@ pub(crate) fn too_far(
     root: &SyntaxNode,
     snippet: TextRange,
 ) -> Option<String> {
+    let file = sema.hir_file_for(root);
     let mut queue = calls_in(sema, root, Some(snippet));
     let (mut calls, mut bytes) = (0usize, 0usize);
     while let Some(call) = queue.pop() {
         let Some(mac) = sema.resolve_macro_call(&call) else { continue };
-        if !written_in_snippet(db, snippet, mac) {
+        if !written_in_snippet(db, file, snippet, mac) {
             continue;
         }
         calls += 1;

@@ -47,6 +47,10 @@ pub struct Hole {
     /// The hole's code runs in an async context (the nearest enclosing function, closure or block that has a body
     /// of its own is an `async fn`, `async` closure or `async` block): a snippet there may `.await`.
     pub in_async: bool,
+    /// The hole's code may do what needs `unsafe`: it is inside an `unsafe` block or `unsafe fn` (closures in
+    /// between inherit it; a nested function does not). A snippet there may call an `unsafe fn` without a block of its
+    /// own, as the host's code around it may.
+    pub in_unsafe: bool,
 }
 
 /// A host program, normalized (no BOM, `\n` line endings) and with its holes located.
@@ -240,6 +244,7 @@ fn find_holes(file: &SourceFile, line_index: &LineIndex) -> Vec<Hole> {
             model: model_name(args),
             task_range: task_range(args),
             in_async: in_async_context(&tokens[i]),
+            in_unsafe: in_unsafe_context(&tokens[i]),
         });
         i = close + 1;
     }
@@ -283,6 +288,33 @@ fn in_async_context(token: &SyntaxToken) -> bool {
                 return ast::ClosureExpr::cast(node).is_some_and(|c| c.async_token().is_some());
             }
             SyntaxKind::BLOCK_EXPR if ast::BlockExpr::cast(node.clone()).is_some_and(|b| b.async_token().is_some()) => {
+                return true;
+            }
+            SyntaxKind::CONST | SyntaxKind::STATIC => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether code at `token` may do what needs `unsafe`: an `unsafe` block or `unsafe fn` is around it before any
+/// `fn`, `const` or `static` (closures inherit it). Inside a macro's arguments, a `{ .. }` group right after `unsafe`
+/// is an `unsafe` block.
+fn in_unsafe_context(token: &SyntaxToken) -> bool {
+    for node in token.parent_ancestors() {
+        match node.kind() {
+            SyntaxKind::TOKEN_TREE => {
+                let opens_brace = node.first_token().is_some_and(|t| t.kind() == T!['{']);
+                let before = node.first_token().and_then(|t| t.prev_token());
+                let prev = std::iter::successors(before, |t| t.prev_token()).find(|t| !t.kind().is_trivia());
+                if opens_brace && prev.is_some_and(|t| t.kind() == T![unsafe]) {
+                    return true;
+                }
+            }
+            SyntaxKind::FN => return ast::Fn::cast(node).is_some_and(|f| f.unsafe_token().is_some()),
+            SyntaxKind::BLOCK_EXPR
+                if ast::BlockExpr::cast(node.clone()).is_some_and(|b| b.unsafe_token().is_some()) =>
+            {
                 return true;
             }
             SyntaxKind::CONST | SyntaxKind::STATIC => return false,
@@ -417,6 +449,43 @@ impl Spliced {
         // No module made a file holds a hole: only what follows the hole moves.
         spliced.layout = host.layout.mapped(|at| spliced.spliced_offset(at));
         spliced
+    }
+
+    /// The host with every hole unfilled and `snippet` lifted out of hole `hole` ([`crate::lifted`]): the lifted
+    /// module follows the host's text, so host offsets are the text's, and the snippet's coordinates are as in its
+    /// hole (everything around it is glue).
+    pub(crate) fn lifted(host: &Host, lift: &crate::lifted::Lift, snippet: &str) -> Spliced {
+        let (items, snippet_at, aliases) = lift.module_text(snippet);
+        let mut text = String::with_capacity(host.text.len() + items.len() + PRELUDE_INJECTION.len() + 32);
+        text.push_str(&host.text);
+        let start = text.len();
+        text.push_str(&format!("\nmod {} ", crate::lifted::MODULE));
+        let body = text.len();
+        text.push('{');
+        let items_at = text.len();
+        text.push_str(&items);
+        text.push_str("}\n");
+        let prelude_at = text.len();
+        text.push_str(PRELUDE_INJECTION);
+        let hole = SplicedHole {
+            host_start: host.text.len(),
+            host_end: host.text.len(),
+            start,
+            end: prelude_at,
+            snippet_start: items_at + snippet_at,
+            snippet_end: items_at + snippet_at + snippet.len(),
+        };
+        let mut layout = (*host.layout).clone();
+        let aliases = aliases.into_iter().map(|(at, decl)| (items_at + at, decl)).collect();
+        layout.lifted = Some(crate::apart::LiftedModule { body: body..prelude_at - 1, aliases });
+        Spliced { text, prelude_at, hole: Some(hole), layout }
+    }
+
+    /// `text` (a host's, without the prelude) read with `layout`, and no snippet.
+    pub(crate) fn plain(mut text: String, layout: Layout) -> Spliced {
+        let prelude_at = text.len();
+        text.push_str(PRELUDE_INJECTION);
+        Spliced { text, prelude_at, hole: None, layout }
     }
 
     pub fn origin(&self, offset: usize) -> Origin {
@@ -645,6 +714,23 @@ async fn a() {
         assert_eq!(in_async, [true, true, false, false, true, false, false, true]);
         assert!(snippet_awaits("format!(\"{}\", f().await)"));
         assert!(!snippet_awaits("let awaited = 1; awaited"));
+    }
+
+    #[test]
+    fn holes_know_whether_they_may_do_what_needs_unsafe() {
+        let h = host(
+            "unsafe fn a() -> u8 { agent!(\"1\").unwrap() }
+fn b() {
+    let x: u8 = unsafe { agent!(\"2\").unwrap() };
+    let f = unsafe { || agent!(\"3\") };
+    unsafe { fn inner() -> u8 { agent!(\"4\").unwrap() } }
+    println!(\"{:?}\", unsafe { agent!(\"5\") });
+    let y: u8 = agent!(\"6\").unwrap();
+}
+",
+        );
+        let in_unsafe: Vec<bool> = h.holes.iter().map(|h| h.in_unsafe).collect();
+        assert_eq!(in_unsafe, [true, true, true, false, true, false]);
     }
 
     #[test]

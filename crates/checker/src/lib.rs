@@ -25,6 +25,7 @@ mod host;
 mod ir_build;
 pub(crate) mod iteration;
 mod lean;
+mod lifted;
 mod line_index;
 mod locks;
 mod outline;
@@ -156,6 +157,10 @@ pub struct Timings {
     pub policy: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rustc: Option<f64>,
+    /// rust-analyzer found the snippet clean lifted out of its hole ([`lifted`]), and every later stage before
+    /// rustc read it there.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lifted: bool,
 }
 
 /// What [`Checker::settle`] made of a host's inferred holes.
@@ -284,6 +289,8 @@ pub struct PreparedHost {
     /// Per hole: its type is settled only by the snippet (the unfilled host fails only with "type annotations
     /// needed" inside the function around it), so each snippet is checked with `T` inferred from it.
     pub inferred: Vec<bool>,
+    /// Per hole: how its snippets are checked lifted out of it, when they can be ([`lifted`]).
+    lifts: Vec<Option<lifted::Lift>>,
 }
 
 /// What the generator of a host knows of one of its holes ([`Checker::prepare_generated`]).
@@ -416,7 +423,8 @@ impl Checker {
         }
         let glue_types = self.confirm_glue_types(&host, &expected_types)?;
         let expected_types = expected_types.into_iter().map(|t| t.map(|t| t.display)).collect();
-        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline, inferred })
+        let lifts = self.lifts(&host, &scopes, &glue_types)?;
+        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline, inferred, lifts })
     }
 
     /// [`Checker::prepare`] for a host Lacuna generated from parts rustc already accepted (a session turn's
@@ -448,7 +456,8 @@ impl Checker {
             })
             .collect();
         let expected_types = glue_types.clone();
-        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline, inferred })
+        let lifts = self.lifts(&host, &scopes, &glue_types)?;
+        Ok(PreparedHost { host, expected_types, scopes, glue_types, baseline, inferred, lifts })
     }
 
     /// A host parsed, with at least one hole.
@@ -497,6 +506,33 @@ impl Checker {
             })
             .collect();
         Ok((baseline, expected_types, scopes))
+    }
+
+    /// Per hole, how its snippets are checked lifted out of it ([`lifted`]): for each hole whose place allows it,
+    /// rust-analyzer reads the host cut off after the hole, to learn which bindings the code before it settles.
+    fn lifts(
+        &mut self,
+        host: &Host,
+        scopes: &[Option<HoleScope>],
+        glue_types: &[Option<String>],
+    ) -> Result<Vec<Option<lifted::Lift>>, CheckerError> {
+        let mut lifts = Vec::with_capacity(host.holes.len());
+        for (hole, (scope, ty)) in scopes.iter().zip(glue_types).enumerate() {
+            let (Some(scope), Some(ty), Some(site)) = (scope, ty, lifted::site(host, hole)) else {
+                lifts.push(None);
+                continue;
+            };
+            let (text, call, moved) = lifted::cut_after(host, hole, &site, scope);
+            let end = host.holes[hole].range.end;
+            let layout = host.layout.mapped(|at| if at >= end { (at as isize - moved) as usize } else { at });
+            let cut = Spliced::plain(text, layout);
+            let range = &host.holes[hole].range;
+            let at = call + host.text[range.clone()].find("agent").unwrap_or(0);
+            // No scope there (rust-analyzer could not place the hole) is no binding settled.
+            let cut = self.with_ra(Some(&cut), move |ra| Ok(ra.hole_scope(at)))?;
+            lifts.push(lifted::Lift::of(&site, scope, cut.as_ref(), Some(ty)));
+        }
+        Ok(lifts)
     }
 
     /// A host with holes whose types only their snippets settle ([`PreparedHost::inferred`]), each such hole

@@ -153,6 +153,16 @@ fn confirm_label(case: &Case, verdict: &Verdict) -> Result<(), Failed> {
 }
 
 fn checker_agrees(case: &Case, verdict: &Verdict) -> Result<(), Failed> {
+    if let Some(lifted) = case.lifted.filter(|l| *l != verdict.timings.lifted) {
+        let (said, did) = if lifted { ("lifted", "in its hole") } else { ("in-hole", "lifted") };
+        return Err(format!(
+            "{}:{}: labelled {said}, rust-analyzer read the snippet {did}\n{}",
+            case.file.display(),
+            case.line,
+            describe(verdict)
+        )
+        .into());
+    }
     if let Some(kind) = case.policy {
         let by_policy = verdict.decided_by == DecidedBy::Policy
             && verdict.diagnostics.iter().any(|d| {

@@ -39,6 +39,9 @@ pub struct SitePlan {
     pub modes: Vec<HostMode>,
     /// The hole is in async code (the host awaits it; a snippet there never takes a host binding).
     pub in_async: bool,
+    /// The hole is in an `unsafe` block or `unsafe fn` ([`lacuna_checker::Hole::in_unsafe`]): the snippet's code runs
+    /// in one in its library too.
+    pub in_unsafe: bool,
 }
 
 impl SitePlan {
@@ -430,7 +433,7 @@ pub fn instrument_with<T>(
                 .as_ref()
                 .map(|s| s.bindings.iter().map(|b| initial_mode(b, hole.in_async)).collect())
                 .unwrap_or_default();
-            SitePlan { site: hole.number as u32, scope, modes, in_async: hole.in_async }
+            SitePlan { site: hole.number as u32, scope, modes, in_async: hole.in_async, in_unsafe: hole.in_unsafe }
         })
         .collect();
     let mut host_fns = outline.scalar_fns.clone();

@@ -99,6 +99,9 @@ pub struct HoleScope {
     /// Host offset just after the `{` of the innermost block around the hole: where an item can be declared
     /// that sees everything the hole sees except locals.
     pub item_position: Option<usize>,
+    /// A local visible at the hole is not among `bindings` (one a macro declared, whose declaration is not in the
+    /// host's text).
+    pub unlisted_locals: bool,
 }
 
 /// One place an accepted snippet refers to a binding of its hole.

@@ -21,6 +21,9 @@
 //! `ra=E0268` records a known divergence: rust-analyzer's fast path reports that code for this error where rustc
 //! reports the labelled one (both reject; the test accepts either).
 //!
+//! `lifted` says rust-analyzer checks the snippet lifted out of its hole, as a function of its own, and finds it
+//! clean there; `in-hole` that it checks it in its hole (the checker's `lifted` module says when each is so).
+//!
 //! `jit` says the snippet is in the JIT's subset: `lacuna run` must run it on the JIT path. `subset` says more: the
 //! subset's own checks accept it, so it runs on the JIT without waiting for rustc's verdict (implies `jit`).
 //!
@@ -68,6 +71,8 @@ pub struct Case {
     pub jit: bool,
     /// `subset`: the subset's own checks accept it (no rustc verdict needed); implies `jit`.
     pub subset: bool,
+    /// `lifted` (`Some(true)`) or `in-hole` (`Some(false)`): where rust-analyzer reads the snippet.
+    pub lifted: Option<bool>,
     /// `policy=KIND`: safe mode rejects the snippet with this kind of violation.
     pub policy: Option<ViolationKind>,
     /// `grant=NAME`: grants added to the default policy for this case.
@@ -240,6 +245,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
         let mut run = None;
         let mut jit = false;
         let mut subset = false;
+        let mut lifted = None;
         let mut policy = None;
         let mut grants = Vec::new();
         let mut local_models = Vec::new();
@@ -263,6 +269,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             }
             if let Some(model) = w.strip_prefix("local=") {
                 local_models.push(model.to_owned());
+                continue;
+            }
+            if w == "lifted" || w == "in-hole" {
+                lifted = Some(w == "lifted");
                 continue;
             }
             if w == "jit" || w == "subset" {
@@ -337,6 +347,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             run,
             jit,
             subset,
+            lifted,
             policy,
             grants,
             time_ms,

@@ -30,7 +30,9 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// the host's `let workers = 4;` holds an `i32` the snippet reads as `usize`). Such a binding is not read in
     /// place: the rustc path converts it.
     fn retyped(&self, binding: usize, local: Local<'db>, node: &SyntaxNode) -> bool {
-        let Some(module) = self.sema.scope(node).map(|s| s.module()) else { return true };
+        let Some(module) = self.sema.scope(node).map(|s| crate::lifted::hole_module(self.db, s.module())) else {
+            return true;
+        };
         let here = ra_ap_hir::HirDisplay::display_source_code(&local.ty(self.db), self.db, module.into(), false).ok();
         match &self.bindings[binding].ty {
             Some(host) => here.as_ref() != Some(host),

@@ -221,7 +221,7 @@ impl<'db> Pass<'_, 'db> {
         if matches!(mode, Mode::Pure { .. }) {
             self.hole(call, mac, at);
         }
-        if !written_in_snippet(self.db, self.snippet, mac) || self.expansions >= MAX_EXPANSIONS {
+        if !written_in_snippet(self.db, self.file, self.snippet, mac) || self.expansions >= MAX_EXPANSIONS {
             return;
         }
         self.expansions += 1;
@@ -401,7 +401,7 @@ impl<'db> Pass<'_, 'db> {
                     return self.stash(at, written, &why);
                 }
             }
-            Definition::Macro(m) if written_in_snippet(self.db, self.snippet, m) => return,
+            Definition::Macro(m) if written_in_snippet(self.db, self.file, self.snippet, m) => return,
             Definition::Local(_) => return,
             _ => {}
         }

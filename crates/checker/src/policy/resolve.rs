@@ -197,7 +197,7 @@ impl<'a, 'db> Walker<'a, 'db> {
         };
         // Judged through the path's name ref too; here only: is it the snippet's own (then its expansion is
         // walked like the snippet) or a trusted one (std's allowlisted macros, the host's)?
-        if !written_in_snippet(self.db, self.snippet, mac) {
+        if !written_in_snippet(self.db, self.sema.hir_file_for(&self.file), self.snippet, mac) {
             return;
         }
         self.expansions += 1;
@@ -306,17 +306,23 @@ impl<'a, 'db> Walker<'a, 'db> {
     }
 }
 
-/// Whether `mac` is defined by the snippet at `snippet` (in its text, or by one of its macros' expansions).
-pub(crate) fn written_in_snippet(db: &RootDatabase, snippet: TextRange, mac: ra_ap_hir::Macro) -> bool {
+/// Whether `mac` is defined by the snippet at `snippet` of `file` (in its text, or by one of its macros'
+/// expansions).
+pub(crate) fn written_in_snippet(
+    db: &RootDatabase,
+    file: ra_ap_hir::HirFileId,
+    snippet: TextRange,
+    mac: ra_ap_hir::Macro,
+) -> bool {
     let Some(source) = mac.source(db) else { return true };
     if source.file_id.is_macro() {
         return true;
     }
     let krate = mac.module(db).krate(db);
-    // The snippet is in the host crate's root file; a module of the host read as a file of its own
-    // (`crate::apart`) has offsets of its own.
+    // The snippet is in the host crate's root file, or a lifted snippet in its module's (`crate::lifted`); a module
+    // of the host read as a file of its own (`crate::apart`) has offsets of its own.
     crate_kind(db, krate) == CrateKind::Host
-        && source.file_id.file_id().is_some_and(|f| f.file_id(db) == krate.root_file(db))
+        && source.file_id == file
         && snippet.contains_range(source.value.either(|m| m.syntax().text_range(), |f| f.syntax().text_range()))
 }
 

@@ -324,6 +324,7 @@ pub(crate) fn register_nested(
             scope: inner.scope.clone(),
             modes: table.iter().map(|e| e.mode).collect(),
             in_async: false,
+            in_unsafe: hole.in_unsafe,
         };
         nested.push(NestedHole {
             site: id,

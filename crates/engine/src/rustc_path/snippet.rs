@@ -307,6 +307,8 @@ pub fn generate(
     } else {
         format!("let mut __lacuna_locks = ::lacuna::__private::Seen::record(); {locks_before}\n    ")
     };
+    // In the hole, the snippet may do what the `unsafe` block around it allows; here too.
+    let open = if plan.in_unsafe { "unsafe " } else { "" };
     const PARAMETERS: &str = "(__lacuna_table: *const *mut (), __lacuna_moved: *mut u8, __lacuna_out: *mut (), \
                               __lacuna_run: *mut ::lacuna::__private::RawRun)";
     let (head, tail) = if asynchronous {
@@ -315,7 +317,7 @@ pub fn generate(
         let head = format!(
             "\n{ASYNC_ENTRY_EXPORTED}{} -> *mut () {{\n    let __lacuna_body = async move {{\n{prefix}{lines}        \
              {locks_before}let __lacuna_resets = ::lacuna::__private::Resets(::core::option::Option::Some(move |__lacuna_status: u32| \
-             {{ {resets} }}));\n        let __lacuna_value: {ty} = {{\n",
+             {{ {resets} }}));\n        let __lacuna_value: {ty} = {open}{{\n",
             &PARAMETERS[1..]
         );
         let tail = format!(
@@ -328,7 +330,7 @@ pub fn generate(
     } else {
         let head = format!(
             "\n{ENTRY_EXPORTED}{} -> u32 {{\n    {locks_before}let __lacuna_body = move || {{\n{prefix}{lines}        \
-             let __lacuna_value: {ty} = {{\n",
+             let __lacuna_value: {ty} = {open}{{\n",
             &PARAMETERS[1..]
         );
         let tail = format!(
@@ -1090,6 +1092,7 @@ mod tests {
             }),
             modes: vec![HostMode::Mutable, HostMode::Shared, HostMode::Absent],
             in_async: false,
+            in_unsafe: false,
         };
         // The nested hole (the outer snippet spans 100..200) sees those and the snippet's `n` and `v`.
         let inner = [
