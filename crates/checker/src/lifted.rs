@@ -18,20 +18,23 @@
 //!
 //! It is the same question only where the two places see the same names with the same types, so a hole is lifted
 //! only when (all syntactic, or rust-analyzer's own view of the unfilled host):
-//! - it is in a plain function at the crate root (no generics, no `self`, not `const` or `async`, no attributes
-//!   but lint levels and docs), outside any closure, and that function declares no item (a block's items are
-//!   in scope at the hole and nowhere else); no macro is defined after the function starts (`macro_rules!` is in
-//!   scope textually, and the module comes last);
+//! - it is in a plain function at the crate root, or a method of an inherent `impl` there of a type without
+//!   generics (lifted into an `impl` of the same type, with the same receiver: `self` and `Self` mean the same in
+//!   both), with no generics of its own, not `const` or `async`, no attributes but lint levels and docs; outside
+//!   any closure; and that function declares no item (a block's items are in scope at the hole and nowhere else);
+//!   no macro is defined after the function starts (`macro_rules!` is in scope textually, and the module comes
+//!   last);
 //! - its type is known and written without a reference, and every local visible at it is a binding of the hole
-//!   whose type can be written (no closure, no `self`), so a parameter stands for each and no name resolves
-//!   anywhere else;
-//! - the snippet says neither `self`, `Self` nor `super` (which name different modules in the two places), nor
-//!   the name of an *unsettled* binding: one whose type the code before the hole does not settle alone (a
-//!   `Vec::new()` the host pushes to later, an unsuffixed `let n = 4;` the snippet could make a `usize`). In the
-//!   hole, rustc knows only what precedes it (a method call on a type it does not know yet is an error), and a
-//!   literal's type is the snippet's to settle; a parameter's type is fixed. Settled is: written (a parameter, a
-//!   `let` with a type), or — for a type with no number in it — the same when rust-analyzer reads the host cut off
-//!   right after the hole.
+//!   (none a macro declared), so that each is a parameter or a name the snippet must not say;
+//! - the snippet says neither `super` nor (outside a method) `self` or `Self`, which name different modules in
+//!   the two places; nor the name of a binding no parameter stands for (a closure, a type that cannot be written:
+//!   lifted, that name would resolve to something else, or nothing); nor the name of an *unsettled* binding, one
+//!   whose type the code before the hole does not settle alone (a `Vec::new()` the host pushes to later, an
+//!   unsuffixed `let n = 4;` the snippet could make a `usize`). In the hole rustc knows only what precedes it (a
+//!   method call on a type it does not know yet is an error) and a literal's type is the snippet's to settle; a
+//!   parameter's type is fixed. Settled is: written (a parameter, a `let` with a type), or the same when
+//!   rust-analyzer reads the host cut off right after the hole, where each number in a binding's type is first
+//!   asked to be another number type ([`cut_after`]: a number the code before fixed stays, an open one moves).
 //!
 //! Then the lifted check answers as the hole would: a snippet rust-analyzer finds clean lifted is clean in its hole.
 //! Anything else — an error, a syntax error, a violation of safe mode's syntax rules — and the snippet is checked
@@ -57,8 +60,11 @@ pub(crate) struct Lift {
     decls: Vec<(usize, usize)>,
     /// The hole's `T`.
     ty: String,
-    /// Names of the bindings whose type the code before the hole does not settle alone.
-    unsettled: Vec<String>,
+    /// For a method's hole: the `impl` the lifted function goes in (`Warehouse`), and its receiver.
+    method: Option<(String, Option<String>)>,
+    /// Names a snippet checked lifted must not mention: the bindings whose type the code before the hole does not
+    /// settle alone, and those no parameter can stand for (a closure, `self`, a type that cannot be written).
+    hidden: Vec<String>,
 }
 
 /// Where a hole that might be lifted is: the function around it.
@@ -69,6 +75,8 @@ pub(crate) struct Site {
     body_open: usize,
     /// Declarations whose type is written: the function's parameters and `let`s with a type.
     typed_decls: Vec<usize>,
+    /// The function is a method of an inherent `impl` at the root: its receiver as written (`&mut self`), if any.
+    method: Option<Option<String>>,
 }
 
 /// The site of hole `hole` when its host and place allow lifting (the first list above).
@@ -80,11 +88,20 @@ pub(crate) fn site(host: &Host, hole: usize) -> Option<Site> {
     let file = SourceFile::parse(&host.text, Edition::Edition2021).tree();
     let token = file.syntax().token_at_offset((hole.range.start as u32).into()).right_biased()?;
     let function = token.parent_ancestors().find_map(ast::Fn::cast)?;
-    let at_root = function.syntax().parent().is_some_and(|p| p.kind() == SyntaxKind::SOURCE_FILE);
+    let parent = function.syntax().parent()?;
+    let is_root = |n: &SyntaxNode| n.kind() == SyntaxKind::SOURCE_FILE;
+    // A method of an inherent impl of a type with no generics: lifted into an impl of the same type.
+    let inherent = parent
+        .parent()
+        .and_then(ast::Impl::cast)
+        .filter(|i| i.syntax().parent().is_some_and(|p| is_root(&p)))
+        .filter(|i| i.trait_().is_none() && i.generic_param_list().is_none() && i.where_clause().is_none());
+    let at_root = is_root(&parent) || inherent.is_some();
+    let receiver = function.param_list().and_then(|p| p.self_param());
     let body = function.body()?;
     let plain = function.generic_param_list().is_none()
         && function.where_clause().is_none()
-        && function.param_list().is_some_and(|p| p.self_param().is_none())
+        && receiver.as_ref().is_none_or(|r| inherent.is_some() && r.colon_token().is_none())
         && function.const_token().is_none()
         && function.async_token().is_none()
         && function.attrs().all(|a| {
@@ -106,7 +123,7 @@ pub(crate) fn site(host: &Host, hole: usize) -> Option<Site> {
         return None;
     }
     let range = function.syntax().text_range();
-    let mut typed_decls = Vec::new();
+    let mut typed_decls: Vec<usize> = receiver.iter().map(|r| usize::from(r.syntax().text_range().start())).collect();
     for param in function.param_list().into_iter().flat_map(|l| l.params()) {
         if let Some(pat) = param.pat() {
             typed_decls.extend(binding_decls(pat.syntax()));
@@ -123,6 +140,7 @@ pub(crate) fn site(host: &Host, hole: usize) -> Option<Site> {
         function: usize::from(range.start())..usize::from(range.end()),
         body_open: usize::from(body.syntax().text_range().start()),
         typed_decls,
+        method: inherent.map(|_| receiver.map(|r| r.syntax().text().to_string())),
     })
 }
 
@@ -225,19 +243,39 @@ impl Lift {
         if !writable(ty) || ty.contains('&') {
             return None;
         }
-        if !scope.type_params.is_empty() || scope.const_params || scope.self_type.is_some() || scope.unlisted_locals {
+        if !scope.type_params.is_empty() || scope.const_params || scope.unlisted_locals {
             return None;
         }
+        let method = match (&site.method, &scope.self_type) {
+            (None, None) => None,
+            (Some(receiver), Some(self_type)) if writable(self_type) => Some((self_type.clone(), receiver.clone())),
+            _ => return None,
+        };
         let mut params = String::new();
         let mut decls = Vec::new();
-        let mut unsettled = Vec::new();
+        let mut hidden = Vec::new();
+        if let Some((_, Some(receiver))) = &method {
+            let b = scope.bindings.iter().find(|b| b.is_self)?;
+            decls.push((0, b.decl));
+            params.push_str(receiver);
+        }
         for (i, b) in scope.bindings.iter().enumerate() {
-            let bty = b.ty.as_deref().filter(|t| writable(t))?;
-            let keyword = SyntaxKind::from_keyword(&b.name, Edition::Edition2021).is_some();
-            if b.is_self || b.callable.is_some() || keyword || scope.bindings[..i].iter().any(|o| o.name == b.name) {
-                return None;
+            if b.is_self && method.as_ref().is_some_and(|(_, r)| r.is_some()) {
+                continue;
             }
-            if i > 0 {
+            let keyword = SyntaxKind::from_keyword(&b.name, Edition::Edition2021).is_some();
+            let twice = scope.bindings[..i].iter().any(|o| o.name == b.name);
+            let bty = match b.ty.as_deref().filter(|t| writable(t)) {
+                Some(t) if !b.is_self && b.callable.is_none() && !keyword && !twice => t,
+                // No parameter: a snippet that names it is checked in the hole (a snippet that does not, sees
+                // nothing of it there either).
+                _ if keyword || b.name.is_empty() => return None,
+                _ => {
+                    hidden.push(b.name.clone());
+                    continue;
+                }
+            };
+            if !params.is_empty() {
                 params.push_str(", ");
             }
             // Where rust-analyzer says the parameter is declared: its pattern, `mut` included.
@@ -253,22 +291,28 @@ impl Lift {
                 .and_then(|c| c.bindings.iter().find(|o| o.decl == b.decl && o.name == b.name))
                 .is_some_and(|o| o.ty.as_deref() == Some(bty));
             if !written && !alone {
-                unsettled.push(b.name.clone());
+                hidden.push(b.name.clone());
             }
         }
-        Some(Lift { params, decls, ty: ty.to_owned(), unsettled })
+        Some(Lift { params, decls, ty: ty.to_owned(), method, hidden })
     }
 
     /// Whether `snippet` can be checked lifted (the last condition above).
     pub(crate) fn takes(&self, snippet: &str) -> bool {
-        let mut words = ["self", "Self", "super"].into_iter().chain(self.unsettled.iter().map(String::as_str));
+        // In a method's lifted impl, `self` and `Self` are what they are in the hole.
+        let context: &[&str] = if self.method.is_some() { &["super"] } else { &["self", "Self", "super"] };
+        let mut words = context.iter().copied().chain(self.hidden.iter().map(String::as_str));
         !words.any(|word| mentions(snippet, word))
     }
 
     /// The lifted module's items around `snippet`, with where the snippet starts in them and each parameter's name.
     pub(crate) fn module_text(&self, snippet: &str) -> (String, usize, Vec<(usize, usize)>) {
         let ty = &self.ty;
-        let mut text = format!("\nuse super::*;\nfn {FUNCTION}(");
+        let mut text = String::from("\nuse super::*;\n");
+        if let Some((self_type, _)) = &self.method {
+            text.push_str(&format!("impl {self_type} {{\n"));
+        }
+        text.push_str(&format!("fn {FUNCTION}("));
         let params_at = text.len();
         text.push_str(&self.params);
         text.push_str(&format!(") -> ::core::result::Result<{ty}, ::lacuna::HoleError> {{\n"));
@@ -277,6 +321,9 @@ impl Lift {
         text.push_str(snippet);
         text.push_str(crate::host::SNIPPET_CLOSE);
         text.push_str("\n}\n");
+        if self.method.is_some() {
+            text.push_str("}\n");
+        }
         let aliases = self.decls.iter().map(|&(at, decl)| (params_at + at, decl)).collect();
         (text, snippet_at, aliases)
     }
@@ -322,7 +369,11 @@ mod tests {
             "#[allow(unused)]\nfn main() { let v = vec![1]; println!(\"{}\", agent!(\"t\").unwrap_or(0)); }"
         ));
         assert!(!lifted("fn f<T>(x: T) -> u8 { agent!(\"t\").unwrap() }"));
-        assert!(!lifted("struct S; impl S { fn f(&self) -> u8 { agent!(\"t\").unwrap() } }"));
+        assert!(lifted("struct S; impl S { fn f(&self) -> u8 { agent!(\"t\").unwrap() } }"));
+        assert!(lifted("struct S; impl S { fn new() -> S { agent!(\"t\").unwrap() } }"));
+        assert!(!lifted("struct S; impl std::fmt::Debug for S { fn fmt(&self, _: &mut std::fmt::Formatter) -> std::fmt::Result { agent!(\"t\").unwrap() } }"));
+        assert!(!lifted("struct S<T>(T); impl<T> S<T> { fn f(&self) -> u8 { agent!(\"t\").unwrap() } }"));
+        assert!(!lifted("struct S; impl S { fn f(self: Box<Self>) -> u8 { agent!(\"t\").unwrap() } }"));
         assert!(!lifted("mod m { fn f() -> u8 { agent!(\"t\").unwrap() } }"));
         assert!(!lifted("fn main() { use std::fmt::Write; let n: u8 = agent!(\"t\").unwrap(); }"));
         assert!(!lifted("fn main() { fn helper() {} let n: u8 = agent!(\"t\").unwrap(); }"));
