@@ -330,10 +330,11 @@ impl Checker {
             return Err(CheckerError::SnippetTooLarge { bytes: snippet.len() });
         }
         let spliced = host.splice(hole, &snippet, prepared.glue_type(hole));
-        // A hole in a package's binary is never at the crate's root: the boundary stage reads the snippet in place.
+        // A package checked with its binary as a module is judged in place: the boundary stage reads the snippet
+        // there, in the library's holes too.
         let lifted = prepared.lifts[hole]
             .as_ref()
-            .filter(|lift| lift.takes(&snippet))
+            .filter(|lift| lift.takes(&snippet) && !spliced.text.contains(crate::boundary::BINARY_MODULE))
             .map(|lift| Spliced::lifted(host, lift, &snippet));
         Ok(PendingCheck {
             hole,
@@ -522,7 +523,6 @@ impl Checker {
         if !pending.spliced.text.contains(crate::boundary::BINARY_MODULE) {
             return Ok(pending);
         }
-        debug_assert!(pending.lifted.is_none(), "a hole in a package's binary is not at the crate's root");
         let range = pending.spliced.snippet_range().expect("a spliced host has a snippet");
         let crossings = match self.with_ra(Some(&pending.spliced), move |ra| Ok(ra.boundary_crossings(range))) {
             Ok(crossings) if !crossings.is_empty() => crossings,
