@@ -330,11 +330,9 @@ impl Checker {
             return Err(CheckerError::SnippetTooLarge { bytes: snippet.len() });
         }
         let spliced = host.splice(hole, &snippet, prepared.glue_type(hole));
-        // A package checked with its binary as a module is judged in place: the boundary stage reads the snippet
-        // there, in the library's holes too.
         let lifted = prepared.lifts[hole]
             .as_ref()
-            .filter(|lift| lift.takes(&snippet) && !spliced.text.contains(crate::boundary::BINARY_MODULE))
+            .filter(|lift| lift.takes(&snippet))
             .map(|lift| Spliced::lifted(host, lift, &snippet));
         Ok(PendingCheck {
             hole,

@@ -530,7 +530,7 @@ impl Checker {
             let at = call + host.text[range.clone()].find("agent").unwrap_or(0);
             // No scope there (rust-analyzer could not place the hole) is no binding settled.
             let cut = self.with_ra(Some(&cut), move |ra| Ok(ra.hole_scope(at)))?;
-            lifts.push(lifted::Lift::of(&site, scope, cut.as_ref(), Some(ty)));
+            lifts.push(lifted::Lift::of(&site, scope, cut.as_ref(), ty));
         }
         Ok(lifts)
     }

@@ -82,7 +82,10 @@ pub(crate) struct Site {
 /// The site of hole `hole` when its host and place allow lifting (the first list above).
 pub(crate) fn site(host: &Host, hole: usize) -> Option<Site> {
     let hole = &host.holes[hole];
-    if hole.in_async || host.text.contains(MODULE) || host.text.contains(FUNCTION) {
+    // A package checked with its binary as a module is judged in place: the boundary stage reads the snippet
+    // there, in the library's holes too.
+    let package = host.text.contains(crate::boundary::BINARY_MODULE);
+    if hole.in_async || package || host.text.contains(MODULE) || host.text.contains(FUNCTION) {
         return None;
     }
     let file = SourceFile::parse(&host.text, Edition::Edition2021).tree();
@@ -237,8 +240,7 @@ fn other_numbers(ty: &str) -> Option<String> {
 impl Lift {
     /// The lift of a hole at `site` with scope `scope` and type `ty` (as written at the hole), if every binding can be
     /// a parameter; `cut` is the scope rust-analyzer sees with the host cut off after the hole ([`cut_after`]).
-    pub(crate) fn of(site: &Site, scope: &HoleScope, cut: Option<&HoleScope>, ty: Option<&str>) -> Option<Lift> {
-        let ty = ty?;
+    pub(crate) fn of(site: &Site, scope: &HoleScope, cut: Option<&HoleScope>, ty: &str) -> Option<Lift> {
         let writable = |t: &str| !t.contains('\'') && !t.contains("impl ") && !t.contains('{');
         if !writable(ty) || ty.contains('&') {
             return None;
