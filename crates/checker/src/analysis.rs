@@ -1038,7 +1038,7 @@ impl RaSession {
                 construct: "a function declared after its block".into(),
                 range: 0..0,
             })?;
-            let references = builder.references.get();
+            let references = builder.references.take();
             Ok(lacuna_ir::TypedSnippet {
                 body,
                 ty,

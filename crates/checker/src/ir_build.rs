@@ -42,8 +42,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub used_bindings: Vec<(usize, Scalar)>,
     /// See `TypedSnippet::retyped`.
     pub retyped: Vec<(usize, Scalar)>,
-    /// A shared reference to a scalar was read as its value somewhere (see `TypedSnippet::references`).
-    pub references: std::cell::Cell<bool>,
+    /// The first borrow rustc's borrow check must judge (see `TypedSnippet::references`).
+    pub references: std::cell::OnceCell<Unsupported>,
     /// Temporaries an expression being built needs before it (an array literal an iterator reads, in a hidden
     /// local): [`Self::expr`] puts the expression in a block after them.
     hoisted: Vec<TStmt>,
@@ -96,7 +96,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             fn_ids: HashMap::new(),
             used_bindings: Vec::new(),
             retyped: Vec::new(),
-            references: std::cell::Cell::new(false),
+            references: std::cell::OnceCell::new(),
             hoisted: Vec::new(),
             fields: Vec::new(),
             seq_places: Vec::new(),
@@ -142,6 +142,17 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     fn unsupported<T>(&self, what: &str, node: &SyntaxNode) -> Result<T> {
         Err(Unsupported { construct: what.to_owned(), range: self.range(node) })
+    }
+
+    /// The snippet borrows here in a way the typed view reads as a value (`what`): rustc's borrow check judges it.
+    /// The first such borrow is the one reported.
+    fn borrows(&self, what: &str, node: &SyntaxNode) {
+        let _ = self.references.set(Unsupported { construct: what.to_owned(), range: self.range(node) });
+    }
+
+    /// [`Self::borrows`] for a type that holds references, where no node of the snippet is at hand.
+    fn borrows_in_type(&self, what: &str) {
+        let _ = self.references.set(Unsupported { construct: what.to_owned(), range: 0..0 });
     }
 
     /// The name of the crate that defines `f` (`core`, `alloc`, `std` for std's).

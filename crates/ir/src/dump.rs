@@ -67,7 +67,7 @@ impl Dumper {
             self.line(&format!("struct s{i} {symbol}"));
         }
         let mut notes = Vec::new();
-        if s.references {
+        if s.references.is_some() {
             notes.push("references".to_owned());
         }
         if s.owns_buffers {

@@ -63,10 +63,11 @@ pub struct TypedSnippet {
     /// `i32`, which the snippet reads as `usize`), with the type the host's slot holds: read from the slot and
     /// converted with `as` (the value is the literal's, which fits), written back converted the same way.
     pub retyped: Vec<(usize, Scalar)>,
-    /// The snippet borrows a place (`&x`) or keeps a reference in a `let` or parameter, which the typed view reads
-    /// as the value it points to: whether each borrow is allowed is rustc's check. (Closure parameters and items of
-    /// iterators over the hole's sequences are references too; the lowering judges those itself.)
-    pub references: bool,
+    /// Where the snippet first borrows a place (`&x`) or keeps a reference in a `let` or parameter, which the
+    /// typed view reads as the value it points to: whether each borrow is allowed is rustc's check. (Closure
+    /// parameters and items of iterators over the hole's sequences are references too; the lowering judges those
+    /// itself.)
+    pub references: Option<crate::Unsupported>,
     /// Host structs' fields the snippet reads or writes.
     pub fields: Vec<FieldOf>,
     /// Sequences the snippet reads through fields of host structs ([`crate::SeqKind::Field`]).

@@ -5,7 +5,7 @@
 use lacuna_ir::Binding;
 use lacuna_ir::Receiver;
 use lacuna_ir::{
-    BinOp, Child, IterChain, IterSource, Lit, LocalRef, Place, Scalar, SeqKind, TBlock, TExpr, TKind, TStmt, Ty,
+    BinOp, Child, IterChain, IterSource, Lit, LocalRef, Place, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, Ty,
     TypedSnippet, UnOp,
 };
 
@@ -71,8 +71,12 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
         return Err("the hole's type is not confirmed to be the snippet's".into());
     }
     let snippet = &lowered.snippet;
-    if snippet.references {
-        return Err("the snippet borrows (rustc's borrow check decides)".into());
+    if let Some(borrow) = &snippet.references {
+        let at = match &borrow.range {
+            r if r.is_empty() => String::new(),
+            r => format!(" (at snippet bytes {}..{})", r.start, r.end),
+        };
+        return Err(format!("a borrow rustc's borrow check judges: {}{at}", borrow.construct));
     }
     if let Some(doubt) = &snippet.rustc_decides {
         return Err(crate::Unsupported::at(&doubt.construct, &doubt.range).to_string());
@@ -621,6 +625,21 @@ impl Guard<'_> {
         possibly_known(e, &state)
     }
 
+    /// Whether what `seq`'s elements are borrowed by is known here: a hole binding's own vector (its mode says how
+    /// the host holds it), a vector the snippet owns, or a field of a struct a snippet local holds or points to.
+    /// Such a local is the snippet's own value, or an element of a sequence this same rule admitted (a loop
+    /// variable, an iterator's item): a reference to anything else in a local is rustc's to judge
+    /// ([`TypedSnippet::references`]), and the subset's ownership check follows loans of the local.
+    fn held_here(&self, seq: &Seq) -> bool {
+        match seq.kind {
+            SeqKind::Vec | SeqKind::Local => true,
+            SeqKind::Field => {
+                self.snippet.seq_places.get(seq.binding).is_some_and(|p| matches!(p.base, LocalRef::Snippet(_)))
+            }
+            SeqKind::RefVec | SeqKind::Slice => false,
+        }
+    }
+
     fn expr(&self, e: &TExpr) -> Result<(), String> {
         let at = |what: &str| Err(crate::Unsupported::at(what, &e.range).to_string());
         match &e.kind {
@@ -629,7 +648,7 @@ impl Guard<'_> {
             // slice is also built into MIR, where rustc might know its length.)
             TKind::Consume { chain: IterChain { source: IterSource::Seq(seq), .. }, .. }
             | TKind::ForIter { chain: IterChain { source: IterSource::Seq(seq), .. }, .. }
-                if !matches!(seq.kind, SeqKind::Vec | SeqKind::Local) =>
+                if !self.held_here(seq) =>
             {
                 return at("a sequence behind a reference")
             }
@@ -651,7 +670,7 @@ impl Guard<'_> {
             | TKind::SeqStore { seq, .. }
             | TKind::StringPush { seq, .. }
             | TKind::ForSeq { seq, .. }
-                if !matches!(seq.kind, SeqKind::Vec | SeqKind::Local) =>
+                if !self.held_here(seq) =>
             {
                 return at("a sequence behind a reference")
             }

@@ -134,7 +134,7 @@ mod tests {
             fns: Vec::new(),
             bindings: Vec::new(),
             retyped: Vec::new(),
-            references: false,
+            references: None,
             owns_buffers: false,
             rustc_decides: None,
             fields: Vec::new(),

@@ -706,7 +706,7 @@ impl Check<'_> {
                     // Or the text of a name (`[s.as_str(), "x"]`): a local or binding outliving the vector, which
                     // rustc's borrow check judges (the typed view says the snippet borrows).
                     Ty::Vec(Elem::Str)
-                        if self.snippet.references
+                        if self.snippet.references.is_some()
                             && elems.iter().all(|x| literal(x) || named_text(x, &self.snippet.locals)) =>
                     {
                         Ok(())

@@ -56,9 +56,9 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// A host function's result that borrows (`Option<&T>`): what from, and for how long, is rustc's borrow check.
-    fn note_borrowed_result(&self, f: Option<Function>) {
+    fn note_borrowed_result(&self, f: Option<Function>, call: &SyntaxNode) {
         if f.is_some_and(|f| self.holds_reference(&f.ret_type(self.db))) {
-            self.references.set(true);
+            self.borrows("a host function's result that borrows", call);
         }
     }
 
@@ -198,7 +198,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             .generic_param_list()
             .is_some_and(|l| l.generic_params().any(|p| !matches!(p, ast::GenericParam::LifetimeParam(_))));
         if f.generic_param_list().is_some() {
-            self.references.set(true);
+            self.borrows("a function with lifetime parameters", f.syntax());
         }
         if generic || f.where_clause().is_some() || f.async_token().is_some() || f.const_token().is_some() {
             return self.unsupported("a generic, async or const function", f.syntax());
@@ -226,7 +226,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         // A returned reference: whether its lifetime works out is rustc's check.
         if self.holds_reference(&def.ret_type(self.db)) {
-            self.references.set(true);
+            self.borrows("a function that returns a reference", f.syntax());
         }
         let ret = self.ty(&def.ret_type(self.db), f.syntax())?;
         let Some(body) = f.body() else { return self.unsupported("a function without a body", f.syntax()) };
@@ -323,7 +323,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             let Some(function) = resolved.and_then(|f| self.fn_ids.get(&f).copied()) else {
                 if let Some((name, symbol)) = resolved.and_then(|f| self.host_scalar_fn(f)) {
                     let args = self.host_args(&args, expr.syntax())?;
-                    self.note_borrowed_result(resolved);
+                    self.note_borrowed_result(resolved, expr.syntax());
                     let kind = TKind::HostCall { name, symbol, receiver: None, args };
                     return Ok(TExpr { kind, ty, range });
                 }
@@ -334,7 +334,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                             let name = resolved.map(|f| f.name(self.db).as_str().to_owned()).unwrap_or_default();
                             let args = self.host_args(rest, expr.syntax())?;
                             let symbol = lacuna_ir::shim_symbol(Some(&ty_name), &name);
-                            self.note_borrowed_result(resolved);
+                            self.note_borrowed_result(resolved, expr.syntax());
                             let receiver = Some(Receiver::Binding(receiver));
                             let kind = TKind::HostCall { name, symbol, receiver, args };
                             return Ok(TExpr { kind, ty, range });
@@ -393,7 +393,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
                     let args = self.host_args(&args, m.syntax())?;
                     let symbol = lacuna_ir::shim_symbol(Some(&ty_name), &name);
-                    self.note_borrowed_result(Some(f));
+                    self.note_borrowed_result(Some(f), m.syntax());
                     let kind = TKind::HostCall { name, symbol, receiver: Some(receiver), args };
                     // A panic inside is placed, as rustc's debug info places the call, at the method's name.
                     let start = m.name_ref().map_or(range.start, |n| self.range(n.syntax()).start);

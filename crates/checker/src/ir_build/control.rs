@@ -101,7 +101,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             let Some(local) = self.sema.to_def(pat) else {
                 return self.unsupported("an unresolved binding", pat.syntax());
             };
-            self.references.set(true);
+            self.borrows("a closure kept in a local", stmt.syntax());
             self.closure_locals.insert(local, closure);
             let unit =
                 TExpr { kind: TKind::Lit(Lit::Unit), ty: Ty::Scalar(Scalar::Unit), range: self.range(stmt.syntax()) };

@@ -283,7 +283,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let Some(inner) = r.expr() else { return self.unsupported("a reference", expr.syntax()) };
                 // A borrow of a place (not of a literal) is for rustc's borrow check to judge.
                 if !matches!(inner, ast::Expr::Literal(_)) {
-                    self.references.set(true);
+                    self.borrows("a borrow of a place", expr.syntax());
                 }
                 let mut value = self.expr(&inner)?;
                 value.range = range;
@@ -306,7 +306,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.unsupported("a reference to this struct", expr.syntax());
                 }
                 // Whether the borrow is allowed (and outlives its uses) is rustc's borrow check.
-                self.references.set(true);
+                self.borrows("a borrow of a host struct", expr.syntax());
                 value.ty = ty;
                 value.range = range;
                 return Ok(value);

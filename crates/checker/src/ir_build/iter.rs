@@ -492,7 +492,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     // A `Vec<&S>` keeps references (read as the values): rustc's borrow check judges them.
                     let real = self.sema.type_of_expr(&ast::Expr::MethodCallExpr(m.clone()));
                     if real.is_none_or(|t| self.holds_reference(&t.original)) {
-                        self.references.set(true);
+                        self.borrows("a collection of references", m.syntax());
                     }
                     Sink::Collect { at }
                 }
@@ -500,7 +500,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ty @ Ty::Map { value: lacuna_ir::MapValue::Scalar(_), .. } => {
                     // A `HashSet<&str>` (a `HashMap<&str, _>`) keeps references: rustc's borrow check judges them.
                     if matches!(&ty, Ty::Map { key, .. } if **key == Ty::Str) {
-                        self.references.set(true);
+                        self.borrows("a collection of borrowed text", m.syntax());
                     }
                     Sink::Collect { at }
                 }

@@ -82,7 +82,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         self.owns_buffers.set(true);
         // Keys read in place point into the map; `into_iter` moves it: rustc judges both.
-        self.references.set(true);
+        self.borrows("a map read in place", e.syntax());
         let range = self.range(e.syntax());
         Ok(Some(TExpr { kind: TKind::MapEntries { map, view }, ty: Ty::Vec(elem), range }))
     }
@@ -155,7 +155,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some((map, key, default)) = self.map_entry(&init)? else { return Ok(None) };
         let Ty::Map { value, .. } = self.locals[map].ty.clone() else { return Ok(None) };
         let Some(value) = value.scalar().filter(|v| *v != Scalar::Unit) else { return Ok(None) };
-        self.references.set(true);
+        self.borrows("a map entry held in a local", stmt.syntax());
         let range = self.range(stmt.syntax());
         let name = pat.name().map(|n| n.text().to_string()).unwrap_or_default();
         let hidden = |b: &mut Self, what: &str, ty: Ty| {

@@ -104,7 +104,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// points to is rustc's borrow check.
     pub(super) fn note_reference_local(&self, pat: &ast::IdentPat) {
         if self.sema.to_def(pat).is_some_and(|l| self.holds_reference(&l.ty(self.db))) {
-            self.references.set(true);
+            self.borrows("a local that holds a reference", pat.syntax());
         }
     }
 

@@ -90,8 +90,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         if elem.owns_buffer() {
             self.owns_buffers.set(true);
         }
-        // What the sequence borrows from (and whether the base still holds it) is rustc's borrow check.
-        self.references.set(true);
+        // A loan of the field is a loan of its base local: the subset's own borrow check (`lowering::ownership`)
+        // judges moves of the base and changes to it while the sequence is read, as for a binding's sequence. A
+        // reference into it kept in a local is still rustc's to judge (`note_reference_local`).
         let place = SeqPlace { base: local, base_ty, path, root };
         let index = match self.seq_places.iter().position(|p| *p == place) {
             Some(i) => i,
@@ -146,13 +147,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         let ty = match (view.as_str(), key, value_id) {
             ("values", _, Some(value_id)) => {
                 // The values borrow the map: rustc's borrow check judges the snippet.
-                self.references.set(true);
+                self.borrows("a map field's values", expr.syntax());
                 self.owns_buffers.set(true);
                 Ty::Vec(Elem::StructRef(value_id))
             }
             ("keys", Some(key), _) => {
                 // Copied out, but `keys()` borrows the map while the snippet iterates: rustc judges that too.
-                self.references.set(true);
+                self.borrows("a map field's keys", expr.syntax());
                 self.owns_buffers.set(true);
                 Ty::Vec(Elem::Scalar(key))
             }
@@ -485,7 +486,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.elem_refs.insert(local, (seq, index));
         // The loop borrows `v` mutably for its whole body: whether the body uses `v` otherwise is rustc's borrow
         // check to judge, not the subset's.
-        self.references.set(true);
+        self.borrows("a `for` over `iter_mut()` of scalars", f.syntax());
         let usize_ty = Ty::Scalar(Scalar::Usize);
         let start = TExpr { kind: TKind::Lit(lacuna_ir::Lit::Int(0)), ty: usize_ty.clone(), range: range.clone() };
         let end = TExpr { kind: TKind::SeqLen(seq), ty: usize_ty, range: range.clone() };
@@ -755,7 +756,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             Some(elem @ Elem::Scalar(_)) => elem,
             Some(Elem::Str) if literals => Elem::Str,
             Some(Elem::Str) if names => {
-                self.references.set(true);
+                self.borrows("an array of borrowed text", e.syntax());
                 Elem::Str
             }
             _ => return Ok(None),

@@ -58,7 +58,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// where it points, as a [`Ty::StructRef`]. Whether the reads overlap a use of it is rustc's borrow check.
     pub(super) fn through_mut_binding(&mut self, e: &ast::Expr) -> Option<TExpr> {
         let (binding, id) = self.binding_behind_ref(e, Some(ra_ap_hir::Mutability::Mut))?;
-        self.references.set(true);
+        self.borrows("a `&mut` binding of a host struct read in place", e.syntax());
         let kind = TKind::Local(lacuna_ir::LocalRef::Binding(binding));
         Some(TExpr { kind, ty: Ty::StructRef(id), range: self.range(e.syntax()) })
     }
@@ -292,7 +292,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(base) = self.field_base(&base)? else { return Ok(None) };
         // What the payload's text or address is borrowed from, and for how long, is rustc's borrow check.
         if read.scalar().is_none() {
-            self.references.set(true);
+            self.borrows("an `Option` field's payload read in place", e.syntax());
         }
         let symbol = lacuna_ir::option_field_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
         let kind = TKind::OptionField { base: Box::new(base), symbol };

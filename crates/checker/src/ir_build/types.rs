@@ -33,7 +33,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         // its own, `Place::ElemField`); whether the borrow is allowed is rustc's check.
         if let Some((inner, ra_ap_hir::Mutability::Mut)) = ty.as_reference() {
             if let Some(id) = self.host_type(&inner) {
-                self.references.set(true);
+                self.borrows("a `&mut` of a host struct", node);
                 return Ok(Ty::StructRef(id));
             }
         }
@@ -134,7 +134,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         // What its `&str`s point to is rustc's borrow check.
         if parts.contains(&Part::Str) {
-            self.references.set(true);
+            self.borrows_in_type("a tuple holding `&str`");
         }
         let mut tuples = self.tuples.borrow_mut();
         if !tuples.contains(&t) {
@@ -302,7 +302,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             // borrows what they point into, which rustc's borrow check judges.
             let key = match key.as_reference() {
                 Some((inner, ra_ap_hir::Mutability::Shared)) if set => {
-                    self.references.set(true);
+                    self.borrows_in_type("a set of references");
                     inner
                 }
                 _ => key.clone(),
@@ -343,7 +343,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         // `&S` of a host struct: what it points to is rustc's borrow check.
         if let Some((inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
             if let Some(id) = self.host_type(&inner) {
-                self.references.set(true);
+                self.borrows_in_type("a reference to a host struct");
                 return Some(Elem::StructRef(id));
             }
         }
