@@ -5,8 +5,7 @@
 use lacuna_ir::Binding;
 use lacuna_ir::Receiver;
 use lacuna_ir::{
-    BinOp, Child, IterChain, IterSource, Lit, LocalRef, Place, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, Ty,
-    TypedSnippet, UnOp,
+    BinOp, Child, Lit, LocalRef, Place, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, Ty, TypedSnippet, UnOp,
 };
 
 use crate::scan::{closures_write, reads_two_sequences};
@@ -643,15 +642,12 @@ impl Guard<'_> {
     fn expr(&self, e: &TExpr) -> Result<(), String> {
         let at = |what: &str| Err(crate::Unsupported::at(what, &e.range).to_string());
         match &e.kind {
-            // Behind a reference, what the sequence's elements are borrowed by is not in the binding's mode (the
-            // host may hold a borrow of an element across the hole): rustc's borrow check decides. (Indexing a
-            // slice is also built into MIR, where rustc might know its length.)
-            TKind::Consume { chain: IterChain { source: IterSource::Seq(seq), .. }, .. }
-            | TKind::ForIter { chain: IterChain { source: IterSource::Seq(seq), .. }, .. }
-                if !self.held_here(seq) =>
-            {
-                return at("a sequence behind a reference")
-            }
+            // Reading a sequence (an iterator's or a loop's shared loan, its length, a method that does not change
+            // it) behind a reference or in a hole binding's field is allowed: the host holds no mutable loan of
+            // anything a binding the snippet reads reaches (the binding would conflict with its own `addr_of!`
+            // in the instrumented host and be absent, and the JIT path refuses absent bindings before asking
+            // this), and the host's shared loans only conflict with changes. The snippet's own loans of it are
+            // the ownership check's. Changing it, and indexing, are below.
             // Two sequences borrowed by one iterator (`zip`, `chain`): the ownership check follows one.
             TKind::Consume { chain, .. } | TKind::ForIter { chain, .. } if reads_two_sequences(chain) => {
                 return at("an iterator over two sequences")
@@ -661,18 +657,24 @@ impl Guard<'_> {
             TKind::Consume { .. } | TKind::ForIter { .. } if closures_write(e) => {
                 return at("an iterator closure that changes a captured variable")
             }
-            TKind::SeqLen(seq)
-            | TKind::SeqSum(seq)
-            | TKind::SeqMethod { seq, .. }
-            | TKind::SeqWithClosure { seq, .. }
+            // Behind a reference, what the sequence's elements are borrowed by is not in the binding's mode (the
+            // host may hold a shared borrow of an element across the hole), so changing it is for rustc's borrow
+            // check. (Indexing a slice is also built into MIR, where rustc might know its length; a `for` over a
+            // binding's field may be its `iter_mut()`.)
+            TKind::SeqMethod { seq, name, .. } if name.mutates() && !self.held_here(seq) => {
+                return at("a sequence behind a reference changed")
+            }
+            TKind::SeqWithClosure { seq, .. }
             | TKind::SortBy { seq, .. }
             | TKind::SeqIndex { seq, .. }
             | TKind::SeqStore { seq, .. }
             | TKind::StringPush { seq, .. }
-            | TKind::ForSeq { seq, .. }
                 if !self.held_here(seq) =>
             {
-                return at("a sequence behind a reference")
+                return at("a sequence behind a reference indexed or changed")
+            }
+            TKind::ForSeq { seq, .. } if seq.kind == SeqKind::Field && !self.held_here(seq) => {
+                return at("a `for` over a vector in a hole binding's field")
             }
             // Whether the host holds a borrow of what the reference points to is not in the binding's mode.
             TKind::Deref(_) | TKind::Assign { place: Place::Deref(_) | Place::ElemField(_), .. } => {

@@ -431,6 +431,11 @@ impl Walk<'_> {
             // The key and the `String` pushed are moved into the map, which is held from `entry` on.
             TKind::MapPush { map, key, value } => {
                 self.moved_check(LocalRef::Snippet(*map), e)?;
+                // `entry(..).or_default()` lends the map's vector out mutably before the value is evaluated: the
+                // value may not read the map at all (E0502).
+                if mentions(value, self.snippet).contains(&LocalRef::Snippet(*map)) {
+                    return Err(at("a value pushed into a map's entry that reads the map", value));
+                }
                 let held = Owners::from([LocalRef::Snippet(*map)]);
                 let loans = self.while_held([(&**key, true), (&**value, true)], &held)?;
                 self.no_overlap(&held, &loans, e)?;
@@ -440,6 +445,10 @@ impl Walk<'_> {
                 self.in_order([(&**value, true)], none())?;
                 self.moved_check(LocalRef::Snippet(*map), e)?;
                 let held = Owners::from([LocalRef::Snippet(*map)]);
+                // `or_insert(default)` is evaluated while `entry` holds the map mutably (E0502).
+                if default.as_deref().is_some_and(|d| mentions(d, self.snippet).contains(&LocalRef::Snippet(*map))) {
+                    return Err(at("an entry's default that reads the map", e));
+                }
                 let mut operands = vec![(&**key, true)];
                 if let Some(d) = default {
                     operands.push((&**d, true));
@@ -910,6 +919,13 @@ fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: &TypedSnippet) {
         }
         TKind::HostCall { receiver: Some(Receiver::Binding(r)), .. } => {
             out.insert(LocalRef::Binding(r.binding));
+        }
+        // The snippet's maps are named by index, not by a `Local` child.
+        TKind::MapMethod { map, .. }
+        | TKind::MapEntries { map, .. }
+        | TKind::MapUpdate { map, .. }
+        | TKind::MapPush { map, .. } => {
+            out.insert(LocalRef::Snippet(*map));
         }
         _ => {}
     }
