@@ -401,16 +401,24 @@ fn struct_fields(structs: &[(String, Vec<FieldItem>)]) -> Vec<StructField> {
     out
 }
 
-/// The shim of a host closure of type `dyn_type` (`&dyn Fn(&str, u32) -> String`): parameters that are scalars
-/// a shim passes or `&str`, a scalar, `String` or `()` result. `None` for any other signature.
+/// The shim of a host closure of type `dyn_type` (`&dyn Fn(&str, u32) -> String`, `&mut dyn FnMut(u32)`):
+/// parameters that are scalars a shim passes or `&str`; a result that is a scalar, `String` or `()`, or an
+/// `Option` or `Result` of those (written as a host function's are). `None` for any other signature.
 pub fn callable_fn(dyn_type: &str) -> Option<ScalarFn> {
-    let signature = dyn_type.strip_prefix("&dyn Fn(")?;
+    let signature = dyn_type.strip_prefix("&dyn Fn(").or_else(|| dyn_type.strip_prefix("&mut dyn FnMut("))?;
     let (params, ret) = signature.split_once(')')?;
     let ret = match ret.trim() {
         "" => "()".to_owned(),
         r => r.strip_prefix("->")?.trim().to_owned(),
     };
-    let returns = SHIM_SCALARS.contains(&ret.as_str()) || ret == "String" || ret == "()";
+    let plain = |t: &str| SHIM_SCALARS.contains(&t) || t == "String" || t == "()";
+    let returns = plain(&ret)
+        || ret.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')).is_some_and(|t| plain(t) && t != "()")
+        || ret
+            .strip_prefix("Result<")
+            .and_then(|r| r.strip_suffix('>'))
+            .and_then(|r| r.split_once(", "))
+            .is_some_and(|(ok, err)| plain(ok) && plain(err));
     let params: Vec<String> = params.split(',').map(str::trim).filter(|p| !p.is_empty()).map(str::to_owned).collect();
     let passes = params.iter().all(|p| SHIM_SCALARS.contains(&p.as_str()) || p == "&str");
     (returns && passes).then(|| ScalarFn {
@@ -815,7 +823,13 @@ fn main() {}"
         assert_eq!((f.params, f.ret), (vec!["&str".to_owned(), "u32".to_owned()], "String".to_owned()));
         assert_eq!(super::callable_fn("&dyn Fn(i64)").map(|f| f.ret), Some("()".to_owned()));
         assert!(super::callable_fn("&dyn Fn(Vec<u8>) -> usize").is_none());
-        assert!(super::callable_fn("&dyn Fn(&str) -> Option<String>").is_none());
+        let ret = |t: &str| super::callable_fn(t).map(|f| f.ret);
+        assert_eq!(ret("&dyn Fn(&str) -> Option<String>").as_deref(), Some("Option<String>"));
+        assert_eq!(ret("&mut dyn FnMut(&str) -> Result<u32, String>").as_deref(), Some("Result<u32, String>"));
+        assert_eq!(ret("&mut dyn FnMut(u8) -> bool").as_deref(), Some("bool"));
+        assert!(super::callable_fn("&dyn Fn(u8) -> Option<()>").is_none());
+        assert!(super::callable_fn("&dyn Fn(u8) -> Result<Vec<u8>, String>").is_none());
+        assert!(super::callable_fn("&dyn FnMut(u8) -> bool").is_none());
         let binding = |ty: &str| lacuna_ir::Binding {
             name: "f".into(),
             decl: 0,
@@ -833,7 +847,20 @@ fn main() {}"
         assert_eq!(object.dyn_callable().as_deref(), Some("&dyn Fn(&str) -> String"));
         assert_eq!(binding("&dyn Fn(u8) -> u8").dyn_callable().as_deref(), Some("&dyn Fn(u8) -> u8"));
         assert_eq!(binding("&(dyn Fn(u8) -> u8 + Send)").dyn_callable(), None);
-        assert_eq!(binding("&mut dyn FnMut(u8)").dyn_callable(), None);
+        assert_eq!(binding("&mut dyn FnMut(u8)").dyn_callable().as_deref(), Some("&mut dyn FnMut(u8)"));
+        assert_eq!(binding("&mut (dyn FnMut(u8) + 'a)").dyn_callable().as_deref(), Some("&mut dyn FnMut(u8)"));
+        assert_eq!(binding("&dyn FnMut(u8)").dyn_callable(), None);
+        let closure = |kind, mutable| lacuna_ir::Binding {
+            ty: None,
+            mutable,
+            callable: Some(lacuna_ir::Callable { kind, signature: "(u8) -> u8".into() }),
+            ..binding("")
+        };
+        let fn_mut = closure(lacuna_ir::FnKind::FnMut, true);
+        assert_eq!(fn_mut.dyn_callable().as_deref(), Some("&mut dyn FnMut(u8) -> u8"));
+        // An `FnMut` the host did not declare `mut` is not handed over; an `FnOnce` is not called from JIT code.
+        assert_eq!(closure(lacuna_ir::FnKind::FnMut, false).dyn_callable(), None);
+        assert_eq!(closure(lacuna_ir::FnKind::FnOnce, true).dyn_callable(), None);
     }
 
     #[test]

@@ -48,22 +48,31 @@ pub enum FnKind {
 
 impl Binding {
     /// For a binding JIT code calls as a host closure: the type of what its table slot points to, `&dyn Fn(..)`
-    /// — a closure the entry hands over as a `dyn` reference ([`Binding::callable`] of an `Fn`), or a binding
-    /// that is such a reference already. `FnMut` and `FnOnce` closures are not called from JIT code.
+    /// or `&mut dyn FnMut(..)` — a closure the entry hands over as a `dyn` reference ([`Binding::callable`] of an
+    /// `Fn`, or of an `FnMut` the host declared `mut`), or a binding that is such a reference already. `FnOnce`
+    /// closures are not called from JIT code.
     pub fn dyn_callable(&self) -> Option<String> {
         // `&(dyn Fn(&str) -> String + 'static)`, as rust-analyzer writes the type: the object's lifetime bound
         // does not change the reference's layout.
         let object = |ty: &str| -> Option<String> {
-            if ty.starts_with("&dyn Fn(") {
-                return Some(ty.to_owned());
+            for (reference, callable) in [("&", "Fn("), ("&mut ", "FnMut(")] {
+                let Some(rest) = ty.strip_prefix(reference) else { continue };
+                if rest.starts_with("dyn ") && rest[4..].starts_with(callable) {
+                    return Some(ty.to_owned());
+                }
+                let Some(inner) = rest.strip_prefix("(dyn ").and_then(|r| r.strip_suffix(')')) else { continue };
+                if !inner.starts_with(callable) {
+                    continue;
+                }
+                let (signature, bound) = inner.rsplit_once(" + ")?;
+                let lifetime = bound.strip_prefix('\'')?.chars().all(|c| c.is_alphanumeric() || c == '_');
+                return lifetime.then(|| format!("{reference}dyn {signature}"));
             }
-            let inner = ty.strip_prefix("&(dyn Fn(")?.strip_suffix(')')?;
-            let (signature, bound) = inner.rsplit_once(" + ")?;
-            let lifetime = bound.strip_prefix('\'')?.chars().all(|c| c.is_alphanumeric() || c == '_');
-            lifetime.then(|| format!("&dyn Fn({signature}"))
+            None
         };
         let text = match (&self.callable, &self.ty) {
             (Some(c), _) if c.kind == FnKind::Fn => format!("&dyn {}", c.trait_text()),
+            (Some(c), _) if c.kind == FnKind::FnMut && self.mutable => format!("&mut dyn {}", c.trait_text()),
             (Some(_), _) => return None,
             (None, Some(ty)) => object(ty)?,
             _ => return None,

@@ -5,7 +5,7 @@
 use lacuna_ir::Binding;
 use lacuna_ir::Receiver;
 use lacuna_ir::{
-    BinOp, Child, Lit, LocalRef, Place, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TStmt, Ty, TypedSnippet, UnOp,
+    BinOp, Child, Lit, LocalRef, Place, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 
 use crate::scan::{closures_write, reads_two_sequences};
@@ -690,8 +690,8 @@ impl Guard<'_> {
             }
             // Whether what the struct is read through is still valid is rustc's borrow check.
             TKind::HostCall { receiver: Some(Receiver::InPlace(_)), .. } => return at("a receiver read in place"),
-            // Exhaustiveness is rustc's to judge, unless a last catch-all arm settles it.
-            TKind::Match { arms, .. } if !arms.last().is_some_and(|a| a.guard.is_none() && irrefutable(&a.pat)) => {
+            // Exhaustiveness is rustc's to judge, unless the arms plainly cover every value (`exhaustive`).
+            TKind::Match { arms, .. } if !exhaustive(arms) => {
                 return at("a `match` whose arms rustc must find exhaustive")
             }
             TKind::Lit(Lit::Int(v)) => {
@@ -756,4 +756,45 @@ impl Guard<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether a `match`'s unguarded arms plainly cover every value: one matches anything, or between them they
+/// match both `Ok(..)` and `Err(..)`, both `Some(..)` and `None`, or both `true` and `false`, each with a
+/// payload pattern that matches anything (`Ok(n)`, `Err(_)`, `Some((a, b))`). Anything finer (a host enum's
+/// variants listed one by one, literals, ranges) is rustc's to judge.
+fn exhaustive(arms: &[lacuna_ir::Arm]) -> bool {
+    #[derive(PartialEq)]
+    enum Covers {
+        All,
+        Ok,
+        Err,
+        Some,
+        None,
+        Bool(bool),
+    }
+    fn alternatives<'p>(pat: &'p TPat, out: &mut Vec<&'p TPat>) {
+        match pat {
+            TPat::Or(ps) => ps.iter().for_each(|p| alternatives(p, out)),
+            p => out.push(p),
+        }
+    }
+    let mut covered = Vec::new();
+    for arm in arms.iter().filter(|a| a.guard.is_none()) {
+        let mut alts = Vec::new();
+        alternatives(&arm.pat, &mut alts);
+        covered.extend(alts.into_iter().filter_map(|p| match p {
+            p if irrefutable(p) => Some(Covers::All),
+            TPat::Ok(inner) if irrefutable(inner) => Some(Covers::Ok),
+            TPat::Err(inner) if irrefutable(inner) => Some(Covers::Err),
+            TPat::Some(inner) if irrefutable(inner) => Some(Covers::Some),
+            TPat::None => Some(Covers::None),
+            TPat::Lit { lit: Lit::Bool(b), .. } => Some(Covers::Bool(*b)),
+            _ => None,
+        }));
+    }
+    let has = |c: Covers| covered.contains(&c);
+    has(Covers::All)
+        || (has(Covers::Ok) && has(Covers::Err))
+        || (has(Covers::Some) && has(Covers::None))
+        || (has(Covers::Bool(true)) && has(Covers::Bool(false)))
 }

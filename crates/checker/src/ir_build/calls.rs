@@ -128,13 +128,30 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some((binding, _)) = self.hole_binding(callee) else { return Ok(None) };
         let Some(dyn_type) = self.bindings.get(binding).and_then(|b| b.dyn_callable()) else { return Ok(None) };
         let Some(shim) = crate::outline::callable_fn(&dyn_type) else { return Ok(None) };
-        if !matches!(ty, Ty::Scalar(_) | Ty::String) {
+        // What the shim writes ([`crate::outline::callable_fn`]): a scalar, `String`, or an `Option` or
+        // `Result` of those.
+        let plain = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::String);
+        let answer_ok = match ty {
+            Ty::Option(p) => plain(p) && !matches!(**p, Ty::Scalar(Scalar::Unit)),
+            Ty::Result(ok, err) => plain(ok) && plain(err),
+            t => plain(t),
+        };
+        if !answer_ok {
             return Ok(None);
         }
         let args = self.host_args(args, expr.syntax())?;
-        if matches!(ty, Ty::String) {
+        let owns_string = |t: &Ty| *t == Ty::String;
+        if match ty {
+            Ty::Option(p) => owns_string(p),
+            Ty::Result(ok, err) => owns_string(ok) || owns_string(err),
+            t => owns_string(t),
+        } {
             self.owns_buffers.set(true);
         }
+        // What a closure local captured needs no check here: the entry lends the closure before the table's other
+        // entries, so rustc's check of the instrumented host leaves each binding it captured shared (an `Fn`'s) or
+        // absent (an `FnMut`'s), and the JIT path refuses a snippet that changes or names such a binding before
+        // acceptance is asked (`read-the-budget-between-buys` in `stateful-tools.cases`).
         self.note_binding(binding, Scalar::Unit);
         let receiver = Some(Receiver::Binding(lacuna_ir::SelfArg { binding, through_ref: false, mutable: false }));
         let name = self.bindings[binding].name.clone();
@@ -188,6 +205,27 @@ impl<'a, 'db> Builder<'a, 'db> {
             || matches!(self.result_payload(&ret), Some(Ty::Struct(_)));
         let params_ok = f.params_without_self(self.db).iter().all(|p| param(p.ty()));
         (params_ok && ret_ok).then_some(())
+    }
+
+    /// `Vec::with_capacity(n)`, `String::with_capacity(n)`: `n` evaluated, then `empty`. The capacity is a hint
+    /// the JIT does not reserve (the buffer grows as pushes need it, which nothing in the subset can tell apart),
+    /// so it must be one std reserves without fault: the length of something that exists (`v.len()`), not any
+    /// number (`usize::MAX` panics with "capacity overflow"; a huge one runs out of memory).
+    pub(super) fn with_capacity(&mut self, capacity: &ast::Expr, empty: TExpr) -> Result<TExpr> {
+        let a_length = matches!(capacity, ast::Expr::MethodCallExpr(m)
+            if m.name_ref().is_some_and(|n| n.text() == "len") && m.arg_list().is_some_and(|l| l.args().next().is_none()));
+        if !a_length {
+            return self.unsupported("a capacity other than a length", capacity.syntax());
+        }
+        let capacity = self.expr(capacity)?;
+        let (ty, range) = (empty.ty.clone(), empty.range.clone());
+        let block = TBlock {
+            stmts: vec![TStmt::Expr(capacity)],
+            tail: Some(Box::new(empty)),
+            ty: Some(ty.clone()),
+            label: None,
+        };
+        Ok(TExpr { kind: TKind::Block(block), ty, range })
     }
 
     pub(super) fn declare_fn(&mut self, f: &ast::Fn) -> Result<()> {
@@ -288,12 +326,18 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return Ok(TExpr { kind, ty, range });
                 }
             }
-            if let (Some(f), [], Ty::Vec(_)) = (resolved, args.as_slice(), &ty) {
-                // `Vec::new()`.
+            if let (Some(f), Ty::Vec(_)) = (resolved, &ty) {
+                // `Vec::new()`, `Vec::with_capacity(n)`.
                 let in_alloc =
                     f.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
-                if in_alloc && f.name(self.db).as_str() == "new" && f.as_assoc_item(self.db).is_some() {
-                    return Ok(TExpr { kind: TKind::VecLit(Vec::new()), ty, range });
+                let constructor = in_alloc && f.as_assoc_item(self.db).is_some();
+                match (f.name(self.db).as_str(), args.as_slice()) {
+                    ("new", []) if constructor => return Ok(TExpr { kind: TKind::VecLit(Vec::new()), ty, range }),
+                    ("with_capacity", [capacity]) if constructor => {
+                        let empty = TExpr { kind: TKind::VecLit(Vec::new()), ty: ty.clone(), range: range.clone() };
+                        return self.with_capacity(capacity, empty);
+                    }
+                    _ => {}
                 }
             }
             if let (Some(f), [value]) = (resolved, args.as_slice()) {

@@ -267,6 +267,11 @@ impl<'db> Builder<'_, 'db> {
         }
         Ok(match (f.name(self.db).as_str(), args) {
             ("new", []) if of_string => Some(TKind::Format(Vec::new())),
+            ("with_capacity", [capacity]) if of_string => {
+                let range = self.range(capacity.syntax());
+                let empty = TExpr { kind: TKind::Format(Vec::new()), ty: Ty::String, range };
+                Some(self.with_capacity(capacity, empty)?.kind)
+            }
             ("from", [text]) => {
                 let receiver = Box::new(self.text_operand(text)?);
                 if !matches!(receiver.ty, Ty::Str | Ty::String) {
