@@ -72,6 +72,12 @@ impl PendingCheck {
         &self.snippet
     }
 
+    /// Where the check's time went so far (parse, rust-analyzer, safe mode's allowlist; whether it read the
+    /// snippet lifted).
+    pub fn timings(&self) -> &Timings {
+        &self.timings
+    }
+
     /// The splice rust-analyzer reads the snippet in: lifted, or in its hole.
     fn view(&self) -> &Spliced {
         self.lifted.as_ref().unwrap_or(&self.spliced)

@@ -27,14 +27,14 @@ pub(crate) fn subset_accepts(home: &SiteHome, lowered: &lacuna_lowering::Lowered
 }
 
 /// The verdict for a snippet the subset accepted on its own.
-pub(crate) fn subset_verdict(home: &SiteHome, check_ms: f64) -> Verdict {
+pub(crate) fn subset_verdict(home: &SiteHome, pending: &PendingCheck, check_ms: f64) -> Verdict {
     Verdict {
         accepted: true,
         decided_by: lacuna_checker::DecidedBy::JitSubset,
         expected_type: home.prepared.expected_types[home.index].clone(),
         diagnostics: Vec::new(),
         notes: Vec::new(),
-        timings: lacuna_checker::Timings { check: check_ms, ..Default::default() },
+        timings: lacuna_checker::Timings { check: check_ms, ..pending.timings().clone() },
     }
 }
 

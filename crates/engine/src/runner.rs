@@ -117,7 +117,7 @@ pub(crate) struct SnippetState {
     pub(crate) verdict: Verdict,
     /// The verdict's diagnostics rendered rustc-style against the snippet.
     pub(crate) rendered: Vec<String>,
-    /// The lowered snippet when it is in the JIT's subset (outside generic functions only).
+    /// The lowered snippet when it is in the JIT's subset (one for every instantiation of a generic function).
     pub(crate) lowered: Option<Result<lacuna_lowering::Lowered, String>>,
     /// Compiled snippet per instantiation (the type arguments, joined; empty outside generic functions).
     pub(crate) artifacts: HashMap<String, Runnable>,
