@@ -30,6 +30,7 @@ mod line_index;
 mod locks;
 mod outline;
 mod policy;
+mod ra_thread;
 pub mod render;
 mod rustc;
 mod std_source;
@@ -61,6 +62,7 @@ use analysis::{RaDiagnostic, RaSession};
 pub use check::{PendingCheck, Precheck};
 use host::{Origin, Spliced};
 pub use line_index::LineIndex;
+use ra_thread::{Limit, RaThread};
 use rustc::{RustcDiagnostic, RustcOutcome};
 
 /// The `lacuna` crate's type-level surface, as holes are checked against it: its crate attributes (`header.rs`; the
@@ -95,9 +97,6 @@ const MAX_RA_TOKENS: usize = 20_000;
 
 /// Host nesting the checker takes at all (hosts are parsed by rust-analyzer whatever their depth).
 const MAX_HOST_NESTING: usize = 512;
-
-/// rust-analyzer recurses on nesting; it runs on a thread with a stack this large (reserved, not committed).
-const RA_STACK_BYTES: usize = 1 << 30;
 
 /// Something that stops a check from happening at all. A rejected snippet is not an error: it is a [`Verdict`].
 #[derive(Debug, thiserror::Error)]
@@ -191,38 +190,6 @@ pub struct Verdict {
     pub notes: Vec<String>,
 }
 
-/// The name of the thread rust-analyzer runs on: its panics are caught, recorded and kept off the terminal.
-const RA_THREAD: &str = "lacuna-rust-analyzer";
-
-/// The last panic on the analysis thread (message and place), for the error it becomes.
-static LAST_RA_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-
-/// Keeps rust-analyzer's panics (caught by [`Checker::with_ra`]) off stderr; every other panic goes to the hook
-/// that was there before.
-fn quiet_analysis_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if std::thread::current().name() != Some(RA_THREAD) {
-                return previous(info);
-            }
-            let message = info
-                .payload()
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()));
-            // salsa's cancellations and other non-text payloads are control flow, not failures worth a note.
-            if let Some(message) = message {
-                let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-                if let Ok(mut last) = LAST_RA_PANIC.lock() {
-                    *last = Some(format!("rust-analyzer panicked{place}: {message}"));
-                }
-            }
-        }));
-    });
-}
-
 #[derive(Debug, Clone)]
 pub struct CheckerOptions {
     /// Where the prelude rlib is cached. Default: `$LACUNA_CACHE_DIR`, `$XDG_CACHE_HOME/lacuna`,
@@ -312,6 +279,8 @@ struct BaselineKey {
 /// A warm checker: std is loaded once; each check is an incremental re-analysis of the host file.
 pub struct Checker {
     ra: RaSession,
+    /// Where every step of rust-analyzer's work runs.
+    ra_thread: RaThread,
     rustc: Rustc,
     /// rustc's outcome per spliced text: retries and benchmark reruns of the same snippet cost nothing.
     rustc_memo: HashMap<Arc<str>, RustcOutcome>,
@@ -352,7 +321,7 @@ impl Checker {
     /// Finds rustc and the std source, loads std into rust-analyzer. Takes a few hundred milliseconds.
     pub fn new(options: CheckerOptions) -> Result<Checker, CheckerError> {
         let started = Instant::now();
-        quiet_analysis_panics();
+        let ra_thread = RaThread::start()?;
         let cache_dir = options.cache_dir.unwrap_or_else(default_cache_dir);
         let mut rustc = Rustc::discover(PRELUDE_SOURCE, &cache_dir, options.rustc_timeout)?;
         if let Some(project) = &options.project {
@@ -370,6 +339,7 @@ impl Checker {
         };
         Ok(Checker {
             ra,
+            ra_thread,
             rustc,
             rustc_memo: HashMap::new(),
             memoize_rustc: options.memoize_rustc,
@@ -388,7 +358,7 @@ impl Checker {
         // rustc's check of the host alone and rust-analyzer's analysis of it are independent: one runs while the
         // other does (rustc in its own process; rust-analyzer on its thread).
         let (outcome, analysis) =
-            self.rustc_check_beside(&unfilled.text, |ra| Checker::analyze_host(ra, &host, &unfilled));
+            self.rustc_check_beside(&unfilled.text, |ra, thread| Checker::analyze_host(ra, thread, &host, &unfilled));
         match outcome? {
             RustcOutcome::Finished { errors } if !errors.is_empty() => {
                 // Holes whose type only a snippet settles: rustc accepts the host with a fitting snippet in place.
@@ -446,7 +416,7 @@ impl Checker {
         // Nothing says the other functions compile: rustc judges snippets in the whole program.
         host.lean = Default::default();
         let unfilled = host.unfilled();
-        let (baseline, _, scopes) = Checker::analyze_host(&mut self.ra, &host, &unfilled)?;
+        let (baseline, _, scopes) = Checker::analyze_host(&mut self.ra, &self.ra_thread, &host, &unfilled)?;
         let inferred = holes.iter().map(|h| matches!(h, GeneratedHole::Inferred)).collect();
         let glue_types: Vec<Option<String>> = holes
             .iter()
@@ -481,6 +451,7 @@ impl Checker {
     #[allow(clippy::type_complexity)]
     fn analyze_host(
         ra: &mut RaSession,
+        thread: &RaThread,
         host: &Host,
         unfilled: &Spliced,
     ) -> Result<(Vec<BaselineKey>, Vec<Option<analysis::HoleType>>, Vec<Option<HoleScope>>), CheckerError> {
@@ -489,7 +460,7 @@ impl Checker {
             .iter()
             .map(|h| unfilled.spliced_offset(h.range.start + host.text[h.range.clone()].find("agent").unwrap_or(0)))
             .collect();
-        let (baseline, expected_types, scopes) = Checker::with_ra_unlimited(ra, move |ra| {
+        let (baseline, expected_types, scopes) = Checker::with_ra_unlimited(ra, thread, move |ra| {
             ra.set_text(&unfilled.text, &unfilled.layout);
             // The host's own proc macros (its derives) expand here, and only here (closed again on any exit).
             let _expanding = ra.expanding_proc_macros();
@@ -674,17 +645,17 @@ impl Checker {
     fn rustc_check_beside<T>(
         &mut self,
         text: &str,
-        beside: impl FnOnce(&mut RaSession) -> T,
+        beside: impl FnOnce(&mut RaSession, &RaThread) -> T,
     ) -> (Result<RustcOutcome, CheckerError>, T) {
         if let Some(outcome) = self.rustc_memo.get(text) {
             let outcome = Ok(outcome.clone());
-            return (outcome, beside(&mut self.ra));
+            return (outcome, beside(&mut self.ra, &self.ra_thread));
         }
-        let Checker { ra, rustc, interrupt, .. } = self;
+        let Checker { ra, ra_thread, rustc, interrupt, .. } = self;
         let (rustc, interrupt) = (&*rustc, interrupt.as_deref());
         let (outcome, other) = std::thread::scope(|scope| {
             let checking = scope.spawn(move || rustc.check(text, interrupt));
-            let other = beside(ra);
+            let other = beside(ra, ra_thread);
             let outcome = checking
                 .join()
                 .unwrap_or_else(|_| Err(CheckerError::Internal { detail: "the rustc check panicked".into() }));
@@ -712,8 +683,8 @@ impl Checker {
         Ok(outcome)
     }
 
-    /// Runs `f` on a thread with a large stack, with the host file's text set to `text` first (on this thread: `f`
-    /// only reads the database); a panic inside rust-analyzer becomes an error, not a crash, and analysis that
+    /// Runs `f` on the checker's analysis thread ([`ra_thread`]), with the host file's text set to `text` first (on
+    /// this thread: `f` only reads the database); a panic inside rust-analyzer becomes an error, not a crash, and analysis that
     /// outlasts [`CheckerOptions::analysis_timeout`] (or the check's interrupt) is stopped.
     fn with_ra<T: Send>(
         &mut self,
@@ -726,7 +697,7 @@ impl Checker {
         let limit = Limit { budget: self.analysis_timeout, interrupt: self.interrupt.clone() };
         // `f` holds the session shared: it cannot write, which would wait forever on the stopper's handle.
         let stopper = self.ra.stopper();
-        let (joined, stop) = on_ra_thread(&mut self.ra, Some((limit, stopper)), |ra: &mut RaSession| f(ra));
+        let (joined, stop) = self.ra_thread.run(&mut self.ra, Some((limit, stopper)), |ra: &mut RaSession| f(ra));
         if let Some((stopped, stopping)) = stop {
             if let Some(stopping) = stopping {
                 self.ra.finish_stop(stopping);
@@ -742,80 +713,10 @@ impl Checker {
     /// analysis loads std), by a caller that holds the session apart from the rest of the checker.
     fn with_ra_unlimited<T: Send>(
         ra: &mut RaSession,
+        thread: &RaThread,
         f: impl FnOnce(&mut RaSession) -> Result<T, CheckerError> + Send,
     ) -> Result<T, CheckerError> {
-        on_ra_thread(ra, None, f).0
-    }
-}
-
-/// Runs `f(session)` on rust-analyzer's thread, turning its panics into errors. With a limit, waits at most its
-/// budget and then starts the stop: returns the error to stop with and the stop's thread, which
-/// [`RaSession::finish_stop`] must end once this returns.
-#[allow(clippy::type_complexity)]
-fn on_ra_thread<S: Send, T: Send>(
-    session: S,
-    limit: Option<(Limit, analysis::Stopper)>,
-    f: impl FnOnce(S) -> Result<T, CheckerError> + Send,
-) -> (Result<T, CheckerError>, Option<(CheckerError, Option<std::thread::JoinHandle<ra_ap_ide::AnalysisHost>>)>) {
-    let mut stop = None;
-    let joined = std::thread::scope(|scope| {
-        // Dropped when `f` returns or unwinds: the waiting below ends then.
-        let (done, finished) = std::sync::mpsc::channel::<()>();
-        let handle = std::thread::Builder::new()
-            .name(RA_THREAD.into())
-            .stack_size(RA_STACK_BYTES)
-            .spawn_scoped(scope, move || {
-                let _done = done;
-                f(session)
-            })
-            .map_err(|e| CheckerError::Internal { detail: format!("spawning the analysis thread: {e}") })?;
-        if let Some((limit, stopper)) = limit {
-            if let Some(stopped) = limit.wait(&finished) {
-                // If no thread can be started to stop it, the analysis runs to its end: slow, not wrong.
-                stop = Some((stopped, stopper.stop().ok()));
-            }
-        }
-        Ok(handle.join())
-    });
-    let joined = match joined {
-        Ok(joined) => joined,
-        Err(e) => return (Err(e), stop),
-    };
-    let result = joined.unwrap_or_else(|panic| {
-        let recorded = LAST_RA_PANIC.lock().ok().and_then(|mut last| last.take());
-        let detail = recorded
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "rust-analyzer panicked".into());
-        Err(CheckerError::Internal { detail })
-    });
-    (result, stop)
-}
-
-/// How long one step of rust-analyzer's work may take, and who else may stop it.
-struct Limit {
-    budget: Duration,
-    interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
-}
-
-impl Limit {
-    /// Waits for `finished` (a channel whose sender is dropped when the work ends); the error to stop the work
-    /// with, if its budget ran out or it was interrupted first.
-    fn wait(&self, finished: &std::sync::mpsc::Receiver<()>) -> Option<CheckerError> {
-        const SLICE: Duration = Duration::from_millis(50);
-        let started = Instant::now();
-        loop {
-            match finished.recv_timeout(SLICE) {
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-                _ => return None,
-            }
-            if self.interrupt.as_ref().is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed)) {
-                return Some(CheckerError::Cancelled);
-            }
-            if started.elapsed() >= self.budget {
-                return Some(CheckerError::AnalysisTimedOut { secs: self.budget.as_secs_f64() });
-            }
-        }
+        thread.run(ra, None, f).0
     }
 }
 
