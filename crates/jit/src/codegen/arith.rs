@@ -334,7 +334,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Method::Scalar(m) => m,
             Method::Char(m) => {
                 let op = self.int_const(types::I32, i64::from(m.op()));
-                let f = self.helpers[&Helper::CharOp];
+                let f = self.helper(Helper::CharOp);
                 let call = self.b.ins().call(f, &[v, op]);
                 let r = self.b.inst_results(call)[0];
                 return Ok(if m.maps() { r } else { self.b.ins().ireduce(types::I8, r) });

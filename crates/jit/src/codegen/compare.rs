@@ -65,9 +65,9 @@ impl Gen<'_, '_> {
         let spec_ptr = self.address_const(spec.as_ptr() as usize, "sort keys");
         self.data.push(spec);
         let size = self.int_const(types::I64, i64::from(size));
-        let f = self.helpers[&Helper::KeyedSort];
+        let f = self.helper(Helper::KeyedSort);
         self.b.ins().call(f, &[data, len, size, buffer, spec_ptr, spec_len]);
-        let free = self.helpers[&Helper::VecFree];
+        let free = self.helper(Helper::VecFree);
         self.b.ins().call(free, &[self.ctx, buffer]);
         self.b.ins().jump(exit, &[]);
         self.b.switch_to_block(exit);

@@ -344,7 +344,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         if let (Ty::Option(payload), [_, ptr, _, _]) = (&scrutinee.ty, values) {
             if **payload == Ty::String {
-                let free = self.helpers[&Helper::VecFree];
+                let free = self.helper(Helper::VecFree);
                 self.b.ins().call(free, &[self.ctx, *ptr]);
             }
         }

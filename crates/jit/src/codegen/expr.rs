@@ -195,7 +195,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             TKind::StructLit { id, fields, base } => return self.struct_lit(e, *id, fields, base),
             TKind::MapNew => {
-                let f = self.helpers[&Helper::MapNew];
+                let f = self.helper(Helper::MapNew);
                 let call = self.b.ins().call(f, &[self.ctx]);
                 Some(self.b.inst_results(call)[0])
             }
@@ -263,7 +263,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::Print { pieces, stderr } => {
                 let (_, address) = self.format_into(pieces, at)?;
                 let to = self.int_const(types::I32, i64::from(*stderr));
-                let f = self.helpers[&Helper::Print];
+                let f = self.helper(Helper::Print);
                 self.b.ins().call(f, &[self.ctx, address, to]);
                 return Ok(Vec::new());
             }
@@ -281,7 +281,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let offsets = i64::from(ptr_at) | (i64::from(cap_at) << 16) | (i64::from(len_at) << 32);
                     let stride = self.int_const(types::I64, 24);
                     let offsets = self.int_const(types::I64, offsets);
-                    let f = self.helpers[&Helper::StringsClone];
+                    let f = self.helper(Helper::StringsClone);
                     let call = self.b.ins().call(f, &[self.ctx, copy_data, copy_len, stride, offsets]);
                     let ok = self.b.inst_results(call)[0];
                     let failed = self.b.ins().icmp_imm(IntCC::Equal, ok, 0);

@@ -369,7 +369,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             Src::Chars { data, state } => {
                 let from_back = self.int_const(types::I32, i64::from(reversed));
-                let f = self.helpers[&Helper::NextChar];
+                let f = self.helper(Helper::NextChar);
                 let call = self.b.ins().call(f, &[data, state, from_back]);
                 let c = self.b.inst_results(call)[0];
                 // `char::MAX + 1`: the text is exhausted.
@@ -378,7 +378,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 vec![c]
             }
             Src::Pieces { data, state, how, pat, pat_len } => {
-                let f = self.helpers[&Helper::NextPiece];
+                let f = self.helper(Helper::NextPiece);
                 let call = self.b.ins().call(f, &[data, state, how, pat, pat_len]);
                 let more = self.b.inst_results(call)[0];
                 self.continue_if(more, exit);
@@ -614,7 +614,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             Sink::Collect { at: op_at } if *ty == Ty::String => {
                 let (slot, address) = self.new_text_slot();
-                let f = self.helpers[&Helper::PushChar];
+                let f = self.helper(Helper::PushChar);
                 self.drive(chain, at, &mut |g, item, _, _| {
                     let c = item.first().copied().ok_or_else(|| CodegenError("an item".into()))?;
                     let call = g.b.ins().call(f, &[g.ctx, address, c]);
@@ -631,7 +631,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     return Err(CodegenError("`collect` into this type".into()));
                 };
                 let value = value.scalar().filter(|_| !ty.is_set());
-                let f = self.helpers[&Helper::MapNew];
+                let f = self.helper(Helper::MapNew);
                 let call = self.b.ins().call(f, &[self.ctx]);
                 let m = self.b.inst_results(call)[0];
                 let key = (**key).clone();

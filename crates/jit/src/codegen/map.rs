@@ -40,7 +40,7 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     pub(super) fn free_moved_key(&mut self, owned: Option<Value>) {
         if let Some(ptr) = owned {
-            let free = self.helpers[&Helper::VecFree];
+            let free = self.helper(Helper::VecFree);
             self.b.ins().call(free, &[self.ctx, ptr]);
         }
     }
@@ -77,7 +77,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().stack_store(zero, slot, 0);
         let old = self.b.ins().stack_addr(types::I64, slot, 0);
         let flag = self.int_const(types::I32, i64::from(remove));
-        let f = self.helpers[&Helper::MapChange];
+        let f = self.helper(Helper::MapChange);
         let call = self.b.ins().call(f, &[self.ctx, m, data, len, word, value, flag, old]);
         let had = self.b.inst_results(call)[0];
         if !remove {
@@ -95,7 +95,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let m = self.map_address(map)?;
         use MapMethod::*;
         if matches!(name, Len | IsEmpty) {
-            let f = self.helpers[&Helper::MapLen];
+            let f = self.helper(Helper::MapLen);
             let call = self.b.ins().call(f, &[m]);
             let len = self.b.inst_results(call)[0];
             return Ok(vec![if name == Len { len } else { self.b.ins().icmp_imm(IntCC::Equal, len, 0) }]);
@@ -127,7 +127,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Ok(vec![had, previous])
             }
             Get | ContainsKey | Contains | Index => {
-                let f = self.helpers[&Helper::MapFind];
+                let f = self.helper(Helper::MapFind);
                 let call = self.b.ins().call(f, &[m, data, len, word]);
                 let found = self.b.inst_results(call)[0];
                 let absent = self.b.ins().icmp_imm(IntCC::Equal, found, 0);
@@ -168,11 +168,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             Ty::Scalar(s) if s.is_signed() => s.int_bits().unwrap_or(64),
             _ => 0,
         };
-        let list = self.helpers[&Helper::MapEntries];
+        let list = self.helper(Helper::MapEntries);
         let bits = self.b.ins().iconst(types::I32, i64::from(signed_bits));
         let call = self.b.ins().call(list, &[m, bits]);
         let entries = self.b.inst_results(call)[0];
-        let count = self.helpers[&Helper::MapLen];
+        let count = self.helper(Helper::MapLen);
         let call = self.b.ins().call(count, &[m]);
         Ok((entries, self.b.inst_results(call)[0]))
     }
@@ -247,7 +247,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 None => self.int_const(types::I64, 0),
             };
-            let f = self.helpers[&Helper::MapSlot];
+            let f = self.helper(Helper::MapSlot);
             let call = self.b.ins().call(f, &[self.ctx, m, data, len, word, default]);
             let slot = self.b.inst_results(call)[0];
             let failed = self.b.ins().icmp_imm(IntCC::Equal, slot, 0);
@@ -276,7 +276,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             return Err(CodegenError("a push of something other than a `String`".into()));
         };
         let m = self.map_address(map)?;
-        let f = self.helpers[&Helper::MapPush];
+        let f = self.helper(Helper::MapPush);
         self.b.ins().call(f, &[self.ctx, m, data, len, word, text_data, text_len]);
         self.free_moved_key(owned);
         self.free_moved_key(Some(text_data));

@@ -135,13 +135,7 @@ fn new_module(
     host: &HostAbi<'_>,
     calls: &BTreeMap<String, (String, bool, Vec<Ty>)>,
 ) -> Result<JITModule, CodegenError> {
-    let mut flags = settings::builder();
-    flags.set("opt_level", "speed").map_err(err)?;
-    flags.set("is_pic", "false").map_err(err)?;
-    // Snippet functions return a status and their value's parts (an `Option` or a tuple: more than two registers).
-    flags.set("enable_multi_ret_implicit_sret", "true").map_err(err)?;
-    let isa = cranelift_native::builder().map_err(err)?.finish(settings::Flags::new(flags)).map_err(err)?;
-    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    let mut builder = JITBuilder::with_isa(target_isa()?, default_libcall_names());
     for helper in Helper::ALL {
         builder.symbol(helper.symbol(), helper.address());
     }
@@ -157,6 +151,24 @@ fn new_module(
         }
     }
     Ok(JITModule::new(builder))
+}
+
+/// The ISA every snippet is compiled for: this machine's, with the JIT's settings. Made once per process (finding
+/// the CPU's features and building the backend's tables is a fair part of compiling a small snippet).
+fn target_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CodegenError> {
+    static ISA: std::sync::OnceLock<Result<cranelift_codegen::isa::OwnedTargetIsa, String>> =
+        std::sync::OnceLock::new();
+    let made = ISA.get_or_init(|| {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+        flags.set("is_pic", "false").map_err(|e| e.to_string())?;
+        // Snippet functions return a status and their value's parts (an `Option` or a tuple: more than two
+        // registers).
+        flags.set("enable_multi_ret_implicit_sret", "true").map_err(|e| e.to_string())?;
+        let builder = cranelift_native::builder().map_err(|e| e.to_string())?;
+        builder.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
+    });
+    made.clone().map_err(CodegenError)
 }
 
 /// What the code needs of the host library's layouts and shims, read once.
@@ -209,7 +221,9 @@ impl HostLayout {
 
 /// The functions the module declares: helpers, host shims, the snippet's functions, the entry.
 struct Declared {
-    helpers: HashMap<Helper, FuncId>,
+    /// Every helper, with its signature: a function imports the ones it calls when it first calls them
+    /// ([`Gen::helper`]), since each signature a function imports costs its compilation an ABI computation.
+    helpers: std::sync::Arc<HashMap<Helper, (FuncId, cranelift_codegen::ir::Signature)>>,
     host_fns: HashMap<String, FuncId>,
     fns: Vec<FuncId>,
     entry: FuncId,
@@ -254,7 +268,7 @@ impl Declared {
             sig.params.extend(params.into_iter().map(AbiParam::new));
             sig.returns.extend(rets.into_iter().map(AbiParam::new));
             let id = module.declare_function(helper.symbol(), Linkage::Import, &sig).map_err(err)?;
-            helpers.insert(helper, id);
+            helpers.insert(helper, (id, sig));
         }
         let mut fns = Vec::new();
         for (i, f) in snippet.fns.iter().enumerate() {
@@ -285,7 +299,7 @@ impl Declared {
             }
             None => None,
         };
-        Ok(Declared { helpers, host_fns, fns, entry, entry_sig, option_writer })
+        Ok(Declared { helpers: std::sync::Arc::new(helpers), host_fns, fns, entry, entry_sig, option_writer })
     }
 }
 
@@ -528,7 +542,10 @@ struct Gen<'a, 'b> {
     b: FunctionBuilder<'b>,
     snippet: &'a TypedSnippet,
     funcs: Vec<FuncRef>,
+    /// The helpers this function has imported so far ([`Gen::helper`]).
     helpers: HashMap<Helper, FuncRef>,
+    /// Every helper the module declares, with its signature.
+    helper_decls: std::sync::Arc<HashMap<Helper, (FuncId, cranelift_codegen::ir::Signature)>>,
     /// Shims of the host functions the snippet calls, by function name.
     host_fns: HashMap<String, FuncRef>,
     /// Where a `Vec` keeps its buffer pointer and length (the host's std).
@@ -585,7 +602,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         module: &mut JITModule,
         snippet: &'a TypedSnippet,
         fn_ids: &[FuncId],
-        helper_ids: &HashMap<Helper, FuncId>,
+        helper_decls: &std::sync::Arc<HashMap<Helper, (FuncId, cranelift_codegen::ir::Signature)>>,
         host_ids: &HashMap<String, FuncId>,
         vec_fields: Option<(i32, i32)>,
         in_fn: Option<Ty>,
@@ -596,10 +613,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         host_ids.sort();
         let host_fns =
             host_ids.into_iter().map(|(n, id)| (n.clone(), module.declare_func_in_func(*id, b.func))).collect();
-        let helpers = Helper::ALL
-            .iter()
-            .filter_map(|h| Some((*h, module.declare_func_in_func(*helper_ids.get(h)?, b.func))))
-            .collect();
         // The entry block takes the function's parameters; the first is always the context (the entry's
         // parameters are table, out, context: the caller reassigns).
         let block = b.create_block();
@@ -611,7 +624,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             b,
             snippet,
             funcs,
-            helpers,
+            helpers: HashMap::new(),
+            helper_decls: helper_decls.clone(),
             host_fns,
             vec_fields,
             ctx: first,
@@ -636,6 +650,29 @@ impl<'a, 'b> Gen<'a, 'b> {
             even: None,
             addresses: Vec::new(),
         })
+    }
+
+    /// `helper`, imported into this function the first time it is called here.
+    fn helper(&mut self, helper: Helper) -> FuncRef {
+        if let Some(&f) = self.helpers.get(&helper) {
+            return f;
+        }
+        // As `Module::declare_func_in_func` imports a declared function.
+        let (id, sig) = &self.helper_decls[&helper];
+        let signature = self.b.func.import_signature(sig.clone());
+        let name = self.b.func.declare_imported_user_function(cranelift_codegen::ir::UserExternalName {
+            namespace: 0,
+            index: id.as_u32(),
+        });
+        let f = self.b.import_function(cranelift_codegen::ir::ExtFuncData {
+            name: cranelift_codegen::ir::ExternalName::user(name),
+            signature,
+            // An imported function (`Linkage::Import`) is never final, so never colocated.
+            colocated: false,
+            patchable: false,
+        });
+        self.helpers.insert(helper, f);
+        f
     }
 
     /// A constant that is an address in this process (data the code keeps, a host function): `what` names it in
@@ -678,7 +715,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     if let Ty::Vec(elem) = ty {
                         self.element_strings(Helper::StringsRelease, *elem, ptr, len)?;
                     }
-                    let release = self.helpers[&Helper::VecRelease];
+                    let release = self.helper(Helper::VecRelease);
                     self.b.ins().call(release, &[self.ctx, ptr]);
                     let offsets = self.vec_offsets()?;
                     for (v, at) in [ptr, cap, len].into_iter().zip(offsets) {
@@ -689,14 +726,14 @@ impl<'a, 'b> Gen<'a, 'b> {
             (Ty::Map { .. }, _) => {
                 // The host builds its own map from the entries.
                 let writer = self.address_const(map_writer, "map writer");
-                let give = self.helpers[&Helper::MapGive];
+                let give = self.helper(Helper::MapGive);
                 self.b.ins().call(give, &[self.ctx, value[0], writer, out]);
             }
             (Ty::Struct(id), _) => {
                 // The box's struct moves into the host's slot.
                 let size = self.shims_of(*id)?.size;
                 let size = self.int_const(types::I64, size as i64);
-                let f = self.helpers[&Helper::StructMoveOut];
+                let f = self.helper(Helper::StructMoveOut);
                 let call = self.b.ins().call(f, &[self.ctx, value[0], out, size]);
                 let moved = self.b.inst_results(call)[0];
                 let failed = self.b.ins().icmp_imm(IntCC::Equal, moved, 0);
@@ -725,7 +762,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             _ => return Ok(()),
         };
-        let f = self.helpers[&helper];
+        let f = self.helper(helper);
         for at in at {
             let stride = self.int_const(types::I64, i64::from(stride));
             let ptr_at = self.int_const(types::I64, ptr_at + i64::from(at));
@@ -740,7 +777,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     fn call_helper(&mut self, helper: Helper, args: &[Value]) -> Value {
-        let f = self.helpers[&helper];
+        let f = self.helper(helper);
         let call = self.b.ins().call(f, args);
         self.b.inst_results(call)[0]
     }

@@ -153,9 +153,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             let Some(&[var]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
             let ptr = self.b.use_var(var);
             let f = if matches!(ty, Ty::Map { .. }) {
-                self.helpers[&Helper::MapFree]
+                self.helper(Helper::MapFree)
             } else {
-                self.helpers[&Helper::StructDrop]
+                self.helper(Helper::StructDrop)
             };
             self.b.ins().call(f, &[self.ctx, ptr]);
             return Ok(());
@@ -167,7 +167,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             let Some(&[_, ptr, _, _]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
             let ptr = self.b.use_var(ptr);
-            let free = self.helpers[&Helper::VecFree];
+            let free = self.helper(Helper::VecFree);
             self.b.ins().call(free, &[self.ctx, ptr]);
             return Ok(());
         }
@@ -183,7 +183,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.element_strings(Helper::StringsFree, elem, ptr, len)?;
             }
         }
-        let free = self.helpers[&Helper::VecFree];
+        let free = self.helper(Helper::VecFree);
         self.b.ins().call(free, &[self.ctx, ptr]);
         Ok(())
     }

@@ -77,7 +77,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             Ty::String => {
                 let parts: Vals = (0..3).map(|i| load_or_zero(self, types::I64, PAYLOAD + i * 8)).collect();
-                let adopt = self.helpers[&Helper::VecAdopt];
+                let adopt = self.helper(Helper::VecAdopt);
                 let one = self.int_const(types::I64, 1);
                 // A capacity of zero (the variant not held, or an empty `String`) adopts nothing.
                 self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1], one]);
@@ -95,7 +95,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             (Ty::Struct(_), [ptr]) => (Helper::StructDrop, *ptr),
             _ => return,
         };
-        let f = self.helpers[&helper];
+        let f = self.helper(helper);
         self.b.ins().call(f, &[self.ctx, ptr]);
     }
 

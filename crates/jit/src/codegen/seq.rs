@@ -141,7 +141,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let size = self.int_const(types::I64, i64::from(layout.0));
         let align = self.int_const(types::I64, i64::from(layout.1));
         let owned = self.int_const(types::I64, i64::from(owned));
-        let f = self.helpers[&Helper::VecGrow];
+        let f = self.helper(Helper::VecGrow);
         let call = self.b.ins().call(f, &[self.ctx, ptr, old_cap, cap, size, align, owned]);
         let new = self.b.inst_results(call)[0];
         let failed = self.b.ins().icmp_imm(IntCC::Equal, new, 0);
@@ -227,7 +227,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn join(&mut self, elem: Elem, data: Value, len: Value, separator: &[Value], at: usize) -> R<Vals> {
         let &[sep_ptr, sep_len] = separator else { return Err(CodegenError("a separator".into())) };
         let (slot, out) = self.new_text_slot();
-        let push = self.helpers[&Helper::PushStr];
+        let push = self.helper(Helper::PushStr);
         self.each_index(len, |g, i| {
             // The separator before every element but the first (as `[S]::join`).
             let later = g.b.create_block();
@@ -408,7 +408,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let [ptr_at, _, len_at] = self.vec_offsets()?;
                 let (ptr_at, len_at) =
                     (self.int_const(types::I64, ptr_at.into()), self.int_const(types::I64, len_at.into()));
-                let f = self.helpers[&Helper::StringsSort];
+                let f = self.helper(Helper::StringsSort);
                 self.b.ins().call(f, &[data, len, ptr_at, len_at]);
                 return Ok(Vec::new());
             }
@@ -418,14 +418,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let owned = i64::from(seq.elem == Elem::String && seq.kind == SeqKind::Local);
                 let [size, ptr_at, len_at] = [size, ptr_at, len_at].map(|v| self.int_const(types::I64, i64::from(v)));
                 let owned = self.int_const(types::I8, owned);
-                let f = self.helpers[&Helper::DedupTexts];
+                let f = self.helper(Helper::DedupTexts);
                 let call = self.b.ins().call(f, &[self.ctx, data, len, size, ptr_at, len_at, owned]);
                 let kept = self.b.inst_results(call)[0];
                 self.vec_set(&home, VecField::Len, kept)?;
                 return Ok(Vec::new());
             }
             (Elem::Str, Sort | SortUnstable) => {
-                let f = self.helpers[&Helper::StrsSort];
+                let f = self.helper(Helper::StrsSort);
                 self.b.ins().call(f, &[data, len]);
                 return Ok(Vec::new());
             }
@@ -436,7 +436,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     return Err(CodegenError("`contains` of something other than text".into()));
                 };
                 let [size, ptr_at, len_at] = [size, ptr_at, len_at].map(|v| self.int_const(types::I64, i64::from(v)));
-                let f = self.helpers[&Helper::TextsContain];
+                let f = self.helper(Helper::TextsContain);
                 let call = self.b.ins().call(f, &[data, len, size, ptr_at, len_at, needle, needle_len]);
                 return Ok(vec![self.b.inst_results(call)[0]]);
             }
@@ -471,7 +471,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             (Elem::String | Elem::Str | Elem::Struct(_) | Elem::StructRef(_), Reverse) => {
                 let size = self.elem_layout(seq.elem)?.0;
                 let size = self.int_const(types::I64, i64::from(size));
-                let f = self.helpers[&Helper::ElementsReverse];
+                let f = self.helper(Helper::ElementsReverse);
                 self.b.ins().call(f, &[data, len, size]);
                 return Ok(Vec::new());
             }
@@ -520,17 +520,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                 vec![self.b.use_var(found)]
             }
             Sort | SortUnstable => {
-                let f = self.helpers[&Helper::sort(elem.is_signed(), width)];
+                let f = self.helper(Helper::sort(elem.is_signed(), width));
                 self.b.ins().call(f, &[data, len]);
                 Vec::new()
             }
             Reverse => {
-                let f = self.helpers[&Helper::reverse(width)];
+                let f = self.helper(Helper::reverse(width));
                 self.b.ins().call(f, &[data, len]);
                 Vec::new()
             }
             Dedup => {
-                let f = self.helpers[&Helper::dedup(width)];
+                let f = self.helper(Helper::dedup(width));
                 let call = self.b.ins().call(f, &[data, len]);
                 let kept = self.b.inst_results(call)[0];
                 let home = self.vec_home(seq)?;
@@ -586,7 +586,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Stores `x` into each of the `len` elements of type `t` at `data` (`fill`, `vec![x; n]`).
     pub(super) fn fill_elements(&mut self, data: Value, len: Value, t: Type, x: Value) -> R<()> {
         if t.bytes() == 1 {
-            let f = self.helpers[&Helper::FillBytes];
+            let f = self.helper(Helper::FillBytes);
             self.b.ins().call(f, &[data, x, len]);
             return Ok(());
         }
@@ -695,7 +695,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.seal_block(copy);
         let ptr = self.vec_grow(align, zero, len, layout, true, at);
         let bytes = self.b.ins().imul_imm(len, i64::from(layout.0));
-        let f = self.helpers[&Helper::Copy];
+        let f = self.helper(Helper::Copy);
         self.b.ins().call(f, &[ptr, data, bytes]);
         self.b.def_var(vars[0], ptr);
         self.b.def_var(vars[1], len);

@@ -181,7 +181,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn struct_alloc(&mut self, shims: StructShims, at: usize) -> Value {
         let size = self.int_const(types::I64, shims.size as i64);
         let align = self.int_const(types::I64, shims.align as i64);
-        let alloc = self.helpers[&Helper::StructAlloc];
+        let alloc = self.helper(Helper::StructAlloc);
         let call = self.b.ins().call(alloc, &[self.ctx, size, align]);
         let boxed = self.b.inst_results(call)[0];
         let failed = self.b.ins().icmp_imm(IntCC::Equal, boxed, 0);
@@ -192,7 +192,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// The struct in the box is complete: dropping the box drops it.
     pub(super) fn struct_ready(&mut self, shims: StructShims, boxed: Value) {
         let drop = self.address_const(shims.drop, "drop shim");
-        let ready = self.helpers[&Helper::StructReady];
+        let ready = self.helper(Helper::StructReady);
         self.b.ins().call(ready, &[self.ctx, boxed, drop]);
     }
 
@@ -224,7 +224,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let (shim, what) = if debug { (shims.debug, "`Debug`") } else { (shims.display, "`Display`") };
         self.call_shim(shim, what, &[out, address, alternate], at)?;
         let parts: Vec<Value> = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
-        let adopt = self.helpers[&Helper::VecAdopt];
+        let adopt = self.helper(Helper::VecAdopt);
         let one = self.int_const(types::I64, 1);
         self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1], one]);
         Ok([parts[0], parts[1], parts[2]])
@@ -294,7 +294,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                         _ => (self.b.ins().imul_imm(parts[1], 8), 8),
                     };
                     let align = self.int_const(types::I64, align);
-                    let adopt = self.helpers[&Helper::VecAdopt];
+                    let adopt = self.helper(Helper::VecAdopt);
                     self.b.ins().call(adopt, &[self.ctx, parts[0], bytes, align]);
                     return Ok(parts);
                 }
@@ -363,7 +363,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let address = self.b.ins().iadd_imm(boxed, i64::from(offset));
                 if ty == Ty::String {
                     self.elem_write(Elem::String, address, &parts)?;
-                    let release = self.helpers[&Helper::VecRelease];
+                    let release = self.helper(Helper::VecRelease);
                     self.b.ins().call(release, &[self.ctx, parts[0]]);
                 } else {
                     self.elem_write(Elem::Scalar(ty.s()), address, &parts)?;

@@ -152,7 +152,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let end = g.b.ins().iadd(ptr, len);
                 let byte = g.b.ins().ireduce(types::I8, c);
                 g.b.ins().store(MemFlags::trusted(), byte, end, 0);
-                let f = g.helpers[&Helper::PushChar];
+                let f = g.helper(Helper::PushChar);
                 (g.b.ins().iadd_imm(len, 1), f, vec![g.ctx, slot, c])
             });
         }
@@ -171,14 +171,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                         // The buffer has room (checked above); no alignment.
                         g.b.ins().store(MemFlags::new().with_notrap(), v, end, offset);
                     }
-                    let f = g.helpers[&Helper::PushStr];
+                    let f = g.helper(Helper::PushStr);
                     (g.b.ins().iadd_imm(len, bytes.len() as i64), f, vec![g.ctx, slot, data, n])
                 });
             }
         }
         let status = {
             let (data, len) = self.text_parts(value)?;
-            let f = self.helpers[&Helper::PushStr];
+            let f = self.helper(Helper::PushStr);
             let call = self.b.ins().call(f, &[self.ctx, slot, data, len]);
             self.b.inst_results(call)[0]
         };
@@ -398,7 +398,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 done
             });
             let kind = self.int_const(types::I32, i64::from(arg.kind));
-            let f = self.helpers[&Helper::Fmt];
+            let f = self.helper(Helper::Fmt);
             let call = self.b.ins().call(f, &[self.ctx, address, kind, arg.a, arg.b, spec_ptr]);
             let status = self.b.inst_results(call)[0];
             self.helper_fault_if(status, arg.at);
@@ -408,7 +408,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.seal_block(done);
             }
         }
-        let free = self.helpers[&Helper::VecFree];
+        let free = self.helper(Helper::VecFree);
         for t in temporaries {
             self.b.ins().call(free, &[self.ctx, t]);
         }
@@ -555,7 +555,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
                 let out = self.b.ins().stack_addr(types::I64, slot, 0);
-                let f = self.helpers[&Helper::Trim];
+                let f = self.helper(Helper::Trim);
                 self.b.ins().call(f, &[data, len, which, pattern_data, pattern_len, out]);
                 vec![self.b.ins().stack_load(types::I64, slot, 0), self.b.ins().stack_load(types::I64, slot, 8)]
             }
@@ -580,7 +580,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let (p, p_len) = self.text_parts(pattern)?;
                     (p, p_len, self.int_const(types::I32, 0), p_len)
                 };
-                let f = self.helpers[&Helper::Find];
+                let f = self.helper(Helper::Find);
                 let call = self.b.ins().call(f, &[data, len, p, p_len, c, which]);
                 let found = self.b.inst_results(call)[0];
                 // (Only read when found: then `cut <= len`.)
@@ -592,7 +592,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Find | Rfind => {
                 let (p, p_len, c) = self.pattern_args(&args[0])?;
                 let from_end = self.int_const(types::I32, i64::from(name == Rfind));
-                let f = self.helpers[&Helper::Position];
+                let f = self.helper(Helper::Position);
                 let call = self.b.ins().call(f, &[data, len, p, p_len, c, from_end]);
                 let at = self.b.inst_results(call)[0];
                 let found = self.b.ins().icmp_imm(IntCC::NotEqual, at, -1);
@@ -607,7 +607,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let which = self.int_const(types::I32, i64::from(which.code()));
                 let (p, p_len, c) = self.pattern_args(&args[0])?;
-                let f = self.helpers[&Helper::Find];
+                let f = self.helper(Helper::Find);
                 let call = self.b.ins().call(f, &[data, len, p, p_len, c, which]);
                 vec![self.b.inst_results(call)[0]]
             }
@@ -619,7 +619,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     _ => (TransformOp::Repeat, self.one(&args[0])?),
                 };
                 let op = self.int_const(types::I32, i64::from(op.code()));
-                let f = self.helpers[&Helper::Transform];
+                let f = self.helper(Helper::Transform);
                 let call = self.b.ins().call(f, &[self.ctx, address, data, len, op, n]);
                 let status = self.b.inst_results(call)[0];
                 self.helper_fault_if(status, at);
@@ -640,7 +640,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
                 let out = self.b.ins().stack_addr(types::I64, slot, 0);
-                let f = self.helpers[&Helper::StrSlice];
+                let f = self.helper(Helper::StrSlice);
                 let call = self.b.ins().call(f, &[self.ctx, data, len, start, end, out]);
                 let status = self.b.inst_results(call)[0];
                 self.helper_fault_if(status, at);
@@ -665,7 +665,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                     _ => {
                         let (other, other_len) = self.text_parts(&args[0])?;
-                        let f = self.helpers[&Helper::BytesEq];
+                        let f = self.helper(Helper::BytesEq);
                         let call = self.b.ins().call(f, &[data, len, other, other_len]);
                         self.b.inst_results(call)[0]
                     }
@@ -692,7 +692,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().stack_store(zero64, slot, 0);
         let out = self.b.ins().stack_addr(types::I64, slot, 0);
         let code = self.int_const(types::I32, code as i64);
-        let f = self.helpers[&Helper::Parse];
+        let f = self.helper(Helper::Parse);
         let call = self.b.ins().call(f, &[data, len, code, out]);
         let status = self.b.inst_results(call)[0];
         let raw = self.b.ins().stack_load(types::I64, slot, 0);
