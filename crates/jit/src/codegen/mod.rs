@@ -219,11 +219,14 @@ impl HostLayout {
     }
 }
 
+/// Every helper the module declares, with its signature (shared by the functions that import them).
+type HelperDecls = std::sync::Arc<HashMap<Helper, (FuncId, cranelift_codegen::ir::Signature)>>;
+
 /// The functions the module declares: helpers, host shims, the snippet's functions, the entry.
 struct Declared {
     /// Every helper, with its signature: a function imports the ones it calls when it first calls them
     /// ([`Gen::helper`]), since each signature a function imports costs its compilation an ABI computation.
-    helpers: std::sync::Arc<HashMap<Helper, (FuncId, cranelift_codegen::ir::Signature)>>,
+    helpers: HelperDecls,
     host_fns: HashMap<String, FuncId>,
     fns: Vec<FuncId>,
     entry: FuncId,
@@ -471,8 +474,7 @@ impl Unit<'_, '_> {
 }
 
 /// `text` (a function's CLIF) with each address the code holds replaced by what it is, and each function it calls
-/// named by its symbol; the declarations of functions and of signatures only they use are left out (every
-/// function declares every helper).
+/// named by its symbol; the declarations of functions and of signatures only they use are left out.
 fn named_clif(text: &str, addresses: &[(i64, String)], module: &JITModule) -> String {
     let mut text = text.to_owned();
     for (address, what) in addresses {
@@ -545,7 +547,7 @@ struct Gen<'a, 'b> {
     /// The helpers this function has imported so far ([`Gen::helper`]).
     helpers: HashMap<Helper, FuncRef>,
     /// Every helper the module declares, with its signature.
-    helper_decls: std::sync::Arc<HashMap<Helper, (FuncId, cranelift_codegen::ir::Signature)>>,
+    helper_decls: HelperDecls,
     /// Shims of the host functions the snippet calls, by function name.
     host_fns: HashMap<String, FuncRef>,
     /// Where a `Vec` keeps its buffer pointer and length (the host's std).
@@ -602,7 +604,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         module: &mut JITModule,
         snippet: &'a TypedSnippet,
         fn_ids: &[FuncId],
-        helper_decls: &std::sync::Arc<HashMap<Helper, (FuncId, cranelift_codegen::ir::Signature)>>,
+        helper_decls: &HelperDecls,
         host_ids: &HashMap<String, FuncId>,
         vec_fields: Option<(i32, i32)>,
         in_fn: Option<Ty>,
