@@ -165,8 +165,28 @@ pub(crate) enum RustcOutcome {
     },
 }
 
+/// `rustc` on PATH is usually rustup's proxy, which starts, reads its settings and then starts the toolchain's
+/// rustc: a process more for every check and build. The toolchain's own binary in the sysroot the proxy reported
+/// is used instead when it reports the same version; a `$RUSTC` the user set is used as given.
+fn toolchain_rustc(path: PathBuf, version: &str, sysroot: &Path) -> PathBuf {
+    if std::env::var_os("RUSTC").is_some() {
+        return path;
+    }
+    let direct = sysroot.join("bin").join("rustc");
+    let same = Command::new(&direct)
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == version);
+    if same {
+        direct
+    } else {
+        path
+    }
+}
+
 impl Rustc {
-    /// Finds rustc (`$RUSTC`, else `rustc` on PATH), and builds or reuses the prelude rlib in `cache_dir`.
+    /// Finds rustc (`$RUSTC`, else `rustc` on PATH, resolved to the toolchain's own binary behind rustup's proxy), and builds
+    /// or reuses the prelude rlib in `cache_dir`.
     pub fn discover(prelude: &str, cache_dir: &Path, timeout: Duration) -> Result<Rustc, CheckerError> {
         let path = PathBuf::from(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()));
         let run = |args: &[&str]| -> Result<String, CheckerError> {
@@ -182,6 +202,7 @@ impl Rustc {
         };
         let version = run(&["--version"])?;
         let sysroot = PathBuf::from(run(&["--print", "sysroot"])?);
+        let path = toolchain_rustc(path, &version, &sysroot);
         remove_orphaned_scratch(&std::env::temp_dir());
         let scratch = tempfile::Builder::new()
             .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))

@@ -1,7 +1,8 @@
 //! Differential tests: every accepted case in `testdata/check/*.cases`, run by `lacuna run`'s engine, must print
 //! exactly what the rustc-compiled host with the snippet spliced in textually prints, and exit the same way.
 //!
-//! - `rustc-path::<case>`: the snippet runs on the rustc path (forced).
+//! - `rustc-path::<case>`: the snippet runs on the rustc path (forced). It runs after `auto::<case>`; when that
+//!   trial ran the rustc path and passed, it was this trial's run, and is not made twice.
 //! - `auto::<case>`: the snippet runs on the JIT path when it is in the JIT's subset, the rustc path otherwise
 //!   (cases marked `jit` must take the JIT path). For a case rustc rejects, `auto::` checks that `lacuna run`
 //!   rejects it too: in particular that the JIT subset's own acceptance (without rustc) never accepts it.
@@ -14,7 +15,7 @@
 //! Host output goes to the process's own stdout and stderr, so each run redirects file descriptors 1 and 2 to
 //! files ([`lacuna_engine::capture::output`]); tests run one at a time.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -35,6 +36,11 @@ struct Shared {
     rlib: PathBuf,
     /// The reference program's outcome per case (shared by both paths' trials).
     references: HashMap<String, Outcome>,
+    /// The cases compared with a reference program, by host text: their references are built as one program.
+    by_host: HashMap<Arc<str>, Vec<Arc<Case>>>,
+    /// Cases whose `auto::` trial passed without the JIT: it ran the rustc path, so their `rustc-path::` trial
+    /// would run the same check, build and program again.
+    auto_took_rustc: HashSet<String>,
     scratch: tempfile::TempDir,
 }
 
@@ -80,19 +86,26 @@ fn main() {
         .with_checker(|c| (c.rustc().path.clone(), c.rustc().prelude_rlib().to_owned()))
         .expect("the engine is open");
     let scratch = tempfile::tempdir().expect("a scratch directory");
+    let cases: Vec<Arc<Case>> = cases.into_iter().map(Arc::new).collect();
+    let mut by_host: HashMap<Arc<str>, Vec<Arc<Case>>> = HashMap::new();
+    for case in cases.iter().filter(|c| has_reference(c)) {
+        by_host.entry(case.host.clone()).or_default().push(case.clone());
+    }
     let shared = Arc::new(Mutex::new(Shared {
         engines,
         hosts: [HashMap::new(), HashMap::new()],
         rustc,
         rlib,
         references: HashMap::new(),
+        by_host,
+        auto_took_rustc: HashSet::new(),
         scratch,
     }));
     let mut trials = Vec::new();
     for case in cases {
-        let case = Arc::new(case);
         let compared = (case.expect == Expect::Accepted && case.allowed_by_policy()) || case.run.is_some();
-        let engines: &[(usize, &str)] = if compared { &[(0, "rustc-path"), (1, "auto")] } else { &[(1, "auto")] };
+        // `auto::` first: when it runs the rustc path, the `rustc-path::` trial after it has nothing left to show.
+        let engines: &[(usize, &str)] = if compared { &[(1, "auto"), (0, "rustc-path")] } else { &[(1, "auto")] };
         for &(engine, name) in engines {
             let (shared, case) = (shared.clone(), case.clone());
             trials.push(Trial::test(format!("{name}::{}", case.name), move || {
@@ -108,6 +121,10 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
     if let Some(kind) = case.policy {
         return policy_rejects(shared, case, engine, kind);
     }
+    if engine == 0 && shared.auto_took_rustc.contains(&case.name) {
+        // The `auto::` trial of this case ran the rustc path and passed: the same check, library and program.
+        return Ok(());
+    }
     let unloadable = case.run.as_ref().is_some_and(|r| r.outcome == RunOutcome::HostError);
     if case.expect != Expect::Accepted && case.run.is_none() {
         return rejected_stays_rejected(shared, case, engine);
@@ -120,9 +137,15 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
         None => match shared.references.get(&case.name) {
             Some(outcome) => outcome.clone(),
             None => {
-                let outcome = reference(shared, case)?;
-                shared.references.insert(case.name.clone(), outcome.clone());
-                outcome
+                references_of_host(shared, case);
+                match shared.references.get(&case.name) {
+                    Some(outcome) => outcome.clone(),
+                    None => {
+                        let outcome = reference(shared, case)?;
+                        shared.references.insert(case.name.clone(), outcome.clone());
+                        outcome
+                    }
+                }
             }
         },
     };
@@ -179,6 +202,9 @@ fn differential(shared: &mut Shared, case: &Case, engine: usize) -> Result<(), F
             serde_json::to_string(site).unwrap_or_default()
         )
         .into());
+    }
+    if engine == 1 && site.path != Some(lacuna_engine::ExecPath::Jit) {
+        shared.auto_took_rustc.insert(case.name.clone());
     }
     Ok(())
 }
@@ -307,42 +333,134 @@ fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, 
     Ok((stdout, stderr, report.map_err(|e| format!("the run failed: {e}"))?))
 }
 
-/// The host with the snippet spliced in, compiled by rustc (debug build, like the libraries Lacuna builds) and
-/// run as its own process.
-fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
-    let (text, hole) = shared.engines[0]
+/// Whether the case is compared with a reference program (rather than with its `run=` outcome).
+fn has_reference(case: &Case) -> bool {
+    case.policy.is_none() && case.run.is_none() && case.expect == Expect::Accepted && case.allowed_by_policy()
+}
+
+/// A case's host with its snippet spliced in: the text, the hole's range in the host, and how much longer the
+/// text is than the host with the prelude.
+struct Spliced {
+    text: String,
+    hole: std::ops::Range<usize>,
+    added: isize,
+}
+
+fn spliced(shared: &Shared, case: &Case) -> Result<Spliced, Failed> {
+    let spliced = shared.engines[0]
         .with_checker(|checker| {
             let prepared = checker.prepare("host.rs", &case.host)?;
             // The spliced text is the host's up to the hole and after it, then the prelude.
             let text = checker.spliced_text(&prepared, case.hole, &case.snippet);
             let added =
                 text.len() as isize - (prepared.host.text.len() + lacuna_checker::PRELUDE_INJECTION.len()) as isize;
-            Ok::<_, lacuna_checker::CheckerError>((text, (prepared.host.holes[case.hole].range.clone(), added)))
+            Ok::<_, lacuna_checker::CheckerError>(Spliced {
+                text,
+                hole: prepared.host.holes[case.hole].range.clone(),
+                added,
+            })
         })
         .ok_or("the engine is closed")??;
-    let dir = shared.scratch.path();
-    let source = dir.join("reference.rs");
-    let binary = dir.join("reference");
-    std::fs::write(&source, &text)?;
-    let out = Command::new(&shared.rustc)
+    Ok(spliced)
+}
+
+/// rustc as the references are built: a debug build, like the libraries Lacuna builds.
+fn reference_rustc(shared: &Shared, source: &Path, binary: &Path) -> Result<std::process::Output, Failed> {
+    Ok(Command::new(&shared.rustc)
         .args(["--edition", "2021", "-C", "debug-assertions=on", "--cap-lints", "allow", "--extern"])
         .arg(format!("lacuna={}", shared.rlib.display()))
         .arg("-o")
-        .arg(&binary)
-        .arg(&source)
-        .output()?;
+        .arg(binary)
+        .arg(source)
+        .output()?)
+}
+
+/// The host with the snippet spliced in, compiled by rustc and run as its own process.
+fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
+    let spliced = spliced(shared, case)?;
+    let dir = shared.scratch.path();
+    let source = dir.join("reference.rs");
+    let binary = dir.join("reference");
+    std::fs::write(&source, &spliced.text)?;
+    let out = reference_rustc(shared, &source, &binary)?;
     if !out.status.success() {
         return Err(format!("the reference program does not compile:\n{}", String::from_utf8_lossy(&out.stderr)).into());
     }
     let run = Command::new(&binary).current_dir(dir).env("RUST_BACKTRACE", "0").output()?;
+    Ok(outcome_of(&run, &spliced, case, "/reference.rs"))
+}
+
+/// The references of every case with `case`'s host, built as one program — each case's spliced text a module of
+/// its own file, so rustc's positions in it are the case's, and `main` runs the one `$LACUNA_REFERENCE_CASE`
+/// names (the host's arguments are its own) — and run once per case. rustc's start, std's monomorphizations and
+/// the link are then paid once per host, not per case.
+/// Where that program does not build (a host that names `crate::` paths, say), each case's reference is built
+/// alone when its trial asks for it.
+fn references_of_host(shared: &mut Shared, case: &Case) {
+    let Some(group) = shared.by_host.remove(&case.host) else { return };
+    if group.len() < 2 {
+        return;
+    }
+    let dir = shared.scratch.path().join("batch");
+    let _ = std::fs::remove_dir_all(&dir);
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let injection = lacuna_checker::PRELUDE_INJECTION;
+    let mut root = String::from("#[macro_use]\nextern crate lacuna;\n");
+    let mut arms = String::new();
+    let mut parts = Vec::new();
+    for (k, member) in group.iter().enumerate() {
+        let Ok(spliced) = spliced(shared, member) else { return };
+        let Some(body) = spliced.text.strip_suffix(injection) else { return };
+        // The prelude's `use` stays in the module; its `extern crate` (allowed only at a crate's root) is the root's.
+        let module = format!(
+            "{body}\n#[allow(unused_imports)] use lacuna::prelude::*;\n\
+             pub(crate) fn __reference_main() -> impl std::process::Termination {{ main() }}\n"
+        );
+        if std::fs::write(dir.join(format!("c{k}.rs")), module).is_err() {
+            return;
+        }
+        root.push_str(&format!("#[path = \"c{k}.rs\"]\nmod c{k};\n"));
+        arms.push_str(&format!("        Ok(\"{k}\") => c{k}::__reference_main().report(),\n"));
+        parts.push(spliced);
+    }
+    root.push_str(&format!(
+        "fn main() -> std::process::ExitCode {{\n    use std::process::Termination;\n    \
+         match std::env::var(\"LACUNA_REFERENCE_CASE\").as_deref() {{\n{arms}        _ => std::process::ExitCode::from(3),\n    }}\n}}\n"
+    ));
+    let (source, binary) = (dir.join("reference.rs"), dir.join("reference"));
+    if std::fs::write(&source, root).is_err() {
+        return;
+    }
+    match reference_rustc(shared, &source, &binary) {
+        Ok(out) if out.status.success() => {}
+        _ => return,
+    }
+    for (k, (member, spliced)) in group.iter().zip(&parts).enumerate() {
+        let run = Command::new(&binary)
+            .env("LACUNA_REFERENCE_CASE", k.to_string())
+            .current_dir(&dir)
+            .env("RUST_BACKTRACE", "0")
+            .output();
+        if let Ok(run) = run {
+            let outcome = outcome_of(&run, spliced, member, &format!("/c{k}.rs"));
+            shared.references.insert(member.name.clone(), outcome);
+        }
+    }
+}
+
+/// What a reference program printed and how it ended; a panic's position mapped back to the host's text (`file`
+/// is the spliced text's file as rustc names it).
+fn outcome_of(run: &std::process::Output, spliced: &Spliced, case: &Case, file: &str) -> Outcome {
     let status = run.status.code().unwrap_or(-1);
     let stderr = String::from_utf8_lossy(&run.stderr);
     // A position past the snippet moves back by the length the splice added.
-    let (hole, added) = hole;
+    let (hole, added, text) = (&spliced.hole, spliced.added, &spliced.text);
     let panic_at = (status == 101)
         .then(|| {
-            let at = panic_position(&stderr, "reference.rs")?;
-            let offset = offset_of(&text, &at)?;
+            let at = panic_position(&stderr, file)?;
+            let offset = offset_of(text, &at)?;
             let host_offset = if offset < hole.start {
                 offset
             } else if offset as isize >= hole.end as isize + added {
@@ -353,7 +471,7 @@ fn reference(shared: &mut Shared, case: &Case) -> Result<Outcome, Failed> {
             Some(line_col(&case.host, host_offset))
         })
         .flatten();
-    Ok(Outcome { stdout: String::from_utf8_lossy(&run.stdout).into_owned(), status, panic_at })
+    Outcome { stdout: String::from_utf8_lossy(&run.stdout).into_owned(), status, panic_at }
 }
 
 /// `LINE:COL` of the first "panicked at PATH:LINE:COL" in a program's stderr whose path names `file`.
