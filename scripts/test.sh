@@ -1,44 +1,77 @@
 #!/usr/bin/env bash
 # Runs the whole test suite. Builds what it needs on first use.
 #
-# The AgentDojo port's tests (every suite's whole attack matrix, a third of the suite's time) run beside the rest:
-# each stream mostly waits on one rustc at a time, so on two cores they overlap. cargo holds its build-directory
-# lock while it runs tests, so the AgentDojo test executables, built by the same cargo, are run directly.
+# Most test executables spend much of their time waiting on a child (rustc, a `lacuna` process, a worker), so one
+# at a time leaves a core idle. Every test executable cargo builds is run directly (cargo would run them one after
+# another, holding its build-directory lock), $LACUNA_TEST_JOBS at a time (default 3), longest first; each one's
+# output is printed whole when it ends. The doc tests run through cargo as one more job.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo test --workspace --no-run
 
-log=$(mktemp -t lacuna-agentdojo-tests.XXXXXX)
-trap 'rm -f "$log"' EXIT
-# The same build as above (asked again, it is fresh): its test executables of lacuna-agentdojo.
-executables=$(cargo test --workspace --no-run --message-format=json 2>/dev/null \
-    | grep '"package_id":"[^"]*lacuna-agentdojo@' | grep '"overflow_checks":[a-z]*,"test":true}' \
-    | grep -o '"executable":"[^"]*"' | sed 's/"executable":"\(.*\)"/\1/')
-if [ -z "$executables" ]; then
-    echo "test: cargo named no test executables for lacuna-agentdojo" >&2
+jobs_at_once=${LACUNA_TEST_JOBS:-3}
+logs=$(mktemp -d -t lacuna-tests.XXXXXX)
+trap 'rm -rf "$logs"' EXIT
+
+# The same build as above (asked again, it is fresh): each test executable with its package's directory.
+cargo test --workspace --no-run --message-format=json 2>/dev/null \
+    | grep '"reason":"compiler-artifact"' | grep '"overflow_checks":[a-z]*,"test":true}' \
+    | sed -n 's/.*"manifest_path":"\([^"]*\)\/Cargo.toml".*"executable":"\([^"]*\)".*/\1 \2/p' >"$logs/all"
+if [ ! -s "$logs/all" ]; then
+    echo "test: cargo named no test executables" >&2
     exit 1
 fi
-(
-    cd crates/agentdojo
-    status=0
-    for exe in $executables; do
-        echo "     Running $exe"
-        CARGO_MANIFEST_DIR="$PWD" "$exe" || status=1
+
+# Longest first (measured on 2 cores), so the long ones do not start last; the rest in cargo's order.
+longest="differential agentdojo bench cases browsecomp project serve cli faults robustness examples sessions"
+: >"$logs/queue"
+for name in $longest; do
+    grep "/${name}-[0-9a-f]*$" "$logs/all" >>"$logs/queue" || true
+done
+grep -v -x -F -f "$logs/queue" "$logs/all" >>"$logs/queue" || true
+echo "doc-tests" >>"$logs/queue"
+
+run_one() {
+    local n=$1 dir=$2 exe=$3 label start status
+    label=$(basename "$dir")/$(basename "$exe" | sed 's/-[0-9a-f]*$//')
+    start=$SECONDS
+    if [ "$dir" = "doc-tests" ]; then
+        label="doc tests"
+        cargo test --workspace --doc >"$logs/$n.log" 2>&1 && status=0 || status=$?
+    else
+        (cd "$dir" && CARGO_MANIFEST_DIR="$dir" "$exe") >"$logs/$n.log" 2>&1 && status=0 || status=$?
+    fi
+    {
+        echo
+        echo "=== $label ($exe): exit $status after $((SECONDS - start)) s"
+        cat "$logs/$n.log"
+    } >"$logs/$n.done"
+    echo "$status $label" >"$logs/$n.status"
+    echo "test: $label: $([ "$status" = 0 ] && echo ok || echo FAILED) in $((SECONDS - start)) s"
+}
+
+n=0
+while read -r dir exe; do
+    n=$((n + 1))
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_at_once" ]; do
+        wait -n || true
     done
-    exit $status
-) >"$log" 2>&1 &
-agentdojo=$!
+    run_one "$n" "$dir" "${exe:-}" &
+done <"$logs/queue"
+wait
 
 status=0
-cargo test --workspace --exclude lacuna-agentdojo || status=1
-agentdojo_status=0
-wait "$agentdojo" || agentdojo_status=1
+for k in $(seq 1 "$n"); do
+    cat "$logs/$k.done"
+done
 echo
-echo "=== lacuna-agentdojo (run beside the rest)"
-cat "$log"
-if [ "$agentdojo_status" != 0 ]; then
-    echo "test: lacuna-agentdojo's tests failed (above)" >&2
-    status=1
-fi
+for k in $(seq 1 "$n"); do
+    read -r code label <"$logs/$k.status"
+    if [ "$code" != 0 ]; then
+        echo "test: $label failed (exit $code; its output is above)" >&2
+        status=1
+    fi
+done
+[ "$status" = 0 ] && echo "test: all $n test executables passed"
 exit $status
