@@ -23,35 +23,24 @@ if [ ! -s "$logs/all" ]; then
     exit 1
 fi
 
-# Longest first (measured on 2 cores), so the long ones do not start last; the rest in cargo's order. AgentDojo's
-# suites run one trial at a time (each starts its own rust-analyzer), so its executable runs once per suite.
+# Longest first (measured on 2 cores), so the long ones do not start last; the rest in cargo's order.
 longest="differential agentdojo bench cases browsecomp project serve cli faults robustness examples sessions"
 : >"$logs/queue"
-: >"$logs/picked"
 for name in $longest; do
-    grep "/${name}-[0-9a-f]*$" "$logs/all" >>"$logs/picked" || true
-    for line in $(grep "/${name}-[0-9a-f]*$" "$logs/all" | tr ' ' '|'); do
-        if [ "$name" = agentdojo ]; then
-            for suite in workspace travel banking slack; do
-                echo "${line//|/ } ${suite}::" >>"$logs/queue"
-            done
-        else
-            echo "${line//|/ }" >>"$logs/queue"
-        fi
-    done
+    grep "/${name}-[0-9a-f]*$" "$logs/all" >>"$logs/queue" || true
 done
-grep -v -x -F -f "$logs/picked" "$logs/all" >>"$logs/queue" || true
+grep -v -x -F -f "$logs/queue" "$logs/all" >>"$logs/queue" || true
 echo "doc-tests" >>"$logs/queue"
 
 run_one() {
-    local n=$1 dir=$2 exe=$3 filter=$4 label start status
-    label=$(basename "$dir")/$(basename "$exe" | sed 's/-[0-9a-f]*$//')${filter:+ $filter}
+    local n=$1 dir=$2 exe=$3 label start status
+    label=$(basename "$dir")/$(basename "$exe" | sed 's/-[0-9a-f]*$//')
     start=$SECONDS
     if [ "$dir" = "doc-tests" ]; then
         label="doc tests"
         cargo test --workspace --doc >"$logs/$n.log" 2>&1 && status=0 || status=$?
     else
-        (cd "$dir" && CARGO_MANIFEST_DIR="$dir" "$exe" ${filter:+"$filter"}) >"$logs/$n.log" 2>&1 && status=0 || status=$?
+        (cd "$dir" && CARGO_MANIFEST_DIR="$dir" "$exe") >"$logs/$n.log" 2>&1 && status=0 || status=$?
     fi
     {
         echo
@@ -63,12 +52,12 @@ run_one() {
 }
 
 n=0
-while read -r dir exe filter; do
+while read -r dir exe; do
     n=$((n + 1))
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_at_once" ]; do
         wait -n || true
     done
-    run_one "$n" "$dir" "${exe:-}" "${filter:-}" &
+    run_one "$n" "$dir" "${exe:-}" &
 done <"$logs/queue"
 wait
 
