@@ -185,8 +185,8 @@ fn toolchain_rustc(path: PathBuf, version: &str, sysroot: &Path) -> PathBuf {
 }
 
 impl Rustc {
-    /// Finds rustc (`$RUSTC`, else `rustc` on PATH, resolved to the toolchain's own binary behind rustup's proxy), and builds
-    /// or reuses the prelude rlib in `cache_dir`.
+    /// Finds rustc (`$RUSTC`, else `rustc` on PATH, resolved to the toolchain's own binary behind rustup's
+    /// proxy), and builds or reuses the prelude rlib in `cache_dir`.
     pub fn discover(prelude: &str, cache_dir: &Path, timeout: Duration) -> Result<Rustc, CheckerError> {
         let path = PathBuf::from(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()));
         let run = |args: &[&str]| -> Result<String, CheckerError> {
