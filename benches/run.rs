@@ -2,7 +2,7 @@
 //!
 //! Run: `cargo bench -p lacuna-cli --bench run` (add `-- --json` for a machine-readable summary, `-- --kernels`
 //! for the kernel table alone, `-- --files a,b` for the cases of those testdata files only, `-- --skip-files a,b`
-//! for all others).
+//! for all others; `-- --stages` for where the checker's time goes on the JIT's candidates).
 //!
 //! For every accepted testdata case that runs to completion (the differential suite's cases), in one process:
 //! - lacuna, rustc path: the wall time the host waits at the hole: check, lower, compile (overlapped with rustc's
@@ -33,6 +33,10 @@ fn main() {
     // `--share`: only the auto path, one line per case that did not run on the JIT and why.
     if std::env::args().any(|a| a == "--share") {
         return share_by_case(only, skip);
+    }
+    // `--stages`: only the checker, stage by stage, on the snippets it leaves to the JIT's subset.
+    if std::env::args().any(|a| a == "--stages") {
+        return stages(only, skip);
     }
     let cases: Vec<_> = lacuna_testdata::load_all()
         .expect("testdata loads")
@@ -338,6 +342,69 @@ fn share_by_case(only: Option<Vec<String>>, skip: Option<Vec<String>>) {
         "JIT share (auto path): {jit_count} of {reached} reached holes ({:.0}%)",
         100.0 * jit_count as f64 / reached as f64
     );
+}
+
+/// Where the check's time goes on the snippets rust-analyzer found clean (the JIT subset's candidates: the
+/// `check` part of the time at the hole for those decided without rustc), stage by stage, p50 over the cases:
+/// each snippet checked once as the timed mode does (its own first check), then the whole set again with one
+/// statement added in front (a new body for rust-analyzer to infer, with what the first pass made of std warm).
+/// The typed view the lowering reads is timed apart (it is part of `lower`).
+fn stages(only: Option<Vec<String>>, skip: Option<Vec<String>>) {
+    let cases: Vec<_> = lacuna_testdata::load_all()
+        .expect("testdata loads")
+        .into_iter()
+        .filter(|c| c.expect == Expect::Accepted && c.run.is_none() && c.allowed_by_policy())
+        .filter(|c| only.as_ref().is_none_or(|o| o.contains(&stem(c))))
+        .filter(|c| skip.as_ref().is_none_or(|s| !s.contains(&stem(c))))
+        .collect();
+    let cache = tempfile::tempdir().expect("temp dir");
+    let mut checker =
+        Checker::new(CheckerOptions { cache_dir: Some(cache.path().to_owned()), ..CheckerOptions::default() })
+            .expect("checker starts");
+    // Hosts prepared before anything is timed; a host whose hole only its snippet types has no one check.
+    let mut prepared = HashMap::new();
+    for case in &cases {
+        if !prepared.contains_key(&case.host) {
+            let host = checker.prepare("host.rs", &case.host).ok().filter(|p| !p.inferred.contains(&true));
+            prepared.insert(case.host.clone(), host);
+        }
+    }
+    println!(
+        "{:<34} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11}",
+        "pass (p50, ms)", "n", "check", "parse", "r-a", "safe mode", "other", "typed view"
+    );
+    for (pass, lead) in [("each snippet's first check", ""), ("again, with a new body", "let _again = 0;\n")] {
+        let mut parts: [Vec<f64>; 6] = Default::default();
+        for case in &cases {
+            let Some(Some(host)) = prepared.get(&case.host) else { continue };
+            let snippet = format!("{lead}{}", case.snippet);
+            let started = Instant::now();
+            let Ok(lacuna_checker::Precheck::Pending(pending)) = checker.precheck(host, case.hole, &snippet) else {
+                continue;
+            };
+            let check = started.elapsed().as_secs_f64() * 1e3;
+            let t = pending.timings().clone();
+            let started = Instant::now();
+            let _ = checker.typed_snippet_in(host, &pending);
+            let typed = started.elapsed().as_secs_f64() * 1e3;
+            let policy = t.policy.unwrap_or(0.0);
+            let other = check - t.parse - t.rust_analyzer - policy;
+            for (part, ms) in parts.iter_mut().zip([check, t.parse, t.rust_analyzer, policy, other, typed]) {
+                part.push(ms);
+            }
+        }
+        let p50: Vec<f64> = parts.iter().map(|p| percentile(p, 50.0)).collect();
+        println!(
+            "{pass:<34} {:>5} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>11.2}",
+            parts[0].len(),
+            p50[0],
+            p50[1],
+            p50[2],
+            p50[3],
+            p50[4],
+            p50[5]
+        );
+    }
 }
 
 /// Compute kernels in the JIT's subset: (name, body using `n`). Each is run at a hole on the JIT and, as the same
