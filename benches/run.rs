@@ -269,17 +269,22 @@ fn stem(case: &lacuna_testdata::Case) -> String {
     case.name.split('/').next().unwrap_or_default().to_owned()
 }
 
-/// The JIT share alone, with each case that missed it: what to widen the subset for next; then the share per
-/// testdata file.
-fn share_by_case(only: Option<Vec<String>>, skip: Option<Vec<String>>) {
-    let cases: Vec<_> = lacuna_testdata::load_all()
+/// The accepted testdata cases that run to completion, of the files `only` names (all without it) but those `skip`
+/// names. As the timed mode: cases safe mode rejects run nothing under Lacuna.
+fn runnable_cases(only: Option<Vec<String>>, skip: Option<Vec<String>>) -> Vec<lacuna_testdata::Case> {
+    lacuna_testdata::load_all()
         .expect("testdata loads")
         .into_iter()
-        // As the timed mode: cases safe mode rejects run nothing under Lacuna.
         .filter(|c| c.expect == Expect::Accepted && c.run.is_none() && c.allowed_by_policy())
         .filter(|c| only.as_ref().is_none_or(|o| o.contains(&stem(c))))
         .filter(|c| skip.as_ref().is_none_or(|s| !s.contains(&stem(c))))
-        .collect();
+        .collect()
+}
+
+/// The JIT share alone, with each case that missed it: what to widen the subset for next; then the share per
+/// testdata file.
+fn share_by_case(only: Option<Vec<String>>, skip: Option<Vec<String>>) {
+    let cases = runnable_cases(only, skip);
     let mut per_file: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let cache = tempfile::tempdir().expect("temp dir");
     let checker =
@@ -350,13 +355,7 @@ fn share_by_case(only: Option<Vec<String>>, skip: Option<Vec<String>>) {
 /// statement added in front (a new body for rust-analyzer to infer, with what the first pass made of std warm).
 /// The typed view the lowering reads is timed apart (it is part of `lower`).
 fn stages(only: Option<Vec<String>>, skip: Option<Vec<String>>) {
-    let cases: Vec<_> = lacuna_testdata::load_all()
-        .expect("testdata loads")
-        .into_iter()
-        .filter(|c| c.expect == Expect::Accepted && c.run.is_none() && c.allowed_by_policy())
-        .filter(|c| only.as_ref().is_none_or(|o| o.contains(&stem(c))))
-        .filter(|c| skip.as_ref().is_none_or(|s| !s.contains(&stem(c))))
-        .collect();
+    let cases = runnable_cases(only, skip);
     let cache = tempfile::tempdir().expect("temp dir");
     let mut checker =
         Checker::new(CheckerOptions { cache_dir: Some(cache.path().to_owned()), ..CheckerOptions::default() })
