@@ -38,14 +38,7 @@ fn main() {
     if std::env::args().any(|a| a == "--stages") {
         return stages(only, skip);
     }
-    let cases: Vec<_> = lacuna_testdata::load_all()
-        .expect("testdata loads")
-        .into_iter()
-        // Cases safe mode rejects run nothing under Lacuna; as plain programs they may reach the network.
-        .filter(|c| c.expect == Expect::Accepted && c.run.is_none() && c.allowed_by_policy() && !kernels_only)
-        .filter(|c| only.as_ref().is_none_or(|o| o.contains(&stem(c))))
-        .filter(|c| skip.as_ref().is_none_or(|s| !s.contains(&stem(c))))
-        .collect();
+    let cases = if kernels_only { Vec::new() } else { runnable_cases(only, skip) };
     let cache = tempfile::tempdir().expect("temp dir");
     let checker = Checker::new(CheckerOptions {
         memoize_rustc: false,
@@ -270,7 +263,7 @@ fn stem(case: &lacuna_testdata::Case) -> String {
 }
 
 /// The accepted testdata cases that run to completion, of the files `only` names (all without it) but those `skip`
-/// names. As the timed mode: cases safe mode rejects run nothing under Lacuna.
+/// names. Cases safe mode rejects run nothing under Lacuna (as plain programs they may reach the network).
 fn runnable_cases(only: Option<Vec<String>>, skip: Option<Vec<String>>) -> Vec<lacuna_testdata::Case> {
     lacuna_testdata::load_all()
         .expect("testdata loads")
