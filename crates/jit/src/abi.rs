@@ -24,8 +24,8 @@ pub struct JitContext {
     pub fault_values: [u64; 2],
     /// The run's [`Heap`](crate::Heap) (offset 48; null when the snippet builds no vectors). Read by helpers only.
     pub heap: u64,
-    /// Set (non-zero) by another thread to stop the snippet at its next fuel count with [`Fault::Time`]
-    /// (offset 56): how the time budget holds whatever the fuel setting.
+    /// Set (non-zero) by another thread to stop the snippet with [`Fault::Time`] within 1,024 fuel counts or at its
+    /// next return from a host call (offset 56): how the time budget holds whatever the fuel setting.
     pub interrupt: std::sync::atomic::AtomicU32,
 }
 

@@ -20,6 +20,17 @@ pub(super) struct LoopCtx {
     pub(super) is_block: bool,
 }
 
+/// A loop condition made only of literals, locals, hole bindings and their scalar fields, and operators on them:
+/// code that can be generated twice ([`Gen::while_loop`]) with nothing but its instructions repeated.
+fn plain_condition(e: &TExpr) -> bool {
+    match &e.kind {
+        TKind::Lit(_) | TKind::Local(_) | TKind::Deref(_) | TKind::HostField(_) => true,
+        TKind::Unary(_, x) | TKind::Cast(x) => plain_condition(x),
+        TKind::Binary(_, l, r) => plain_condition(l) && plain_condition(r),
+        _ => false,
+    }
+}
+
 /// `(x, true)` for a condition `x % 2 == 0` on a local `x` (it is even where the condition holds), `(x, false)`
 /// for `!= 0` (even where it does not).
 pub(super) fn parity_test(cond: &TExpr) -> Option<(LocalRef, bool)> {
@@ -364,6 +375,24 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
+    /// The body of a loop that tests at its bottom: `continue` goes to `latch`, and so does the body's end; then
+    /// `latch` is the current block, for the test.
+    fn body_to_latch(
+        &mut self,
+        label: &Option<String>,
+        latch: cranelift_codegen::ir::Block,
+        exit: cranelift_codegen::ir::Block,
+        body: &TBlock,
+    ) -> R<()> {
+        self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: Vec::new(), is_block: false });
+        self.block(body)?;
+        self.loops.pop();
+        self.b.ins().jump(latch, &[]);
+        self.b.switch_to_block(latch);
+        self.b.seal_block(latch);
+        Ok(())
+    }
+
     pub(super) fn find_loop(&self, label: &Option<String>) -> R<usize> {
         match label {
             None => self.loops.iter().rposition(|c| !c.is_block),
@@ -435,12 +464,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let i = self.b.use_var(counter);
             self.b.def_var(loop_var, i);
             self.vars.insert(var, vec![loop_var]);
-            self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: Vec::new(), is_block: false });
-            self.block(body)?;
-            self.loops.pop();
-            self.b.ins().jump(latch, &[]);
-            self.b.switch_to_block(latch);
-            self.b.seal_block(latch);
+            self.body_to_latch(label, latch, exit, body)?;
             let i = self.b.use_var(counter);
             if inclusive {
                 // `..=end` stops after `end` without computing `end + 1` (which may not exist).
@@ -502,12 +526,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let ts = flat(&var_ty);
             let loop_vars: Vec<Variable> = ts.iter().zip(element).map(|(&t, v)| self.var(t, v)).collect();
             self.vars.insert(var, loop_vars);
-            self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: Vec::new(), is_block: false });
-            self.block(body)?;
-            self.loops.pop();
-            self.b.ins().jump(latch, &[]);
-            self.b.switch_to_block(latch);
-            self.b.seal_block(latch);
+            self.body_to_latch(label, latch, exit, body)?;
             // The pass's copy, unless the body moved it on (after a `break` it is the run's to free at its end).
             if by_value {
                 self.drop_local(var)?;
@@ -652,13 +671,16 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(value.into_iter().collect())
     }
 
-    /// `while cond { body }` ([`TKind::While`]).
+    /// `while cond { body }` ([`TKind::While`]). A condition of plain operations on values at hand
+    /// ([`plain_condition`]) is generated twice, before the loop and after the body, so an iteration takes one
+    /// branch back rather than a jump to a test at the top and a branch into the body; any other condition is
+    /// tested at the top.
     pub(super) fn while_loop(&mut self, e: &TExpr, label: &Option<String>, cond: &TExpr, body: &TBlock) -> R<Vals> {
         let at = e.range.start;
-        let value: Option<Value> = {
+        let body_block = self.b.create_block();
+        let exit = self.b.create_block();
+        if !plain_condition(cond) {
             let header = self.b.create_block();
-            let body_block = self.b.create_block();
-            let exit = self.b.create_block();
             self.b.ins().jump(header, &[]);
             self.b.switch_to_block(header);
             let c = self.one(cond)?;
@@ -666,13 +688,22 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.b.switch_to_block(body_block);
             self.b.seal_block(body_block);
             self.tick(at);
-            self.loop_body(
-                LoopCtx { label: label.clone(), next: header, exit, value: Vec::new(), is_block: false },
-                body,
-            )?;
-            None
-        };
-        Ok(value.into_iter().collect())
+            let ctx = LoopCtx { label: label.clone(), next: header, exit, value: Vec::new(), is_block: false };
+            self.loop_body(ctx, body)?;
+            return Ok(Vec::new());
+        }
+        let latch = self.b.create_block();
+        let c = self.one(cond)?;
+        self.b.ins().brif(c, body_block, &[], exit, &[]);
+        self.b.switch_to_block(body_block);
+        self.tick(at);
+        self.body_to_latch(label, latch, exit, body)?;
+        let c = self.one(cond)?;
+        self.b.ins().brif(c, body_block, &[], exit, &[]);
+        self.b.seal_block(body_block);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(Vec::new())
     }
 
     /// `loop { body }` ([`TKind::Loop`]).

@@ -9,6 +9,9 @@ use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, MemFlags, Value};
 use lacuna_ir::TExpr;
 
+/// How many fuel counts apart generated code looks at the interrupt (a power of two).
+const INTERRUPT_EVERY: i64 = 1024;
+
 impl<'a, 'b> Gen<'a, 'b> {
     /// Ends the current block with a fault return when `cond` is non-zero.
     pub(super) fn fault_if(&mut self, cond: Value, fault: Fault, at: usize) {
@@ -18,9 +21,18 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// [`Self::fault_if`] with the values its message needs ([`JitContext::fault_values`]), stored only when the
     /// fault happens: a check in a hot loop then costs a compare and a branch.
     pub(super) fn fault_if_with(&mut self, cond: Value, fault: Fault, at: usize, values: &[Value]) {
+        self.fault_if_in(cond, fault, at, values, false);
+    }
+
+    /// [`Self::fault_if_with`]; `cold`: the code after the check is on a cold path too (the tick's), so that it
+    /// is laid out apart from the hot code rather than between its blocks.
+    fn fault_if_in(&mut self, cond: Value, fault: Fault, at: usize, values: &[Value], cold: bool) {
         let fault_block = self.b.create_block();
         self.b.set_cold_block(fault_block);
         let cont = self.b.create_block();
+        if cold {
+            self.b.set_cold_block(cont);
+        }
         match self.guard {
             // The guard tested only once the fault's own condition holds: the usual path stays one fused
             // compare-and-branch.
@@ -85,18 +97,45 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
+    /// One count of fuel. The fast path is a test of the count's low bits and a decrement: only every
+    /// [`INTERRUPT_EVERY`]th count (and at zero, which those bits always show) takes the cold path that faults
+    /// when the fuel is out and looks at the interrupt another thread sets when the time is up. Fuel runs out at
+    /// exactly the count it did before; the time budget is noticed within that many counts, and after every host
+    /// call ([`Self::after_host_call`]), the one place the snippet's own code spends time no count measures.
     pub(super) fn tick(&mut self, at: usize) {
         let Some(var) = self.fuel else { return };
         let fuel = self.b.use_var(var);
+        let low = self.b.ins().band_imm(fuel, INTERRUPT_EVERY - 1);
+        let slow = self.b.create_block();
+        self.b.set_cold_block(slow);
+        let cont = self.b.create_block();
+        self.b.ins().brif(low, cont, &[], slow, &[]);
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
         let empty = self.b.ins().icmp_imm(IntCC::Equal, fuel, 0);
-        self.fault_if(empty, Fault::Fuel, at);
+        self.fault_if_in(empty, Fault::Fuel, at, &[], true);
+        self.interrupt_check(at, true);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
         let left = self.b.ins().iadd_imm(fuel, -1);
         self.b.def_var(var, left);
-        // Another thread sets the interrupt when the time is up: an atomic load at every count (a plain mov on
-        // x86-64), which no load elimination may fold into an earlier one.
+    }
+
+    /// [`Fault::Time`] when another thread has set the interrupt: an atomic load (a plain `mov` on x86-64), which
+    /// no load elimination may fold into an earlier one.
+    fn interrupt_check(&mut self, at: usize, cold: bool) {
         let flag = self.b.ins().iadd_imm(self.ctx, INTERRUPT_OFFSET as i64);
         let interrupt = self.b.ins().atomic_load(types::I32, MemFlags::trusted(), flag);
-        self.fault_if(interrupt, Fault::Time, at);
+        self.fault_if_in(interrupt, Fault::Time, at, &[], cold);
+    }
+
+    /// After a call into the host's code (a host function, a shim of a host type's trait) and its panic check:
+    /// the interrupt looked at, since the call may have taken any time.
+    pub(super) fn after_host_call(&mut self, at: usize) {
+        if self.fuel.is_some() {
+            self.interrupt_check(at, false);
+        }
     }
 
     /// After a helper that records its fault in the context and returns nothing that says so (a map's change

@@ -162,6 +162,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.load_fuel();
         let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
         self.fault_if(panicked, Fault::HostPanic, at);
+        self.after_host_call(at);
         // The shim always panics.
         self.panic_with("internal error: entered unreachable code", at);
         Ok(Vec::new())

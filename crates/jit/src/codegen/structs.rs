@@ -164,6 +164,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.load_fuel();
         let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
         self.fault_if(panicked, Fault::HostPanic, at);
+        self.after_host_call(at);
         Ok(())
     }
 
@@ -278,6 +279,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.load_fuel();
             let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
             self.fault_if(panicked, Fault::HostPanic, at);
+            self.after_host_call(at);
             // The shim's layouts (`instrument::shim`): a `String` as [pointer, capacity, length], an `Option`
             // as a `u8` tag and the payload at offset 8.
             match &e.ty {
