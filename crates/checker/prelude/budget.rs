@@ -24,6 +24,11 @@ pub mod __budget {
         /// Null, or a flag that lives as long as the process: once it is non-zero the snippet stops at its next time
         /// check, as if out of time (whoever asked for the run cancelled it; Lacuna tells the two apart).
         pub interrupt: *const AtomicU32,
+        /// Null, or a counter that lives as long as the process and changes whenever some run's time is up: a
+        /// snippet that sees it change reads its clock at once rather than at its next 1,024th fuel count, so time
+        /// spent in calls into the host (a slow tool called in a loop) counts against the budget when the call
+        /// returns.
+        pub epoch: *const AtomicU32,
         /// How the run ended: one of the `FAULT_*` codes.
         pub fault: u32,
         pub line: u32,
@@ -72,6 +77,8 @@ pub mod __budget {
         deadline: Mutex<Option<Instant>>,
         /// [`RawRun::interrupt`], for the threads the snippet starts.
         interrupt: AtomicPtr<AtomicU32>,
+        /// [`RawRun::epoch`], for the threads the snippet starts.
+        epoch: AtomicPtr<AtomicU32>,
         /// The first budget fault (`FAULT_*`) on a thread the snippet started, and the first panic there: the
         /// snippet's own thread sees only `thread::scope`'s "a scoped thread panicked".
         helper_fault: AtomicU32,
@@ -87,6 +94,7 @@ pub mod __budget {
                 memory_refused: AtomicBool::new(false),
                 deadline: Mutex::new(None),
                 interrupt: AtomicPtr::new(std::ptr::null_mut()),
+                epoch: AtomicPtr::new(std::ptr::null_mut()),
                 helper_fault: AtomicU32::new(FAULT_NONE),
                 helper_panic: Mutex::new(None),
             }
@@ -156,11 +164,24 @@ pub mod __budget {
         fuel: u64,
         deadline: Option<Instant>,
         interrupt: Option<&'static AtomicU32>,
+        /// [`RawRun::epoch`], and its value when this thread last read its clock.
+        epoch: Option<&'static AtomicU32>,
+        seen_epoch: u32,
         stack_limit: usize,
     }
 
     const UNKNOWN: Local =
-        Local { role: Role::Unknown, slot: 0, generation: 0, fuel: 0, deadline: None, interrupt: None, stack_limit: 0 };
+        Local {
+            role: Role::Unknown,
+            slot: 0,
+            generation: 0,
+            fuel: 0,
+            deadline: None,
+            interrupt: None,
+            epoch: None,
+            seen_epoch: 0,
+            stack_limit: 0,
+        };
 
     thread_local! {
         static LOCAL: Cell<Local> = const { Cell::new(UNKNOWN) };
@@ -267,6 +288,17 @@ pub mod __budget {
                         || local.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed) != 0))
                 {
                     exceeded(FAULT_TIME);
+                }
+            }
+            // Some run's time is up (perhaps this one's, while a call into the host kept the count still): the
+            // clock read now, once per change.
+            if let (Some(deadline), Some(epoch)) = (local.deadline, local.epoch) {
+                let now_epoch = epoch.load(Ordering::Relaxed);
+                if now_epoch != local.seen_epoch {
+                    l.set(Local { seen_epoch: now_epoch, ..local });
+                    if Instant::now() > deadline {
+                        exceeded(FAULT_TIME);
+                    }
                 }
             }
         })
@@ -471,6 +503,7 @@ pub mod __budget {
             fuel: 0,
             deadline: None,
             interrupt: None,
+            epoch: None,
             stack_limit: late_stack_limit(),
             ..local
         };
@@ -592,6 +625,8 @@ pub mod __budget {
         let deadline = RUNS[slot].deadline.lock().map(|d| *d).unwrap_or(None);
         // SAFETY: a non-null interrupt lives as long as the process (`RawRun::interrupt`).
         let interrupt = unsafe { RUNS[slot].interrupt.load(Ordering::Acquire).cast_const().as_ref() };
+        // SAFETY: a non-null epoch lives as long as the process (`RawRun::epoch`).
+        let epoch = unsafe { RUNS[slot].epoch.load(Ordering::Acquire).cast_const().as_ref() };
         let _ = CAPTURING.try_with(|c| c.set(c.get() + 1));
         let local = Local {
             role: Role::Helper,
@@ -600,6 +635,8 @@ pub mod __budget {
             fuel: 0,
             deadline,
             interrupt,
+            epoch,
+            seen_epoch: epoch.map_or(0, |e| e.load(Ordering::Relaxed)),
             stack_limit: stack_pointer().saturating_sub(HELPER_STACK),
         };
         let run = &RUNS[slot];
@@ -718,8 +755,8 @@ pub mod __budget {
     /// this snippet's are restored when it returns.
     ///
     /// # Safety
-    /// `run` must point to a valid `RawRun` for the duration of the call, whose `interrupt` is null or lives as
-    /// long as the process.
+    /// `run` must point to a valid `RawRun` for the duration of the call, whose `interrupt` and `epoch` are each
+    /// null or live as long as the process.
     pub unsafe fn run_snippet(run: *mut RawRun, body: impl FnOnce()) -> u32 {
         install_panic_hook();
         // SAFETY: the caller guarantees `run` is valid and not aliased during the call.
@@ -754,6 +791,7 @@ pub mod __budget {
             *d = deadline;
         }
         shared.interrupt.store(run.interrupt.cast_mut(), Ordering::Release);
+        shared.epoch.store(run.epoch.cast_mut(), Ordering::Release);
         if let Ok(mut p) = shared.helper_panic.lock() {
             *p = None;
         }
@@ -765,6 +803,8 @@ pub mod __budget {
     fn enter(held: &Held, run: &RawRun) -> Local {
         // SAFETY: a non-null interrupt lives as long as the process (the caller's guarantee for `RawRun`).
         let interrupt: Option<&'static AtomicU32> = unsafe { run.interrupt.as_ref() };
+        // SAFETY: a non-null epoch lives as long as the process (the caller's guarantee for `RawRun`).
+        let epoch: Option<&'static AtomicU32> = unsafe { run.epoch.as_ref() };
         let outer = LOCAL.with(Cell::get);
         LOCAL.with(|l| {
             l.set(Local {
@@ -774,6 +814,8 @@ pub mod __budget {
                 fuel: 0,
                 deadline: held.deadline,
                 interrupt,
+                epoch,
+                seen_epoch: epoch.map_or(0, |e| e.load(Ordering::Relaxed)),
                 stack_limit: run.stack_limit,
             })
         });

@@ -64,6 +64,9 @@ pub(crate) struct RawRun {
     pub(crate) stack_limit: usize,
     /// Null, or a flag that lives as long as the process (see [`crate::Engine`]'s run interrupt).
     pub(crate) interrupt: *const std::sync::atomic::AtomicU32,
+    /// Null, or a counter that lives as long as the process and changes at every rustc-path run's deadline
+    /// ([`crate::watchdog::DEADLINES`]).
+    pub(crate) epoch: *const std::sync::atomic::AtomicU32,
     pub(crate) fault: u32,
     pub(crate) line: u32,
     pub(crate) column: u32,
@@ -84,6 +87,7 @@ impl RawRun {
             memory: 0,
             stack_limit: 0,
             interrupt: std::ptr::null(),
+            epoch: &crate::watchdog::DEADLINES,
             fault: 0,
             line: 0,
             column: 0,
@@ -167,7 +171,7 @@ mod tests {
     const PHASE_DROP: u32 = Phase::Drop as u32;
 
     layout_probe!(format!(
-        "call={} {} {} {} {} {} {} {} {} {} {} {} {} | phases={} {} {} {} {} | run={} {} {} {} {} {} {} {} {} {} {} {} {} {} {} | faults={} {} {} {} {} {}",
+        "call={} {} {} {} {} {} {} {} {} {} {} {} {} | phases={} {} {} {} {} | run={} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} | faults={} {} {} {} {} {}",
         std::mem::size_of::<RawHoleCall>(),
         std::mem::offset_of!(RawHoleCall, site),
         std::mem::offset_of!(RawHoleCall, table),
@@ -192,6 +196,7 @@ mod tests {
         std::mem::offset_of!(RawRun, memory),
         std::mem::offset_of!(RawRun, stack_limit),
         std::mem::offset_of!(RawRun, interrupt),
+        std::mem::offset_of!(RawRun, epoch),
         std::mem::offset_of!(RawRun, fault),
         std::mem::offset_of!(RawRun, line),
         std::mem::offset_of!(RawRun, column),

@@ -696,6 +696,7 @@ impl Shared {
                     interrupt: &self.interrupt,
                     ..RawRun::unlimited()
                 };
+                let _deadline = crate::watchdog::arm_deadline(budgets.time_ms);
                 // SAFETY: `entry` is the snippet library's `__lacuna_snippet`, generated for this site's binding
                 // table (the same `Instrumented` plan the host was built from), so `table`/`moved` have the
                 // entries it reads, and `out` is the host's slot for a value of the hole's type, which the entry

@@ -1,6 +1,10 @@
 //! The time budget of JIT-compiled snippets: one thread for the process that, at a run's deadline, sets its
-//! context's `interrupt`, which generated code reads at every fuel count. So a time limit holds whatever the fuel
-//! setting (fuel off included), at the cost of one load per count.
+//! context's `interrupt`, which generated code reads at every 1,024th fuel count and after every host call. So a
+//! time limit holds whatever the fuel setting (fuel off included), at the cost of one load per 1,024 counts.
+//!
+//! Rustc-path snippets read their clock at every 1,024th fuel count; so that time a snippet spends in calls into
+//! the host counts when the call returns, the watchdog also bumps [`DEADLINES`] at each such run's deadline
+//! ([`arm_deadline`]), and every rustc-path snippet that sees it change reads its clock at its next count.
 //!
 //! It also relays cancellation: an entry may watch a caller's cancel flag (polled every [`CANCEL_POLL`]) and set
 //! its `interrupt` when that is set — a JIT context's, or the engine's run interrupt that rustc-path snippets read
@@ -9,6 +13,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+/// Changed at every rustc-path run's deadline (`RawRun::epoch`; lives as long as the process).
+pub(crate) static DEADLINES: AtomicU32 = AtomicU32::new(0);
 
 /// How often a cancel flag is looked at.
 pub(crate) const CANCEL_POLL: Duration = Duration::from_millis(20);
@@ -58,7 +65,9 @@ fn watch(dog: &'static Watchdog) {
             let cancelled = e.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
             if cancelled || e.deadline.is_some_and(|d| d <= now) {
                 // SAFETY: registered entries point to live flags (see `Entry::flag`).
-                unsafe { &*e.flag }.store(1, Ordering::Release);
+                // A bump rather than a store of 1: a run's flag is only ever set once (the entry goes now), and
+                // [`DEADLINES`] is shared by every run's entry.
+                unsafe { &*e.flag }.fetch_add(1, Ordering::Release);
                 if let Some(waker) = &e.waker {
                     waker.wake_by_ref();
                 }
@@ -96,6 +105,17 @@ pub(crate) unsafe fn arm_with(
 ) -> Armed {
     // SAFETY: the caller's contract.
     unsafe { arm_waking(flag, deadline, cancel, None) }
+}
+
+/// Bumps [`DEADLINES`] just after a rustc-path run's deadline, `time_ms` from now (0: no time budget, nothing
+/// registered). The snippet's own deadline, set as it starts, comes before.
+pub(crate) fn arm_deadline(time_ms: u64) -> Armed {
+    if time_ms == 0 {
+        return Armed::none();
+    }
+    let at = Instant::now() + Duration::from_millis(time_ms) + Duration::from_millis(1);
+    // SAFETY: `DEADLINES` is a static.
+    unsafe { arm_with(&DEADLINES, Some(at), None) }
 }
 
 /// [`arm_with`], and `waker` is woken when the flag is set.

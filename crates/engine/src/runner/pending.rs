@@ -56,6 +56,9 @@ pub(crate) struct Running {
     cancel: Option<Arc<AtomicBool>>,
     /// Unregisters `expired` from the watchdog: declared (so dropped) before it.
     armed: Armed,
+    /// Marks the deadline for the snippet's own time checks ([`crate::watchdog::arm_deadline`]), so time spent in
+    /// host calls between two of its fuel counts is noticed at the next.
+    _deadline_mark: Armed,
     /// Set by the watchdog at the deadline or when whoever asked for the run cancels it (waking the task).
     expired: Box<AtomicU32>,
     /// Until the snippet ends: then it goes to the site's report and the source.
@@ -231,6 +234,7 @@ impl Running {
             stack_bytes: 0,
             cancel,
             armed: Armed::none(),
+            _deadline_mark: crate::watchdog::arm_deadline(budgets.time_ms),
             expired: Box::new(AtomicU32::new(0)),
             record: Some(record),
             snippet,
