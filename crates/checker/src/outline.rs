@@ -489,6 +489,11 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
                 let inner = &t["Vec<&".len()..t.len() - 1];
                 plain_types.iter().any(|p| p == inner).then(|| format!("Vec<&{inner}>"))
             }
+            // `Vec<S>` of a scalar (the same three words; the buffer is the JIT's from then on).
+            Some(t) if t.starts_with("Vec<") && t.ends_with('>') => {
+                let inner = &t["Vec<".len()..t.len() - 1];
+                SHIM_SCALARS.contains(&inner).then(|| format!("Vec<{inner}>"))
+            }
             _ => scalar(&ty),
         }
     };

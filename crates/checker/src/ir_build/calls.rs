@@ -168,8 +168,8 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// `f`'s parameters (other than `self`) are scalars passed by value or `&str`, and its result is a scalar,
-    /// `()`, `String`, `Option` of a scalar, or `Option<&T>` or `Vec<&T>` of a host struct or enum (no 128-bit
-    /// integers anywhere).
+    /// `()`, `String`, `Option` of a scalar, `Vec` of a scalar, or `Option<&T>` or `Vec<&T>` of a host struct or
+    /// enum (no 128-bit integers anywhere).
     pub(super) fn scalar_signature(&self, f: Function) -> Option<()> {
         let scalar = |ty: &ra_ap_hir::Type<'db>| {
             let scalar = ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
@@ -186,8 +186,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         };
         // `Option<&T>` of a host struct or enum: a reference the JIT reads in place.
         let host_ref = |t: &ra_ap_hir::Type<'db>| matches!(t.as_reference(), Some((inner, ra_ap_hir::Mutability::Shared)) if self.host_type(&inner).is_some());
-        // `Vec<&T>` of a host struct or enum.
-        let vec_of_refs = self.vec_elem(&ret).is_some_and(|t| host_ref(&t));
+        // `Vec<&T>` of a host struct or enum, or `Vec<S>` of a scalar.
+        let vec_of_refs = self.vec_elem(&ret).is_some_and(|t| host_ref(&t) || scalar(&t));
         // `Result<T, E>` of payloads the typed view holds ([`Builder::result_payload`]).
         let result_ok = ret.as_adt().is_some_and(|adt| self.is_core_adt(adt, "Result")) && {
             let mut args = ret.type_arguments();
