@@ -659,8 +659,10 @@ impl Guard<'_> {
             }
             // Behind a reference, what the sequence's elements are borrowed by is not in the binding's mode (the
             // host may hold a shared borrow of an element across the hole), so changing it is for rustc's borrow
-            // check. (Indexing a slice is also built into MIR, where rustc might know its length; a `for` over a
-            // binding's field may be its `iter_mut()`.)
+            // check. (Indexing a slice is also built into MIR, where rustc might know its length.) A `for` over a
+            // binding's field that reads its elements is a shared loan as an iterator's is; one that changes them
+            // (`iter_mut()`, `&mut b.v`) is left to rustc by the builder (`rustc_decides`), and every change through
+            // the loop variable is refused below in any case.
             TKind::SeqMethod { seq, name, .. } if name.mutates() && !self.held_here(seq) => {
                 return at("a sequence behind a reference changed")
             }
@@ -672,9 +674,6 @@ impl Guard<'_> {
                 if !self.held_here(seq) =>
             {
                 return at("a sequence behind a reference indexed or changed")
-            }
-            TKind::ForSeq { seq, .. } if seq.kind == SeqKind::Field && !self.held_here(seq) => {
-                return at("a `for` over a vector in a hole binding's field")
             }
             // Whether the host holds a borrow of what the reference points to is not in the binding's mode.
             TKind::Deref(_) | TKind::Assign { place: Place::Deref(_) | Place::ElemField(_), .. } => {

@@ -72,6 +72,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.mut_scalar_for(f, local, seq, body, ty, range);
                 }
                 if let (Some((pat, seq, root)), Some(body)) = (self.mut_struct_loop(f), f.loop_body()) {
+                    // The loop lends the binding's vector mutably: whether the binding may be changed (a `&`
+                    // binding, one the host did not declare `mut`: E0596) and whether the host holds a loan of an
+                    // element across the hole are rustc's to judge. (A `for` that only reads is the subset's.)
+                    self.rustc_decides("a `for` that changes the elements of a hole binding's vector", f.syntax());
                     let var = self.declare_local(&pat)?;
                     self.mut_elems.insert(var, root);
                     let label = Self::label(f.label().and_then(|l| l.lifetime()));
