@@ -389,7 +389,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if let Some(call) = self.host_closure_call(&ast::Expr::PathExpr(callee.clone()), &args, &ty, expr)? {
                     return Ok(TExpr { kind: call, ty, range });
                 }
-                return self.unsupported("a call of a function not declared in the snippet", expr.syntax());
+                let called = format!("a call of a function not declared in the snippet (`{}`)", callee.syntax().text());
+                return self.unsupported(&called, expr.syntax());
             };
             let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
             TKind::Call { function, args }
@@ -457,7 +458,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 .map(Method::Scalar)
                 .or_else(|| CharMethod::from_name(&name).map(Method::Char));
             let Some(method) = known.filter(|_| inherent_primitive || ord) else {
-                return self.unsupported("a method outside the subset", expr.syntax());
+                return self.unsupported(&format!("a method outside the subset (`{name}`)"), expr.syntax());
             };
             let Some(receiver) = m.receiver() else { return self.unsupported("a method", expr.syntax()) };
             let receiver = Box::new(self.expr(&receiver)?);

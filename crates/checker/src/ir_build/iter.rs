@@ -270,8 +270,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                     },
                 };
                 let Some(seq) = seq else {
-                    return self
-                        .unsupported("an iterator over something other than a sequence of scalars", other.syntax());
+                    let over = self
+                        .sema
+                        .type_of_expr(other)
+                        .and_then(|t| self.shown(&t.original, other.syntax()))
+                        .map(|t| format!(" (`{t}`)"))
+                        .unwrap_or_default();
+                    let what = format!("an iterator over something other than a sequence of scalars{over}");
+                    return self.unsupported(&what, other.syntax());
                 };
                 calls.next();
                 IterSource::Seq(seq)

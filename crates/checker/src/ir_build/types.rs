@@ -109,17 +109,19 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// The JIT holds no value of `ty` yet: the reason names the type, so that a report says which.
     fn not_held<T>(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Result<T> {
-        // As the snippet would write it where that is possible; a closure's or an opaque type's as rust-analyzer
-        // shows it.
-        let shown = self.sema.scope(node).map(|scope| {
-            ra_ap_hir::HirDisplay::display_source_code(ty, self.db, scope.module().into(), false).unwrap_or_else(|_| {
-                ra_ap_hir::HirDisplay::display(ty, self.db, scope.krate().to_display_target(self.db)).to_string()
-            })
-        });
-        match shown {
+        match self.shown(ty, node) {
             Some(shown) => self.unsupported(&format!("a value that is not a scalar (`{shown}`)"), node),
-            None => self.not_held(ty, node),
+            None => self.unsupported("a value that is not a scalar", node),
         }
+    }
+
+    /// `ty` as the snippet would write it at `node` where that is possible; a closure's or an opaque type's as
+    /// rust-analyzer shows it. For reasons given in reports.
+    pub(super) fn shown(&self, ty: &ra_ap_hir::Type<'db>, node: &SyntaxNode) -> Option<String> {
+        let scope = self.sema.scope(node)?;
+        Some(ra_ap_hir::HirDisplay::display_source_code(ty, self.db, scope.module().into(), false).unwrap_or_else(
+            |_| ra_ap_hir::HirDisplay::display(ty, self.db, scope.krate().to_display_target(self.db)).to_string(),
+        ))
     }
 
     /// A tuple type of two to four parts, each a scalar of at most 64 bits, `String` or `&str` ([`Elem::Tuple`]): the host exports the layout rustc gives it when the host writes the type.
