@@ -690,7 +690,12 @@ impl Check<'_> {
             }
             TKind::VecLit(elems) => {
                 for x in elems {
+                    // `[("tea", 2), ..]`: each tuple written straight into the vector.
+                    if let Ty::Vec(Elem::Tuple(t)) = e.ty {
+                        self.owned_tuple = Some(t);
+                    }
                     self.expr(x)?;
+                    self.owned_tuple = None;
                 }
                 // Strings are moved into the vector; text only from string literals (`'static`: nothing a
                 // borrow check would have to follow).

@@ -139,12 +139,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let kind = TKind::ForIter { label, pat, chain, body: self.block(&body)? };
                     return Ok(TExpr { kind, ty, range });
                 }
-                // `for x in [a, b, c]`: the array in a hidden local, then a loop over its elements.
-                if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
-                    (f.iterable(), f.pat(), f.loop_body())
-                {
+                // `for x in [a, b, c]`, `for (name, n) in [("a", 1), ..]`: the array in a hidden local, then a loop
+                // over its elements.
+                if let (Some(iterable), Some(pat), Some(body)) = (f.iterable(), f.pat(), f.loop_body()) {
                     if let Some(seq) = self.array_temporary(&iterable)? {
-                        let kind = self.for_seq(f, &pat, seq, &body)?;
+                        let kind = self.for_seq_pat(f, &pat, seq, &body)?;
                         return Ok(TExpr { kind, ty, range });
                     }
                 }

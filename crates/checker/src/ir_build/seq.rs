@@ -752,8 +752,22 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             ast::ArrayExprKind::Repeat { .. } => (false, false),
         };
+        // Tuples whose text parts are string literals and whose other parts are scalars (`[("tea", 2), ..]`):
+        // nothing they point to can go away either.
+        let literal_rows = match array.kind() {
+            ast::ArrayExprKind::ElementList(elems) => elems.into_iter().all(|x| match x {
+                ast::Expr::TupleExpr(t) => t.fields().all(|f| match f {
+                    ast::Expr::Literal(_) => true,
+                    ast::Expr::PrefixExpr(p) => matches!(p.expr(), Some(ast::Expr::Literal(_))),
+                    other => self.sema.type_of_expr(&other).is_some_and(|t| Self::builtin(&t.original).is_some()),
+                }),
+                _ => false,
+            }),
+            ast::ArrayExprKind::Repeat { .. } => false,
+        };
         let elem = match self.elem(&elem) {
             Some(elem @ Elem::Scalar(_)) => elem,
+            Some(elem @ Elem::Tuple(t)) if literal_rows && !t.parts().contains(&lacuna_ir::Part::String) => elem,
             Some(Elem::Str) if literals => Elem::Str,
             Some(Elem::Str) if names => {
                 self.borrows("an array of borrowed text", e.syntax());
