@@ -756,10 +756,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         // nothing they point to can go away either.
         let literal_rows = match array.kind() {
             ast::ArrayExprKind::ElementList(elems) => elems.into_iter().all(|x| match x {
-                ast::Expr::TupleExpr(t) => t.fields().all(|f| match f {
-                    ast::Expr::Literal(_) => true,
-                    ast::Expr::PrefixExpr(p) => matches!(p.expr(), Some(ast::Expr::Literal(_))),
-                    other => self.sema.type_of_expr(&other).is_some_and(|t| Self::builtin(&t.original).is_some()),
+                ast::Expr::TupleExpr(t) => t.fields().all(|f| {
+                    matches!(f, ast::Expr::Literal(_))
+                        || self.sema.type_of_expr(&f).is_some_and(|t| Self::builtin(&t.original).is_some())
                 }),
                 _ => false,
             }),
