@@ -35,9 +35,12 @@ pub struct TLocal {
     /// Its type is written out (`let x: i64`, a parameter) or a suffixed literal's, so never an integer or float
     /// type rustc still has to infer from an unsuffixed literal (on which a method call is E0689).
     pub fixed_type: bool,
-    /// The hidden vector of an array literal of scalars read where it is written (`for x in [a, b]`,
-    /// `[a, b].iter().max()`): whatever reads it reads copies, and any local that could keep a reference into it
-    /// sets [`TypedSnippet::references`], so the value of the expression around it borrows nothing of it.
+    /// The vector holding an array of `Copy` elements: the hidden one of an array literal read where it is
+    /// written (`for x in [a, b]`, `[a, b].iter().max()`), or a local the snippet names (`let counts = [0; 26];`).
+    /// Whatever reads it reads copies, and any local that could keep a reference into it sets
+    /// [`TypedSnippet::references`], so the value of the expression around it borrows nothing of it. Nothing reads
+    /// it by value: the array itself is a type the typed view does not hold, and loops and iterators that take it
+    /// by value read it in place (a local that never changes) or a copy of it.
     pub array_literal: bool,
 }
 

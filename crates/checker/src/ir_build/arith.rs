@@ -5,7 +5,7 @@ use ra_ap_hir::PathResolution;
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{BinOp, Place, Scalar, SeqKind, TExpr, TKind, TextMethod, Ty};
+use lacuna_ir::{BinOp, Place, Scalar, TExpr, TKind, TextMethod, Ty};
 use ra_ap_syntax::ast;
 use std::ops::Range;
 
@@ -72,10 +72,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                             return self.unsupported("an index that is not a `usize`", expr.syntax());
                         }
                         let value = Box::new(self.expr(&rhs)?);
-                        // Index faults at the `[` for a `Vec` (`IndexMut::index_mut`), at the place for a slice.
-                        let index_at = match (seq.kind, ix.l_brack_token()) {
-                            (SeqKind::Slice, _) | (_, None) => self.range(lhs.syntax()).start,
-                            (_, Some(b)) => self.token_at(&b),
+                        // Index faults at the `[` for a `Vec` (`IndexMut::index_mut`), at the place for a slice
+                        // or an array.
+                        let index_at = match (self.builtin_index(&seq, ix.syntax()), ix.l_brack_token()) {
+                            (true, _) | (_, None) => self.range(lhs.syntax()).start,
+                            (false, Some(b)) => self.token_at(&b),
                         };
                         let index = Box::new(index);
                         TKind::SeqStore { seq, index_at, index, part: None, op: op.map(arith), value }

@@ -130,6 +130,13 @@ impl<'a, 'db> Builder<'a, 'db> {
             };
             return Ok(TStmt::LetPat { pat, init, otherwise });
         };
+        // `let counts = [0; 26];`: an array the snippet names, held as a vector (`Builder::named_array`).
+        if let (Some(init), None) = (stmt.initializer(), stmt.let_else()) {
+            if let Some(stmt) = self.named_array(&pat, &init)? {
+                self.note_reference_local(&pat);
+                return Ok(stmt);
+            }
+        }
         let init = match stmt.initializer() {
             Some(init) => Some(self.expr(&init)?),
             None => None,

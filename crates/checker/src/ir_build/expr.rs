@@ -122,6 +122,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                         }
                     }
                 }
+                // `for x in a` over an array the snippet names: the elements of a copy (`Builder::array_by_value`).
+                if let (Some(iterable), Some(pat), Some(body)) = (f.iterable(), f.pat(), f.loop_body()) {
+                    if self.array_local(&iterable).is_some() {
+                        let Some(seq) = self.array_by_value(&iterable) else {
+                            return self.unsupported("a loop over this array", iterable.syntax());
+                        };
+                        let kind = self.for_seq_pat(f, &pat, seq, &body)?;
+                        return Ok(TExpr { kind, ty, range });
+                    }
+                }
                 if let (Some((pat, seq)), Some(body)) = (self.sequence_loop(f), f.loop_body()) {
                     let kind = self.for_seq_pat(f, &pat, seq, &body)?;
                     return Ok(TExpr { kind, ty, range });
@@ -269,7 +279,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                     Ok(v) => Lit::Str(v.into_owned()),
                     Err(_) => return self.unsupported("a malformed string literal", expr.syntax()),
                 },
-                _ => return self.unsupported("a byte literal", expr.syntax()),
+                // `b'a'`: a `u8`.
+                ast::LiteralKind::Byte(b) => match b.value() {
+                    Ok(v) => Lit::Int(v.into()),
+                    Err(_) => return self.unsupported("a malformed byte literal", expr.syntax()),
+                },
+                _ => return self.unsupported("a byte string literal", expr.syntax()),
             }),
             ast::Expr::ParenExpr(p) => match p.expr() {
                 Some(inner) => return self.expr(&inner),

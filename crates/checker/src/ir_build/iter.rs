@@ -165,9 +165,11 @@ impl<'a, 'db> Builder<'a, 'db> {
             other if first.and_then(SourceCall::of).is_some() => other,
             // A host map's values (`Builder::map_view`).
             other if values_call(&other) => other,
-            // An array's items by value: scalars, as `iter()` reads them.
-            other @ ast::Expr::ArrayExpr(_)
-                if first.and_then(|c| c.name_ref()).is_some_and(|n| n.text() == "into_iter") =>
+            // An array's items by value: scalars, as `iter()` reads them; of an array literal or of one the
+            // snippet names (`Builder::array_by_value`).
+            other
+                if first.and_then(|c| c.name_ref()).is_some_and(|n| n.text() == "into_iter")
+                    && (matches!(other, ast::Expr::ArrayExpr(_)) || self.array_local(&other).is_some()) =>
             {
                 other
             }
@@ -250,6 +252,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                 Some(seq) => IterSource::Seq(seq),
                 None => return self.unsupported("the values of this map", other.syntax()),
             },
+            other
+                if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "into_iter"))
+                    && self.array_local(other).is_some() =>
+            {
+                let Some(seq) = self.array_by_value(other) else {
+                    return self.unsupported("`into_iter` of this array", other.syntax());
+                };
+                calls.next();
+                IterSource::Seq(seq)
+            }
             other
                 if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "into_iter"))
                     && self.consumed_vector_local(other) =>

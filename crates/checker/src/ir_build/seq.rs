@@ -1,7 +1,7 @@
 //! Sequences: the hole's vectors and slices, vectors the snippet builds, their methods and loops over them.
 
 use ra_ap_hir::{AsAssocItem, PathResolution};
-use ra_ap_syntax::ast::{self, HasArgList};
+use ra_ap_syntax::ast::{self, HasArgList, HasName};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
@@ -357,10 +357,11 @@ impl<'a, 'db> Builder<'a, 'db> {
         if index.s() != Scalar::Usize {
             return self.unsupported("an index that is not a `usize`", ix.syntax());
         }
+        let builtin = self.builtin_index(&seq, ix.syntax());
         let kind = TKind::SeqIndex { seq, index: Box::new(index) };
         // A `Vec`'s indexing is a call of `Index::index`, whose faults rustc places at the `[`.
         match ix.l_brack_token() {
-            Some(bracket) if seq.kind != SeqKind::Slice => {
+            Some(bracket) if !builtin => {
                 // The `[` is after the base, as many bytes on as it is in the node (a format argument's node is
                 // in `format_args!`'s expansion, the snippet's text mapped to it).
                 let offset = usize::from(bracket.text_range().start() - ix.syntax().text_range().start());
@@ -515,10 +516,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         if index.s() != Scalar::Usize {
             return self.unsupported("an index that is not a `usize`", ix.syntax());
         }
-        // Index faults at the `[` for a `Vec` (`IndexMut::index_mut`), at the place for a slice.
-        let index_at = match (seq.kind, ix.l_brack_token()) {
-            (SeqKind::Slice, _) | (_, None) => range.start,
-            (_, Some(b)) => self.token_at(&b),
+        // Index faults at the `[` for a `Vec` (`IndexMut::index_mut`), at the place for a slice or an array.
+        let index_at = match (self.builtin_index(&seq, ix.syntax()), ix.l_brack_token()) {
+            (true, _) | (_, None) => range.start,
+            (false, Some(b)) => self.token_at(&b),
         };
         Ok(Some((seq, index, index_at, part)))
     }
@@ -724,6 +725,18 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// reading method: the elements in a vector in a hidden local, declared before the expression that reads it
     /// ([`Self::hoisted`]). The typed view has no arrays; the literal is never named, so nothing can tell.
     pub(super) fn array_temporary(&mut self, e: &ast::Expr) -> Result<Option<Seq>> {
+        let Some((elem, init)) = self.array_elements(e)? else { return Ok(None) };
+        let hidden = self.locals.len();
+        let name = format!("<array at {}>", init.range.start);
+        self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true, array_literal: true });
+        self.hoisted.push(TStmt::Let { local: hidden, init: Some(init) });
+        Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
+    }
+
+    /// An array literal whose elements are `Copy` values the typed view holds (scalars; text that outlives the
+    /// array; tuples of literals and scalars): its element and the vector that holds its elements. An array of
+    /// them is `Copy` itself, so a vector read in place, or copied where Rust copies the array, behaves as it.
+    pub(super) fn array_elements(&mut self, e: &ast::Expr) -> Result<Option<(Elem, TExpr)>> {
         let ast::Expr::ArrayExpr(array) = e else { return Ok(None) };
         let Some((elem, _)) = self.sema.type_of_expr(e).and_then(|t| t.original.as_array(self.db)) else {
             return Ok(None);
@@ -786,11 +799,68 @@ impl<'a, 'db> Builder<'a, 'db> {
             ast::ArrayExprKind::Repeat { .. } => return self.unsupported("an array of this form", e.syntax()),
         };
         let range = self.range(e.syntax());
-        let hidden = self.locals.len();
-        let name = format!("<array at {}>", range.start);
-        self.locals.push(TLocal { name, ty: Ty::Vec(elem), mutable: false, fixed_type: true, array_literal: true });
-        let init = TExpr { kind, ty: Ty::Vec(elem), range };
-        self.hoisted.push(TStmt::Let { local: hidden, init: Some(init) });
-        Ok(Some(Seq { binding: hidden, kind: SeqKind::Local, elem, writable: false }))
+        Ok(Some((elem, TExpr { kind, ty: Ty::Vec(elem), range })))
+    }
+
+    /// `let [mut] name = [..];` of an array [`Self::array_elements`] holds: a local holding its elements as a
+    /// vector, marked [`TLocal::array_literal`]. It is only ever reached as a sequence ([`Self::owned_sequence`]):
+    /// read in place, indexed, changed in place when `mut`, looped over and iterated by value as copies
+    /// ([`Self::array_by_value`]). An expression whose type is the array itself (`let b = a;`, `f(a)`, `{a:?}`)
+    /// is not a type the typed view holds, so nothing moves the vector.
+    pub(super) fn named_array(&mut self, pat: &ast::IdentPat, init: &ast::Expr) -> Result<Option<TStmt>> {
+        if pat.ref_token().is_some() || pat.pat().is_some() {
+            return Ok(None);
+        }
+        let Some(local) = self.sema.to_def(pat) else { return Ok(None) };
+        if local.ty(self.db).as_array(self.db).is_none() {
+            return Ok(None);
+        }
+        let Some((elem, init)) = self.array_elements(init)? else { return Ok(None) };
+        let id = self.locals.len();
+        self.locals.push(TLocal {
+            name: pat.name().map(|n| n.text().to_string()).unwrap_or_default(),
+            ty: Ty::Vec(elem),
+            mutable: pat.mut_token().is_some(),
+            fixed_type: true,
+            array_literal: true,
+        });
+        self.local_ids.insert(local, id);
+        Ok(Some(TStmt::Let { local: id, init: Some(init) }))
+    }
+
+    /// The array local `e` names ([`Self::named_array`]), read by value (`for x in a`, `a.into_iter()`): an array
+    /// is copied then, so the loop or iterator reads a copy. One that never changes is read in place (nothing
+    /// can tell the two apart); a `mut` one is copied into a hidden vector first, so that changes the body makes
+    /// to it are not seen by the loop.
+    pub(super) fn array_by_value(&mut self, e: &ast::Expr) -> Option<Seq> {
+        let seq = self.array_local(e)?;
+        if !self.locals[seq.binding].mutable {
+            return Some(Seq { writable: false, ..seq });
+        }
+        let range = self.range(e.syntax());
+        let copy = TExpr { kind: TKind::SeqClone(seq), ty: Ty::Vec(seq.elem), range };
+        self.hoist_vector("array copy", copy)
+    }
+
+    /// Whether indexing `seq` is the language's own, not a call of `Index::index`: a slice's, or an array's the
+    /// snippet names. Its faults are placed at the whole place. An array's index rustc may evaluate before the
+    /// snippet runs (`unconditional_panic` rejects `a[3]` of a `[T; 3]`), so then rustc decides.
+    pub(super) fn builtin_index(&self, seq: &Seq, node: &ra_ap_syntax::SyntaxNode) -> bool {
+        let array = seq.kind == SeqKind::Local
+            && self.locals.get(seq.binding).is_some_and(|l| l.array_literal && !l.name.starts_with('<'));
+        if array {
+            self.rustc_decides(
+                "an index into an array (rustc may find it out of bounds before the snippet runs)",
+                node,
+            );
+        }
+        array || seq.kind == SeqKind::Slice
+    }
+
+    /// The sequence of the array local `e` names ([`Self::named_array`]).
+    pub(super) fn array_local(&self, e: &ast::Expr) -> Option<Seq> {
+        let seq = self.owned_sequence(e)?;
+        let l = self.locals.get(seq.binding)?;
+        (l.array_literal && !l.name.starts_with('<')).then_some(seq)
     }
 }

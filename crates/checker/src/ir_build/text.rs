@@ -417,6 +417,11 @@ impl<'db> Builder<'_, 'db> {
             let index = Box::new(self.index_local(index, range.clone()));
             return Ok(TExpr { kind: TKind::SeqIndex { seq, index }, ty, range });
         }
+        // An array the snippet names, formatted as the vector holding it is (`[1, 2, 3]`).
+        if let Some(seq) = self.array_local(e) {
+            let kind = TKind::Local(LocalRef::Snippet(seq.binding));
+            return Ok(TExpr { kind, ty: Ty::Vec(seq.elem), range: self.range(e.syntax()) });
+        }
         match self.option_field(e, false)? {
             Some(value) => Ok(value),
             None => self.text_operand(e),
@@ -449,6 +454,10 @@ impl<'db> Builder<'_, 'db> {
         if let Some((seq, index)) = self.elem_refs.get(&local).cloned() {
             let index = Box::new(self.index_local(index, range.clone()));
             return Ok(TExpr { kind: TKind::SeqIndex { seq, index }, ty: seq.elem.read_ty(), range });
+        }
+        // `{a:?}` of an array the snippet names: the vector holding it (`Builder::named_array`).
+        if let Some(&id) = self.local_ids.get(&local).filter(|&&id| self.locals[id].array_literal) {
+            return Ok(TExpr { kind: TKind::Local(LocalRef::Snippet(id)), ty: self.locals[id].ty.clone(), range });
         }
         let ty = self.ty(&local.ty(self.db), call.syntax())?;
         if let Some(&id) = self.local_ids.get(&local) {
