@@ -805,8 +805,8 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// `let [mut] name = [..];` of an array [`Self::array_elements`] holds: a local holding its elements as a
     /// vector, marked [`TLocal::array_literal`]. It is only ever reached as a sequence ([`Self::owned_sequence`]):
     /// read in place, indexed, changed in place when `mut`, looped over and iterated by value as copies
-    /// ([`Self::array_by_value`]). An expression whose type is the array itself (`let b = a;`, `f(a)`, `{a:?}`)
-    /// is not a type the typed view holds, so nothing moves the vector.
+    /// ([`Self::array_by_value`]), and as a format argument (borrowed). An expression whose type is the array
+    /// itself (`let b = a;`, `f(a)`, `a.map(..)`) is not a type the typed view holds, so nothing moves the vector.
     pub(super) fn named_array(&mut self, pat: &ast::IdentPat, init: &ast::Expr) -> Result<Option<TStmt>> {
         if pat.ref_token().is_some() || pat.pat().is_some() {
             return Ok(None);
