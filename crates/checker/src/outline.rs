@@ -447,12 +447,14 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
         }
         _ => None,
     };
-    // `&str` as a parameter (passed as pointer and length).
+    // `&str` as a parameter (passed as pointer and length), and `&S` / `&mut S` of a scalar (passed as the
+    // address of the place the caller lends).
     let param = |ty: Option<ast::Type>| match &ty {
-        Some(ast::Type::RefType(r)) if r.mut_token().is_none() && r.lifetime().is_none() => {
-            matches!(r.ty(), Some(ast::Type::PathType(p)) if p.syntax().to_string().trim() == "str")
-                .then(|| "&str".to_owned())
-        }
+        Some(ast::Type::RefType(r)) if r.mut_token().is_none() && r.lifetime().is_none() => match r.ty() {
+            Some(ast::Type::PathType(p)) if p.syntax().to_string().trim() == "str" => Some("&str".to_owned()),
+            inner => scalar(&inner).map(|s| format!("&{s}")),
+        },
+        Some(ast::Type::RefType(r)) if r.lifetime().is_none() => scalar(&r.ty()).map(|s| format!("&mut {s}")),
         _ => scalar(&ty),
     };
     // The top-level structs and enums without generics, which a result may borrow (`Option<&Item>`).
@@ -778,7 +780,9 @@ fn main() {}"
                     fn pat((a, b): (i64, i64)) -> i64 { a }\nfn up(s: &str) -> String { s.into() }\n\
                     fn find(s: &str) -> Option<u32> { None }\nfn named<'a>(s: &'a str) -> u8 { 0 }\n\
                     fn owned(s: String) -> u8 { 0 }\nfn vec() -> Option<Vec<u8>> { None }\n\
-                    fn lookup(s: &str) -> Result<u32, String> { Ok(0) }\nfn bytes() -> Result<Vec<u8>, String> { Ok(vec![]) }\n";
+                    fn lookup(s: &str) -> Result<u32, String> { Ok(0) }\nfn bytes() -> Result<Vec<u8>, String> { Ok(vec![]) }\n\
+                    fn bump(c: &mut u32, by: u32) {}\nfn cap(l: &u64, x: u64) -> u64 { x }\nfn wide(c: &mut i128) {}\n\
+                    fn held<'a>(c: &'a mut u32) {}\nfn many(v: &mut Vec<u32>) {}\n";
         let found: Vec<(String, Option<String>, Vec<String>, String)> = outline(text)
             .scalar_fns
             .into_iter()
@@ -797,6 +801,8 @@ fn main() {}"
                 ("up".into(), None, own(&["&str"]), "String".into()),
                 ("find".into(), None, own(&["&str"]), "Option<u32>".into()),
                 ("lookup".into(), None, own(&["&str"]), "Result<u32, String>".into()),
+                ("bump".into(), None, own(&["&mut u32", "u32"]), "()".into()),
+                ("cap".into(), None, own(&["&u64", "u64"]), "u64".into()),
             ]
         );
         let inner = outline(text).scalar_fns.into_iter().find(|f| f.name == "inner").expect("found above");

@@ -265,6 +265,14 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
             args.push(format!(
                 "unsafe {{ ::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(__lacuna_a{i}, __lacuna_a{i}_len)) }}"
             ));
+        } else if let Some(s) = t.strip_prefix("&mut ") {
+            // A scalar place the JIT lends for the call: the host's slot, where a `&mut` binding points, or a
+            // stack slot of the JIT's.
+            params.push(format!("__lacuna_a{i}: *mut {s}"));
+            args.push(format!("unsafe {{ &mut *__lacuna_a{i} }}"));
+        } else if let Some(s) = t.strip_prefix('&') {
+            params.push(format!("__lacuna_a{i}: *const {s}"));
+            args.push(format!("unsafe {{ &*__lacuna_a{i} }}"));
         } else {
             params.push(format!("__lacuna_a{i}: {t}"));
             args.push(format!("__lacuna_a{i}"));

@@ -163,6 +163,15 @@ impl Dumper {
             TKind::Binary(op, l, r) => format!("({} {} {})", binop(*op), self.expr(l), self.expr(r)),
             TKind::Cast(x) => format!("(as {})", self.expr(x)),
             TKind::Deref(b) => format!("(deref b{b})"),
+            TKind::AddrOf { place, mutable } => {
+                let place = match place {
+                    Place::Local(l) => local(*l),
+                    Place::Deref(b) => format!("(deref b{b})"),
+                    Place::HostField(f) => format!("(field #{f})"),
+                    Place::ElemField(f) => format!("(elem-field #{f})"),
+                };
+                format!("(addr-of{} {place})", if *mutable { " mut" } else { "" })
+            }
             TKind::HostField(f) => format!("(field #{f})"),
             TKind::RefField { base, symbol } => format!("(ref-field {symbol} {})", self.expr(base)),
             TKind::OptionField { base, symbol } => format!("(option-field {symbol} {})", self.expr(base)),

@@ -80,6 +80,14 @@ pub enum TKind {
     Cast(Box<TExpr>),
     /// `*r` of a hole binding `r: &S` or `r: &mut S` (index into the hole's bindings).
     Deref(usize),
+    /// `&x` or `&mut x` of a scalar place, an argument of a host function that takes `&S` or `&mut S`: the
+    /// place's address (the expression's type is `usize`). A hole binding's place is the host's slot
+    /// ([`crate::Place::Local`]) or where the binding points ([`crate::Place::Deref`]: `r`, `&mut *r`); a snippet
+    /// local's is a stack slot it is written to before the call and read back from after it.
+    AddrOf {
+        place: crate::Place,
+        mutable: bool,
+    },
     /// `x.field` of a host struct's scalar field (index into [`TypedSnippet::fields`]).
     HostField(usize),
     /// `r.field` of a host struct reached through `base` (a [`Ty::StructRef`]): a scalar field's value, or a

@@ -58,6 +58,7 @@ impl TExpr {
             TKind::Lit(_)
             | TKind::Local(_)
             | TKind::Deref(_)
+            | TKind::AddrOf { .. }
             | TKind::HostField(_)
             | TKind::Continue { .. }
             | TKind::SeqClone(_) => {}

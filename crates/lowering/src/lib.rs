@@ -59,6 +59,7 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         result_scrutinee: false,
         owned_option_here: false,
         let_value_here: false,
+        lent_here: false,
         owned_tail: false,
         owned_tuple: None,
         collect_tuple: None,

@@ -458,6 +458,11 @@ impl Walk<'_> {
             | TKind::Deref(_)
             | TKind::HostField(_)
             | TKind::None => none(),
+            // A place lent to a host function for the call (rustc's borrow check judges every such snippet).
+            TKind::AddrOf { place, .. } => {
+                self.moved_check(place_owner(place, self.snippet), e)?;
+                none()
+            }
             TKind::TextOf(seq) => {
                 self.seq_use(seq, e)?;
                 Owners::from([owner(seq, self.snippet)])
@@ -910,7 +915,7 @@ fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: &TypedSnippet) {
         TKind::HostField(i) => {
             out.insert(place_owner(&Place::HostField(*i), snippet));
         }
-        TKind::Assign { place, .. } => {
+        TKind::Assign { place, .. } | TKind::AddrOf { place, .. } => {
             out.insert(place_owner(place, snippet));
         }
         TKind::HostCall { receiver: Some(Receiver::Binding(r)), .. } => {
@@ -970,7 +975,7 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
         TKind::Local(LocalRef::Snippet(id)) if by_value && owns(&e.ty) => {
             out.insert(LocalRef::Snippet(*id));
         }
-        TKind::Assign { place, .. } => {
+        TKind::Assign { place, .. } | TKind::AddrOf { place, mutable: true } => {
             out.insert(place_owner(place, snippet));
         }
         TKind::SeqStore { seq, .. }

@@ -37,6 +37,9 @@ pub(crate) struct Check<'a> {
     pub(crate) owned_tail: bool,
     /// The expression checked next is a `let`'s value, where a host call's `Result` may be kept in a local.
     pub(crate) let_value_here: bool,
+    /// The expression checked next is a host call's argument, where a scalar place may be lent
+    /// ([`TKind::AddrOf`]).
+    pub(crate) lent_here: bool,
     /// The expression checked next is written straight into a sequence of these tuples (`push`'s argument, the
     /// body of the `map` a `collect` gathers), where a tuple of owned parts may be.
     pub(crate) owned_tuple: Option<lacuna_ir::TupleElem>,
@@ -302,6 +305,7 @@ impl Check<'_> {
         // local that is then matched (the local's payloads are its own until a pattern moves them out).
         let result_here = std::mem::take(&mut self.result_scrutinee);
         let let_value_here = std::mem::take(&mut self.let_value_here);
+        let lent_here = std::mem::take(&mut self.lent_here);
         let result_ok = match &e.kind {
             TKind::HostCall { .. } => result_here || let_value_here,
             TKind::Local(LocalRef::Snippet(_)) => result_here,
@@ -331,6 +335,8 @@ impl Check<'_> {
         }
         match &e.kind {
             TKind::Lit(_) => Ok(()),
+            TKind::AddrOf { place, mutable } if lent_here => self.lent(e, place, *mutable),
+            TKind::AddrOf { .. } => unsupported("a place lent other than to a host function", &e.range),
             TKind::Local(local) => match self.local_ty(*local) {
                 Some(_) => Ok(()),
                 None => unsupported("an unknown local", &e.range),

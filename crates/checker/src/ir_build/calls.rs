@@ -9,7 +9,8 @@ use ra_ap_syntax::ast::HasArgList;
 
 use crate::ir_build::{Builder, Result};
 use lacuna_ir::{
-    CharMethod, Method, Receiver, Scalar, ScalarMethod, SelfArg, TBlock, TExpr, TFn, TKind, TPat, TStmt, Ty,
+    CharMethod, LocalRef, Method, Place, Receiver, Scalar, ScalarMethod, SelfArg, TBlock, TExpr, TFn, TKind, TPat,
+    TStmt, Ty,
 };
 use std::ops::Range;
 
@@ -158,13 +159,76 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TKind::HostCall { name, symbol: shim.symbol(), receiver, args }))
     }
 
-    /// The arguments of a call of a host function or method: scalars, or text passed as `&str`.
+    /// The arguments of a call of a host function or method: scalars, text passed as `&str`, or scalar places
+    /// lent as `&S` / `&mut S` ([`Self::lent_place`]).
     pub(super) fn host_args(&mut self, args: &[ast::Expr], node: &SyntaxNode) -> Result<Vec<TExpr>> {
-        let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+        let args = args
+            .iter()
+            .map(|a| match self.lent_place(a)? {
+                Some(address) => Ok(address),
+                None => self.expr(a),
+            })
+            .collect::<Result<Vec<_>>>()?;
         if args.iter().any(|a| a.ty.scalar().is_none() && a.ty != Ty::Str) {
             return self.unsupported("an argument of this type to a host function", node);
         }
         Ok(args)
+    }
+
+    /// A host function's argument of type `&S` or `&mut S` for a scalar `S` (a shim passes the address): `&x` /
+    /// `&mut x` of a snippet local or of a hole binding holding the scalar, or `r` / `&*r` / `&mut *r` of a hole
+    /// binding `r` that is such a reference. `None` for an argument of another type. Whether the loan is allowed
+    /// (a `mut` place, nothing else reading it meanwhile: `bump(&mut n, n)` is E0503) is rustc's check.
+    fn lent_place(&mut self, a: &ast::Expr) -> Result<Option<TExpr>> {
+        let Some(info) = self.sema.type_of_expr(a) else { return Ok(None) };
+        let Some((inner, m)) = info.adjusted().as_reference() else { return Ok(None) };
+        let Some(s) =
+            Self::builtin(&inner).filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))
+        else {
+            return Ok(None);
+        };
+        let mutable = m == ra_ap_hir::Mutability::Mut;
+        let range = self.range(a.syntax());
+        // `r` or `&*r` / `&mut *r` of a hole binding that is a reference to the scalar: where it points.
+        let through = |this: &mut Self, e: &ast::Expr| {
+            this.scalar_reference(e).filter(|&(_, elem, is_mut)| elem == s && (is_mut || !mutable))
+        };
+        let place = match a {
+            ast::Expr::PathExpr(_) => through(self, a).map(|(b, ..)| Place::Deref(b)),
+            ast::Expr::RefExpr(r) if r.raw_token().is_none() && (r.mut_token().is_some() == mutable) => {
+                match r.expr() {
+                    Some(ast::Expr::PrefixExpr(p)) if p.op_kind() == Some(ast::UnaryOp::Deref) => {
+                        p.expr().and_then(|e| through(self, &e)).map(|(b, ..)| Place::Deref(b))
+                    }
+                    Some(inner @ ast::Expr::PathExpr(_)) => self.lent_local(&inner, s),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(place) = place else {
+            return self
+                .unsupported("a reference lent to a host function other than to a local or a binding", a.syntax());
+        };
+        self.rustc_decides("a place lent to a host function", a.syntax());
+        let kind = TKind::AddrOf { place, mutable };
+        Ok(Some(TExpr { kind, ty: Ty::Scalar(Scalar::Usize), range }))
+    }
+
+    /// The place of `e`, a snippet local or a hole binding holding a scalar of type `s` (not one whose type the
+    /// snippet settles: the host's slot holds another type then).
+    fn lent_local(&mut self, e: &ast::Expr, s: Scalar) -> Option<Place> {
+        let ast::Expr::PathExpr(p) = e else { return None };
+        let Some(ra_ap_hir::PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        if let Some(&id) = self.local_ids.get(&local) {
+            return (self.locals[id].ty == Ty::Scalar(s)).then_some(Place::Local(LocalRef::Snippet(id)));
+        }
+        let (binding, local) = self.hole_binding(e)?;
+        if Self::builtin(&local.ty(self.db)) != Some(s) {
+            return None;
+        }
+        self.note_binding(binding, s);
+        Some(Place::Local(LocalRef::Binding(binding)))
     }
 
     /// `f`'s parameters (other than `self`) are scalars passed by value or `&str`, and its result is a scalar,
@@ -175,9 +239,11 @@ impl<'a, 'db> Builder<'a, 'db> {
             let scalar = ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
             matches!(scalar, Some(s) if !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))
         };
+        // (`&S` and `&mut S` of a scalar: the address of a place the snippet lends, [`Self::lent_place`].)
         let param = |ty: &ra_ap_hir::Type<'db>| {
             scalar(ty)
                 || ty.as_reference().is_some_and(|(inner, m)| m == ra_ap_hir::Mutability::Shared && inner.is_str())
+                || ty.as_reference().is_some_and(|(inner, _)| scalar(&inner))
         };
         let ret = f.ret_type(self.db);
         let option_of = |ok: &dyn Fn(&ra_ap_hir::Type<'db>) -> bool| {

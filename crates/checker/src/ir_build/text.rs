@@ -417,6 +417,11 @@ impl<'db> Builder<'_, 'db> {
             let index = Box::new(self.index_local(index, range.clone()));
             return Ok(TExpr { kind: TKind::SeqIndex { seq, index }, ty, range });
         }
+        // A hole binding `r: &mut S` of a scalar: formatted as the scalar it points to (a shared one is read so
+        // everywhere).
+        if let Some((binding, s, true)) = self.scalar_reference(e) {
+            return Ok(TExpr { kind: TKind::Deref(binding), ty: Ty::Scalar(s), range: self.range(e.syntax()) });
+        }
         // An array the snippet names, formatted as the vector holding it is (`[1, 2, 3]`).
         if let Some(seq) = self.array_local(e) {
             let kind = TKind::Local(LocalRef::Snippet(seq.binding));
@@ -454,6 +459,22 @@ impl<'db> Builder<'_, 'db> {
         if let Some((seq, index)) = self.elem_refs.get(&local).cloned() {
             let index = Box::new(self.index_local(index, range.clone()));
             return Ok(TExpr { kind: TKind::SeqIndex { seq, index }, ty: seq.elem.read_ty(), range });
+        }
+        // `{r}` of a hole binding `r: &mut S` of a scalar: the scalar it points to.
+        if !self.local_ids.contains_key(&local) {
+            let name = local.name(self.db);
+            let decl = usize::from(local.primary_source(self.db).syntax().text_range().start());
+            let binding = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str());
+            let pointee = match local.ty(self.db).as_reference() {
+                Some((inner, ra_ap_hir::Mutability::Mut)) => Self::builtin(&inner),
+                _ => None,
+            };
+            if let (Some(binding), Some(s)) = (binding, pointee) {
+                if !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
+                    self.note_binding(binding, s);
+                    return Ok(TExpr { kind: TKind::Deref(binding), ty: Ty::Scalar(s), range });
+                }
+            }
         }
         // `{a:?}` of an array the snippet names: the vector holding it (`Builder::named_array`).
         if let Some(&id) = self.local_ids.get(&local).filter(|&&id| self.locals[id].array_literal) {

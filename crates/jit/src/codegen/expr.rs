@@ -18,6 +18,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::Lit(lit) => self.lit(lit, e.s(), false),
             TKind::Local(l) => return Ok(self.read(*l, &e.ty)),
             TKind::Deref(binding) => self.read_place(Place::Deref(*binding), e.s()),
+            TKind::AddrOf { .. } => return Err(CodegenError("a place lent other than to a host function".into())),
             TKind::HostField(field) => self.read_place(Place::HostField(*field), e.s()),
             TKind::Unary(UnOp::Neg, inner) if matches!(inner.kind, TKind::Lit(Lit::Int(_))) => {
                 // `-128i8` is a literal, not a negation that overflows.

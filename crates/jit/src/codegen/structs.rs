@@ -6,8 +6,9 @@ use crate::codegen::{clif, CodegenError, Gen, HostAbi, Vals, R};
 use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
-use cranelift_codegen::ir::{types, AbiParam, MemFlags, StackSlotData, StackSlotKind, Type, Value};
-use lacuna_ir::{Elem, Receiver, TExpr, TKind, Ty, TypedSnippet};
+use cranelift_codegen::ir::{types, AbiParam, MemFlags, StackSlot, StackSlotData, StackSlotKind, Type, Value};
+use cranelift_frontend::Variable;
+use lacuna_ir::{Elem, LocalRef, Place, Receiver, TExpr, TKind, Ty, TypedSnippet};
 use std::collections::HashMap;
 
 /// A host struct's layout and shims, as the instrumented host's `__lacuna_shims_*` function reports them
@@ -232,6 +233,34 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// A call of a host function or method through its shim ([`TKind::HostCall`]).
+    /// The address of a scalar place lent to a host function ([`TKind::AddrOf`]): a hole binding's slot in the
+    /// host, where a `&`/`&mut` binding points, or for a snippet local (kept in a variable) a stack slot holding
+    /// its value, pushed on `lent` to be read back after the call.
+    fn lent_address(&mut self, place: &Place, lent: &mut Vec<(Variable, StackSlot, Type)>) -> R<Value> {
+        Ok(match place {
+            Place::Local(LocalRef::Binding(b)) => self.binding_ptr(*b),
+            Place::Deref(b) => self.referent(*b),
+            Place::Local(LocalRef::Snippet(id)) => {
+                let var = match self.vars.get(id).map(Vec::as_slice) {
+                    Some(&[var]) => var,
+                    _ => return Err(CodegenError("a lent local that is not one scalar".into())),
+                };
+                let s = self.snippet.locals.get(*id).and_then(|l| l.ty.scalar());
+                let Some(t) = s.and_then(clif) else {
+                    return Err(CodegenError("a lent local that is not a scalar".into()));
+                };
+                let slot =
+                    self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, t.bytes(), 3));
+                let value = self.b.use_var(var);
+                self.b.ins().stack_store(value, slot, 0);
+                lent.push((var, slot, t));
+                let ptr = self.b.func.dfg.value_type(self.ctx);
+                self.b.ins().stack_addr(ptr, slot, 0)
+            }
+            Place::HostField(_) | Place::ElemField(_) => return Err(CodegenError("a field lent".into())),
+        })
+    }
+
     pub(super) fn host_call(
         &mut self,
         e: &TExpr,
@@ -252,8 +281,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Some(Receiver::InPlace(this)) => values.push(self.one(this)?),
                 None => {}
             }
+            // Snippet locals lent for the call: read back from their slots after it.
+            let mut lent = Vec::new();
             for a in args {
-                if a.ty == Ty::Str {
+                if let TKind::AddrOf { place, .. } = &a.kind {
+                    let address = self.lent_address(place, &mut lent)?;
+                    values.push(address);
+                } else if a.ty == Ty::Str {
                     let (data, len) = self.text_parts(a)?;
                     values.extend([data, len]);
                 } else {
@@ -277,6 +311,10 @@ impl<'a, 'b> Gen<'a, 'b> {
             let call = self.b.ins().call(callee, &values);
             let status = self.b.inst_results(call)[0];
             self.load_fuel();
+            for (var, slot, t) in lent {
+                let v = self.b.ins().stack_load(t, slot, 0);
+                self.b.def_var(var, v);
+            }
             let panicked = self.b.ins().icmp_imm(IntCC::NotEqual, status, 0);
             self.fault_if(panicked, Fault::HostPanic, at);
             self.after_host_call(at);

@@ -5,6 +5,50 @@ use crate::Unsupported;
 use lacuna_ir::{Arm, BinOp, LocalRef, Place, Scalar, TExpr, Ty};
 
 impl Check<'_> {
+    /// A scalar place lent to a host function ([`TKind::AddrOf`]): a snippet local of a scalar type, a hole
+    /// binding holding one, or where a hole binding `&S` / `&mut S` points; lent `&mut` only where it may be
+    /// written, as an assignment.
+    ///
+    /// [`TKind::AddrOf`]: lacuna_ir::TKind::AddrOf
+    pub(super) fn lent(&mut self, e: &TExpr, place: &Place, mutable: bool) -> Result<(), Unsupported> {
+        match place {
+            Place::Local(LocalRef::Snippet(id)) => {
+                let Some(local) = self.snippet.locals.get(*id) else {
+                    return unsupported("an unknown local", &e.range);
+                };
+                if local.ty.scalar().is_none() {
+                    return unsupported("a local of this type lent", &e.range);
+                }
+                if mutable && !local.mutable {
+                    return unsupported("a local that is not `mut` lent as `&mut`", &e.range);
+                }
+            }
+            Place::Local(LocalRef::Binding(i)) => {
+                if self.binding_ty(*i).is_none() {
+                    return unsupported("an unknown binding", &e.range);
+                }
+                if mutable {
+                    if !self.bindings.get(*i).is_some_and(|b| b.mutable) {
+                        return unsupported("a binding that is not `mut` lent as `&mut`", &e.range);
+                    }
+                    if !self.written.contains(i) {
+                        self.written.push(*i);
+                    }
+                }
+            }
+            Place::Deref(i) => {
+                if self.binding_ty(*i).is_none() {
+                    return unsupported("an unknown binding", &e.range);
+                }
+                if mutable && !self.bindings.get(*i).is_some_and(|b| b.mut_ref) {
+                    return unsupported("a place behind a shared reference lent as `&mut`", &e.range);
+                }
+            }
+            Place::HostField(_) | Place::ElemField(_) => return unsupported("a field lent", &e.range),
+        }
+        Ok(())
+    }
+
     /// An assignment ([`TKind::Assign`]): only `mut` places, at their own types.
     pub(super) fn assign(
         &mut self,

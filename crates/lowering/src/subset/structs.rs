@@ -91,6 +91,7 @@ impl Check<'_> {
             None => None,
         };
         for a in args {
+            self.lent_here = true;
             self.expr(a)?;
         }
         match receiver {
