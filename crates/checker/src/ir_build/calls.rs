@@ -182,11 +182,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     fn lent_place(&mut self, a: &ast::Expr) -> Result<Option<TExpr>> {
         let Some(info) = self.sema.type_of_expr(a) else { return Ok(None) };
         let Some((inner, m)) = info.adjusted().as_reference() else { return Ok(None) };
-        let Some(s) =
-            Self::builtin(&inner).filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))
-        else {
-            return Ok(None);
-        };
+        let Some(s) = Self::word(&inner) else { return Ok(None) };
         let mutable = m == ra_ap_hir::Mutability::Mut;
         let range = self.range(a.syntax());
         // `r` or `&*r` / `&mut *r` of a hole binding that is a reference to the scalar: where it points.

@@ -124,10 +124,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
                 // `for x in a` over an array the snippet names: the elements of a copy (`Builder::array_by_value`).
                 if let (Some(iterable), Some(pat), Some(body)) = (f.iterable(), f.pat(), f.loop_body()) {
-                    if self.array_local(&iterable).is_some() {
-                        let Some(seq) = self.array_by_value(&iterable) else {
-                            return self.unsupported("a loop over this array", iterable.syntax());
-                        };
+                    if let Some(seq) = self.array_by_value(&iterable) {
                         let kind = self.for_seq_pat(f, &pat, seq, &body)?;
                         return Ok(TExpr { kind, ty, range });
                     }

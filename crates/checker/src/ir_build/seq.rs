@@ -846,8 +846,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// snippet names. Its faults are placed at the whole place. An array's index rustc may evaluate before the
     /// snippet runs (`unconditional_panic` rejects `a[3]` of a `[T; 3]`), so then rustc decides.
     pub(super) fn builtin_index(&self, seq: &Seq, node: &ra_ap_syntax::SyntaxNode) -> bool {
-        let array = seq.kind == SeqKind::Local
-            && self.locals.get(seq.binding).is_some_and(|l| l.array_literal && !l.name.starts_with('<'));
+        let array = self.is_named_array(seq);
         if array {
             self.rustc_decides(
                 "an index into an array (rustc may find it out of bounds before the snippet runs)",
@@ -859,8 +858,12 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// The sequence of the array local `e` names ([`Self::named_array`]).
     pub(super) fn array_local(&self, e: &ast::Expr) -> Option<Seq> {
-        let seq = self.owned_sequence(e)?;
-        let l = self.locals.get(seq.binding)?;
-        (l.array_literal && !l.name.starts_with('<')).then_some(seq)
+        self.owned_sequence(e).filter(|seq| self.is_named_array(seq))
+    }
+
+    /// `seq` is an array the snippet names ([`Self::named_array`]), not a hidden array temporary.
+    fn is_named_array(&self, seq: &Seq) -> bool {
+        seq.kind == SeqKind::Local
+            && self.locals.get(seq.binding).is_some_and(|l| l.array_literal && !l.name.starts_with('<'))
     }
 }

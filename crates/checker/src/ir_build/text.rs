@@ -460,33 +460,30 @@ impl<'db> Builder<'_, 'db> {
             let index = Box::new(self.index_local(index, range.clone()));
             return Ok(TExpr { kind: TKind::SeqIndex { seq, index }, ty: seq.elem.read_ty(), range });
         }
-        // `{r}` of a hole binding `r: &mut S` of a scalar: the scalar it points to.
-        if !self.local_ids.contains_key(&local) {
-            let name = local.name(self.db);
-            let decl = usize::from(local.primary_source(self.db).syntax().text_range().start());
-            let binding = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str());
-            let pointee = match local.ty(self.db).as_reference() {
-                Some((inner, ra_ap_hir::Mutability::Mut)) => Self::builtin(&inner),
-                _ => None,
-            };
-            if let (Some(binding), Some(s)) = (binding, pointee) {
-                if !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) {
-                    self.note_binding(binding, s);
-                    return Ok(TExpr { kind: TKind::Deref(binding), ty: Ty::Scalar(s), range });
-                }
-            }
-        }
         // `{a:?}` of an array the snippet names: the vector holding it (`Builder::named_array`).
         if let Some(&id) = self.local_ids.get(&local).filter(|&&id| self.locals[id].array_literal) {
             return Ok(TExpr { kind: TKind::Local(LocalRef::Snippet(id)), ty: self.locals[id].ty.clone(), range });
+        }
+        let name = local.name(self.db);
+        let decl = usize::from(local.primary_source(self.db).syntax().text_range().start());
+        let binding = match self.local_ids.contains_key(&local) {
+            true => None,
+            false => self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()),
+        };
+        // `{r}` of a hole binding `r: &mut S` of a scalar: the scalar it points to.
+        let pointee = match local.ty(self.db).as_reference() {
+            Some((inner, ra_ap_hir::Mutability::Mut)) => Self::word(&inner),
+            _ => None,
+        };
+        if let (Some(binding), Some(s)) = (binding, pointee) {
+            self.note_binding(binding, s);
+            return Ok(TExpr { kind: TKind::Deref(binding), ty: Ty::Scalar(s), range });
         }
         let ty = self.ty(&local.ty(self.db), call.syntax())?;
         if let Some(&id) = self.local_ids.get(&local) {
             return Ok(TExpr { kind: TKind::Local(LocalRef::Snippet(id)), ty, range });
         }
-        let name = local.name(self.db);
-        let decl = usize::from(local.primary_source(self.db).syntax().text_range().start());
-        let Some(binding) = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()) else {
+        let Some(binding) = binding else {
             return self.unsupported("a local the subset does not know", call.syntax());
         };
         if let Some(seq) = self.text_binding(binding, local) {

@@ -223,11 +223,12 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// A scalar that can be part of an aggregate (it has a value of at most 64 bits), or a shared reference to
     /// one (read as the value).
     pub(super) fn part(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Scalar> {
-        let valued = |s: &Scalar| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never);
-        if let Some(s) = Self::builtin(ty).filter(valued) {
-            return Some(s);
-        }
-        self.shared_scalar_ref(ty).filter(valued)
+        Self::word(ty).or_else(|| self.shared_scalar_ref(ty).filter(|s| valued(*s)))
+    }
+
+    /// A scalar type (not a reference) with a value of at most 64 bits: what a shim passes as a word.
+    pub(super) fn word(ty: &ra_ap_hir::Type<'db>) -> Option<Scalar> {
+        Self::builtin(ty).filter(|s| valued(*s))
     }
 
     /// `&S` (shared) for a scalar `S`.
@@ -404,4 +405,9 @@ impl StdCollection {
     pub(super) fn is_set(self) -> bool {
         matches!(self, StdCollection::HashSet | StdCollection::BTreeSet)
     }
+}
+
+/// A scalar with a value of at most 64 bits (not `()`, `!` or a 128-bit integer).
+fn valued(s: Scalar) -> bool {
+    !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)
 }

@@ -232,7 +232,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok([parts[0], parts[1], parts[2]])
     }
 
-    /// A call of a host function or method through its shim ([`TKind::HostCall`]).
     /// The address of a scalar place lent to a host function ([`TKind::AddrOf`]): a hole binding's slot in the
     /// host, where a `&`/`&mut` binding points, or for a snippet local (kept in a variable) a stack slot holding
     /// its value, pushed on `lent` to be read back after the call.
@@ -261,6 +260,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         })
     }
 
+    /// A call of a host function or method through its shim ([`TKind::HostCall`]).
     pub(super) fn host_call(
         &mut self,
         e: &TExpr,

@@ -28,12 +28,7 @@ impl Check<'_> {
                     return unsupported("an unknown binding", &e.range);
                 }
                 if mutable {
-                    if !self.bindings.get(*i).is_some_and(|b| b.mutable) {
-                        return unsupported("a binding that is not `mut` lent as `&mut`", &e.range);
-                    }
-                    if !self.written.contains(i) {
-                        self.written.push(*i);
-                    }
+                    self.write_binding(*i, "a binding that is not `mut` lent as `&mut`", e)?;
                 }
             }
             Place::Deref(i) => {
@@ -45,6 +40,17 @@ impl Check<'_> {
                 }
             }
             Place::HostField(_) | Place::ElemField(_) => return unsupported("a field lent", &e.range),
+        }
+        Ok(())
+    }
+
+    /// The snippet writes hole binding `i` itself (the host must hand it over writable): only a `mut` one.
+    fn write_binding(&mut self, i: usize, refused: &str, e: &TExpr) -> Result<(), Unsupported> {
+        if !self.bindings.get(i).is_some_and(|b| b.mutable) {
+            return unsupported(refused, &e.range);
+        }
+        if !self.written.contains(&i) {
+            self.written.push(i);
         }
         Ok(())
     }
@@ -65,12 +71,7 @@ impl Check<'_> {
                 return unsupported("assignment to a local that is not `mut`", &e.range)
             }
             Place::Local(LocalRef::Binding(i)) => {
-                if !self.bindings.get(*i).is_some_and(|b| b.mutable) {
-                    return unsupported("assignment to a binding that is not `mut`", &e.range);
-                }
-                if !self.written.contains(i) {
-                    self.written.push(*i);
-                }
+                self.write_binding(*i, "assignment to a binding that is not `mut`", e)?;
                 self.binding_ty(*i)
             }
             Place::Local(local) => self.local_ty(*local).map(|t| t.s()),
