@@ -1030,6 +1030,13 @@ impl RaSession {
                 .ok_or(whole.clone())?;
             let mut builder = crate::ir_build::Builder::new(&sema, db, block.start + 2, bindings);
             let body = builder.block(&block_expr)?;
+            let hole_ty = sema.type_of_expr(&ast::Expr::BlockExpr(block_expr.clone()));
+            if hole_ty.is_some_and(|t| builder.copies_references(&t.original)) {
+                return Err(lacuna_ir::Unsupported {
+                    construct: "a vector of references as the hole's value".into(),
+                    range: 0..0,
+                });
+            }
             let ty = body
                 .ty
                 .clone()

@@ -587,9 +587,10 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
         .collect()
 }
 
-/// For each `HashMap<K, V>` or `BTreeMap<K, V>` field of a plain struct whose values are of a plain type `V`:
-/// methods the instrumented host adds for JIT code — the values as a `Vec<&V>` in the map's own iteration order
-/// (what `values()` yields, so JIT code iterates them as rustc's program would), and the length.
+/// For each `HashMap<K, V>` or `BTreeMap<K, V>` field of a plain struct, methods the instrumented host adds for JIT
+/// code, each in the map's own iteration order (so JIT code iterates as rustc's program would): the keys, copied out
+/// for a scalar `K` or as `&str`s for `String` keys; and where the values are of a plain type `V`, the values as a
+/// `Vec<&V>` and the length.
 fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
     let plain_types = plain_type_names(file);
     let mut out = Vec::new();
@@ -624,6 +625,18 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
                     params: Vec::new(),
                     ret: format!("Vec<{key}>"),
                     made: Some(format!("self.{field}.keys().copied().collect()")),
+                    callable: None,
+                });
+            }
+            // `String` keys: their text, read in place (pointer and length each), in the map's own order.
+            if key == "String" {
+                out.push(ScalarFn {
+                    name: map_view_method("keys", &field),
+                    module: None,
+                    method_of: method_of.clone(),
+                    params: Vec::new(),
+                    ret: "Vec<&str>".to_owned(),
+                    made: Some(format!("self.{field}.keys().map(|k| k.as_str()).collect()")),
                     callable: None,
                 });
             }
@@ -910,7 +923,7 @@ fn main() {}"
     use expect_test::expect;
 
     #[test]
-    fn map_fields_of_plain_values_get_views_the_host_adds() {
+    fn map_fields_get_key_and_value_views_the_host_adds() {
         let text = "use std::collections::HashMap;\nstruct Book { year: u32 }\n\
                     struct Library { books: HashMap<u32, Book>, by_title: std::collections::BTreeMap<String, Book>, \
                     counts: HashMap<u32, u64>, pairs: HashMap<(u8, u8), Book> }\n";
@@ -935,6 +948,11 @@ fn main() {}"
                     made("self.books.values().collect()")
                 ),
                 (map_view_symbol("Library", "len", "books"), "usize".into(), made("self.books.len()")),
+                (
+                    map_view_symbol("Library", "keys", "by_title"),
+                    "Vec<&str>".into(),
+                    made("self.by_title.keys().map(|k| k.as_str()).collect()")
+                ),
                 (
                     map_view_symbol("Library", "values", "by_title"),
                     "Vec<&Book>".into(),

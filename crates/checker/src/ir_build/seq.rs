@@ -129,11 +129,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         let (Some(key), Some(value)) = (map_ty.type_arguments().next(), map_ty.type_arguments().nth(1)) else {
             return Ok(None);
         };
-        // Keys of a scalar type (the view copies them out), or values of a plain host type.
+        // Keys of a scalar type (the view copies them out) or `String` keys (their text, read in place), or values
+        // of a plain host type.
+        let text_keys = self.is_string(&key);
         let key = self.part(&key).filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never));
         let value_id = self.host_type(&value);
         let viewed = match view.as_str() {
-            "keys" => key.is_some(),
+            "keys" => key.is_some() || text_keys,
             _ => value_id.is_some(),
         };
         if !(own && is_map && viewed) {
@@ -156,6 +158,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 self.borrows("a map field's keys", expr.syntax());
                 self.owns_buffers.set(true);
                 Ty::Vec(Elem::Scalar(key))
+            }
+            ("keys", None, _) if text_keys => {
+                // The text points into the map's keys: rustc's borrow check judges how long they are read.
+                self.borrows("a map field's keys", expr.syntax());
+                self.owns_buffers.set(true);
+                Ty::Vec(Elem::Str)
             }
             _ => Ty::Scalar(Scalar::Usize),
         };

@@ -69,7 +69,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                 }
             }
-            if let Some(elem) = self.vec_elem(ty).as_ref().and_then(|t| self.elem(t)) {
+            if let Some(elem) = self.vec_elem(ty).as_ref().and_then(|t| self.elem(t).or_else(|| self.copied_elem(t))) {
                 self.owns_buffers.set(true);
                 return Ok(Ty::Vec(elem));
             }
@@ -367,6 +367,30 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         let s = Self::builtin(ty)?;
         (!matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never)).then_some(Elem::Scalar(s))
+    }
+
+    /// An element of a vector the snippet makes whose references the JIT holds as what they point to: `&u32`
+    /// (`&&u32`, ..) as the number, `&String` (`&&str`, ..) as the text, as the typed view reads such a reference
+    /// everywhere else. Only the snippet's own vectors (`let ids: Vec<&u32> = m.keys().collect()`) are read so:
+    /// a host's vector of them has rustc's layout (a pointer each), and such a vector is never the hole's value
+    /// ([`Self::copies_references`]). Nothing the snippet can do tells a copy from the reference while the
+    /// vector lives, since what it points to cannot change then: that is rustc's borrow check.
+    fn copied_elem(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Elem> {
+        let (inner, ra_ap_hir::Mutability::Shared) = ty.as_reference()? else { return None };
+        let elem = match self.shared_scalar_ref(ty) {
+            Some(s) if !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) => Elem::Scalar(s),
+            Some(_) => return None,
+            None if self.text_ty(&inner) == Some(Ty::Str) || self.is_string(&inner) => Elem::Str,
+            None => return None,
+        };
+        self.borrows_in_type("a collection of references");
+        Some(elem)
+    }
+
+    /// Whether `ty` is a vector whose references the JIT holds as copies ([`Self::copied_elem`]): as the
+    /// hole's value, it would be handed over in the wrong layout.
+    pub(crate) fn copies_references(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
+        self.vec_elem(ty).is_some_and(|t| self.elem(&t).is_none() && self.copied_elem(&t).is_some())
     }
 
     /// The element type of std's `Vec<T>`.

@@ -321,16 +321,18 @@ impl<'a, 'b> Gen<'a, 'b> {
             // The shim's layouts (`instrument::shim`): a `String` as [pointer, capacity, length], an `Option`
             // as a `u8` tag and the payload at offset 8.
             match &e.ty {
-                Ty::String | Ty::Vec(Elem::StructRef(_) | Elem::Scalar(_)) => {
+                Ty::String | Ty::Vec(Elem::StructRef(_) | Elem::Scalar(_) | Elem::Str) => {
                     let parts: Vals = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
-                    // The buffer's layout: bytes, references (8 bytes each, aligned to 8), or scalars (as big as
-                    // they are aligned).
+                    // The buffer's layout: bytes, references (8 bytes each, aligned to 8), text (a pointer and a
+                    // length each), or scalars (as big as they are aligned).
                     let (bytes, align) = match &e.ty {
                         Ty::String => (parts[1], 1),
                         Ty::Vec(Elem::Scalar(s)) => {
                             let size = i64::from(clif(*s).map_or(1, |t| t.bytes()));
                             (self.b.ins().imul_imm(parts[1], size), size)
                         }
+                        // `&str`s: a pointer and a length each.
+                        Ty::Vec(Elem::Str) => (self.b.ins().imul_imm(parts[1], 16), 8),
                         _ => (self.b.ins().imul_imm(parts[1], 8), 8),
                     };
                     let align = self.int_const(types::I64, align);
