@@ -21,6 +21,7 @@ mod control;
 mod expr;
 mod iter;
 mod map;
+mod map_binding;
 mod names;
 mod option;
 mod patterns;

@@ -28,6 +28,7 @@ mod lean;
 mod lifted;
 mod line_index;
 mod locks;
+mod map_binding;
 mod outline;
 mod policy;
 mod ra_thread;
@@ -50,6 +51,7 @@ use serde::Serialize;
 pub use diagnostic::{kind_for_code, Diagnostic, DiagnosticKind, ErrorKind, Location, Severity};
 pub use host::{normalize, snippet_awaits, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use locks::{LockHolder, LockHolderShape};
+pub use map_binding::{map_parts, viewed_map, views as map_binding_views, MapBindingView, MapPart};
 pub use outline::{
     callable_fn, capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField,
     VariantFields,

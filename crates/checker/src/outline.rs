@@ -191,6 +191,10 @@ pub struct ScalarFn {
     /// A host closure rather than a function: the type of the reference the hole's table points to
     /// (`&dyn Fn(&str) -> String`, [`lacuna_ir::Binding::dyn_callable`]), called through it.
     pub callable: Option<String>,
+    /// A view of a hole binding that is a std map of this type (`HashMap<String, u32>`, as the binding's type is
+    /// written; [`crate::MapBindingView`]) rather than a function: `made` is its body, reading the map as
+    /// `__lacuna_m` and its argument as `__lacuna_k`.
+    pub viewed: Option<String>,
 }
 
 /// The name of the method the instrumented host adds to a plain struct for JIT code to read its map field
@@ -214,6 +218,9 @@ impl ScalarFn {
     pub fn symbol(&self) -> String {
         if let Some(dyn_type) = &self.callable {
             return lacuna_ir::callable_shim_symbol(dyn_type);
+        }
+        if let Some(map_type) = &self.viewed {
+            return lacuna_ir::map_binding_view_symbol(map_type, &self.name);
         }
         match &self.module {
             Some(m) => module_shim_symbol(m, &self.name),
@@ -429,11 +436,12 @@ pub fn callable_fn(dyn_type: &str) -> Option<ScalarFn> {
         ret,
         made: None,
         callable: Some(dyn_type.to_owned()),
+        viewed: None,
     })
 }
 
 /// Scalar types a shim passes by value through `extern "C"` (128-bit integers have no stable C ABI).
-const SHIM_SCALARS: &[&str] =
+pub(crate) const SHIM_SCALARS: &[&str] =
     &["i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64", "bool", "char"];
 
 /// The top-level functions of `file` with scalar parameters (simple names) and a scalar or `()` result: no
@@ -581,7 +589,7 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
                     ty => result(ty)?,
                 },
             };
-            Some(ScalarFn { name, module, method_of, params, ret, made: None, callable: None })
+            Some(ScalarFn { name, module, method_of, params, ret, made: None, callable: None, viewed: None })
         })
         .chain(map_views(file))
         .collect()
@@ -626,6 +634,7 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
                     ret: format!("Vec<{key}>"),
                     made: Some(format!("self.{field}.keys().copied().collect()")),
                     callable: None,
+                    viewed: None,
                 });
             }
             // `String` keys: their text, read in place (pointer and length each), in the map's own order.
@@ -638,6 +647,7 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
                     ret: "Vec<&str>".to_owned(),
                     made: Some(format!("self.{field}.keys().map(|k| k.as_str()).collect()")),
                     callable: None,
+                    viewed: None,
                 });
             }
             if !plain_types.iter().any(|p| p == value) {
@@ -651,6 +661,7 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
                 ret: format!("Vec<&{value}>"),
                 made: Some(format!("self.{field}.values().collect()")),
                 callable: None,
+                viewed: None,
             });
             out.push(ScalarFn {
                 name: map_view_method("len", &field),
@@ -660,6 +671,7 @@ fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
                 ret: "usize".to_owned(),
                 made: Some(format!("self.{field}.len()")),
                 callable: None,
+                viewed: None,
             });
         }
     }

@@ -278,6 +278,15 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
             args.push(format!("__lacuna_a{i}"));
         }
     }
+    // A view of a map binding: its body, over the map where the table points and the argument (if any).
+    if let (Some(map_type), Some(body)) = (&f.viewed, &f.made) {
+        params.insert(0, format!("__lacuna_this: *const {map_type}"));
+        let key = args.first().map(|a| format!("let __lacuna_k = {a}; ")).unwrap_or_default();
+        args = vec![format!(
+            "{{ let __lacuna_m: &{map_type} = unsafe {{ &*__lacuna_this }}; {key}let __lacuna_r: {ret} = {body}; __lacuna_r }}",
+            ret = f.ret,
+        )];
+    }
     let callee = match (&f.callable, &f.method_of) {
         // A host closure: called through the reference the table points to.
         (Some(dyn_type), _) => {
@@ -290,7 +299,10 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
             format!("(*__lacuna_this).{}", f.name)
         }
     };
-    let call = format!("{callee}({})", args.join(", "));
+    let call = match f.viewed {
+        Some(_) => args.join(""),
+        None => format!("{callee}({})", args.join(", ")),
+    };
     // A `String`, a `Vec<&T>` or a `Vec` of scalars (a map's keys): its buffer is the JIT's from then on.
     let scalar_vec = f.ret.strip_prefix("Vec<").and_then(|r| r.strip_suffix('>')).is_some_and(|e| {
         lacuna_ir::Scalar::from_name(e)
@@ -450,6 +462,15 @@ pub fn instrument_with<T>(
         let Some(f) = binding.dyn_callable().as_deref().and_then(lacuna_checker::callable_fn) else { continue };
         if !host_fns.iter().any(|g| g.symbol() == f.symbol()) {
             host_fns.push(f);
+        }
+    }
+    // The maps the holes see as bindings: the views JIT code reads them through, a shim each per map type.
+    for binding in prepared.scopes.iter().flatten().flat_map(|s| &s.bindings) {
+        let Some(map_type) = binding.ty.as_deref().and_then(lacuna_checker::viewed_map) else { continue };
+        for f in lacuna_checker::map_binding_views(map_type) {
+            if !host_fns.iter().any(|g| g.symbol() == f.symbol()) {
+                host_fns.push(f);
+            }
         }
     }
     let mut fields = outline.struct_fields.clone();

@@ -63,6 +63,12 @@ pub fn callable_shim_symbol(dyn_type: &str) -> String {
     mangled("__lacuna_callable_", dyn_type)
 }
 
+/// The symbol of the shim through which JIT code reads a hole binding that is a std map of type `map_type`
+/// (`HashMap<String, u32>`, as the binding's type is written) through the view `view` (`keys`, `get`, ..).
+pub fn map_binding_view_symbol(map_type: &str, view: &str) -> String {
+    mangled(&format!("__lacuna_map_{view}_"), map_type)
+}
+
 /// `prefix`, then `text` with every byte that cannot be in a symbol written as `_` and two hex digits.
 fn mangled(prefix: &str, text: &str) -> String {
     let mut out = String::from(prefix);

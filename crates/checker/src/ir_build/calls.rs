@@ -474,6 +474,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return Ok(len);
             }
         }
+        // `m.len()`, `m.get(k)`, .. of a map binding (its `keys()` and `values()` are iterator sources).
+        if !self.binding_map_items(expr) {
+            if let Some(view) = self.binding_map_view(expr)? {
+                return Ok(view);
+            }
+        }
         let kind = {
             let Some(f) = self.sema.resolve_method_call(m) else {
                 return self.unsupported("a method", expr.syntax());

@@ -101,6 +101,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                         }
                     }
                 }
+                // `for k in m.keys()` over a map binding's keys or values: in a hidden local before the loop.
+                if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
+                    (f.iterable().filter(|i| self.binding_map_items(i)), f.pat(), f.loop_body())
+                {
+                    if let Some(seq) = self.binding_map_items_temporary(&iterable)? {
+                        let kind = self.for_seq(f, &pat, seq, &body)?;
+                        return Ok(TExpr { kind, ty, range });
+                    }
+                }
                 // `for b in x.f.values()` over a host map's values: in a hidden local before the loop.
                 if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
                     (f.iterable().filter(super::iter::values_call), f.pat(), f.loop_body())
@@ -465,7 +474,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let at = ix.l_brack_token().map_or(range.start, |b| self.token_at(&b));
                 TKind::MapMethod { map, name: MapMethod::Index, args: vec![key], at }
             }
-            ast::Expr::IndexExpr(ix) => return self.seq_index(ix, ty),
+            ast::Expr::IndexExpr(ix) => {
+                if let Some(value) = self.binding_map_index(ix, &ty)? {
+                    return Ok(value);
+                }
+                return self.seq_index(ix, ty);
+            }
             ast::Expr::MethodCallExpr(m) => return self.method_call(expr, m, ty, range),
             _ => return self.unsupported("an expression outside the subset", expr.syntax()),
         };

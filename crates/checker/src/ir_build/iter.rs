@@ -163,8 +163,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             ast::Expr::RangeExpr(_) => current,
             other if self.snippet_map_view(&other).is_some() => other,
             other if first.and_then(SourceCall::of).is_some() => other,
-            // A host map's values (`Builder::map_view`).
-            other if values_call(&other) => other,
+            // A host map's values (`Builder::map_view`), or a map binding's keys or values.
+            other if values_call(&other) || self.binding_map_items(&other) => other,
             // An array's items by value: scalars, as `iter()` reads them; of an array literal or of one the
             // snippet names (`Builder::array_by_value`).
             other
@@ -247,6 +247,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             other if self.snippet_map_view(other).is_some() => match self.map_entries_temporary(other)? {
                 Some(seq) => IterSource::Seq(seq),
                 None => return self.unsupported("this view of a map", other.syntax()),
+            },
+            other if self.binding_map_items(other) => match self.binding_map_items_temporary(other)? {
+                Some(seq) => IterSource::Seq(seq),
+                None => return self.unsupported("the keys or values of this map", other.syntax()),
             },
             other if values_call(other) => match self.map_values_temporary(other)? {
                 Some(seq) => IterSource::Seq(seq),

@@ -353,6 +353,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let payload = self.payload_from_slot(p, slot, held, at)?;
                     return Ok(std::iter::once(tag).chain(payload).collect());
                 }
+                // `Option<&str>`: the text's pointer and length (zeros for `None`).
+                Ty::Option(p) if **p == Ty::Str => {
+                    let tag = self.b.ins().stack_load(types::I8, slot, 0);
+                    let held = self.b.ins().icmp_imm(IntCC::NotEqual, tag, 0);
+                    let zero = self.zero(types::I64);
+                    let mut values = vec![tag];
+                    for offset in [8, 16] {
+                        let v = self.b.ins().stack_load(types::I64, slot, offset);
+                        values.push(self.b.ins().select(held, v, zero));
+                    }
+                    return Ok(values);
+                }
                 // `Option<&T>`: the reference, an address.
                 Ty::Option(p) if matches!(**p, Ty::StructRef(_)) => {
                     let tag = self.b.ins().stack_load(types::I8, slot, 0);
