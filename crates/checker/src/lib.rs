@@ -51,7 +51,9 @@ use serde::Serialize;
 pub use diagnostic::{kind_for_code, Diagnostic, DiagnosticKind, ErrorKind, Location, Severity};
 pub use host::{normalize, snippet_awaits, Hole, Host, HostSyntaxError, PRELUDE_INJECTION};
 pub use locks::{LockHolder, LockHolderShape};
-pub use map_binding::{map_parts, viewed_map, views as map_binding_views, MapBindingView, MapPart};
+pub use map_binding::{
+    iter_tuple as map_iter_tuple, map_parts, viewed_map, views as map_binding_views, MapBindingView, MapPart,
+};
 pub use outline::{
     callable_fn, capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField,
     VariantFields,

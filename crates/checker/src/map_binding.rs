@@ -14,6 +14,9 @@ pub enum MapBindingView {
     Keys,
     /// `m.values()`: the values in the map's own order.
     Values,
+    /// `m.iter()` (and `&m` looped over): the entries in the map's own order, as a vector of `(key, value)`
+    /// tuples at the layout rustc gives that tuple type ([`iter_tuple`]; the host exports it).
+    Iter,
     Len,
     IsEmpty,
     /// `m.contains_key(k)`.
@@ -23,9 +26,10 @@ pub enum MapBindingView {
 }
 
 impl MapBindingView {
-    pub const ALL: [MapBindingView; 6] = [
+    pub const ALL: [MapBindingView; 7] = [
         MapBindingView::Keys,
         MapBindingView::Values,
+        MapBindingView::Iter,
         MapBindingView::Len,
         MapBindingView::IsEmpty,
         MapBindingView::ContainsKey,
@@ -37,6 +41,7 @@ impl MapBindingView {
         match self {
             MapBindingView::Keys => "keys",
             MapBindingView::Values => "values",
+            MapBindingView::Iter => "iter",
             MapBindingView::Len => "len",
             MapBindingView::IsEmpty => "is_empty",
             MapBindingView::ContainsKey => "contains_key",
@@ -74,6 +79,31 @@ pub fn map_parts(map_type: &str) -> Option<(MapPart, MapPart)> {
     Some((part(key)?, part(value)?))
 }
 
+impl MapPart {
+    /// As a part of a tuple: a number of its type, text as a `&str`.
+    pub fn tuple_part(&self) -> Option<lacuna_ir::Part> {
+        match self {
+            MapPart::Scalar(s) => lacuna_ir::Scalar::from_name(s).map(lacuna_ir::Part::Scalar),
+            MapPart::Text => Some(lacuna_ir::Part::Str),
+        }
+    }
+
+    /// An entry's part, from the `&K` or `&V` `iter()` gives (`x`): the number, or the text as a `&str`.
+    fn entry_part(&self, x: &str) -> String {
+        match self {
+            MapPart::Scalar(_) => format!("*{x}"),
+            MapPart::Text => format!("::core::convert::AsRef::<str>::as_ref({x})"),
+        }
+    }
+}
+
+/// The tuple type of the entries the `iter` view of a map of type `map_type` gives: `(&str, u32)` for a
+/// `HashMap<String, u32>`. The instrumented host exports its layout.
+pub fn iter_tuple(map_type: &str) -> Option<lacuna_ir::TupleElem> {
+    let (key, value) = map_parts(map_type)?;
+    lacuna_ir::TupleElem::new(&[key.tuple_part()?, value.tuple_part()?])
+}
+
 /// The map a binding of type `binding_type` holds or points to (`&HashMap<..>`, `&mut BTreeMap<..>`), as written.
 pub fn viewed_map(binding_type: &str) -> Option<&str> {
     let ty = binding_type.strip_prefix("&mut ").or_else(|| binding_type.strip_prefix('&')).unwrap_or(binding_type);
@@ -105,6 +135,11 @@ pub fn views(map_type: &str) -> Vec<ScalarFn> {
                 MapBindingView::Values => {
                     let (body, ret) = collected("values", &value);
                     (body, ret, Vec::new())
+                }
+                MapBindingView::Iter => {
+                    let entry = format!("({}, {})", key.entry_part("k"), value.entry_part("v"));
+                    let tuple = iter_tuple(map_type).map(|t| t.name()).unwrap_or_default();
+                    (format!("__lacuna_m.iter().map(|(k, v)| {entry}).collect()"), format!("Vec<{tuple}>"), Vec::new())
                 }
                 MapBindingView::Len => ("__lacuna_m.len()".to_owned(), "usize".to_owned(), Vec::new()),
                 MapBindingView::IsEmpty => ("__lacuna_m.is_empty()".to_owned(), "bool".to_owned(), Vec::new()),
@@ -163,6 +198,11 @@ mod tests {
                     "__lacuna_m.values().copied().collect()",
                 ),
                 (
+                    "iter",
+                    "Vec<(&str, u32)>",
+                    "__lacuna_m.iter().map(|(k, v)| (::core::convert::AsRef::<str>::as_ref(k), *v)).collect()",
+                ),
+                (
                     "len",
                     "usize",
                     "__lacuna_m.len()",
@@ -185,7 +225,7 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&made);
-        assert_eq!(shims[4].params, ["&str"]);
+        assert_eq!(shims[5].params, ["&str"]);
         assert_ne!(shims[0].symbol(), views("HashMap<String, u64>")[0].symbol());
     }
 

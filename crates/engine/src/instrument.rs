@@ -308,7 +308,9 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
         lacuna_ir::Scalar::from_name(e)
             .is_some_and(|s| !matches!(s, lacuna_ir::Scalar::Unit | lacuna_ir::Scalar::Never))
     });
-    let (out, write) = if f.ret == "String" || f.ret.starts_with("Vec<&") || scalar_vec {
+    // (A map view's entries, `Vec<(&str, u32)>`, too.)
+    let entries = f.viewed.is_some() && f.ret.starts_with("Vec<(");
+    let (out, write) = if f.ret == "String" || f.ret.starts_with("Vec<&") || scalar_vec || entries {
         let write = format!(
             "let mut __lacuna_s = ::core::mem::ManuallyDrop::new({call}); ::core::ptr::write(__lacuna_out,              [__lacuna_s.as_mut_ptr() as usize, __lacuna_s.capacity(), __lacuna_s.len()])"
         );
@@ -464,7 +466,12 @@ pub fn instrument_with<T>(
             host_fns.push(f);
         }
     }
-    // The maps the holes see as bindings: the views JIT code reads them through, a shim each per map type.
+    let mut fields = outline.struct_fields.clone();
+    let mut structs = outline.plain_structs.clone();
+    let mut enums = outline.plain_enums.clone();
+    let mut tuples = outline.tuple_types.clone();
+    // The maps the holes see as bindings: the views JIT code reads them through, a shim each per map type, and
+    // the layout of the entries' tuple type.
     for binding in prepared.scopes.iter().flatten().flat_map(|s| &s.bindings) {
         let Some(map_type) = binding.ty.as_deref().and_then(lacuna_checker::viewed_map) else { continue };
         for f in lacuna_checker::map_binding_views(map_type) {
@@ -472,11 +479,10 @@ pub fn instrument_with<T>(
                 host_fns.push(f);
             }
         }
+        if let Some(t) = lacuna_checker::map_iter_tuple(map_type).filter(|t| !tuples.contains(t)) {
+            tuples.push(t);
+        }
     }
-    let mut fields = outline.struct_fields.clone();
-    let mut structs = outline.plain_structs.clone();
-    let mut enums = outline.plain_enums.clone();
-    let mut tuples = outline.tuple_types.clone();
     // A type in a module has fields the crate root reaches only in the exported host (every field `pub`).
     let mut lock_holders: Vec<_> =
         outline.lock_holders.iter().filter(|h| export.is_some() || !h.in_module).cloned().collect();

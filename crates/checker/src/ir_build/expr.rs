@@ -101,12 +101,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                         }
                     }
                 }
-                // `for k in m.keys()` over a map binding's keys or values: in a hidden local before the loop.
-                if let (Some(iterable), Some(ast::Pat::IdentPat(pat)), Some(body)) =
-                    (f.iterable().filter(|i| self.binding_map_items(i)), f.pat(), f.loop_body())
-                {
+                // `for k in m.keys()`, `for (k, v) in &m` over a map binding's keys, values or entries: in a hidden
+                // local before the loop.
+                if let (Some(iterable), Some(pat), Some(body)) = (f.iterable(), f.pat(), f.loop_body()) {
                     if let Some(seq) = self.binding_map_items_temporary(&iterable)? {
-                        let kind = self.for_seq(f, &pat, seq, &body)?;
+                        let kind = self.for_seq_pat(f, &pat, seq, &body)?;
                         return Ok(TExpr { kind, ty, range });
                     }
                 }

@@ -137,6 +137,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ast::Expr::ParenExpr(p) => current = p.expr()?,
                 // A view of the snippet's map (`m.iter()`, `m.keys()`): the chain's base.
                 ref view if self.snippet_map_view(view).is_some() => break,
+                // A view of a map binding (`m.iter()`, `m.keys()`): the chain's base.
+                ref view if self.binding_map_items(view) => break,
                 ast::Expr::MethodCallExpr(m)
                     if SourceCall::of(&m).is_some()
                         || m.name_ref().is_some_and(|n| ADAPTORS.iter().any(|a| n.text() == *a)) =>

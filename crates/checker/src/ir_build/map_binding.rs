@@ -41,9 +41,12 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some(ViewCall { binding, through_ref, map_type, key, value, view })
     }
 
-    /// `m.keys()` / `m.values()` of a map binding ([`Self::view_call`]), by its syntax and resolution.
+    /// `m.keys()` / `m.values()` / `m.iter()` of a map binding ([`Self::view_call`]), by its syntax and
+    /// resolution.
     pub(super) fn binding_map_items(&self, e: &ast::Expr) -> bool {
-        self.view_call(e).is_some_and(|(c, _)| matches!(c.view, MapBindingView::Keys | MapBindingView::Values))
+        self.view_call(e).is_some_and(|(c, _)| {
+            matches!(c.view, MapBindingView::Keys | MapBindingView::Values | MapBindingView::Iter)
+        })
     }
 
     /// A view of a map binding read through its shim: the call, typed as the shim writes its result.
@@ -86,6 +89,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         let ty = match call.view {
             MapBindingView::Keys => part_elem(&call.key).map(Ty::Vec),
             MapBindingView::Values => part_elem(&call.value).map(Ty::Vec),
+            MapBindingView::Iter => crate::map_iter_tuple(&call.map_type).map(|t| {
+                let mut tuples = self.tuples.borrow_mut();
+                if !tuples.contains(&t) {
+                    tuples.push(t);
+                }
+                Ty::Vec(Elem::Tuple(t))
+            }),
             MapBindingView::Len => Some(Ty::Scalar(Scalar::Usize)),
             MapBindingView::IsEmpty | MapBindingView::ContainsKey => Some(Ty::Scalar(Scalar::Bool)),
             MapBindingView::Get => part_elem(&call.value).map(|e| Ty::Option(Box::new(e.read_ty()))),
@@ -127,13 +137,20 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TExpr { kind, ty, range }))
     }
 
-    /// `m.keys()` / `m.values()` of a map binding in a hidden local the expression being built is put after: a
-    /// sequence the snippet owns.
+    /// `m.keys()` / `m.values()` / `m.iter()` of a map binding (or `&m`, its entries, as a `for` loop reads it) in
+    /// a hidden local the expression being built is put after: a sequence the snippet owns.
     pub(super) fn binding_map_items_temporary(&mut self, e: &ast::Expr) -> Result<Option<Seq>> {
-        if !self.binding_map_items(e) {
-            return Ok(None);
-        }
-        let Some(call) = self.binding_map_view(e)? else { return Ok(None) };
+        let call = match e {
+            ast::Expr::RefExpr(r) if r.mut_token().is_none() && r.raw_token().is_none() => {
+                let Some(call) = r.expr().and_then(|m| self.viewed_binding(&m, MapBindingView::Iter)) else {
+                    return Ok(None);
+                };
+                self.view_host_call(call, &[], e)?
+            }
+            _ if self.binding_map_items(e) => self.binding_map_view(e)?,
+            _ => None,
+        };
+        let Some(call) = call else { return Ok(None) };
         let what = match &call.kind {
             TKind::HostCall { name, .. } => name.clone(),
             _ => "items".to_owned(),

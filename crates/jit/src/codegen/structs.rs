@@ -321,7 +321,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             // The shim's layouts (`instrument::shim`): a `String` as [pointer, capacity, length], an `Option`
             // as a `u8` tag and the payload at offset 8.
             match &e.ty {
-                Ty::String | Ty::Vec(Elem::StructRef(_) | Elem::Scalar(_) | Elem::Str) => {
+                Ty::String | Ty::Vec(Elem::StructRef(_) | Elem::Scalar(_) | Elem::Str | Elem::Tuple(_)) => {
                     let parts: Vals = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
                     // The buffer's layout: bytes, references (8 bytes each, aligned to 8), text (a pointer and a
                     // length each), or scalars (as big as they are aligned).
@@ -333,6 +333,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                         }
                         // `&str`s: a pointer and a length each.
                         Ty::Vec(Elem::Str) => (self.b.ins().imul_imm(parts[1], 16), 8),
+                        // Tuples (a map binding's entries): at the layout the host exports for their type.
+                        Ty::Vec(Elem::Tuple(t)) => {
+                            let layout = self.tuple_layout(*t)?;
+                            (self.b.ins().imul_imm(parts[1], i64::from(layout.size)), i64::from(layout.align))
+                        }
                         _ => (self.b.ins().imul_imm(parts[1], 8), 8),
                     };
                     let align = self.int_const(types::I64, align);
