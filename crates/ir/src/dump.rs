@@ -485,6 +485,7 @@ fn seq_text(seq: &Seq) -> String {
         SeqKind::Vec => format!("b{}", seq.binding),
         SeqKind::RefVec => format!("*b{}", seq.binding),
         SeqKind::Slice => format!("b{}[..]", seq.binding),
+        SeqKind::Array(n) => format!("b{}[..{n}]", seq.binding),
         SeqKind::Field => format!("(place #{})", seq.binding),
     };
     let elem = match seq.elem {

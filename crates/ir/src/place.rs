@@ -75,6 +75,8 @@ pub enum SeqKind {
     RefVec,
     /// `&[S]` or `&mut [S]`: the binding is a (pointer, length) pair.
     Slice,
+    /// `[S; N]`: the binding is the array itself, `N` elements from its first byte. Its length never changes.
+    Array(u64),
     /// A `Vec<S>` the snippet owns ([`Ty::Vec`]): `binding` is then the snippet local's index.
     Local,
     /// A `Vec<S>` field of a host struct, reached through fields from a local that holds the struct or a shared
@@ -83,6 +85,13 @@ pub enum SeqKind {
     ///
     /// [`TypedSnippet::seq_places`]: crate::TypedSnippet::seq_places
     Field,
+}
+
+impl SeqKind {
+    /// Whether its length can change (`push`, `pop`, `truncate`, `dedup`, `retain`): not a slice's or an array's.
+    pub fn grows(self) -> bool {
+        !matches!(self, SeqKind::Slice | SeqKind::Array(_))
+    }
 }
 
 /// Where a [`SeqKind::Field`] sequence is: a local holding a host struct (its place, [`Ty::Struct`]) or a

@@ -636,6 +636,8 @@ impl Guard<'_> {
                 self.snippet.seq_places.get(seq.binding).is_some_and(|p| matches!(p.base, LocalRef::Snippet(_)))
             }
             SeqKind::RefVec | SeqKind::Slice => false,
+            // An array binding is held as a `Vec` binding is.
+            SeqKind::Array(_) => true,
         }
     }
 

@@ -102,7 +102,7 @@ fn owner(seq: &Seq, snippet: &TypedSnippet) -> LocalRef {
     match seq.kind {
         SeqKind::Local => LocalRef::Snippet(seq.binding),
         SeqKind::Field => snippet.seq_places.get(seq.binding).map_or(LocalRef::Binding(usize::MAX), |p| p.base),
-        SeqKind::Vec | SeqKind::RefVec | SeqKind::Slice => LocalRef::Binding(seq.binding),
+        SeqKind::Vec | SeqKind::RefVec | SeqKind::Slice | SeqKind::Array(_) => LocalRef::Binding(seq.binding),
     }
 }
 

@@ -135,10 +135,10 @@ impl Check<'_> {
             (SeqMethod::Swap, 2) => arg(0) == Some(&usize_ty) && arg(1) == Some(&usize_ty),
             (SeqMethod::Fill, 1) => arg(0) == Some(&elem),
             // `dedup`, `push` and `pop` change the length: a `Vec`'s only.
-            (SeqMethod::Dedup, 0) => kind != SeqKind::Slice && !elem_s.is_float(),
-            (SeqMethod::Push, 1) => kind != SeqKind::Slice && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit),
-            (SeqMethod::Pop, 0) => kind != SeqKind::Slice && *ty == Ty::option(elem_s),
-            (SeqMethod::Truncate, 1) => kind != SeqKind::Slice && arg(0) == Some(&usize_ty),
+            (SeqMethod::Dedup, 0) => kind.grows() && !elem_s.is_float(),
+            (SeqMethod::Push, 1) => kind.grows() && arg(0) == Some(&elem) && *ty == Ty::Scalar(Scalar::Unit),
+            (SeqMethod::Pop, 0) => kind.grows() && *ty == Ty::option(elem_s),
+            (SeqMethod::Truncate, 1) => kind.grows() && arg(0) == Some(&usize_ty),
             _ => false,
         }
     }
@@ -567,7 +567,7 @@ impl Check<'_> {
             TKind::TextMethod { name, receiver, args } => self.text_method(e, *name, receiver, args),
             TKind::StringPush { seq, value, .. } => {
                 self.expr(value)?;
-                if !seq.writable || seq.kind == SeqKind::Slice || seq.elem != Elem::Scalar(Scalar::U8) {
+                if !seq.writable || !seq.kind.grows() || seq.elem != Elem::Scalar(Scalar::U8) {
                     return unsupported("changing text that is not writable", &e.range);
                 }
                 if !matches!(value.ty, Ty::Str | Ty::String | Ty::Scalar(Scalar::Char)) {

@@ -28,7 +28,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                 (SeqKind::Slice, inner.as_slice()?, m == ra_ap_hir::Mutability::Mut)
             }
             Some((inner, m)) => (SeqKind::RefVec, vec_elem(&inner)?, m == ra_ap_hir::Mutability::Mut),
-            None => (SeqKind::Vec, vec_elem(&ty)?, local.is_mut(self.db)),
+            None => match ty.as_array(self.db) {
+                Some((elem, len)) => (SeqKind::Array(len as u64), elem, local.is_mut(self.db)),
+                None => (SeqKind::Vec, vec_elem(&ty)?, local.is_mut(self.db)),
+            },
         };
         let elem = self.elem(&elem)?;
         if elem.owns_buffer() {
@@ -850,11 +853,11 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.hoist_vector("array copy", copy)
     }
 
-    /// Whether indexing `seq` is the language's own, not a call of `Index::index`: a slice's, or an array's the
-    /// snippet names. Its faults are placed at the whole place. An array's index rustc may evaluate before the
-    /// snippet runs (`unconditional_panic` rejects `a[3]` of a `[T; 3]`), so then rustc decides.
+    /// Whether indexing `seq` is the language's own, not a call of `Index::index`: a slice's, or an array's (the
+    /// snippet's or a hole binding's). Its faults are placed at the whole place. An array's index rustc may
+    /// evaluate before the snippet runs (`unconditional_panic` rejects `a[3]` of a `[T; 3]`), so then rustc decides.
     pub(super) fn builtin_index(&self, seq: &Seq, node: &ra_ap_syntax::SyntaxNode) -> bool {
-        let array = self.is_named_array(seq);
+        let array = self.is_named_array(seq) || matches!(seq.kind, SeqKind::Array(_));
         if array {
             self.rustc_decides(
                 "an index into an array (rustc may find it out of bounds before the snippet runs)",

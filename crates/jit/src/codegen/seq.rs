@@ -56,6 +56,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let len = self.b.ins().load(types::I64, MemFlags::trusted(), base, 8);
                 Ok((data, len))
             }
+            SeqKind::Array(n) => {
+                let len = self.int_const(types::I64, n as i64);
+                Ok((base, len))
+            }
             SeqKind::Local | SeqKind::Field => Err(CodegenError("a snippet's vector".into())),
         }
     }
@@ -101,7 +105,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let base = self.binding_ptr(seq.binding);
                 VecHome::Mem(self.b.ins().load(types::I64, MemFlags::trusted(), base, 0))
             }
-            SeqKind::Slice => return Err(CodegenError("a slice's length cannot change".into())),
+            SeqKind::Slice | SeqKind::Array(_) => {
+                return Err(CodegenError("a slice's or an array's length cannot change".into()))
+            }
             SeqKind::Field => VecHome::Mem(self.seq_place(seq.binding)?),
         })
     }

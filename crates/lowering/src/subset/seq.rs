@@ -52,7 +52,7 @@ impl Check<'_> {
                 // Of the snippet's own strings (whose removed buffers it frees), or of `&str`s.
                 (SeqMethod::Dedup, 0) => {
                     (seq.elem == Elem::String && seq.kind == SeqKind::Local)
-                        || (seq.elem == Elem::Str && seq.kind != SeqKind::Slice)
+                        || (seq.elem == Elem::Str && seq.kind.grows())
                 }
                 (SeqMethod::Contains, 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
                     arg(0) == Some(&Ty::Str) && e.ty == Ty::Scalar(Scalar::Bool)
@@ -65,7 +65,7 @@ impl Check<'_> {
                 // Elements that own nothing, or the snippet's own strings (whose cut-off buffers it frees).
                 (SeqMethod::Truncate, 1) => {
                     arg(0) == Some(&Ty::Scalar(Scalar::Usize))
-                        && seq.kind != SeqKind::Slice
+                        && seq.kind.grows()
                         && (seq.elem != Elem::String || seq.kind == SeqKind::Local)
                         && !matches!(seq.elem, Elem::Struct(_))
                 }
@@ -102,7 +102,7 @@ impl Check<'_> {
         let retain = name == SeqClosureMethod::Retain;
         let ret = if retain { Ty::Scalar(Scalar::Bool) } else { body.ty.clone() };
         self.closure(closure, std::slice::from_ref(&item), &ret, &e.range)?;
-        if !seq.writable || seq.kind == SeqKind::Slice && retain {
+        if !seq.writable || !seq.kind.grows() && retain {
             return unsupported(format!("`{name}` of a sequence that is not writable"), &e.range);
         }
         // The closure's calls run in an order and number of std's choosing (`retain`: each element once,
@@ -141,7 +141,8 @@ impl Check<'_> {
     /// only what it points to is), and so is a binding holding the struct whose field a [`SeqKind::Field`] is.
     pub(super) fn seq_written(&mut self, seq: &Seq, range: &std::ops::Range<usize>) -> Result<(), Unsupported> {
         let written = match seq.kind {
-            SeqKind::Vec => seq.binding,
+            // An array binding's elements are the binding itself.
+            SeqKind::Vec | SeqKind::Array(_) => seq.binding,
             SeqKind::Field => {
                 let place = self.snippet.seq_places.get(seq.binding);
                 let mutable = |b: usize| self.bindings.get(b).is_some_and(|b| b.mutable);
