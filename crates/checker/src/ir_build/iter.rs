@@ -171,7 +171,9 @@ impl<'a, 'db> Builder<'a, 'db> {
             // snippet names (`Builder::array_by_value`).
             other
                 if first.and_then(|c| c.name_ref()).is_some_and(|n| n.text() == "into_iter")
-                    && (matches!(other, ast::Expr::ArrayExpr(_)) || self.array_local(&other).is_some()) =>
+                    && (matches!(other, ast::Expr::ArrayExpr(_))
+                        || self.array_local(&other).is_some()
+                        || self.copy_array_binding(&other)) =>
             {
                 other
             }
@@ -260,7 +262,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             },
             other
                 if calls.peek().is_some_and(|c| c.name_ref().is_some_and(|n| n.text() == "into_iter"))
-                    && self.array_local(other).is_some() =>
+                    && (self.array_local(other).is_some() || self.copy_array_binding(other)) =>
             {
                 let Some(seq) = self.array_by_value(other) else {
                     return self.unsupported("`into_iter` of this array", other.syntax());

@@ -656,6 +656,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
         let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
+        // Text pushed into a vector of `&str`s must outlive it: rustc's borrow check.
+        if name == SeqMethod::Push && seq.elem == Elem::Str {
+            self.borrows("text pushed into a vector of `&str`", m.syntax());
+        }
         // `v.sort()` of tuples: by each part in turn, as the tuples' derived `Ord` compares them.
         if let (SeqMethod::Sort | SeqMethod::SortUnstable, Elem::Tuple(t), true) = (name, seq.elem, args.is_empty()) {
             let range = self.range(m.syntax());
@@ -839,13 +843,22 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TStmt::Let { local: id, init: Some(init) }))
     }
 
-    /// The array local `e` names ([`Self::named_array`]), read by value (`for x in a`, `a.into_iter()`): an array
-    /// is copied then, so the loop or iterator reads a copy. One that never changes is read in place (nothing
+    /// The array local `e` names ([`Self::named_array`]) or a hole binding's array of `Copy` elements
+    /// ([`Self::copy_array_binding`]), read by value (`for x in a`, `a.into_iter()`): an array is copied then, so
+    /// the loop or iterator reads a copy. One that never changes is read in place (nothing
     /// can tell the two apart); a `mut` one is copied into a hidden vector first, so that changes the body makes
     /// to it are not seen by the loop.
     pub(super) fn array_by_value(&mut self, e: &ast::Expr) -> Option<Seq> {
-        let seq = self.array_local(e)?;
-        if !self.locals[seq.binding].mutable {
+        let (seq, mutable) = match self.array_local(e) {
+            Some(seq) => (seq, self.locals[seq.binding].mutable),
+            // A hole binding's array of `Copy` elements: the same, its own `mut` deciding.
+            None if self.copy_array_binding(e) => {
+                let seq = self.sequence(e)?;
+                (seq, seq.writable)
+            }
+            None => return None,
+        };
+        if !mutable {
             return Some(Seq { writable: false, ..seq });
         }
         let range = self.range(e.syntax());
@@ -865,6 +878,18 @@ impl<'a, 'db> Builder<'a, 'db> {
             );
         }
         array || seq.kind == SeqKind::Slice
+    }
+
+    /// `e` names a hole binding that is an array of `Copy` elements the typed view reads in place (numbers,
+    /// `&str`, tuples of those): read by value, it is copied.
+    pub(super) fn copy_array_binding(&self, e: &ast::Expr) -> bool {
+        let Some((_, local)) = self.hole_binding(e) else { return false };
+        let Some((elem, _)) = local.ty(self.db).as_array(self.db) else { return false };
+        match self.elem(&elem) {
+            Some(Elem::Scalar(_) | Elem::Str) => true,
+            Some(Elem::Tuple(t)) => !t.parts().contains(&lacuna_ir::Part::String),
+            _ => false,
+        }
     }
 
     /// The sequence of the array local `e` names ([`Self::named_array`]).

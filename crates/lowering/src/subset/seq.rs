@@ -72,6 +72,10 @@ impl Check<'_> {
                 (SeqMethod::Push, 1) if seq.elem == Elem::String => {
                     seq.kind == SeqKind::Local && arg(0) == Some(&Ty::String) && e.ty == Ty::Scalar(Scalar::Unit)
                 }
+                // Text into the snippet's own `Vec<&str>` (how long it lives is rustc's borrow check).
+                (SeqMethod::Push, 1) if seq.elem == Elem::Str => {
+                    seq.kind == SeqKind::Local && arg(0) == Some(&Ty::Str) && e.ty == Ty::Scalar(Scalar::Unit)
+                }
                 _ => false,
             },
             Elem::Scalar(s) => Self::scalar_seq_method(name, args, s, seq.kind, &e.ty),
