@@ -457,7 +457,18 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
     };
     // `&str` as a parameter (passed as pointer and length), and `&S` / `&mut S` of a scalar (passed as the
     // address of the place the caller lends).
+    // `&Vec<T>` / `&mut Vec<T>` of a scalar or `String` (passed as the address of the vector the caller lends).
+    let vector = |r: &ast::RefType| -> Option<String> {
+        let Some(ast::Type::PathType(p)) = r.ty() else { return None };
+        let text: String = p.syntax().to_string().split_whitespace().collect();
+        let elem = text.strip_prefix("Vec<")?.strip_suffix('>')?;
+        (SHIM_SCALARS.contains(&elem) || elem == "String").then(|| {
+            let m = if r.mut_token().is_some() { "&mut " } else { "&" };
+            format!("{m}Vec<{elem}>")
+        })
+    };
     let param = |ty: Option<ast::Type>| match &ty {
+        Some(ast::Type::RefType(r)) if r.lifetime().is_none() && vector(r).is_some() => vector(r),
         Some(ast::Type::RefType(r)) if r.mut_token().is_none() && r.lifetime().is_none() => match r.ty() {
             Some(ast::Type::PathType(p)) if p.syntax().to_string().trim() == "str" => Some("&str".to_owned()),
             inner => scalar(&inner).map(|s| format!("&{s}")),
@@ -478,15 +489,20 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
                 let borrowed = inner.strip_prefix('&').is_some_and(|n| plain_types.iter().any(|p| p == n));
                 (SHIM_SCALARS.contains(&inner) || inner == "String" || borrowed).then(|| format!("Option<{inner}>"))
             }
-            // `Result<T, E>` of scalars, `()`, `String`, and plain types by value or shared reference (a tag and
-            // the payload).
+            // `Result<T, E>` of scalars, `()`, `String`, vectors of scalars, and plain types by value or shared
+            // reference (a tag and the payload).
             Some(t) if t.starts_with("Result<") && t.ends_with('>') => {
                 let (ok, err) = t["Result<".len()..t.len() - 1].split_once(',')?;
                 let payload = |p: &str| {
                     let plain = |n: &str| plain_types.iter().any(|t| t == n);
+                    let scalar_vec = p
+                        .strip_prefix("Vec<")
+                        .and_then(|r| r.strip_suffix('>'))
+                        .is_some_and(|e| SHIM_SCALARS.contains(&e));
                     SHIM_SCALARS.contains(&p)
                         || p == "()"
                         || p == "String"
+                        || scalar_vec
                         || plain(p)
                         || p.strip_prefix('&').is_some_and(plain)
                 };
@@ -807,7 +823,8 @@ fn main() {}"
                     fn owned(s: String) -> u8 { 0 }\nfn vec() -> Option<Vec<u8>> { None }\n\
                     fn lookup(s: &str) -> Result<u32, String> { Ok(0) }\nfn bytes() -> Result<Vec<u8>, String> { Ok(vec![]) }\n\
                     fn bump(c: &mut u32, by: u32) {}\nfn cap(l: &u64, x: u64) -> u64 { x }\nfn wide(c: &mut i128) {}\n\
-                    fn held<'a>(c: &'a mut u32) {}\nfn many(v: &mut Vec<u32>) {}\n";
+                    fn held<'a>(c: &'a mut u32) {}\nfn many(v: &mut Vec<u32>) {}\nfn seen(v: &Vec<String>) -> usize { 0 }\n\
+                    fn nested(v: &mut Vec<Vec<u32>>) {}\nfn pairs() -> Result<Vec<(u8, u8)>, String> { Ok(vec![]) }\n";
         let found: Vec<(String, Option<String>, Vec<String>, String)> = outline(text)
             .scalar_fns
             .into_iter()
@@ -826,8 +843,11 @@ fn main() {}"
                 ("up".into(), None, own(&["&str"]), "String".into()),
                 ("find".into(), None, own(&["&str"]), "Option<u32>".into()),
                 ("lookup".into(), None, own(&["&str"]), "Result<u32, String>".into()),
+                ("bytes".into(), None, own(&[]), "Result<Vec<u8>, String>".into()),
                 ("bump".into(), None, own(&["&mut u32", "u32"]), "()".into()),
                 ("cap".into(), None, own(&["&u64", "u64"]), "u64".into()),
+                ("many".into(), None, own(&["&mut Vec<u32>"]), "()".into()),
+                ("seen".into(), None, own(&["&Vec<String>"]), "usize".into()),
             ]
         );
         let inner = outline(text).scalar_fns.into_iter().find(|f| f.name == "inner").expect("found above");

@@ -373,10 +373,13 @@ fn result_payloads(ret: &str) -> Option<(&str, &str)> {
 fn write_payload(ty: &str) -> String {
     match ty {
         "()" => "let () = __lacuna_v;".to_owned(),
-        "String" => "let mut __lacuna_s = ::core::mem::ManuallyDrop::new(__lacuna_v); \
+        // A `String`'s or a vector's buffer: the JIT's from then on.
+        t if t == "String" || t.starts_with("Vec<") => {
+            "let mut __lacuna_s = ::core::mem::ManuallyDrop::new(__lacuna_v); \
              ::core::ptr::write_unaligned(__lacuna_out.add(8).cast::<[usize; 3]>(), \
              [__lacuna_s.as_mut_ptr() as usize, __lacuna_s.capacity(), __lacuna_s.len()])"
-            .to_owned(),
+                .to_owned()
+        }
         _ => format!("::core::ptr::write_unaligned(__lacuna_out.add(8).cast::<{ty}>(), __lacuna_v)"),
     }
 }
@@ -391,6 +394,11 @@ fn unwrap_failed_shim(symbol: &str, err: &str) -> String {
         "String" => "::core::mem::ManuallyDrop::new({ let __lacuna_w = __lacuna_err.cast::<[usize; 3]>().read(); \
              ::std::string::String::from_raw_parts(__lacuna_w[0] as *mut u8, __lacuna_w[2], __lacuna_w[1]) })"
             .to_owned(),
+        v if v.starts_with("Vec<") => format!(
+            "::core::mem::ManuallyDrop::new({{ let __lacuna_w = __lacuna_err.cast::<[usize; 3]>().read(); \
+             ::std::vec::Vec::from_raw_parts(__lacuna_w[0] as *mut {}, __lacuna_w[2], __lacuna_w[1]) }})",
+            &v["Vec<".len()..v.len() - 1]
+        ),
         _ => format!("&*__lacuna_err.cast::<{}>()", err.trim_start_matches('&')),
     };
     format!(

@@ -107,7 +107,7 @@ impl Check<'_> {
             Ty::Result(ok, err) => {
                 let payload = |t: &Ty| {
                     matches!(t, Ty::Scalar(s) if *s != Scalar::Never)
-                        || matches!(t, Ty::String | Ty::Struct(_) | Ty::StructRef(_))
+                        || matches!(t, Ty::String | Ty::Struct(_) | Ty::StructRef(_) | Ty::Vec(Elem::Scalar(_)))
                 };
                 if payload(ok) && payload(err) {
                     Ok(())

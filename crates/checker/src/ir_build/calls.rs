@@ -182,9 +182,17 @@ impl<'a, 'db> Builder<'a, 'db> {
     fn lent_place(&mut self, a: &ast::Expr) -> Result<Option<TExpr>> {
         let Some(info) = self.sema.type_of_expr(a) else { return Ok(None) };
         let Some((inner, m)) = info.adjusted().as_reference() else { return Ok(None) };
-        let Some(s) = Self::word(&inner) else { return Ok(None) };
         let mutable = m == ra_ap_hir::Mutability::Mut;
         let range = self.range(a.syntax());
+        if self.lent_vector_type(&inner) {
+            let Some(place) = self.lent_vector(a, mutable) else {
+                return self.unsupported("a vector lent to a host function other than a binding's", a.syntax());
+            };
+            self.rustc_decides("a place lent to a host function", a.syntax());
+            let kind = TKind::AddrOf { place, mutable };
+            return Ok(Some(TExpr { kind, ty: Ty::Scalar(Scalar::Usize), range }));
+        }
+        let Some(s) = Self::word(&inner) else { return Ok(None) };
         // `r` or `&*r` / `&mut *r` of a hole binding that is a reference to the scalar: where it points.
         let through = |this: &mut Self, e: &ast::Expr| {
             this.scalar_reference(e).filter(|&(_, elem, is_mut)| elem == s && (is_mut || !mutable))
@@ -209,6 +217,44 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.rustc_decides("a place lent to a host function", a.syntax());
         let kind = TKind::AddrOf { place, mutable };
         Ok(Some(TExpr { kind, ty: Ty::Scalar(Scalar::Usize), range }))
+    }
+
+    /// `Vec<T>` of a scalar or `String`: what a host function may take by reference (`&mut Vec<String>`).
+    fn lent_vector_type(&self, ty: &ra_ap_hir::Type<'db>) -> bool {
+        self.vec_elem(ty).is_some_and(|e| Self::word(&e).is_some() || self.is_string(&e))
+    }
+
+    /// The place of a hole binding's vector lent to a host function: `&mut v` / `&v` of a binding holding it
+    /// (its slot in the host's frame), or `v` / `&mut *v` of a binding that is a reference to it (where it
+    /// points).
+    fn lent_vector(&mut self, a: &ast::Expr, mutable: bool) -> Option<Place> {
+        let (binding, place) = match a {
+            // `&mut *v` / `&*v`: a reborrow of where a reference binding points.
+            ast::Expr::RefExpr(r)
+                if r.raw_token().is_none()
+                    && r.mut_token().is_some() == mutable
+                    && matches!(r.expr(), Some(ast::Expr::PrefixExpr(ref p)) if p.op_kind() == Some(ast::UnaryOp::Deref)) =>
+            {
+                let Some(ast::Expr::PrefixExpr(p)) = r.expr() else { return None };
+                return self.lent_vector(&p.expr()?, mutable);
+            }
+            ast::Expr::RefExpr(r) if r.raw_token().is_none() && r.mut_token().is_some() == mutable => {
+                let (binding, local) = self.hole_binding(&r.expr()?)?;
+                let ty = local.ty(self.db);
+                (ty.as_reference().is_none() && self.lent_vector_type(&ty)).then_some(())?;
+                (binding, Place::Local(LocalRef::Binding(binding)))
+            }
+            ast::Expr::PathExpr(_) => {
+                let (binding, local) = self.hole_binding(a)?;
+                let (inner, m) = local.ty(self.db).as_reference()?;
+                let fits = self.lent_vector_type(&inner) && (m == ra_ap_hir::Mutability::Mut || !mutable);
+                fits.then_some(())?;
+                (binding, Place::Deref(binding))
+            }
+            _ => return None,
+        };
+        self.note_binding(binding, Scalar::Unit);
+        Some(place)
     }
 
     /// The place of `e`, a snippet local or a hole binding holding a scalar of type `s` (not one whose type the
@@ -240,6 +286,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             scalar(ty)
                 || ty.as_reference().is_some_and(|(inner, m)| m == ra_ap_hir::Mutability::Shared && inner.is_str())
                 || ty.as_reference().is_some_and(|(inner, _)| scalar(&inner))
+                // `&Vec<T>` / `&mut Vec<T>` of a scalar or `String`: the address of a binding's vector.
+                || ty.as_reference().is_some_and(|(inner, _)| self.lent_vector_type(&inner))
         };
         let ret = f.ret_type(self.db);
         let option_of = |ok: &dyn Fn(&ra_ap_hir::Type<'db>) -> bool| {

@@ -138,6 +138,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     Ty::Scalar(Scalar::Char) => lit(Lit::Char('\0'), ty.clone()),
                     Ty::Scalar(Scalar::Unit) => lit(Lit::Unit, ty.clone()),
                     Ty::String => TExpr { kind: TKind::Format(Vec::new()), ty: Ty::String, range: range.clone() },
+                    Ty::Vec(_) => TExpr { kind: TKind::VecLit(Vec::new()), ty: ty.clone(), range: range.clone() },
                     _ => return self.unsupported("`unwrap_or_default` of this type", m.syntax()),
                 };
                 vec![ok_arm, Arm { pat: TPat::Wild, guard: None, body: default }]

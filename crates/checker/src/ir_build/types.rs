@@ -160,7 +160,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some(t)
     }
 
-    /// A payload of a `Result` a host function returns ([`Ty::Result`]): a scalar or `()`, `String`, `&S` of a
+    /// A payload of a `Result` a host function returns ([`Ty::Result`]): a scalar or `()`, `String`, a vector of
+    /// scalars, `&S` of a
     /// host struct or enum, or one by value — only where no host type has a `Drop` impl of its own, since a
     /// payload no pattern binds is dropped when its arm ends, which can come before rustc drops the temporary.
     pub(super) fn result_payload(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
@@ -173,6 +174,11 @@ impl<'a, 'db> Builder<'a, 'db> {
         if self.is_string(ty) {
             self.owns_buffers.set(true);
             return Some(Ty::String);
+        }
+        // `Vec<S>` of a scalar: its buffer the run's.
+        if let Some(s) = self.vec_elem(ty).and_then(|e| Self::word(&e)) {
+            self.owns_buffers.set(true);
+            return Some(Ty::Vec(Elem::Scalar(s)));
         }
         if let Some((inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
             return self.host_type(&inner).map(Ty::StructRef);

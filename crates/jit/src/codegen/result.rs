@@ -2,12 +2,12 @@
 //! where the arm that took them ends, and `unwrap` of an `Err` panicking through the host's shim.
 
 use crate::abi::{Fault, RUN_OFFSET};
-use crate::codegen::{flat, CodegenError, Gen, Vals, R};
+use crate::codegen::{clif, flat, CodegenError, Gen, Vals, R};
 use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, MemFlags, StackSlot, StackSlotData, StackSlotKind, Value};
-use lacuna_ir::{Lit, Scalar, TExpr, TKind, TPat, Ty};
+use lacuna_ir::{Elem, Lit, Scalar, TExpr, TKind, TPat, Ty};
 
 /// Where the shim writes a `Result` (`instrument::shim`): the tag (1 for `Ok`) at 0, the payload at 8.
 const PAYLOAD: i32 = 8;
@@ -25,7 +25,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(match ty {
             Ty::Scalar(Scalar::Unit) => 0,
             Ty::Scalar(_) | Ty::StructRef(_) => 8,
-            Ty::String => 24,
+            Ty::String | Ty::Vec(Elem::Scalar(_)) => 24,
             Ty::Struct(id) => self.shims_of(*id)?.size as u32,
             other => return Err(CodegenError(format!("a `Result` holding `{}`", other.name()))),
         })
@@ -75,12 +75,19 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().jump(merge, &[boxed.into()]);
                 self.enter_merge(merge)
             }
-            Ty::String => {
+            Ty::String | Ty::Vec(Elem::Scalar(_)) => {
                 let parts: Vals = (0..3).map(|i| load_or_zero(self, types::I64, PAYLOAD + i * 8)).collect();
                 let adopt = self.helper(Helper::VecAdopt);
-                let one = self.int_const(types::I64, 1);
-                // A capacity of zero (the variant not held, or an empty `String`) adopts nothing.
-                self.b.ins().call(adopt, &[self.ctx, parts[0], parts[1], one]);
+                // The buffer's bytes and alignment: a `String`'s are bytes, a vector's scalars as big as they are
+                // aligned.
+                let size = match ty {
+                    Ty::Vec(Elem::Scalar(s)) => i64::from(clif(*s).map_or(1, |t| t.bytes())),
+                    _ => 1,
+                };
+                let bytes = self.b.ins().imul_imm(parts[1], size);
+                let align = self.int_const(types::I64, size);
+                // A capacity of zero (the variant not held, or an empty one) adopts nothing.
+                self.b.ins().call(adopt, &[self.ctx, parts[0], bytes, align]);
                 parts
             }
             other => flat(other).into_iter().map(|t| load_or_zero(self, t, PAYLOAD)).collect(),
@@ -91,7 +98,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// host struct's box. Zeros (the variant not held) free nothing.
     pub(super) fn drop_payload(&mut self, ty: &Ty, values: &[Value]) {
         let (helper, ptr) = match (ty, values) {
-            (Ty::String, [ptr, _, _]) => (Helper::VecFree, *ptr),
+            (Ty::String | Ty::Vec(Elem::Scalar(_)), [ptr, _, _]) => (Helper::VecFree, *ptr),
             (Ty::Struct(_), [ptr]) => (Helper::StructDrop, *ptr),
             _ => return,
         };
