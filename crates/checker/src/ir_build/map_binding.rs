@@ -32,12 +32,19 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some((self.viewed_binding(&m.receiver()?, view)?, m.clone()))
     }
 
-    /// The hole binding `map` names, when it is a map of numbers and text, with `view` of it.
+    /// The hole binding `map` names, when it is one of std's maps (or a reference to one) of numbers and text,
+    /// with `view` of it.
     fn viewed_binding(&self, map: &ast::Expr, view: MapBindingView) -> Option<ViewCall> {
         let (binding, local) = self.hole_binding(map)?;
+        let ty = local.ty(self.db);
+        let through_ref = ty.as_reference().is_some();
+        let held = ty.as_reference().map_or(ty.clone(), |(inner, _)| inner);
+        // std's own (the binding's type as written names it, but a host type may share the name).
+        if !self.std_collection(&held).is_some_and(|c| !c.is_set()) {
+            return None;
+        }
         let map_type = crate::viewed_map(self.bindings.get(binding)?.ty.as_deref()?)?.to_owned();
         let (key, value) = crate::map_parts(&map_type)?;
-        let through_ref = local.ty(self.db).as_reference().is_some();
         Some(ViewCall { binding, through_ref, map_type, key, value, view })
     }
 
