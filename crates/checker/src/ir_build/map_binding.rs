@@ -40,7 +40,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let through_ref = ty.as_reference().is_some();
         let held = ty.as_reference().map_or(ty.clone(), |(inner, _)| inner);
         // std's own (the binding's type as written names it, but a host type may share the name).
-        if !self.std_collection(&held).is_some_and(|c| !c.is_set()) {
+        if self.std_collection(&held).is_none_or(|c| c.is_set()) {
             return None;
         }
         let map_type = crate::viewed_map(self.bindings.get(binding)?.ty.as_deref()?)?.to_owned();
