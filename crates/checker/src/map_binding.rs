@@ -49,6 +49,11 @@ impl MapBindingView {
         }
     }
 
+    /// `keys()`, `values()` and `iter()`: the views that give the map's items, read as sequences.
+    pub fn gives_items(self) -> bool {
+        matches!(self, MapBindingView::Keys | MapBindingView::Values | MapBindingView::Iter)
+    }
+
     pub fn from_name(name: &str) -> Option<MapBindingView> {
         MapBindingView::ALL.into_iter().find(|v| v.name() == name)
     }

@@ -230,20 +230,18 @@ impl<'a, 'db> Builder<'a, 'db> {
     fn lent_vector(&mut self, a: &ast::Expr, mutable: bool) -> Option<Place> {
         let (binding, place) = match a {
             // `&mut *v` / `&*v`: a reborrow of where a reference binding points.
-            ast::Expr::RefExpr(r)
-                if r.raw_token().is_none()
-                    && r.mut_token().is_some() == mutable
-                    && matches!(r.expr(), Some(ast::Expr::PrefixExpr(ref p)) if p.op_kind() == Some(ast::UnaryOp::Deref)) =>
-            {
-                let Some(ast::Expr::PrefixExpr(p)) = r.expr() else { return None };
-                return self.lent_vector(&p.expr()?, mutable);
-            }
-            ast::Expr::RefExpr(r) if r.raw_token().is_none() && r.mut_token().is_some() == mutable => {
-                let (binding, local) = self.hole_binding(&r.expr()?)?;
-                let ty = local.ty(self.db);
-                (ty.as_reference().is_none() && self.lent_vector_type(&ty)).then_some(())?;
-                (binding, Place::Local(LocalRef::Binding(binding)))
-            }
+            ast::Expr::RefExpr(r) if r.raw_token().is_none() && r.mut_token().is_some() == mutable => match r.expr()? {
+                // `&mut *v` / `&*v`: a reborrow of where a reference binding points.
+                ast::Expr::PrefixExpr(p) if p.op_kind() == Some(ast::UnaryOp::Deref) => {
+                    return self.lent_vector(&p.expr()?, mutable);
+                }
+                lent => {
+                    let (binding, local) = self.hole_binding(&lent)?;
+                    let ty = local.ty(self.db);
+                    (ty.as_reference().is_none() && self.lent_vector_type(&ty)).then_some(())?;
+                    (binding, Place::Local(LocalRef::Binding(binding)))
+                }
+            },
             ast::Expr::PathExpr(_) => {
                 let (binding, local) = self.hole_binding(a)?;
                 let (inner, m) = local.ty(self.db).as_reference()?;
@@ -523,10 +521,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
         }
         // `m.len()`, `m.get(k)`, .. of a map binding (its `keys()` and `values()` are iterator sources).
-        if !self.binding_map_items(expr) {
-            if let Some(view) = self.binding_map_view(expr)? {
-                return Ok(view);
-            }
+        if let Some(view) = self.binding_map_view(expr, false)? {
+            return Ok(view);
         }
         let kind = {
             let Some(f) = self.sema.resolve_method_call(m) else {

@@ -51,14 +51,15 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// `m.keys()` / `m.values()` / `m.iter()` of a map binding ([`Self::view_call`]), by its syntax and
     /// resolution.
     pub(super) fn binding_map_items(&self, e: &ast::Expr) -> bool {
-        self.view_call(e).is_some_and(|(c, _)| {
-            matches!(c.view, MapBindingView::Keys | MapBindingView::Values | MapBindingView::Iter)
-        })
+        self.view_call(e).is_some_and(|(c, _)| c.view.gives_items())
     }
 
-    /// A view of a map binding read through its shim: the call, typed as the shim writes its result.
-    pub(super) fn binding_map_view(&mut self, e: &ast::Expr) -> Result<Option<TExpr>> {
-        let Some((call, m)) = self.view_call(e) else { return Ok(None) };
+    /// A view of a map binding read through its shim, one that gives the map's items or not as `items` says:
+    /// the call, typed as the shim writes its result.
+    pub(super) fn binding_map_view(&mut self, e: &ast::Expr, items: bool) -> Result<Option<TExpr>> {
+        let Some((call, m)) = self.view_call(e).filter(|(c, _)| c.view.gives_items() == items) else {
+            return Ok(None);
+        };
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let Some(made) = self.view_host_call(call, &args, e)? else { return Ok(None) };
         // A call's type is the typed view's too (`get` gives `Option<&u32>`, read as `Option<u32>`); `keys()` and
@@ -154,8 +155,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 };
                 self.view_host_call(call, &[], e)?
             }
-            _ if self.binding_map_items(e) => self.binding_map_view(e)?,
-            _ => None,
+            _ => self.binding_map_view(e, true)?,
         };
         let Some(call) = call else { return Ok(None) };
         let what = match &call.kind {

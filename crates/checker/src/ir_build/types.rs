@@ -69,7 +69,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                 }
             }
-            if let Some(elem) = self.vec_elem(ty).as_ref().and_then(|t| self.elem(t).or_else(|| self.copied_elem(t))) {
+            let copied = |t: &ra_ap_hir::Type<'db>| {
+                // What the references point to is rustc's borrow check.
+                self.copied_elem(t).inspect(|_| self.borrows_in_type("a collection of references"))
+            };
+            if let Some(elem) = self.vec_elem(ty).as_ref().and_then(|t| self.elem(t).or_else(|| copied(t))) {
                 self.owns_buffers.set(true);
                 return Ok(Ty::Vec(elem));
             }
@@ -380,16 +384,16 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// everywhere else. Only the snippet's own vectors (`let ids: Vec<&u32> = m.keys().collect()`) are read so:
     /// a host's vector of them has rustc's layout (a pointer each), and such a vector is never the hole's value
     /// ([`Self::copies_references`]). Nothing the snippet can do tells a copy from the reference while the
-    /// vector lives, since what it points to cannot change then: that is rustc's borrow check.
+    /// vector lives, since what it points to cannot change then: that is rustc's borrow check, which the caller
+    /// asks for.
     fn copied_elem(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Elem> {
         let (inner, ra_ap_hir::Mutability::Shared) = ty.as_reference()? else { return None };
         let elem = match self.shared_scalar_ref(ty) {
-            Some(s) if !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never) => Elem::Scalar(s),
+            Some(s) if valued(s) => Elem::Scalar(s),
             Some(_) => return None,
             None if self.text_ty(&inner) == Some(Ty::Str) || self.is_string(&inner) => Elem::Str,
             None => return None,
         };
-        self.borrows_in_type("a collection of references");
         Some(elem)
     }
 

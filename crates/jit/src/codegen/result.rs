@@ -2,7 +2,7 @@
 //! where the arm that took them ends, and `unwrap` of an `Err` panicking through the host's shim.
 
 use crate::abi::{Fault, RUN_OFFSET};
-use crate::codegen::{clif, flat, CodegenError, Gen, Vals, R};
+use crate::codegen::{flat, CodegenError, Gen, Vals, R};
 use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
@@ -78,14 +78,13 @@ impl<'a, 'b> Gen<'a, 'b> {
             Ty::String | Ty::Vec(Elem::Scalar(_)) => {
                 let parts: Vals = (0..3).map(|i| load_or_zero(self, types::I64, PAYLOAD + i * 8)).collect();
                 let adopt = self.helper(Helper::VecAdopt);
-                // The buffer's bytes and alignment: a `String`'s are bytes, a vector's scalars as big as they are
-                // aligned.
-                let size = match ty {
-                    Ty::Vec(Elem::Scalar(s)) => i64::from(clif(*s).map_or(1, |t| t.bytes())),
-                    _ => 1,
+                // The buffer's bytes and alignment: a `String`'s are bytes, a vector's its elements'.
+                let (size, align) = match ty {
+                    Ty::Vec(elem) => self.elem_layout(*elem)?,
+                    _ => (1, 1),
                 };
-                let bytes = self.b.ins().imul_imm(parts[1], size);
-                let align = self.int_const(types::I64, size);
+                let bytes = self.b.ins().imul_imm(parts[1], i64::from(size));
+                let align = self.int_const(types::I64, i64::from(align));
                 // A capacity of zero (the variant not held, or an empty one) adopts nothing.
                 self.b.ins().call(adopt, &[self.ctx, parts[0], bytes, align]);
                 parts

@@ -323,22 +323,13 @@ impl<'a, 'b> Gen<'a, 'b> {
             match &e.ty {
                 Ty::String | Ty::Vec(Elem::StructRef(_) | Elem::Scalar(_) | Elem::Str | Elem::Tuple(_)) => {
                     let parts: Vals = (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect();
-                    // The buffer's layout: bytes, references (8 bytes each, aligned to 8), text (a pointer and a
-                    // length each), or scalars (as big as they are aligned).
+                    // The buffer's layout: a `String`'s bytes, or its elements' (`Gen::elem_layout`).
                     let (bytes, align) = match &e.ty {
-                        Ty::String => (parts[1], 1),
-                        Ty::Vec(Elem::Scalar(s)) => {
-                            let size = i64::from(clif(*s).map_or(1, |t| t.bytes()));
-                            (self.b.ins().imul_imm(parts[1], size), size)
+                        Ty::Vec(elem) => {
+                            let (size, align) = self.elem_layout(*elem)?;
+                            (self.b.ins().imul_imm(parts[1], i64::from(size)), i64::from(align))
                         }
-                        // `&str`s: a pointer and a length each.
-                        Ty::Vec(Elem::Str) => (self.b.ins().imul_imm(parts[1], 16), 8),
-                        // Tuples (a map binding's entries): at the layout the host exports for their type.
-                        Ty::Vec(Elem::Tuple(t)) => {
-                            let layout = self.tuple_layout(*t)?;
-                            (self.b.ins().imul_imm(parts[1], i64::from(layout.size)), i64::from(layout.align))
-                        }
-                        _ => (self.b.ins().imul_imm(parts[1], 8), 8),
+                        _ => (parts[1], 1),
                     };
                     let align = self.int_const(types::I64, align);
                     let adopt = self.helper(Helper::VecAdopt);
