@@ -1029,6 +1029,9 @@ impl RaSession {
                 .find(|b| b.syntax().text_range() == range)
                 .ok_or(whole.clone())?;
             let mut builder = crate::ir_build::Builder::new(&sema, db, block.start + 2, bindings);
+            if let Some(list) = block_expr.stmt_list() {
+                builder.unreported_errors(list.syntax());
+            }
             let body = builder.block(&block_expr)?;
             let hole_ty = sema.type_of_expr(&ast::Expr::BlockExpr(block_expr.clone()));
             if hole_ty.is_some_and(|t| builder.copies_references(&t.original)) {

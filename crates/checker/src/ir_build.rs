@@ -30,6 +30,7 @@ mod seq;
 mod structs;
 mod text;
 mod types;
+mod unreported;
 
 pub(crate) struct Builder<'a, 'db> {
     pub sema: &'a Semantics<'db, RootDatabase>,
