@@ -271,6 +271,7 @@ impl Dumper {
             },
             TKind::Method { name, receiver, args } => format!("(.{name} {}{})", self.expr(receiver), self.exprs(args)),
             TKind::Some(x) => format!("(Some {})", self.expr(x)),
+            TKind::ResultOf { ok, value } => format!("({} {})", if *ok { "Ok" } else { "Err" }, self.expr(value)),
             TKind::None => "None".to_owned(),
             TKind::Tuple(xs) => format!("(tuple{})", self.exprs(xs)),
             TKind::Field(x, i) => format!("(.{i} {})", self.expr(x)),

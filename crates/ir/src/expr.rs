@@ -293,6 +293,11 @@ pub enum TKind {
     Some(Box<TExpr>),
     /// `None` (of the expression's type).
     None,
+    /// `Ok(value)` (`ok`) or `Err(value)`: a [`crate::Ty::Result`] the snippet makes, its payload moved in.
+    ResultOf {
+        ok: bool,
+        value: Box<TExpr>,
+    },
     /// `(a, b, ..)`.
     Tuple(Vec<TExpr>),
     /// `t.0` of a tuple.

@@ -136,7 +136,7 @@ impl TExpr {
                 f(Child::Expr(receiver));
                 args.iter().for_each(|a| f(Child::Expr(a)));
             }
-            TKind::Some(x) | TKind::Field(x, _) => f(Child::Expr(x)),
+            TKind::Some(x) | TKind::ResultOf { value: x, .. } | TKind::Field(x, _) => f(Child::Expr(x)),
             TKind::None => {}
             TKind::Tuple(xs) | TKind::VecLit(xs) => xs.iter().for_each(|x| f(Child::Expr(x))),
             TKind::TextOf(_) => {}

@@ -219,7 +219,7 @@ pub(crate) fn possibly_known(e: &TExpr, known: &Known) -> bool {
                 || otherwise.as_ref().is_some_and(|o| possibly_known(o, known))
         }
         // Aggregates are built and taken apart in MIR, where rustc's lint follows them.
-        TKind::Some(x) | TKind::Field(x, _) => possibly_known(x, known),
+        TKind::Some(x) | TKind::ResultOf { value: x, .. } | TKind::Field(x, _) => possibly_known(x, known),
         TKind::None => true,
         TKind::Tuple(xs) => xs.iter().all(|x| possibly_known(x, known)),
         TKind::Match { arms, .. } => arms.iter().any(|a| possibly_known(&a.body, known)),

@@ -59,6 +59,8 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         result_scrutinee: false,
         owned_option_here: false,
         let_value_here: false,
+        result_made_here: false,
+        result_tail: false,
         lent_here: false,
         owned_tail: false,
         owned_tuple: None,
@@ -106,6 +108,7 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         // Owned values cross calls as their parts: an argument moves into the callee (whose parameter is never
         // dropped before the run ends), a result moves out of it (a moved local is not dropped either). Borrowed
         // text returned is rustc's to judge (`ownership::check`).
+        checker.result_tail = matches!(f.ret, Ty::Result(..));
         checker.block(&f.body)?;
     }
     checker.in_fn = None;

@@ -52,6 +52,14 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
     if let Some(e) = first_expr(snippet, &|e| crate::subset::owned_option(&e.ty)) {
         return Err(at("an `Option` owning a `String` (rustc's move check decides)", e));
     }
+    // Nor a `Result` the snippet makes or returns from its functions holding what it owns (moved in, and out by
+    // the patterns that take it apart).
+    let made_result = |e: &TExpr| {
+        matches!(e.ty, Ty::Result(..)) && e.ty.owns() && matches!(e.kind, TKind::ResultOf { .. } | TKind::Call { .. })
+    };
+    if let Some(e) = first_expr(snippet, &made_result) {
+        return Err(at("a `Result` the snippet makes owning its payload (rustc's move check decides)", e));
+    }
     // Nor a view of a map (its keys point into it; `into_iter` moves it), nor a map formatted (its listing is
     // read after every argument is evaluated).
     let formats_map = |e: &TExpr| match &e.kind {
@@ -788,7 +796,7 @@ impl Walk<'_> {
                 }
                 none()
             }
-            TKind::Some(x) | TKind::Field(x, _) => self.expr(x, true)?,
+            TKind::Some(x) | TKind::ResultOf { value: x, .. } | TKind::Field(x, _) => self.expr(x, true)?,
             TKind::Tuple(xs) => self.in_order(xs.iter().map(|x| (x, true)), none())?,
         })
     }

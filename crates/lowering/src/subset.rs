@@ -37,6 +37,12 @@ pub(crate) struct Check<'a> {
     pub(crate) owned_tail: bool,
     /// The expression checked next is a `let`'s value, where a host call's `Result` may be kept in a local.
     pub(crate) let_value_here: bool,
+    /// The expression checked next is where a `Result` the snippet makes may be: a function's answer (its
+    /// body's value, a `return`'s), or an arm, branch or block tail whose value is one of those or a `Result`
+    /// kept in a local or matched.
+    pub(crate) result_made_here: bool,
+    /// The tail of the block checked next is where a `Result` the snippet makes may be.
+    pub(crate) result_tail: bool,
     /// The expression checked next is a host call's argument, where a scalar place may be lent
     /// ([`TKind::AddrOf`]).
     pub(crate) lent_here: bool,
@@ -225,6 +231,7 @@ impl Check<'_> {
 
     pub(crate) fn block_inner(&mut self, block: &TBlock) -> Result<(), Unsupported> {
         let owned_tail = std::mem::take(&mut self.owned_tail);
+        let result_tail = std::mem::take(&mut self.result_tail);
         for stmt in &block.stmts {
             match stmt {
                 TStmt::Let { local, init: Some(init) } => {
@@ -251,6 +258,7 @@ impl Check<'_> {
         }
         if let Some(tail) = &block.tail {
             self.owned_option_here = owned_tail;
+            self.result_made_here = result_tail;
             self.expr(tail)?;
         }
         Ok(())
@@ -306,11 +314,18 @@ impl Check<'_> {
         let result_here = std::mem::take(&mut self.result_scrutinee);
         let let_value_here = std::mem::take(&mut self.let_value_here);
         let lent_here = std::mem::take(&mut self.lent_here);
+        let made_here = std::mem::take(&mut self.result_made_here);
         let result_ok = match &e.kind {
-            TKind::HostCall { .. } => result_here || let_value_here,
-            TKind::Local(LocalRef::Snippet(_)) => result_here,
+            TKind::HostCall { .. } | TKind::Call { .. } => result_here || let_value_here || made_here,
+            TKind::Local(LocalRef::Snippet(_)) => result_here || made_here,
+            // What the snippet makes, and the forms whose arms, branches or tails make it (checked there).
+            TKind::ResultOf { .. } | TKind::Match { .. } | TKind::If { .. } | TKind::Block(_) => {
+                result_here || let_value_here || made_here
+            }
             _ => false,
         };
+        // Each arm, branch and tail of a `Result`-valued form is where one may be made.
+        let makes_result = matches!(e.ty, Ty::Result(..));
         if matches!(e.ty, Ty::Result(..)) && !result_ok {
             return unsupported("a `Result` held other than by a `match` on the call that makes it", &e.range);
         }
@@ -413,16 +428,19 @@ impl Check<'_> {
             TKind::Assign { place, op, value } => self.assign(e, place, op, value),
             TKind::Block(b) => {
                 self.owned_tail = owned_option(&e.ty);
+                self.result_tail = makes_result;
                 self.block(b)
             }
             TKind::If { cond, then, otherwise } => {
                 self.expr(cond)?;
-                // An `Option<String>` is each branch's value.
+                // An `Option<String>` or a `Result` is each branch's value.
                 self.owned_tail = owned_option(&e.ty);
+                self.result_tail = makes_result;
                 self.block(then)?;
                 match otherwise {
                     Some(o) => {
                         self.owned_option_here = owned_option(&e.ty);
+                        self.result_made_here = makes_result;
                         self.expr(o)
                     }
                     None => Ok(()),
@@ -470,7 +488,10 @@ impl Check<'_> {
                     return unsupported("`return` from the snippet", &e.range);
                 }
                 match value {
-                    Some(v) => self.expr(v),
+                    Some(v) => {
+                        self.result_made_here = matches!(self.in_fn, Some(Ty::Result(..)));
+                        self.expr(v)
+                    }
                     None => Ok(()),
                 }
             }
@@ -507,6 +528,13 @@ impl Check<'_> {
                 Ty::Option(_) => Ok(()),
                 _ => unsupported("`None` of this type", &e.range),
             },
+            TKind::ResultOf { ok, value } => {
+                self.expr(value)?;
+                match &e.ty {
+                    Ty::Result(o, r) if **(if *ok { o } else { r }) == value.ty => Ok(()),
+                    _ => unsupported("a `Result` of this type", &e.range),
+                }
+            }
             TKind::Tuple(elems) => {
                 for x in elems {
                     self.expr(x)?;
@@ -594,6 +622,7 @@ impl Check<'_> {
                     let lacuna_ir::FmtPiece::Arg { value, spec } = p else { continue };
                     // Formatting borrows the value.
                     self.owned_option_here = true;
+                    self.result_made_here = true;
                     self.expr(value)?;
                     use lacuna_ir::FmtTrait;
                     let ok = match (&value.ty, spec.trait_) {
@@ -612,6 +641,14 @@ impl Check<'_> {
                             Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128),
                             p => matches!(p, Ty::Str | Ty::String),
                         },
+                        // `{:?}` of a `Result` of scalars, `()` or text: the spec is the payload's, but no `#`.
+                        (Ty::Result(ok, err), FmtTrait::Debug) => {
+                            let payload = |p: &Ty| match p {
+                                Ty::Scalar(s) => !matches!(s, Scalar::Never | Scalar::I128 | Scalar::U128),
+                                p => matches!(p, Ty::Str | Ty::String),
+                            };
+                            !spec.alternate && payload(ok) && payload(err)
+                        }
                         // `{:?}` of a vector of scalars or text, with no width, precision or `#`.
                         (Ty::Vec(elem), FmtTrait::Debug) => {
                             let plain = *spec == lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() };

@@ -422,7 +422,10 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if let (Some(true), [value]) = (self.option_variant(v), args.as_slice()) {
                     return Ok(TExpr { kind: TKind::Some(Box::new(self.expr(value)?)), ty, range });
                 }
-                return self.unsupported("a variant of a type other than `Option`", expr.syntax());
+                if let (Some(ok), [value], Ty::Result(..)) = (self.result_variant(v), args.as_slice(), &ty) {
+                    return self.result_of(ok, value, ty, range);
+                }
+                return self.unsupported("a variant of a type other than `Option` or `Result`", expr.syntax());
             }
             let resolved = match resolution {
                 Some(PathResolution::Def(ra_ap_hir::ModuleDef::Function(f))) => Some(f),

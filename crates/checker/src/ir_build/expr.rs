@@ -334,6 +334,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                 value.range = range;
                 return Ok(value);
             }
+            // `()` is the unit value.
+            ast::Expr::TupleExpr(t) if t.fields().next().is_none() => TKind::Lit(Lit::Unit),
             ast::Expr::TupleExpr(t) => TKind::Tuple(t.fields().map(|f| self.expr(&f)).collect::<Result<_>>()?),
             // A named field, or a tuple struct's by position (`e.0` of `struct LoanError(pub String)`).
             ast::Expr::FieldExpr(f)
@@ -480,6 +482,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return self.seq_index(ix, ty);
             }
             ast::Expr::MethodCallExpr(m) => return self.method_call(expr, m, ty, range),
+            ast::Expr::TryExpr(t) => return self.try_expr(t, ty, range),
             _ => return self.unsupported("an expression outside the subset", expr.syntax()),
         };
         Ok(TExpr { kind, ty, range })

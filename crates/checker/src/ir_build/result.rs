@@ -1,5 +1,7 @@
-//! `Result`s host functions return ([`Ty::Result`]): the methods a snippet consumes one with, read as the `match`
-//! each means. (`match` and `if let` on one are the general forms, with `Ok`/`Err` patterns.)
+//! `Result`s ([`Ty::Result`]) host functions and the snippet's own functions return: the methods a snippet consumes
+//! one with, read as the `match` each means (`match` and `if let` on one are the general forms, with `Ok`/`Err`
+//! patterns); `Ok(v)` and `Err(e)` the snippet makes; and `?` inside the snippet's functions, the `match` that
+//! returns the error.
 
 use ra_ap_syntax::ast::{self, HasArgList};
 use ra_ap_syntax::AstNode;
@@ -20,6 +22,12 @@ enum Then {
     OrElse(ast::Expr),
     /// `ok()` (true) / `err()`: an `Option` of the payload.
     Option(bool),
+    /// `map_err(|e| ..)`: the same `Ok`, or `Err` of the closure's value.
+    MapErr(ast::Expr),
+    /// `and_then(|x| ..)`: the closure's `Result`, or the same `Err`.
+    Chain(ast::Expr),
+    /// `map(|x| ..)` as a value of its own: `Ok` of the closure's value, or the same `Err`.
+    Map(ast::Expr),
 }
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -52,6 +60,9 @@ impl<'a, 'db> Builder<'a, 'db> {
             ("unwrap_or_else", [c]) => Then::OrElse(c.clone()),
             ("ok", []) => Then::Option(true),
             ("err", []) => Then::Option(false),
+            ("map_err", [c]) => Then::MapErr(c.clone()),
+            ("and_then", [c]) => Then::Chain(c.clone()),
+            ("map", [c]) => Then::Map(c.clone()),
             _ => return Ok(None),
         };
         // `r.map(|x| body)` before an `or` form: `Ok(x)` gives `body`.
@@ -76,10 +87,11 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Ty::Result(ok, err) = &result_ty else { unreachable!("matched above") };
         let (ok, err) = ((**ok).clone(), (**err).clone());
         let scrutinee = self.expr(&source)?;
-        // The call that makes it, or a local that keeps one (whose `unwrap` would need the call's panic shim).
+        // The host's call that makes it, whose panic shim an `unwrap` needs; any other `Result` takes the other
+        // methods.
         let symbol = match &scrutinee.kind {
             TKind::HostCall { symbol, .. } => Some(symbol.clone()),
-            TKind::Local(LocalRef::Snippet(_)) if !matches!(then, Then::Unwrap(_)) => None,
+            _ if !matches!(then, Then::Unwrap(_)) => None,
             _ => return self.unsupported("a `Result` not made by a host function's call", source.syntax()),
         };
         // Placed, as std's `#[track_caller]` panics are, at the method's name.
@@ -94,6 +106,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             let (local, value) = this.hidden(&ok, "ok", range);
             Ok(Arm { pat: TPat::Ok(Box::new(TPat::Bind(local))), guard: None, body: value })
         };
+        let and_then = matches!(then, Then::Chain(_));
         let arms = match then {
             Then::Unwrap(message) => {
                 let ok_arm = ok_arm(self)?;
@@ -162,9 +175,113 @@ impl<'a, 'db> Builder<'a, 'db> {
                     Arm { pat: TPat::Wild, guard: None, body: none },
                 ]
             }
+            Then::MapErr(closure) => {
+                let Ty::Result(_, new_err) = ty else {
+                    return self.unsupported("a `map_err` of this type", m.syntax());
+                };
+                let (param, body) = self.closure(&closure)?;
+                if body.ty != **new_err {
+                    return self.unsupported("a `map_err` closure of this type", closure.syntax());
+                }
+                let (local, value) = self.hidden(&ok, "ok", range);
+                let kind = TKind::ResultOf { ok: true, value: Box::new(value) };
+                let same = TExpr { kind, ty: ty.clone(), range: range.clone() };
+                let kind = TKind::ResultOf { ok: false, value: Box::new(body) };
+                let mapped = TExpr { kind, ty: ty.clone(), range: range.clone() };
+                vec![
+                    Arm { pat: TPat::Ok(Box::new(TPat::Bind(local))), guard: None, body: same },
+                    Arm { pat: TPat::Err(Box::new(param.unwrap_or(TPat::Wild))), guard: None, body: mapped },
+                ]
+            }
+            Then::Chain(closure) | Then::Map(closure) => {
+                let Ty::Result(new_ok, new_err) = ty else {
+                    return self.unsupported("a `Result` method of this type", m.syntax());
+                };
+                let (param, body) = self.closure(&closure)?;
+                let fits = if and_then { body.ty == *ty } else { body.ty == **new_ok };
+                if !fits || **new_err != err {
+                    return self.unsupported("a closure of this type", closure.syntax());
+                }
+                let body = match and_then {
+                    true => body,
+                    false => TExpr {
+                        kind: TKind::ResultOf { ok: true, value: Box::new(body) },
+                        ty: ty.clone(),
+                        range: range.clone(),
+                    },
+                };
+                let (local, value) = self.hidden(&err, "err", range);
+                let kind = TKind::ResultOf { ok: false, value: Box::new(value) };
+                let same = TExpr { kind, ty: ty.clone(), range: range.clone() };
+                vec![
+                    Arm { pat: TPat::Ok(Box::new(param.unwrap_or(TPat::Wild))), guard: None, body },
+                    Arm { pat: TPat::Err(Box::new(TPat::Bind(local))), guard: None, body: same },
+                ]
+            }
         };
         let kind = TKind::Match { scrutinee: Box::new(scrutinee), arms };
         Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }))
+    }
+
+    /// `Ok(value)` / `Err(value)` of `ty`, a `Result` the typed view holds, its payload of the variant's type.
+    pub(super) fn result_of(&mut self, ok: bool, value: &ast::Expr, ty: Ty, range: Range<usize>) -> Result<TExpr> {
+        let Ty::Result(ok_ty, err_ty) = &ty else { return self.unsupported("a `Result` of this type", value.syntax()) };
+        let payload = self.expr(value)?;
+        if payload.ty != if ok { &**ok_ty } else { &**err_ty }.clone() {
+            return self.unsupported("a `Result` payload of this type", value.syntax());
+        }
+        Ok(TExpr { kind: TKind::ResultOf { ok, value: Box::new(payload) }, ty, range })
+    }
+
+    /// `r?` inside a function the snippet declares that returns a `Result` with the same error type: `match r
+    /// { Ok(v) => v, Err(e) => return Err(e) }` (`From::from` of a type into itself is the value); `o?` of an
+    /// `Option` in one that returns an `Option`. Elsewhere — in a closure, the snippet's own body, or where the
+    /// error types differ and a conversion would run — it is not the subset's.
+    pub(super) fn try_expr(&mut self, t: &ast::TryExpr, ty: Ty, range: Range<usize>) -> Result<TExpr> {
+        let Some(operand) = t.expr() else { return self.unsupported("`?`", t.syntax()) };
+        // The function `return` leaves: the nearest enclosing `fn` of the snippet, with no closure between.
+        let owner = t.syntax().ancestors().find_map(|n| match ast::ClosureExpr::cast(n.clone()) {
+            Some(_) => Some(None),
+            None => ast::Fn::cast(n).map(Some),
+        });
+        let Some(Some(f)) = owner else { return self.unsupported("`?` outside a function of the snippet", t.syntax()) };
+        let Some(def) = self.sema.to_def(&f).filter(|def| self.fn_ids.contains_key(def)) else {
+            return self.unsupported("`?` outside a function of the snippet", t.syntax());
+        };
+        let fn_ret = self.ty(&def.ret_type(self.db), f.syntax())?;
+        let scrutinee = self.expr(&operand)?;
+        let never = Ty::Scalar(Scalar::Never);
+        // `o?` of an `Option` in a function returning one: `match o { Some(v) => v, None => return None }`.
+        if let (Ty::Option(payload), Ty::Option(_)) = (&scrutinee.ty, &fn_ret) {
+            if **payload != ty {
+                return self.unsupported("`?` of this `Option`", t.syntax());
+            }
+            let (local, value) = self.hidden(&ty, "some", &range);
+            let none = TExpr { kind: TKind::None, ty: fn_ret, range: range.clone() };
+            let leave = TExpr { kind: TKind::Return(Some(Box::new(none))), ty: never, range: range.clone() };
+            let arms = vec![
+                Arm { pat: TPat::Some(Box::new(TPat::Bind(local))), guard: None, body: value },
+                Arm { pat: TPat::None, guard: None, body: leave },
+            ];
+            return Ok(TExpr { kind: TKind::Match { scrutinee: Box::new(scrutinee), arms }, ty, range });
+        }
+        let (Ty::Result(ok, err), Ty::Result(_, fn_err)) = (&scrutinee.ty, &fn_ret) else {
+            return self.unsupported("`?` on something other than a `Result` or `Option`", t.syntax());
+        };
+        if err != fn_err || **ok != ty {
+            return self.unsupported("`?` that converts the error", t.syntax());
+        }
+        let (ok, err) = ((**ok).clone(), (**err).clone());
+        let (ok_local, ok_value) = self.hidden(&ok, "ok", &range);
+        let (err_local, err_value) = self.hidden(&err, "err", &range);
+        let kind = TKind::ResultOf { ok: false, value: Box::new(err_value) };
+        let returned = TExpr { kind, ty: fn_ret, range: range.clone() };
+        let leave = TExpr { kind: TKind::Return(Some(Box::new(returned))), ty: never, range: range.clone() };
+        let arms = vec![
+            Arm { pat: TPat::Ok(Box::new(TPat::Bind(ok_local))), guard: None, body: ok_value },
+            Arm { pat: TPat::Err(Box::new(TPat::Bind(err_local))), guard: None, body: leave },
+        ];
+        Ok(TExpr { kind: TKind::Match { scrutinee: Box::new(scrutinee), arms }, ty, range })
     }
 
     /// A hidden local of type `ty` (a payload a method's `match` binds), and an expression reading it.

@@ -222,6 +222,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let tag = self.b.ins().iconst(types::I8, 1);
                 return Ok(std::iter::once(tag).chain(v).collect());
             }
+            TKind::ResultOf { ok, value } => {
+                let Ty::Result(ok_ty, err_ty) = &e.ty else {
+                    return Err(CodegenError("a `Result` of another type".into()));
+                };
+                // The tag, then `Ok`'s parts and `Err`'s, the variant not held all zeros.
+                let payload = self.expr(value)?;
+                let zeros = |this: &mut Self, t: &Ty| -> Vals { flat(t).iter().map(|&p| this.zero(p)).collect() };
+                let (ok_parts, err_parts) =
+                    if *ok { (payload, zeros(self, err_ty)) } else { (zeros(self, ok_ty), payload) };
+                let tag = self.b.ins().iconst(types::I8, i64::from(*ok));
+                return Ok(std::iter::once(tag).chain(ok_parts).chain(err_parts).collect());
+            }
             TKind::None => {
                 let tag = self.b.ins().iconst(types::I8, 0);
                 let payload: Vals = flat(&e.ty).iter().skip(1).map(|&t| self.zero(t)).collect();

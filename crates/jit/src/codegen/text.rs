@@ -296,6 +296,44 @@ impl<'a, 'b> Gen<'a, 'b> {
                             close.only_if = Some(tag);
                             out.push(close);
                         }
+                        // `{:?}` of a `Result`: `Ok(` or `Err(`, the payload's `Debug` with the spec, `)`, as the
+                        // derived `Debug` writes them. A temporary's text is freed after (the variant not held is
+                        // zeros, which free nothing).
+                        Ty::Result(ok, err) => {
+                            let parts = self.expr(value)?;
+                            let Some((tag, okv, errv)) = super::result::split(ok, &parts) else {
+                                return Err(CodegenError("a `Result`'s parts".into()));
+                            };
+                            let (okv, errv) = (okv.to_vec(), errv.to_vec());
+                            let is_err = self.b.ins().bxor_imm(tag, 1);
+                            let temporary = !matches!(value.kind, TKind::Local(_));
+                            let debug = FmtSpec { trait_: FmtTrait::Debug, ..*spec };
+                            for (payload, vs, held, open) in [(ok, okv, tag, "Ok("), (err, errv, is_err, "Err(")] {
+                                let mut pieces = vec![self.fmt_text(open, start)];
+                                let mut inner = match &**payload {
+                                    Ty::Scalar(Scalar::Unit) => self.fmt_text("()", start),
+                                    Ty::Scalar(s) => self.scalar_fmt_arg(*s, vs[0], zero, debug, start)?,
+                                    Ty::Str => FmtArg::new(KIND_STR, vs[0], vs[1], debug, start),
+                                    // [pointer, capacity, length]
+                                    Ty::String => FmtArg::new(KIND_STR, vs[0], vs[2], debug, start),
+                                    other => {
+                                        return Err(CodegenError(format!(
+                                            "formatting a `Result` of `{}`",
+                                            other.name()
+                                        )))
+                                    }
+                                };
+                                if temporary && **payload == Ty::String {
+                                    inner.temporary = Some(vs[0]);
+                                }
+                                pieces.push(inner);
+                                pieces.push(self.fmt_text(")", start));
+                                for mut piece in pieces {
+                                    piece.only_if = Some(held);
+                                    out.push(piece);
+                                }
+                            }
+                        }
                         // `{:?}` of a vector: its elements, formatted by the helper in one piece.
                         Ty::Vec(elem) => {
                             let layout = match elem {

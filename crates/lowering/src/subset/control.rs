@@ -144,8 +144,9 @@ impl Check<'_> {
                     return unsupported("a guard that is not a `bool`", &g.range);
                 }
             }
-            // An arm's value is the `match`'s (an `Option<String>` where the `match` may be one).
+            // An arm's value is the `match`'s (an `Option<String>` or a `Result` where the `match` may be one).
             self.owned_option_here = crate::subset::owned_option(&e.ty);
+            self.result_made_here = matches!(e.ty, Ty::Result(..));
             self.expr(body)?;
         }
         Ok(())
