@@ -209,6 +209,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if let Some(e) = self.result_method(m, &ty, &range)? {
                     return Ok(e);
                 }
+                if let Some(e) = self.option_ok_or_else(m, &ty, &range)? {
+                    return Ok(e);
+                }
                 if let Some(kind) = self.try_convert(m)? {
                     let TKind::TryConvert { at, .. } = &kind else { unreachable!("made above") };
                     let start =

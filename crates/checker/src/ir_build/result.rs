@@ -223,6 +223,46 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }))
     }
 
+    /// `o.ok_or_else(|| e)` of an `Option`: `match o { Some(v) => Ok(v), None => Err(e) }`, the error made only
+    /// for a `None`, as std makes it.
+    pub(super) fn option_ok_or_else(
+        &mut self,
+        m: &ast::MethodCallExpr,
+        ty: &Ty,
+        range: &Range<usize>,
+    ) -> Result<Option<TExpr>> {
+        let (Some(receiver), Some(name)) = (m.receiver(), m.name_ref()) else { return Ok(None) };
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let (true, [closure]) = (name.text() == "ok_or_else", args.as_slice()) else { return Ok(None) };
+        if self.sema.resolve_method_call(m).is_none_or(|f| self.fn_crate(f).as_deref() != Some("core")) {
+            return Ok(None);
+        }
+        let Ty::Result(ok, err) = ty else { return Ok(None) };
+        if !matches!(self.expr_type(&receiver), Ok(Ty::Option(p)) if p == *ok) {
+            return Ok(None);
+        }
+        let scrutinee = self.expr(&receiver)?;
+        let (param, body) = self.closure(closure)?;
+        if param.is_some() || body.ty != **err {
+            return self.unsupported("an `ok_or_else` closure of this type", closure.syntax());
+        }
+        let (local, value) = self.hidden(ok, "some", range);
+        let result = |ok: bool, value: TExpr| TExpr {
+            kind: TKind::ResultOf { ok, value: Box::new(value) },
+            ty: ty.clone(),
+            range: range.clone(),
+        };
+        let arms = vec![
+            Arm { pat: TPat::Some(Box::new(TPat::Bind(local))), guard: None, body: result(true, value) },
+            Arm { pat: TPat::None, guard: None, body: result(false, body) },
+        ];
+        Ok(Some(TExpr {
+            kind: TKind::Match { scrutinee: Box::new(scrutinee), arms },
+            ty: ty.clone(),
+            range: range.clone(),
+        }))
+    }
+
     /// `Ok(value)` / `Err(value)` of `ty`, a `Result` the typed view holds, its payload of the variant's type.
     pub(super) fn result_of(&mut self, ok: bool, value: &ast::Expr, ty: Ty, range: Range<usize>) -> Result<TExpr> {
         let Ty::Result(ok_ty, err_ty) = &ty else { return self.unsupported("a `Result` of this type", value.syntax()) };
