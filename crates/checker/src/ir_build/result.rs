@@ -31,20 +31,26 @@ enum Then {
 }
 
 impl<'a, 'db> Builder<'a, 'db> {
+    /// `m`'s receiver, name and arguments, when `m` calls a method of `core` (`Result`'s, `Option`'s).
+    fn core_method(&self, m: &ast::MethodCallExpr) -> Option<(ast::Expr, ast::NameRef, Vec<ast::Expr>)> {
+        let (receiver, name) = (m.receiver()?, m.name_ref()?);
+        let f = self.sema.resolve_method_call(m)?;
+        (self.fn_crate(f).as_deref() == Some("core")).then_some(())?;
+        let args = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        Some((receiver, name, args))
+    }
+
     /// `r.unwrap()`, `r.expect("..")`, `r.is_ok()`, `r.is_err()`, `r.unwrap_or(d)`, `r.unwrap_or_default()`,
-    /// `r.unwrap_or_else(|e| ..)`, `r.ok()`, `r.err()`, and the first three `or` forms after `r.map(|x| ..)`, of a
-    /// `Result` a host function returns: a `match` on it.
+    /// `r.unwrap_or_else(|e| ..)`, `r.ok()`, `r.err()`, the first three `or` forms after `r.map(|x| ..)`,
+    /// `r.map_err(..)`, `r.and_then(..)` and `r.map(..)` of a `Result`: a `match` on it. (`unwrap` and `expect`
+    /// only of a host function's, whose shim panics with the error.)
     pub(super) fn result_method(
         &mut self,
         m: &ast::MethodCallExpr,
         ty: &Ty,
         range: &Range<usize>,
     ) -> Result<Option<TExpr>> {
-        let (Some(receiver), Some(name)) = (m.receiver(), m.name_ref()) else { return Ok(None) };
-        if self.sema.resolve_method_call(m).is_none_or(|f| self.fn_crate(f).as_deref() != Some("core")) {
-            return Ok(None);
-        }
-        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let Some((receiver, name, args)) = self.core_method(m) else { return Ok(None) };
         let text = name.text().to_string();
         let then = match (text.as_str(), args.as_slice()) {
             ("unwrap", []) => Then::Unwrap("called `Result::unwrap()` on an `Err` value".to_owned()),
@@ -231,12 +237,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         ty: &Ty,
         range: &Range<usize>,
     ) -> Result<Option<TExpr>> {
-        let (Some(receiver), Some(name)) = (m.receiver(), m.name_ref()) else { return Ok(None) };
-        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
-        let (true, [closure]) = (name.text() == "ok_or_else", args.as_slice()) else { return Ok(None) };
-        if self.sema.resolve_method_call(m).is_none_or(|f| self.fn_crate(f).as_deref() != Some("core")) {
-            return Ok(None);
-        }
+        let Some((receiver, name, args)) = self.core_method(m) else { return Ok(None) };
+        let ("ok_or_else", [closure]) = (name.text(), args.as_slice()) else { return Ok(None) };
         let Ty::Result(ok, err) = ty else { return Ok(None) };
         if !matches!(self.expr_type(&receiver), Ok(Ty::Option(p)) if p == *ok) {
             return Ok(None);
