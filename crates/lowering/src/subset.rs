@@ -326,7 +326,7 @@ impl Check<'_> {
         };
         // Each arm, branch and tail of a `Result`-valued form is where one may be made.
         let makes_result = matches!(e.ty, Ty::Result(..));
-        if matches!(e.ty, Ty::Result(..)) && !result_ok {
+        if makes_result && !result_ok {
             return unsupported("a `Result` held other than by a `match` on the call that makes it", &e.range);
         }
         // An `Option` owning a `String` is made by a local, a host call, `Some`, `None`, `map` of an `Option` read

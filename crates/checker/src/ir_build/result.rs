@@ -190,10 +190,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return self.unsupported("a `map_err` closure of this type", closure.syntax());
                 }
                 let (local, value) = self.hidden(&ok, "ok", range);
-                let kind = TKind::ResultOf { ok: true, value: Box::new(value) };
-                let same = TExpr { kind, ty: ty.clone(), range: range.clone() };
-                let kind = TKind::ResultOf { ok: false, value: Box::new(body) };
-                let mapped = TExpr { kind, ty: ty.clone(), range: range.clone() };
+                let same = result_value(true, value, ty, range);
+                let mapped = result_value(false, body, ty, range);
                 vec![
                     Arm { pat: TPat::Ok(Box::new(TPat::Bind(local))), guard: None, body: same },
                     Arm { pat: TPat::Err(Box::new(param.unwrap_or(TPat::Wild))), guard: None, body: mapped },
@@ -208,17 +206,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if !fits || **new_err != err {
                     return self.unsupported("a closure of this type", closure.syntax());
                 }
-                let body = match and_then {
-                    true => body,
-                    false => TExpr {
-                        kind: TKind::ResultOf { ok: true, value: Box::new(body) },
-                        ty: ty.clone(),
-                        range: range.clone(),
-                    },
-                };
+                let body = if and_then { body } else { result_value(true, body, ty, range) };
                 let (local, value) = self.hidden(&err, "err", range);
-                let kind = TKind::ResultOf { ok: false, value: Box::new(value) };
-                let same = TExpr { kind, ty: ty.clone(), range: range.clone() };
+                let same = result_value(false, value, ty, range);
                 vec![
                     Arm { pat: TPat::Ok(Box::new(param.unwrap_or(TPat::Wild))), guard: None, body },
                     Arm { pat: TPat::Err(Box::new(TPat::Bind(local))), guard: None, body: same },
@@ -249,14 +239,13 @@ impl<'a, 'db> Builder<'a, 'db> {
             return self.unsupported("an `ok_or_else` closure of this type", closure.syntax());
         }
         let (local, value) = self.hidden(ok, "some", range);
-        let result = |ok: bool, value: TExpr| TExpr {
-            kind: TKind::ResultOf { ok, value: Box::new(value) },
-            ty: ty.clone(),
-            range: range.clone(),
-        };
         let arms = vec![
-            Arm { pat: TPat::Some(Box::new(TPat::Bind(local))), guard: None, body: result(true, value) },
-            Arm { pat: TPat::None, guard: None, body: result(false, body) },
+            Arm {
+                pat: TPat::Some(Box::new(TPat::Bind(local))),
+                guard: None,
+                body: result_value(true, value, ty, range),
+            },
+            Arm { pat: TPat::None, guard: None, body: result_value(false, body, ty, range) },
         ];
         Ok(Some(TExpr {
             kind: TKind::Match { scrutinee: Box::new(scrutinee), arms },
@@ -272,7 +261,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if payload.ty != if ok { &**ok_ty } else { &**err_ty }.clone() {
             return self.unsupported("a `Result` payload of this type", value.syntax());
         }
-        Ok(TExpr { kind: TKind::ResultOf { ok, value: Box::new(payload) }, ty, range })
+        Ok(result_value(ok, payload, &ty, &range))
     }
 
     /// `r?` inside a function the snippet declares that returns a `Result` with the same error type: `match r
@@ -316,8 +305,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let (ok, err) = ((**ok).clone(), (**err).clone());
         let (ok_local, ok_value) = self.hidden(&ok, "ok", &range);
         let (err_local, err_value) = self.hidden(&err, "err", &range);
-        let kind = TKind::ResultOf { ok: false, value: Box::new(err_value) };
-        let returned = TExpr { kind, ty: fn_ret, range: range.clone() };
+        let returned = result_value(false, err_value, &fn_ret, &range);
         let leave = TExpr { kind: TKind::Return(Some(Box::new(returned))), ty: never, range: range.clone() };
         let arms = vec![
             Arm { pat: TPat::Ok(Box::new(TPat::Bind(ok_local))), guard: None, body: ok_value },
@@ -338,4 +326,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         });
         (local, TExpr { kind: TKind::Local(LocalRef::Snippet(local)), ty: ty.clone(), range: range.clone() })
     }
+}
+
+/// `Ok(value)` (`ok`) or `Err(value)` as a value of `ty`, a `Result` whose payload of that variant is `value`'s type.
+fn result_value(ok: bool, value: TExpr, ty: &Ty, range: &Range<usize>) -> TExpr {
+    TExpr { kind: TKind::ResultOf { ok, value: Box::new(value) }, ty: ty.clone(), range: range.clone() }
 }
