@@ -41,6 +41,18 @@ pub struct Export {
     pub mirror: String,
     /// Per hole, in the order given.
     pub sites: Vec<SiteExport>,
+    /// The structs and enums moved out of the blocks around holes, in source order.
+    pub block_types: Vec<BlockType>,
+}
+
+/// A struct or enum declared in a block around a hole, which the export moves to that block's module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockType {
+    pub name: String,
+    /// Its path from the exported host's crate root (`__lacuna_block_0::Reading`, `shop::__lacuna_block_2::Item`).
+    pub path: String,
+    /// Its declaration's range in the host.
+    pub range: Range<usize>,
 }
 
 /// Where a hole's entry goes in the mirror, and what the blocks around the hole declare.
@@ -217,7 +229,17 @@ pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> E
                 .collect(),
         })
         .collect();
-    Export { edits, mirror, sites }
+    let block_types = moved
+        .values()
+        .flat_map(|b| b.items.iter().map(move |item| (b, item)))
+        .filter(|(_, item)| matches!(item, ast::Item::Struct(_) | ast::Item::Enum(_)))
+        .filter_map(|(b, item)| {
+            let name = item_name(item)?;
+            let path = b.module.iter().cloned().chain(block_path(b, &moved)).chain([name.clone()]).collect::<Vec<_>>();
+            Some(BlockType { name, path: path.join("::"), range: range_of(item.syntax().text_range()) })
+        })
+        .collect();
+    Export { edits, mirror, sites, block_types }
 }
 
 /// Every block around every hole (each once), and per hole the module it is in and its blocks' ids, outermost
@@ -388,6 +410,12 @@ fn move_items(text: &str, file: &SourceFile, moved: &BTreeMap<usize, MovedBlock>
 
 /// `use self::__lacuna_block_1::__lacuna_block_4::{A, B};` for a moved block.
 fn import_of(block: &MovedBlock, moved: &BTreeMap<usize, MovedBlock>) -> String {
+    let path = block_path(block, moved);
+    format!("#[allow(unused_imports)] use self::{}::{{{}}};", path.join("::"), block.names.join(", "))
+}
+
+/// The modules a moved block's items are in, from its function's module: `__lacuna_block_1`, `__lacuna_block_4`.
+fn block_path(block: &MovedBlock, moved: &BTreeMap<usize, MovedBlock>) -> Vec<String> {
     let mut path = vec![format!("__lacuna_block_{}", block.id)];
     let mut parent = block.parent;
     while let Some(p) = parent {
@@ -395,7 +423,7 @@ fn import_of(block: &MovedBlock, moved: &BTreeMap<usize, MovedBlock>) -> String 
         parent = moved.get(&p).and_then(|b| b.parent);
     }
     path.reverse();
-    format!("#[allow(unused_imports)] use self::{}::{{{}}};", path.join("::"), block.names.join(", "))
+    path
 }
 
 fn block_scope(block: &ast::BlockExpr, import: Option<String>) -> BlockScope {

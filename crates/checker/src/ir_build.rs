@@ -36,6 +36,10 @@ pub(crate) struct Builder<'a, 'db> {
     pub sema: &'a Semantics<'db, RootDatabase>,
     pub db: &'db RootDatabase,
     pub snippet_start: usize,
+    /// The file and range of the snippet's block: what is declared there is the snippet's own.
+    snippet_block: (ra_ap_ide::FileId, ra_ap_syntax::TextRange),
+    /// The names of the host's plain types declared in blocks around holes ([`crate::HostOutline::block_types`]).
+    block_types: &'a [(String, String)],
     pub bindings: &'a [Binding],
     pub locals: Vec<TLocal>,
     local_ids: HashMap<Local<'db>, usize>,
@@ -84,13 +88,16 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub fn new(
         sema: &'a Semantics<'db, RootDatabase>,
         db: &'db RootDatabase,
-        snippet_start: usize,
+        snippet_block: (ra_ap_ide::FileId, ra_ap_syntax::TextRange),
+        block_types: &'a [(String, String)],
         bindings: &'a [Binding],
     ) -> Self {
         Builder {
             sema,
             db,
-            snippet_start,
+            snippet_start: usize::from(snippet_block.1.start()) + 2,
+            snippet_block,
+            block_types,
             bindings,
             locals: Vec::new(),
             local_ids: HashMap::new(),

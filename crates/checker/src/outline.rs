@@ -21,6 +21,9 @@ pub struct HostOutline {
     /// Structs JIT code steps through slices of.
     pub plain_structs: Vec<String>,
     pub plain_enums: Vec<EnumOutline>,
+    /// The plain structs and enums above that are declared in a block around a hole, each with its path in the
+    /// exported host (see [`PlainTypes`]): only an exported host can name them.
+    pub block_types: Vec<(String, String)>,
     /// Tuple types the host writes whose layout JIT code can use ([`tuple_types`]).
     pub tuple_types: Vec<lacuna_ir::TupleElem>,
     /// Types the instrumented host walks for locks after a snippet faults ([`crate::locks`]).
@@ -37,13 +40,15 @@ pub struct HostOutline {
 impl HostOutline {
     /// The outline of the host `text`, parsed as `file`, with holes at `holes`.
     pub(crate) fn of(text: &str, file: &SourceFile, holes: &[std::ops::Range<usize>]) -> HostOutline {
-        let struct_items = plain_struct_items(file);
+        let export = export(text, file, holes);
+        let plain = PlainTypes::of(file, &export.block_types);
         HostOutline {
             signatures: prompt_signatures_of(text, file),
-            scalar_fns: scalar_fns(file),
-            struct_fields: struct_fields(&struct_items),
-            plain_structs: struct_items.into_iter().map(|(name, _)| name).collect(),
-            plain_enums: plain_enums(file),
+            scalar_fns: scalar_fns(file, &plain),
+            struct_fields: struct_fields(&plain.structs),
+            plain_structs: plain.structs.iter().map(|(name, _)| name.clone()).collect(),
+            plain_enums: plain.enums.clone(),
+            block_types: plain.block.clone(),
             tuple_types: tuple_types(file),
             lock_holders: crate::locks::lock_holders(file),
             has_main: file
@@ -54,7 +59,7 @@ impl HostOutline {
                 .descendants_with_tokens()
                 .filter_map(|e| e.into_token())
                 .any(|t| t.kind() == SyntaxKind::IDENT && matches!(t.text(), "deny" | "forbid")),
-            export: export(text, file, holes),
+            export,
         }
     }
 }
@@ -272,31 +277,94 @@ fn is_option(ty: &ast::Type) -> bool {
 /// A field of a plain struct: its name (a tuple struct's by its position, `0`, `1`, ..) and its type as written.
 type FieldItem = (String, Option<ast::Type>);
 
-/// The top-level structs of `file` with fields (named, or by position: `struct LoanError(pub String)`), no
-/// generics and no `repr(packed)`: JIT code reaches their fields in place (see [`struct_fields`]) and steps
-/// through slices of them by their size ([`lacuna_ir::symbol::struct_size_symbol`]).
-fn plain_struct_items(file: &SourceFile) -> Vec<(String, Vec<FieldItem>)> {
-    let mut out = Vec::new();
-    for item in file.items() {
-        let ast::Item::Struct(st) = item else { continue };
-        let packed = st.attrs().any(|a| a.syntax().to_string().contains("packed"));
-        if packed || st.generic_param_list().is_some() {
-            continue;
-        }
-        let fields: Vec<FieldItem> = match st.field_list() {
-            Some(ast::FieldList::RecordFieldList(fields)) => {
-                fields.fields().filter_map(|f| Some((f.name()?.text().to_string(), f.ty()))).collect()
+/// The plain structs and enums of a host, which JIT code reaches in place and holds by value through the shims
+/// the instrumented host exports for each: those declared at the top level, and those declared in a block around
+/// a hole (moved to a module of their own by the export, [`crate::export::BlockType`]) under a name no other
+/// type, trait or alias of the host has anywhere, so that the name alone, which the exported symbols carry, says
+/// which type it is.
+pub(crate) struct PlainTypes {
+    pub structs: Vec<(String, Vec<FieldItem>)>,
+    pub enums: Vec<EnumOutline>,
+    /// The block types among them: name and path in the exported host.
+    pub block: Vec<(String, String)>,
+}
+
+impl PlainTypes {
+    fn of(file: &SourceFile, moved: &[crate::export::BlockType]) -> PlainTypes {
+        let mut structs: Vec<_> = file
+            .items()
+            .filter_map(|item| match item {
+                ast::Item::Struct(st) => plain_struct(&st),
+                _ => None,
+            })
+            .collect();
+        let mut enums: Vec<_> = file
+            .items()
+            .filter_map(|item| match item {
+                ast::Item::Enum(en) => plain_enum(&en),
+                _ => None,
+            })
+            .collect();
+        let mut block = Vec::new();
+        let declared: Vec<String> = file
+            .syntax()
+            .descendants()
+            .filter_map(|n| match ast::Item::cast(n)? {
+                ast::Item::Struct(x) => x.name(),
+                ast::Item::Enum(x) => x.name(),
+                ast::Item::Union(x) => x.name(),
+                ast::Item::Trait(x) => x.name(),
+                ast::Item::TypeAlias(x) => x.name(),
+                _ => None,
+            })
+            .map(|n| n.text().to_string())
+            .collect();
+        for moved in moved {
+            if declared.iter().filter(|n| **n == moved.name).count() != 1 {
+                continue;
             }
-            Some(ast::FieldList::TupleFieldList(fields)) => {
-                fields.fields().enumerate().map(|(i, f)| (i.to_string(), f.ty())).collect()
+            let range =
+                ra_ap_syntax::TextRange::new((moved.range.start as u32).into(), (moved.range.end as u32).into());
+            let Some(item) =
+                file.syntax().descendants().filter_map(ast::Item::cast).find(|i| i.syntax().text_range() == range)
+            else {
+                continue;
+            };
+            let admitted = match item {
+                ast::Item::Struct(st) => plain_struct(&st).map(|s| structs.push(s)).is_some(),
+                ast::Item::Enum(en) => plain_enum(&en).map(|e| enums.push(e)).is_some(),
+                _ => false,
+            };
+            if admitted {
+                block.push((moved.name.clone(), moved.path.clone()));
             }
-            None => continue,
-        };
-        if let (Some(name), true) = (st.name(), sized_fields(&fields)) {
-            out.push((name.text().to_string(), fields));
         }
+        PlainTypes { structs, enums, block }
     }
-    out
+
+    /// The names of the structs and enums.
+    fn names(&self) -> Vec<String> {
+        self.structs.iter().map(|(name, _)| name.clone()).chain(self.enums.iter().map(|e| e.name.clone())).collect()
+    }
+}
+
+/// A struct with fields (named, or by position: `struct LoanError(pub String)`), no generics and no
+/// `repr(packed)`: JIT code reaches its fields in place (see [`struct_fields`]) and steps through slices of it by
+/// its size ([`lacuna_ir::symbol::struct_size_symbol`]).
+fn plain_struct(st: &ast::Struct) -> Option<(String, Vec<FieldItem>)> {
+    let packed = st.attrs().any(|a| a.syntax().to_string().contains("packed"));
+    if packed || st.generic_param_list().is_some() {
+        return None;
+    }
+    let fields: Vec<FieldItem> = match st.field_list()? {
+        ast::FieldList::RecordFieldList(fields) => {
+            fields.fields().filter_map(|f| Some((f.name()?.text().to_string(), f.ty()))).collect()
+        }
+        ast::FieldList::TupleFieldList(fields) => {
+            fields.fields().enumerate().map(|(i, f)| (i.to_string(), f.ty())).collect()
+        }
+    };
+    sized_fields(&fields).then(|| Some((st.name()?.text().to_string(), fields))).flatten()
 }
 
 /// No field is unsized, as far as its syntax tells (a struct that ends in `str`, a slice or a `dyn` has no size
@@ -326,38 +394,24 @@ pub enum VariantFields {
     Record(Vec<String>),
 }
 
-/// The names of the plain structs and enums ([`plain_struct_items`], [`plain_enums`]).
-fn plain_type_names(file: &SourceFile) -> Vec<String> {
-    plain_struct_items(file)
-        .into_iter()
-        .map(|(name, _)| name)
-        .chain(plain_enums(file).into_iter().map(|e| e.name))
-        .collect()
-}
-
-/// The top-level enums of `file` without generics (see [`EnumOutline`]).
-fn plain_enums(file: &SourceFile) -> Vec<EnumOutline> {
-    let mut out = Vec::new();
-    for item in file.items() {
-        let ast::Item::Enum(en) = item else { continue };
-        let (Some(name), Some(list), None) = (en.name(), en.variant_list(), en.generic_param_list()) else {
-            continue;
+/// An enum without generics (see [`EnumOutline`]).
+fn plain_enum(en: &ast::Enum) -> Option<EnumOutline> {
+    let (Some(name), Some(list), None) = (en.name(), en.variant_list(), en.generic_param_list()) else {
+        return None;
+    };
+    let mut variants = Vec::new();
+    for v in list.variants() {
+        let Some(vname) = v.name() else { continue };
+        let fields = match v.field_list() {
+            None => VariantFields::Unit,
+            Some(ast::FieldList::TupleFieldList(t)) => VariantFields::Tuple(t.fields().count()),
+            Some(ast::FieldList::RecordFieldList(r)) => {
+                VariantFields::Record(r.fields().filter_map(|f| f.name()).map(|n| n.text().to_string()).collect())
+            }
         };
-        let mut variants = Vec::new();
-        for v in list.variants() {
-            let Some(vname) = v.name() else { continue };
-            let fields = match v.field_list() {
-                None => VariantFields::Unit,
-                Some(ast::FieldList::TupleFieldList(t)) => VariantFields::Tuple(t.fields().count()),
-                Some(ast::FieldList::RecordFieldList(r)) => {
-                    VariantFields::Record(r.fields().filter_map(|f| f.name()).map(|n| n.text().to_string()).collect())
-                }
-            };
-            variants.push((vname.text().to_string(), fields));
-        }
-        out.push(EnumOutline { name: name.text().to_string(), variants });
+        variants.push((vname.text().to_string(), fields));
     }
-    out
+    Some(EnumOutline { name: name.text().to_string(), variants })
 }
 
 /// The tuple types written anywhere in the host (a parameter's `&[(&str, i64)]`, a hole's `Vec<(String, f64)>`)
@@ -447,7 +501,7 @@ pub(crate) const SHIM_SCALARS: &[&str] =
 /// The top-level functions of `file` with scalar parameters (simple names) and a scalar or `()` result: no
 /// generics, `self`, `async`, `unsafe`, `const`, `extern` or patterns in parameters. Pure syntax; the JIT's typed
 /// view checks the real types with rust-analyzer before it calls one.
-fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
+fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
     let scalar = |ty: &Option<ast::Type>| match ty {
         Some(ast::Type::PathType(p)) => {
             let text = p.syntax().to_string();
@@ -476,8 +530,8 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
         Some(ast::Type::RefType(r)) if r.lifetime().is_none() => scalar(&r.ty()).map(|s| format!("&mut {s}")),
         _ => scalar(&ty),
     };
-    // The top-level structs and enums without generics, which a result may borrow (`Option<&Item>`).
-    let plain_types = plain_type_names(file);
+    // The plain structs and enums, which a result may borrow (`Option<&Item>`).
+    let plain_types = plain.names();
     // `String`, `Option<S>`, `Option<String>`, `Option<&T>` of a plain type and a plain type as results (written
     // for the JIT in a fixed layout).
     let result = |ty: Option<ast::Type>| {
@@ -523,10 +577,15 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
             _ => scalar(&ty),
         }
     };
-    // Top-level functions, `pub` functions of top-level modules, and methods of top-level inherent impls of a
-    // plainly named type.
+    // Top-level functions, `pub` functions of top-level modules, and methods of inherent impls of a plainly named
+    // type: top-level ones, and those in blocks of a block type's ([`PlainTypes`]).
     let mut fns: Vec<(ast::Fn, Option<String>, Option<String>)> = Vec::new();
-    for item in file.items() {
+    let block_impls = file.syntax().descendants().filter_map(ast::Impl::cast).filter(|imp| {
+        let in_block = imp.syntax().parent().is_some_and(|p| p.kind() == SyntaxKind::STMT_LIST);
+        let self_ty = imp.self_ty().map(|t| t.syntax().to_string());
+        in_block && plain.block.iter().any(|(name, _)| Some(name) == self_ty.as_ref())
+    });
+    for item in file.items().chain(block_impls.map(ast::Item::Impl)) {
         match item {
             ast::Item::Fn(f) => fns.push((f, None, None)),
             ast::Item::Module(m) => {
@@ -607,7 +666,7 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
             };
             Some(ScalarFn { name, module, method_of, params, ret, made: None, callable: None, viewed: None })
         })
-        .chain(map_views(file))
+        .chain(map_views(plain))
         .collect()
 }
 
@@ -615,11 +674,11 @@ fn scalar_fns(file: &SourceFile) -> Vec<ScalarFn> {
 /// code, each in the map's own iteration order (so JIT code iterates as rustc's program would): the keys, copied out
 /// for a scalar `K` or as `&str`s for `String` keys; and where the values are of a plain type `V`, the values as a
 /// `Vec<&V>` and the length.
-fn map_views(file: &SourceFile) -> Vec<ScalarFn> {
-    let plain_types = plain_type_names(file);
+fn map_views(plain: &PlainTypes) -> Vec<ScalarFn> {
+    let plain_types = plain.names();
     let mut out = Vec::new();
-    for (ty_name, fields) in plain_struct_items(file) {
-        for (name, ty) in fields {
+    for (ty_name, fields) in &plain.structs {
+        for (name, ty) in fields.clone() {
             let Some(ty) = ty else { continue };
             let text: String = ty.syntax().to_string().split_whitespace().collect();
             // `HashMap<..>`, `collections::HashMap<..>`, `std::collections::HashMap<..>`: the last segment.
@@ -950,6 +1009,30 @@ fn main() {}"
             outline(text).struct_fields.iter().filter(|f| f.option).map(|f| f.option_symbol()).collect();
         assert_eq!(options, ["__lacuna_some_4Item_holder", "__lacuna_some_4Item_at"]);
         assert_eq!(outline(text).plain_structs, vec!["Item", "T"]);
+    }
+
+    #[test]
+    fn block_types_around_a_hole_are_plain_under_a_name_no_other_type_has() {
+        let text = "fn other() { struct Item { n: u8 } }\n\
+                    mod shop { pub fn run() { enum Kind { A, B } struct Item { k: Kind } struct Unit; \
+                    impl Item { fn kind(&self) -> Kind { Kind::A } } struct Row { n: u32 } { agent!(\"x\") } } }\n\
+                    fn main() { struct Seen<T> { t: T } }\n";
+        let hole = text.find("agent!").unwrap();
+        let hole = hole..hole + "agent!(\"x\")".len();
+        let outline = HostOutline::of(text, &SourceFile::parse(text, Edition::Edition2021).tree(), &[hole]);
+        // `Item` is declared twice, `Unit` has no fields, `Seen` is generic and not around the hole. (The block of
+        // the hole is numbered first; the items are in its enclosing one.)
+        assert_eq!(
+            outline.block_types,
+            [
+                ("Kind".to_owned(), "shop::__lacuna_block_1::Kind".to_owned()),
+                ("Row".to_owned(), "shop::__lacuna_block_1::Row".to_owned()),
+            ]
+        );
+        assert_eq!(outline.plain_structs, ["Row"]);
+        assert_eq!(outline.plain_enums.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["Kind"]);
+        // `Item`'s method is no block type's, so it gets no shim.
+        assert!(outline.scalar_fns.iter().all(|f| f.name != "kind"));
     }
 
     use expect_test::expect;

@@ -115,13 +115,14 @@ pub const ENTRY_POINTS: &str = include_str!("../host/entry_points.rs");
 
 /// The shims of one plain host struct (see `__lacuna_struct_shims` in [`ENTRY_POINTS`]): `[size, align, drop,
 /// clone, eq, display, debug]`.
-fn struct_shims(name: &str) -> String {
+fn struct_shims(name: &str, paths: &TypePaths) -> String {
+    let path = paths.qualify(name);
     format!(
         "\n#[doc(hidden)]\n#[no_mangle]\npub unsafe extern \"C\" fn {symbol}(out: *mut [usize; 7]) {{\n    \
          #[allow(unused_imports)]\n    use __lacuna_struct_shims::*;\n    \
-         let probe = &&__lacuna_struct_shims::Probe::<{name}>(::core::marker::PhantomData);\n    \
-         let shims = [::core::mem::size_of::<{name}>(), ::core::mem::align_of::<{name}>(), \
-         __lacuna_struct_shims::drop::<{name}> as usize, probe.clone_shim(), probe.eq_shim(), probe.display_shim(), probe.debug_shim()];\n    \
+         let probe = &&__lacuna_struct_shims::Probe::<{path}>(::core::marker::PhantomData);\n    \
+         let shims = [::core::mem::size_of::<{path}>(), ::core::mem::align_of::<{path}>(), \
+         __lacuna_struct_shims::drop::<{path}> as usize, probe.clone_shim(), probe.eq_shim(), probe.display_shim(), probe.debug_shim()];\n    \
          unsafe {{ ::core::ptr::write(out, shims) }}\n}}\n",
         symbol = lacuna_ir::struct_shims_symbol(&lacuna_ir::struct_size_symbol(name)),
     )
@@ -130,10 +131,10 @@ fn struct_shims(name: &str) -> String {
 /// How JIT code tells a plain host enum's variants apart and reaches their fields, whatever layout rustc chose:
 /// `__lacuna_variant_*` gives a value's variant index, `__lacuna_field_*` the address of a field (numbered across
 /// all variants in order) or null for another variant.
-fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
+fn enum_shims(e: &lacuna_checker::EnumOutline, paths: &TypePaths) -> String {
     use lacuna_checker::VariantFields;
     let size = lacuna_ir::struct_size_symbol(&e.name);
-    let name = &e.name;
+    let name = &paths.qualify(&e.name);
     let mut variant_arms = String::new();
     let mut field_arms = String::new();
     let mut field = 0;
@@ -169,7 +170,7 @@ fn enum_shims(e: &lacuna_checker::EnumOutline) -> String {
          match unsafe {{ &*p.cast::<{name}>() }} {{ {variant_arms}}}\n}}\n\
          \n#[doc(hidden)]\n#[no_mangle]\n#[allow(unreachable_patterns)]\npub unsafe extern \"C\" fn {field_fn}(p: *const u8, i: u32) -> *const u8 {{\n    \
          match (unsafe {{ &*p.cast::<{name}>() }}, i) {{ {field_arms}_ => ::core::ptr::null() }}\n}}\n",
-        shims = struct_shims(name),
+        shims = struct_shims(&e.name, paths),
         variant = lacuna_ir::enum_variant_symbol(&size),
         field_fn = lacuna_ir::enum_field_symbol(&size),
     )
@@ -256,7 +257,16 @@ const MAX_ROUNDS: u32 = 24;
 /// is status 1 with `run`'s fault filled in). A `&str` argument comes as pointer and length; a `String` result
 /// is written as `[pointer, capacity, length]` (the buffer is the JIT's from then on), an `Option<T>` as a `u8`
 /// tag at offset 0 and the payload at offset 8 (as a `Result`'s, [`write_payload`]).
-fn shim(f: &lacuna_checker::ScalarFn) -> String {
+fn shim(f: &lacuna_checker::ScalarFn, paths: &TypePaths) -> String {
+    let symbol = f.symbol();
+    let returns_scalar = f.returns_scalar();
+    // The types as the crate root names them; the symbols keep the names.
+    let f = &lacuna_checker::ScalarFn {
+        method_of: f.method_of.as_ref().map(|(ty, m)| (paths.qualify(ty), *m)),
+        params: f.params.iter().map(|p| paths.qualify(p)).collect(),
+        ret: paths.qualify(&f.ret),
+        ..f.clone()
+    };
     let mut params = Vec::new();
     let mut args = Vec::new();
     for (i, t) in f.params.iter().enumerate() {
@@ -330,7 +340,7 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
             write_payload(inner),
         );
         ("u8".to_owned(), write)
-    } else if f.returns_scalar() {
+    } else if returns_scalar {
         (f.ret.clone(), format!("::core::ptr::write(__lacuna_out, {call})"))
     } else {
         // A plain host type by value, written as a `Result`'s payload is (the JIT moves it into a box).
@@ -347,7 +357,7 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
         _ => String::new(),
     };
     let unwrap_failed = match result_payloads(&f.ret) {
-        Some((_, err)) => unwrap_failed_shim(&f.symbol(), err),
+        Some((_, err)) => unwrap_failed_shim(&symbol, err),
         None => String::new(),
     };
     made + &unwrap_failed + &format!(
@@ -356,7 +366,6 @@ fn shim(f: &lacuna_checker::ScalarFn) -> String {
          __lacuna_run: *mut ::lacuna::__private::RawRun, __lacuna_out: *mut {out}{sep}{params}) -> u32 {{\n    \
          let mut __lacuna_call = ::core::option::Option::Some(move || unsafe {{ {write} }});\n    \
          unsafe {{ ::lacuna::__private::run_call(__lacuna_run, &mut || {{ if let ::core::option::Option::Some(__lacuna_f) = __lacuna_call.take() {{ __lacuna_f() }} }}) }}\n}}\n",
-        symbol = f.symbol(),
         sep = if params.is_empty() { "" } else { ", " },
         params = params.join(", "),
     )
@@ -477,6 +486,19 @@ pub fn instrument_with<T>(
     let mut fields = outline.struct_fields.clone();
     let mut structs = outline.plain_structs.clone();
     let mut enums = outline.plain_enums.clone();
+    // The types declared in blocks around holes: only the exported host can name them (in the modules it moves
+    // them to); a standalone one does without them and whatever names them.
+    let paths = if export.is_some() { outline.block_types.clone() } else { Vec::new() };
+    if export.is_none() {
+        let block = TypePaths(&outline.block_types);
+        fields.retain(|f| !block.mentions(&f.ty_name));
+        structs.retain(|s| !block.mentions(s));
+        enums.retain(|e| !block.mentions(&e.name));
+        host_fns.retain(|f| {
+            let self_ty = f.method_of.as_ref().map(|(ty, _)| ty.as_str()).unwrap_or_default();
+            !block.mentions(self_ty) && !block.mentions(&f.ret) && !f.params.iter().any(|p| block.mentions(p))
+        });
+    }
     let mut tuples = outline.tuple_types.clone();
     // The maps the holes see as bindings: the views JIT code reads them through, a shim each per map type, and
     // the layout of the entries' tuple type.
@@ -506,8 +528,17 @@ pub fn instrument_with<T>(
         })
         .collect();
     for _ in 0..MAX_ROUNDS {
-        let rendered =
-            render(prepared, edits, &sites, &host_fns, &fields, &structs, &tuples, &enums, &writers, &lock_holders);
+        let exported = Exported {
+            host_fns: &host_fns,
+            fields: &fields,
+            structs: &structs,
+            tuples: &tuples,
+            enums: &enums,
+            writers: &writers,
+            lock_holders: &lock_holders,
+            paths: TypePaths(&paths),
+        };
+        let rendered = render(prepared, edits, &sites, &exported);
         let errors = match attempt(&rendered.text)? {
             Tried::Compiled(made) => {
                 let mut instrumented =
@@ -729,18 +760,60 @@ fn mirror(host: &str, export: &lacuna_checker::export::Export, instrumented: &In
 }
 
 #[allow(clippy::too_many_arguments)]
+/// What the instrumented host exports for JIT code besides its entry points, as one round of
+/// [`instrument_with`] has it.
+struct Exported<'a> {
+    host_fns: &'a [lacuna_checker::ScalarFn],
+    fields: &'a [lacuna_checker::StructField],
+    structs: &'a [String],
+    tuples: &'a [lacuna_ir::TupleElem],
+    enums: &'a [lacuna_checker::EnumOutline],
+    writers: &'a [(u32, String)],
+    lock_holders: &'a [lacuna_checker::LockHolder],
+    paths: TypePaths<'a>,
+}
+
+/// The paths by which the instrumented host's crate root names the plain types declared in blocks around holes
+/// (`Reading` is `__lacuna_block_0::Reading`; [`lacuna_checker::HostOutline::block_types`]). Symbols keep the
+/// names, which no other type of the host has.
+struct TypePaths<'a>(&'a [(String, String)]);
+
+impl TypePaths<'_> {
+    /// `ty` (a type as written: `Option<&Reading>`) with each block type's name, as a whole identifier not already
+    /// after `::`, replaced by its path.
+    fn qualify(&self, ty: &str) -> String {
+        if self.0.is_empty() {
+            return ty.to_owned();
+        }
+        let mut out = String::with_capacity(ty.len());
+        let mut rest = ty;
+        while let Some(start) = rest.find(|c: char| c.is_alphanumeric() || c == '_') {
+            out.push_str(&rest[..start]);
+            let len = rest[start..].find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len() - start);
+            let word = &rest[start..start + len];
+            match self.0.iter().find(|(name, _)| name == word) {
+                Some((_, path)) if !out.ends_with("::") => out.push_str(path),
+                _ => out.push_str(word),
+            }
+            rest = &rest[start + len..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// `ty` names one of the block types.
+    fn mentions(&self, ty: &str) -> bool {
+        self.qualify(ty) != ty
+    }
+}
+
 fn render(
     prepared: &PreparedHost,
     export: Option<&[lacuna_checker::export::HostEdit]>,
     sites: &[SitePlan],
-    host_fns: &[lacuna_checker::ScalarFn],
-    fields: &[lacuna_checker::StructField],
-    structs: &[String],
-    tuples: &[lacuna_ir::TupleElem],
-    enums: &[lacuna_checker::EnumOutline],
-    writers: &[(u32, String)],
-    lock_holders: &[lacuna_checker::LockHolder],
+    exported: &Exported,
 ) -> Rendered {
+    let Exported { host_fns, fields, structs, tuples, enums, writers, lock_holders, ref paths } = *exported;
     let host = &prepared.host;
     let statics = lock_holders.iter().any(|h| h.shape == lacuna_checker::LockHolderShape::Static);
     let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
@@ -864,7 +937,7 @@ fn render(
     let mut shim_ranges = Vec::new();
     for f in host_fns {
         let start = text.len();
-        text.push_str(&shim(f));
+        text.push_str(&shim(f, paths));
         shim_ranges.push(start..text.len());
     }
     // The offsets of the host structs' scalar and `String` fields, for JIT code that reads and writes them in
@@ -875,16 +948,17 @@ fn render(
     let shims = !host.text.contains("Drop for");
     for name in structs {
         text.push_str(&format!(
-            "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::size_of::<{name}>();\n",
+            "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::size_of::<{}>();\n",
             lacuna_ir::struct_size_symbol(name),
+            paths.qualify(name),
         ));
         if shims {
-            text.push_str(&struct_shims(name));
+            text.push_str(&struct_shims(name, paths));
         }
     }
     if shims {
         for e in enums {
-            text.push_str(&enum_shims(e));
+            text.push_str(&enum_shims(e, paths));
         }
     }
     // The layouts rustc gave the tuple types the host writes: size, alignment, each part's offset.
@@ -901,10 +975,10 @@ fn render(
         ));
     }
     for f in fields {
+        let ty = paths.qualify(&f.ty_name);
         text.push_str(&format!(
-            "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::offset_of!({}, {});\n",
+            "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::offset_of!({ty}, {});\n",
             f.symbol(),
-            f.ty_name,
             f.field
         ));
         // Where an `Option` field's payload is, whatever niche rustc chose: the field matched as std's `Option`.
@@ -915,7 +989,7 @@ fn render(
                  ::core::option::Option::Some(x) => x as *const _ as *const u8,\n        \
                  ::core::option::Option::None => ::core::ptr::null(),\n    }}\n}}\n",
                 f.option_symbol(),
-                f.ty_name,
+                ty,
                 f.field
             ));
         }
@@ -952,5 +1026,24 @@ mod entry_point_tests {
             let name = option_writer_symbol(s);
             assert!(defines(&name), "{name} is not defined by host/entry_points.rs");
         }
+    }
+}
+
+#[cfg(test)]
+mod type_path_tests {
+    use super::TypePaths;
+
+    #[test]
+    fn block_types_are_named_by_their_paths_as_whole_identifiers() {
+        let paths = [("Item".to_owned(), "__lacuna_block_0::Item".to_owned())];
+        let paths = TypePaths(&paths);
+        assert_eq!(paths.qualify("Option<&Item>"), "Option<&__lacuna_block_0::Item>");
+        assert_eq!(paths.qualify("Result<Item, String>"), "Result<__lacuna_block_0::Item, String>");
+        // Other names that contain it, and a path already written, stay as they are.
+        assert_eq!(paths.qualify("Vec<Items>"), "Vec<Items>");
+        assert_eq!(paths.qualify("shop::Item"), "shop::Item");
+        assert!(paths.mentions("Vec<&Item>"));
+        assert!(!paths.mentions("ItemKind"));
+        assert_eq!(TypePaths(&[]).qualify("Item"), "Item");
     }
 }

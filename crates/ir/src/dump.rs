@@ -173,7 +173,9 @@ impl Dumper {
                 format!("(addr-of{} {place})", if *mutable { " mut" } else { "" })
             }
             TKind::HostField(f) => format!("(field #{f})"),
-            TKind::RefField { base, symbol } => format!("(ref-field {symbol} {})", self.expr(base)),
+            TKind::RefField { base, symbol, stored } => {
+                format!("(ref-field {symbol} {} {})", elem(stored), self.expr(base))
+            }
             TKind::OptionField { base, symbol } => format!("(option-field {symbol} {})", self.expr(base)),
             TKind::StructClone(x) => format!("(struct-clone {})", self.expr(x)),
             TKind::StructLit { id, fields, base } => {
@@ -489,15 +491,18 @@ fn seq_text(seq: &Seq) -> String {
         SeqKind::Array(n) => format!("b{}[..{n}]", seq.binding),
         SeqKind::Field => format!("(place #{})", seq.binding),
     };
-    let elem = match seq.elem {
+    format!("{owner}<{}>{}", elem(&seq.elem), if seq.writable { " mut" } else { "" })
+}
+
+fn elem(e: &Elem) -> String {
+    match e {
         Elem::Scalar(s) => s.name().to_owned(),
         Elem::String => "String".to_owned(),
         Elem::Str => "&str".to_owned(),
         Elem::Struct(i) => format!("s{i}"),
         Elem::StructRef(i) => format!("&s{i}"),
         Elem::Tuple(t) => t.name(),
-    };
-    format!("{owner}<{elem}>{}", if seq.writable { " mut" } else { "" })
+    }
 }
 
 fn unop(op: UnOp) -> &'static str {

@@ -3,8 +3,8 @@
 use std::ops::Range;
 
 use crate::{
-    Arm, Closure, FmtPiece, IterChain, MapMethod, MapView, Method, OptionClosureMethod, Place, Receiver, Scalar, Seq,
-    SeqClosureMethod, SeqMethod, Sink, SortKey, TBlock, TPat, TextMethod, Ty,
+    Arm, Closure, Elem, FmtPiece, IterChain, MapMethod, MapView, Method, OptionClosureMethod, Place, Receiver, Scalar,
+    Seq, SeqClosureMethod, SeqMethod, Sink, SortKey, TBlock, TPat, TextMethod, Ty,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +96,11 @@ pub enum TKind {
         base: Box<TExpr>,
         /// The exported static holding the field's offset ([`crate::field_offset_symbol`]).
         symbol: String,
+        /// What the field holds, as its declared type says: a `String` ([`Elem::String`]) and a `&str`
+        /// ([`Elem::Str`]) are both read as [`Ty::Str`] text, from different layouts; a host struct by value
+        /// ([`Elem::Struct`], read where it is) and a reference to one ([`Elem::StructRef`], the address it holds)
+        /// are both a [`Ty::StructRef`].
+        stored: Elem,
     },
     /// `r.field` of a host struct reached through `base` (a [`Ty::StructRef`] or [`Ty::Struct`] place) whose field
     /// is an `Option<T>`, read in place where the snippet only borrows it (`&r.field`, `r.field.is_some()`,

@@ -22,13 +22,16 @@ impl<'a, 'db> Builder<'a, 'db> {
             return None;
         };
         let module = imp.module(self.db);
-        if imp.trait_(self.db).is_some()
-            || !module.is_crate_root(self.db)
-            || !module.krate(self.db).origin(self.db).is_local()
-        {
+        if imp.trait_(self.db).is_some() || !module.krate(self.db).origin(self.db).is_local() {
             return None;
         }
         let adt = imp.self_ty(self.db).as_adt()?;
+        // A top-level impl, or one in a block of a block type's ([`Builder::host_declared`]) the snippet does not
+        // declare.
+        let in_block = self.host_declared(adt) && !self.declared_in_snippet(imp);
+        if !module.is_crate_root(self.db) && !in_block {
+            return None;
+        }
         let mutable = match f.self_param(self.db)?.access(self.db) {
             ra_ap_hir::Access::Shared => false,
             ra_ap_hir::Access::Exclusive => true,

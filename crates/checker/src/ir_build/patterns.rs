@@ -191,9 +191,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) = self.sema.resolve_path(&path) else {
             return None;
         };
-        let en = v.parent_enum(self.db);
-        let module = en.module(self.db);
-        (module.is_crate_root(self.db) && module.krate(self.db).origin(self.db).is_local()).then_some(v)
+        self.host_declared(ra_ap_hir::Adt::Enum(v.parent_enum(self.db))).then_some(v)
     }
 
     /// `E::V(a, _, ..)`, `E::V { f: 1..=3, .. }` or `E::V` of a plain host enum: the variant, and patterns for
@@ -246,7 +244,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             let Some(field) = declared.get(i) else { return unsupported(self) };
             let field_ty = field.ty(self.db);
             let sub = self.pat(&p)?;
-            let ty = match (self.part(&field_ty), &sub) {
+            let ty = match (Self::word(&field_ty), &sub) {
                 (Some(s), _) => Ty::Scalar(s),
                 // A `String` field is bound by name: by reference (its text in place) or by value (a copy the
                 // binding owns), as rust-analyzer types the binding.

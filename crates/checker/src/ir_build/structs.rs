@@ -158,8 +158,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return None;
         }
         let en = v.parent_enum(self.db);
-        let module = en.module(self.db);
-        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+        if !self.host_declared(ra_ap_hir::Adt::Enum(en)) {
             return None;
         }
         // The enum's derives as rust-analyzer resolves them (std's `PartialEq` under any path, not a macro that is
@@ -323,9 +322,14 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(base) = f.expr() else { return Ok(None) };
         let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return Ok(None) };
         let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return Ok(None) };
+        // What the field holds, as declared (a `&str` field is not a `String`'s layout).
+        let field_ty = field.ty(self.db);
+        let Some(stored) = self.elem(&field_ty).or_else(|| Self::builtin(&field_ty).map(Elem::Scalar)) else {
+            return Ok(None);
+        };
         let Some(base) = self.field_base(&base)? else { return Ok(None) };
         let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
-        Ok(Some(TKind::RefField { base: Box::new(base), symbol }))
+        Ok(Some(TKind::RefField { base: Box::new(base), symbol, stored }))
     }
 
     /// `x.field`: a scalar field of a struct the host declares at its top level (no generics), in a hole binding
@@ -337,8 +341,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let ty = Self::builtin(&field.ty(self.db))
             .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?;
         let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return None };
-        let module = st.module(self.db);
-        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+        if !self.host_declared(ra_ap_hir::Adt::Struct(st)) {
             return None;
         }
         let adt = ra_ap_hir::Adt::Struct(st);

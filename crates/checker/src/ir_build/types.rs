@@ -264,8 +264,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// (JIT code reaches it through its address and the host's shims): its index in `structs`.
     pub(super) fn host_type(&self, ty: &ra_ap_hir::Type<'db>) -> Option<usize> {
         let adt = ty.as_adt()?;
-        let module = adt.module(self.db);
-        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() {
+        if !self.host_declared(adt) {
             return None;
         }
         if ty.type_arguments().next().is_some() {
@@ -295,6 +294,42 @@ impl<'a, 'db> Builder<'a, 'db> {
                 structs.len() - 1
             }
         })
+    }
+
+    /// `adt` is a type of the host the instrumented host exports shims for, by its name: declared at the host's
+    /// top level, or in a block around a hole under a name no other type of the host has
+    /// ([`crate::HostOutline::block_types`]) and outside the snippet (which may declare a type of that name too).
+    pub(super) fn host_declared(&self, adt: ra_ap_hir::Adt) -> bool {
+        use ra_ap_hir::HasSource;
+        let module = adt.module(self.db);
+        if !module.krate(self.db).origin(self.db).is_local() {
+            return false;
+        }
+        if module.is_crate_root(self.db) {
+            return true;
+        }
+        let source = match adt {
+            ra_ap_hir::Adt::Struct(s) => s.source(self.db).map(|s| s.map(|v| v.syntax().text_range())),
+            ra_ap_hir::Adt::Enum(e) => e.source(self.db).map(|s| s.map(|v| v.syntax().text_range())),
+            ra_ap_hir::Adt::Union(_) => None,
+        };
+        let Some(source) = source else { return false };
+        let (file, block) = self.snippet_block;
+        let in_host_file = source.file_id.file_id().is_some_and(|f| f.file_id(self.db) == file);
+        in_host_file
+            && !block.contains_range(source.value)
+            && self.block_types.iter().any(|(name, _)| name == adt.name(self.db).as_str())
+    }
+
+    /// `imp` is declared in the snippet (or made by a macro, which may be the snippet's).
+    pub(super) fn declared_in_snippet(&self, imp: ra_ap_hir::Impl) -> bool {
+        use ra_ap_hir::HasSource;
+        let Some(source) = imp.source(self.db) else { return true };
+        let (file, block) = self.snippet_block;
+        source
+            .file_id
+            .file_id()
+            .is_none_or(|f| f.file_id(self.db) == file && block.contains_range(source.value.syntax().text_range()))
     }
 
     /// Which of std's maps and sets `ty` is, if any.

@@ -129,24 +129,29 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return self.elem_read(seq.elem, address);
             }
             TKind::SeqSum(seq) => Some(self.seq_sum(seq, at)?),
-            TKind::RefField { base, symbol } => {
+            TKind::RefField { base, symbol, stored } => {
                 let base = self.one(base)?;
                 let offset = *self.statics.get(symbol).ok_or_else(|| CodegenError(format!("no `{symbol}`")))?;
                 let address = self.b.ins().iadd_imm(base, i64::from(offset));
-                return match &e.ty {
-                    Ty::Str => self.text_at(address),
+                return match (&e.ty, stored) {
+                    // A `String` field's text, read in place.
+                    (Ty::Str, Elem::String) => self.text_at(address),
                     // A `String` moved out of a struct the snippet holds: a copy of its text (the struct is dropped
                     // whole where its scope ends).
-                    Ty::String => {
+                    (Ty::String, Elem::String) => {
                         let text = self.text_at(address)?;
                         self.owned_copy(text[0], text[1], types::I8, at)
                     }
                     // A host struct field of a host struct type, read where it is.
-                    Ty::StructRef(_) => Ok(vec![address]),
-                    ty => {
-                        let t = ty.scalar().and_then(clif).ok_or_else(|| CodegenError("a field's type".into()))?;
+                    (Ty::StructRef(_), Elem::Struct(_)) => Ok(vec![address]),
+                    // A `&str` (its pointer and length), a reference to a host struct (the address it holds), a
+                    // scalar.
+                    (Ty::Str, Elem::Str) | (Ty::StructRef(_), Elem::StructRef(_)) => self.elem_read(*stored, address),
+                    (ty, Elem::Scalar(s)) if ty.scalar() == Some(*s) => {
+                        let t = clif(*s).ok_or_else(|| CodegenError("a field's type".into()))?;
                         Ok(vec![self.b.ins().load(t, MemFlags::trusted(), address, 0)])
                     }
+                    _ => Err(CodegenError("a field of this type".into())),
                 };
             }
             TKind::OptionField { base, symbol } => {
