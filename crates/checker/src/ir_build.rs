@@ -15,6 +15,7 @@ use lacuna_ir::{
 };
 
 mod arith;
+mod atomic;
 mod calls;
 mod compare;
 mod control;

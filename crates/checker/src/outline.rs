@@ -24,6 +24,9 @@ pub struct HostOutline {
     /// The plain structs and enums above that are declared in a block around a hole, each with its path in the
     /// exported host (see [`PlainTypes`]): only an exported host can name them.
     pub block_types: Vec<(String, String)>,
+    /// The top-level statics of std's atomic types (not `static mut`), by name: the instrumented host exports
+    /// each one's address ([`lacuna_ir::atomic_static_symbol`]) for JIT code to act on in place.
+    pub atomic_statics: Vec<String>,
     /// Tuple types the host writes whose layout JIT code can use ([`tuple_types`]).
     pub tuple_types: Vec<lacuna_ir::TupleElem>,
     /// Types the instrumented host walks for locks after a snippet faults ([`crate::locks`]).
@@ -49,6 +52,7 @@ impl HostOutline {
             plain_structs: plain.structs.iter().map(|(name, _)| name.clone()).collect(),
             plain_enums: plain.enums.clone(),
             block_types: plain.block.clone(),
+            atomic_statics: atomic_statics(file),
             tuple_types: tuple_types(file),
             lock_holders: crate::locks::lock_holders(file),
             has_main: file
@@ -392,6 +396,34 @@ pub enum VariantFields {
     Tuple(usize),
     /// `V { a, b }`: their names.
     Record(Vec<String>),
+}
+
+/// See [`HostOutline::atomic_statics`]. Pure syntax: the type's last segment names one of std's atomics; the
+/// checker confirms the type with rust-analyzer before JIT code uses one.
+fn atomic_statics(file: &SourceFile) -> Vec<String> {
+    const ATOMICS: &[&str] = &[
+        "AtomicBool",
+        "AtomicI8",
+        "AtomicI16",
+        "AtomicI32",
+        "AtomicI64",
+        "AtomicIsize",
+        "AtomicU8",
+        "AtomicU16",
+        "AtomicU32",
+        "AtomicU64",
+        "AtomicUsize",
+    ];
+    file.items()
+        .filter_map(|item| match item {
+            ast::Item::Static(s) if s.mut_token().is_none() && s.attrs().next().is_none() => {
+                let Some(ast::Type::PathType(ty)) = s.ty() else { return None };
+                let last = ty.path()?.segment()?.name_ref()?.text().to_string();
+                ATOMICS.contains(&last.as_str()).then(|| s.name()).flatten().map(|n| n.text().to_string())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// An enum without generics (see [`EnumOutline`]).

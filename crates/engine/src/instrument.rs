@@ -486,6 +486,7 @@ pub fn instrument_with<T>(
     let mut fields = outline.struct_fields.clone();
     let mut structs = outline.plain_structs.clone();
     let mut enums = outline.plain_enums.clone();
+    let mut atomics = outline.atomic_statics.clone();
     // The types declared in blocks around holes: only the exported host can name them (in the modules it moves
     // them to); a standalone one does without them and whatever names them.
     let paths = if export.is_some() { outline.block_types.clone() } else { Vec::new() };
@@ -534,6 +535,7 @@ pub fn instrument_with<T>(
             structs: &structs,
             tuples: &tuples,
             enums: &enums,
+            atomics: &atomics,
             writers: &writers,
             lock_holders: &lock_holders,
             paths: TypePaths(&paths),
@@ -567,6 +569,7 @@ pub fn instrument_with<T>(
             structs.clear();
             tuples.clear();
             enums.clear();
+            atomics.clear();
             continue;
         }
         // A shim that does not compile (a function the syntax cannot tell is special) costs only the JIT's calls
@@ -768,6 +771,7 @@ struct Exported<'a> {
     structs: &'a [String],
     tuples: &'a [lacuna_ir::TupleElem],
     enums: &'a [lacuna_checker::EnumOutline],
+    atomics: &'a [String],
     writers: &'a [(u32, String)],
     lock_holders: &'a [lacuna_checker::LockHolder],
     paths: TypePaths<'a>,
@@ -813,7 +817,7 @@ fn render(
     sites: &[SitePlan],
     exported: &Exported,
 ) -> Rendered {
-    let Exported { host_fns, fields, structs, tuples, enums, writers, lock_holders, ref paths } = *exported;
+    let Exported { host_fns, fields, structs, tuples, enums, atomics, writers, lock_holders, ref paths } = *exported;
     let host = &prepared.host;
     let statics = lock_holders.iter().any(|h| h.shape == lacuna_checker::LockHolderShape::Static);
     let mut text = String::with_capacity(host.text.len() + 512 * sites.len() + 1024);
@@ -993,6 +997,13 @@ fn render(
                 f.field
             ));
         }
+    }
+    // The addresses of the host's atomic statics, for JIT code that acts on them in place.
+    for name in atomics {
+        text.push_str(&format!(
+            "\n#[doc(hidden)]\n#[no_mangle]\npub extern \"C\" fn {}() -> *const u8 {{ &{name} as *const _ as *const u8 }}\n",
+            lacuna_ir::atomic_static_symbol(name),
+        ));
     }
     let writers_at = text.len();
     for (site, glue) in writers {

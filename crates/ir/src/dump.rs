@@ -228,6 +228,10 @@ impl Dumper {
             }
             TKind::Continue { label } => format!("(continue{})", label_text(label)),
             TKind::Call { function, args } => format!("(call f{function}{})", self.exprs(args)),
+            TKind::Atomic { symbol, method, value, scalar } => {
+                let value = value.as_ref().map(|v| format!(" {}", self.expr(v))).unwrap_or_default();
+                format!("(atomic {method} {symbol}:{}{value})", scalar.name())
+            }
             TKind::UnwrapFailed { symbol, message, err, at } => {
                 format!("(unwrap-failed {symbol} {message:?} {} @{at})", self.expr(err))
             }

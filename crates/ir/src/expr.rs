@@ -3,8 +3,8 @@
 use std::ops::Range;
 
 use crate::{
-    Arm, Closure, Elem, FmtPiece, IterChain, MapMethod, MapView, Method, OptionClosureMethod, Place, Receiver, Scalar,
-    Seq, SeqClosureMethod, SeqMethod, Sink, SortKey, TBlock, TPat, TextMethod, Ty,
+    Arm, AtomicMethod, Closure, Elem, FmtPiece, IterChain, MapMethod, MapView, Method, OptionClosureMethod, Place,
+    Receiver, Scalar, Seq, SeqClosureMethod, SeqMethod, Sink, SortKey, TBlock, TPat, TextMethod, Ty,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,6 +218,17 @@ pub enum TKind {
         symbol: String,
         receiver: Option<Receiver>,
         args: Vec<TExpr>,
+    },
+    /// `S.method(value, ordering)` of a host static `S` of one of std's atomic types holding a `scalar`
+    /// (`AtomicUsize`, `AtomicBool`, ..): done in place, at the static's address (the instrumented host exports a
+    /// function giving it, [`crate::atomic_static_symbol`]), as sequentially consistent, which every ordering the
+    /// method accepts allows. `value` is the operand (none for `load`); the result is the old value (`()` for
+    /// `store`). The ordering is not kept: rustc judges it.
+    Atomic {
+        symbol: String,
+        method: AtomicMethod,
+        value: Option<Box<TExpr>>,
+        scalar: Scalar,
     },
     /// `unwrap()` or `expect("message")` of a host function's `Result` that holds `Err(err)`: the host's
     /// `symbol` shim ([`crate::unwrap_failed_symbol`]) panics with std's message and the error's `Debug` (the

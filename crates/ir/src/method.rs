@@ -42,6 +42,22 @@ macro_rules! vocabulary {
 }
 
 vocabulary! {
+    /// Methods of a host static of one of std's atomic integer or `bool` types ([`TKind::Atomic`](crate::TKind::Atomic)).
+    AtomicMethod {
+        Load = "load",
+        Store = "store",
+        Swap = "swap",
+        FetchAdd = "fetch_add",
+        FetchSub = "fetch_sub",
+        FetchMax = "fetch_max",
+        FetchMin = "fetch_min",
+        FetchAnd = "fetch_and",
+        FetchOr = "fetch_or",
+        FetchXor = "fetch_xor",
+    }
+}
+
+vocabulary! {
     /// Methods of a map or set the snippet builds ([`TKind::MapMethod`](crate::TKind::MapMethod)).
     MapMethod {
         Insert = "insert",

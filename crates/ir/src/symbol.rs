@@ -39,6 +39,12 @@ pub fn shim_symbol(self_ty: Option<&str>, name: &str) -> String {
     }
 }
 
+/// The function the instrumented host exports for a static `name` of an atomic type: `extern "C" fn() -> *const
+/// u8`, the static's address.
+pub fn atomic_static_symbol(name: &str) -> String {
+    format!("__lacuna_atomic_{}{name}", name.len())
+}
+
 /// The exported `usize` static holding the offset of `field` in struct `ty`.
 pub fn field_offset_symbol(ty: &str, field: &str) -> String {
     format!("__lacuna_offset_{}{ty}_{field}", ty.len())

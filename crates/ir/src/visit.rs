@@ -104,6 +104,11 @@ impl TExpr {
                 args.iter().for_each(|a| f(Child::Expr(a)));
             }
             TKind::UnwrapFailed { err, .. } => f(Child::Expr(err)),
+            TKind::Atomic { value, .. } => {
+                if let Some(v) = value {
+                    f(Child::Expr(v));
+                }
+            }
             TKind::StructLit { fields, base, .. } => {
                 fields.iter().for_each(|(_, v)| f(Child::Expr(v)));
                 if let Some(b) = base {

@@ -131,6 +131,7 @@ pub(crate) fn type_determined(e: &TExpr, snippet: &TypedSnippet) -> bool {
         | TKind::Cast(_)
         | TKind::Call { .. }
         | TKind::HostCall { .. }
+        | TKind::Atomic { .. }
         | TKind::Method { .. } => true,
         TKind::Unary(_, x) => type_determined(x, snippet),
         // A shift has its left operand's type; the other operators unify both sides.

@@ -785,6 +785,13 @@ impl Walk<'_> {
                 loans.extend(self.closure(&params, body)?);
                 loans
             }
+            // A scalar operand, copied.
+            TKind::Atomic { value, .. } => {
+                if let Some(v) = value {
+                    self.expr(v, true)?;
+                }
+                none()
+            }
             // The error is formatted by reference; the run drops it.
             TKind::UnwrapFailed { err, .. } => {
                 self.expr(err, false)?;

@@ -11,8 +11,8 @@ mod text;
 
 use lacuna_ir::Binding;
 use lacuna_ir::{
-    BinOp, Closure, Elem, IterChain, IterSource, Lit, LocalRef, ParseThen, Pieces, Scalar, SeqKind, SeqMethod, Stage,
-    TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
+    AtomicMethod, BinOp, Closure, Elem, IterChain, IterSource, Lit, LocalRef, ParseThen, Pieces, Scalar, SeqKind,
+    SeqMethod, Stage, TBlock, TExpr, TKind, TPat, TStmt, Ty, TypedSnippet, UnOp,
 };
 
 use crate::Unsupported;
@@ -556,6 +556,23 @@ impl Check<'_> {
                 }
             }
             TKind::Match { scrutinee, arms } => self.match_expr(e, scrutinee, arms),
+            // A scalar operand of the static's type; the old value (or `()`) as the answer.
+            TKind::Atomic { method, value, scalar, .. } => {
+                let operand_ok = match (method, value) {
+                    (AtomicMethod::Load, None) => true,
+                    (AtomicMethod::Load, Some(_)) | (_, None) => false,
+                    (_, Some(v)) => {
+                        self.expr(v)?;
+                        v.ty == Ty::Scalar(*scalar)
+                    }
+                };
+                let answer = if *method == AtomicMethod::Store { Scalar::Unit } else { *scalar };
+                if operand_ok && e.ty == Ty::Scalar(answer) {
+                    Ok(())
+                } else {
+                    unsupported("an atomic operation of this type", &e.range)
+                }
+            }
             TKind::UnwrapFailed { err, .. } => {
                 self.expr(err)?;
                 let payload = matches!(err.ty, Ty::Scalar(_) | Ty::String | Ty::Struct(_) | Ty::StructRef(_));

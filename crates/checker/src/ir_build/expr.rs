@@ -233,6 +233,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if let Some(kind) = self.struct_method(m, &ty)? {
                     return Ok(TExpr { kind, ty, range });
                 }
+                if let Some(kind) = self.atomic_method(m)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
                 if let Some(kind) = self.map_push(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }

@@ -178,6 +178,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return self.seq_store(e, seq, (*index_at, index, *part), op, value)
             }
             TKind::HostCall { name, symbol, receiver, args } => return self.host_call(e, name, symbol, receiver, args),
+            TKind::Atomic { symbol, method, value, scalar } => {
+                return self.atomic(symbol, *method, value.as_deref(), *scalar)
+            }
             TKind::UnwrapFailed { symbol, message, err, at } => {
                 return self.unwrap_failed(e, symbol, message, err, *at)
             }

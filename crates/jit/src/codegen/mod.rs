@@ -18,6 +18,7 @@ use lacuna_ir::{Elem, LocalRef, Part, Scalar, TFn, TupleElem, Ty, TypedSnippet};
 use lacuna_lowering::Lowered;
 
 mod arith;
+mod atomic;
 mod compare;
 mod control;
 mod expr;
@@ -182,6 +183,8 @@ struct HostLayout {
     enum_fns: HashMap<usize, (usize, usize)>,
     /// The shims finding the payloads of the `Option` fields the snippet reads, by symbol ([`option_fns`]).
     option_fns: HashMap<String, usize>,
+    /// The addresses of the host statics the snippet's atomic operations act on ([`atomic::atomic_statics`]).
+    atomics: HashMap<String, usize>,
     /// The layouts of the snippet's tuple elements ([`host_tuples`]).
     tuples: HashMap<TupleElem, TupleLayout>,
     /// The host's writer for a map the snippet hands over (0 when the hole's value is no map).
@@ -212,6 +215,7 @@ impl HostLayout {
             shims: struct_shims(snippet, host),
             enum_fns: enum_fns(snippet, host),
             option_fns: option_fns(snippet, host)?,
+            atomics: atomic::atomic_statics(snippet, host)?,
             tuples: host_tuples(snippet, host)?,
             statics,
             map_writer,
@@ -357,6 +361,7 @@ impl Unit<'_, '_> {
         g.shims = self.layout.shims.clone();
         g.enum_fns = self.layout.enum_fns.clone();
         g.option_fns = self.layout.option_fns.clone();
+        g.atomics = self.layout.atomics.clone();
         Ok(g)
     }
 
@@ -583,6 +588,8 @@ struct Gen<'a, 'b> {
     enum_fns: HashMap<usize, (usize, usize)>,
     /// The shims of the `Option` fields the snippet reads, by symbol ([`option_fns`]).
     option_fns: HashMap<String, usize>,
+    /// The addresses of the statics the snippet's atomic operations act on, by symbol.
+    atomics: HashMap<String, usize>,
     /// Something the code needs that the host does not export (found while generating infallible parts).
     missing: Option<String>,
     /// While an arm of a branch-free `if` is computed ([`arms_without_branches`]): whether that arm is the one
@@ -647,6 +654,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             shims: HashMap::new(),
             enum_fns: HashMap::new(),
             option_fns: HashMap::new(),
+            atomics: HashMap::new(),
             missing: None,
             guard: None,
             even: None,
