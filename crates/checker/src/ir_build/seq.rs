@@ -427,13 +427,28 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// `for s in &mut b.v` or `for s in b.v.iter_mut()` over a `Vec` of host structs in a field of the hole's
-    /// binding `b` (held by value, or through a `&mut`): the loop's name, the sequence, and the binding with
-    /// whether it holds the struct by value (its fields are written through `s`: [`Place::ElemField`]).
+    /// binding `b` (held by value, or through a `&mut`), or over the binding's own vector (`for o in
+    /// orders.iter_mut()`): the loop's name, the sequence, and the binding with whether it holds the struct (or
+    /// the vector) by value (its fields are written through `s`: [`Place::ElemField`]).
     ///
     /// [`Place::ElemField`]: lacuna_ir::Place::ElemField
     pub(super) fn mut_struct_loop(&mut self, f: &ast::ForExpr) -> Option<(ast::IdentPat, Seq, (usize, bool))> {
         let (pat, base) = self.mut_loop_parts(f)?;
-        let ast::Expr::FieldExpr(field) = &base else { return None };
+        let ast::Expr::FieldExpr(field) = &base else {
+            // The hole binding's own vector, array or slice of host structs (`for o in orders.iter_mut()`, `for o
+            // in &mut orders`): held by value (the host hands it over writable) or through a `&mut`.
+            let seq = self.sequence(&base)?;
+            let by_value = match seq.kind {
+                SeqKind::Vec | SeqKind::Array(_) => true,
+                SeqKind::RefVec | SeqKind::Slice => false,
+                SeqKind::Local | SeqKind::Field => return None,
+            };
+            if !matches!(seq.elem, Elem::Struct(_)) || !seq.writable {
+                return None;
+            }
+            let root = seq.binding;
+            return Some((pat, seq, (root, by_value)));
+        };
         let seq = self.field_sequence(field)?;
         if !matches!(seq.elem, Elem::Struct(_)) {
             return None;

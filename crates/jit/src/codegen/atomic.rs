@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, AtomicRmwOp, InstBuilder, MemFlags};
+use cranelift_codegen::ir::{AtomicRmwOp, InstBuilder, MemFlags};
 use lacuna_ir::{AtomicMethod, Scalar, TExpr, TKind, TypedSnippet};
 
 use crate::codegen::scan::each_expr;
@@ -47,7 +47,7 @@ impl Gen<'_, '_> {
         let at = *self.atomics.get(symbol).ok_or_else(|| CodegenError(format!("no `{symbol}`")))?;
         let ty = clif(scalar).filter(|t| t.is_int()).ok_or_else(|| CodegenError("an atomic of this type".into()))?;
         let operand = value.map(|v| self.one(v)).transpose()?;
-        let address = self.b.ins().iconst(types::I64, at as i64);
+        let address = self.address_const(at, format!("static {symbol}"));
         let flags = MemFlags::trusted();
         let signed = scalar.is_signed();
         let op = match method {
