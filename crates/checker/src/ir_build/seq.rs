@@ -475,6 +475,15 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             _ => return None,
         };
+        // `&mut *v`: the reborrow of a name is the name's sequence (`*v` of a `&mut Vec<T>`, or of a `Vec<T>`
+        // as the slice it derefs to: the same elements either way).
+        let base = match base {
+            ast::Expr::PrefixExpr(p) if p.op_kind() == Some(ast::UnaryOp::Deref) => match p.expr()? {
+                name @ ast::Expr::PathExpr(_) => name,
+                _ => return None,
+            },
+            other => other,
+        };
         Some((pat, base))
     }
 
