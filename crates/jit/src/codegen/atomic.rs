@@ -20,8 +20,7 @@ pub(super) fn atomic_statics(snippet: &TypedSnippet, host: &HostAbi<'_>) -> R<Ha
     });
     let mut out = HashMap::new();
     for symbol in symbols {
-        let address = (host.symbol)(&symbol)
-            .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+        let address = host.exported(&symbol)?;
         // SAFETY: the instrumented host defines this symbol as `extern "C" fn() -> *const u8`, which only takes
         // a static's address; the library stays loaded, so the static does too.
         let at = unsafe { std::mem::transmute::<*const u8, extern "C" fn() -> *const u8>(address)() };

@@ -102,6 +102,13 @@ pub struct HostAbi<'a> {
     pub vec_fields: Option<(i32, i32)>,
 }
 
+impl HostAbi<'_> {
+    /// The address of the host's exported `symbol`, or the error that leaves the snippet to the rustc path.
+    fn exported(&self, symbol: &str) -> Result<*const u8, CodegenError> {
+        (self.symbol)(symbol).ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))
+    }
+}
+
 /// Compiles a lowered snippet.
 pub fn compile(lowered: &Lowered, host: &HostAbi<'_>) -> Result<Compiled, CodegenError> {
     compile_with(lowered, host, None)
@@ -197,8 +204,7 @@ impl HostLayout {
         let field_offsets: Vec<i32> = snippet.fields.iter().map(|f| statics[&f.symbol]).collect();
         let map_writer = match (&snippet.ty, &host.map_writer) {
             (Ty::Map { .. }, Some(symbol)) => {
-                let address = (host.symbol)(symbol)
-                    .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+                let address = host.exported(symbol)?;
                 // SAFETY: the instrumented host defines this symbol as `extern "C" fn() -> usize`
                 // (`instrument::map_writer`), which only computes a function's address; the library stays loaded.
                 let writer = unsafe { std::mem::transmute::<*const u8, extern "C" fn() -> usize>(address)() };
@@ -296,9 +302,7 @@ impl Declared {
         let option_writer = match snippet.ty.option_scalar() {
             Some(s) => {
                 let symbol = lacuna_ir::option_writer_symbol(s);
-                if (host.symbol)(&symbol).is_none() {
-                    return Err(CodegenError(format!("the host does not export `{symbol}` to the JIT")));
-                }
+                host.exported(&symbol)?;
                 let mut sig = module.make_signature();
                 sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I8).uext()]);
                 sig.params.push(c_param(s).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?);

@@ -83,8 +83,7 @@ pub(super) fn host_statics(snippet: &TypedSnippet, host: &HostAbi<'_>) -> Result
     });
     let mut out = HashMap::new();
     for symbol in symbols {
-        let address = (host.symbol)(symbol)
-            .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+        let address = host.exported(symbol)?;
         // SAFETY: the instrumented host declares this symbol as a `usize` static (`instrument::render`), and the
         // host library stays loaded.
         let value = unsafe { *address.cast::<usize>() };

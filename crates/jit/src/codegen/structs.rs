@@ -66,8 +66,7 @@ pub(super) fn option_fns(snippet: &TypedSnippet, host: &HostAbi<'_>) -> R<HashMa
     });
     let mut out = HashMap::new();
     for symbol in symbols {
-        let address = (host.symbol)(&symbol)
-            .ok_or_else(|| CodegenError(format!("the host does not export `{symbol}` to the JIT")))?;
+        let address = host.exported(&symbol)?;
         out.insert(symbol, address as usize);
     }
     Ok(out)
