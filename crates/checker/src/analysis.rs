@@ -1003,7 +1003,7 @@ impl RaSession {
         &self,
         block: std::ops::Range<usize>,
         bindings: &[Binding],
-        block_types: &[(String, String)],
+        named: &crate::NamedItems,
     ) -> Result<lacuna_ir::TypedSnippet, lacuna_ir::Unsupported> {
         // The typed view's ranges are relative to the snippet's start, the same in both texts; it finds bindings
         // by their declarations in the host file's offsets.
@@ -1029,8 +1029,7 @@ impl RaSession {
                 .filter_map(ast::BlockExpr::cast)
                 .find(|b| b.syntax().text_range() == range)
                 .ok_or(whole.clone())?;
-            let mut builder =
-                crate::ir_build::Builder::new(&sema, db, (file_id.file_id(db), range), block_types, bindings);
+            let mut builder = crate::ir_build::Builder::new(&sema, db, (file_id.file_id(db), range), named, bindings);
             if let Some(list) = block_expr.stmt_list() {
                 builder.unreported_errors(list.syntax());
             }

@@ -315,8 +315,8 @@ impl Checker {
             return Ok(Err(lacuna_ir::Unsupported { construct: "a very large snippet".into(), range: 0..0 }));
         }
         let block = check.view().block_range().expect("a spliced host has a snippet");
-        let block_types = prepared.host.outline.block_types.clone();
-        self.with_ra(Some(check.view()), move |ra| Ok(ra.typed_snippet(block, &scope.bindings, &block_types)))
+        let named = prepared.host.outline.named.clone();
+        self.with_ra(Some(check.view()), move |ra| Ok(ra.typed_snippet(block, &scope.bindings, &named)))
     }
 
     /// Begins a check: the snippet spliced into its hole, once. What a caller asks of the snippet afterwards

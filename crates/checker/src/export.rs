@@ -41,13 +41,13 @@ pub struct Export {
     pub mirror: String,
     /// Per hole, in the order given.
     pub sites: Vec<SiteExport>,
-    /// The structs and enums moved out of the blocks around holes, in source order.
-    pub block_types: Vec<BlockType>,
+    /// The structs, enums and statics moved out of the blocks around holes, in source order.
+    pub block_items: Vec<BlockItem>,
 }
 
-/// A struct or enum declared in a block around a hole, which the export moves to that block's module.
+/// A struct, enum or static declared in a block around a hole, which the export moves to that block's module.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlockType {
+pub struct BlockItem {
     pub name: String,
     /// Its path from the exported host's crate root (`__lacuna_block_0::Reading`, `shop::__lacuna_block_2::Item`).
     pub path: String,
@@ -229,17 +229,17 @@ pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> E
                 .collect(),
         })
         .collect();
-    let block_types = moved
+    let block_items = moved
         .values()
         .flat_map(|b| b.items.iter().map(move |item| (b, item)))
-        .filter(|(_, item)| matches!(item, ast::Item::Struct(_) | ast::Item::Enum(_)))
+        .filter(|(_, item)| matches!(item, ast::Item::Struct(_) | ast::Item::Enum(_) | ast::Item::Static(_)))
         .filter_map(|(b, item)| {
             let name = item_name(item)?;
             let path = b.module.iter().cloned().chain(block_path(b, &moved)).chain([name.clone()]).collect::<Vec<_>>();
-            Some(BlockType { name, path: path.join("::"), range: range_of(item.syntax().text_range()) })
+            Some(BlockItem { name, path: path.join("::"), range: range_of(item.syntax().text_range()) })
         })
         .collect();
-    Export { edits, mirror, sites, block_types }
+    Export { edits, mirror, sites, block_items }
 }
 
 /// Every block around every hole (each once), and per hole the module it is in and its blocks' ids, outermost

@@ -39,8 +39,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub snippet_start: usize,
     /// The file and range of the snippet's block: what is declared there is the snippet's own.
     snippet_block: (ra_ap_ide::FileId, ra_ap_syntax::TextRange),
-    /// The names of the host's plain types declared in blocks around holes ([`crate::HostOutline::block_types`]).
-    block_types: &'a [(String, String)],
+    /// The host's items the instrumented host exports by name ([`crate::NamedItems`]).
+    named: &'a crate::NamedItems,
     pub bindings: &'a [Binding],
     pub locals: Vec<TLocal>,
     local_ids: HashMap<Local<'db>, usize>,
@@ -90,7 +90,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         sema: &'a Semantics<'db, RootDatabase>,
         db: &'db RootDatabase,
         snippet_block: (ra_ap_ide::FileId, ra_ap_syntax::TextRange),
-        block_types: &'a [(String, String)],
+        named: &'a crate::NamedItems,
         bindings: &'a [Binding],
     ) -> Self {
         Builder {
@@ -98,7 +98,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             db,
             snippet_start: usize::from(snippet_block.1.start()) + 2,
             snippet_block,
-            block_types,
+            named,
             bindings,
             locals: Vec::new(),
             local_ids: HashMap::new(),

@@ -55,7 +55,7 @@ pub use map_binding::{
     iter_tuple as map_iter_tuple, map_parts, viewed_map, views as map_binding_views, MapBindingView, MapPart,
 };
 pub use outline::{
-    callable_fn, capability_signatures, prompt_signatures, EnumOutline, HostOutline, ScalarFn, StructField,
+    callable_fn, capability_signatures, prompt_signatures, EnumOutline, HostOutline, NamedItems, ScalarFn, StructField,
     VariantFields,
 };
 pub use rustc::{parse_rustc_errors, process_ended, CrateFlags, Rustc, RustcError};

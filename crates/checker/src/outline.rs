@@ -21,12 +21,8 @@ pub struct HostOutline {
     /// Structs JIT code steps through slices of.
     pub plain_structs: Vec<String>,
     pub plain_enums: Vec<EnumOutline>,
-    /// The plain structs and enums above that are declared in a block around a hole, each with its path in the
-    /// exported host (see [`PlainTypes`]): only an exported host can name them.
-    pub block_types: Vec<(String, String)>,
-    /// The top-level statics of std's atomic types (not `static mut`), by name: the instrumented host exports
-    /// each one's address ([`lacuna_ir::atomic_static_symbol`]) for JIT code to act on in place.
-    pub atomic_statics: Vec<String>,
+    /// Items JIT code reaches by name that only some hosts can name where they are.
+    pub named: NamedItems,
     /// Tuple types the host writes whose layout JIT code can use ([`tuple_types`]).
     pub tuple_types: Vec<lacuna_ir::TupleElem>,
     /// Types the instrumented host walks for locks after a snippet faults ([`crate::locks`]).
@@ -44,15 +40,17 @@ impl HostOutline {
     /// The outline of the host `text`, parsed as `file`, with holes at `holes`.
     pub(crate) fn of(text: &str, file: &SourceFile, holes: &[std::ops::Range<usize>]) -> HostOutline {
         let export = export(text, file, holes);
-        let plain = PlainTypes::of(file, &export.block_types);
+        let plain = PlainTypes::of(file, &export.block_items);
         HostOutline {
             signatures: prompt_signatures_of(text, file),
             scalar_fns: scalar_fns(file, &plain),
             struct_fields: struct_fields(&plain.structs),
             plain_structs: plain.structs.iter().map(|(name, _)| name.clone()).collect(),
             plain_enums: plain.enums.clone(),
-            block_types: plain.block.clone(),
-            atomic_statics: atomic_statics(file),
+            named: NamedItems {
+                block_types: plain.block.clone(),
+                atomic_statics: atomic_statics(file, &export.block_items),
+            },
             tuple_types: tuple_types(file),
             lock_holders: crate::locks::lock_holders(file),
             has_main: file
@@ -281,6 +279,20 @@ fn is_option(ty: &ast::Type) -> bool {
 /// A field of a plain struct: its name (a tuple struct's by its position, `0`, `1`, ..) and its type as written.
 type FieldItem = (String, Option<ast::Type>);
 
+/// Host items JIT code reaches by their names (which the symbols the instrumented host exports for them carry),
+/// each with the path the exported host's crate root names it by. A block's item is moved to a module of its own
+/// by the export ([`crate::export::BlockItem`]), so only an exported host can name it, and it is listed only
+/// under a name no other item of its kind in the host has, so that the name alone says which item it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NamedItems {
+    /// The plain structs and enums declared in a block around a hole ([`PlainTypes`]).
+    pub block_types: Vec<(String, String)>,
+    /// The statics of std's atomic types (not `static mut`): top-level ones (their path their name) and those
+    /// declared in a block around a hole. The instrumented host exports each one's address
+    /// ([`lacuna_ir::atomic_static_symbol`]) for JIT code to act on in place.
+    pub atomic_statics: Vec<(String, String)>,
+}
+
 /// The plain structs and enums of a host, which JIT code reaches in place and holds by value through the shims
 /// the instrumented host exports for each: those declared at the top level, and those declared in a block around
 /// a hole (moved to a module of their own by the export, [`crate::export::BlockType`]) under a name no other
@@ -294,7 +306,7 @@ pub(crate) struct PlainTypes {
 }
 
 impl PlainTypes {
-    fn of(file: &SourceFile, moved: &[crate::export::BlockType]) -> PlainTypes {
+    fn of(file: &SourceFile, moved: &[crate::export::BlockItem]) -> PlainTypes {
         let mut structs: Vec<_> = file
             .items()
             .filter_map(|item| match item {
@@ -398,9 +410,9 @@ pub enum VariantFields {
     Record(Vec<String>),
 }
 
-/// See [`HostOutline::atomic_statics`]. Pure syntax: the type's last segment names one of std's atomics; the
+/// See [`NamedItems::atomic_statics`]. Pure syntax: the type's last segment names one of std's atomics; the
 /// checker confirms the type with rust-analyzer before JIT code uses one.
-fn atomic_statics(file: &SourceFile) -> Vec<String> {
+fn atomic_statics(file: &SourceFile, moved: &[crate::export::BlockItem]) -> Vec<(String, String)> {
     const ATOMICS: &[&str] = &[
         "AtomicBool",
         "AtomicI8",
@@ -414,16 +426,39 @@ fn atomic_statics(file: &SourceFile) -> Vec<String> {
         "AtomicU64",
         "AtomicUsize",
     ];
-    file.items()
+    let atomic = |s: &ast::Static| -> Option<String> {
+        if s.mut_token().is_some() || s.attrs().next().is_some() {
+            return None;
+        }
+        let Some(ast::Type::PathType(ty)) = s.ty() else { return None };
+        let last = ty.path()?.segment()?.name_ref()?.text().to_string();
+        ATOMICS.contains(&last.as_str()).then(|| s.name()).flatten().map(|n| n.text().to_string())
+    };
+    let mut out: Vec<(String, String)> = file
+        .items()
         .filter_map(|item| match item {
-            ast::Item::Static(s) if s.mut_token().is_none() && s.attrs().next().is_none() => {
-                let Some(ast::Type::PathType(ty)) = s.ty() else { return None };
-                let last = ty.path()?.segment()?.name_ref()?.text().to_string();
-                ATOMICS.contains(&last.as_str()).then(|| s.name()).flatten().map(|n| n.text().to_string())
-            }
+            ast::Item::Static(s) => atomic(&s).map(|name| (name.clone(), name)),
             _ => None,
         })
-        .collect()
+        .collect();
+    let statics: Vec<String> = file
+        .syntax()
+        .descendants()
+        .filter_map(ast::Static::cast)
+        .filter_map(|s| Some(s.name()?.text().to_string()))
+        .collect();
+    for item in moved {
+        if statics.iter().filter(|n| **n == item.name).count() != 1 {
+            continue;
+        }
+        let range = ra_ap_syntax::TextRange::new((item.range.start as u32).into(), (item.range.end as u32).into());
+        let found =
+            file.syntax().descendants().filter_map(ast::Static::cast).find(|s| s.syntax().text_range() == range);
+        if found.as_ref().and_then(atomic).is_some() {
+            out.push((item.name.clone(), item.path.clone()));
+        }
+    }
+    out
 }
 
 /// An enum without generics (see [`EnumOutline`]).
@@ -1055,7 +1090,7 @@ fn main() {}"
         // `Item` is declared twice, `Unit` has no fields, `Seen` is generic and not around the hole. (The block of
         // the hole is numbered first; the items are in its enclosing one.)
         assert_eq!(
-            outline.block_types,
+            outline.named.block_types,
             [
                 ("Kind".to_owned(), "shop::__lacuna_block_1::Kind".to_owned()),
                 ("Row".to_owned(), "shop::__lacuna_block_1::Row".to_owned()),

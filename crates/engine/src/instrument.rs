@@ -486,12 +486,13 @@ pub fn instrument_with<T>(
     let mut fields = outline.struct_fields.clone();
     let mut structs = outline.plain_structs.clone();
     let mut enums = outline.plain_enums.clone();
-    let mut atomics = outline.atomic_statics.clone();
+    let mut atomics = outline.named.atomic_statics.clone();
     // The types declared in blocks around holes: only the exported host can name them (in the modules it moves
     // them to); a standalone one does without them and whatever names them.
-    let paths = if export.is_some() { outline.block_types.clone() } else { Vec::new() };
+    let paths = if export.is_some() { outline.named.block_types.clone() } else { Vec::new() };
     if export.is_none() {
-        let block = TypePaths(&outline.block_types);
+        let block = TypePaths(&outline.named.block_types);
+        atomics.retain(|(name, path)| name == path);
         fields.retain(|f| !block.mentions(&f.ty_name));
         structs.retain(|s| !block.mentions(s));
         enums.retain(|e| !block.mentions(&e.name));
@@ -771,14 +772,14 @@ struct Exported<'a> {
     structs: &'a [String],
     tuples: &'a [lacuna_ir::TupleElem],
     enums: &'a [lacuna_checker::EnumOutline],
-    atomics: &'a [String],
+    atomics: &'a [(String, String)],
     writers: &'a [(u32, String)],
     lock_holders: &'a [lacuna_checker::LockHolder],
     paths: TypePaths<'a>,
 }
 
 /// The paths by which the instrumented host's crate root names the plain types declared in blocks around holes
-/// (`Reading` is `__lacuna_block_0::Reading`; [`lacuna_checker::HostOutline::block_types`]). Symbols keep the
+/// (`Reading` is `__lacuna_block_0::Reading`; [`lacuna_checker::NamedItems::block_types`]). Symbols keep the
 /// names, which no other type of the host has.
 struct TypePaths<'a>(&'a [(String, String)]);
 
@@ -999,9 +1000,9 @@ fn render(
         }
     }
     // The addresses of the host's atomic statics, for JIT code that acts on them in place.
-    for name in atomics {
+    for (name, path) in atomics {
         text.push_str(&format!(
-            "\n#[doc(hidden)]\n#[no_mangle]\npub extern \"C\" fn {}() -> *const u8 {{ &{name} as *const _ as *const u8 }}\n",
+            "\n#[doc(hidden)]\n#[no_mangle]\npub extern \"C\" fn {}() -> *const u8 {{ &{path} as *const _ as *const u8 }}\n",
             lacuna_ir::atomic_static_symbol(name),
         ));
     }

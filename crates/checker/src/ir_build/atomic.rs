@@ -9,8 +9,8 @@ use crate::ir_build::{Builder, Result};
 use lacuna_ir::{AtomicMethod, Scalar, TKind};
 
 impl<'a, 'db> Builder<'a, 'db> {
-    /// `S.method(value, ordering)` where `S` names a static the host declares at its top level (not `static
-    /// mut`) of std's `AtomicBool` or an atomic integer, and the ordering is written as one of std's `Ordering`
+    /// `S.method(value, ordering)` where `S` names a static the host declares at its top level or in a block
+    /// around the hole (not `static mut`; [`Builder::exported_static`]) of std's `AtomicBool` or an atomic integer, and the ordering is written as one of std's `Ordering`
     /// variants. rustc judges every such snippet: a `load` with `Release` is its error (a deny-by-default lint),
     /// not a panic the JIT would have to raise.
     pub(super) fn atomic_method(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
@@ -20,7 +20,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return Ok(None);
         };
         let module = st.module(self.db);
-        if !module.is_crate_root(self.db) || !module.krate(self.db).origin(self.db).is_local() || st.is_mut(self.db) {
+        if !module.krate(self.db).origin(self.db).is_local() || st.is_mut(self.db) || !self.exported_static(st) {
             return Ok(None);
         }
         let Some(scalar) = self.atomic_scalar(&st.ty(self.db)) else { return Ok(None) };
@@ -47,6 +47,23 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.rustc_decides("an atomic host static", m.syntax());
         let symbol = lacuna_ir::atomic_static_symbol(st.name(self.db).as_str());
         Ok(Some(TKind::Atomic { symbol, method, value, scalar }))
+    }
+
+    /// The instrumented host exports `st`'s address ([`crate::NamedItems::atomic_statics`]): a top-level static
+    /// under its name, or one declared in a block around a hole (outside the snippet) under the only name of its
+    /// kind in the host — never a block's static of the same name as a top-level one, which would be the other.
+    fn exported_static(&self, st: ra_ap_hir::Static) -> bool {
+        use ra_ap_hir::HasSource;
+        let name = st.name(self.db);
+        let Some((_, path)) = self.named.atomic_statics.iter().find(|(n, _)| n == name.as_str()) else { return false };
+        if st.module(self.db).is_crate_root(self.db) {
+            return *path == name.as_str();
+        }
+        let Some(source) = st.source(self.db) else { return false };
+        let (file, block) = self.snippet_block;
+        *path != name.as_str()
+            && source.file_id.file_id().is_some_and(|f| f.file_id(self.db) == file)
+            && !block.contains_range(source.value.syntax().text_range())
     }
 
     /// The value `core::sync::atomic`'s type `ty` holds.

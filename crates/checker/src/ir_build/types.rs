@@ -298,7 +298,7 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `adt` is a type of the host the instrumented host exports shims for, by its name: declared at the host's
     /// top level, or in a block around a hole under a name no other type of the host has
-    /// ([`crate::HostOutline::block_types`]) and outside the snippet (which may declare a type of that name too).
+    /// ([`crate::NamedItems::block_types`]) and outside the snippet (which may declare a type of that name too).
     pub(super) fn host_declared(&self, adt: ra_ap_hir::Adt) -> bool {
         use ra_ap_hir::HasSource;
         let module = adt.module(self.db);
@@ -318,7 +318,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let in_host_file = source.file_id.file_id().is_some_and(|f| f.file_id(self.db) == file);
         in_host_file
             && !block.contains_range(source.value)
-            && self.block_types.iter().any(|(name, _)| name == adt.name(self.db).as_str())
+            && self.named.block_types.iter().any(|(name, _)| name == adt.name(self.db).as_str())
     }
 
     /// `imp` is declared in the snippet (or made by a macro, which may be the snippet's).
