@@ -170,6 +170,8 @@ vocabulary! {
         ToUppercase = "to_uppercase",
         ToLowercase = "to_lowercase",
         Repeat = "repeat",
+        /// `replace(pattern, to)`: a new `String`.
+        Replace = "replace",
         Contains = "contains",
         StartsWith = "starts_with",
         EndsWith = "ends_with",
@@ -209,6 +211,7 @@ impl TextMethod {
             | ToLowercase => Some(0),
             Repeat | Contains | StartsWith | EndsWith | TrimMatches | TrimStartMatches | TrimEndMatches
             | StripPrefix | StripSuffix | Find | Rfind => Some(1),
+            Replace => Some(2),
             Eq | Ne | Slice | SliceFrom | SliceTo | SliceAll => None,
         }
     }

@@ -132,6 +132,7 @@ helpers! {
     Find => "lacuna_find", text::helper_find, (P, I64, P, I64, I32, I32) -> (I8);
     Position => "lacuna_position", text::helper_position, (P, I64, P, I64, I32, I32) -> (I64);
     Transform => "lacuna_transform", text::helper_transform, (P, P, P, I64, I32, I64) -> (I32);
+    Replace => "lacuna_replace", text::helper_replace, (P, P, P, I64, P, I64, I32, P, I64) -> (I32);
     StructAlloc => "lacuna_struct_alloc", heap::helper_struct_alloc, (P, I64, I64) -> (P);
     StructReady => "lacuna_struct_ready", heap::helper_struct_ready, (P, P, P) -> ();
     StructDrop => "lacuna_struct_drop", heap::helper_struct_drop, (P, P) -> ();

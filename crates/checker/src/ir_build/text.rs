@@ -172,6 +172,7 @@ impl<'db> Builder<'_, 'db> {
                 | TextMethod::StripSuffix
                 | TextMethod::Find
                 | TextMethod::Rfind
+                | TextMethod::Replace
         ) {
             let pattern = args.first().and_then(|a| self.sema.type_of_expr(a)).map(|t| t.original);
             let fits = pattern.is_some_and(|t| {

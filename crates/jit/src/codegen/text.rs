@@ -663,6 +663,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.helper_fault_if(status, at);
                 (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect()
             }
+            // Each match of the pattern replaced, into a new `String` grown as the pieces are appended.
+            Replace => {
+                let (slot, address) = self.new_text_slot();
+                let (p, p_len, c) = self.pattern_args(&args[0])?;
+                let (to, to_len) = self.text_parts(&args[1])?;
+                let f = self.helper(Helper::Replace);
+                let call = self.b.ins().call(f, &[self.ctx, address, data, len, p, p_len, c, to, to_len]);
+                let status = self.b.inst_results(call)[0];
+                self.helper_fault_if(status, at);
+                (0..3).map(|i| self.b.ins().stack_load(types::I64, slot, i * 8)).collect()
+            }
             // `&text[a..b]`, `[a..]`, `[..b]`, `[..]`: the bounds given, in order.
             Slice | SliceFrom | SliceTo | SliceAll => {
                 let mut given = Vec::new();

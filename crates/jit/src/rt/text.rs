@@ -562,6 +562,43 @@ pub(crate) unsafe extern "C" fn helper_transform(
     unsafe { append(ctx, out, result.as_bytes()) }
 }
 
+/// JIT helper: `replace` of a pattern (text when `pattern` is not null, else the `char` `c`) by `to`, appended to
+/// the new `String` at `out` piece by piece, as std's `str::replace` builds it: the text before each match, then
+/// `to`; then the rest. Every piece goes through the heap, so the memory budget sees the result grow.
+///
+/// # Safety
+/// As [`helper_fmt`]; `ptr` is readable UTF-8 for `len` bytes, `to` for `to_len`, and `pattern`, when not null,
+/// for `pattern_len`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn helper_replace(
+    ctx: *mut JitContext,
+    out: *mut TextSlot,
+    ptr: *const u8,
+    len: usize,
+    pattern: *const u8,
+    pattern_len: usize,
+    c: u32,
+    to: *const u8,
+    to_len: usize,
+) -> u32 {
+    let mut buffer = [0; 4];
+    // SAFETY: as the caller guarantees.
+    let (ctx, t, to, p) =
+        unsafe { (&mut *ctx, text(ptr, len), text(to, to_len), pattern_text(pattern, pattern_len, c, &mut buffer)) };
+    let mut last = 0;
+    for (start, matched) in t.match_indices(p) {
+        // SAFETY: `out` is the caller's new `String` slot, which neither text is in.
+        let before = unsafe { append(ctx, out, &t.as_bytes()[last..start]) };
+        // SAFETY: as above.
+        if before != 0 || unsafe { append(ctx, out, to.as_bytes()) } != 0 {
+            return 1;
+        }
+        last = start + matched.len();
+    }
+    // SAFETY: as above.
+    unsafe { append(ctx, out, &t.as_bytes()[last..]) }
+}
+
 /// JIT helper: the next `char` of the text at `data` between the byte positions `state` = [front, back] —
 /// from the front, or from the back when `from_back` — moving that position past it; `0x110000` once they meet.
 ///

@@ -40,6 +40,9 @@ impl Check<'_> {
                 }
                 (TextMethod::ToUppercase | TextMethod::ToLowercase, []) => e.ty == Ty::String,
                 (TextMethod::Repeat, [n]) => n.ty == Ty::Scalar(Scalar::Usize) && e.ty == Ty::String,
+                (TextMethod::Replace, [pattern, to]) => {
+                    (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char)) && text(&to.ty) && e.ty == Ty::String
+                }
                 (TextMethod::Contains | TextMethod::StartsWith | TextMethod::EndsWith, [pattern]) => {
                     (text(&pattern.ty) || pattern.ty == Ty::Scalar(Scalar::Char)) && e.ty == Ty::Scalar(Scalar::Bool)
                 }
