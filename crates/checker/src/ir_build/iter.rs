@@ -455,6 +455,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             "all",
             "position",
             "find",
+            "find_map",
             "max_by_key",
             "min_by_key",
             "max_by",
@@ -481,7 +482,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 }
             }
         }
-        let Some(chain) = self.iter_chain(&receiver)? else { return Ok(None) };
+        let Some(mut chain) = self.iter_chain(&receiver)? else { return Ok(None) };
         let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
         let at = m.name_ref().map_or(0, |n| self.range(n.syntax()).start);
         let sink = match (name.as_str(), args.as_slice()) {
@@ -492,6 +493,16 @@ impl<'a, 'db> Builder<'a, 'db> {
             ("min", []) => Sink::Min,
             ("last", []) => Sink::Last,
             ("next", []) => Sink::Next,
+            // `find_map(f)` is `filter_map(f).next()`: the first `Some` the closure gives, nothing pulled after it.
+            ("find_map", [c]) => {
+                let c = self.closure_with(c, Some(1))?;
+                let payload = match &c.body.ty {
+                    Ty::Option(p) if p.in_place() || **p == Ty::String => (**p).clone(),
+                    _ => return self.unsupported("a `find_map` closure", m.syntax()),
+                };
+                chain.stages.push((Stage::FilterMap(c), payload));
+                Sink::Next
+            }
             ("any", [c]) => Sink::Any(self.closure_with(c, Some(1))?),
             ("all", [c]) => Sink::All(self.closure_with(c, Some(1))?),
             ("position", [c]) => Sink::Position(self.closure_with(c, Some(1))?),
