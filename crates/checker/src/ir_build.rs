@@ -85,6 +85,19 @@ pub(crate) struct Builder<'a, 'db> {
 
 type Result<T> = std::result::Result<T, Unsupported>;
 
+/// Where an item is declared ([`Builder::placement`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Placement {
+    /// In the host's file, inside the snippet's block: the snippet's own.
+    Snippet,
+    /// In the host's file, outside the snippet's block.
+    Host,
+    /// Made by a macro.
+    Macro,
+    /// In another file (std's, a dependency's).
+    OtherFile,
+}
+
 impl<'a, 'db> Builder<'a, 'db> {
     pub fn new(
         sema: &'a Semantics<'db, RootDatabase>,

@@ -5,13 +5,13 @@ use ra_ap_hir::{ModuleDef, PathResolution};
 use ra_ap_syntax::ast::{self, HasArgList};
 use ra_ap_syntax::AstNode;
 
-use crate::ir_build::{Builder, Result};
+use crate::ir_build::{Builder, Placement, Result};
 use lacuna_ir::{AtomicMethod, Scalar, TKind};
 
 impl<'a, 'db> Builder<'a, 'db> {
     /// `S.method(value, ordering)` where `S` names a static the host declares at its top level or in a block
-    /// around the hole (not `static mut`; [`Builder::exported_static`]) of std's `AtomicBool` or an atomic integer, and the ordering is written as one of std's `Ordering`
-    /// variants. rustc judges every such snippet: a `load` with `Release` is its error (a deny-by-default lint),
+    /// around the hole (not `static mut`; [`Builder::exported_static`]) of std's `AtomicBool` or an atomic
+    /// integer, and the ordering is written as one of std's `Ordering` variants. rustc judges every such snippet: a `load` with `Release` is its error (a deny-by-default lint),
     /// not a panic the JIT would have to raise.
     pub(super) fn atomic_method(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
         let Some(ast::Expr::PathExpr(receiver)) = m.receiver() else { return Ok(None) };
@@ -59,11 +59,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         if st.module(self.db).is_crate_root(self.db) {
             return *path == name.as_str();
         }
-        let Some(source) = st.source(self.db) else { return false };
-        let (file, block) = self.snippet_block;
         *path != name.as_str()
-            && source.file_id.file_id().is_some_and(|f| f.file_id(self.db) == file)
-            && !block.contains_range(source.value.syntax().text_range())
+            && st.source(self.db).is_some_and(|s| self.placement(s.map(|v| v.syntax().text_range())) == Placement::Host)
     }
 
     /// The value `core::sync::atomic`'s type `ty` holds.

@@ -3,7 +3,7 @@
 use ra_ap_syntax::ast;
 use ra_ap_syntax::{AstNode, SyntaxNode};
 
-use crate::ir_build::{Builder, Result};
+use crate::ir_build::{Builder, Placement, Result};
 use lacuna_ir::{Elem, MapValue, Scalar, Ty};
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -313,23 +313,27 @@ impl<'a, 'db> Builder<'a, 'db> {
             ra_ap_hir::Adt::Enum(e) => e.source(self.db).map(|s| s.map(|v| v.syntax().text_range())),
             ra_ap_hir::Adt::Union(_) => None,
         };
-        let Some(source) = source else { return false };
-        let (file, block) = self.snippet_block;
-        let in_host_file = source.file_id.file_id().is_some_and(|f| f.file_id(self.db) == file);
-        in_host_file
-            && !block.contains_range(source.value)
+        source.is_some_and(|s| self.placement(s) == Placement::Host)
             && self.named.block_types.iter().any(|(name, _)| name == adt.name(self.db).as_str())
     }
 
     /// `imp` is declared in the snippet (or made by a macro, which may be the snippet's).
     pub(super) fn declared_in_snippet(&self, imp: ra_ap_hir::Impl) -> bool {
         use ra_ap_hir::HasSource;
-        let Some(source) = imp.source(self.db) else { return true };
+        imp.source(self.db).is_none_or(|s| {
+            matches!(self.placement(s.map(|v| v.syntax().text_range())), Placement::Snippet | Placement::Macro)
+        })
+    }
+
+    /// Where a declaration whose syntax spans `at` sits, relative to the host's file and the snippet's block.
+    pub(super) fn placement(&self, at: ra_ap_hir::InFile<ra_ap_syntax::TextRange>) -> Placement {
         let (file, block) = self.snippet_block;
-        source
-            .file_id
-            .file_id()
-            .is_none_or(|f| f.file_id(self.db) == file && block.contains_range(source.value.syntax().text_range()))
+        match at.file_id.file_id() {
+            None => Placement::Macro,
+            Some(f) if f.file_id(self.db) != file => Placement::OtherFile,
+            Some(_) if block.contains_range(at.value) => Placement::Snippet,
+            Some(_) => Placement::Host,
+        }
     }
 
     /// Which of std's maps and sets `ty` is, if any.
