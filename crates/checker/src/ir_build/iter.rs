@@ -5,8 +5,8 @@ use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{only_reversed, Builder, Result};
 use lacuna_ir::{
-    Closure, Elem, FlatMap, IterChain, IterSource, Method, Pieces, Scalar, ScalarMethod, Sink, Stage, TExpr, TKind,
-    TPat, Ty,
+    Closure, Elem, FlatMap, IterChain, IterSource, Method, Pieces, Scalar, ScalarMethod, SeqKind, Sink, Stage, TExpr,
+    TKind, TPat, Ty,
 };
 use ra_ap_hir::{ModuleDef, PathResolution};
 
@@ -15,6 +15,9 @@ use ra_ap_hir::{ModuleDef, PathResolution};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum SourceCall {
     Iter,
+    /// `iter_mut()` of a hole binding's sequence of host structs: its items are the elements' addresses, as
+    /// `iter()`'s are; what is written through them is a place of its own ([`Builder::found_in_place`]).
+    IterMut,
     Chars,
     SplitWhitespace,
     Lines,
@@ -26,6 +29,7 @@ impl SourceCall {
     pub(super) fn of(call: &ast::MethodCallExpr) -> Option<SourceCall> {
         Some(match call.name_ref()?.text() {
             "iter" => SourceCall::Iter,
+            "iter_mut" => SourceCall::IterMut,
             "chars" => SourceCall::Chars,
             "split_whitespace" => SourceCall::SplitWhitespace,
             "lines" => SourceCall::Lines,
@@ -289,6 +293,18 @@ impl<'a, 'db> Builder<'a, 'db> {
                         None => self.vec_temporary(other)?,
                     },
                 };
+                let mutable = calls.peek().and_then(SourceCall::of) == Some(SourceCall::IterMut);
+                if let (true, Some(seq)) = (mutable, seq) {
+                    // Only a hole binding's own sequence of host structs, which the host hands over writable.
+                    let binding_kind =
+                        matches!(seq.kind, SeqKind::Vec | SeqKind::Array(_) | SeqKind::RefVec | SeqKind::Slice);
+                    if !binding_kind || !matches!(seq.elem, Elem::Struct(_)) || !seq.writable {
+                        return self.unsupported("`iter_mut()` of this sequence", other.syntax());
+                    }
+                    // The chain lends the binding's vector mutably: whether it may (a binding the host did not
+                    // declare `mut`: E0596) and what else the snippet does meanwhile are rustc's to judge.
+                    self.rustc_decides("`iter_mut()` of a hole binding's vector", other.syntax());
+                }
                 let Some(seq) = seq else {
                     let over = self
                         .sema

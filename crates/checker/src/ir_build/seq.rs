@@ -577,7 +577,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         let ast::Expr::PathExpr(base) = f.expr()? else { return None };
         let Some(PathResolution::Local(local)) = self.sema.resolve_path(&base.path()?) else { return None };
         let id = *self.local_ids.get(&local)?;
-        let &(root, by_value) = self.mut_elems.get(&id)?;
+        let (root, by_value) = match self.mut_elems.get(&id) {
+            Some(&root) => root,
+            None => self.found_in_place(local)?,
+        };
         let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return None };
         let ty = Self::builtin(&field.ty(self.db))
             .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?;
@@ -591,6 +594,83 @@ impl<'a, 'db> Builder<'a, 'db> {
                 self.elem_fields.len() - 1
             }
         })
+    }
+
+    /// `o` bound by `Some(o)` — in `if let`, `while let`, `let .. else` or a `match` arm, directly or through a
+    /// local that is not `mut` — on one element of a
+    /// hole binding's sequence of host structs reached through `iter_mut()` (`v.iter_mut().find(..)`, `..max_by_key(..)`,
+    /// with only adaptors that pass elements on unchanged between): the binding, and whether it holds the sequence
+    /// by value, as for a `&mut` loop variable over it ([`Builder::mut_struct_loop`]). Its fields are written in
+    /// place ([`Place::ElemField`]).
+    ///
+    /// [`Place::ElemField`]: lacuna_ir::Place::ElemField
+    fn found_in_place(&mut self, local: ra_ap_hir::Local<'db>) -> Option<(usize, bool)> {
+        // (A local rust-analyzer makes up has no source; `primary_source` panics on it.)
+        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
+        let pat = source.as_ident_pat()?.clone();
+        if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.pat().is_some() {
+            return None;
+        }
+        let some = ast::TupleStructPat::cast(pat.syntax().parent()?)?;
+        let Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) = self.sema.resolve_path(&some.path()?)
+        else {
+            return None;
+        };
+        if self.option_variant(v) != Some(true) || some.fields().count() != 1 {
+            return None;
+        }
+        let holder = some.syntax().parent()?;
+        let scrutinee = if let Some(l) = ast::LetExpr::cast(holder.clone()) {
+            l.expr()?
+        } else if let Some(l) = ast::LetStmt::cast(holder.clone()) {
+            l.initializer()?
+        } else {
+            let arm = ast::MatchArm::cast(holder)?;
+            arm.syntax().ancestors().find_map(ast::MatchExpr::cast)?.expr()?
+        };
+        // (`let found = v.iter_mut().find(..); match found { .. }`: through a local that is not `mut`.)
+        let scrutinee = match scrutinee {
+            ast::Expr::PathExpr(p) => {
+                let Some(PathResolution::Local(held)) = self.sema.resolve_path(&p.path()?) else { return None };
+                let source =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| held.primary_source(self.db))).ok()?;
+                let pat = source.as_ident_pat()?.clone();
+                if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.pat().is_some() {
+                    return None;
+                }
+                let init = ast::LetStmt::cast(pat.syntax().parent()?)?;
+                if init.let_else().is_some() {
+                    return None;
+                }
+                init.initializer()?
+            }
+            other => other,
+        };
+        let ast::Expr::MethodCallExpr(sink) = scrutinee else { return None };
+        const ONE_ELEMENT: &[&str] = &["find", "max_by_key", "min_by_key", "max_by", "min_by", "last", "next"];
+        const PASS_ON: &[&str] = &["filter", "rev", "skip", "take", "skip_while", "take_while"];
+        if !sink.name_ref().is_some_and(|n| ONE_ELEMENT.contains(&&*n.text())) {
+            return None;
+        }
+        let mut at = sink.receiver()?;
+        let base = loop {
+            let ast::Expr::MethodCallExpr(call) = at else { return None };
+            let name = call.name_ref()?.text().to_string();
+            if name == "iter_mut" && call.arg_list().is_some_and(|l| l.args().next().is_none()) {
+                break call.receiver()?;
+            }
+            if !PASS_ON.contains(&name.as_str()) {
+                return None;
+            }
+            at = call.receiver()?;
+        };
+        let seq = self.sequence(&base)?;
+        let by_value = match seq.kind {
+            SeqKind::Vec | SeqKind::Array(_) => true,
+            SeqKind::RefVec | SeqKind::Slice => false,
+            SeqKind::Local | SeqKind::Field => return None,
+        };
+        (matches!(seq.elem, Elem::Struct(_)) && seq.writable).then_some((seq.binding, by_value))
     }
 
     /// `retain` and the sorts by a key (see [`TKind::SeqWithClosure`]), and the sorts by a comparison (see

@@ -28,6 +28,13 @@ impl<'a, 'db> Builder<'a, 'db> {
             if let Some(id) = self.host_type(&inner) {
                 return Ok(Ty::StructRef(id));
             }
+            // `&&mut S`: a `find` closure's parameter over `iter_mut()`, read in place.
+            if let Some((target, ra_ap_hir::Mutability::Mut)) = inner.as_reference() {
+                if let Some(id) = self.host_type(&target) {
+                    self.borrows("a `&mut` of a host struct", node);
+                    return Ok(Ty::StructRef(id));
+                }
+            }
         }
         // `&mut S` of a plain host struct: its address too, read in place (what is written through it is a place of
         // its own, `Place::ElemField`); whether the borrow is allowed is rustc's check.
