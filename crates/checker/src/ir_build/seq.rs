@@ -649,7 +649,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let ast::Expr::MethodCallExpr(sink) = scrutinee else { return None };
         const ONE_ELEMENT: &[&str] = &["find", "max_by_key", "min_by_key", "max_by", "min_by", "last", "next"];
         const PASS_ON: &[&str] = &["filter", "rev", "skip", "take", "skip_while", "take_while"];
-        if !sink.name_ref().is_some_and(|n| ONE_ELEMENT.contains(&&*n.text())) {
+        if !sink.name_ref().is_some_and(|n| ONE_ELEMENT.contains(&n.text())) {
             return None;
         }
         let mut at = sink.receiver()?;
