@@ -588,8 +588,19 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
             format!("{m}Vec<{elem}>")
         })
     };
+    // The plain structs and enums, which a parameter may borrow (`&Order`, `&mut Cart`) and a result may borrow
+    // (`Option<&Item>`).
+    let plain_types = plain.names();
+    // `&S` / `&mut S` of a plain type (passed as the address of the struct the caller lends).
+    let borrowed = |r: &ast::RefType| -> Option<String> {
+        let Some(ast::Type::PathType(p)) = r.ty() else { return None };
+        let name = p.syntax().to_string();
+        let m = if r.mut_token().is_some() { "&mut " } else { "&" };
+        plain_types.contains(&name).then(|| format!("{m}{name}"))
+    };
     let param = |ty: Option<ast::Type>| match &ty {
         Some(ast::Type::RefType(r)) if r.lifetime().is_none() && vector(r).is_some() => vector(r),
+        Some(ast::Type::RefType(r)) if r.lifetime().is_none() && borrowed(r).is_some() => borrowed(r),
         Some(ast::Type::RefType(r)) if r.mut_token().is_none() && r.lifetime().is_none() => match r.ty() {
             Some(ast::Type::PathType(p)) if p.syntax().to_string().trim() == "str" => Some("&str".to_owned()),
             inner => scalar(&inner).map(|s| format!("&{s}")),
@@ -597,8 +608,6 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
         Some(ast::Type::RefType(r)) if r.lifetime().is_none() => scalar(&r.ty()).map(|s| format!("&mut {s}")),
         _ => scalar(&ty),
     };
-    // The plain structs and enums, which a result may borrow (`Option<&Item>`).
-    let plain_types = plain.names();
     // `String`, `Option<S>`, `Option<String>`, `Option<&T>` of a plain type and a plain type as results (written
     // for the JIT in a fixed layout).
     let result = |ty: Option<ast::Type>| {

@@ -169,6 +169,7 @@ impl Dumper {
                     Place::Deref(b) => format!("(deref b{b})"),
                     Place::HostField(f) => format!("(field #{f})"),
                     Place::ElemField(f) => format!("(elem-field #{f})"),
+                    Place::Elem { local: l, root, .. } => format!("(elem l{l} of b{root})"),
                 };
                 format!("(addr-of{} {place})", if *mutable { " mut" } else { "" })
             }
@@ -483,6 +484,7 @@ fn place_text(place: &Place) -> String {
         Place::Deref(b) => format!("(deref b{b})"),
         Place::HostField(f) => format!("(field #{f})"),
         Place::ElemField(f) => format!("(elem-field #{f})"),
+        Place::Elem { local: l, root, .. } => format!("(elem l{l} of b{root})"),
     }
 }
 

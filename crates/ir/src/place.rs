@@ -36,6 +36,15 @@ pub enum Place {
     ///
     /// [`TypedSnippet::elem_fields`]: crate::TypedSnippet::elem_fields
     ElemField(usize),
+    /// The whole host struct a snippet local points to: a `&mut` loop variable over a hole binding's sequence of
+    /// structs, or an element found through `iter_mut()`, lent `&mut` to a host function ([`crate::TKind::AddrOf`];
+    /// never assigned). `root` is the binding the sequence belongs to, which the host must hand over writable
+    /// when it holds the sequence by value (`by_value`), and which must be a `&mut` otherwise.
+    Elem {
+        local: usize,
+        root: usize,
+        by_value: bool,
+    },
 }
 
 /// A scalar field written through a snippet local that holds the address of a host struct, an element of a

@@ -122,6 +122,7 @@ fn place_owner(place: &Place, snippet: &TypedSnippet) -> LocalRef {
         Place::HostField(i) => LocalRef::Binding(snippet.fields.get(*i).map_or(usize::MAX, |f| f.binding)),
         // What the loop variable points to (the loop over the binding's sequence lends it out element by element).
         Place::ElemField(i) => LocalRef::Snippet(snippet.elem_fields.get(*i).map_or(usize::MAX, |f| f.local)),
+        Place::Elem { local, .. } => LocalRef::Snippet(*local),
     }
 }
 

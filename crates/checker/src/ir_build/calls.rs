@@ -14,6 +14,9 @@ use lacuna_ir::{
 };
 use std::ops::Range;
 
+/// Which types [`Builder::lent_binding`] lends.
+type LendsFn<'a, 'db> = fn(&Builder<'a, 'db>, &ra_ap_hir::Type<'db>) -> bool;
+
 impl<'a, 'db> Builder<'a, 'db> {
     /// For a method of a top-level inherent impl of a host type with a `&self`/`&mut self` receiver and scalar
     /// parameters and result: the type's name and whether the receiver is `&mut self`.
@@ -162,8 +165,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TKind::HostCall { name, symbol: shim.symbol(), receiver, args }))
     }
 
-    /// The arguments of a call of a host function or method: scalars, text passed as `&str`, or scalar places
-    /// lent as `&S` / `&mut S` ([`Self::lent_place`]).
+    /// The arguments of a call of a host function or method: scalars, text passed as `&str`, scalar places lent
+    /// as `&S` / `&mut S` ([`Self::lent_place`]), or host structs' addresses.
     pub(super) fn host_args(&mut self, args: &[ast::Expr], node: &SyntaxNode) -> Result<Vec<TExpr>> {
         let args = args
             .iter()
@@ -172,8 +175,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                 None => self.expr(a),
             })
             .collect::<Result<Vec<_>>>()?;
-        if args.iter().any(|a| a.ty.scalar().is_none() && a.ty != Ty::Str) {
+        if args.iter().any(|a| a.ty.scalar().is_none() && !matches!(a.ty, Ty::Str | Ty::StructRef(_))) {
             return self.unsupported("an argument of this type to a host function", node);
+        }
+        // A host struct lent to the function (`add(cart, ..)`, `describe(&o)`): whether the loan is allowed (a
+        // `mut` place for `&mut`, nothing else using the struct meanwhile) is rustc's check.
+        if args.iter().any(|a| matches!(a.ty, Ty::StructRef(_))) {
+            self.rustc_decides("a host struct lent to a host function", node);
         }
         Ok(args)
     }
@@ -188,10 +196,33 @@ impl<'a, 'db> Builder<'a, 'db> {
         let mutable = m == ra_ap_hir::Mutability::Mut;
         let range = self.range(a.syntax());
         if self.lent_vector_type(&inner) {
-            let Some(place) = self.lent_vector(a, mutable) else {
+            let Some(place) = self.lent_binding(a, mutable, |this, t| this.lent_vector_type(t)) else {
                 return self.unsupported("a vector lent to a host function other than a binding's", a.syntax());
             };
             self.rustc_decides("a place lent to a host function", a.syntax());
+            let kind = TKind::AddrOf { place, mutable };
+            return Ok(Some(TExpr { kind, ty: Ty::Scalar(Scalar::Usize), range }));
+        }
+        if self.host_type(&inner).is_some() {
+            // A host struct: a binding's (lent as the vectors above are), or for `&S` any struct the snippet reads
+            // in place (a loop variable, an element found: [`Self::host_args`] takes its address). A `&mut` loan
+            // of anything but a binding is not the subset's: what the function writes must land in a binding the
+            // host hands over writable.
+            let place = match self.lent_binding(a, mutable, |this, t| this.host_type(t).is_some()) {
+                Some(place) => Some(place),
+                // A `&mut` loop variable or a found element: the struct it points to, in its binding's sequence.
+                None if mutable => {
+                    self.elem_local(a).map(|(local, root, by_value)| Place::Elem { local, root, by_value })
+                }
+                None => None,
+            };
+            let Some(place) = place else {
+                if mutable {
+                    return self.unsupported("a host struct lent as `&mut` other than a binding's", a.syntax());
+                }
+                return Ok(None);
+            };
+            self.rustc_decides("a host struct lent to a host function", a.syntax());
             let kind = TKind::AddrOf { place, mutable };
             return Ok(Some(TExpr { kind, ty: Ty::Scalar(Scalar::Usize), range }));
         }
@@ -227,28 +258,27 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.vec_elem(ty).is_some_and(|e| Self::word(&e).is_some() || self.is_string(&e))
     }
 
-    /// The place of a hole binding's vector lent to a host function: `&mut v` / `&v` of a binding holding it
-    /// (its slot in the host's frame), or `v` / `&mut *v` of a binding that is a reference to it (where it
-    /// points).
-    fn lent_vector(&mut self, a: &ast::Expr, mutable: bool) -> Option<Place> {
+    /// The place of a hole binding's value of a type `lends` takes (a vector, a host struct) lent to a host
+    /// function: `&mut v` / `&v` of a binding holding it (its slot in the host's frame), or `v` / `&mut *v` of a
+    /// binding that is a reference to it (where it points).
+    fn lent_binding(&mut self, a: &ast::Expr, mutable: bool, lends: LendsFn<'a, 'db>) -> Option<Place> {
         let (binding, place) = match a {
-            // `&mut *v` / `&*v`: a reborrow of where a reference binding points.
             ast::Expr::RefExpr(r) if r.raw_token().is_none() && r.mut_token().is_some() == mutable => match r.expr()? {
                 // `&mut *v` / `&*v`: a reborrow of where a reference binding points.
                 ast::Expr::PrefixExpr(p) if p.op_kind() == Some(ast::UnaryOp::Deref) => {
-                    return self.lent_vector(&p.expr()?, mutable);
+                    return self.lent_binding(&p.expr()?, mutable, lends);
                 }
                 lent => {
                     let (binding, local) = self.hole_binding(&lent)?;
                     let ty = local.ty(self.db);
-                    (ty.as_reference().is_none() && self.lent_vector_type(&ty)).then_some(())?;
+                    (ty.as_reference().is_none() && lends(self, &ty)).then_some(())?;
                     (binding, Place::Local(LocalRef::Binding(binding)))
                 }
             },
             ast::Expr::PathExpr(_) => {
                 let (binding, local) = self.hole_binding(a)?;
                 let (inner, m) = local.ty(self.db).as_reference()?;
-                let fits = self.lent_vector_type(&inner) && (m == ra_ap_hir::Mutability::Mut || !mutable);
+                let fits = lends(self, &inner) && (m == ra_ap_hir::Mutability::Mut || !mutable);
                 fits.then_some(())?;
                 (binding, Place::Deref(binding))
             }
@@ -274,7 +304,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some(Place::Local(LocalRef::Binding(binding)))
     }
 
-    /// `f`'s parameters (other than `self`) are scalars passed by value or `&str`, and its result is a scalar,
+    /// `f`'s parameters (other than `self`) are scalars passed by value, `&str`, references to scalars, to vectors
+    /// of scalars or `String`s and to host structs or enums, and its result is a scalar,
     /// `()`, `String`, `Option` of a scalar, `Vec` of a scalar, or `Option<&T>` or `Vec<&T>` of a host struct or
     /// enum (no 128-bit integers anywhere).
     pub(super) fn scalar_signature(&self, f: Function) -> Option<()> {
@@ -289,6 +320,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                 || ty.as_reference().is_some_and(|(inner, _)| scalar(&inner))
                 // `&Vec<T>` / `&mut Vec<T>` of a scalar or `String`: the address of a binding's vector.
                 || ty.as_reference().is_some_and(|(inner, _)| self.lent_vector_type(&inner))
+                // `&S` / `&mut S` of a host struct or enum: its address.
+                || ty.as_reference().is_some_and(|(inner, _)| self.host_type(&inner).is_some())
         };
         let ret = f.ret_type(self.db);
         let option_of = |ok: &dyn Fn(&ra_ap_hir::Type<'db>) -> bool| {

@@ -574,13 +574,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// `s.field` of a scalar field of a host struct reached through a `&mut` loop variable `s`
     /// ([`Builder::mut_struct_loop`]): its entry in `elem_fields`.
     pub(super) fn elem_field(&mut self, f: &ast::FieldExpr) -> Option<usize> {
-        let ast::Expr::PathExpr(base) = f.expr()? else { return None };
-        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&base.path()?) else { return None };
-        let id = *self.local_ids.get(&local)?;
-        let (root, by_value) = match self.mut_elems.get(&id) {
-            Some(&root) => root,
-            None => self.found_in_place(local)?,
-        };
+        let (id, root, by_value) = self.elem_local(&f.expr()?)?;
         let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return None };
         let ty = Self::builtin(&field.ty(self.db))
             .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?;
@@ -594,6 +588,20 @@ impl<'a, 'db> Builder<'a, 'db> {
                 self.elem_fields.len() - 1
             }
         })
+    }
+
+    /// `s`, a `&mut` loop variable over a hole binding's sequence of host structs ([`Builder::mut_struct_loop`]) or
+    /// an element of one found through `iter_mut()` ([`Builder::found_in_place`]): the snippet local, the binding,
+    /// and whether the binding holds the sequence by value.
+    pub(super) fn elem_local(&mut self, s: &ast::Expr) -> Option<(usize, usize, bool)> {
+        let ast::Expr::PathExpr(base) = s else { return None };
+        let Some(PathResolution::Local(local)) = self.sema.resolve_path(&base.path()?) else { return None };
+        let id = *self.local_ids.get(&local)?;
+        let (root, by_value) = match self.mut_elems.get(&id) {
+            Some(&root) => root,
+            None => self.found_in_place(local)?,
+        };
+        Some((id, root, by_value))
     }
 
     /// `o` bound by `Some(o)` — in `if let`, `while let`, `let .. else` or a `match` arm, directly or through a

@@ -267,6 +267,11 @@ impl Declared {
                     sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64)]);
                     continue;
                 }
+                // `&S` / `&mut S` of a host struct: its address.
+                if let Ty::StructRef(_) = p {
+                    sig.params.push(AbiParam::new(ptr));
+                    continue;
+                }
                 let p = p.s();
                 sig.params.push(c_param(p).ok_or_else(|| CodegenError(format!("a `{}` argument", p.name())))?);
             }

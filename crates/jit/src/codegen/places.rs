@@ -84,6 +84,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let target = self.referent(binding);
                 Some(self.b.ins().load(t, MemFlags::trusted(), target, 0))
             }
+            // A whole struct is only lent, never read as a scalar.
+            Place::Elem { .. } => None,
         }
     }
 
@@ -94,6 +96,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Place::Deref(binding) => self.local_ty(LocalRef::Binding(binding)).s(),
             Place::HostField(field) => self.snippet.fields[field].ty,
             Place::ElemField(field) => self.snippet.elem_fields[field].ty,
+            Place::Elem { .. } => Scalar::Unit,
         }
     }
 
@@ -239,6 +242,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 (_, v) => v,
             };
             match place {
+                Place::Elem { .. } => return Err(CodegenError("assignment to a whole struct".into())),
                 Place::Local(local) => self.write(*local, v.into_iter().collect()),
                 Place::Deref(binding) => {
                     if let Some(v) = v {

@@ -8,7 +8,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, AbiParam, MemFlags, StackSlot, StackSlotData, StackSlotKind, Type, Value};
 use cranelift_frontend::Variable;
-use lacuna_ir::{Elem, LocalRef, Place, Receiver, TExpr, TKind, Ty, TypedSnippet};
+use lacuna_ir::{Elem, LocalRef, Place, Receiver, Scalar, TExpr, TKind, Ty, TypedSnippet};
 use std::collections::HashMap;
 
 /// A host struct's layout and shims, as the instrumented host's `__lacuna_shims_*` function reports them
@@ -255,6 +255,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let ptr = self.b.func.dfg.value_type(self.ctx);
                 self.b.ins().stack_addr(ptr, slot, 0)
             }
+            // The struct's address, which the loop variable holds.
+            Place::Elem { local, .. } => *self
+                .read(LocalRef::Snippet(*local), &Ty::Scalar(Scalar::Unit))
+                .first()
+                .ok_or_else(|| CodegenError("an element's address".into()))?,
             Place::HostField(_) | Place::ElemField(_) => return Err(CodegenError("a field lent".into())),
         })
     }

@@ -40,6 +40,32 @@ impl Check<'_> {
                 }
             }
             Place::HostField(_) | Place::ElemField(_) => return unsupported("a field lent", &e.range),
+            // The struct a `&mut` loop variable points to: as a field written through it.
+            Place::Elem { local, root, by_value } => {
+                if !matches!(self.snippet.locals.get(*local).map(|l| &l.ty), Some(Ty::StructRef(_))) {
+                    return unsupported("an element lent through something other than a struct's address", &e.range);
+                }
+                self.write_through_elem(*root, *by_value, mutable, e)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A struct in hole binding `root`'s sequence changed through a `&mut` loop variable (`mutable`): the binding
+    /// is written (held by value: the host hands it over writable), or what it points to (a `&mut` binding).
+    fn write_through_elem(&mut self, root: usize, by_value: bool, mutable: bool, e: &TExpr) -> Result<(), Unsupported> {
+        if !mutable {
+            return Ok(());
+        }
+        if by_value {
+            if !self.bindings.get(root).is_some_and(|b| b.mutable) {
+                return unsupported("assignment to a field of a binding that is not `mut`", &e.range);
+            }
+            if !self.written.contains(&root) {
+                self.written.push(root);
+            }
+        } else if !self.bindings.get(root).is_some_and(|b| b.mut_ref) {
+            return unsupported("assignment through a reference that is not `&mut`", &e.range);
         }
         Ok(())
     }
@@ -75,6 +101,7 @@ impl Check<'_> {
                 self.binding_ty(*i)
             }
             Place::Local(local) => self.local_ty(*local).map(|t| t.s()),
+            Place::Elem { .. } => return unsupported("assignment to a whole struct", &e.range),
             Place::HostField(i) => {
                 let Some(f) = self.snippet.fields.get(*i) else {
                     return unsupported("an unknown field", &e.range);
@@ -101,17 +128,9 @@ impl Check<'_> {
                 if !matches!(self.snippet.locals.get(f.local).map(|l| &l.ty), Some(Ty::StructRef(_))) {
                     return unsupported("a field written through something other than a struct's address", &e.range);
                 }
-                if f.by_value {
-                    if !self.bindings.get(f.root).is_some_and(|b| b.mutable) {
-                        return unsupported("assignment to a field of a binding that is not `mut`", &e.range);
-                    }
-                    if !self.written.contains(&f.root) {
-                        self.written.push(f.root);
-                    }
-                } else if !self.bindings.get(f.root).is_some_and(|b| b.mut_ref) {
-                    return unsupported("assignment through a reference that is not `&mut`", &e.range);
-                }
-                Some(f.ty)
+                let (root, by_value, ty) = (f.root, f.by_value, f.ty);
+                self.write_through_elem(root, by_value, true, e)?;
+                Some(ty)
             }
             // Through a `&mut`: only what it points to is written.
             Place::Deref(i) => {
