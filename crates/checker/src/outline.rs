@@ -598,7 +598,14 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
         let m = if r.mut_token().is_some() { "&mut " } else { "&" };
         plain_types.contains(&name).then(|| format!("{m}{name}"))
     };
+    // `&[T]` / `&mut [T]` of a scalar (passed as pointer and length).
+    let slice = |r: &ast::RefType| -> Option<String> {
+        let Some(ast::Type::SliceType(s)) = r.ty() else { return None };
+        let m = if r.mut_token().is_some() { "&mut " } else { "&" };
+        scalar(&s.ty()).map(|e| format!("{m}[{e}]"))
+    };
     let param = |ty: Option<ast::Type>| match &ty {
+        Some(ast::Type::RefType(r)) if r.lifetime().is_none() && slice(r).is_some() => slice(r),
         Some(ast::Type::RefType(r)) if r.lifetime().is_none() && vector(r).is_some() => vector(r),
         Some(ast::Type::RefType(r)) if r.lifetime().is_none() && borrowed(r).is_some() => borrowed(r),
         Some(ast::Type::RefType(r)) if r.mut_token().is_none() && r.lifetime().is_none() => match r.ty() {

@@ -275,6 +275,18 @@ fn shim(f: &lacuna_checker::ScalarFn, paths: &TypePaths) -> String {
             args.push(format!(
                 "unsafe {{ ::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(__lacuna_a{i}, __lacuna_a{i}_len)) }}"
             ));
+        } else if let Some(elem) =
+            t.strip_prefix("&mut [").or_else(|| t.strip_prefix("&[")).and_then(|r| r.strip_suffix(']'))
+        {
+            // A slice of scalars the JIT lends: pointer and length (an empty one's pointer may be any value).
+            let (m, from) = match t.starts_with("&mut ") {
+                true => ("mut", "from_raw_parts_mut"),
+                false => ("const", "from_raw_parts"),
+            };
+            params.push(format!("__lacuna_a{i}: *{m} {elem}, __lacuna_a{i}_len: usize"));
+            args.push(format!(
+                "unsafe {{ ::core::slice::{from}(if __lacuna_a{i}_len == 0 {{ ::core::ptr::NonNull::<{elem}>::dangling().as_ptr() }} else {{ __lacuna_a{i} as *mut {elem} }}, __lacuna_a{i}_len) }}"
+            ));
         } else if let Some(s) = t.strip_prefix("&mut ") {
             // A scalar place the JIT lends for the call: the host's slot, where a `&mut` binding points, or a
             // stack slot of the JIT's.

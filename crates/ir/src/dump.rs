@@ -305,6 +305,9 @@ impl Dumper {
                 format!("(consume {chain} {})", self.sink(sink))
             }
             TKind::TextOf(seq) => format!("(text {})", seq_text(seq)),
+            TKind::SliceOf { seq, mutable } => {
+                format!("(slice{} {})", if *mutable { " mut" } else { "" }, seq_text(seq))
+            }
             TKind::TextMethod { name, receiver, args } => {
                 format!("(text.{name} {}{})", self.expr(receiver), self.exprs(args))
             }

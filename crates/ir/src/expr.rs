@@ -344,6 +344,12 @@ pub enum TKind {
     /// The text of a string binding of the hole (`String`, `&String`, `&str`) or of a `String` the snippet owns,
     /// read in place as a `&str` (a [`Seq`] of bytes).
     TextOf(Seq),
+    /// A sequence's elements as the (pointer, length) pair a host function's `&[T]` / `&mut [T]` parameter takes
+    /// (of type `(usize, usize)`); `mutable`: lent as `&mut`, so the sequence is written.
+    SliceOf {
+        seq: Seq,
+        mutable: bool,
+    },
     /// A method of text (`&str` or `String` receivers, read only): `len`, `is_empty`, `to_string` (and
     /// `to_owned`, `String::from`, `into`, `clone`: a new `String`), `==` and `!=` (with the other text in `args`).
     TextMethod {

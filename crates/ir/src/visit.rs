@@ -144,7 +144,7 @@ impl TExpr {
             TKind::Some(x) | TKind::ResultOf { value: x, .. } | TKind::Field(x, _) => f(Child::Expr(x)),
             TKind::None => {}
             TKind::Tuple(xs) | TKind::VecLit(xs) => xs.iter().for_each(|x| f(Child::Expr(x))),
-            TKind::TextOf(_) => {}
+            TKind::TextOf(_) | TKind::SliceOf { .. } => {}
             TKind::VecRepeat { value, count } => {
                 f(Child::Expr(value));
                 f(Child::Expr(count));

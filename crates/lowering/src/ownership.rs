@@ -472,7 +472,7 @@ impl Walk<'_> {
                 self.moved_check(place_owner(place, self.snippet), e)?;
                 none()
             }
-            TKind::TextOf(seq) => {
+            TKind::TextOf(seq) | TKind::SliceOf { seq, .. } => {
                 self.seq_use(seq, e)?;
                 Owners::from([owner(seq, self.snippet)])
             }
@@ -966,6 +966,7 @@ fn block_mentions(b: &TBlock, out: &mut Owners, snippet: &TypedSnippet) {
 fn seq_of(e: &TExpr) -> Option<&Seq> {
     match &e.kind {
         TKind::TextOf(seq)
+        | TKind::SliceOf { seq, .. }
         | TKind::SeqLen(seq)
         | TKind::SeqSum(seq)
         | TKind::SeqClone(seq)
@@ -1001,6 +1002,9 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
             out.insert(owner(seq, snippet));
         }
         TKind::SeqMethod { seq, name, .. } if name.mutates() => {
+            out.insert(owner(seq, snippet));
+        }
+        TKind::SliceOf { seq, mutable: true } => {
             out.insert(owner(seq, snippet));
         }
         TKind::HostCall { receiver: Some(Receiver::Binding(r)), .. } if r.mutable => {

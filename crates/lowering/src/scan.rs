@@ -14,7 +14,8 @@ pub fn may_fault(e: &TExpr) -> bool {
         | TKind::OptionField { .. }
         | TKind::Field(..)
         | TKind::Cast(_)
-        | TKind::TextOf(_) => false,
+        | TKind::TextOf(_)
+        | TKind::SliceOf { .. } => false,
         TKind::Unary(UnOp::Not, _) => false,
         // A sequence's length and emptiness are read, never computed.
         TKind::SeqLen(_) | TKind::SeqMethod { name: SeqMethod::IsEmpty, .. } => false,

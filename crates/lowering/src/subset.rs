@@ -342,6 +342,11 @@ impl Check<'_> {
                 TKind::OptionClosure { method: lacuna_ir::OptionClosureMethod::Map, receiver, .. } => {
                     !owned_option(&receiver.ty)
                 }
+                // `find_map(|x| x.email.clone())`: the first new `String` a `filter_map` stage gives (nothing made
+                // after it).
+                TKind::Consume { chain, sink: lacuna_ir::Sink::Next } => {
+                    matches!(chain.stages.last(), Some((lacuna_ir::Stage::FilterMap(_), Ty::String)))
+                }
                 _ => false,
             };
             if !owned_option_here || !made {
@@ -601,6 +606,22 @@ impl Check<'_> {
                 let item = self.chain(chain)?;
                 self.pat(pat, &item, &e.range)?;
                 self.in_loop(label, Target::Loop, |c| c.block(body))
+            }
+            // A slice lent to a host function: of scalars; lent `&mut`, a sequence the snippet may change.
+            TKind::SliceOf { seq, mutable } => {
+                if !lent_here {
+                    return unsupported("a slice lent other than to a host function", &e.range);
+                }
+                if seq.elem.scalar().is_none() {
+                    return unsupported("a slice of this type lent", &e.range);
+                }
+                if *mutable {
+                    if !seq.writable {
+                        return unsupported("a sequence that is not writable lent as `&mut`", &e.range);
+                    }
+                    self.seq_written(seq, &e.range)?;
+                }
+                Ok(())
             }
             TKind::TextOf(seq) => {
                 if e.ty == Ty::Str && seq.elem == Elem::Scalar(Scalar::U8) {

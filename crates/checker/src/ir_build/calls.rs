@@ -9,8 +9,8 @@ use ra_ap_syntax::ast::HasArgList;
 
 use crate::ir_build::{Builder, Result};
 use lacuna_ir::{
-    CharMethod, LocalRef, Method, Place, Receiver, Scalar, ScalarMethod, SelfArg, TBlock, TExpr, TFn, TKind, TPat,
-    TStmt, Ty,
+    CharMethod, Elem, LocalRef, Method, Place, Receiver, Scalar, ScalarMethod, SelfArg, TBlock, TExpr, TFn, TKind,
+    TPat, TStmt, Ty,
 };
 use std::ops::Range;
 
@@ -175,7 +175,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 None => self.expr(a),
             })
             .collect::<Result<Vec<_>>>()?;
-        if args.iter().any(|a| a.ty.scalar().is_none() && !matches!(a.ty, Ty::Str | Ty::StructRef(_))) {
+        let passed = |a: &TExpr| {
+            a.ty.scalar().is_some()
+                || matches!(a.ty, Ty::Str | Ty::StructRef(_))
+                || matches!(a.kind, TKind::SliceOf { .. })
+        };
+        if !args.iter().all(passed) {
             return self.unsupported("an argument of this type to a host function", node);
         }
         // A host struct lent to the function (`add(cart, ..)`, `describe(&o)`): whether the loan is allowed (a
@@ -202,6 +207,9 @@ impl<'a, 'db> Builder<'a, 'db> {
             self.rustc_decides("a place lent to a host function", a.syntax());
             let kind = TKind::AddrOf { place, mutable };
             return Ok(Some(TExpr { kind, ty: Ty::Scalar(Scalar::Usize), range }));
+        }
+        if let Some(elem) = inner.as_slice().and_then(|e| Self::word(&e)) {
+            return self.lent_slice(a, elem, mutable).map(Some);
         }
         if self.host_type(&inner).is_some() {
             // A host struct: a binding's (lent as the vectors above are), or for `&S` any struct the snippet reads
@@ -251,6 +259,28 @@ impl<'a, 'db> Builder<'a, 'db> {
         self.rustc_decides("a place lent to a host function", a.syntax());
         let kind = TKind::AddrOf { place, mutable };
         Ok(Some(TExpr { kind, ty: Ty::Scalar(Scalar::Usize), range }))
+    }
+
+    /// A host function's argument of type `&[S]` or `&mut [S]` for a scalar `S`: `&v` / `&mut v`, `&*v` /
+    /// `&mut *v` or `v` of a sequence the snippet names (a hole binding's vector, array or slice, or its own
+    /// vector), as its pointer and length ([`TKind::SliceOf`]). Whether the loan is allowed is rustc's check.
+    fn lent_slice(&mut self, a: &ast::Expr, elem: Scalar, mutable: bool) -> Result<TExpr> {
+        let named = match a {
+            ast::Expr::RefExpr(r) if r.raw_token().is_none() && r.mut_token().is_some() == mutable => match r.expr() {
+                Some(ast::Expr::PrefixExpr(p)) if p.op_kind() == Some(ast::UnaryOp::Deref) => p.expr(),
+                inner => inner,
+            },
+            ast::Expr::PathExpr(_) => Some(a.clone()),
+            _ => None,
+        };
+        let seq = named.filter(|n| matches!(n, ast::Expr::PathExpr(_))).and_then(|n| self.sequence(&n));
+        let Some(seq) = seq.filter(|s| s.elem == Elem::Scalar(elem) && (s.writable || !mutable)) else {
+            return self
+                .unsupported("a slice lent to a host function other than a sequence the snippet names", a.syntax());
+        };
+        self.rustc_decides("a slice lent to a host function", a.syntax());
+        let ty = Ty::Tuple(vec![Ty::Scalar(Scalar::Usize); 2]);
+        Ok(TExpr { kind: TKind::SliceOf { seq, mutable }, ty, range: self.range(a.syntax()) })
     }
 
     /// `Vec<T>` of a scalar or `String`: what a host function may take by reference (`&mut Vec<String>`).
@@ -320,6 +350,8 @@ impl<'a, 'db> Builder<'a, 'db> {
                 || ty.as_reference().is_some_and(|(inner, _)| scalar(&inner))
                 // `&Vec<T>` / `&mut Vec<T>` of a scalar or `String`: the address of a binding's vector.
                 || ty.as_reference().is_some_and(|(inner, _)| self.lent_vector_type(&inner))
+                // `&[T]` / `&mut [T]` of a scalar: a sequence's pointer and length.
+                || ty.as_reference().is_some_and(|(inner, _)| inner.as_slice().is_some_and(|e| Self::word(&e).is_some()))
                 // `&S` / `&mut S` of a host struct or enum: its address.
                 || ty.as_reference().is_some_and(|(inner, _)| self.host_type(&inner).is_some())
         };

@@ -6,8 +6,8 @@ use ra_ap_syntax::{AstNode, AstToken};
 
 use crate::ir_build::{text_from_a_literal, Builder, Result};
 use lacuna_ir::{
-    Arm, BinOp, CheckedMethod, Lit, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TBlock, TExpr, TKind,
-    TLocal, TPat, TStmt, TextMethod, Ty,
+    Arm, BinOp, CheckedMethod, Closure, Lit, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TBlock,
+    TExpr, TKind, TLocal, TPat, TStmt, TextMethod, Ty,
 };
 use std::ops::Range;
 
@@ -23,8 +23,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         (!value.contains('{') && !value.contains('}')).then_some(value)
     }
 
-    /// `o.map(|x| body).unwrap_or_default()` (or `unwrap`, `expect("..")`, `unwrap_or(<text from a literal>)`) and
-    /// `o.cloned().unwrap()` of a host struct reference, whose intermediate `Option` of a `String`, a vector or a
+    /// `o.map(|x| body).unwrap_or_default()` (or `unwrap`, `expect("..")`, `unwrap_or(<text from a literal>)`),
+    /// `o.cloned().unwrap()` of a host struct reference and `r.field.clone().unwrap_or_default()` of an
+    /// `Option<String>` field, whose intermediate `Option` of a `String`, a vector or a
     /// struct the typed view cannot hold: read as `match o { Some(x) => body, None => default }`. Each default
     /// neither faults nor moves anything, so evaluating it only when `o` is `None` (where Rust evaluates the
     /// argument eagerly) changes nothing observable.
@@ -94,6 +95,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let scrutinee = self.expr(&option)?;
                 let (param, body) = self.closure(closure)?;
                 (scrutinee, param.unwrap_or(TPat::Wild), body)
+            }
+            // `r.field.clone()` of an `Option<String>` field: its text read in place, copied where it is `Some`.
+            ("clone", [], _) if *ty == Ty::String => {
+                let Some(scrutinee) = self.option_field(&option, false)? else { return Ok(None) };
+                if scrutinee.ty != Ty::Option(Box::new(Ty::Str)) {
+                    return Ok(None);
+                }
+                let Closure { mut params, body } = self.string_from_text_closure(inner.syntax());
+                (scrutinee, params.pop().unwrap_or(TPat::Wild), *body)
             }
             ("cloned", [], Ty::Option(payload)) => {
                 let Ty::StructRef(id) = **payload else { return Ok(None) };
@@ -226,6 +236,24 @@ impl<'a, 'db> Builder<'a, 'db> {
                     _ if value.ty == *ty => TExpr { range: range.clone(), ..value },
                     _ => return Ok(None),
                 }));
+            }
+        }
+        // `r.field.clone()` of an `Option<String>` field: its text read in place, copied into a new `String` (as
+        // `map(String::from)` would).
+        if let ("clone", [], Ty::Option(payload)) = (name.as_str(), args.as_slice(), ty) {
+            if **payload == Ty::String {
+                if let Some(value) = self.option_field(&receiver, false)? {
+                    if value.ty == Ty::Option(Box::new(Ty::Str)) {
+                        let Closure { mut params, body } = self.string_from_text_closure(m.syntax());
+                        let kind = TKind::OptionClosure {
+                            method: OptionClosureMethod::Map,
+                            receiver: Box::new(value),
+                            param: params.pop(),
+                            body,
+                        };
+                        return Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }));
+                    }
+                }
             }
         }
         let Ok(receiver_ty) = self.expr_type(&receiver) else { return Ok(None) };

@@ -254,7 +254,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 return Ok(values);
             }
-            TKind::TextOf(seq) => {
+            TKind::TextOf(seq) | TKind::SliceOf { seq, .. } => {
                 let (data, len) = self.seq_parts(seq)?;
                 return Ok(vec![data, len]);
             }

@@ -267,6 +267,14 @@ impl Declared {
                     sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64)]);
                     continue;
                 }
+                // `&[T]` / `&mut [T]` ([`TKind::SliceOf`]): pointer and length.
+                if let Ty::Tuple(parts) = p {
+                    for part in parts {
+                        let s = part.s();
+                        sig.params.push(c_param(s).ok_or_else(|| CodegenError(format!("a `{}` argument", s.name())))?);
+                    }
+                    continue;
+                }
                 // `&S` / `&mut S` of a host struct: its address.
                 if let Ty::StructRef(_) = p {
                     sig.params.push(AbiParam::new(ptr));

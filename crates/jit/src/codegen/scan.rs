@@ -185,6 +185,7 @@ fn tuples_the_host_sees(snippet: &TypedSnippet) -> HashSet<TupleElem> {
         | TKind::SortBy { seq, .. }
         | TKind::SeqStore { seq, .. }
         | TKind::TextOf(seq)
+        | TKind::SliceOf { seq, .. }
         | TKind::SeqClone(seq) => in_seq(seq, &mut out),
         TKind::Consume { chain, .. } | TKind::ForIter { chain, .. } => in_chain(chain, &mut out),
         // Host fields, `Option` fields and struct literals hold scalars and text; anything else a value of the

@@ -291,6 +291,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if let TKind::AddrOf { place, .. } = &a.kind {
                     let address = self.lent_address(place, &mut lent)?;
                     values.push(address);
+                } else if let TKind::SliceOf { .. } = a.kind {
+                    // `&[T]` / `&mut [T]`: pointer and length.
+                    values.extend(self.expr(a)?);
                 } else if a.ty == Ty::Str {
                     let (data, len) = self.text_parts(a)?;
                     values.extend([data, len]);

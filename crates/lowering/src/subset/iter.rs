@@ -4,7 +4,7 @@ use crate::scan::may_fault;
 use crate::subset::seq::numeric_or_text_key;
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{Elem, IterChain, MapValue, Part, Scalar, Sink, TExpr, TupleElem, Ty};
+use lacuna_ir::{Elem, IterChain, MapValue, Part, Scalar, Sink, Stage, TExpr, TupleElem, Ty};
 
 impl Check<'_> {
     /// An iterator chain and what consumes it ([`TKind::Consume`]).
@@ -28,6 +28,16 @@ impl Check<'_> {
             Sink::Sum { .. } | Sink::Product { .. } => s.is_some_and(|s| s.is_int() || s.is_float()) && e.ty == item,
             Sink::Count => e.ty == Ty::Scalar(Scalar::Usize),
             Sink::Max | Sink::Min => ordered(s) && e.ty == Ty::option(s.unwrap_or(Scalar::Never)),
+            // `find_map(|x| x.email.clone())`: the first new `String` a last `filter_map` gives, where nothing before
+            // it makes a value that owns memory (none is left to drop unseen).
+            Sink::Next if item == Ty::String => {
+                let n = chain.stages.len();
+                let borrowed = |t: &Ty| t.in_place() || t.scalar().is_some();
+                matches!(chain.stages.last(), Some((Stage::FilterMap(_), Ty::String)))
+                    && chain.stages[..n - 1].iter().all(|(_, t)| borrowed(t))
+                    && borrowed(&chain.source.item())
+                    && e.ty == Ty::Option(Box::new(Ty::String))
+            }
             Sink::Last | Sink::Next => option_of_item,
             Sink::Any(c) | Sink::All(c) => {
                 self.closure(c, std::slice::from_ref(&item), &Ty::Scalar(Scalar::Bool), &e.range)?;
