@@ -380,6 +380,13 @@ impl<'a, 'b> Gen<'a, 'b> {
             let home = self.vec_home(seq)?;
             let value = values.first().ok_or_else(|| CodegenError("`push` without a value".into()))?;
             self.vec_push(home, seq.elem, seq.kind == SeqKind::Local, value, at)?;
+            // A `String` pushed onto the host's vector is the host's from then on: its buffer leaves the run's
+            // record (the run would free it otherwise).
+            if seq.elem == Elem::String && seq.kind != SeqKind::Local {
+                let ptr = *value.first().ok_or_else(|| CodegenError("a `String` without parts".into()))?;
+                let release = self.helper(Helper::VecRelease);
+                self.b.ins().call(release, &[self.ctx, ptr]);
+            }
             return Ok(Vec::new());
         }
         let (data, len) = self.seq_parts(seq)?;

@@ -40,8 +40,7 @@ impl Check<'_> {
                 }
                 _ => false,
             },
-            // Of a sequence of strings: its emptiness, and pushing onto one the snippet owns (the pushed
-            // `String` moves into it, so its buffer stays the snippet's).
+            // Of a sequence of strings: its emptiness, and pushing a `String` (which moves into it).
             Elem::String | Elem::Str | Elem::Struct(_) | Elem::StructRef(_) => match (name, args.len()) {
                 (SeqMethod::IsEmpty, 0) => e.ty == Ty::Scalar(Scalar::Bool),
                 (SeqMethod::Join, 1) if matches!(seq.elem, Elem::String | Elem::Str) => {
@@ -69,8 +68,10 @@ impl Check<'_> {
                         && (seq.elem != Elem::String || seq.kind == SeqKind::Local)
                         && !matches!(seq.elem, Elem::Struct(_))
                 }
+                // A new `String` moved into the snippet's own vector or the host's (a binding's, a field's: the
+                // buffer is the host's from then on).
                 (SeqMethod::Push, 1) if seq.elem == Elem::String => {
-                    seq.kind == SeqKind::Local && arg(0) == Some(&Ty::String) && e.ty == Ty::Scalar(Scalar::Unit)
+                    seq.kind.grows() && arg(0) == Some(&Ty::String) && e.ty == Ty::Scalar(Scalar::Unit)
                 }
                 // Text into the snippet's own `Vec<&str>` (how long it lives is rustc's borrow check).
                 (SeqMethod::Push, 1) if seq.elem == Elem::Str => {
