@@ -171,6 +171,32 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// `v.push(x)`: grows the buffer as `Vec` does (double, at least 4 elements, 8 for bytes) when it is full.
     pub(super) fn vec_push(&mut self, home: VecHome, elem: Elem, owned: bool, x: &[Value], at: usize) -> R<()> {
+        let (address, len) = self.vec_reserve_one(&home, elem, owned, at)?;
+        self.elem_write(elem, address, x)?;
+        let len = self.b.ins().iadd_imm(len, 1);
+        self.vec_set(&home, VecField::Len, len)
+    }
+
+    /// A host struct in a box of the run's moved onto the end of a host vector of them: the box freed, nothing
+    /// dropped (`v.push(o.clone())`, `v.push(S { .. })`).
+    fn vec_push_boxed(&mut self, home: VecHome, elem: Elem, boxed: Value, at: usize) -> R<()> {
+        let (address, len) = self.vec_reserve_one(&home, elem, false, at)?;
+        let size = self.elem_layout(elem)?.0;
+        let size = self.int_const(types::I64, i64::from(size));
+        let f = self.helper(Helper::StructMoveOut);
+        let call = self.b.ins().call(f, &[self.ctx, boxed, address, size]);
+        // (Never 0: the lowering pushes only the run's own complete structs.)
+        let moved = self.b.inst_results(call)[0];
+        let failed = self.b.ins().icmp_imm(IntCC::Equal, moved, 0);
+        self.fault_if(failed, Fault::Memory, at);
+        let len = self.b.ins().iadd_imm(len, 1);
+        self.vec_set(&home, VecField::Len, len)
+    }
+
+    /// Room for one more element at the end of the vector (grown when full): the new element's address and the
+    /// length before it.
+    fn vec_reserve_one(&mut self, home: &VecHome, elem: Elem, owned: bool, at: usize) -> R<(Value, Value)> {
+        let home = *home;
         let layout = self.elem_layout(elem)?;
         let len = self.vec_get(&home, VecField::Len)?;
         let cap = self.vec_get(&home, VecField::Cap)?;
@@ -192,10 +218,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.seal_block(store);
         let ptr = self.vec_get(&home, VecField::Ptr)?;
         let offset = self.b.ins().imul_imm(len, i64::from(layout.0));
-        let address = self.b.ins().iadd(ptr, offset);
-        self.elem_write(elem, address, x)?;
-        let len = self.b.ins().iadd_imm(len, 1);
-        self.vec_set(&home, VecField::Len, len)
+        Ok((self.b.ins().iadd(ptr, offset), len))
     }
 
     /// `v.retain(|x| keep)`: the elements kept moved down in order, the closure called once on each, in order.
@@ -379,6 +402,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         if name == Push {
             let home = self.vec_home(seq)?;
             let value = values.first().ok_or_else(|| CodegenError("`push` without a value".into()))?;
+            if let (Elem::Struct(_), [boxed]) = (seq.elem, &value[..]) {
+                self.vec_push_boxed(home, seq.elem, *boxed, at)?;
+                return Ok(Vec::new());
+            }
             self.vec_push(home, seq.elem, seq.kind == SeqKind::Local, value, at)?;
             // A `String` pushed onto the host's vector is the host's from then on: its buffer leaves the run's
             // record (the run would free it otherwise).

@@ -73,6 +73,14 @@ impl Check<'_> {
                 (SeqMethod::Push, 1) if seq.elem == Elem::String => {
                     seq.kind.grows() && arg(0) == Some(&Ty::String) && e.ty == Ty::Scalar(Scalar::Unit)
                 }
+                // A host struct the run holds in a box (a clone, a literal, a host function's), moved onto the
+                // host's vector of them.
+                (SeqMethod::Push, 1) if matches!(seq.elem, Elem::Struct(_)) => {
+                    seq.kind.grows()
+                        && seq.kind != SeqKind::Local
+                        && matches!((seq.elem, arg(0)), (Elem::Struct(a), Some(Ty::Struct(b))) if a == *b)
+                        && e.ty == Ty::Scalar(Scalar::Unit)
+                }
                 // Text into the snippet's own `Vec<&str>` (how long it lives is rustc's borrow check).
                 (SeqMethod::Push, 1) if seq.elem == Elem::Str => {
                     seq.kind == SeqKind::Local && arg(0) == Some(&Ty::Str) && e.ty == Ty::Scalar(Scalar::Unit)
