@@ -706,6 +706,7 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
             _ => {}
         }
     }
+    let block_names: Vec<String> = plain.block.iter().map(|(n, _)| n.clone()).collect();
     fns.into_iter()
         .filter_map(|(f, self_ty, module)| {
             let name = f.name()?.text().to_string();
@@ -723,16 +724,24 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
             if !plain {
                 return None;
             }
-            let method_of = match (self_ty, list.self_param()) {
-                (None, None) => None,
+            let block_type = |ty: &String| block_names.contains(ty);
+            let (method_of, module) = match (self_ty, list.self_param()) {
+                (None, None) => (None, module),
+                // An associated function of a top-level type (`Line::new(..)`): called by its path, `Type::name`,
+                // as a module's function is (the type in the module's place), its `Self` the type.
+                (Some(ty), None) if !block_type(&ty) => (None, Some(ty)),
                 // `&self` / `&mut self` without an explicit type or lifetime.
                 (Some(ty), Some(this))
                     if this.amp_token().is_some() && this.lifetime().is_none() && this.ty().is_none() =>
                 {
-                    Some((ty, this.mut_token().is_some()))
+                    (Some((ty, this.mut_token().is_some())), module)
                 }
                 _ => return None,
             };
+            // `-> Self` of an associated function: the type by name.
+            let self_ty_name = module
+                .clone()
+                .filter(|_| method_of.is_none() && plain_types.iter().any(|t| Some(t) == module.as_ref()));
             let params = list
                 .params()
                 .map(|p| match p.pat() {
@@ -744,6 +753,7 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
                 None => "()".to_owned(),
                 Some(r) => match r.ty() {
                     Some(ast::Type::TupleType(t)) if t.fields().next().is_none() => "()".to_owned(),
+                    Some(ast::Type::PathType(p)) if p.syntax().to_string() == "Self" => self_ty_name.clone()?,
                     ty => result(ty)?,
                 },
             };
@@ -996,9 +1006,10 @@ fn main() {}"
         assert_eq!((inner.symbol().as_str(), inner.path().as_str()), ("__lacuna_host_modfn_1m_inner", "m::inner"));
     }
     #[test]
-    fn scalar_methods_take_a_reference_receiver_in_a_plain_inherent_impl() {
+    fn scalar_methods_take_a_reference_receiver_and_associated_functions_are_called_by_path() {
         let text = "struct C { n: u32 }\nimpl C {\n    fn get(&self) -> u32 { self.n }\n    \
                     pub fn bump(&mut self, by: u32) -> u32 { self.n += by; self.n }\n    fn new() -> C { C { n: 0 } }\n    \
+                    fn empty() -> Self { C { n: 0 } }\n    \
                     fn take(self) -> u32 { self.n }\n    fn name(&self) -> String { String::new() }\n}\n\
                     impl Clone for C { fn clone(&self) -> C { C { n: self.n } } }\n\
                     impl<T> W<T> { fn get(&self) -> u32 { 0 } }\n";
@@ -1010,9 +1021,14 @@ fn main() {}"
             vec![
                 ("__lacuna_host_method_1C_get".into(), Some(("C".into(), false)), "u32".into()),
                 ("__lacuna_host_method_1C_bump".into(), Some(("C".into(), true)), "u32".into()),
+                // Associated functions: `C::new`, `C::empty` (its `Self` by name).
+                ("__lacuna_host_modfn_1C_new".into(), None, "C".into()),
+                ("__lacuna_host_modfn_1C_empty".into(), None, "C".into()),
                 ("__lacuna_host_method_1C_name".into(), Some(("C".into(), false)), "String".into()),
             ]
         );
+        let new = outline(text).scalar_fns.into_iter().find(|f| f.name == "new").expect("found above");
+        assert_eq!(new.path(), "C::new");
     }
 
     #[test]

@@ -102,8 +102,22 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !module.krate(self.db).origin(self.db).is_local() {
             return None;
         }
-        if f.as_assoc_item(self.db).is_some() || f.self_param(self.db).is_some() {
+        if f.self_param(self.db).is_some() {
             return None;
+        }
+        if let Some(assoc) = f.as_assoc_item(self.db) {
+            // An associated function of an inherent impl of a top-level host type (`Line::new(..)`), which the
+            // instrumented host exports as it does a module's function.
+            let ra_ap_hir::AssocItemContainer::Impl(imp) = assoc.container(self.db) else { return None };
+            let adt = imp.self_ty(self.db).as_adt()?;
+            let top_level = |m: ra_ap_hir::Module| m.is_crate_root(self.db);
+            if imp.trait_(self.db).is_some() || !top_level(imp.module(self.db)) || !top_level(adt.module(self.db)) {
+                return None;
+            }
+            self.scalar_signature(f)?;
+            let (ty_name, name) = (adt.name(self.db).as_str().to_owned(), f.name(self.db).as_str().to_owned());
+            let symbol = lacuna_ir::module_shim_symbol(&ty_name, &name);
+            return Some((format!("{ty_name}::{name}"), symbol));
         }
         self.scalar_signature(f)?;
         let name = f.name(self.db).as_str().to_owned();
