@@ -90,6 +90,11 @@ impl Check<'_> {
         value: &TExpr,
     ) -> Result<(), Unsupported> {
         self.expr(value)?;
+        // A place of the host's (a binding, where one points, a field) is written one scalar word: a struct, a
+        // `String` or a vector assigned there would need the old value dropped and the new one moved in whole.
+        if !matches!(place, Place::Local(LocalRef::Snippet(_))) && value.ty.scalar().is_none() {
+            return unsupported(format!("assignment of a `{}` to a place of the host's", value.ty.name()), &e.range);
+        }
         let place_ty = match place {
             Place::Local(LocalRef::Snippet(id))
                 if !(self.snippet.locals[*id].mutable || op.is_none() && self.deferred.contains(id)) =>
