@@ -46,6 +46,15 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                     chosen
                 }
+                // An empty `String`: a dangling pointer (its alignment, 1), no capacity, no length.
+                UnwrapOrDefault if **payload_ty == Ty::String => {
+                    let mut chosen = Vec::new();
+                    for (&v, empty) in payload_values.iter().zip([1, 0, 0]) {
+                        let empty = self.int_const(types::I64, empty);
+                        chosen.push(self.b.ins().select(tag, v, empty));
+                    }
+                    chosen
+                }
                 UnwrapOrDefault => {
                     let t = clif(payload_ty.s()).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?;
                     let zero = self.zero(t);

@@ -15,10 +15,17 @@ impl Check<'_> {
         receiver: &TExpr,
         args: &[TExpr],
     ) -> Result<(), Unsupported> {
-        // `unwrap`, `unwrap_or`, `is_some` and `is_none` may read an `Option<String>` (the first two move it).
+        // `unwrap`, `unwrap_or`, `unwrap_or_default`, `is_some` and `is_none` may read an `Option<String>` (the
+        // first three move it).
         self.owned_option_here = matches!(
             name,
-            Method::Option(OptionMethod::Unwrap | OptionMethod::UnwrapOr | OptionMethod::IsSome | OptionMethod::IsNone)
+            Method::Option(
+                OptionMethod::Unwrap
+                    | OptionMethod::UnwrapOr
+                    | OptionMethod::UnwrapOrDefault
+                    | OptionMethod::IsSome
+                    | OptionMethod::IsNone
+            )
         );
         self.expr(receiver)?;
         for a in args {
@@ -29,7 +36,9 @@ impl Check<'_> {
             let scalar = payload.scalar().is_some();
             let ok = match (name, args.len()) {
                 (Method::Option(OptionMethod::Unwrap), 0) => e.ty == **payload,
-                (Method::Option(OptionMethod::UnwrapOrDefault), 0) => scalar && e.ty == **payload,
+                (Method::Option(OptionMethod::UnwrapOrDefault), 0) => {
+                    (scalar || **payload == Ty::String) && e.ty == **payload
+                }
                 (Method::Option(OptionMethod::IsSome | OptionMethod::IsNone), 0) => e.s() == Scalar::Bool,
                 (Method::Option(OptionMethod::UnwrapOr), 1) => arg(0) == Some(&**payload),
                 (Method::Option(OptionMethod::Or | OptionMethod::Xor), 1) => scalar && arg(0) == Some(&receiver.ty),
