@@ -163,6 +163,18 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
     }
 
+    /// The syntax that declares `local`; `None` for a local rust-analyzer makes up, which has none
+    /// (`primary_source` panics on it).
+    fn local_source(&self, local: Local<'db>) -> Option<ra_ap_hir::LocalSource<'db>> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()
+    }
+
+    /// The pattern that declares `local` when it is a plain name: no `ref`, `mut` or `@ pattern`.
+    fn plain_ident_of(&self, local: Local<'db>) -> Option<ast::IdentPat> {
+        let pat = self.local_source(local)?.as_ident_pat()?.clone();
+        (pat.ref_token().is_none() && pat.mut_token().is_none() && pat.pat().is_none()).then_some(pat)
+    }
+
     fn unsupported<T>(&self, what: &str, node: &SyntaxNode) -> Result<T> {
         Err(Unsupported { construct: what.to_owned(), range: self.range(node) })
     }

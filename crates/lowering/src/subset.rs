@@ -342,11 +342,8 @@ impl Check<'_> {
                 TKind::OptionClosure { method: lacuna_ir::OptionClosureMethod::Map, receiver, .. } => {
                     !owned_option(&receiver.ty)
                 }
-                // `find_map(|x| x.email.clone())`: the first new `String` a `filter_map` stage gives (nothing made
-                // after it).
-                TKind::Consume { chain, sink: lacuna_ir::Sink::Next } => {
-                    matches!(chain.stages.last(), Some((lacuna_ir::Stage::FilterMap(_), Ty::String)))
-                }
+                // `find_map(|x| x.email.clone())`: which chains may give one is the sink's rule (`iter.rs`).
+                TKind::Consume { sink: lacuna_ir::Sink::Next, .. } => true,
                 _ => false,
             };
             if !owned_option_here || !made {

@@ -17,7 +17,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return None;
         }
         let name = local.name(self.db);
-        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
+        let source = self.local_source(local)?;
         let decl = usize::from(source.syntax().text_range().start());
         let binding = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
         if self.retyped(binding, local, p.syntax()) {

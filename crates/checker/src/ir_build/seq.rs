@@ -613,12 +613,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     ///
     /// [`Place::ElemField`]: lacuna_ir::Place::ElemField
     fn found_in_place(&mut self, local: ra_ap_hir::Local<'db>) -> Option<(usize, bool)> {
-        // (A local rust-analyzer makes up has no source; `primary_source` panics on it.)
-        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
-        let pat = source.as_ident_pat()?.clone();
-        if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.pat().is_some() {
-            return None;
-        }
+        let pat = self.plain_ident_of(local)?;
         let some = ast::TupleStructPat::cast(pat.syntax().parent()?)?;
         let Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v))) = self.sema.resolve_path(&some.path()?)
         else {
@@ -640,12 +635,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let scrutinee = match scrutinee {
             ast::Expr::PathExpr(p) => {
                 let Some(PathResolution::Local(held)) = self.sema.resolve_path(&p.path()?) else { return None };
-                let source =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| held.primary_source(self.db))).ok()?;
-                let pat = source.as_ident_pat()?.clone();
-                if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.pat().is_some() {
-                    return None;
-                }
+                let pat = self.plain_ident_of(held)?;
                 let init = ast::LetStmt::cast(pat.syntax().parent()?)?;
                 if init.let_else().is_some() {
                     return None;

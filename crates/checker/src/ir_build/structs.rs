@@ -370,7 +370,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         let s = self.shared_scalar_ref(&local.ty(self.db))?;
         let name = local.name(self.db);
-        let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| local.primary_source(self.db))).ok()?;
+        let source = self.local_source(local)?;
         let decl = usize::from(source.syntax().text_range().start());
         let index = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
         self.note_binding(index, s);

@@ -8,7 +8,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, FuncRef, InstBuilder, MemFlags, Type, Value};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -33,7 +32,7 @@ mod seq;
 mod structs;
 mod text;
 
-use crate::abi::{DeallocFn, Fault, HostFns, JitEntry, PrintFn, RawSpec, ReallocFn};
+use crate::abi::{DeallocFn, HostFns, JitEntry, PrintFn, RawSpec, ReallocFn};
 use crate::helper::Helper;
 pub(crate) use compare::{KEY_DESCENDING, KEY_TEXT};
 use control::LoopCtx;
@@ -759,12 +758,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             (Ty::Struct(id), _) => {
                 // The box's struct moves into the host's slot.
                 let size = self.shims_of(*id)?.size;
-                let size = self.int_const(types::I64, size as i64);
-                let f = self.helper(Helper::StructMoveOut);
-                let call = self.b.ins().call(f, &[self.ctx, value[0], out, size]);
-                let moved = self.b.inst_results(call)[0];
-                let failed = self.b.ins().icmp_imm(IntCC::Equal, moved, 0);
-                self.fault_if(failed, Fault::Memory, 0);
+                self.move_out_box(value[0], out, size as i64, 0);
             }
             _ => {
                 if let Some(&v) = value.first() {

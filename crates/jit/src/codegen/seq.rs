@@ -182,15 +182,21 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn vec_push_boxed(&mut self, home: VecHome, elem: Elem, boxed: Value, at: usize) -> R<()> {
         let (address, len) = self.vec_reserve_one(&home, elem, false, at)?;
         let size = self.elem_layout(elem)?.0;
-        let size = self.int_const(types::I64, i64::from(size));
+        // (Never faults: the lowering pushes only the run's own complete structs.)
+        self.move_out_box(boxed, address, i64::from(size), at);
+        let len = self.b.ins().iadd_imm(len, 1);
+        self.vec_set(&home, VecField::Len, len)
+    }
+
+    /// Moves the host struct of `size` bytes in a box of the run's to `to` and frees the box; a memory fault at
+    /// `at` when the box is not one the run can move out of.
+    pub(super) fn move_out_box(&mut self, boxed: Value, to: Value, size: i64, at: usize) {
+        let size = self.int_const(types::I64, size);
         let f = self.helper(Helper::StructMoveOut);
-        let call = self.b.ins().call(f, &[self.ctx, boxed, address, size]);
-        // (Never 0: the lowering pushes only the run's own complete structs.)
+        let call = self.b.ins().call(f, &[self.ctx, boxed, to, size]);
         let moved = self.b.inst_results(call)[0];
         let failed = self.b.ins().icmp_imm(IntCC::Equal, moved, 0);
         self.fault_if(failed, Fault::Memory, at);
-        let len = self.b.ins().iadd_imm(len, 1);
-        self.vec_set(&home, VecField::Len, len)
     }
 
     /// Room for one more element at the end of the vector (grown when full): the new element's address and the
