@@ -35,6 +35,52 @@ pub(super) fn power_of_two(e: &TExpr) -> Option<u32> {
     }
 }
 
+/// `c * x + d`, `x * c + d`, `d + c * x` or `c * x - d` on integers up to 64 bits, `c` (at least 2) and `d` literals:
+/// `(x, c, d, the multiplication's position)`, `d` negated for `-`.
+pub(super) fn scaled_plus_constant(e: &TExpr) -> Option<(&TExpr, i128, i128, usize)> {
+    let TKind::Binary(op @ (BinOp::Add | BinOp::Sub), l, r) = &e.kind else { return None };
+    if !e.s().is_int() || e.s().int_bits()? > 64 {
+        return None;
+    }
+    let int = |e: &TExpr| match e.kind {
+        TKind::Lit(Lit::Int(v)) => i128::try_from(v).ok(),
+        _ => None,
+    };
+    let (m, d) = match (op, int(l), int(r)) {
+        (_, None, Some(d)) => (l, d),
+        (BinOp::Add, Some(d), None) => (r, d),
+        _ => return None,
+    };
+    let TKind::Binary(BinOp::Mul, a, b) = &m.kind else { return None };
+    let (x, c) = match (int(a), int(b)) {
+        (Some(c), None) => (b, c),
+        (None, Some(c)) => (a, c),
+        _ => return None,
+    };
+    let d = if *op == BinOp::Sub { -d } else { d };
+    (c >= 2 && scaled_ranges(c, d, e.s()).is_some()).then_some((x.as_ref(), c, d, m.range.start))
+}
+
+/// For `c * x + d` with `c` at least 2 on `ty`: the values of `ty`, the range of `x` whose product fits, and the
+/// range where the sum fits too; `None` when no `x` does.
+#[allow(clippy::type_complexity)]
+fn scaled_ranges(c: i128, d: i128, ty: Scalar) -> Option<((i128, i128), (i128, i128), (i128, i128))> {
+    let (min, max) = int_range(ty.is_signed(), ty.int_bits()?);
+    let ceil = |n: i128| n.div_euclid(c) + i128::from(n.rem_euclid(c) != 0);
+    let product = (ceil(min), max.div_euclid(c));
+    let both = (product.0.max(ceil(min - d)), product.1.min((max - d).div_euclid(c)));
+    (both.0 <= both.1).then_some(((min, max), product, both))
+}
+
+/// The values of an integer type of `bits` bits.
+fn int_range(signed: bool, bits: u32) -> (i128, i128) {
+    if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
 impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn lit(&mut self, lit: &Lit, ty: Scalar, negate: bool) -> Option<Value> {
         let t = clif(ty)?;
@@ -80,17 +126,8 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// overflow as a range check of `x` (`MIN / c ..= MAX / c`, one unsigned compare), neither through the
     /// one-operand multiply that `smul_overflow` needs.
     pub(super) fn mul_by_constant(&mut self, x: Value, c: i64, signed: bool, bits: u32) -> (Value, Value) {
-        let t = self.b.func.dfg.value_type(x);
-        // `x * 3`, `* 5`, `* 9` as one `lea`; powers of two become shifts in Cranelift itself.
-        let v = match c {
-            3 | 5 | 9 => {
-                let shifted = self.b.ins().ishl_imm(x, (c - 1).trailing_zeros() as i64);
-                self.b.ins().iadd(x, shifted)
-            }
-            _ => self.b.ins().imul_imm(x, c),
-        };
-        let (min, max): (i128, i128) =
-            if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+        let v = self.times_constant(x, c);
+        let (min, max) = int_range(signed, bits);
         let c = if signed { i128::from(c) } else { i128::from(c as u64) & max };
         // The range of `x` whose product fits (Rust's `/` truncates, which rounds each bound inwards).
         let (lo, hi) = match c {
@@ -99,14 +136,46 @@ impl<'a, 'b> Gen<'a, 'b> {
             c if c > 0 => (min / c, max / c),
             c => (max / c, min / c),
         };
-        let over = if (lo, hi) == (min, max) {
-            self.b.ins().iconst(types::I8, 0)
-        } else {
-            let shifted = self.b.ins().iadd_imm(x, (-lo) as i64);
-            let span = self.int_const(t, (hi - lo) as i64);
-            self.b.ins().icmp(IntCC::UnsignedGreaterThan, shifted, span)
-        };
+        let over = self.outside(x, (lo, hi), (min, max));
         (v, over)
+    }
+
+    /// `x * c`, wrapping: `x * 3`, `* 5`, `* 9` as one `lea`; powers of two become shifts in Cranelift itself.
+    fn times_constant(&mut self, x: Value, c: i64) -> Value {
+        match c {
+            3 | 5 | 9 => {
+                let shifted = self.b.ins().ishl_imm(x, (c - 1).trailing_zeros() as i64);
+                self.b.ins().iadd(x, shifted)
+            }
+            _ => self.b.ins().imul_imm(x, c),
+        }
+    }
+
+    /// Whether `x` of a type whose values are `all` lies outside `lo..=hi`: one unsigned compare, or a constant
+    /// false when the range is all of them.
+    fn outside(&mut self, x: Value, (lo, hi): (i128, i128), all: (i128, i128)) -> Value {
+        if (lo, hi) == all {
+            return self.b.ins().iconst(types::I8, 0);
+        }
+        let t = self.b.func.dfg.value_type(x);
+        let shifted = self.b.ins().iadd_imm(x, (-lo) as i64);
+        let span = self.int_const(t, (hi - lo) as i64);
+        self.b.ins().icmp(IntCC::UnsignedGreaterThan, shifted, span)
+    }
+
+    /// `c * x + d` ([`scaled_plus_constant`], `x` of type `ty`): the result as one `lea` where the constants allow,
+    /// and both overflow checks as one range test of `x` (the range where neither the product nor the sum
+    /// overflows); which of the two faults it was is told apart on the cold path.
+    pub(super) fn scaled_plus(&mut self, x: Value, (c, d): (i128, i128), ty: Scalar, at: (usize, usize)) -> R<Value> {
+        let Some(((min, max), product, both)) = scaled_ranges(c, d, ty) else {
+            return Err(CodegenError(format!("`{c} * x + {d}` on `{}`, which no `x` fits", ty.name())));
+        };
+        let scaled = self.times_constant(x, c as i64);
+        let v = self.b.ins().iadd_imm(scaled, d as i64);
+        let over = self.outside(x, both, (min, max));
+        let add = if d >= 0 { Fault::Add } else { Fault::Sub };
+        self.fault_if_either(over, |g| g.outside(x, product, (min, max)), (Fault::Mul, at.0), (add, at.1));
+        Ok(v)
     }
 
     /// `l + r` or `l - r` and whether it overflowed, as a comparison where one decides it: a branch on a compare

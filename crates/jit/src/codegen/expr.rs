@@ -1,7 +1,7 @@
 //! Expressions: the dispatch over the IR's expression kinds, each family delegated to its own file.
 
 use crate::abi::Fault;
-use crate::codegen::arith::{is_zero, power_of_two, remainder_by_power_of_two};
+use crate::codegen::arith::{is_zero, power_of_two, remainder_by_power_of_two, scaled_plus_constant};
 use crate::codegen::control::LoopCtx;
 use crate::codegen::{clif, flat, tuple_fields, CodegenError, Gen, Vals, R};
 use crate::helper::Helper;
@@ -62,6 +62,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                     return Ok(lv.map(|lv| self.b.ins().sshr_imm(lv, 1)).into_iter().collect());
                 }
                 lv.map(|lv| self.div_by_power_of_two(*op, l.s(), lv, k))
+            }
+            TKind::Binary(BinOp::Add | BinOp::Sub, ..) if scaled_plus_constant(e).is_some() => {
+                // `3 * x + 1`: one `lea`, one range test.
+                let Some((x, c, d, mul_at)) = scaled_plus_constant(e) else { unreachable!() };
+                match self.opt(x)? {
+                    Some(xv) => Some(self.scaled_plus(xv, (c, d), e.s(), (mul_at, at))?),
+                    None => None,
+                }
             }
             TKind::Binary(op, l, r) => {
                 let lv = self.opt(l)?;

@@ -50,6 +50,50 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         self.b.switch_to_block(fault_block);
         self.b.seal_block(fault_block);
+        self.fault_here(fault, at, values);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    /// [`Self::fault_if`] for one check that covers two faults: `cond` holds when either happens, and `first`
+    /// (built on the cold path, from values the check's own dominate) tells the first fault from the second.
+    pub(super) fn fault_if_either(
+        &mut self,
+        cond: Value,
+        first: impl FnOnce(&mut Self) -> Value,
+        (fault, at): (Fault, usize),
+        (otherwise, otherwise_at): (Fault, usize),
+    ) {
+        let either = self.b.create_block();
+        self.b.set_cold_block(either);
+        let cont = self.b.create_block();
+        self.b.ins().brif(cond, either, &[], cont, &[]);
+        self.b.switch_to_block(either);
+        self.b.seal_block(either);
+        if let Some(taken) = self.guard {
+            // (As in `fault_if_in`: a fault of an arm not taken is none.)
+            let guarded = self.b.create_block();
+            self.b.set_cold_block(guarded);
+            self.b.ins().brif(taken, guarded, &[], cont, &[]);
+            self.b.switch_to_block(guarded);
+            self.b.seal_block(guarded);
+        }
+        let which = first(self);
+        let (first_block, second_block) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(first_block);
+        self.b.set_cold_block(second_block);
+        self.b.ins().brif(which, first_block, &[], second_block, &[]);
+        for (block, fault, at) in [(first_block, fault, at), (second_block, otherwise, otherwise_at)] {
+            self.b.switch_to_block(block);
+            self.b.seal_block(block);
+            self.fault_here(fault, at, &[]);
+        }
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    /// Records `fault` at `at` (and the values its message needs) and returns from the function with it.
+    fn fault_here(&mut self, fault: Fault, at: usize, values: &[Value]) {
         for (k, &v) in values.iter().enumerate() {
             self.b.ins().store(MemFlags::trusted(), v, self.ctx, FAULT_VALUES_OFFSET + 8 * k as i32);
         }
@@ -58,8 +102,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         let at = self.b.ins().iconst(types::I32, at.min(u32::MAX as usize) as i64);
         self.b.ins().store(MemFlags::trusted(), at, self.ctx, FAULT_AT_OFFSET);
         self.return_fault();
-        self.b.switch_to_block(cont);
-        self.b.seal_block(cont);
     }
 
     pub(super) fn return_fault(&mut self) {
