@@ -166,6 +166,15 @@ impl Ty {
         matches!(self, Ty::Scalar(_) | Ty::Str | Ty::StructRef(_))
     }
 
+    /// A value [`Ty::in_place`], or a tuple of them (`(usize, &str)`, as `enumerate` pairs them): copying it owns
+    /// nothing.
+    pub fn copied_in_place(&self) -> bool {
+        match self {
+            Ty::Tuple(parts) => parts.iter().all(Ty::in_place),
+            other => other.in_place(),
+        }
+    }
+
     /// `Option<S>` of a scalar.
     pub fn option(s: Scalar) -> Ty {
         Ty::Option(Box::new(Ty::Scalar(s)))

@@ -109,6 +109,7 @@ helpers! {
     VecFree => "lacuna_vec_free", heap::helper_vec_free, (P, P) -> ();
     StringsRelease => "lacuna_strings_release", heap::helper_strings_release, (P, P, P, P, P) -> ();
     StringsFree => "lacuna_strings_free", heap::helper_strings_free, (P, P, P, P, P) -> ();
+    StringDrop => "lacuna_string_drop", heap::helper_string_drop, (P, P, P) -> ();
     StringsClone => "lacuna_strings_clone", heap::helper_strings_clone, (P, P, P, P, P) -> (P);
     Copy => "lacuna_copy", seq::helper_copy, (P, P, I64) -> ();
     FillBytes => "lacuna_fill_bytes", seq::helper_fill_bytes, (P, I8, I64) -> ();

@@ -61,6 +61,13 @@ impl<'a, 'db> Builder<'a, 'db> {
                     if let Some(inner) = self.ty(&payload, node).ok().filter(Ty::in_place) {
                         return Ok(Ty::Option(Box::new(inner)));
                     }
+                    // `Option<(usize, &str)>`, as `enumerate().max_by_key(..)` gives: a tuple of values read in
+                    // place (copying it owns nothing).
+                    if let Ok(Ty::Tuple(parts)) = self.ty(&payload, node) {
+                        if parts.iter().all(Ty::in_place) {
+                            return Ok(Ty::Option(Box::new(Ty::Tuple(parts))));
+                        }
+                    }
                     // `Option<String>`: the `Option` owns the text.
                     if self.is_string(&payload) {
                         self.owns_buffers.set(true);
@@ -95,6 +102,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             if let Some(t) = self.tuple_elem(ty) {
                 return Ok(Ty::Tuple(t.parts().iter().map(|p| p.owned_ty()).collect()));
             }
+            // `(usize, &String)`, `(&str, &S)`: values read in place, as `enumerate` and `zip` pair them.
+            let parts: Option<Vec<Ty>> =
+                ty.tuple_fields(self.db).iter().map(|t| self.ty(t, node).ok().filter(Ty::in_place)).collect();
+            if let Some(parts) = parts.filter(|p| p.len() >= 2) {
+                return Ok(Ty::Tuple(parts));
+            }
             // `(v.first(), v.last())`: `Option`s of values read in place (copying them owns nothing).
             let parts: Option<Vec<Ty>> = ty
                 .tuple_fields(self.db)
@@ -113,6 +126,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             if let Some(t) = self.tuple_elem(&inner) {
                 return Ok(Elem::Tuple(t).read_ty());
+            }
+            // `&(usize, &f64)`: a `min_by` closure's parameter over `enumerate()`, a tuple of values read in place.
+            if let Ok(Ty::Tuple(parts)) = self.ty(&inner, node) {
+                if parts.iter().all(Ty::in_place) {
+                    return Ok(Ty::Tuple(parts));
+                }
             }
         }
         self.not_held(ty, node)

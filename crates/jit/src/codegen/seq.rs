@@ -228,10 +228,24 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// `v.retain(|x| keep)`: the elements kept moved down in order, the closure called once on each, in order.
+    ///
+    /// Elements that own memory (`String`s, host structs) are dropped where they are removed, and the vector's
+    /// length counts only the elements kept so far throughout: a fault part-way (a budget, a host `Drop` that
+    /// panics) leaves the kept ones in order and the ones not yet looked at leaked, nothing dropped twice.
     pub(super) fn retain(&mut self, seq: &Seq, closure: &Closure, at: usize) -> R<()> {
         let (data, len) = self.seq_parts(seq)?;
+        let home = self.vec_home(seq)?;
         let item_ty = seq.elem.read_ty();
+        let owning = match seq.elem {
+            Elem::Scalar(_) => false,
+            Elem::String | Elem::Struct(_) => true,
+            Elem::Tuple(t) if t.parts().iter().all(|p| matches!(p, Part::Scalar(_) | Part::String)) => true,
+            _ => return Err(CodegenError("`retain` of these elements".into())),
+        };
         let zero = self.int_const(types::I64, 0);
+        if owning {
+            self.vec_set(&home, VecField::Len, zero)?;
+        }
         let kept = self.var(types::I64, zero);
         self.each_index(len, |g, i| {
             g.tick(at);
@@ -240,22 +254,96 @@ impl<'a, 'b> Gen<'a, 'b> {
             let keeps = g.one(&closure.body)?;
             let keep = g.b.create_block();
             let next = g.b.create_block();
-            g.b.ins().brif(keeps, keep, &[], next, &[]);
+            let removed = if owning { g.b.create_block() } else { next };
+            g.b.ins().brif(keeps, keep, &[], removed, &[]);
             g.b.switch_to_block(keep);
             g.b.seal_block(keep);
             let w = g.b.use_var(kept);
             let to = g.element_address(seq.elem, data, w)?;
-            g.elem_write(seq.elem, to, &item)?;
+            if owning {
+                // Moved down as it is (until the first removal `to` is where it already is: copying it onto
+                // itself changes nothing).
+                let from = g.element_address(seq.elem, data, i)?;
+                let size = g.elem_layout(seq.elem)?.0;
+                g.copy_bytes(to, from, size)?;
+            } else {
+                g.elem_write(seq.elem, to, &item)?;
+            }
             let w = g.b.ins().iadd_imm(w, 1);
             g.b.def_var(kept, w);
+            if owning {
+                g.vec_set(&home, VecField::Len, w)?;
+            }
             g.b.ins().jump(next, &[]);
+            if owning {
+                g.b.switch_to_block(removed);
+                g.b.seal_block(removed);
+                let address = g.element_address(seq.elem, data, i)?;
+                g.drop_element(seq.elem, address)?;
+                g.b.ins().jump(next, &[]);
+            }
             g.b.switch_to_block(next);
             g.b.seal_block(next);
             Ok(())
         })?;
-        let home = self.vec_home(seq)?;
         let w = self.b.use_var(kept);
         self.vec_set(&home, VecField::Len, w)
+    }
+
+    /// Drops the element of a vector at `address` in place: a `String`'s buffer freed, a host struct through its
+    /// `Drop` shim (which keeps a panic in the host's `Drop` from unwinding into JIT code).
+    fn drop_element(&mut self, elem: Elem, address: Value) -> R<()> {
+        match elem {
+            Elem::String => self.drop_string_at(address, 0),
+            // Each `String` part where rustc put it.
+            Elem::Tuple(t) => {
+                let layout = self.tuple_layout(t)?;
+                for (part, at) in t.parts().iter().zip(layout.offsets) {
+                    if *part == Part::String {
+                        self.drop_string_at(address, at)?;
+                    }
+                }
+                Ok(())
+            }
+            Elem::Struct(id) => {
+                let drop = self.shims_of(id)?.drop;
+                if drop == 0 {
+                    return Err(CodegenError("a host struct without a drop shim".into()));
+                }
+                self.store_fuel();
+                self.call_address_void(drop, &[address]);
+                self.load_fuel();
+                Ok(())
+            }
+            _ => Err(CodegenError("dropping an element of this type".into())),
+        }
+    }
+
+    /// Drops the `String` at byte `at` of `address` ([`Helper::StringDrop`]).
+    fn drop_string_at(&mut self, address: Value, at: i32) -> R<()> {
+        let [ptr_at, cap_at, _] = self.vec_offsets()?;
+        let ptr = self.b.ins().load(types::I64, MemFlags::trusted(), address, at + ptr_at);
+        let cap = self.b.ins().load(types::I64, MemFlags::trusted(), address, at + cap_at);
+        let drop = self.helper(Helper::StringDrop);
+        self.b.ins().call(drop, &[self.ctx, ptr, cap]);
+        Ok(())
+    }
+
+    /// Copies `size` bytes from `from` to `to` (the same place, or places that do not overlap), in words.
+    fn copy_bytes(&mut self, to: Value, from: Value, size: u32) -> R<()> {
+        if size > 512 {
+            return Err(CodegenError("a struct too large to copy inline".into()));
+        }
+        let mut at = 0u32;
+        for (width, t) in [(8u32, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)] {
+            while size - at >= width {
+                // (Not `aligned`: a struct's alignment may be less than the word's.)
+                let v = self.b.ins().load(t, MemFlags::new().with_notrap(), from, at as i32);
+                self.b.ins().store(MemFlags::new().with_notrap(), v, to, at as i32);
+                at += width;
+            }
+        }
+        Ok(())
     }
 
     /// `join(separator)` of the `len` strings at `data`: a new `String`.
@@ -434,14 +522,20 @@ impl<'a, 'b> Gen<'a, 'b> {
                 .ok_or_else(|| CodegenError("`truncate` without a length".into()))?;
             let shorter = self.b.ins().icmp(IntCC::UnsignedLessThan, n, len);
             let kept = self.b.ins().select(shorter, n, len);
-            if seq.elem.owns_buffer() {
+            let home = self.vec_home(seq)?;
+            if seq.elem.owns_buffer() || matches!(seq.elem, Elem::Struct(_)) {
+                // The vector is cut first: a fault part-way leaves the rest leaked, none dropped twice.
+                self.vec_set(&home, VecField::Len, kept)?;
                 let size = i64::from(self.elem_layout(seq.elem)?.0);
                 let offset = self.b.ins().imul_imm(kept, size);
                 let tail = self.b.ins().iadd(data, offset);
                 let cut = self.b.ins().isub(len, kept);
-                self.element_strings(Helper::StringsFree, seq.elem, tail, cut)?;
+                let elem = seq.elem;
+                self.each_index(cut, |g, i| {
+                    let address = g.element_address(elem, tail, i)?;
+                    g.drop_element(elem, address)
+                })?;
             }
-            let home = self.vec_home(seq)?;
             self.vec_set(&home, VecField::Len, kept)?;
             return Ok(Vec::new());
         }

@@ -144,6 +144,17 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.inst_results(call)[0]
     }
 
+    /// Calls the host function at `address` that returns nothing.
+    pub(super) fn call_address_void(&mut self, address: usize, args: &[Value]) {
+        let mut sig = cranelift_codegen::ir::Signature::new(self.b.func.signature.call_conv);
+        for &a in args {
+            sig.params.push(AbiParam::new(self.b.func.dfg.value_type(a)));
+        }
+        let sig = self.b.import_signature(sig);
+        let callee = self.address_const(address, "host shim");
+        self.b.ins().call_indirect(sig, callee, args);
+    }
+
     /// The layout and shims the host exports for struct `id`.
     pub(super) fn shims_of(&self, id: usize) -> R<StructShims> {
         self.shims.get(&id).copied().ok_or_else(|| CodegenError("a host struct without shims".into()))

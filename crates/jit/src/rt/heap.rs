@@ -295,6 +295,23 @@ unsafe fn each_string_buffer(
     }
 }
 
+/// JIT helper: the `String` element (`ptr`, `cap`) of a host's vector is removed from it and dropped: its buffer
+/// freed, through the run's record when the run made it, else as the host's (allocated by the host library's
+/// allocator, `cap` bytes).
+///
+/// # Safety
+/// As [`helper_vec_grow`]; `ptr` and `cap` are a valid `String`'s, which nothing uses afterwards.
+pub(crate) unsafe extern "C" fn helper_string_drop(ctx: *mut JitContext, ptr: usize, cap: usize) {
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
+    if heap.live.contains_key(&ptr) {
+        heap.free(ptr);
+    } else if cap > 0 {
+        // SAFETY: a `String`'s buffer of `cap` bytes, allocated by the host's allocator, with no other owner.
+        unsafe { (heap.host.dealloc)(ptr as *mut u8, cap, 1) };
+    }
+}
+
 /// JIT helper: a vector of strings leaves the snippet (the hole's value): each string's buffer is the host's now
 /// (the vector's own buffer is released by [`helper_vec_release`]).
 ///

@@ -22,7 +22,7 @@ impl Check<'_> {
         let s = item.scalar();
         let ordered = |s: Option<Scalar>| s.is_some_and(|s| s.is_int() || s == Scalar::Char || s == Scalar::Bool);
         // `Option<item>` of an item the sink keeps: a scalar, or text or a host struct read in place.
-        let option_of_item = item.in_place() && e.ty == Ty::Option(Box::new(item.clone()));
+        let option_of_item = item.copied_in_place() && e.ty == Ty::Option(Box::new(item.clone()));
         let ok = match sink {
             // Integer sums and products only (a float sum's start value differs between toolchains).
             Sink::Sum { .. } | Sink::Product { .. } => s.is_some_and(|s| s.is_int() || s.is_float()) && e.ty == item,

@@ -30,8 +30,13 @@ impl Check<'_> {
         let ok = match seq.elem {
             Elem::Tuple(t) => match (name, args.len()) {
                 (SeqMethod::IsEmpty, 0) => e.ty == Ty::Scalar(Scalar::Bool),
-                // The elements cut off are dropped: the snippet's own vector (whose strings it frees).
-                (SeqMethod::Truncate, 1) => seq.kind == SeqKind::Local && arg(0) == Some(&Ty::Scalar(Scalar::Usize)),
+                // The elements cut off are dropped where they are (their `String`s freed): tuples of scalars and
+                // `String`s.
+                (SeqMethod::Truncate, 1) => {
+                    seq.kind.grows()
+                        && t.parts().iter().all(|p| matches!(p, lacuna_ir::Part::Scalar(_) | lacuna_ir::Part::String))
+                        && arg(0) == Some(&Ty::Scalar(Scalar::Usize))
+                }
                 (SeqMethod::Reverse, 0) => true,
                 (SeqMethod::Push, 1) => {
                     seq.kind == SeqKind::Local
@@ -61,13 +66,9 @@ impl Check<'_> {
                 (SeqMethod::Get, 1) => {
                     arg(0) == Some(&Ty::Scalar(Scalar::Usize)) && e.ty == Ty::Option(Box::new(seq.elem.read_ty()))
                 }
-                // Elements that own nothing, or the snippet's own strings (whose cut-off buffers it frees).
-                (SeqMethod::Truncate, 1) => {
-                    arg(0) == Some(&Ty::Scalar(Scalar::Usize))
-                        && seq.kind.grows()
-                        && (seq.elem != Elem::String || seq.kind == SeqKind::Local)
-                        && !matches!(seq.elem, Elem::Struct(_))
-                }
+                // The elements cut off are dropped where they are (a `String`'s buffer freed, a host struct
+                // through its `Drop`).
+                (SeqMethod::Truncate, 1) => arg(0) == Some(&Ty::Scalar(Scalar::Usize)) && seq.kind.grows(),
                 // A new `String` moved into the snippet's own vector or the host's (a binding's, a field's: the
                 // buffer is the host's from then on).
                 (SeqMethod::Push, 1) if seq.elem == Elem::String => {
@@ -127,8 +128,18 @@ impl Check<'_> {
             return unsupported(format!("a `{name}` closure that may fault"), &body.range);
         }
         let ok = match name {
-            // (Removed strings would have to be dropped.)
-            SeqClosureMethod::Retain => seq.elem.scalar().is_some() && !descending,
+            // Scalars, and elements that own memory, which the JIT drops where they are removed.
+            SeqClosureMethod::Retain => {
+                let owned_parts = |t: lacuna_ir::TupleElem| {
+                    t.parts().iter().all(|p| matches!(p, lacuna_ir::Part::Scalar(_) | lacuna_ir::Part::String))
+                };
+                let elem_ok = match seq.elem {
+                    Elem::Scalar(_) | Elem::String | Elem::Struct(_) => true,
+                    Elem::Tuple(t) => owned_parts(t),
+                    _ => false,
+                };
+                elem_ok && !descending
+            }
             SeqClosureMethod::SortByKey | SeqClosureMethod::SortUnstableByKey => {
                 let key_ordered = body.ty.scalar().is_some_and(|k| {
                     k.int_bits().is_some_and(|bits| bits <= 64) || matches!(k, Scalar::Char | Scalar::Bool)
