@@ -613,11 +613,19 @@ impl<'a, 'db> Builder<'a, 'db> {
                 built.range = range;
                 return Ok(built);
             }
-            let message = match name.as_deref() {
-                Some("panic") => Self::plain_message(tokens.into_iter()),
-                Some("unreachable") if tokens.iter().all(|t| t.kind().is_trivia() || matches!(t.text(), "(" | ")")) => {
-                    Some("internal error: entered unreachable code".to_owned())
-                }
+            // std's fixed text of each, then the snippet's own after `: ` when it gives a plain one.
+            let bare =
+                tokens.iter().all(|t| t.kind().is_trivia() || matches!(t.text(), "(" | ")" | "[" | "]" | "{" | "}"));
+            let fixed = match name.as_deref() {
+                Some("unreachable") => Some("internal error: entered unreachable code"),
+                Some("todo") => Some("not yet implemented"),
+                Some("unimplemented") => Some("not implemented"),
+                _ => None,
+            };
+            let message = match (name.as_deref(), fixed) {
+                (Some("panic"), _) => Self::plain_message(tokens.into_iter()),
+                (_, Some(fixed)) if bare => Some(fixed.to_owned()),
+                (_, Some(fixed)) => Self::plain_message(tokens.into_iter()).map(|m| format!("{fixed}: {m}")),
                 _ => None,
             };
             match (from_std, message) {
