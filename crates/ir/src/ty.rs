@@ -342,6 +342,16 @@ impl Elem {
         }
     }
 
+    /// An element that owns memory the JIT can drop where it lies in a vector (`retain`, `truncate`): a
+    /// `String`, a host struct (through its `Drop` shim), a tuple of scalars and `String`s.
+    pub fn drops_in_place(self) -> bool {
+        match self {
+            Elem::String | Elem::Struct(_) => true,
+            Elem::Tuple(t) => t.parts().iter().all(|p| matches!(p, Part::Scalar(_) | Part::String)),
+            _ => false,
+        }
+    }
+
     /// Whether each element owns a buffer (dropping or handing over the sequence covers the elements' buffers).
     pub fn owns_buffer(self) -> bool {
         match self {

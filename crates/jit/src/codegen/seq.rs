@@ -238,8 +238,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let item_ty = seq.elem.read_ty();
         let owning = match seq.elem {
             Elem::Scalar(_) => false,
-            Elem::String | Elem::Struct(_) => true,
-            Elem::Tuple(t) if t.parts().iter().all(|p| matches!(p, Part::Scalar(_) | Part::String)) => true,
+            elem if elem.drops_in_place() => true,
             _ => return Err(CodegenError("`retain` of these elements".into())),
         };
         let zero = self.int_const(types::I64, 0);

@@ -33,9 +33,7 @@ impl Check<'_> {
                 // The elements cut off are dropped where they are (their `String`s freed): tuples of scalars and
                 // `String`s.
                 (SeqMethod::Truncate, 1) => {
-                    seq.kind.grows()
-                        && t.parts().iter().all(|p| matches!(p, lacuna_ir::Part::Scalar(_) | lacuna_ir::Part::String))
-                        && arg(0) == Some(&Ty::Scalar(Scalar::Usize))
+                    seq.kind.grows() && Elem::Tuple(t).drops_in_place() && arg(0) == Some(&Ty::Scalar(Scalar::Usize))
                 }
                 (SeqMethod::Reverse, 0) => true,
                 (SeqMethod::Push, 1) => {
@@ -129,17 +127,7 @@ impl Check<'_> {
         }
         let ok = match name {
             // Scalars, and elements that own memory, which the JIT drops where they are removed.
-            SeqClosureMethod::Retain => {
-                let owned_parts = |t: lacuna_ir::TupleElem| {
-                    t.parts().iter().all(|p| matches!(p, lacuna_ir::Part::Scalar(_) | lacuna_ir::Part::String))
-                };
-                let elem_ok = match seq.elem {
-                    Elem::Scalar(_) | Elem::String | Elem::Struct(_) => true,
-                    Elem::Tuple(t) => owned_parts(t),
-                    _ => false,
-                };
-                elem_ok && !descending
-            }
+            SeqClosureMethod::Retain => (seq.elem.scalar().is_some() || seq.elem.drops_in_place()) && !descending,
             SeqClosureMethod::SortByKey | SeqClosureMethod::SortUnstableByKey => {
                 let key_ordered = body.ty.scalar().is_some_and(|k| {
                     k.int_bits().is_some_and(|bits| bits <= 64) || matches!(k, Scalar::Char | Scalar::Bool)
