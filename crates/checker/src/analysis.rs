@@ -1033,6 +1033,7 @@ impl RaSession {
             if let Some(list) = block_expr.stmt_list() {
                 builder.unreported_errors(list.syntax());
             }
+            builder.lift_owned_bindings(&block_expr);
             let body = builder.block(&block_expr)?;
             let hole_ty = sema.type_of_expr(&ast::Expr::BlockExpr(block_expr.clone()));
             if hole_ty.is_some_and(|t| builder.copies_references(&t.original)) {
@@ -1057,6 +1058,7 @@ impl RaSession {
                 fns,
                 bindings: builder.used_bindings,
                 retyped: builder.retyped,
+                lifted: builder.lifted,
                 references,
                 owns_buffers: builder.owns_buffers.get(),
                 rustc_decides: builder.rustc_decides.take(),

@@ -25,6 +25,7 @@ mod map;
 mod map_binding;
 mod names;
 mod option;
+mod owned_bindings;
 mod patterns;
 mod result;
 mod seq;
@@ -49,6 +50,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub used_bindings: Vec<(usize, Scalar)>,
     /// See `TypedSnippet::retyped`.
     pub retyped: Vec<(usize, Scalar)>,
+    /// See `TypedSnippet::lifted`.
+    pub lifted: Vec<lacuna_ir::Lifted>,
     /// The first borrow rustc's borrow check must judge (see `TypedSnippet::references`).
     pub references: std::cell::OnceCell<Unsupported>,
     /// Temporaries an expression being built needs before it (an array literal an iterator reads, in a hidden
@@ -119,6 +122,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             fn_ids: HashMap::new(),
             used_bindings: Vec::new(),
             retyped: Vec::new(),
+            lifted: Vec::new(),
             references: std::cell::OnceCell::new(),
             hoisted: Vec::new(),
             fields: Vec::new(),

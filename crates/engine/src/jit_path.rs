@@ -64,6 +64,17 @@ pub(crate) fn lower_for_jit(
             return Err(format!("`{}` is not available to the JIT at this hole", plan.bindings()[index].name));
         }
     }
+    // A binding the snippet owns goes back to the host's place when it ends: only one the host reads after the
+    // hole, so that rustc's move check makes the snippet leave a value there (one the host gives up may be left
+    // moved, and the host forgets it then: the rustc path's business).
+    for lifted in &lowered.snippet.lifted {
+        if plan.modes[lifted.binding] != crate::instrument::HostMode::Mutable {
+            return Err(format!(
+                "`{}` is moved by the snippet and not read by the host after the hole",
+                plan.bindings()[lifted.binding].name
+            ));
+        }
+    }
     Ok(lowered)
 }
 

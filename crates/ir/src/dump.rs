@@ -55,6 +55,9 @@ impl Dumper {
                 None => self.line(&format!("binding b{b}: {}", ty.name())),
             }
         }
+        for l in &s.lifted {
+            self.line(&format!("binding b{} owned by the snippet as l{}", l.binding, l.local));
+        }
         for (i, f) in s.fields.iter().enumerate() {
             let access = match (f.through_ref, f.mutable_ref) {
                 (false, _) => "",
@@ -164,13 +167,7 @@ impl Dumper {
             TKind::Cast(x) => format!("(as {})", self.expr(x)),
             TKind::Deref(b) => format!("(deref b{b})"),
             TKind::AddrOf { place, mutable } => {
-                let place = match place {
-                    Place::Local(l) => local(*l),
-                    Place::Deref(b) => format!("(deref b{b})"),
-                    Place::HostField(f) => format!("(field #{f})"),
-                    Place::ElemField(f) => format!("(elem-field #{f})"),
-                    Place::Elem { local: l, root, .. } => format!("(elem l{l} of b{root})"),
-                };
+                let place = place_text(place);
                 format!("(addr-of{} {place})", if *mutable { " mut" } else { "" })
             }
             TKind::HostField(f) => format!("(field #{f})"),
@@ -204,6 +201,10 @@ impl Dumper {
             TKind::Assign { place, op, value } => {
                 let op = op.map_or("=".to_owned(), |op| format!("{}=", binop(op)));
                 format!("({op} {} {})", place_text(place), self.expr(value))
+            }
+            TKind::MemReplace { place, value: None } => format!("(mem.take {})", place_text(place)),
+            TKind::MemReplace { place, value: Some(v) } => {
+                format!("(mem.replace {} {})", place_text(place), self.expr(v))
             }
             TKind::Block(b) => self.block(b),
             TKind::If { cond, then, otherwise } => {
@@ -488,6 +489,7 @@ fn place_text(place: &Place) -> String {
         Place::HostField(f) => format!("(field #{f})"),
         Place::ElemField(f) => format!("(elem-field #{f})"),
         Place::Elem { local: l, root, .. } => format!("(elem l{l} of b{root})"),
+        Place::WholeBinding(b) => format!("(whole b{b})"),
     }
 }
 

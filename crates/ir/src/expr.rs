@@ -172,6 +172,13 @@ pub enum TKind {
         op: Option<BinOp>,
         value: Box<TExpr>,
     },
+    /// `std::mem::take(&mut place)` (no `value`) or `std::mem::replace(&mut place, value)` of a `String` or a
+    /// vector: the value `place` held, which it holds no more: an empty one takes its place, or `value`. `place`
+    /// is a snippet local ([`Place::Local`]) or a hole binding's whole value ([`Place::WholeBinding`]).
+    MemReplace {
+        place: Place,
+        value: Option<Box<TExpr>>,
+    },
     Block(TBlock),
     If {
         cond: Box<TExpr>,

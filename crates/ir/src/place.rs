@@ -29,6 +29,10 @@ pub enum Place {
     Local(LocalRef),
     /// `*r` of a hole binding `r: &mut S` (index into the hole's bindings).
     Deref(usize),
+    /// A hole binding holding a `String` or a `Vec` (of scalars, text or `&str`) given a whole new value, in the
+    /// host's place: the old value is dropped there and the new one moved in (index into the hole's bindings).
+    /// Never with an operator.
+    WholeBinding(usize),
     /// `x.field = ..` of a host struct's scalar field (index into [`TypedSnippet::fields`]).
     HostField(usize),
     /// `s.field = ..` of a scalar field of a host struct a loop reaches through `&mut` (`for s in

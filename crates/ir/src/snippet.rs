@@ -52,6 +52,19 @@ pub struct TFn {
     pub body: TBlock,
 }
 
+/// A hole binding of the host's that the snippet owns while it runs, as rustc's program does when the snippet moves
+/// it: a `String` or a `Vec` of scalars, text or `&str`, held by the host's `let mut` that the host reads after the
+/// hole. It is the snippet local `local` from the start: its buffers are taken over from the binding's place,
+/// which holds an empty value meanwhile (what the host finds there if the snippet faults, as on the rustc path),
+/// and written back when the snippet ends. That the snippet leaves it initialised is rustc's move check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifted {
+    /// Index into the hole's bindings.
+    pub binding: usize,
+    /// Index into [`TypedSnippet::locals`].
+    pub local: usize,
+}
+
 /// An accepted snippet in the typed subset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypedSnippet {
@@ -66,6 +79,9 @@ pub struct TypedSnippet {
     /// `i32`, which the snippet reads as `usize`), with the type the host's slot holds: read from the slot and
     /// converted with `as` (the value is the literal's, which fits), written back converted the same way.
     pub retyped: Vec<(usize, Scalar)>,
+    /// Bindings among `bindings` the snippet moves (`let old = names;`, `names.into_iter()`): each is a snippet
+    /// local for the whole run ([`Lifted`]).
+    pub lifted: Vec<Lifted>,
     /// Where the snippet first borrows a place (`&x`) or keeps a reference in a `let` or parameter, which the
     /// typed view reads as the value it points to: whether each borrow is allowed is rustc's check. (Closure
     /// parameters and items of iterators over the hole's sequences are references too; the lowering judges those

@@ -72,6 +72,7 @@ impl TExpr {
                 f(Child::Expr(r));
             }
             TKind::Assign { value, .. } => f(Child::Expr(value)),
+            TKind::MemReplace { value, .. } => value.iter().for_each(|v| f(Child::Expr(v))),
             TKind::Block(b) => f(Child::Block(b)),
             TKind::If { cond, then, otherwise } => {
                 f(Child::Expr(cond));

@@ -107,6 +107,10 @@ helpers! {
     VecRelease => "lacuna_vec_release", heap::helper_vec_release, (P, P) -> ();
     VecAdopt => "lacuna_vec_adopt", heap::helper_vec_adopt, (P, P, I64, I64) -> ();
     VecFree => "lacuna_vec_free", heap::helper_vec_free, (P, P) -> ();
+    HostBufferAdopt => "lacuna_host_buffer_adopt", heap::helper_host_buffer_adopt, (P, P, I64, I64) -> ();
+    HostStringsAdopt => "lacuna_host_strings_adopt", heap::helper_host_strings_adopt, (P, P, P, P, P, P) -> ();
+    BufferDrop => "lacuna_buffer_drop", heap::helper_buffer_drop, (P, P, I64, I64) -> ();
+    BufferStringsDrop => "lacuna_buffer_strings_drop", heap::helper_buffer_strings_drop, (P, P, P, P, P, P) -> ();
     StringsRelease => "lacuna_strings_release", heap::helper_strings_release, (P, P, P, P, P) -> ();
     StringsFree => "lacuna_strings_free", heap::helper_strings_free, (P, P, P, P, P) -> ();
     StringDrop => "lacuna_string_drop", heap::helper_string_drop, (P, P, P) -> ();

@@ -728,7 +728,11 @@ impl Guard<'_> {
                         let known = match place {
                             Place::Local(LocalRef::Binding(i)) => state.bindings.get(*i).copied().unwrap_or(true),
                             Place::Local(LocalRef::Snippet(id)) => state.locals.get(*id).copied().unwrap_or(true),
-                            Place::Deref(_) | Place::HostField(_) | Place::ElemField(_) | Place::Elem { .. } => true,
+                            Place::Deref(_)
+                            | Place::HostField(_)
+                            | Place::ElemField(_)
+                            | Place::Elem { .. }
+                            | Place::WholeBinding(_) => true,
                         };
                         drop(state);
                         // The place's type: the value's, except for shifts (whose amount may differ).

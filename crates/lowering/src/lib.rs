@@ -113,7 +113,13 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     }
     checker.in_fn = None;
     checker.block(&snippet.body)?;
-    let written_bindings = checker.written;
+    let mut written_bindings = checker.written;
+    // A binding the snippet owns is written back when it ends.
+    for l in &snippet.lifted {
+        if !written_bindings.contains(&l.binding) {
+            written_bindings.push(l.binding);
+        }
+    }
     Ok(Lowered { snippet, written_bindings })
 }
 
@@ -138,6 +144,7 @@ mod tests {
             fns: Vec::new(),
             bindings: Vec::new(),
             retyped: Vec::new(),
+            lifted: Vec::new(),
             references: None,
             owns_buffers: false,
             rustc_decides: None,

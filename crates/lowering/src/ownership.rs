@@ -118,7 +118,7 @@ fn owner(seq: &Seq, snippet: &TypedSnippet) -> LocalRef {
 fn place_owner(place: &Place, snippet: &TypedSnippet) -> LocalRef {
     match place {
         Place::Local(r) => *r,
-        Place::Deref(b) => LocalRef::Binding(*b),
+        Place::Deref(b) | Place::WholeBinding(b) => LocalRef::Binding(*b),
         Place::HostField(i) => LocalRef::Binding(snippet.fields.get(*i).map_or(usize::MAX, |f| f.binding)),
         // What the loop variable points to (the loop over the binding's sequence lends it out element by element).
         Place::ElemField(i) => LocalRef::Snippet(snippet.elem_fields.get(*i).map_or(usize::MAX, |f| f.local)),
@@ -623,6 +623,9 @@ impl Walk<'_> {
                 }
                 none()
             }
+            TKind::MemReplace { .. } => {
+                return Err(at("a value taken with `std::mem` (rustc's borrow check decides)", e))
+            }
             TKind::Block(b) => self.block(b)?,
             TKind::If { cond, then, otherwise } => {
                 self.expr(cond, true)?;
@@ -931,7 +934,7 @@ fn collect_mentions(e: &TExpr, out: &mut Owners, snippet: &TypedSnippet) {
         TKind::HostField(i) => {
             out.insert(place_owner(&Place::HostField(*i), snippet));
         }
-        TKind::Assign { place, .. } | TKind::AddrOf { place, .. } => {
+        TKind::Assign { place, .. } | TKind::AddrOf { place, .. } | TKind::MemReplace { place, .. } => {
             out.insert(place_owner(place, snippet));
         }
         TKind::HostCall { receiver: Some(Receiver::Binding(r)), .. } => {
@@ -992,7 +995,7 @@ fn writes(e: &TExpr, by_value: bool, snippet: &TypedSnippet, out: &mut Owners) {
         TKind::Local(LocalRef::Snippet(id)) if by_value && owns(&e.ty) => {
             out.insert(LocalRef::Snippet(*id));
         }
-        TKind::Assign { place, .. } | TKind::AddrOf { place, mutable: true } => {
+        TKind::Assign { place, .. } | TKind::AddrOf { place, mutable: true } | TKind::MemReplace { place, .. } => {
             out.insert(place_owner(place, snippet));
         }
         TKind::SeqStore { seq, .. }
@@ -1120,7 +1123,8 @@ pub fn struct_binding_moved(snippet: &TypedSnippet) -> Option<std::ops::Range<us
 }
 
 /// The `Vec`/`String` locals read by value anywhere in the snippet (moved somewhere): the others own their
-/// buffers until their scope ends, where the JIT frees them.
+/// buffers until their scope ends, where the JIT frees them. The locals of bindings the snippet owns
+/// ([`TypedSnippet::lifted`]) are among them: they go back to the host.
 pub fn moved_locals(snippet: &TypedSnippet) -> BTreeSet<usize> {
     fn expr(e: &TExpr, by_value: bool, out: &mut BTreeSet<usize>) {
         if let TKind::Local(LocalRef::Snippet(id)) = &e.kind {
@@ -1139,7 +1143,8 @@ pub fn moved_locals(snippet: &TypedSnippet) -> BTreeSet<usize> {
             Child::Block(b) => block(b, out),
         });
     }
-    let mut out = BTreeSet::new();
+    // A binding the snippet owns is handed back to the host, never dropped.
+    let mut out: BTreeSet<usize> = snippet.lifted.iter().map(|l| l.local).collect();
     block(&snippet.body, &mut out);
     snippet.fns.iter().for_each(|f| block(&f.body, &mut out));
     out

@@ -428,6 +428,7 @@ impl Check<'_> {
                 }
             }
             TKind::Assign { place, op, value } => self.assign(e, place, op, value),
+            TKind::MemReplace { place, value } => self.mem_replace(e, place, value.as_deref()),
             TKind::Block(b) => {
                 self.owned_tail = owned_option(&e.ty);
                 self.result_tail = makes_result;

@@ -154,6 +154,16 @@ impl<'a, 'db> Builder<'a, 'db> {
                         else {
                             return self.unsupported("assignment to something other than a local", expr.syntax());
                         };
+                        if op.is_none() {
+                            if let Some(binding) = self.whole_binding(&lhs) {
+                                let value = Box::new(self.expr(&rhs)?);
+                                return Ok(TExpr {
+                                    kind: TKind::Assign { place: Place::WholeBinding(binding), op: None, value },
+                                    ty,
+                                    range,
+                                });
+                            }
+                        }
                         let place = self.local_ref(local, lhs.syntax())?;
                         let value = Box::new(self.expr(&rhs)?);
                         TKind::Assign { place: Place::Local(place), op: op.map(arith), value }

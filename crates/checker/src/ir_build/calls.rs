@@ -582,6 +582,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if let Some(call) = self.host_closure_call(&ast::Expr::PathExpr(callee.clone()), &args, &ty, expr)? {
                     return Ok(TExpr { kind: call, ty, range });
                 }
+                if let Some(kind) = self.mem_replace(c, &args)? {
+                    return Ok(TExpr { kind, ty, range });
+                }
                 let called = format!("a call of a function not declared in the snippet (`{}`)", callee.syntax().text());
                 return self.unsupported(&called, expr.syntax());
             };

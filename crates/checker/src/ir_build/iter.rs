@@ -416,7 +416,14 @@ impl<'a, 'db> Builder<'a, 'db> {
             chain.stages.push((stage, ty));
         }
         if owned_items {
-            return self.unsupported("items taken by value without a `map` copying them", e.syntax());
+            // `v.into_iter().filter(..)` of a `Vec<String>` the snippet owns: the items that come out are `String`s
+            // moved out of it, which are copies of their text here (the vector, all its strings, is dropped
+            // once the expression consuming it ends). Nothing can tell a copy from the moved `String`.
+            let text_items = chain.stages.last().is_none_or(|(_, ty)| *ty == Ty::Str);
+            if chain.source_elem_kept() != Some(Elem::String) || !text_items {
+                return self.unsupported("items taken by value without a `map` copying them", e.syntax());
+            }
+            chain.stages.push((Stage::Map(self.string_from_text_closure(e.syntax())), Ty::String));
         }
         Ok(Some(chain))
     }

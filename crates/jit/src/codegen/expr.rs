@@ -93,6 +93,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 None
             }
             TKind::Assign { place, op, value } => return self.assign(e, place, op, value),
+            TKind::MemReplace { place, value } => return self.mem_replace(place, value.as_deref(), &e.ty),
             TKind::Block(b) => return self.block(b),
             TKind::If { cond, then, otherwise } => return self.if_else(e, cond, then, otherwise),
             TKind::While { label, cond, body } => return self.while_loop(e, label, cond, body),

@@ -25,6 +25,7 @@ mod faults;
 mod iter;
 mod map;
 mod option;
+mod owned_bindings;
 mod places;
 mod result;
 mod scan;
@@ -429,7 +430,9 @@ impl Unit<'_, '_> {
             let out = params[1];
             g.ctx = params[2];
             g.enter_checks(0)?;
+            g.take_owned_bindings()?;
             let value = g.block(&snippet.body)?;
+            g.give_back_owned_bindings()?;
             g.write_result(&snippet.ty, value, out, writer, map_writer)?;
             g.store_fuel();
             let zero = g.b.ins().iconst(types::I32, 0);

@@ -84,8 +84,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let target = self.referent(binding);
                 Some(self.b.ins().load(t, MemFlags::trusted(), target, 0))
             }
-            // A whole struct is only lent, never read as a scalar.
-            Place::Elem { .. } => None,
+            // A whole struct is only lent, a whole `String` or vector only assigned: never read as a scalar.
+            Place::Elem { .. } | Place::WholeBinding(_) => None,
         }
     }
 
@@ -96,7 +96,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Place::Deref(binding) => self.local_ty(LocalRef::Binding(binding)).s(),
             Place::HostField(field) => self.snippet.fields[field].ty,
             Place::ElemField(field) => self.snippet.elem_fields[field].ty,
-            Place::Elem { .. } => Scalar::Unit,
+            Place::Elem { .. } | Place::WholeBinding(_) => Scalar::Unit,
         }
     }
 
@@ -231,6 +231,11 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// `place = value` or `place op= value` of a scalar place ([`TKind::Assign`]).
     pub(super) fn assign(&mut self, e: &TExpr, place: &Place, op: &Option<BinOp>, value: &TExpr) -> R<Vals> {
         let at = e.range.start;
+        if let Place::WholeBinding(binding) = place {
+            let new = self.expr(value)?;
+            self.replace_binding(*binding, &value.ty, new)?;
+            return Ok(Vec::new());
+        }
         let value: Option<Value> = {
             let v = self.opt(value)?;
             let v = match (op, v) {
@@ -243,6 +248,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             };
             match place {
                 Place::Elem { .. } => return Err(CodegenError("assignment to a whole struct".into())),
+                Place::WholeBinding(_) => unreachable!("assigned above"),
                 Place::Local(local) => self.write(*local, v.into_iter().collect()),
                 Place::Deref(binding) => {
                     if let Some(v) = v {

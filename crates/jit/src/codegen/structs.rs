@@ -247,7 +247,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// its value, pushed on `lent` to be read back after the call.
     fn lent_address(&mut self, place: &Place, lent: &mut Vec<(Variable, StackSlot, Type)>) -> R<Value> {
         Ok(match place {
-            Place::Local(LocalRef::Binding(b)) => self.binding_ptr(*b),
+            Place::Local(LocalRef::Binding(b)) | Place::WholeBinding(b) => self.binding_ptr(*b),
             Place::Deref(b) => self.referent(*b),
             Place::Local(LocalRef::Snippet(id)) => {
                 let var = match self.vars.get(id).map(Vec::as_slice) {

@@ -21,6 +21,10 @@ pub struct Heap {
     boxes: HashMap<usize, Option<DropFn>>,
     /// The run's maps ([`crate::rt::map`]), freed when their local's scope ends or with the heap.
     maps: std::collections::HashSet<usize>,
+    /// Buffers among `live` taken over from the host's bindings ([`helper_host_buffer_adopt`]), with the bytes of
+    /// each that do not count against the budget: what the host held before the run, as on the rustc path,
+    /// whose allocator counts only what the snippet allocates.
+    uncounted: HashMap<usize, usize>,
     /// Bytes the snippet may hold at once (`usize::MAX`: unlimited), and holds.
     limit: usize,
     held: usize,
@@ -28,7 +32,15 @@ pub struct Heap {
 
 impl Heap {
     pub fn new(host: HostFns, limit: usize) -> Heap {
-        Heap { host, live: HashMap::new(), boxes: HashMap::new(), maps: Default::default(), limit, held: 0 }
+        Heap {
+            host,
+            live: HashMap::new(),
+            boxes: HashMap::new(),
+            maps: Default::default(),
+            uncounted: HashMap::new(),
+            limit,
+            held: 0,
+        }
     }
 
     /// Writes text through the host's stdout or stderr (so it lands in the host's buffers, in order with what
@@ -36,8 +48,7 @@ impl Heap {
     pub(crate) fn print(&mut self, ptr: *const u8, len: usize, stderr: bool) {
         // SAFETY: `ptr` is readable for `len` bytes (a buffer the snippet built).
         unsafe { (self.host.print)(ptr, len, u32::from(stderr)) };
-        if let Some((size, align)) = self.live.remove(&(ptr as usize)) {
-            self.held -= size;
+        if let Some((size, align)) = self.unrecord(ptr as usize) {
             // SAFETY: a recorded buffer of this size and alignment, no longer referenced (the text was a temporary).
             unsafe { (self.host.dealloc)(ptr as *mut u8, size, align) };
         }
@@ -61,6 +72,7 @@ impl Heap {
             return Err(Fault::Memory);
         }
         let ours = owned && self.live.remove(&ptr).is_some();
+        let uncounted = if ours { self.uncounted.remove(&ptr) } else { None };
         let old = if old_size == 0 { std::ptr::null_mut() } else { ptr as *mut u8 };
         // SAFETY: `old` is null or a buffer of `old_size` bytes at `align` from the host library's allocator (one
         // this heap recorded, or a host `Vec`'s buffer of exactly its capacity); `new_size` is at most
@@ -69,28 +81,40 @@ impl Heap {
         if new.is_null() {
             if ours {
                 self.live.insert(ptr, (old_size, align));
+                if let Some(u) = uncounted {
+                    self.uncounted.insert(ptr, u);
+                }
             }
             return Err(Fault::Memory);
         }
         if owned {
             self.held += grown;
             self.live.insert(new as usize, (new_size, align));
+            // What was not counted of the old buffer is not counted of the new one either.
+            if let Some(u) = uncounted {
+                self.uncounted.insert(new as usize, u);
+            }
         }
         Ok(new as usize)
     }
 
     /// The buffer leaves the snippet (it is the hole's value): the host owns it now.
     fn release(&mut self, ptr: usize) {
-        if let Some((size, _)) = self.live.remove(&ptr) {
-            self.held -= size;
-        }
+        self.unrecord(ptr);
+    }
+
+    /// Removes a buffer from the record, and what it counted from the bytes held: its size and alignment.
+    fn unrecord(&mut self, ptr: usize) -> Option<(usize, usize)> {
+        let (size, align) = self.live.remove(&ptr)?;
+        let uncounted = self.uncounted.remove(&ptr).unwrap_or(0);
+        self.held -= size - uncounted;
+        Some((size, align))
     }
 
     /// The owner of a recorded buffer went out of scope: free it now (a pointer not recorded — a dangling
     /// empty buffer, a host's — is left alone).
     fn free(&mut self, ptr: usize) {
-        if let Some((size, align)) = self.live.remove(&ptr) {
-            self.held -= size;
+        if let Some((size, align)) = self.unrecord(ptr) {
             // SAFETY: a recorded buffer of this size and alignment, and its only owner is gone.
             unsafe { (self.host.dealloc)(ptr as *mut u8, size, align) };
         }
@@ -102,6 +126,15 @@ impl Heap {
         if size > 0 {
             self.held = self.held.saturating_add(size);
             self.live.insert(ptr, (size, align));
+        }
+    }
+
+    /// A buffer of a host binding the snippet takes over ([`lacuna_ir::Lifted`]): the run's, freed with the others
+    /// unless it goes back, but not counted against the budget (it was the host's before the run).
+    fn adopt_host(&mut self, ptr: usize, size: usize, align: usize) {
+        if size > 0 {
+            self.live.insert(ptr, (size, align));
+            self.uncounted.insert(ptr, size);
         }
     }
 
@@ -190,6 +223,7 @@ impl Heap {
             // SAFETY: each recorded buffer came from `realloc` with this size and alignment and was not released.
             unsafe { (self.host.dealloc)(ptr as *mut u8, size, align) };
         }
+        self.uncounted.clear();
         self.held = 0;
     }
 }
@@ -302,14 +336,8 @@ unsafe fn each_string_buffer(
 /// # Safety
 /// As [`helper_vec_grow`]; `ptr` and `cap` are a valid `String`'s, which nothing uses afterwards.
 pub(crate) unsafe extern "C" fn helper_string_drop(ctx: *mut JitContext, ptr: usize, cap: usize) {
-    // SAFETY: as the caller guarantees.
-    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
-    if heap.live.contains_key(&ptr) {
-        heap.free(ptr);
-    } else if cap > 0 {
-        // SAFETY: a `String`'s buffer of `cap` bytes, allocated by the host's allocator, with no other owner.
-        unsafe { (heap.host.dealloc)(ptr as *mut u8, cap, 1) };
-    }
+    // SAFETY: as the caller guarantees: a `String`'s buffer of `cap` bytes.
+    unsafe { helper_buffer_drop(ctx, ptr, cap, 1) }
 }
 
 /// JIT helper: a vector of strings leaves the snippet (the hole's value): each string's buffer is the host's now
@@ -448,6 +476,88 @@ pub(crate) unsafe extern "C" fn helper_vec_adopt(ctx: *mut JitContext, ptr: usiz
     // SAFETY: as the caller guarantees.
     let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
     heap.adopt(ptr, bytes, align);
+}
+
+/// JIT helper: the buffer of a host binding the snippet takes over (`bytes` at `align`, its capacity times its
+/// element's layout) becomes the run's, uncounted ([`Heap::adopt_host`]).
+///
+/// # Safety
+/// As [`helper_vec_grow`]; `ptr` is a buffer of that layout from the host library's allocator, owned by the
+/// binding whose place now holds an empty value.
+pub(crate) unsafe extern "C" fn helper_host_buffer_adopt(ctx: *mut JitContext, ptr: usize, bytes: usize, align: usize) {
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
+    heap.adopt_host(ptr, bytes, align);
+}
+
+/// JIT helper: each of the `len` strings at `data` (elements of `stride` bytes, a `String`'s pointer at `ptr_at`
+/// and its capacity at `cap_at` in each) is taken over with the host binding's vector that holds them
+/// ([`Heap::adopt_host`]).
+///
+/// # Safety
+/// As [`each_string_buffer`]; the strings' buffers are the host library allocator's, owned by the vector.
+pub(crate) unsafe extern "C" fn helper_host_strings_adopt(
+    ctx: *mut JitContext,
+    data: usize,
+    len: usize,
+    stride: usize,
+    ptr_at: usize,
+    cap_at: usize,
+) {
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
+    for i in 0..len {
+        // SAFETY: as the caller guarantees: element `i` is at `data + stride i`, its string's parts at `ptr_at` and
+        // `cap_at`.
+        let (ptr, cap) = unsafe {
+            let at = data + stride * i;
+            (((at + ptr_at) as *const usize).read_unaligned(), ((at + cap_at) as *const usize).read_unaligned())
+        };
+        heap.adopt_host(ptr, cap, 1);
+    }
+}
+
+/// JIT helper: a buffer (`bytes` at `align`) whose owner is given a new value is dropped: through the run's
+/// record when the run holds it, else as the host's (allocated by the host library's allocator).
+///
+/// # Safety
+/// As [`helper_vec_grow`]; `ptr` is a buffer of that layout (or dangling, with no bytes) that nothing uses
+/// afterwards.
+pub(crate) unsafe extern "C" fn helper_buffer_drop(ctx: *mut JitContext, ptr: usize, bytes: usize, align: usize) {
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
+    if heap.live.contains_key(&ptr) {
+        heap.free(ptr);
+    } else if bytes > 0 {
+        // SAFETY: a buffer of `bytes` at `align` from the host's allocator, with no other owner.
+        unsafe { (heap.host.dealloc)(ptr as *mut u8, bytes, align) };
+    }
+}
+
+/// JIT helper: each of the `len` strings at `data` (elements of `stride` bytes, a `String`'s pointer at `ptr_at`
+/// and its capacity at `cap_at` in each) is dropped, as [`helper_buffer_drop`] drops a buffer: the elements of a
+/// vector given a new value.
+///
+/// # Safety
+/// As [`each_string_buffer`]; nothing uses the strings afterwards.
+pub(crate) unsafe extern "C" fn helper_buffer_strings_drop(
+    ctx: *mut JitContext,
+    data: usize,
+    len: usize,
+    stride: usize,
+    ptr_at: usize,
+    cap_at: usize,
+) {
+    for i in 0..len {
+        // SAFETY: as the caller guarantees: element `i` is at `data + stride i`, its string's parts at `ptr_at` and
+        // `cap_at`.
+        let (ptr, cap) = unsafe {
+            let at = data + stride * i;
+            (((at + ptr_at) as *const usize).read_unaligned(), ((at + cap_at) as *const usize).read_unaligned())
+        };
+        // SAFETY: a `String`'s buffer of `cap` bytes, owned by the element alone.
+        unsafe { helper_buffer_drop(ctx, ptr, cap, 1) };
+    }
 }
 
 /// JIT helper: a new box for a host struct (`size`, `align`). Returns it, or 0 with the fault recorded.

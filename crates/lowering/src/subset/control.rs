@@ -2,7 +2,7 @@
 
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{Arm, BinOp, LocalRef, Place, Scalar, TExpr, Ty};
+use lacuna_ir::{Arm, BinOp, Elem, LocalRef, Place, Scalar, TExpr, Ty};
 
 impl Check<'_> {
     /// A scalar place lent to a host function ([`TKind::AddrOf`]): a snippet local of a scalar type, a hole
@@ -40,6 +40,7 @@ impl Check<'_> {
                 }
             }
             Place::HostField(_) | Place::ElemField(_) => return unsupported("a field lent", &e.range),
+            Place::WholeBinding(_) => return unsupported("a whole binding lent", &e.range),
             // The struct a `&mut` loop variable points to: as a field written through it.
             Place::Elem { local, root, by_value } => {
                 if !matches!(self.snippet.locals.get(*local).map(|l| &l.ty), Some(Ty::StructRef(_))) {
@@ -90,8 +91,15 @@ impl Check<'_> {
         value: &TExpr,
     ) -> Result<(), Unsupported> {
         self.expr(value)?;
-        // A place of the host's (a binding, where one points, a field) is written one scalar word: a struct, a
-        // `String` or a vector assigned there would need the old value dropped and the new one moved in whole.
+        // A whole `String` or vector of the host's: the old value dropped in its place, the new one moved in.
+        if let Place::WholeBinding(i) = place {
+            if op.is_some() || !matches!(value.ty, Ty::String | Ty::Vec(Elem::Scalar(_) | Elem::String | Elem::Str)) {
+                return unsupported(format!("assignment of a `{}` to a binding", value.ty.name()), &e.range);
+            }
+            return self.write_binding(*i, "assignment to a binding that is not `mut`", e);
+        }
+        // Other places of the host's (a binding, where one points, a field) are written one scalar word: a struct
+        // assigned there would need the old value dropped and the new one moved in whole.
         if !matches!(place, Place::Local(LocalRef::Snippet(_))) && value.ty.scalar().is_none() {
             return unsupported(format!("assignment of a `{}` to a place of the host's", value.ty.name()), &e.range);
         }
@@ -107,6 +115,7 @@ impl Check<'_> {
             }
             Place::Local(local) => self.local_ty(*local).map(|t| t.s()),
             Place::Elem { .. } => return unsupported("assignment to a whole struct", &e.range),
+            Place::WholeBinding(_) => unreachable!("returned above"),
             Place::HostField(i) => {
                 let Some(f) = self.snippet.fields.get(*i) else {
                     return unsupported("an unknown field", &e.range);
@@ -149,6 +158,30 @@ impl Check<'_> {
         match op {
             Some(op) => self.binary(*op, place_ty, value.s(), &e.range),
             None => Ok(()),
+        }
+    }
+
+    /// `std::mem::take` or `replace` ([`lacuna_ir::TKind::MemReplace`]) of a `mut` local or binding holding a
+    /// `String` or a vector whose elements own nothing but text, with a value of its type.
+    pub(super) fn mem_replace(&mut self, e: &TExpr, place: &Place, value: Option<&TExpr>) -> Result<(), Unsupported> {
+        if let Some(v) = value {
+            self.expr(v)?;
+            if v.ty != e.ty {
+                return unsupported("a value of another type given to `std::mem::replace`", &v.range);
+            }
+        }
+        if !matches!(e.ty, Ty::String | Ty::Vec(Elem::Scalar(_) | Elem::String | Elem::Str)) {
+            return unsupported(format!("a `{}` taken with `std::mem`", e.ty.name()), &e.range);
+        }
+        match place {
+            Place::Local(LocalRef::Snippet(id)) => match self.snippet.locals.get(*id) {
+                Some(local) if local.mutable && local.ty == e.ty => Ok(()),
+                _ => unsupported("a value taken with `std::mem` from a local that is not `mut`", &e.range),
+            },
+            Place::WholeBinding(i) => {
+                self.write_binding(*i, "a value taken with `std::mem` from a binding that is not `mut`", e)
+            }
+            _ => unsupported("a value taken with `std::mem` from this place", &e.range),
         }
     }
 
