@@ -101,6 +101,9 @@ pub(crate) fn jit_fault_error(
             let [len, index] = context.fault_values;
             at_fault(&format!("index out of bounds: the len is {len} but the index is {index}"))
         }
+        Some(Fault::Panic) if context.fault_values[0] == lacuna_jit::FORMATTED_MESSAGE => {
+            at_fault(&lacuna_jit::take_fault_message().unwrap_or_else(|| Fault::Panic.message().to_owned()))
+        }
         Some(Fault::Panic) => at_fault(
             usize::try_from(context.fault_values[0])
                 .ok()

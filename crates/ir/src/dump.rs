@@ -202,6 +202,7 @@ impl Dumper {
                 let op = op.map_or("=".to_owned(), |op| format!("{}=", binop(op)));
                 format!("({op} {} {})", place_text(place), self.expr(value))
             }
+            TKind::PanicFormatted(message) => format!("(panic {})", self.expr(message)),
             TKind::MemReplace { place, value: None } => format!("(mem.take {})", place_text(place)),
             TKind::MemReplace { place, value: Some(v) } => {
                 format!("(mem.replace {} {})", place_text(place), self.expr(v))

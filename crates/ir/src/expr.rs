@@ -343,6 +343,8 @@ pub enum TKind {
         receiver: Option<Box<TExpr>>,
         message: String,
     },
+    /// `panic!("{} left", n)`: a panic whose message the snippet formats (the `String` [`TKind::Format`] makes).
+    PanicFormatted(Box<TExpr>),
     /// An iterator chain consumed where it is built: `v.iter().filter(|&x| x > 2).map(|x| x * x).sum()`.
     Consume {
         chain: IterChain,

@@ -73,6 +73,7 @@ impl TExpr {
             }
             TKind::Assign { value, .. } => f(Child::Expr(value)),
             TKind::MemReplace { value, .. } => value.iter().for_each(|v| f(Child::Expr(v))),
+            TKind::PanicFormatted(message) => f(Child::Expr(message)),
             TKind::Block(b) => f(Child::Block(b)),
             TKind::If { cond, then, otherwise } => {
                 f(Child::Expr(cond));

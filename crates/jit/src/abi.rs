@@ -57,7 +57,9 @@ pub enum Fault {
     IndexOutOfBounds,
     /// `unwrap()` of `None`.
     UnwrapNone,
-    /// A panic with a fixed message: index `fault_values[0]` into [`Compiled::messages`](crate::Compiled::messages).
+    /// A panic with a fixed message: index `fault_values[0]` into [`Compiled::messages`](crate::Compiled::messages);
+    /// or, where that is [`FORMATTED_MESSAGE`], one the snippet formatted, left by the helper on this thread
+    /// ([`take_fault_message`](crate::take_fault_message)).
     Panic,
     /// `capacity overflow`: a vector's size past `isize::MAX` bytes.
     CapacityOverflow,
@@ -184,6 +186,9 @@ impl RawSpec {
 }
 
 /// What kind of value an argument is (`kind & 0xff`; the integer or float width in bits is `kind >> 8`).
+/// [`Fault::Panic`]'s `fault_values[0]` for a message the snippet formatted (`panic!("{} left", n)`).
+pub const FORMATTED_MESSAGE: u64 = u64::MAX;
+
 pub const KIND_STR: u32 = 0;
 pub const KIND_SIGNED: u32 = 1;
 pub const KIND_UNSIGNED: u32 = 2;

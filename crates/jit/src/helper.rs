@@ -122,6 +122,7 @@ helpers! {
     PushStr => "lacuna_push_str", text::helper_push_str, (P, P, P, I64) -> (I32);
     BytesEq => "lacuna_bytes_eq", text::helper_bytes_eq, (P, I64, P, I64) -> (I8);
     StrSlice => "lacuna_str_slice", text::helper_str_slice, (P, P, I64, I64, I64, P) -> (I32);
+    PanicMessage => "lacuna_panic_message", text::helper_panic_message, (P, P, I64) -> ();
     Print => "lacuna_print", text::helper_print, (P, P, I32) -> ();
     Trim => "lacuna_trim", text::helper_trim, (P, I64, I32, P, I64, P) -> ();
     Parse => "lacuna_parse", text::helper_parse, (P, I64, I32, P) -> (I32);

@@ -17,7 +17,7 @@ mod codegen;
 mod helper;
 mod rt;
 
-pub use abi::{Fault, HostFns, JitContext, JitEntry};
+pub use abi::{Fault, HostFns, JitContext, JitEntry, FORMATTED_MESSAGE};
 pub use codegen::{compile, compile_to_clif, CodegenError, Compiled, HostAbi};
 pub use rt::heap::Heap;
 pub use rt::text::take_fault_message;

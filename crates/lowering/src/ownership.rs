@@ -807,6 +807,11 @@ impl Walk<'_> {
                 }
                 none()
             }
+            // The message is made, then the panic: nothing after it runs.
+            TKind::PanicFormatted(message) => {
+                self.expr(message, true)?;
+                none()
+            }
             TKind::Some(x) | TKind::ResultOf { value: x, .. } | TKind::Field(x, _) => self.expr(x, true)?,
             TKind::Tuple(xs) => self.in_order(xs.iter().map(|x| (x, true)), none())?,
         })

@@ -588,6 +588,10 @@ impl Check<'_> {
             TKind::OptionClosure { method, receiver, param, body } => {
                 self.option_closure(e, *method, receiver, param, body)
             }
+            TKind::PanicFormatted(message) => match message.kind {
+                TKind::Format(_) => self.expr(message),
+                _ => unsupported("a panic's message that is not formatted text", &e.range),
+            },
             TKind::Panic { receiver, .. } => match receiver {
                 Some(r) => {
                     self.owned_option_here = true;

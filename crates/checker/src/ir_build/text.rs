@@ -630,6 +630,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             };
             match (from_std, message) {
                 (true, Some(message)) => TKind::Panic { receiver: None, message },
+                // `panic!("{} left", n)`: its message is what `format!` makes of its arguments.
+                (true, None) if name.as_deref() == Some("panic") && !bare => {
+                    let message = self.format_macro(&call, "format")?;
+                    let message = TExpr { kind: message, ty: Ty::String, range: range.clone() };
+                    TKind::PanicFormatted(Box::new(message))
+                }
                 _ => return self.unsupported("a macro outside the subset", expr.syntax()),
             }
         };

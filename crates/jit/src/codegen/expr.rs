@@ -349,6 +349,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 None
             }
             TKind::Panic { receiver, message } => return self.panic_expr(e, receiver, message),
+            TKind::PanicFormatted(message) => return self.panic_formatted(e, message),
         };
         Ok(value.into_iter().collect())
     }

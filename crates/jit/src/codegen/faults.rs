@@ -4,6 +4,7 @@ use crate::abi::{
     Fault, FAULT_AT_OFFSET, FAULT_OFFSET, FAULT_VALUES_OFFSET, FUEL_OFFSET, INTERRUPT_OFFSET, STACK_OFFSET,
 };
 use crate::codegen::{flat, CodegenError, Gen, Vals, R};
+use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, MemFlags, Value};
@@ -225,6 +226,20 @@ impl<'a, 'b> Gen<'a, 'b> {
         let dead = self.b.create_block();
         self.b.switch_to_block(dead);
         self.b.seal_block(dead);
+    }
+
+    /// `panic!("{} left", n)` ([`TKind::PanicFormatted`]): the message made, left for the runner, then the fault.
+    pub(super) fn panic_formatted(&mut self, e: &TExpr, message: &TExpr) -> R<Vals> {
+        let text = self.expr(message)?;
+        // (A message that diverged: its own fault came first.)
+        if let [ptr, _, len] = text[..] {
+            let f = self.helper(Helper::PanicMessage);
+            self.b.ins().call(f, &[self.ctx, ptr, len]);
+            let index = self.b.ins().iconst(types::I64, crate::abi::FORMATTED_MESSAGE as i64);
+            let always = self.b.ins().iconst(types::I8, 1);
+            self.fault_if_with(always, Fault::Panic, e.range.start, &[index]);
+        }
+        Ok(Vec::new())
     }
 
     /// `expect("..")`, `panic!("..")`, `unreachable!()` ([`TKind::Panic`]).

@@ -313,7 +313,20 @@ thread_local! {
     static FAULT_MESSAGE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
-/// The message a helper left with [`Fault::StrSlice`] on this thread.
+/// JIT helper: the message of a panic the snippet formatted (`panic!("{} left", n)`), left for the runner, which
+/// reports it with [`Fault::Panic`] and [`crate::abi::FORMATTED_MESSAGE`] for its message.
+///
+/// # Safety
+/// `ptr` is readable UTF-8 for `len` bytes.
+pub(crate) unsafe extern "C" fn helper_panic_message(_ctx: *mut JitContext, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees.
+    let text = unsafe { std::slice::from_raw_parts(ptr, len) };
+    let message = String::from_utf8_lossy(text).into_owned();
+    FAULT_MESSAGE.with(|m| *m.borrow_mut() = Some(message));
+}
+
+/// The message a helper left with [`Fault::StrSlice`], or with [`Fault::Panic`] for a formatted one, on this
+/// thread.
 pub fn take_fault_message() -> Option<String> {
     FAULT_MESSAGE.with(|m| m.borrow_mut().take())
 }
