@@ -51,10 +51,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             return Ok(());
         };
         let (size, align) = self.buffer_layout(ty)?;
-        let offsets = self.vec_offsets()?;
-        let place = self.binding_ptr(binding);
-        let [old_ptr, old_cap, old_len] =
-            offsets.map(|at| self.b.ins().load(types::I64, MemFlags::trusted(), place, at));
+        let [old_ptr, old_cap, old_len] = self.load_from_place(binding)?;
         if let Ty::Vec(Elem::String) = ty {
             self.each_host_string(Helper::BufferStringsDrop, old_ptr, old_len)?;
         }
@@ -96,9 +93,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// but not counted against the budget (the host held them before). The place still holds the same words.
     fn take_from_place(&mut self, binding: usize, ty: &Ty) -> R<[Value; 3]> {
         let (size, align) = self.buffer_layout(ty)?;
-        let offsets = self.vec_offsets()?;
-        let place = self.binding_ptr(binding);
-        let [ptr, cap, len] = offsets.map(|at| self.b.ins().load(types::I64, MemFlags::trusted(), place, at));
+        let [ptr, cap, len] = self.load_from_place(binding)?;
         if let Ty::Vec(Elem::String) = ty {
             self.each_host_string(Helper::HostStringsAdopt, ptr, len)?;
         }
@@ -119,6 +114,13 @@ impl<'a, 'b> Gen<'a, 'b> {
         let release = self.helper(Helper::VecRelease);
         self.b.ins().call(release, &[self.ctx, ptr]);
         self.store_in_place(binding, &value)
+    }
+
+    /// The three words of the `String` or vector in binding `binding`'s place.
+    fn load_from_place(&mut self, binding: usize) -> R<[Value; 3]> {
+        let offsets = self.vec_offsets()?;
+        let place = self.binding_ptr(binding);
+        Ok(offsets.map(|at| self.b.ins().load(types::I64, MemFlags::trusted(), place, at)))
     }
 
     /// Writes the three words of a `String` or vector to binding `binding`'s place.

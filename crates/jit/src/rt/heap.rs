@@ -506,6 +506,22 @@ pub(crate) unsafe extern "C" fn helper_host_strings_adopt(
 ) {
     // SAFETY: as the caller guarantees.
     let Some(heap) = (unsafe { run_heap(ctx) }) else { return };
+    // SAFETY: as the caller guarantees.
+    unsafe { each_string_parts(data, len, stride, (ptr_at, cap_at), |ptr, cap| heap.adopt_host(ptr, cap, 1)) }
+}
+
+/// Calls `f` with the pointer and capacity of each of the `len` strings at `data` (elements of `stride` bytes,
+/// each with a `String` in the host's layout whose pointer and capacity are at `ptr_at` and `cap_at` in it).
+///
+/// # Safety
+/// `data` holds `len` initialized elements of that layout.
+unsafe fn each_string_parts(
+    data: usize,
+    len: usize,
+    stride: usize,
+    (ptr_at, cap_at): (usize, usize),
+    mut f: impl FnMut(usize, usize),
+) {
     for i in 0..len {
         // SAFETY: as the caller guarantees: element `i` is at `data + stride i`, its string's parts at `ptr_at` and
         // `cap_at`.
@@ -513,7 +529,7 @@ pub(crate) unsafe extern "C" fn helper_host_strings_adopt(
             let at = data + stride * i;
             (((at + ptr_at) as *const usize).read_unaligned(), ((at + cap_at) as *const usize).read_unaligned())
         };
-        heap.adopt_host(ptr, cap, 1);
+        f(ptr, cap);
     }
 }
 
@@ -548,15 +564,9 @@ pub(crate) unsafe extern "C" fn helper_buffer_strings_drop(
     ptr_at: usize,
     cap_at: usize,
 ) {
-    for i in 0..len {
-        // SAFETY: as the caller guarantees: element `i` is at `data + stride i`, its string's parts at `ptr_at` and
-        // `cap_at`.
-        let (ptr, cap) = unsafe {
-            let at = data + stride * i;
-            (((at + ptr_at) as *const usize).read_unaligned(), ((at + cap_at) as *const usize).read_unaligned())
-        };
-        // SAFETY: a `String`'s buffer of `cap` bytes, owned by the element alone.
-        unsafe { helper_buffer_drop(ctx, ptr, cap, 1) };
+    // SAFETY: as the caller guarantees; each is a `String`'s buffer of `cap` bytes, owned by the element alone.
+    unsafe {
+        each_string_parts(data, len, stride, (ptr_at, cap_at), |ptr, cap| helper_buffer_drop(ctx, ptr, cap, 1));
     }
 }
 
