@@ -65,6 +65,7 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         owned_tail: false,
         owned_tuple: None,
         collect_tuple: None,
+        collect_results: false,
     };
     checker.ty(&snippet.ty, 0..0)?;
     // The hole's value is written in rustc's layout: a scalar, or an `Option` of one (through the host's

@@ -51,6 +51,9 @@ pub(crate) struct Check<'a> {
     pub(crate) owned_tuple: Option<lacuna_ir::TupleElem>,
     /// The chain checked next is collected into a sequence of these tuples.
     pub(crate) collect_tuple: Option<lacuna_ir::TupleElem>,
+    /// The chain checked next is collected into a `Result` of a vector: its last stage, a `map`, makes each item's
+    /// `Result` (a host call's), which the sink takes apart.
+    pub(crate) collect_results: bool,
 }
 
 /// What `break` and `continue` may leave.
@@ -316,7 +319,12 @@ impl Check<'_> {
         let lent_here = std::mem::take(&mut self.lent_here);
         let made_here = std::mem::take(&mut self.result_made_here);
         let result_ok = match &e.kind {
-            TKind::HostCall { .. } | TKind::Call { .. } => result_here || let_value_here || made_here,
+            // (`collect::<Result<Vec<_>, _>>()` makes one as a call does.)
+            TKind::HostCall { .. }
+            | TKind::Call { .. }
+            | TKind::Consume { sink: lacuna_ir::Sink::Collect { .. }, .. } => {
+                result_here || let_value_here || made_here
+            }
             TKind::Local(LocalRef::Snippet(_)) => result_here || made_here,
             // What the snippet makes, and the forms whose arms, branches or tails make it (checked there).
             TKind::ResultOf { .. } | TKind::Match { .. } | TKind::If { .. } | TKind::Block(_) => {
@@ -858,12 +866,16 @@ impl Check<'_> {
         let range = &chain.range;
         let mut item = self.source(&chain.source, range)?;
         let collect_tuple = self.collect_tuple.take();
+        // The last stage makes the `Result`s a `collect` into a `Result` takes apart.
+        let mut result_items = false;
         for (i, (stage, ty)) in chain.stages.iter().enumerate() {
             let bool_ty = Ty::Scalar(Scalar::Bool);
             let next = match stage {
                 Stage::Map(c) => {
                     if i + 1 == chain.stages.len() {
                         self.owned_tuple = collect_tuple;
+                        result_items = std::mem::take(&mut self.collect_results);
+                        self.result_made_here = result_items;
                     }
                     self.closure(c, &[item.clone()], &c.body.ty, range)?;
                     self.owned_tuple = None;
@@ -925,7 +937,8 @@ impl Check<'_> {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                 Ty::Tuple(parts) => (2..=lacuna_ir::TupleElem::MAX).contains(&parts.len()),
                 Ty::Str | Ty::String | Ty::StructRef(_) => true,
-                Ty::Option(_) | Ty::Result(..) | Ty::Vec(_) | Ty::Struct(_) | Ty::Map { .. } => false,
+                Ty::Result(..) => result_items,
+                Ty::Option(_) | Ty::Vec(_) | Ty::Struct(_) | Ty::Map { .. } => false,
             };
             if &next != ty || !fits {
                 return unsupported(format!("iterator items of type `{}`", next.name()), range);

@@ -564,6 +564,14 @@ impl<'a, 'db> Builder<'a, 'db> {
                     }
                     Sink::Collect { at }
                 }
+                // `collect::<Result<Vec<_>, _>>()` of `Result` items: the `Ok` values of all, or the first `Err`.
+                Ty::Result(ok, err)
+                    if matches!(*ok, Ty::Vec(Elem::Scalar(_)))
+                        && matches!((chain.item(), &*ok), (Ty::Result(item, item_err), Ty::Vec(Elem::Scalar(s)))
+                            if *item == Ty::Scalar(*s) && item_err == err) =>
+                {
+                    Sink::Collect { at }
+                }
                 _ => return self.unsupported("a collection other than a `Vec` or a set", m.syntax()),
             },
             _ => return self.unsupported("an iterator method outside the subset", m.syntax()),

@@ -658,6 +658,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 })?;
                 Ok(vec![m])
             }
+            Sink::Collect { at: op_at } if matches!(ty, Ty::Result(..)) => self.collect_results(chain, ty, at, *op_at),
             Sink::Collect { at: op_at } => {
                 let &Ty::Vec(elem) = ty else { return Err(CodegenError("`collect` into this type".into())) };
                 let home = self.vec_new(elem, 0, *op_at)?;

@@ -20,6 +20,75 @@ pub(super) fn split<'v>(ok: &Ty, values: &'v [Value]) -> Option<(Value, &'v [Val
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
+    /// `collect::<Result<Vec<_>, E>>()` of `Result` items ([`Ty::Result`] of a scalar): each `Ok` value pushed
+    /// onto a new vector until the first `Err`, which ends the iteration (nothing after it is pulled); then the
+    /// vector so far is dropped and the error is the value. `Ok(vector)` otherwise.
+    pub(super) fn collect_results(
+        &mut self,
+        chain: &lacuna_ir::IterChain,
+        ty: &Ty,
+        at: usize,
+        op_at: usize,
+    ) -> R<Vals> {
+        let Ty::Result(ok, err) = ty else { return Err(CodegenError("`collect` into this type".into())) };
+        let &Ty::Vec(elem) = &**ok else { return Err(CodegenError("`collect` into this `Result`".into())) };
+        let home = self.vec_new(elem, 0, op_at)?;
+        let zero = self.int_const(types::I8, 0);
+        let failed = self.var(types::I8, zero);
+        let error: Vec<_> = flat(err)
+            .into_iter()
+            .map(|t| {
+                let z = self.zero(t);
+                self.var(t, z)
+            })
+            .collect();
+        let item_ok = Ty::Scalar(elem.read_ty().s());
+        self.drive(chain, at, &mut |g, item, _, exit| {
+            let (tag, value, error_parts) =
+                split(&item_ok, &item).ok_or_else(|| CodegenError("a `Result` item".into()))?;
+            let good = g.b.create_block();
+            let bad = g.b.create_block();
+            g.b.set_cold_block(bad);
+            g.b.ins().brif(tag, good, &[], bad, &[]);
+            g.b.switch_to_block(bad);
+            g.b.seal_block(bad);
+            for (var, &v) in error.iter().zip(error_parts) {
+                g.b.def_var(*var, v);
+            }
+            let one = g.int_const(types::I8, 1);
+            g.b.def_var(failed, one);
+            g.b.ins().jump(exit, &[]);
+            g.b.switch_to_block(good);
+            g.b.seal_block(good);
+            g.vec_push(home, elem, true, value, op_at)
+        })?;
+        let crate::codegen::seq::VecHome::Vars(vars) = home else {
+            return Err(CodegenError("a vector".into()));
+        };
+        // On an error, the values collected so far are dropped (a vector of scalars: its buffer), and the `Ok`
+        // parts are zeros (the variant not held).
+        let failed = self.b.use_var(failed);
+        let drop = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(failed, drop, &[], done, &[]);
+        self.b.switch_to_block(drop);
+        self.b.seal_block(drop);
+        let ptr = self.b.use_var(vars[0]);
+        let free = self.helper(Helper::VecFree);
+        self.b.ins().call(free, &[self.ctx, ptr]);
+        let zero = self.int_const(types::I64, 0);
+        for var in vars {
+            self.b.def_var(var, zero);
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        let mut out = vec![self.b.ins().bxor_imm(failed, 1)];
+        out.extend(vars.iter().map(|v| self.b.use_var(*v)));
+        out.extend(error.iter().map(|v| self.b.use_var(*v)));
+        Ok(out)
+    }
+
     /// Bytes a payload of type `ty` takes in the shim's out slot.
     pub(super) fn payload_size(&self, ty: &Ty) -> R<u32> {
         Ok(match ty {

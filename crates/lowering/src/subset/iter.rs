@@ -17,8 +17,15 @@ impl Check<'_> {
         if let (Sink::Collect { .. }, Some(pair)) = (sink, &map_pair) {
             self.collect_tuple = TupleElem::new(pair);
         }
+        if let (Sink::Collect { .. }, Ty::Result(..)) = (sink, &e.ty) {
+            if !matches!(chain.stages.last(), Some((Stage::Map(_), Ty::Result(..)))) {
+                return unsupported("`Result`s collected from something other than a `map` making them", &e.range);
+            }
+            self.collect_results = true;
+        }
         let item = self.chain(chain)?;
         self.collect_tuple = None;
+        self.collect_results = false;
         let s = item.scalar();
         let ordered = |s: Option<Scalar>| s.is_some_and(|s| s.is_int() || s == Scalar::Char || s == Scalar::Bool);
         // `Option<item>` of an item the sink keeps: a scalar, or text or a host struct read in place.
@@ -100,6 +107,11 @@ impl Check<'_> {
                     || (e.ty.is_set() && matches!(&e.ty, Ty::Map { key, .. } if **key == item))
                     // Into a map, from pairs of a key and a scalar value.
                     || map_pair.is_some_and(|pair| item == Ty::Tuple(pair.iter().map(|p| p.owned_ty()).collect()))
+                    // Into a `Result` of a vector of scalars, from `Result`s of those with the same error.
+                    || matches!((&item, &e.ty), (Ty::Result(item_ok, item_err), Ty::Result(ok, err))
+                        if item_err == err
+                            && matches!((&**item_ok, &**ok), (Ty::Scalar(s), Ty::Vec(Elem::Scalar(t)))
+                                if s == t && !matches!(s, Scalar::Unit | Scalar::Never)))
             }
         };
         if ok {
