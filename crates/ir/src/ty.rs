@@ -152,6 +152,13 @@ impl From<Scalar> for Ty {
 }
 
 impl Ty {
+    /// A value the JIT can own in a host's place and replace there whole (`b = v`, `std::mem::take`, a binding
+    /// moved into the snippet for its run): a `String`, or a vector of scalars, `String`s or `&str`s, whose
+    /// buffers the run's record adopts, drops and hands back.
+    pub fn replaceable_in_place(&self) -> bool {
+        matches!(self, Ty::String | Ty::Vec(Elem::Scalar(_) | Elem::String | Elem::Str))
+    }
+
     /// The scalar, for a scalar type.
     pub fn scalar(&self) -> Option<Scalar> {
         match self {

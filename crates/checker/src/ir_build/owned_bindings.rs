@@ -17,11 +17,24 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub(crate) fn lift_owned_bindings(&mut self, block: &ast::BlockExpr) {
         for path in block.syntax().descendants().filter_map(ast::PathExpr::cast) {
             let expr = ast::Expr::PathExpr(path.clone());
-            if !moved_here(self, &expr) {
+            // The cheap tests first: the syntax, then whether the path names a hole binding, and only then which
+            // method a receiver is passed to (this walk sees every path of every snippet).
+            let use_ = moved_here(&expr);
+            if use_ == Use::Kept {
                 continue;
             }
             // (None once lifted: the binding is a snippet local then.)
             let Some((binding, local)) = self.hole_binding(&expr) else { continue };
+            if let Use::Receiver(m) = use_ {
+                let takes_self = self
+                    .sema
+                    .resolve_method_call(&m)
+                    .and_then(|f| f.self_param(self.db))
+                    .is_some_and(|s| s.access(self.db) == ra_ap_hir::Access::Owned);
+                if !takes_self {
+                    continue;
+                }
+            }
             let Some(ty) = self.owned_buffer_type(&local.ty(self.db)) else { continue };
             let id = self.locals.len();
             self.locals.push(TLocal {
@@ -78,14 +91,24 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 }
 
-/// Whether `expr` (a path) is moved where it stands: the right side of `=`, a `let`'s initializer, a part of a
-/// tuple or an array, an argument, the iterable of a `for`, the receiver of a method that takes `self` by value
-/// (`into_iter`). These are the uses for which the rustc path takes the binding over (rustc reports a move out of
-/// the reference it otherwise reads the binding through, E0507); a binding only assigned or lent (`x = ..`,
-/// `mem::take(&mut x)`) it writes in place, and so leaves a fault's state there.
-fn moved_here(b: &Builder<'_, '_>, expr: &ast::Expr) -> bool {
-    let Some(parent) = expr.syntax().parent() else { return false };
-    match parent.kind() {
+/// How a path is used where it stands, as far as its syntax tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Use {
+    /// Moved: the right side of `=`, a `let`'s initializer, a part of a tuple or an array, an argument, the
+    /// iterable of a `for`.
+    Moved,
+    /// The receiver of this method call: moved if the method takes `self` by value (`into_iter`).
+    Receiver(ast::MethodCallExpr),
+    /// Read, assigned or lent.
+    Kept,
+}
+
+/// Whether `expr` (a path) is moved where it stands. These are the uses for which the rustc path takes the binding
+/// over (rustc reports a move out of the reference it otherwise reads the binding through, E0507); a binding only
+/// assigned or lent (`x = ..`, `mem::take(&mut x)`) it writes in place, and so leaves a fault's state there.
+fn moved_here(expr: &ast::Expr) -> Use {
+    let Some(parent) = expr.syntax().parent() else { return Use::Kept };
+    let moved = match parent.kind() {
         SyntaxKind::BIN_EXPR => ast::BinExpr::cast(parent).is_some_and(|e| {
             matches!(e.op_kind(), Some(ast::BinaryOp::Assignment { op: None })) && e.rhs().as_ref() == Some(expr)
         }),
@@ -93,14 +116,17 @@ fn moved_here(b: &Builder<'_, '_>, expr: &ast::Expr) -> bool {
         SyntaxKind::TUPLE_EXPR | SyntaxKind::ARRAY_EXPR | SyntaxKind::ARG_LIST => true,
         SyntaxKind::FOR_EXPR => ast::ForExpr::cast(parent).and_then(|f| f.iterable()).as_ref() == Some(expr),
         SyntaxKind::METHOD_CALL_EXPR => {
-            let Some(m) = ast::MethodCallExpr::cast(parent) else { return false };
-            m.receiver().as_ref() == Some(expr)
-                && b.sema
-                    .resolve_method_call(&m)
-                    .and_then(|f| f.self_param(b.db))
-                    .is_some_and(|s| s.access(b.db) == ra_ap_hir::Access::Owned)
+            return match ast::MethodCallExpr::cast(parent) {
+                Some(m) if m.receiver().as_ref() == Some(expr) => Use::Receiver(m),
+                _ => Use::Kept,
+            }
         }
         _ => false,
+    };
+    if moved {
+        Use::Moved
+    } else {
+        Use::Kept
     }
 }
 
@@ -121,7 +147,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return Ok(None);
         };
         let place = match self.local_ids.get(&local) {
-            Some(&id) if owned_buffer(&self.locals[id].ty) => Place::Local(LocalRef::Snippet(id)),
+            Some(&id) if self.locals[id].ty.replaceable_in_place() => Place::Local(LocalRef::Snippet(id)),
             Some(_) => return Ok(None),
             None => {
                 let Some((binding, local)) = self.hole_binding(&inner) else { return Ok(None) };
@@ -161,9 +187,4 @@ impl<'a, 'db> Builder<'a, 'db> {
 enum MemFn {
     Take,
     Replace,
-}
-
-/// A type [`TKind::MemReplace`] takes from: a `String`, or a vector whose elements own nothing but text.
-fn owned_buffer(ty: &Ty) -> bool {
-    matches!(ty, Ty::String | Ty::Vec(Elem::Scalar(_) | Elem::String | Elem::Str))
 }

@@ -5,7 +5,7 @@ use crate::helper::Helper;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, MemFlags, Type, Value};
 use cranelift_frontend::Variable;
-use lacuna_ir::{BinOp, LocalRef, Place, Scalar, TExpr, Ty};
+use lacuna_ir::{BinOp, Elem, LocalRef, Place, Scalar, TExpr, Ty};
 
 impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn binding_ptr(&mut self, index: usize) -> Value {
@@ -180,11 +180,19 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         let Some(&[ptr, _, len]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
         let ptr = self.b.use_var(ptr);
-        if let Ty::Vec(elem) = self.snippet.locals[local].ty {
-            if elem.owns_buffer() {
-                let len = self.b.use_var(len);
-                self.element_strings(Helper::StringsFree, elem, ptr, len)?;
-            }
+        let elem = match self.snippet.locals[local].ty {
+            Ty::Vec(elem) => Some(elem),
+            _ => None,
+        };
+        self.drop_buffer(elem, ptr, len)
+    }
+
+    /// Frees a vector's buffer at `ptr` holding `len` elements of `elem` (`None`: a `String`'s), with the text
+    /// each element owns.
+    pub(super) fn drop_buffer(&mut self, elem: Option<Elem>, ptr: Value, len: Variable) -> R<()> {
+        if let Some(elem) = elem.filter(|e| e.owns_buffer()) {
+            let len = self.b.use_var(len);
+            self.element_strings(Helper::StringsFree, elem, ptr, len)?;
         }
         let free = self.helper(Helper::VecFree);
         self.b.ins().call(free, &[self.ctx, ptr]);

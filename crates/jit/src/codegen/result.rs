@@ -65,7 +65,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let crate::codegen::seq::VecHome::Vars(vars) = home else {
             return Err(CodegenError("a vector".into()));
         };
-        // On an error, the values collected so far are dropped (a vector of scalars: its buffer), and the `Ok`
+        // On an error, the values collected so far are dropped, and the `Ok`
         // parts are zeros (the variant not held).
         let failed = self.b.use_var(failed);
         let drop = self.b.create_block();
@@ -74,8 +74,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.switch_to_block(drop);
         self.b.seal_block(drop);
         let ptr = self.b.use_var(vars[0]);
-        let free = self.helper(Helper::VecFree);
-        self.b.ins().call(free, &[self.ctx, ptr]);
+        self.drop_buffer(Some(elem), ptr, vars[2])?;
         let zero = self.int_const(types::I64, 0);
         for var in vars {
             self.b.def_var(var, zero);

@@ -2,7 +2,7 @@
 
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{Arm, BinOp, Elem, LocalRef, Place, Scalar, TExpr, Ty};
+use lacuna_ir::{Arm, BinOp, LocalRef, Place, Scalar, TExpr, Ty};
 
 impl Check<'_> {
     /// A scalar place lent to a host function ([`TKind::AddrOf`]): a snippet local of a scalar type, a hole
@@ -93,7 +93,7 @@ impl Check<'_> {
         self.expr(value)?;
         // A whole `String` or vector of the host's: the old value dropped in its place, the new one moved in.
         if let Place::WholeBinding(i) = place {
-            if op.is_some() || !matches!(value.ty, Ty::String | Ty::Vec(Elem::Scalar(_) | Elem::String | Elem::Str)) {
+            if op.is_some() || !value.ty.replaceable_in_place() {
                 return unsupported(format!("assignment of a `{}` to a binding", value.ty.name()), &e.range);
             }
             return self.write_binding(*i, "assignment to a binding that is not `mut`", e);
@@ -170,7 +170,7 @@ impl Check<'_> {
                 return unsupported("a value of another type given to `std::mem::replace`", &v.range);
             }
         }
-        if !matches!(e.ty, Ty::String | Ty::Vec(Elem::Scalar(_) | Elem::String | Elem::Str)) {
+        if !e.ty.replaceable_in_place() {
             return unsupported(format!("a `{}` taken with `std::mem`", e.ty.name()), &e.range);
         }
         match place {
