@@ -1034,6 +1034,7 @@ impl RaSession {
                 builder.unreported_errors(list.syntax());
             }
             builder.lift_owned_bindings(&block_expr);
+            builder.convert_settled_sequences(&block_expr);
             let body = builder.block(&block_expr)?;
             let hole_ty = sema.type_of_expr(&ast::Expr::BlockExpr(block_expr.clone()));
             if hole_ty.is_some_and(|t| builder.copies_references(&t.original)) {
@@ -1059,6 +1060,7 @@ impl RaSession {
                 bindings: builder.used_bindings,
                 retyped: builder.retyped,
                 lifted: builder.lifted,
+                converted: builder.converted,
                 references,
                 owns_buffers: builder.owns_buffers.get(),
                 rustc_decides: builder.rustc_decides.take(),

@@ -19,6 +19,7 @@ mod atomic;
 mod calls;
 mod compare;
 mod control;
+mod converted_bindings;
 mod expr;
 mod iter;
 mod map;
@@ -52,6 +53,8 @@ pub(crate) struct Builder<'a, 'db> {
     pub retyped: Vec<(usize, Scalar)>,
     /// See `TypedSnippet::lifted`.
     pub lifted: Vec<lacuna_ir::Lifted>,
+    /// See `TypedSnippet::converted`.
+    pub converted: Vec<lacuna_ir::Converted>,
     /// The first borrow rustc's borrow check must judge (see `TypedSnippet::references`).
     pub references: std::cell::OnceCell<Unsupported>,
     /// Temporaries an expression being built needs before it (an array literal an iterator reads, in a hidden
@@ -123,6 +126,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             used_bindings: Vec::new(),
             retyped: Vec::new(),
             lifted: Vec::new(),
+            converted: Vec::new(),
             references: std::cell::OnceCell::new(),
             hoisted: Vec::new(),
             fields: Vec::new(),

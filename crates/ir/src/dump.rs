@@ -58,6 +58,15 @@ impl Dumper {
         for l in &s.lifted {
             self.line(&format!("binding b{} owned by the snippet as l{}", l.binding, l.local));
         }
+        for c in &s.converted {
+            let array = c.array_len.map(|n| format!(" (an array of {n})")).unwrap_or_default();
+            self.line(&format!(
+                "binding b{} copied as l{} from the host's {}{array}",
+                c.binding,
+                c.local,
+                c.from.name()
+            ));
+        }
         for (i, f) in s.fields.iter().enumerate() {
             let access = match (f.through_ref, f.mutable_ref) {
                 (false, _) => "",

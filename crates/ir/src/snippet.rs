@@ -65,6 +65,23 @@ pub struct Lifted {
     pub local: usize,
 }
 
+/// A hole binding holding a vector or an array of numbers whose element type the snippet settles (the host's
+/// `let temps = vec![18.5, 21.0];` holds `f64`s, which the snippet reads as `f32`s): the snippet local `local`
+/// holds a converted copy from the start, each element made with `as` from the host's `from` (the literal's value,
+/// which fits), as the rustc path makes one (`Retype`). The local is not `mut`, so nothing goes back to the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Converted {
+    /// Index into the hole's bindings.
+    pub binding: usize,
+    /// Index into [`TypedSnippet::locals`]: a vector of the snippet's element type (an array's marked
+    /// [`TLocal::array_literal`]).
+    pub local: usize,
+    /// The element type the host's binding holds.
+    pub from: Scalar,
+    /// For an array, its length (the binding's place holds the elements themselves); `None` for a `Vec`.
+    pub array_len: Option<u64>,
+}
+
 /// An accepted snippet in the typed subset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypedSnippet {
@@ -82,6 +99,9 @@ pub struct TypedSnippet {
     /// Bindings among `bindings` the snippet moves (`let old = names;`, `names.into_iter()`): each is a snippet
     /// local for the whole run ([`Lifted`]).
     pub lifted: Vec<Lifted>,
+    /// Bindings among `bindings` holding numbers the snippet reads at another type: each is a snippet local holding
+    /// a converted copy ([`Converted`]).
+    pub converted: Vec<Converted>,
     /// Where the snippet first borrows a place (`&x`) or keeps a reference in a `let` or parameter, which the
     /// typed view reads as the value it points to: whether each borrow is allowed is rustc's check. (Closure
     /// parameters and items of iterators over the hole's sequences are references too; the lowering judges those

@@ -146,6 +146,7 @@ mod tests {
             bindings: Vec::new(),
             retyped: Vec::new(),
             lifted: Vec::new(),
+            converted: Vec::new(),
             references: None,
             owns_buffers: false,
             rustc_decides: None,

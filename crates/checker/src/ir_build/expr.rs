@@ -298,7 +298,17 @@ impl<'a, 'db> Builder<'a, 'db> {
                 _ => return self.unsupported("a byte string literal", expr.syntax()),
             }),
             ast::Expr::ParenExpr(p) => match p.expr() {
-                Some(inner) => return self.expr(&inner),
+                // rustc gives the inner expression the span of the parentheses: a fault in it (`(a - b)`
+                // overflowing) is placed at the `(`. One placed at a part of its own (an index's `[`, a method's
+                // name) stays there.
+                Some(inner) => {
+                    let inner_range = self.range(inner.syntax());
+                    let mut e = self.expr(&inner)?;
+                    if e.range == inner_range {
+                        e.range = range;
+                    }
+                    return Ok(e);
+                }
                 None => return self.unsupported("empty parentheses", expr.syntax()),
             },
             ast::Expr::RecordExpr(r) => self.struct_literal(r, &ty)?,

@@ -29,7 +29,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// Whether the snippet settles the binding's type differently from the host alone (an unsuffixed literal:
     /// the host's `let workers = 4;` holds an `i32` the snippet reads as `usize`). Such a binding is not read in
     /// place: the rustc path converts it.
-    fn retyped(&self, binding: usize, local: Local<'db>, node: &SyntaxNode) -> bool {
+    pub(super) fn retyped(&self, binding: usize, local: Local<'db>, node: &SyntaxNode) -> bool {
         let Some(module) = self.sema.scope(node).map(|s| crate::lifted::hole_module(self.db, s.module())) else {
             return true;
         };
@@ -172,6 +172,6 @@ impl<'a, 'db> Builder<'a, 'db> {
 }
 
 /// A number type the JIT converts with `as` (not a 128-bit one).
-fn plain_number(s: Scalar) -> bool {
+pub(super) fn plain_number(s: Scalar) -> bool {
     (s.is_int() || s.is_float()) && !matches!(s, Scalar::I128 | Scalar::U128)
 }

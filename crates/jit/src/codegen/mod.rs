@@ -20,6 +20,7 @@ mod arith;
 mod atomic;
 mod compare;
 mod control;
+mod converted_bindings;
 mod expr;
 mod faults;
 mod iter;
@@ -431,7 +432,9 @@ impl Unit<'_, '_> {
             g.ctx = params[2];
             g.enter_checks(0)?;
             g.take_owned_bindings()?;
+            g.convert_bindings()?;
             let value = g.block(&snippet.body)?;
+            g.drop_converted_bindings()?;
             g.give_back_owned_bindings()?;
             g.write_result(&snippet.ty, value, out, writer, map_writer)?;
             g.store_fuel();

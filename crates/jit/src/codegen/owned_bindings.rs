@@ -117,7 +117,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// The three words of the `String` or vector in binding `binding`'s place.
-    fn load_from_place(&mut self, binding: usize) -> R<[Value; 3]> {
+    pub(super) fn load_from_place(&mut self, binding: usize) -> R<[Value; 3]> {
         let offsets = self.vec_offsets()?;
         let place = self.binding_ptr(binding);
         Ok(offsets.map(|at| self.b.ins().load(types::I64, MemFlags::trusted(), place, at)))

@@ -45,7 +45,7 @@ pub(super) fn host_calls(snippet: &TypedSnippet) -> HostCalls {
 
 /// The snippet allocates or prints: it builds vectors or strings, grows the host's, or prints through the host.
 pub(super) fn allocates(snippet: &TypedSnippet) -> bool {
-    let mut found = snippet.owns_buffers;
+    let mut found = snippet.owns_buffers || !snippet.converted.is_empty();
     each_expr(snippet, &mut |e| {
         found |= match &e.kind {
             TKind::SeqMethod { name, .. } => matches!(name, SeqMethod::Push | SeqMethod::Join),
