@@ -101,6 +101,18 @@ pub(crate) fn jit_fault_error(
             let [len, index] = context.fault_values;
             at_fault(&format!("index out of bounds: the len is {len} but the index is {index}"))
         }
+        Some(Fault::SliceStart) => {
+            let [start, len] = context.fault_values;
+            at_fault(&format!("range start index {start} out of range for slice of length {len}"))
+        }
+        Some(Fault::SliceEnd) => {
+            let [end, len] = context.fault_values;
+            at_fault(&format!("range end index {end} out of range for slice of length {len}"))
+        }
+        Some(Fault::SliceOrder) => {
+            let [start, end] = context.fault_values;
+            at_fault(&format!("slice index starts at {start} but ends at {end}"))
+        }
         Some(Fault::Panic) if context.fault_values[0] == lacuna_jit::FORMATTED_MESSAGE => {
             at_fault(&lacuna_jit::take_fault_message().unwrap_or_else(|| Fault::Panic.message().to_owned()))
         }

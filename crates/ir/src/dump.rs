@@ -319,6 +319,11 @@ impl Dumper {
             TKind::SliceOf { seq, mutable } => {
                 format!("(slice{} {})", if *mutable { " mut" } else { "" }, seq_text(seq))
             }
+            TKind::SubSlice { seq, start, end } => {
+                let start = start.as_ref().map(|x| self.expr(x)).unwrap_or_default();
+                let end = end.as_ref().map(|x| self.expr(x)).unwrap_or_default();
+                format!("(slice {} {start}..{end})", seq_text(seq))
+            }
             TKind::TextMethod { name, receiver, args } => {
                 format!("(text.{name} {}{})", self.expr(receiver), self.exprs(args))
             }
@@ -379,6 +384,10 @@ impl Dumper {
                 format!("{start}{}{end}", if *inclusive { "..=" } else { ".." })
             }
             IterSource::Seq(seq) => format!("(iter {})", seq_text(seq)),
+            IterSource::Runs { seq, size, chunks, .. } => {
+                let size = self.expr(size);
+                format!("({} {} {size})", if *chunks { "chunks" } else { "windows" }, seq_text(seq))
+            }
             IterSource::Chars(text) => format!("(chars {})", self.expr(text)),
             IterSource::Pieces { text, how } => {
                 let how = match how {
@@ -506,6 +515,7 @@ fn place_text(place: &Place) -> String {
 fn seq_text(seq: &Seq) -> String {
     let owner = match seq.kind {
         SeqKind::Local => format!("l{}", seq.binding),
+        SeqKind::SliceLocal => format!("l{}[..]", seq.binding),
         SeqKind::Vec => format!("b{}", seq.binding),
         SeqKind::RefVec => format!("*b{}", seq.binding),
         SeqKind::Slice => format!("b{}[..]", seq.binding),

@@ -359,6 +359,13 @@ pub enum TKind {
         seq: Seq,
         mutable: bool,
     },
+    /// `&v[start..end]`, `&v[start..]`, `&v[..end]` of a sequence: a slice of its elements ([`Ty::Slice`]), the
+    /// bounds checked as std's `index` checks them (a fault at the `[`, where rustc places the call's).
+    SubSlice {
+        seq: Seq,
+        start: Option<Box<TExpr>>,
+        end: Option<Box<TExpr>>,
+    },
     /// A method of text (`&str` or `String` receivers, read only): `len`, `is_empty`, `to_string` (and
     /// `to_owned`, `String::from`, `into`, `clone`: a new `String`), `==` and `!=` (with the other text in `args`).
     TextMethod {

@@ -51,6 +51,7 @@ impl IterSource {
             IterSource::Seq(seq) => seq.elem.read_ty(),
             IterSource::Chars(_) => Ty::Scalar(Scalar::Char),
             IterSource::Pieces { .. } => Ty::Str,
+            IterSource::Runs { seq, .. } => Ty::Slice(seq.elem),
             IterSource::Chain { first, .. } => first.item(),
         }
     }
@@ -65,6 +66,7 @@ impl IterSource {
                 }
             }
             IterSource::Seq(_) => {}
+            IterSource::Runs { size, .. } => f(Child::Expr(size)),
             IterSource::Chars(text) => f(Child::Expr(text)),
             IterSource::Pieces { text, how } => {
                 f(Child::Expr(text));
@@ -92,6 +94,10 @@ pub enum IterSource {
     /// `text.split_whitespace()`, `text.lines()`, `text.split(pattern)`: pieces of text (a `&str` or `String`
     /// value), each a `&str` into it.
     Pieces { text: Box<TExpr>, how: Pieces },
+    /// `v.windows(size)` (each run of `size` neighbours, overlapping) or `v.chunks(size)` (runs of `size` from the
+    /// start, the last one shorter): slices of a sequence ([`crate::Ty::Slice`]). A `size` of zero panics at `at`,
+    /// as std's does.
+    Runs { seq: Seq, size: Box<TExpr>, chunks: bool, at: usize },
     /// `first.chain(second)`: two ranges or sequences' `iter()` yielding the same type, each possibly reversed
     /// (`v.iter().rev().chain(w.iter())`); nothing reverses the chain itself.
     Chain { first: Box<IterSource>, first_rev: bool, second: Box<IterSource>, second_rev: bool },

@@ -92,6 +92,9 @@ pub enum SeqKind {
     Array(u64),
     /// A `Vec<S>` the snippet owns ([`Ty::Vec`]): `binding` is then the snippet local's index.
     Local,
+    /// A slice the snippet holds ([`Ty::Slice`]: a parameter, a local, a closure's parameter): `binding` is then
+    /// the snippet local's index. Never grows.
+    SliceLocal,
     /// A `Vec<S>` field of a host struct, reached through fields from a local that holds the struct or a shared
     /// reference to it (`store.orders`, `o.items`): `binding` is then the index into [`TypedSnippet::seq_places`].
     /// Read in place, never written.
@@ -103,7 +106,7 @@ pub enum SeqKind {
 impl SeqKind {
     /// Whether its length can change (`push`, `pop`, `truncate`, `dedup`, `retain`): not a slice's or an array's.
     pub fn grows(self) -> bool {
-        !matches!(self, SeqKind::Slice | SeqKind::Array(_))
+        !matches!(self, SeqKind::Slice | SeqKind::SliceLocal | SeqKind::Array(_))
     }
 }
 

@@ -123,6 +123,10 @@ pub enum Ty {
     Vec(Elem),
     /// `&str` (or `&String`, read as the text it holds): its pointer and length in bytes.
     Str,
+    /// `&[E]` (or `&Vec<E>` coerced to one): a borrowed run of elements, its pointer and length in elements. A
+    /// snippet function's parameter, a local, or an item of `windows`/`chunks`; read as a sequence
+    /// ([`crate::SeqKind::SliceLocal`]). What it borrows is rustc's borrow check.
+    Slice(Elem),
     /// `String` the snippet owns: as a `Vec<u8>`, allocated through the host library's allocator.
     String,
     /// A shared reference to a host struct (index into [`TypedSnippet::structs`]): its address. Only an element of
@@ -208,7 +212,7 @@ impl Ty {
             Ty::Result(ok, err) => std::iter::once(Scalar::Bool).chain(ok.parts()).chain(err.parts()).collect(),
             Ty::Tuple(elems) => elems.iter().flat_map(Ty::parts).collect(),
             Ty::Vec(_) | Ty::String => vec![Scalar::Usize; 3],
-            Ty::Str => vec![Scalar::Usize; 2],
+            Ty::Str | Ty::Slice(_) => vec![Scalar::Usize; 2],
             Ty::StructRef(_) | Ty::Struct(_) | Ty::Map { .. } => vec![Scalar::Usize],
         }
     }
@@ -220,7 +224,7 @@ impl Ty {
             Ty::Result(ok, err) => ok.owns() || err.owns(),
             Ty::Tuple(parts) => parts.iter().any(Ty::owns),
             Ty::Option(payload) => payload.owns(),
-            Ty::Scalar(_) | Ty::Str | Ty::StructRef(_) => false,
+            Ty::Scalar(_) | Ty::Str | Ty::Slice(_) | Ty::StructRef(_) => false,
         }
     }
 
@@ -238,6 +242,7 @@ impl Ty {
             Ty::Tuple(elems) => format!("({})", elems.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")),
             Ty::Vec(e) => format!("Vec<{}>", e.name()),
             Ty::Str => "&str".to_owned(),
+            Ty::Slice(e) => format!("&[{}]", e.name()),
             Ty::StructRef(_) => "&{host struct}".to_owned(),
             Ty::Struct(_) => "{host struct}".to_owned(),
             Ty::Map { key, ordered, .. } if self.is_set() => {

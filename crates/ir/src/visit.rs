@@ -147,6 +147,9 @@ impl TExpr {
             TKind::None => {}
             TKind::Tuple(xs) | TKind::VecLit(xs) => xs.iter().for_each(|x| f(Child::Expr(x))),
             TKind::TextOf(_) | TKind::SliceOf { .. } => {}
+            TKind::SubSlice { start, end, .. } => {
+                start.iter().chain(end.iter()).for_each(|x| f(Child::Expr(x)));
+            }
             TKind::VecRepeat { value, count } => {
                 f(Child::Expr(value));
                 f(Child::Expr(count));

@@ -66,6 +66,12 @@ pub enum Fault {
     /// Text sliced outside its length or inside a `char`: std's message, left by the helper on this thread
     /// ([`take_fault_message`](crate::take_fault_message)).
     StrSlice,
+    /// `&v[a..b]` with `a` past the length (`fault_values`: `a`, the length).
+    SliceStart,
+    /// `&v[a..b]` with `b` past the length (`fault_values`: `b`, the length).
+    SliceEnd,
+    /// `&v[a..b]` with `a` past `b` (`fault_values`: `a`, `b`).
+    SliceOrder,
     Fuel = 100,
     Stack = 101,
     /// The snippet's vectors would hold more than its memory budget (the bytes asked for in `fault_values[0]`).
@@ -75,7 +81,7 @@ pub enum Fault {
 }
 
 impl Fault {
-    const ALL: [Fault; 20] = {
+    const ALL: [Fault; 23] = {
         use Fault::*;
         [
             Add,
@@ -94,6 +100,9 @@ impl Fault {
             Panic,
             CapacityOverflow,
             StrSlice,
+            SliceStart,
+            SliceEnd,
+            SliceOrder,
             Fuel,
             Stack,
             Memory,
@@ -126,6 +135,9 @@ impl Fault {
             Fault::Stack => "out of stack",
             Fault::CapacityOverflow => "capacity overflow",
             Fault::StrSlice => "byte index out of bounds of the text or not a char boundary",
+            Fault::SliceStart => "range start index out of range for slice",
+            Fault::SliceEnd => "range end index out of range for slice",
+            Fault::SliceOrder => "slice index starts after it ends",
             Fault::Memory => "out of memory",
             Fault::Time => "out of time",
         }

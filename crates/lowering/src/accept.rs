@@ -636,7 +636,7 @@ impl Guard<'_> {
             SeqKind::Field => {
                 self.snippet.seq_places.get(seq.binding).is_some_and(|p| matches!(p.base, LocalRef::Snippet(_)))
             }
-            SeqKind::RefVec | SeqKind::Slice => false,
+            SeqKind::RefVec | SeqKind::Slice | SeqKind::SliceLocal => false,
             // An array binding is held as a `Vec` binding is.
             SeqKind::Array(_) => true,
         }

@@ -108,7 +108,7 @@ fn owns(ty: &Ty) -> bool {
 /// Whose buffer a sequence is (a field's: the local the path starts from).
 fn owner(seq: &Seq, snippet: &TypedSnippet) -> LocalRef {
     match seq.kind {
-        SeqKind::Local => LocalRef::Snippet(seq.binding),
+        SeqKind::Local | SeqKind::SliceLocal => LocalRef::Snippet(seq.binding),
         SeqKind::Field => snippet.seq_places.get(seq.binding).map_or(LocalRef::Binding(usize::MAX), |p| p.base),
         SeqKind::Vec | SeqKind::RefVec | SeqKind::Slice | SeqKind::Array(_) => LocalRef::Binding(seq.binding),
     }
@@ -473,6 +473,12 @@ impl Walk<'_> {
                 none()
             }
             TKind::TextOf(seq) | TKind::SliceOf { seq, .. } => {
+                self.seq_use(seq, e)?;
+                Owners::from([owner(seq, self.snippet)])
+            }
+            TKind::SubSlice { seq, start, end } => {
+                let bounds = start.iter().chain(end.iter()).map(|x| (&**x, true));
+                self.in_order(bounds, Owners::new())?;
                 self.seq_use(seq, e)?;
                 Owners::from([owner(seq, self.snippet)])
             }
@@ -866,6 +872,11 @@ impl Walk<'_> {
                 self.seq_use(seq, e)?;
                 Owners::from([owner(seq, self.snippet)])
             }
+            IterSource::Runs { seq, size, .. } => {
+                self.in_order(std::iter::once((&**size, true)), Owners::new())?;
+                self.seq_use(seq, e)?;
+                Owners::from([owner(seq, self.snippet)])
+            }
             IterSource::Chars(text) => self.expr(text, false)?,
             IterSource::Pieces { text, how } => {
                 let pattern = match how {
@@ -975,6 +986,7 @@ fn seq_of(e: &TExpr) -> Option<&Seq> {
     match &e.kind {
         TKind::TextOf(seq)
         | TKind::SliceOf { seq, .. }
+        | TKind::SubSlice { seq, .. }
         | TKind::SeqLen(seq)
         | TKind::SeqSum(seq)
         | TKind::SeqClone(seq)

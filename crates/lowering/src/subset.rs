@@ -618,6 +618,17 @@ impl Check<'_> {
                 self.in_loop(label, Target::Loop, |c| c.block(body))
             }
             // A slice lent to a host function: of scalars; lent `&mut`, a sequence the snippet may change.
+            // A slice value the snippet holds (a helper's argument, a local): read only.
+            TKind::SliceOf { mutable: false, .. } if matches!(e.ty, Ty::Slice(_)) => Ok(()),
+            TKind::SubSlice { start, end, .. } => {
+                for bound in start.iter().chain(end.iter()) {
+                    self.expr(bound)?;
+                    if bound.ty != Ty::Scalar(Scalar::Usize) {
+                        return unsupported("a slice bound that is not a `usize`", &bound.range);
+                    }
+                }
+                Ok(())
+            }
             TKind::SliceOf { seq, mutable } => {
                 if !lent_here {
                     return unsupported("a slice lent other than to a host function", &e.range);
@@ -830,6 +841,13 @@ impl Check<'_> {
                 start.ty.clone()
             }
             IterSource::Seq(seq) => seq.elem.read_ty(),
+            IterSource::Runs { seq, size, .. } => {
+                self.expr(size)?;
+                if size.ty != Ty::Scalar(Scalar::Usize) {
+                    return unsupported("a run size that is not a `usize`", range);
+                }
+                Ty::Slice(seq.elem)
+            }
             IterSource::Chars(text) => {
                 self.expr(text)?;
                 if !matches!(text.ty, Ty::Str | Ty::String) {
@@ -936,7 +954,7 @@ impl Check<'_> {
             let fits = match &next {
                 Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never),
                 Ty::Tuple(parts) => (2..=lacuna_ir::TupleElem::MAX).contains(&parts.len()),
-                Ty::Str | Ty::String | Ty::StructRef(_) => true,
+                Ty::Str | Ty::Slice(_) | Ty::String | Ty::StructRef(_) => true,
                 Ty::Result(..) => result_items,
                 Ty::Option(_) | Ty::Vec(_) | Ty::Struct(_) | Ty::Map { .. } => false,
             };

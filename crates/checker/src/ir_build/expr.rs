@@ -63,6 +63,12 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(value) = self.option_field(expr, true)? {
             return Ok(value);
         }
+        // `&v` where a slice is expected (`mean(&temps)`): the sequence lent as a slice.
+        if let ast::Expr::RefExpr(r) = expr {
+            if let Some(slice) = self.slice_value(expr, r)? {
+                return Ok(slice);
+            }
+        }
         let ty = self.expr_type(expr)?;
         let range = self.range(expr.syntax());
         // Sequence bindings read by loops and methods, before the general forms.

@@ -22,6 +22,9 @@ pub(super) enum SourceCall {
     SplitWhitespace,
     Lines,
     Split,
+    /// `windows(n)` / `chunks(n)` of a sequence: its runs, as slices.
+    Windows,
+    Chunks,
 }
 
 impl SourceCall {
@@ -34,6 +37,8 @@ impl SourceCall {
             "split_whitespace" => SourceCall::SplitWhitespace,
             "lines" => SourceCall::Lines,
             "split" => SourceCall::Split,
+            "windows" => SourceCall::Windows,
+            "chunks" => SourceCall::Chunks,
             _ => return None,
         })
     }
@@ -315,8 +320,21 @@ impl<'a, 'db> Builder<'a, 'db> {
                     let what = format!("an iterator over something other than a sequence of scalars{over}");
                     return self.unsupported(&what, other.syntax());
                 };
-                calls.next();
-                IterSource::Seq(seq)
+                let call = calls.next().expect("the chain's source call");
+                match SourceCall::of(&call) {
+                    // `v.windows(n)` / `v.chunks(n)`: slices of the sequence.
+                    Some(runs @ (SourceCall::Windows | SourceCall::Chunks)) => {
+                        let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
+                        let [size] = args.as_slice() else {
+                            return self.unsupported("`windows` or `chunks` of this form", call.syntax());
+                        };
+                        let size = Box::new(self.expr(size)?);
+                        // std's panic for a size of zero is placed, as a `#[track_caller]` method's, at its name.
+                        let at = call.name_ref().map_or(range.start, |n| self.range(n.syntax()).start);
+                        IterSource::Runs { seq, size, chunks: runs == SourceCall::Chunks, at }
+                    }
+                    _ => IterSource::Seq(seq),
+                }
             }
         };
         let mut chain = IterChain { source, stages: Vec::new(), range };

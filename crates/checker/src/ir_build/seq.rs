@@ -1,7 +1,7 @@
 //! Sequences: the hole's vectors and slices, vectors the snippet builds, their methods and loops over them.
 
 use ra_ap_hir::{AsAssocItem, PathResolution};
-use ra_ap_syntax::ast::{self, HasArgList, HasName};
+use ra_ap_syntax::ast::{self, HasArgList, HasName, RangeItem};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
@@ -441,7 +441,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             let by_value = match seq.kind {
                 SeqKind::Vec | SeqKind::Array(_) => true,
                 SeqKind::RefVec | SeqKind::Slice => false,
-                SeqKind::Local | SeqKind::Field => return None,
+                SeqKind::Local | SeqKind::SliceLocal | SeqKind::Field => return None,
             };
             if !matches!(seq.elem, Elem::Struct(_)) || !seq.writable {
                 return None;
@@ -666,7 +666,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         let by_value = match seq.kind {
             SeqKind::Vec | SeqKind::Array(_) => true,
             SeqKind::RefVec | SeqKind::Slice => false,
-            SeqKind::Local | SeqKind::Field => return None,
+            SeqKind::Local | SeqKind::SliceLocal | SeqKind::Field => return None,
         };
         (matches!(seq.elem, Elem::Struct(_)) && seq.writable).then_some((seq.binding, by_value))
     }
@@ -834,8 +834,12 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
         let &id = self.local_ids.get(&local)?;
         let l = self.locals.get(id)?;
-        let Ty::Vec(elem) = l.ty else { return None };
-        Some(Seq { binding: id, kind: SeqKind::Local, elem, writable: l.mutable })
+        match l.ty {
+            Ty::Vec(elem) => Some(Seq { binding: id, kind: SeqKind::Local, elem, writable: l.mutable }),
+            // A slice the snippet holds: read in place, never written.
+            Ty::Slice(elem) => Some(Seq { binding: id, kind: SeqKind::SliceLocal, elem, writable: false }),
+            _ => None,
+        }
     }
 
     /// An array literal of scalars (`[a, b, c]`, `[x; n]`) read where it is written, by a loop, an iterator or a
@@ -979,7 +983,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 node,
             );
         }
-        array || seq.kind == SeqKind::Slice
+        array || matches!(seq.kind, SeqKind::Slice | SeqKind::SliceLocal)
     }
 
     /// `e` names a hole binding that is an array of `Copy` elements the typed view reads in place (numbers,
@@ -1003,5 +1007,50 @@ impl<'a, 'db> Builder<'a, 'db> {
     fn is_named_array(&self, seq: &Seq) -> bool {
         seq.kind == SeqKind::Local
             && self.locals.get(seq.binding).is_some_and(|l| l.array_literal && !l.name.starts_with('<'))
+    }
+}
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// `&v` of a sequence the snippet names, coerced to a slice (`&Vec<T>` or `&[T; N]` where a `&[T]` is
+    /// expected), or `&v[a..b]` (`a..`, `..b`, `..`) of one: the slice value ([`TKind::SliceOf`],
+    /// [`TKind::SubSlice`], [`Ty::Slice`]). What it borrows, and for how long, is rustc's borrow check.
+    pub(super) fn slice_value(&mut self, expr: &ast::Expr, r: &ast::RefExpr) -> Result<Option<TExpr>> {
+        if r.mut_token().is_some() || r.raw_token().is_some() {
+            return Ok(None);
+        }
+        let Some(adjusted) = self.sema.type_of_expr(expr).map(|t| t.adjusted()) else { return Ok(None) };
+        let Some((target, ra_ap_hir::Mutability::Shared)) = adjusted.as_reference() else { return Ok(None) };
+        if target.as_slice().is_none() {
+            return Ok(None);
+        }
+        let range = self.range(expr.syntax());
+        match r.expr() {
+            Some(inner @ ast::Expr::PathExpr(_)) => {
+                let Some(seq) = self.sequence(&inner) else { return Ok(None) };
+                self.rustc_decides("a slice lent", expr.syntax());
+                let kind = TKind::SliceOf { seq, mutable: false };
+                Ok(Some(TExpr { kind, ty: Ty::Slice(seq.elem), range }))
+            }
+            Some(ast::Expr::IndexExpr(ix)) => {
+                let (Some(base @ ast::Expr::PathExpr(_)), Some(ast::Expr::RangeExpr(bounds))) = (ix.base(), ix.index())
+                else {
+                    return Ok(None);
+                };
+                if bounds.op_kind() != Some(ast::RangeOp::Exclusive) {
+                    return Ok(None);
+                }
+                let Some(seq) = self.sequence(&base) else { return Ok(None) };
+                self.rustc_decides("a slice lent", expr.syntax());
+                let start = bounds.start().map(|s| self.expr(&s)).transpose()?.map(Box::new);
+                let end = bounds.end().map(|e| self.expr(&e)).transpose()?.map(Box::new);
+                // A range that does not fit faults, as the `Index` call does, at the `[`.
+                let at = ix.l_brack_token().map_or(range.start, |b| {
+                    range.start + usize::from(b.text_range().start() - expr.syntax().text_range().start())
+                });
+                let kind = TKind::SubSlice { seq, start, end };
+                Ok(Some(TExpr { kind, ty: Ty::Slice(seq.elem), range: at..range.end }))
+            }
+            _ => Ok(None),
+        }
     }
 }

@@ -18,6 +18,16 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(s) = self.shared_scalar_ref(ty) {
             return Ok(Ty::Scalar(s));
         }
+        // `&[T]` (a helper's parameter, an item of `windows`; `&&[T]`, a `filter` closure's parameter over
+        // them): its elements read in place.
+        if let Some((mut inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
+            while let Some((next, ra_ap_hir::Mutability::Shared)) = inner.as_reference() {
+                inner = next;
+            }
+            if let Some(elem) = inner.as_slice().and_then(|e| self.elem(&e)) {
+                return Ok(Ty::Slice(elem));
+            }
+        }
         // `&S` (or `&&S`, `&&&S`: a `find` closure's parameter over a `Vec<&S>`) of a plain host struct: its
         // address.
         if let Some((inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {

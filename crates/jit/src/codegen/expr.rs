@@ -267,6 +267,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let (data, len) = self.seq_parts(seq)?;
                 return Ok(vec![data, len]);
             }
+            TKind::SubSlice { seq, start, end } => return self.sub_slice(seq, start.as_deref(), end.as_deref(), at),
             TKind::TextMethod { name, receiver, args } => return self.text_method(e, *name, receiver, args),
             TKind::StringPush { seq, value, at: push_at } => {
                 let home = self.vec_home(seq)?;

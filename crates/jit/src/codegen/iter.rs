@@ -25,6 +25,8 @@ pub(super) enum Src {
     },
     /// The buffer and length as the loop starts (nothing in the loop can change the binding).
     Seq { elem: Elem, data: Value, index: Variable, len: Value },
+    /// `windows(size)` or `chunks(size)` of a sequence: slices of `size` elements from `index` on.
+    Runs { elem_size: i64, data: Value, len: Value, size: Value, index: Variable, chunks: bool },
     /// Text, decoded by a helper from a (front, back) byte position pair in a stack slot.
     Chars { data: Value, state: Value },
     /// Pieces of text, cut by a helper ([`crate::rt::text::helper_next_piece`]) keeping its state in a stack slot.
@@ -230,6 +232,22 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let index = self.var(types::I64, first);
                 Src::Seq { elem: seq.elem, data, index, len }
             }
+            IterSource::Runs { seq, size, chunks, at } => {
+                if reversed {
+                    return Err(CodegenError("`windows` or `chunks` backwards".into()));
+                }
+                let size = self.one(size)?;
+                let (data, len) = self.seq_parts(seq)?;
+                // std panics on a size of zero as the adaptor is made.
+                let zero_size = self.b.ins().icmp_imm(IntCC::Equal, size, 0);
+                let message = if *chunks { "chunk size must be non-zero" } else { "window size must be non-zero" };
+                let index = self.message(message);
+                let index = self.int_const(types::I64, index as i64);
+                self.fault_if_with(zero_size, Fault::Panic, *at, &[index]);
+                let zero = self.int_const(types::I64, 0);
+                let elem_size = i64::from(self.elem_layout(seq.elem)?.0);
+                Src::Runs { elem_size, data, len, size, index: self.var(types::I64, zero), chunks: *chunks }
+            }
             IterSource::Chars(text) => {
                 let (data, len) = self.text_parts(text)?;
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
@@ -366,6 +384,27 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                 };
                 self.element_at(elem, data, position)?
+            }
+            Src::Runs { elem_size, data, len, size, index, chunks } => {
+                if reversed {
+                    return Err(CodegenError("`windows` or `chunks` backwards".into()));
+                }
+                let k = self.b.use_var(index);
+                let left = self.b.ins().isub(len, k);
+                let (more, run) = if chunks {
+                    // The rest of the sequence, at most `size` of it.
+                    let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k, len);
+                    (more, self.b.ins().umin(left, size))
+                } else {
+                    // `k <= len` holds throughout (`k` steps by one from zero while a window fits).
+                    (self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, left, size), size)
+                };
+                self.continue_if(more, exit);
+                let offset = self.b.ins().imul_imm(k, elem_size);
+                let start = self.b.ins().iadd(data, offset);
+                let next = if chunks { self.b.ins().iadd(k, run) } else { self.b.ins().iadd_imm(k, 1) };
+                self.b.def_var(index, next);
+                vec![start, run]
             }
             Src::Chars { data, state } => {
                 let from_back = self.int_const(types::I32, i64::from(reversed));

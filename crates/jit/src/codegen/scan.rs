@@ -151,7 +151,7 @@ fn tuples_the_host_sees(snippet: &TypedSnippet) -> HashSet<TupleElem> {
     }
     fn in_source(source: &IterSource, out: &mut HashSet<TupleElem>) {
         match source {
-            IterSource::Seq(seq) => in_seq(seq, out),
+            IterSource::Seq(seq) | IterSource::Runs { seq, .. } => in_seq(seq, out),
             IterSource::Chain { first, second, .. } => {
                 in_source(first, out);
                 in_source(second, out);
@@ -186,6 +186,7 @@ fn tuples_the_host_sees(snippet: &TypedSnippet) -> HashSet<TupleElem> {
         | TKind::SeqStore { seq, .. }
         | TKind::TextOf(seq)
         | TKind::SliceOf { seq, .. }
+        | TKind::SubSlice { seq, .. }
         | TKind::SeqClone(seq) => in_seq(seq, &mut out),
         TKind::Consume { chain, .. } | TKind::ForIter { chain, .. } => in_chain(chain, &mut out),
         // Host fields, `Option` fields and struct literals hold scalars and text; anything else a value of the

@@ -33,6 +33,12 @@ impl<'a, 'b> Gen<'a, 'b> {
             let home = self.vec_home(seq)?;
             return Ok((self.vec_get(&home, VecField::Ptr)?, self.vec_get(&home, VecField::Len)?));
         }
+        // A slice the snippet holds: its two words.
+        if seq.kind == SeqKind::SliceLocal {
+            let vars = self.vars.get(&seq.binding).cloned().unwrap_or_default();
+            let [data, len] = vars[..] else { return Err(CodegenError("a slice local".into())) };
+            return Ok((self.b.use_var(data), self.b.use_var(len)));
+        }
         let vec = |g: &mut Self, vec: Value| -> R<(Value, Value)> {
             let (ptr_at, len_at) =
                 g.vec_fields.ok_or_else(|| CodegenError("the host's `Vec` layout is unknown".into()))?;
@@ -60,7 +66,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let len = self.int_const(types::I64, n as i64);
                 Ok((base, len))
             }
-            SeqKind::Local | SeqKind::Field => Err(CodegenError("a snippet's vector".into())),
+            SeqKind::Local | SeqKind::SliceLocal | SeqKind::Field => Err(CodegenError("a snippet's vector".into())),
         }
     }
 
@@ -105,7 +111,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let base = self.binding_ptr(seq.binding);
                 VecHome::Mem(self.b.ins().load(types::I64, MemFlags::trusted(), base, 0))
             }
-            SeqKind::Slice | SeqKind::Array(_) => {
+            SeqKind::Slice | SeqKind::SliceLocal | SeqKind::Array(_) => {
                 return Err(CodegenError("a slice's or an array's length cannot change".into()))
             }
             SeqKind::Field => VecHome::Mem(self.seq_place(seq.binding)?),
@@ -945,5 +951,41 @@ fn part_elem(part: Part) -> Elem {
         Part::Scalar(s) => Elem::Scalar(s),
         Part::String => Elem::String,
         Part::Str => Elem::Str,
+    }
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    /// `&v[start..end]` ([`lacuna_ir::TKind::SubSlice`]): the elements from `start` (zero when absent) to `end`
+    /// (the length when absent), checked as std's `slice_index_fail` reports a range that does not fit: the start
+    /// past the length, then the end past it, then the start past the end; each a fault at `at`.
+    pub(super) fn sub_slice(
+        &mut self,
+        seq: &Seq,
+        start: Option<&lacuna_ir::TExpr>,
+        end: Option<&lacuna_ir::TExpr>,
+        at: usize,
+    ) -> R<Vals> {
+        let start = match start {
+            Some(s) => Some(self.one(s)?),
+            None => None,
+        };
+        let end = match end {
+            Some(e) => Some(self.one(e)?),
+            None => None,
+        };
+        let (data, len) = self.seq_parts(seq)?;
+        let start = start.unwrap_or_else(|| self.int_const(types::I64, 0));
+        let end = end.unwrap_or(len);
+        let start_past = self.b.ins().icmp(IntCC::UnsignedGreaterThan, start, len);
+        self.fault_if_with(start_past, Fault::SliceStart, at, &[start, len]);
+        let end_past = self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, len);
+        self.fault_if_with(end_past, Fault::SliceEnd, at, &[end, len]);
+        let reversed = self.b.ins().icmp(IntCC::UnsignedGreaterThan, start, end);
+        self.fault_if_with(reversed, Fault::SliceOrder, at, &[start, end]);
+        let size = i64::from(self.elem_layout(seq.elem)?.0);
+        let offset = self.b.ins().imul_imm(start, size);
+        let from = self.b.ins().iadd(data, offset);
+        let count = self.b.ins().isub(end, start);
+        Ok(vec![from, count])
     }
 }

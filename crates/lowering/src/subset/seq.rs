@@ -168,7 +168,7 @@ impl Check<'_> {
                     _ => return unsupported("changing a vector in a struct that is not writable", range),
                 }
             }
-            SeqKind::Local | SeqKind::RefVec | SeqKind::Slice => return Ok(()),
+            SeqKind::Local | SeqKind::RefVec | SeqKind::Slice | SeqKind::SliceLocal => return Ok(()),
         };
         if !self.written.contains(&written) {
             self.written.push(written);
