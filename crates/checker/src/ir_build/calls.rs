@@ -612,6 +612,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(view) = self.binding_map_view(expr, false)? {
             return Ok(view);
         }
+        // `write!(s, ..).unwrap()` of a `String`.
+        if let Some(push) = self.write_to_string(m)? {
+            return Ok(TExpr { kind: push, ty, range });
+        }
         let kind = {
             let Some(f) = self.sema.resolve_method_call(m) else {
                 return self.unsupported("a method", expr.syntax());

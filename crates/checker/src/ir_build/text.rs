@@ -642,3 +642,65 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(TExpr { kind, ty, range })
     }
 }
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// `write!(s, ..).unwrap()` or `writeln!(s, ..).expect("..")` of a `String` `s` (a `mut` local or a hole
+    /// binding): the text `format!` makes of the rest pushed onto it ([`TKind::StringPush`]). Writing to a
+    /// `String` cannot fail when every argument is a number or text, so the `unwrap` never panics; an argument a
+    /// host type formats (whose `Display` may fail) is not taken.
+    pub(super) fn write_to_string(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
+        let Some(method) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        match (method.as_str(), args.as_slice()) {
+            ("unwrap", []) | ("expect", [ast::Expr::Literal(_)]) => {}
+            _ => return Ok(None),
+        }
+        let Some(ast::Expr::MacroExpr(mac)) = m.receiver() else { return Ok(None) };
+        let Some(call) = mac.macro_call() else { return Ok(None) };
+        let name = call.path().and_then(|p| p.segment()).and_then(|s| s.name_ref()).map(|n| n.text().to_string());
+        let newline = match name.as_deref() {
+            Some("write") => false,
+            Some("writeln") => true,
+            _ => return Ok(None),
+        };
+        let from_std = self.sema.resolve_macro_call(&call).is_some_and(|mac| {
+            mac.module(self.db)
+                .krate(self.db)
+                .display_name(self.db)
+                .is_some_and(|n| matches!(n.to_string().as_str(), "core" | "std"))
+        });
+        if !from_std {
+            return Ok(None);
+        }
+        // The destination, as the expansion reads it (`$dst.write_fmt(format_args!(..))`).
+        let Some(expansion) = self.sema.expand_macro_call(&call) else { return Ok(None) };
+        let dst = expansion
+            .value
+            .descendants()
+            .filter_map(ast::MethodCallExpr::cast)
+            .find_map(|w| w.name_ref().is_some_and(|n| n.text() == "write_fmt").then(|| w.receiver()).flatten());
+        let Some(seq) = dst.and_then(|d| self.text_seq(&d)) else { return Ok(None) };
+        // The format string: the first token after the destination's comma.
+        let Some(tt) = call.token_tree() else { return Ok(None) };
+        let mut tokens =
+            tt.syntax().children_with_tokens().filter_map(|t| t.into_token()).filter(|t| !t.kind().is_trivia());
+        if !tokens.any(|t| t.kind() == SyntaxKind::COMMA) {
+            return Ok(None);
+        }
+        let Some(string) = tokens.next().and_then(ast::String::cast) else { return Ok(None) };
+        let mut pieces = self.format_pieces(&call, &string)?;
+        let plain = |p: &FmtPiece| match p {
+            FmtPiece::Lit(_) => true,
+            FmtPiece::Arg { value, .. } => value.ty.scalar().is_some() || matches!(value.ty, Ty::Str | Ty::String),
+        };
+        if !pieces.iter().all(plain) {
+            return Ok(None);
+        }
+        if newline {
+            pieces.push(FmtPiece::Lit("\n".into()));
+        }
+        let range = self.range(mac.syntax());
+        let value = TExpr { kind: TKind::Format(pieces), ty: Ty::String, range: range.clone() };
+        Ok(Some(TKind::StringPush { seq, value: Box::new(value), at: range.start }))
+    }
+}
