@@ -91,6 +91,9 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     if snippet.ty == Ty::Str {
         return unsupported("a `&str` as the hole's value", &(0..0));
     }
+    if matches!(snippet.ty, Ty::Slice(_)) {
+        return unsupported("a slice as the hole's value", &(0..0));
+    }
     if matches!(snippet.ty, Ty::StructRef(_)) {
         return unsupported("a reference as the hole's value", &(0..0));
     }

@@ -44,6 +44,9 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
     if snippet.ty == Ty::Str || snippet.fns.iter().any(|f| f.ret == Ty::Str) {
         return Err("a function or the snippet returns borrowed text".into());
     }
+    if snippet.fns.iter().any(|f| matches!(f.ret, Ty::Slice(_))) {
+        return Err("a function returns a slice".into());
+    }
     // Nor a `String` field moved out of a host struct (a partial move).
     if let Some(e) = first_expr(snippet, &|e| matches!(e.kind, TKind::RefField { .. }) && e.ty == Ty::String) {
         return Err(at("a field moved out of a host struct (rustc's move check decides)", e));
