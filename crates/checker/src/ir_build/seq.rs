@@ -373,10 +373,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         // A `Vec`'s indexing is a call of `Index::index`, whose faults rustc places at the `[`.
         match ix.l_brack_token() {
             Some(bracket) if !builtin => {
-                // The `[` is after the base, as many bytes on as it is in the node (a format argument's node is
-                // in `format_args!`'s expansion, the snippet's text mapped to it).
-                let offset = usize::from(bracket.text_range().start() - ix.syntax().text_range().start());
-                Ok(TExpr { kind, ty, range: range.start + offset..range.end })
+                let at = Self::offset_in(range.start, ix.syntax(), &bracket);
+                Ok(TExpr { kind, ty, range: at..range.end })
             }
             _ => Ok(TExpr { kind, ty, range }),
         }
@@ -1044,13 +1042,20 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let start = bounds.start().map(|s| self.expr(&s)).transpose()?.map(Box::new);
                 let end = bounds.end().map(|e| self.expr(&e)).transpose()?.map(Box::new);
                 // A range that does not fit faults, as the `Index` call does, at the `[`.
-                let at = ix.l_brack_token().map_or(range.start, |b| {
-                    range.start + usize::from(b.text_range().start() - expr.syntax().text_range().start())
-                });
+                let at = ix.l_brack_token().map_or(range.start, |b| Self::offset_in(range.start, expr.syntax(), &b));
                 let kind = TKind::SubSlice { seq, start, end };
                 Ok(Some(TExpr { kind, ty: Ty::Slice(seq.elem), range: at..range.end }))
             }
             _ => Ok(None),
         }
+    }
+}
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// Where `token` is in the snippet, for a node of it that starts at `node_start`: as many bytes on from there
+    /// as it is in the node (a format argument's node is in `format_args!`'s expansion, the snippet's text mapped
+    /// to it, so the token's own position cannot be mapped).
+    fn offset_in(node_start: usize, node: &ra_ap_syntax::SyntaxNode, token: &ra_ap_syntax::SyntaxToken) -> usize {
+        node_start + usize::from(token.text_range().start() - node.text_range().start())
     }
 }

@@ -579,19 +579,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         let kind = {
             let Some(call) = mac.macro_call() else { return self.unsupported("a macro", expr.syntax()) };
             let name = call.path().and_then(|p| p.segment()).and_then(|s| s.name_ref()).map(|n| n.text().to_string());
-            let from_std = self.sema.resolve_macro_call(&call).is_some_and(|m| {
-                m.module(self.db)
-                    .krate(self.db)
-                    .display_name(self.db)
-                    .is_some_and(|n| matches!(n.to_string().as_str(), "core" | "std"))
-            });
+            let krate = self.macro_crate(&call);
+            let from_std = matches!(krate.as_deref(), Some("core" | "std"));
+            let from_alloc = krate.as_deref() == Some("alloc");
             let tokens = call
                 .token_tree()
                 .map(|t| t.syntax().descendants_with_tokens().filter_map(|t| t.into_token()).collect::<Vec<_>>())
                 .unwrap_or_default();
-            let from_alloc = self.sema.resolve_macro_call(&call).is_some_and(|m| {
-                m.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc")
-            });
             if from_alloc && name.as_deref() == Some("vec") && matches!(ty, Ty::Vec(_)) {
                 return Ok(TExpr { kind: self.vec_macro(&call)?, ty, range });
             }
@@ -663,13 +657,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             Some("writeln") => true,
             _ => return Ok(None),
         };
-        let from_std = self.sema.resolve_macro_call(&call).is_some_and(|mac| {
-            mac.module(self.db)
-                .krate(self.db)
-                .display_name(self.db)
-                .is_some_and(|n| matches!(n.to_string().as_str(), "core" | "std"))
-        });
-        if !from_std {
+        if !matches!(self.macro_crate(&call).as_deref(), Some("core" | "std")) {
             return Ok(None);
         }
         // The destination, as the expansion reads it (`$dst.write_fmt(format_args!(..))`).
@@ -702,5 +690,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         let range = self.range(mac.syntax());
         let value = TExpr { kind: TKind::Format(pieces), ty: Ty::String, range: range.clone() };
         Ok(Some(TKind::StringPush { seq, value: Box::new(value), at: range.start }))
+    }
+}
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// The name of the crate that defines the macro `call` invokes (`core`, `std`, `alloc`, ..).
+    fn macro_crate(&self, call: &ast::MacroCall) -> Option<String> {
+        let mac = self.sema.resolve_macro_call(call)?;
+        Some(mac.module(self.db).krate(self.db).display_name(self.db)?.to_string())
     }
 }
