@@ -21,6 +21,7 @@ mod compare;
 mod control;
 mod converted_bindings;
 mod expr;
+mod impls;
 mod iter;
 mod map;
 mod map_binding;

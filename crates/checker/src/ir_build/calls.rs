@@ -440,6 +440,10 @@ impl<'a, 'db> Builder<'a, 'db> {
         let def = self.sema.to_def(f).expect("declared before");
         let id = self.fn_ids[&def];
         let mut params = Vec::new();
+        // A method of the snippet's impl: `self` is its first parameter.
+        if let Some(self_param) = f.param_list().and_then(|l| l.self_param()) {
+            params.push(self.self_param_local(&self_param)?);
+        }
         for param in f.param_list().into_iter().flat_map(|l| l.params()) {
             let Some(ast::Pat::IdentPat(pat)) = param.pat() else {
                 return self.unsupported("a parameter pattern other than a name", param.syntax());
@@ -448,9 +452,6 @@ impl<'a, 'db> Builder<'a, 'db> {
             self.locals[local].fixed_type = true;
             params.push(local);
             self.note_reference_local(&pat);
-        }
-        if f.param_list().and_then(|l| l.self_param()).is_some() {
-            return self.unsupported("a method", f.syntax());
         }
         // A returned reference: whether its lifetime works out is rustc's check.
         if self.holds_reference(&def.ret_type(self.db)) {
@@ -630,6 +631,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             if let Some(e) = self.option_method(m, f, &ty, &range)? {
                 return Ok(e);
+            }
+            // A method of the snippet's own impl.
+            if let Some(call) = self.snippet_method_call(m, f, &ty, &range)? {
+                return Ok(call);
             }
             // A method of the host's own type, on a hole binding or (`&self`) on a struct read in place.
             if let (Some((adt, ty_name, mutable)), Some(receiver)) = (self.host_scalar_method(f), m.receiver()) {

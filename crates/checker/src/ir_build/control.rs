@@ -18,12 +18,17 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         let label = block.label().and_then(|l| l.lifetime()).map(|l| l.text().to_string());
         let Some(list) = block.stmt_list() else { return Ok(TBlock::default()) };
-        // Functions first: a call may come before the declaration.
-        for item in list.statements().filter_map(|s| match s {
-            ast::Stmt::Item(ast::Item::Fn(f)) => Some(f),
-            _ => None,
-        }) {
-            self.declare_fn(&item)?;
+        // Functions first, and the methods of the snippet's impls: a call may come before the declaration.
+        for stmt in list.statements() {
+            match stmt {
+                ast::Stmt::Item(ast::Item::Fn(f)) => self.declare_fn(&f)?,
+                ast::Stmt::Item(ast::Item::Impl(imp)) => {
+                    for f in self.impl_fns(&imp)? {
+                        self.declare_fn(&f)?;
+                    }
+                }
+                _ => {}
+            }
         }
         let mut stmts = Vec::new();
         for stmt in list.statements() {
@@ -40,6 +45,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                     None => return self.unsupported("an empty statement", e.syntax()),
                 },
                 ast::Stmt::Item(ast::Item::Fn(f)) => self.define_fn(&f)?,
+                // An impl's methods are the snippet's functions (a call resolves to them statically); a trait is
+                // only name resolution. Its default methods are never built: a call to one, which rust-analyzer
+                // resolves to the trait's own declaration, is outside the subset.
+                ast::Stmt::Item(ast::Item::Impl(imp)) => {
+                    for f in self.impl_fns(&imp)? {
+                        self.define_fn(&f)?;
+                    }
+                }
+                ast::Stmt::Item(ast::Item::Trait(t)) => self.snippet_trait(&t)?,
                 // Only name resolution, which rust-analyzer has done.
                 ast::Stmt::Item(ast::Item::Use(_)) => {}
                 // A constant is computed where it is used; its value is also evaluated here once, as rustc evaluates
