@@ -6,7 +6,7 @@ use std::ops::Range;
 use ra_ap_hir::{AsAssocItem, Function, Local, Semantics};
 use ra_ap_ide::RootDatabase;
 use ra_ap_syntax::ast;
-use ra_ap_syntax::SyntaxNode;
+use ra_ap_syntax::{AstNode, SyntaxNode};
 
 use lacuna_ir::Binding;
 use lacuna_ir::{
@@ -88,6 +88,9 @@ pub(crate) struct Builder<'a, 'db> {
     /// `let e = m.entry(k).or_insert(d);`: `e`'s map local and the hidden local holding its key (`*e` is the
     /// map's value at that key; see `Builder::map_slot_let`).
     slot_locals: HashMap<Local<'db>, (usize, usize)>,
+    /// The calls of the snippet's own macros being expanded, outermost first: what a macro's own text makes is
+    /// placed at the outermost call, as rustc places it.
+    snippet_macro_calls: Vec<Range<usize>>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -139,6 +142,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             tuples: std::cell::RefCell::new(Vec::new()),
             owns_buffers: std::cell::Cell::new(false),
             rustc_decides: std::cell::RefCell::new(None),
+            snippet_macro_calls: Vec::new(),
             expanding_consts: Vec::new(),
             closure_locals: HashMap::new(),
             slot_locals: HashMap::new(),
@@ -154,10 +158,48 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     fn range(&self, node: &SyntaxNode) -> Range<usize> {
-        // Nodes inside a macro's expansion (`vec![..]`'s elements) are placed where the snippet wrote them.
-        let r = self.sema.original_range_opt(node).map_or_else(|| node.text_range(), |r| r.range);
+        // Nodes inside a macro's expansion (`vec![..]`'s elements, a `macro_rules!` argument) are placed where the
+        // snippet wrote them; one the macro's own text makes, at the macro's call (rustc places a panic there).
+        let r = match self.sema.original_range_opt(node) {
+            Some(r) => r.range,
+            None => match self.snippet_macro_calls.first() {
+                Some(call) => match self.written_at_call(node) {
+                    Some(r) => r,
+                    None => return call.clone(),
+                },
+                None if node.ancestors().last().is_some_and(|r| r.kind() != ra_ap_syntax::SyntaxKind::SOURCE_FILE) => {
+                    self.sema.original_range(node).range
+                }
+                None => node.text_range(),
+            },
+        };
         usize::from(r.start()).saturating_sub(self.snippet_start)
             ..usize::from(r.end()).saturating_sub(self.snippet_start)
+    }
+
+    /// Where the snippet wrote `node`, a node of a snippet macro's expansion, if it is made of an argument's
+    /// tokens alone (`counts[2] * 1_000` given as `$x`); `None` if the macro's own text is part of it (`$x * $x`).
+    fn written_at_call(&self, node: &SyntaxNode) -> Option<ra_ap_syntax::TextRange> {
+        let at = self.sema.original_range(node);
+        let root = self.sema.parse_guess_edition(at.file_id.file_id(self.db));
+        let words = |tokens: &mut dyn Iterator<Item = ra_ap_syntax::SyntaxToken>| {
+            tokens.filter(|t| !t.kind().is_trivia()).map(|t| t.text().to_owned()).collect::<Vec<_>>()
+        };
+        let written = words(
+            &mut root
+                .syntax()
+                .descendants_with_tokens()
+                .filter_map(|e| e.into_token())
+                .filter(|t| at.range.contains_range(t.text_range())),
+        );
+        let expanded = words(&mut node.descendants_with_tokens().filter_map(|e| e.into_token()));
+        // An `$x:expr` argument comes in parentheses rust-analyzer adds (keeping its precedence), which the
+        // snippet did not write.
+        let unwrapped = match expanded.as_slice() {
+            [open, inner @ .., close] if open == "(" && close == ")" => inner,
+            all => all,
+        };
+        (written == expanded || written == unwrapped).then_some(at.range)
     }
 
     /// Where a token is in the snippet: as many bytes into its parent's place as it is into the parent (which

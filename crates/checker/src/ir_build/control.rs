@@ -48,12 +48,23 @@ impl<'a, 'db> Builder<'a, 'db> {
                 // An impl's methods are the snippet's functions (a call resolves to them statically); a trait is
                 // only name resolution. Its default methods are never built: a call to one, which rust-analyzer
                 // resolves to the trait's own declaration, is outside the subset.
+                // Whether they are well-formed (coherence, overlap, object safety, what an impl leaves out, a trait
+                // named as a type) is rustc's check, much of which rust-analyzer does not do: rustc decides.
                 ast::Stmt::Item(ast::Item::Impl(imp)) => {
+                    self.rustc_decides("an impl of the snippet's", imp.syntax());
                     for f in self.impl_fns(&imp)? {
                         self.define_fn(&f)?;
                     }
                 }
-                ast::Stmt::Item(ast::Item::Trait(t)) => self.snippet_trait(&t)?,
+                ast::Stmt::Item(ast::Item::Trait(t)) => {
+                    self.rustc_decides("a trait of the snippet's", t.syntax());
+                    self.snippet_trait(&t)?;
+                }
+                // A macro is expanded where it is called (`Builder::snippet_macro`). rustc checks its rules where
+                // rust-analyzer does not (what may follow an `$x:expr`), so rustc decides.
+                ast::Stmt::Item(ast::Item::MacroRules(m)) => {
+                    self.rustc_decides("a `macro_rules!` of the snippet's", m.syntax());
+                }
                 // Only name resolution, which rust-analyzer has done.
                 ast::Stmt::Item(ast::Item::Use(_)) => {}
                 // A constant is computed where it is used; its value is also evaluated here once, as rustc evaluates

@@ -148,3 +148,33 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
     }
 }
+
+impl<'a, 'db> Builder<'a, 'db> {
+    /// A call of a `macro_rules!` the snippet declares, in expression position: the expression it expands to.
+    /// Its parts are placed as rustc places them: what an argument computes, at the argument; what the macro's
+    /// own text computes, at the call ([`Builder::range`]).
+    pub(super) fn snippet_macro(&mut self, call: &ast::MacroCall, range: &Range<usize>) -> Result<Option<TExpr>> {
+        use ra_ap_hir::HasSource;
+        let Some(mac) = self.sema.resolve_macro_call(call) else { return Ok(None) };
+        let declared =
+            mac.source(self.db).map(|s| s.map(|v| v.either(|m| m.syntax().text_range(), |f| f.syntax().text_range())));
+        if !declared.is_some_and(|at| self.placement(at) == crate::ir_build::Placement::Snippet) {
+            return Ok(None);
+        }
+        let Some(expansion) = self.sema.expand_macro_call(call) else {
+            return self.unsupported("a macro that does not expand", call.syntax());
+        };
+        let root = expansion.value;
+        let Some(expr) = ast::Expr::cast(root.clone()).or_else(|| root.children().find_map(ast::Expr::cast)) else {
+            return self.unsupported("a macro expanding to something other than an expression", call.syntax());
+        };
+        self.snippet_macro_calls.push(range.clone());
+        let built = self.expr(&expr);
+        self.snippet_macro_calls.pop();
+        let mut built = built?;
+        if built.range.is_empty() || built.range.start < range.start || built.range.end > range.end {
+            built.range = range.clone();
+        }
+        Ok(Some(built))
+    }
+}

@@ -586,6 +586,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 .token_tree()
                 .map(|t| t.syntax().descendants_with_tokens().filter_map(|t| t.into_token()).collect::<Vec<_>>())
                 .unwrap_or_default();
+            if let Some(expanded) = self.snippet_macro(&call, &range)? {
+                return Ok(expanded);
+            }
             if from_alloc && name.as_deref() == Some("vec") && matches!(ty, Ty::Vec(_)) {
                 return Ok(TExpr { kind: self.vec_macro(&call)?, ty, range });
             }

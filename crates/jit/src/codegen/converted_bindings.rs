@@ -3,7 +3,6 @@
 //! converted as `as` does, and dropped when the snippet ends unless it moved the copy on.
 
 use crate::codegen::{clif, CodegenError, Gen, R};
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlags};
 use lacuna_ir::{Elem, Ty};
 
@@ -26,44 +25,19 @@ impl<'a, 'b> Gen<'a, 'b> {
                     (ptr, len)
                 }
             };
-            // A buffer of the run's for `len` elements (none for an empty one: `NonNull::dangling`).
-            let layout = self.elem_layout(elem)?;
-            let dangling = self.int_const(types::I64, i64::from(layout.1));
-            let zero = self.int_const(types::I64, 0);
-            let alloc = self.b.create_block();
-            let copy = self.b.create_block();
-            let ptr = self.b.append_block_param(copy, types::I64);
-            let empty = self.b.ins().icmp_imm(IntCC::Equal, len, 0);
-            self.b.ins().brif(empty, copy, &[dangling.into()], alloc, &[]);
-            self.b.switch_to_block(alloc);
-            self.b.seal_block(alloc);
-            let new = self.vec_grow(dangling, zero, len, layout, true, 0);
-            self.b.ins().jump(copy, &[new.into()]);
-            self.b.switch_to_block(copy);
-            self.b.seal_block(copy);
-            // Each element read at the host's type and written converted.
-            let head = self.b.create_block();
-            let body = self.b.create_block();
-            let done = self.b.create_block();
-            let i = self.b.append_block_param(head, types::I64);
-            self.b.ins().jump(head, &[zero.into()]);
-            self.b.switch_to_block(head);
-            let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
-            self.b.ins().brif(more, body, &[], done, &[]);
-            self.b.switch_to_block(body);
-            self.b.seal_block(body);
-            let at = self.b.ins().imul_imm(i, i64::from(from_t.bytes()));
-            let at = self.b.ins().iadd(src, at);
-            let v = self.b.ins().load(from_t, MemFlags::trusted(), at, 0);
-            let v = self.cast(v, c.from, to);
-            let to_at = self.b.ins().imul_imm(i, i64::from(to_t.bytes()));
-            let to_at = self.b.ins().iadd(ptr, to_at);
-            self.b.ins().store(MemFlags::trusted(), v, to_at, 0);
-            let next = self.b.ins().iadd_imm(i, 1);
-            self.b.ins().jump(head, &[next.into()]);
-            self.b.seal_block(head);
-            self.b.switch_to_block(done);
-            self.b.seal_block(done);
+            // A buffer of the run's for `len` elements, then each element read at the host's type and written
+            // converted.
+            let ptr = self.buffer_for(len, self.elem_layout(elem)?, 0);
+            self.each_index(len, |g, i| {
+                let at = g.b.ins().imul_imm(i, i64::from(from_t.bytes()));
+                let at = g.b.ins().iadd(src, at);
+                let v = g.b.ins().load(from_t, MemFlags::trusted(), at, 0);
+                let v = g.cast(v, c.from, to);
+                let to_at = g.b.ins().imul_imm(i, i64::from(to_t.bytes()));
+                let to_at = g.b.ins().iadd(ptr, to_at);
+                g.b.ins().store(MemFlags::trusted(), v, to_at, 0);
+                Ok(())
+            })?;
             self.declare(c.local, vec![ptr, len, len]);
         }
         Ok(())

@@ -175,6 +175,25 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(VecHome::Vars(vars))
     }
 
+    /// A buffer of the run's for `n` elements of `layout` (a length known only when the code runs): none for
+    /// `n == 0`, whose pointer is the alignment (`NonNull::dangling`), as std's vectors hold no allocation then.
+    pub(super) fn buffer_for(&mut self, n: Value, layout: (u32, u32), at: usize) -> Value {
+        let dangling = self.int_const(types::I64, i64::from(layout.1));
+        let zero = self.int_const(types::I64, 0);
+        let alloc = self.b.create_block();
+        let done = self.b.create_block();
+        let ptr = self.b.append_block_param(done, types::I64);
+        let empty = self.b.ins().icmp_imm(IntCC::Equal, n, 0);
+        self.b.ins().brif(empty, done, &[dangling.into()], alloc, &[]);
+        self.b.switch_to_block(alloc);
+        self.b.seal_block(alloc);
+        let new = self.vec_grow(dangling, zero, n, layout, true, at);
+        self.b.ins().jump(done, &[new.into()]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        ptr
+    }
+
     /// `v.push(x)`: grows the buffer as `Vec` does (double, at least 4 elements, 8 for bytes) when it is full.
     pub(super) fn vec_push(&mut self, home: VecHome, elem: Elem, owned: bool, x: &[Value], at: usize) -> R<()> {
         let (address, len) = self.vec_reserve_one(&home, elem, owned, at)?;
@@ -859,24 +878,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         let t = clif(s).ok_or_else(|| CodegenError("an element type".into()))?;
         let x = self.one(value)?;
         let n = self.one(count)?;
-        let home = self.vec_new(elem, 0, at)?;
-        let VecHome::Vars(vars) = home else { return Err(CodegenError("a vector".into())) };
-        let fill = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.ins().brif(n, fill, &[], done, &[]);
-        self.b.switch_to_block(fill);
-        self.b.seal_block(fill);
-        let dangling = self.b.use_var(vars[0]);
-        let zero = self.int_const(types::I64, 0);
-        let ptr = self.vec_grow(dangling, zero, n, (t.bytes(), t.bytes()), true, at);
-        self.b.def_var(vars[0], ptr);
-        self.b.def_var(vars[1], n);
-        self.b.def_var(vars[2], n);
+        let ptr = self.buffer_for(n, (t.bytes(), t.bytes()), at);
         self.fill_elements(ptr, n, t, x)?;
-        self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(done);
-        self.b.seal_block(done);
-        Ok(vars.iter().map(|v| self.b.use_var(*v)).collect())
+        Ok(vec![ptr, n, n])
     }
 
     /// `vec![a, b, ..]` or `Vec::new()` ([`TKind::VecLit`]).
