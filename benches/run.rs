@@ -303,6 +303,8 @@ fn share_by_case(only: Option<Vec<String>>, skip: Option<Vec<String>>) {
             .entry(key)
             .or_insert_with(|| auto.load_for("host.rs", &case.host, &snippets).expect("testdata hosts load"))
             .clone();
+        // Under the case's own grants (`grant=time` for one that sleeps), as the differential suite runs it.
+        auto.set_policy(case.policy());
         let (_, report) = lacuna_engine::capture::stdout(|| auto.run(&host, snippets)).expect("stdout can be captured");
         let site = &report.expect("the host runs").sites[case.hole];
         let file = per_file.entry(stem(case)).or_default();
@@ -318,7 +320,15 @@ fn share_by_case(only: Option<Vec<String>>, skip: Option<Vec<String>>) {
                 waited.push(format!("{:<48} {why}", case.name));
             }
         } else {
-            misses.push(format!("{:<48} {}", case.name, site.not_jit.as_deref().unwrap_or("(no reason given)")));
+            let why = match (&site.not_jit, site.accepted) {
+                (Some(why), _) => why.clone(),
+                (None, Some(false)) => format!(
+                    "(rejected in this run: {})",
+                    site.diagnostics.first().map_or_else(|| "no diagnostic".to_owned(), |d| d.message.clone())
+                ),
+                (None, _) => format!("(not run: {})", site.error.as_deref().unwrap_or("no error given")),
+            };
+            misses.push(format!("{:<48} {why}", case.name));
         }
         progress.inc(1);
     }
