@@ -420,6 +420,10 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     pub(super) fn declare_fn(&mut self, f: &ast::Fn) -> Result<()> {
         let Some(def) = self.sema.to_def(f) else { return self.unsupported("an unresolved function", f.syntax()) };
+        // (A macro's function is declared with the block around its call, and again with the expansion's.)
+        if self.fn_ids.contains_key(&def) {
+            return Ok(());
+        }
         // Lifetime parameters only constrain borrows, which rustc checks (`references`); types and consts would need
         // an instance per use.
         let generic = f

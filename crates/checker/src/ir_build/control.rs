@@ -18,10 +18,35 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         let label = block.label().and_then(|l| l.lifetime()).map(|l| l.text().to_string());
         let Some(list) = block.stmt_list() else { return Ok(TBlock::default()) };
+        let mut stmts = Vec::new();
+        self.stmts(list.statements(), &mut stmts)?;
+        let tail = match list.tail_expr() {
+            Some(e) => Some(Box::new(self.expr(&e)?)),
+            None => None,
+        };
+        let ty = match self.sema.type_of_expr(&ast::Expr::BlockExpr(block.clone())) {
+            Some(info) => Some(self.ty(&info.original, block.syntax())?),
+            None => None,
+        };
+        Ok(TBlock { stmts, tail, ty, label })
+    }
+
+    /// A list of statements, into `stmts`: functions (and impls' methods) declared first, then each in turn.
+    fn stmts(&mut self, list: impl Iterator<Item = ast::Stmt> + Clone, stmts: &mut Vec<TStmt>) -> Result<()> {
         // Functions first, and the methods of the snippet's impls: a call may come before the declaration.
-        for stmt in list.statements() {
+        for stmt in list.clone() {
             match stmt {
                 ast::Stmt::Item(ast::Item::Fn(f)) => self.declare_fn(&f)?,
+                ast::Stmt::ExprStmt(e) => {
+                    if let Some((expansion, _)) = e.expr().and_then(|e| self.snippet_macro_stmts(&e)) {
+                        for f in expansion.statements().filter_map(|s| match s {
+                            ast::Stmt::Item(ast::Item::Fn(f)) => Some(f),
+                            _ => None,
+                        }) {
+                            self.declare_fn(&f)?;
+                        }
+                    }
+                }
                 ast::Stmt::Item(ast::Item::Impl(imp)) => {
                     for f in self.impl_fns(&imp)? {
                         self.declare_fn(&f)?;
@@ -30,14 +55,21 @@ impl<'a, 'db> Builder<'a, 'db> {
                 _ => {}
             }
         }
-        let mut stmts = Vec::new();
-        for stmt in list.statements() {
+        for stmt in list {
             match stmt {
                 ast::Stmt::LetStmt(let_stmt) => match self.map_slot_let(&let_stmt)? {
                     Some(slot) => stmts.extend(slot),
                     None => stmts.push(self.let_stmt(&let_stmt)?),
                 },
                 ast::Stmt::ExprStmt(e) => match e.expr() {
+                    // A macro of the snippet's that expands to statements (`bump!(n, 2);`): them, in place.
+                    Some(expr) if self.snippet_macro_stmts(&expr).is_some() => {
+                        let Some((expansion, call)) = self.snippet_macro_stmts(&expr) else { unreachable!() };
+                        self.snippet_macro_calls.push(call);
+                        let built = self.macro_stmts(&expansion, stmts);
+                        self.snippet_macro_calls.pop();
+                        built?;
+                    }
                     Some(expr) => {
                         let e = self.expr(&expr)?;
                         stmts.push(TStmt::Expr(Self::discarded(e)));
@@ -83,15 +115,18 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ast::Stmt::Item(item) => return self.unsupported("an item other than a function", item.syntax()),
             }
         }
-        let tail = match list.tail_expr() {
-            Some(e) => Some(Box::new(self.expr(&e)?)),
-            None => None,
-        };
-        let ty = match self.sema.type_of_expr(&ast::Expr::BlockExpr(block.clone())) {
-            Some(info) => Some(self.ty(&info.original, block.syntax())?),
-            None => None,
-        };
-        Ok(TBlock { stmts, tail, ty, label })
+        Ok(())
+    }
+
+    /// The statements a snippet macro's call expands to, and the value it ends with (discarded: the call is a
+    /// statement).
+    fn macro_stmts(&mut self, expansion: &ast::MacroStmts, stmts: &mut Vec<TStmt>) -> Result<()> {
+        self.stmts(expansion.statements(), stmts)?;
+        if let Some(tail) = expansion.expr() {
+            let e = self.expr(&tail)?;
+            stmts.push(TStmt::Expr(Self::discarded(e)));
+        }
+        Ok(())
     }
 
     /// A value a statement discards (`tool();`, `let _ = tool();`): a host call's `Result` as a `match` whose one

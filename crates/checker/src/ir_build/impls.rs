@@ -154,18 +154,11 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// Its parts are placed as rustc places them: what an argument computes, at the argument; what the macro's
     /// own text computes, at the call ([`Builder::range`]).
     pub(super) fn snippet_macro(&mut self, call: &ast::MacroCall, range: &Range<usize>) -> Result<Option<TExpr>> {
-        use ra_ap_hir::HasSource;
-        let Some(mac) = self.sema.resolve_macro_call(call) else { return Ok(None) };
-        let declared =
-            mac.source(self.db).map(|s| s.map(|v| v.either(|m| m.syntax().text_range(), |f| f.syntax().text_range())));
-        if !declared.is_some_and(|at| self.placement(at) == crate::ir_build::Placement::Snippet) {
-            return Ok(None);
-        }
-        let Some(expansion) = self.sema.expand_macro_call(call) else {
-            return self.unsupported("a macro that does not expand", call.syntax());
-        };
-        let root = expansion.value;
-        let Some(expr) = ast::Expr::cast(root.clone()).or_else(|| root.children().find_map(ast::Expr::cast)) else {
+        let Some(root) = self.snippet_macro_expansion(call) else { return Ok(None) };
+        // An expression, or statements that are only one (a call in a block's tail position).
+        let only_expr = |m: ast::MacroStmts| m.statements().next().is_none().then(|| m.expr()).flatten();
+        let Some(expr) = ast::Expr::cast(root.clone()).or_else(|| ast::MacroStmts::cast(root).and_then(only_expr))
+        else {
             return self.unsupported("a macro expanding to something other than an expression", call.syntax());
         };
         self.snippet_macro_calls.push(range.clone());
@@ -176,5 +169,24 @@ impl<'a, 'db> Builder<'a, 'db> {
             built.range = range.clone();
         }
         Ok(Some(built))
+    }
+
+    /// What a call of a `macro_rules!` the snippet declares expands to; `None` for another macro's call.
+    fn snippet_macro_expansion(&self, call: &ast::MacroCall) -> Option<ra_ap_syntax::SyntaxNode> {
+        use ra_ap_hir::HasSource;
+        let mac = self.sema.resolve_macro_call(call)?;
+        let declared = mac.source(self.db)?.map(|v| v.either(|m| m.syntax().text_range(), |f| f.syntax().text_range()));
+        if self.placement(declared) != crate::ir_build::Placement::Snippet {
+            return None;
+        }
+        Some(self.sema.expand_macro_call(call)?.value)
+    }
+
+    /// A statement that calls a snippet macro expanding to statements (`bump!(n, 2);`): the expansion, and where the
+    /// call is.
+    pub(super) fn snippet_macro_stmts(&self, e: &ast::Expr) -> Option<(ast::MacroStmts, Range<usize>)> {
+        let ast::Expr::MacroExpr(mac) = e else { return None };
+        let expansion = ast::MacroStmts::cast(self.snippet_macro_expansion(&mac.macro_call()?)?)?;
+        Some((expansion, self.range(e.syntax())))
     }
 }
