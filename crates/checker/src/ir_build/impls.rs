@@ -7,7 +7,7 @@ use ra_ap_syntax::ast::{self, HasArgList, HasGenericParams};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{LocalRef, TExpr, TKind, TLocal, TextMethod, Ty};
+use lacuna_ir::{LocalRef, TExpr, TKind, TextMethod, Ty};
 use std::ops::Range;
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -64,15 +64,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         if self.holds_reference(&local.ty(self.db)) {
             self.borrows("a local that holds a reference", param.syntax());
         }
-        let id = self.locals.len();
-        self.locals.push(TLocal {
-            name: "self".to_owned(),
-            ty,
-            mutable: param.amp_token().is_none() && param.mut_token().is_some(),
-            fixed_type: true,
-            array_literal: false,
-        });
-        self.local_ids.insert(local, id);
+        let mutable = param.amp_token().is_none() && param.mut_token().is_some();
+        let id = self.push_local(local, "self".to_owned(), ty, mutable);
+        self.locals[id].fixed_type = true;
         Ok(id)
     }
 

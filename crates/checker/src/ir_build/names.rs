@@ -114,16 +114,16 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         let Some(local) = self.sema.to_def(pat) else { return self.unsupported("an unresolved binding", pat.syntax()) };
         let ty = self.ty(&local.ty(self.db), pat.syntax())?;
+        let name = pat.name().map(|n| n.text().to_string()).unwrap_or_default();
+        Ok(self.push_local(local, name, ty, pat.mut_token().is_some()))
+    }
+
+    /// A snippet local for rust-analyzer's `local`.
+    pub(super) fn push_local(&mut self, local: Local<'db>, name: String, ty: Ty, mutable: bool) -> usize {
         let id = self.locals.len();
-        self.locals.push(TLocal {
-            name: pat.name().map(|n| n.text().to_string()).unwrap_or_default(),
-            ty,
-            mutable: pat.mut_token().is_some(),
-            fixed_type: false,
-            array_literal: false,
-        });
+        self.locals.push(TLocal { name, ty, mutable, fixed_type: false, array_literal: false });
         self.local_ids.insert(local, id);
-        Ok(id)
+        id
     }
 }
 
