@@ -185,9 +185,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         let words = |tokens: &mut dyn Iterator<Item = ra_ap_syntax::SyntaxToken>| {
             tokens.filter(|t| !t.kind().is_trivia()).map(|t| t.text().to_owned()).collect::<Vec<_>>()
         };
+        // The tokens of the smallest element around the range, not the whole file's.
+        let around = match root.syntax().covering_element(at.range) {
+            ra_ap_syntax::NodeOrToken::Node(n) => n,
+            ra_ap_syntax::NodeOrToken::Token(t) => t.parent()?,
+        };
         let written = words(
-            &mut root
-                .syntax()
+            &mut around
                 .descendants_with_tokens()
                 .filter_map(|e| e.into_token())
                 .filter(|t| at.range.contains_range(t.text_range())),

@@ -61,16 +61,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                     Some(slot) => stmts.extend(slot),
                     None => stmts.push(self.let_stmt(&let_stmt)?),
                 },
-                ast::Stmt::ExprStmt(e) => match e.expr() {
+                ast::Stmt::ExprStmt(e) => match e.expr().map(|expr| (self.snippet_macro_stmts(&expr), expr)) {
                     // A macro of the snippet's that expands to statements (`bump!(n, 2);`): them, in place.
-                    Some(expr) if self.snippet_macro_stmts(&expr).is_some() => {
-                        let Some((expansion, call)) = self.snippet_macro_stmts(&expr) else { unreachable!() };
+                    Some((Some((expansion, call)), _)) => {
                         self.snippet_macro_calls.push(call);
                         let built = self.macro_stmts(&expansion, stmts);
                         self.snippet_macro_calls.pop();
                         built?;
                     }
-                    Some(expr) => {
+                    Some((None, expr)) => {
                         let e = self.expr(&expr)?;
                         stmts.push(TStmt::Expr(Self::discarded(e)));
                     }

@@ -5,9 +5,7 @@ use ra_ap_syntax::ast::HasLoopBody;
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{
-    Arm, Lit, LocalRef, MapMethod, ParseThen, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TLocal, TStmt, Ty, UnOp,
-};
+use lacuna_ir::{Arm, Lit, MapMethod, ParseThen, Scalar, Seq, SeqKind, TBlock, TExpr, TKind, TLocal, TStmt, Ty, UnOp};
 
 impl<'a, 'db> Builder<'a, 'db> {
     pub fn expr(&mut self, expr: &ast::Expr) -> Result<TExpr> {
@@ -339,20 +337,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if r.mut_token().is_none() && r.raw_token().is_none() && matches!(ty, Ty::StructRef(_)) =>
             {
                 let Some(inner) = r.expr() else { return self.unsupported("a reference", expr.syntax()) };
-                let Some(mut value) = self.struct_place(&inner)? else {
+                let Ty::StructRef(id) = ty else { unreachable!("matched above") };
+                let Some(mut value) = self.struct_borrowed(&inner, id)? else {
                     return self.unsupported("a reference to this struct", expr.syntax());
                 };
-                // (A hole binding's own struct is its place in the host's frame, which the typed view does not
-                // take the address of.)
-                let binding = matches!((&value.kind, &value.ty), (TKind::Local(LocalRef::Binding(_)), Ty::Struct(_)));
-                if binding
-                    || !matches!((&value.ty, &ty), (Ty::Struct(a) | Ty::StructRef(a), Ty::StructRef(b)) if a == b)
-                {
-                    return self.unsupported("a reference to this struct", expr.syntax());
-                }
                 // Whether the borrow is allowed (and outlives its uses) is rustc's borrow check.
                 self.borrows("a borrow of a host struct", expr.syntax());
-                value.ty = ty;
                 value.range = range;
                 return Ok(value);
             }

@@ -7,7 +7,7 @@ use ra_ap_syntax::ast::{self, HasArgList, HasGenericParams};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{LocalRef, TExpr, TKind, TextMethod, Ty};
+use lacuna_ir::{TExpr, TKind, Ty};
 use std::ops::Range;
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -93,43 +93,21 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// The receiver of a snippet method as its `self` of type `self_ty` takes it: text or a host struct read in
     /// place for `&self` (auto-referenced: `tags[0].shout()`), a scalar copied, any other value moved.
     fn self_value(&mut self, receiver: &ast::Expr, self_ty: &Ty) -> Result<TExpr> {
-        let range = self.range(receiver.syntax());
         match self_ty {
-            Ty::Str => {
-                let value = self.text_operand(receiver)?;
-                Ok(match value.ty {
-                    Ty::Str => value,
-                    Ty::String => TExpr {
-                        kind: TKind::TextMethod {
-                            name: TextMethod::AsStr,
-                            receiver: Box::new(value),
-                            args: Vec::new(),
-                        },
-                        ty: Ty::Str,
-                        range,
-                    },
-                    _ => return self.unsupported("a receiver other than text", receiver.syntax()),
-                })
-            }
-            Ty::StructRef(id) => {
+            Ty::Str => self.text_borrowed(receiver, "a receiver other than text", receiver.syntax()),
+            &Ty::StructRef(id) => {
                 let inner = match receiver {
                     ast::Expr::RefExpr(r) if r.mut_token().is_none() && r.raw_token().is_none() => r.expr(),
                     other => Some(other.clone()),
                 };
                 let place = match inner {
-                    Some(inner) => self.struct_place(&inner)?,
+                    Some(inner) => self.struct_borrowed(&inner, id)?,
                     None => None,
                 };
-                // (A hole binding's own struct is its place in the host's frame, whose address the typed view
-                // does not take.)
-                let Some(mut value) = place.filter(|v| {
-                    !matches!((&v.kind, &v.ty), (TKind::Local(LocalRef::Binding(_)), Ty::Struct(_)))
-                        && matches!(v.ty, Ty::Struct(a) | Ty::StructRef(a) if a == *id)
-                }) else {
+                let Some(value) = place else {
                     return self.unsupported("a receiver other than a struct read in place", receiver.syntax());
                 };
                 self.borrows("a borrow of a host struct", receiver.syntax());
-                value.ty = self_ty.clone();
                 Ok(value)
             }
             _ => {

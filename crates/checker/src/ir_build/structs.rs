@@ -5,7 +5,7 @@ use ra_ap_syntax::ast::{self, HasArgList, HasAttrs};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{Arm, Elem, FieldOf, FmtPiece, FmtSpec, Lit, Scalar, TExpr, TKind, TPat, Ty};
+use lacuna_ir::{Arm, Elem, FieldOf, FmtPiece, FmtSpec, Lit, LocalRef, Scalar, TExpr, TKind, TPat, Ty};
 
 /// The operands of `x OP E::V` ([`Builder::unit_variant_operands`]): `x` read in place, the enum's index in
 /// `structs`, the variant's index and how many variants the enum has, and whether the variant is on the left.
@@ -20,6 +20,19 @@ struct VariantOperands {
 impl<'a, 'db> Builder<'a, 'db> {
     /// `x` of a host struct read in place: a [`Ty::Struct`] place or a [`Ty::StructRef`] (`v[i]` of a sequence of
     /// structs is its element's address). `None` for anything else.
+    /// The host struct of type `id` that `inner` names, borrowed (`&v[i]`, `&s.inner`, a `&self` method's
+    /// receiver): its address, read in place. Not a hole binding's own struct, which is its place in the host's
+    /// frame, whose address the typed view does not take. Whether the borrow is allowed is the caller's to note.
+    pub(super) fn struct_borrowed(&mut self, inner: &ast::Expr, id: usize) -> Result<Option<TExpr>> {
+        let Some(mut value) = self.struct_place(inner)? else { return Ok(None) };
+        let binding = matches!((&value.kind, &value.ty), (TKind::Local(LocalRef::Binding(_)), Ty::Struct(_)));
+        if binding || !matches!(value.ty, Ty::Struct(a) | Ty::StructRef(a) if a == id) {
+            return Ok(None);
+        }
+        value.ty = Ty::StructRef(id);
+        Ok(Some(value))
+    }
+
     pub(super) fn struct_place(&mut self, e: &ast::Expr) -> Result<Option<TExpr>> {
         if let ast::Expr::IndexExpr(ix) = e {
             let seq = ix.base().and_then(|b| self.sequence(&b));

@@ -3,7 +3,7 @@
 use ra_ap_hir::{AsAssocItem, Local, PathResolution};
 use ra_ap_syntax::ast::RangeItem;
 use ra_ap_syntax::ast::{self, HasArgList, HasName};
-use ra_ap_syntax::{AstNode, AstToken, SyntaxKind};
+use ra_ap_syntax::{AstNode, AstToken, SyntaxKind, SyntaxNode};
 
 use super::iter::SourceCall;
 use crate::ir_build::{Builder, Result};
@@ -112,12 +112,22 @@ impl<'db> Builder<'_, 'db> {
             return Ok(None);
         }
         let Some(inner) = r.expr() else { return Ok(None) };
-        let value = self.text_operand(&inner)?;
-        Ok(Some(match value.ty {
-            Ty::Str => value.kind,
-            Ty::String => TKind::TextMethod { name: TextMethod::AsStr, receiver: Box::new(value), args: Vec::new() },
-            _ => return self.unsupported("a reference to something other than text", r.syntax()),
-        }))
+        Ok(Some(self.text_borrowed(&inner, "a reference to something other than text", r.syntax())?.kind))
+    }
+
+    /// Text `inner` holds, borrowed as a `&str` (`&s`, a `&self` method's receiver): a `&str` itself, a `String`'s
+    /// as `as_str` reads it; anything else is `what`, outside the subset.
+    pub(super) fn text_borrowed(&mut self, inner: &ast::Expr, what: &str, node: &SyntaxNode) -> Result<TExpr> {
+        let value = self.text_operand(inner)?;
+        match value.ty {
+            Ty::Str => Ok(value),
+            Ty::String => {
+                let range = value.range.clone();
+                let kind = TKind::TextMethod { name: TextMethod::AsStr, receiver: Box::new(value), args: Vec::new() };
+                Ok(TExpr { kind, ty: Ty::Str, range })
+            }
+            _ => self.unsupported(what, node),
+        }
     }
 
     /// Methods of text: reading ones (the [`TextMethod`]s with an arity), and `push_str` / `push` on a writable `String`.
