@@ -91,6 +91,9 @@ pub(crate) struct Builder<'a, 'db> {
     /// The calls of the snippet's own macros being expanded, outermost first: what a macro's own text makes is
     /// placed at the outermost call, as rustc places it.
     snippet_macro_calls: Vec<Range<usize>>,
+    /// The closures being built whose bodies use `?`, innermost last: each body is a labelled block
+    /// ([`Builder::closure_label`]) that a `?` in it breaks out of with the closure's `None` or `Err`.
+    try_closures: Vec<ast::ClosureExpr>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -145,6 +148,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             snippet_macro_calls: Vec::new(),
             expanding_consts: Vec::new(),
             closure_locals: HashMap::new(),
+            try_closures: Vec::new(),
             slot_locals: HashMap::new(),
         }
     }

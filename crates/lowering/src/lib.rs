@@ -65,6 +65,7 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         owned_tail: false,
         owned_tuple: None,
         collect_tuple: None,
+        option_tuple: None,
         collect_results: false,
     };
     checker.ty(&snippet.ty, 0..0)?;

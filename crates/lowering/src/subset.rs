@@ -51,6 +51,9 @@ pub(crate) struct Check<'a> {
     pub(crate) owned_tuple: Option<lacuna_ir::TupleElem>,
     /// The chain checked next is collected into a sequence of these tuples.
     pub(crate) collect_tuple: Option<lacuna_ir::TupleElem>,
+    /// Inside the closure of a `filter_map` whose payloads, these tuples owning their text, are written straight
+    /// into the sequence a `collect` makes: where an `Option` of one may be made (`Some((name.clone(), x))`).
+    pub(crate) option_tuple: Option<lacuna_ir::TupleElem>,
     /// The chain checked next is collected into a `Result` of a vector: its last stage, a `map`, makes each item's
     /// `Result` (a host call's), which the sink takes apart.
     pub(crate) collect_results: bool,
@@ -113,6 +116,9 @@ impl Check<'_> {
             Ty::Vec(Elem::Struct(_)) => unsupported("a vector of host structs", &range),
             // A tuple holding a `String` is only written straight into a sequence (`push`), never held.
             Ty::Tuple(parts) if parts.iter().any(Ty::owns) => unsupported(format!("a `{}` held", ty.name()), &range),
+            Ty::Option(p) if matches!(&**p, Ty::Tuple(parts) if parts.iter().any(Ty::owns)) && !self.option_tuple_payload(p) => {
+                unsupported(format!("an `{}` held", ty.name()), &range)
+            }
             Ty::Result(ok, err) => {
                 let payload = |t: &Ty| {
                     matches!(t, Ty::Scalar(s) if *s != Scalar::Never)
@@ -343,8 +349,11 @@ impl Check<'_> {
         // copies one.
         let owned_option_here = std::mem::take(&mut self.owned_option_here);
         if owned_option(&e.ty) {
+            // An `Option` of a tuple owning its text is only ever a `filter_map` closure's value: made, never held.
+            let tuple = matches!(&e.ty, Ty::Option(p) if matches!(&**p, Ty::Tuple(_)));
             let made = match &e.kind {
-                TKind::Local(_) | TKind::HostCall { .. } | TKind::Some(_) | TKind::None => true,
+                TKind::Some(_) | TKind::None => true,
+                TKind::Local(_) | TKind::HostCall { .. } => !tuple,
                 // Each arm's or branch's value is one, checked where it is.
                 TKind::Match { .. } | TKind::If { .. } | TKind::Block(_) => true,
                 TKind::OptionClosure { method: lacuna_ir::OptionClosureMethod::Map, receiver, .. } => {
@@ -486,7 +495,15 @@ impl Check<'_> {
                     return unsupported("`break` with a value out of a `while` or `for`", &e.range);
                 }
                 match value {
-                    Some(v) => self.expr(v),
+                    Some(v) => {
+                        // Out of a labelled block (a closure's body a `?` leaves): the block's value, which may be
+                        // an `Option` owning its payload or a `Result` wherever the block's may.
+                        if target == Target::Block {
+                            self.owned_option_here = owned_option(&v.ty);
+                            self.result_made_here = matches!(v.ty, Ty::Result(..));
+                        }
+                        self.expr(v)
+                    }
                     None => Ok(()),
                 }
             }
@@ -526,12 +543,18 @@ impl Check<'_> {
             TKind::SeqStore { seq, index, part, op, value, .. } => self.seq_store(e, seq, (index, *part), op, value),
             TKind::Method { name, receiver, args } => self.method(e, *name, receiver, args),
             TKind::Some(inner) => {
+                if let Some(t) = self.option_tuple.filter(|_| matches!(&e.ty, Ty::Option(p) if self.option_tuple_payload(p))) {
+                    self.owned_tuple = Some(t);
+                }
                 self.expr(inner)?;
                 match &e.ty {
                     // A scalar, or a value read in place (text, a host struct's address): copying it owns nothing.
                     Ty::Option(p) if p.in_place() && inner.ty == **p => Ok(()),
                     // A `String`, moved in.
                     Ty::Option(p) if **p == Ty::String && inner.ty == Ty::String => Ok(()),
+                    // A tuple owning its text, in a `filter_map` closure whose payloads are written straight into a
+                    // sequence of them (checked as the tuple is, above).
+                    Ty::Option(p) if self.option_tuple_payload(p) && inner.ty == **p => Ok(()),
                     _ => unsupported("`Some` of this type", &e.range),
                 }
             }
@@ -910,6 +933,19 @@ impl Check<'_> {
                         self.closure(c, &[item.clone()], &c.body.ty, range)?;
                         (**p).clone()
                     }
+                    // An `Option` of a tuple owning its text (`Some((s.name.clone(), avg))`), the last stage of a
+                    // chain collected into a sequence of such tuples: each payload is written straight there.
+                    Ty::Option(p)
+                        if i + 1 == chain.stages.len()
+                            && collect_tuple.is_some_and(|t| Elem::Tuple(t).owned_ty().as_ref() == Some(&**p)) =>
+                    {
+                        self.option_tuple = collect_tuple;
+                        self.owned_option_here = true;
+                        let checked = self.closure(c, &[item.clone()], &c.body.ty, range);
+                        self.option_tuple = None;
+                        checked?;
+                        (**p).clone()
+                    }
                     _ => return unsupported("a `filter_map` closure that does not return an `Option`", range),
                 },
                 Stage::Enumerate if item.in_place() => Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item.clone()]),
@@ -964,6 +1000,12 @@ impl Check<'_> {
             item = next;
         }
         Ok(item)
+    }
+
+    /// Whether `payload` is the tuple a `filter_map` closure's `Some` writes straight into a sequence of them
+    /// ([`Check::option_tuple`]).
+    fn option_tuple_payload(&self, payload: &Ty) -> bool {
+        self.option_tuple.is_some_and(|t| Elem::Tuple(t).owned_ty().as_ref() == Some(payload))
     }
 
     /// A tuple written straight into a sequence of tuples `t`: its parts, owned (`String`s move there).

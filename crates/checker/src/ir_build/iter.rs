@@ -83,8 +83,11 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// A closure written in place (with `n` parameters when given).
     pub(super) fn closure_with(&mut self, e: &ast::Expr, n: Option<usize>) -> Result<Closure> {
         let (params, body) = self.closure_parts(e, n)?;
-        let body = Box::new(self.expr(&body)?);
-        Ok(Closure { params, body })
+        let body = match e {
+            ast::Expr::ClosureExpr(c) if Self::tries_in(c) => self.try_closure_body(c, &body)?,
+            _ => self.expr(&body)?,
+        };
+        Ok(Closure { params, body: Box::new(body) })
     }
 
     /// `flat_map`'s closure: one parameter, and the iterator chain its body builds.
@@ -397,10 +400,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ("filter_map", [c]) => {
                     let c = self.closure_with(c, Some(1))?;
                     let c = if owned_items { self.copying_closure(c, &item) } else { c };
-                    // An `Option` of a scalar, of a value read in place (`Option<&str>`, `Option<&S>`) or of a new
-                    // `String` (`parse(l).err()`).
+                    // An `Option` of a scalar, of a value read in place (`Option<&str>`, `Option<&S>`), of a new
+                    // `String` (`parse(l).err()`) or of a tuple of them (`Some((s.name.clone(), avg))`).
+                    let held = |p: &Ty| p.in_place() || *p == Ty::String;
                     let payload = match &c.body.ty {
-                        Ty::Option(p) if p.in_place() || **p == Ty::String => (**p).clone(),
+                        Ty::Option(p) if held(p) => (**p).clone(),
+                        Ty::Option(p) if matches!(&**p, Ty::Tuple(parts) if parts.iter().all(held)) => (**p).clone(),
                         _ => return self.unsupported("a `filter_map` closure", call.syntax()),
                     };
                     (Stage::FilterMap(c), payload)

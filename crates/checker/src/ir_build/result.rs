@@ -7,7 +7,7 @@ use ra_ap_syntax::ast::{self, HasArgList};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{text_from_a_literal, Builder, Result};
-use lacuna_ir::{Arm, Lit, LocalRef, Scalar, TExpr, TKind, TLocal, TPat, Ty};
+use lacuna_ir::{Arm, Lit, LocalRef, Scalar, TBlock, TExpr, TKind, TLocal, TPat, Ty};
 use std::ops::Range;
 
 /// How a consuming method ends a `Result` (after an optional `map(|x| ..)` of its `Ok` value).
@@ -266,20 +266,40 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `r?` inside a function the snippet declares that returns a `Result` with the same error type: `match r
     /// { Ok(v) => v, Err(e) => return Err(e) }` (`From::from` of a type into itself is the value); `o?` of an
-    /// `Option` in one that returns an `Option`. Elsewhere — in a closure, the snippet's own body, or where the
-    /// error types differ and a conversion would run — it is not the subset's.
+    /// `Option` in one that returns an `Option`. Inside a closure written in place, the same with the closure's
+    /// type, leaving the closure's body (a labelled block, [`Builder::try_closure_body`]) instead of the function.
+    /// Elsewhere — the snippet's own body, or where the error types differ and a conversion would run — it is not
+    /// the subset's, nor where a value the `?` would leave behind undropped was made before it.
     pub(super) fn try_expr(&mut self, t: &ast::TryExpr, ty: Ty, range: Range<usize>) -> Result<TExpr> {
         let Some(operand) = t.expr() else { return self.unsupported("`?`", t.syntax()) };
-        // The function `return` leaves: the nearest enclosing `fn` of the snippet, with no closure between.
-        let owner = t.syntax().ancestors().find_map(|n| match ast::ClosureExpr::cast(n.clone()) {
-            Some(_) => Some(None),
-            None => ast::Fn::cast(n).map(Some),
-        });
-        let Some(Some(f)) = owner else { return self.unsupported("`?` outside a function of the snippet", t.syntax()) };
-        let Some(def) = self.sema.to_def(&f).filter(|def| self.fn_ids.contains_key(def)) else {
-            return self.unsupported("`?` outside a function of the snippet", t.syntax());
+        let outside = |b: &Self| b.unsupported("`?` outside a function or closure of the snippet", t.syntax());
+        let (fn_ret, leaves) = match Self::try_owner(t.syntax()) {
+            Some(TryOwner::Closure(c)) => {
+                if !self.try_closures.contains(&c) {
+                    return outside(self);
+                }
+                let Some(body) = c.body() else { return outside(self) };
+                self.owned_before_try(t, body.syntax())?;
+                (self.expr_type(&body)?, Some(Self::closure_label(&c)))
+            }
+            Some(TryOwner::Fn(f)) => {
+                let Some(def) = self.sema.to_def(&f).filter(|def| self.fn_ids.contains_key(def)) else {
+                    return outside(self);
+                };
+                let Some(body) = f.body() else { return outside(self) };
+                self.owned_before_try(t, body.syntax())?;
+                (self.ty(&def.ret_type(self.db), f.syntax())?, None)
+            }
+            None => return outside(self),
         };
-        let fn_ret = self.ty(&def.ret_type(self.db), f.syntax())?;
+        // What the `?` leaves with: the function's `return`, or the closure body's `break`.
+        let leave = |value: TExpr| {
+            let value = Some(Box::new(value));
+            match &leaves {
+                Some(label) => TKind::Break { label: Some(label.clone()), value },
+                None => TKind::Return(value),
+            }
+        };
         let scrutinee = self.expr(&operand)?;
         let never = Ty::Scalar(Scalar::Never);
         // `o?` of an `Option` in a function returning one: `match o { Some(v) => v, None => return None }`.
@@ -289,7 +309,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             let (local, value) = self.hidden(&ty, "some", &range);
             let none = TExpr { kind: TKind::None, ty: fn_ret, range: range.clone() };
-            let leave = TExpr { kind: TKind::Return(Some(Box::new(none))), ty: never, range: range.clone() };
+            let leave = TExpr { kind: leave(none), ty: never, range: range.clone() };
             let arms = vec![
                 Arm { pat: TPat::Some(Box::new(TPat::Bind(local))), guard: None, body: value },
                 Arm { pat: TPat::None, guard: None, body: leave },
@@ -306,12 +326,71 @@ impl<'a, 'db> Builder<'a, 'db> {
         let (ok_local, ok_value) = self.hidden(&ok, "ok", &range);
         let (err_local, err_value) = self.hidden(&err, "err", &range);
         let returned = result_value(false, err_value, &fn_ret, &range);
-        let leave = TExpr { kind: TKind::Return(Some(Box::new(returned))), ty: never, range: range.clone() };
+        let leave = TExpr { kind: leave(returned), ty: never, range: range.clone() };
         let arms = vec![
             Arm { pat: TPat::Ok(Box::new(TPat::Bind(ok_local))), guard: None, body: ok_value },
             Arm { pat: TPat::Err(Box::new(TPat::Bind(err_local))), guard: None, body: leave },
         ];
         Ok(TExpr { kind: TKind::Match { scrutinee: Box::new(scrutinee), arms }, ty, range })
+    }
+
+    /// The function or closure a `?` at `node` leaves: the nearest one around it.
+    fn try_owner(node: &ra_ap_syntax::SyntaxNode) -> Option<TryOwner> {
+        node.ancestors().find_map(|n| match ast::ClosureExpr::cast(n.clone()) {
+            Some(c) => Some(Some(TryOwner::Closure(c))),
+            None => ast::Fn::cast(n).map(|f| Some(TryOwner::Fn(f))),
+        })?
+    }
+
+    /// Whether a `?` in `c` leaves `c` (and not a closure or function inside it).
+    pub(super) fn tries_in(c: &ast::ClosureExpr) -> bool {
+        c.syntax().descendants().filter_map(ast::TryExpr::cast).any(
+            |t| matches!(Self::try_owner(t.syntax()), Some(TryOwner::Closure(owner)) if owner == *c),
+        )
+    }
+
+    /// The label of the block a closure's body is when a `?` leaves it: not one Rust could spell, so never one the
+    /// snippet wrote.
+    fn closure_label(c: &ast::ClosureExpr) -> String {
+        format!("'<closure at {}>", u32::from(c.syntax().text_range().start()))
+    }
+
+    /// The body of a closure a `?` leaves: a block labelled [`Builder::closure_label`], which each `?` in it breaks
+    /// out of with the closure's `None` or `Err`.
+    pub(super) fn try_closure_body(&mut self, c: &ast::ClosureExpr, body: &ast::Expr) -> Result<TExpr> {
+        self.try_closures.push(c.clone());
+        let built = self.expr(body);
+        self.try_closures.pop();
+        let built = built?;
+        let ty = built.ty.clone();
+        let range = built.range.clone();
+        let block = TBlock { stmts: Vec::new(), tail: Some(Box::new(built)), ty: Some(ty.clone()), label: Some(Self::closure_label(c)) };
+        Ok(TExpr { kind: TKind::Block(block), ty, range })
+    }
+
+    /// A `?` (at `t`, inside `body`) must not leave a value made before it in the same expression undropped
+    /// (`Some((s.name.clone(), avg?))`: rustc's program drops the `String` on the way out; the JIT's drops only
+    /// locals). Any operand evaluated before the `?`'s own, up to its statement, of a type that is not `Copy`
+    /// — but for the receiver of a method call that is a place (`out.push(x?)` borrows `out`) — is such a value.
+    fn owned_before_try(&self, t: &ast::TryExpr, body: &ra_ap_syntax::SyntaxNode) -> Result<()> {
+        let start = t.syntax().text_range().start();
+        for parent in t.syntax().ancestors().skip(1) {
+            if parent == *body || ast::StmtList::can_cast(parent.kind()) || ast::Stmt::can_cast(parent.kind()) {
+                break;
+            }
+            for sibling in parent.children().filter_map(ast::Expr::cast) {
+                if sibling.syntax().text_range().end() > start {
+                    continue;
+                }
+                let place_receiver = matches!(ast::MethodCallExpr::cast(parent.clone()).and_then(|m| m.receiver()),
+                    Some(r) if r == sibling) && matches!(sibling, ast::Expr::PathExpr(_) | ast::Expr::FieldExpr(_));
+                let copy = self.sema.type_of_expr(&sibling).is_some_and(|i| i.original.is_copy(self.db));
+                if !copy && !place_receiver {
+                    return self.unsupported("a `?` that would leave a value made before it undropped", t.syntax());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A hidden local of type `ty` (a payload a method's `match` binds), and an expression reading it.
@@ -331,4 +410,10 @@ impl<'a, 'db> Builder<'a, 'db> {
 /// `Ok(value)` (`ok`) or `Err(value)` as a value of `ty`, a `Result` whose payload of that variant is `value`'s type.
 fn result_value(ok: bool, value: TExpr, ty: &Ty, range: &Range<usize>) -> TExpr {
     TExpr { kind: TKind::ResultOf { ok, value: Box::new(value) }, ty: ty.clone(), range: range.clone() }
+}
+
+/// What a `?` leaves ([`Builder::try_owner`]).
+enum TryOwner {
+    Closure(ast::ClosureExpr),
+    Fn(ast::Fn),
 }

@@ -83,6 +83,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                         self.owns_buffers.set(true);
                         return Ok(Ty::Option(Box::new(Ty::String)));
                     }
+                    // `Option<(String, f64)>`, as a `filter_map` closure gives for a sequence of such tuples: the
+                    // `Option` owns the tuple's text.
+                    if let Some(t) = self.tuple_elem(&payload) {
+                        self.owns_buffers.set(true);
+                        return Ok(Ty::Option(Box::new(Ty::Tuple(t.parts().iter().map(|p| p.owned_ty()).collect()))));
+                    }
                 }
             }
             if self.is_core_adt(adt, "Result") {
