@@ -116,7 +116,9 @@ impl Check<'_> {
             Ty::Vec(Elem::Struct(_)) => unsupported("a vector of host structs", &range),
             // A tuple holding a `String` is only written straight into a sequence (`push`), never held.
             Ty::Tuple(parts) if parts.iter().any(Ty::owns) => unsupported(format!("a `{}` held", ty.name()), &range),
-            Ty::Option(p) if matches!(&**p, Ty::Tuple(parts) if parts.iter().any(Ty::owns)) && !self.option_tuple_payload(p) => {
+            Ty::Option(p)
+                if matches!(&**p, Ty::Tuple(parts) if parts.iter().any(Ty::owns)) && !self.option_tuple_payload(p) =>
+            {
                 unsupported(format!("an `{}` held", ty.name()), &range)
             }
             Ty::Result(ok, err) => {
@@ -543,7 +545,9 @@ impl Check<'_> {
             TKind::SeqStore { seq, index, part, op, value, .. } => self.seq_store(e, seq, (index, *part), op, value),
             TKind::Method { name, receiver, args } => self.method(e, *name, receiver, args),
             TKind::Some(inner) => {
-                if let Some(t) = self.option_tuple.filter(|_| matches!(&e.ty, Ty::Option(p) if self.option_tuple_payload(p))) {
+                if let Some(t) =
+                    self.option_tuple.filter(|_| matches!(&e.ty, Ty::Option(p) if self.option_tuple_payload(p)))
+                {
                     self.owned_tuple = Some(t);
                 }
                 self.expr(inner)?;

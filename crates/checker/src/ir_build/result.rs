@@ -344,9 +344,10 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// Whether a `?` in `c` leaves `c` (and not a closure or function inside it).
     pub(super) fn tries_in(c: &ast::ClosureExpr) -> bool {
-        c.syntax().descendants().filter_map(ast::TryExpr::cast).any(
-            |t| matches!(Self::try_owner(t.syntax()), Some(TryOwner::Closure(owner)) if owner == *c),
-        )
+        c.syntax()
+            .descendants()
+            .filter_map(ast::TryExpr::cast)
+            .any(|t| matches!(Self::try_owner(t.syntax()), Some(TryOwner::Closure(owner)) if owner == *c))
     }
 
     /// The label of the block a closure's body is when a `?` leaves it: not one Rust could spell, so never one the
@@ -364,27 +365,36 @@ impl<'a, 'db> Builder<'a, 'db> {
         let built = built?;
         let ty = built.ty.clone();
         let range = built.range.clone();
-        let block = TBlock { stmts: Vec::new(), tail: Some(Box::new(built)), ty: Some(ty.clone()), label: Some(Self::closure_label(c)) };
+        let block = TBlock {
+            stmts: Vec::new(),
+            tail: Some(Box::new(built)),
+            ty: Some(ty.clone()),
+            label: Some(Self::closure_label(c)),
+        };
         Ok(TExpr { kind: TKind::Block(block), ty, range })
     }
 
-    /// A `?` (at `t`, inside `body`) must not leave a value made before it in the same expression undropped
-    /// (`Some((s.name.clone(), avg?))`: rustc's program drops the `String` on the way out; the JIT's drops only
-    /// locals). Any operand evaluated before the `?`'s own, up to its statement, of a type that is not `Copy`
-    /// — but for the receiver of a method call that is a place (`out.push(x?)` borrows `out`) — is such a value.
+    /// A `?` (at `t`, inside `body`) must not leave a value made before it undropped (`Some((s.name.clone(),
+    /// avg?))`: rustc's program drops the `String` on the way out; the JIT's drops only locals). Any operand
+    /// evaluated before the `?`'s own, in every expression around it up to `body`, of a type that is not `Copy` —
+    /// but for the receiver of a method call that is a place (`out.push(x?)` borrows `out`) — is such a value; of
+    /// a `let` condition (`if let Some(_) = f()`), its scrutinee. Earlier statements of a block around it are not
+    /// operands: their locals are dropped as the block is left.
     fn owned_before_try(&self, t: &ast::TryExpr, body: &ra_ap_syntax::SyntaxNode) -> Result<()> {
         let start = t.syntax().text_range().start();
-        for parent in t.syntax().ancestors().skip(1) {
-            if parent == *body || ast::StmtList::can_cast(parent.kind()) || ast::Stmt::can_cast(parent.kind()) {
-                break;
-            }
+        for parent in t.syntax().ancestors().skip(1).take_while(|p| p != body) {
             for sibling in parent.children().filter_map(ast::Expr::cast) {
                 if sibling.syntax().text_range().end() > start {
                     continue;
                 }
                 let place_receiver = matches!(ast::MethodCallExpr::cast(parent.clone()).and_then(|m| m.receiver()),
-                    Some(r) if r == sibling) && matches!(sibling, ast::Expr::PathExpr(_) | ast::Expr::FieldExpr(_));
-                let copy = self.sema.type_of_expr(&sibling).is_some_and(|i| i.original.is_copy(self.db));
+                    Some(r) if r == sibling)
+                    && matches!(sibling, ast::Expr::PathExpr(_) | ast::Expr::FieldExpr(_));
+                let value = match &sibling {
+                    ast::Expr::LetExpr(l) => l.expr(),
+                    other => Some(other.clone()),
+                };
+                let copy = value.and_then(|v| self.sema.type_of_expr(&v)).is_some_and(|i| i.original.is_copy(self.db));
                 if !copy && !place_receiver {
                     return self.unsupported("a `?` that would leave a value made before it undropped", t.syntax());
                 }
