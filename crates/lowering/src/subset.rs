@@ -246,7 +246,12 @@ impl Check<'_> {
         for stmt in &block.stmts {
             match stmt {
                 TStmt::Let { local, init: Some(init) } => {
-                    self.ty(&self.snippet.locals[*local].ty, init.range.clone())?;
+                    let ty = &self.snippet.locals[*local].ty;
+                    // An `Option` of a tuple owning its text is a `filter_map` closure's value, never a local's.
+                    if matches!(ty, Ty::Option(p) if matches!(&**p, Ty::Tuple(parts) if parts.iter().any(Ty::owns))) {
+                        return unsupported(format!("an `{}` held", ty.name()), &init.range);
+                    }
+                    self.ty(ty, init.range.clone())?;
                     self.owned_option_here = true;
                     self.let_value_here = true;
                     self.expr(init)?;
