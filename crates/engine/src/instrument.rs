@@ -137,6 +137,7 @@ fn enum_shims(e: &lacuna_checker::EnumOutline, paths: &TypePaths) -> String {
     let name = &paths.qualify(&e.name);
     let mut variant_arms = String::new();
     let mut field_arms = String::new();
+    let mut unit_arms = String::new();
     let mut field = 0;
     for (index, (v, fields)) in e.variants.iter().enumerate() {
         let any = match fields {
@@ -146,7 +147,9 @@ fn enum_shims(e: &lacuna_checker::EnumOutline, paths: &TypePaths) -> String {
         };
         variant_arms.push_str(&format!("{any} => {index}, "));
         match fields {
-            VariantFields::Unit => {}
+            VariantFields::Unit => {
+                unit_arms.push_str(&format!("{index} => {name}::{v}, "));
+            }
             VariantFields::Tuple(n) => {
                 for i in 0..*n {
                     let skip = "_, ".repeat(i);
@@ -169,10 +172,15 @@ fn enum_shims(e: &lacuna_checker::EnumOutline, paths: &TypePaths) -> String {
          \n#[doc(hidden)]\n#[no_mangle]\n#[allow(unreachable_patterns)]\npub unsafe extern \"C\" fn {variant}(p: *const u8) -> u32 {{\n    \
          match unsafe {{ &*p.cast::<{name}>() }} {{ {variant_arms}}}\n}}\n\
          \n#[doc(hidden)]\n#[no_mangle]\n#[allow(unreachable_patterns)]\npub unsafe extern \"C\" fn {field_fn}(p: *const u8, i: u32) -> *const u8 {{\n    \
-         match (unsafe {{ &*p.cast::<{name}>() }}, i) {{ {field_arms}_ => ::core::ptr::null() }}\n}}\n",
+         match (unsafe {{ &*p.cast::<{name}>() }}, i) {{ {field_arms}_ => ::core::ptr::null() }}\n}}\n\
+         \n#[doc(hidden)]\n#[no_mangle]\n#[allow(unreachable_code, unused_variables)]\npub unsafe extern \"C\" fn {unit_fn}(out: *mut u8, i: u32) -> u32 {{\n    \
+         let value: {name} = match i {{ {unit_arms}_ => return 0 }};\n    \
+         // SAFETY: the caller gives `out` valid for a write of one `{name}`, at its alignment.\n    \
+         unsafe {{ ::core::ptr::write(out.cast::<{name}>(), value) }};\n    1\n}}\n",
         shims = struct_shims(&e.name, paths),
         variant = lacuna_ir::enum_variant_symbol(&size),
         field_fn = lacuna_ir::enum_field_symbol(&size),
+        unit_fn = lacuna_ir::enum_unit_symbol(&size),
     )
 }
 

@@ -185,6 +185,7 @@ impl Dumper {
             }
             TKind::OptionField { base, symbol } => format!("(option-field {symbol} {})", self.expr(base)),
             TKind::StructClone(x) => format!("(struct-clone {})", self.expr(x)),
+            TKind::UnitVariant { id, index } => format!("(unit-variant #{id} {index})"),
             TKind::StructLit { id, fields, base } => {
                 let mut parts: Vec<String> =
                     fields.iter().map(|(symbol, v)| format!("{symbol}={}", self.expr(v))).collect();

@@ -115,6 +115,15 @@ pub enum TKind {
     /// `x.clone()` of a host struct (`x` a [`Ty::Struct`] place or a [`Ty::StructRef`]), through the host's
     /// `Clone` shim: a new [`Ty::Struct`].
     StructClone(Box<TExpr>),
+    /// `E::V`, a unit variant of a host enum (index `id` into [`TypedSnippet::structs`], `index` the variant's in
+    /// declaration order), as a value: a new [`Ty::Struct`], written by the host ([`crate::enum_unit_symbol`]).
+    /// For what only the host's own code can do with it (a hand-written `PartialEq`: [`TKind::StructEq`]).
+    ///
+    /// [`TypedSnippet::structs`]: crate::TypedSnippet::structs
+    UnitVariant {
+        id: usize,
+        index: u32,
+    },
     /// `S { field: value, .. }` of a host struct, every field given or the rest from `..base`, each a scalar or a `String`: a
     /// new [`Ty::Struct`]. The values are evaluated in the order written; each field is named by the static
     /// holding its offset ([`crate::field_offset_symbol`]).

@@ -112,6 +112,13 @@ pub fn enum_field_symbol(size_symbol: &str) -> String {
     size_symbol.replacen("__lacuna_size_", "__lacuna_field_", 1)
 }
 
+/// The function the instrumented host exports for an enum whose size is exported as `size_symbol`: `(out, i) ->
+/// written` writes unit variant `i` (its index in declaration order) at `out` and says 1, or says 0 when variant `i`
+/// has fields.
+pub fn enum_unit_symbol(size_symbol: &str) -> String {
+    size_symbol.replacen("__lacuna_size_", "__lacuna_unit_", 1)
+}
+
 /// The shim the instrumented host exports next to the one for a host function returning `Result<T, E>`
 /// (`shim_symbol`): `(run, err, message, message_len) -> status`, which panics as `Result::expect(message)`
 /// does on `Err(*err)` (std's `unwrap` is `expect` with its fixed message).

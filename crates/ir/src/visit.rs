@@ -61,6 +61,7 @@ impl TExpr {
             | TKind::AddrOf { .. }
             | TKind::HostField(_)
             | TKind::Continue { .. }
+            | TKind::UnitVariant { .. }
             | TKind::SeqClone(_) => {}
             TKind::Unary(_, x)
             | TKind::Cast(x)

@@ -420,7 +420,7 @@ impl Walk<'_> {
                 self.in_order(fields.iter().map(|(_, v)| (v, true)).chain(base.iter().map(|b| (&**b, true))), none())?;
                 none()
             }
-            TKind::MapNew => none(),
+            TKind::MapNew | TKind::UnitVariant { .. } => none(),
             // (Declined before the walk.)
             TKind::MapEntries { map, .. } => {
                 self.moved_check(LocalRef::Snippet(*map), e)?;

@@ -390,6 +390,10 @@ impl Check<'_> {
                 }
             }
             TKind::StructLit { id, fields, base } => self.struct_literal(e, *id, fields, base),
+            TKind::UnitVariant { id, .. } => match e.ty {
+                Ty::Struct(s) if s == *id => Ok(()),
+                _ => unsupported("a unit variant of this type", &e.range),
+            },
             TKind::MapNew => match e.ty {
                 Ty::Map { .. } => Ok(()),
                 _ => unsupported("a map of this type", &e.range),

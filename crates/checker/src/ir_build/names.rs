@@ -151,6 +151,17 @@ impl<'a, 'db> Builder<'a, 'db> {
                 {
                     TKind::None
                 }
+                // A unit variant of a host enum, as a value (what a hand-written `PartialEq` compares with).
+                Some(PathResolution::Def(ra_ap_hir::ModuleDef::EnumVariant(v)))
+                    if v.kind(self.db) == ra_ap_hir::StructKind::Unit && matches!(ty, Ty::Struct(_)) =>
+                {
+                    let (Ty::Struct(id), Some(index)) =
+                        (&ty, v.parent_enum(self.db).variants(self.db).iter().position(|x| *x == v))
+                    else {
+                        return self.unsupported("a unit variant", expr.syntax());
+                    };
+                    TKind::UnitVariant { id: *id, index: index as u32 }
+                }
                 Some(PathResolution::Def(ra_ap_hir::ModuleDef::Const(c))) => match self.primitive_const(c, &ty) {
                     Some(kind) => kind,
                     None => match self.const_body(c)? {

@@ -212,6 +212,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 Some(self.struct_clone(id, source, at)?)
             }
             TKind::StructLit { id, fields, base } => return self.struct_lit(e, *id, fields, base),
+            TKind::UnitVariant { id, index } => Some(self.unit_variant(*id, *index, at)?),
             TKind::MapNew => {
                 let f = self.helper(Helper::MapNew);
                 let call = self.b.ins().call(f, &[self.ctx]);

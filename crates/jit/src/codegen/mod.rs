@@ -188,7 +188,7 @@ struct HostLayout {
     /// Byte offsets of the snippet's host struct fields ([`TypedSnippet::fields`]).
     field_offsets: Vec<i32>,
     shims: HashMap<usize, StructShims>,
-    enum_fns: HashMap<usize, (usize, usize)>,
+    enum_fns: HashMap<usize, (usize, usize, usize)>,
     /// The shims finding the payloads of the `Option` fields the snippet reads, by symbol ([`option_fns`]).
     option_fns: HashMap<String, usize>,
     /// The addresses of the host statics the snippet's atomic operations act on ([`atomic::atomic_statics`]).
@@ -606,8 +606,8 @@ struct Gen<'a, 'b> {
     has_heap: bool,
     /// The host structs' layouts and shims ([`struct_shims`]).
     shims: HashMap<usize, StructShims>,
-    /// A host enum's variant and field shims, by index into [`TypedSnippet::structs`] ([`enum_fns`]).
-    enum_fns: HashMap<usize, (usize, usize)>,
+    /// A host enum's variant, field and unit-variant shims (the last 0 where the host exports none), by index into [`TypedSnippet::structs`] ([`enum_fns`]).
+    enum_fns: HashMap<usize, (usize, usize, usize)>,
     /// The shims of the `Option` fields the snippet reads, by symbol ([`option_fns`]).
     option_fns: HashMap<String, usize>,
     /// The addresses of the statics the snippet's atomic operations act on, by symbol.

@@ -53,7 +53,7 @@ pub(super) fn allocates(snippet: &TypedSnippet) -> bool {
             TKind::SeqWithClosure { name, .. } => name.sorts(),
             TKind::SortBy { .. } => true,
             TKind::HostCall { .. } => matches!(e.ty, Ty::String | Ty::Vec(_)) || e.ty.owns(),
-            TKind::StructClone(_) | TKind::StructLit { .. } | TKind::MapNew => true,
+            TKind::StructClone(_) | TKind::StructLit { .. } | TKind::UnitVariant { .. } | TKind::MapNew => true,
             TKind::StringPush { .. }
             | TKind::Concat { .. }
             | TKind::Format(_)

@@ -43,14 +43,16 @@ pub(super) fn struct_shims(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMa
     out
 }
 
-/// The variant and field shims of each host enum the snippet uses, where the host exports them.
-pub(super) fn enum_fns(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMap<usize, (usize, usize)> {
+/// The variant, field and unit-variant shims of each host enum the snippet uses, where the host exports them (a
+/// unit-variant shim 0 where it does not).
+pub(super) fn enum_fns(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMap<usize, (usize, usize, usize)> {
     let mut out = HashMap::new();
     for (id, size_symbol) in snippet.structs.iter().enumerate() {
         let variant = (host.symbol)(&lacuna_ir::enum_variant_symbol(size_symbol));
         let field = (host.symbol)(&lacuna_ir::enum_field_symbol(size_symbol));
+        let unit = (host.symbol)(&lacuna_ir::enum_unit_symbol(size_symbol)).map_or(0, |u| u as usize);
         if let (Some(variant), Some(field)) = (variant, field) {
-            out.insert(id, (variant as usize, field as usize));
+            out.insert(id, (variant as usize, field as usize, unit));
         }
     }
     out
@@ -91,7 +93,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Calls a host enum's `__lacuna_variant_*` (`field`: false) or `__lacuna_field_*` shim; `None` (noted in
     /// `missing`, which fails the compilation) when the host does not export it.
     pub(super) fn enum_call(&mut self, adt: usize, field: bool, args: &[Value]) -> Option<Value> {
-        let Some(&(variant_fn, field_fn)) = self.enum_fns.get(&adt) else {
+        let Some(&(variant_fn, field_fn, _)) = self.enum_fns.get(&adt) else {
             self.missing.get_or_insert_with(|| "a host enum without shims".to_owned());
             return None;
         };
@@ -184,6 +186,22 @@ impl<'a, 'b> Gen<'a, 'b> {
         let shims = self.shims_of(id)?;
         let boxed = self.struct_alloc(shims, at);
         self.call_shim(shims.clone, "`Clone`", &[boxed, source], at)?;
+        self.struct_ready(shims, boxed);
+        Ok(boxed)
+    }
+
+    /// `E::V`, unit variant `index` of host enum `id`: a new box the run owns, the variant written into it by the
+    /// host's shim ([`TKind::UnitVariant`]).
+    pub(super) fn unit_variant(&mut self, id: usize, index: u32, at: usize) -> R<Value> {
+        let shims = self.shims_of(id)?;
+        let unit = match self.enum_fns.get(&id) {
+            Some(&(_, _, unit)) if unit != 0 => unit,
+            _ => return Err(CodegenError("a host enum without a unit-variant shim".into())),
+        };
+        let boxed = self.struct_alloc(shims, at);
+        let index = self.int_const(types::I32, i64::from(index));
+        // The shim only writes a value (no host code runs, nothing can panic); the checker gives only unit variants.
+        self.call_address(unit, &[boxed, index], types::I32);
         self.struct_ready(shims, boxed);
         Ok(boxed)
     }
