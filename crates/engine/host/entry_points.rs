@@ -206,6 +206,44 @@ mod __lacuna_struct_shims {
         }
     }
     impl<T> EqNo for Probe<T> {}
+    pub trait OrdYes {
+        fn partial_cmp_shim(&self) -> usize;
+    }
+    impl<T: PartialOrd> OrdYes for &Probe<T> {
+        fn partial_cmp_shim(&self) -> usize {
+            /// # Safety
+            ///
+            /// `run` is a run record; `a` and `b` point to valid `T`s; `out` is valid for a write of a byte.
+            unsafe extern "C" fn shim<T: PartialOrd>(
+                run: *mut RawRun,
+                out: *mut u8,
+                a: *const u8,
+                b: *const u8,
+                op: u32,
+            ) -> u32 {
+                // SAFETY: as this function's caller guarantees.
+                unsafe {
+                    run_snippet(run, move || {
+                        let (a, b) = (&*a.cast::<T>(), &*b.cast::<T>());
+                        // The operator itself (an impl may write `lt` and the rest apart from `partial_cmp`).
+                        *out = u8::from(match op {
+                            0 => a < b,
+                            1 => a <= b,
+                            2 => a > b,
+                            _ => a >= b,
+                        })
+                    })
+                }
+            }
+            shim::<T> as usize
+        }
+    }
+    pub trait OrdNo {
+        fn partial_cmp_shim(&self) -> usize {
+            0
+        }
+    }
+    impl<T> OrdNo for Probe<T> {}
     pub trait DisplayYes {
         fn display_shim(&self) -> usize;
     }

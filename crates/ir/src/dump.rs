@@ -205,6 +205,9 @@ impl Dumper {
             TKind::MapPush { map, key, value } => {
                 format!("(entry l{map} {} or default .push {})", self.expr(key), self.expr(value))
             }
+            TKind::StructOrd { left, right, op } => {
+                format!("(struct{} {} {})", binop(*op), self.expr(left), self.expr(right))
+            }
             TKind::StructEq { left, right, negated } => {
                 format!("({} {} {})", if *negated { "struct!=" } else { "struct==" }, self.expr(left), self.expr(right))
             }

@@ -175,6 +175,13 @@ pub enum TKind {
         right: Box<TExpr>,
         negated: bool,
     },
+    /// `a < b` (`op` one of [`BinOp::Lt`], `Le`, `Gt`, `Ge`) of two host values of one type, through the host's
+    /// `PartialOrd` shim, which applies the operator itself (an impl may write `lt` apart from `partial_cmp`).
+    StructOrd {
+        left: Box<TExpr>,
+        right: Box<TExpr>,
+        op: BinOp,
+    },
     /// `place = value`, or `place op= value`.
     Assign {
         place: Place,

@@ -68,7 +68,9 @@ impl TExpr {
             | TKind::RefField { base: x, .. }
             | TKind::OptionField { base: x, .. }
             | TKind::StructClone(x) => f(Child::Expr(x)),
-            TKind::Binary(_, l, r) | TKind::StructEq { left: l, right: r, .. } => {
+            TKind::Binary(_, l, r)
+            | TKind::StructEq { left: l, right: r, .. }
+            | TKind::StructOrd { left: l, right: r, .. } => {
                 f(Child::Expr(l));
                 f(Child::Expr(r));
             }

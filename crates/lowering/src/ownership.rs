@@ -412,7 +412,7 @@ impl Walk<'_> {
                 self.expr(x, false)?;
                 none()
             }
-            TKind::StructEq { left, right, .. } => {
+            TKind::StructEq { left, right, .. } | TKind::StructOrd { left, right, .. } => {
                 self.in_order([(&**left, false), (&**right, false)], none())?;
                 none()
             }
@@ -1064,7 +1064,7 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
         | TKind::RefField { base: value, .. }
         | TKind::OptionField { base: value, .. }
         | TKind::StructClone(value) => f(Child::Expr(value), false),
-        TKind::StructEq { left, right, .. } => {
+        TKind::StructEq { left, right, .. } | TKind::StructOrd { left, right, .. } => {
             f(Child::Expr(left), false);
             f(Child::Expr(right), false);
         }

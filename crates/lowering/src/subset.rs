@@ -402,7 +402,7 @@ impl Check<'_> {
             TKind::MapMethod { map, name, args, .. } => self.map_method(e, *map, *name, args),
             TKind::MapUpdate { map, key: k, default, op, value: v } => self.map_update(e, *map, k, default, op, v),
             TKind::MapPush { map, key: k, value: v } => self.map_push(e, *map, k, v),
-            TKind::StructEq { left, right, .. } => {
+            TKind::StructEq { left, right, .. } | TKind::StructOrd { left, right, .. } => {
                 self.expr(left)?;
                 self.expr(right)?;
                 match (&left.ty, &right.ty) {

@@ -44,6 +44,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                     if let Some(kind) = self.unit_variant_ordering(b, ordering, strict)? {
                         return Ok(TExpr { kind, ty, range });
                     }
+                    if let Some(kind) = self.struct_ordering(b, ordering, strict)? {
+                        return Ok(TExpr { kind, ty, range });
+                    }
                 }
                 ast::BinaryOp::ArithOp(ast::ArithOp::Add) if ty == Ty::String => {
                     let left = Box::new(self.expr(&lhs)?);

@@ -5,7 +5,7 @@ use ra_ap_syntax::ast::{self, HasArgList, HasAttrs};
 use ra_ap_syntax::AstNode;
 
 use crate::ir_build::{Builder, Result};
-use lacuna_ir::{Arm, Elem, FieldOf, FmtPiece, FmtSpec, Lit, LocalRef, Scalar, TExpr, TKind, TPat, Ty};
+use lacuna_ir::{Arm, BinOp, Elem, FieldOf, FmtPiece, FmtSpec, Lit, LocalRef, Scalar, TExpr, TKind, TPat, Ty};
 
 /// The operands of `x OP E::V` ([`Builder::unit_variant_operands`]): `x` read in place, the enum's index in
 /// `structs`, the variant's index and how many variants the enum has, and whether the variant is on the left.
@@ -272,6 +272,33 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         self.rustc_decides("comparing host structs", b.syntax());
         Ok(Some(TKind::StructEq { left: Box::new(left), right: Box::new(right), negated }))
+    }
+
+    /// `a < b` (`<=`, `>`, `>=`) of two host values of one type (`PartialOrd` through the host's shim; whether the
+    /// type implements it is rustc's check).
+    pub(super) fn struct_ordering(
+        &mut self,
+        b: &ast::BinExpr,
+        ordering: ast::Ordering,
+        strict: bool,
+    ) -> Result<Option<TKind>> {
+        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
+        let Some(left) = self.struct_place(&lhs)? else { return Ok(None) };
+        let Some(right) = self.struct_place(&rhs)? else { return Ok(None) };
+        let (Ty::Struct(l) | Ty::StructRef(l), Ty::Struct(r) | Ty::StructRef(r)) = (&left.ty, &right.ty) else {
+            return Ok(None);
+        };
+        if l != r {
+            return Ok(None);
+        }
+        self.rustc_decides("ordering host values", b.syntax());
+        let op = match (ordering, strict) {
+            (ast::Ordering::Less, true) => BinOp::Lt,
+            (ast::Ordering::Less, false) => BinOp::Le,
+            (ast::Ordering::Greater, true) => BinOp::Gt,
+            (ast::Ordering::Greater, false) => BinOp::Ge,
+        };
+        Ok(Some(TKind::StructOrd { left: Box::new(left), right: Box::new(right), op }))
     }
 
     /// `r.field` of a host struct reached in place whose field is an `Option<T>` of a scalar, a `String` or a host

@@ -226,6 +226,21 @@ impl<'a, 'b> Gen<'a, 'b> {
                 return self.map_update(e, *map, key, default, op, value)
             }
             TKind::MapPush { map, key, value } => return self.map_push(*map, key, value, e.range.start),
+            TKind::StructOrd { left, right, op } => {
+                let (Ty::Struct(id) | Ty::StructRef(id)) = left.ty else {
+                    return Err(CodegenError("a comparison of something other than host structs".into()));
+                };
+                let a = self.one(left)?;
+                let b = self.one(right)?;
+                let op = match op {
+                    BinOp::Lt => 0,
+                    BinOp::Le => 1,
+                    BinOp::Gt => 2,
+                    BinOp::Ge => 3,
+                    _ => return Err(CodegenError("an ordering of host values by this operator".into())),
+                };
+                Some(self.struct_ordered(id, a, b, op, at)?)
+            }
             TKind::StructEq { left, right, negated } => {
                 let (Ty::Struct(id) | Ty::StructRef(id)) = left.ty else {
                     return Err(CodegenError("a comparison of something other than host structs".into()));

@@ -22,6 +22,7 @@ pub(super) struct StructShims {
     pub(super) eq: usize,
     pub(super) display: usize,
     pub(super) debug: usize,
+    pub(super) partial_cmp: usize,
 }
 
 /// The shims of each host struct the snippet uses (by index into [`TypedSnippet::structs`]), where the host
@@ -30,15 +31,15 @@ pub(super) fn struct_shims(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMa
     let mut out = HashMap::new();
     for (id, size_symbol) in snippet.structs.iter().enumerate() {
         let Some(address) = (host.symbol)(&lacuna_ir::struct_shims_symbol(size_symbol)) else { continue };
-        let mut words = [0usize; 7];
-        // SAFETY: the instrumented host defines this symbol as `unsafe extern "C" fn(*mut [usize; 7])`, which only
+        let mut words = [0usize; 8];
+        // SAFETY: the instrumented host defines this symbol as `unsafe extern "C" fn(*mut [usize; 8])`, which only
         // writes the array (`instrument::struct_shims`); the host library stays loaded.
         unsafe {
-            let f = std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut [usize; 7])>(address);
+            let f = std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut [usize; 8])>(address);
             f(&mut words);
         }
-        let [size, align, drop, clone, eq, display, debug] = words;
-        out.insert(id, StructShims { size, align, drop, clone, eq, display, debug });
+        let [size, align, drop, clone, eq, display, debug, partial_cmp] = words;
+        out.insert(id, StructShims { size, align, drop, clone, eq, display, debug, partial_cmp });
     }
     out
 }
@@ -79,7 +80,7 @@ pub(super) fn uses_struct_shims(snippet: &TypedSnippet) -> bool {
     let mut found = false;
     each_expr(snippet, &mut |e| {
         found |= match &e.kind {
-            TKind::StructClone(_) | TKind::StructEq { .. } => true,
+            TKind::StructClone(_) | TKind::StructEq { .. } | TKind::StructOrd { .. } => true,
             TKind::Format(pieces) | TKind::Print { pieces, .. } => pieces.iter().any(|p| {
                 matches!(p, lacuna_ir::FmtPiece::Arg { value, .. } if matches!(value.ty, Ty::Struct(_) | Ty::StructRef(_)))
             }),
@@ -233,6 +234,18 @@ impl<'a, 'b> Gen<'a, 'b> {
         let ptr = self.b.func.dfg.value_type(self.ctx);
         let out = self.b.ins().stack_addr(ptr, slot, 0);
         self.call_shim(shims.eq, "`PartialEq`", &[out, a, b], at)?;
+        Ok(self.b.ins().stack_load(types::I8, slot, 0))
+    }
+
+    /// `a < b` (`op` 0; 1 `<=`, 2 `>`, 3 `>=`) of two host structs (at `a` and `b`) by the host's `PartialOrd`:
+    /// a `bool`.
+    pub(super) fn struct_ordered(&mut self, id: usize, a: Value, b: Value, op: u32, at: usize) -> R<Value> {
+        let shims = self.shims_of(id)?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let ptr = self.b.func.dfg.value_type(self.ctx);
+        let out = self.b.ins().stack_addr(ptr, slot, 0);
+        let op = self.int_const(types::I32, i64::from(op));
+        self.call_shim(shims.partial_cmp, "`PartialOrd`", &[out, a, b, op], at)?;
         Ok(self.b.ins().stack_load(types::I8, slot, 0))
     }
 
