@@ -207,10 +207,10 @@ mod __lacuna_struct_shims {
     }
     impl<T> EqNo for Probe<T> {}
     pub trait OrdYes {
-        fn partial_cmp_shim(&self) -> usize;
+        fn ord_shim(&self) -> usize;
     }
     impl<T: PartialOrd> OrdYes for &Probe<T> {
-        fn partial_cmp_shim(&self) -> usize {
+        fn ord_shim(&self) -> usize {
             /// # Safety
             ///
             /// `run` is a run record; `a` and `b` point to valid `T`s; `out` is valid for a write of a byte.
@@ -239,7 +239,7 @@ mod __lacuna_struct_shims {
         }
     }
     pub trait OrdNo {
-        fn partial_cmp_shim(&self) -> usize {
+        fn ord_shim(&self) -> usize {
             0
         }
     }

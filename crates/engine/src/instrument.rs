@@ -114,7 +114,7 @@ fn positions(host: &str, instrumented: &str, anchors: &[(usize, usize)]) -> Stri
 pub const ENTRY_POINTS: &str = include_str!("../host/entry_points.rs");
 
 /// The shims of one plain host struct (see `__lacuna_struct_shims` in [`ENTRY_POINTS`]): `[size, align, drop,
-/// clone, eq, display, debug, partial_cmp]`.
+/// clone, eq, display, debug, ord]` (`ord` applies `<`, `<=`, `>` or `>=`).
 fn struct_shims(name: &str, paths: &TypePaths) -> String {
     let path = paths.qualify(name);
     format!(
@@ -122,7 +122,7 @@ fn struct_shims(name: &str, paths: &TypePaths) -> String {
          #[allow(unused_imports)]\n    use __lacuna_struct_shims::*;\n    \
          let probe = &&__lacuna_struct_shims::Probe::<{path}>(::core::marker::PhantomData);\n    \
          let shims = [::core::mem::size_of::<{path}>(), ::core::mem::align_of::<{path}>(), \
-         __lacuna_struct_shims::drop::<{path}> as usize, probe.clone_shim(), probe.eq_shim(), probe.display_shim(), probe.debug_shim(), probe.partial_cmp_shim()];\n    \
+         __lacuna_struct_shims::drop::<{path}> as usize, probe.clone_shim(), probe.eq_shim(), probe.display_shim(), probe.debug_shim(), probe.ord_shim()];\n    \
          unsafe {{ ::core::ptr::write(out, shims) }}\n}}\n",
         symbol = lacuna_ir::struct_shims_symbol(&lacuna_ir::struct_size_symbol(name)),
     )

@@ -606,7 +606,8 @@ struct Gen<'a, 'b> {
     has_heap: bool,
     /// The host structs' layouts and shims ([`struct_shims`]).
     shims: HashMap<usize, StructShims>,
-    /// A host enum's variant, field and unit-variant shims (the last 0 where the host exports none), by index into [`TypedSnippet::structs`] ([`enum_fns`]).
+    /// A host enum's variant, field and unit-variant shims (the last 0 where the host exports none), by index
+    /// into [`TypedSnippet::structs`] ([`enum_fns`]).
     enum_fns: HashMap<usize, (usize, usize, usize)>,
     /// The shims of the `Option` fields the snippet reads, by symbol ([`option_fns`]).
     option_fns: HashMap<String, usize>,

@@ -22,7 +22,8 @@ pub(super) struct StructShims {
     pub(super) eq: usize,
     pub(super) display: usize,
     pub(super) debug: usize,
-    pub(super) partial_cmp: usize,
+    /// `PartialOrd`'s operators: `(run, out, a, b, op) -> status`, `op` 0 `<`, 1 `<=`, 2 `>`, 3 `>=`.
+    pub(super) ord: usize,
 }
 
 /// The shims of each host struct the snippet uses (by index into [`TypedSnippet::structs`]), where the host
@@ -38,8 +39,8 @@ pub(super) fn struct_shims(snippet: &TypedSnippet, host: &HostAbi<'_>) -> HashMa
             let f = std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut [usize; 8])>(address);
             f(&mut words);
         }
-        let [size, align, drop, clone, eq, display, debug, partial_cmp] = words;
-        out.insert(id, StructShims { size, align, drop, clone, eq, display, debug, partial_cmp });
+        let [size, align, drop, clone, eq, display, debug, ord] = words;
+        out.insert(id, StructShims { size, align, drop, clone, eq, display, debug, ord });
     }
     out
 }
@@ -245,7 +246,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let ptr = self.b.func.dfg.value_type(self.ctx);
         let out = self.b.ins().stack_addr(ptr, slot, 0);
         let op = self.int_const(types::I32, i64::from(op));
-        self.call_shim(shims.partial_cmp, "`PartialOrd`", &[out, a, b, op], at)?;
+        self.call_shim(shims.ord, "`PartialOrd`", &[out, a, b, op], at)?;
         Ok(self.b.ins().stack_load(types::I8, slot, 0))
     }
 
