@@ -257,9 +257,8 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TKind::Format(vec![FmtPiece::Arg { value: place, spec: FmtSpec::default() }])))
     }
 
-    /// `a == b` / `a != b` of two host structs of one type (`PartialEq` through the host's shim; whether the
-    /// struct implements it is rustc's check).
-    pub(super) fn struct_comparison(&mut self, b: &ast::BinExpr, negated: bool) -> Result<Option<TKind>> {
+    /// The two operands of a comparison of host values of one type, read in place; `None` for any other operands.
+    fn struct_operands(&mut self, b: &ast::BinExpr) -> Result<Option<(TExpr, TExpr)>> {
         let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
         let Some(left) = self.struct_place(&lhs)? else { return Ok(None) };
         let Some(right) = self.struct_place(&rhs)? else { return Ok(None) };
@@ -270,6 +269,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         if l != r {
             return Ok(None);
         }
+        Ok(Some((left, right)))
+    }
+
+    /// `a == b` / `a != b` of two host structs of one type (`PartialEq` through the host's shim; whether the
+    /// struct implements it is rustc's check).
+    pub(super) fn struct_comparison(&mut self, b: &ast::BinExpr, negated: bool) -> Result<Option<TKind>> {
+        let Some((left, right)) = self.struct_operands(b)? else { return Ok(None) };
         self.rustc_decides("comparing host structs", b.syntax());
         Ok(Some(TKind::StructEq { left: Box::new(left), right: Box::new(right), negated }))
     }
@@ -282,15 +288,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         ordering: ast::Ordering,
         strict: bool,
     ) -> Result<Option<TKind>> {
-        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return Ok(None) };
-        let Some(left) = self.struct_place(&lhs)? else { return Ok(None) };
-        let Some(right) = self.struct_place(&rhs)? else { return Ok(None) };
-        let (Ty::Struct(l) | Ty::StructRef(l), Ty::Struct(r) | Ty::StructRef(r)) = (&left.ty, &right.ty) else {
-            return Ok(None);
-        };
-        if l != r {
-            return Ok(None);
-        }
+        let Some((left, right)) = self.struct_operands(b)? else { return Ok(None) };
         self.rustc_decides("ordering host values", b.syntax());
         let op = match (ordering, strict) {
             (ast::Ordering::Less, true) => BinOp::Lt,
