@@ -328,7 +328,11 @@ fn run_case(shared: &mut Shared, case: &Case, engine: usize) -> Result<(String, 
         .as_ref()
         .is_some_and(|r| r.outcome == RunOutcome::Hole(lacuna_testdata::Outcome::Budget(Resource::Fuel)));
     let fuel = if runaway { RUNAWAY_FUEL } else { BUDGETS.fuel };
-    shared.engines[engine].set_budgets(Budgets { fuel, time_ms: case.time_ms.unwrap_or(TIME_MS), ..BUDGETS });
+    shared.engines[engine].set_budgets(Budgets {
+        fuel,
+        time_ms: case.time_ms.unwrap_or(TIME_MS),
+        memory_bytes: case.memory_bytes.unwrap_or(BUDGETS.memory_bytes),
+    });
     let (stdout, stderr, report) = lacuna_engine::capture::output(|| shared.engines[engine].run(&host, snippets))?;
     Ok((stdout, stderr, report.map_err(|e| format!("the run failed: {e}"))?))
 }

@@ -20,7 +20,7 @@ mod subset;
 pub use accept::{accept_without_rustc, HostFacts};
 use subset::{unsupported, Check};
 
-pub use ownership::moved_locals;
+pub use ownership::{move_sites, moved_locals};
 pub use scan::may_fault;
 
 /// Why a snippet does not go to the JIT.

@@ -1146,10 +1146,24 @@ pub fn struct_binding_moved(snippet: &TypedSnippet) -> Option<std::ops::Range<us
 /// buffers until their scope ends, where the JIT frees them. The locals of bindings the snippet owns
 /// ([`TypedSnippet::lifted`]) are among them: they go back to the host.
 pub fn moved_locals(snippet: &TypedSnippet) -> BTreeSet<usize> {
-    fn expr(e: &TExpr, by_value: bool, out: &mut BTreeSet<usize>) {
-        if let TKind::Local(LocalRef::Snippet(id)) = &e.kind {
+    // A binding the snippet owns is handed back to the host, never dropped.
+    let mut out: BTreeSet<usize> = snippet.lifted.iter().map(|l| l.local).collect();
+    out.extend(move_sites(snippet).into_iter().filter_map(|e| match e.kind {
+        TKind::Local(LocalRef::Snippet(id)) => Some(id),
+        _ => None,
+    }));
+    out
+}
+
+/// The reads of the snippet's own locals that move them: each a [`TKind::Local`] of a type that owns memory, read
+/// by value (`let w = v;`, `v.push(s)`, `break s`, a call argument, the hole's value). Code generation keeps a
+/// drop flag for a local read here, cleared where it runs one of these, so the local is dropped where its scope
+/// ends (or is left early) on the paths that did not move it.
+pub fn move_sites(snippet: &TypedSnippet) -> Vec<&TExpr> {
+    fn expr<'t>(e: &'t TExpr, by_value: bool, out: &mut Vec<&'t TExpr>) {
+        if let TKind::Local(LocalRef::Snippet(_)) = &e.kind {
             if by_value && owns(&e.ty) {
-                out.insert(*id);
+                out.push(e);
             }
         }
         operands(e, &mut |c, by_value| match c {
@@ -1157,14 +1171,13 @@ pub fn moved_locals(snippet: &TypedSnippet) -> BTreeSet<usize> {
             Child::Block(b) => block(b, out),
         });
     }
-    fn block(b: &TBlock, out: &mut BTreeSet<usize>) {
+    fn block<'t>(b: &'t TBlock, out: &mut Vec<&'t TExpr>) {
         b.each_child(&mut |c| match c {
             Child::Expr(c) => expr(c, true, out),
             Child::Block(b) => block(b, out),
         });
     }
-    // A binding the snippet owns is handed back to the host, never dropped.
-    let mut out: BTreeSet<usize> = snippet.lifted.iter().map(|l| l.local).collect();
+    let mut out = Vec::new();
     block(&snippet.body, &mut out);
     snippet.fns.iter().for_each(|f| block(&f.body, &mut out));
     out

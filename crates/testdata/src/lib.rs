@@ -31,7 +31,8 @@
 //! `detached-thread`, ...) whatever rustc says of it, so the checker and `lacuna run` must reject it, by policy;
 //! the verdict label stays rustc's. `grant=NAME` checks and runs the case with that grant added to the default
 //! policy (`grant=time` for a case that sleeps); `local=NAME` marks a model local (`Classified`'s holes).
-//! `time=MS` runs the case with that time budget (a case that waits until the budget ends it).
+//! `time=MS` runs the case with that time budget (a case that waits until the budget ends it); `memory=BYTES` with
+//! that memory budget (a case whose run must hold no more than that at once).
 //!
 //! For `lacuna run`, `run=KIND` says what the hole evaluates to when the host runs — `ok`, `runtime` (a fault),
 //! `budget:fuel|time|stack|memory`, `rejected` — and a following `=== stdout` section what the host prints. Cases
@@ -81,6 +82,8 @@ pub struct Case {
     pub local_models: Vec<String>,
     /// `time=MS`: the time budget the case runs with, instead of the suite's.
     pub time_ms: Option<u64>,
+    /// `memory=BYTES`: the memory budget the case runs with, instead of the suite's.
+    pub memory_bytes: Option<u64>,
 }
 
 impl Case {
@@ -250,6 +253,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
         let mut grants = Vec::new();
         let mut local_models = Vec::new();
         let mut time_ms = None;
+        let mut memory_bytes = None;
         let mut words_owned = Vec::new();
         for w in expect_part.split_whitespace() {
             if let Some(kind) = w.strip_prefix("policy=") {
@@ -265,6 +269,11 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             }
             if let Some(ms) = w.strip_prefix("time=") {
                 time_ms = Some(ms.parse().map_err(|_| err(line, format!("`time=` takes milliseconds, not `{ms}`")))?);
+                continue;
+            }
+            if let Some(bytes) = w.strip_prefix("memory=") {
+                memory_bytes =
+                    Some(bytes.parse().map_err(|_| err(line, format!("`memory=` takes bytes, not `{bytes}`")))?);
                 continue;
             }
             if let Some(model) = w.strip_prefix("local=") {
@@ -351,6 +360,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, CaseError> {
             policy,
             grants,
             time_ms,
+            memory_bytes,
             local_models,
         });
     }

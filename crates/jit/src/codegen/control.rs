@@ -1,6 +1,7 @@
 //! Control flow: blocks, `if`, loops, `break`/`continue`, patterns and `match`.
 
 use crate::codegen::arith::{is_zero, remainder_by_power_of_two};
+use crate::codegen::scopes::Cleanup;
 use crate::codegen::{clif, flat, tuple_fields, CodegenError, Gen, Vals, R};
 use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -18,6 +19,10 @@ pub(super) struct LoopCtx {
     pub(super) value: Vec<Type>,
     /// A labelled block: only a `break` naming it leaves it.
     pub(super) is_block: bool,
+    /// The scopes a `break` to it leaves ([`Gen::leave_scopes`]): those from this depth on.
+    pub(super) break_leaves: usize,
+    /// The scopes a `continue` to it leaves.
+    pub(super) continue_leaves: usize,
 }
 
 /// A loop condition made only of literals, locals, hole bindings and their scalar fields, and operators on them:
@@ -92,7 +97,16 @@ impl<'a, 'b> Gen<'a, 'b> {
         for &t in &ts {
             self.b.append_block_param(exit, t);
         }
-        let ctx = LoopCtx { label: block.label.clone(), next: exit, exit, value: ts.clone(), is_block: true };
+        let depth = self.scopes.len();
+        let ctx = LoopCtx {
+            label: block.label.clone(),
+            next: exit,
+            exit,
+            value: ts.clone(),
+            is_block: true,
+            break_leaves: depth,
+            continue_leaves: depth,
+        };
         self.loops.push(ctx);
         let v = self.block_inner(block);
         self.loops.pop();
@@ -104,6 +118,16 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     pub(super) fn block_inner(&mut self, block: &TBlock) -> R<Vals> {
+        self.open_scope();
+        let value = self.block_statements(block);
+        // On an error the scope is abandoned with the function being generated.
+        let value = value?;
+        // The block's own locals that still own their values are dropped here, last declared first.
+        self.close_scope()?;
+        Ok(value)
+    }
+
+    fn block_statements(&mut self, block: &TBlock) -> R<Vals> {
         for stmt in &block.stmts {
             match stmt {
                 TStmt::Let { local, init } => {
@@ -113,6 +137,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                         None => Vec::new(),
                     };
                     self.declare(*local, v);
+                    self.on_scope_end(Cleanup::Local(*local));
                 }
                 TStmt::LetPat { pat, init, otherwise } => {
                     let v = self.expr(init)?;
@@ -130,33 +155,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                         self.b.seal_block(bind);
                     }
                     self.bind_pat(pat, &init.ty, &v)?;
+                    // What the pattern took (`let Ok(x) = call() else { .. }`: the payload `x` took).
+                    self.record_pattern_drops(pat);
                 }
                 TStmt::Expr(e) => {
                     self.expr(e)?;
                 }
             }
         }
-        let value = match &block.tail {
-            Some(t) => self.expr(t)?,
-            None => Vec::new(),
-        };
-        // The block's own vectors and strings that were never moved are dropped here, as rustc drops them.
-        for stmt in &block.stmts {
-            match stmt {
-                TStmt::Let { local, .. } => self.drop_local(*local)?,
-                TStmt::LetPat { pat, .. } => {
-                    self.drop_field_copies(pat)?;
-                    // `let Ok(x) = call() else { .. }`: the payload `x` took.
-                    if let TPat::Ok(inner) | TPat::Err(inner) = pat {
-                        if let TPat::Bind(local) = &**inner {
-                            self.drop_local(*local)?;
-                        }
-                    }
-                }
-                TStmt::Expr(_) => {}
-            }
+        match &block.tail {
+            Some(t) => self.expr(t),
+            None => Ok(Vec::new()),
         }
-        Ok(value)
     }
 
     /// Whether `values` (of type `ty`) match `pat`: a `bool` value.
@@ -332,28 +342,32 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
-    /// Drops what `pat` moved into its bindings and they did not move on, where their scope (the arm or the block)
-    /// ends: the `String` fields copied out of a host enum's variant, and the `String` of an `Option<String>`
-    /// (`Some(name)`; [`Gen::drop_local`] leaves every other binding's type alone).
-    pub(super) fn drop_field_copies(&mut self, pat: &TPat) -> R<()> {
+    /// Where a `match` arm ends (or is left early): what `pat` moved into its bindings and they did not move on —
+    /// the `String` fields copied out of a host enum's variant, the `String` of an `Option<String>` (`Some(name)`),
+    /// an `Ok`/`Err` payload bound by name — and what it took from a scrutinee that is not a local (of type `ty`,
+    /// its parts `values`) and bound to no name.
+    pub(super) fn end_arm(&mut self, pat: &TPat, ty: &Ty, scrutinee_local: bool, values: &[Value]) -> R<()> {
         pat.field_copies().into_iter().try_for_each(|local| self.drop_local(local))?;
-        match pat {
-            TPat::Some(inner) => match &**inner {
-                TPat::Bind(local) => self.drop_local(*local),
-                _ => Ok(()),
-            },
-            _ => Ok(()),
+        if let TPat::Some(inner) = pat {
+            if let TPat::Bind(local) = &**inner {
+                self.drop_local(*local)?;
+            }
         }
+        if let Ty::Result(ok, err) = ty {
+            self.end_result_arm(pat, ok, err, values, scrutinee_local)?;
+        }
+        self.end_owned_option_arm(pat, ty, scrutinee_local, values);
+        Ok(())
     }
 
     /// Where an arm of a `match` on an `Option<String>` that is not a local ends: the text no pattern took is
     /// dropped with the scrutinee (a local's is the local's, dropped where its scope ends).
-    fn end_owned_option_arm(&mut self, pat: &TPat, scrutinee: &TExpr, values: &[Value]) {
+    fn end_owned_option_arm(&mut self, pat: &TPat, ty: &Ty, scrutinee_local: bool, values: &[Value]) {
         let taken = matches!(pat, TPat::Some(inner) if matches!(**inner, TPat::Bind(_)));
-        if taken || matches!(scrutinee.kind, TKind::Local(_)) || !self.has_heap {
+        if taken || scrutinee_local || !self.has_heap {
             return;
         }
-        if let (Ty::Option(payload), [_, ptr, _, _]) = (&scrutinee.ty, values) {
+        if let (Ty::Option(payload), [_, ptr, _, _]) = (ty, values) {
             if **payload == Ty::String {
                 let free = self.helper(Helper::VecFree);
                 self.b.ins().call(free, &[self.ctx, *ptr]);
@@ -383,14 +397,44 @@ impl<'a, 'b> Gen<'a, 'b> {
         latch: cranelift_codegen::ir::Block,
         exit: cranelift_codegen::ir::Block,
         body: &TBlock,
+        var_scope: bool,
     ) -> R<()> {
-        self.loops.push(LoopCtx { label: label.clone(), next: latch, exit, value: Vec::new(), is_block: false });
+        let depth = self.scopes.len();
+        self.loops.push(LoopCtx {
+            label: label.clone(),
+            next: latch,
+            exit,
+            value: Vec::new(),
+            is_block: false,
+            break_leaves: depth.saturating_sub(usize::from(var_scope)),
+            continue_leaves: depth,
+        });
         self.block(body)?;
         self.loops.pop();
         self.b.ins().jump(latch, &[]);
         self.b.switch_to_block(latch);
         self.b.seal_block(latch);
         Ok(())
+    }
+
+    /// A loop's context, entered where code is being generated now.
+    pub(super) fn loop_ctx(
+        &self,
+        label: &Option<String>,
+        next: cranelift_codegen::ir::Block,
+        exit: cranelift_codegen::ir::Block,
+        value: Vec<Type>,
+    ) -> LoopCtx {
+        let depth = self.scopes.len();
+        LoopCtx {
+            label: label.clone(),
+            next,
+            exit,
+            value,
+            is_block: false,
+            break_leaves: depth,
+            continue_leaves: depth,
+        }
     }
 
     pub(super) fn find_loop(&self, label: &Option<String>) -> R<usize> {
@@ -464,7 +508,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let i = self.b.use_var(counter);
             self.b.def_var(loop_var, i);
             self.vars.insert(var, vec![loop_var]);
-            self.body_to_latch(label, latch, exit, body)?;
+            self.body_to_latch(label, latch, exit, body, false)?;
             let i = self.b.use_var(counter);
             if inclusive {
                 // `..=end` stops after `end` without computing `end + 1` (which may not exist).
@@ -526,8 +570,15 @@ impl<'a, 'b> Gen<'a, 'b> {
             let ts = flat(&var_ty);
             let loop_vars: Vec<Variable> = ts.iter().zip(element).map(|(&t, v)| self.var(t, v)).collect();
             self.vars.insert(var, loop_vars);
-            self.body_to_latch(label, latch, exit, body)?;
-            // The pass's copy, unless the body moved it on (after a `break` it is the run's to free at its end).
+            // The pass's copy, unless the body moved it on: dropped where the pass ends (a `continue` goes there
+            // too), or on a `break` out of the loop.
+            self.set_flag(var, by_value);
+            self.open_scope();
+            if by_value {
+                self.on_scope_end(Cleanup::Local(var));
+            }
+            self.body_to_latch(label, latch, exit, body, true)?;
+            self.scopes.pop();
             if by_value {
                 self.drop_local(var)?;
             }
@@ -609,12 +660,15 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.switch_to_block(body);
                 self.b.seal_block(body);
             }
+            self.open_scope();
+            self.on_scope_end(Cleanup::Arm {
+                pat: arm.pat.clone(),
+                scrutinee_ty: scrutinee.ty.clone(),
+                scrutinee_local: matches!(scrutinee.kind, TKind::Local(_)),
+                values: values.clone(),
+            });
             let v = self.expr(&arm.body)?;
-            self.drop_field_copies(&arm.pat)?;
-            if let Ty::Result(ok, err) = &scrutinee.ty {
-                self.end_result_arm(&arm.pat, ok, err, &values, matches!(scrutinee.kind, TKind::Local(_)))?;
-            }
-            self.end_owned_option_arm(&arm.pat, scrutinee, &values);
+            self.close_scope()?;
             self.jump_with(merge, &ts, v);
             self.b.switch_to_block(next);
             self.b.seal_block(next);
@@ -688,7 +742,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.b.switch_to_block(body_block);
             self.b.seal_block(body_block);
             self.tick(at);
-            let ctx = LoopCtx { label: label.clone(), next: header, exit, value: Vec::new(), is_block: false };
+            let ctx = self.loop_ctx(label, header, exit, Vec::new());
             self.loop_body(ctx, body)?;
             return Ok(Vec::new());
         }
@@ -697,7 +751,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().brif(c, body_block, &[], exit, &[]);
         self.b.switch_to_block(body_block);
         self.tick(at);
-        self.body_to_latch(label, latch, exit, body)?;
+        self.body_to_latch(label, latch, exit, body, false)?;
         let c = self.one(cond)?;
         self.b.ins().brif(c, body_block, &[], exit, &[]);
         self.b.seal_block(body_block);
@@ -718,7 +772,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(header);
         self.tick(at);
-        let ctx = LoopCtx { label: label.clone(), next: header, exit, value: ts, is_block: false };
+        let ctx = self.loop_ctx(label, header, exit, ts);
         self.loop_body(ctx, body)?;
         Ok(self.b.block_params(exit).to_vec())
     }

@@ -2,7 +2,6 @@
 
 use crate::abi::Fault;
 use crate::codegen::arith::{is_zero, power_of_two, remainder_by_power_of_two, scaled_plus_constant};
-use crate::codegen::control::LoopCtx;
 use crate::codegen::{clif, flat, tuple_fields, CodegenError, Gen, Vals, R};
 use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -16,7 +15,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         let value: Option<Value> = match &e.kind {
             TKind::Lit(Lit::Str(text)) => return Ok(self.str_literal(text)),
             TKind::Lit(lit) => self.lit(lit, e.s(), false),
-            TKind::Local(l) => return Ok(self.read(*l, &e.ty)),
+            TKind::Local(l) => {
+                self.note_read(e);
+                return Ok(self.read(*l, &e.ty));
+            }
             TKind::Deref(binding) => self.read_place(Place::Deref(*binding), e.s()),
             TKind::AddrOf { .. } => return Err(CodegenError("a place lent other than to a host function".into())),
             TKind::HostField(field) => self.read_place(Place::HostField(*field), e.s()),
@@ -109,6 +111,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let target = self.find_loop(label)?;
                 let (exit, ts) = (self.loops[target].exit, self.loops[target].value.clone());
+                self.leave_scopes(self.loops[target].break_leaves)?;
                 self.jump_with(exit, &ts, v);
                 self.dead_block();
                 None
@@ -116,6 +119,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::Continue { label } => {
                 let target = self.find_loop(label)?;
                 let next = self.loops[target].next;
+                self.leave_scopes(self.loops[target].continue_leaves)?;
                 self.b.ins().jump(next, &[]);
                 self.dead_block();
                 None
@@ -126,6 +130,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                     None => Vec::new(),
                 };
                 let ret = self.in_fn.clone().ok_or_else(|| CodegenError("`return` outside a function".into()))?;
+                // Every scope of the function is left.
+                self.leave_scopes(0)?;
                 self.return_ok(v, &ret);
                 self.dead_block();
                 None
@@ -358,7 +364,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // The loop's `next()` is placed at its iterator expression (a fault of a source, as rustc's).
                 self.drive(chain, chain.range.start, &mut |g, item, next, exit| {
                     g.bind_pat(pat, &item_ty, &item)?;
-                    g.loops.push(LoopCtx { label: label.clone(), next, exit, value: Vec::new(), is_block: false });
+                    let ctx = g.loop_ctx(label, next, exit, Vec::new());
+                    g.loops.push(ctx);
                     let r = g.block(body);
                     g.loops.pop();
                     r.map(|_| ())

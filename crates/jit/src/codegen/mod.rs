@@ -30,6 +30,7 @@ mod owned_bindings;
 mod places;
 mod result;
 mod scan;
+mod scopes;
 mod seq;
 mod structs;
 mod text;
@@ -135,6 +136,9 @@ fn compile_with(lowered: &Lowered, host: &HostAbi<'_>, clif: Option<&mut String>
         unit.define_fn(i, f)?;
     }
     unit.define_entry()?;
+    if scopes::unmoved_sites(snippet, &unit.made.moves) {
+        return Err(CodegenError("a move of a local its drop flag would not see".into()));
+    }
     unit.finish(host, !calls.is_empty())
 }
 
@@ -344,6 +348,8 @@ fn c_param(s: Scalar) -> Option<AbiParam> {
 struct Made {
     /// Messages of fixed panics, snippet functions' first.
     messages: Vec<String>,
+    /// The moves of flagged locals generated ([`scopes::unmoved_sites`]).
+    moves: std::collections::HashSet<usize>,
     data: Vec<Box<[u8]>>,
     #[allow(clippy::vec_box)]
     specs: Vec<Box<RawSpec>>,
@@ -459,6 +465,7 @@ impl Unit<'_, '_> {
         self.made.messages.append(&mut made.messages);
         self.made.data.append(&mut made.data);
         self.made.specs.append(&mut made.specs);
+        self.made.moves.extend(made.moves);
         Ok(())
     }
 
@@ -600,8 +607,17 @@ struct Gen<'a, 'b> {
     tuples: HashMap<TupleElem, TupleLayout>,
     /// Fuel left, kept in a register within a function: written back to the context around calls and returns.
     fuel: Option<Variable>,
-    /// `Vec`/`String` locals moved somewhere ([`lacuna_lowering::moved_locals`]): never freed at their scope's end.
+    /// Locals moved somewhere ([`lacuna_lowering::moved_locals`]): dropped only where their flag says they still
+    /// own their value, and never without one.
     moved: std::collections::BTreeSet<usize>,
+    /// The scopes open where code is being generated, innermost last, each with what it drops where it ends
+    /// ([`scopes`]).
+    scopes: Vec<Vec<scopes::Cleanup>>,
+    /// The drop flags of the moved locals that have one ([`scopes::flagged_locals`]).
+    flags: HashMap<usize, Variable>,
+    /// The reads that move a flagged local, by address ([`scopes::move_site_addresses`]), and those generated.
+    move_sites: std::rc::Rc<std::collections::HashSet<usize>>,
+    moves_generated: std::collections::HashSet<usize>,
     /// The run has a heap (the snippet allocates).
     has_heap: bool,
     /// The host structs' layouts and shims ([`struct_shims`]).
@@ -652,6 +668,19 @@ impl<'a, 'b> Gen<'a, 'b> {
         b.switch_to_block(block);
         b.seal_block(block);
         let first = b.block_params(block)[0];
+        let moved = lacuna_lowering::moved_locals(snippet);
+        let flagged = scopes::flagged_locals(snippet, &moved);
+        let move_sites = std::rc::Rc::new(scopes::move_site_addresses(snippet, &flagged));
+        // Every flag is clear until its local gets a value.
+        let flags = flagged
+            .into_iter()
+            .map(|local| {
+                let flag = b.declare_var(types::I8);
+                let clear = b.ins().iconst(types::I8, 0);
+                b.def_var(flag, clear);
+                (local, flag)
+            })
+            .collect();
         Ok(Gen {
             b,
             snippet,
@@ -672,7 +701,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             statics: HashMap::new(),
             tuples: HashMap::new(),
             fuel: None,
-            moved: lacuna_lowering::moved_locals(snippet),
+            moved,
+            scopes: Vec::new(),
+            flags,
+            move_sites,
+            moves_generated: Default::default(),
             has_heap: allocates(snippet),
             shims: HashMap::new(),
             enum_fns: HashMap::new(),
@@ -724,7 +757,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             return Err(CodegenError(m));
         }
         self.b.finalize();
-        Ok((Made { messages: self.messages, data: self.data, specs: self.specs }, self.addresses))
+        let made = Made { messages: self.messages, moves: self.moves_generated, data: self.data, specs: self.specs };
+        Ok((made, self.addresses))
     }
 
     /// Writes the entry's `value`, of the hole's type `ty`, to the host's slot at `out`.

@@ -108,6 +108,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     for (var, v) in vars.into_iter().zip(values) {
                         self.b.def_var(var, v);
                     }
+                    self.set_flag(id, true);
                 }
             }
             LocalRef::Binding(i) => {
@@ -126,6 +127,7 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Fresh variables for a snippet local, holding `values` (zeros when there are none yet).
     pub(super) fn declare(&mut self, local: usize, values: Vals) {
+        let empty = values.is_empty();
         let ts = flat(&self.snippet.locals[local].ty);
         let values = self.fill(values, &ts);
         let mut vars = Vec::new();
@@ -135,6 +137,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             vars.push(var);
         }
         self.vars.insert(local, vars);
+        // `let x;` declares a local that holds nothing yet.
+        self.set_flag(local, !empty);
     }
 
     pub(super) fn local_ty(&self, local: LocalRef) -> Ty {
@@ -146,45 +150,49 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    /// Frees the buffer of a `Vec`/`String`/`Option<String>` local that is never moved (it owns the buffer alone),
-    /// or drops a host struct or map the run made: at the end of its scope, or before it is assigned a new value.
+    /// Frees the buffer of a `Vec`/`String`/`Option<String>` local, or drops a host struct or map the run made,
+    /// where it still owns its value ([`Gen::when_owned`]): at the end of its scope, on a jump out of it, or before
+    /// it is assigned a new value.
     pub(super) fn drop_local(&mut self, local: usize) -> R<()> {
-        if let Some(ty @ (Ty::Struct(_) | Ty::Map { .. })) = self.snippet.locals.get(local).map(|l| &l.ty) {
-            if self.moved.contains(&local) || !self.has_heap {
-                return Ok(());
+        let Some(ty) = self.snippet.locals.get(local).map(|l| l.ty.clone()) else { return Ok(()) };
+        let droppable = matches!(ty, Ty::Struct(_) | Ty::Map { .. } | Ty::Vec(_) | Ty::String)
+            || matches!(&ty, Ty::Option(payload) if **payload == Ty::String);
+        if !droppable || !self.has_heap {
+            return Ok(());
+        }
+        self.when_owned(local, |g| g.drop_value(local, &ty))
+    }
+
+    fn drop_value(&mut self, local: usize, ty: &Ty) -> R<()> {
+        let vars = self.vars.get(&local).cloned().unwrap_or_default();
+        match (ty, &vars[..]) {
+            (Ty::Struct(_) | Ty::Map { .. }, &[var]) => {
+                let ptr = self.b.use_var(var);
+                let f = if matches!(ty, Ty::Map { .. }) {
+                    self.helper(Helper::MapFree)
+                } else {
+                    self.helper(Helper::StructDrop)
+                };
+                self.b.ins().call(f, &[self.ctx, ptr]);
+                Ok(())
             }
-            let Some(&[var]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
-            let ptr = self.b.use_var(var);
-            let f = if matches!(ty, Ty::Map { .. }) {
-                self.helper(Helper::MapFree)
-            } else {
-                self.helper(Helper::StructDrop)
-            };
-            self.b.ins().call(f, &[self.ctx, ptr]);
-            return Ok(());
-        }
-        // An `Option<String>`: its text, if any (`None`'s parts are zeros, which free nothing).
-        if let Some(Ty::Option(payload)) = self.snippet.locals.get(local).map(|l| &l.ty) {
-            if **payload != Ty::String || self.moved.contains(&local) || !self.has_heap {
-                return Ok(());
+            // An `Option<String>`: its text, if any (`None`'s parts are zeros, which free nothing).
+            (Ty::Option(_), &[_, ptr, _, _]) => {
+                let ptr = self.b.use_var(ptr);
+                let free = self.helper(Helper::VecFree);
+                self.b.ins().call(free, &[self.ctx, ptr]);
+                Ok(())
             }
-            let Some(&[_, ptr, _, _]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
-            let ptr = self.b.use_var(ptr);
-            let free = self.helper(Helper::VecFree);
-            self.b.ins().call(free, &[self.ctx, ptr]);
-            return Ok(());
+            (Ty::Vec(_) | Ty::String, &[ptr, _, len]) => {
+                let ptr = self.b.use_var(ptr);
+                let elem = match ty {
+                    Ty::Vec(elem) => Some(*elem),
+                    _ => None,
+                };
+                self.drop_buffer(elem, ptr, len)
+            }
+            _ => Ok(()),
         }
-        let owned = matches!(self.snippet.locals.get(local).map(|l| &l.ty), Some(Ty::Vec(_) | Ty::String));
-        if !owned || self.moved.contains(&local) || !self.has_heap {
-            return Ok(());
-        }
-        let Some(&[ptr, _, len]) = self.vars.get(&local).map(|vars| &vars[..]) else { return Ok(()) };
-        let ptr = self.b.use_var(ptr);
-        let elem = match self.snippet.locals[local].ty {
-            Ty::Vec(elem) => Some(elem),
-            _ => None,
-        };
-        self.drop_buffer(elem, ptr, len)
     }
 
     /// Frees a vector's buffer at `ptr` holding `len` elements of `elem` (`None`: a `String`'s), with the text
