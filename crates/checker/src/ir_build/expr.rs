@@ -470,13 +470,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 TKind::Break { label: Self::label(b.lifetime()), value }
             }
             ast::Expr::ContinueExpr(c) => TKind::Continue { label: Self::label(c.lifetime()) },
-            ast::Expr::ReturnExpr(r) => {
-                let value = match r.expr() {
-                    Some(v) => Some(Box::new(self.expr(&v)?)),
-                    None => None,
-                };
-                TKind::Return(value)
-            }
+            ast::Expr::ReturnExpr(r) => self.return_expr(r)?,
             ast::Expr::CallExpr(c) if self.map_new(c, &ty) => TKind::MapNew,
             ast::Expr::CallExpr(c) => return self.call_expr(expr, c, ty, range),
             ast::Expr::IndexExpr(ix) if ix.base().and_then(|b| self.map_local(&b)).is_some() => {

@@ -116,9 +116,6 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
         }
         let Some(body) = c.body() else { return self.unsupported("a closure without a body", c.syntax()) };
-        if body.syntax().descendants().any(|n| ast::ReturnExpr::can_cast(n.kind())) {
-            return self.unsupported("`return` inside a closure", body.syntax());
-        }
         Ok((pats, body))
     }
 

@@ -279,7 +279,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return outside(self);
                 }
                 let Some(body) = c.body() else { return outside(self) };
-                self.owned_before_try(t, body.syntax())?;
+                self.owned_before_try(t.syntax(), body.syntax())?;
                 (self.expr_type(&body)?, Some(Self::closure_label(&c)))
             }
             Some(TryOwner::Fn(f)) => {
@@ -287,7 +287,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                     return outside(self);
                 };
                 let Some(body) = f.body() else { return outside(self) };
-                self.owned_before_try(t, body.syntax())?;
+                self.owned_before_try(t.syntax(), body.syntax())?;
                 (self.ty(&def.ret_type(self.db), f.syntax())?, None)
             }
             None => return outside(self),
@@ -342,12 +342,32 @@ impl<'a, 'db> Builder<'a, 'db> {
         })?
     }
 
-    /// Whether a `?` in `c` leaves `c` (and not a closure or function inside it).
+    /// Whether a `?` or a `return` in `c` leaves `c` (and not a closure or function inside it).
     pub(super) fn tries_in(c: &ast::ClosureExpr) -> bool {
         c.syntax()
             .descendants()
-            .filter_map(ast::TryExpr::cast)
-            .any(|t| matches!(Self::try_owner(t.syntax()), Some(TryOwner::Closure(owner)) if owner == *c))
+            .filter(|n| ast::TryExpr::can_cast(n.kind()) || ast::ReturnExpr::can_cast(n.kind()))
+            .any(|n| matches!(Self::try_owner(&n), Some(TryOwner::Closure(owner)) if owner == *c))
+    }
+
+    /// `return value` (at `r`): out of the snippet's function around it, or out of the closure around it, as
+    /// the `break` out of its body that a `?` there is ([`Builder::try_expr`]).
+    pub(super) fn return_expr(&mut self, r: &ast::ReturnExpr) -> Result<TKind> {
+        let value = match r.expr() {
+            Some(v) => Some(Box::new(self.expr(&v)?)),
+            None => None,
+        };
+        match Self::try_owner(r.syntax()) {
+            Some(TryOwner::Closure(c)) => {
+                if !self.try_closures.contains(&c) {
+                    return self.unsupported("`return` inside a closure", r.syntax());
+                }
+                let Some(body) = c.body() else { return self.unsupported("`return` inside a closure", r.syntax()) };
+                self.owned_before_try(r.syntax(), body.syntax())?;
+                Ok(TKind::Break { label: Some(Self::closure_label(&c)), value })
+            }
+            _ => Ok(TKind::Return(value)),
+        }
     }
 
     /// The label of the block a closure's body is when a `?` leaves it: not one Rust could spell, so never one the
@@ -374,15 +394,15 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(TExpr { kind: TKind::Block(block), ty, range })
     }
 
-    /// A `?` (at `t`, inside `body`) must not leave a value made before it undropped (`Some((s.name.clone(),
+    /// A `?` or a closure's `return` (at `t`, inside `body`) must not leave a value made before it undropped (`Some((s.name.clone(),
     /// avg?))`: rustc's program drops the `String` on the way out; the JIT's drops only locals). Any operand
     /// evaluated before the `?`'s own, in every expression around it up to `body`, of a type that is not `Copy` —
     /// but for the receiver of a method call that is a place (`out.push(x?)` borrows `out`) — is such a value; of
     /// a `let` condition (`if let Some(_) = f()`), its scrutinee. Earlier statements of a block around it are not
     /// operands: their locals are dropped as the block is left.
-    fn owned_before_try(&self, t: &ast::TryExpr, body: &ra_ap_syntax::SyntaxNode) -> Result<()> {
-        let start = t.syntax().text_range().start();
-        for parent in t.syntax().ancestors().skip(1).take_while(|p| p != body) {
+    fn owned_before_try(&self, t: &ra_ap_syntax::SyntaxNode, body: &ra_ap_syntax::SyntaxNode) -> Result<()> {
+        let start = t.text_range().start();
+        for parent in t.ancestors().skip(1).take_while(|p| p != body) {
             for sibling in parent.children().filter_map(ast::Expr::cast) {
                 if sibling.syntax().text_range().end() > start {
                     continue;
@@ -396,7 +416,7 @@ impl<'a, 'db> Builder<'a, 'db> {
                 };
                 let copy = value.and_then(|v| self.sema.type_of_expr(&v)).is_some_and(|i| i.original.is_copy(self.db));
                 if !copy && !place_receiver {
-                    return self.unsupported("a `?` that would leave a value made before it undropped", t.syntax());
+                    return self.unsupported("a `?` that would leave a value made before it undropped", t);
                 }
             }
         }
