@@ -411,8 +411,16 @@ impl Unit<'_, '_> {
                 }
                 g.vars.insert(p, vars);
             }
+            // The parameters are the function's outermost scope: what the caller moved in is dropped where the
+            // body ends or a `return` leaves it, unless the body moved it on.
+            g.open_scope();
+            for &p in &f.params {
+                g.set_flag(p, true);
+                g.on_scope_end(scopes::Cleanup::Local(p));
+            }
             g.enter_checks(0)?;
             let value = g.block(&f.body)?;
+            g.close_scope()?;
             g.return_ok(value, &f.ret);
             g.finish()?
         };
