@@ -1,8 +1,9 @@
 //! Drop scopes and drop flags: what generated code drops where a scope ends, and on every way out of it before
 //! its end (`break`, `continue`, `return`, and so `?`), as rustc drops a scope's locals.
 //!
-//! A block, a `match` arm and a `for` loop's pass over a vector of strings each open a scope while their code is
-//! generated; each local the scope declares (and the payloads an arm's pattern took) is recorded there, in order.
+//! A block, a `match` arm, a `for` loop's pass over a vector of strings and a snippet function's parameters each
+//! open a scope while their code is generated; each local the scope declares (the payloads an arm's pattern took,
+//! the values the caller moved into the parameters) is recorded there, in order.
 //! Where the scope ends normally its cleanups run in reverse order. A jump out of scopes (`break`/`continue` to a
 //! loop or labelled block, recorded in its [`LoopCtx`](super::control::LoopCtx); `return`, out of all of a
 //! function's) runs the cleanups of every scope it leaves, innermost first, and changes nothing for the code after
