@@ -131,12 +131,14 @@ fn compile_with(lowered: &Lowered, host: &HostAbi<'_>, clif: Option<&mut String>
     let mut module = new_module(snippet, host, &calls)?;
     let layout = HostLayout::read(snippet, host)?;
     let declared = Declared::new(&mut module, snippet, host, &calls)?;
-    let mut unit = Unit { module, snippet, vec_fields: host.vec_fields, layout, declared, made: Made::default(), clif };
+    let moves = std::rc::Rc::new(scopes::Moves::of(snippet));
+    let mut unit =
+        Unit { module, snippet, vec_fields: host.vec_fields, layout, declared, moves, made: Made::default(), clif };
     for (i, f) in snippet.fns.iter().enumerate() {
         unit.define_fn(i, f)?;
     }
     unit.define_entry()?;
-    if scopes::unmoved_sites(snippet, &unit.made.moves) {
+    if unit.moves.unmoved(&unit.made.moves) {
         return Err(CodegenError("a move of a local its drop flag would not see".into()));
     }
     unit.finish(host, !calls.is_empty())
@@ -348,7 +350,7 @@ fn c_param(s: Scalar) -> Option<AbiParam> {
 struct Made {
     /// Messages of fixed panics, snippet functions' first.
     messages: Vec<String>,
-    /// The moves of flagged locals generated ([`scopes::unmoved_sites`]).
+    /// The moves of flagged locals generated ([`scopes::Moves::unmoved`]).
     moves: std::collections::HashSet<usize>,
     data: Vec<Box<[u8]>>,
     #[allow(clippy::vec_box)]
@@ -362,6 +364,7 @@ struct Unit<'a, 'c> {
     vec_fields: Option<(i32, i32)>,
     layout: HostLayout,
     declared: Declared,
+    moves: std::rc::Rc<scopes::Moves>,
     made: Made,
     /// Where the CLIF goes, when asked for ([`compile_to_clif`]).
     clif: Option<&'c mut String>,
@@ -377,8 +380,9 @@ impl Unit<'_, '_> {
     ) -> Result<Gen<'_, 'g>, CodegenError> {
         let b = FunctionBuilder::new(func, fctx);
         let d = &self.declared;
+        let moves = self.moves.clone();
         let mut g =
-            Gen::new(b, &mut self.module, self.snippet, &d.fns, &d.helpers, &d.host_fns, self.vec_fields, in_fn)?;
+            Gen::new(b, &mut self.module, self.snippet, &d.fns, &d.helpers, &d.host_fns, self.vec_fields, in_fn, moves);
         g.field_offsets = self.layout.field_offsets.clone();
         g.statics = self.layout.statics.clone();
         g.tuples = self.layout.tuples.clone();
@@ -615,16 +619,14 @@ struct Gen<'a, 'b> {
     tuples: HashMap<TupleElem, TupleLayout>,
     /// Fuel left, kept in a register within a function: written back to the context around calls and returns.
     fuel: Option<Variable>,
-    /// Locals moved somewhere ([`lacuna_lowering::moved_locals`]): dropped only where their flag says they still
-    /// own their value, and never without one.
-    moved: std::collections::BTreeSet<usize>,
+    /// What the snippet's reads move ([`scopes::Moves`]).
+    moves: std::rc::Rc<scopes::Moves>,
     /// The scopes open where code is being generated, innermost last, each with what it drops where it ends
     /// ([`scopes`]).
     scopes: Vec<Vec<scopes::Cleanup>>,
-    /// The drop flags of the moved locals that have one ([`scopes::flagged_locals`]).
+    /// The drop flags of the moved locals that have one ([`scopes::Moves::flagged`]).
     flags: HashMap<usize, Variable>,
-    /// The reads that move a flagged local, by address ([`scopes::move_site_addresses`]), and those generated.
-    move_sites: std::rc::Rc<std::collections::HashSet<usize>>,
+    /// The reads that move a flagged local generated, by address ([`scopes::Moves::sites`]).
     moves_generated: std::collections::HashSet<usize>,
     /// The run has a heap (the snippet allocates).
     has_heap: bool,
@@ -662,7 +664,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         host_ids: &HashMap<String, FuncId>,
         vec_fields: Option<(i32, i32)>,
         in_fn: Option<Ty>,
-    ) -> R<Self> {
+        moves: std::rc::Rc<scopes::Moves>,
+    ) -> Self {
         let funcs = fn_ids.iter().map(|id| module.declare_func_in_func(*id, b.func)).collect();
         // In a fixed order, so the function's text is the same on every run (the CLIF dump).
         let mut host_ids: Vec<(&String, &FuncId)> = host_ids.iter().collect();
@@ -676,20 +679,18 @@ impl<'a, 'b> Gen<'a, 'b> {
         b.switch_to_block(block);
         b.seal_block(block);
         let first = b.block_params(block)[0];
-        let moved = lacuna_lowering::moved_locals(snippet);
-        let flagged = scopes::flagged_locals(snippet, &moved);
-        let move_sites = std::rc::Rc::new(scopes::move_site_addresses(snippet, &flagged));
         // Every flag is clear until its local gets a value.
-        let flags = flagged
-            .into_iter()
-            .map(|local| {
+        let flags = moves
+            .flagged
+            .iter()
+            .map(|&local| {
                 let flag = b.declare_var(types::I8);
                 let clear = b.ins().iconst(types::I8, 0);
                 b.def_var(flag, clear);
                 (local, flag)
             })
             .collect();
-        Ok(Gen {
+        Gen {
             b,
             snippet,
             funcs,
@@ -709,10 +710,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             statics: HashMap::new(),
             tuples: HashMap::new(),
             fuel: None,
-            moved,
+            moves,
             scopes: Vec::new(),
             flags,
-            move_sites,
             moves_generated: Default::default(),
             has_heap: allocates(snippet),
             shims: HashMap::new(),
@@ -723,7 +723,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             guard: None,
             even: None,
             addresses: Vec::new(),
-        })
+        }
     }
 
     /// `helper`, imported into this function the first time it is called here.

@@ -13,7 +13,7 @@
 //! (`if keep { kept.push(line) }`). It gets a drop flag, as rustc's locals do: set where the local gets a value,
 //! cleared where one of its moves runs, and tested where it would be dropped. Invariant: a flag is set only while
 //! the local owns its value. Every move site of a flagged local must have been generated through
-//! [`Gen::expr`] (which clears the flag there); [`unmoved_sites`] finds one that was not, and the snippet is then
+//! [`Gen::expr`] (which clears the flag there); [`Moves::unmoved`] finds one that was not, and the snippet is then
 //! not compiled at all.
 
 use std::collections::{BTreeSet, HashSet};
@@ -32,38 +32,46 @@ pub(super) enum Cleanup {
     Arm { pat: TPat, scrutinee_ty: Ty, scrutinee_local: bool, values: Vec<Value> },
 }
 
-/// The locals of `snippet` that get a drop flag: those some read moves, of a type [`Gen::drop_local`] drops, but
-/// not the bindings the snippet owns (they go back to the host, never dropped).
-pub(super) fn flagged_locals(snippet: &TypedSnippet, moved: &BTreeSet<usize>) -> BTreeSet<usize> {
-    let lifted: BTreeSet<usize> = snippet.lifted.iter().map(|l| l.local).collect();
-    moved
-        .iter()
-        .copied()
-        .filter(|l| !lifted.contains(l))
-        .filter(|&l| {
-            matches!(
-                snippet.locals.get(l).map(|l| &l.ty),
-                Some(Ty::Vec(_) | Ty::String | Ty::Struct(_) | Ty::Map { .. })
-            ) || matches!(snippet.locals.get(l).map(|l| &l.ty), Some(Ty::Option(p)) if **p == Ty::String)
-        })
-        .collect()
+/// What the snippet's reads move, found once per compile and shared by every function's generator.
+pub(super) struct Moves {
+    /// Locals moved somewhere ([`lacuna_lowering::moved_locals`]): dropped only where their flag says they still
+    /// own their value, and never without one.
+    pub(super) moved: BTreeSet<usize>,
+    /// The locals that get a drop flag: those some read moves, of a type [`Gen::drop_local`] drops, but not the
+    /// bindings the snippet owns (they go back to the host, never dropped).
+    pub(super) flagged: BTreeSet<usize>,
+    /// The addresses of the expressions that move a flagged local ([`lacuna_lowering::move_sites`]).
+    pub(super) sites: HashSet<usize>,
 }
 
-/// The addresses of the expressions that move a flagged local (keys of [`Gen::move_sites`]).
-pub(super) fn move_site_addresses(snippet: &TypedSnippet, flagged: &BTreeSet<usize>) -> HashSet<usize> {
-    lacuna_lowering::move_sites(snippet)
-        .into_iter()
-        .filter(|e| matches!(e.kind, TKind::Local(LocalRef::Snippet(id)) if flagged.contains(&id)))
-        .map(|e| e as *const TExpr as usize)
-        .collect()
-}
+impl Moves {
+    pub(super) fn of(snippet: &TypedSnippet) -> Moves {
+        let moved = lacuna_lowering::moved_locals(snippet);
+        let lifted: BTreeSet<usize> = snippet.lifted.iter().map(|l| l.local).collect();
+        let flagged: BTreeSet<usize> = moved
+            .iter()
+            .copied()
+            .filter(|l| !lifted.contains(l))
+            .filter(|&l| {
+                matches!(
+                    snippet.locals.get(l).map(|l| &l.ty),
+                    Some(Ty::Vec(_) | Ty::String | Ty::Struct(_) | Ty::Map { .. })
+                ) || matches!(snippet.locals.get(l).map(|l| &l.ty), Some(Ty::Option(p)) if **p == Ty::String)
+            })
+            .collect();
+        let sites = lacuna_lowering::move_sites(snippet)
+            .into_iter()
+            .filter(|e| matches!(e.kind, TKind::Local(LocalRef::Snippet(id)) if flagged.contains(&id)))
+            .map(|e| e as *const TExpr as usize)
+            .collect();
+        Moves { moved, flagged, sites }
+    }
 
-/// Whether some move of a flagged local was never generated through [`Gen::expr`] (`generated`: the sites every
-/// function's generator cleared a flag at): then a flag might stay set after its local moved.
-pub(super) fn unmoved_sites(snippet: &TypedSnippet, generated: &HashSet<usize>) -> bool {
-    let moved = lacuna_lowering::moved_locals(snippet);
-    let flagged = flagged_locals(snippet, &moved);
-    move_site_addresses(snippet, &flagged).iter().any(|site| !generated.contains(site))
+    /// Whether some move of a flagged local was never generated through [`Gen::expr`] (`generated`: the sites
+    /// every function's generator cleared a flag at): then a flag might stay set after its local moved.
+    pub(super) fn unmoved(&self, generated: &HashSet<usize>) -> bool {
+        self.sites.iter().any(|site| !generated.contains(site))
+    }
 }
 
 impl Gen<'_, '_> {
@@ -126,7 +134,7 @@ impl Gen<'_, '_> {
     pub(super) fn note_read(&mut self, e: &TExpr) {
         let TKind::Local(LocalRef::Snippet(local)) = e.kind else { return };
         let site = e as *const TExpr as usize;
-        if self.move_sites.contains(&site) {
+        if self.moves.sites.contains(&site) {
             self.moves_generated.insert(site);
             self.set_flag(local, false);
         }
@@ -149,7 +157,7 @@ impl Gen<'_, '_> {
             self.b.seal_block(after);
             return Ok(());
         }
-        if self.moved.contains(&local) {
+        if self.moves.moved.contains(&local) {
             return Ok(());
         }
         drop(self)
