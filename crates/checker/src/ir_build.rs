@@ -88,6 +88,9 @@ pub(crate) struct Builder<'a, 'db> {
     /// `let e = m.entry(k).or_insert(d);`: `e`'s map local and the hidden local holding its key (`*e` is the
     /// map's value at that key; see `Builder::map_slot_let`).
     slot_locals: HashMap<Local<'db>, (usize, usize)>,
+    /// `let h: &mut u32 = hits;` (or `&mut *hits`) of a hole binding `hits` that is a `&mut` of a number: `h` is
+    /// the binding itself under another name, by the binding's index and local (see `Builder::reborrow_let`).
+    reborrows: HashMap<Local<'db>, (usize, Local<'db>)>,
     /// The calls of the snippet's own macros being expanded, outermost first: what a macro's own text makes is
     /// placed at the outermost call, as rustc places it.
     snippet_macro_calls: Vec<Range<usize>>,
@@ -150,6 +153,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             closure_locals: HashMap::new(),
             try_closures: Vec::new(),
             slot_locals: HashMap::new(),
+            reborrows: HashMap::new(),
         }
     }
 

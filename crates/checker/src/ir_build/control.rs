@@ -59,6 +59,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             match stmt {
                 ast::Stmt::LetStmt(let_stmt) => match self.map_slot_let(&let_stmt)? {
                     Some(slot) => stmts.extend(slot),
+                    // A reborrow of a binding under another name: nothing to run.
+                    None if self.reborrow_let(&let_stmt) => {}
                     None => stmts.push(self.let_stmt(&let_stmt)?),
                 },
                 ast::Stmt::ExprStmt(e) => match e.expr().map(|expr| (self.snippet_macro_stmts(&expr), expr)) {

@@ -67,6 +67,15 @@ impl<'a, 'db> Builder<'a, 'db> {
                 return Ok(slice);
             }
         }
+        // A hole binding `r: &mut S` of a number (or a name for it, `Builder::reborrow_let`) read as a value — a
+        // method's receiver, an operand, a shared reborrow's initializer: the number it points to. (Where the
+        // reference itself is wanted, a host function's `&mut S` parameter, `Builder::lent_place` takes it first;
+        // a type that holds one is no type of the subset's.)
+        if let ast::Expr::PathExpr(_) = expr {
+            if let Some((binding, s, true)) = self.scalar_reference(expr) {
+                return Ok(TExpr { kind: TKind::Deref(binding), ty: Ty::Scalar(s), range: self.range(expr.syntax()) });
+            }
+        }
         let ty = self.expr_type(expr)?;
         let range = self.range(expr.syntax());
         // Sequence bindings read by loops and methods, before the general forms.

@@ -13,6 +13,9 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn hole_binding(&self, expr: &ast::Expr) -> Option<(usize, Local<'db>)> {
         let ast::Expr::PathExpr(p) = expr else { return None };
         let Some(PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
+        if let Some(&aliased) = self.reborrows.get(&local) {
+            return Some(aliased);
+        }
         if self.local_ids.contains_key(&local) {
             return None;
         }
@@ -60,7 +63,44 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some((binding, elem, mutability == ra_ap_hir::Mutability::Mut))
     }
 
+    /// `let h = hits;`, `let h: &mut u32 = hits;` or `let h = &mut *hits;` of a hole binding `hits` that is a
+    /// `&mut` of a number (or of another such name for it), `h` a plain name: `h` is then the binding itself
+    /// under another name, read and written where the binding points, and nothing runs for the `let`. Whether
+    /// the binding is used while `h` is live, and whether the `let` moved it (no `&mut` written: the host's later
+    /// use is E0382), is rustc's borrow check. True when the statement was read so.
+    pub(super) fn reborrow_let(&mut self, stmt: &ast::LetStmt) -> bool {
+        let (Some(ast::Pat::IdentPat(pat)), Some(init), None) = (stmt.pat(), stmt.initializer(), stmt.let_else())
+        else {
+            return false;
+        };
+        if pat.ref_token().is_some() || pat.mut_token().is_some() || pat.pat().is_some() {
+            return false;
+        }
+        let Some(local) = self.sema.to_def(&pat) else { return false };
+        if !matches!(local.ty(self.db).as_reference(), Some((_, ra_ap_hir::Mutability::Mut))) {
+            return false;
+        }
+        let named = match &init {
+            ast::Expr::PathExpr(_) => Some(init.clone()),
+            ast::Expr::RefExpr(r) if r.mut_token().is_some() && r.raw_token().is_none() => match r.expr() {
+                Some(ast::Expr::PrefixExpr(d)) if d.op_kind() == Some(ast::UnaryOp::Deref) => d.expr(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(named) = named.filter(|n| matches!(n, ast::Expr::PathExpr(_))) else { return false };
+        let Some((binding, _, true)) = self.scalar_reference(&named) else { return false };
+        let Some(aliased) = self.hole_binding(&named) else { return false };
+        debug_assert_eq!(aliased.0, binding);
+        self.borrows("a `&mut` of a hole binding kept in a local", stmt.syntax());
+        self.reborrows.insert(local, aliased);
+        true
+    }
+
     pub(super) fn local_ref(&mut self, local: Local<'db>, node: &SyntaxNode) -> Result<LocalRef> {
+        if let Some(&(_, binding_local)) = self.reborrows.get(&local) {
+            return self.local_ref(binding_local, node);
+        }
         if let Some(&id) = self.local_ids.get(&local) {
             return Ok(LocalRef::Snippet(id));
         }

@@ -465,6 +465,10 @@ impl<'db> Builder<'_, 'db> {
 
     /// A variable a format string names (`{x}`): read as a path to it would be.
     fn captured(&mut self, local: Local<'db>, call: &ast::MacroCall) -> Result<TExpr> {
+        // `{h}` of `let h: &mut u32 = hits;`: the binding it names (`Builder::reborrow_let`).
+        if let Some(&(_, binding_local)) = self.reborrows.get(&local) {
+            return self.captured(binding_local, call);
+        }
         let range = self.range(call.syntax());
         // `{x}` of `for x in v.iter_mut()`: the element it points to.
         if let Some((seq, index)) = self.elem_refs.get(&local).cloned() {
