@@ -100,7 +100,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// A closure written in place (with `n` parameters, if given): its parameters' patterns and its body.
-    fn closure_parts(&mut self, e: &ast::Expr, n: Option<usize>) -> Result<(Vec<TPat>, ast::Expr)> {
+    pub(super) fn closure_parts(&mut self, e: &ast::Expr, n: Option<usize>) -> Result<(Vec<TPat>, ast::Expr)> {
         let ast::Expr::ClosureExpr(c) = e else {
             return self.unsupported("a closure that is not written in place", e.syntax());
         };
@@ -338,7 +338,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
         };
         let mut chain = IterChain { source, stages: Vec::new(), range };
-        for call in calls {
+        while let Some(call) = calls.next() {
             let name = call.name_ref().map(|n| n.text().to_string()).unwrap_or_default();
             let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
             let item = chain.item();
@@ -395,7 +395,18 @@ impl<'a, 'db> Builder<'a, 'db> {
                 ("take_while", [c]) => (Stage::TakeWhile(self.closure_with(c, Some(1))?), item),
                 ("skip_while", [c]) => (Stage::SkipWhile(self.closure_with(c, Some(1))?), item),
                 ("filter_map", [c]) => {
-                    let c = self.closure_with(c, Some(1))?;
+                    // `filter_map(|x| tool(x).ok()).map(|o| ..)` of a tool's host struct: one stage.
+                    let fused = match owned_items {
+                        false => self.ok_then_map(c, calls.peek())?,
+                        true => None,
+                    };
+                    let c = match fused {
+                        Some(fused) => {
+                            calls.next();
+                            fused
+                        }
+                        None => self.closure_with(c, Some(1))?,
+                    };
                     let c = if owned_items { self.copying_closure(c, &item) } else { c };
                     // An `Option` of a scalar, of a value read in place (`Option<&str>`, `Option<&S>`), of a new
                     // `String` (`parse(l).err()`) or of a tuple of them (`Some((s.name.clone(), avg))`).

@@ -342,6 +342,64 @@ impl<'a, 'db> Builder<'a, 'db> {
         })?
     }
 
+    /// `filter_map(|x| tool(x).ok())` followed by `map(|o| f(o))` (`fm` the first closure, `next` the call after
+    /// it), where the `Result` holds a host struct or enum by value, which no `Option` of the subset's owns: one
+    /// `filter_map` whose closure matches the `Result`, `Ok(o) => Some(f(o))` and `Err(_) => None` (`err()`: the
+    /// other way round). Item by item it does what the two closures do: the tool is called, a failure is dropped
+    /// where `ok()` drops it, and the order found is moved into `f`, what `f` leaves of it dropped where its arm
+    /// ends as where its closure ends. `None` where the chain is not of this form.
+    pub(super) fn ok_then_map(
+        &mut self,
+        fm: &ast::Expr,
+        next: Option<&ast::MethodCallExpr>,
+    ) -> Result<Option<lacuna_ir::Closure>> {
+        let ast::Expr::ClosureExpr(c) = fm else { return Ok(None) };
+        let Some(ast::Expr::MethodCallExpr(ok_call)) = c.body() else { return Ok(None) };
+        let Some((result, name, args)) = self.core_method(&ok_call) else { return Ok(None) };
+        let keeps_ok = match (name.text().to_string().as_str(), args.as_slice()) {
+            ("ok", []) => true,
+            ("err", []) => false,
+            _ => return Ok(None),
+        };
+        let Some(result_ty) = self.sema.type_of_expr(&result).map(|t| t.original) else { return Ok(None) };
+        if !result_ty.as_adt().is_some_and(|a| self.is_core_adt(a, "Result")) {
+            return Ok(None);
+        }
+        let mut payloads = result_ty.type_arguments();
+        let (Some(ok_ty), Some(err_ty)) = (payloads.next(), payloads.next()) else { return Ok(None) };
+        let kept = if keeps_ok { &ok_ty } else { &err_ty };
+        if self.host_type(kept).is_none() {
+            return Ok(None);
+        }
+        let Some(next) = next.filter(|n| n.name_ref().is_some_and(|n| n.text() == "map")) else { return Ok(None) };
+        let map_args: Vec<ast::Expr> = next.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let [map_closure @ ast::Expr::ClosureExpr(mc)] = map_args.as_slice() else { return Ok(None) };
+        if Self::tries_in(c) || Self::tries_in(mc) {
+            return Ok(None);
+        }
+        // Two closures borrow what each captures for as long as the chain lives; the one closure here borrows
+        // both at once only item by item. What rustc's borrow check says of the two is its own to say.
+        let what = format!("`{}()` inside `filter_map` read with the `map` after it", name.text());
+        self.rustc_decides(&what, ok_call.syntax());
+        let (params, _) = self.closure_parts(fm, Some(1))?;
+        let (scrutinee, _) = self.scrutinee(&result)?;
+        let (map_params, map_body) = self.closure_parts(map_closure, Some(1))?;
+        let Some(bound) = map_params.into_iter().next() else { return Ok(None) };
+        let body = self.expr(&map_body)?;
+        let ty = Ty::Option(Box::new(body.ty.clone()));
+        let (body_range, ok_range) = (body.range.clone(), self.range(ok_call.syntax()));
+        let some = TExpr { kind: TKind::Some(Box::new(body)), ty: ty.clone(), range: body_range };
+        let none = TExpr { kind: TKind::None, ty: ty.clone(), range: ok_range.clone() };
+        let (taken, other) = if keeps_ok {
+            (TPat::Ok(Box::new(bound)), TPat::Err(Box::new(TPat::Wild)))
+        } else {
+            (TPat::Err(Box::new(bound)), TPat::Ok(Box::new(TPat::Wild)))
+        };
+        let arms = vec![Arm { pat: taken, guard: None, body: some }, Arm { pat: other, guard: None, body: none }];
+        let matched = TExpr { kind: TKind::Match { scrutinee: Box::new(scrutinee), arms }, ty, range: ok_range };
+        Ok(Some(lacuna_ir::Closure { params, body: Box::new(matched) }))
+    }
+
     /// Whether a `?` or a `return` in `c` leaves `c` (and not a closure or function inside it).
     pub(super) fn tries_in(c: &ast::ClosureExpr) -> bool {
         c.syntax()
