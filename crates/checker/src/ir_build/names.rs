@@ -77,9 +77,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             return false;
         }
         let Some(local) = self.sema.to_def(&pat) else { return false };
-        if !matches!(local.ty(self.db).as_reference(), Some((_, ra_ap_hir::Mutability::Mut))) {
-            return false;
-        }
+        // The name's own type is the binding's (`&mut u32`), not another a coercion made of it.
+        let pointee = match local.ty(self.db).as_reference() {
+            Some((inner, ra_ap_hir::Mutability::Mut)) => Self::word(&inner),
+            _ => None,
+        };
+        let Some(pointee) = pointee else { return false };
         let named = match &init {
             ast::Expr::PathExpr(_) => Some(init.clone()),
             ast::Expr::RefExpr(r) if r.mut_token().is_some() && r.raw_token().is_none() => match r.expr() {
@@ -89,7 +92,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             _ => None,
         };
         let Some(named) = named.filter(|n| matches!(n, ast::Expr::PathExpr(_))) else { return false };
-        let Some((binding, _, true)) = self.scalar_reference(&named) else { return false };
+        let Some((binding, s, true)) = self.scalar_reference(&named) else { return false };
+        if s != pointee {
+            return false;
+        }
         let Some(aliased) = self.hole_binding(&named) else { return false };
         debug_assert_eq!(aliased.0, binding);
         self.borrows("a `&mut` of a hole binding kept in a local", stmt.syntax());

@@ -382,9 +382,15 @@ impl<'a, 'db> Builder<'a, 'db> {
         let what = format!("`{}()` inside `filter_map` read with the `map` after it", name.text());
         self.rustc_decides(&what, ok_call.syntax());
         let (params, _) = self.closure_parts(fm, Some(1))?;
-        let (scrutinee, _) = self.scrutinee(&result)?;
+        let (scrutinee, parsed) = self.scrutinee(&result)?;
+        if parsed {
+            // A `parse` result is read as an `Option` (`Builder::scrutinee`), which `Ok`/`Err` patterns do not fit.
+            return self.unsupported("`parse` of a host type inside `filter_map`", result.syntax());
+        }
         let (map_params, map_body) = self.closure_parts(map_closure, Some(1))?;
-        let Some(bound) = map_params.into_iter().next() else { return Ok(None) };
+        let Some(bound) = map_params.into_iter().next() else {
+            return self.unsupported("a `map` closure", next.syntax());
+        };
         let body = self.expr(&map_body)?;
         let ty = Ty::Option(Box::new(body.ty.clone()));
         let (body_range, ok_range) = (body.range.clone(), self.range(ok_call.syntax()));
