@@ -692,8 +692,38 @@ impl<'a, 'db> Builder<'a, 'db> {
             return Ok(Some(TKind::SortBy { seq, unstable, keys }));
         }
         let Some(name) = name else { return Ok(None) };
+        // `sort_by_key(|x| Reverse(key))`: the sort by `key`, larger keys first (std's sort is stable either way).
+        if name.sorts() {
+            if let Some((params, key)) = self.reversed_key(arg)? {
+                let body = Box::new(self.expr(&key)?);
+                let closure = lacuna_ir::Closure { params, body };
+                return Ok(Some(TKind::SeqWithClosure { seq, name, closure, descending: true }));
+            }
+        }
         let closure = self.closure_with(arg, Some(1))?;
         Ok(Some(TKind::SeqWithClosure { seq, name, closure, descending: false }))
+    }
+
+    /// A key closure whose body is `Reverse(key)` (std's `cmp::Reverse`, however the path names it): its
+    /// parameters and `key`.
+    fn reversed_key(&mut self, arg: &ast::Expr) -> Result<Option<(Vec<lacuna_ir::TPat>, ast::Expr)>> {
+        let ast::Expr::ClosureExpr(c) = arg else { return Ok(None) };
+        let Some(ast::Expr::CallExpr(call)) = c.body() else { return Ok(None) };
+        let Some(ast::Expr::PathExpr(callee)) = call.expr() else { return Ok(None) };
+        let resolved = callee.path().and_then(|p| self.sema.resolve_path(&p));
+        let Some(ra_ap_hir::PathResolution::Def(ra_ap_hir::ModuleDef::Adt(adt))) = resolved else {
+            return Ok(None);
+        };
+        if !self.is_core_adt(adt, "Reverse") {
+            return Ok(None);
+        }
+        let args: Vec<ast::Expr> = call.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let [key] = args.as_slice() else { return Ok(None) };
+        if Self::tries_in(c) {
+            return Ok(None);
+        }
+        let (params, _) = self.closure_parts(arg, Some(1))?;
+        Ok(Some((params, key.clone())))
     }
 
     /// A reading method of a vector the snippet makes in the same expression (`s.split(c).collect::<Vec<_>>()

@@ -179,7 +179,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if *name == SeqClosureMethod::Retain {
                     self.retain(seq, closure, at)?;
                 } else if *descending {
-                    return Err(CodegenError("a descending sort by a key".into()));
+                    // `sort_by_key(|x| Reverse(k))`: stable, larger keys first.
+                    let key =
+                        lacuna_ir::SortKey { key: closure.clone(), descending: true, order: lacuna_ir::KeyOrder::Ord };
+                    self.sort_by_keys(seq, std::slice::from_ref(&key), at)?;
                 } else {
                     self.sort_by_key(seq, closure, at)?;
                 }
