@@ -745,7 +745,7 @@ impl Check<'_> {
                             !spec.alternate && payload(ok) && payload(err)
                         }
                         // `{:?}` of a vector of scalars or text, with no width, precision or `#`.
-                        (Ty::Vec(elem), FmtTrait::Debug) => {
+                        (Ty::Vec(elem) | Ty::Slice(elem), FmtTrait::Debug) => {
                             let plain = *spec == lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() };
                             let element = match elem {
                                 Elem::Scalar(s) => {

@@ -21,6 +21,11 @@ impl<'a, 'db> Builder<'a, 'db> {
             return self.field_sequence(f);
         }
         let (binding, local) = self.hole_binding(expr)?;
+        self.binding_sequence(binding, local)
+    }
+
+    /// The hole's binding `binding` (of local `local`) as a sequence, when it is one (see [`Self::sequence`]).
+    pub(super) fn binding_sequence(&mut self, binding: usize, local: ra_ap_hir::Local<'db>) -> Option<Seq> {
         let ty = local.ty(self.db);
         let vec_elem = |ty: &ra_ap_hir::Type<'db>| self.vec_elem(ty);
         let (kind, elem, writable) = match ty.as_reference() {

@@ -433,6 +433,10 @@ impl<'db> Builder<'_, 'db> {
         if let Some((binding, s, true)) = self.scalar_reference(e) {
             return Ok(TExpr { kind: TKind::Deref(binding), ty: Ty::Scalar(s), range: self.range(e.syntax()) });
         }
+        // A hole binding's vector, array or slice: its elements in place, as the slice `&v[..]` is.
+        if let Some(value) = self.binding_elements(e) {
+            return Ok(value);
+        }
         // An array the snippet names, formatted as the vector holding it is (`[1, 2, 3]`).
         if let Some(seq) = self.array_local(e) {
             let kind = TKind::Local(LocalRef::Snippet(seq.binding));
@@ -461,6 +465,21 @@ impl<'db> Builder<'_, 'db> {
             }
         }
         Vec::new()
+    }
+
+    /// A format argument naming a hole binding that is a sequence (`{:?}` of `levels`), as the slice of its
+    /// elements `&levels[..]` is: formatted as the vector is.
+    fn binding_elements(&mut self, e: &ast::Expr) -> Option<TExpr> {
+        let (binding, local) = self.hole_binding(e)?;
+        let range = self.range(e.syntax());
+        self.binding_elements_of(binding, local, range)
+    }
+
+    /// [`Self::binding_elements`] of a binding a format string captures (`{levels:?}`).
+    fn binding_elements_of(&mut self, binding: usize, local: Local<'db>, range: Range<usize>) -> Option<TExpr> {
+        let seq = self.binding_sequence(binding, local)?;
+        let ty = Ty::Slice(seq.elem);
+        Some(TExpr { kind: TKind::SubSlice { seq, start: None, end: None }, ty, range })
     }
 
     /// A variable a format string names (`{x}`): read as a path to it would be.
@@ -493,6 +512,9 @@ impl<'db> Builder<'_, 'db> {
         if let (Some(binding), Some(s)) = (binding, pointee) {
             self.note_binding(binding, s);
             return Ok(TExpr { kind: TKind::Deref(binding), ty: Ty::Scalar(s), range });
+        }
+        if let Some(value) = binding.and_then(|b| self.binding_elements_of(b, local, range.clone())) {
+            return Ok(value);
         }
         let ty = self.ty(&local.ty(self.db), call.syntax())?;
         if let Some(&id) = self.local_ids.get(&local) {

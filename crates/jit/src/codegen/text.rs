@@ -62,6 +62,15 @@ pub(super) fn literal_words(bytes: &[u8]) -> Vec<(Type, i32, i64)> {
 pub(super) const SHORT_LITERAL: usize = 16;
 
 impl<'a, 'b> Gen<'a, 'b> {
+    /// Where a vector's or a slice's elements are, and how many there are.
+    fn elements(&mut self, value: &TExpr) -> R<(Value, Value)> {
+        let parts = self.expr(value)?;
+        match (&value.ty, &parts[..]) {
+            (Ty::Vec(_), &[data, _, len]) | (Ty::Slice(_), &[data, len]) => Ok((data, len)),
+            _ => Err(CodegenError("a vector's or a slice's parts".into())),
+        }
+    }
+
     /// Whether the text at `data` (`len` bytes) is `literal` (at most [`SHORT_LITERAL`] bytes): the lengths, then
     /// the bytes in 8-, 4-, 2- and 1-byte loads, read only once the lengths agree.
     pub(super) fn equals_literal(&mut self, data: Value, len: Value, literal: &[u8]) -> Value {
@@ -334,8 +343,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                                 }
                             }
                         }
-                        // `{:?}` of a vector: its elements, formatted by the helper in one piece.
-                        Ty::Vec(elem) => {
+                        // `{:?}` of a vector (or of a slice of the elements of one: a hole binding's): its
+                        // elements, formatted by the helper in one piece.
+                        Ty::Vec(elem) | Ty::Slice(elem) => {
                             let layout = match elem {
                                 Elem::Scalar(s) => self.scalar_fmt_kind(*s)?,
                                 Elem::Str => KIND_STR,
@@ -344,10 +354,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                                     KIND_STRING | (ptr_at as u32 / 8) << 16 | (len_at as u32 / 8) << 18
                                 }
                                 Elem::Tuple(t) => {
-                                    let parts = self.expr(value)?;
-                                    let [data, _, len] = parts[..] else {
-                                        return Err(CodegenError("a vector's parts".into()));
-                                    };
+                                    let (data, len) = self.elements(value)?;
                                     let mut arg = FmtArg::new(KIND_STR, data, len, *spec, start);
                                     arg.tuples = Some(*t);
                                     out.push(arg);
@@ -355,10 +362,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                                 }
                                 other => return Err(CodegenError(format!("formatting a `Vec<{}>`", other.name()))),
                             };
-                            let parts = self.expr(value)?;
-                            let [data, _, len] = parts[..] else {
-                                return Err(CodegenError("a vector's parts".into()));
-                            };
+                            let (data, len) = self.elements(value)?;
                             out.push(FmtArg::new(KIND_SEQ | layout << 8, data, len, *spec, start));
                         }
                         Ty::Map { key, value: vt, .. } => {
