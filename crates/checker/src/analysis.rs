@@ -1030,6 +1030,7 @@ impl RaSession {
                 .find(|b| b.syntax().text_range() == range)
                 .ok_or(whole.clone())?;
             let mut builder = crate::ir_build::Builder::new(&sema, db, (file_id.file_id(db), range), named, bindings);
+            builder.refuse_move_closures(&block_expr)?;
             if let Some(list) = block_expr.stmt_list() {
                 builder.unreported_errors(list.syntax());
             }

@@ -238,6 +238,18 @@ impl<'a, 'db> Builder<'a, 'db> {
         (pat.ref_token().is_none() && pat.mut_token().is_none() && pat.pat().is_none()).then_some(pat)
     }
 
+    /// A `move` closure anywhere in the snippet: not in the subset. It takes what it captures where it is made,
+    /// whether it runs or not, and changes its own copy of a number it captures; the typed view reads a closure
+    /// where it runs, over the captured places themselves, so it would see neither the move (a later use is
+    /// rustc's E0382) nor the copy.
+    pub(crate) fn refuse_move_closures(&self, block: &ast::BlockExpr) -> Result<()> {
+        let moving = block.syntax().descendants().filter_map(ast::ClosureExpr::cast).find(|c| c.move_token().is_some());
+        match moving {
+            Some(c) => self.unsupported("a `move` closure", c.syntax()),
+            None => Ok(()),
+        }
+    }
+
     fn unsupported<T>(&self, what: &str, node: &SyntaxNode) -> Result<T> {
         Err(Unsupported { construct: what.to_owned(), range: self.range(node) })
     }
