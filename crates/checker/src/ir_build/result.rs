@@ -28,6 +28,9 @@ enum Then {
     Chain(ast::Expr),
     /// `map(|x| ..)` as a value of its own: `Ok` of the closure's value, or the same `Err`.
     Map(ast::Expr),
+    /// `ok().map(|x| ..)` (true) / `err().map(|e| ..)`: `Some` of the closure's value over the payload kept, or
+    /// `None`.
+    OptionMap(bool, ast::Expr),
 }
 
 impl<'a, 'db> Builder<'a, 'db> {
@@ -70,6 +73,18 @@ impl<'a, 'db> Builder<'a, 'db> {
             ("and_then", [c]) => Then::Chain(c.clone()),
             ("map", [c]) => Then::Map(c.clone()),
             _ => return Ok(None),
+        };
+        // `r.ok().map(|x| body)` (`r.err()..`): the `Option` between the two owns what `r` held (a host struct, or
+        // anything else), given to the closure. `r.map(|x| body).ok()` is the same: the closure runs exactly when
+        // there is a payload kept, and what is not kept is dropped before anything else runs.
+        let (receiver, then) = match (then, &receiver) {
+            (Then::Map(closure), ast::Expr::MethodCallExpr(inner)) => match self.core_method(inner) {
+                Some((r, kept, kept_args)) if kept_args.is_empty() && matches!(kept.text(), "ok" | "err") => {
+                    (r, Then::OptionMap(kept.text() == "ok", closure))
+                }
+                _ => (receiver, Then::Map(closure)),
+            },
+            (then, _) => (receiver, then),
         };
         // `r.map(|x| body)` before an `or` form: `Ok(x)` gives `body`.
         let (source, map) = match &receiver {
@@ -180,6 +195,17 @@ impl<'a, 'db> Builder<'a, 'db> {
                     Arm { pat: pat(Box::new(TPat::Bind(local))), guard: None, body: some },
                     Arm { pat: TPat::Wild, guard: None, body: none },
                 ]
+            }
+            Then::OptionMap(of_ok, closure) => {
+                let (param, body) = self.closure(&closure)?;
+                if *ty != Ty::Option(Box::new(body.ty.clone())) {
+                    return self.unsupported("a `map` closure of this type", closure.syntax());
+                }
+                let param = Box::new(param.unwrap_or(TPat::Wild));
+                let kept = if of_ok { TPat::Ok(param) } else { TPat::Err(param) };
+                let some = TExpr { kind: TKind::Some(Box::new(body)), ty: ty.clone(), range: range.clone() };
+                let none = TExpr { kind: TKind::None, ty: ty.clone(), range: range.clone() };
+                vec![Arm { pat: kept, guard: None, body: some }, Arm { pat: TPat::Wild, guard: None, body: none }]
             }
             Then::MapErr(closure) => {
                 let Ty::Result(_, new_err) = ty else {
