@@ -264,6 +264,9 @@ impl<'a, 'db> Builder<'a, 'db> {
                 if let Some(kind) = self.sequence_with_closure(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }
+                if let Some(extended) = self.extend_by_value(m)? {
+                    return Ok(extended);
+                }
                 if let Some(kind) = self.sequence_in_place(m)? {
                     return Ok(TExpr { kind, ty, range });
                 }

@@ -777,6 +777,47 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TBlock { stmts, tail, ty: Some(ty.clone()), label: None }))
     }
 
+    /// `v.extend(w)` of a sequence `v` and a vector `w` of the same owned elements given by value (std's
+    /// `Extend<T>` for a vector): `w` in a hidden local, then each of its elements moved onto `v`'s end in order,
+    /// `for x in w { v.push(x) }`, `w`'s buffer freed where the loop ends. `w` is evaluated before anything is
+    /// pushed, as in Rust (where `v` is only reserved for the call meanwhile).
+    pub(super) fn extend_by_value(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TExpr>> {
+        if m.name_ref().is_none_or(|n| n.text() != "extend") {
+            return Ok(None);
+        }
+        let extend =
+            self.sema.resolve_method_call(m).is_some_and(|f| self.core_trait_of(f).as_deref() == Some("Extend"));
+        let args: Vec<ast::Expr> = m.arg_list().into_iter().flat_map(|l| l.args()).collect();
+        let (true, Some(receiver), [batch]) = (extend, m.receiver(), args.as_slice()) else { return Ok(None) };
+        let Some(seq) = self.sequence(&receiver) else { return Ok(None) };
+        let Some(item) = seq.elem.owned_ty() else { return Ok(None) };
+        if self.expr_type(batch).ok() != Some(Ty::Vec(seq.elem)) {
+            return Ok(None);
+        }
+        let range = self.range(m.syntax());
+        let at = m.name_ref().map_or(range.start, |n| self.range(n.syntax()).start);
+        let init = self.expr(batch)?;
+        let (batch_local, _) = self.hidden(&Ty::Vec(seq.elem), "extend", &range);
+        let (element, value) = self.hidden(&item, "element", &range);
+        let unit = Ty::Scalar(Scalar::Unit);
+        let push = TKind::SeqMethod { seq, name: SeqMethod::Push, args: vec![value], at };
+        let body = TBlock {
+            stmts: vec![TStmt::Expr(TExpr { kind: push, ty: unit.clone(), range: range.clone() })],
+            tail: None,
+            ty: Some(unit.clone()),
+            label: None,
+        };
+        let batch_seq = Seq { binding: batch_local, kind: SeqKind::Local, elem: seq.elem, writable: false };
+        let each = TKind::ForSeq { label: None, var: element, seq: batch_seq, body };
+        let block = TBlock {
+            stmts: vec![TStmt::Let { local: batch_local, init: Some(init) }],
+            tail: Some(Box::new(TExpr { kind: each, ty: unit.clone(), range: range.clone() })),
+            ty: Some(unit.clone()),
+            label: None,
+        };
+        Ok(Some(TExpr { kind: TKind::Block(block), ty: unit, range }))
+    }
+
     /// Methods of a sequence binding that allocate nothing (see [`TKind::SeqMethod`]).
     pub(super) fn sequence_in_place(&mut self, m: &ast::MethodCallExpr) -> Result<Option<TKind>> {
         let Some(name) = m.name_ref().and_then(|n| SeqMethod::from_name(n.text())) else {
