@@ -624,7 +624,10 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
             Some(t) if t.starts_with("Option<") && t.ends_with('>') => {
                 let inner = &t["Option<".len()..t.len() - 1];
                 let borrowed = inner.strip_prefix('&').is_some_and(|n| plain_types.iter().any(|p| p == n));
-                (SHIM_SCALARS.contains(&inner) || inner == "String" || borrowed).then(|| format!("Option<{inner}>"))
+                // A plain type by value: moved out to the JIT, which boxes it, as a `Result`'s payload.
+                let owned = plain_types.iter().any(|p| p == inner);
+                (SHIM_SCALARS.contains(&inner) || inner == "String" || borrowed || owned)
+                    .then(|| format!("Option<{inner}>"))
             }
             // `Result<T, E>` of scalars, `()`, `String`, vectors of scalars, and plain types by value or shared
             // reference (a tag and the payload).

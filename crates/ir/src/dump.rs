@@ -184,6 +184,7 @@ impl Dumper {
                 format!("(ref-field {symbol} {} {})", elem(stored), self.expr(base))
             }
             TKind::OptionField { base, symbol } => format!("(option-field {symbol} {})", self.expr(base)),
+            TKind::OptionRef(o) => format!("(option-ref {})", self.expr(o)),
             TKind::StructClone(x) => format!("(struct-clone {})", self.expr(x)),
             TKind::UnitVariant { id, index } => format!("(unit-variant #{id} {index})"),
             TKind::StructLit { id, fields, base } => {

@@ -112,6 +112,10 @@ pub enum TKind {
         /// The exported shim `(struct address) -> payload address or null` ([`crate::option_field_symbol`]).
         symbol: String,
     },
+    /// `&o` or `o.as_ref()` of a snippet local `o` holding an `Option` that owns its payload (a `String`, a host
+    /// struct): the `Option` of that payload read in place ([`Ty::Str`] text, a [`Ty::StructRef`] address), as
+    /// `match &o { Some(x) => .. }` binds `x`. `o` keeps its payload.
+    OptionRef(Box<TExpr>),
     /// `x.clone()` of a host struct (`x` a [`Ty::Struct`] place or a [`Ty::StructRef`]), through the host's
     /// `Clone` shim: a new [`Ty::Struct`].
     StructClone(Box<TExpr>),

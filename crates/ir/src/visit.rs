@@ -67,6 +67,7 @@ impl TExpr {
             | TKind::Cast(x)
             | TKind::RefField { base: x, .. }
             | TKind::OptionField { base: x, .. }
+            | TKind::OptionRef(x)
             | TKind::StructClone(x) => f(Child::Expr(x)),
             TKind::Binary(_, l, r)
             | TKind::StructEq { left: l, right: r, .. }

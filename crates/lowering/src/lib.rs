@@ -22,6 +22,7 @@ use subset::{unsupported, Check};
 
 pub use ownership::{move_sites, moved_locals};
 pub use scan::may_fault;
+pub use subset::owned_option;
 
 /// Why a snippet does not go to the JIT.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -53,7 +53,7 @@ pub(crate) fn check(snippet: &TypedSnippet) -> Result<(), String> {
     }
     // Nor an `Option` that owns its payload (moved out by patterns and `unwrap`s).
     if let Some(e) = first_expr(snippet, &|e| crate::subset::owned_option(&e.ty)) {
-        return Err(at("an `Option` owning a `String` (rustc's move check decides)", e));
+        return Err(at("an `Option` owning its payload (rustc's move check decides)", e));
     }
     // Nor a `Result` the snippet makes or returns from its functions holding what it owns (moved in, and out by
     // the patterns that take it apart).
@@ -486,7 +486,9 @@ impl Walk<'_> {
                 Owners::from([owner(seq, self.snippet)])
             }
             // A field read in place borrows what its struct is in.
-            TKind::RefField { base, .. } | TKind::OptionField { base, .. } => self.expr(base, false)?,
+            TKind::RefField { base, .. } | TKind::OptionField { base, .. } | TKind::OptionRef(base) => {
+                self.expr(base, false)?
+            }
             TKind::SeqLen(seq) | TKind::SeqSum(seq) | TKind::SeqClone(seq) => {
                 self.seq_use(seq, e)?;
                 none()
@@ -1063,6 +1065,7 @@ fn operands<'e>(e: &'e TExpr, f: &mut dyn FnMut(Child<'e>, bool)) {
         TKind::StringPush { value, .. }
         | TKind::RefField { base: value, .. }
         | TKind::OptionField { base: value, .. }
+        | TKind::OptionRef(value)
         | TKind::StructClone(value) => f(Child::Expr(value), false),
         TKind::StructEq { left, right, .. } | TKind::StructOrd { left, right, .. } => {
             f(Child::Expr(left), false);

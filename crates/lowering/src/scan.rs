@@ -12,6 +12,7 @@ pub fn may_fault(e: &TExpr) -> bool {
         | TKind::Local(_)
         | TKind::RefField { .. }
         | TKind::OptionField { .. }
+        | TKind::OptionRef(_)
         | TKind::Field(..)
         | TKind::Cast(_)
         | TKind::TextOf(_)

@@ -86,9 +86,9 @@ fn named_text(x: &TExpr, locals: &[lacuna_ir::TLocal]) -> bool {
         }
 }
 
-/// An `Option` that owns its payload (an `Option<String>`): moved when read by value, dropped where its scope
-/// ends.
-pub(crate) fn owned_option(ty: &Ty) -> bool {
+/// An `Option` that owns its payload (an `Option<String>`, an `Option<S>` of a host struct): moved when read by
+/// value, dropped where its scope ends.
+pub fn owned_option(ty: &Ty) -> bool {
     matches!(ty, Ty::Option(p) if p.owns())
 }
 
@@ -424,6 +424,7 @@ impl Check<'_> {
             },
             TKind::RefField { base, .. } => self.ref_field(e, base),
             TKind::OptionField { base, .. } => self.option_field(e, base),
+            TKind::OptionRef(o) => self.option_ref(e, o),
             TKind::Unary(op, inner) => {
                 self.expr(inner)?;
                 let ok = match op {
@@ -565,6 +566,8 @@ impl Check<'_> {
                     Ty::Option(p) if p.in_place() && inner.ty == **p => Ok(()),
                     // A `String`, moved in.
                     Ty::Option(p) if **p == Ty::String && inner.ty == Ty::String => Ok(()),
+                    // A host struct the snippet owns (its box), moved in.
+                    Ty::Option(p) if matches!(**p, Ty::Struct(_)) && inner.ty == **p => Ok(()),
                     // A tuple owning its text, in a `filter_map` closure whose payloads are written straight into a
                     // sequence of them (checked as the tuple is, above).
                     Ty::Option(p) if self.option_tuple_payload(p) && inner.ty == **p => Ok(()),
@@ -734,6 +737,11 @@ impl Check<'_> {
                         // `{:#?}`), as the payload's own `{:?}` takes it.
                         (Ty::Option(p), FmtTrait::Debug) => match &**p {
                             Ty::Scalar(s) => !matches!(s, Scalar::Unit | Scalar::Never | Scalar::I128 | Scalar::U128),
+                            // A host struct the `Option` owns or borrows formats itself (the host's shim), plain
+                            // `{:?}` only.
+                            Ty::Struct(_) | Ty::StructRef(_) => {
+                                *spec == lacuna_ir::FmtSpec { trait_: FmtTrait::Debug, ..Default::default() }
+                            }
                             p => matches!(p, Ty::Str | Ty::String),
                         },
                         // `{:?}` of a `Result` of scalars, `()` or text: the spec is the payload's, but no `#`.

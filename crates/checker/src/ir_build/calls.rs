@@ -350,8 +350,8 @@ impl<'a, 'db> Builder<'a, 'db> {
 
     /// `f`'s parameters (other than `self`) are scalars passed by value, `&str`, references to scalars, to vectors
     /// of scalars or `String`s and to host structs or enums, and its result is a scalar,
-    /// `()`, `String`, `Option` of a scalar, `Vec` of a scalar, or `Option<&T>` or `Vec<&T>` of a host struct or
-    /// enum (no 128-bit integers anywhere).
+    /// `()`, `String`, `Option` of a scalar, `Vec` of a scalar, `Option<&T>` or `Vec<&T>` of a host struct or
+    /// enum, or `Option<T>` of one by value (no 128-bit integers anywhere).
     pub(super) fn scalar_signature(&self, f: Function) -> Option<()> {
         let scalar = |ty: &ra_ap_hir::Type<'db>| {
             let scalar = ty.as_builtin().and_then(|b| Scalar::from_name(b.name().as_str()));
@@ -391,6 +391,8 @@ impl<'a, 'db> Builder<'a, 'db> {
             || option_of(&scalar)
             || option_of(&host_ref)
             || option_of(&|t| self.is_string(t))
+            // `Option<S>` of a host struct or enum by value: moved into a box the `Option` owns.
+            || option_of(&|t| matches!(self.owned_struct(t), Some(Ty::Struct(_))))
             || vec_of_refs
             || matches!(self.result_payload(&ret), Some(Ty::Struct(_)));
         let params_ok = f.params_without_self(self.db).iter().all(|p| param(p.ty()));

@@ -61,6 +61,14 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(value) = self.option_field(expr, true)? {
             return Ok(value);
         }
+        // `&o` of a local `Option` that owns its payload (`match &best { Some(b) => .. }`): read in place.
+        if let ast::Expr::RefExpr(r) = expr {
+            if let (None, None, Some(inner @ ast::Expr::PathExpr(_))) = (r.mut_token(), r.raw_token(), r.expr()) {
+                if let Some(value) = self.option_ref(&inner, self.range(expr.syntax()))? {
+                    return Ok(value);
+                }
+            }
+        }
         // `&v` where a slice is expected (`mean(&temps)`): the sequence lent as a slice.
         if let ast::Expr::RefExpr(r) = expr {
             if let Some(slice) = self.slice_value(expr, r)? {

@@ -139,6 +139,25 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(TExpr { kind, ty: ty.clone(), range: range.clone() }))
     }
 
+    /// `o` a snippet local holding an `Option` that owns a `String` or a host struct, borrowed (`&o`,
+    /// `o.as_ref()`): the `Option` of its payload read in place ([`TKind::OptionRef`]). `None` for anything else.
+    pub(super) fn option_ref(&mut self, o: &ast::Expr, range: Range<usize>) -> Result<Option<TExpr>> {
+        let Ok(Ty::Option(payload)) = self.expr_type(o) else { return Ok(None) };
+        let viewed = match *payload {
+            Ty::String => Ty::Str,
+            Ty::Struct(id) => Ty::StructRef(id),
+            _ => return Ok(None),
+        };
+        let local = self.expr(o)?;
+        if !matches!(local.kind, TKind::Local(LocalRef::Snippet(_))) {
+            return Ok(None);
+        }
+        // What the view borrows, and for how long, is rustc's borrow check.
+        self.borrows("a borrow of an `Option` local", o.syntax());
+        let ty = Ty::Option(Box::new(viewed));
+        Ok(Some(TExpr { kind: TKind::OptionRef(Box::new(local)), ty, range }))
+    }
+
     /// `o.map_or(default, |x| body)` and `o.map_or_else(|| default, |x| body)` of an `Option` the typed view
     /// holds: `match o { Some(x) => body, _ => default }`. `map_or`'s default is evaluated before the match in
     /// Rust, so only one that neither faults nor has effects (a literal, text from a literal, a local of a scalar
@@ -222,6 +241,14 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(e) = self.option_of_owned_unwrapped(&receiver, &name, &args, ty, range, at_name)? {
             return Ok(Some(e));
         }
+        // `o.as_ref()` of a local `Option` that owns its payload: read in place.
+        if let ("as_ref", []) = (name.as_str(), args.as_slice()) {
+            if let Some(value) = self.option_ref(&receiver, range.clone())? {
+                if value.ty == *ty {
+                    return Ok(Some(value));
+                }
+            }
+        }
         // `r.field.is_some()`, `r.field.as_deref()` of an `Option` field of a host struct: borrowed, so read in place.
         if let ("is_some" | "is_none" | "as_ref" | "as_deref", []) = (name.as_str(), args.as_slice()) {
             if let Some(value) = self.option_field(&receiver, false)? {
@@ -286,6 +313,21 @@ impl<'a, 'db> Builder<'a, 'db> {
                 };
                 let receiver = Some(Box::new(self.expr(&receiver)?));
                 TKind::Panic { receiver, message }
+            }
+            // `o.map(|x| body)` of an `Option` that owns its payload (a `String`, a host struct): what `map` is,
+            // `match o { Some(x) => Some(body), _ => None }`, so the payload moved into `x` is dropped where the
+            // arm ends unless the body moves it on, as the closure's parameter is.
+            (Ty::Option(payload), "map", [closure]) if payload.owns() => {
+                let scrutinee = self.expr(&receiver)?;
+                let (param, body) = self.closure(closure)?;
+                let some = TExpr { kind: TKind::Some(Box::new(body)), ty: ty.clone(), range: range.clone() };
+                let none = TExpr { kind: TKind::None, ty: ty.clone(), range: range.clone() };
+                let arms = vec![
+                    Arm { pat: TPat::Some(Box::new(param.unwrap_or(TPat::Wild))), guard: None, body: some },
+                    // `_` rather than `None`: a last arm that catches all needs no exhaustiveness verdict.
+                    Arm { pat: TPat::Wild, guard: None, body: none },
+                ];
+                TKind::Match { scrutinee: Box::new(scrutinee), arms }
             }
             (Ty::Option(_), _, [closure]) if OptionClosureMethod::from_name(&name).is_some() => {
                 let Some(method) = OptionClosureMethod::from_name(&name) else { return Ok(None) };

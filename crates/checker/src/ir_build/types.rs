@@ -71,6 +71,11 @@ impl<'a, 'db> Builder<'a, 'db> {
                     if let Some(inner) = self.ty(&payload, node).ok().filter(Ty::in_place) {
                         return Ok(Ty::Option(Box::new(inner)));
                     }
+                    // `Option<S>` of a host struct or enum by value: the `Option` owns the box its value is in —
+                    // where no host type has a `Drop` impl of its own, as for a `Result`'s payload.
+                    if let Some(Ty::Struct(id)) = self.owned_struct(&payload) {
+                        return Ok(Ty::Option(Box::new(Ty::Struct(id))));
+                    }
                     // `Option<(usize, &str)>`, as `enumerate().max_by_key(..)` gives: a tuple of values read in
                     // place (copying it owns nothing).
                     if let Ok(Ty::Tuple(parts)) = self.ty(&payload, node) {
@@ -229,6 +234,13 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some((inner, ra_ap_hir::Mutability::Shared)) = ty.as_reference() {
             return self.host_type(&inner).map(Ty::StructRef);
         }
+        self.owned_struct(ty)
+    }
+
+    /// A host struct or enum by value that a `Result` or an `Option` may own ([`Ty::Struct`]): only where no host
+    /// type has a `Drop` impl of its own, since the JIT drops such a payload where the arm or local holding it ends,
+    /// which can come before rustc drops the temporary.
+    pub(super) fn owned_struct(&self, ty: &ra_ap_hir::Type<'db>) -> Option<Ty> {
         let krate = ty.as_adt()?.module(self.db).krate(self.db);
         if !krate.origin(self.db).is_local() || self.host_has_drop_impl(krate) {
             return None;

@@ -3,7 +3,6 @@
 use crate::codegen::arith::{is_zero, remainder_by_power_of_two};
 use crate::codegen::scopes::Cleanup;
 use crate::codegen::{clif, flat, tuple_fields, CodegenError, Gen, Vals, R};
-use crate::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{types, BlockArg, MemFlags, Type, Value};
@@ -367,10 +366,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         if taken || scrutinee_local || !self.has_heap {
             return;
         }
-        if let (Ty::Option(payload), [_, ptr, _, _]) = (ty, values) {
-            if **payload == Ty::String {
-                let free = self.helper(Helper::VecFree);
-                self.b.ins().call(free, &[self.ctx, *ptr]);
+        if let (Ty::Option(payload), [_, rest @ ..]) = (ty, values) {
+            if lacuna_lowering::owned_option(ty) {
+                self.drop_payload(payload, rest);
             }
         }
     }

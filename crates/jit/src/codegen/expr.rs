@@ -174,6 +174,16 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let base = self.one(base)?;
                 return self.option_field(base, symbol, payload);
             }
+            // `&o` of an `Option` that owns its payload: the tag, then the text's pointer and length (not its
+            // capacity), or the struct's address; the local keeps all of it.
+            TKind::OptionRef(o) => {
+                let parts = self.expr(o)?;
+                return match (&o.ty, parts.as_slice()) {
+                    (Ty::Option(p), &[tag, ptr, _, len]) if **p == Ty::String => Ok(vec![tag, ptr, len]),
+                    (Ty::Option(p), &[tag, address]) if matches!(**p, Ty::Struct(_)) => Ok(vec![tag, address]),
+                    _ => Err(CodegenError("an `Option` read in place".into())),
+                };
+            }
             TKind::SeqMethod { seq, name, args, at: name_at } => return self.seq_method(seq, *name, args, *name_at),
             TKind::SeqWithClosure { seq, name, closure, descending } => {
                 if *name == SeqClosureMethod::Retain {

@@ -156,7 +156,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub(super) fn drop_local(&mut self, local: usize) -> R<()> {
         let Some(ty) = self.snippet.locals.get(local).map(|l| l.ty.clone()) else { return Ok(()) };
         let droppable = matches!(ty, Ty::Struct(_) | Ty::Map { .. } | Ty::Vec(_) | Ty::String)
-            || matches!(&ty, Ty::Option(payload) if **payload == Ty::String);
+            || lacuna_lowering::owned_option(&ty);
         if !droppable || !self.has_heap {
             return Ok(());
         }
@@ -176,11 +176,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().call(f, &[self.ctx, ptr]);
                 Ok(())
             }
-            // An `Option<String>`: its text, if any (`None`'s parts are zeros, which free nothing).
-            (Ty::Option(_), &[_, ptr, _, _]) => {
-                let ptr = self.b.use_var(ptr);
-                let free = self.helper(Helper::VecFree);
-                self.b.ins().call(free, &[self.ctx, ptr]);
+            // An `Option<String>`: its text, if any; an `Option<S>`: its host struct's box, if any (`None`'s parts
+            // are zeros, which free nothing).
+            (Ty::Option(payload), [_, rest @ ..]) if lacuna_lowering::owned_option(ty) => {
+                let values: Vec<Value> = rest.iter().map(|v| self.b.use_var(*v)).collect();
+                self.drop_payload(payload, &values);
                 Ok(())
             }
             (Ty::Vec(_) | Ty::String, &[ptr, _, len]) => {

@@ -56,7 +56,7 @@ impl Moves {
                 matches!(
                     snippet.locals.get(l).map(|l| &l.ty),
                     Some(Ty::Vec(_) | Ty::String | Ty::Struct(_) | Ty::Map { .. })
-                ) || matches!(snippet.locals.get(l).map(|l| &l.ty), Some(Ty::Option(p)) if **p == Ty::String)
+                ) || snippet.locals.get(l).is_some_and(|l| lacuna_lowering::owned_option(&l.ty))
             })
             .collect();
         let sites = lacuna_lowering::move_sites(snippet)

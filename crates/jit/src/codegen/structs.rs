@@ -274,6 +274,25 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok([parts[0], parts[1], parts[2]])
     }
 
+    /// `{:?}` of the host struct at `address` only where `held` (an `Option`'s tag): its text's pointer and length,
+    /// zeros otherwise (a `None` holds no struct to format, and freeing a zero pointer frees nothing).
+    pub(super) fn struct_text_if(&mut self, id: usize, held: Value, address: Value, at: usize) -> R<[Value; 2]> {
+        let format = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(done, types::I64);
+        self.b.append_block_param(done, types::I64);
+        let zero = self.int_const(types::I64, 0);
+        self.b.ins().brif(held, format, &[], done, &[zero.into(), zero.into()]);
+        self.b.switch_to_block(format);
+        self.b.seal_block(format);
+        let [data, _, len] = self.struct_text(id, address, true, false, at)?;
+        self.b.ins().jump(done, &[data.into(), len.into()]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        let params = self.b.block_params(done);
+        Ok([params[0], params[1]])
+    }
+
     /// The address of a scalar place lent to a host function ([`TKind::AddrOf`]): a hole binding's slot in the
     /// host, where a `&`/`&mut` binding points, or for a snippet local (kept in a variable) a stack slot holding
     /// its value, pushed on `lent` to be read back after the call.
@@ -349,6 +368,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let size = match &e.ty {
                 Ty::Result(ok, err) => 32.max(8 + self.payload_size(ok)?.max(self.payload_size(err)?)),
                 Ty::Struct(_) => 32.max(8 + self.payload_size(&e.ty)?),
+                Ty::Option(p) if matches!(**p, Ty::Struct(_)) => 32.max(8 + self.payload_size(p)?),
                 _ => 32,
             };
             let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size, 4));
@@ -392,8 +412,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let held = self.b.ins().iconst(types::I8, 1);
                     return self.payload_from_slot(&e.ty, slot, held, at);
                 }
-                // `Option<String>`: the text's buffer is the run's when there is one (zeros for `None`).
-                Ty::Option(p) if **p == Ty::String => {
+                // `Option<String>`: the text's buffer is the run's when there is one (zeros for `None`); an
+                // `Option<S>` of a host struct: moved into a box when there is one (a zero address for `None`).
+                Ty::Option(p) if matches!(**p, Ty::String | Ty::Struct(_)) => {
                     let tag = self.b.ins().stack_load(types::I8, slot, 0);
                     let held = self.b.ins().icmp_imm(IntCC::NotEqual, tag, 0);
                     let payload = self.payload_from_slot(p, slot, held, at)?;

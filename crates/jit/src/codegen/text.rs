@@ -296,6 +296,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                                 Ty::Str => FmtArg::new(KIND_STR, parts[1], parts[2], debug, start),
                                 // [pointer, capacity, length]
                                 Ty::String => FmtArg::new(KIND_STR, parts[1], parts[3], debug, start),
+                                // A host struct's box or address: the host formats it, only where there is one.
+                                Ty::Struct(id) | Ty::StructRef(id) => {
+                                    let [data, len] = self.struct_text_if(*id, tag, parts[1], start)?;
+                                    let mut arg = FmtArg::new(KIND_STR, data, len, FmtSpec::default(), start);
+                                    arg.temporary = Some(data);
+                                    arg
+                                }
                                 other => return Err(CodegenError(format!("formatting an `Option<{}>`", other.name()))),
                             };
                             inner.only_if = Some(tag);

@@ -90,6 +90,11 @@ impl Check<'_> {
         op: &Option<BinOp>,
         value: &TExpr,
     ) -> Result<(), Unsupported> {
+        // An `Option` owning its payload may be assigned to a snippet local of its type (the old one dropped
+        // after the new one is made, as a `String` is).
+        self.owned_option_here = op.is_none()
+            && matches!(place, Place::Local(LocalRef::Snippet(id))
+                if self.snippet.locals.get(*id).is_some_and(|l| l.ty == value.ty));
         self.expr(value)?;
         // A whole `String` or vector of the host's: the old value dropped in its place, the new one moved in.
         if let Place::WholeBinding(i) = place {

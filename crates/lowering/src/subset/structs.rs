@@ -72,6 +72,27 @@ impl Check<'_> {
         }
     }
 
+    /// `&o` of a snippet local holding an `Option` that owns a `String` or a host struct ([`TKind::OptionRef`]):
+    /// its payload read in place, the local kept whole.
+    pub(super) fn option_ref(&mut self, e: &TExpr, o: &TExpr) -> Result<(), Unsupported> {
+        // The local is read, not moved (it may be an `Option` that owns its payload).
+        self.owned_option_here = true;
+        self.expr(o)?;
+        let viewed = match &o.ty {
+            Ty::Option(p) if **p == Ty::String => Some(Ty::Str),
+            Ty::Option(p) => match **p {
+                Ty::Struct(id) => Some(Ty::StructRef(id)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let local = matches!(o.kind, TKind::Local(LocalRef::Snippet(_)));
+        match viewed.map(|v| Ty::Option(Box::new(v))) {
+            Some(t) if local && e.ty == t => Ok(()),
+            _ => unsupported(format!("a `{}` read in place as `{}`", o.ty.name(), e.ty.name()), &e.range),
+        }
+    }
+
     /// A call of a host function or method through its shim ([`TKind::HostCall`]).
     pub(super) fn host_call(
         &mut self,
