@@ -63,6 +63,10 @@ pub struct ElemField {
     /// The hole binding the sequence belongs to, which the host must hand over writable.
     pub root: usize,
     pub by_value: bool,
+    /// `Some(id)`: the field holds a host struct or enum by value (index into [`crate::TypedSnippet::structs`];
+    /// `ty` is then `()`), written whole (`o.status = Status::Shipped`): the old value dropped where it is, the
+    /// new one moved in from the run's box.
+    pub held: Option<usize>,
 }
 
 /// A scalar field of a host struct the snippet reads or writes in place, in a hole binding that holds the struct

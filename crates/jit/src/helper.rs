@@ -143,6 +143,7 @@ helpers! {
     StructReady => "lacuna_struct_ready", heap::helper_struct_ready, (P, P, P) -> ();
     StructDrop => "lacuna_struct_drop", heap::helper_struct_drop, (P, P) -> ();
     StructMoveOut => "lacuna_struct_move_out", heap::helper_struct_move_out, (P, P, P, I64) -> (I32);
+    StructReplace => "lacuna_struct_replace", heap::helper_struct_replace, (P, P, P, I64) -> (I32);
     MapNew => "lacuna_map_new", map::helper_map_new, (P) -> (P);
     MapFind => "lacuna_map_find", map::helper_map_find, (P, P, I64, I64) -> (P);
     MapSlot => "lacuna_map_slot", map::helper_map_slot, (P, P, P, I64, I64, I64) -> (P);

@@ -142,6 +142,14 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// `o` a snippet local holding an `Option` that owns a `String` or a host struct, borrowed (`&o`,
     /// `o.as_ref()`): the `Option` of its payload read in place ([`TKind::OptionRef`]). `None` for anything else.
     pub(super) fn option_ref(&mut self, o: &ast::Expr, range: Range<usize>) -> Result<Option<TExpr>> {
+        // Only the name of one of the snippet's locals: anything else is not built here at all.
+        let ast::Expr::PathExpr(p) = o else { return Ok(None) };
+        let Some(PathResolution::Local(l)) = p.path().and_then(|p| self.sema.resolve_path(&p)) else {
+            return Ok(None);
+        };
+        if !self.local_ids.contains_key(&l) {
+            return Ok(None);
+        }
         let Ok(Ty::Option(payload)) = self.expr_type(o) else { return Ok(None) };
         let viewed = match *payload {
             Ty::String => Ty::Str,

@@ -579,11 +579,22 @@ impl<'a, 'db> Builder<'a, 'db> {
     pub(super) fn elem_field(&mut self, f: &ast::FieldExpr) -> Option<usize> {
         let (id, root, by_value) = self.elem_local(&f.expr()?)?;
         let Some(either::Either::Left(field)) = self.sema.resolve_field(f) else { return None };
-        let ty = Self::builtin(&field.ty(self.db))
-            .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never))?;
+        let field_ty = field.ty(self.db);
+        let scalar = Self::builtin(&field_ty)
+            .filter(|s| !matches!(s, Scalar::I128 | Scalar::U128 | Scalar::Unit | Scalar::Never));
+        // A host struct or enum by value (`o.status`), written whole — where no host type has a `Drop` impl of its
+        // own, so dropping the old value runs no host code that could panic or print.
+        let held = match scalar {
+            Some(_) => None,
+            None => match self.owned_struct(&field_ty)? {
+                Ty::Struct(id) => Some(id),
+                _ => return None,
+            },
+        };
+        let ty = scalar.unwrap_or(Scalar::Unit);
         let ra_ap_hir::Variant::Struct(st) = field.parent_def(self.db) else { return None };
         let symbol = lacuna_ir::field_offset_symbol(st.name(self.db).as_str(), field.name(self.db).as_str());
-        let entry = ElemField { local: id, ty, symbol, root, by_value };
+        let entry = ElemField { local: id, ty, symbol, root, by_value, held };
         Some(match self.elem_fields.iter().position(|e| *e == entry) {
             Some(i) => i,
             None => {

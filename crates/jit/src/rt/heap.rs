@@ -176,6 +176,17 @@ impl Heap {
         true
     }
 
+    /// Drops the struct at `dst` in place (a value of the box's type: a field of a host struct), then moves the
+    /// box's struct (`size` bytes) over it and frees the box. False, with nothing done, for anything but a
+    /// complete box.
+    fn box_replace(&mut self, ptr: usize, dst: usize, size: usize) -> bool {
+        let Some(Some(drop)) = self.boxes.get(&ptr).copied() else { return false };
+        // SAFETY: `dst` holds a complete value of the box's type, which the caller's place owns and nothing reads
+        // again before the box's value is moved over it; the drop shim never unwinds.
+        unsafe { drop(dst as *mut u8) };
+        self.box_move_out(ptr, dst, size)
+    }
+
     /// Counts `bytes` more the snippet holds outside its buffers (a map's contents), or the fault when that would
     /// pass its budget (nothing counted then).
     pub(crate) fn charge(&mut self, bytes: usize) -> Result<(), Fault> {
@@ -626,6 +637,24 @@ pub(crate) unsafe extern "C" fn helper_struct_move_out(
     // SAFETY: as the caller guarantees.
     let Some(heap) = (unsafe { run_heap(ctx) }) else { return 0 };
     u32::from(heap.box_move_out(ptr, dst, size))
+}
+
+/// JIT helper: `place = value` of a host struct or enum in a place of the host's (a field through a `&mut`): the
+/// value at `dst` dropped, then the box's at `ptr` (`size` bytes) moved there, the box freed. Returns 0 when `ptr`
+/// is not a complete box (not reached: the lowering writes only the run's own structs).
+///
+/// # Safety
+/// As [`helper_vec_grow`]; `dst` is writable for `size` bytes and holds a complete value of the box's type, which
+/// the host's place owns; nothing reads the box afterwards.
+pub(crate) unsafe extern "C" fn helper_struct_replace(
+    ctx: *mut JitContext,
+    ptr: usize,
+    dst: usize,
+    size: usize,
+) -> u32 {
+    // SAFETY: as the caller guarantees.
+    let Some(heap) = (unsafe { run_heap(ctx) }) else { return 0 };
+    u32::from(heap.box_replace(ptr, dst, size))
 }
 
 #[cfg(test)]

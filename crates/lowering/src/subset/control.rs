@@ -2,7 +2,7 @@
 
 use crate::subset::{unsupported, Check};
 use crate::Unsupported;
-use lacuna_ir::{Arm, BinOp, LocalRef, Place, Scalar, TExpr, Ty};
+use lacuna_ir::{Arm, BinOp, LocalRef, Place, Scalar, TExpr, TKind, Ty};
 
 impl Check<'_> {
     /// A scalar place lent to a host function ([`TKind::AddrOf`]): a snippet local of a scalar type, a hole
@@ -103,9 +103,27 @@ impl Check<'_> {
             }
             return self.write_binding(*i, "assignment to a binding that is not `mut`", e);
         }
+        // A host struct or enum field written through a `&mut` element (`o.status = Status::Shipped`): a value the
+        // run just made (a variant, a literal, a clone, a host call's) moved in whole, the old one dropped there.
+        if let Place::ElemField(i) = place {
+            if let Some(id) = self.snippet.elem_fields.get(*i).and_then(|f| f.held) {
+                let fresh = matches!(
+                    value.kind,
+                    TKind::UnitVariant { .. }
+                        | TKind::StructLit { .. }
+                        | TKind::StructClone(_)
+                        | TKind::HostCall { .. }
+                );
+                if op.is_some() || value.ty != Ty::Struct(id) || !fresh {
+                    return unsupported(format!("assignment of a `{}` to this field", value.ty.name()), &e.range);
+                }
+            }
+        }
         // Other places of the host's (a binding, where one points, a field) are written one scalar word: a struct
         // assigned there would need the old value dropped and the new one moved in whole.
-        if !matches!(place, Place::Local(LocalRef::Snippet(_))) && value.ty.scalar().is_none() {
+        let held_field = matches!(place, Place::ElemField(i)
+            if self.snippet.elem_fields.get(*i).is_some_and(|f| f.held.is_some()));
+        if !matches!(place, Place::Local(LocalRef::Snippet(_))) && value.ty.scalar().is_none() && !held_field {
             return unsupported(format!("assignment of a `{}` to a place of the host's", value.ty.name()), &e.range);
         }
         let place_ty = match place {
