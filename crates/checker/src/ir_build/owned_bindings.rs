@@ -54,11 +54,16 @@ impl<'a, 'db> Builder<'a, 'db> {
 }
 
 impl<'a, 'db> Builder<'a, 'db> {
-    /// The hole binding `lhs` names when it holds a `String` or a vector the snippet gives a whole new value in
+    /// The hole binding `lhs` names when it holds a `String`, a vector or a host struct or enum by value (where no
+    /// host type has a `Drop` impl of its own) the snippet gives a whole new value in
     /// the host's place ([`lacuna_ir::Place::WholeBinding`]; one the snippet moves is a local of its own instead).
     pub(super) fn whole_binding(&mut self, lhs: &ast::Expr) -> Option<usize> {
         let (binding, local) = self.hole_binding(lhs)?;
-        self.owned_buffer_type(&local.ty(self.db))?;
+        let ty = local.ty(self.db);
+        // (Or a host struct or enum by value, its old value dropped in the host's place and the new one moved in.)
+        if self.owned_buffer_type(&ty).is_none() && !matches!(self.owned_struct(&ty), Some(Ty::Struct(_))) {
+            return None;
+        }
         self.note_binding(binding, Scalar::Unit);
         // What the new value may borrow, and what borrows the old one, is rustc's borrow check.
         self.rustc_decides("a host binding given a new value", lhs.syntax());

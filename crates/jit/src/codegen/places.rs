@@ -247,23 +247,36 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// `place = value` or `place op= value` of a scalar place ([`TKind::Assign`]).
+    /// The host struct (type `id`) at `target` dropped there, and the one in the run's box `boxed` moved over it
+    /// (never faults: the lowering writes only the run's own complete structs).
+    fn replace_struct(&mut self, id: usize, boxed: Value, target: Value, at: usize) -> R<()> {
+        let size = self.int_const(types::I64, self.shims_of(id)?.size as i64);
+        let f = self.helper(Helper::StructReplace);
+        let call = self.b.ins().call(f, &[self.ctx, boxed, target, size]);
+        let moved = self.b.inst_results(call)[0];
+        let failed = self.b.ins().icmp_imm(IntCC::Equal, moved, 0);
+        self.fault_if(failed, Fault::Memory, at);
+        Ok(())
+    }
+
     pub(super) fn assign(&mut self, e: &TExpr, place: &Place, op: &Option<BinOp>, value: &TExpr) -> R<Vals> {
         let at = e.range.start;
         // A host struct or enum field written whole: the new value (a box of the run's) is made first, then the
-        // old one is dropped in the field and the new one moved over it (never faults: the lowering writes only
-        // the run's own complete structs).
+        // old one is dropped in the field and the new one moved over it.
         if let Place::ElemField(field) = place {
             if let Some(id) = self.snippet.elem_fields.get(*field).and_then(|f| f.held) {
                 let boxed = self.one(value)?;
                 let target = self.elem_field_address(*field).ok_or_else(|| CodegenError("a field's place".into()))?;
-                let size = self.int_const(types::I64, self.shims_of(id)?.size as i64);
-                let f = self.helper(Helper::StructReplace);
-                let call = self.b.ins().call(f, &[self.ctx, boxed, target, size]);
-                let moved = self.b.inst_results(call)[0];
-                let failed = self.b.ins().icmp_imm(IntCC::Equal, moved, 0);
-                self.fault_if(failed, Fault::Memory, at);
+                self.replace_struct(id, boxed, target, at)?;
                 return Ok(Vec::new());
             }
+        }
+        // A host struct or enum binding given a new value: as a field is, in the host's place.
+        if let (Place::WholeBinding(binding), Ty::Struct(id)) = (place, &value.ty) {
+            let boxed = self.one(value)?;
+            let target = self.binding_ptr(*binding);
+            self.replace_struct(*id, boxed, target, at)?;
+            return Ok(Vec::new());
         }
         if let Place::WholeBinding(binding) = place {
             let new = self.expr(value)?;

@@ -98,7 +98,14 @@ impl Check<'_> {
         self.expr(value)?;
         // A whole `String` or vector of the host's: the old value dropped in its place, the new one moved in.
         if let Place::WholeBinding(i) = place {
-            if op.is_some() || !value.ty.replaceable_in_place() {
+            // A host struct or enum: a value the run just made, moved into the host's place (the checker gives
+            // `WholeBinding` only for a binding of the value's type).
+            let fresh = matches!(
+                value.kind,
+                TKind::UnitVariant { .. } | TKind::StructLit { .. } | TKind::StructClone(_) | TKind::HostCall { .. }
+            );
+            let held = matches!(value.ty, Ty::Struct(_)) && fresh;
+            if op.is_some() || !(value.ty.replaceable_in_place() || held) {
                 return unsupported(format!("assignment of a `{}` to a binding", value.ty.name()), &e.range);
             }
             return self.write_binding(*i, "assignment to a binding that is not `mut`", e);
