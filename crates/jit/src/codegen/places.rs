@@ -180,9 +180,12 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             // An `Option<String>`: its text, if any; an `Option<S>`: its host struct's box, if any (`None`'s parts
             // are zeros, which free nothing).
-            (Ty::Option(payload), [_, rest @ ..]) if lacuna_lowering::owned_option(ty) => {
-                let values: Vec<Value> = rest.iter().map(|v| self.b.use_var(*v)).collect();
-                self.drop_payload(payload, &values);
+            (Ty::Option(payload), [_, ptr, ..]) if lacuna_lowering::owned_option(ty) => {
+                if let Some(helper) = super::result::payload_drop(payload) {
+                    let ptr = self.b.use_var(*ptr);
+                    let f = self.helper(helper);
+                    self.b.ins().call(f, &[self.ctx, ptr]);
+                }
                 Ok(())
             }
             (Ty::Vec(_) | Ty::String, &[ptr, _, len]) => {

@@ -164,11 +164,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Frees (or drops, through the host's shim) an owned payload that no pattern took: a `String`'s buffer or a
     /// host struct's box. Zeros (the variant not held) free nothing.
     pub(super) fn drop_payload(&mut self, ty: &Ty, values: &[Value]) {
-        let (helper, ptr) = match (ty, values) {
-            (Ty::String | Ty::Vec(Elem::Scalar(_)), [ptr, _, _]) => (Helper::VecFree, *ptr),
-            (Ty::Struct(_), [ptr]) => (Helper::StructDrop, *ptr),
-            _ => return,
-        };
+        let (Some(helper), Some(&ptr)) = (payload_drop(ty), values.first()) else { return };
         let f = self.helper(helper);
         self.b.ins().call(f, &[self.ctx, ptr]);
     }
@@ -240,5 +236,15 @@ impl<'a, 'b> Gen<'a, 'b> {
         // The shim always panics.
         self.panic_with("internal error: entered unreachable code", at);
         Ok(Vec::new())
+    }
+}
+
+/// The helper that drops an owned payload of type `ty`, given its first part (a `String`'s or scalar vector's
+/// buffer, a host struct's box): `None` for a payload that owns nothing.
+pub(super) fn payload_drop(ty: &Ty) -> Option<Helper> {
+    match ty {
+        Ty::String | Ty::Vec(Elem::Scalar(_)) => Some(Helper::VecFree),
+        Ty::Struct(_) => Some(Helper::StructDrop),
+        _ => None,
     }
 }

@@ -639,8 +639,8 @@ pub(crate) unsafe extern "C" fn helper_struct_move_out(
     u32::from(heap.box_move_out(ptr, dst, size))
 }
 
-/// JIT helper: `place = value` of a host struct or enum in a place of the host's (a field through a `&mut`): the
-/// value at `dst` dropped, then the box's at `ptr` (`size` bytes) moved there, the box freed. Returns 0 when `ptr`
+/// JIT helper: `place = value` of a host struct or enum in a place of the host's (a field through a `&mut`, or a
+/// binding by value given a whole new value): the value at `dst` dropped, then the box's at `ptr` (`size` bytes) moved there, the box freed. Returns 0 when `ptr`
 /// is not a complete box (not reached: the lowering writes only the run's own structs).
 ///
 /// # Safety
@@ -736,6 +736,37 @@ mod tests {
         drop(heap);
         assert_eq!(DROPPED.load(Ordering::SeqCst), 2, "the box left at the end is dropped with the heap");
         assert_eq!(HELD.load(Ordering::SeqCst), before, "every box is freed");
+    }
+
+    #[test]
+    fn a_replace_drops_the_old_value_in_place_and_moves_the_box_over_it() {
+        let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let before = HELD.load(Ordering::SeqCst);
+        DROPPED.store(0, Ordering::SeqCst);
+        let mut heap = Heap::new(host(), usize::MAX);
+        let mut ctx = context(&mut heap);
+        // The host's place, holding a complete value the shim checks (7), to be replaced by the box's (7 too, as the
+        // shim asserts on every value it drops; the box's is told apart by a second word).
+        let mut place = [7u64, 1];
+        // SAFETY: `ctx.heap` points to `heap`, alive for these calls; each box holds 16 bytes; `place` is 16 bytes.
+        unsafe {
+            let incomplete = helper_struct_alloc(&mut ctx, 16, 8);
+            let dst = place.as_mut_ptr() as usize;
+            // A box that is not complete replaces nothing and drops nothing.
+            assert_eq!(helper_struct_replace(&mut ctx, incomplete, dst, 16), 0);
+            assert_eq!((place, DROPPED.load(Ordering::SeqCst)), ([7, 1], 0));
+            let fresh = helper_struct_alloc(&mut ctx, 16, 8);
+            (fresh as *mut [u64; 2]).write([7, 2]);
+            helper_struct_ready(&mut ctx, fresh, counting_drop as *const () as usize);
+            assert_eq!(helper_struct_replace(&mut ctx, fresh, dst, 16), 1);
+            assert_eq!(DROPPED.load(Ordering::SeqCst), 1, "the old value is dropped where it was");
+            assert_eq!(place, [7, 2], "the new value is moved over it");
+            // The box is gone: a second replace from it does nothing.
+            assert_eq!(helper_struct_replace(&mut ctx, fresh, dst, 16), 0);
+        }
+        drop(heap);
+        assert_eq!(DROPPED.load(Ordering::SeqCst), 1, "the moved value is the place's, not dropped with the heap");
+        assert_eq!(HELD.load(Ordering::SeqCst), before, "both boxes are freed");
     }
 
     #[test]

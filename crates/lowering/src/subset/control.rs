@@ -100,11 +100,7 @@ impl Check<'_> {
         if let Place::WholeBinding(i) = place {
             // A host struct or enum: a value the run just made, moved into the host's place (the checker gives
             // `WholeBinding` only for a binding of the value's type).
-            let fresh = matches!(
-                value.kind,
-                TKind::UnitVariant { .. } | TKind::StructLit { .. } | TKind::StructClone(_) | TKind::HostCall { .. }
-            );
-            let held = matches!(value.ty, Ty::Struct(_)) && fresh;
+            let held = matches!(value.ty, Ty::Struct(_)) && made_by_the_run(value);
             if op.is_some() || !(value.ty.replaceable_in_place() || held) {
                 return unsupported(format!("assignment of a `{}` to a binding", value.ty.name()), &e.range);
             }
@@ -114,14 +110,7 @@ impl Check<'_> {
         // run just made (a variant, a literal, a clone, a host call's) moved in whole, the old one dropped there.
         if let Place::ElemField(i) = place {
             if let Some(id) = self.snippet.elem_fields.get(*i).and_then(|f| f.held) {
-                let fresh = matches!(
-                    value.kind,
-                    TKind::UnitVariant { .. }
-                        | TKind::StructLit { .. }
-                        | TKind::StructClone(_)
-                        | TKind::HostCall { .. }
-                );
-                if op.is_some() || value.ty != Ty::Struct(id) || !fresh {
+                if op.is_some() || value.ty != Ty::Struct(id) || !made_by_the_run(value) {
                     return unsupported(format!("assignment of a `{}` to this field", value.ty.name()), &e.range);
                 }
             }
@@ -252,4 +241,13 @@ impl Check<'_> {
         }
         Ok(())
     }
+}
+
+/// A host struct or enum value the run has just made (a variant, a literal, a clone, a host call's answer), which it
+/// can move whole into a place of the host's: nothing else holds it.
+fn made_by_the_run(value: &TExpr) -> bool {
+    matches!(
+        value.kind,
+        TKind::UnitVariant { .. } | TKind::StructLit { .. } | TKind::StructClone(_) | TKind::HostCall { .. }
+    )
 }
