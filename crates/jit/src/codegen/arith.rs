@@ -207,6 +207,35 @@ impl<'a, 'b> Gen<'a, 'b> {
         };
         (v, over)
     }
+    /// `l / r` or `l % r` of integers, with rustc's checks: by zero (unless `nonzero`: the divisor is known not to
+    /// be, [`Gen::nonzero`]) and, when signed, of the type's minimum by -1.
+    pub(super) fn divide(
+        &mut self,
+        op: BinOp,
+        signed: bool,
+        bits: u32,
+        (l, r): (Value, Value),
+        at: usize,
+        nonzero: bool,
+    ) -> Value {
+        if !nonzero {
+            let zero = self.b.ins().icmp_imm(IntCC::Equal, r, 0);
+            self.fault_if(zero, if op == BinOp::Div { Fault::DivByZero } else { Fault::RemByZero }, at);
+        }
+        if signed {
+            let min = if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) };
+            let is_min = self.b.ins().icmp_imm(IntCC::Equal, l, min);
+            let minus_one = self.b.ins().icmp_imm(IntCC::Equal, r, -1);
+            let both = self.b.ins().band(is_min, minus_one);
+            self.fault_if(both, if op == BinOp::Div { Fault::DivOverflow } else { Fault::RemOverflow }, at);
+        }
+        match (op, signed) {
+            (BinOp::Div, true) => self.b.ins().sdiv(l, r),
+            (BinOp::Div, false) => self.b.ins().udiv(l, r),
+            (_, true) => self.b.ins().srem(l, r),
+            (_, false) => self.b.ins().urem(l, r),
+        }
+    }
 
     pub(super) fn binary(&mut self, op: BinOp, lt: Scalar, rt: Scalar, l: Value, r: Value, at: usize) -> Value {
         use BinOp::*;
@@ -257,23 +286,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.fault_if(over, Fault::Mul, at);
                 v
             }
-            Div | Rem => {
-                let zero = self.b.ins().icmp_imm(IntCC::Equal, r, 0);
-                self.fault_if(zero, if op == Div { Fault::DivByZero } else { Fault::RemByZero }, at);
-                if signed {
-                    let min = if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) };
-                    let is_min = self.b.ins().icmp_imm(IntCC::Equal, l, min);
-                    let minus_one = self.b.ins().icmp_imm(IntCC::Equal, r, -1);
-                    let both = self.b.ins().band(is_min, minus_one);
-                    self.fault_if(both, if op == Div { Fault::DivOverflow } else { Fault::RemOverflow }, at);
-                }
-                match (op, signed) {
-                    (Div, true) => self.b.ins().sdiv(l, r),
-                    (Div, false) => self.b.ins().udiv(l, r),
-                    (_, true) => self.b.ins().srem(l, r),
-                    (_, false) => self.b.ins().urem(l, r),
-                }
-            }
+            Div | Rem => self.divide(op, signed, bits, (l, r), at, false),
             BitAnd => self.b.ins().band(l, r),
             BitOr => self.b.ins().bor(l, r),
             BitXor => self.b.ins().bxor(l, r),

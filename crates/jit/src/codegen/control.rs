@@ -44,6 +44,27 @@ pub(super) fn parity_test(cond: &TExpr) -> Option<(LocalRef, bool)> {
     is_zero(r).then_some((x, *op == BinOp::Eq))
 }
 
+impl Gen<'_, '_> {
+    /// `x == 0` (`true`) or `x != 0` (`false`), either way round, of an integer local that cannot change: one the
+    /// snippet declares without `mut` (a function's parameter, a `let`).
+    fn zero_test(&self, cond: &TExpr) -> Option<(LocalRef, bool)> {
+        let TKind::Binary(op @ (BinOp::Eq | BinOp::Ne), l, r) = &cond.kind else { return None };
+        let x = match (&l.kind, &r.kind) {
+            (TKind::Local(x), _) if is_zero(r) => *x,
+            (_, TKind::Local(x)) if is_zero(l) => *x,
+            _ => return None,
+        };
+        let LocalRef::Snippet(id) = x else { return None };
+        let local = self.snippet.locals.get(id)?;
+        (!local.mutable && local.ty.scalar().is_some_and(|s| s.is_int())).then_some((x, *op == BinOp::Eq))
+    }
+
+    /// Whether `e` is a local an `if` around it found not zero ([`Gen::nonzero`]).
+    pub(super) fn known_nonzero(&self, e: &TExpr) -> bool {
+        matches!(e.kind, TKind::Local(x) if self.nonzero.contains(&x))
+    }
+}
+
 /// The arms of an `if` (their tail expressions) when computing both and selecting one is cheaper than branching:
 /// each a few integer operations on locals and literals, with no effect but the arithmetic faults that
 /// [`Gen::fault_if_with`] guards, and nothing that traps in the machine (a division only by a literal other than
@@ -625,14 +646,26 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().brif(c, then_block, &[], else_block, &[]);
         self.b.switch_to_block(then_block);
         self.b.seal_block(then_block);
-        let tv = self.block(then)?;
-        self.jump_with(merge, &ts, tv);
+        // A local the condition tests against zero is known not to be in the arm where it is not.
+        let tested = self.zero_test(cond);
+        let known = self.nonzero.len();
+        if let Some((x, false)) = tested {
+            self.nonzero.push(x);
+        }
+        let tv = self.block(then);
+        self.nonzero.truncate(known);
+        self.jump_with(merge, &ts, tv?);
         self.b.switch_to_block(else_block);
         self.b.seal_block(else_block);
+        if let Some((x, true)) = tested {
+            self.nonzero.push(x);
+        }
         let ev = match otherwise {
-            Some(o) => self.expr(o)?,
-            None => Vec::new(),
+            Some(o) => self.expr(o),
+            None => Ok(Vec::new()),
         };
+        self.nonzero.truncate(known);
+        let ev = ev?;
         self.jump_with(merge, &ts, ev);
         Ok(self.enter_merge(merge))
     }

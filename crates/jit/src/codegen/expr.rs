@@ -73,6 +73,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                     None => None,
                 }
             }
+            TKind::Binary(op @ (BinOp::Div | BinOp::Rem), l, r)
+                if l.s().is_int() && self.guard.is_none() && self.known_nonzero(r) =>
+            {
+                // A divisor the branch around tested against zero: no test again.
+                let lv = self.opt(l)?;
+                let rv = self.opt(r)?;
+                let (signed, bits) = (l.s().is_signed(), l.s().int_bits().unwrap_or(64));
+                match (lv, rv) {
+                    (Some(lv), Some(rv)) => Some(self.divide(*op, signed, bits, (lv, rv), at, true)),
+                    _ => None,
+                }
+            }
             TKind::Binary(op, l, r) => {
                 let lv = self.opt(l)?;
                 let rv = self.opt(r)?;
@@ -134,6 +146,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.leave_scopes(0)?;
                 self.return_ok(v, &ret);
                 self.dead_block();
+                None
+            }
+            TKind::Call { args, .. } if self.is_tail_call(e) => {
+                self.tail_call(args)?;
                 None
             }
             TKind::Call { function, args } => return self.call(*function, args),

@@ -33,6 +33,7 @@ mod scan;
 mod scopes;
 mod seq;
 mod structs;
+mod tail;
 mod text;
 
 use crate::abi::{DeallocFn, HostFns, JitEntry, PrintFn, RawSpec, ReallocFn};
@@ -429,9 +430,12 @@ impl Unit<'_, '_> {
                 g.on_scope_end(scopes::Cleanup::Local(p));
             }
             g.enter_checks(0)?;
+            let params = tail::scalar_param_vars(&g.vars, f);
+            g.open_tail_loop(params, tail::tail_self_calls(snippet, i, f));
             let value = g.block(&f.body)?;
             g.close_scope()?;
             g.return_ok(value, &f.ret);
+            g.close_tail_loop();
             g.finish()?
         };
         self.define(self.declared.fns[i], ctx, made)
@@ -655,6 +659,11 @@ struct Gen<'a, 'b> {
     even: Option<LocalRef>,
     /// Constants that are addresses in this process, with what they are (for the CLIF dump).
     addresses: Vec<(i64, String)>,
+    /// Integer locals that cannot change and that the branches around the code being generated found not zero
+    /// (`if b == 0 { .. } else { a % b }`): a division by one needs no zero test.
+    nonzero: Vec<LocalRef>,
+    /// In a snippet function that calls itself in tail position: the loop those calls are ([`tail`]).
+    tail: Option<tail::TailLoop>,
 }
 
 type R<T> = Result<T, CodegenError>;
@@ -729,6 +738,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             guard: None,
             even: None,
             addresses: Vec::new(),
+            nonzero: Vec::new(),
+            tail: None,
         }
     }
 
