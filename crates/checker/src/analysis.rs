@@ -1069,6 +1069,7 @@ impl RaSession {
                 seq_places: builder.seq_places,
                 elem_fields: builder.elem_fields,
                 structs: builder.structs.take(),
+                formats: builder.formats.take(),
                 tuples: builder.tuples.take(),
             })
         })

@@ -75,6 +75,8 @@ pub(crate) struct Builder<'a, 'db> {
     elem_refs: HashMap<Local<'db>, (Seq, usize)>,
     /// Host structs reached in place, by their size's symbol (see `TypedSnippet::structs`).
     pub structs: std::cell::RefCell<Vec<String>>,
+    /// What each of `structs` implements of the formatting traits (see `TypedSnippet::formats`).
+    pub formats: std::cell::RefCell<Vec<lacuna_ir::Formats>>,
     /// Tuple types of sequences (see `TypedSnippet::tuples`).
     pub tuples: std::cell::RefCell<Vec<lacuna_ir::TupleElem>>,
     /// A value of type `Vec<S>` appears (see `TypedSnippet::owns_buffers`).
@@ -145,6 +147,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             mut_elems: HashMap::new(),
             elem_refs: HashMap::new(),
             structs: std::cell::RefCell::new(Vec::new()),
+            formats: std::cell::RefCell::new(Vec::new()),
             tuples: std::cell::RefCell::new(Vec::new()),
             owns_buffers: std::cell::Cell::new(false),
             rustc_decides: std::cell::RefCell::new(None),

@@ -82,6 +82,13 @@ pub struct Converted {
     pub array_len: Option<u64>,
 }
 
+/// The formatting traits a host struct or enum implements ([`TypedSnippet::formats`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Formats {
+    pub debug: bool,
+    pub display: bool,
+}
+
 /// An accepted snippet in the typed subset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypedSnippet {
@@ -116,6 +123,9 @@ pub struct TypedSnippet {
     /// Host structs the snippet reaches in place ([`Elem::Struct`], [`Ty::StructRef`]): the exported statics
     /// holding their sizes ([`crate::struct_size_symbol`]).
     pub structs: Vec<String>,
+    /// What each of `structs` implements of the formatting traits, as rust-analyzer's trait solver finds on the
+    /// host's own impls and derives: `{}` or `{:?}` of one that does needs no rustc to say the trait is there.
+    pub formats: Vec<Formats>,
     /// Tuple types of sequences the snippet reads or builds ([`crate::Elem::Tuple`]): the host exports each one's
     /// layout ([`crate::tuple_layout_symbol`]).
     pub tuples: Vec<crate::TupleElem>,

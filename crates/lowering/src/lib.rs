@@ -159,6 +159,7 @@ mod tests {
             seq_places: Vec::new(),
             elem_fields: Vec::new(),
             structs: Vec::new(),
+            formats: Vec::new(),
             tuples: Vec::new(),
         }
     }

@@ -25,9 +25,9 @@ use std::collections::BTreeSet;
 
 use lacuna_ir::Receiver;
 use lacuna_ir::{
-    Arm, Child, FmtPiece, FmtTrait, IterChain, IterSource, LocalRef, MapMethod, Method, OptionMethod, ParseThen,
-    Pieces, Place, Scalar, ScalarMethod, Seq, SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat, TStmt,
-    TextMethod, Ty, TypedSnippet,
+    Arm, Child, FmtPiece, FmtTrait, Formats, IterChain, IterSource, LocalRef, MapMethod, Method, OptionMethod,
+    ParseThen, Pieces, Place, Scalar, ScalarMethod, Seq, SeqKind, SeqMethod, Sink, Stage, TBlock, TExpr, TKind, TPat,
+    TStmt, TextMethod, Ty, TypedSnippet,
 };
 
 type Owners = BTreeSet<LocalRef>;
@@ -584,7 +584,9 @@ impl Walk<'_> {
                         FmtPiece::Arg { value, spec } => Some((value, spec)),
                         FmtPiece::Lit(_) => None,
                     })
-                    .map(|(value, spec)| formattable(&value.ty, spec.trait_).then_some(value).ok_or(value))
+                    .map(|(value, spec)| {
+                        formattable(&value.ty, spec.trait_, &self.snippet.formats).then_some(value).ok_or(value)
+                    })
                     .collect::<Result<_, _>>()
                     .map_err(|value| at("a value formatted by a trait its type may not implement", value))?;
                 self.in_order(values.into_iter().map(|v| (v, false)), none())?;
@@ -901,10 +903,13 @@ impl Walk<'_> {
 
 /// Whether std implements formatting trait `t` for a value of type `ty` (as the typed view reads it: a
 /// reference to a scalar is the scalar, which implements the same traits).
-fn formattable(ty: &Ty, t: FmtTrait) -> bool {
+fn formattable(ty: &Ty, t: FmtTrait, formats: &[Formats]) -> bool {
     let int = |s: &Scalar| s.is_int();
     match (ty, t) {
-        // Whether a host struct implements the trait is rustc's check.
+        // A host struct or enum (or a reference to one) that implements the trait, as the checker found.
+        (Ty::Struct(id) | Ty::StructRef(id), FmtTrait::Debug) => formats.get(*id).is_some_and(|f| f.debug),
+        (Ty::Struct(id) | Ty::StructRef(id), FmtTrait::Display) => formats.get(*id).is_some_and(|f| f.display),
+        // Any other trait of a host type is rustc's check.
         (Ty::Struct(_) | Ty::StructRef(_), _) => false,
         (_, FmtTrait::Debug) => true,
         (Ty::Scalar(s), FmtTrait::Display) => !matches!(s, Scalar::Unit | Scalar::Never),

@@ -250,6 +250,25 @@ impl<'a, 'db> Builder<'a, 'db> {
         Some(Ty::Struct(id))
     }
 
+    /// What a host type implements of `core::fmt`'s `Debug` and `Display`, as the trait solver finds: on a type
+    /// with no generic parameters, through the host's impls and derives (rustc built the host, so they hold).
+    fn formats_of(&self, ty: &ra_ap_hir::Type<'db>) -> lacuna_ir::Formats {
+        let Some(krate) = ty.as_adt().map(|adt| adt.module(self.db).krate(self.db)) else { return Default::default() };
+        let fmt = ra_ap_ide_db::famous_defs::FamousDefs(self.sema, krate).core().and_then(|core| {
+            core.root_module(self.db).children(self.db).find(|m| m.name(self.db).is_some_and(|n| n.as_str() == "fmt"))
+        });
+        let implements = |name: &str| {
+            let Some(fmt) = fmt else { return false };
+            fmt.scope(self.db, None).into_iter().any(|(n, def)| match def {
+                ra_ap_hir::ScopeDef::ModuleDef(ra_ap_hir::ModuleDef::Trait(t)) if n.as_str() == name => {
+                    ty.impls_trait(self.db, t, &[])
+                }
+                _ => false,
+            })
+        };
+        lacuna_ir::Formats { debug: implements("Debug"), display: implements("Display") }
+    }
+
     /// Some type of the host's crate implements `Drop` itself.
     fn host_has_drop_impl(&self, krate: ra_ap_hir::Crate) -> bool {
         ra_ap_hir::Impl::all_in_crate(self.db, krate).into_iter().any(|imp| {
@@ -345,6 +364,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             Some(i) => i,
             None => {
                 structs.push(symbol);
+                self.formats.borrow_mut().push(self.formats_of(ty));
                 structs.len() - 1
             }
         })
