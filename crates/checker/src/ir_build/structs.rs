@@ -233,7 +233,8 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// `x.clone()` and `x.to_string()` of a host struct (std's `Clone` and `ToString` through the host's shims).
-    /// Whether the struct implements the trait is rustc's check (rust-analyzer does not check every bound).
+    /// Whether the struct implements `Clone` is rustc's check unless rust-analyzer's trait solver finds the impl
+    /// (rust-analyzer does not check every bound).
     pub(super) fn struct_method(&mut self, m: &ast::MethodCallExpr, ty: &Ty) -> Result<Option<TKind>> {
         let Some(name) = m.name_ref().map(|n| n.text().to_string()) else { return Ok(None) };
         let no_args = m.arg_list().is_some_and(|l| l.args().next().is_none());
@@ -250,11 +251,40 @@ impl<'a, 'db> Builder<'a, 'db> {
             if *ty != Ty::Struct(id) {
                 return Ok(None);
             }
-            self.rustc_decides("cloning a host struct", m.syntax());
+            if !self.clone_implemented(&receiver) {
+                self.rustc_decides("cloning a host struct", m.syntax());
+            }
             return Ok(Some(TKind::StructClone(Box::new(place))));
         }
         self.owns_buffers.set(true);
         Ok(Some(TKind::Format(vec![FmtPiece::Arg { value: place, spec: FmtSpec::default() }])))
+    }
+
+    /// Both operands of `b` have one type per rust-analyzer — a host type, or references to one (`&a == &b`;
+    /// `a == &b` does not compile) — and the host type implements `core::cmp::{name}` with itself, as the trait
+    /// solver finds.
+    fn operands_implement(&self, b: &ast::BinExpr, name: &str) -> bool {
+        let (Some(lhs), Some(rhs)) = (b.lhs(), b.rhs()) else { return false };
+        let ty_of = |e: &ast::Expr| self.sema.type_of_expr(e).map(|t| t.original);
+        let (Some(l), Some(r)) = (ty_of(&lhs), ty_of(&rhs)) else { return false };
+        if l != r || l.is_unknown() {
+            return false;
+        }
+        let mut host = l;
+        while let Some((inner, _)) = host.as_reference() {
+            host = inner;
+        }
+        self.host_type(&host).is_some() && self.implements_core(&host, "cmp", name, &[host.clone()])
+    }
+
+    /// The host type a `clone`'s receiver is (or refers to) implements `core::clone::Clone`, as the trait solver
+    /// finds.
+    fn clone_implemented(&self, receiver: &ast::Expr) -> bool {
+        let Some(mut host) = self.sema.type_of_expr(receiver).map(|t| t.original) else { return false };
+        while let Some((inner, _)) = host.as_reference() {
+            host = inner;
+        }
+        self.host_type(&host).is_some() && self.implements_core(&host, "clone", "Clone", &[])
     }
 
     /// The two operands of a comparison of host values of one type, read in place; `None` for any other operands.
@@ -273,10 +303,12 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// `a == b` / `a != b` of two host structs of one type (`PartialEq` through the host's shim; whether the
-    /// struct implements it is rustc's check).
+    /// struct implements it is rustc's check unless both sides have one type and the trait solver finds the impl).
     pub(super) fn struct_comparison(&mut self, b: &ast::BinExpr, negated: bool) -> Result<Option<TKind>> {
         let Some((left, right)) = self.struct_operands(b)? else { return Ok(None) };
-        self.rustc_decides("comparing host structs", b.syntax());
+        if !self.operands_implement(b, "PartialEq") {
+            self.rustc_decides("comparing host structs", b.syntax());
+        }
         Ok(Some(TKind::StructEq { left: Box::new(left), right: Box::new(right), negated }))
     }
 
@@ -289,7 +321,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         strict: bool,
     ) -> Result<Option<TKind>> {
         let Some((left, right)) = self.struct_operands(b)? else { return Ok(None) };
-        self.rustc_decides("ordering host values", b.syntax());
+        if !self.operands_implement(b, "PartialOrd") {
+            self.rustc_decides("ordering host values", b.syntax());
+        }
         let op = match (ordering, strict) {
             (ast::Ordering::Less, true) => BinOp::Lt,
             (ast::Ordering::Less, false) => BinOp::Le,

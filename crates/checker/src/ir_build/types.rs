@@ -253,20 +253,34 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// What a host type implements of `core::fmt`'s `Debug` and `Display`, as the trait solver finds: on a type
     /// with no generic parameters, through the host's impls and derives (rustc built the host, so they hold).
     fn formats_of(&self, ty: &ra_ap_hir::Type<'db>) -> lacuna_ir::Formats {
-        let Some(krate) = ty.as_adt().map(|adt| adt.module(self.db).krate(self.db)) else { return Default::default() };
-        let fmt = ra_ap_ide_db::famous_defs::FamousDefs(self.sema, krate).core().and_then(|core| {
-            core.root_module(self.db).children(self.db).find(|m| m.name(self.db).is_some_and(|n| n.as_str() == "fmt"))
-        });
-        let implements = |name: &str| {
-            let Some(fmt) = fmt else { return false };
-            fmt.scope(self.db, None).into_iter().any(|(n, def)| match def {
-                ra_ap_hir::ScopeDef::ModuleDef(ra_ap_hir::ModuleDef::Trait(t)) if n.as_str() == name => {
-                    ty.impls_trait(self.db, t, &[])
-                }
-                _ => false,
-            })
+        lacuna_ir::Formats {
+            debug: self.implements_core(ty, "fmt", "Debug", &[]),
+            display: self.implements_core(ty, "fmt", "Display", &[]),
+        }
+    }
+
+    /// Whether a host type (no generic parameters) implements the trait `core::{module}::{name}` with `args`, as
+    /// rust-analyzer's trait solver finds through the host's impls and derives. rustc built the host, so the impls
+    /// it finds hold; a trait of the host's own named like std's is not std's.
+    pub(super) fn implements_core(
+        &self,
+        ty: &ra_ap_hir::Type<'db>,
+        module: &str,
+        name: &str,
+        args: &[ra_ap_hir::Type<'db>],
+    ) -> bool {
+        let Some(krate) = ty.as_adt().map(|adt| adt.module(self.db).krate(self.db)) else { return false };
+        let Some(core) = ra_ap_ide_db::famous_defs::FamousDefs(self.sema, krate).core() else { return false };
+        let named = |n: Option<ra_ap_hir::Name>, want: &str| n.is_some_and(|n| n.as_str() == want);
+        let Some(m) = core.root_module(self.db).children(self.db).find(|m| named(m.name(self.db), module)) else {
+            return false;
         };
-        lacuna_ir::Formats { debug: implements("Debug"), display: implements("Display") }
+        m.scope(self.db, None).into_iter().any(|(n, def)| match def {
+            ra_ap_hir::ScopeDef::ModuleDef(ra_ap_hir::ModuleDef::Trait(t)) if n.as_str() == name => {
+                ty.impls_trait(self.db, t, args)
+            }
+            _ => false,
+        })
     }
 
     /// Some type of the host's crate implements `Drop` itself.
