@@ -529,11 +529,16 @@ fn struct_fields(structs: &[(String, Vec<FieldItem>)]) -> Vec<StructField> {
     out
 }
 
-/// The shim of a host closure of type `dyn_type` (`&dyn Fn(&str, u32) -> String`, `&mut dyn FnMut(u32)`):
-/// parameters that are scalars a shim passes or `&str`; a result that is a scalar, `String` or `()`, or an
-/// `Option` or `Result` of those (written as a host function's are). `None` for any other signature.
+/// The shim of a host closure of type `dyn_type` (`&dyn Fn(&str, u32) -> String`, `&mut dyn FnMut(u32)`,
+/// `Option<Box<dyn FnOnce(bool) -> String>>`): parameters that are scalars a shim passes or `&str`; a result that
+/// is a scalar, `String` or `()`, or an `Option` or `Result` of those (written as a host function's are). `None`
+/// for any other signature.
 pub fn callable_fn(dyn_type: &str) -> Option<ScalarFn> {
-    let signature = dyn_type.strip_prefix("&dyn Fn(").or_else(|| dyn_type.strip_prefix("&mut dyn FnMut("))?;
+    let once = || dyn_type.strip_prefix("Option<Box<dyn FnOnce(")?.strip_suffix(">>");
+    let signature = dyn_type
+        .strip_prefix("&dyn Fn(")
+        .or_else(|| dyn_type.strip_prefix("&mut dyn FnMut("))
+        .or_else(once)?;
     let (params, ret) = signature.split_once(')')?;
     let ret = match ret.trim() {
         "" => "()".to_owned(),
@@ -1075,9 +1080,13 @@ fn main() {}"
         };
         let fn_mut = closure(lacuna_ir::FnKind::FnMut, true);
         assert_eq!(fn_mut.dyn_callable().as_deref(), Some("&mut dyn FnMut(u8) -> u8"));
-        // An `FnMut` the host did not declare `mut` is not handed over; an `FnOnce` is not called from JIT code.
+        // An `FnMut` the host did not declare `mut` is not handed over; an `FnOnce` goes over whole, in a box.
         assert_eq!(closure(lacuna_ir::FnKind::FnMut, false).dyn_callable(), None);
-        assert_eq!(closure(lacuna_ir::FnKind::FnOnce, true).dyn_callable(), None);
+        let once = closure(lacuna_ir::FnKind::FnOnce, false).dyn_callable();
+        assert_eq!(once.as_deref(), Some("Option<Box<dyn FnOnce(u8) -> u8>>"));
+        let shim = super::callable_fn(&once.expect("a type")).expect("a shim");
+        assert_eq!((shim.params, shim.ret), (vec!["u8".to_owned()], "u8".to_owned()));
+        assert!(super::callable_fn("Option<Box<dyn FnOnce(u8) -> u8>").is_none());
     }
 
     #[test]

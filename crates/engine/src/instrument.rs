@@ -318,6 +318,12 @@ fn shim(f: &lacuna_checker::ScalarFn, paths: &TypePaths) -> String {
         )];
     }
     let callee = match (&f.callable, &f.method_of) {
+        // An `FnOnce` host closure: taken out of the box the table points to (rustc's check of the snippet lets it
+        // be called once).
+        (Some(dyn_type), _) if dyn_type.starts_with("Option<") => {
+            params.insert(0, format!("__lacuna_this: *mut {dyn_type}"));
+            "((*__lacuna_this).take().expect(\"an `FnOnce` closure called once\"))".to_owned()
+        }
         // A host closure: called through the reference the table points to.
         (Some(dyn_type), _) => {
             params.insert(0, format!("__lacuna_this: *mut {dyn_type}"));

@@ -63,6 +63,11 @@ pub(crate) fn lower_for_jit(
         {
             return Err(format!("`{}` is not available to the JIT at this hole", plan.bindings()[index].name));
         }
+        // An `FnOnce` closure the snippet calls is in the table only when the host hands it over whole.
+        let once = plan.bindings()[index].callable.as_ref().is_some_and(|c| c.kind == lacuna_ir::FnKind::FnOnce);
+        if once && mode != crate::instrument::HostMode::Movable {
+            return Err(format!("`{}` is an `FnOnce` closure the host does not hand over", plan.bindings()[index].name));
+        }
     }
     // A binding the snippet owns goes back to the host's place when it ends: only one the host reads after the
     // hole, so that rustc's move check makes the snippet leave a value there (one the host gives up may be left

@@ -49,8 +49,8 @@ pub enum FnKind {
 impl Binding {
     /// For a binding JIT code calls as a host closure: the type of what its table slot points to, `&dyn Fn(..)`
     /// or `&mut dyn FnMut(..)` — a closure the entry hands over as a `dyn` reference ([`Binding::callable`] of an
-    /// `Fn`, or of an `FnMut` the host declared `mut`), or a binding that is such a reference already. `FnOnce`
-    /// closures are not called from JIT code.
+    /// `Fn`, or of an `FnMut` the host declared `mut`), or a binding that is such a reference already — or
+    /// `Option<Box<dyn FnOnce(..)>>` for an `FnOnce` closure the host hands over whole, which the call takes out.
     pub fn dyn_callable(&self) -> Option<String> {
         // `&(dyn Fn(&str) -> String + 'static)`, as rust-analyzer writes the type: the object's lifetime bound
         // does not change the reference's layout.
@@ -73,6 +73,7 @@ impl Binding {
         let text = match (&self.callable, &self.ty) {
             (Some(c), _) if c.kind == FnKind::Fn => format!("&dyn {}", c.trait_text()),
             (Some(c), _) if c.kind == FnKind::FnMut && self.mutable => format!("&mut dyn {}", c.trait_text()),
+            (Some(c), _) if c.kind == FnKind::FnOnce => format!("Option<Box<dyn {}>>", c.trait_text()),
             (Some(_), _) => return None,
             (None, Some(ty)) => object(ty)?,
             _ => return None,

@@ -149,6 +149,11 @@ impl<'a, 'db> Builder<'a, 'db> {
         let Some((binding, _)) = self.hole_binding(callee) else { return Ok(None) };
         let Some(dyn_type) = self.bindings.get(binding).and_then(|b| b.dyn_callable()) else { return Ok(None) };
         let Some(shim) = crate::outline::callable_fn(&dyn_type) else { return Ok(None) };
+        // An `FnOnce` closure is moved by its call: that the snippet calls it at most once, and uses it in no
+        // other way, is rustc's move check.
+        if self.bindings[binding].callable.as_ref().is_some_and(|c| c.kind == lacuna_ir::FnKind::FnOnce) {
+            self.rustc_decides("a call of a host `FnOnce` closure", expr.syntax());
+        }
         // What the shim writes ([`crate::outline::callable_fn`]): a scalar, `String`, or an `Option` or
         // `Result` of those.
         let plain = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::String);
