@@ -14,6 +14,7 @@ use lacuna_ir::{
     Ty, Unsupported,
 };
 
+mod any;
 mod arith;
 mod atomic;
 mod calls;

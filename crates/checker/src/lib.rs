@@ -56,7 +56,7 @@ pub use map_binding::{
 };
 pub use outline::{
     callable_fn, capability_signatures, prompt_signatures, EnumOutline, HostOutline, NamedItems, ScalarFn, StructField,
-    VariantFields,
+    VariantFields, SHIM_SCALARS,
 };
 pub use rustc::{parse_rustc_errors, process_ended, CrateFlags, Rustc, RustcError};
 pub use std_source::{StdSource, TargetInfo, INSTALL_HINT, STD_SRC_ENV};

@@ -567,7 +567,7 @@ pub fn callable_fn(dyn_type: &str) -> Option<ScalarFn> {
 }
 
 /// Scalar types a shim passes by value through `extern "C"` (128-bit integers have no stable C ABI).
-pub(crate) const SHIM_SCALARS: &[&str] =
+pub const SHIM_SCALARS: &[&str] =
     &["i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64", "bool", "char"];
 
 /// The top-level functions of `file` with scalar parameters (simple names) and a scalar or `()` result: no

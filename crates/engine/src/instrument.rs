@@ -397,6 +397,45 @@ fn shim(f: &lacuna_checker::ScalarFn, paths: &TypePaths) -> String {
     )
 }
 
+/// The views of a box of `kind` ([`lacuna_ir::AnyBox`]) for each of `targets` (plain host types, by name) and each
+/// scalar: `is::<T>()`, and `downcast_ref::<T>()` (a scalar's copied out), as shims over the box JIT code points to.
+fn any_views(kind: lacuna_ir::AnyBox, targets: &[String], paths: &TypePaths) -> Vec<lacuna_checker::ScalarFn> {
+    use lacuna_ir::{AnyBox, AnyView};
+    let scalars = lacuna_checker::SHIM_SCALARS.iter().map(|s| (s.to_string(), true));
+    let mut out = Vec::new();
+    for (target, scalar) in targets.iter().map(|t| (t.clone(), false)).chain(scalars) {
+        let path = paths.qualify(&target);
+        let views = [
+            (AnyView::Is, format!("(**__lacuna_m).is::<{path}>()"), "bool".to_owned()),
+            match scalar {
+                true => (
+                    AnyView::DowncastRef,
+                    format!("(**__lacuna_m).downcast_ref::<{path}>().copied()"),
+                    format!("Option<{target}>"),
+                ),
+                false => (
+                    AnyView::DowncastRef,
+                    format!("(**__lacuna_m).downcast_ref::<{path}>()"),
+                    format!("Option<&{target}>"),
+                ),
+            },
+        ];
+        for (view, body, ret) in views {
+            out.push(lacuna_checker::ScalarFn {
+                name: AnyBox::view_name(view, &target),
+                module: None,
+                method_of: None,
+                params: Vec::new(),
+                ret,
+                made: Some(body),
+                callable: None,
+                viewed: Some(kind.alias().to_owned()),
+            });
+        }
+    }
+    out
+}
+
 /// The payload types of a `Result<T, E>` result ([`lacuna_checker::ScalarFn::ret`]).
 fn result_payloads(ret: &str) -> Option<(&str, &str)> {
     ret.strip_prefix("Result<")?.strip_suffix('>')?.split_once(", ")
@@ -540,6 +579,25 @@ pub fn instrument_with<T>(
         if let Some(t) = lacuna_checker::map_iter_tuple(map_type).filter(|t| !tuples.contains(t)) {
             tuples.push(t);
         }
+    }
+    // Host values behind `Box<dyn Any>` the holes see: each kind of box as a struct without fields (by its alias),
+    // and its views for every plain host type and scalar a snippet may look for in one.
+    let any_kinds: Vec<lacuna_ir::AnyBox> = lacuna_ir::AnyBox::ALL
+        .into_iter()
+        .filter(|k| {
+            prepared.scopes.iter().flatten().flat_map(|s| &s.bindings).any(|b| {
+                b.ty.as_deref().is_some_and(|t| lacuna_ir::AnyBox::mentioned_in(t).contains(k))
+            })
+        })
+        .collect();
+    for kind in &any_kinds {
+        let targets: Vec<String> = structs.iter().cloned().chain(enums.iter().map(|e| e.name.clone())).collect();
+        for f in any_views(*kind, &targets, &TypePaths(&paths)) {
+            if !host_fns.iter().any(|g| g.symbol() == f.symbol()) {
+                host_fns.push(f);
+            }
+        }
+        structs.push(kind.alias().to_owned());
     }
     // A type in a module has fields the crate root reaches only in the exported host (every field `pub`).
     let mut lock_holders: Vec<_> =
@@ -978,6 +1036,13 @@ fn render(
     // end of the run), which only a `Drop` with effects could tell.
     let shims = !host.text.contains("Drop for");
     for name in structs {
+        if let Some(kind) = lacuna_ir::AnyBox::ALL.into_iter().find(|k| k.alias() == name) {
+            text.push_str(&format!(
+                "\n#[doc(hidden)]\n#[allow(non_camel_case_types)]\npub type {} = {};\n",
+                kind.alias(),
+                kind.source()
+            ));
+        }
         text.push_str(&format!(
             "\n#[doc(hidden)]\n#[no_mangle]\npub static {}: usize = ::core::mem::size_of::<{}>();\n",
             lacuna_ir::struct_size_symbol(name),

@@ -125,3 +125,116 @@ pub fn enum_unit_symbol(size_symbol: &str) -> String {
 pub fn unwrap_failed_symbol(shim_symbol: &str) -> String {
     format!("{shim_symbol}__unwrap_failed")
 }
+
+/// std's `Box<dyn Any>`, with the auto traits its object type adds: host values of any type behind one type,
+/// which JIT code reaches in place (an element of the host's `Vec<Box<dyn Any>>`) and looks into only through the
+/// views the instrumented host exports ([`AnyBox::view_symbol`]). The instrumented host names each by an alias
+/// ([`AnyBox::alias`]), which JIT code treats as a host struct without fields: its size, drop and `Debug` come
+/// from the host's shims as any host struct's do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnyBox {
+    /// `Box<dyn Any>`.
+    Plain,
+    /// `Box<dyn Any + Send>`.
+    Send,
+    /// `Box<dyn Any + Send + Sync>`.
+    SendSync,
+}
+
+/// What a view of an [`AnyBox`] asks of the value in it, for one target type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnyView {
+    /// `is::<T>()`: a `bool`.
+    Is,
+    /// `downcast_ref::<T>()`: `Option<&T>` (of a scalar, the number itself).
+    DowncastRef,
+}
+
+impl AnyBox {
+    pub const ALL: [AnyBox; 3] = [AnyBox::Plain, AnyBox::Send, AnyBox::SendSync];
+
+    /// The type alias the instrumented host declares at its crate root for it.
+    pub fn alias(self) -> &'static str {
+        match self {
+            AnyBox::Plain => "__lacuna_AnyBox",
+            AnyBox::Send => "__lacuna_AnySendBox",
+            AnyBox::SendSync => "__lacuna_AnySendSyncBox",
+        }
+    }
+
+    /// The type as Rust source valid anywhere.
+    pub fn source(self) -> &'static str {
+        match self {
+            AnyBox::Plain => "::std::boxed::Box<dyn ::core::any::Any>",
+            AnyBox::Send => "::std::boxed::Box<dyn ::core::any::Any + ::core::marker::Send>",
+            AnyBox::SendSync => {
+                "::std::boxed::Box<dyn ::core::any::Any + ::core::marker::Send + ::core::marker::Sync>"
+            }
+        }
+    }
+
+    /// The kinds a type as written mentions (`Vec<Box<dyn Any + Send>>`; a `'static` bound is ignored). Pure
+    /// syntax: a host trait named `Any` matches too, which costs only shims nobody calls.
+    pub fn mentioned_in(ty: &str) -> Vec<AnyBox> {
+        let text = ty.replace(" + 'static", "");
+        let mut out = Vec::new();
+        for kind in AnyBox::ALL {
+            let written = match kind {
+                AnyBox::Plain => "Box<dyn Any>",
+                AnyBox::Send => "Box<dyn Any + Send>",
+                AnyBox::SendSync => "Box<dyn Any + Send + Sync>",
+            };
+            if text.contains(written) {
+                out.push(kind);
+            }
+        }
+        out
+    }
+
+    /// The name of the view `view` for target type `target` (a host type's name, or a scalar's).
+    pub fn view_name(view: AnyView, target: &str) -> String {
+        match view {
+            AnyView::Is => format!("is_{target}"),
+            AnyView::DowncastRef => format!("downcast_ref_{target}"),
+        }
+    }
+
+    /// The symbol of the shim of view `view` for `target`: `(run, out, &Box<dyn Any>) -> status`.
+    pub fn view_symbol(self, view: AnyView, target: &str) -> String {
+        map_binding_view_symbol(self.alias(), &AnyBox::view_name(view, target))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AnyBox, AnyView};
+
+    #[test]
+    fn any_boxes_are_found_in_types_as_written() {
+        assert_eq!(AnyBox::mentioned_in("Vec<Box<dyn Any>>"), vec![AnyBox::Plain]);
+        assert_eq!(AnyBox::mentioned_in("Vec<Box<dyn Any + Send + 'static>>"), vec![AnyBox::Send]);
+        assert_eq!(AnyBox::mentioned_in("(Box<dyn Any + Send + Sync>, Box<dyn Any>)"), vec![
+            AnyBox::Plain,
+            AnyBox::SendSync
+        ]);
+        assert!(AnyBox::mentioned_in("Box<dyn Anything>").is_empty());
+        assert!(AnyBox::mentioned_in("&dyn Any").is_empty());
+    }
+
+    #[test]
+    fn any_views_have_one_symbol_per_kind_view_and_target() {
+        let mut symbols: Vec<String> = AnyBox::ALL
+            .into_iter()
+            .flat_map(|k| {
+                [AnyView::Is, AnyView::DowncastRef]
+                    .into_iter()
+                    .flat_map(move |v| ["Order", "u32"].map(|t| k.view_symbol(v, t)))
+            })
+            .collect();
+        assert!(symbols.iter().all(|s| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')));
+        let all = symbols.len();
+        symbols.sort();
+        symbols.dedup();
+        assert_eq!(symbols.len(), all);
+    }
+}

@@ -647,6 +647,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             if let Some(call) = self.snippet_method_call(m, f, &ty, &range)? {
                 return Ok(call);
             }
+            // `x.is::<T>()`, `x.downcast_ref::<T>()` of a host `Box<dyn Any>`.
+            if let Some(call) = self.any_view_call(m, f, &ty, &range)? {
+                return Ok(call);
+            }
             // A method of the host's own type, on a hole binding or (`&self`) on a struct read in place.
             if let (Some((adt, ty_name, mutable)), Some(receiver)) = (self.host_scalar_method(f), m.receiver()) {
                 let receiver = match self.self_arg(&receiver, adt, mutable) {

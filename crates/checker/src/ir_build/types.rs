@@ -350,6 +350,9 @@ impl<'a, 'db> Builder<'a, 'db> {
     /// without generics
     /// (JIT code reaches it through its address and the host's shims): its index in `structs`.
     pub(super) fn host_type(&self, ty: &ra_ap_hir::Type<'db>) -> Option<usize> {
+        if let Some(kind) = self.any_box(ty) {
+            return Some(self.registered(lacuna_ir::struct_size_symbol(kind.alias()), ty));
+        }
         let adt = ty.as_adt()?;
         if !self.host_declared(adt) {
             return None;
@@ -372,16 +375,21 @@ impl<'a, 'db> Builder<'a, 'db> {
             ra_ap_hir::Adt::Enum(_) => {}
             ra_ap_hir::Adt::Union(_) => return None,
         }
-        let symbol = lacuna_ir::struct_size_symbol(adt.name(self.db).as_str());
+        Some(self.registered(lacuna_ir::struct_size_symbol(adt.name(self.db).as_str()), ty))
+    }
+
+    /// The index in [`TypedSnippet::structs`](lacuna_ir::TypedSnippet::structs) of the host type `ty` whose size
+    /// the host exports as `symbol`, registered the first time.
+    fn registered(&self, symbol: String, ty: &ra_ap_hir::Type<'db>) -> usize {
         let mut structs = self.structs.borrow_mut();
-        Some(match structs.iter().position(|s| *s == symbol) {
+        match structs.iter().position(|s| *s == symbol) {
             Some(i) => i,
             None => {
                 structs.push(symbol);
                 self.formats.borrow_mut().push(self.formats_of(ty));
                 structs.len() - 1
             }
-        })
+        }
     }
 
     /// `adt` is a type of the host the instrumented host exports shims for, by its name: declared at the host's
