@@ -45,7 +45,8 @@ pub struct Export {
     pub block_items: Vec<BlockItem>,
 }
 
-/// A struct, enum or static declared in a block around a hole, which the export moves to that block's module.
+/// A struct, enum, static or function declared in a block around a hole, which the export moves to that block's
+/// module.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockItem {
     pub name: String,
@@ -86,6 +87,50 @@ fn movable(item: &ast::Item) -> bool {
         ast::Item::MacroCall(m) => macro_name(m).as_deref() == Some("thread_local"),
         _ => false,
     }
+}
+
+/// The functions declared in blocks (`fn mean(..)` inside `main`) that can move to a module of their own with the
+/// block's types, so that the crate root can name them (the instrumented host exports shims for JIT code to call
+/// them): no attributes, and nothing in them that only the block can name — a `macro_rules!` macro of the host's
+/// (whose scope is textual), or a block function that cannot move (by any name it mentions).
+fn movable_fns(file: &SourceFile) -> Vec<TextRange> {
+    let macros: Vec<String> =
+        file.syntax().descendants().filter_map(ast::MacroRules::cast).filter_map(|m| Some(m.name()?.text().to_string())).collect();
+    let block_fns: Vec<ast::Fn> = file
+        .syntax()
+        .descendants()
+        .filter_map(ast::Fn::cast)
+        .filter(|f| f.syntax().parent().is_some_and(|p| p.kind() == SyntaxKind::STMT_LIST))
+        .collect();
+    let mentions = |f: &ast::Fn| -> Vec<String> {
+        f.syntax().descendants().filter_map(ast::NameRef::cast).map(|n| n.text().to_string()).collect()
+    };
+    let uses_macro = |f: &ast::Fn| {
+        f.syntax()
+            .descendants()
+            .filter_map(ast::MacroCall::cast)
+            .any(|m| macro_name(&m).is_some_and(|n| macros.contains(&n)))
+    };
+    let mut fixed: Vec<bool> = block_fns.iter().map(|f| f.attrs().next().is_some() || uses_macro(f)).collect();
+    loop {
+        let stuck: Vec<String> = block_fns
+            .iter()
+            .zip(&fixed)
+            .filter(|(_, fixed)| **fixed)
+            .filter_map(|(f, _)| Some(f.name()?.text().to_string()))
+            .collect();
+        let mut changed = false;
+        for (f, fixed) in block_fns.iter().zip(fixed.iter_mut()) {
+            if !*fixed && mentions(f).iter().any(|n| stuck.contains(n)) {
+                *fixed = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    block_fns.iter().zip(&fixed).filter(|(_, fixed)| !**fixed).map(|(f, _)| f.syntax().text_range()).collect()
 }
 
 /// Items of a block the entry copies: what the block's names resolve through (its functions call the moved items
@@ -205,7 +250,8 @@ struct MovedBlock {
 /// Exports `text` (a host that parses) whose holes are at `holes`.
 pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> Export {
     let HoleBlocks { blocks, chains } = hole_blocks(file, holes);
-    let moved = moved_blocks(&blocks, &chains, holes);
+    let fns = movable_fns(file);
+    let moved = moved_blocks(&blocks, &chains, holes, &fns);
     let mut edits = pub_edits(file);
     move_items(text, file, &moved, &mut edits);
     // Nothing inside a hole is edited: the instrumenter replaces the hole whole.
@@ -225,14 +271,16 @@ pub(crate) fn export(text: &str, file: &SourceFile, holes: &[Range<usize>]) -> E
             mirror_at: mirror_ends.get(module).copied().unwrap_or(mirror.len()),
             blocks: chain
                 .iter()
-                .map(|&id| block_scope(&blocks[id], moved.get(&id).map(|b| import_of(b, &moved))))
+                .map(|&id| block_scope(&blocks[id], moved.get(&id), moved.get(&id).map(|b| import_of(b, &moved))))
                 .collect(),
         })
         .collect();
     let block_items = moved
         .values()
         .flat_map(|b| b.items.iter().map(move |item| (b, item)))
-        .filter(|(_, item)| matches!(item, ast::Item::Struct(_) | ast::Item::Enum(_) | ast::Item::Static(_)))
+        .filter(|(_, item)| {
+            matches!(item, ast::Item::Struct(_) | ast::Item::Enum(_) | ast::Item::Static(_) | ast::Item::Fn(_))
+        })
         .filter_map(|(b, item)| {
             let name = item_name(item)?;
             let path = b.module.iter().cloned().chain(block_path(b, &moved)).chain([name.clone()]).collect::<Vec<_>>();
@@ -286,7 +334,12 @@ fn moved_blocks(
     blocks: &[ast::BlockExpr],
     chains: &[(Vec<String>, Vec<usize>)],
     holes: &[Range<usize>],
+    fns: &[TextRange],
 ) -> BTreeMap<usize, MovedBlock> {
+    let movable = |item: &ast::Item| match item {
+        ast::Item::Fn(f) => fns.contains(&f.syntax().text_range()),
+        other => movable(other),
+    };
     let in_hole = |r: &Range<usize>| holes.iter().any(|h| h.start < r.end && r.start < h.end);
     let mut moved: BTreeMap<usize, MovedBlock> = BTreeMap::new();
     for (module, chain) in chains {
@@ -426,13 +479,15 @@ fn block_path(block: &MovedBlock, moved: &BTreeMap<usize, MovedBlock>) -> Vec<St
     path
 }
 
-fn block_scope(block: &ast::BlockExpr, import: Option<String>) -> BlockScope {
+fn block_scope(block: &ast::BlockExpr, moved: Option<&MovedBlock>, import: Option<String>) -> BlockScope {
+    // A moved function is reached through the import, as the block's types are.
+    let is_moved = |item: &ast::Item| moved.is_some_and(|m| m.items.iter().any(|i| i == item));
     let copied = block
         .stmt_list()
         .into_iter()
         .flat_map(|l| l.statements())
         .filter_map(|s| match s {
-            ast::Stmt::Item(item) if copied(&item) => Some(range_of(item.syntax().text_range())),
+            ast::Stmt::Item(item) if copied(&item) && !is_moved(&item) => Some(range_of(item.syntax().text_range())),
             _ => None,
         })
         .collect();
@@ -635,21 +690,30 @@ mod tests {
     #[test]
     fn block_items_around_a_hole_move_to_a_module_and_keep_lines() {
         let text = "fn main() {\n    static HITS: u32 = 0;\n    #[derive(Debug)]\n    struct C {\n        x: i32,\n    }\n    \
-                    fn helper() -> C { C { x: 1 } }\n    let v = agent!(\"go\");\n}\n";
+                    fn helper() -> C { C { x: 1 } }\n    macro_rules! two { () => { 2 } }\n    \
+                    fn by_macro() -> i32 { two!() }\n    fn through() -> i32 { by_macro() }\n    \
+                    let v = agent!(\"go\");\n}\n";
         let hole = text.find("agent!").unwrap()..text.find(");").unwrap() + 1;
         let e = export(text, &parsed(text), &[hole]);
         let host = host_after(text, &e);
         let lines: Vec<&str> = host.lines().map(str::trim_end).collect();
-        assert_eq!(lines[1], "    #[allow(unused_imports)] use self::__lacuna_block_0::{HITS, C};");
-        assert_eq!(lines[6], "    fn helper() -> C { C { x: 1 } }");
-        assert_eq!(lines[7], "    let v = agent!(\"go\");");
+        assert_eq!(lines[1], "    #[allow(unused_imports)] use self::__lacuna_block_0::{HITS, C, helper};");
+        // A function moves with the block's types; one that uses the block's macro (or such a function) stays.
+        assert_eq!(lines[6], "");
+        assert_eq!(lines[8], "    fn by_macro() -> i32 { two!() }");
+        assert_eq!(lines[9], "    fn through() -> i32 { by_macro() }");
+        assert_eq!(lines[10], "    let v = agent!(\"go\");");
         assert!(host.contains("pub mod __lacuna_block_0 { #![allow(unused_imports)] use super::*; pub static HITS"));
-        assert!(host.contains("    pub struct C {\n        pub x: i32,\n    }\n}"), "{host}");
-        assert_eq!(lines[8], "}", "the host's lines stay where they were");
+        assert!(host.contains("    pub struct C {\n        pub x: i32,\n    }\npub fn helper() -> C { C { x: 1 } }\n}"), "{host}");
+        assert_eq!(lines[11], "}", "the host's lines stay where they were");
         assert_eq!(e.sites[0].blocks.len(), 1);
         let block = &e.sites[0].blocks[0];
-        assert_eq!(block.import.as_deref(), Some("#[allow(unused_imports)] use self::__lacuna_block_0::{HITS, C};"));
-        assert_eq!(block.copied.len(), 1);
+        assert_eq!(
+            block.import.as_deref(),
+            Some("#[allow(unused_imports)] use self::__lacuna_block_0::{HITS, C, helper};")
+        );
+        // The entry copies the macro and the functions that stay.
+        assert_eq!(block.copied.len(), 3);
         assert!(e.mirror.ends_with("pub use ::lacuna_host::__lacuna_block_0;\n"));
         assert_eq!(e.sites[0].mirror_at, e.mirror.len());
     }

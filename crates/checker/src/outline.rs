@@ -43,13 +43,14 @@ impl HostOutline {
         let plain = PlainTypes::of(file, &export.block_items);
         HostOutline {
             signatures: prompt_signatures_of(text, file),
-            scalar_fns: scalar_fns(file, &plain),
+            scalar_fns: scalar_fns(file, &plain, &block_fns(file, &export.block_items)),
             struct_fields: struct_fields(&plain.structs),
             plain_structs: plain.structs.iter().map(|(name, _)| name.clone()).collect(),
             plain_enums: plain.enums.clone(),
             named: NamedItems {
                 block_types: plain.block.clone(),
                 atomic_statics: atomic_statics(file, &export.block_items),
+                block_fns: block_fns(file, &export.block_items),
             },
             tuple_types: tuple_types(file),
             lock_holders: crate::locks::lock_holders(file),
@@ -291,6 +292,10 @@ pub struct NamedItems {
     /// declared in a block around a hole. The instrumented host exports each one's address
     /// ([`lacuna_ir::atomic_static_symbol`]) for JIT code to act on in place.
     pub atomic_statics: Vec<(String, String)>,
+    /// The functions declared in a block around a hole (a helper in `main`), each under a name no other function
+    /// of the host has: the instrumented host exports a shim for those with a signature JIT code can call, as
+    /// for a module's `pub` functions (the block's module in the module's place).
+    pub block_fns: Vec<(String, String)>,
 }
 
 /// The plain structs and enums of a host, which JIT code reaches in place and holds by value through the shims
@@ -461,6 +466,23 @@ fn atomic_statics(file: &SourceFile, moved: &[crate::export::BlockItem]) -> Vec<
     out
 }
 
+/// The functions among the items the export moves out of blocks around holes ([`NamedItems::block_fns`]), under
+/// a name no other function or method of the host has: name and path in the exported host.
+fn block_fns(file: &SourceFile, moved: &[crate::export::BlockItem]) -> Vec<(String, String)> {
+    let fns: Vec<String> =
+        file.syntax().descendants().filter_map(ast::Fn::cast).filter_map(|f| Some(f.name()?.text().to_string())).collect();
+    moved
+        .iter()
+        .filter(|item| fns.iter().filter(|n| **n == item.name).count() == 1)
+        .filter(|item| {
+            let range =
+                ra_ap_syntax::TextRange::new((item.range.start as u32).into(), (item.range.end as u32).into());
+            file.syntax().descendants().filter_map(ast::Fn::cast).any(|f| f.syntax().text_range() == range)
+        })
+        .map(|item| (item.name.clone(), item.path.clone()))
+        .collect()
+}
+
 /// An enum without generics (see [`EnumOutline`]).
 fn plain_enum(en: &ast::Enum) -> Option<EnumOutline> {
     let (Some(name), Some(list), None) = (en.name(), en.variant_list(), en.generic_param_list()) else {
@@ -573,7 +595,7 @@ pub const SHIM_SCALARS: &[&str] =
 /// The top-level functions of `file` with scalar parameters (simple names) and a scalar or `()` result: no
 /// generics, `self`, `async`, `unsafe`, `const`, `extern` or patterns in parameters. Pure syntax; the JIT's typed
 /// view checks the real types with rust-analyzer before it calls one.
-fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
+fn scalar_fns(file: &SourceFile, plain: &PlainTypes, block_fns: &[(String, String)]) -> Vec<ScalarFn> {
     let scalar = |ty: &Option<ast::Type>| match ty {
         Some(ast::Type::PathType(p)) => {
             let text = p.syntax().to_string();
@@ -676,6 +698,16 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes) -> Vec<ScalarFn> {
         let self_ty = imp.self_ty().map(|t| t.syntax().to_string());
         in_block && plain.block.iter().any(|(name, _)| Some(name) == self_ty.as_ref())
     });
+    // Functions of blocks around holes ([`NamedItems::block_fns`]): called by their path in the exported host.
+    for f in file.syntax().descendants().filter_map(ast::Fn::cast) {
+        let in_block = f.syntax().parent().is_some_and(|p| p.kind() == SyntaxKind::STMT_LIST);
+        let name = f.name().map(|n| n.text().to_string());
+        let Some((_, path)) = block_fns.iter().find(|(n, _)| Some(n) == name.as_ref()).filter(|_| in_block) else {
+            continue;
+        };
+        let module = path.rsplit_once("::").map(|(m, _)| m.to_owned());
+        fns.push((f, None, module));
+    }
     for item in file.items().chain(block_impls.map(ast::Item::Impl)) {
         match item {
             ast::Item::Fn(f) => fns.push((f, None, None)),
@@ -1144,6 +1176,30 @@ fn main() {}"
         assert_eq!(outline.plain_enums.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["Kind"]);
         // `Item`'s method is no block type's, so it gets no shim.
         assert!(outline.scalar_fns.iter().all(|f| f.name != "kind"));
+    }
+
+    #[test]
+    fn block_functions_around_a_hole_get_shims_by_their_path() {
+        let text = "fn other() { fn twice(n: u32) -> u32 { n * 2 } }\n\
+                    fn main() { fn mean(xs: &[f64]) -> f64 { 0.0 } fn twice(n: u32) -> u32 { n } \
+                    fn tag<T>(t: T) -> T { t } { let _ = agent!(\"x\"); } }\n";
+        let hole = text.find("agent!").unwrap();
+        let hole = hole..hole + "agent!(\"x\")".len();
+        let outline = HostOutline::of(text, &SourceFile::parse(text, Edition::Edition2021).tree(), &[hole]);
+        // `twice` is declared twice; `tag` is generic (listed, but no shim).
+        assert_eq!(
+            outline.named.block_fns,
+            [
+                ("mean".to_owned(), "__lacuna_block_1::mean".to_owned()),
+                ("tag".to_owned(), "__lacuna_block_1::tag".to_owned())
+            ]
+        );
+        let shims: Vec<(String, String)> =
+            outline.scalar_fns.iter().filter(|f| f.module.is_some()).map(|f| (f.path(), f.symbol())).collect();
+        assert_eq!(shims, [(
+            "__lacuna_block_1::mean".to_owned(),
+            lacuna_ir::module_shim_symbol("__lacuna_block_1", "mean")
+        )]);
     }
 
     use expect_test::expect;

@@ -561,9 +561,16 @@ pub fn instrument_with<T>(
         fields.retain(|f| !block.mentions(&f.ty_name));
         structs.retain(|s| !block.mentions(s));
         enums.retain(|e| !block.mentions(&e.name));
+        // (A block's functions are at paths only the export makes.)
+        let block_fn = |f: &lacuna_checker::ScalarFn| {
+            outline.named.block_fns.iter().any(|(name, path)| *name == f.name && Some(path) == Some(&f.path()))
+        };
         host_fns.retain(|f| {
             let self_ty = f.method_of.as_ref().map(|(ty, _)| ty.as_str()).unwrap_or_default();
-            !block.mentions(self_ty) && !block.mentions(&f.ret) && !f.params.iter().any(|p| block.mentions(p))
+            !block.mentions(self_ty)
+                && !block.mentions(&f.ret)
+                && !f.params.iter().any(|p| block.mentions(p))
+                && !block_fn(f)
         });
     }
     let mut tuples = outline.tuple_types.clone();

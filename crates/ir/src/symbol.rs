@@ -25,9 +25,10 @@ pub fn map_writer_symbol(site: u32) -> String {
     format!("__lacuna_map_writer_{site}")
 }
 
-/// The symbol of the shim for function `name` of top-level module `module`.
+/// The symbol of the shim for function `name` of module `module` (a top-level module, or the path of the module
+/// a block's items move to: `shop::__lacuna_block_1`, its `:`s written `_3a`).
 pub fn module_shim_symbol(module: &str, name: &str) -> String {
-    format!("__lacuna_host_modfn_{}{module}_{name}", module.len())
+    format!("__lacuna_host_modfn_{}{}_{name}", module.len(), module.replace(':', "_3a"))
 }
 
 /// The symbol of the shim for host function `name`, or for method `name` of type `self_ty` (the type's name is

@@ -121,6 +121,17 @@ impl<'a, 'db> Builder<'a, 'db> {
         }
         self.scalar_signature(f)?;
         let name = f.name(self.db).as_str().to_owned();
+        // A function of a block around the hole (a helper declared in `main`), which the export moves to the
+        // block's module: by its path there.
+        if let Some((_, path)) = self.named.block_fns.iter().find(|(n, _)| *n == name) {
+            use ra_ap_hir::HasSource;
+            let declared = f.source(self.db).map(|s| s.map(|v| v.syntax().text_range()));
+            if !declared.is_some_and(|d| self.placement(d) == super::Placement::Host) {
+                return None;
+            }
+            let (block, _) = path.rsplit_once("::")?;
+            return Some((name.clone(), lacuna_ir::module_shim_symbol(block, &name)));
+        }
         if module.is_crate_root(self.db) {
             let symbol = lacuna_ir::shim_symbol(None, &name);
             return Some((name, symbol));
