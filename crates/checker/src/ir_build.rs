@@ -34,6 +34,7 @@ mod result;
 mod seq;
 mod structs;
 mod text;
+mod trait_objects;
 mod types;
 mod unreported;
 

@@ -51,6 +51,7 @@ impl HostOutline {
                 block_types: plain.block.clone(),
                 atomic_statics: atomic_statics(file, &export.block_items),
                 block_fns: block_fns(file, &export.block_items),
+                dyn_traits: dyn_traits(file).iter().filter_map(|t| Some(t.name()?.text().to_string())).collect(),
             },
             tuple_types: tuple_types(file),
             lock_holders: crate::locks::lock_holders(file),
@@ -296,6 +297,9 @@ pub struct NamedItems {
     /// of the host has: the instrumented host exports a shim for those with a signature JIT code can call, as
     /// for a module's `pub` functions (the block's module in the module's place).
     pub block_fns: Vec<(String, String)>,
+    /// The host's top-level traits without generics, whose `Box<dyn Trait>` values JIT code reaches in place and
+    /// whose `&self` methods it calls through shims ([`lacuna_ir::dyn_box_alias`]).
+    pub dyn_traits: Vec<String>,
 }
 
 /// The plain structs and enums of a host, which JIT code reaches in place and holds by value through the shims
@@ -464,6 +468,24 @@ fn atomic_statics(file: &SourceFile, moved: &[crate::export::BlockItem]) -> Vec<
         }
     }
     out
+}
+
+/// The host's top-level traits a `dyn` type can be made of and named from the crate root: no generics, no
+/// `where` clause, not `unsafe` or `auto`.
+fn dyn_traits(file: &SourceFile) -> Vec<ast::Trait> {
+    file.items()
+        .filter_map(|item| match item {
+            ast::Item::Trait(t)
+                if t.generic_param_list().is_none()
+                    && t.where_clause().is_none()
+                    && t.unsafe_token().is_none()
+                    && t.auto_token().is_none() =>
+            {
+                Some(t)
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The functions among the items the export moves out of blocks around holes ([`NamedItems::block_fns`]), under
@@ -708,6 +730,20 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes, block_fns: &[(String, Strin
         let module = path.rsplit_once("::").map(|(m, _)| m.to_owned());
         fns.push((f, None, module));
     }
+    // The `&self` methods of top-level traits, called on a `Box<dyn Trait>` (the type's alias in the impl's
+    // place); a required method has no body.
+    let mut trait_fns = Vec::new();
+    for t in dyn_traits(file) {
+        let Some(name) = t.name() else { continue };
+        for assoc in t.assoc_item_list().into_iter().flat_map(|l| l.assoc_items()) {
+            if let ast::AssocItem::Fn(f) = assoc {
+                if f.param_list().and_then(|l| l.self_param()).is_some_and(|p| p.mut_token().is_none()) {
+                    trait_fns.push(f.syntax().text_range());
+                    fns.push((f, Some(lacuna_ir::dyn_box_alias(&name.text())), None));
+                }
+            }
+        }
+    }
     for item in file.items().chain(block_impls.map(ast::Item::Impl)) {
         match item {
             ast::Item::Fn(f) => fns.push((f, None, None)),
@@ -758,7 +794,7 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes, block_fns: &[(String, Strin
                 && f.unsafe_token().is_none()
                 && f.const_token().is_none()
                 && f.abi().is_none()
-                && f.body().is_some()
+                && (f.body().is_some() || trait_fns.contains(&f.syntax().text_range()))
                 && name != "main";
             let list = f.param_list()?;
             if !plain {
@@ -1200,6 +1236,20 @@ fn main() {}"
             "__lacuna_block_1::mean".to_owned(),
             lacuna_ir::module_shim_symbol("__lacuna_block_1", "mean")
         )]);
+    }
+
+    #[test]
+    fn shared_methods_of_top_level_traits_are_shims_of_the_boxed_object() {
+        let text = "trait Tool { fn name(&self) -> String; fn cost(&self) -> u32 { 1 } fn tune(&mut self, by: u32); \
+                    fn make() -> u32 { 0 } fn pair(&self, other: &Self) -> bool { true } }\n\
+                    trait Gen<T> { fn get(&self) -> u32; }\nfn main() { trait Inner { fn f(&self) -> u8; } }\n";
+        let outline = outline(text);
+        assert_eq!(outline.named.dyn_traits, ["Tool"]);
+        let methods: Vec<(String, Option<(String, bool)>)> =
+            outline.scalar_fns.into_iter().map(|f| (f.name, f.method_of)).collect();
+        let of_tool = |name: &str| (name.to_owned(), Some(("__lacuna_dyn_Tool".to_owned(), false)));
+        // `&mut self`, no receiver, or a `&Self` parameter: not called on a shared box.
+        assert_eq!(methods, [of_tool("name"), of_tool("cost")]);
     }
 
     use expect_test::expect;

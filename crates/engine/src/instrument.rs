@@ -606,6 +606,21 @@ pub fn instrument_with<T>(
         }
         structs.push(kind.alias().to_owned());
     }
+    // Boxed trait objects of the host's traits the holes see (`Vec<Box<dyn Shape>>`): each as a struct without
+    // fields (by its alias), its trait's `&self` methods shims of the alias's; the methods of traits no hole sees
+    // in a box are not exported.
+    let seen = |name: &str| {
+        let written = format!("Box<dyn {name}>");
+        prepared.scopes.iter().flatten().flat_map(|s| &s.bindings).any(|b| {
+            b.ty.as_deref().is_some_and(|t| t.replace(" + 'static", "").contains(&written))
+        })
+    };
+    let dyn_traits: Vec<&String> = outline.named.dyn_traits.iter().filter(|name| seen(name)).collect();
+    host_fns.retain(|f| match &f.method_of {
+        Some((ty, _)) if ty.starts_with(lacuna_ir::DYN_BOX_PREFIX) => dyn_traits.iter().any(|t| lacuna_ir::dyn_box_alias(t) == *ty),
+        _ => true,
+    });
+    structs.extend(dyn_traits.iter().map(|t| lacuna_ir::dyn_box_alias(t)));
     // A type in a module has fields the crate root reaches only in the exported host (every field `pub`).
     let mut lock_holders: Vec<_> =
         outline.lock_holders.iter().filter(|h| export.is_some() || !h.in_module).cloned().collect();
@@ -1043,6 +1058,12 @@ fn render(
     // end of the run), which only a `Drop` with effects could tell.
     let shims = !host.text.contains("Drop for");
     for name in structs {
+        if let Some(name) = name.strip_prefix(lacuna_ir::DYN_BOX_PREFIX) {
+            text.push_str(&format!(
+                "\n#[doc(hidden)]\n#[allow(non_camel_case_types)]\npub type {} = ::std::boxed::Box<dyn crate::{name}>;\n",
+                lacuna_ir::dyn_box_alias(name),
+            ));
+        }
         if let Some(kind) = lacuna_ir::AnyBox::ALL.into_iter().find(|k| k.alias() == name) {
             text.push_str(&format!(
                 "\n#[doc(hidden)]\n#[allow(non_camel_case_types)]\npub type {} = {};\n",

@@ -127,6 +127,17 @@ pub fn unwrap_failed_symbol(shim_symbol: &str) -> String {
     format!("{shim_symbol}__unwrap_failed")
 }
 
+/// The type alias the instrumented host declares for `Box<dyn Trait>` of its top-level trait `name`: JIT code
+/// treats it as a host struct without fields, whose size and drop come from the host's shims as any host
+/// struct's do, and calls the trait's `&self` methods on it through shims named as methods of the alias
+/// ([`shim_symbol`]).
+pub fn dyn_box_alias(name: &str) -> String {
+    format!("{DYN_BOX_PREFIX}{name}")
+}
+
+/// How every [`dyn_box_alias`] starts.
+pub const DYN_BOX_PREFIX: &str = "__lacuna_dyn_";
+
 /// std's `Box<dyn Any>`, with the auto traits its object type adds: host values of any type behind one type,
 /// which JIT code reaches in place (an element of the host's `Vec<Box<dyn Any>>`) and looks into only through the
 /// views the instrumented host exports ([`AnyBox::view_symbol`]). The instrumented host names each by an alias

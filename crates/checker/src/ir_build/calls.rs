@@ -63,7 +63,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     }
 
     /// A host function's result that borrows (`Option<&T>`): what from, and for how long, is rustc's borrow check.
-    fn note_borrowed_result(&self, f: Option<Function>, call: &SyntaxNode) {
+    pub(super) fn note_borrowed_result(&self, f: Option<Function>, call: &SyntaxNode) {
         if f.is_some_and(|f| self.holds_reference(&f.ret_type(self.db))) {
             self.borrows("a host function's result that borrows", call);
         }
@@ -660,6 +660,10 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             // `x.is::<T>()`, `x.downcast_ref::<T>()` of a host `Box<dyn Any>`.
             if let Some(call) = self.any_view_call(m, f, &ty, &range)? {
+                return Ok(call);
+            }
+            // `s.area()` of a host trait's method on a `Box<dyn Trait>`.
+            if let Some(call) = self.trait_object_call(m, f, &ty, &range)? {
                 return Ok(call);
             }
             // A method of the host's own type, on a hole binding or (`&self`) on a struct read in place.

@@ -353,6 +353,9 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(kind) = self.any_box(ty) {
             return Some(self.registered(lacuna_ir::struct_size_symbol(kind.alias()), ty));
         }
+        if let Some(name) = self.dyn_box(ty) {
+            return Some(self.registered(lacuna_ir::struct_size_symbol(&lacuna_ir::dyn_box_alias(&name)), ty));
+        }
         let adt = ty.as_adt()?;
         if !self.host_declared(adt) {
             return None;
