@@ -208,23 +208,48 @@ impl<'a, 'db> Builder<'a, 'db> {
                     };
                     TKind::UnitVariant { id: *id, index: index as u32 }
                 }
-                Some(PathResolution::Def(ra_ap_hir::ModuleDef::Const(c))) => match self.primitive_const(c, &ty) {
-                    Some(kind) => kind,
-                    None => match self.const_body(c)? {
-                        // The constant's value, computed where it is used (pure arithmetic on literals).
-                        Some(body) => {
-                            let mut value = self.expr(&body)?;
-                            self.expanding_consts.pop();
-                            value.range = range;
-                            return Ok(value);
-                        }
-                        None => return self.unsupported("a constant", expr.syntax()),
-                    },
-                },
+                Some(PathResolution::Def(ra_ap_hir::ModuleDef::Const(c))) => {
+                    return self.const_value(c, ty, range, expr.syntax());
+                }
                 _ => return self.unsupported("a path that is not a local", expr.syntax()),
             }
         };
         Ok(TExpr { kind, ty, range })
+    }
+}
+
+impl<'db> Builder<'_, 'db> {
+    /// The value of constant `c` (of type `ty`) where `node` names it: a primitive's constant, or the constant's
+    /// body computed there (pure arithmetic on literals).
+    pub(super) fn const_value(
+        &mut self,
+        c: ra_ap_hir::Const,
+        ty: Ty,
+        range: Range<usize>,
+        node: &ra_ap_syntax::SyntaxNode,
+    ) -> Result<TExpr> {
+        if let Some(kind) = self.primitive_const(c, &ty) {
+            return Ok(TExpr { kind, ty, range });
+        }
+        match self.const_body(c)? {
+            Some(body) => {
+                let mut value = self.expr(&body)?;
+                self.expanding_consts.pop();
+                value.range = range;
+                Ok(value)
+            }
+            None => self.unsupported("a constant", node),
+        }
+    }
+
+    /// A constant a format string names (`{LIMIT}`), formatted as its value.
+    pub(super) fn captured_const(&mut self, c: ra_ap_hir::Const, call: &ast::MacroCall) -> Result<TExpr> {
+        let ty = self.ty(&c.ty(self.db), call.syntax())?;
+        if !matches!(ty, Ty::Scalar(_)) {
+            return self.unsupported("a constant of this type in a format string", call.syntax());
+        }
+        let range = self.range(call.syntax());
+        self.const_value(c, ty, range, call.syntax())
     }
 }
 

@@ -374,19 +374,21 @@ impl<'db> Builder<'_, 'db> {
                 None => positional.push(arg.expr()),
             }
         }
-        // Names captured from the scope (`{x}`), as rust-analyzer resolves them.
-        let captures: Vec<(String, Local<'db>)> = self
-            .sema
-            .as_format_args_parts(string)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|(range, resolution)| {
-                let Some(either::Either::Left(PathResolution::Local(local))) = resolution else { return None };
-                let start = usize::from(range.start() - string.syntax().text_range().start());
-                let end = usize::from(range.end() - string.syntax().text_range().start());
-                Some((string.text().get(start..end)?.to_owned(), local))
-            })
-            .collect();
+        // Names captured from the scope (`{x}`, a constant's `{LIMIT}`), as rust-analyzer resolves them.
+        let mut captures: Vec<(String, Local<'db>)> = Vec::new();
+        let mut consts: Vec<(String, ra_ap_hir::Const)> = Vec::new();
+        for (range, resolution) in self.sema.as_format_args_parts(string).unwrap_or_default() {
+            let start = usize::from(range.start() - string.syntax().text_range().start());
+            let end = usize::from(range.end() - string.syntax().text_range().start());
+            let Some(name) = string.text().get(start..end).map(str::to_owned) else { continue };
+            match resolution {
+                Some(either::Either::Left(PathResolution::Local(local))) => captures.push((name, local)),
+                Some(either::Either::Left(PathResolution::Def(ra_ap_hir::ModuleDef::Const(c)))) => {
+                    consts.push((name, c))
+                }
+                _ => {}
+            }
+        }
         // An argument no placeholder formats is rustc's error ("argument never used").
         let used_index = |i: usize| parsed.iter().any(|(a, ..)| a == &Some(FmtArgRef::Index(i)));
         let used_name = |n: &str| parsed.iter().any(|(a, ..)| matches!(a, Some(FmtArgRef::Name(m)) if m == n));
@@ -409,7 +411,10 @@ impl<'db> Builder<'_, 'db> {
                     Some((_, None)) => return unsupported(self),
                     None => match captures.iter().find(|(m, _)| m == n) {
                         Some((_, local)) => self.captured(*local, call)?,
-                        None => return unsupported(self),
+                        None => match consts.iter().find(|(m, _)| m == n) {
+                            Some((_, c)) => self.captured_const(*c, call)?,
+                            None => return unsupported(self),
+                        },
                     },
                 },
             };
