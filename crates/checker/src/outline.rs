@@ -470,6 +470,11 @@ fn atomic_statics(file: &SourceFile, moved: &[crate::export::BlockItem]) -> Vec<
     out
 }
 
+/// A name alone (`Shape`, `Rect`): no path, no generic arguments.
+fn plain_name(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
 /// The host's top-level traits a `dyn` type can be made of and named from the crate root: no generics, no
 /// `where` clause, not `unsafe` or `auto`.
 fn dyn_traits(file: &SourceFile) -> Vec<ast::Trait> {
@@ -744,6 +749,20 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes, block_fns: &[(String, Strin
             }
         }
     }
+    // Each type's methods by name, over all its impls: the symbol of a method's shim carries the type's name and
+    // the method's, so a trait's method goes without a shim where another impl of the type has one of that name
+    // (an inherent method keeps its own).
+    let mut impl_methods: Vec<(String, String)> = Vec::new();
+    let mut trait_impl_fns = Vec::new();
+    // The traits declared at the top level, by name (an impl of std's `Clone` gets no shims: JIT code reaches
+    // those through the type's own shims).
+    let host_traits: Vec<String> = file
+        .items()
+        .filter_map(|item| match item {
+            ast::Item::Trait(t) => Some(t.name()?.text().to_string()),
+            _ => None,
+        })
+        .collect();
     for item in file.items().chain(block_impls.map(ast::Item::Impl)) {
         match item {
             ast::Item::Fn(f) => fns.push((f, None, None)),
@@ -761,8 +780,10 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes, block_fns: &[(String, Strin
                     }
                 }
             }
+            // An inherent impl, or an impl of a top-level trait of the host's (`impl Shape for Rect`), whose methods
+            // the shim calls by method syntax at the crate root, where that trait is in scope.
             ast::Item::Impl(imp)
-                if imp.trait_().is_none()
+                if imp.trait_().is_none_or(|t| host_traits.contains(&t.syntax().to_string()))
                     && imp.generic_param_list().is_none()
                     && imp.where_clause().is_none()
                     && imp.unsafe_token().is_none()
@@ -770,11 +791,21 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes, block_fns: &[(String, Strin
             {
                 let Some(ast::Type::PathType(ty)) = imp.self_ty() else { continue };
                 let ty = ty.syntax().to_string();
-                if !ty.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                if !plain_name(&ty) {
                     continue;
                 }
                 for assoc in imp.assoc_item_list().into_iter().flat_map(|l| l.assoc_items()) {
                     if let ast::AssocItem::Fn(f) = assoc {
+                        let method = f.param_list().and_then(|l| l.self_param()).is_some();
+                        if imp.trait_().is_some() && !method {
+                            continue;
+                        }
+                        if let Some(name) = f.name() {
+                            impl_methods.push((ty.clone(), name.text().to_string()));
+                        }
+                        if imp.trait_().is_some() {
+                            trait_impl_fns.push(f.syntax().text_range());
+                        }
                         fns.push((f, Some(ty.clone()), None));
                     }
                 }
@@ -786,6 +817,12 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes, block_fns: &[(String, Strin
     fns.into_iter()
         .filter_map(|(f, self_ty, module)| {
             let name = f.name()?.text().to_string();
+            let of_trait = trait_impl_fns.contains(&f.syntax().text_range());
+            if let (Some(ty), true) = (&self_ty, of_trait) {
+                if impl_methods.iter().filter(|(t, n)| t == ty && *n == name).count() > 1 {
+                    return None;
+                }
+            }
             // Attributes (`#[cfg(..)]`, `#[test]`) may make the function absent or special: no shim.
             let plain = f.attrs().next().is_none()
                 && f.generic_param_list().is_none()
@@ -1250,6 +1287,25 @@ fn main() {}"
         let of_tool = |name: &str| (name.to_owned(), Some(("__lacuna_dyn_Tool".to_owned(), false)));
         // `&mut self`, no receiver, or a `&Self` parameter: not called on a shared box.
         assert_eq!(methods, [of_tool("name"), of_tool("cost")]);
+    }
+
+    #[test]
+    fn methods_of_trait_impls_get_shims_unless_another_impl_has_the_name() {
+        let text = "trait Priced { fn cost(&self) -> u64; fn label(&self) -> String; fn make() -> u8; }\n\
+                    struct Book { c: u64 }\nimpl Book { fn label(&self) -> String { String::new() } }\n\
+                    impl Priced for Book { fn cost(&self) -> u64 { self.c } fn label(&self) -> String { String::new() } \
+                    fn make() -> u8 { 0 } }\nimpl std::fmt::Display for Book { fn fmt(&self, f: &mut std::fmt::Formatter) \
+                    -> std::fmt::Result { Ok(()) } }\n";
+        let methods: Vec<(String, Option<(String, bool)>)> = outline(text)
+            .scalar_fns
+            .into_iter()
+            .filter(|f| f.method_of.as_ref().is_some_and(|(t, _)| t == "Book"))
+            .map(|f| (f.name, f.method_of))
+            .collect();
+        let of_book = |name: &str| (name.to_owned(), Some(("Book".to_owned(), false)));
+        // The inherent `label` keeps its shim; the trait's `label` shares its name, `make` has no receiver, and
+        // `Display` is std's.
+        assert_eq!(methods, [of_book("label"), of_book("cost")]);
     }
 
     use expect_test::expect;

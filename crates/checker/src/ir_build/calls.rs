@@ -25,10 +25,27 @@ impl<'a, 'db> Builder<'a, 'db> {
             return None;
         };
         let module = imp.module(self.db);
-        if imp.trait_(self.db).is_some() || !module.krate(self.db).origin(self.db).is_local() {
+        if !module.krate(self.db).origin(self.db).is_local() {
             return None;
         }
         let adt = imp.self_ty(self.db).as_adt()?;
+        // A method of the host's own top-level trait (`impl Shape for Rect`), when no other impl of the type has a
+        // method of its name: the shim is named by the type and the method alone.
+        if let Some(t) = imp.trait_(self.db) {
+            let trait_module = t.module(self.db);
+            if !trait_module.krate(self.db).origin(self.db).is_local() || !trait_module.is_crate_root(self.db) {
+                return None;
+            }
+            let name = f.name(self.db);
+            let same_name = ra_ap_hir::Impl::all_for_type(self.db, imp.self_ty(self.db))
+                .into_iter()
+                .flat_map(|i| i.items(self.db))
+                .filter(|item| matches!(item, ra_ap_hir::AssocItem::Function(g) if g.name(self.db) == name))
+                .count();
+            if same_name != 1 {
+                return None;
+            }
+        }
         // A top-level impl, or one in a block of a block type's ([`Builder::host_declared`]) the snippet does not
         // declare.
         let in_block = self.host_declared(adt) && !self.declared_in_snippet(imp);
