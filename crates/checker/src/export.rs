@@ -94,8 +94,12 @@ fn movable(item: &ast::Item) -> bool {
 /// them): no attributes, and nothing in them that only the block can name — a `macro_rules!` macro of the host's
 /// (whose scope is textual), or a block function that cannot move (by any name it mentions).
 fn movable_fns(file: &SourceFile) -> Vec<TextRange> {
-    let macros: Vec<String> =
-        file.syntax().descendants().filter_map(ast::MacroRules::cast).filter_map(|m| Some(m.name()?.text().to_string())).collect();
+    let macros: Vec<String> = file
+        .syntax()
+        .descendants()
+        .filter_map(ast::MacroRules::cast)
+        .filter_map(|m| Some(m.name()?.text().to_string()))
+        .collect();
     let block_fns: Vec<ast::Fn> = file
         .syntax()
         .descendants()
@@ -704,7 +708,10 @@ mod tests {
         assert_eq!(lines[9], "    fn through() -> i32 { by_macro() }");
         assert_eq!(lines[10], "    let v = agent!(\"go\");");
         assert!(host.contains("pub mod __lacuna_block_0 { #![allow(unused_imports)] use super::*; pub static HITS"));
-        assert!(host.contains("    pub struct C {\n        pub x: i32,\n    }\npub fn helper() -> C { C { x: 1 } }\n}"), "{host}");
+        assert!(
+            host.contains("    pub struct C {\n        pub x: i32,\n    }\npub fn helper() -> C { C { x: 1 } }\n}"),
+            "{host}"
+        );
         assert_eq!(lines[11], "}", "the host's lines stay where they were");
         assert_eq!(e.sites[0].blocks.len(), 1);
         let block = &e.sites[0].blocks[0];

@@ -496,14 +496,17 @@ fn dyn_traits(file: &SourceFile) -> Vec<ast::Trait> {
 /// The functions among the items the export moves out of blocks around holes ([`NamedItems::block_fns`]), under
 /// a name no other function or method of the host has: name and path in the exported host.
 fn block_fns(file: &SourceFile, moved: &[crate::export::BlockItem]) -> Vec<(String, String)> {
-    let fns: Vec<String> =
-        file.syntax().descendants().filter_map(ast::Fn::cast).filter_map(|f| Some(f.name()?.text().to_string())).collect();
+    let fns: Vec<String> = file
+        .syntax()
+        .descendants()
+        .filter_map(ast::Fn::cast)
+        .filter_map(|f| Some(f.name()?.text().to_string()))
+        .collect();
     moved
         .iter()
         .filter(|item| fns.iter().filter(|n| **n == item.name).count() == 1)
         .filter(|item| {
-            let range =
-                ra_ap_syntax::TextRange::new((item.range.start as u32).into(), (item.range.end as u32).into());
+            let range = ra_ap_syntax::TextRange::new((item.range.start as u32).into(), (item.range.end as u32).into());
             file.syntax().descendants().filter_map(ast::Fn::cast).any(|f| f.syntax().text_range() == range)
         })
         .map(|item| (item.name.clone(), item.path.clone()))
@@ -584,10 +587,8 @@ fn struct_fields(structs: &[(String, Vec<FieldItem>)]) -> Vec<StructField> {
 /// for any other signature.
 pub fn callable_fn(dyn_type: &str) -> Option<ScalarFn> {
     let once = || dyn_type.strip_prefix("Option<Box<dyn FnOnce(")?.strip_suffix(">>");
-    let signature = dyn_type
-        .strip_prefix("&dyn Fn(")
-        .or_else(|| dyn_type.strip_prefix("&mut dyn FnMut("))
-        .or_else(once)?;
+    let signature =
+        dyn_type.strip_prefix("&dyn Fn(").or_else(|| dyn_type.strip_prefix("&mut dyn FnMut(")).or_else(once)?;
     let (params, ret) = signature.split_once(')')?;
     let ret = match ret.trim() {
         "" => "()".to_owned(),
@@ -744,7 +745,7 @@ fn scalar_fns(file: &SourceFile, plain: &PlainTypes, block_fns: &[(String, Strin
             if let ast::AssocItem::Fn(f) = assoc {
                 if f.param_list().and_then(|l| l.self_param()).is_some_and(|p| p.mut_token().is_none()) {
                     trait_fns.push(f.syntax().text_range());
-                    fns.push((f, Some(lacuna_ir::dyn_box_alias(&name.text())), None));
+                    fns.push((f, Some(lacuna_ir::dyn_box_alias(name.text())), None));
                 }
             }
         }
@@ -1269,10 +1270,10 @@ fn main() {}"
         );
         let shims: Vec<(String, String)> =
             outline.scalar_fns.iter().filter(|f| f.module.is_some()).map(|f| (f.path(), f.symbol())).collect();
-        assert_eq!(shims, [(
-            "__lacuna_block_1::mean".to_owned(),
-            lacuna_ir::module_shim_symbol("__lacuna_block_1", "mean")
-        )]);
+        assert_eq!(
+            shims,
+            [("__lacuna_block_1::mean".to_owned(), lacuna_ir::module_shim_symbol("__lacuna_block_1", "mean"))]
+        );
     }
 
     #[test]

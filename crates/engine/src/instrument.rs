@@ -592,9 +592,12 @@ pub fn instrument_with<T>(
     let any_kinds: Vec<lacuna_ir::AnyBox> = lacuna_ir::AnyBox::ALL
         .into_iter()
         .filter(|k| {
-            prepared.scopes.iter().flatten().flat_map(|s| &s.bindings).any(|b| {
-                b.ty.as_deref().is_some_and(|t| lacuna_ir::AnyBox::mentioned_in(t).contains(k))
-            })
+            prepared
+                .scopes
+                .iter()
+                .flatten()
+                .flat_map(|s| &s.bindings)
+                .any(|b| b.ty.as_deref().is_some_and(|t| lacuna_ir::AnyBox::mentioned_in(t).contains(k)))
         })
         .collect();
     for kind in &any_kinds {
@@ -611,13 +614,18 @@ pub fn instrument_with<T>(
     // in a box are not exported.
     let seen = |name: &str| {
         let written = format!("Box<dyn {name}>");
-        prepared.scopes.iter().flatten().flat_map(|s| &s.bindings).any(|b| {
-            b.ty.as_deref().is_some_and(|t| t.replace(" + 'static", "").contains(&written))
-        })
+        prepared
+            .scopes
+            .iter()
+            .flatten()
+            .flat_map(|s| &s.bindings)
+            .any(|b| b.ty.as_deref().is_some_and(|t| t.replace(" + 'static", "").contains(&written)))
     };
     let dyn_traits: Vec<&String> = outline.named.dyn_traits.iter().filter(|name| seen(name)).collect();
     host_fns.retain(|f| match &f.method_of {
-        Some((ty, _)) if ty.starts_with(lacuna_ir::DYN_BOX_PREFIX) => dyn_traits.iter().any(|t| lacuna_ir::dyn_box_alias(t) == *ty),
+        Some((ty, _)) if ty.starts_with(lacuna_ir::DYN_BOX_PREFIX) => {
+            dyn_traits.iter().any(|t| lacuna_ir::dyn_box_alias(t) == *ty)
+        }
         _ => true,
     });
     structs.extend(dyn_traits.iter().map(|t| lacuna_ir::dyn_box_alias(t)));

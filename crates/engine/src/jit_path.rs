@@ -66,7 +66,10 @@ pub(crate) fn lower_for_jit(
         // An `FnOnce` closure the snippet calls is in the table only when the host hands it over whole.
         let once = plan.bindings()[index].callable.as_ref().is_some_and(|c| c.kind == lacuna_ir::FnKind::FnOnce);
         if once && mode != crate::instrument::HostMode::Movable {
-            return Err(format!("`{}` is an `FnOnce` closure the host does not hand over", plan.bindings()[index].name));
+            return Err(format!(
+                "`{}` is an `FnOnce` closure the host does not hand over",
+                plan.bindings()[index].name
+            ));
         }
     }
     // A binding the snippet owns goes back to the host's place when it ends: only one the host reads after the

@@ -179,9 +179,7 @@ impl AnyBox {
         match self {
             AnyBox::Plain => "::std::boxed::Box<dyn ::core::any::Any>",
             AnyBox::Send => "::std::boxed::Box<dyn ::core::any::Any + ::core::marker::Send>",
-            AnyBox::SendSync => {
-                "::std::boxed::Box<dyn ::core::any::Any + ::core::marker::Send + ::core::marker::Sync>"
-            }
+            AnyBox::SendSync => "::std::boxed::Box<dyn ::core::any::Any + ::core::marker::Send + ::core::marker::Sync>",
         }
     }
 
@@ -225,10 +223,10 @@ mod tests {
     fn any_boxes_are_found_in_types_as_written() {
         assert_eq!(AnyBox::mentioned_in("Vec<Box<dyn Any>>"), vec![AnyBox::Plain]);
         assert_eq!(AnyBox::mentioned_in("Vec<Box<dyn Any + Send + 'static>>"), vec![AnyBox::Send]);
-        assert_eq!(AnyBox::mentioned_in("(Box<dyn Any + Send + Sync>, Box<dyn Any>)"), vec![
-            AnyBox::Plain,
-            AnyBox::SendSync
-        ]);
+        assert_eq!(
+            AnyBox::mentioned_in("(Box<dyn Any + Send + Sync>, Box<dyn Any>)"),
+            vec![AnyBox::Plain, AnyBox::SendSync]
+        );
         assert!(AnyBox::mentioned_in("Box<dyn Anything>").is_empty());
         assert!(AnyBox::mentioned_in("&dyn Any").is_empty());
     }

@@ -14,22 +14,12 @@ use super::{Builder, Result};
 impl<'db> Builder<'_, 'db> {
     /// `ty` is std's `Box<dyn Any>`, `Box<dyn Any + Send>` or `Box<dyn Any + Send + Sync>`: which of them.
     pub(super) fn any_box(&self, ty: &ra_ap_hir::Type<'db>) -> Option<AnyBox> {
-        let ra_ap_hir::Adt::Struct(boxed) = ty.as_adt()? else { return None };
-        if boxed.name(self.db).as_str() != "Box" || !self.in_crate(boxed.module(self.db), "alloc") {
-            return None;
-        }
-        let object = ty.type_arguments().next()?;
-        let principal = object.as_dyn_trait()?;
+        let (principal, bounds) = self.boxed_object(ty)?;
         // std's `Any`, not a trait of the host's of that name.
         if principal.name(self.db).as_str() != "Any" || !self.in_crate(principal.module(self.db), "core") {
             return None;
         }
-        // The object type's other bounds, as rust-analyzer writes them (`dyn Any + Send + 'static`): only auto
-        // traits can be there, and a lifetime bound changes nothing of the layout.
-        let target = boxed.module(self.db).krate(self.db).to_display_target(self.db);
-        let shown = ra_ap_hir::HirDisplay::display(&object, self.db, target).to_string();
-        let bounds: Vec<&str> = shown.split(" + ").skip(1).filter(|b| !b.starts_with('\'')).collect();
-        match bounds.as_slice() {
+        match bounds.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
             [] => Some(AnyBox::Plain),
             ["Send"] => Some(AnyBox::Send),
             ["Send", "Sync"] => Some(AnyBox::SendSync),
@@ -37,7 +27,34 @@ impl<'db> Builder<'_, 'db> {
         }
     }
 
-    fn in_crate(&self, module: ra_ap_hir::Module, name: &str) -> bool {
+    /// `ty` is `Box<dyn Trait ..>`: the object's principal trait, and its other bounds as rust-analyzer writes them
+    /// (`dyn Any + Send + 'static`: only auto traits can be there), without lifetimes, which change nothing of the
+    /// layout.
+    pub(super) fn boxed_object(&self, ty: &ra_ap_hir::Type<'db>) -> Option<(ra_ap_hir::Trait, Vec<String>)> {
+        let ra_ap_hir::Adt::Struct(boxed) = ty.as_adt()? else { return None };
+        if boxed.name(self.db).as_str() != "Box" || !self.in_crate(boxed.module(self.db), "alloc") {
+            return None;
+        }
+        let object = ty.type_arguments().next()?;
+        let principal = object.as_dyn_trait()?;
+        let target = boxed.module(self.db).krate(self.db).to_display_target(self.db);
+        let shown = ra_ap_hir::HirDisplay::display(&object, self.db, target).to_string();
+        let bounds = shown.split(" + ").skip(1).filter(|b| !b.starts_with('\'')).map(str::to_owned).collect();
+        Some((principal, bounds))
+    }
+
+    /// The type of a method call's receiver without the references around it (`&&Box<dyn Any>` of a closure's
+    /// parameter: the box).
+    pub(super) fn receiver_pointee(&self, receiver: &ast::Expr) -> Option<ra_ap_hir::Type<'db>> {
+        let mut ty = self.sema.type_of_expr(receiver)?.original;
+        while let Some((pointee, _)) = ty.as_reference() {
+            ty = pointee;
+        }
+        Some(ty)
+    }
+
+    /// `module` is in the crate named `name` (`core`, `alloc`).
+    pub(super) fn in_crate(&self, module: ra_ap_hir::Module, name: &str) -> bool {
         module.krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == name)
     }
 
@@ -63,18 +80,14 @@ impl<'db> Builder<'_, 'db> {
             return Ok(None);
         }
         let Some(receiver) = m.receiver() else { return Ok(None) };
-        let Some(mut boxed) = self.sema.type_of_expr(&receiver).map(|t| t.original) else { return Ok(None) };
-        while let Some((pointee, _)) = boxed.as_reference() {
-            boxed = pointee;
-        }
-        let Some(kind) = self.any_box(&boxed) else { return Ok(None) };
+        let Some(kind) = self.receiver_pointee(&receiver).and_then(|b| self.any_box(&b)) else { return Ok(None) };
         // `T`, as the turbofish writes it (`downcast_ref` without one is E0283, which rustc reports).
         let Some(ast::GenericArg::TypeArg(arg)) = m.generic_arg_list().and_then(|l| l.generic_args().next()) else {
             return Ok(None);
         };
         let Some(target_ty) = arg.ty().and_then(|t| self.sema.resolve_type(&t)) else { return Ok(None) };
         let (target, answer) = match Self::builtin(&target_ty) {
-            Some(s) if lacuna_checker_scalar(s) => (s.name().to_owned(), Ty::Scalar(s)),
+            Some(s) if viewed_scalar(s) => (s.name().to_owned(), Ty::Scalar(s)),
             Some(_) => return Ok(None),
             None => {
                 let Some(adt) = target_ty.as_adt() else { return Ok(None) };
@@ -105,7 +118,7 @@ impl<'db> Builder<'_, 'db> {
     }
 }
 
-/// A scalar the views are exported for (`lacuna_checker::SHIM_SCALARS`: no 128-bit integers, no `()`).
-fn lacuna_checker_scalar(s: Scalar) -> bool {
+/// A scalar the views are exported for ([`crate::SHIM_SCALARS`]: no 128-bit integers, no `()`).
+fn viewed_scalar(s: Scalar) -> bool {
     crate::outline::SHIM_SCALARS.contains(&s.name())
 }

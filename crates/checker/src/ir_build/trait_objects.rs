@@ -16,25 +16,14 @@ impl<'db> Builder<'_, 'db> {
     /// `ty` is `Box<dyn Trait>` of a trait at the host's top level, without other bounds than a lifetime: the
     /// trait's name.
     pub(super) fn dyn_box(&self, ty: &ra_ap_hir::Type<'db>) -> Option<String> {
-        let ra_ap_hir::Adt::Struct(boxed) = ty.as_adt()? else { return None };
-        let alloc = boxed.module(self.db).krate(self.db).display_name(self.db).is_some_and(|n| n.to_string() == "alloc");
-        if boxed.name(self.db).as_str() != "Box" || !alloc {
-            return None;
-        }
-        let object = ty.type_arguments().next()?;
-        let principal = object.as_dyn_trait()?;
+        let (principal, bounds) = self.boxed_object(ty)?;
         let module = principal.module(self.db);
         if !module.krate(self.db).origin(self.db).is_local() || !module.is_crate_root(self.db) {
             return None;
         }
         let name = principal.name(self.db).as_str().to_owned();
-        if !self.named.dyn_traits.contains(&name) {
-            return None;
-        }
-        // No auto trait or other bound (`dyn Shape + Send`): the alias is the plain object type.
-        let target = boxed.module(self.db).krate(self.db).to_display_target(self.db);
-        let shown = ra_ap_hir::HirDisplay::display(&object, self.db, target).to_string();
-        shown.split(" + ").skip(1).all(|b| b.starts_with('\'')).then_some(name)
+        // No auto trait (`dyn Shape + Send`): the alias is the plain object type.
+        (self.named.dyn_traits.contains(&name) && bounds.is_empty()).then_some(name)
     }
 
     /// `b.area()` of a `&self` method of a host trait on a `Box<dyn Trait>` read in place ([`Self::dyn_box`]),
@@ -52,11 +41,7 @@ impl<'db> Builder<'_, 'db> {
             return Ok(None);
         };
         let Some(receiver) = m.receiver() else { return Ok(None) };
-        let Some(mut boxed) = self.sema.type_of_expr(&receiver).map(|t| t.original) else { return Ok(None) };
-        while let Some((pointee, _)) = boxed.as_reference() {
-            boxed = pointee;
-        }
-        let Some(name) = self.dyn_box(&boxed) else { return Ok(None) };
+        let Some(name) = self.receiver_pointee(&receiver).and_then(|b| self.dyn_box(&b)) else { return Ok(None) };
         if t.name(self.db).as_str() != name {
             return Ok(None);
         }
