@@ -1030,13 +1030,14 @@ impl RaSession {
                 .find(|b| b.syntax().text_range() == range)
                 .ok_or(whole.clone())?;
             let mut builder = crate::ir_build::Builder::new(&sema, db, (file_id.file_id(db), range), named, bindings);
-            builder.refuse_move_closures(&block_expr)?;
+            builder.note_move_closures(&block_expr);
             if let Some(list) = block_expr.stmt_list() {
                 builder.unreported_errors(list.syntax());
             }
             builder.lift_owned_bindings(&block_expr);
             builder.convert_settled_sequences(&block_expr);
             let body = builder.block(&block_expr)?;
+            builder.unplaced_move_copies()?;
             let hole_ty = sema.type_of_expr(&ast::Expr::BlockExpr(block_expr.clone()));
             if hole_ty.is_some_and(|t| builder.copies_references(&t.original)) {
                 return Err(lacuna_ir::Unsupported {

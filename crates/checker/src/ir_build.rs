@@ -26,6 +26,7 @@ mod impls;
 mod iter;
 mod map;
 mod map_binding;
+mod move_closures;
 mod names;
 mod option;
 mod owned_bindings;
@@ -101,6 +102,9 @@ pub(crate) struct Builder<'a, 'db> {
     /// The closures being built whose bodies use `?`, innermost last: each body is a labelled block
     /// ([`Builder::closure_label`]) that a `?` in it breaks out of with the closure's `None` or `Err`.
     try_closures: Vec<ast::ClosureExpr>,
+    /// Copies `move` closures took that are not yet placed where their closures are made
+    /// ([`move_closures::MoveCopy`]).
+    move_copies: Vec<move_closures::MoveCopy<'db>>,
 }
 
 type Result<T> = std::result::Result<T, Unsupported>;
@@ -159,6 +163,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             try_closures: Vec::new(),
             slot_locals: HashMap::new(),
             reborrows: HashMap::new(),
+            move_copies: Vec::new(),
         }
     }
 
@@ -241,18 +246,6 @@ impl<'a, 'db> Builder<'a, 'db> {
     fn plain_ident_of(&self, local: Local<'db>) -> Option<ast::IdentPat> {
         let pat = self.local_source(local)?.as_ident_pat()?.clone();
         (pat.ref_token().is_none() && pat.mut_token().is_none() && pat.pat().is_none()).then_some(pat)
-    }
-
-    /// A `move` closure anywhere in the snippet: not in the subset. It takes what it captures where it is made,
-    /// whether it runs or not, and changes its own copy of a number it captures; the typed view reads a closure
-    /// where it runs, over the captured places themselves, so it would see neither the move (a later use is
-    /// rustc's E0382) nor the copy.
-    pub(crate) fn refuse_move_closures(&self, block: &ast::BlockExpr) -> Result<()> {
-        let moving = block.syntax().descendants().filter_map(ast::ClosureExpr::cast).find(|c| c.move_token().is_some());
-        match moving {
-            Some(c) => self.unsupported("a `move` closure", c.syntax()),
-            None => Ok(()),
-        }
     }
 
     fn unsupported<T>(&self, what: &str, node: &SyntaxNode) -> Result<T> {

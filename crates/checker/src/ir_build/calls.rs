@@ -370,7 +370,7 @@ impl<'a, 'db> Builder<'a, 'db> {
     fn lent_local(&mut self, e: &ast::Expr, s: Scalar) -> Option<Place> {
         let ast::Expr::PathExpr(p) = e else { return None };
         let Some(ra_ap_hir::PathResolution::Local(local)) = self.sema.resolve_path(&p.path()?) else { return None };
-        if let Some(&id) = self.local_ids.get(&local) {
+        if let Some(id) = self.local_id(local, e.syntax()).ok()? {
             return (self.locals[id].ty == Ty::Scalar(s)).then_some(Place::Local(LocalRef::Snippet(id)));
         }
         let (binding, local) = self.hole_binding(e)?;

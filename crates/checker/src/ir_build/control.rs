@@ -56,65 +56,77 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
         }
         for stmt in list {
-            match stmt {
-                ast::Stmt::LetStmt(let_stmt) => match self.map_slot_let(&let_stmt)? {
-                    Some(slot) => stmts.extend(slot),
-                    // A reborrow of a binding under another name: nothing to run.
-                    None if self.reborrow_let(&let_stmt) => {}
-                    None => stmts.push(self.let_stmt(&let_stmt)?),
-                },
-                ast::Stmt::ExprStmt(e) => match e.expr().map(|expr| (self.snippet_macro_stmts(&expr), expr)) {
-                    // A macro of the snippet's that expands to statements (`bump!(n, 2);`): them, in place.
-                    Some((Some((expansion, call)), _)) => {
-                        self.snippet_macro_calls.push(call);
-                        let built = self.macro_stmts(&expansion, stmts);
-                        self.snippet_macro_calls.pop();
-                        built?;
-                    }
-                    Some((None, expr)) => {
-                        let e = self.expr(&expr)?;
-                        stmts.push(TStmt::Expr(Self::discarded(e)));
-                    }
-                    None => return self.unsupported("an empty statement", e.syntax()),
-                },
-                ast::Stmt::Item(ast::Item::Fn(f)) => self.define_fn(&f)?,
-                // An impl's methods are the snippet's functions (a call resolves to them statically); a trait is
-                // only name resolution. Its default methods are never built: a call to one, which rust-analyzer
-                // resolves to the trait's own declaration, is outside the subset.
-                // Whether they are well-formed (coherence, overlap, object safety, what an impl leaves out, a trait
-                // named as a type) is rustc's check, much of which rust-analyzer does not do: rustc decides.
-                ast::Stmt::Item(ast::Item::Impl(imp)) => {
-                    self.rustc_decides("an impl of the snippet's", imp.syntax());
-                    for f in self.impl_fns(&imp)? {
-                        self.define_fn(&f)?;
-                    }
+            // What `move` closures in the statement copy and no expression of it placed (`let f = move || ..;`):
+            // copied before it.
+            let (moves, at) = (self.move_copies.len(), stmts.len());
+            let syntax = stmt.syntax().clone();
+            self.stmt(stmt, stmts)?;
+            let copies = self.place_move_copies(moves, &syntax)?;
+            stmts.splice(at..at, copies);
+        }
+        Ok(())
+    }
+
+    /// One statement, into `stmts`.
+    fn stmt(&mut self, stmt: ast::Stmt, stmts: &mut Vec<TStmt>) -> Result<()> {
+        match stmt {
+            ast::Stmt::LetStmt(let_stmt) => match self.map_slot_let(&let_stmt)? {
+                Some(slot) => stmts.extend(slot),
+                // A reborrow of a binding under another name: nothing to run.
+                None if self.reborrow_let(&let_stmt) => {}
+                None => stmts.push(self.let_stmt(&let_stmt)?),
+            },
+            ast::Stmt::ExprStmt(e) => match e.expr().map(|expr| (self.snippet_macro_stmts(&expr), expr)) {
+                // A macro of the snippet's that expands to statements (`bump!(n, 2);`): them, in place.
+                Some((Some((expansion, call)), _)) => {
+                    self.snippet_macro_calls.push(call);
+                    let built = self.macro_stmts(&expansion, stmts);
+                    self.snippet_macro_calls.pop();
+                    built?;
                 }
-                ast::Stmt::Item(ast::Item::Trait(t)) => {
-                    self.rustc_decides("a trait of the snippet's", t.syntax());
-                    self.snippet_trait(&t)?;
+                Some((None, expr)) => {
+                    let e = self.expr(&expr)?;
+                    stmts.push(TStmt::Expr(Self::discarded(e)));
                 }
-                // A macro is expanded where it is called (`Builder::snippet_macro`). rustc checks its rules where
-                // rust-analyzer does not (what may follow an `$x:expr`), so rustc decides.
-                ast::Stmt::Item(ast::Item::MacroRules(m)) => {
-                    self.rustc_decides("a `macro_rules!` of the snippet's", m.syntax());
+                None => return self.unsupported("an empty statement", e.syntax()),
+            },
+            ast::Stmt::Item(ast::Item::Fn(f)) => self.define_fn(&f)?,
+            // An impl's methods are the snippet's functions (a call resolves to them statically); a trait is
+            // only name resolution. Its default methods are never built: a call to one, which rust-analyzer
+            // resolves to the trait's own declaration, is outside the subset.
+            // Whether they are well-formed (coherence, overlap, object safety, what an impl leaves out, a trait
+            // named as a type) is rustc's check, much of which rust-analyzer does not do: rustc decides.
+            ast::Stmt::Item(ast::Item::Impl(imp)) => {
+                self.rustc_decides("an impl of the snippet's", imp.syntax());
+                for f in self.impl_fns(&imp)? {
+                    self.define_fn(&f)?;
                 }
-                // Only name resolution, which rust-analyzer has done.
-                ast::Stmt::Item(ast::Item::Use(_)) => {}
-                // A constant is computed where it is used; its value is also evaluated here once, as rustc evaluates
-                // every constant (so the subset's lint checks see its arithmetic even when it is unused).
-                ast::Stmt::Item(ast::Item::Const(c)) => {
-                    let def = self.sema.to_def(&c);
-                    match def.map(|d| self.const_body(d)).transpose()?.flatten() {
-                        Some(body) => {
-                            let value = self.expr(&body)?;
-                            self.expanding_consts.pop();
-                            stmts.push(TStmt::Expr(value));
-                        }
-                        None => return self.unsupported("a constant outside the subset", c.syntax()),
-                    }
-                }
-                ast::Stmt::Item(item) => return self.unsupported("an item other than a function", item.syntax()),
             }
+            ast::Stmt::Item(ast::Item::Trait(t)) => {
+                self.rustc_decides("a trait of the snippet's", t.syntax());
+                self.snippet_trait(&t)?;
+            }
+            // A macro is expanded where it is called (`Builder::snippet_macro`). rustc checks its rules where
+            // rust-analyzer does not (what may follow an `$x:expr`), so rustc decides.
+            ast::Stmt::Item(ast::Item::MacroRules(m)) => {
+                self.rustc_decides("a `macro_rules!` of the snippet's", m.syntax());
+            }
+            // Only name resolution, which rust-analyzer has done.
+            ast::Stmt::Item(ast::Item::Use(_)) => {}
+            // A constant is computed where it is used; its value is also evaluated here once, as rustc evaluates
+            // every constant (so the subset's lint checks see its arithmetic even when it is unused).
+            ast::Stmt::Item(ast::Item::Const(c)) => {
+                let def = self.sema.to_def(&c);
+                match def.map(|d| self.const_body(d)).transpose()?.flatten() {
+                    Some(body) => {
+                        let value = self.expr(&body)?;
+                        self.expanding_consts.pop();
+                        stmts.push(TStmt::Expr(value));
+                    }
+                    None => return self.unsupported("a constant outside the subset", c.syntax()),
+                }
+            }
+            ast::Stmt::Item(item) => return self.unsupported("an item other than a function", item.syntax()),
         }
         Ok(())
     }
@@ -152,11 +164,12 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             _ => None,
         };
-        // `let f = |x| ..;`: the closure is inlined where `f` is called. Not a `move` closure (which would copy
-        // what it captures here, not where it is called); whether its captures' borrows work out is rustc's check.
+        // `let f = |x| ..;`: the closure is inlined where `f` is called; a `move` closure reads the copies it takes
+        // here, placed before this statement (`Builder::place_move_copies`). Whether its captures' borrows work out
+        // is rustc's check.
         if let (Some(pat), Some(ast::Expr::ClosureExpr(c))) = (&simple, stmt.initializer()) {
-            if c.move_token().is_some() || stmt.ty().is_some() {
-                return self.unsupported("a `move` closure or a typed closure local", stmt.syntax());
+            if stmt.ty().is_some() {
+                return self.unsupported("a typed closure local", stmt.syntax());
             }
             let closure = self.closure_with(&ast::Expr::ClosureExpr(c), None)?;
             let Some(local) = self.sema.to_def(pat) else {

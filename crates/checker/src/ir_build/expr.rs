@@ -10,9 +10,19 @@ use lacuna_ir::{Arm, Lit, MapMethod, ParseThen, Scalar, Seq, SeqKind, TBlock, TE
 impl<'a, 'db> Builder<'a, 'db> {
     pub fn expr(&mut self, expr: &ast::Expr) -> Result<TExpr> {
         let mark = self.hoisted.len();
+        let moves = self.move_copies.len();
         let built = self.expr_here(expr);
-        let stmts = self.hoisted.split_off(mark);
-        let e = built?;
+        let mut stmts = self.hoisted.split_off(mark);
+        let e = match built {
+            Ok(e) => e,
+            Err(e) => {
+                self.move_copies.truncate(moves);
+                return Err(e);
+            }
+        };
+        // What `move` closures inside copy is copied before the expression, where they are made.
+        let copies = self.place_move_copies(moves, expr.syntax())?;
+        stmts.splice(0..0, copies);
         if stmts.is_empty() {
             return Ok(e);
         }

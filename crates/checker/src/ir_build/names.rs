@@ -16,7 +16,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(&aliased) = self.reborrows.get(&local) {
             return Some(aliased);
         }
-        if self.local_ids.contains_key(&local) {
+        if self.local_ids.contains_key(&local) || self.copied_by_a_move_closure(local, p.syntax()) {
             return None;
         }
         let name = local.name(self.db);
@@ -107,7 +107,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         if let Some(&(_, binding_local)) = self.reborrows.get(&local) {
             return self.local_ref(binding_local, node);
         }
-        if let Some(&id) = self.local_ids.get(&local) {
+        if let Some(id) = self.local_id(local, node)? {
             return Ok(LocalRef::Snippet(id));
         }
         let name = local.name(self.db);

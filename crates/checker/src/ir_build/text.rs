@@ -58,7 +58,7 @@ impl<'db> Builder<'_, 'db> {
 
     /// The hole binding `binding` (the local `local`) as text in place, when it holds a `String`, `&String`,
     /// `&mut String` or `&str`.
-    fn text_binding(&mut self, binding: usize, local: Local<'db>) -> Option<Seq> {
+    pub(super) fn text_binding(&mut self, binding: usize, local: Local<'db>) -> Option<Seq> {
         let ty = local.ty(self.db);
         let (kind, writable) = match ty.as_reference() {
             Some((inner, ra_ap_hir::Mutability::Shared)) if inner.is_str() => (SeqKind::Slice, false),
@@ -505,7 +505,8 @@ impl<'db> Builder<'_, 'db> {
         }
         let name = local.name(self.db);
         let decl = usize::from(local.primary_source(self.db).syntax().text_range().start());
-        let binding = match self.local_ids.contains_key(&local) {
+        let own = self.local_id(local, call.syntax())?;
+        let binding = match own.is_some() {
             true => None,
             false => self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()),
         };
@@ -522,7 +523,7 @@ impl<'db> Builder<'_, 'db> {
             return Ok(value);
         }
         let ty = self.ty(&local.ty(self.db), call.syntax())?;
-        if let Some(&id) = self.local_ids.get(&local) {
+        if let Some(id) = own {
             return Ok(TExpr { kind: TKind::Local(LocalRef::Snippet(id)), ty, range });
         }
         let Some(binding) = binding else {
