@@ -383,7 +383,15 @@ fn shim(f: &lacuna_checker::ScalarFn, paths: &TypePaths) -> String {
         _ => String::new(),
     };
     let unwrap_failed = match result_payloads(&f.ret) {
-        Some((_, err)) => unwrap_failed_shim(&symbol, err),
+        Some((ok, err)) => {
+            // `unwrap_err`'s only where the `Ok` value is surely `Debug` (the JIT takes no other): a shim that does
+            // not compile would cost the host function's other shims a round.
+            let unwrap_err = match lacuna_ir::Scalar::from_name(ok).is_some() || ok == "String" {
+                true => unwrap_failed_shim(&lacuna_ir::unwrap_err_failed_symbol(&symbol), ok),
+                false => String::new(),
+            };
+            unwrap_failed_shim(&lacuna_ir::unwrap_failed_symbol(&symbol), err) + &unwrap_err
+        }
         None => String::new(),
     };
     made + &unwrap_failed + &format!(
@@ -458,12 +466,13 @@ fn write_payload(ty: &str) -> String {
     }
 }
 
-/// The shim that panics as `Result::<_, err>::expect(message)` does (`unwrap` is `expect` with std's fixed
-/// message), reading the error where JIT code keeps it: a plain type at its address (a `&T` too: the JIT holds
-/// the referent's address), a `String` as [pointer, capacity, length], a scalar as itself. The error stays the
-/// JIT's: it is only formatted (a `String` through a `ManuallyDrop` that never frees it).
-fn unwrap_failed_shim(symbol: &str, err: &str) -> String {
-    let read = match err {
+/// The shim `name` that panics as `Result::<_, E>::expect(message)` does with the error of type `payload`
+/// (`unwrap` is `expect` with std's fixed message), or as `expect_err(message)` with the `Ok` value: reading the
+/// payload where JIT code keeps it: a plain type at its address (a `&T` too: the JIT holds the referent's
+/// address), a `String` as [pointer, capacity, length], a scalar as itself. The payload stays the JIT's: it is only
+/// formatted (a `String` through a `ManuallyDrop` that never frees it).
+fn unwrap_failed_shim(name: &str, payload: &str) -> String {
+    let read = match payload {
         "()" => "&()".to_owned(),
         "String" => "::core::mem::ManuallyDrop::new({ let __lacuna_w = __lacuna_err.cast::<[usize; 3]>().read(); \
              ::std::string::String::from_raw_parts(__lacuna_w[0] as *mut u8, __lacuna_w[2], __lacuna_w[1]) })"
@@ -473,7 +482,7 @@ fn unwrap_failed_shim(symbol: &str, err: &str) -> String {
              ::std::vec::Vec::from_raw_parts(__lacuna_w[0] as *mut {}, __lacuna_w[2], __lacuna_w[1]) }})",
             &v["Vec<".len()..v.len() - 1]
         ),
-        _ => format!("&*__lacuna_err.cast::<{}>()", err.trim_start_matches('&')),
+        _ => format!("&*__lacuna_err.cast::<{}>()", payload.trim_start_matches('&')),
     };
     format!(
         "\n#[doc(hidden)]\n#[no_mangle]\n#[allow(improper_ctypes_definitions)]\n\
@@ -482,7 +491,6 @@ fn unwrap_failed_shim(symbol: &str, err: &str) -> String {
          let __lacuna_msg = unsafe {{ ::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(__lacuna_m, __lacuna_m_len)) }};\n    \
          let __lacuna_e = unsafe {{ {read} }};\n    \
          unsafe {{ ::lacuna::__private::run_call(__lacuna_run, &mut || ::core::panic!(\"{{}}: {{:?}}\", __lacuna_msg, &*__lacuna_e)) }}\n}}\n",
-        name = lacuna_ir::unwrap_failed_symbol(symbol),
     )
 }
 

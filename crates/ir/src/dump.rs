@@ -249,8 +249,8 @@ impl Dumper {
                 let value = value.as_ref().map(|v| format!(" {}", self.expr(v))).unwrap_or_default();
                 format!("(atomic {method} {symbol}:{}{value})", scalar.name())
             }
-            TKind::UnwrapFailed { symbol, message, err, at } => {
-                format!("(unwrap-failed {symbol} {message:?} {} @{at})", self.expr(err))
+            TKind::UnwrapFailed { symbol, message, payload, at } => {
+                format!("(unwrap-failed {symbol} {message:?} {} @{at})", self.expr(payload))
             }
             TKind::HostCall { name, symbol, receiver, args } => {
                 let receiver = match receiver {

@@ -257,13 +257,15 @@ pub enum TKind {
         value: Option<Box<TExpr>>,
         scalar: Scalar,
     },
-    /// `unwrap()` or `expect("message")` of a host function's `Result` that holds `Err(err)`: the host's
-    /// `symbol` shim ([`crate::unwrap_failed_symbol`]) panics with std's message and the error's `Debug` (the
-    /// error stays the run's, dropped with it); placed at `at`, as std's `#[track_caller]` panic is.
+    /// `unwrap()` or `expect("message")` of a host function's `Result` that holds `Err(payload)` (or
+    /// `unwrap_err()`, `expect_err("message")` of one that holds `Ok(payload)`): the host's `symbol` shim
+    /// ([`crate::unwrap_failed_symbol`], [`crate::unwrap_err_failed_symbol`]) panics with std's message and the
+    /// payload's `Debug` (the payload stays the run's, dropped with it); placed at `at`, as std's
+    /// `#[track_caller]` panic is.
     UnwrapFailed {
         symbol: String,
         message: String,
-        err: Box<TExpr>,
+        payload: Box<TExpr>,
         at: usize,
     },
     /// `for &x in &v`, `for &x in v.iter()` or `for x in v.iter().copied()` over a sequence binding (`var` is

@@ -127,6 +127,12 @@ pub fn unwrap_failed_symbol(shim_symbol: &str) -> String {
     format!("{shim_symbol}__unwrap_failed")
 }
 
+/// The shim next to [`unwrap_failed_symbol`]'s that panics as `Result::expect_err(message)` does on `Ok(*ok)`
+/// (`unwrap_err` is `expect_err` with std's fixed message): `(run, ok, message, message_len) -> status`.
+pub fn unwrap_err_failed_symbol(shim_symbol: &str) -> String {
+    format!("{shim_symbol}__unwrap_err_failed")
+}
+
 /// The type alias the instrumented host declares for `Box<dyn Trait>` of its top-level trait `name`: JIT code
 /// treats it as a host struct without fields, whose size and drop come from the host's shims as any host
 /// struct's do, and calls the trait's `&self` methods on it through shims named as methods of the alias

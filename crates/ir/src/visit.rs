@@ -109,7 +109,7 @@ impl TExpr {
                 }
                 args.iter().for_each(|a| f(Child::Expr(a)));
             }
-            TKind::UnwrapFailed { err, .. } => f(Child::Expr(err)),
+            TKind::UnwrapFailed { payload, .. } => f(Child::Expr(payload)),
             TKind::Atomic { value, .. } => {
                 if let Some(v) = value {
                     f(Child::Expr(v));

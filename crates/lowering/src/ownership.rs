@@ -810,8 +810,8 @@ impl Walk<'_> {
                 none()
             }
             // The error is formatted by reference; the run drops it.
-            TKind::UnwrapFailed { err, .. } => {
-                self.expr(err, false)?;
+            TKind::UnwrapFailed { payload, .. } => {
+                self.expr(payload, false)?;
                 none()
             }
             TKind::Panic { receiver, .. } => {

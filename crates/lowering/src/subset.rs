@@ -623,10 +623,10 @@ impl Check<'_> {
                     unsupported("an atomic operation of this type", &e.range)
                 }
             }
-            TKind::UnwrapFailed { err, .. } => {
-                self.expr(err)?;
-                let payload = matches!(err.ty, Ty::Scalar(_) | Ty::String | Ty::Struct(_) | Ty::StructRef(_));
-                if payload && matches!(err.kind, TKind::Local(_)) && e.ty == Ty::Scalar(Scalar::Never) {
+            TKind::UnwrapFailed { payload, .. } => {
+                self.expr(payload)?;
+                let readable = matches!(payload.ty, Ty::Scalar(_) | Ty::String | Ty::Struct(_) | Ty::StructRef(_));
+                if readable && matches!(payload.kind, TKind::Local(_)) && e.ty == Ty::Scalar(Scalar::Never) {
                     Ok(())
                 } else {
                     unsupported("this `unwrap` of a `Result`", &e.range)

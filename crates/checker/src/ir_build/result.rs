@@ -14,6 +14,8 @@ use std::ops::Range;
 enum Then {
     /// `unwrap()` / `expect(message)`: the `Ok` value, or a panic with std's message and the error.
     Unwrap(String),
+    /// `unwrap_err()` / `expect_err(message)`: the error, or a panic with std's message and the `Ok` value.
+    UnwrapErr(String),
     IsOk(bool),
     /// `unwrap_or(default)`, `unwrap_or_default()`: the default is read only for an `Err`.
     Or(ast::Expr),
@@ -61,6 +63,12 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let tokens = lit.syntax().descendants_with_tokens().filter_map(|t| t.into_token());
                 let Some(message) = Self::plain_message(tokens) else { return Ok(None) };
                 Then::Unwrap(message)
+            }
+            ("unwrap_err", []) => Then::UnwrapErr("called `Result::unwrap_err()` on an `Ok` value".to_owned()),
+            ("expect_err", [ast::Expr::Literal(lit)]) => {
+                let tokens = lit.syntax().descendants_with_tokens().filter_map(|t| t.into_token());
+                let Some(message) = Self::plain_message(tokens) else { return Ok(None) };
+                Then::UnwrapErr(message)
             }
             ("is_ok", []) => Then::IsOk(true),
             ("is_err", []) => Then::IsOk(false),
@@ -112,7 +120,7 @@ impl<'a, 'db> Builder<'a, 'db> {
         // methods.
         let symbol = match &scrutinee.kind {
             TKind::HostCall { symbol, .. } => Some(symbol.clone()),
-            _ if !matches!(then, Then::Unwrap(_)) => None,
+            _ if !matches!(then, Then::Unwrap(_) | Then::UnwrapErr(_)) => None,
             _ => return self.unsupported("a `Result` not made by a host function's call", source.syntax()),
         };
         // Placed, as std's `#[track_caller]` panics are, at the method's name.
@@ -137,11 +145,33 @@ impl<'a, 'db> Builder<'a, 'db> {
                 let kind = TKind::UnwrapFailed {
                     symbol: lacuna_ir::unwrap_failed_symbol(&symbol),
                     message,
-                    err: Box::new(value),
+                    payload: Box::new(value),
                     at: at_name,
                 };
                 let fail = TExpr { kind, ty: never, range: at_name..range.end };
                 vec![ok_arm, Arm { pat: TPat::Err(Box::new(TPat::Bind(local))), guard: None, body: fail }]
+            }
+            Then::UnwrapErr(message) => {
+                // The host exports the shim only for an `Ok` value that is surely `Debug`.
+                if map.is_some() || !matches!(ok, Ty::Scalar(_) | Ty::String) {
+                    return self.unsupported("an `unwrap_err` of this `Result`", m.syntax());
+                }
+                let (err_local, err_value) = self.hidden(&err, "err", range);
+                let (ok_local, ok_value) = self.hidden(&ok, "ok", range);
+                let Some(symbol) = symbol else {
+                    return self.unsupported("an `unwrap_err` of this `Result`", m.syntax());
+                };
+                let kind = TKind::UnwrapFailed {
+                    symbol: lacuna_ir::unwrap_err_failed_symbol(&symbol),
+                    message,
+                    payload: Box::new(ok_value),
+                    at: at_name,
+                };
+                let fail = TExpr { kind, ty: Ty::Scalar(Scalar::Never), range: at_name..range.end };
+                vec![
+                    Arm { pat: TPat::Ok(Box::new(TPat::Bind(ok_local))), guard: None, body: fail },
+                    Arm { pat: TPat::Err(Box::new(TPat::Bind(err_local))), guard: None, body: err_value },
+                ]
             }
             Then::IsOk(ok) => {
                 let bool_ty = Ty::Scalar(Scalar::Bool);

@@ -225,8 +225,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             TKind::Atomic { symbol, method, value, scalar } => {
                 return self.atomic(symbol, *method, value.as_deref(), *scalar)
             }
-            TKind::UnwrapFailed { symbol, message, err, at } => {
-                return self.unwrap_failed(e, symbol, message, err, *at)
+            TKind::UnwrapFailed { symbol, message, payload, at } => {
+                return self.unwrap_failed(e, symbol, message, payload, *at)
             }
             TKind::Method { name, receiver, args } if receiver.ty.scalar().is_none() || e.ty.scalar().is_none() => {
                 return self.aggregate_method(*name, receiver, args, &e.ty, at);

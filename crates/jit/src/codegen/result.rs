@@ -204,13 +204,21 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.when(cond, |g| g.test_pat(pat, ty, values))
     }
 
-    /// `unwrap()`/`expect(..)` of an `Err` ([`TKind::UnwrapFailed`]): the host's shim panics with std's message.
-    pub(super) fn unwrap_failed(&mut self, e: &TExpr, symbol: &str, message: &str, err: &TExpr, at: usize) -> R<Vals> {
-        let values = self.expr(err)?;
+    /// `unwrap()`/`expect(..)` of an `Err`, `unwrap_err()`/`expect_err(..)` of an `Ok` ([`TKind::UnwrapFailed`]):
+    /// the host's shim panics with std's message.
+    pub(super) fn unwrap_failed(
+        &mut self,
+        e: &TExpr,
+        symbol: &str,
+        message: &str,
+        payload: &TExpr,
+        at: usize,
+    ) -> R<Vals> {
+        let values = self.expr(payload)?;
         let ptr = self.b.func.dfg.value_type(self.ctx);
-        // The error as the shim reads it: a host struct at its address, a `String` as [pointer, capacity, length],
-        // a scalar as itself.
-        let address = match (&err.ty, values.as_slice()) {
+        // The payload as the shim reads it: a host struct at its address, a `String` as [pointer, capacity,
+        // length], a scalar as itself.
+        let address = match (&payload.ty, values.as_slice()) {
             (Ty::Struct(_) | Ty::StructRef(_), [p]) => *p,
             _ => {
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 24, 3));
