@@ -49,6 +49,37 @@ __lacuna_option_writers!(
     usize => __lacuna_option_write_usize, f32 => __lacuna_option_write_f32, f64 => __lacuna_option_write_f64,
     bool => __lacuna_option_write_bool, char => __lacuna_option_write_char
 );
+/// Writes a `&str` hole value: text the JIT points to that outlives the hole (the host's, or a literal's, which
+/// the JIT keeps for the process's life).
+///
+/// # Safety
+///
+/// `out` is valid for a write of a `&str`; `ptr` points to `len` bytes of UTF-8 that outlive every use the host
+/// makes of the value (rustc's borrow check of the snippet says so).
+#[doc(hidden)]
+#[no_mangle]
+pub unsafe extern "C" fn __lacuna_write_str(out: *mut &'static str, ptr: *const u8, len: usize) {
+    // SAFETY: the caller's guarantee.
+    unsafe { ::core::ptr::write(out, ::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(ptr, len))) }
+}
+/// Writes an `Option<&str>` hole value, as [`__lacuna_write_str`] writes its payload.
+///
+/// # Safety
+///
+/// As for [`__lacuna_write_str`] when `is_some` is non-zero; `out` is valid for a write of an `Option<&str>`.
+#[doc(hidden)]
+#[no_mangle]
+pub unsafe extern "C" fn __lacuna_option_write_str(out: *mut Option<&'static str>, is_some: u8, ptr: *const u8, len: usize) {
+    let value = match is_some {
+        0 => ::core::option::Option::None,
+        // SAFETY: the caller's guarantee (a `None`'s parts are zeros, never read).
+        _ => ::core::option::Option::Some(unsafe {
+            ::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(ptr, len))
+        }),
+    };
+    // SAFETY: `out` is valid for the write.
+    unsafe { ::core::ptr::write(out, value) }
+}
 /// Grows, shrinks or allocates a buffer of the JIT's with this library's global allocator.
 ///
 /// # Safety

@@ -1157,7 +1157,7 @@ fn render(
 
 #[cfg(test)]
 mod entry_point_tests {
-    use lacuna_ir::symbol::{HOST_DEALLOC, HOST_PRINT, HOST_REALLOC, HOST_VEC_LAYOUT};
+    use lacuna_ir::symbol::{HOST_DEALLOC, HOST_PRINT, HOST_REALLOC, HOST_VEC_LAYOUT, OPTION_STR_WRITER, STR_WRITER};
     use lacuna_ir::{option_writer_symbol, Scalar};
 
     /// The names the JIT and the loader look up are the ones the entry points define.
@@ -1166,7 +1166,7 @@ mod entry_point_tests {
         let defines = |name: &str| {
             super::ENTRY_POINTS.contains(&format!("fn {name}(")) || super::ENTRY_POINTS.contains(&format!("=> {name}"))
         };
-        for name in [HOST_REALLOC, HOST_DEALLOC, HOST_PRINT, HOST_VEC_LAYOUT] {
+        for name in [HOST_REALLOC, HOST_DEALLOC, HOST_PRINT, HOST_VEC_LAYOUT, STR_WRITER, OPTION_STR_WRITER] {
             assert!(defines(name), "{name} is not defined by host/entry_points.rs");
         }
         for s in [Scalar::I8, Scalar::U64, Scalar::Usize, Scalar::F32, Scalar::Bool, Scalar::Char] {

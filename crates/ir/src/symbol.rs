@@ -14,6 +14,11 @@ pub const HOST_PRINT: &str = "__lacuna_print";
 /// Where the host's std keeps a `Vec`'s buffer pointer and length: `unsafe extern "C" fn(out: *mut usize)`.
 pub const HOST_VEC_LAYOUT: &str = "__lacuna_vec_layout";
 
+/// The function that writes a `&str` the hole's value is in the host's layout: `(out, ptr, len)`.
+pub const STR_WRITER: &str = "__lacuna_write_str";
+/// The function that writes an `Option<&str>` the hole's value is in the host's layout: `(out, is_some, ptr, len)`.
+pub const OPTION_STR_WRITER: &str = "__lacuna_option_write_str";
+
 /// The function that writes an `Option<S>` in the host's layout: `(out, is_some, value)`.
 pub fn option_writer_symbol(s: Scalar) -> String {
     format!("__lacuna_option_write_{}", s.name())

@@ -163,6 +163,15 @@ impl Ty {
         matches!(self, Ty::String | Ty::Vec(Elem::Scalar(_) | Elem::String | Elem::Str))
     }
 
+    /// A hole value of this type may hold text that outlives the run (`&str`, `Option<&str>`).
+    pub fn holds_text(&self) -> bool {
+        match self {
+            Ty::Str => true,
+            Ty::Option(payload) => **payload == Ty::Str,
+            _ => false,
+        }
+    }
+
     /// The scalar, for a scalar type.
     pub fn scalar(&self) -> Option<Scalar> {
         match self {

@@ -70,6 +70,10 @@ pub fn accept_without_rustc(lowered: &Lowered, host: HostFacts) -> Result<(), St
         return Err("the hole's type is not confirmed to be the snippet's".into());
     }
     let snippet = &lowered.snippet;
+    // Where the text it hands over points is rustc's borrow check.
+    if snippet.ty.holds_text() {
+        return Err("a borrow rustc's borrow check judges: text in the hole's value".into());
+    }
     if let Some(borrow) = &snippet.references {
         let at = match &borrow.range {
             r if r.is_empty() => String::new(),

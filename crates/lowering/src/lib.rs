@@ -10,7 +10,7 @@
 //! - its own ownership rules for what it admits: every value is `Copy`, so the rules are that only `mut`
 //!   locals (and `let mut` bindings of the hole) are assigned, and `break` with a value only targets `loop`.
 
-use lacuna_ir::{Binding, Elem, Ty, TypedSnippet};
+use lacuna_ir::{Binding, Elem, TExpr, Ty, TypedSnippet};
 
 mod accept;
 mod ownership;
@@ -75,10 +75,16 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     if matches!(snippet.ty, Ty::Tuple(_)) {
         return unsupported("a tuple as the hole's value", &(0..0));
     }
-    // An `Option` is handed over through the host's writer for a scalar payload; a reference in one would point
-    // into memory the snippet does not hand over.
-    if matches!(&snippet.ty, Ty::Option(payload) if payload.scalar().is_none()) {
+    // An `Option` is handed over through the host's writer for a scalar payload or text; a reference in one
+    // would point into memory the snippet does not hand over.
+    if matches!(&snippet.ty, Ty::Option(payload) if payload.scalar().is_none() && **payload != Ty::Str) {
         return unsupported("an `Option` of a reference as the hole's value", &(0..0));
+    }
+    // Text the hole's value holds points where rustc's program would point: to the host's text (what rustc's
+    // borrow check lets it), or to a literal, which the JIT keeps. A map the snippet builds keeps its own copy of
+    // text it is given, which would not outlive the run.
+    if snippet.ty.holds_text() && snippet_builds_a_map(&snippet) {
+        return unsupported("text in the hole's value where the snippet builds a map", &(0..0));
     }
     // A `&str` would point into memory the snippet does not hand over.
     if snippet.ty == Ty::Vec(Elem::Str) {
@@ -89,9 +95,6 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     }
     if matches!(snippet.ty, Ty::Result(..)) {
         return unsupported("a `Result` as the hole's value", &(0..0));
-    }
-    if snippet.ty == Ty::Str {
-        return unsupported("a `&str` as the hole's value", &(0..0));
     }
     if matches!(snippet.ty, Ty::Slice(_)) {
         return unsupported("a slice as the hole's value", &(0..0));
@@ -127,6 +130,16 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
         }
     }
     Ok(Lowered { snippet, written_bindings })
+}
+
+/// Whether the snippet makes a map or set anywhere (a local of one, or a value of one in passing).
+fn snippet_builds_a_map(snippet: &TypedSnippet) -> bool {
+    fn map(e: &TExpr) -> bool {
+        matches!(e.ty, Ty::Map { .. }) || scan::children_any(e, map)
+    }
+    snippet.locals.iter().any(|l| matches!(l.ty, Ty::Map { .. }))
+        || scan::block_any(&snippet.body, map)
+        || snippet.fns.iter().any(|f| scan::block_any(&f.body, map))
 }
 
 #[cfg(test)]

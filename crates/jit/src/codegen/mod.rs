@@ -160,13 +160,22 @@ fn new_module(
             .ok_or_else(|| CodegenError(format!("the host does not export `{name}` to the JIT")))?;
         builder.symbol(symbol, address);
     }
-    if let Some(s) = snippet.ty.option_scalar() {
-        let symbol = lacuna_ir::option_writer_symbol(s);
+    if let Some(symbol) = value_writer(&snippet.ty) {
         if let Some(address) = (host.symbol)(&symbol) {
             builder.symbol(symbol, address);
         }
     }
     Ok(JITModule::new(builder))
+}
+
+/// The host library's writer of a hole value of type `ty` in rustc's layout, where it has one: an `Option` of a
+/// scalar, a `&str`, an `Option<&str>`.
+fn value_writer(ty: &Ty) -> Option<String> {
+    match ty {
+        Ty::Str => Some(lacuna_ir::symbol::STR_WRITER.to_owned()),
+        Ty::Option(payload) if **payload == Ty::Str => Some(lacuna_ir::symbol::OPTION_STR_WRITER.to_owned()),
+        _ => ty.option_scalar().map(lacuna_ir::option_writer_symbol),
+    }
 }
 
 /// The ISA every snippet is compiled for: this machine's, with the JIT's settings. Made once per process (finding
@@ -255,7 +264,7 @@ struct Declared {
     fns: Vec<FuncId>,
     entry: FuncId,
     entry_sig: cranelift_codegen::ir::Signature,
-    /// For an `Option` result: the host's writer of it (rustc's layout), by symbol.
+    /// For an `Option` or text result: the host's writer of it (rustc's layout), by symbol ([`value_writer`]).
     option_writer: Option<FuncId>,
 }
 
@@ -326,13 +335,21 @@ impl Declared {
         entry_sig.returns.push(AbiParam::new(types::I32));
         let entry = module.declare_function("snippet_entry", Linkage::Export, &entry_sig).map_err(err)?;
         // An `Option` result is written by the host library, which knows rustc's layout for it.
-        let option_writer = match snippet.ty.option_scalar() {
-            Some(s) => {
-                let symbol = lacuna_ir::option_writer_symbol(s);
+        let option_writer = match value_writer(&snippet.ty) {
+            Some(symbol) => {
                 host.exported(&symbol)?;
                 let mut sig = module.make_signature();
-                sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I8).uext()]);
-                sig.params.push(c_param(s).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?);
+                sig.params.push(AbiParam::new(ptr));
+                if matches!(snippet.ty, Ty::Option(_)) {
+                    sig.params.push(AbiParam::new(types::I8).uext());
+                }
+                match snippet.ty.option_scalar() {
+                    Some(s) => {
+                        sig.params.push(c_param(s).ok_or_else(|| CodegenError("an `Option` of nothing".into()))?)
+                    }
+                    // Text: its pointer and length.
+                    None => sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]),
+                }
                 Some(module.declare_function(&symbol, Linkage::Import, &sig).map_err(err)?)
             }
             None => None,
@@ -796,9 +813,19 @@ impl<'a, 'b> Gen<'a, 'b> {
         map_writer: usize,
     ) -> R<()> {
         match (ty, option_writer) {
-            (Ty::Option(_), Some(writer)) => {
-                if let [tag, payload] = value[..] {
+            (Ty::Option(_), Some(writer)) => match value[..] {
+                [tag, payload] => {
                     self.b.ins().call(writer, &[out, tag, payload]);
+                }
+                // `Option<&str>`: the text's pointer and length.
+                [tag, data, len] => {
+                    self.b.ins().call(writer, &[out, tag, data, len]);
+                }
+                _ => return Err(CodegenError("an `Option` result's parts".into())),
+            },
+            (Ty::Str, Some(writer)) => {
+                if let [data, len] = value[..] {
+                    self.b.ins().call(writer, &[out, data, len]);
                 }
             }
             (Ty::Vec(_) | Ty::String, _) => {

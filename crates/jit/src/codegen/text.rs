@@ -101,6 +101,12 @@ impl<'a, 'b> Gen<'a, 'b> {
         if text.is_empty() {
             return vec![self.int_const(types::I64, 1), len];
         }
+        // Text the hole's value may hold outlives the run: a literal's bytes are then kept for the process's life
+        // (once per distinct text), as a literal in a compiled program is.
+        if self.snippet.ty.holds_text() {
+            let ptr = self.address_const(interned(text).as_ptr() as usize, "str");
+            return vec![ptr, len];
+        }
         let bytes: Box<[u8]> = text.as_bytes().into();
         let ptr = self.address_const(bytes.as_ptr() as usize, "str");
         self.data.push(bytes);
@@ -769,4 +775,17 @@ impl<'a, 'b> Gen<'a, 'b> {
         let errors = crate::rt::text::parse_errors(target);
         self.consume_result(then, ok, value, t, &errors, Some(status), name_at)
     }
+}
+
+/// `text`, kept for the process's life: one copy per distinct text, however many snippets write it.
+fn interned(text: &str) -> &'static str {
+    static KEPT: std::sync::Mutex<std::collections::BTreeSet<&'static str>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(&t) = kept.get(text) {
+        return t;
+    }
+    let t: &'static str = Box::leak(text.into());
+    kept.insert(t);
+    t
 }
