@@ -440,6 +440,10 @@ impl Check<'_> {
             TKind::Binary(op, l, r) => {
                 self.expr(l)?;
                 self.expr(r)?;
+                // Named as written: an operand that is not a scalar has no scalar view to name.
+                if l.ty.scalar().is_none() || r.ty.scalar().is_none() {
+                    return unsupported(format!("`{op:?}` on `{}` and `{}`", l.ty.name(), r.ty.name()), &e.range);
+                }
                 self.binary(*op, l.s(), r.s(), &e.range)
             }
             TKind::Cast(inner) => {
