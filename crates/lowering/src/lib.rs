@@ -78,7 +78,7 @@ pub fn lower(snippet: TypedSnippet, bindings: &[Binding]) -> Result<Lowered, Uns
     // An `Option` is handed over through the host's writer for a scalar payload or text; a reference in one
     // would point into memory the snippet does not hand over.
     if matches!(&snippet.ty, Ty::Option(payload) if payload.scalar().is_none() && **payload != Ty::Str) {
-        return unsupported("an `Option` of a reference as the hole's value", &(0..0));
+        return unsupported(format!("an `{}` as the hole's value", snippet.ty.name()), &(0..0));
     }
     // Text the hole's value holds points where rustc's program would point: to the host's text (what rustc's
     // borrow check lets it), or to a literal, which the JIT keeps. A map the snippet builds keeps its own copy of

@@ -306,6 +306,34 @@ impl<'a, 'db> Builder<'a, 'db> {
                     range: start..range.end,
                 }));
             }
+            // `Option<&S>` of a host type whose `Clone` is derived (so `copied` and `cloned` make the same value):
+            // `match o { Some(r) => Some(r.clone()), _ => None }`, the new `Option` owning the clone.
+            (Ty::Option(p), "copied" | "cloned", []) if matches!(**p, Ty::StructRef(_)) => {
+                let Ty::StructRef(id) = **p else { return Ok(None) };
+                if *ty != Ty::Option(Box::new(Ty::Struct(id))) {
+                    return Ok(None);
+                }
+                let payload = self.sema.type_of_expr(&receiver).and_then(|t| t.original.type_arguments().next());
+                let derived = payload
+                    .and_then(|t| t.as_reference().map(|(pointee, _)| pointee))
+                    .and_then(|t| t.as_adt())
+                    .and_then(|adt| self.adt_node(adt))
+                    .is_some_and(|node| self.derives(&node, "Clone"));
+                if !derived {
+                    return self.unsupported("a copy of a host type whose `Clone` is its own", m.syntax());
+                }
+                let scrutinee = self.expr(&receiver)?;
+                let (hidden, read) = self.hidden(&Ty::StructRef(id), "cloned", range);
+                let clone =
+                    TExpr { kind: TKind::StructClone(Box::new(read)), ty: Ty::Struct(id), range: range.clone() };
+                let some = TExpr { kind: TKind::Some(Box::new(clone)), ty: ty.clone(), range: range.clone() };
+                let none = TExpr { kind: TKind::None, ty: ty.clone(), range: range.clone() };
+                let arms = vec![
+                    Arm { pat: TPat::Some(Box::new(TPat::Bind(hidden))), guard: None, body: some },
+                    Arm { pat: TPat::Wild, guard: None, body: none },
+                ];
+                TKind::Match { scrutinee: Box::new(scrutinee), arms }
+            }
             // `Option<&S>` of a scalar is read as `Option<S>`.
             (Ty::Option(_), "copied" | "cloned", []) if receiver_ty == *ty => {
                 let mut value = self.expr(&receiver)?;

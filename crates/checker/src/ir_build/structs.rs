@@ -174,31 +174,44 @@ impl<'a, 'db> Builder<'a, 'db> {
         if !self.host_declared(ra_ap_hir::Adt::Enum(en)) {
             return None;
         }
-        // The enum's derives as rust-analyzer resolves them (std's `PartialEq` under any path, not a macro that is
-        // only named so), on the enum's node in the tree `sema` knows.
-        let source = en.source(self.db)?;
-        let root = self.sema.parse_or_expand(source.file_id);
-        let node = match root.covering_element(source.value.syntax().text_range()) {
+        let node = self.adt_node(ra_ap_hir::Adt::Enum(en))?;
+        let ast::Adt::Enum(node) = &node else { return None };
+        let explicit_discriminant =
+            node.variant_list().into_iter().flat_map(|l| l.variants()).any(|v| v.eq_token().is_some());
+        if !self.derives(&ast::Adt::Enum(node.clone()), derive) || (derive == "PartialOrd" && explicit_discriminant) {
+            return None;
+        }
+        let variants = en.variants(self.db);
+        let index = variants.iter().position(|x| *x == v)?;
+        Some((self.host_type(&en.ty(self.db))?, index as u32, variants.len() as u32))
+    }
+
+    /// The declaration of `adt`, in the tree `sema` knows.
+    pub(super) fn adt_node(&self, adt: ra_ap_hir::Adt) -> Option<ast::Adt> {
+        let (file_id, range) = match adt {
+            ra_ap_hir::Adt::Struct(s) => s.source(self.db).map(|s| (s.file_id, s.value.syntax().text_range()))?,
+            ra_ap_hir::Adt::Enum(e) => e.source(self.db).map(|s| (s.file_id, s.value.syntax().text_range()))?,
+            ra_ap_hir::Adt::Union(_) => return None,
+        };
+        let root = self.sema.parse_or_expand(file_id);
+        let node = match root.covering_element(range) {
             ra_ap_syntax::NodeOrToken::Node(node) => node,
             ra_ap_syntax::NodeOrToken::Token(token) => token.parent()?,
         };
-        let node = node.ancestors().find_map(ast::Enum::cast)?;
-        let derives_eq = node.attrs().filter_map(|a| a.meta()).any(|meta| {
+        node.ancestors().find_map(ast::Adt::cast)
+    }
+
+    /// Whether `node` derives std's `derive` (`Clone`, `PartialEq`) as rust-analyzer resolves it: under any path,
+    /// not a macro that is only named so.
+    pub(super) fn derives(&self, node: &ast::Adt, derive: &str) -> bool {
+        node.attrs().filter_map(|a| a.meta()).any(|meta| {
             self.sema.resolve_derive_macro(&meta).is_some_and(|macros| {
                 macros
                     .iter()
                     .flatten()
                     .any(|m| m.builtin_derive_kind(self.db).is_some() && m.name(self.db).as_str() == derive)
             })
-        });
-        let explicit_discriminant =
-            node.variant_list().into_iter().flat_map(|l| l.variants()).any(|v| v.eq_token().is_some());
-        if !derives_eq || (derive == "PartialOrd" && explicit_discriminant) {
-            return None;
-        }
-        let variants = en.variants(self.db);
-        let index = variants.iter().position(|x| *x == v)?;
-        Some((self.host_type(&en.ty(self.db))?, index as u32, variants.len() as u32))
+        })
     }
 
     /// `S { a: .., b }` of a plain host struct whose fields are all given, each a scalar or a `String`.
