@@ -40,12 +40,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             if self.local_ids.contains_key(&local) {
                 continue;
             }
-            let Some(source) = self.local_source(local) else { continue };
-            let decl = usize::from(source.syntax().text_range().start());
-            let name = local.name(self.db);
-            let Some(binding) = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str()) else {
-                continue;
-            };
+            let Some(binding) = self.binding_index(local) else { continue };
             let Some((from, array_len)) = self.bindings[binding].ty.as_deref().and_then(literal_sequence) else {
                 continue;
             };
@@ -64,7 +59,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             }
             let id = self.locals.len();
             self.locals.push(TLocal {
-                name: name.as_str().to_owned(),
+                name: local.name(self.db).as_str().to_owned(),
                 ty: Ty::Vec(Elem::Scalar(to)),
                 mutable: false,
                 fixed_type: true,

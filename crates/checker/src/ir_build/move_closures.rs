@@ -122,13 +122,6 @@ impl<'a, 'db> Builder<'a, 'db> {
         Ok(Some(copy))
     }
 
-    /// The hole binding `local` is, if it is one.
-    fn binding_index(&self, local: Local<'db>) -> Option<usize> {
-        let name = local.name(self.db);
-        let decl = usize::from(self.local_source(local)?.syntax().text_range().start());
-        self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())
-    }
-
     /// The innermost `move` closure around `node` that captures `local` (declared outside it), if any.
     fn moving_closure_around(&self, local: Local<'db>, node: &SyntaxNode) -> Result<Option<ast::ClosureExpr>> {
         let Some(declared) = self.local_source(local).map(|s| self.sema.original_range(s.syntax())) else {

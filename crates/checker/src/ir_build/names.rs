@@ -19,14 +19,18 @@ impl<'a, 'db> Builder<'a, 'db> {
         if self.local_ids.contains_key(&local) || self.copied_by_a_move_closure(local, p.syntax()) {
             return None;
         }
-        let name = local.name(self.db);
-        let source = self.local_source(local)?;
-        let decl = usize::from(source.syntax().text_range().start());
-        let binding = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
+        let binding = self.binding_index(local)?;
         if self.retyped(binding, local, p.syntax()) {
             return None;
         }
         Some((binding, local))
+    }
+
+    /// The hole binding `local` is, if it is one: the binding declared where `local` is, under its name.
+    pub(super) fn binding_index(&self, local: Local<'db>) -> Option<usize> {
+        let name = local.name(self.db);
+        let decl = usize::from(self.local_source(local)?.syntax().text_range().start());
+        self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())
     }
 
     /// Whether the snippet settles the binding's type differently from the host alone (an unsuffixed literal:

@@ -7,7 +7,7 @@ use ra_ap_syntax::{AstNode, AstToken};
 use crate::ir_build::{text_from_a_literal, Builder, Result};
 use lacuna_ir::{
     Arm, BinOp, CheckedMethod, Closure, Lit, LocalRef, Method, OptionClosureMethod, OptionMethod, Scalar, TBlock,
-    TExpr, TKind, TLocal, TPat, TStmt, TextMethod, Ty,
+    TExpr, TKind, TPat, TStmt, TextMethod, Ty,
 };
 use std::ops::Range;
 
@@ -108,19 +108,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             ("cloned", [], Ty::Option(payload)) => {
                 let Ty::StructRef(id) = **payload else { return Ok(None) };
                 let scrutinee = self.expr(&option)?;
-                let hidden = self.locals.len();
-                self.locals.push(TLocal {
-                    name: format!("<cloned at {}>", range.start),
-                    ty: Ty::StructRef(id),
-                    mutable: false,
-                    fixed_type: true,
-                    array_literal: false,
-                });
-                let local = TExpr {
-                    kind: TKind::Local(LocalRef::Snippet(hidden)),
-                    ty: Ty::StructRef(id),
-                    range: range.clone(),
-                };
+                let (hidden, local) = self.hidden(&Ty::StructRef(id), "cloned", range);
                 let body =
                     TExpr { kind: TKind::StructClone(Box::new(local)), ty: Ty::Struct(id), range: range.clone() };
                 (scrutinee, TPat::Bind(hidden), body)

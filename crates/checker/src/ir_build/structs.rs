@@ -454,10 +454,7 @@ impl<'a, 'db> Builder<'a, 'db> {
             return None;
         }
         let s = self.shared_scalar_ref(&local.ty(self.db))?;
-        let name = local.name(self.db);
-        let source = self.local_source(local)?;
-        let decl = usize::from(source.syntax().text_range().start());
-        let index = self.bindings.iter().position(|b| b.decl == decl && b.name == name.as_str())?;
+        let index = self.binding_index(local)?;
         self.note_binding(index, s);
         Some(index)
     }
